@@ -1,0 +1,228 @@
+/* events.c - libpfm4 names, close matches, and PMU detection. */
+#include "events.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			int group_fd, unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
+			    flags);
+}
+
+static bool pfm_ready(void)
+{
+	static int state;	/* 0 untried, 1 ready, -1 failed */
+
+	if (!state)
+		state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+	return state == 1;
+}
+
+bool event_is_hardware(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_HARDWARE ||
+	       attr->type == PERF_TYPE_HW_CACHE || attr->type == PERF_TYPE_RAW;
+}
+
+bool event_is_cycles(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_HARDWARE &&
+	       attr->config == PERF_COUNT_HW_CPU_CYCLES;
+}
+
+bool event_is_instructions(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_HARDWARE &&
+	       attr->config == PERF_COUNT_HW_INSTRUCTIONS;
+}
+
+static int encode(const char *name, struct perf_event_attr *attr)
+{
+	pfm_perf_encode_arg_t arg;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = attr;
+	arg.size = sizeof(arg);
+	if (pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
+				      PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
+		return -1;
+	attr->size = sizeof(*attr);
+	return 0;
+}
+
+int events_parse(const char *list, struct st_event *out, size_t *n)
+{
+	char *copy, *save = NULL, *tok;
+	int rc = 0;
+
+	*n = 0;
+	if (!pfm_ready()) {
+		st_error("libpfm4 failed to initialize; reinstall the libpfm4 package");
+		return -1;
+	}
+	copy = st_xstrdup(list);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char close[5][64];
+		size_t k;
+
+		if (*n == ST_MAX_EVENTS) {
+			st_error("at most %d events in one group; drop some from -e",
+				 ST_MAX_EVENTS);
+			rc = -1;
+			break;
+		}
+		if (strlen(tok) >= sizeof(out->name) ||
+		    encode(tok, &out[*n].attr) < 0) {
+			k = events_suggest(tok, close, 5);
+			fprintf(stderr, "shimtop: unknown event '%s'", tok);
+			for (size_t i = 0; i < k; i++)
+				fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
+					close[i]);
+			fputs(k ? "? (see pfm's showevtinfo for all names)\n"
+				: "; see libpfm4's showevtinfo for the names\n",
+			      stderr);
+			rc = -1;
+			break;
+		}
+		snprintf(out[*n].name, sizeof(out->name), "%s", tok);
+		(*n)++;
+	}
+	free(copy);
+	if (!rc && *n == 0) {
+		st_error("-e names no event; give e.g. -e cpu-clock");
+		rc = -1;
+	}
+	return rc;
+}
+
+/* Edit distance, case-insensitive, with '-' and '_' treated alike. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t *row, best;
+
+	if (la > 63 || lb > 63)
+		return 1000;
+	row = st_xcalloc(lb + 1, sizeof(*row));
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]);
+			int cb = tolower((unsigned char)b[j - 1]);
+			size_t up = row[j];
+			size_t sub = diag + !(ca == cb || (ca == '-' && cb == '_') ||
+					     (ca == '_' && cb == '-'));
+			size_t v = row[j - 1] + 1 < up + 1 ? row[j - 1] + 1 : up + 1;
+
+			row[j] = sub < v ? sub : v;
+			diag = up;
+		}
+	}
+	best = row[lb];
+	free(row);
+	return best;
+}
+
+struct candidate {
+	char name[64];
+	size_t score;
+};
+
+static void consider(struct candidate *c, size_t max, size_t *n,
+		     const char *name, size_t score)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(c[i].name, name))
+			return;
+	if (*n < max)
+		(*n)++;
+	else if (score >= c[max - 1].score)
+		return;
+	for (i = *n - 1; i > 0 && c[i - 1].score > score; i--)
+		c[i] = c[i - 1];
+	snprintf(c[i].name, sizeof(c[i].name), "%s", name);
+	c[i].score = score;
+}
+
+size_t events_suggest(const char *name, char out[][64], size_t max)
+{
+	struct candidate *c;
+	size_t n = 0, limit = strlen(name) / 3 + 2;
+
+	if (!pfm_ready() || max == 0)
+		return 0;
+	c = st_xcalloc(max, sizeof(*c));
+	for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++) {
+		pfm_pmu_info_t pinfo;
+
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+			continue;
+		for (int e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
+			pfm_event_info_t einfo;
+			size_t d;
+
+			memset(&einfo, 0, sizeof(einfo));
+			einfo.size = sizeof(einfo);
+			if (pfm_get_event_info(e, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
+				continue;
+			d = distance(name, einfo.name);
+			if (strcasestr(einfo.name, name) && strlen(name) >= 3)
+				d = d < 2 ? d : 2;
+			if (d <= limit)
+				consider(c, max, &n, einfo.name, d);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		memcpy(out[i], c[i].name, 64);
+	free(c);
+	return n;
+}
+
+static bool sysfs_has(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+bool events_have_hardware_pmu(void)
+{
+	struct perf_event_attr attr;
+	const char *force = getenv("SHIMTOP_NO_PMU");
+	int fd;
+
+	if (force && *force && strcmp(force, "0"))
+		return false;
+	if (!sysfs_has("/sys/bus/event_source/devices/cpu") &&
+	    !sysfs_has("/sys/bus/event_source/devices/cpu_core"))
+		return false;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}

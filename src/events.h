@@ -1,0 +1,47 @@
+/*
+ * events.h - event names to perf_event_attr, through libpfm4, and
+ * detection of what the machine can count.
+ */
+#ifndef SHIMTOP_EVENTS_H
+#define SHIMTOP_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define ST_MAX_EVENTS 8
+
+struct st_event {
+	char name[64];
+	struct perf_event_attr attr;
+};
+
+/* Whether a hardware event is: it needs a PMU this machine may lack. */
+bool event_is_hardware(const struct perf_event_attr *attr);
+
+/*
+ * Parses a comma-separated list.  On an unknown name prints a one-line
+ * error with the closest names libpfm4 knows and returns -1.
+ */
+int events_parse(const char *list, struct st_event *out, size_t *n);
+
+/* Up to `max` known names close to `name`, best first; returns how many. */
+size_t events_suggest(const char *name, char out[][64], size_t max);
+
+/*
+ * Whether a hardware PMU counts here: the `cpu` (or hybrid) PMU exists
+ * in sysfs and a cycles counter opens.  SHIMTOP_NO_PMU=1 says no, so the
+ * fallback can be tested on real hardware.
+ */
+bool events_have_hardware_pmu(void);
+
+/* Whether `name` names one of the counters IPC needs. */
+bool event_is_cycles(const struct perf_event_attr *attr);
+bool event_is_instructions(const struct perf_event_attr *attr);
+
+int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			int group_fd, unsigned long flags);
+
+#endif

@@ -1,0 +1,268 @@
+/* model.c - per-symbol aggregation of the record stream. */
+#include "model.h"
+#include "record.h"
+#include "symbols.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void model_init(struct model *m, struct symbolizer *symbols)
+{
+	memset(m, 0, sizeof(*m));
+	m->symbols = symbols;
+	m->ipc_cycles = m->ipc_instructions = -1;
+}
+
+void model_free(struct model *m)
+{
+	free(m->per_sym);
+	free(m->threads);
+	free(m->timeline);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct model_thread *thread_of(struct model *m, pid_t tid)
+{
+	for (size_t i = m->nthreads; i-- > 0;)
+		if (m->threads[i].tid == tid)
+			return &m->threads[i];
+	if (m->nthreads == m->threads_cap) {
+		m->threads_cap = m->threads_cap ? m->threads_cap * 2 : 16;
+		m->threads = st_xrealloc(m->threads,
+					 m->threads_cap * sizeof(*m->threads));
+	}
+	memset(&m->threads[m->nthreads], 0, sizeof(m->threads[0]));
+	m->threads[m->nthreads].tid = tid;
+	return &m->threads[m->nthreads++];
+}
+
+static struct model_sym *sym_of(struct model *m, uint32_t id)
+{
+	if (id >= m->per_sym_cap) {
+		size_t cap = m->per_sym_cap ? m->per_sym_cap : 256;
+
+		while (cap <= id)
+			cap *= 2;
+		m->per_sym = st_xrealloc(m->per_sym, cap * sizeof(*m->per_sym));
+		memset(m->per_sym + m->per_sym_cap, 0,
+		       (cap - m->per_sym_cap) * sizeof(*m->per_sym));
+		m->per_sym_cap = cap;
+	}
+	return &m->per_sym[id];
+}
+
+static void count_time(struct model *m, uint64_t t)
+{
+	size_t b;
+
+	if (!t)
+		return;
+	if (!m->first_time || t < m->first_time)
+		m->first_time = t;
+	if (t > m->last_time)
+		m->last_time = t;
+	b = (size_t)((t - m->first_time) / MODEL_BUCKET_NS);
+	if (b >= 1u << 24)
+		return;		/* over 19 days: stop growing the timeline */
+	if (b >= m->timeline_cap) {
+		size_t cap = m->timeline_cap ? m->timeline_cap : 64;
+
+		while (cap <= b)
+			cap *= 2;
+		m->timeline = st_xrealloc(m->timeline, cap * sizeof(*m->timeline));
+		memset(m->timeline + m->timeline_cap, 0,
+		       (cap - m->timeline_cap) * sizeof(*m->timeline));
+		m->timeline_cap = cap;
+	}
+	if (b + 1 > m->timeline_len)
+		m->timeline_len = b + 1;
+	m->timeline[b]++;
+}
+
+static void ingest_sample(struct model *m, const struct st_sample *s)
+{
+	const struct st_symbol *sym;
+	struct model_sym *ms;
+	uint64_t w = s->period ? s->period : 1;
+
+	sym = symbolizer_lookup(m->symbols, (pid_t)s->pid, s->ip,
+				s->cpumode == ST_MODE_KERNEL);
+	ms = sym_of(m, sym->id);
+	ms->samples++;
+	ms->weight += w;
+	m->samples++;
+	m->weight += w;
+	if (sym->unknown)
+		m->unknown++;
+	if (s->cpumode == ST_MODE_KERNEL)
+		m->kernel_samples++;
+	if (s->flags & ST_SAMPLE_MULTIPLEXED)
+		m->multiplexed++;
+	/* A multiplexed interval's counts are scaled guesses: keep them out. */
+	if ((s->flags & ST_SAMPLE_HAS_COUNTERS) &&
+	    !(s->flags & ST_SAMPLE_MULTIPLEXED) &&
+	    m->ipc_cycles >= 0 && m->ipc_instructions >= 0 &&
+	    m->ipc_cycles < s->ncounters && m->ipc_instructions < s->ncounters) {
+		ms->cycles += s->data[m->ipc_cycles];
+		ms->instructions += s->data[m->ipc_instructions];
+	}
+	if (s->nchain) {
+		m->chains++;
+		m->chain_frames += s->nchain;
+	}
+	thread_of(m, (pid_t)s->tid)->samples++;
+	count_time(m, s->time);
+}
+
+void model_ingest(struct model *m, const void *rec)
+{
+	const struct st_header *h = rec;
+
+	switch (h->type) {
+	case ST_REC_SAMPLE:
+		ingest_sample(m, rec);
+		break;
+	case ST_REC_MMAP: {
+		const struct st_mmap *mm = rec;
+
+		symbolizer_add_map(m->symbols, (pid_t)mm->pid, mm->start, mm->len,
+				   mm->pgoff, mm->filename);
+		break;
+	}
+	case ST_REC_COMM: {
+		const struct st_comm *c = rec;
+
+		memcpy(thread_of(m, (pid_t)c->tid)->comm, c->comm, sizeof(c->comm));
+		break;
+	}
+	case ST_REC_FORK: {
+		const struct st_task *t = rec;
+		struct model_thread *child = thread_of(m, (pid_t)t->tid);
+
+		child->exited = false;
+		if (t->pid != t->ppid)	/* a new process, not a thread */
+			symbolizer_fork(m->symbols, (pid_t)t->ppid, (pid_t)t->pid);
+		break;
+	}
+	case ST_REC_EXIT:
+		thread_of(m, (pid_t)((const struct st_task *)rec)->tid)->exited = true;
+		break;
+	case ST_REC_LOST:
+		m->kernel_lost += ((const struct st_lost *)rec)->count;
+		break;
+	case ST_REC_THROTTLE:
+		m->throttled += ((const struct st_lost *)rec)->count;
+		break;
+	default:
+		break;
+	}
+}
+
+void model_zero(struct model *m)
+{
+	memset(m->per_sym, 0, m->per_sym_cap * sizeof(*m->per_sym));
+	for (size_t i = 0; i < m->nthreads; i++)
+		m->threads[i].samples = 0;
+	m->samples = m->weight = m->unknown = m->kernel_samples = 0;
+	m->multiplexed = m->chains = m->chain_frames = 0;
+}
+
+struct sort_ctx {
+	enum st_sort_key key;
+	bool invert;
+};
+
+static _Thread_local struct sort_ctx sort_ctx;
+
+static int cmp_double(double a, double b)
+{
+	/* NaN (no IPC) sorts below every number. */
+	if (isnan(a))
+		return isnan(b) ? 0 : 1;
+	if (isnan(b))
+		return -1;
+	return a > b ? -1 : a < b;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct model_row *a = pa, *b = pb;
+	int c = 0;
+
+	switch (sort_ctx.key) {
+	case ST_SORT_SELF:
+		c = a->weight > b->weight ? -1 : a->weight < b->weight;
+		break;
+	case ST_SORT_IPC:
+		c = cmp_double(a->ipc, b->ipc);
+		break;
+	case ST_SORT_MODULE:
+		c = strcmp(a->sym->module, b->sym->module);
+		break;
+	case ST_SORT_SYMBOL:
+		c = strcmp(a->sym->name, b->sym->name);
+		break;
+	default:
+		break;
+	}
+	if (sort_ctx.invert)
+		c = -c;
+	/* Ties: heavier first, then by id, so the order is stable. */
+	if (!c)
+		c = a->weight > b->weight ? -1 : a->weight < b->weight;
+	if (!c)
+		c = a->sym->id < b->sym->id ? -1 : a->sym->id > b->sym->id;
+	return c;
+}
+
+size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,
+		  struct model_row **rows)
+{
+	size_t n = 0, nsym = symbolizer_count(m->symbols);
+	struct model_row *r = st_xcalloc(nsym ? nsym : 1, sizeof(*r));
+
+	for (uint32_t id = 0; id < nsym && id < m->per_sym_cap; id++) {
+		const struct model_sym *ms = &m->per_sym[id];
+
+		if (!ms->samples)
+			continue;
+		r[n].sym = symbolizer_symbol(m->symbols, id);
+		r[n].samples = ms->samples;
+		r[n].weight = ms->weight;
+		r[n].self = m->weight ? 100.0 * (double)ms->weight / (double)m->weight : 0;
+		r[n].ipc = ms->cycles ? (double)ms->instructions / (double)ms->cycles
+				      : NAN;
+		n++;
+	}
+	sort_ctx = (struct sort_ctx){ key, invert };
+	qsort(r, n, sizeof(*r), cmp_rows);
+	*rows = r;
+	return n;
+}
+
+double model_rate(const struct model *m)
+{
+	uint64_t sum = 0;
+	size_t n = m->timeline_len, from;
+
+	if (n < 2)
+		return m->samples && m->last_time > m->first_time
+		       ? (double)m->samples * 1e9 / (double)(m->last_time - m->first_time)
+		       : 0;
+	/* The last, partly filled bucket is left out; 10 before it = 1 s. */
+	from = n > 11 ? n - 11 : 0;
+	for (size_t i = from; i < n - 1; i++)
+		sum += m->timeline[i];
+	return (double)sum * 1e9 / (double)((n - 1 - from) * MODEL_BUCKET_NS);
+}
+
+size_t model_live_threads(const struct model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nthreads; i++)
+		n += !m->threads[i].exited;
+	return n;
+}

@@ -1,0 +1,84 @@
+/*
+ * model.h - aggregation of the record stream: per-symbol totals, per
+ * thread totals, a sample-rate timeline, and the counters that say how
+ * far the numbers can be trusted (lost, unknown, multiplexed).
+ * Single-threaded: only the consumer of the rings touches it.
+ */
+#ifndef SHIMTOP_MODEL_H
+#define SHIMTOP_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "options.h"
+
+struct symbolizer;
+struct st_symbol;
+
+struct model_row {
+	const struct st_symbol *sym;
+	uint64_t samples;
+	uint64_t weight;	/* sum of sample periods */
+	double self;		/* share of all weight, 0..100 */
+	double ipc;		/* NAN when no counters were read */
+};
+
+struct model_thread {
+	pid_t tid;
+	char comm[16];
+	uint64_t samples;
+	bool exited;
+};
+
+#define MODEL_BUCKET_NS 100000000ull	/* timeline resolution: 100 ms */
+
+struct model {
+	struct symbolizer *symbols;
+	int ipc_cycles, ipc_instructions;	/* counter indices, -1 if none */
+
+	uint64_t samples, weight;
+	uint64_t unknown;			/* samples with no symbol */
+	uint64_t kernel_samples;
+	uint64_t kernel_lost, throttled;
+	uint64_t multiplexed;
+	uint64_t chains, chain_frames;
+	uint64_t first_time, last_time;
+
+	/* Per-symbol totals, indexed by st_symbol.id. */
+	struct model_sym {
+		uint64_t samples, weight;
+		uint64_t cycles, instructions;
+	} *per_sym;
+	size_t per_sym_cap;
+
+	struct model_thread *threads;
+	size_t nthreads, threads_cap;
+
+	uint32_t *timeline;			/* samples per bucket */
+	size_t timeline_len, timeline_cap;
+};
+
+void model_init(struct model *m, struct symbolizer *symbols);
+void model_free(struct model *m);
+
+/* Takes one record (record.h); unknown record types are ignored. */
+void model_ingest(struct model *m, const void *rec);
+
+/* Forgets the totals (perf top's `z`); symbols and threads stay known. */
+void model_zero(struct model *m);
+
+/*
+ * The per-symbol table, sorted; *rows is allocated (free it).  Returns
+ * the row count.
+ */
+size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,
+		  struct model_row **rows);
+
+/* Samples per second over the last second of sample time. */
+double model_rate(const struct model *m);
+
+/* Threads that have not exited. */
+size_t model_live_threads(const struct model *m);
+
+#endif

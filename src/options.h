@@ -1,0 +1,55 @@
+/*
+ * options.h - what the user asked for on the command line.
+ */
+#ifndef SHIMTOP_OPTIONS_H
+#define SHIMTOP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum st_format {
+	ST_FORMAT_TEXT,
+	ST_FORMAT_JSON,
+};
+
+enum st_sort_key {
+	ST_SORT_SELF,		/* samples, the default */
+	ST_SORT_IPC,
+	ST_SORT_MODULE,
+	ST_SORT_SYMBOL,
+	ST_SORT_COUNT
+};
+
+struct st_options {
+	pid_t pid;			/* -p; 0 if not given */
+	char **command;			/* after --; NULL if none */
+	bool demo;			/* neither: launch shimtop-demo */
+	const char *events;		/* -e, comma separated; NULL: default */
+	uint64_t freq;			/* -F, Hz; 0 if not given */
+	uint64_t period;		/* -c; 0 if not given */
+	bool randomize;			/* vary the period as DCPI does */
+	bool callchain;
+	bool batch;
+	double duration;		/* seconds; 0: until the target exits */
+	double delay;			/* -d: batch print interval, UI refresh */
+	bool delay_set;			/* -d was given */
+	enum st_format format;
+	int rows;			/* batch: rows to print, 0 = all */
+	enum st_sort_key sort;
+	const char *record_path;
+	const char *replay_path;
+	bool realtime;			/* replay at recorded speed */
+	const char *theme;
+};
+
+/*
+ * Fills *o from argv.  Returns -1 when the session should run, or an exit
+ * status (after printing help, a version, or a one-line usage error).
+ */
+int st_options_parse(struct st_options *o, int argc, char **argv);
+
+/* "self", "ipc", ... as accepted by --sort. */
+const char *st_sort_name(enum st_sort_key k);
+
+#endif

@@ -1,0 +1,51 @@
+/* record.c - validation of records read from untrusted bytes. */
+#include "record.h"
+
+#include <string.h>
+
+static size_t min_size(uint16_t type)
+{
+	switch (type) {
+	case ST_REC_SAMPLE:
+		return sizeof(struct st_sample);
+	case ST_REC_MMAP:
+		return sizeof(struct st_mmap) + 8;
+	case ST_REC_COMM:
+		return sizeof(struct st_comm);
+	case ST_REC_FORK:
+	case ST_REC_EXIT:
+		return sizeof(struct st_task);
+	case ST_REC_LOST:
+	case ST_REC_THROTTLE:
+		return sizeof(struct st_lost);
+	default:
+		return sizeof(struct st_header);	/* unknown: skippable */
+	}
+}
+
+size_t st_record_check(const void *rec, size_t avail)
+{
+	struct st_header h;
+
+	if (avail < sizeof(h))
+		return 0;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size < min_size(h.type) || h.size > avail || h.size % 8 ||
+	    h.size > ST_RECORD_MAX)
+		return 0;
+	if (h.type == ST_REC_SAMPLE) {
+		const struct st_sample *s = rec;
+		size_t need = sizeof(*s) +
+			((size_t)s->ncounters + s->nchain) * sizeof(uint64_t);
+
+		if (need > h.size || s->nchain > ST_CHAIN_MAX)
+			return 0;
+	} else if (h.type == ST_REC_MMAP) {
+		const struct st_mmap *m = rec;
+		size_t room = h.size - sizeof(*m);
+
+		if (!memchr(m->filename, '\0', room))
+			return 0;
+	}
+	return h.size;
+}

@@ -1,0 +1,125 @@
+/*
+ * record.h - the records every source produces and the model consumes.
+ *
+ * One format serves the ring, the record file and replay, so a recorded
+ * stream is exactly what the model saw live.  Every record starts with
+ * struct st_header; `size` covers the whole record and is a multiple of 8.
+ * New kinds of sample (observer, IBS ops) get new types; readers skip
+ * types they do not know, so old readers survive new files.
+ */
+#ifndef SHIMTOP_RECORD_H
+#define SHIMTOP_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum st_record_type {
+	ST_REC_SAMPLE = 1,	/* struct st_sample */
+	ST_REC_MMAP = 2,	/* struct st_mmap */
+	ST_REC_COMM = 3,	/* struct st_comm */
+	ST_REC_FORK = 4,	/* struct st_task */
+	ST_REC_EXIT = 5,	/* struct st_task */
+	ST_REC_LOST = 6,	/* struct st_lost: the kernel dropped samples */
+	ST_REC_THROTTLE = 7,	/* struct st_lost: the kernel throttled */
+};
+
+/* Which source produced a record; the observer and IBS come later. */
+enum st_source_kind {
+	ST_SOURCE_PERF = 1,
+	ST_SOURCE_OBSERVER = 2,
+	ST_SOURCE_IBS = 3,
+};
+
+struct st_header {
+	uint16_t type;
+	uint16_t source;
+	uint32_t size;
+};
+
+enum st_cpumode {
+	ST_MODE_USER = 0,
+	ST_MODE_KERNEL = 1,
+};
+
+/* Set in st_sample.flags. */
+#define ST_SAMPLE_MULTIPLEXED	0x1u	/* counters did not run the whole interval */
+#define ST_SAMPLE_HAS_COUNTERS	0x2u	/* data[0..1] are cycles and instructions */
+#define ST_SAMPLE_CHAIN_TRUNC	0x4u	/* the kernel cut the call chain short */
+
+/*
+ * A sample.  data[] holds ncounters counter deltas for the sampling
+ * interval (cycles first, then instructions, then any others), then
+ * nchain call-chain addresses, innermost first, without the kernel's
+ * context markers.
+ */
+struct st_sample {
+	struct st_header h;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time;		/* ns, CLOCK_MONOTONIC (perf's clock) */
+	uint64_t ip;
+	uint64_t period;	/* events (or ns) this sample stands for */
+	uint8_t cpumode;
+	uint8_t ncounters;
+	uint16_t nchain;
+	uint32_t flags;
+	uint64_t data[];
+};
+
+/* An executable mapping.  filename is NUL-terminated, padded to 8. */
+struct st_mmap {
+	struct st_header h;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time;
+	uint64_t start;
+	uint64_t len;
+	uint64_t pgoff;
+	char filename[];
+};
+
+struct st_comm {
+	struct st_header h;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time;
+	char comm[16];
+};
+
+struct st_task {
+	struct st_header h;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t ppid;
+	uint32_t ptid;
+	uint64_t time;
+};
+
+struct st_lost {
+	struct st_header h;
+	uint64_t count;
+	uint64_t time;
+};
+
+/* The largest record a source may produce (a deep chain fits). */
+#define ST_RECORD_MAX	(64u * 1024u)
+#define ST_CHAIN_MAX	1024u
+
+static inline size_t st_align8(size_t n)
+{
+	return (n + 7u) & ~(size_t)7u;
+}
+
+static inline const uint64_t *st_sample_chain(const struct st_sample *s)
+{
+	return s->data + s->ncounters;
+}
+
+/*
+ * Checks a record's header against the bytes that hold it; returns its
+ * size, or 0 when the header is malformed.  Used by every reader of
+ * untrusted bytes (record files) before touching the body.
+ */
+size_t st_record_check(const void *rec, size_t avail);
+
+#endif

@@ -1,0 +1,187 @@
+/* record_file.c - writing and reading --record files. */
+#include "record_file.h"
+#include "record.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct record_writer {
+	FILE *f;
+	char *path;
+	bool failed;
+};
+
+struct record_reader {
+	FILE *f;
+	char *path;
+	uint64_t offset;
+	char error[256];
+	_Alignas(8) unsigned char buf[ST_RECORD_MAX];
+};
+
+void record_header_from_info(struct st_file_header *h,
+			     const struct st_source_info *in, int pid,
+			     const char *comm)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, ST_FILE_MAGIC, sizeof(ST_FILE_MAGIC));
+	h->version = ST_FILE_VERSION;
+	h->header_size = sizeof(*h);
+	h->pid = pid;
+	h->ncounters = in->ncounters;
+	h->ipc_cycles = in->ipc_cycles;
+	h->ipc_instructions = in->ipc_instructions;
+	h->start_time = st_now_ns();
+	snprintf(h->comm, sizeof(h->comm), "%s", comm);
+	snprintf(h->events, sizeof(h->events), "%s", in->events);
+	snprintf(h->period, sizeof(h->period), "%s", in->period);
+	snprintf(h->note, sizeof(h->note), "%s", in->note);
+	memcpy(h->counters, in->counters, sizeof(h->counters));
+}
+
+struct record_writer *record_writer_open(const char *path,
+					 const struct st_file_header *h)
+{
+	struct record_writer *w;
+	FILE *f = fopen(path, "wbe");
+
+	if (!f) {
+		st_error("cannot create record file '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fwrite(h, sizeof(*h), 1, f) != 1) {
+		st_error("cannot write record file '%s': %s", path, strerror(errno));
+		fclose(f);
+		return NULL;
+	}
+	w = st_xcalloc(1, sizeof(*w));
+	w->f = f;
+	w->path = st_xstrdup(path);
+	return w;
+}
+
+int record_writer_append(struct record_writer *w, const void *rec)
+{
+	const struct st_header *h = rec;
+
+	if (w->failed)
+		return -1;
+	if (fwrite(rec, h->size, 1, w->f) != 1) {
+		st_error("writing record file '%s' failed: %s; recording stopped, "
+			 "sampling goes on", w->path, strerror(errno));
+		w->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+int record_writer_close(struct record_writer *w)
+{
+	int rc = 0;
+
+	if (!w)
+		return 0;
+	if (fclose(w->f) != 0 && !w->failed) {
+		st_error("closing record file '%s' failed: %s", w->path, strerror(errno));
+		rc = -1;
+	}
+	if (w->failed)
+		rc = -1;
+	free(w->path);
+	free(w);
+	return rc;
+}
+
+struct record_reader *record_reader_open(const char *path,
+					 struct st_file_header *h)
+{
+	struct record_reader *r;
+	FILE *f = fopen(path, "rbe");
+
+	if (!f) {
+		st_error("cannot open record file '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fread(h, sizeof(*h), 1, f) != 1 ||
+	    memcmp(h->magic, ST_FILE_MAGIC, sizeof(ST_FILE_MAGIC)) != 0) {
+		st_error("'%s' is not a shimtop record file (bad header); "
+			 "make one with shimtop --record", path);
+		fclose(f);
+		return NULL;
+	}
+	if (h->version != ST_FILE_VERSION || h->header_size != sizeof(*h)) {
+		st_error("record file '%s' is version %u; this shimtop reads "
+			 "version %u: replay it with the shimtop that wrote it",
+			 path, h->version, ST_FILE_VERSION);
+		fclose(f);
+		return NULL;
+	}
+	/* Strings come from the file: make sure they end. */
+	h->comm[sizeof(h->comm) - 1] = '\0';
+	h->events[sizeof(h->events) - 1] = '\0';
+	h->period[sizeof(h->period) - 1] = '\0';
+	h->note[sizeof(h->note) - 1] = '\0';
+	for (int i = 0; i < ST_MAX_EVENTS; i++)
+		h->counters[i][63] = '\0';
+	if (h->ncounters < 0 || h->ncounters > ST_MAX_EVENTS ||
+	    h->ipc_cycles >= h->ncounters || h->ipc_instructions >= h->ncounters) {
+		h->ncounters = 0;
+		h->ipc_cycles = h->ipc_instructions = -1;
+	}
+	r = st_xcalloc(1, sizeof(*r));
+	r->f = f;
+	r->path = st_xstrdup(path);
+	r->offset = sizeof(*h);
+	return r;
+}
+
+long record_reader_next(struct record_reader *r, const void **rec)
+{
+	struct st_header h;
+	size_t got = fread(&h, 1, sizeof(h), r->f);
+
+	if (got == 0 && feof(r->f))
+		return 0;
+	if (got != sizeof(h))
+		goto truncated;
+	if (h.size < sizeof(h) || h.size > ST_RECORD_MAX || h.size % 8) {
+		snprintf(r->error, sizeof(r->error),
+			 "record file '%s' is corrupt at byte %llu (record size %u)",
+			 r->path, (unsigned long long)r->offset, h.size);
+		return -1;
+	}
+	memcpy(r->buf, &h, sizeof(h));
+	if (fread(r->buf + sizeof(h), 1, h.size - sizeof(h), r->f) !=
+	    h.size - sizeof(h))
+		goto truncated;
+	if (!st_record_check(r->buf, h.size)) {
+		snprintf(r->error, sizeof(r->error),
+			 "record file '%s' is corrupt at byte %llu (bad type %u record)",
+			 r->path, (unsigned long long)r->offset, h.type);
+		return -1;
+	}
+	r->offset += h.size;
+	*rec = r->buf;
+	return (long)h.size;
+truncated:
+	snprintf(r->error, sizeof(r->error),
+		 "record file '%s' is truncated at byte %llu", r->path,
+		 (unsigned long long)r->offset);
+	return -1;
+}
+
+const char *record_reader_error(const struct record_reader *r)
+{
+	return r->error;
+}
+
+void record_reader_close(struct record_reader *r)
+{
+	if (!r)
+		return;
+	fclose(r->f);
+	free(r->path);
+	free(r);
+}

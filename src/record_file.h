@@ -1,0 +1,67 @@
+/*
+ * record_file.h - the --record file: a header describing the session,
+ * then the record stream exactly as the model received it (record.h),
+ * module map included, so a replay symbolizes and aggregates the same.
+ *
+ * Layout, version 1, native byte order (x86-64: little-endian):
+ *   struct st_file_header   magic "SHIMTOP\0", version, header_size, ...
+ *   records                 each a struct st_header + body, size % 8 == 0
+ * Readers skip record types they do not know and refuse other versions.
+ */
+#ifndef SHIMTOP_RECORD_FILE_H
+#define SHIMTOP_RECORD_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "source.h"
+
+#define ST_FILE_MAGIC	"SHIMTOP"
+#define ST_FILE_VERSION	1u
+
+struct st_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	int32_t pid;
+	int32_t ncounters;
+	int32_t ipc_cycles;
+	int32_t ipc_instructions;
+	uint64_t start_time;		/* CLOCK_MONOTONIC ns at start */
+	char comm[64];
+	char events[160];
+	char period[64];
+	char note[192];
+	char counters[ST_MAX_EVENTS][64];
+};
+
+struct record_writer;
+struct record_reader;
+
+/* Fills the header fields that describe a source. */
+void record_header_from_info(struct st_file_header *h,
+			     const struct st_source_info *in, int pid,
+			     const char *comm);
+
+/* NULL after a one-line error naming the file. */
+struct record_writer *record_writer_open(const char *path,
+					 const struct st_file_header *h);
+/* Returns -1 (once, with an error) if the file cannot be written. */
+int record_writer_append(struct record_writer *w, const void *rec);
+/* Flushes and closes; -1 after an error if anything was lost. */
+int record_writer_close(struct record_writer *w);
+
+/* NULL after a one-line error naming the file and the problem. */
+struct record_reader *record_reader_open(const char *path,
+					 struct st_file_header *h);
+/*
+ * The next record, valid until the next call: >0 its size, 0 at the end,
+ * -1 if the file is corrupt or truncated there (record_reader_error says
+ * where).
+ */
+long record_reader_next(struct record_reader *r, const void **rec);
+const char *record_reader_error(const struct record_reader *r);
+void record_reader_close(struct record_reader *r);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * ring.c - lock-free SPSC ring of variable-size records.
+ *
+ * Positions are free-running 64-bit byte counts; the slot for position p
+ * is p & mask.  Each record is preceded by an 8-byte slot header holding
+ * its length.  A record never wraps: when it would, the producer writes a
+ * pad header and starts again at offset 0, so the consumer always sees
+ * one contiguous record.
+ */
+#include "ring.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CACHE_LINE	64
+#define SLOT_HDR	8u
+#define PAD_MARK	UINT32_MAX
+
+struct ring {
+	/* Producer's line: written by the producer only. */
+	_Alignas(CACHE_LINE) _Atomic uint64_t head;
+	uint64_t reserved;	/* size of the reserved record, 0 if none */
+	_Atomic uint64_t dropped;
+	/* Consumer's line. */
+	_Alignas(CACHE_LINE) _Atomic uint64_t tail;
+	uint64_t peeked;	/* bytes the peeked record occupies */
+	_Atomic uint64_t delivered;
+	/* Read-only after creation. */
+	_Alignas(CACHE_LINE) size_t mask;
+	unsigned char *buf;
+};
+
+static size_t round_pow2(size_t n)
+{
+	size_t p = 4096;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+struct ring *ring_create(size_t capacity)
+{
+	struct ring *r = aligned_alloc(CACHE_LINE, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	memset(r, 0, sizeof(*r));
+	capacity = round_pow2(capacity);
+	r->buf = aligned_alloc(CACHE_LINE, capacity);
+	if (!r->buf) {
+		free(r);
+		return NULL;
+	}
+	r->mask = capacity - 1;
+	return r;
+}
+
+void ring_destroy(struct ring *r)
+{
+	if (!r)
+		return;
+	free(r->buf);
+	free(r);
+}
+
+size_t ring_capacity(const struct ring *r)
+{
+	return r->mask + 1;
+}
+
+size_t ring_max_record(const struct ring *r)
+{
+	/* Half the ring, so a record always fits after one pad. */
+	return (r->mask + 1) / 2 - SLOT_HDR;
+}
+
+static void put_len(struct ring *r, uint64_t pos, uint32_t len)
+{
+	memcpy(r->buf + (pos & r->mask), &len, sizeof(len));
+}
+
+void *ring_reserve(struct ring *r, size_t len)
+{
+	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+	size_t cap = r->mask + 1;
+	size_t need = SLOT_HDR + ((len + 7u) & ~(size_t)7u);
+	size_t off = head & r->mask;
+	size_t pad = 0;
+
+	if (len == 0 || len > ring_max_record(r))
+		goto drop;
+	if (off + need > cap)
+		pad = cap - off;
+	if (head + pad + need - tail > cap)
+		goto drop;
+	if (pad) {
+		put_len(r, head, PAD_MARK);
+		head += pad;
+		/* Publish the pad now; the record follows with commit. */
+		atomic_store_explicit(&r->head, head, memory_order_release);
+	}
+	put_len(r, head, (uint32_t)len);
+	r->reserved = need;
+	return r->buf + ((head + SLOT_HDR) & r->mask);
+drop:
+	atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
+	return NULL;
+}
+
+void ring_commit(struct ring *r)
+{
+	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+
+	atomic_store_explicit(&r->head, head + r->reserved, memory_order_release);
+	r->reserved = 0;
+}
+
+bool ring_push(struct ring *r, const void *rec, size_t len)
+{
+	void *dst = ring_reserve(r, len);
+
+	if (!dst)
+		return false;
+	memcpy(dst, rec, len);
+	ring_commit(r);
+	return true;
+}
+
+const void *ring_peek(struct ring *r, size_t *len)
+{
+	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+	uint32_t n;
+
+	for (;;) {
+		if (tail == head)
+			return NULL;
+		memcpy(&n, r->buf + (tail & r->mask), sizeof(n));
+		if (n != PAD_MARK)
+			break;
+		tail += (r->mask + 1) - (tail & r->mask);
+		atomic_store_explicit(&r->tail, tail, memory_order_release);
+	}
+	r->peeked = SLOT_HDR + (((size_t)n + 7u) & ~(size_t)7u);
+	*len = n;
+	return r->buf + ((tail + SLOT_HDR) & r->mask);
+}
+
+void ring_release(struct ring *r)
+{
+	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+
+	atomic_store_explicit(&r->tail, tail + r->peeked, memory_order_release);
+	atomic_fetch_add_explicit(&r->delivered, 1, memory_order_relaxed);
+	r->peeked = 0;
+}
+
+uint64_t ring_dropped(const struct ring *r)
+{
+	return atomic_load_explicit(&r->dropped, memory_order_relaxed);
+}
+
+uint64_t ring_delivered(const struct ring *r)
+{
+	return atomic_load_explicit(&r->delivered, memory_order_relaxed);
+}

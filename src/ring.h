@@ -1,0 +1,38 @@
+/*
+ * ring.h - a single-producer single-consumer ring of variable-size records.
+ *
+ * The producer (a sampling source) never waits: when a record does not fit
+ * it is dropped and counted.  The consumer (the model) drains in order.
+ * Head and tail live on separate cache lines so neither side bounces the
+ * other's line on every record.
+ */
+#ifndef SHIMTOP_RING_H
+#define SHIMTOP_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ring;
+
+/* capacity is rounded up to a power of two, at least 4 KiB. */
+struct ring *ring_create(size_t capacity);
+void ring_destroy(struct ring *r);
+
+/* Producer side.  Returns false (and counts a drop) when full. */
+bool ring_push(struct ring *r, const void *rec, size_t len);
+/* Two-step form: reserve room, fill it, commit.  NULL (counted) if full. */
+void *ring_reserve(struct ring *r, size_t len);
+void ring_commit(struct ring *r);
+
+/* Consumer side.  NULL when empty; otherwise valid until ring_release. */
+const void *ring_peek(struct ring *r, size_t *len);
+void ring_release(struct ring *r);
+
+uint64_t ring_dropped(const struct ring *r);
+uint64_t ring_delivered(const struct ring *r);
+size_t ring_capacity(const struct ring *r);
+/* The largest record ring_push can ever accept. */
+size_t ring_max_record(const struct ring *r);
+
+#endif

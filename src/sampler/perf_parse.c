@@ -1,0 +1,340 @@
+/*
+ * perf_parse.c - perf mmap ring reader and record converter.
+ *
+ * The layouts follow linux/perf_event.h: fields appear in the order of
+ * their sample_type bits, and with sample_id_all every non-sample record
+ * ends with the same id fields.  Every read is bounds-checked against the
+ * record's own size: a corrupt ring must not crash the sampler.
+ */
+#include "perf_parse.h"
+#include "record.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+long perf_mmap_drain(struct perf_event_mmap_page *page,
+		     const unsigned char *data, size_t data_size,
+		     unsigned char *scratch, perf_record_fn fn, void *arg)
+{
+	uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = page->data_tail;
+	long n = 0;
+
+	while (tail < head) {
+		size_t off = tail & (data_size - 1);
+		struct perf_event_header hdr;
+		const struct perf_event_header *ev;
+
+		if (head - tail < sizeof(hdr))
+			goto corrupt;
+		if (off + sizeof(hdr) <= data_size) {
+			memcpy(&hdr, data + off, sizeof(hdr));
+		} else {
+			size_t first = data_size - off;
+
+			memcpy(&hdr, data + off, first);
+			memcpy((unsigned char *)&hdr + first, data,
+			       sizeof(hdr) - first);
+		}
+		if (hdr.size < sizeof(hdr) || hdr.size > head - tail ||
+		    hdr.size > data_size)
+			goto corrupt;
+		if (off + hdr.size <= data_size) {
+			ev = (const void *)(data + off);
+		} else {
+			size_t first = data_size - off;
+
+			memcpy(scratch, data + off, first);
+			memcpy(scratch + first, data, hdr.size - first);
+			ev = (const void *)scratch;
+		}
+		fn(ev, arg);
+		tail += hdr.size;
+		n++;
+	}
+	__atomic_store_n(&page->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+corrupt:
+	__atomic_store_n(&page->data_tail, head, __ATOMIC_RELEASE);
+	return -1;
+}
+
+/* A cursor over one record's bytes. */
+struct cursor {
+	const unsigned char *p;
+	const unsigned char *end;
+	int bad;
+};
+
+static uint64_t take64(struct cursor *c)
+{
+	uint64_t v = 0;
+
+	if (c->end - c->p < 8) {
+		c->bad = 1;
+		return 0;
+	}
+	memcpy(&v, c->p, 8);
+	c->p += 8;
+	return v;
+}
+
+static void take_pair32(struct cursor *c, uint32_t *a, uint32_t *b)
+{
+	uint64_t v = take64(c);
+
+	*a = (uint32_t)v;
+	*b = (uint32_t)(v >> 32);
+}
+
+static void init_header(void *out, uint16_t type, size_t size)
+{
+	struct st_header *h = out;
+
+	h->type = type;
+	h->source = ST_SOURCE_PERF;
+	h->size = (uint32_t)st_align8(size);
+}
+
+/* The id fields that end a non-sample record (sample_id_all). */
+static uint64_t trailer_time(const struct perf_layout *l,
+			     const struct perf_event_header *ev)
+{
+	size_t words = 0, pos = 0;
+	uint64_t t = 0;
+
+	if (!l->sample_id_all || !(l->sample_type & PERF_SAMPLE_TIME))
+		return 0;
+	if (l->sample_type & PERF_SAMPLE_TID)
+		words++;
+	words++;	/* time */
+	if (l->sample_type & PERF_SAMPLE_ID)
+		words++;
+	if (l->sample_type & PERF_SAMPLE_STREAM_ID)
+		words++;
+	if (l->sample_type & PERF_SAMPLE_CPU)
+		words++;
+	if (l->sample_type & PERF_SAMPLE_IDENTIFIER)
+		words++;
+	if (ev->size < sizeof(*ev) + words * 8)
+		return 0;
+	pos = ev->size - words * 8;
+	if (l->sample_type & PERF_SAMPLE_TID)
+		pos += 8;
+	memcpy(&t, (const unsigned char *)ev + pos, 8);
+	return t;
+}
+
+static size_t convert_sample(const struct perf_layout *l,
+			     struct perf_group_state *gs,
+			     const struct perf_event_header *ev, void *out)
+{
+	struct cursor c = { (const unsigned char *)(ev + 1),
+			    (const unsigned char *)ev + ev->size, 0 };
+	struct st_sample *s = out;
+	uint64_t t = l->sample_type;
+	size_t words = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		take64(&c);
+	if (t & PERF_SAMPLE_IP)
+		s->ip = take64(&c);
+	if (t & PERF_SAMPLE_TID)
+		take_pair32(&c, &s->pid, &s->tid);
+	if (t & PERF_SAMPLE_TIME)
+		s->time = take64(&c);
+	if (t & PERF_SAMPLE_ADDR)
+		take64(&c);
+	if (t & PERF_SAMPLE_ID)
+		take64(&c);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		take64(&c);
+	if (t & PERF_SAMPLE_CPU)
+		take64(&c);
+	if (t & PERF_SAMPLE_PERIOD)
+		s->period = take64(&c);
+	if (t & PERF_SAMPLE_READ) {
+		uint64_t nr = 1, enabled = 0, running = 0;
+		uint64_t vals[ST_MAX_EVENTS];
+		uint64_t rf = l->read_format;
+
+		if (rf & PERF_FORMAT_GROUP)
+			nr = take64(&c);
+		else
+			vals[0] = take64(&c);
+		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			enabled = take64(&c);
+		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			running = take64(&c);
+		if (!(rf & PERF_FORMAT_GROUP) && (rf & PERF_FORMAT_ID))
+			take64(&c);
+		if (nr > ST_MAX_EVENTS)
+			return 0;
+		for (uint64_t i = 0; (rf & PERF_FORMAT_GROUP) && i < nr; i++) {
+			vals[i] = take64(&c);
+			if (rf & PERF_FORMAT_ID)
+				take64(&c);
+			if (rf & PERF_FORMAT_LOST)
+				take64(&c);
+		}
+		if (c.bad)
+			return 0;
+		/* Counts are cumulative: the interval is the delta. */
+		if (gs->have_prev) {
+			for (uint64_t i = 0; i < nr; i++)
+				s->data[i] = vals[i] - gs->prev[i];
+			s->ncounters = (uint8_t)nr;
+			s->flags |= ST_SAMPLE_HAS_COUNTERS;
+			if (enabled - gs->prev_enabled != running - gs->prev_running)
+				s->flags |= ST_SAMPLE_MULTIPLEXED;
+		}
+		memcpy(gs->prev, vals, nr * sizeof(vals[0]));
+		gs->prev_enabled = enabled;
+		gs->prev_running = running;
+		gs->have_prev = 1;
+	}
+	words = s->ncounters;
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr = take64(&c);
+
+		if (c.bad || nr > (uint64_t)(c.end - c.p) / 8)
+			return 0;
+		for (uint64_t i = 0; i < nr; i++) {
+			uint64_t ip = take64(&c);
+
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+				continue;	/* a context marker, not a frame */
+			if (s->nchain == ST_CHAIN_MAX) {
+				s->flags |= ST_SAMPLE_CHAIN_TRUNC;
+				break;
+			}
+			s->data[words + s->nchain++] = ip;
+		}
+	}
+	if (c.bad)
+		return 0;
+	s->cpumode = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		PERF_RECORD_MISC_KERNEL ? ST_MODE_KERNEL : ST_MODE_USER;
+	init_header(s, ST_REC_SAMPLE,
+		    sizeof(*s) + (words + s->nchain) * sizeof(uint64_t));
+	return s->h.size;
+}
+
+static size_t convert_mmap2(const struct perf_layout *l,
+			    const struct perf_event_header *ev, void *out)
+{
+	struct cursor c = { (const unsigned char *)(ev + 1),
+			    (const unsigned char *)ev + ev->size, 0 };
+	struct st_mmap *m = out;
+	const char *name;
+	size_t room, len;
+	uint32_t prot, flags;
+
+	memset(m, 0, sizeof(*m));
+	take_pair32(&c, &m->pid, &m->tid);
+	m->start = take64(&c);
+	m->len = take64(&c);
+	m->pgoff = take64(&c);
+	take64(&c);	/* maj, min or build-id size */
+	take64(&c);	/* ino or build id */
+	take64(&c);	/* ino_generation or build id */
+	take_pair32(&c, &prot, &flags);
+	if (c.bad || !(prot & PROT_EXEC))
+		return 0;
+	name = (const char *)c.p;
+	room = (size_t)(c.end - c.p);
+	len = strnlen(name, room);
+	if (len == room || len + 1 + sizeof(*m) > ST_RECORD_MAX)
+		return 0;
+	memcpy(m->filename, name, len + 1);
+	m->time = trailer_time(l, ev);
+	init_header(m, ST_REC_MMAP, sizeof(*m) + len + 1);
+	memset(m->filename + len + 1, 0, m->h.size - sizeof(*m) - len - 1);
+	return m->h.size;
+}
+
+static size_t convert_comm(const struct perf_layout *l,
+			   const struct perf_event_header *ev, void *out)
+{
+	struct cursor c = { (const unsigned char *)(ev + 1),
+			    (const unsigned char *)ev + ev->size, 0 };
+	struct st_comm *m = out;
+	size_t room;
+
+	memset(m, 0, sizeof(*m));
+	take_pair32(&c, &m->pid, &m->tid);
+	if (c.bad)
+		return 0;
+	room = (size_t)(c.end - c.p);
+	if (room > sizeof(m->comm) - 1)
+		room = sizeof(m->comm) - 1;
+	memcpy(m->comm, c.p, strnlen((const char *)c.p, room));
+	m->time = trailer_time(l, ev);
+	init_header(m, ST_REC_COMM, sizeof(*m));
+	return m->h.size;
+}
+
+static size_t convert_task(const struct perf_event_header *ev, void *out)
+{
+	struct cursor c = { (const unsigned char *)(ev + 1),
+			    (const unsigned char *)ev + ev->size, 0 };
+	struct st_task *tk = out;
+
+	memset(tk, 0, sizeof(*tk));
+	take_pair32(&c, &tk->pid, &tk->ppid);
+	take_pair32(&c, &tk->tid, &tk->ptid);
+	tk->time = take64(&c);
+	if (c.bad)
+		return 0;
+	init_header(tk, ev->type == PERF_RECORD_FORK ? ST_REC_FORK : ST_REC_EXIT,
+		    sizeof(*tk));
+	return tk->h.size;
+}
+
+static size_t convert_lost(const struct perf_layout *l,
+			   const struct perf_event_header *ev, void *out)
+{
+	struct cursor c = { (const unsigned char *)(ev + 1),
+			    (const unsigned char *)ev + ev->size, 0 };
+	struct st_lost *lost = out;
+
+	memset(lost, 0, sizeof(*lost));
+	if (ev->type == PERF_RECORD_LOST) {
+		take64(&c);	/* id */
+		lost->count = take64(&c);
+		lost->time = trailer_time(l, ev);
+		init_header(lost, ST_REC_LOST, sizeof(*lost));
+	} else if (ev->type == PERF_RECORD_LOST_SAMPLES) {
+		lost->count = take64(&c);
+		lost->time = trailer_time(l, ev);
+		init_header(lost, ST_REC_LOST, sizeof(*lost));
+	} else {
+		lost->time = take64(&c);
+		lost->count = 1;
+		init_header(lost, ST_REC_THROTTLE, sizeof(*lost));
+	}
+	return c.bad ? 0 : lost->h.size;
+}
+
+size_t perf_convert(const struct perf_layout *l, struct perf_group_state *gs,
+		    const struct perf_event_header *ev, void *out)
+{
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		return convert_sample(l, gs, ev, out);
+	case PERF_RECORD_MMAP2:
+		return convert_mmap2(l, ev, out);
+	case PERF_RECORD_COMM:
+		return convert_comm(l, ev, out);
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return convert_task(ev, out);
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_THROTTLE:
+		return convert_lost(l, ev, out);
+	default:
+		return 0;
+	}
+}

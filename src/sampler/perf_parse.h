@@ -1,0 +1,51 @@
+/*
+ * perf_parse.h - reading perf's mmap ring and turning its records into
+ * shimtop records.  No system calls here, so tests drive it with a
+ * constructed perf_event_mmap_page and hand-built records.
+ */
+#ifndef SHIMTOP_PERF_PARSE_H
+#define SHIMTOP_PERF_PARSE_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "events.h"
+
+/* How the events were opened, which fixes the record layout. */
+struct perf_layout {
+	uint64_t sample_type;
+	uint64_t read_format;
+	int sample_id_all;
+};
+
+/* Per-buffer state: the previous group values, for per-interval deltas. */
+struct perf_group_state {
+	uint64_t prev[ST_MAX_EVENTS];
+	uint64_t prev_enabled;
+	uint64_t prev_running;
+	int have_prev;
+};
+
+typedef void (*perf_record_fn)(const struct perf_event_header *ev, void *arg);
+
+/*
+ * Calls fn for every complete record between data_tail and data_head,
+ * then advances data_tail.  Records that wrap are copied to `scratch`
+ * (at least data_size bytes... records are at most 64 KiB, so 64 KiB
+ * suffices).  Returns the number of records, or -1 if the ring is corrupt
+ * (a zero or oversize record); the tail then jumps to the head.
+ */
+long perf_mmap_drain(struct perf_event_mmap_page *page,
+		     const unsigned char *data, size_t data_size,
+		     unsigned char *scratch, perf_record_fn fn, void *arg);
+
+/*
+ * Converts one perf record into a shimtop record written to out (room
+ * for ST_RECORD_MAX bytes).  Returns its size, or 0 for a record shimtop
+ * does not use or cannot parse.
+ */
+size_t perf_convert(const struct perf_layout *l, struct perf_group_state *gs,
+		    const struct perf_event_header *ev, void *out);
+
+#endif

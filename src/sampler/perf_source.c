@@ -1,0 +1,777 @@
+/*
+ * perf_source.c - the perf_event_open sampler.
+ *
+ * As perf record does: each thread of the target gets an event group on
+ * every online CPU, and all groups on one CPU write into that CPU's mmap
+ * ring (PERF_EVENT_IOC_SET_OUTPUT); the kernel refuses to mmap inherited
+ * per-task events, but per-CPU ones work.  With `inherit`, threads and
+ * processes the target creates later are sampled automatically; where the
+ * kernel refuses inherit (groups with PERF_SAMPLE_READ on older kernels)
+ * new threads are opened as their FORK records arrive.  A rescan of
+ * /proc/PID/task closes the race at attach time.  The sampler thread only
+ * drains, converts and pushes: it never waits for the model.
+ */
+#include "perf_source.h"
+#include "options.h"
+#include "perf_parse.h"
+#include "record.h"
+#include "ring.h"
+#include "target.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_HW_PERIOD	1000000u	/* cycles: ~2.5 kHz at 2.5 GHz */
+#define DEFAULT_SW_PERIOD	250000u		/* ns of cpu-clock: 4 kHz */
+#define RING_PAGES		32u
+#define RESCAN_NS		500000000u
+#define TID_SLOTS		1024u
+
+/* One CPU's ring, owned by the first leader opened on that CPU. */
+struct perf_ring {
+	int cpu;
+	int fd;
+	void *base;
+	size_t map_size;
+};
+
+/* The event fds of one thread: nevents per CPU, leaders first in each. */
+struct perf_thread {
+	pid_t tid;
+	int *fd;
+	size_t nfd;
+};
+
+/* Previous group values per thread, for per-interval counter deltas. */
+struct tid_state {
+	pid_t tid;
+	struct perf_group_state gs;
+};
+
+struct perf_source {
+	struct st_source base;
+	struct perf_source_config cfg;
+	struct perf_layout layout;
+	bool inherit;
+	bool exclude_kernel;
+	size_t pages;
+	uint64_t rng;
+
+	struct perf_ring *rings;
+	size_t nrings;
+	size_t randomize_next;	/* round-robin over leaders */
+
+	struct perf_thread *threads;
+	size_t nthreads, cap;
+	pid_t *known;		/* tids opened or inherited */
+	size_t nknown, known_cap;
+	struct tid_state tids[TID_SLOTS];
+
+	pthread_t thread;
+	bool running;
+	atomic_bool stop;
+	int wake[2];
+	uint64_t last_rescan;
+
+	pthread_mutex_t lock;	/* guards info */
+	struct st_source_info info;
+
+	unsigned char scratch[ST_RECORD_MAX];
+	_Alignas(8) unsigned char out[ST_RECORD_MAX];
+};
+
+static bool is_clock(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+		a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+int perf_source_configure(const struct st_options *o, pid_t pid,
+			  bool launched, struct perf_source_config *cfg)
+{
+	bool pmu = events_have_hardware_pmu();
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->pid = pid;
+	cfg->launched = launched;
+	cfg->freq = o->freq;
+	cfg->period = o->period;
+	cfg->randomize = o->randomize && !o->freq;
+	cfg->callchain = o->callchain;
+	if (o->events) {
+		bool hw = false;
+
+		if (events_parse(o->events, cfg->events, &cfg->nevents) < 0)
+			return ST_EXIT_USAGE;
+		for (size_t i = 0; i < cfg->nevents; i++)
+			hw |= event_is_hardware(&cfg->events[i].attr);
+		if (hw && !pmu) {
+			st_warn("-e %s needs a hardware PMU, which this machine lacks "
+				"(a VM?); sampling cpu-clock instead", o->events);
+			snprintf(cfg->note, sizeof(cfg->note),
+				 "no hardware PMU: %s unavailable, sampling cpu-clock",
+				 o->events);
+			events_parse("cpu-clock", cfg->events, &cfg->nevents);
+		}
+	} else if (pmu) {
+		events_parse("cycles,instructions", cfg->events, &cfg->nevents);
+	} else {
+		events_parse("cpu-clock", cfg->events, &cfg->nevents);
+		snprintf(cfg->note, sizeof(cfg->note),
+			 "no hardware PMU: IPC unavailable, sampling cpu-clock");
+	}
+	if (!cfg->freq && !cfg->period)
+		cfg->period = is_clock(&cfg->events[0].attr) ? DEFAULT_SW_PERIOD
+							     : DEFAULT_HW_PERIOD;
+	return 0;
+}
+
+/* The online CPUs, from the kernel's cpulist ("0-3,8"). */
+static size_t online_cpus(struct perf_ring **rings)
+{
+	char *list = st_read_file("/sys/devices/system/cpu/online", NULL);
+	size_t n = 0, cap = 8;
+	const char *p = list;
+
+	*rings = st_xmalloc(cap * sizeof(**rings));
+	while (p && *p && *p != '\n') {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long c = lo; c <= hi; c++) {
+			if (n == cap)
+				*rings = st_xrealloc(*rings, (cap *= 2) * sizeof(**rings));
+			(*rings)[n++] = (struct perf_ring){ .cpu = (int)c, .fd = -1 };
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	free(list);
+	if (n == 0)	/* no sysfs: assume one CPU numbered 0 */
+		(*rings)[n++] = (struct perf_ring){ .cpu = 0, .fd = -1 };
+	return n;
+}
+
+static uint64_t next_random(struct perf_source *ps)
+{
+	/* xorshift64: cheap, and plenty for decorrelating periods. */
+	ps->rng ^= ps->rng << 13;
+	ps->rng ^= ps->rng >> 7;
+	ps->rng ^= ps->rng << 17;
+	return ps->rng;
+}
+
+/* DCPI varies each period uniformly over about +/-3% of the base. */
+static uint64_t random_period(struct perf_source *ps)
+{
+	uint64_t base = ps->cfg.period, spread = base / 16;
+
+	if (!ps->cfg.randomize || spread == 0)
+		return base;
+	return base - spread / 2 + next_random(ps) % (spread + 1);
+}
+
+static void remember_tid(struct perf_source *ps, pid_t tid)
+{
+	if (ps->nknown == ps->known_cap) {
+		ps->known_cap = ps->known_cap ? ps->known_cap * 2 : 64;
+		ps->known = st_xrealloc(ps->known, ps->known_cap * sizeof(pid_t));
+	}
+	ps->known[ps->nknown++] = tid;
+}
+
+static bool tid_known(const struct perf_source *ps, pid_t tid)
+{
+	for (size_t i = 0; i < ps->nknown; i++)
+		if (ps->known[i] == tid)
+			return true;
+	return false;
+}
+
+static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
+		     size_t i)
+{
+	*a = ps->cfg.events[i].attr;
+	a->size = sizeof(*a);
+	a->exclude_kernel = ps->exclude_kernel;
+	a->exclude_hv = 1;
+	a->inherit = ps->inherit;
+	if (i > 0) {
+		/* Members only count; the leader samples and reads them. */
+		a->sample_period = 0;
+		a->freq = 0;
+		a->disabled = 0;
+		return;
+	}
+	if (ps->cfg.freq) {
+		a->freq = 1;
+		a->sample_freq = ps->cfg.freq;
+	} else {
+		a->sample_period = random_period(ps);
+	}
+	a->sample_type = ps->layout.sample_type;
+	a->read_format = ps->layout.read_format;
+	a->sample_id_all = 1;
+	/* The clock the rest of shimtop uses, so timelines line up. */
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->task = 1;
+	a->disabled = 1;
+	a->enable_on_exec = ps->cfg.launched;
+	a->wakeup_watermark = (uint32_t)(ps->pages * (size_t)getpagesize() / 4);
+	a->watermark = 1;
+}
+
+static void close_thread(struct perf_thread *t)
+{
+	for (size_t i = 0; i < t->nfd; i++)
+		if (t->fd[i] >= 0)
+			close(t->fd[i]);
+	free(t->fd);
+	t->fd = NULL;
+	t->nfd = 0;
+}
+
+static int map_ring(struct perf_source *ps, struct perf_ring *r, int fd)
+{
+	size_t page = (size_t)getpagesize();
+
+	/* The locked-memory limit bites first for non-root users. */
+	for (;;) {
+		r->map_size = (ps->pages + 1) * page;
+		r->base = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, fd, 0);
+		if (r->base != MAP_FAILED) {
+			r->fd = fd;
+			return 0;
+		}
+		r->base = NULL;
+		if ((errno != EPERM && errno != ENOMEM) || ps->pages <= 2)
+			return -1;
+		ps->pages /= 2;
+	}
+}
+
+/* Sends a new leader's records to its CPU's ring, making one if needed. */
+static int attach_output(struct perf_source *ps, size_t k, int fd)
+{
+	struct perf_ring *r = &ps->rings[k];
+
+	if (r->fd < 0)
+		return map_ring(ps, r, fd);
+	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd);
+}
+
+/*
+ * Opens the group on one thread, on every CPU.  Returns 0, or the errno of
+ * the first failure with everything opened so far closed again.
+ */
+static int open_thread(struct perf_source *ps, pid_t tid)
+{
+	struct perf_thread t;
+	size_t ne = ps->cfg.nevents;
+	int err = 0;
+
+	memset(&t, 0, sizeof(t));
+	t.tid = tid;
+	t.fd = st_xmalloc(ps->nrings * ne * sizeof(int));
+	for (size_t k = 0; k < ps->nrings; k++) {
+		int leader = -1;
+
+		for (size_t i = 0; i < ne; i++) {
+			struct perf_event_attr a;
+			int fd;
+
+			set_attr(ps, &a, i);
+			fd = sys_perf_event_open(&a, tid, ps->rings[k].cpu, leader,
+						 PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0) {
+				err = errno;
+				goto fail;
+			}
+			t.fd[t.nfd++] = fd;
+			if (i == 0) {
+				leader = fd;
+				if (attach_output(ps, k, fd) < 0) {
+					err = errno;
+					goto fail;
+				}
+			}
+		}
+	}
+	if (ps->nthreads == ps->cap) {
+		ps->cap = ps->cap ? ps->cap * 2 : 16;
+		ps->threads = st_xrealloc(ps->threads, ps->cap * sizeof(t));
+	}
+	ps->threads[ps->nthreads++] = t;
+	remember_tid(ps, tid);
+	return 0;
+fail:
+	/* A ring owned by an fd we are closing goes with it. */
+	for (size_t k = 0; k < ps->nrings; k++)
+		for (size_t i = 0; i < t.nfd; i++)
+			if (ps->rings[k].fd == t.fd[i]) {
+				munmap(ps->rings[k].base, ps->rings[k].map_size);
+				ps->rings[k].base = NULL;
+				ps->rings[k].fd = -1;
+			}
+	close_thread(&t);
+	return err;
+}
+
+static void enable_thread(const struct perf_source *ps,
+			  const struct perf_thread *t)
+{
+	for (size_t i = 0; i < t->nfd; i += ps->cfg.nevents)
+		ioctl(t->fd[i], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+}
+
+/*
+ * Opens the first thread, finding what the kernel allows: kernel samples
+ * (paranoid), inherit with PERF_SAMPLE_READ (kernel version).
+ */
+static int open_first(struct perf_source *ps, pid_t tid)
+{
+	int err = open_thread(ps, tid);
+
+	if ((err == EACCES || err == EPERM) && !ps->exclude_kernel) {
+		ps->exclude_kernel = true;
+		err = open_thread(ps, tid);
+	}
+	if (err == EINVAL && ps->inherit &&
+	    (ps->layout.sample_type & PERF_SAMPLE_READ)) {
+		ps->inherit = false;
+		err = open_thread(ps, tid);
+	}
+	return err;
+}
+
+static int report_open_error(const struct perf_source *ps, int err)
+{
+	const char *ev = ps->cfg.events[0].name;
+	char paranoid[16] = "?";
+	char *p = st_read_file("/proc/sys/kernel/perf_event_paranoid", NULL);
+
+	if (p) {
+		snprintf(paranoid, sizeof(paranoid), "%d", atoi(p));
+		free(p);
+	}
+	switch (err) {
+	case ESRCH:
+		st_error("process %d exited before it could be sampled", ps->cfg.pid);
+		break;
+	case EACCES:
+	case EPERM:
+		st_error("no permission to sample process %d "
+			 "(kernel.perf_event_paranoid is %s): run as root, give shimtop "
+			 "CAP_PERFMON, or lower perf_event_paranoid; another user's "
+			 "process also needs CAP_SYS_PTRACE", ps->cfg.pid, paranoid);
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		st_error("event '%s' is not supported on this machine; try -e cpu-clock", ev);
+		break;
+	case EMFILE:
+		st_error("out of file descriptors for the events; raise ulimit -n");
+		break;
+	default:
+		st_error("perf_event_open for '%s' on process %d failed: %s",
+			 ev, ps->cfg.pid, strerror(err));
+		break;
+	}
+	return ST_EXIT_FAIL;
+}
+
+/* Opens threads of the target not yet sampled (attach race, no inherit). */
+static void rescan_threads(struct perf_source *ps, bool enable)
+{
+	pid_t *tids = NULL;
+	size_t n = 0;
+
+	if (target_list_threads(ps->cfg.pid, &tids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (tid_known(ps, tids[i]))
+			continue;
+		if (open_thread(ps, tids[i]) == 0 && enable)
+			enable_thread(ps, &ps->threads[ps->nthreads - 1]);
+	}
+	free(tids);
+}
+
+static struct perf_group_state *group_state(struct perf_source *ps, pid_t tid)
+{
+	size_t h = (size_t)tid % TID_SLOTS;
+
+	for (size_t probe = 0; probe < TID_SLOTS; probe++) {
+		struct tid_state *s = &ps->tids[(h + probe) % TID_SLOTS];
+
+		if (s->tid == tid)
+			return &s->gs;
+		if (s->tid == 0) {
+			s->tid = tid;
+			return &s->gs;
+		}
+	}
+	/* Full: reuse the home slot; one interval's delta is lost. */
+	memset(&ps->tids[h], 0, sizeof(ps->tids[h]));
+	ps->tids[h].tid = tid;
+	return &ps->tids[h].gs;
+}
+
+static pid_t sample_tid(const struct perf_event_header *ev,
+			const struct perf_layout *l)
+{
+	const unsigned char *p = (const unsigned char *)(ev + 1);
+	uint32_t tid;
+
+	if (l->sample_type & PERF_SAMPLE_IDENTIFIER)
+		p += 8;
+	if (l->sample_type & PERF_SAMPLE_IP)
+		p += 8;
+	if (ev->size < (size_t)(p - (const unsigned char *)ev) + 8)
+		return 0;
+	memcpy(&tid, p + 4, sizeof(tid));
+	return (pid_t)tid;
+}
+
+static bool owns_ring(const struct perf_source *ps, const struct perf_thread *t)
+{
+	for (size_t k = 0; k < ps->nrings; k++)
+		for (size_t i = 0; i < t->nfd; i++)
+			if (ps->rings[k].fd == t->fd[i])
+				return true;
+	return false;
+}
+
+/* An exited thread's events are dead: close them, unless a ring hangs on one. */
+static void forget_thread(struct perf_source *ps, pid_t tid)
+{
+	for (size_t i = 0; i < ps->nthreads; i++) {
+		struct perf_thread *t = &ps->threads[i];
+
+		if (t->tid != tid || owns_ring(ps, t))
+			continue;
+		close_thread(t);
+		ps->threads[i] = ps->threads[--ps->nthreads];
+		return;
+	}
+}
+
+static void on_record(const struct perf_event_header *ev, void *arg)
+{
+	struct perf_source *ps = arg;
+	struct perf_group_state *gs = NULL;
+	size_t n;
+
+	if (ev->type == PERF_RECORD_SAMPLE &&
+	    (ps->layout.sample_type & PERF_SAMPLE_READ))
+		gs = group_state(ps, sample_tid(ev, &ps->layout));
+	n = perf_convert(&ps->layout, gs, ev, ps->out);
+	if (!n)
+		return;
+	switch (((struct st_header *)ps->out)->type) {
+	case ST_REC_FORK: {
+		const struct st_task *tk = (const void *)ps->out;
+
+		if ((pid_t)tk->pid == ps->cfg.pid && !tid_known(ps, (pid_t)tk->tid)) {
+			if (ps->inherit)
+				remember_tid(ps, (pid_t)tk->tid);
+			else if (open_thread(ps, (pid_t)tk->tid) == 0)
+				enable_thread(ps, &ps->threads[ps->nthreads - 1]);
+		}
+		break;
+	}
+	case ST_REC_EXIT:
+		forget_thread(ps, (pid_t)((const struct st_task *)(const void *)ps->out)->tid);
+		break;
+	case ST_REC_LOST:
+		pthread_mutex_lock(&ps->lock);
+		ps->info.kernel_lost += ((const struct st_lost *)(const void *)ps->out)->count;
+		pthread_mutex_unlock(&ps->lock);
+		break;
+	case ST_REC_THROTTLE:
+		pthread_mutex_lock(&ps->lock);
+		ps->info.throttled++;
+		pthread_mutex_unlock(&ps->lock);
+		break;
+	default:
+		break;
+	}
+	ring_push(ps->base.ring, ps->out, n);
+}
+
+/*
+ * DCPI varies every period; from user space the cheapest equivalent is
+ * to re-draw a few leaders' periods after each drain, round-robin.
+ */
+static void vary_periods(struct perf_source *ps)
+{
+	size_t leaders = ps->nthreads * ps->nrings, ne = ps->cfg.nevents;
+
+	for (size_t n = 0; n < 4 && leaders; n++) {
+		size_t l = ps->randomize_next++ % leaders;
+		const struct perf_thread *t = &ps->threads[l / ps->nrings];
+		uint64_t p = random_period(ps);
+
+		ioctl(t->fd[(l % ps->nrings) * ne], PERF_EVENT_IOC_PERIOD, &p);
+	}
+}
+
+static long drain_rings(struct perf_source *ps)
+{
+	size_t page = (size_t)getpagesize();
+	long total = 0;
+
+	for (size_t k = 0; k < ps->nrings; k++) {
+		struct perf_ring *r = &ps->rings[k];
+		long n;
+
+		if (!r->base)
+			continue;
+		n = perf_mmap_drain(r->base, (unsigned char *)r->base + page,
+				    ps->pages * page, ps->scratch, on_record, ps);
+		if (n > 0)
+			total += n;
+	}
+	if (total > 0 && ps->cfg.randomize)
+		vary_periods(ps);
+	return total;
+}
+
+static void publish(struct perf_source *ps, const char *finished)
+{
+	pthread_mutex_lock(&ps->lock);
+	ps->info.threads = ps->nthreads;
+	if (finished) {
+		ps->info.finished = true;
+		snprintf(ps->info.finish_reason, sizeof(ps->info.finish_reason),
+			 "%s", finished);
+	}
+	pthread_mutex_unlock(&ps->lock);
+}
+
+static void *sampler_main(void *arg)
+{
+	struct perf_source *ps = arg;
+	struct pollfd *pfd = st_xcalloc(ps->nrings + 1, sizeof(*pfd));
+	char reason[128] = "";
+
+	while (!atomic_load(&ps->stop)) {
+		size_t n = 0;
+		uint64_t now;
+
+		for (size_t k = 0; k < ps->nrings; k++)
+			if (ps->rings[k].base)
+				pfd[n++] = (struct pollfd){ .fd = ps->rings[k].fd,
+							    .events = POLLIN };
+		pfd[n] = (struct pollfd){ .fd = ps->wake[0], .events = POLLIN };
+		if (poll(pfd, n + 1, 100) < 0 && errno != EINTR)
+			break;
+		drain_rings(ps);
+		if (target_gone(ps->cfg.pid)) {
+			drain_rings(ps);	/* what it wrote before it went */
+			snprintf(reason, sizeof(reason), "target %d exited",
+				 (int)ps->cfg.pid);
+			break;
+		}
+		now = st_now_ns();
+		if (now - ps->last_rescan > RESCAN_NS) {
+			rescan_threads(ps, true);
+			ps->last_rescan = now;
+		}
+		publish(ps, NULL);
+	}
+	publish(ps, reason[0] ? reason : NULL);
+	free(pfd);
+	return NULL;
+}
+
+static int perf_start(struct st_source *s)
+{
+	struct perf_source *ps = (struct perf_source *)s;
+
+	ps->last_rescan = st_now_ns();
+	if (!ps->cfg.launched)
+		for (size_t i = 0; i < ps->nthreads; i++)
+			enable_thread(ps, &ps->threads[i]);
+	if (pthread_create(&ps->thread, NULL, sampler_main, ps) != 0) {
+		st_error("cannot start the sampler thread");
+		return -1;
+	}
+	ps->running = true;
+	return 0;
+}
+
+static void perf_stop(struct st_source *s)
+{
+	struct perf_source *ps = (struct perf_source *)s;
+	char byte = 1;
+
+	if (!ps->running)
+		return;
+	atomic_store(&ps->stop, true);
+	if (write(ps->wake[1], &byte, 1) < 0)
+		st_warn("cannot wake the sampler thread");
+	pthread_join(ps->thread, NULL);
+	ps->running = false;
+	/* What the kernel buffered after the last drain still counts. */
+	drain_rings(ps);
+}
+
+static void perf_info(struct st_source *s, struct st_source_info *out)
+{
+	struct perf_source *ps = (struct perf_source *)s;
+
+	pthread_mutex_lock(&ps->lock);
+	*out = ps->info;
+	pthread_mutex_unlock(&ps->lock);
+}
+
+static void perf_destroy(struct st_source *s)
+{
+	struct perf_source *ps = (struct perf_source *)s;
+
+	perf_stop(s);
+	for (size_t k = 0; k < ps->nrings; k++)
+		if (ps->rings[k].base)
+			munmap(ps->rings[k].base, ps->rings[k].map_size);
+	for (size_t i = 0; i < ps->nthreads; i++)
+		close_thread(&ps->threads[i]);
+	free(ps->threads);
+	free(ps->rings);
+	free(ps->known);
+	close(ps->wake[0]);
+	close(ps->wake[1]);
+	pthread_mutex_destroy(&ps->lock);
+	free(ps);
+}
+
+static const struct st_source_ops perf_ops = {
+	.start = perf_start,
+	.stop = perf_stop,
+	.info = perf_info,
+	.destroy = perf_destroy,
+};
+
+static void describe(struct perf_source *ps)
+{
+	struct st_source_info *in = &ps->info;
+	size_t len = 0;
+
+	snprintf(in->kind, sizeof(in->kind), "perf");
+	in->ipc_cycles = in->ipc_instructions = -1;
+	for (size_t i = 0; i < ps->cfg.nevents; i++) {
+		const struct st_event *e = &ps->cfg.events[i];
+
+		len += (size_t)snprintf(in->events + len, sizeof(in->events) - len,
+					"%s%s", i ? "," : "", e->name);
+		if (len >= sizeof(in->events))
+			len = sizeof(in->events) - 1;
+		if (ps->cfg.nevents > 1) {
+			snprintf(in->counters[i], sizeof(in->counters[i]), "%s", e->name);
+			if (event_is_cycles(&e->attr))
+				in->ipc_cycles = (int)i;
+			if (event_is_instructions(&e->attr))
+				in->ipc_instructions = (int)i;
+		}
+	}
+	in->ncounters = ps->cfg.nevents > 1 ? (int)ps->cfg.nevents : 0;
+	if (ps->cfg.freq)
+		snprintf(in->period, sizeof(in->period), "%" PRIu64 " Hz", ps->cfg.freq);
+	else
+		snprintf(in->period, sizeof(in->period), "%" PRIu64 " %s%s",
+			 ps->cfg.period,
+			 is_clock(&ps->cfg.events[0].attr) ? "ns" : "events",
+			 ps->cfg.randomize ? " +/-3%" : "");
+	snprintf(in->note, sizeof(in->note), "%s", ps->cfg.note);
+	if (ps->exclude_kernel) {
+		size_t l = strlen(in->note);
+
+		snprintf(in->note + l, sizeof(in->note) - l, "%s%s", l ? "; " : "",
+			 "kernel samples excluded (perf_event_paranoid)");
+	}
+}
+
+struct st_source *perf_source_create(const struct perf_source_config *cfg,
+				     struct ring *ring, int *status)
+{
+	struct perf_source *ps = st_xcalloc(1, sizeof(*ps));
+	pid_t *tids = NULL;
+	size_t n = 0;
+	int err = 0;
+
+	ps->base.ops = &perf_ops;
+	ps->base.ring = ring;
+	ps->cfg = *cfg;
+	ps->pages = RING_PAGES;
+	ps->inherit = true;
+	ps->rng = st_now_ns() | 1;
+	ps->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+		PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+	if (cfg->callchain)
+		ps->layout.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (cfg->nevents > 1) {
+		ps->layout.sample_type |= PERF_SAMPLE_READ;
+		ps->layout.read_format = PERF_FORMAT_GROUP |
+			PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	}
+	ps->layout.sample_id_all = 1;
+	pthread_mutex_init(&ps->lock, NULL);
+	ps->nrings = online_cpus(&ps->rings);
+	if (pipe2(ps->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+		st_error("cannot create a pipe: %s", strerror(errno));
+		free(ps);
+		*status = ST_EXIT_FAIL;
+		return NULL;
+	}
+	if (cfg->launched) {
+		/* One thread, waiting to exec: its children inherit. */
+		err = open_first(ps, cfg->pid);
+	} else if (target_list_threads(cfg->pid, &tids, &n) < 0 || n == 0) {
+		err = ESRCH;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			int e = ps->nthreads ? open_thread(ps, tids[i])
+					     : open_first(ps, tids[i]);
+
+			/* A thread that ended meanwhile is no error. */
+			if (e && e != ESRCH) {
+				err = e;
+				break;
+			}
+		}
+		if (!err && ps->nthreads == 0)
+			err = ESRCH;
+	}
+	free(tids);
+	if (err) {
+		*status = report_open_error(ps, err);
+		perf_destroy(&ps->base);
+		return NULL;
+	}
+	describe(ps);
+	ps->info.threads = ps->nthreads;
+	return &ps->base;
+}

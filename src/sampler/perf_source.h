@@ -1,0 +1,47 @@
+/*
+ * perf_source.h - sampling with perf_event_open: one event group per
+ * thread of the target, each with its own mmap ring, drained by one
+ * sampler thread into a shimtop ring.
+ */
+#ifndef SHIMTOP_PERF_SOURCE_H
+#define SHIMTOP_PERF_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "events.h"
+#include "source.h"
+
+struct st_options;
+
+struct perf_source_config {
+	pid_t pid;
+	bool launched;		/* the target waits to exec: enable_on_exec */
+	struct st_event events[ST_MAX_EVENTS];
+	size_t nevents;
+	char note[192];		/* shown in the header, e.g. the PMU fallback */
+	uint64_t freq;		/* Hz, or 0 for a period */
+	uint64_t period;
+	bool randomize;
+	bool callchain;
+};
+
+/*
+ * Chooses the events from the options: -e, else {cycles, instructions}
+ * with a hardware PMU, else cpu-clock (saying so).  Returns 0, or an exit
+ * status after a one-line error.
+ */
+int perf_source_configure(const struct st_options *o, pid_t pid,
+			  bool launched, struct perf_source_config *cfg);
+
+/*
+ * Opens the events on every thread now, so that errors (no permission,
+ * no such process, unsupported event) are reported before any UI starts.
+ * Returns NULL after printing a one-line error; *status gets the exit
+ * status to use.
+ */
+struct st_source *perf_source_create(const struct perf_source_config *cfg,
+				     struct ring *ring, int *status);
+
+#endif

@@ -1,0 +1,139 @@
+/* replay_source.c - reading a record file into a ring. */
+#include "replay_source.h"
+#include "record.h"
+#include "ring.h"
+#include "util.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct replay_source {
+	struct st_source base;
+	struct record_reader *reader;
+	bool realtime;
+	pthread_t thread;
+	bool running;
+	atomic_bool stop;
+	pthread_mutex_t lock;
+	struct st_source_info info;
+};
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *replay_main(void *arg)
+{
+	struct replay_source *rs = arg;
+	uint64_t first_rec = 0, first_wall = st_now_ns();
+	char reason[160] = "end of recording";
+	const void *rec;
+	long n = 0;
+
+	while (!atomic_load(&rs->stop) &&
+	       (n = record_reader_next(rs->reader, &rec)) > 0) {
+		const struct st_header *h = rec;
+
+		if (rs->realtime && h->type == ST_REC_SAMPLE) {
+			uint64_t t = ((const struct st_sample *)rec)->time;
+
+			if (!first_rec)
+				first_rec = t;
+			while (!atomic_load(&rs->stop) && t > first_rec &&
+			       t - first_rec > st_now_ns() - first_wall)
+				sleep_ns(1000000);
+		}
+		while (!ring_push(rs->base.ring, rec, (size_t)n) &&
+		       !atomic_load(&rs->stop))
+			sleep_ns(200000);
+	}
+	if (n < 0)
+		snprintf(reason, sizeof(reason), "%s", record_reader_error(rs->reader));
+	pthread_mutex_lock(&rs->lock);
+	rs->info.finished = true;
+	rs->info.failed = n < 0;
+	snprintf(rs->info.finish_reason, sizeof(rs->info.finish_reason), "%s", reason);
+	pthread_mutex_unlock(&rs->lock);
+	return NULL;
+}
+
+static int replay_start(struct st_source *s)
+{
+	struct replay_source *rs = (struct replay_source *)s;
+
+	if (pthread_create(&rs->thread, NULL, replay_main, rs) != 0) {
+		st_error("cannot start the replay thread");
+		return -1;
+	}
+	rs->running = true;
+	return 0;
+}
+
+static void replay_stop(struct st_source *s)
+{
+	struct replay_source *rs = (struct replay_source *)s;
+
+	if (!rs->running)
+		return;
+	atomic_store(&rs->stop, true);
+	pthread_join(rs->thread, NULL);
+	rs->running = false;
+}
+
+static void replay_info(struct st_source *s, struct st_source_info *out)
+{
+	struct replay_source *rs = (struct replay_source *)s;
+
+	pthread_mutex_lock(&rs->lock);
+	*out = rs->info;
+	pthread_mutex_unlock(&rs->lock);
+}
+
+static void replay_destroy(struct st_source *s)
+{
+	struct replay_source *rs = (struct replay_source *)s;
+
+	replay_stop(s);
+	record_reader_close(rs->reader);
+	pthread_mutex_destroy(&rs->lock);
+	free(rs);
+}
+
+static const struct st_source_ops replay_ops = {
+	.start = replay_start,
+	.stop = replay_stop,
+	.info = replay_info,
+	.destroy = replay_destroy,
+};
+
+struct st_source *replay_source_create(const char *path, bool realtime,
+				       struct ring *ring,
+				       struct st_file_header *h)
+{
+	struct record_reader *reader = record_reader_open(path, h);
+	struct replay_source *rs;
+
+	if (!reader)
+		return NULL;
+	rs = st_xcalloc(1, sizeof(*rs));
+	rs->base.ops = &replay_ops;
+	rs->base.ring = ring;
+	rs->reader = reader;
+	rs->realtime = realtime;
+	pthread_mutex_init(&rs->lock, NULL);
+	snprintf(rs->info.kind, sizeof(rs->info.kind), "replay");
+	snprintf(rs->info.events, sizeof(rs->info.events), "%s", h->events);
+	snprintf(rs->info.period, sizeof(rs->info.period), "%s", h->period);
+	snprintf(rs->info.note, sizeof(rs->info.note), "%s", h->note);
+	memcpy(rs->info.counters, h->counters, sizeof(rs->info.counters));
+	rs->info.ncounters = h->ncounters;
+	rs->info.ipc_cycles = h->ipc_cycles;
+	rs->info.ipc_instructions = h->ipc_instructions;
+	return &rs->base;
+}

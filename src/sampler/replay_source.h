@@ -1,0 +1,19 @@
+/*
+ * replay_source.h - a recorded stream fed back through a ring, at full
+ * speed or at the recorded pace.  Unlike a live source it waits when the
+ * ring is full: a recording has no deadline, and nothing may be lost.
+ */
+#ifndef SHIMTOP_REPLAY_SOURCE_H
+#define SHIMTOP_REPLAY_SOURCE_H
+
+#include <stdbool.h>
+
+#include "record_file.h"
+#include "source.h"
+
+/* NULL after a one-line error (missing file, not a recording, version). */
+struct st_source *replay_source_create(const char *path, bool realtime,
+				       struct ring *ring,
+				       struct st_file_header *header);
+
+#endif

@@ -1,0 +1,221 @@
+/* session.c - wiring target, source, ring, symbols and model together. */
+#include "session.h"
+#include "record.h"
+#include "record_file.h"
+#include "ring.h"
+#include "sampler/perf_source.h"
+#include "sampler/replay_source.h"
+#include "symbols.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RING_BYTES	(8u << 20)
+#define PUMP_BUDGET	200000u	/* records per pump: keeps the UI responsive */
+
+/* The attach-time module map becomes MMAP records, so a recording has it. */
+struct map_ctx {
+	struct session *s;
+	_Alignas(8) unsigned char buf[ST_RECORD_MAX];
+};
+
+static void take(struct session *s, const void *rec)
+{
+	if (s->recorder)
+		record_writer_append(s->recorder, rec);
+	model_ingest(&s->model, rec);
+}
+
+static void initial_map(uint64_t start, uint64_t len, uint64_t pgoff,
+			const char *path, void *arg)
+{
+	struct map_ctx *c = arg;
+	struct st_mmap *m = (void *)c->buf;
+	size_t plen = strlen(path) + 1;
+
+	if (sizeof(*m) + plen > sizeof(c->buf))
+		return;
+	memset(m, 0, st_align8(sizeof(*m) + plen));
+	m->h.type = ST_REC_MMAP;
+	m->h.source = ST_SOURCE_PERF;
+	m->h.size = (uint32_t)st_align8(sizeof(*m) + plen);
+	m->pid = m->tid = (uint32_t)c->s->pid;
+	m->time = st_now_ns();
+	m->start = start;
+	m->len = len;
+	m->pgoff = pgoff;
+	memcpy(m->filename, path, plen);
+	take(c->s, m);
+}
+
+static int open_replay(struct session *s, const struct st_options *o)
+{
+	struct st_file_header h;
+
+	s->symbols = symbolizer_create(false);
+	model_init(&s->model, s->symbols);
+	s->source = replay_source_create(o->replay_path, o->realtime, s->ring, &h);
+	if (!s->source)
+		return ST_EXIT_FAIL;
+	s->pid = h.pid;
+	snprintf(s->comm, sizeof(s->comm), "%s", h.comm);
+	source_info(s->source, &s->info);
+	return -1;
+}
+
+static int open_live(struct session *s, const struct st_options *o)
+{
+	struct perf_source_config cfg;
+	int status;
+
+	if (o->pid) {
+		status = target_attach(&s->target, o->pid);
+	} else if (o->command) {
+		status = target_launch(&s->target, o->command);
+	} else {
+		char *argv[] = { (char *)target_demo_path(), NULL };
+
+		status = target_launch(&s->target, argv);
+	}
+	if (status)
+		return status;
+	s->has_target = true;
+	s->pid = s->target.pid;
+	snprintf(s->comm, sizeof(s->comm), "%s", s->target.comm);
+	status = perf_source_configure(o, s->pid, s->target.launched, &cfg);
+	if (status)
+		return status;
+	s->source = perf_source_create(&cfg, s->ring, &status);
+	if (!s->source)
+		return status;
+	source_info(s->source, &s->info);
+	s->symbols = symbolizer_create(true);
+	model_init(&s->model, s->symbols);
+	if (o->record_path) {
+		struct st_file_header h;
+
+		record_header_from_info(&h, &s->info, s->pid, s->comm);
+		s->recorder = record_writer_open(o->record_path, &h);
+		if (!s->recorder)
+			return ST_EXIT_FAIL;
+	}
+	/* A launched target has no map of its own until exec: MMAP2 tells. */
+	if (!s->target.launched) {
+		struct map_ctx *c = st_xmalloc(sizeof(*c));
+
+		c->s = s;
+		symbols_read_proc_maps(s->pid, initial_map, c);
+		free(c);
+	}
+	return -1;
+}
+
+int session_open(struct session *s, const struct st_options *o)
+{
+	int status;
+
+	memset(s, 0, sizeof(*s));
+	s->opt = o;
+	s->ring = ring_create(RING_BYTES);
+	if (!s->ring) {
+		st_error("out of memory for the sample ring");
+		return ST_EXIT_FAIL;
+	}
+	status = o->replay_path ? open_replay(s, o) : open_live(s, o);
+	if (status >= 0) {
+		session_close(s);
+		return status;
+	}
+	s->model.ipc_cycles = s->info.ipc_cycles;
+	s->model.ipc_instructions = s->info.ipc_instructions;
+	return -1;
+}
+
+int session_start(struct session *s)
+{
+	s->start_ns = st_now_ns();
+	if (source_start(s->source) < 0)
+		return ST_EXIT_FAIL;
+	if (s->has_target && s->target.launched) {
+		int status = target_release(&s->target);
+
+		if (status)
+			return status;
+	}
+	return -1;
+}
+
+static void finish(struct session *s, const char *why)
+{
+	if (s->finished)
+		return;
+	s->finished = true;
+	s->end_ns = st_now_ns();
+	snprintf(s->status, sizeof(s->status), "%s after %.1f s", why,
+		 session_elapsed(s));
+}
+
+size_t session_pump(struct session *s)
+{
+	size_t n = 0, len;
+	const void *rec;
+
+	while (n < PUMP_BUDGET && (rec = ring_peek(s->ring, &len))) {
+		/* Records in the ring are whole and aligned: we wrote them. */
+		take(s, rec);
+		ring_release(s->ring);
+		n++;
+	}
+	if (!s->source)
+		return n;
+	source_info(s->source, &s->info);
+	if (s->has_target)
+		target_reap(&s->target);
+	if (s->info.finished && !ring_peek(s->ring, &len))
+		finish(s, s->info.finish_reason);
+	return n;
+}
+
+uint64_t session_dropped(const struct session *s)
+{
+	return s->ring ? ring_dropped(s->ring) : 0;
+}
+
+double session_elapsed(const struct session *s)
+{
+	uint64_t end = s->end_ns ? s->end_ns : st_now_ns();
+
+	return s->start_ns ? (double)(end - s->start_ns) / 1e9 : 0;
+}
+
+int session_stop(struct session *s)
+{
+	int rc = 0;
+
+	if (s->source) {
+		source_stop(s->source);
+		while (session_pump(s))
+			;
+		finish(s, s->info.finished ? s->info.finish_reason : "stopped");
+		source_destroy(s->source);
+		s->source = NULL;
+	}
+	if (s->has_target)
+		target_stop(&s->target);
+	if (record_writer_close(s->recorder) < 0)
+		rc = -1;
+	s->recorder = NULL;
+	return rc;
+}
+
+void session_close(struct session *s)
+{
+	session_stop(s);
+	model_free(&s->model);
+	symbolizer_destroy(s->symbols);
+	s->symbols = NULL;
+	ring_destroy(s->ring);
+	s->ring = NULL;
+}

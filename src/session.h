@@ -1,0 +1,70 @@
+/*
+ * session.h - one profiling session: target, source, ring, symbols,
+ * model and the optional recorder, wired together.  The batch report and
+ * the UI both drive a session the same way: pump, then read the model.
+ */
+#ifndef SHIMTOP_SESSION_H
+#define SHIMTOP_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "options.h"
+#include "source.h"
+#include "target.h"
+
+struct ring;
+struct record_writer;
+struct symbolizer;
+
+struct session {
+	const struct st_options *opt;
+	struct st_target target;
+	bool has_target;	/* false for replay */
+	pid_t pid;
+	char comm[64];
+
+	struct ring *ring;
+	struct st_source *source;
+	struct symbolizer *symbols;
+	struct model model;
+	struct record_writer *recorder;
+
+	struct st_source_info info;	/* refreshed by session_pump */
+	uint64_t start_ns;
+	uint64_t end_ns;		/* when it finished, 0 while running */
+	bool finished;
+	char status[192];		/* why it finished, for the UI and stderr */
+};
+
+/*
+ * Sets everything up (attach or launch, open events, open files) without
+ * starting to sample.  Returns -1 on success, else an exit status after a
+ * one-line error; nothing is left running on failure.
+ */
+int session_open(struct session *s, const struct st_options *o);
+
+/* Starts the source (and lets a launched target exec). -1 or a status. */
+int session_start(struct session *s);
+
+/* Moves what the ring holds into the model.  Returns records taken. */
+size_t session_pump(struct session *s);
+
+/* Records the ring had to drop because the model fell behind. */
+uint64_t session_dropped(const struct session *s);
+
+/* Seconds of sampling so far (or until it finished). */
+double session_elapsed(const struct session *s);
+
+/*
+ * Stops sampling, takes the last records, ends a launched target, closes
+ * the record file; the model stays readable.  Returns -1 if the record
+ * file lost data.
+ */
+int session_stop(struct session *s);
+
+/* Stops if still running and frees everything. */
+void session_close(struct session *s);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * source.h - the interface every sampling source implements (the perf
+ * sampler, replay; later the SHIM observer and IBS).  A source runs its
+ * own thread and pushes records (record.h) into its own ring; it never
+ * waits for the consumer.
+ */
+#ifndef SHIMTOP_SOURCE_H
+#define SHIMTOP_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "events.h"
+
+struct ring;
+
+/* What the header shows about a source; copied out under its lock. */
+struct st_source_info {
+	char kind[16];			/* "perf", "replay" */
+	char events[160];		/* "cpu-clock", "cycles,instructions" */
+	char period[64];		/* "250000 ns +/-3%", "4000 Hz" */
+	char note[192];			/* e.g. why IPC is unavailable */
+	char counters[ST_MAX_EVENTS][64]; /* names of the sample counters */
+	int ncounters;
+	int ipc_cycles;			/* counter index, or -1 */
+	int ipc_instructions;		/* counter index, or -1 */
+	uint64_t kernel_lost;		/* samples the kernel dropped */
+	uint64_t throttled;		/* times the kernel throttled us */
+	size_t threads;			/* threads sampled now */
+	bool finished;			/* target gone / stream ended */
+	bool failed;			/* ended by bad input (corrupt file) */
+	char finish_reason[128];
+};
+
+struct st_source;
+
+struct st_source_ops {
+	int (*start)(struct st_source *s);
+	void (*stop)(struct st_source *s);
+	void (*info)(struct st_source *s, struct st_source_info *out);
+	void (*destroy)(struct st_source *s);
+};
+
+struct st_source {
+	const struct st_source_ops *ops;
+	struct ring *ring;
+};
+
+static inline int source_start(struct st_source *s)
+{
+	return s->ops->start(s);
+}
+
+static inline void source_stop(struct st_source *s)
+{
+	s->ops->stop(s);
+}
+
+static inline void source_info(struct st_source *s, struct st_source_info *out)
+{
+	s->ops->info(s, out);
+}
+
+static inline void source_destroy(struct st_source *s)
+{
+	if (s)
+		s->ops->destroy(s);
+}
+
+#endif

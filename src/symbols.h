@@ -1,0 +1,62 @@
+/*
+ * symbols.h - addresses to function names: libdwfl for executables and
+ * shared libraries (opened through /proc/PID/root, so containers work),
+ * /proc/kallsyms for the kernel, /tmp/perf-PID.map for JIT code.  Every
+ * answer is an interned symbol with a stable pointer; an address nothing
+ * explains is an "[unknown]" symbol of its module, never dropped.
+ */
+#ifndef SHIMTOP_SYMBOLS_H
+#define SHIMTOP_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct st_symbol {
+	uint32_t id;		/* dense, from 0: index for per-symbol arrays */
+	bool unknown;		/* no symbol explains the address */
+	const char *name;
+	const char *module;	/* file name, "[kernel]", "[jit]", "[anon]" */
+};
+
+struct symbolizer_stats {
+	uint64_t lookups;
+	uint64_t cache_hits;
+	uint64_t unknown;
+	uint64_t rebuilds;	/* module map changes applied */
+};
+
+struct symbolizer;
+
+/*
+ * live: open binaries through /proc/PID/root (a process in a container
+ * sees its own files); otherwise (replay) by their paths on this machine.
+ */
+struct symbolizer *symbolizer_create(bool live);
+void symbolizer_destroy(struct symbolizer *s);
+
+/* An executable mapping appeared in pid (at attach, or an MMAP2 record). */
+void symbolizer_add_map(struct symbolizer *s, pid_t pid, uint64_t start,
+			uint64_t len, uint64_t pgoff, const char *path);
+
+/* A process forked: the child starts with a copy of the parent's map. */
+void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child);
+
+/* The symbol for ip in pid; kernel: the sample was in kernel mode. */
+const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
+					  uint64_t ip, bool kernel);
+
+size_t symbolizer_count(const struct symbolizer *s);
+const struct st_symbol *symbolizer_symbol(const struct symbolizer *s,
+					  uint32_t id);
+void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
+/*
+ * The executable mappings in /proc/PID/maps, for the attach-time module
+ * map.  Calls fn for each; returns -1 if the file cannot be read.
+ */
+typedef void (*map_fn)(uint64_t start, uint64_t len, uint64_t pgoff,
+		       const char *path, void *arg);
+int symbols_read_proc_maps(pid_t pid, map_fn fn, void *arg);
+
+#endif

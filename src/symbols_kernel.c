@@ -1,0 +1,99 @@
+/*
+ * symbols_kernel.c - kernel symbols from /proc/kallsyms, and the sorted
+ * range tables that kernel and JIT symbols share.
+ */
+#include "symbols_internal.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void range_table_add(struct range_table *t, uint64_t start, uint64_t end,
+		     const char *name, const char *module)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 1024;
+		t->v = st_xrealloc(t->v, t->cap * sizeof(*t->v));
+	}
+	t->v[t->n++] = (struct range_entry){
+		.start = start, .end = end, .name = st_xstrdup(name),
+		.module = module ? st_xstrdup(module) : NULL,
+	};
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct range_entry *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void range_table_finish(struct range_table *t)
+{
+	qsort(t->v, t->n, sizeof(*t->v), by_start);
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].end <= t->v[i].start)
+			t->v[i].end = i + 1 < t->n ? t->v[i + 1].start
+						   : t->v[i].start + 4096;
+}
+
+const struct range_entry *range_table_find(const struct range_table *t,
+					   uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	return addr < t->v[lo - 1].end ? &t->v[lo - 1] : NULL;
+}
+
+void range_table_clear(struct range_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].name);
+		free(t->v[i].module);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+void kernel_symbols_load(struct range_table *t)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	bool all_zero = true;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char type, name[256], module[128] = "";
+		uint64_t addr;
+		int n = sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &addr,
+			       &type, name, module);
+
+		if (n < 3)
+			continue;
+		if (addr)
+			all_zero = false;
+		/* Only text symbols: data symbols would split functions. */
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		range_table_add(t, addr, 0, name, module[0] ? module : NULL);
+	}
+	fclose(f);
+	/* kptr_restrict hides addresses as zeros: useless, drop them. */
+	if (all_zero)
+		range_table_clear(t);
+	range_table_finish(t);
+}

@@ -1,0 +1,216 @@
+/* target.c - attaching to and launching the sampled process. */
+#include "target.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+bool target_exists(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	return stat(path, &st) == 0;
+}
+
+bool target_gone(pid_t pid)
+{
+	char path[64], *stat, *paren;
+	bool gone;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	stat = st_read_file(path, NULL);
+	if (!stat)
+		return true;
+	/* The state follows the last ')': the command name may hold one. */
+	paren = strrchr(stat, ')');
+	gone = !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+	free(stat);
+	return gone;
+}
+
+void target_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64], *s;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	s = st_read_file(path, NULL);
+	snprintf(buf, len, "%s", s ? s : "?");
+	buf[strcspn(buf, "\n")] = '\0';
+	free(s);
+}
+
+int target_attach(struct st_target *t, pid_t pid)
+{
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->go_fd = t->err_fd = -1;
+	t->exit_status = -1;
+	if (kill(pid, 0) < 0 && errno == ESRCH) {
+		st_error("no process with id %d; check the id with ps or pgrep", (int)pid);
+		return ST_EXIT_FAIL;
+	}
+	if (!target_exists(pid)) {
+		st_error("process %d is not visible in /proc; is /proc mounted "
+			 "from this PID namespace?", (int)pid);
+		return ST_EXIT_FAIL;
+	}
+	target_comm(pid, t->comm, sizeof(t->comm));
+	return 0;
+}
+
+int target_launch(struct st_target *t, char *const argv[])
+{
+	int go[2], err[2];
+	pid_t pid;
+
+	memset(t, 0, sizeof(*t));
+	t->exit_status = -1;
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		st_error("cannot create a pipe: %s", strerror(errno));
+		return ST_EXIT_FAIL;
+	}
+	pid = fork();
+	if (pid < 0) {
+		st_error("cannot fork: %s", strerror(errno));
+		return ST_EXIT_FAIL;
+	}
+	if (pid == 0) {
+		char byte;
+		int e;
+
+		close(go[1]);
+		close(err[0]);
+		/* Wait until the events are open, so none of it is missed. */
+		if (read(go[0], &byte, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	t->pid = pid;
+	t->launched = true;
+	t->go_fd = go[1];
+	t->err_fd = err[0];
+	snprintf(t->comm, sizeof(t->comm), "%s", st_basename(argv[0]));
+	return 0;
+}
+
+int target_release(struct st_target *t)
+{
+	char byte = 1;
+	int e = 0;
+	ssize_t n;
+
+	if (write(t->go_fd, &byte, 1) != 1) {
+		st_error("the launched command died before it could start");
+		return ST_EXIT_FAIL;
+	}
+	close(t->go_fd);
+	t->go_fd = -1;
+	/* EOF (exec closed the CLOEXEC pipe) means exec worked. */
+	do
+		n = read(t->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(t->err_fd);
+	t->err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		st_error("cannot run '%s': %s; check the command name and PATH",
+			 t->comm, strerror(e));
+		waitpid(t->pid, &t->exit_status, 0);
+		return ST_EXIT_FAIL;
+	}
+	return 0;
+}
+
+bool target_reap(struct st_target *t)
+{
+	int status;
+
+	if (!t->launched)
+		return !target_exists(t->pid);
+	if (t->exit_status >= 0)
+		return true;
+	if (waitpid(t->pid, &status, WNOHANG) == t->pid) {
+		t->exit_status = status;
+		return true;
+	}
+	return false;
+}
+
+void target_stop(struct st_target *t)
+{
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+
+	if (!t->launched || target_reap(t))
+		return;
+	kill(t->pid, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		if (target_reap(t))
+			return;
+		nanosleep(&pause, NULL);
+	}
+	kill(t->pid, SIGKILL);
+	waitpid(t->pid, &t->exit_status, 0);
+}
+
+int target_list_threads(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	struct dirent *de;
+	size_t cap = 16;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	*n = 0;
+	*tids = st_xmalloc(cap * sizeof(pid_t));
+	while ((de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+
+		if (tid <= 0)
+			continue;
+		if (*n == cap)
+			*tids = st_xrealloc(*tids, (cap *= 2) * sizeof(pid_t));
+		(*tids)[(*n)++] = (pid_t)tid;
+	}
+	closedir(d);
+	return 0;
+}
+
+const char *target_demo_path(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+
+	if (n > 0) {
+		char *slash;
+
+		path[n] = '\0';
+		slash = strrchr(path, '/');
+		if (slash) {
+			strcpy(slash + 1, "shimtop-demo");
+			if (access(path, X_OK) == 0)
+				return path;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/shimtop-demo", SHIMTOP_BINDIR);
+	return path;
+}

@@ -1,0 +1,60 @@
+/*
+ * target.h - the process shimtop samples: one already running (-p), or
+ * one it launches and holds before exec so sampling starts at its first
+ * instruction.
+ */
+#ifndef SHIMTOP_TARGET_H
+#define SHIMTOP_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct st_target {
+	pid_t pid;
+	bool launched;		/* we forked it, so we reap and stop it */
+	int go_fd;		/* launched: write a byte to let it exec */
+	int err_fd;		/* launched: exec's errno arrives here */
+	char comm[64];
+	int exit_status;	/* launched: wait status once reaped, or -1 */
+};
+
+/* Checks that pid exists.  Returns 0, or an exit status after an error. */
+int target_attach(struct st_target *t, pid_t pid);
+
+/*
+ * Forks a child that waits for target_release before exec'ing argv.
+ * Returns 0, or an exit status after an error.
+ */
+int target_launch(struct st_target *t, char *const argv[]);
+
+/*
+ * Lets a launched child exec.  Returns 0, or an exit status after a
+ * one-line error if the command could not be run.
+ */
+int target_release(struct st_target *t);
+
+/* Ends a launched child (SIGTERM, then SIGKILL) and reaps it. */
+void target_stop(struct st_target *t);
+
+/* Reaps a launched child that has exited; true once it has. */
+bool target_reap(struct st_target *t);
+
+bool target_exists(pid_t pid);
+
+/* The process has exited (gone, or a zombie nobody reaped yet). */
+bool target_gone(pid_t pid);
+
+/* The thread ids under /proc/PID/task; -1 if the process is gone. */
+int target_list_threads(pid_t pid, pid_t **tids, size_t *n);
+
+/* Reads /proc/PID/comm into buf. */
+void target_comm(pid_t pid, char *buf, size_t len);
+
+/*
+ * Where to find the bundled demo workload: beside this executable (a
+ * build tree), else the install directory.
+ */
+const char *target_demo_path(void);
+
+#endif

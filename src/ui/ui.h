@@ -1,0 +1,17 @@
+/*
+ * ui.h - the ncurses front end: a header with what is sampled and how
+ * far to trust it, a live sortable per-symbol table, htop-style keys.
+ */
+#ifndef SHIMTOP_UI_H
+#define SHIMTOP_UI_H
+
+struct session;
+struct theme;
+
+/* Loads the theme --theme names before anything starts; 0 or -1. */
+int ui_prepare(const char *theme_name);
+
+/* Runs the UI on a started-or-not session until the user quits. */
+int ui_run(struct session *s);
+
+#endif

@@ -1,0 +1,117 @@
+/* util.c - clocks, messages and checked allocation. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t st_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void vmessage(const char *kind, const char *fmt, va_list ap)
+{
+	fputs("shimtop: ", stderr);
+	if (kind)
+		fputs(kind, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void st_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(NULL, fmt, ap);
+	va_end(ap);
+}
+
+void st_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+static void *checked(void *p)
+{
+	if (!p) {
+		st_error("out of memory");
+		exit(ST_EXIT_FAIL);
+	}
+	return p;
+}
+
+void *st_xmalloc(size_t n)
+{
+	return checked(malloc(n ? n : 1));
+}
+
+void *st_xcalloc(size_t n, size_t size)
+{
+	return checked(calloc(n ? n : 1, size ? size : 1));
+}
+
+void *st_xrealloc(void *p, size_t n)
+{
+	return checked(realloc(p, n ? n : 1));
+}
+
+char *st_xstrdup(const char *s)
+{
+	return checked(strdup(s));
+}
+
+char *st_read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 4096, n = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = st_xmalloc(cap);
+	for (;;) {
+		ssize_t got;
+
+		if (cap - n < 2)
+			buf = st_xrealloc(buf, cap *= 2);
+		got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int saved = errno;
+
+			free(buf);
+			close(fd);
+			errno = saved;
+			return NULL;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+const char *st_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}

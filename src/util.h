@@ -1,0 +1,36 @@
+/*
+ * util.h - small helpers shared by every subsystem: clocks, messages,
+ * checked allocation.
+ */
+#ifndef SHIMTOP_UTIL_H
+#define SHIMTOP_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses, documented in the README. */
+#define ST_EXIT_OK	0
+#define ST_EXIT_FAIL	1	/* the session could not start or went wrong */
+#define ST_EXIT_USAGE	2	/* bad command line */
+
+/* Now on CLOCK_MONOTONIC, the clock perf timestamps use, in ns. */
+uint64_t st_now_ns(void);
+
+/* One-line error "shimtop: ..." on stderr. */
+void st_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void st_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Allocation that cannot fail: out of memory ends the program. */
+void *st_xmalloc(size_t n);
+void *st_xcalloc(size_t n, size_t size);
+void *st_xrealloc(void *p, size_t n);
+char *st_xstrdup(const char *s);
+
+/* Reads a whole small file (under /proc) into a NUL-terminated buffer. */
+char *st_read_file(const char *path, size_t *len);
+
+/* The file name part of a path. */
+const char *st_basename(const char *path);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * test_ring.c - the ring: empty, full, wrap-around, oversize, and two
+ * threads hammering it, where every record must arrive intact and in
+ * order or be counted as dropped.
+ */
+#include "check.h"
+#include "../src/ring.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+static void test_empty(void)
+{
+	struct ring *r = ring_create(4096);
+	size_t len = 99;
+
+	CHECK(r != NULL);
+	CHECK(ring_peek(r, &len) == NULL);
+	CHECK(len == 99);
+	CHECK_EQ_U64(ring_dropped(r), 0);
+	CHECK_EQ_U64(ring_capacity(r), 4096);
+	ring_destroy(r);
+}
+
+static void test_full(void)
+{
+	struct ring *r = ring_create(4096);
+	unsigned char rec[120];
+	int pushed = 0;
+	size_t len;
+
+	memset(rec, 0xab, sizeof(rec));
+	while (ring_push(r, rec, sizeof(rec)))
+		pushed++;
+	/* 4096 bytes hold 32 slots of 8 + 120 bytes. */
+	CHECK(pushed == 32);
+	CHECK_EQ_U64(ring_dropped(r), 1);
+	CHECK(!ring_push(r, rec, 8));
+	CHECK_EQ_U64(ring_dropped(r), 2);
+	/* Freeing one slot makes room for exactly one more. */
+	CHECK(ring_peek(r, &len) != NULL);
+	ring_release(r);
+	CHECK(ring_push(r, rec, sizeof(rec)));
+	CHECK(!ring_push(r, rec, sizeof(rec)));
+	CHECK_EQ_U64(ring_dropped(r), 3);
+	ring_destroy(r);
+}
+
+static void test_oversize(void)
+{
+	struct ring *r = ring_create(4096);
+	static unsigned char big[4096];
+
+	CHECK(!ring_push(r, big, ring_max_record(r) + 1));
+	CHECK(ring_push(r, big, ring_max_record(r)));
+	CHECK(!ring_push(r, big, 0));
+	CHECK_EQ_U64(ring_dropped(r), 2);
+	ring_destroy(r);
+}
+
+/* Records of odd sizes force pads at the end of the buffer. */
+static void test_wrap(void)
+{
+	struct ring *r = ring_create(4096);
+	unsigned char rec[300], out[300];
+	uint32_t next_in = 0, next_out = 0;
+	int pads_crossed = 0;
+
+	for (int round = 0; round < 2000; round++) {
+		size_t n = 8 + (size_t)(round * 37) % 290;
+		const unsigned char *got;
+		size_t len;
+
+		memset(rec, (int)(next_in & 0xff), n);
+		memcpy(rec, &next_in, sizeof(next_in));
+		if (ring_push(r, rec, n))
+			next_in++;
+		if (round % 3 == 2)
+			continue;	/* let the ring fill up a little */
+		got = ring_peek(r, &len);
+		if (!got)
+			continue;
+		memcpy(out, got, len);
+		ring_release(r);
+		CHECK(memcmp(out, &next_out, sizeof(next_out)) == 0);
+		for (size_t i = 4; i < len; i++)
+			if (out[i] != (unsigned char)(next_out & 0xff)) {
+				CHECK(!"record body corrupted");
+				break;
+			}
+		next_out++;
+		if ((uintptr_t)got < (uintptr_t)out)
+			pads_crossed++;
+	}
+	CHECK(next_out > 1000);
+	CHECK_EQ_U64(ring_delivered(r), next_out);
+	ring_destroy(r);
+	(void)pads_crossed;
+}
+
+#define HAMMER_RECORDS 2000000u
+
+struct hammer {
+	struct ring *ring;
+	uint64_t pushed;
+};
+
+static void *producer(void *arg)
+{
+	struct hammer *h = arg;
+	uint64_t rec[8];
+
+	for (uint64_t seq = 0; seq < HAMMER_RECORDS; seq++) {
+		size_t words = 2 + seq % 6;
+
+		rec[0] = seq;
+		for (size_t i = 1; i < words; i++)
+			rec[i] = seq * 31 + i;
+		if (ring_push(h->ring, rec, words * 8))
+			h->pushed++;
+	}
+	return NULL;
+}
+
+static void test_hammer(void)
+{
+	struct hammer h = { .ring = ring_create(16384) };
+	uint64_t expect_min = 0, received = 0, bad = 0, out_of_order = 0;
+	pthread_t t;
+	int done = 0;
+
+	pthread_create(&t, NULL, producer, &h);
+	for (;;) {
+		size_t len;
+		const uint64_t *rec = ring_peek(h.ring, &len);
+
+		if (!rec) {
+			if (done)
+				break;
+			/* The producer may be finished; look once more. */
+			if (ring_dropped(h.ring) + received == HAMMER_RECORDS)
+				done = 1;
+			continue;
+		}
+		if (len != (2 + rec[0] % 6) * 8)
+			bad++;
+		for (size_t i = 1; i < len / 8; i++)
+			if (rec[i] != rec[0] * 31 + i)
+				bad++;
+		if (rec[0] < expect_min)
+			out_of_order++;
+		expect_min = rec[0] + 1;
+		received++;
+		ring_release(h.ring);
+	}
+	pthread_join(t, NULL);
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(out_of_order, 0);
+	CHECK_EQ_U64(received, h.pushed);
+	CHECK_EQ_U64(received + ring_dropped(h.ring), HAMMER_RECORDS);
+	printf("hammer: %" PRIu64 " delivered, %" PRIu64 " dropped\n",
+	       received, ring_dropped(h.ring));
+	ring_destroy(h.ring);
+}
+
+int main(void)
+{
+	test_empty();
+	test_full();
+	test_oversize();
+	test_wrap();
+	test_hammer();
+	return check_done("test_ring");
+}
