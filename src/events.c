@@ -88,8 +88,8 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 			for (size_t i = 0; i < k; i++)
 				fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
 					close[i]);
-			fputs(k ? "? (see pfm's showevtinfo for all names)\n"
-				: "; see libpfm4's showevtinfo for the names\n",
+			fputs(k ? "? (libpfm4's showevtinfo lists all names)\n"
+				: "; libpfm4's showevtinfo lists the names\n",
 			      stderr);
 			rc = -1;
 			break;
@@ -190,8 +190,12 @@ size_t events_suggest(const char *name, char out[][64], size_t max)
 				consider(c, max, &n, einfo.name, d);
 		}
 	}
-	for (size_t i = 0; i < n; i++)
+	/* libpfm4 matches names case-insensitively; perf users type lower case. */
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < 64 && c[i].name[j]; j++)
+			c[i].name[j] = (char)tolower((unsigned char)c[i].name[j]);
 		memcpy(out[i], c[i].name, 64);
+	}
 	free(c);
 	return n;
 }

@@ -108,6 +108,7 @@ int target_launch(struct st_target *t, char *const argv[])
 	t->go_fd = go[1];
 	t->err_fd = err[0];
 	snprintf(t->comm, sizeof(t->comm), "%s", st_basename(argv[0]));
+	snprintf(t->command, sizeof(t->command), "%s", argv[0]);
 	return 0;
 }
 
@@ -131,7 +132,7 @@ int target_release(struct st_target *t)
 	t->err_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
 		st_error("cannot run '%s': %s; check the command name and PATH",
-			 t->comm, strerror(e));
+			 t->command, strerror(e));
 		waitpid(t->pid, &t->exit_status, 0);
 		return ST_EXIT_FAIL;
 	}

@@ -16,6 +16,7 @@ struct st_target {
 	int go_fd;		/* launched: write a byte to let it exec */
 	int err_fd;		/* launched: exec's errno arrives here */
 	char comm[64];
+	char command[256];	/* launched: argv[0] as given */
 	int exit_status;	/* launched: wait status once reaped, or -1 */
 };
 

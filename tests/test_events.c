@@ -1,0 +1,38 @@
+/* test_events.c - libpfm4 names, close matches for typos, and the PMU probe. */
+#include "check.h"
+#include "events.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int main(void)
+{
+	struct st_event ev[ST_MAX_EVENTS];
+	char close[5][64];
+	size_t n = 0, k;
+	int found = 0;
+
+	CHECK(events_parse("cpu-clock", ev, &n) == 0);
+	CHECK(n == 1);
+	CHECK(ev[0].attr.type == PERF_TYPE_SOFTWARE);
+	CHECK(ev[0].attr.config == PERF_COUNT_SW_CPU_CLOCK);
+	CHECK(!event_is_hardware(&ev[0].attr));
+
+	CHECK(events_parse("cycles,instructions", ev, &n) == 0);
+	CHECK(n == 2);
+	CHECK(event_is_cycles(&ev[0].attr) && event_is_hardware(&ev[0].attr));
+	CHECK(event_is_instructions(&ev[1].attr));
+
+	CHECK(events_parse("cpu-clok", ev, &n) == -1);
+	CHECK(events_parse("", ev, &n) == -1);
+	k = events_suggest("cpu-clok", close, 5);
+	for (size_t i = 0; i < k; i++)
+		found |= !strcmp(close[i], "cpu-clock");
+	CHECK(found);
+	CHECK(events_suggest("zzzzzzzzzzzzzzzzzzzzzzzz", close, 5) == 0);
+
+	/* The probe honours the override that tests the fallback on hardware. */
+	setenv("SHIMTOP_NO_PMU", "1", 1);
+	CHECK(!events_have_hardware_pmu());
+	return check_done("test_events");
+}

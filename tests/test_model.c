@@ -1,0 +1,141 @@
+/*
+ * test_model.c - aggregation over constructed records: shares weighted
+ * by period, sorting, unknown rows kept, IPC only from clean intervals,
+ * threads, lost counts, zeroing, and the sample-rate timeline.
+ */
+#include "check.h"
+#include "model.h"
+#include "record.h"
+#include "symbols.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int model_fn_one(void);
+__attribute__((noinline)) int model_fn_one(void)
+{
+	return 1;
+}
+
+__attribute__((noinline)) int model_fn_two(void);
+__attribute__((noinline)) int model_fn_two(void)
+{
+	return 2;
+}
+
+static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path, void *arg)
+{
+	_Alignas(8) unsigned char buf[4096];
+	struct st_mmap *m = (void *)buf;
+	size_t plen = strlen(path) + 1;
+
+	memset(buf, 0, sizeof(buf));
+	m->h = (struct st_header){ ST_REC_MMAP, ST_SOURCE_PERF,
+				   (uint32_t)st_align8(sizeof(*m) + plen) };
+	m->pid = m->tid = (uint32_t)getpid();
+	m->start = start;
+	m->len = len;
+	m->pgoff = pgoff;
+	memcpy(m->filename, path, plen);
+	model_ingest(arg, m);
+}
+
+static void sample(struct model *m, uint64_t ip, uint32_t tid, uint64_t time,
+		   uint64_t period, int cycles, int instr, uint32_t flags)
+{
+	_Alignas(8) unsigned char buf[256];
+	struct st_sample *s = (void *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF,
+				   (uint32_t)(sizeof(*s) + (cycles ? 16 : 0)) };
+	s->pid = (uint32_t)getpid();
+	s->tid = tid;
+	s->ip = ip;
+	s->time = time;
+	s->period = period;
+	s->flags = flags;
+	if (cycles) {
+		s->ncounters = 2;
+		s->flags |= ST_SAMPLE_HAS_COUNTERS;
+		s->data[0] = (uint64_t)cycles;
+		s->data[1] = (uint64_t)instr;
+	}
+	model_ingest(m, s);
+}
+
+int main(void)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	struct model m;
+	struct model_row *rows;
+	uint64_t one = (uint64_t)(uintptr_t)&model_fn_one + 1;
+	uint64_t two = (uint64_t)(uintptr_t)&model_fn_two + 1;
+	uint64_t t0 = 1000000000ull;
+	struct st_lost lost = { { ST_REC_LOST, ST_SOURCE_PERF, sizeof(lost) }, 5, 0 };
+	size_t n;
+
+	model_init(&m, sy);
+	m.ipc_cycles = 0;
+	m.ipc_instructions = 1;
+	symbols_read_proc_maps(getpid(), add_map, &m);
+
+	/* 30 samples in one (period 100), 10 in two (period 100), and 20 in
+	 * two with period 50: weight 3000 : 2000. */
+	for (int i = 0; i < 30; i++)
+		sample(&m, one, 1, t0 + (uint64_t)i * 50000000ull, 100, 1000, 2000, 0);
+	for (int i = 0; i < 10; i++)
+		sample(&m, two, 2, t0 + (uint64_t)i * 50000000ull, 100, 1000, 500, 0);
+	for (int i = 0; i < 20; i++)
+		sample(&m, two, 2, t0 + (uint64_t)i * 50000000ull, 50, 0, 0, 0);
+	/* A multiplexed interval: counted as a sample, kept out of IPC. */
+	sample(&m, one, 1, t0, 100, 1000, 9000, ST_SAMPLE_MULTIPLEXED);
+	/* Two addresses nothing explains. */
+	sample(&m, 0x10, 1, t0, 100, 0, 0, 0);
+	sample(&m, 0x20, 1, t0, 100, 0, 0, 0);
+	model_ingest(&m, &lost);
+
+	CHECK_EQ_U64(m.samples, 63);
+	CHECK_EQ_U64(m.unknown, 2);
+	CHECK_EQ_U64(m.kernel_lost, 5);
+	CHECK_EQ_U64(m.multiplexed, 1);
+	CHECK(m.nthreads == 2);
+
+	n = model_rows(&m, ST_SORT_SELF, false, &rows);
+	CHECK(n == 3);
+	CHECK(!strcmp(rows[0].sym->name, "model_fn_one"));
+	CHECK(rows[0].samples == 31);
+	CHECK(fabs(rows[0].self - 100.0 * 3100 / 5300) < 1e-9);
+	CHECK(fabs(rows[0].ipc - 2.0) < 1e-9);
+	CHECK(!strcmp(rows[1].sym->name, "model_fn_two"));
+	CHECK(fabs(rows[1].ipc - 0.5) < 1e-9);
+	CHECK(rows[2].sym->unknown && rows[2].samples == 2);
+	free(rows);
+
+	n = model_rows(&m, ST_SORT_SELF, true, &rows);
+	CHECK(rows[0].sym->unknown);
+	free(rows);
+	n = model_rows(&m, ST_SORT_IPC, false, &rows);
+	CHECK(!strcmp(rows[0].sym->name, "model_fn_one"));
+	CHECK(isnan(rows[n - 1].ipc));	/* no IPC sorts last */
+	free(rows);
+	n = model_rows(&m, ST_SORT_SYMBOL, false, &rows);
+	CHECK(!strcmp(rows[0].sym->name, "[unknown]"));
+	free(rows);
+
+	/* 63 samples over 1.45 s, 40 of them per second at the end. */
+	CHECK(model_rate(&m) > 30 && model_rate(&m) < 70);
+
+	model_zero(&m);
+	CHECK_EQ_U64(m.samples, 0);
+	n = model_rows(&m, ST_SORT_SELF, false, &rows);
+	CHECK(n == 0);
+	free(rows);
+	CHECK(model_fn_one() + model_fn_two() == 3);
+	model_free(&m);
+	symbolizer_destroy(sy);
+	return check_done("test_model");
+}

@@ -1,0 +1,178 @@
+/*
+ * test_record_file.c - --record files: a round trip keeps every record
+ * byte for byte; truncation, corruption, a foreign file and another
+ * version are refused with messages that say so.
+ */
+#include "check.h"
+#include "record.h"
+#include "record_file.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char path[] = "/tmp/shimtop-test-XXXXXX";
+
+static size_t make_sample(void *buf, uint64_t ip, int chain)
+{
+	struct st_sample *s = buf;
+	size_t size = sizeof(*s) + (size_t)chain * 8;
+
+	memset(s, 0, size);
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, (uint32_t)size };
+	s->pid = s->tid = 7;
+	s->ip = ip;
+	s->time = ip * 10;
+	s->period = 1;
+	s->nchain = (uint16_t)chain;
+	for (int i = 0; i < chain; i++)
+		s->data[i] = ip + (uint64_t)i;
+	return size;
+}
+
+static void write_file(int records)
+{
+	struct st_source_info in;
+	struct st_file_header h;
+	struct record_writer *w;
+	_Alignas(8) unsigned char buf[1024];
+
+	memset(&in, 0, sizeof(in));
+	snprintf(in.events, sizeof(in.events), "cpu-clock");
+	snprintf(in.period, sizeof(in.period), "250000 ns");
+	in.ipc_cycles = in.ipc_instructions = -1;
+	record_header_from_info(&h, &in, 7, "demo");
+	w = record_writer_open(path, &h);
+	CHECK(w != NULL);
+	for (int i = 0; i < records; i++) {
+		make_sample(buf, 0x1000 + (uint64_t)i, i % 5);
+		CHECK(record_writer_append(w, buf) == 0);
+	}
+	CHECK(record_writer_close(w) == 0);
+}
+
+static void test_round_trip(void)
+{
+	struct st_file_header h;
+	struct record_reader *r;
+	_Alignas(8) unsigned char want[1024];
+	const void *rec;
+	long n;
+	int i = 0;
+
+	write_file(100);
+	r = record_reader_open(path, &h);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK(h.pid == 7 && !strcmp(h.comm, "demo") && !strcmp(h.events, "cpu-clock"));
+	while ((n = record_reader_next(r, &rec)) > 0) {
+		size_t size = make_sample(want, 0x1000 + (uint64_t)i, i % 5);
+
+		CHECK((size_t)n == size && memcmp(rec, want, size) == 0);
+		i++;
+	}
+	CHECK(n == 0);
+	CHECK(i == 100);
+	record_reader_close(r);
+}
+
+static void test_truncated(void)
+{
+	struct st_file_header h;
+	struct record_reader *r;
+	const void *rec;
+	long n;
+	int good = 0;
+
+	write_file(10);
+	/* Cut the last record in half. */
+	CHECK(truncate(path, (off_t)(sizeof(h) + 9 * sizeof(struct st_sample) +
+				     8 * (0 + 1 + 2 + 3 + 4 + 0 + 1 + 2 + 3) + 20)) == 0);
+	r = record_reader_open(path, &h);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	while ((n = record_reader_next(r, &rec)) > 0)
+		good++;
+	CHECK(n == -1);
+	CHECK(good == 9);	/* nothing before the damage is lost */
+	CHECK(strstr(record_reader_error(r), "truncated") != NULL);
+	record_reader_close(r);
+}
+
+static void test_corrupt(void)
+{
+	struct st_file_header h;
+	struct record_reader *r;
+	struct st_header bad = { ST_REC_SAMPLE, 1, 12 };	/* not a multiple of 8 */
+	const void *rec;
+	FILE *f;
+
+	write_file(3);
+	f = fopen(path, "ab");
+	fwrite(&bad, sizeof(bad), 1, f);
+	fclose(f);
+	r = record_reader_open(path, &h);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	for (int i = 0; i < 3; i++)
+		CHECK(record_reader_next(r, &rec) > 0);
+	CHECK(record_reader_next(r, &rec) == -1);
+	CHECK(strstr(record_reader_error(r), "corrupt at byte") != NULL);
+	record_reader_close(r);
+
+	/* A sample claiming a longer chain than its size holds. */
+	write_file(0);
+	{
+		_Alignas(8) unsigned char buf[256];
+		struct st_sample *s = (void *)buf;
+
+		make_sample(buf, 0x10, 1);
+		s->nchain = 30;
+		f = fopen(path, "ab");
+		fwrite(buf, s->h.size, 1, f);
+		fclose(f);
+	}
+	r = record_reader_open(path, &h);
+	CHECK(r && record_reader_next(r, &rec) == -1);
+	record_reader_close(r);
+}
+
+static void test_not_ours(void)
+{
+	struct st_file_header h;
+	FILE *f = fopen(path, "wb");
+
+	fputs("this is not a recording at all, just some text......", f);
+	fclose(f);
+	CHECK(record_reader_open(path, &h) == NULL);
+
+	write_file(1);
+	f = fopen(path, "r+b");
+	{
+		uint32_t v = 99;
+
+		fseek(f, 8, SEEK_SET);
+		fwrite(&v, sizeof(v), 1, f);
+	}
+	fclose(f);
+	CHECK(record_reader_open(path, &h) == NULL);
+	CHECK(record_reader_open("/nonexistent/file", &h) == NULL);
+}
+
+int main(void)
+{
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return 99;
+	close(fd);
+	test_round_trip();
+	test_truncated();
+	test_corrupt();
+	test_not_ours();
+	unlink(path);
+	return check_done("test_record_file");
+}
