@@ -20,6 +20,8 @@ int main(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
+	if (!opt.batch && ui_prepare(opt.theme) < 0)
+		return ST_EXIT_USAGE;
 	/* Refuse before launching anything: a UI needs a terminal. */
 	if (!opt.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		st_error("standard %s is not a terminal; use --batch (with "
@@ -27,8 +29,6 @@ int main(int argc, char **argv)
 			 isatty(STDIN_FILENO) ? "output" : "input");
 		return ST_EXIT_USAGE;
 	}
-	if (!opt.batch && ui_prepare(opt.theme) < 0)
-		return ST_EXIT_USAGE;
 	/* A launched target that dies must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	status = session_open(&s, &opt);

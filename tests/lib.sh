@@ -1,0 +1,65 @@
+# lib.sh - helpers for the end-to-end tests.  Each test is a script that
+# exits 0 (pass), 1 (fail) or 77 (skipped, saying why).
+set -u
+: "${SHIMTOP:?run through make check}"
+: "${SHIMTOP_DEMO:?run through make check}"
+TMP=$(mktemp -d /tmp/shimtop-test.XXXXXX)
+failures=0
+BG_PIDS=""
+
+cleanup() {
+	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# expect_run STATUS PATTERN -- CMD...: runs CMD, checks its exit status and
+# that its stderr matches PATTERN (an extended regex).
+expect_run() {
+	want=$1 pattern=$2
+	shift 3
+	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		fail "'$*' exited $got, expected $want; stderr: $(cat "$TMP/err")"
+	elif ! grep -Eq -- "$pattern" "$TMP/err"; then
+		fail "'$*' stderr lacks /$pattern/: $(cat "$TMP/err")"
+	fi
+	# Errors are one line.
+	if [ "$want" -ne 0 ] && [ "$(grep -c . "$TMP/err")" -gt 1 ]; then
+		fail "'$*' printed more than one line of error: $(cat "$TMP/err")"
+	fi
+}
+
+# start_demo ARGS...: runs the demo in the background, sets DEMO_PID.
+start_demo() {
+	"$SHIMTOP_DEMO" "$@" &
+	DEMO_PID=$!
+	BG_PIDS="$BG_PIDS $DEMO_PID"
+	sleep 0.3
+}
+
+# json_get FILE EXPR: evaluates a Python expression over the JSON in FILE (d).
+json_get() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+finish() {
+	if [ "$failures" -ne 0 ]; then
+		echo "$failures check(s) failed"
+		exit 1
+	fi
+	echo "all checks passed"
+	exit 0
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# t-bad-input.sh - every bad input gets a one-line error naming the
+# problem and what to do, and the documented exit status.
+. "$TESTS_DIR/lib.sh"
+
+expect_run 1 "no process with id 999999" -- "$SHIMTOP" --batch --duration 1 -p 999999
+expect_run 2 "unknown event 'cpu-clok'.*did you mean.*cpu-clock" -- \
+	"$SHIMTOP" --batch --duration 1 -e cpu-clok
+expect_run 1 "cannot run '/nonexistent/cmd'.*PATH" -- \
+	"$SHIMTOP" --batch --duration 1 -- /nonexistent/cmd
+expect_run 2 "not a terminal; use --batch" -- "$SHIMTOP"
+expect_run 2 "no theme named 'nosuch'" -- "$SHIMTOP" --theme nosuch
+expect_run 2 "\-F needs a rate" -- "$SHIMTOP" --batch -F abc
+expect_run 2 "\-p needs a process id" -- "$SHIMTOP" --batch -p -5
+expect_run 2 "give -p PID or a command" -- "$SHIMTOP" --batch -p 1 -- true
+expect_run 2 "unknown format 'xml'" -- "$SHIMTOP" --batch --format xml
+expect_run 1 "cannot open record file '/nonexistent/rec'" -- \
+	"$SHIMTOP" --batch --replay /nonexistent/rec
+echo "hello, not a recording, but long enough to hold a header.........." \
+	"................................................................" >"$TMP/text"
+expect_run 1 "not a shimtop record file" -- "$SHIMTOP" --batch --replay "$TMP/text"
+expect_run 1 "cannot create record file '/nonexistent/dir/rec'" -- \
+	"$SHIMTOP" --batch --duration 1 --record /nonexistent/dir/rec
+
+# No hardware PMU: a fallback with a plain note, not a failure.
+SHIMTOP_NO_PMU=1 "$SHIMTOP" --batch --duration 1 >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 0 ] || fail "no-PMU fallback failed: $(cat "$TMP/err")"
+grep -q "note: no hardware PMU: IPC unavailable, sampling cpu-clock" "$TMP/out" ||
+	fail "no-PMU note missing: $(head -4 "$TMP/out")"
+SHIMTOP_NO_PMU=1 "$SHIMTOP" --batch --duration 1 -e cycles >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 0 ] || fail "-e cycles without a PMU failed: $(cat "$TMP/err")"
+grep -q "needs a hardware PMU.*sampling cpu-clock instead" "$TMP/err" ||
+	fail "-e cycles without a PMU: no warning: $(cat "$TMP/err")"
+
+# The target exits mid-session: the final table is kept and printed.
+"$SHIMTOP" --batch --duration 10 -- "$SHIMTOP_DEMO" --seconds 1.5 \
+	>"$TMP/out" 2>"$TMP/err"
+[ $? -eq 0 ] || fail "target exit: status $?"
+grep -Eq "target [0-9]+ exited after 1\.[0-9] s" "$TMP/err" ||
+	fail "target exit: no status line: $(cat "$TMP/err")"
+grep -q "phase_compute" "$TMP/out" || fail "target exit: table lost"
+grep -q "^status: target [0-9]* exited" "$TMP/out" || fail "target exit: no status in report"
+
+finish

@@ -1,0 +1,36 @@
+#!/bin/sh
+# t-batch.sh - batch mode on the demo: its four phases lead the table in
+# text and JSON, shares add up, and -d prints a report per interval.
+. "$TESTS_DIR/lib.sh"
+
+"$SHIMTOP" --batch --duration 3 -n 6 >"$TMP/text" 2>"$TMP/err" ||
+	fail "text batch failed: $(cat "$TMP/err")"
+for fn in phase_compute phase_pointer_chase phase_branchy recurse_tree; do
+	sed -n '/SELF%/,$p' "$TMP/text" | head -7 | grep -q " $fn\$" ||
+		fail "$fn not among the top rows: $(cat "$TMP/text")"
+done
+grep -Eq "^samples [0-9]+  rate [0-9]+/s" "$TMP/text" || fail "no samples line"
+
+"$SHIMTOP" --batch --duration 2 --format json >"$TMP/json" 2>"$TMP/err" ||
+	fail "json batch failed: $(cat "$TMP/err")"
+total=$(json_get "$TMP/json" "round(sum(r['self'] for r in d['rows']), 6)")
+[ "$total" = "100.0" ] || fail "shares add up to $total, not 100"
+samples=$(json_get "$TMP/json" "d['samples']")
+rows=$(json_get "$TMP/json" "sum(r['samples'] for r in d['rows'])")
+[ "$samples" = "$rows" ] || fail "rows hold $rows samples of $samples: some were dropped"
+[ "$samples" -gt 4000 ] || fail "only $samples samples in 2 s at 4 kHz"
+# Each of the four phases takes about a quarter of the time.
+json_get "$TMP/json" "[r['symbol'] for r in d['rows'] if 15 < r['self'] < 35]" >"$TMP/quarters"
+for fn in phase_compute phase_pointer_chase phase_branchy recurse_tree; do
+	grep -q "$fn" "$TMP/quarters" || fail "$fn is not near 25%: $(cat "$TMP/quarters")"
+done
+
+# -d: one JSON object per interval, plus the final one.
+"$SHIMTOP" --batch --duration 2.5 -d 1 --format json >"$TMP/lines" 2>"$TMP/err"
+n=$(grep -c '^{' "$TMP/lines")
+[ "$n" -eq 3 ] || fail "-d 1 over 2.5 s printed $n reports, expected 3"
+
+# -F uses the kernel's frequency mode and says so.
+"$SHIMTOP" --batch --duration 1 -F 997 >"$TMP/text" 2>"$TMP/err"
+grep -q "period 997 Hz" "$TMP/text" || fail "-F 997 not shown: $(head -2 "$TMP/text")"
+finish
