@@ -1,0 +1,93 @@
+#!/bin/sh
+# t-ui-tmux.sh - the terminal UI driven through tmux: header and table,
+# sort, search, help, resize down to 40x10 and below, colours and
+# NO_COLOR, and a clean quit that also ends the launched demo.
+. "$TESTS_DIR/lib.sh"
+
+command -v tmux >/dev/null || skip "tmux is not installed"
+SOCK="$TMP/tmux.sock"
+T="tmux -S $SOCK"
+
+screen() { $T capture-pane -p -t ui; }
+wait_for() {	# wait_for REGEX: up to 5 s for the screen to show it
+	i=0
+	while [ $i -lt 50 ]; do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "screen never showed /$1/:
+$(screen)"
+	return 1
+}
+
+$T new-session -d -s ui -x 100 -y 30 \
+	"env SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP'; echo \"EXIT=\$?\" >'$TMP/exit'; sleep 30"
+wait_for "phase_compute"
+wait_for "^shimtop 0\.1\.0 +pid [0-9]+ \(shimtop-demo\)"
+screen | grep -Eq "^perf (cpu-clock|cycles)" || fail "no source line: $(screen)"
+screen | grep -Eq "samples [0-9.k]+ +rate [0-9]+/s +lost 0" || fail "no samples line"
+screen | grep -q "SELF%v" || fail "not sorted by SELF% at start"
+demo=$(pgrep -f "$SHIMTOP_DEMO" | head -1)
+[ -n "$demo" ] || fail "the demo is not running under the UI"
+
+# Sort: '>' moves the arrow to IPC, '<' back.
+$T send-keys -t ui '>'
+wait_for "IPCv"
+$T send-keys -t ui '<'
+wait_for "SELF%v"
+$T send-keys -t ui 'I'
+wait_for "SELF%\^"
+$T send-keys -t ui 'I'
+
+# Search as you type.
+$T send-keys -t ui '/' 'r' 'e' 'c' 'u' 'r'
+wait_for "^Search: recur"
+$T send-keys -t ui Enter
+wait_for "F1Help"
+$T send-keys -t ui '/' '%%%'
+wait_for "Search: %%% +\(no match\)"
+$T send-keys -t ui Escape
+wait_for "F1Help"
+
+# Help, and back.
+$T send-keys -t ui F1
+wait_for "^shimtop keys"
+$T send-keys -t ui x
+wait_for "SELF%v"
+
+# Colours by default; none with NO_COLOR (checked below).
+$T capture-pane -e -p -t ui | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m\|$(printf '\033')\[[0-9;]*4[0-7]m" ||
+	fail "default theme shows no colour"
+
+# Resize: 40x10 still shows header and rows; smaller says so.
+$T resize-window -t ui -x 40 -y 10
+wait_for "phase_|recurse_tree"
+screen | grep -q "^shimtop" || fail "40x10: no header: $(screen)"
+$T resize-window -t ui -x 30 -y 8
+wait_for "terminal too small"
+$T resize-window -t ui -x 100 -y 30
+wait_for "SELF%v"
+$T send-keys -t ui C-l
+wait_for "SELF%v"
+
+$T send-keys -t ui q
+i=0
+while [ ! -s "$TMP/exit" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(cat "$TMP/exit" 2>/dev/null)" = "EXIT=0" ] || fail "quit: $(cat "$TMP/exit" 2>/dev/null)"
+sleep 0.3
+if [ -n "$demo" ] && kill -0 "$demo" 2>/dev/null; then
+	fail "the launched demo outlived the UI"
+fi
+$T kill-session -t ui 2>/dev/null
+
+# NO_COLOR: attributes only.
+$T new-session -d -s ui -x 100 -y 30 "env NO_COLOR=1 '$SHIMTOP'; sleep 30"
+wait_for "phase_compute"
+if $T capture-pane -e -p -t ui | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m"; then
+	fail "NO_COLOR still shows colour"
+fi
+$T send-keys -t ui q
+sleep 0.3
+$T kill-server 2>/dev/null
+finish
