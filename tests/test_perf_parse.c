@@ -87,14 +87,18 @@ static void test_samples_and_wrap(void)
 	uint64_t w[32];
 	struct seen seen;
 	const struct st_sample *a, *b;
+	size_t len;
 
 	memset(&ring, 0, sizeof(ring));
 	memset(&seen, 0, sizeof(seen));
 	/* Start near the end so the second sample wraps around. */
 	ring.page.data_head = ring.page.data_tail = DATA_SIZE - 150;
-	put(w, build_sample(w, 0x400100, 1000, 2000, 100, 100));
-	put(w, build_sample(w, 0x400200, 1600, 2900, 200, 200));
-	put(w, build_sample(w, 0x400300, 2600, 3900, 300, 250));
+	len = build_sample(w, 0x400100, 1000, 2000, 100, 100);
+	put(w, len);
+	len = build_sample(w, 0x400200, 1600, 2900, 200, 200);
+	put(w, len);
+	len = build_sample(w, 0x400300, 2600, 3900, 300, 250);
+	put(w, len);
 	CHECK(perf_mmap_drain(&ring.page, ring.data, DATA_SIZE, scratch,
 			      collect, &seen) == 3);
 	CHECK_EQ_U64(ring.page.data_tail, ring.page.data_head);

@@ -21,7 +21,7 @@ void ui_put(int y, int x, int width, chtype attr, const char *s)
 		return;
 	attrset(attr);
 	move(y, x);
-	for (; s[n] && n < width; n++)
+	for (; n < width && s[n]; n++)
 		addch((unsigned char)(isprint((unsigned char)s[n]) ? s[n] : '?'));
 	for (; n < width; n++)
 		addch(' ');

@@ -1,0 +1,122 @@
+/*
+ * bench_ingest.c - the model's ingest rate: records per second through
+ * the ring, the symbol cache and aggregation, fed from a recording.
+ *
+ *   bench_ingest RECORDING [RECORDS]
+ *
+ * A producer thread pushes the recording's records (over and over, up to
+ * RECORDS, default 5,000,000) into a ring, retrying when it is full as
+ * replay does; the main thread drains the ring into a model, as the UI
+ * and batch mode do.  Prints records/s and the cache hit rate.
+ */
+#include "model.h"
+#include "record.h"
+#include "record_file.h"
+#include "ring.h"
+#include "symbols.h"
+#include "util.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct stream {
+	unsigned char *bytes;
+	size_t len;
+	size_t first_sample;	/* offset of the first sample record */
+	struct ring *ring;
+	uint64_t total;
+	atomic_bool done;
+};
+
+static void *producer(void *arg)
+{
+	struct stream *st = arg;
+	size_t off = 0;
+
+	for (uint64_t n = 0; n < st->total; n++) {
+		const struct st_header *h = (const void *)(st->bytes + off);
+
+		while (!ring_push(st->ring, h, h->size))
+			;	/* the consumer is behind: wait for room */
+		off += h->size;
+		if (off >= st->len)
+			off = st->first_sample;	/* maps once, samples again */
+	}
+	atomic_store(&st->done, true);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct st_file_header h;
+	struct record_reader *r;
+	struct stream st;
+	struct symbolizer *sy;
+	struct symbolizer_stats ss;
+	struct model m;
+	pthread_t t;
+	const void *rec;
+	size_t cap = 1 << 20, len;
+	uint64_t got = 0, t0, t1;
+	long n;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: bench_ingest RECORDING [RECORDS]\n");
+		return 2;
+	}
+	memset(&st, 0, sizeof(st));
+	st.total = argc > 2 ? strtoull(argv[2], NULL, 10) : 5000000;
+	r = record_reader_open(argv[1], &h);
+	if (!r)
+		return 1;
+	st.bytes = st_xmalloc(cap);
+	st.first_sample = SIZE_MAX;
+	while ((n = record_reader_next(r, &rec)) > 0) {
+		if (st.len + (size_t)n > cap)
+			st.bytes = st_xrealloc(st.bytes, cap *= 2);
+		if (((const struct st_header *)rec)->type == ST_REC_SAMPLE &&
+		    st.first_sample == SIZE_MAX)
+			st.first_sample = st.len;
+		memcpy(st.bytes + st.len, rec, (size_t)n);
+		st.len += (size_t)n;
+	}
+	record_reader_close(r);
+	if (st.first_sample == SIZE_MAX) {
+		fprintf(stderr, "bench_ingest: %s holds no samples\n", argv[1]);
+		return 1;
+	}
+	st.ring = ring_create(8u << 20);
+	sy = symbolizer_create(false);
+	model_init(&m, sy);
+	t0 = st_now_ns();
+	pthread_create(&t, NULL, producer, &st);
+	for (;;) {
+		const void *p = ring_peek(st.ring, &len);
+
+		if (!p) {
+			if (atomic_load(&st.done) && !ring_peek(st.ring, &len))
+				break;
+			continue;
+		}
+		model_ingest(&m, p);
+		ring_release(st.ring);
+		got++;
+	}
+	t1 = st_now_ns();
+	pthread_join(t, NULL);
+	symbolizer_stats(sy, &ss);
+	printf("ingest: %llu records in %.3f s = %.0f records/s; "
+	       "%zu symbols; cache hits %.2f%%; samples %llu\n",
+	       (unsigned long long)got, (double)(t1 - t0) / 1e9,
+	       (double)got * 1e9 / (double)(t1 - t0), symbolizer_count(sy),
+	       ss.lookups ? 100.0 * (double)ss.cache_hits / (double)ss.lookups : 0,
+	       (unsigned long long)m.samples);
+	model_free(&m);
+	symbolizer_destroy(sy);
+	ring_destroy(st.ring);
+	free(st.bytes);
+	return 0;
+}

@@ -1,0 +1,102 @@
+#!/bin/sh
+# dev.sh - set up and build shimtop on Debian 12, then run it or test it.
+#
+#   ./dev.sh run    install what is missing, build, run shimtop on its demo
+#   ./dev.sh test   install what is missing, build with -Werror, run every
+#                   test, then build the tests with ASan+UBSan and run them
+#                   again; cppcheck over the sources.  Ends with the line
+#                   "N passed, N failed, N skipped".
+set -eu
+cd "$(dirname "$0")"
+TOP=$(pwd)
+
+PACKAGES="build-essential autoconf automake pkg-config libncurses-dev
+libdw-dev libelf-dev libpfm4-dev libjson-c-dev libinih-dev linux-perf tmux
+python3 perl util-linux procps cppcheck"
+
+install_missing() {
+	missing=""
+	for p in $PACKAGES; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "dev.sh: missing packages:$missing; install them as root" >&2
+		exit 1
+	fi
+	echo "dev.sh: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq $missing >/dev/null
+}
+
+# build DIR CONFIGURE-ARGS...: an out-of-tree build in DIR.
+build() {
+	dir=$1
+	shift
+	[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi >/dev/null 2>&1)
+	mkdir -p "$TOP/$dir"
+	cd "$TOP/$dir"
+	[ -f Makefile ] || "$TOP/configure" "$@" >/dev/null
+	make -j"$(nproc)" >/dev/null
+	cd "$TOP"
+}
+
+# check DIR: runs make check there; adds to the totals.
+passed=0 failed=0 skipped=0
+check() {
+	dir=$1
+	status=0
+	make -C "$TOP/$dir" -j1 check >"$TOP/$dir/check.out" 2>&1 || status=$?
+	grep -E "^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):" "$TOP/$dir/check.out" | sed "s|^|[$dir] |"
+	p=$(grep -c "^PASS:" "$TOP/$dir/check.out" || true)
+	f=$(grep -Ec "^(FAIL|ERROR|XPASS):" "$TOP/$dir/check.out" || true)
+	s=$(grep -c "^SKIP:" "$TOP/$dir/check.out" || true)
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1	# the build itself failed
+		tail -30 "$TOP/$dir/check.out"
+	fi
+	for log in "$TOP/$dir"/tests/*.log; do
+		case "$log" in */test-suite.log) continue ;; esac
+		if grep -q "^FAIL\|^ERROR" "${log%.log}.trs" 2>/dev/null; then
+			echo "---- $log"
+			tail -20 "$log"
+		fi
+	done
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+}
+
+case "${1:-}" in
+run)
+	install_missing
+	build build
+	shift
+	exec "$TOP/build/shimtop" "$@"
+	;;
+test)
+	install_missing
+	build build --enable-werror
+	check build
+	build build-asan --enable-werror --enable-sanitizers
+	check build-asan
+	if cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+		--std=c11 -D__x86_64__ --inline-suppr -I src src tests bench \
+		2>"$TOP/build/cppcheck.out"; then
+		passed=$((passed + 1))
+		echo "PASS: cppcheck"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: cppcheck"
+		cat "$TOP/build/cppcheck.out"
+	fi
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+	;;
+*)
+	echo "usage: ./dev.sh run [SHIMTOP-OPTIONS] | ./dev.sh test" >&2
+	exit 2
+	;;
+esac
