@@ -36,7 +36,8 @@ grep -q "needs a hardware PMU.*sampling cpu-clock instead" "$TMP/err" ||
 "$SHIMTOP" --batch --duration 10 -- "$SHIMTOP_DEMO" --seconds 1.5 \
 	>"$TMP/out" 2>"$TMP/err"
 [ $? -eq 0 ] || fail "target exit: status $?"
-grep -Eq "target [0-9]+ exited after 1\.[0-9] s" "$TMP/err" ||
+# (The demo runs 1.5 s after its set-up; under ASan the set-up is slow.)
+grep -Eq "target [0-9]+ exited after [1-5]\.[0-9] s" "$TMP/err" ||
 	fail "target exit: no status line: $(cat "$TMP/err")"
 grep -q "phase_compute" "$TMP/out" || fail "target exit: table lost"
 grep -q "^status: target [0-9]* exited" "$TMP/out" || fail "target exit: no status in report"

@@ -92,7 +92,7 @@ static void test_samples_and_wrap(void)
 	memset(&ring, 0, sizeof(ring));
 	memset(&seen, 0, sizeof(seen));
 	/* Start near the end so the second sample wraps around. */
-	ring.page.data_head = ring.page.data_tail = DATA_SIZE - 150;
+	ring.page.data_head = ring.page.data_tail = DATA_SIZE - 152;
 	len = build_sample(w, 0x400100, 1000, 2000, 100, 100);
 	put(w, len);
 	len = build_sample(w, 0x400200, 1600, 2900, 200, 200);
@@ -239,6 +239,21 @@ static void test_corrupt(void)
 	CHECK_EQ_U64(ring.page.data_tail, ring.page.data_head);
 }
 
+static void test_misaligned(void)
+{
+	struct perf_event_header odd = { PERF_RECORD_SAMPLE, 0, 12 };
+	unsigned char pad[4] = { 0 };
+	struct seen seen;
+
+	memset(&ring, 0, sizeof(ring));
+	memset(&seen, 0, sizeof(seen));
+	put(&odd, sizeof(odd));
+	put(pad, sizeof(pad));
+	CHECK(perf_mmap_drain(&ring.page, ring.data, DATA_SIZE, scratch,
+			      collect, &seen) == -1);
+	CHECK(seen.count == 0);
+}
+
 static void test_truncated_sample(void)
 {
 	uint64_t w[32];
@@ -261,6 +276,7 @@ int main(void)
 	test_side_records();
 	test_data_mmap_ignored();
 	test_corrupt();
+	test_misaligned();
 	test_truncated_sample();
 	return check_done("test_perf_parse");
 }

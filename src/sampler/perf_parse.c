@@ -36,8 +36,10 @@ long perf_mmap_drain(struct perf_event_mmap_page *page,
 			memcpy((unsigned char *)&hdr + first, data,
 			       sizeof(hdr) - first);
 		}
-		if (hdr.size < sizeof(hdr) || hdr.size > head - tail ||
-		    hdr.size > data_size)
+		/* The kernel writes 8-byte aligned records: anything else is
+		 * corruption, and reading it would be misaligned. */
+		if (hdr.size < sizeof(hdr) || hdr.size % 8 || off % 8 ||
+		    hdr.size > head - tail || hdr.size > data_size)
 			goto corrupt;
 		if (off + hdr.size <= data_size) {
 			ev = (const void *)(data + off);
