@@ -81,6 +81,17 @@ if [ -n "$demo" ] && kill -0 "$demo" 2>/dev/null; then
 fi
 $T kill-session -t ui 2>/dev/null
 
+# The target exits during the session: a status line, and the table stays.
+$T new-session -d -s ui -x 100 -y 30 \
+	"'$SHIMTOP' -- '$SHIMTOP_DEMO' --seconds 1; echo \"EXIT=\$?\" >'$TMP/exit2'; sleep 30"
+wait_for "target [0-9]+ exited after [0-9.]+ s; table kept, q quits"
+screen | grep -q "phase_compute" || fail "the table was not kept after the target exited"
+$T send-keys -t ui q
+i=0
+while [ ! -s "$TMP/exit2" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(cat "$TMP/exit2" 2>/dev/null)" = "EXIT=0" ] || fail "quit after exit: $(cat "$TMP/exit2" 2>/dev/null)"
+$T kill-session -t ui 2>/dev/null
+
 # NO_COLOR: attributes only.
 $T new-session -d -s ui -x 100 -y 30 "env NO_COLOR=1 '$SHIMTOP'; sleep 30"
 wait_for "phase_compute"
