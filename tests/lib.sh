@@ -63,3 +63,24 @@ finish() {
 	echo "all checks passed"
 	exit 0
 }
+
+# compare_with_perf PID LABEL: samples PID for 3 s with shimtop and with
+# perf record at the same time and period, and requires the overlap of the
+# two per-symbol profiles (003 section 7.2, tests/overlap.py) to be >= 90%.
+compare_with_perf() {
+	command -v perf >/dev/null || skip "perf (Debian linux-perf) is not installed"
+	perf record -q -e cpu-clock -c 250000 -p "$1" -o "$TMP/perf.data" \
+		>/dev/null 2>"$TMP/perf.err" &
+	perf_pid=$!
+	"$SHIMTOP" --batch --duration 3 --format json -p "$1" >"$TMP/shimtop.json" \
+		2>"$TMP/err" || fail "shimtop failed: $(cat "$TMP/err")"
+	kill -INT "$perf_pid"
+	wait "$perf_pid"
+	[ -s "$TMP/perf.data" ] || skip "perf record failed here: $(cat "$TMP/perf.err")"
+	perf report -i "$TMP/perf.data" --stdio -q --no-children --sort symbol \
+		--percent-limit 0 >"$TMP/perf.txt" 2>/dev/null
+	overlap=$(python3 "$TESTS_DIR/overlap.py" "$TMP/shimtop.json" "$TMP/perf.txt")
+	echo "overlap with perf on $2: $overlap%"
+	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 90 else 1)" "$overlap" ||
+		fail "overlap $overlap% with perf on $2 is under 90%"
+}
