@@ -1,0 +1,31 @@
+#!/bin/sh
+# t-container.sh - a process whose binary exists only in its own mount
+# namespace (as in a container): the path in its maps names nothing on
+# the host, so shimtop must read it through /proc/PID/root.
+. "$TESTS_DIR/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "a private mount namespace needs root"
+command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+PRIV="$TMP/private"
+mkdir -p "$PRIV"
+unshare --mount --propagation private --fork sh -c "
+	mount -t tmpfs none '$PRIV' && cp '$SHIMTOP_DEMO' '$PRIV/contained-demo' &&
+	exec '$PRIV/contained-demo'" &
+BG_PIDS="$BG_PIDS $!"
+i=0
+while [ -z "${DEMO_PID:-}" ] && [ $i -lt 50 ]; do
+	DEMO_PID=$(pgrep -f "^$PRIV/contained-demo" | head -1)
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -n "${DEMO_PID:-}" ] || skip "could not start a process in a mount namespace here"
+BG_PIDS="$BG_PIDS $DEMO_PID"
+[ ! -e "$PRIV/contained-demo" ] || fail "the binary leaked out of the namespace"
+"$SHIMTOP" --batch --duration 1.5 -p "$DEMO_PID" >"$TMP/out" 2>"$TMP/err" ||
+	fail "shimtop failed: $(cat "$TMP/err")"
+for fn in phase_compute phase_branchy; do
+	grep -q "contained-demo  *$fn\$" "$TMP/out" ||
+		fail "$fn not resolved through /proc/PID/root: $(head -12 "$TMP/out")"
+done
+kill "$DEMO_PID" 2>/dev/null
+finish
