@@ -105,6 +105,7 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* The --sort names, in enum st_sort_key order. */
 static const char *const sort_names[ST_SORT_COUNT] = {
 	"self", "ipc", "module", "symbol",
 };
@@ -226,9 +227,4 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 	if (!o->pid && !o->command && !o->replay_path)
 		o->demo = true;
 	return -1;
-}
-
-const char *st_sort_name(enum st_sort_key k)
-{
-	return sort_names[k];
 }

@@ -49,7 +49,4 @@ struct st_options {
  */
 int st_options_parse(struct st_options *o, int argc, char **argv);
 
-/* "self", "ipc", ... as accepted by --sort. */
-const char *st_sort_name(enum st_sort_key k);
-
 #endif

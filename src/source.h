@@ -27,7 +27,6 @@ struct st_source_info {
 	int ipc_instructions;		/* counter index, or -1 */
 	uint64_t kernel_lost;		/* samples the kernel dropped */
 	uint64_t throttled;		/* times the kernel throttled us */
-	size_t threads;			/* threads sampled now */
 	bool finished;			/* target gone / stream ended */
 	bool failed;			/* ended by bad input (corrupt file) */
 	char finish_reason[128];

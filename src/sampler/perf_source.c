@@ -19,7 +19,6 @@
 #include "target.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -560,15 +559,12 @@ static long drain_rings(struct perf_source *ps)
 	return total;
 }
 
-static void publish(struct perf_source *ps, const char *finished)
+static void mark_finished(struct perf_source *ps, const char *reason)
 {
 	pthread_mutex_lock(&ps->lock);
-	ps->info.threads = ps->nthreads;
-	if (finished) {
-		ps->info.finished = true;
-		snprintf(ps->info.finish_reason, sizeof(ps->info.finish_reason),
-			 "%s", finished);
-	}
+	ps->info.finished = true;
+	snprintf(ps->info.finish_reason, sizeof(ps->info.finish_reason), "%s",
+		 reason);
 	pthread_mutex_unlock(&ps->lock);
 }
 
@@ -601,9 +597,9 @@ static void *sampler_main(void *arg)
 			rescan_threads(ps, true);
 			ps->last_rescan = now;
 		}
-		publish(ps, NULL);
 	}
-	publish(ps, reason[0] ? reason : NULL);
+	if (reason[0])
+		mark_finished(ps, reason);
 	free(pfd);
 	return NULL;
 }
@@ -772,6 +768,5 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 		return NULL;
 	}
 	describe(ps);
-	ps->info.threads = ps->nthreads;
 	return &ps->base;
 }

@@ -6,7 +6,6 @@
 #define SHIMTOP_UI_H
 
 struct session;
-struct theme;
 
 /* Loads the theme --theme names before anything starts; 0 or -1. */
 int ui_prepare(const char *theme_name);
