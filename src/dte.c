@@ -1,0 +1,58 @@
+/* dte.c - double-time error correction and counter deltas. */
+#include "dte.h"
+
+#include <math.h>
+
+void dte_init(struct dte *d, double tolerance)
+{
+	*d = (struct dte){ .tolerance = tolerance };
+}
+
+enum dte_verdict dte_check(struct dte *d, uint64_t start, uint64_t end,
+			   double *cpc)
+{
+	uint64_t ds, de;
+	bool had = d->have_prev;
+
+	ds = start - d->prev_start;
+	de = end - d->prev_end;
+	*cpc = 0;
+	d->taken++;
+	d->have_prev = true;
+	d->prev_start = start;
+	d->prev_end = end;
+	if (!had)
+		return DTE_FIRST;
+	/* Unsigned deltas of a clock that went back are huge: reject. */
+	if (end < start || ds == 0 || de == 0 || (int64_t)ds < 0 || (int64_t)de < 0) {
+		d->rejected_clock++;
+		return DTE_REJECT_CLOCK;
+	}
+	*cpc = (double)de / (double)ds;
+	if (fabs(*cpc - 1.0) > d->tolerance) {
+		d->rejected_cpc++;
+		return DTE_REJECT_CPC;
+	}
+	d->accepted++;
+	return DTE_ACCEPT;
+}
+
+bool counter_delta(uint64_t prev, uint64_t cur, unsigned width,
+		   uint64_t *delta)
+{
+	uint64_t mask = width >= 64 ? UINT64_MAX : (UINT64_C(1) << width) - 1;
+	uint64_t d = (cur - prev) & mask;
+
+	if (d > mask / 2)
+		return false;
+	*delta = d;
+	return true;
+}
+
+void dte_backwards(struct dte *d)
+{
+	/* The sample was counted as accepted by dte_check: move it. */
+	if (d->accepted)
+		d->accepted--;
+	d->rejected_backwards++;
+}

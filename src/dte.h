@@ -1,0 +1,60 @@
+/*
+ * dte.h - double-time error correction (SHIM, 000 §4.1).
+ *
+ * Each observer sample is bracketed by two clock reads, C^s before its
+ * counters and C^e after.  For consecutive samples n-1 and n,
+ *
+ *     CPC = (C^e_n - C^e_{n-1}) / (C^s_n - C^s_{n-1})
+ *
+ * is 1 when both measurement windows took equally long.  A rate sample
+ * is kept only when |CPC - 1| <= tolerance: the check never looks at the
+ * rate, yet removes the impossible ones a perturbed window produces.
+ */
+#ifndef SHIMTOP_DTE_H
+#define SHIMTOP_DTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DTE_DEFAULT_TOLERANCE 0.01
+
+enum dte_verdict {
+	DTE_FIRST,		/* no previous sample: nothing to compare */
+	DTE_ACCEPT,
+	DTE_REJECT_CPC,		/* the two windows differ too much */
+	DTE_REJECT_CLOCK,	/* a clock did not advance */
+	DTE_REJECT_BACKWARDS,	/* a counter went backwards */
+};
+
+struct dte {
+	double tolerance;
+	uint64_t taken;		/* every sample seen */
+	uint64_t accepted;
+	uint64_t rejected_cpc;
+	uint64_t rejected_clock;
+	uint64_t rejected_backwards;
+	bool have_prev;
+	uint64_t prev_start, prev_end;
+};
+
+void dte_init(struct dte *d, double tolerance);
+
+/*
+ * Judges the sample with clocks (start, end) against the previous one
+ * and remembers it.  *cpc gets the ratio (0 for DTE_FIRST and clock
+ * rejects).
+ */
+enum dte_verdict dte_check(struct dte *d, uint64_t start, uint64_t end,
+			   double *cpc);
+
+/*
+ * The change of a counter `width` bits wide from prev to cur, allowing
+ * one wrap.  A change of more than half the range is taken as the
+ * counter going backwards (a reset, or a torn read): false, and the
+ * caller counts the sample as DTE_REJECT_BACKWARDS with dte_backwards.
+ */
+bool counter_delta(uint64_t prev, uint64_t cur, unsigned width,
+		   uint64_t *delta);
+void dte_backwards(struct dte *d);
+
+#endif
