@@ -10,6 +10,10 @@
  *
  * --threads N starts N more threads running the same phases after
  * --thread-delay S seconds, to show that threads born later are followed.
+ *
+ * It publishes software signals (<shimtop/signals.h>): each thread's
+ * current phase (1-4) as its tag, and its work items (inner-loop batches
+ * done) as counter 0.  --no-signals turns that off.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -20,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <shimtop/signals.h>
+
 #define SLICE_NS	100000000ull
 #define CHASE_ENTRIES	(8u << 20)	/* 8 Mi entries of 8 bytes */
 #define BRANCH_BYTES	(1u << 16)
@@ -28,6 +34,10 @@ static size_t *chase;
 static unsigned char *branch_data;
 static volatile uint64_t sink;		/* keeps results alive */
 static double run_seconds;
+static struct shimtop_signals *signals;
+static _Thread_local struct shimtop_slot *my_slot;
+
+enum { PHASE_COMPUTE = 1, PHASE_CHASE, PHASE_BRANCHY, PHASE_RECURSIVE };
 
 static uint64_t now_ns(void)
 {
@@ -72,12 +82,14 @@ static __attribute__((noinline, noclone)) void phase_compute(uint64_t until)
 {
 	double a = 1.0001, b = 0.9999, c = 0.5;
 
-	while (now_ns() < until)
+	while (now_ns() < until) {
 		for (int i = 0; i < 100000; i++) {
 			a = a * b + c;
 			b = b * 0.99999 + 0.00001;
 			c = c * a - b * 0.5;
 		}
+		shimtop_count(my_slot, 0, 1);
+	}
 	sink += (uint64_t)(a + b + c);
 }
 
@@ -86,9 +98,11 @@ static __attribute__((noinline, noclone)) void phase_pointer_chase(uint64_t unti
 	static size_t at;
 	size_t p = at;
 
-	while (now_ns() < until)
+	while (now_ns() < until) {
 		for (int i = 0; i < 20000; i++)
 			p = chase[p];
+		shimtop_count(my_slot, 0, 1);
+	}
 	at = p;
 	sink += p;
 }
@@ -97,7 +111,7 @@ static __attribute__((noinline, noclone)) void phase_branchy(uint64_t until)
 {
 	uint64_t hist[8] = { 0 }, x = 1;
 
-	while (now_ns() < until)
+	while (now_ns() < until) {
 		for (size_t i = 0; i < BRANCH_BYTES; i++) {
 			unsigned v = branch_data[i];
 
@@ -108,6 +122,8 @@ static __attribute__((noinline, noclone)) void phase_branchy(uint64_t until)
 			else
 				x ^= v << 3;
 		}
+		shimtop_count(my_slot, 0, 1);
+	}
 	sink += x + hist[1] + hist[3];
 }
 
@@ -129,8 +145,10 @@ static __attribute__((noinline, noclone)) void phase_recursive(uint64_t until)
 {
 	uint64_t s = 1;
 
-	while (now_ns() < until)
+	while (now_ns() < until) {
 		s += recurse_tree(8, s);
+		shimtop_count(my_slot, 0, 1);
+	}
 	sink += s;
 }
 
@@ -138,6 +156,8 @@ static void *run_phases(void *arg)
 {
 	uint64_t end = *(const uint64_t *)arg;
 
+	if (!my_slot)
+		my_slot = shimtop_signals_thread(signals);
 	for (;;) {
 		void (*phase[])(uint64_t) = { phase_compute, phase_pointer_chase,
 					      phase_branchy, phase_recursive };
@@ -147,6 +167,7 @@ static void *run_phases(void *arg)
 
 			if (end && t >= end)
 				return NULL;
+			shimtop_tag(my_slot, PHASE_COMPUTE + i, 0);
 			phase[i](t + SLICE_NS);
 		}
 	}
@@ -158,15 +179,17 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "thread-delay", required_argument, NULL, 'D' },
+		{ "no-signals", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int threads = 0, c;
+	const char *counters[] = { "work items" };
+	int threads = 0, c, publish = 1;
 	double delay = 0.5;
 	uint64_t end = 0;
 	pthread_t *tid;
 
-	while ((c = getopt_long(argc, argv, "s:t:D:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:D:Nh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			run_seconds = atof(optarg);
@@ -177,15 +200,24 @@ int main(int argc, char **argv)
 		case 'D':
 			delay = atof(optarg);
 			break;
+		case 'N':
+			publish = 0;
+			break;
 		default:
 			fputs("usage: shimtop-demo [--seconds N] [--threads N] "
-			      "[--thread-delay S]\n", stderr);
+			      "[--thread-delay S] [--no-signals]\n", stderr);
 			return c == 'h' ? 0 : 2;
 		}
 	}
 	if (threads < 0 || threads > 64 || run_seconds < 0 || delay < 0) {
 		fputs("shimtop-demo: --threads takes 0..64, times are >= 0\n", stderr);
 		return 2;
+	}
+	if (publish) {
+		/* Without a segment the signal calls do nothing. */
+		signals = shimtop_signals_open("phase", counters, 1);
+		if (signals)
+			atexit(shimtop_signals_close);
 	}
 	build_chase();
 	if (run_seconds > 0)

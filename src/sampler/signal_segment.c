@@ -1,0 +1,87 @@
+/* signal_segment.c - validating and mapping a program's signal segment. */
+#include "signal_segment.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
+			  size_t errlen)
+{
+	char name[64], proc[64];
+	struct stat st, owner;
+	const struct shimtop_signals *s;
+	int fd;
+
+	memset(seg, 0, sizeof(*seg));
+	shimtop_signals_name(name, sizeof(name), (long)pid);
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	if (stat(proc, &owner) < 0) {
+		snprintf(err, errlen, "no process with id %d", (int)pid);
+		return -1;
+	}
+	fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen,
+			 "process %d publishes no signal segment (/dev/shm%s): it must "
+			 "call shimtop_signals_open() from <shimtop/signals.h>, or read "
+			 "a global variable with --signal NAME", (int)pid, name);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || st.st_uid != owner.st_uid) {
+		snprintf(err, errlen,
+			 "signal segment /dev/shm%s belongs to uid %u, but process %d "
+			 "runs as uid %u: refusing a segment its process does not own",
+			 name, (unsigned)st.st_uid, (int)pid, (unsigned)owner.st_uid);
+		close(fd);
+		return -1;
+	}
+	if (st.st_mode & 0077) {
+		snprintf(err, errlen,
+			 "signal segment /dev/shm%s is open to other users (mode %o): "
+			 "refusing it; the program must create it 0600", name,
+			 (unsigned)(st.st_mode & 0777));
+		close(fd);
+		return -1;
+	}
+	if ((size_t)st.st_size < SHIMTOP_SIGNALS_SIZE) {
+		snprintf(err, errlen,
+			 "signal segment /dev/shm%s is %lld bytes, too small for "
+			 "version %u (%zu bytes): rebuild the program with this "
+			 "shimtop's <shimtop/signals.h>", name, (long long)st.st_size,
+			 SHIMTOP_SIGNALS_VERSION, (size_t)SHIMTOP_SIGNALS_SIZE);
+		close(fd);
+		return -1;
+	}
+	s = mmap(NULL, SHIMTOP_SIGNALS_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (s == MAP_FAILED) {
+		snprintf(err, errlen, "cannot map signal segment /dev/shm%s: %s",
+			 name, strerror(errno));
+		return -1;
+	}
+	if (memcmp(s->header.magic, SHIMTOP_SIGNALS_MAGIC, 8) != 0 ||
+	    s->header.version != SHIMTOP_SIGNALS_VERSION ||
+	    s->header.header_size != SHIMTOP_SIGNALS_HEADER_SIZE ||
+	    s->header.slot_size != sizeof(struct shimtop_slot) ||
+	    s->header.nslots != SHIMTOP_SIGNALS_SLOTS ||
+	    s->header.ncounters > SHIMTOP_SIGNALS_COUNTERS) {
+		snprintf(err, errlen,
+			 "signal segment /dev/shm%s is version %u, not %u (or not a "
+			 "signal segment): rebuild the program with this shimtop's "
+			 "<shimtop/signals.h>", name, s->header.version,
+			 SHIMTOP_SIGNALS_VERSION);
+		munmap((void *)s, SHIMTOP_SIGNALS_SIZE);
+		return -1;
+	}
+	seg->sig = s;
+	seg->pid = pid;
+	return 0;
+}
+
+void signal_segment_detach(struct signal_segment *seg)
+{
+	if (seg->sig)
+		munmap((void *)seg->sig, SHIMTOP_SIGNALS_SIZE);
+	seg->sig = NULL;
+}
