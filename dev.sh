@@ -83,7 +83,7 @@ test)
 	build build-asan --enable-werror --enable-sanitizers
 	check build-asan
 	if cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--std=c11 -D__x86_64__ --inline-suppr -I src src tests bench \
+		--std=c11 -D__x86_64__ --inline-suppr -I src -I include src tests bench include \
 		2>"$TOP/build/cppcheck.out"; then
 		passed=$((passed + 1))
 		echo "PASS: cppcheck"
