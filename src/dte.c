@@ -49,10 +49,22 @@ bool counter_delta(uint64_t prev, uint64_t cur, unsigned width,
 	return true;
 }
 
-void dte_backwards(struct dte *d)
+enum dte_verdict dte_backwards(struct dte *d, enum dte_verdict v)
 {
-	/* The sample was counted as accepted by dte_check: move it. */
-	if (d->accepted)
+	/* Move the sample out of the count dte_check put it in. */
+	switch (v) {
+	case DTE_ACCEPT:
 		d->accepted--;
+		break;
+	case DTE_REJECT_CPC:
+		d->rejected_cpc--;
+		break;
+	case DTE_REJECT_CLOCK:
+		d->rejected_clock--;
+		break;
+	default:
+		return v;	/* first sample or already backwards: no rate */
+	}
 	d->rejected_backwards++;
+	return DTE_REJECT_BACKWARDS;
 }

@@ -51,10 +51,16 @@ enum dte_verdict dte_check(struct dte *d, uint64_t start, uint64_t end,
  * The change of a counter `width` bits wide from prev to cur, allowing
  * one wrap.  A change of more than half the range is taken as the
  * counter going backwards (a reset, or a torn read): false, and the
- * caller counts the sample as DTE_REJECT_BACKWARDS with dte_backwards.
+ * caller reclassifies the sample with dte_backwards.
  */
 bool counter_delta(uint64_t prev, uint64_t cur, unsigned width,
 		   uint64_t *delta);
-void dte_backwards(struct dte *d);
+
+/*
+ * Recounts a sample dte_check judged `v` as rejected because a counter
+ * went backwards; returns DTE_REJECT_BACKWARDS (or v for a first sample,
+ * which has no rate to reject).
+ */
+enum dte_verdict dte_backwards(struct dte *d, enum dte_verdict v);
 
 #endif

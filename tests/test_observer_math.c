@@ -69,12 +69,23 @@ static void test_counter_delta(void)
 		struct dte dt;
 		double cpc;
 
+		enum dte_verdict v;
+
 		dte_init(&dt, 0.01);
 		dte_check(&dt, 0, 10, &cpc);
-		dte_check(&dt, 100, 110, &cpc);
-		dte_backwards(&dt);
+		v = dte_check(&dt, 100, 110, &cpc);
+		CHECK(dte_backwards(&dt, v) == DTE_REJECT_BACKWARDS);
 		CHECK_EQ_U64(dt.accepted, 0);
 		CHECK_EQ_U64(dt.rejected_backwards, 1);
+		/* A CPC reject whose counter also went back counts once. */
+		v = dte_check(&dt, 200, 260, &cpc);
+		CHECK(v == DTE_REJECT_CPC);
+		CHECK(dte_backwards(&dt, v) == DTE_REJECT_BACKWARDS);
+		CHECK_EQ_U64(dt.rejected_cpc, 0);
+		CHECK_EQ_U64(dt.accepted, 0);
+		CHECK_EQ_U64(dt.rejected_backwards, 2);
+		CHECK_EQ_U64(dt.taken, dt.accepted + dt.rejected_cpc +
+			     dt.rejected_clock + dt.rejected_backwards + 1);
 	}
 }
 
