@@ -37,6 +37,18 @@ enum dte_verdict dte_check(struct dte *d, uint64_t start, uint64_t end,
 	return DTE_ACCEPT;
 }
 
+void dte_resume(struct dte *d, uint64_t start, uint64_t end)
+{
+	d->have_prev = true;
+	d->prev_start = start;
+	d->prev_end = end;
+}
+
+void dte_restart(struct dte *d)
+{
+	d->have_prev = false;
+}
+
 bool counter_delta(uint64_t prev, uint64_t cur, unsigned width,
 		   uint64_t *delta)
 {

@@ -48,6 +48,15 @@ enum dte_verdict dte_check(struct dte *d, uint64_t start, uint64_t end,
 			   double *cpc);
 
 /*
+ * Continues from a sample judged earlier (the last of the previous batch)
+ * without counting it again.
+ */
+void dte_resume(struct dte *d, uint64_t start, uint64_t end);
+
+/* Forgets the previous sample: the next one is a first. */
+void dte_restart(struct dte *d);
+
+/*
  * The change of a counter `width` bits wide from prev to cur, allowing
  * one wrap.  A change of more than half the range is taken as the
  * counter going backwards (a reset, or a torn read): false, and the

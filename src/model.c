@@ -13,10 +13,18 @@ void model_init(struct model *m, struct symbolizer *symbols)
 	memset(m, 0, sizeof(*m));
 	m->symbols = symbols;
 	m->ipc_cycles = m->ipc_instructions = -1;
+	obs_model_init(&m->obs, DTE_DEFAULT_TOLERANCE);
+}
+
+void model_set_dte_tolerance(struct model *m, double tolerance)
+{
+	m->obs.tolerance = tolerance;
+	m->obs.dte.tolerance = tolerance;
 }
 
 void model_free(struct model *m)
 {
+	obs_model_free(&m->obs);
 	free(m->per_sym);
 	free(m->threads);
 	free(m->timeline);
@@ -155,6 +163,10 @@ void model_ingest(struct model *m, const void *rec)
 	case ST_REC_THROTTLE:
 		m->throttled += ((const struct st_lost *)rec)->count;
 		break;
+	case ST_REC_OBSERVE:
+	case ST_REC_OBSERVE_META:
+		obs_model_ingest(&m->obs, rec);
+		break;
 	default:
 		break;
 	}
@@ -167,6 +179,7 @@ void model_zero(struct model *m)
 		m->threads[i].samples = 0;
 	m->samples = m->weight = m->unknown = m->kernel_samples = 0;
 	m->multiplexed = m->chains = m->chain_frames = 0;
+	obs_model_zero(&m->obs);
 }
 
 struct sort_ctx {

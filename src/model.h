@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "obs_model.h"
 #include "options.h"
 
 struct symbolizer;
@@ -57,10 +58,15 @@ struct model {
 
 	uint32_t *timeline;			/* samples per bucket */
 	size_t timeline_len, timeline_cap;
+
+	struct obs_model obs;			/* the SHIM observer's samples */
 };
 
 void model_init(struct model *m, struct symbolizer *symbols);
 void model_free(struct model *m);
+
+/* The DTE tolerance for observer samples (--dte-tolerance). */
+void model_set_dte_tolerance(struct model *m, double tolerance);
 
 /* Takes one record (record.h); unknown record types are ignored. */
 void model_ingest(struct model *m, const void *rec);

@@ -32,6 +32,17 @@ static const char usage_text[] =
 "  -n, --rows N           batch: print the top N rows (default all)\n"
 "  -s, --sort KEY         self (default), ipc, module or symbol\n"
 "      --theme NAME|FILE  colour theme (default: default; NO_COLOR: mono)\n"
+"observer (software signals sampled every few hundred cycles):\n"
+"      --observe          run the SHIM observer on the target's signal segment\n"
+"                         (<shimtop/signals.h>) or on --signal variables\n"
+"      --signal NAME[:tag]  read global variable NAME (a counter, or a tag)\n"
+"                         with process_vm_readv; repeat for up to 4 + 1 tag\n"
+"      --observer-cpu N   the observer's CPU (default: the SMT sibling of the\n"
+"                         target's CPU, else another core)\n"
+"      --observer-period CYCLES  TSC cycles between samples (default %d;\n"
+"                         0: as fast as possible)\n"
+"      --pin-target       pin the target's threads to the paired CPU\n"
+"      --dte-tolerance X  accept a rate sample when |CPC - 1| <= X (0.01)\n"
 "record and replay:\n"
 "      --record FILE      also save the raw record stream to FILE\n"
 "      --replay FILE      show a recorded stream instead of a live target\n"
@@ -41,7 +52,9 @@ static const char usage_text[] =
 
 enum {
 	OPT_BATCH = 256, OPT_DURATION, OPT_FORMAT, OPT_RECORD, OPT_REPLAY,
-	OPT_REALTIME, OPT_THEME, OPT_NO_RANDOM, OPT_NO_CHAIN,
+	OPT_REALTIME, OPT_THEME, OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE,
+	OPT_SIGNAL, OPT_OBSERVER_CPU, OPT_OBSERVER_PERIOD, OPT_PIN_TARGET,
+	OPT_DTE_TOLERANCE,
 };
 
 static const struct option long_options[] = {
@@ -61,6 +74,12 @@ static const struct option long_options[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "realtime", no_argument, NULL, OPT_REALTIME },
+	{ "observe", no_argument, NULL, OPT_OBSERVE },
+	{ "signal", required_argument, NULL, OPT_SIGNAL },
+	{ "observer-cpu", required_argument, NULL, OPT_OBSERVER_CPU },
+	{ "observer-period", required_argument, NULL, OPT_OBSERVER_PERIOD },
+	{ "pin-target", no_argument, NULL, OPT_PIN_TARGET },
+	{ "dte-tolerance", required_argument, NULL, OPT_DTE_TOLERANCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -119,6 +138,9 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 	o->randomize = true;
 	o->callchain = true;
 	o->delay = 1.0;
+	o->observer_cpu = -1;
+	o->observer_period = ST_OBSERVER_PERIOD;
+	o->dte_tolerance = 0.01;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:e:F:c:d:n:s:hV", long_options,
 				NULL)) != -1) {
@@ -193,8 +215,50 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 		case OPT_REALTIME:
 			o->realtime = true;
 			break;
+		case OPT_OBSERVE:
+			o->observe = true;
+			break;
+		case OPT_SIGNAL:
+			if (o->nsignals == ST_MAX_SIGNALS)
+				return bad("at most %d --signal options (four counters and a tag)",
+					   ST_MAX_SIGNALS);
+			o->signals[o->nsignals++] = optarg;
+			o->observe = true;
+			break;
+		case OPT_OBSERVER_CPU:
+			if (!strcmp(optarg, "0"))
+				v = 0;
+			else if (parse_u64(optarg, &v) || v > 65535)
+				return bad("--observer-cpu needs a CPU number, not '%s'", optarg);
+			o->observer_cpu = (int)v;
+			o->observe = true;
+			break;
+		case OPT_OBSERVER_PERIOD:
+			if (!strcmp(optarg, "0"))
+				v = 0;
+			else if (parse_u64(optarg, &v) || v > 100000000000ull)
+				return bad("--observer-period needs TSC cycles (0 to 1e11), not '%s'",
+					   optarg);
+			o->observer_period = v;
+			o->observe = true;
+			break;
+		case OPT_PIN_TARGET:
+			o->pin_target = true;
+			o->observe = true;
+			break;
+		case OPT_DTE_TOLERANCE: {
+			char *end;
+
+			errno = 0;
+			o->dte_tolerance = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->dte_tolerance > 0) ||
+			    o->dte_tolerance >= 1)
+				return bad("--dte-tolerance needs a fraction between 0 and 1 "
+					   "(e.g. 0.01), not '%s'", optarg);
+			break;
+		}
 		case 'h':
-			fputs(usage_text, stdout);
+			printf(usage_text, ST_OBSERVER_PERIOD);
 			return ST_EXIT_OK;
 		case 'V':
 			puts("shimtop " PACKAGE_VERSION);
@@ -224,6 +288,9 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 		return bad("%s", "--replay shows a file: it takes no -p, command or --record");
 	if (o->realtime && !o->replay_path)
 		return bad("%s", "--realtime applies to --replay only");
+	if (o->replay_path && o->observe && (o->nsignals || o->pin_target ||
+					      o->observer_cpu >= 0))
+		return bad("%s", "--replay shows recorded observer samples; it runs no observer");
 	if (!o->pid && !o->command && !o->replay_path)
 		o->demo = true;
 	return -1;

@@ -21,6 +21,9 @@ enum st_sort_key {
 	ST_SORT_COUNT
 };
 
+#define ST_MAX_SIGNALS		5	/* four counters and a tag */
+#define ST_OBSERVER_PERIOD	2000	/* cycles: >90% DTE acceptance (000 Fig. 4c) */
+
 struct st_options {
 	pid_t pid;			/* -p; 0 if not given */
 	char **command;			/* after --; NULL if none */
@@ -41,6 +44,15 @@ struct st_options {
 	const char *replay_path;
 	bool realtime;			/* replay at recorded speed */
 	const char *theme;
+
+	/* The SHIM observer (issue 3). */
+	bool observe;			/* --observe, or implied by its options */
+	int observer_cpu;		/* --observer-cpu; -1: choose */
+	bool pin_target;
+	uint64_t observer_period;	/* TSC cycles between samples; 0: no pause */
+	double dte_tolerance;		/* |CPC - 1| accepted */
+	const char *signals[ST_MAX_SIGNALS];	/* --signal NAME[:tag] */
+	size_t nsignals;
 };
 
 /*

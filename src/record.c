@@ -18,6 +18,10 @@ static size_t min_size(uint16_t type)
 	case ST_REC_LOST:
 	case ST_REC_THROTTLE:
 		return sizeof(struct st_lost);
+	case ST_REC_OBSERVE:
+		return sizeof(struct st_observe);
+	case ST_REC_OBSERVE_META:
+		return sizeof(struct st_observe_meta);
 	default:
 		return sizeof(struct st_header);	/* unknown: skippable */
 	}
@@ -45,6 +49,19 @@ size_t st_record_check(const void *rec, size_t avail)
 		size_t room = h.size - sizeof(*m);
 
 		if (!memchr(m->filename, '\0', room))
+			return 0;
+	} else if (h.type == ST_REC_OBSERVE) {
+		const struct st_observe *o = rec;
+		size_t need = sizeof(*o) + (size_t)o->nsamples * sizeof(uint64_t) *
+			st_observe_words(o->nthreads, o->ncounters);
+
+		if (o->nthreads > ST_OBS_MAX_THREADS ||
+		    o->ncounters > ST_OBS_MAX_COUNTERS || need > h.size)
+			return 0;
+	} else if (h.type == ST_REC_OBSERVE_META) {
+		const struct st_observe_meta *m = rec;
+
+		if (m->ncounters > ST_OBS_MAX_COUNTERS)
 			return 0;
 	}
 	return h.size;

@@ -21,6 +21,8 @@ enum st_record_type {
 	ST_REC_EXIT = 5,	/* struct st_task */
 	ST_REC_LOST = 6,	/* struct st_lost: the kernel dropped samples */
 	ST_REC_THROTTLE = 7,	/* struct st_lost: the kernel throttled */
+	ST_REC_OBSERVE = 8,	/* struct st_observe: observer samples */
+	ST_REC_OBSERVE_META = 9, /* struct st_observe_meta: what they hold */
 };
 
 /* Which source produced a record; the observer and IBS come later. */
@@ -99,6 +101,62 @@ struct st_lost {
 	struct st_header h;
 	uint64_t count;
 	uint64_t time;
+};
+
+/*
+ * A batch of the SHIM observer's raw samples (000 Fig. 2), analysed by
+ * the consumer.  data[] holds nsamples samples of
+ *     start, end               rdtscp before and after the counters
+ *     per thread t < nthreads: counter[ncounters], tag, depth
+ * in 64-bit words.  With ST_OBS_CONTINUES, sample 0 repeats the last
+ * sample of batch seq-1, so each batch is complete on its own and a batch
+ * the ring dropped costs only its own samples.
+ */
+#define ST_OBS_MAX_THREADS	8u
+#define ST_OBS_MAX_COUNTERS	4u
+#define ST_OBS_NAME_LEN		32u
+#define ST_OBS_TAG_NAMES	16u
+#define ST_OBS_CONTINUES	0x1u
+
+struct st_observe {
+	struct st_header h;
+	uint32_t pid;
+	uint32_t seq;
+	uint16_t nsamples;
+	uint8_t nthreads;
+	uint8_t ncounters;
+	uint32_t flags;
+	uint64_t tsc_hz;	/* TSC ticks per second, calibrated so far */
+	uint64_t tsc_base;	/* a TSC reading ... */
+	uint64_t mono_base;	/* ... and CLOCK_MONOTONIC ns at that moment */
+	uint32_t tid[ST_OBS_MAX_THREADS];
+	uint64_t data[];
+};
+
+static inline size_t st_observe_words(unsigned nthreads, unsigned ncounters)
+{
+	return 2u + (size_t)nthreads * (ncounters + 2u);
+}
+
+enum st_observe_mode {
+	ST_OBS_SHARED_MEMORY = 1,	/* <shimtop/signals.h> slots */
+	ST_OBS_VM_READ = 2,		/* --signal: process_vm_readv */
+};
+
+/* What the observer reads; sent at start and whenever it changes. */
+struct st_observe_meta {
+	struct st_header h;
+	uint32_t pid;
+	uint32_t mode;			/* enum st_observe_mode */
+	uint32_t tag_kind;		/* SHIMTOP_TAG_VALUE or _ADDRESS */
+	uint32_t ncounters;
+	uint64_t period;		/* throttle target, TSC cycles; 0 = none */
+	uint32_t cpu;			/* the observer's CPU */
+	uint32_t width[ST_OBS_MAX_COUNTERS]; /* counter bits (64 for memory) */
+	uint32_t reserved;
+	char tag_name[ST_OBS_NAME_LEN];
+	char counter_name[ST_OBS_MAX_COUNTERS][ST_OBS_NAME_LEN];
+	char tag_value_name[ST_OBS_TAG_NAMES][ST_OBS_NAME_LEN];
 };
 
 /* The largest record a source may produce (a deep chain fits). */

@@ -59,6 +59,7 @@ static void print_text(struct session *s, FILE *out)
 			rows[i].sym->module, rows[i].sym->name);
 	}
 	free(rows);
+	report_observer_text(s, out);
 	fflush(out);
 }
 
@@ -103,6 +104,7 @@ static void print_json(struct session *s, FILE *out)
 		json_object_array_add(arr, r);
 	}
 	json_object_object_add(o, "rows", arr);
+	json_object_object_add(o, "observer", report_observer_json(s));
 	/* One object per line, so -d output is JSON Lines. */
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	fflush(out);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 struct session;
+struct json_object;
 
 /* Prints one report of the session's model to out. */
 void report_print(struct session *s, FILE *out);
@@ -17,5 +18,9 @@ void report_print(struct session *s, FILE *out);
  * SIGTERM) and prints.  Returns the exit status.
  */
 int report_run_batch(struct session *s);
+
+/* The observer's statistics (report_observer.c); nothing without one. */
+void report_observer_text(struct session *s, FILE *out);
+struct json_object *report_observer_json(struct session *s);
 
 #endif

@@ -3,6 +3,7 @@
 #include "record.h"
 #include "record_file.h"
 #include "ring.h"
+#include "sampler/observer.h"
 #include "sampler/perf_source.h"
 #include "sampler/replay_source.h"
 #include "symbols.h"
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #define RING_BYTES	(8u << 20)
+#define OBS_RING_BYTES	(32u << 20)	/* ~0.3 s of the fastest observer */
 #define PUMP_BUDGET	200000u	/* records per pump: keeps the UI responsive */
 
 /* The attach-time module map becomes MMAP records, so a recording has it. */
@@ -91,6 +93,22 @@ static int open_live(struct session *s, const struct st_options *o)
 	if (!s->source)
 		return status;
 	source_info(s->source, &s->info);
+	if (o->observe) {
+		struct observer_config oc;
+
+		status = observer_configure(o, s->pid, s->target.launched, &oc);
+		if (status)
+			return status;
+		s->obs_ring = ring_create(OBS_RING_BYTES);
+		if (!s->obs_ring) {
+			st_error("out of memory for the observer's ring");
+			return ST_EXIT_FAIL;
+		}
+		s->observer = observer_source_create(&oc, s->obs_ring, &status);
+		if (!s->observer)
+			return status;
+		source_info(s->observer, &s->obs_info);
+	}
 	s->symbols = symbolizer_create(true);
 	model_init(&s->model, s->symbols);
 	if (o->record_path) {
@@ -130,6 +148,7 @@ int session_open(struct session *s, const struct st_options *o)
 	}
 	s->model.ipc_cycles = s->info.ipc_cycles;
 	s->model.ipc_instructions = s->info.ipc_instructions;
+	model_set_dte_tolerance(&s->model, o->dte_tolerance);
 	return -1;
 }
 
@@ -144,6 +163,9 @@ int session_start(struct session *s)
 		if (status)
 			return status;
 	}
+	/* After exec: --signal looks its variables up in the new image. */
+	if (s->observer && source_start(s->observer) < 0)
+		return ST_EXIT_FAIL;
 	return -1;
 }
 
@@ -157,17 +179,28 @@ static void finish(struct session *s, const char *why)
 		 session_elapsed(s));
 }
 
-size_t session_pump(struct session *s)
+static size_t drain(struct session *s, struct ring *r)
 {
 	size_t n = 0, len;
 	const void *rec;
 
-	while (n < PUMP_BUDGET && (rec = ring_peek(s->ring, &len))) {
+	while (n < PUMP_BUDGET && (rec = ring_peek(r, &len))) {
 		/* Records in the ring are whole and aligned: we wrote them. */
 		take(s, rec);
-		ring_release(s->ring);
+		ring_release(r);
 		n++;
 	}
+	return n;
+}
+
+size_t session_pump(struct session *s)
+{
+	size_t n = drain(s, s->ring), len;
+
+	if (s->obs_ring)
+		n += drain(s, s->obs_ring);
+	if (s->observer)
+		source_info(s->observer, &s->obs_info);
 	if (!s->source)
 		return n;
 	source_info(s->source, &s->info);
@@ -183,6 +216,17 @@ uint64_t session_dropped(const struct session *s)
 	return s->ring ? ring_dropped(s->ring) : 0;
 }
 
+uint64_t session_observer_dropped(const struct session *s)
+{
+	return s->obs_ring ? ring_dropped(s->obs_ring) : 0;
+}
+
+void session_set_observer_period(struct session *s, uint64_t cycles)
+{
+	if (s->observer)
+		observer_set_period(s->observer, cycles);
+}
+
 double session_elapsed(const struct session *s)
 {
 	uint64_t end = s->end_ns ? s->end_ns : st_now_ns();
@@ -194,6 +238,11 @@ int session_stop(struct session *s)
 {
 	int rc = 0;
 
+	if (s->observer) {
+		/* The observer first: it flushes its last batch, taken below. */
+		source_stop(s->observer);
+		source_info(s->observer, &s->obs_info);
+	}
 	if (s->source) {
 		source_stop(s->source);
 		while (session_pump(s))
@@ -201,6 +250,12 @@ int session_stop(struct session *s)
 		finish(s, s->info.finished ? s->info.finish_reason : "stopped");
 		source_destroy(s->source);
 		s->source = NULL;
+	}
+	if (s->observer) {
+		while (drain(s, s->obs_ring))
+			;
+		source_destroy(s->observer);
+		s->observer = NULL;
 	}
 	if (s->has_target)
 		target_stop(&s->target);
@@ -218,4 +273,6 @@ void session_close(struct session *s)
 	s->symbols = NULL;
 	ring_destroy(s->ring);
 	s->ring = NULL;
+	ring_destroy(s->obs_ring);
+	s->obs_ring = NULL;
 }

@@ -32,6 +32,12 @@ struct session {
 	struct record_writer *recorder;
 
 	struct st_source_info info;	/* refreshed by session_pump */
+
+	/* The SHIM observer (--observe): its own source and ring. */
+	struct ring *obs_ring;
+	struct st_source *observer;
+	struct st_source_info obs_info;
+
 	uint64_t start_ns;
 	uint64_t end_ns;		/* when it finished, 0 while running */
 	bool finished;
@@ -53,6 +59,12 @@ size_t session_pump(struct session *s);
 
 /* Records the ring had to drop because the model fell behind. */
 uint64_t session_dropped(const struct session *s);
+
+/* Observer batches its ring dropped. */
+uint64_t session_observer_dropped(const struct session *s);
+
+/* Changes the observer's period (TSC cycles, 0: no pause) while running. */
+void session_set_observer_period(struct session *s, uint64_t cycles);
 
 /* Seconds of sampling so far (or until it finished). */
 double session_elapsed(const struct session *s);

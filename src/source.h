@@ -27,6 +27,7 @@ struct st_source_info {
 	int ipc_instructions;		/* counter index, or -1 */
 	uint64_t kernel_lost;		/* samples the kernel dropped */
 	uint64_t throttled;		/* times the kernel throttled us */
+	uint64_t produced;		/* samples made (observer) */
 	bool finished;			/* target gone / stream ended */
 	bool failed;			/* ended by bad input (corrupt file) */
 	char finish_reason[128];

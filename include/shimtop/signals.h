@@ -20,7 +20,9 @@
  *
  *   offset 0     struct shimtop_signals_header (one 4096-byte page):
  *                magic "SHIMSIG1", version 1, header size, slot size,
- *                number of slots, pid, counter count, names
+ *                number of slots, pid, counter count, names, what the
+ *                tag holds (a value, or a code address to symbolize),
+ *                and names for tag values 0-15 (e.g. phase names)
  *   offset 4096  struct shimtop_slot[nslots], 64 bytes each: one cache
  *                line per thread, so threads never share a line
  *
@@ -48,6 +50,11 @@
 #define SHIMTOP_SIGNALS_SLOTS		256u
 #define SHIMTOP_SIGNALS_COUNTERS	4u
 #define SHIMTOP_SIGNALS_NAME_LEN	32u
+#define SHIMTOP_SIGNALS_TAG_NAMES	16u
+
+/* What a tag holds, in shimtop_signals_header.tag_kind. */
+#define SHIMTOP_TAG_VALUE	0u	/* a number: phase, request kind, ... */
+#define SHIMTOP_TAG_ADDRESS	1u	/* a code address in the program */
 
 struct shimtop_slot {
 	volatile uint32_t tid;		/* 0: free */
@@ -67,6 +74,9 @@ struct shimtop_signals_header {
 	uint32_t ncounters;
 	char tag_name[SHIMTOP_SIGNALS_NAME_LEN];
 	char counter_name[SHIMTOP_SIGNALS_COUNTERS][SHIMTOP_SIGNALS_NAME_LEN];
+	uint32_t tag_kind;
+	uint32_t reserved;
+	char tag_value_name[SHIMTOP_SIGNALS_TAG_NAMES][SHIMTOP_SIGNALS_NAME_LEN];
 };
 
 struct shimtop_signals {
@@ -128,6 +138,23 @@ shimtop_signals_open(const char *tag_name, const char *const *counter_names,
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(s->header.magic, SHIMTOP_SIGNALS_MAGIC, 8);
 	return s;
+}
+
+/* Names tag value v (< 16) for display, e.g. 1 -> "parse". */
+static inline void shimtop_signals_name_tag(struct shimtop_signals *s,
+					    unsigned v, const char *name)
+{
+	if (s && v < SHIMTOP_SIGNALS_TAG_NAMES)
+		snprintf(s->header.tag_value_name[v], SHIMTOP_SIGNALS_NAME_LEN,
+			 "%s", name);
+}
+
+/* Declares tags to be code addresses (function-level instrumentation). */
+static inline void shimtop_signals_tag_kind(struct shimtop_signals *s,
+					    uint32_t kind)
+{
+	if (s)
+		s->header.tag_kind = kind;
 }
 
 /* Removes the segment's name (call at exit; the mapping stays valid). */

@@ -12,8 +12,15 @@
  * --thread-delay S seconds, to show that threads born later are followed.
  *
  * It publishes software signals (<shimtop/signals.h>): each thread's
- * current phase (1-4) as its tag, and its work items (inner-loop batches
- * done) as counter 0.  --no-signals turns that off.
+ * current phase (1-4, 0 when not in one) as its tag, and its work items
+ * (small fixed batches of each phase's inner loop, a few microseconds
+ * each) as counter 0.  --no-signals turns that off.  The same counts are
+ * kept in plain globals (shimtop_demo_items, shimtop_demo_phase) for
+ * `shimtop --signal`, which reads unmodified programs.
+ *
+ * --report-work prints, at exit, the work items done and the seconds
+ * spent in phases: the ground truth the observer's rates are tested
+ * against.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -37,7 +44,20 @@ static double run_seconds;
 static struct shimtop_signals *signals;
 static _Thread_local struct shimtop_slot *my_slot;
 
-enum { PHASE_COMPUTE = 1, PHASE_CHASE, PHASE_BRANCHY, PHASE_RECURSIVE };
+enum { PHASE_NONE, PHASE_COMPUTE, PHASE_CHASE, PHASE_BRANCHY, PHASE_RECURSIVE };
+
+/* For --signal: globals an unmodified program might keep. */
+volatile uint64_t shimtop_demo_items;
+volatile uint64_t shimtop_demo_phase;
+uint64_t shimtop_demo_phase_items[PHASE_RECURSIVE + 1];
+
+static inline void work_done(void)
+{
+	shimtop_count(my_slot, 0, 1);
+	__atomic_fetch_add(&shimtop_demo_items, 1, __ATOMIC_RELAXED);
+	shimtop_demo_phase_items[shimtop_demo_phase <= PHASE_RECURSIVE ?
+				 shimtop_demo_phase : 0]++;
+}
 
 static uint64_t now_ns(void)
 {
@@ -83,12 +103,14 @@ static __attribute__((noinline, noclone)) void phase_compute(uint64_t until)
 	double a = 1.0001, b = 0.9999, c = 0.5;
 
 	while (now_ns() < until) {
-		for (int i = 0; i < 100000; i++) {
-			a = a * b + c;
-			b = b * 0.99999 + 0.00001;
-			c = c * a - b * 0.5;
+		for (int k = 0; k < 100; k++) {
+			for (int i = 0; i < 1000; i++) {
+				a = a * b + c;
+				b = b * 0.99999 + 0.00001;
+				c = c * a - b * 0.5;
+			}
+			work_done();
 		}
-		shimtop_count(my_slot, 0, 1);
 	}
 	sink += (uint64_t)(a + b + c);
 }
@@ -99,9 +121,11 @@ static __attribute__((noinline, noclone)) void phase_pointer_chase(uint64_t unti
 	size_t p = at;
 
 	while (now_ns() < until) {
-		for (int i = 0; i < 20000; i++)
-			p = chase[p];
-		shimtop_count(my_slot, 0, 1);
+		for (int k = 0; k < 20; k++) {
+			for (int i = 0; i < 100; i++)
+				p = chase[p];
+			work_done();
+		}
 	}
 	at = p;
 	sink += p;
@@ -121,8 +145,9 @@ static __attribute__((noinline, noclone)) void phase_branchy(uint64_t until)
 				x = x * 31 + v;
 			else
 				x ^= v << 3;
+			if ((i & 4095) == 4095)
+				work_done();
 		}
-		shimtop_count(my_slot, 0, 1);
 	}
 	sink += x + hist[1] + hist[3];
 }
@@ -134,6 +159,7 @@ static __attribute__((noinline, noclone)) uint64_t recurse_tree(int depth, uint6
 	if (depth == 0) {
 		for (int i = 0; i < 200; i++)
 			sum = sum * 6364136223846793005ull + 1442695040888963407ull;
+		work_done();
 		return sum;
 	}
 	for (int child = 0; child < 3; child++)
@@ -145,10 +171,8 @@ static __attribute__((noinline, noclone)) void phase_recursive(uint64_t until)
 {
 	uint64_t s = 1;
 
-	while (now_ns() < until) {
+	while (now_ns() < until)
 		s += recurse_tree(8, s);
-		shimtop_count(my_slot, 0, 1);
-	}
 	sink += s;
 }
 
@@ -165,9 +189,13 @@ static void *run_phases(void *arg)
 		for (size_t i = 0; i < sizeof(phase) / sizeof(phase[0]); i++) {
 			uint64_t t = now_ns();
 
-			if (end && t >= end)
+			if (end && t >= end) {
+				shimtop_tag(my_slot, PHASE_NONE, 0);
+				shimtop_demo_phase = PHASE_NONE;
 				return NULL;
+			}
 			shimtop_tag(my_slot, PHASE_COMPUTE + i, 0);
+			shimtop_demo_phase = PHASE_COMPUTE + i;
 			phase[i](t + SLICE_NS);
 		}
 	}
@@ -180,16 +208,17 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "thread-delay", required_argument, NULL, 'D' },
 		{ "no-signals", no_argument, NULL, 'N' },
+		{ "report-work", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *counters[] = { "work items" };
-	int threads = 0, c, publish = 1;
+	int threads = 0, c, publish = 1, report = 0;
 	double delay = 0.5;
-	uint64_t end = 0;
+	uint64_t end = 0, began;
 	pthread_t *tid;
 
-	while ((c = getopt_long(argc, argv, "s:t:D:Nh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:D:NRh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			run_seconds = atof(optarg);
@@ -203,9 +232,13 @@ int main(int argc, char **argv)
 		case 'N':
 			publish = 0;
 			break;
+		case 'R':
+			report = 1;
+			break;
 		default:
 			fputs("usage: shimtop-demo [--seconds N] [--threads N] "
-			      "[--thread-delay S] [--no-signals]\n", stderr);
+			      "[--thread-delay S] [--no-signals] [--report-work]\n",
+			      stderr);
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -215,13 +248,20 @@ int main(int argc, char **argv)
 	}
 	if (publish) {
 		/* Without a segment the signal calls do nothing. */
+		static const char *const phase_name[] = {
+			"none", "compute", "pointer_chase", "branchy", "recursive"
+		};
+
 		signals = shimtop_signals_open("phase", counters, 1);
+		for (unsigned i = 0; signals && i <= PHASE_RECURSIVE; i++)
+			shimtop_signals_name_tag(signals, i, phase_name[i]);
 		if (signals)
 			atexit(shimtop_signals_close);
 	}
 	build_chase();
+	began = now_ns();
 	if (run_seconds > 0)
-		end = now_ns() + (uint64_t)(run_seconds * 1e9);
+		end = began + (uint64_t)(run_seconds * 1e9);
 	tid = calloc((size_t)threads + 1, sizeof(*tid));
 	if (threads) {
 		uint64_t start = now_ns() + (uint64_t)(delay * 1e9);
@@ -235,5 +275,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < threads; i++)
 		pthread_join(tid[i], NULL);
 	free(tid);
+	if (report)
+		fprintf(stderr, "shimtop-demo: work_items=%llu seconds=%.6f\n",
+			(unsigned long long)shimtop_demo_items,
+			(double)(now_ns() - began) / 1e9);
 	return 0;
 }

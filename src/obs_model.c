@@ -1,0 +1,322 @@
+/* obs_model.c - DTE and statistics over observer samples. */
+#include "obs_model.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void init_hists(struct obs_model *m)
+{
+	hist_init_linear(&m->cpc, 0, 2, 400);
+	hist_init_log(&m->period);
+	hist_init_log(&m->gap);
+	hist_init_linear(&m->ipc, 0, 4, 500);
+	for (unsigned c = 0; c < ST_OBS_MAX_COUNTERS; c++) {
+		hist_init_log(&m->counter[c].rate);
+		m->counter[c].delta = 0;
+		m->counter[c].rejected_max = 0;
+	}
+}
+
+static void free_hists(struct obs_model *m)
+{
+	hist_free(&m->cpc);
+	hist_free(&m->period);
+	hist_free(&m->gap);
+	hist_free(&m->ipc);
+	for (unsigned c = 0; c < ST_OBS_MAX_COUNTERS; c++)
+		hist_free(&m->counter[c].rate);
+	for (size_t i = 0; i < m->ntags; i++) {
+		for (unsigned c = 0; c < ST_OBS_MAX_COUNTERS; c++)
+			hist_free(&m->tags[i].rate[c]);
+		hist_free(&m->tags[i].ipc);
+	}
+	free(m->tags);
+	free(m->index);
+	m->tags = NULL;
+	m->index = NULL;
+	m->ntags = m->tags_cap = m->index_cap = 0;
+}
+
+void obs_model_init(struct obs_model *m, double tolerance)
+{
+	memset(m, 0, sizeof(*m));
+	m->tolerance = tolerance;
+	dte_init(&m->dte, tolerance);
+	init_hists(m);
+}
+
+void obs_model_free(struct obs_model *m)
+{
+	free_hists(m);
+}
+
+void obs_model_zero(struct obs_model *m)
+{
+	struct st_observe_meta meta = m->meta;
+	bool active = m->active, have_ipc = m->have_ipc;
+	uint64_t hz = m->tsc_hz;
+
+	free_hists(m);
+	obs_model_init(m, m->tolerance);
+	m->meta = meta;
+	m->active = active;
+	m->have_ipc = have_ipc;
+	m->tsc_hz = hz;
+}
+
+/* ---- tags ---- */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+static void reindex(struct obs_model *m)
+{
+	free(m->index);
+	m->index_cap = m->index_cap ? m->index_cap * 2 : 64;
+	m->index = st_xcalloc(m->index_cap, sizeof(*m->index));
+	for (size_t i = 0; i < m->ntags; i++) {
+		size_t at = mix(m->tags[i].tag) & (m->index_cap - 1);
+
+		while (m->index[at])
+			at = (at + 1) & (m->index_cap - 1);
+		m->index[at] = (uint32_t)i + 1;
+	}
+}
+
+static struct obs_tag *tag_of(struct obs_model *m, uint64_t tag)
+{
+	size_t at;
+	struct obs_tag *t;
+
+	if (!m->index)
+		reindex(m);
+	at = mix(tag) & (m->index_cap - 1);
+	while (m->index[at]) {
+		t = &m->tags[m->index[at] - 1];
+		if (t->tag == tag)
+			return t;
+		at = (at + 1) & (m->index_cap - 1);
+	}
+	if (m->ntags == m->tags_cap) {
+		m->tags_cap = m->tags_cap ? m->tags_cap * 2 : 16;
+		m->tags = st_xrealloc(m->tags, m->tags_cap * sizeof(*m->tags));
+	}
+	t = &m->tags[m->ntags];
+	memset(t, 0, sizeof(*t));
+	t->tag = tag;
+	for (unsigned c = 0; c < m->meta.ncounters; c++)
+		hist_init_log(&t->rate[c]);
+	if (m->have_ipc)
+		hist_init_linear(&t->ipc, 0, 4, 500);
+	m->index[at] = (uint32_t)++m->ntags;
+	if (m->ntags * 2 > m->index_cap)
+		reindex(m);
+	return &m->tags[m->ntags - 1];
+}
+
+/* ---- records ---- */
+
+static void take_meta(struct obs_model *m, const struct st_observe_meta *r)
+{
+	unsigned old = m->meta.ncounters;
+
+	m->meta = *r;
+	/* From a file: terminate every string. */
+	m->meta.tag_name[ST_OBS_NAME_LEN - 1] = '\0';
+	for (unsigned i = 0; i < ST_OBS_MAX_COUNTERS; i++)
+		m->meta.counter_name[i][ST_OBS_NAME_LEN - 1] = '\0';
+	for (unsigned i = 0; i < ST_OBS_TAG_NAMES; i++)
+		m->meta.tag_value_name[i][ST_OBS_NAME_LEN - 1] = '\0';
+	if (m->meta.ncounters > ST_OBS_MAX_COUNTERS)
+		m->meta.ncounters = ST_OBS_MAX_COUNTERS;
+	for (unsigned i = 0; i < ST_OBS_MAX_COUNTERS; i++)
+		if (m->meta.width[i] == 0 || m->meta.width[i] > 64)
+			m->meta.width[i] = 64;
+	m->have_ipc = m->meta.ncounters >= 2 &&
+		      !strcmp(m->meta.counter_name[0], "cycles") &&
+		      !strcmp(m->meta.counter_name[1], "instructions");
+	m->active = true;
+	/* Tags made before more counters were known get their histograms. */
+	for (size_t i = 0; i < m->ntags && m->meta.ncounters > old; i++)
+		for (unsigned c = old; c < m->meta.ncounters; c++)
+			hist_init_log(&m->tags[i].rate[c]);
+}
+
+/*
+ * One thread's part of sample n against sample n-1: prev and cur point at
+ * its counters (then tag, depth); dt is the period in cycles.
+ */
+static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *prev,
+			const uint64_t *cur, double dt, bool ok)
+{
+	struct obs_tag *t = tag_of(m, cur[nc]);
+	uint64_t delta[ST_OBS_MAX_COUNTERS] = { 0 };
+
+	m->thread_samples++;
+	t->samples++;
+	t->cycles += dt;
+	for (unsigned c = 0; c < nc; c++) {
+		double rate;
+
+		if (!counter_delta(prev[c], cur[c], m->meta.width[c], &delta[c]))
+			continue;	/* backwards: no rate at all */
+		rate = (double)delta[c] * (double)m->tsc_hz / dt;
+		m->counter[c].delta_all += delta[c];
+		t->delta_all[c] += delta[c];
+		if (!ok) {
+			if (rate > m->counter[c].rejected_max)
+				m->counter[c].rejected_max = rate;
+			continue;
+		}
+		m->counter[c].delta += delta[c];
+		hist_add(&m->counter[c].rate, rate);
+		t->delta[c] += delta[c];
+		hist_add(&t->rate[c], rate);
+	}
+	if (ok) {
+		t->accepted_cycles += dt;
+		if (m->have_ipc && delta[0]) {
+			double ipc = (double)delta[1] / (double)delta[0];
+
+			hist_add(&m->ipc, ipc);
+			hist_add(&t->ipc, ipc);
+		}
+	}
+}
+
+/* Whether any counter of any thread went backwards from prev to cur. */
+static bool went_backwards(const struct obs_model *m, const struct st_observe *r,
+			   const uint64_t *prev, const uint64_t *cur)
+{
+	for (unsigned t = 0; t < r->nthreads; t++) {
+		size_t off = 2 + (size_t)t * (r->ncounters + 2u);
+
+		for (unsigned c = 0; c < r->ncounters; c++) {
+			uint64_t d;
+
+			if (!counter_delta(prev[off + c], cur[off + c],
+					   m->meta.width[c], &d))
+				return true;
+		}
+	}
+	return false;
+}
+
+void obs_model_ingest(struct obs_model *m, const void *rec)
+{
+	const struct st_header *h = rec;
+	const struct st_observe *r = rec;
+	size_t words, first = 0;
+
+	if (h->type == ST_REC_OBSERVE_META) {
+		take_meta(m, rec);
+		return;
+	}
+	if (h->type != ST_REC_OBSERVE || !r->nsamples)
+		return;
+	m->active = true;
+	if (r->tsc_hz)
+		m->tsc_hz = r->tsc_hz;
+	if (!m->tsc_hz || r->ncounters != m->meta.ncounters)
+		return;		/* no meta yet: nothing to interpret it by */
+	m->batches++;
+	if (m->have_seq && r->seq != m->next_seq)
+		m->missing += (uint32_t)(r->seq - m->next_seq);
+	m->have_seq = true;
+	m->next_seq = r->seq + 1;
+	words = st_observe_words(r->nthreads, r->ncounters);
+	if (r->flags & ST_OBS_CONTINUES) {
+		/* Sample 0 was judged in the previous batch; compare with it. */
+		dte_resume(&m->dte, r->data[0], r->data[1]);
+		first = 1;
+	} else {
+		dte_restart(&m->dte);
+		m->have_accept = false;
+	}
+	if (!m->first_tsc)
+		m->first_tsc = r->data[0];
+	for (size_t n = first; n < r->nsamples; n++) {
+		const uint64_t *cur = r->data + n * words, *prev = cur - words;
+		double cpc, dt;
+		enum dte_verdict v = dte_check(&m->dte, cur[0], cur[1], &cpc);
+
+		m->last_tsc = cur[1];
+		if (v == DTE_FIRST)
+			continue;
+		if (v != DTE_REJECT_CLOCK)
+			hist_add(&m->cpc, cpc);
+		if (v == DTE_REJECT_CLOCK)
+			continue;
+		hist_add(&m->period, (double)(cur[0] - prev[0]));
+		/* The counters were read between the two clocks: average them. */
+		dt = ((double)(cur[0] - prev[0]) + (double)(cur[1] - prev[1])) / 2;
+		m->cycles += dt;
+		if (went_backwards(m, r, prev, cur))
+			v = dte_backwards(&m->dte, v);
+		for (unsigned t = 0; t < r->nthreads; t++) {
+			size_t off = 2 + (size_t)t * (r->ncounters + 2u);
+
+			take_thread(m, r->ncounters, prev + off, cur + off, dt,
+				    v == DTE_ACCEPT);
+		}
+		if (v == DTE_ACCEPT) {
+			m->accepted_cycles += dt;
+			if (m->have_accept)
+				hist_add(&m->gap, (double)(cur[0] - m->last_accept));
+			m->have_accept = true;
+			m->last_accept = cur[0];
+		}
+	}
+}
+
+/* ---- queries ---- */
+
+static int by_time(const void *a, const void *b)
+{
+	const struct obs_tag *x = *(const struct obs_tag *const *)a;
+	const struct obs_tag *y = *(const struct obs_tag *const *)b;
+
+	return x->cycles < y->cycles ? 1 : x->cycles > y->cycles ? -1 :
+	       x->tag < y->tag ? -1 : x->tag > y->tag;
+}
+
+size_t obs_model_tags(const struct obs_model *m, const struct obs_tag ***out)
+{
+	const struct obs_tag **v = st_xcalloc(m->ntags + 1, sizeof(*v));
+
+	for (size_t i = 0; i < m->ntags; i++)
+		v[i] = &m->tags[i];
+	qsort(v, m->ntags, sizeof(*v), by_time);
+	*out = v;
+	return m->ntags;
+}
+
+double obs_model_rate(const struct obs_model *m, unsigned c)
+{
+	if (c >= m->meta.ncounters || !(m->cycles > 0) || !m->tsc_hz)
+		return NAN;
+	return (double)m->counter[c].delta_all * (double)m->tsc_hz / m->cycles;
+}
+
+double obs_tag_rate(const struct obs_model *m, const struct obs_tag *t,
+		    unsigned c)
+{
+	if (c >= m->meta.ncounters || !(t->cycles > 0) || !m->tsc_hz)
+		return NAN;
+	return (double)t->delta_all[c] * (double)m->tsc_hz / t->cycles;
+}
+
+const char *obs_model_tag_name(const struct obs_model *m, uint64_t tag)
+{
+	if (m->meta.tag_kind != 0 || tag >= ST_OBS_TAG_NAMES ||
+	    !m->meta.tag_value_name[tag][0])
+		return NULL;
+	return m->meta.tag_value_name[tag];
+}

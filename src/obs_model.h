@@ -1,0 +1,95 @@
+/*
+ * obs_model.h - analysis of the observer's raw samples (000 §4): DTE over
+ * every pair of consecutive samples, the distributions of CPC, of the
+ * sample period and of the gap between accepted samples, rate
+ * distributions per counter, and per-tag statistics (time share, rates
+ * with mean, standard deviation and histogram).  Tags are attributed to
+ * the period in which they were read.
+ */
+#ifndef SHIMTOP_OBS_MODEL_H
+#define SHIMTOP_OBS_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dte.h"
+#include "histogram.h"
+#include "record.h"
+
+struct obs_counter {
+	uint64_t delta;			/* increments in accepted samples */
+	uint64_t delta_all;		/* ... in every sample with a clock */
+	struct histogram rate;		/* per second, per thread-sample */
+	double rejected_max;		/* the highest rate DTE threw out */
+};
+
+struct obs_tag {
+	uint64_t tag;
+	uint64_t samples;		/* thread-samples read under this tag */
+	double cycles;			/* TSC cycles attributed to it */
+	double accepted_cycles;		/* ... in accepted samples */
+	uint64_t delta[ST_OBS_MAX_COUNTERS];	/* accepted samples */
+	uint64_t delta_all[ST_OBS_MAX_COUNTERS]; /* every sample */
+	struct histogram rate[ST_OBS_MAX_COUNTERS];
+	struct histogram ipc;		/* when counters 0-1 are cycles, instructions */
+};
+
+struct obs_model {
+	bool active;			/* an observer record has arrived */
+	struct st_observe_meta meta;	/* strings NUL-terminated */
+	double tolerance;
+	struct dte dte;
+	uint64_t tsc_hz;
+	uint64_t batches, missing;	/* batches seen; seq gaps (ring drops) */
+	uint32_t next_seq;
+	bool have_seq;
+	uint64_t thread_samples;
+	double cycles, accepted_cycles;	/* observed time, accepted time */
+	uint64_t first_tsc, last_tsc;
+
+	struct histogram cpc;		/* 400 buckets over 0-2 */
+	struct histogram period;	/* TSC cycles, log */
+	struct histogram gap;		/* cycles between accepted samples, log */
+	struct histogram ipc;		/* 500 over 0-4 (000 §5) */
+	bool have_ipc;
+	bool have_accept;
+	uint64_t last_accept;
+
+	struct obs_counter counter[ST_OBS_MAX_COUNTERS];
+	struct obs_tag *tags;
+	size_t ntags, tags_cap;
+	uint32_t *index;		/* open addressing into tags, 0 = empty */
+	size_t index_cap;
+};
+
+void obs_model_init(struct obs_model *m, double tolerance);
+void obs_model_free(struct obs_model *m);
+
+/* Takes an ST_REC_OBSERVE or ST_REC_OBSERVE_META record. */
+void obs_model_ingest(struct obs_model *m, const void *rec);
+
+/* Forgets the statistics; the meta data stays. */
+void obs_model_zero(struct obs_model *m);
+
+/* Tags by attributed time, largest first; *out is allocated. */
+size_t obs_model_tags(const struct obs_model *m, const struct obs_tag ***out);
+
+/*
+ * A counter's mean rate per second over the run, all threads: every
+ * increment over all observed time.  Counter differences add up exactly
+ * whatever DTE says of single samples, and DTE's choice is not
+ * independent of the rate (a window in which the program wrote the
+ * counter's cache line takes longer), so this is the unbiased mean; the
+ * accepted samples give the distribution.
+ */
+double obs_model_rate(const struct obs_model *m, unsigned counter);
+
+/* The same for the time attributed to one tag. */
+double obs_tag_rate(const struct obs_model *m, const struct obs_tag *t,
+		    unsigned counter);
+
+/* The name of a value tag (from the program), or NULL. */
+const char *obs_model_tag_name(const struct obs_model *m, uint64_t tag);
+
+#endif

@@ -1,0 +1,204 @@
+/* report_observer.c - the observer's part of the batch report. */
+#include "report.h"
+#include "session.h"
+#include "symbols.h"
+
+#include <shimtop/signals.h>
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* "compute", "phase_compute" (an address tag), or the number. */
+static void tag_label(struct session *s, uint64_t tag, char *buf, size_t len)
+{
+	const struct obs_model *m = &s->model.obs;
+	const char *name = obs_model_tag_name(m, tag);
+
+	if (name) {
+		snprintf(buf, len, "%s", name);
+	} else if (m->meta.tag_kind == SHIMTOP_TAG_ADDRESS && tag && s->symbols) {
+		const struct st_symbol *sym =
+			symbolizer_lookup(s->symbols, s->pid, tag, false);
+
+		snprintf(buf, len, "%s", sym->name);
+	} else {
+		snprintf(buf, len, "%llu", (unsigned long long)tag);
+	}
+}
+
+static uint64_t judged(const struct dte *d)
+{
+	return d->accepted + d->rejected_cpc + d->rejected_clock +
+	       d->rejected_backwards;
+}
+
+void report_observer_text(struct session *s, FILE *out)
+{
+	const struct obs_model *m = &s->model.obs;
+	const struct dte *d = &m->dte;
+	const struct obs_tag **tags;
+	size_t n;
+
+	if (!m->active) {
+		if (s->observer || s->obs_info.kind[0])
+			fprintf(out, "\nobserver: no samples%s%s\n",
+				s->obs_info.note[0] ? ": " : "", s->obs_info.note);
+		return;
+	}
+	fprintf(out, "\nobserver: %s  period %s  TSC %.3f GHz  %s\n",
+		m->meta.mode == ST_OBS_VM_READ ? "process_vm_readv" : "shared memory",
+		m->meta.period ? "throttled" : "as fast as possible",
+		(double)m->tsc_hz / 1e9, s->obs_info.note);
+	fprintf(out, "samples %llu  accepted %.1f%%  rejected: cpc %.1f%%, clock "
+		"%.1f%%, backwards %.1f%%  (|CPC-1| <= %g)  batches dropped %llu\n",
+		(unsigned long long)d->taken, pct(d->accepted, judged(d)),
+		pct(d->rejected_cpc, judged(d)), pct(d->rejected_clock, judged(d)),
+		pct(d->rejected_backwards, judged(d)), m->tolerance,
+		(unsigned long long)m->missing);
+	fprintf(out, "period cycles: median %.0f  p10 %.0f  p90 %.0f  mean %.0f"
+		"   gap between accepted: median %.0f  p90 %.0f\n",
+		hist_quantile(&m->period, 0.5), hist_quantile(&m->period, 0.1),
+		hist_quantile(&m->period, 0.9), m->period.mean,
+		hist_quantile(&m->gap, 0.5), hist_quantile(&m->gap, 0.9));
+	for (unsigned c = 0; c < m->meta.ncounters; c++)
+		fprintf(out, "%s: %.4g /s over the run; accepted samples: mean %.4g "
+			"sd %.4g max %.4g /s (highest rejected %.4g /s)\n",
+			m->meta.counter_name[c], obs_model_rate(m, c),
+			m->counter[c].rate.mean, hist_stddev(&m->counter[c].rate),
+			m->counter[c].rate.max, m->counter[c].rejected_max);
+	n = obs_model_tags(m, &tags);
+	fprintf(out, "\n%7s %10s  %-24s", "TIME%", "SAMPLES",
+		m->meta.tag_name[0] ? m->meta.tag_name : "tag");
+	for (unsigned c = 0; c < m->meta.ncounters; c++)
+		fprintf(out, "  %.20s/s (mean, sd)", m->meta.counter_name[c]);
+	fputc('\n', out);
+	for (size_t i = 0; i < n && i < 40; i++) {
+		char label[128];
+
+		tag_label(s, tags[i]->tag, label, sizeof(label));
+		fprintf(out, "%6.2f%% %10llu  %-24.24s", m->cycles > 0 ?
+			100.0 * tags[i]->cycles / m->cycles : 0,
+			(unsigned long long)tags[i]->samples, label);
+		for (unsigned c = 0; c < m->meta.ncounters; c++)
+			fprintf(out, "  %.4g (%.4g, %.4g)", obs_tag_rate(m, tags[i], c),
+				tags[i]->rate[c].mean, hist_stddev(&tags[i]->rate[c]));
+		fputc('\n', out);
+	}
+	free(tags);
+}
+
+static struct json_object *hist_json(const struct histogram *h)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "n", json_object_new_int64((int64_t)h->n));
+	json_object_object_add(o, "mean", json_object_new_double(h->n ? h->mean : 0));
+	json_object_object_add(o, "stddev", json_object_new_double(hist_stddev(h)));
+	json_object_object_add(o, "min", json_object_new_double(h->min));
+	json_object_object_add(o, "max", json_object_new_double(h->max));
+	json_object_object_add(o, "p10", json_object_new_double(h->n ? hist_quantile(h, 0.1) : 0));
+	json_object_object_add(o, "p50", json_object_new_double(h->n ? hist_quantile(h, 0.5) : 0));
+	json_object_object_add(o, "p90", json_object_new_double(h->n ? hist_quantile(h, 0.9) : 0));
+	return o;
+}
+
+static double finite_or_0(double x)
+{
+	return isfinite(x) ? x : 0;
+}
+
+struct json_object *report_observer_json(struct session *s)
+{
+	const struct obs_model *m = &s->model.obs;
+	const struct dte *d = &m->dte;
+	struct json_object *o, *arr, *tarr;
+	const struct obs_tag **tags;
+	size_t n;
+
+	if (!m->active)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "mode", json_object_new_string(
+		m->meta.mode == ST_OBS_VM_READ ? "process_vm_readv" : "shared_memory"));
+	json_object_object_add(o, "cpu", json_object_new_int((int)m->meta.cpu));
+	json_object_object_add(o, "period_target", json_object_new_int64((int64_t)m->meta.period));
+	json_object_object_add(o, "note", json_object_new_string(s->obs_info.note));
+	json_object_object_add(o, "tsc_hz", json_object_new_int64((int64_t)m->tsc_hz));
+	json_object_object_add(o, "tolerance", json_object_new_double(m->tolerance));
+	json_object_object_add(o, "taken", json_object_new_int64((int64_t)d->taken));
+	json_object_object_add(o, "accepted", json_object_new_int64((int64_t)d->accepted));
+	json_object_object_add(o, "rejected_cpc", json_object_new_int64((int64_t)d->rejected_cpc));
+	json_object_object_add(o, "rejected_clock", json_object_new_int64((int64_t)d->rejected_clock));
+	json_object_object_add(o, "rejected_backwards",
+			       json_object_new_int64((int64_t)d->rejected_backwards));
+	json_object_object_add(o, "batches", json_object_new_int64((int64_t)m->batches));
+	json_object_object_add(o, "batches_missing", json_object_new_int64((int64_t)m->missing));
+	json_object_object_add(o, "ring_dropped",
+			       json_object_new_int64((int64_t)session_observer_dropped(s)));
+	json_object_object_add(o, "produced", json_object_new_int64((int64_t)s->obs_info.produced));
+	json_object_object_add(o, "seconds", json_object_new_double(
+		m->tsc_hz ? m->cycles / (double)m->tsc_hz : 0));
+	json_object_object_add(o, "cpc", hist_json(&m->cpc));
+	json_object_object_add(o, "period", hist_json(&m->period));
+	json_object_object_add(o, "gap", hist_json(&m->gap));
+	if (m->have_ipc)
+		json_object_object_add(o, "ipc", hist_json(&m->ipc));
+	arr = json_object_new_array();
+	for (unsigned c = 0; c < m->meta.ncounters; c++) {
+		struct json_object *k = json_object_new_object();
+
+		json_object_object_add(k, "name", json_object_new_string(m->meta.counter_name[c]));
+		json_object_object_add(k, "delta", json_object_new_int64((int64_t)m->counter[c].delta_all));
+		json_object_object_add(k, "accepted_delta", json_object_new_int64((int64_t)m->counter[c].delta));
+		json_object_object_add(k, "rate", json_object_new_double(finite_or_0(obs_model_rate(m, c))));
+		json_object_object_add(k, "rate_samples", hist_json(&m->counter[c].rate));
+		json_object_object_add(k, "rejected_max", json_object_new_double(m->counter[c].rejected_max));
+		json_object_array_add(arr, k);
+	}
+	json_object_object_add(o, "counters", arr);
+	json_object_object_add(o, "tag_name", json_object_new_string(m->meta.tag_name));
+	tarr = json_object_new_array();
+	n = obs_model_tags(m, &tags);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *t = json_object_new_object(), *rates;
+		char label[128];
+
+		tag_label(s, tags[i]->tag, label, sizeof(label));
+		json_object_object_add(t, "tag", json_object_new_int64((int64_t)tags[i]->tag));
+		json_object_object_add(t, "name", json_object_new_string(label));
+		json_object_object_add(t, "samples", json_object_new_int64((int64_t)tags[i]->samples));
+		json_object_object_add(t, "share", json_object_new_double(
+			m->cycles > 0 ? 100.0 * tags[i]->cycles / m->cycles : 0));
+		json_object_object_add(t, "seconds", json_object_new_double(
+			m->tsc_hz ? tags[i]->cycles / (double)m->tsc_hz : 0));
+		rates = json_object_new_array();
+		for (unsigned c = 0; c < m->meta.ncounters; c++) {
+			struct json_object *r = hist_json(&tags[i]->rate[c]);
+
+			json_object_object_add(r, "rate", json_object_new_double(
+				finite_or_0(obs_tag_rate(m, tags[i], c))));
+			json_object_object_add(r, "delta", json_object_new_int64(
+				(int64_t)tags[i]->delta_all[c]));
+			json_object_object_add(r, "accepted_delta", json_object_new_int64(
+				(int64_t)tags[i]->delta[c]));
+			json_object_object_add(r, "accepted_rate", json_object_new_double(
+				tags[i]->accepted_cycles > 0 ? (double)tags[i]->delta[c] *
+				(double)m->tsc_hz / tags[i]->accepted_cycles : 0));
+			json_object_array_add(rates, r);
+		}
+		json_object_object_add(t, "rates", rates);
+		if (m->have_ipc)
+			json_object_object_add(t, "ipc", hist_json(&tags[i]->ipc));
+		json_object_array_add(tarr, t);
+	}
+	free(tags);
+	json_object_object_add(o, "tags", tarr);
+	return o;
+}

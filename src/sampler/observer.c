@@ -1,0 +1,649 @@
+/* observer.c - the SHIM observer thread and its loop. */
+#include "sampler/observer.h"
+#include "sampler/signal_segment.h"
+#include "sampler/tsc.h"
+#include "record.h"
+#include "ring.h"
+#include "util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#define BATCH_SAMPLES	64	/* samples per ring record */
+#define HOUSEKEEP_NS	1000000	/* stop flag, calibration: every 1 ms */
+#define RESCAN_NS	10000000 /* new threads' slots: every 10 ms */
+#define FLUSH_NS	20000000 /* a part-filled batch waits at most 20 ms */
+#define SLEEP_NS	200000	/* pauses longer than this sleep ... */
+#define WAKE_EARLY_NS	60000	/* ... and wake this early to spin */
+
+struct observer {
+	struct st_source base;
+	struct observer_config cfg;
+	struct signal_segment seg;
+	pthread_t thread;
+	bool running;
+	atomic_bool stop;
+	atomic_uint_fast64_t period;
+	atomic_uint_fast64_t samples;
+
+	pthread_mutex_t lock;	/* guards info */
+	struct st_source_info info;
+};
+
+/* The observer thread's working state. */
+struct loop {
+	struct observer *o;
+	const volatile struct shimtop_slot *slot[ST_OBS_MAX_THREADS];
+	unsigned nthreads, ncounters;
+	size_t words;			/* per sample */
+	unsigned cap;			/* samples per batch */
+	uint32_t seq;
+	uint64_t tsc0, mono0, tsc_hz;
+	uint64_t batch_tsc;		/* when the batch began */
+	struct st_observe_meta meta;
+	struct st_observe *rec;
+	uint64_t *next;
+	unsigned n;
+	struct iovec local[ST_MAX_SIGNALS], remote[ST_MAX_SIGNALS];
+	_Alignas(8) unsigned char buf[ST_RECORD_MAX];
+};
+
+static void set_finished(struct observer *o, const char *why, bool failed)
+{
+	pthread_mutex_lock(&o->lock);
+	o->info.finished = true;
+	o->info.failed = failed;
+	snprintf(o->info.finish_reason, sizeof(o->info.finish_reason), "%.127s", why);
+	pthread_mutex_unlock(&o->lock);
+}
+
+static void set_note(struct observer *o, const char *note)
+{
+	pthread_mutex_lock(&o->lock);
+	snprintf(o->info.note, sizeof(o->info.note), "%.191s", note);
+	pthread_mutex_unlock(&o->lock);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cycles_for_ns(const struct loop *l, uint64_t ns)
+{
+	return (uint64_t)((double)ns * (double)l->tsc_hz / 1e9);
+}
+
+/* TSC ticks per second against CLOCK_MONOTONIC since the thread began. */
+static void calibrate(struct loop *l)
+{
+	uint64_t m = mono_ns(), t = tsc_end();
+
+	if (m > l->mono0 + 1000000)
+		l->tsc_hz = (uint64_t)((double)(t - l->tsc0) * 1e9 /
+				       (double)(m - l->mono0));
+}
+
+static void calibrate_start(struct loop *l)
+{
+	uint64_t until;
+
+	l->mono0 = mono_ns();
+	l->tsc0 = tsc_end();
+	until = l->mono0 + 5000000;
+	while (mono_ns() < until)
+		tsc_pause();
+	calibrate(l);
+}
+
+/* ---- what is read: shared-memory slots or variables ---- */
+
+static void meta_from_segment(struct loop *l)
+{
+	const struct shimtop_signals_header *h = &l->o->seg.sig->header;
+	struct st_observe_meta *m = &l->meta;
+
+	m->mode = ST_OBS_SHARED_MEMORY;
+	m->tag_kind = h->tag_kind;
+	m->ncounters = h->ncounters;
+	memcpy(m->tag_name, (const char *)h->tag_name, ST_OBS_NAME_LEN);
+	memcpy(m->counter_name, (const char *)h->counter_name,
+	       sizeof(m->counter_name));
+	memcpy(m->tag_value_name, (const char *)h->tag_value_name,
+	       sizeof(m->tag_value_name));
+	for (unsigned i = 0; i < ST_OBS_MAX_COUNTERS; i++)
+		m->width[i] = 64;
+}
+
+static void meta_from_variables(struct loop *l)
+{
+	const struct observer_config *c = &l->o->cfg;
+	struct st_observe_meta *m = &l->meta;
+	unsigned k = 0;
+
+	m->mode = ST_OBS_VM_READ;
+	m->tag_kind = 0;
+	for (size_t i = 0; i < c->nvars; i++) {
+		if (c->vars[i].is_tag) {
+			snprintf(m->tag_name, ST_OBS_NAME_LEN, "%.31s", c->vars[i].name);
+			continue;
+		}
+		snprintf(m->counter_name[k], ST_OBS_NAME_LEN, "%.31s", c->vars[i].name);
+		m->width[k++] = (uint32_t)(c->vars[i].size * 8);
+	}
+	m->ncounters = k;
+}
+
+/* Sends the meta record if it differs from the last one sent. */
+static void send_meta(struct loop *l, bool force)
+{
+	struct st_observe_meta *m = &l->meta;
+	struct st_observe_meta old = *m;
+
+	if (l->o->cfg.nvars)
+		meta_from_variables(l);
+	else
+		meta_from_segment(l);
+	m->h.type = ST_REC_OBSERVE_META;
+	m->h.source = ST_SOURCE_OBSERVER;
+	m->h.size = sizeof(*m);
+	m->pid = (uint32_t)l->o->cfg.pid;
+	m->period = atomic_load_explicit(&l->o->period, memory_order_relaxed);
+	m->cpu = (uint32_t)l->o->cfg.place.observer_cpu;
+	if (force || memcmp(&old, m, sizeof(*m)))
+		ring_push(l->o->base.ring, m, sizeof(*m));
+}
+
+/* The slots threads have claimed, in slot order, at most 8. */
+static bool scan_slots(struct loop *l)
+{
+	const struct shimtop_signals *s = l->o->seg.sig;
+	const volatile struct shimtop_slot *found[ST_OBS_MAX_THREADS];
+	unsigned n = 0;
+	bool changed;
+
+	for (unsigned i = 0; i < SHIMTOP_SIGNALS_SLOTS && n < ST_OBS_MAX_THREADS; i++)
+		if (s->slot[i].tid)
+			found[n++] = &s->slot[i];
+	changed = n != l->nthreads ||
+		  memcmp(found, l->slot, n * sizeof(found[0]));
+	memcpy(l->slot, found, n * sizeof(found[0]));
+	l->nthreads = n;
+	return changed;
+}
+
+/* ---- batches ---- */
+
+static void batch_begin(struct loop *l, const uint64_t *carry)
+{
+	struct st_observe *r = l->rec;
+
+	memset(r, 0, sizeof(*r));
+	r->h.type = ST_REC_OBSERVE;
+	r->h.source = ST_SOURCE_OBSERVER;
+	r->pid = (uint32_t)l->o->cfg.pid;
+	r->seq = l->seq;
+	r->nthreads = (uint8_t)l->nthreads;
+	r->ncounters = (uint8_t)l->ncounters;
+	if (l->o->cfg.nvars)
+		r->tid[0] = (uint32_t)l->o->cfg.pid;
+	else
+		for (unsigned t = 0; t < l->nthreads; t++)
+			r->tid[t] = l->slot[t]->tid;
+	l->n = 0;
+	l->next = r->data;
+	if (carry) {
+		memmove(r->data, carry, l->words * sizeof(uint64_t));
+		r->flags = ST_OBS_CONTINUES;
+		l->n = 1;
+		l->next += l->words;
+	}
+	l->batch_tsc = tsc_end();
+}
+
+/* Ships the batch; the next one continues from its last sample. */
+static void batch_flush(struct loop *l, bool carry)
+{
+	struct st_observe *r = l->rec;
+	uint64_t last[2 + ST_OBS_MAX_THREADS * (ST_OBS_MAX_COUNTERS + 2)];
+	unsigned fresh = l->n - ((r->flags & ST_OBS_CONTINUES) ? 1 : 0);
+
+	if (fresh) {
+		r->nsamples = (uint16_t)l->n;
+		r->tsc_hz = l->tsc_hz;
+		r->tsc_base = l->tsc0;
+		r->mono_base = l->mono0;
+		r->h.size = (uint32_t)(sizeof(*r) + l->n * l->words * sizeof(uint64_t));
+		ring_push(l->o->base.ring, r, r->h.size);
+		l->seq++;
+	}
+	if (carry && l->n) {
+		memcpy(last, l->next - l->words, l->words * sizeof(uint64_t));
+		batch_begin(l, last);
+	} else {
+		batch_begin(l, NULL);
+	}
+}
+
+static void layout(struct loop *l)
+{
+	const struct observer_config *c = &l->o->cfg;
+
+	if (c->nvars) {
+		l->nthreads = 1;
+		l->ncounters = l->meta.ncounters;
+	} else {
+		l->ncounters = l->meta.ncounters;
+	}
+	l->words = st_observe_words(l->nthreads, l->ncounters);
+	l->cap = (unsigned)((sizeof(l->buf) - sizeof(struct st_observe)) /
+			    (l->words * sizeof(uint64_t)));
+	if (l->cap > BATCH_SAMPLES)
+		l->cap = BATCH_SAMPLES;
+}
+
+/* ---- pacing ---- */
+
+static void wait_until(const struct loop *l, uint64_t due)
+{
+	uint64_t now = tsc_end();
+
+	if (due <= now)
+		return;
+	if (due - now > cycles_for_ns(l, SLEEP_NS)) {
+		/* Long periods sleep (000 §4.2), waking early to spin. */
+		uint64_t ns = (uint64_t)((double)(due - now) * 1e9 / (double)l->tsc_hz);
+		uint64_t wake = mono_ns() + ns - WAKE_EARLY_NS;
+		struct timespec ts = { (time_t)(wake / 1000000000u),
+				       (long)(wake % 1000000000u) };
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
+	while (tsc_end() < due)
+		tsc_pause();
+}
+
+/* ---- the loops (000 Fig. 2) ---- */
+
+/*
+ * Shared memory: counters between the two clock reads, then the tags.
+ * x86 keeps loads in program order, so the counters are read in order
+ * without fences; lfence after the first rdtscp keeps them inside the
+ * bracket.  No system calls here.
+ */
+static void loop_shared_memory(struct loop *l)
+{
+	struct observer *o = l->o;
+	uint64_t housekeep = 0, rescan = 0, hk = cycles_for_ns(l, HOUSEKEEP_NS);
+
+	scan_slots(l);
+	layout(l);
+	batch_begin(l, NULL);
+	rescan = tsc_end() + cycles_for_ns(l, RESCAN_NS);
+	for (;;) {
+		uint64_t *p = l->next, start, period;
+		unsigned w = 2, nt = l->nthreads, nc = l->ncounters;
+
+		start = p[0] = tsc_start();
+		for (unsigned t = 0; t < nt; t++)
+			for (unsigned c = 0; c < nc; c++)
+				p[w++] = l->slot[t]->counter[c];
+		p[1] = tsc_end();
+		for (unsigned t = 0; t < nt; t++) {
+			p[w++] = l->slot[t]->tag;
+			p[w++] = l->slot[t]->depth;
+		}
+		l->next += l->words;
+		if (++l->n == l->cap)
+			batch_flush(l, true);
+		atomic_fetch_add_explicit(&o->samples, 1, memory_order_relaxed);
+		period = atomic_load_explicit(&o->period, memory_order_relaxed);
+		if (period)
+			wait_until(l, start + period);
+		if (p[1] < housekeep)
+			continue;
+		/* Housekeeping, about once a millisecond. */
+		housekeep = tsc_end() + hk;
+		if (atomic_load_explicit(&o->stop, memory_order_relaxed))
+			break;
+		calibrate(l);
+		if (housekeep > rescan) {
+			rescan = housekeep + cycles_for_ns(l, RESCAN_NS);
+			send_meta(l, false);
+			if (scan_slots(l)) {
+				batch_flush(l, false);
+				layout(l);
+				batch_begin(l, NULL);
+				continue;
+			}
+		}
+		if (housekeep - l->batch_tsc > cycles_for_ns(l, FLUSH_NS))
+			batch_flush(l, true);
+	}
+	batch_flush(l, false);
+}
+
+/*
+ * Variables of an unmodified program: one process_vm_readv per sample
+ * reads them all, counters and tag.  Values narrower than 8 bytes land in
+ * zeroed words (little-endian: zero-extended).
+ */
+static void loop_variables(struct loop *l)
+{
+	struct observer *o = l->o;
+	const struct observer_config *c = &o->cfg;
+	uint64_t housekeep = 0, hk = cycles_for_ns(l, HOUSEKEEP_NS);
+	size_t nv = c->nvars, expect = 0;
+	unsigned tag_var = (unsigned)nv;
+
+	layout(l);
+	for (size_t i = 0; i < nv; i++) {
+		if (c->vars[i].is_tag)
+			tag_var = (unsigned)i;
+		l->remote[i].iov_base = (void *)(uintptr_t)c->vars[i].address;
+		l->remote[i].iov_len = c->vars[i].size;
+		expect += c->vars[i].size;
+	}
+	batch_begin(l, NULL);
+	for (;;) {
+		uint64_t *p = l->next, start, period;
+		unsigned k = 2;
+		ssize_t got;
+
+		/* Counters first, in --signal order, then the tag after them. */
+		for (size_t i = 0; i < nv; i++) {
+			uint64_t *at = i == tag_var ? &p[2 + l->ncounters] : &p[k++];
+
+			*at = 0;
+			l->local[i].iov_base = at;
+			l->local[i].iov_len = c->vars[i].size;
+		}
+		if (tag_var == nv)
+			p[2 + l->ncounters] = 0;
+		p[3 + l->ncounters] = 0;	/* depth */
+		start = p[0] = tsc_start();
+		got = process_vm_readv(c->pid, l->local, nv, l->remote, nv, 0);
+		p[1] = tsc_end();
+		if (got != (ssize_t)expect) {
+			bool gone = got < 0 && errno == ESRCH;
+			char why[120];
+
+			if (gone)
+				snprintf(why, sizeof(why), "target exited");
+			else
+				snprintf(why, sizeof(why), "reading the target's variables "
+					 "failed: %.60s", got < 0 ? strerror(errno) : "short read");
+			batch_flush(l, false);
+			set_finished(o, why, !gone);
+			return;
+		}
+		l->next += l->words;
+		if (++l->n == l->cap)
+			batch_flush(l, true);
+		atomic_fetch_add_explicit(&o->samples, 1, memory_order_relaxed);
+		period = atomic_load_explicit(&o->period, memory_order_relaxed);
+		if (period)
+			wait_until(l, start + period);
+		if (p[1] < housekeep)
+			continue;
+		housekeep = tsc_end() + hk;
+		if (atomic_load_explicit(&o->stop, memory_order_relaxed))
+			break;
+		calibrate(l);
+		send_meta(l, false);
+		if (housekeep - l->batch_tsc > cycles_for_ns(l, FLUSH_NS))
+			batch_flush(l, true);
+	}
+	batch_flush(l, false);
+}
+
+/* A launched program creates its segment once main() runs: wait for it. */
+static bool wait_for_segment(struct observer *o)
+{
+	uint64_t until = mono_ns() + (uint64_t)(o->cfg.wait_seconds * 1e9);
+	char err[512];
+
+	while (!atomic_load(&o->stop)) {
+		if (signal_segment_attach(&o->seg, o->cfg.pid, err, sizeof(err)) == 0)
+			return true;
+		if (mono_ns() > until || strstr(err, "publishes no") == NULL) {
+			set_note(o, err);
+			set_finished(o, "observer: no usable signal segment", false);
+			return false;
+		}
+		usleep(1000);
+	}
+	return false;
+}
+
+static void *observer_main(void *arg)
+{
+	struct observer *o = arg;
+	struct loop *l = calloc(1, sizeof(*l));
+	cpu_set_t one;
+
+	if (!l) {
+		set_finished(o, "observer: out of memory", true);
+		return NULL;
+	}
+	l->o = o;
+	l->rec = (struct st_observe *)l->buf;
+	CPU_ZERO(&one);
+	CPU_SET(o->cfg.place.observer_cpu, &one);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0) {
+		set_finished(o, "observer: cannot pin to its CPU", true);
+		free(l);
+		return NULL;
+	}
+	calibrate_start(l);
+	if (!o->cfg.nvars && !o->seg.sig && !wait_for_segment(o)) {
+		free(l);
+		return NULL;
+	}
+	send_meta(l, true);
+	if (o->cfg.nvars)
+		loop_variables(l);
+	else
+		loop_shared_memory(l);
+	calibrate(l);
+	pthread_mutex_lock(&o->lock);
+	o->info.finished = true;
+	if (!o->info.finish_reason[0])
+		snprintf(o->info.finish_reason, sizeof(o->info.finish_reason),
+			 "observer stopped");
+	pthread_mutex_unlock(&o->lock);
+	free(l);
+	return NULL;
+}
+
+/* ---- the source interface ---- */
+
+static int resolve_variables(struct observer *o)
+{
+	char err[512];
+
+	for (size_t i = 0; i < o->cfg.nvars; i++) {
+		if (variable_signal_resolve(o->cfg.pid, &o->cfg.vars[i], err,
+					    sizeof(err)) < 0) {
+			st_error("%s", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int observer_start(struct st_source *s)
+{
+	struct observer *o = (struct observer *)s;
+	char err[256];
+
+	if (o->cfg.launched && o->cfg.nvars && resolve_variables(o) < 0)
+		return -1;
+	if (o->cfg.pin_target &&
+	    pin_target_threads(o->cfg.pid, o->cfg.place.target_cpu, err,
+			       sizeof(err)) < 0) {
+		st_error("%s", err);
+		return -1;
+	}
+	if (pthread_create(&o->thread, NULL, observer_main, o) != 0) {
+		st_error("cannot start the observer thread");
+		return -1;
+	}
+	o->running = true;
+	return 0;
+}
+
+static void observer_stop(struct st_source *s)
+{
+	struct observer *o = (struct observer *)s;
+
+	if (!o->running)
+		return;
+	atomic_store(&o->stop, true);
+	pthread_join(o->thread, NULL);
+	o->running = false;
+}
+
+static void observer_info(struct st_source *s, struct st_source_info *out)
+{
+	struct observer *o = (struct observer *)s;
+	uint64_t p = atomic_load(&o->period);
+
+	pthread_mutex_lock(&o->lock);
+	*out = o->info;
+	pthread_mutex_unlock(&o->lock);
+	out->produced = atomic_load(&o->samples);
+	if (p)
+		snprintf(out->period, sizeof(out->period), "%llu cycles",
+			 (unsigned long long)p);
+	else
+		snprintf(out->period, sizeof(out->period), "as fast as possible");
+}
+
+static void observer_destroy(struct st_source *s)
+{
+	struct observer *o = (struct observer *)s;
+
+	observer_stop(s);
+	signal_segment_detach(&o->seg);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
+}
+
+static const struct st_source_ops observer_ops = {
+	.start = observer_start,
+	.stop = observer_stop,
+	.info = observer_info,
+	.destroy = observer_destroy,
+};
+
+void observer_set_period(struct st_source *s, uint64_t cycles)
+{
+	struct observer *o = (struct observer *)s;
+
+	atomic_store(&o->period, cycles);
+}
+
+uint64_t observer_samples(struct st_source *s)
+{
+	return atomic_load(&((struct observer *)s)->samples);
+}
+
+int observer_configure(const struct st_options *opt, pid_t pid, bool launched,
+		       struct observer_config *cfg)
+{
+	cpu_set_t allowed;
+	char err[512];
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->pid = pid;
+	cfg->launched = launched;
+	cfg->pin_target = opt->pin_target;
+	cfg->period = opt->observer_period;
+	cfg->wait_seconds = 5;
+	for (size_t i = 0; i < opt->nsignals; i++) {
+		if (variable_signal_parse(opt->signals[i], &cfg->vars[i], err,
+					  sizeof(err)) < 0) {
+			st_error("%s", err);
+			return ST_EXIT_USAGE;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (cfg->vars[j].is_tag && cfg->vars[i].is_tag) {
+				st_error("--signal: give at most one tag");
+				return ST_EXIT_USAGE;
+			}
+		cfg->nvars++;
+	}
+	if (cfg->nvars == ST_MAX_SIGNALS && !cfg->vars[ST_MAX_SIGNALS - 1].is_tag) {
+		bool tag = false;
+
+		for (size_t i = 0; i < cfg->nvars; i++)
+			tag |= cfg->vars[i].is_tag;
+		if (!tag) {
+			st_error("--signal: at most 4 counters (and one tag)");
+			return ST_EXIT_USAGE;
+		}
+	}
+	if (sched_getaffinity(pid, sizeof(allowed), &allowed) < 0) {
+		st_error("cannot read the CPUs process %d may use: %s", (int)pid,
+			 strerror(errno));
+		return ST_EXIT_FAIL;
+	}
+	if (observer_place("", task_last_cpu(pid), &allowed, opt->observer_cpu,
+			   &cfg->place, err, sizeof(err)) < 0) {
+		st_error("%s", err);
+		return ST_EXIT_USAGE;
+	}
+	return 0;
+}
+
+struct st_source *observer_source_create(const struct observer_config *cfg,
+					 struct ring *ring, int *status)
+{
+	struct observer *o = st_xcalloc(1, sizeof(*o));
+	char err[512];
+	size_t off = 0;
+
+	o->base.ops = &observer_ops;
+	o->base.ring = ring;
+	o->cfg = *cfg;
+	atomic_init(&o->period, cfg->period);
+	pthread_mutex_init(&o->lock, NULL);
+	snprintf(o->info.kind, sizeof(o->info.kind), "observer");
+	o->info.ipc_cycles = o->info.ipc_instructions = -1;
+	if (!cfg->launched) {
+		if (cfg->nvars ? resolve_variables(o) < 0 :
+		    signal_segment_attach(&o->seg, cfg->pid, err, sizeof(err)) < 0) {
+			if (!cfg->nvars)
+				st_error("%s", err);
+			*status = ST_EXIT_FAIL;
+			observer_destroy(&o->base);
+			return NULL;
+		}
+	}
+	if (cfg->nvars) {
+		for (size_t i = 0; i < cfg->nvars && off < sizeof(o->info.events); i++)
+			off += (size_t)snprintf(o->info.events + off,
+						sizeof(o->info.events) - off, "%s%s%s",
+						i ? "," : "", cfg->vars[i].name,
+						cfg->vars[i].is_tag ? ":tag" : "");
+	} else {
+		snprintf(o->info.events, sizeof(o->info.events), "signal segment");
+	}
+	snprintf(o->info.note, sizeof(o->info.note), "observer on CPU %d (%s of "
+		 "the target's CPU %d)", cfg->place.observer_cpu,
+		 cfg->place.smt_sibling ? "SMT sibling" : "another core",
+		 cfg->place.target_cpu);
+	return &o->base;
+}
