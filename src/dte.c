@@ -21,8 +21,10 @@ enum dte_verdict dte_check(struct dte *d, uint64_t start, uint64_t end,
 	d->have_prev = true;
 	d->prev_start = start;
 	d->prev_end = end;
-	if (!had)
+	if (!had) {
+		d->first++;
 		return DTE_FIRST;
+	}
 	/* Unsigned deltas of a clock that went back are huge: reject. */
 	if (end < start || ds == 0 || de == 0 || (int64_t)ds < 0 || (int64_t)de < 0) {
 		d->rejected_clock++;

@@ -29,6 +29,7 @@ enum dte_verdict {
 struct dte {
 	double tolerance;
 	uint64_t taken;		/* every sample seen */
+	uint64_t first;		/* ... with nothing before it to compare */
 	uint64_t accepted;
 	uint64_t rejected_cpc;
 	uint64_t rejected_clock;

@@ -255,8 +255,8 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 		if (v == DTE_REJECT_CLOCK)
 			continue;
 		hist_add(&m->period, (double)(cur[0] - prev[0]));
-		/* The counters were read between the two clocks: average them. */
-		dt = ((double)(cur[0] - prev[0]) + (double)(cur[1] - prev[1])) / 2;
+		/* Rates over the start clocks, as SHIM does (000 §4.1). */
+		dt = (double)(cur[0] - prev[0]);
 		m->cycles += dt;
 		if (went_backwards(m, r, prev, cur))
 			v = dte_backwards(&m->dte, v);

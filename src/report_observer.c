@@ -133,6 +133,7 @@ struct json_object *report_observer_json(struct session *s)
 	json_object_object_add(o, "tsc_hz", json_object_new_int64((int64_t)m->tsc_hz));
 	json_object_object_add(o, "tolerance", json_object_new_double(m->tolerance));
 	json_object_object_add(o, "taken", json_object_new_int64((int64_t)d->taken));
+	json_object_object_add(o, "first", json_object_new_int64((int64_t)d->first));
 	json_object_object_add(o, "accepted", json_object_new_int64((int64_t)d->accepted));
 	json_object_object_add(o, "rejected_cpc", json_object_new_int64((int64_t)d->rejected_cpc));
 	json_object_object_add(o, "rejected_clock", json_object_new_int64((int64_t)d->rejected_clock));
