@@ -1,0 +1,226 @@
+/*
+ * test_obs_model.c - the observer's analysis over constructed batches:
+ * exact DTE verdicts and counts, rates and their time base, tag
+ * attribution, a counter going backwards, batches that continue one
+ * another (the same answer as one batch), a dropped batch, two threads,
+ * IPC from cycle and instruction counters, and record validation.
+ */
+#include "check.h"
+#include "obs_model.h"
+
+#include <math.h>
+#include <string.h>
+
+#define HZ 1000000000ull	/* 1 GHz: one cycle is one ns */
+
+/* One constructed sample of up to two threads with one or two counters. */
+struct smp {
+	uint64_t start, end;
+	uint64_t c[2][2];	/* [thread][counter] */
+	uint64_t tag[2];
+};
+
+static _Alignas(8) unsigned char buf[65536];
+
+static void meta(struct obs_model *m, unsigned ncounters, const char *c0,
+		 const char *c1)
+{
+	struct st_observe_meta r;
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = ST_REC_OBSERVE_META;
+	r.h.size = sizeof(r);
+	r.mode = ST_OBS_SHARED_MEMORY;
+	r.ncounters = ncounters;
+	for (unsigned i = 0; i < ST_OBS_MAX_COUNTERS; i++)
+		r.width[i] = 64;
+	snprintf(r.counter_name[0], ST_OBS_NAME_LEN, "%s", c0);
+	snprintf(r.counter_name[1], ST_OBS_NAME_LEN, "%s", c1);
+	snprintf(r.tag_value_name[1], ST_OBS_NAME_LEN, "parse");
+	obs_model_ingest(m, &r);
+}
+
+static const void *batch(uint32_t seq, uint32_t flags, unsigned nthreads,
+			 unsigned ncounters, const struct smp *s, size_t n)
+{
+	struct st_observe *r = (void *)buf;
+	size_t words = st_observe_words(nthreads, ncounters);
+
+	memset(buf, 0, sizeof(buf));
+	r->h.type = ST_REC_OBSERVE;
+	r->seq = seq;
+	r->flags = flags;
+	r->nsamples = (uint16_t)n;
+	r->nthreads = (uint8_t)nthreads;
+	r->ncounters = (uint8_t)ncounters;
+	r->tsc_hz = HZ;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *p = r->data + i * words;
+		unsigned w = 2;
+
+		p[0] = s[i].start;
+		p[1] = s[i].end;
+		for (unsigned t = 0; t < nthreads; t++) {
+			for (unsigned c = 0; c < ncounters; c++)
+				p[w++] = s[i].c[t][c];
+			p[w++] = s[i].tag[t];
+			p[w++] = 0;
+		}
+	}
+	r->h.size = (uint32_t)(sizeof(*r) + n * words * 8);
+	return r;
+}
+
+/*
+ * Seven samples, 1000 cycles apart: accept, accept (CPC 1.005), reject
+ * (CPC 1.095, a jump of 970), accept, backwards (counter reset to 5),
+ * accept.
+ */
+static const struct smp seven[] = {
+	{ 1000, 1100, { { 0 } }, { 1 } },
+	{ 2000, 2100, { { 10 } }, { 1 } },
+	{ 3000, 3105, { { 30 } }, { 2 } },
+	{ 4000, 4200, { { 1000 } }, { 2 } },
+	{ 5000, 5200, { { 1010 } }, { 1 } },
+	{ 6000, 6200, { { 5 } }, { 1 } },
+	{ 7000, 7200, { { 15 } }, { 1 } },
+};
+
+static const struct obs_tag *find(const struct obs_model *m, uint64_t tag)
+{
+	for (size_t i = 0; i < m->ntags; i++)
+		if (m->tags[i].tag == tag)
+			return &m->tags[i];
+	return NULL;
+}
+
+static void check_seven(const struct obs_model *m)
+{
+	const struct obs_tag *t1 = find(m, 1), *t2 = find(m, 2);
+
+	CHECK_EQ_U64(m->dte.taken, 7);
+	CHECK_EQ_U64(m->dte.first, 1);
+	CHECK_EQ_U64(m->dte.accepted, 4);
+	CHECK_EQ_U64(m->dte.rejected_cpc, 1);
+	CHECK_EQ_U64(m->dte.rejected_backwards, 1);
+	CHECK_EQ_U64(m->dte.rejected_clock, 0);
+	CHECK_EQ_U64(m->counter[0].delta, 50);		/* accepted only */
+	CHECK_EQ_U64(m->counter[0].delta_all, 1020);	/* all but backwards */
+	CHECK(m->cycles == 6000);
+	CHECK(m->accepted_cycles == 4000);
+	/* 1020 counts in 6000 ns. */
+	CHECK(fabs(obs_model_rate(m, 0) - 1020 / 6e-6) < 1);
+	/* Accepted samples: 10 counts per 1000 ns (three) and 20 (one). */
+	CHECK_EQ_U64(m->counter[0].rate.n, 4);
+	CHECK(fabs(m->counter[0].rate.max - 2e7) < 1);
+	CHECK(fabs(m->counter[0].rate.mean - 1.25e7) < 1);
+	CHECK(fabs(m->counter[0].rejected_max - 9.7e8) < 1);
+	/* CPC of every judged pair, periods of every pair, gaps 1000, 2000, 2000. */
+	CHECK_EQ_U64(m->cpc.n, 6);
+	CHECK(fabs(m->cpc.max - 1.095) < 1e-9);
+	CHECK_EQ_U64(m->period.n, 6);
+	CHECK_EQ_U64(m->gap.n, 3);
+	CHECK(fabs(m->gap.mean - 5000.0 / 3) < 1e-6);
+	/* Tags own the period they were read in. */
+	CHECK(t1 && t2);
+	if (t1 && t2) {
+		CHECK(t1->cycles == 4000 && t2->cycles == 2000);
+		CHECK_EQ_U64(t1->samples, 4);
+		CHECK_EQ_U64(t1->delta[0], 30);
+		CHECK_EQ_U64(t2->delta[0], 20);
+		CHECK_EQ_U64(t2->delta_all[0], 990);
+		CHECK(fabs(obs_tag_rate(m, t2, 0) - 990 / 2e-6) < 1);
+	}
+	CHECK(!strcmp(obs_model_tag_name(m, 1), "parse"));
+	CHECK(obs_model_tag_name(m, 2) == NULL);
+}
+
+int main(void)
+{
+	struct obs_model m;
+
+	/* One batch. */
+	obs_model_init(&m, 0.01);
+	meta(&m, 1, "items", "");
+	obs_model_ingest(&m, batch(0, 0, 1, 1, seven, 7));
+	check_seven(&m);
+	CHECK_EQ_U64(m.missing, 0);
+	obs_model_free(&m);
+
+	/* The same in two batches, the second continuing the first. */
+	obs_model_init(&m, 0.01);
+	meta(&m, 1, "items", "");
+	obs_model_ingest(&m, batch(0, 0, 1, 1, seven, 4));
+	obs_model_ingest(&m, batch(1, ST_OBS_CONTINUES, 1, 1, seven + 3, 4));
+	check_seven(&m);
+	CHECK_EQ_U64(m.missing, 0);
+
+	/* A lost batch: counted, and the next batch is judged on its own. */
+	obs_model_ingest(&m, batch(3, 0, 1, 1, seven, 2));
+	CHECK_EQ_U64(m.missing, 1);
+	CHECK_EQ_U64(m.dte.first, 2);
+	CHECK_EQ_U64(m.dte.accepted, 5);
+	/* A clock that did not advance is a clock reject, not a rate. */
+	{
+		struct smp still[] = { { 9000, 9100, { { 0 } }, { 1 } },
+				       { 9000, 9100, { { 7 } }, { 1 } } };
+
+		obs_model_ingest(&m, batch(4, 0, 1, 1, still, 2));
+		CHECK_EQ_U64(m.dte.rejected_clock, 1);
+	}
+	obs_model_zero(&m);
+	CHECK_EQ_U64(m.dte.taken, 0);
+	CHECK(m.ntags == 0 && m.active);
+	obs_model_free(&m);
+
+	/* Two threads, two tags: each thread's period goes to its own tag. */
+	{
+		struct smp two[] = {
+			{ 0, 100, { { 0 }, { 0 } }, { 1, 3 } },
+			{ 1000, 1100, { { 5 }, { 50 } }, { 1, 3 } },
+			{ 2000, 2100, { { 10 }, { 100 } }, { 1, 3 } },
+		};
+
+		obs_model_init(&m, 0.01);
+		meta(&m, 1, "items", "");
+		obs_model_ingest(&m, batch(0, 0, 2, 1, two, 3));
+		CHECK(find(&m, 1) && find(&m, 1)->cycles == 2000);
+		CHECK(find(&m, 3) && find(&m, 3)->delta[0] == 100);
+		CHECK_EQ_U64(m.thread_samples, 4);
+		CHECK_EQ_U64(m.counter[0].delta, 110);
+		obs_model_free(&m);
+	}
+
+	/* Cycle and instruction counters give IPC (500 buckets over 0-4). */
+	{
+		struct smp ipc[] = {
+			{ 0, 100, { { 0, 0 } }, { 1 } },
+			{ 1000, 1100, { { 1000, 2500 } }, { 1 } },
+			{ 2000, 2100, { { 2000, 3000 } }, { 1 } },
+		};
+
+		obs_model_init(&m, 0.01);
+		meta(&m, 2, "cycles", "instructions");
+		CHECK(m.have_ipc);
+		obs_model_ingest(&m, batch(0, 0, 1, 2, ipc, 3));
+		CHECK_EQ_U64(m.ipc.n, 2);
+		CHECK(fabs(m.ipc.max - 2.5) < 1e-9 && fabs(m.ipc.min - 0.5) < 1e-9);
+		CHECK(m.ipc.nbuckets == 500);
+		CHECK(find(&m, 1) && find(&m, 1)->ipc.n == 2);
+		obs_model_free(&m);
+	}
+
+	/* Records from a file are checked before use. */
+	{
+		struct st_observe *r = (void *)buf;
+
+		batch(0, 0, 1, 1, seven, 7);
+		CHECK(st_record_check(r, r->h.size) == r->h.size);
+		r->nsamples = 200;
+		CHECK(st_record_check(r, r->h.size) == 0);
+		r->nsamples = 7;
+		r->nthreads = ST_OBS_MAX_THREADS + 1;
+		CHECK(st_record_check(r, r->h.size) == 0);
+	}
+	return check_done("test_obs_model");
+}
