@@ -45,6 +45,7 @@ struct loop {
 	size_t words;			/* per sample */
 	unsigned cap;			/* samples per batch */
 	uint32_t seq;
+	uint64_t made;			/* samples taken (published each ms) */
 	uint64_t tsc0, mono0, tsc_hz;
 	uint64_t batch_tsc;		/* when the batch began */
 	struct st_observe_meta meta;
@@ -305,9 +306,9 @@ static void loop_shared_memory(struct loop *l)
 			p[w++] = l->slot[t]->depth;
 		}
 		l->next += l->words;
+		l->made++;
 		if (++l->n == l->cap)
 			batch_flush(l, true);
-		atomic_fetch_add_explicit(&o->samples, 1, memory_order_relaxed);
 		period = atomic_load_explicit(&o->period, memory_order_relaxed);
 		if (period)
 			wait_until(l, start + period);
@@ -315,6 +316,7 @@ static void loop_shared_memory(struct loop *l)
 			continue;
 		/* Housekeeping, about once a millisecond. */
 		housekeep = tsc_end() + hk;
+		atomic_store_explicit(&o->samples, l->made, memory_order_relaxed);
 		if (atomic_load_explicit(&o->stop, memory_order_relaxed))
 			break;
 		calibrate(l);
@@ -385,19 +387,21 @@ static void loop_variables(struct loop *l)
 				snprintf(why, sizeof(why), "reading the target's variables "
 					 "failed: %.60s", got < 0 ? strerror(errno) : "short read");
 			batch_flush(l, false);
+			atomic_store(&o->samples, l->made);
 			set_finished(o, why, !gone);
 			return;
 		}
 		l->next += l->words;
+		l->made++;
 		if (++l->n == l->cap)
 			batch_flush(l, true);
-		atomic_fetch_add_explicit(&o->samples, 1, memory_order_relaxed);
 		period = atomic_load_explicit(&o->period, memory_order_relaxed);
 		if (period)
 			wait_until(l, start + period);
 		if (p[1] < housekeep)
 			continue;
 		housekeep = tsc_end() + hk;
+		atomic_store_explicit(&o->samples, l->made, memory_order_relaxed);
 		if (atomic_load_explicit(&o->stop, memory_order_relaxed))
 			break;
 		calibrate(l);
@@ -456,6 +460,7 @@ static void *observer_main(void *arg)
 		loop_variables(l);
 	else
 		loop_shared_memory(l);
+	atomic_store(&o->samples, l->made);
 	calibrate(l);
 	pthread_mutex_lock(&o->lock);
 	o->info.finished = true;
