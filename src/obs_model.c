@@ -161,6 +161,9 @@ static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *prev,
 
 	m->thread_samples++;
 	t->samples++;
+	if (cur[nc + 1] > t->max_depth)
+		t->max_depth = cur[nc + 1];
+	t->depth_sum += cur[nc + 1];
 	t->cycles += dt;
 	for (unsigned c = 0; c < nc; c++) {
 		double rate;

@@ -29,6 +29,10 @@ struct obs_tag {
 	uint64_t samples;		/* thread-samples read under this tag */
 	double cycles;			/* TSC cycles attributed to it */
 	double accepted_cycles;		/* ... in accepted samples */
+	uint64_t max_depth;		/* deepest stack depth read with it */
+	uint64_t depth_sum;		/* for the mean depth (a tag and its depth
+					   are two stores: a read between them
+					   pairs a tag with a neighbour's depth) */
 	uint64_t delta[ST_OBS_MAX_COUNTERS];	/* accepted samples */
 	uint64_t delta_all[ST_OBS_MAX_COUNTERS]; /* every sample */
 	struct histogram rate[ST_OBS_MAX_COUNTERS];

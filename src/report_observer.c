@@ -23,6 +23,8 @@ static void tag_label(struct session *s, uint64_t tag, char *buf, size_t len)
 
 	if (name) {
 		snprintf(buf, len, "%s", name);
+	} else if (m->meta.tag_kind == SHIMTOP_TAG_ADDRESS && !tag) {
+		snprintf(buf, len, "[no instrumented function]");
 	} else if (m->meta.tag_kind == SHIMTOP_TAG_ADDRESS && tag && s->symbols) {
 		const struct st_symbol *sym =
 			symbolizer_lookup(s->symbols, s->pid, tag, false);
@@ -175,6 +177,9 @@ struct json_object *report_observer_json(struct session *s)
 		json_object_object_add(t, "tag", json_object_new_int64((int64_t)tags[i]->tag));
 		json_object_object_add(t, "name", json_object_new_string(label));
 		json_object_object_add(t, "samples", json_object_new_int64((int64_t)tags[i]->samples));
+		json_object_object_add(t, "max_depth", json_object_new_int64((int64_t)tags[i]->max_depth));
+		json_object_object_add(t, "mean_depth", json_object_new_double(tags[i]->samples ?
+			(double)tags[i]->depth_sum / (double)tags[i]->samples : 0));
 		json_object_object_add(t, "share", json_object_new_double(
 			m->cycles > 0 ? 100.0 * tags[i]->cycles / m->cycles : 0));
 		json_object_object_add(t, "seconds", json_object_new_double(

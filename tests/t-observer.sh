@@ -14,11 +14,11 @@ d = json.load(open(sys.argv[1]))
 label = sys.argv[3]
 m = re.search(r'work_items=(\d+) seconds=([\d.]+)', open(sys.argv[2]).read())
 if not m:
-    sys.exit(print(f"{label}: the demo did not report its work"))
+    sys.exit(f"{label}: the demo did not report its work")
 truth = int(m.group(1)) / float(m.group(2))
 o = d['observer']
 if not o:
-    sys.exit(print(f"{label}: no observer section"))
+    sys.exit(f"{label}: no observer section")
 ok = True  # a failed check prints and sets ok to None
 # The demo counts from its first phase to its end; tag 0 is outside.
 phases = [t for t in o['tags'] if t['tag'] in (1, 2, 3, 4)]

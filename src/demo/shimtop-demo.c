@@ -276,8 +276,13 @@ int main(int argc, char **argv)
 		pthread_join(tid[i], NULL);
 	free(tid);
 	if (report)
-		fprintf(stderr, "shimtop-demo: work_items=%llu seconds=%.6f\n",
+		fprintf(stderr, "shimtop-demo: work_items=%llu seconds=%.6f "
+			"phase_items=%llu,%llu,%llu,%llu\n",
 			(unsigned long long)shimtop_demo_items,
-			(double)(now_ns() - began) / 1e9);
+			(double)(now_ns() - began) / 1e9,
+			(unsigned long long)shimtop_demo_phase_items[PHASE_COMPUTE],
+			(unsigned long long)shimtop_demo_phase_items[PHASE_CHASE],
+			(unsigned long long)shimtop_demo_phase_items[PHASE_BRANCHY],
+			(unsigned long long)shimtop_demo_phase_items[PHASE_RECURSIVE]);
 	return 0;
 }

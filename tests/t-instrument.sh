@@ -1,0 +1,45 @@
+#!/bin/sh
+# t-instrument.sh - function-level tags without source changes: the demo
+# built with -finstrument-functions, libshimtop-instrument.so preloaded,
+# observed by shimtop.  The tags are function addresses shown as names;
+# the four phases each take a clear share of the time; the depth that
+# comes with each tag is the instrumented call depth (main -> run_phases
+# -> phase_compute is 3; recurse_tree runs at 4 to 12, mostly at the
+# leaves).  Depth and tag are two stores, so a read between them can pair
+# a tag with its neighbour's depth: the test uses the mean depth.
+. "$TESTS_DIR/lib.sh"
+
+BUILD=$(dirname "$SHIMTOP")
+LIB=$BUILD/libshimtop-instrument.so
+DEMO_I=$BUILD/shimtop-demo-instrumented
+[ -f "$LIB" ] && [ -x "$DEMO_I" ] || skip "instrumented demo not built"
+
+"$SHIMTOP" --batch --observe --format json -- env LD_PRELOAD="$LIB" "$DEMO_I" \
+	--seconds 3 --no-signals >"$TMP/out.json" 2>"$TMP/err" ||
+	fail "instrumented run failed: $(cat "$TMP/err")"
+python3 - "$TMP/out.json" <<'PY' || fail "function tags: see above"
+import json, sys
+o = json.load(open(sys.argv[1]))['observer']
+if not o:
+    sys.exit("no observer section: the preloaded library made no segment")
+tags = {t['name']: t for t in o['tags']}
+ok = True
+for fn in ('phase_compute', 'phase_pointer_chase', 'phase_branchy', 'recurse_tree'):
+    t = tags.get(fn)
+    if not t or t['share'] < 10:
+        ok = print(f"{fn}: share {t and t['share']}, expected over 10%")
+    else:
+        print(f"{fn}: {t['share']:.1f}% of the time, mean depth "
+              f"{t['mean_depth']:.3f}, max {t['max_depth']}")
+if round(tags.get('phase_compute', {}).get('mean_depth', 0)) != 3:
+    ok = print("phase_compute should run at depth 3 (main, run_phases, phase_compute)")
+if not 11 <= tags.get('recurse_tree', {}).get('mean_depth', 0) <= 12:
+    ok = print("recurse_tree should run mostly at its leaves, depth 12")
+sys.exit(0 if ok else 1)
+PY
+
+# Without shimtop the hooks only store: the program runs normally.
+LD_PRELOAD="$LIB" "$DEMO_I" --seconds 1 --no-signals --report-work 2>"$TMP/err" ||
+	fail "instrumented demo failed on its own: $(cat "$TMP/err")"
+grep -q "work_items=" "$TMP/err" || fail "instrumented demo did no work"
+finish
