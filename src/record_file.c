@@ -37,7 +37,7 @@ void record_header_from_info(struct st_file_header *h,
 	snprintf(h->comm, sizeof(h->comm), "%s", comm);
 	snprintf(h->events, sizeof(h->events), "%s", in->events);
 	snprintf(h->period, sizeof(h->period), "%s", in->period);
-	snprintf(h->note, sizeof(h->note), "%s", in->note);
+	snprintf(h->note, sizeof(h->note), "%.191s", in->note);
 	memcpy(h->counters, in->counters, sizeof(h->counters));
 }
 

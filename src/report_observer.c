@@ -54,10 +54,9 @@ void report_observer_text(struct session *s, FILE *out)
 				s->obs_info.note[0] ? ": " : "", s->obs_info.note);
 		return;
 	}
-	fprintf(out, "\nobserver: %s  period %s  TSC %.3f GHz  %s\n",
+	fprintf(out, "\nobserver: %s  period target %s  TSC %.3f GHz\nnote: %s\n",
 		m->meta.mode == ST_OBS_VM_READ ? "process_vm_readv" : "shared memory",
-		m->meta.period ? "throttled" : "as fast as possible",
-		(double)m->tsc_hz / 1e9, s->obs_info.note);
+		s->obs_info.period, (double)m->tsc_hz / 1e9, s->obs_info.note);
 	fprintf(out, "samples %llu  accepted %.1f%%  rejected: cpc %.1f%%, clock "
 		"%.1f%%, backwards %.1f%%  (|CPC-1| <= %g)  batches dropped %llu\n",
 		(unsigned long long)d->taken, pct(d->accepted, judged(d)),

@@ -20,7 +20,7 @@ struct st_source_info {
 	char kind[16];			/* "perf", "replay" */
 	char events[160];		/* "cpu-clock", "cycles,instructions" */
 	char period[64];		/* "250000 ns +/-3%", "4000 Hz" */
-	char note[192];			/* e.g. why IPC is unavailable */
+	char note[384];			/* e.g. why IPC is unavailable */
 	char counters[ST_MAX_EVENTS][64]; /* names of the sample counters */
 	int ncounters;
 	int ipc_cycles;			/* counter index, or -1 */

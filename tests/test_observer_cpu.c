@@ -3,8 +3,11 @@
  * trees (tests/fixtures/sys-*): the SMT sibling of the target's CPU when
  * there is one and it is online, else another core; refusals for a CPU
  * that does not exist, the target's only CPU, and a one-CPU machine.
+ * Then whether core-wide counting works, for constructed CPUs: each
+ * failing condition is named.
  */
 #include "check.h"
+#include "sampler/corewide.h"
 #include "sampler/observer_cpu.h"
 
 #include <stdlib.h>
@@ -77,6 +80,43 @@ int main(void)
 	CHECK(observer_place(machine("no-such-machine"), 0, &two, -1, &p, err,
 			     sizeof(err)) == -1);
 	CHECK(strstr(err, "cannot read the online CPUs") != NULL);
+
+	/* Core-wide counting: every condition, and the one that failed. */
+	{
+		struct cpu_facts good = { "GenuineIntel", 4, false, true, 1, true }, f;
+		char why[256];
+
+		CHECK(corewide_supported(&good, why, sizeof(why)));
+		CHECK(strstr(why, "perfmon v4") != NULL);
+		f = good;
+		f.pmu = false;
+		CHECK(!corewide_supported(&f, why, sizeof(why)) &&
+		      strstr(why, "no hardware PMU") && strstr(why, "perf group sampling"));
+		f = good;
+		memcpy(f.vendor, "AuthenticAMD", 13);
+		CHECK(!corewide_supported(&f, why, sizeof(why)) && strstr(why, "AMD cores"));
+		f = good;
+		f.perfmon_version = 5;
+		CHECK(!corewide_supported(&f, why, sizeof(why)) && strstr(why, "deprecates"));
+		f = good;
+		f.anythread_deprecated = true;
+		CHECK(!corewide_supported(&f, why, sizeof(why)) && strstr(why, "deprecates"));
+		f = good;
+		f.perfmon_version = 2;
+		CHECK(!corewide_supported(&f, why, sizeof(why)) && strstr(why, "older than version 3"));
+		f = good;
+		f.rdpmc = 0;
+		CHECK(!corewide_supported(&f, why, sizeof(why)) && strstr(why, "rdpmc is disabled"));
+		f = good;
+		f.smt_sibling = false;
+		CHECK(!corewide_supported(&f, why, sizeof(why)) && strstr(why, "not on an SMT sibling"));
+
+		/* sysfs: a PMU with rdpmc 2 in one tree, none in another. */
+		cpu_facts_read(&f, machine("sys-smt"), true);
+		CHECK(f.pmu && f.rdpmc == 2 && f.smt_sibling);
+		cpu_facts_read(&f, machine("sys-2cpu"), false);
+		CHECK(!f.pmu && f.rdpmc == 0);
+	}
 
 	/* This machine: the task's own last CPU is readable. */
 	CHECK(task_last_cpu(getpid()) >= 0);

@@ -1,5 +1,6 @@
 /* observer.c - the SHIM observer thread and its loop. */
 #include "sampler/observer.h"
+#include "sampler/corewide.h"
 #include "sampler/signal_segment.h"
 #include "sampler/tsc.h"
 #include "record.h"
@@ -68,7 +69,7 @@ static void set_finished(struct observer *o, const char *why, bool failed)
 static void set_note(struct observer *o, const char *note)
 {
 	pthread_mutex_lock(&o->lock);
-	snprintf(o->info.note, sizeof(o->info.note), "%.191s", note);
+	snprintf(o->info.note, sizeof(o->info.note), "%.383s", note);
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -646,9 +647,17 @@ struct st_source *observer_source_create(const struct observer_config *cfg,
 	} else {
 		snprintf(o->info.events, sizeof(o->info.events), "signal segment");
 	}
-	snprintf(o->info.note, sizeof(o->info.note), "observer on CPU %d (%s of "
-		 "the target's CPU %d)", cfg->place.observer_cpu,
-		 cfg->place.smt_sibling ? "SMT sibling" : "another core",
-		 cfg->place.target_cpu);
+	{
+		struct cpu_facts f;
+		char hw[256];
+
+		/* Counters come later; for now say whether they could. */
+		cpu_facts_read(&f, "", cfg->place.smt_sibling);
+		corewide_supported(&f, hw, sizeof(hw));
+		snprintf(o->info.note, sizeof(o->info.note), "observer on CPU %d (%s "
+			 "of the target's CPU %d); %s", cfg->place.observer_cpu,
+			 cfg->place.smt_sibling ? "SMT sibling" : "another core",
+			 cfg->place.target_cpu, hw);
+	}
 	return &o->base;
 }

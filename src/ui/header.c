@@ -47,7 +47,21 @@ void ui_draw_header(struct ui *ui)
 					     session_elapsed(s)), a));
 
 	x = pair(ui, 1, 0, s->info.kind, s->info.events);
-	pair(ui, 1, x, "period", s->info.period);
+	x = pair(ui, 1, x, "period", s->info.period);
+	if (m->obs.active) {
+		/* The observer's gauge: its sample rate and DTE acceptance. */
+		const struct dte *d = &m->obs.dte;
+		uint64_t judged = d->taken - d->first;
+		double el = session_elapsed(s);
+
+		human(a, sizeof(a), el > 0 ? (uint64_t)((double)s->obs_info.produced / el) : 0);
+		snprintf(b, sizeof(b), "%.24s/s", a);
+		x = pair(ui, 1, x, "observer", b);
+		snprintf(b, sizeof(b), "%.1f%%", judged ?
+			 100.0 * (double)d->accepted / (double)judged : 0);
+		x = pair(ui, 1, x, "DTE accepted", b);
+		pair(ui, 1, x, "every", s->obs_info.period);
+	}
 
 	human(a, sizeof(a), m->samples);
 	x = pair(ui, 2, 0, "samples", a);
@@ -63,6 +77,6 @@ void ui_draw_header(struct ui *ui)
 	if (s->finished)
 		snprintf(buf, sizeof(buf), "%s; table kept, q quits", s->status);
 	else
-		snprintf(buf, sizeof(buf), "%s", s->info.note);
+		snprintf(buf, sizeof(buf), "%.255s", s->info.note);
 	ui_put(3, 0, COLS, ui->attr[TH_WARNING], buf);
 }
