@@ -1,7 +1,10 @@
 #!/bin/sh
 # t-container.sh - a process whose binary exists only in its own mount
 # namespace (as in a container): the path in its maps names nothing on
-# the host, so shimtop must read it through /proc/PID/root.
+# the host, so shimtop must read it through /proc/PID/root.  Then a
+# process in its own PID namespace with its own /dev/shm: its signal
+# segment is named after the PID it sees (1) and lives in its /dev/shm,
+# and the observer must still find it.
 . "$TESTS_DIR/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "a private mount namespace needs root"
@@ -28,4 +31,25 @@ for fn in phase_compute phase_branchy; do
 		fail "$fn not resolved through /proc/PID/root: $(head -12 "$TMP/out")"
 done
 kill "$DEMO_PID" 2>/dev/null
+
+unshare --mount --propagation private --pid --fork sh -c "
+	mount -t tmpfs none /dev/shm && cp '$SHIMTOP_DEMO' /dev/shm/ns-demo &&
+	exec /dev/shm/ns-demo --seconds 8" &
+BG_PIDS="$BG_PIDS $!"
+NS_PID=""
+i=0
+while [ -z "$NS_PID" ] && [ $i -lt 50 ]; do
+	NS_PID=$(pgrep -f "^/dev/shm/ns-demo" | head -1)
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -n "$NS_PID" ] || skip "could not start a process in a PID namespace here"
+BG_PIDS="$BG_PIDS $NS_PID"
+sleep 1.5	# it builds its data, then creates the segment
+[ ! -e "/dev/shm/shimtop-$NS_PID" ] && [ ! -e /dev/shm/shimtop-1 ] ||
+	fail "the namespaced segment is visible on the host"
+"$SHIMTOP" --batch --duration 1.5 --observe -p "$NS_PID" >"$TMP/out" 2>"$TMP/err" ||
+	fail "observer on a PID-namespaced process failed: $(cat "$TMP/err")"
+grep -Eq "^ *[0-9.]+% +[0-9]+  compute " "$TMP/out" ||
+	fail "no phase tags from the namespaced segment: $(sed -n '/^observer/,$p' "$TMP/out")"
 finish

@@ -3,24 +3,62 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/*
+ * The process's PID in its own PID namespace (the last NSpid field of
+ * /proc/PID/status): the name it gave its segment.  pid if unknown.
+ */
+static long namespace_pid(pid_t pid)
+{
+	char path[64], line[256];
+	long ns = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + 6, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (long v = strtol(p, &end, 10); end != p; v = strtol(p, &end, 10)) {
+			ns = v;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return ns;
+}
 
 int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 			  size_t errlen)
 {
-	char name[64], proc[64];
+	char name[64], proc[64], path[160];
 	struct stat st, owner;
 	const struct shimtop_signals *s;
 	int fd;
 
 	memset(seg, 0, sizeof(*seg));
-	shimtop_signals_name(name, sizeof(name), (long)pid);
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	if (stat(proc, &owner) < 0) {
 		snprintf(err, errlen, "no process with id %d", (int)pid);
 		return -1;
 	}
-	fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	/*
+	 * Through the process's own root, under its own PID: a program in a
+	 * container made the segment in its /dev/shm, named after the PID it
+	 * sees.  For everyone else this is just /dev/shm/shimtop-PID.
+	 */
+	shimtop_signals_name(name, sizeof(name), namespace_pid(pid));
+	snprintf(path, sizeof(path), "/proc/%d/root/dev/shm%s", (int)pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, errlen,
 			 "process %d publishes no signal segment (/dev/shm%s): it must "
