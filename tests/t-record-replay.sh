@@ -35,4 +35,18 @@ grep -q "record file '$TMP/cut' is truncated at byte" "$TMP/err" ||
 n=$(json_get "$TMP/out" "d['samples']")
 all=$(json_get "$TMP/live" "d['samples']")
 [ "$n" -gt $((all * 9 / 10)) ] || fail "truncated replay kept $n of $all samples"
+
+# Observer samples are recorded too, and replay gives the same analysis.
+"$SHIMTOP" --batch --observe --duration 1.5 --format json --record "$TMP/obs.rec" \
+	>"$TMP/obs-live" 2>"$TMP/err" || fail "observer recording failed: $(cat "$TMP/err")"
+"$SHIMTOP" --replay "$TMP/obs.rec" --batch --format json >"$TMP/obs-replay" 2>"$TMP/err" ||
+	fail "observer replay failed: $(cat "$TMP/err")"
+for k in taken accepted rejected_cpc "counters'][0]['delta"; do
+	a=$(json_get "$TMP/obs-live" "d['observer']['$k']")
+	b=$(json_get "$TMP/obs-replay" "d['observer'] and d['observer']['$k']")
+	[ "$a" = "$b" ] && [ "$a" != 0 ] || fail "observer $k: live $a, replay $b"
+done
+a=$(json_get "$TMP/obs-live" "[(t['name'], t['samples']) for t in d['observer']['tags']]")
+b=$(json_get "$TMP/obs-replay" "[(t['name'], t['samples']) for t in d['observer']['tags']]")
+[ "$a" = "$b" ] || fail "observer tags differ: live $a, replay $b"
 finish
