@@ -65,7 +65,8 @@ bool corewide_supported(const struct cpu_facts *f, char *why, size_t len)
 		snprintf(why, len, "observer reads no hardware counters: %s; IPC "
 			 "comes from perf group sampling", no);
 	else
-		snprintf(why, len, "core-wide counting available on the SMT sibling "
-			 "(perfmon v%u)", f->perfmon_version);
+		snprintf(why, len, "core-wide counting is possible here (perfmon "
+			 "v%u, SMT sibling), but this version does not read it yet; "
+			 "IPC comes from perf group sampling", f->perfmon_version);
 	return no == NULL;
 }
