@@ -56,7 +56,7 @@ expect_run 1 "--signal my_slot: a thread-local variable" -- \
 	"$SHIMTOP" --batch --duration 1 -p "$DEMO_PID" --signal my_slot
 expect_run 2 "the kind after ':' must be 'tag' or 'counter'" -- \
 	"$SHIMTOP" --batch --duration 1 -p "$DEMO_PID" --signal shimtop_demo_items:rate
-expect_run 2 "give at most one tag" -- \
+expect_run 2 "give at most 4 counters and one tag" -- \
 	"$SHIMTOP" --batch --duration 1 -p "$DEMO_PID" --signal shimtop_demo_items:tag \
 	--signal shimtop_demo_phase:tag
 # A launched command is looked up after exec, and still refused cleanly.

@@ -276,6 +276,30 @@ static void wait_until(const struct loop *l, uint64_t due)
 		tsc_pause();
 }
 
+/*
+ * After a sample: into the batch, through the throttle.  True when the
+ * once-a-millisecond housekeeping is due (it also publishes the count).
+ */
+static inline bool sample_taken(struct loop *l, uint64_t start, uint64_t end,
+				uint64_t *housekeep, uint64_t every)
+{
+	struct observer *o = l->o;
+	uint64_t period;
+
+	l->next += l->words;
+	l->made++;
+	if (++l->n == l->cap)
+		batch_flush(l, true);
+	period = atomic_load_explicit(&o->period, memory_order_relaxed);
+	if (period)
+		wait_until(l, start + period);
+	if (end < *housekeep)
+		return false;
+	*housekeep = tsc_end() + every;
+	atomic_store_explicit(&o->samples, l->made, memory_order_relaxed);
+	return true;
+}
+
 /* ---- the loops (000 Fig. 2) ---- */
 
 /*
@@ -294,7 +318,7 @@ static void loop_shared_memory(struct loop *l)
 	batch_begin(l, NULL);
 	rescan = tsc_end() + cycles_for_ns(l, RESCAN_NS);
 	for (;;) {
-		uint64_t *p = l->next, start, period;
+		uint64_t *p = l->next, start;
 		unsigned w = 2, nt = l->nthreads, nc = l->ncounters;
 
 		start = p[0] = tsc_start();
@@ -306,18 +330,8 @@ static void loop_shared_memory(struct loop *l)
 			p[w++] = l->slot[t]->tag;
 			p[w++] = l->slot[t]->depth;
 		}
-		l->next += l->words;
-		l->made++;
-		if (++l->n == l->cap)
-			batch_flush(l, true);
-		period = atomic_load_explicit(&o->period, memory_order_relaxed);
-		if (period)
-			wait_until(l, start + period);
-		if (p[1] < housekeep)
+		if (!sample_taken(l, start, p[1], &housekeep, hk))
 			continue;
-		/* Housekeeping, about once a millisecond. */
-		housekeep = tsc_end() + hk;
-		atomic_store_explicit(&o->samples, l->made, memory_order_relaxed);
 		if (atomic_load_explicit(&o->stop, memory_order_relaxed))
 			break;
 		calibrate(l);
@@ -360,7 +374,7 @@ static void loop_variables(struct loop *l)
 	}
 	batch_begin(l, NULL);
 	for (;;) {
-		uint64_t *p = l->next, start, period;
+		uint64_t *p = l->next, start;
 		unsigned k = 2;
 		ssize_t got;
 
@@ -392,17 +406,8 @@ static void loop_variables(struct loop *l)
 			set_finished(o, why, !gone);
 			return;
 		}
-		l->next += l->words;
-		l->made++;
-		if (++l->n == l->cap)
-			batch_flush(l, true);
-		period = atomic_load_explicit(&o->period, memory_order_relaxed);
-		if (period)
-			wait_until(l, start + period);
-		if (p[1] < housekeep)
+		if (!sample_taken(l, start, p[1], &housekeep, hk))
 			continue;
-		housekeep = tsc_end() + hk;
-		atomic_store_explicit(&o->samples, l->made, memory_order_relaxed);
 		if (atomic_load_explicit(&o->stop, memory_order_relaxed))
 			break;
 		calibrate(l);
@@ -571,6 +576,7 @@ int observer_configure(const struct st_options *opt, pid_t pid, bool launched,
 {
 	cpu_set_t allowed;
 	char err[512];
+	size_t tags = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->pid = pid;
@@ -584,22 +590,13 @@ int observer_configure(const struct st_options *opt, pid_t pid, bool launched,
 			st_error("%s", err);
 			return ST_EXIT_USAGE;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (cfg->vars[j].is_tag && cfg->vars[i].is_tag) {
-				st_error("--signal: give at most one tag");
-				return ST_EXIT_USAGE;
-			}
+		tags += cfg->vars[i].is_tag;
 		cfg->nvars++;
 	}
-	if (cfg->nvars == ST_MAX_SIGNALS && !cfg->vars[ST_MAX_SIGNALS - 1].is_tag) {
-		bool tag = false;
-
-		for (size_t i = 0; i < cfg->nvars; i++)
-			tag |= cfg->vars[i].is_tag;
-		if (!tag) {
-			st_error("--signal: at most 4 counters (and one tag)");
-			return ST_EXIT_USAGE;
-		}
+	if (tags > 1 || cfg->nvars - tags > ST_OBS_MAX_COUNTERS) {
+		st_error("--signal: give at most %u counters and one tag (NAME:tag)",
+			 ST_OBS_MAX_COUNTERS);
+		return ST_EXIT_USAGE;
 	}
 	if (sched_getaffinity(pid, sizeof(allowed), &allowed) < 0) {
 		st_error("cannot read the CPUs process %d may use: %s", (int)pid,
