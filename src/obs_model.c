@@ -150,14 +150,15 @@ static void take_meta(struct obs_model *m, const struct st_observe_meta *r)
 }
 
 /*
- * One thread's part of sample n against sample n-1: prev and cur point at
- * its counters (then tag, depth); dt is the period in cycles.
+ * One thread's part of sample n: cur points at its counters (then tag,
+ * depth), delta at their changes since sample n-1 (valid[c] false when
+ * counter c went backwards); dt is the period in cycles.
  */
-static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *prev,
-			const uint64_t *cur, double dt, bool ok)
+static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *cur,
+			const uint64_t *delta, const bool *valid, double dt,
+			bool ok)
 {
 	struct obs_tag *t = tag_of(m, cur[nc]);
-	uint64_t delta[ST_OBS_MAX_COUNTERS] = { 0 };
 
 	m->thread_samples++;
 	t->samples++;
@@ -168,7 +169,7 @@ static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *prev,
 	for (unsigned c = 0; c < nc; c++) {
 		double rate;
 
-		if (!counter_delta(prev[c], cur[c], m->meta.width[c], &delta[c]))
+		if (!valid[c])
 			continue;	/* backwards: no rate at all */
 		rate = (double)delta[c] * (double)m->tsc_hz / dt;
 		m->counter[c].delta_all += delta[c];
@@ -192,24 +193,6 @@ static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *prev,
 			hist_add(&t->ipc, ipc);
 		}
 	}
-}
-
-/* Whether any counter of any thread went backwards from prev to cur. */
-static bool went_backwards(const struct obs_model *m, const struct st_observe *r,
-			   const uint64_t *prev, const uint64_t *cur)
-{
-	for (unsigned t = 0; t < r->nthreads; t++) {
-		size_t off = 2 + (size_t)t * (r->ncounters + 2u);
-
-		for (unsigned c = 0; c < r->ncounters; c++) {
-			uint64_t d;
-
-			if (!counter_delta(prev[off + c], cur[off + c],
-					   m->meta.width[c], &d))
-				return true;
-		}
-	}
-	return false;
 }
 
 void obs_model_ingest(struct obs_model *m, const void *rec)
@@ -247,28 +230,36 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 		m->first_tsc = r->data[0];
 	for (size_t n = first; n < r->nsamples; n++) {
 		const uint64_t *cur = r->data + n * words, *prev = cur - words;
+		uint64_t delta[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS];
+		bool valid[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS], back = false;
 		double cpc, dt;
 		enum dte_verdict v = dte_check(&m->dte, cur[0], cur[1], &cpc);
 
 		m->last_tsc = cur[1];
 		if (v == DTE_FIRST)
 			continue;
-		if (v != DTE_REJECT_CLOCK)
-			hist_add(&m->cpc, cpc);
 		if (v == DTE_REJECT_CLOCK)
 			continue;
-		hist_add(&m->period, (double)(cur[0] - prev[0]));
+		hist_add(&m->cpc, cpc);
 		/* Rates over the start clocks, as SHIM does (000 §4.1). */
 		dt = (double)(cur[0] - prev[0]);
+		hist_add(&m->period, dt);
 		m->cycles += dt;
-		if (went_backwards(m, r, prev, cur))
-			v = dte_backwards(&m->dte, v);
+		/* Every counter's change once; one going backwards rejects all. */
 		for (unsigned t = 0; t < r->nthreads; t++) {
 			size_t off = 2 + (size_t)t * (r->ncounters + 2u);
 
-			take_thread(m, r->ncounters, prev + off, cur + off, dt,
-				    v == DTE_ACCEPT);
+			for (unsigned c = 0; c < r->ncounters; c++) {
+				valid[t][c] = counter_delta(prev[off + c], cur[off + c],
+							    m->meta.width[c], &delta[t][c]);
+				back |= !valid[t][c];
+			}
 		}
+		if (back)
+			v = dte_backwards(&m->dte, v);
+		for (unsigned t = 0; t < r->nthreads; t++)
+			take_thread(m, r->ncounters, cur + 2 + (size_t)t * (r->ncounters + 2u),
+				    delta[t], valid[t], dt, v == DTE_ACCEPT);
 		if (v == DTE_ACCEPT) {
 			m->accepted_cycles += dt;
 			if (m->have_accept)

@@ -11,17 +11,24 @@
 command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
 PRIV="$TMP/private"
 mkdir -p "$PRIV"
+
+# find_pid PATTERN: waits up to 5 s for a process whose command line
+# matches PATTERN; prints its pid (nothing if none appeared).
+find_pid() {
+	i=0
+	while [ $i -lt 50 ]; do
+		p=$(pgrep -f "$1" | head -1)
+		[ -n "$p" ] && echo "$p" && return
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 unshare --mount --propagation private --fork sh -c "
 	mount -t tmpfs none '$PRIV' && cp '$SHIMTOP_DEMO' '$PRIV/contained-demo' &&
 	exec '$PRIV/contained-demo'" &
 BG_PIDS="$BG_PIDS $!"
-i=0
-while [ -z "${DEMO_PID:-}" ] && [ $i -lt 50 ]; do
-	DEMO_PID=$(pgrep -f "^$PRIV/contained-demo" | head -1)
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -n "${DEMO_PID:-}" ] || skip "could not start a process in a mount namespace here"
+DEMO_PID=$(find_pid "^$PRIV/contained-demo")
+[ -n "$DEMO_PID" ] || skip "could not start a process in a mount namespace here"
 BG_PIDS="$BG_PIDS $DEMO_PID"
 [ ! -e "$PRIV/contained-demo" ] || fail "the binary leaked out of the namespace"
 "$SHIMTOP" --batch --duration 1.5 -p "$DEMO_PID" >"$TMP/out" 2>"$TMP/err" ||
@@ -36,16 +43,15 @@ unshare --mount --propagation private --pid --fork sh -c "
 	mount -t tmpfs none /dev/shm && cp '$SHIMTOP_DEMO' /dev/shm/ns-demo &&
 	exec /dev/shm/ns-demo --seconds 8" &
 BG_PIDS="$BG_PIDS $!"
-NS_PID=""
+NS_PID=$(find_pid "^/dev/shm/ns-demo")
+[ -n "$NS_PID" ] || skip "could not start a process in a PID namespace here"
+BG_PIDS="$BG_PIDS $NS_PID"
+# It builds its data, then creates the segment (in its own /dev/shm).
 i=0
-while [ -z "$NS_PID" ] && [ $i -lt 50 ]; do
-	NS_PID=$(pgrep -f "^/dev/shm/ns-demo" | head -1)
+while [ ! -e "/proc/$NS_PID/root/dev/shm/shimtop-1" ] && [ $i -lt 100 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-[ -n "$NS_PID" ] || skip "could not start a process in a PID namespace here"
-BG_PIDS="$BG_PIDS $NS_PID"
-sleep 1.5	# it builds its data, then creates the segment
 [ ! -e "/dev/shm/shimtop-$NS_PID" ] && [ ! -e /dev/shm/shimtop-1 ] ||
 	fail "the namespaced segment is visible on the host"
 "$SHIMTOP" --batch --duration 1.5 --observe -p "$NS_PID" >"$TMP/out" 2>"$TMP/err" ||
