@@ -2,12 +2,18 @@
 # t-observer-dte.sh - DTE does its job (000 §4.1).  tests/tsc_signal adds
 # one to its counter at most once per D = 1000 TSC cycles and never
 # catches up, so between reads t0 < t1 the counter grows by at most
-# (t1 - t0) / D + 1.  The observer samples every P >= 10000 cycles, so a
-# correctly measured rate is at most 1/D + 2/P per cycle (the +2 covers
-# the step and a store not yet visible): the bound, 1.2/D.  With a second
+# (t1 - t0) / D + 1, and a read window may see one more: the step taken
+# before the window opened but not yet visible.  On VMs one further step
+# appears now and then in a window a host exit stretched (guest TSC and
+# store visibility across vCPUs are not exact), so the test allows
+# k = 4 extra steps.  The observer samples every P >= 10000 cycles, so a
+# correctly measured rate is at most 1/D + k/P per cycle: the bound,
+# 1.4/D, while a window the load preempted shows hundreds /D.  With a second
 # busy process on the observer's CPU, the observer is preempted inside
 # some of its windows; those samples show impossible rates.  CPC rejects
-# must appear, and no accepted sample may exceed the bound.
+# must appear, and no accepted sample may exceed the bound.  A preemption
+# lands between a window's first clock and its read only a few times a
+# second (the window is under 1% of the period), so the run lasts 8 s.
 . "$TESTS_DIR/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
@@ -19,7 +25,7 @@ TSC_SIGNAL=${TSC_SIGNAL:-$(dirname "$SHIMTOP")/tests/tsc_signal}
 taskset -c 1 sh -c 'while :; do :; done' &
 BG_PIDS="$BG_PIDS $!"
 "$SHIMTOP" --batch --format json --observer-cpu 1 --pin-target \
-	--observer-period 10000 -- "$TSC_SIGNAL" 4 1000 >"$TMP/load.json" \
+	--observer-period 10000 -- "$TSC_SIGNAL" 8 1000 >"$TMP/load.json" \
 	2>"$TMP/err" || fail "loaded run failed: $(cat "$TMP/err")"
 
 python3 - "$TMP/load.json" <<'PY' || fail "DTE under load: see above"
@@ -28,7 +34,7 @@ o = json.load(open(sys.argv[1]))['observer']
 hz = o['tsc_hz']
 c = o['counters'][0]
 per_cycle = lambda r: r / hz
-bound = 1 / 1000 + 2 / 10000
+bound = 1 / 1000 + 4 / 10000
 print(f"taken {o['taken']}, accepted {o['accepted']}, cpc rejects "
       f"{o['rejected_cpc']}, clock rejects {o['rejected_clock']}, "
       f"period min {o['period']['min']:.0f} cycles")
