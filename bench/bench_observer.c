@@ -167,7 +167,7 @@ static void *consume(void *arg)
 			const struct st_observe *o = rec;
 
 			if (o->h.type == ST_REC_OBSERVE) {
-				size_t w = st_observe_words(o->nthreads, o->ncounters);
+				size_t w = st_observe_words(o->nthreads, o->ncounters, o->flags);
 
 				for (size_t i = 1; i < o->nsamples && c->n < c->cap; i++)
 					c->periods[c->n++] = o->data[i * w] - o->data[(i - 1) * w];

@@ -44,10 +44,12 @@ bool event_is_instructions(const struct perf_event_attr *attr)
 	       attr->config == PERF_COUNT_HW_INSTRUCTIONS;
 }
 
-static int encode(const char *name, struct perf_event_attr *attr)
+int event_encode(const char *name, struct perf_event_attr *attr)
 {
 	pfm_perf_encode_arg_t arg;
 
+	if (!pfm_ready())
+		return -1;
 	memset(attr, 0, sizeof(*attr));
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = attr;
@@ -82,7 +84,7 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 			break;
 		}
 		if (strlen(tok) >= sizeof(out->name) ||
-		    encode(tok, &out[*n].attr) < 0) {
+		    event_encode(tok, &out[*n].attr) < 0) {
 			k = events_suggest(tok, close, 5);
 			fprintf(stderr, "shimtop: unknown event '%s'", tok);
 			for (size_t i = 0; i < k; i++)

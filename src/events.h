@@ -27,6 +27,13 @@ bool event_is_hardware(const struct perf_event_attr *attr);
  */
 int events_parse(const char *list, struct st_event *out, size_t *n);
 
+/*
+ * One libpfm4 event name (with modifiers, e.g. "UNHALTED_CORE_CYCLES:t")
+ * to a perf attribute counting user and kernel; -1 if libpfm4 does not
+ * know it for this machine's PMU.
+ */
+int event_encode(const char *name, struct perf_event_attr *attr);
+
 /* Up to `max` known names close to `name`, best first; returns how many. */
 size_t events_suggest(const char *name, char out[][64], size_t max);
 

@@ -56,6 +56,7 @@ void obs_model_zero(struct obs_model *m)
 {
 	struct st_observe_meta meta = m->meta;
 	bool active = m->active, have_ipc = m->have_ipc;
+	bool have_hardware = m->have_hardware;
 	uint64_t hz = m->tsc_hz;
 
 	free_hists(m);
@@ -63,6 +64,7 @@ void obs_model_zero(struct obs_model *m)
 	m->meta = meta;
 	m->active = active;
 	m->have_ipc = have_ipc;
+	m->have_hardware = have_hardware;
 	m->tsc_hz = hz;
 }
 
@@ -123,6 +125,16 @@ static struct obs_tag *tag_of(struct obs_model *m, uint64_t tag)
 
 /* ---- records ---- */
 
+/* IPC histograms from now on, for tags made before too. */
+static void enable_ipc(struct obs_model *m)
+{
+	if (m->have_ipc)
+		return;
+	m->have_ipc = true;
+	for (size_t i = 0; i < m->ntags; i++)
+		hist_init_linear(&m->tags[i].ipc, 0, 4, 500);
+}
+
 static void take_meta(struct obs_model *m, const struct st_observe_meta *r)
 {
 	unsigned old = m->meta.ncounters;
@@ -139,9 +151,10 @@ static void take_meta(struct obs_model *m, const struct st_observe_meta *r)
 	for (unsigned i = 0; i < ST_OBS_MAX_COUNTERS; i++)
 		if (m->meta.width[i] == 0 || m->meta.width[i] > 64)
 			m->meta.width[i] = 64;
-	m->have_ipc = m->meta.ncounters >= 2 &&
-		      !strcmp(m->meta.counter_name[0], "cycles") &&
-		      !strcmp(m->meta.counter_name[1], "instructions");
+	if (!m->have_hardware && m->meta.ncounters >= 2 &&
+	    !strcmp(m->meta.counter_name[0], "cycles") &&
+	    !strcmp(m->meta.counter_name[1], "instructions"))
+		enable_ipc(m);
 	m->active = true;
 	/* Tags made before more counters were known get their histograms. */
 	for (size_t i = 0; i < m->ntags && m->meta.ncounters > old; i++)
@@ -186,7 +199,7 @@ static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *cur,
 	}
 	if (ok) {
 		t->accepted_cycles += dt;
-		if (m->have_ipc && delta[0]) {
+		if (m->have_ipc && !m->have_hardware && delta[0]) {
 			double ipc = (double)delta[1] / (double)delta[0];
 
 			hist_add(&m->ipc, ipc);
@@ -195,11 +208,42 @@ static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *cur,
 	}
 }
 
+/*
+ * The core's cycles and instructions in sample n; t is the tag of the
+ * thread on the sibling (NULL when no thread is watched yet).
+ */
+static void take_hardware(struct obs_model *m, struct obs_tag *t,
+			  const uint64_t *delta, bool ok)
+{
+	double ipc = delta[0] ? (double)delta[1] / (double)delta[0] : NAN;
+
+	for (unsigned i = 0; i < 2; i++) {
+		m->hw_delta_all[i] += delta[i];
+		if (t)
+			t->hw_delta_all[i] += delta[i];
+	}
+	if (!ok) {
+		if (ipc > m->hw_rejected_max_ipc)
+			m->hw_rejected_max_ipc = ipc;
+		return;
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		m->hw_delta[i] += delta[i];
+		if (t)
+			t->hw_delta[i] += delta[i];
+	}
+	if (isnan(ipc))
+		return;
+	hist_add(&m->ipc, ipc);
+	if (t)
+		hist_add(&t->ipc, ipc);
+}
+
 void obs_model_ingest(struct obs_model *m, const void *rec)
 {
 	const struct st_header *h = rec;
 	const struct st_observe *r = rec;
-	size_t words, first = 0;
+	size_t words, head, first = 0;
 
 	if (h->type == ST_REC_OBSERVE_META) {
 		take_meta(m, rec);
@@ -217,7 +261,12 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 		m->missing += (uint32_t)(r->seq - m->next_seq);
 	m->have_seq = true;
 	m->next_seq = r->seq + 1;
-	words = st_observe_words(r->nthreads, r->ncounters);
+	words = st_observe_words(r->nthreads, r->ncounters, r->flags);
+	head = st_observe_head(r->flags);
+	if ((r->flags & ST_OBS_HARDWARE) && !m->have_hardware) {
+		m->have_hardware = true;
+		enable_ipc(m);
+	}
 	if (r->flags & ST_OBS_CONTINUES) {
 		/* Sample 0 was judged in the previous batch; compare with it. */
 		dte_resume(&m->dte, r->data[0], r->data[1]);
@@ -230,7 +279,7 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 		m->first_tsc = r->data[0];
 	for (size_t n = first; n < r->nsamples; n++) {
 		const uint64_t *cur = r->data + n * words, *prev = cur - words;
-		uint64_t delta[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS];
+		uint64_t delta[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS], hw[2];
 		bool valid[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS], back = false;
 		double cpc, dt;
 		enum dte_verdict v = dte_check(&m->dte, cur[0], cur[1], &cpc);
@@ -246,8 +295,10 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 		hist_add(&m->period, dt);
 		m->cycles += dt;
 		/* Every counter's change once; one going backwards rejects all. */
+		for (unsigned i = 2; i < head; i++)
+			back |= !counter_delta(prev[i], cur[i], 64, &hw[i - 2]);
 		for (unsigned t = 0; t < r->nthreads; t++) {
-			size_t off = 2 + (size_t)t * (r->ncounters + 2u);
+			size_t off = head + (size_t)t * (r->ncounters + 2u);
 
 			for (unsigned c = 0; c < r->ncounters; c++) {
 				valid[t][c] = counter_delta(prev[off + c], cur[off + c],
@@ -258,8 +309,12 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 		if (back)
 			v = dte_backwards(&m->dte, v);
 		for (unsigned t = 0; t < r->nthreads; t++)
-			take_thread(m, r->ncounters, cur + 2 + (size_t)t * (r->ncounters + 2u),
+			take_thread(m, r->ncounters, cur + head + (size_t)t * (r->ncounters + 2u),
 				    delta[t], valid[t], dt, v == DTE_ACCEPT);
+		if (head > 2 && v != DTE_REJECT_BACKWARDS)
+			take_hardware(m, r->nthreads ?
+				      tag_of(m, cur[head + r->ncounters]) : NULL,
+				      hw, v == DTE_ACCEPT);
 		if (v == DTE_ACCEPT) {
 			m->accepted_cycles += dt;
 			if (m->have_accept)
@@ -305,6 +360,21 @@ double obs_tag_rate(const struct obs_model *m, const struct obs_tag *t,
 	if (c >= m->meta.ncounters || !(t->cycles > 0) || !m->tsc_hz)
 		return NAN;
 	return (double)t->delta_all[c] * (double)m->tsc_hz / t->cycles;
+}
+
+static double ipc_of(const uint64_t *d)
+{
+	return d[0] ? (double)d[1] / (double)d[0] : NAN;
+}
+
+double obs_model_hardware_ipc(const struct obs_model *m)
+{
+	return m->have_hardware ? ipc_of(m->hw_delta_all) : NAN;
+}
+
+double obs_tag_hardware_ipc(const struct obs_tag *t)
+{
+	return ipc_of(t->hw_delta_all);
 }
 
 const char *obs_model_tag_name(const struct obs_model *m, uint64_t tag)

@@ -36,7 +36,10 @@ struct obs_tag {
 	uint64_t delta[ST_OBS_MAX_COUNTERS];	/* accepted samples */
 	uint64_t delta_all[ST_OBS_MAX_COUNTERS]; /* every sample */
 	struct histogram rate[ST_OBS_MAX_COUNTERS];
-	struct histogram ipc;		/* when counters 0-1 are cycles, instructions */
+	struct histogram ipc;		/* when counters 0-1 are cycles, instructions,
+					   or the core's hardware counters */
+	uint64_t hw_delta[2];		/* core cycles, instructions: accepted */
+	uint64_t hw_delta_all[2];	/* ... every sample */
 };
 
 struct obs_model {
@@ -57,6 +60,14 @@ struct obs_model {
 	struct histogram gap;		/* cycles between accepted samples, log */
 	struct histogram ipc;		/* 500 over 0-4 (000 §5) */
 	bool have_ipc;
+	/*
+	 * ST_OBS_HARDWARE batches: the target core's cycles and instructions
+	 * (app = core - self), attributed to the tag of the first watched
+	 * thread, the one SHIM pins to the observer's SMT sibling.
+	 */
+	bool have_hardware;
+	uint64_t hw_delta[2], hw_delta_all[2];
+	double hw_rejected_max_ipc;	/* the highest IPC DTE threw out */
 	bool have_accept;
 	uint64_t last_accept;
 
@@ -92,6 +103,12 @@ double obs_model_rate(const struct obs_model *m, unsigned counter);
 /* The same for the time attributed to one tag. */
 double obs_tag_rate(const struct obs_model *m, const struct obs_tag *t,
 		    unsigned counter);
+
+/* Instructions per cycle of the target's core over the run, or NAN. */
+double obs_model_hardware_ipc(const struct obs_model *m);
+
+/* The same for the time attributed to one tag. */
+double obs_tag_hardware_ipc(const struct obs_tag *t);
 
 /* The name of a value tag (from the program), or NULL. */
 const char *obs_model_tag_name(const struct obs_model *m, uint64_t tag);

@@ -53,7 +53,7 @@ size_t st_record_check(const void *rec, size_t avail)
 	} else if (h.type == ST_REC_OBSERVE) {
 		const struct st_observe *o = rec;
 		size_t need = sizeof(*o) + (size_t)o->nsamples * sizeof(uint64_t) *
-			st_observe_words(o->nthreads, o->ncounters);
+			st_observe_words(o->nthreads, o->ncounters, o->flags);
 
 		if (o->nthreads > ST_OBS_MAX_THREADS ||
 		    o->ncounters > ST_OBS_MAX_COUNTERS || need > h.size)

@@ -107,6 +107,8 @@ struct st_lost {
  * A batch of the SHIM observer's raw samples (000 Fig. 2), analysed by
  * the consumer.  data[] holds nsamples samples of
  *     start, end               rdtscp before and after the counters
+ *     cycles, instructions     with ST_OBS_HARDWARE only: the target
+ *                              core's counts, app = core - self (000 §3)
  *     per thread t < nthreads: counter[ncounters], tag, depth
  * in 64-bit words.  With ST_OBS_CONTINUES, sample 0 repeats the last
  * sample of batch seq-1, so each batch is complete on its own and a batch
@@ -117,6 +119,7 @@ struct st_lost {
 #define ST_OBS_NAME_LEN		32u
 #define ST_OBS_TAG_NAMES	16u
 #define ST_OBS_CONTINUES	0x1u
+#define ST_OBS_HARDWARE		0x2u
 
 struct st_observe {
 	struct st_header h;
@@ -133,9 +136,16 @@ struct st_observe {
 	uint64_t data[];
 };
 
-static inline size_t st_observe_words(unsigned nthreads, unsigned ncounters)
+/* Where thread 0's words begin in a sample. */
+static inline size_t st_observe_head(uint32_t flags)
 {
-	return 2u + (size_t)nthreads * (ncounters + 2u);
+	return (flags & ST_OBS_HARDWARE) ? 4u : 2u;
+}
+
+static inline size_t st_observe_words(unsigned nthreads, unsigned ncounters,
+				       uint32_t flags)
+{
+	return st_observe_head(flags) + (size_t)nthreads * (ncounters + 2u);
 }
 
 enum st_observe_mode {

@@ -74,11 +74,19 @@ void report_observer_text(struct session *s, FILE *out)
 			m->meta.counter_name[c], obs_model_rate(m, c),
 			m->counter[c].rate.mean, hist_stddev(&m->counter[c].rate),
 			m->counter[c].rate.max, m->counter[c].rejected_max);
+	if (m->have_hardware)
+		fprintf(out, "core IPC (app = core - self): %.3f over the run; "
+			"accepted samples: mean %.3f sd %.3f, %llu cycles, %llu "
+			"instructions\n", obs_model_hardware_ipc(m), m->ipc.mean,
+			hist_stddev(&m->ipc), (unsigned long long)m->hw_delta_all[0],
+			(unsigned long long)m->hw_delta_all[1]);
 	n = obs_model_tags(m, &tags);
 	fprintf(out, "\n%7s %10s  %-24s", "TIME%", "SAMPLES",
 		m->meta.tag_name[0] ? m->meta.tag_name : "tag");
 	for (unsigned c = 0; c < m->meta.ncounters; c++)
 		fprintf(out, "  %.20s/s (mean, sd)", m->meta.counter_name[c]);
+	if (m->have_hardware)
+		fprintf(out, "  IPC");
 	fputc('\n', out);
 	for (size_t i = 0; i < n && i < 40; i++) {
 		char label[128];
@@ -90,6 +98,8 @@ void report_observer_text(struct session *s, FILE *out)
 		for (unsigned c = 0; c < m->meta.ncounters; c++)
 			fprintf(out, "  %.4g (%.4g, %.4g)", obs_tag_rate(m, tags[i], c),
 				tags[i]->rate[c].mean, hist_stddev(&tags[i]->rate[c]));
+		if (m->have_hardware)
+			fprintf(out, "  %.3f", obs_tag_hardware_ipc(tags[i]));
 		fputc('\n', out);
 	}
 	free(tags);
@@ -113,6 +123,21 @@ static struct json_object *hist_json(const struct histogram *h)
 static double finite_or_0(double x)
 {
 	return isfinite(x) ? x : 0;
+}
+
+/* The core's counts (app = core - self): all samples, accepted ones. */
+static struct json_object *hardware_json(const uint64_t *all,
+					 const uint64_t *accepted, double ipc)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "cycles", json_object_new_int64((int64_t)all[0]));
+	json_object_object_add(o, "instructions", json_object_new_int64((int64_t)all[1]));
+	json_object_object_add(o, "accepted_cycles", json_object_new_int64((int64_t)accepted[0]));
+	json_object_object_add(o, "accepted_instructions",
+			       json_object_new_int64((int64_t)accepted[1]));
+	json_object_object_add(o, "ipc", json_object_new_double(finite_or_0(ipc)));
+	return o;
 }
 
 struct json_object *report_observer_json(struct session *s)
@@ -152,6 +177,9 @@ struct json_object *report_observer_json(struct session *s)
 	json_object_object_add(o, "gap", hist_json(&m->gap));
 	if (m->have_ipc)
 		json_object_object_add(o, "ipc", hist_json(&m->ipc));
+	if (m->have_hardware)
+		json_object_object_add(o, "hardware", hardware_json(m->hw_delta_all,
+			m->hw_delta, obs_model_hardware_ipc(m)));
 	arr = json_object_new_array();
 	for (unsigned c = 0; c < m->meta.ncounters; c++) {
 		struct json_object *k = json_object_new_object();
@@ -201,6 +229,10 @@ struct json_object *report_observer_json(struct session *s)
 		json_object_object_add(t, "rates", rates);
 		if (m->have_ipc)
 			json_object_object_add(t, "ipc", hist_json(&tags[i]->ipc));
+		if (m->have_hardware)
+			json_object_object_add(t, "hardware", hardware_json(
+				tags[i]->hw_delta_all, tags[i]->hw_delta,
+				obs_tag_hardware_ipc(tags[i])));
 		json_object_array_add(tarr, t);
 	}
 	free(tags);

@@ -18,6 +18,7 @@ struct smp {
 	uint64_t start, end;
 	uint64_t c[2][2];	/* [thread][counter] */
 	uint64_t tag[2];
+	uint64_t hw[2];		/* with ST_OBS_HARDWARE: core cycles, instructions */
 };
 
 static _Alignas(8) unsigned char buf[65536];
@@ -44,7 +45,7 @@ static const void *batch(uint32_t seq, uint32_t flags, unsigned nthreads,
 			 unsigned ncounters, const struct smp *s, size_t n)
 {
 	struct st_observe *r = (void *)buf;
-	size_t words = st_observe_words(nthreads, ncounters);
+	size_t words = st_observe_words(nthreads, ncounters, flags);
 
 	memset(buf, 0, sizeof(buf));
 	r->h.type = ST_REC_OBSERVE;
@@ -56,10 +57,14 @@ static const void *batch(uint32_t seq, uint32_t flags, unsigned nthreads,
 	r->tsc_hz = HZ;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *p = r->data + i * words;
-		unsigned w = 2;
+		unsigned w = (unsigned)st_observe_head(flags);
 
 		p[0] = s[i].start;
 		p[1] = s[i].end;
+		if (flags & ST_OBS_HARDWARE) {
+			p[2] = s[i].hw[0];
+			p[3] = s[i].hw[1];
+		}
 		for (unsigned t = 0; t < nthreads; t++) {
 			for (unsigned c = 0; c < ncounters; c++)
 				p[w++] = s[i].c[t][c];
@@ -77,13 +82,13 @@ static const void *batch(uint32_t seq, uint32_t flags, unsigned nthreads,
  * accept.
  */
 static const struct smp seven[] = {
-	{ 1000, 1100, { { 0 } }, { 1 } },
-	{ 2000, 2100, { { 10 } }, { 1 } },
-	{ 3000, 3105, { { 30 } }, { 2 } },
-	{ 4000, 4200, { { 1000 } }, { 2 } },
-	{ 5000, 5200, { { 1010 } }, { 1 } },
-	{ 6000, 6200, { { 5 } }, { 1 } },
-	{ 7000, 7200, { { 15 } }, { 1 } },
+	{ 1000, 1100, { { 0 } }, { 1 }, { 0 } },
+	{ 2000, 2100, { { 10 } }, { 1 }, { 0 } },
+	{ 3000, 3105, { { 30 } }, { 2 }, { 0 } },
+	{ 4000, 4200, { { 1000 } }, { 2 }, { 0 } },
+	{ 5000, 5200, { { 1010 } }, { 1 }, { 0 } },
+	{ 6000, 6200, { { 5 } }, { 1 }, { 0 } },
+	{ 7000, 7200, { { 15 } }, { 1 }, { 0 } },
 };
 
 static const struct obs_tag *find(const struct obs_model *m, uint64_t tag)
@@ -162,8 +167,8 @@ int main(void)
 	CHECK_EQ_U64(m.dte.accepted, 5);
 	/* A clock that did not advance is a clock reject, not a rate. */
 	{
-		struct smp still[] = { { 9000, 9100, { { 0 } }, { 1 } },
-				       { 9000, 9100, { { 7 } }, { 1 } } };
+		struct smp still[] = { { 9000, 9100, { { 0 } }, { 1 }, { 0 } },
+				       { 9000, 9100, { { 7 } }, { 1 }, { 0 } } };
 
 		obs_model_ingest(&m, batch(4, 0, 1, 1, still, 2));
 		CHECK_EQ_U64(m.dte.rejected_clock, 1);
@@ -176,9 +181,9 @@ int main(void)
 	/* Two threads, two tags: each thread's period goes to its own tag. */
 	{
 		struct smp two[] = {
-			{ 0, 100, { { 0 }, { 0 } }, { 1, 3 } },
-			{ 1000, 1100, { { 5 }, { 50 } }, { 1, 3 } },
-			{ 2000, 2100, { { 10 }, { 100 } }, { 1, 3 } },
+			{ 0, 100, { { 0 }, { 0 } }, { 1, 3 }, { 0 } },
+			{ 1000, 1100, { { 5 }, { 50 } }, { 1, 3 }, { 0 } },
+			{ 2000, 2100, { { 10 }, { 100 } }, { 1, 3 }, { 0 } },
 		};
 
 		obs_model_init(&m, 0.01);
@@ -194,9 +199,9 @@ int main(void)
 	/* Cycle and instruction counters give IPC (500 buckets over 0-4). */
 	{
 		struct smp ipc[] = {
-			{ 0, 100, { { 0, 0 } }, { 1 } },
-			{ 1000, 1100, { { 1000, 2500 } }, { 1 } },
-			{ 2000, 2100, { { 2000, 3000 } }, { 1 } },
+			{ 0, 100, { { 0, 0 } }, { 1 }, { 0 } },
+			{ 1000, 1100, { { 1000, 2500 } }, { 1 }, { 0 } },
+			{ 2000, 2100, { { 2000, 3000 } }, { 1 }, { 0 } },
 		};
 
 		obs_model_init(&m, 0.01);
@@ -210,6 +215,68 @@ int main(void)
 		obs_model_free(&m);
 	}
 
+	/*
+	 * The core's counters (app = core - self) ahead of the threads'
+	 * words: IPC per accepted sample, attributed to thread 0's tag, and
+	 * a CPC reject kept out of the accepted counts but not the totals.
+	 */
+	{
+		struct smp hw[] = {
+			{ 0, 100, { { 0 } }, { 1, 3 }, { 0, 0 } },
+			{ 1000, 1100, { { 5 } }, { 1, 3 }, { 1000, 2000 } },
+			{ 2000, 2100, { { 10 } }, { 2, 3 }, { 2000, 2500 } },
+			{ 3000, 3200, { { 15 } }, { 2, 3 }, { 3000, 6500 } },
+			{ 4000, 4200, { { 20 } }, { 2, 3 }, { 5000, 7500 } },
+		};
+		const struct obs_tag *t1, *t2, *t3;
+
+		obs_model_init(&m, 0.01);
+		meta(&m, 1, "items", "");
+		CHECK(!m.have_ipc && !m.have_hardware);
+		obs_model_ingest(&m, batch(0, ST_OBS_HARDWARE, 2, 1, hw, 5));
+		t1 = find(&m, 1);
+		t2 = find(&m, 2);
+		t3 = find(&m, 3);
+		CHECK(m.have_hardware && m.have_ipc);
+		CHECK_EQ_U64(m.dte.accepted, 3);
+		CHECK_EQ_U64(m.dte.rejected_cpc, 1);
+		/* The threads' counters are where they were. */
+		CHECK_EQ_U64(m.counter[0].delta_all, 20);
+		CHECK_EQ_U64(m.hw_delta_all[0], 5000);
+		CHECK_EQ_U64(m.hw_delta_all[1], 7500);
+		CHECK_EQ_U64(m.hw_delta[0], 4000);
+		CHECK_EQ_U64(m.hw_delta[1], 3500);
+		CHECK(fabs(obs_model_hardware_ipc(&m) - 1.5) < 1e-12);
+		/* IPC 2.0, 0.5, 0.5 accepted; 4.0 rejected. */
+		CHECK_EQ_U64(m.ipc.n, 3);
+		CHECK(fabs(m.ipc.max - 2.0) < 1e-9 && fabs(m.ipc.min - 0.5) < 1e-9);
+		CHECK(fabs(m.hw_rejected_max_ipc - 4.0) < 1e-9);
+		CHECK(t1 && t2 && t3);
+		if (t1 && t2 && t3) {
+			CHECK_EQ_U64(t1->hw_delta_all[1], 2000);
+			CHECK_EQ_U64(t2->hw_delta_all[0], 4000);
+			CHECK_EQ_U64(t2->hw_delta[1], 1500);
+			CHECK(fabs(obs_tag_hardware_ipc(t2) - 5500.0 / 4000) < 1e-12);
+			CHECK_EQ_U64(t1->ipc.n, 1);
+			CHECK_EQ_U64(t2->ipc.n, 2);
+			/* Thread 1 is not on the sibling: no hardware counts. */
+			CHECK_EQ_U64(t3->hw_delta_all[0], 0);
+			CHECK_EQ_U64(t3->ipc.n, 0);
+		}
+		/* A core counter going backwards rejects the sample. */
+		{
+			struct smp back[] = {
+				{ 5000, 5200, { { 25 } }, { 2, 3 }, { 4000, 8000 } },
+			};
+
+			obs_model_ingest(&m, batch(1, ST_OBS_HARDWARE | ST_OBS_CONTINUES,
+						   2, 1, (const struct smp[]){ hw[4], back[0] }, 2));
+			CHECK_EQ_U64(m.dte.rejected_backwards, 1);
+			CHECK_EQ_U64(m.hw_delta_all[0], 5000);
+		}
+		obs_model_free(&m);
+	}
+
 	/* Records from a file are checked before use. */
 	{
 		struct st_observe *r = (void *)buf;
@@ -220,6 +287,10 @@ int main(void)
 		CHECK(st_record_check(r, r->h.size) == 0);
 		r->nsamples = 7;
 		r->nthreads = ST_OBS_MAX_THREADS + 1;
+		CHECK(st_record_check(r, r->h.size) == 0);
+		/* Two more words per sample than the record holds. */
+		r->nthreads = 1;
+		r->flags = ST_OBS_HARDWARE;
 		CHECK(st_record_check(r, r->h.size) == 0);
 	}
 	return check_done("test_obs_model");

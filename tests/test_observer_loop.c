@@ -4,7 +4,9 @@
  * faster than its period, takes a new period while running (the control
  * path the UI key uses), sends the period in its meta record, keeps
  * sampling when its ring is full (counting what the ring drops), and
- * stops cleanly with the last batch delivered.
+ * stops cleanly with the last batch delivered.  Core-wide counters (from
+ * a fixture: no PMU here) go ahead of the threads' words, and counters
+ * that will not open leave a note saying why.
  */
 #include "check.h"
 #include "record.h"
@@ -18,6 +20,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* What the fixture's core and self counters advance by per read. */
+#define CORE_STEP 10
+#define SELF_STEP 4
 
 static struct shimtop_signals *sig;
 static atomic_bool done;
@@ -44,6 +50,7 @@ struct seen {
 	uint64_t samples, min_period, max_period, last_meta_period;
 	uint64_t metas, counter_last, tag;
 	uint64_t long_periods;		/* >= the second period */
+	uint64_t hw_samples, hw_bad_steps;	/* ST_OBS_HARDWARE */
 };
 
 static void drain(struct ring *r, struct seen *v, uint64_t second)
@@ -59,7 +66,8 @@ static void drain(struct ring *r, struct seen *v, uint64_t second)
 			v->last_meta_period = ((const struct st_observe_meta *)rec)->period;
 		} else if (h->type == ST_REC_OBSERVE) {
 			const struct st_observe *o = rec;
-			size_t w = st_observe_words(o->nthreads, o->ncounters);
+			size_t w = st_observe_words(o->nthreads, o->ncounters, o->flags);
+			size_t head = st_observe_head(o->flags);
 
 			for (size_t i = 1; i < o->nsamples; i++) {
 				uint64_t d = o->data[i * w] - o->data[(i - 1) * w];
@@ -69,19 +77,68 @@ static void drain(struct ring *r, struct seen *v, uint64_t second)
 				if (d > v->max_period)
 					v->max_period = d;
 				v->long_periods += d >= second;
+				if (o->flags & ST_OBS_HARDWARE) {
+					const uint64_t *a = o->data + (i - 1) * w, *b = a + w;
+
+					/* Each sample reads each counter once. */
+					v->hw_samples++;
+					v->hw_bad_steps += b[2] - a[2] != CORE_STEP - SELF_STEP ||
+							   b[3] - a[3] != 2 * (CORE_STEP - SELF_STEP);
+				}
 			}
 			v->samples += o->nsamples -
 				      ((o->flags & ST_OBS_CONTINUES) ? 1 : 0);
 			if (o->nthreads == 1 && o->ncounters == 1) {
-				v->counter_last = o->data[(o->nsamples - 1) * w + 2];
-				v->tag = o->data[(o->nsamples - 1) * w + 3];
+				v->counter_last = o->data[(o->nsamples - 1) * w + head];
+				v->tag = o->data[(o->nsamples - 1) * w + head + 1];
 			}
 		}
 		ring_release(r);
 	}
 }
 
-static struct st_source *observer(struct ring *r, uint64_t period)
+/*
+ * Core-wide counters without a PMU: constructed pages, and an rdpmc
+ * whose registers advance on every read, the core's faster than the
+ * observer's own, so app = core - self grows by a known step per sample.
+ */
+static struct perf_event_mmap_page pages[2][COREWIDE_EVENTS];
+static uint64_t regs[4];
+
+static uint64_t advancing_rdpmc(uint32_t idx, void *arg)
+{
+	(void)arg;
+	/* idx: core cycles, core instructions, self cycles, self instructions */
+	regs[idx] += (idx < 2 ? CORE_STEP : SELF_STEP) * (idx % 2 + 1);
+	return regs[idx];
+}
+
+static int open_fixture(struct corewide *cw, char *why, size_t len)
+{
+	(void)why;
+	(void)len;
+	memset(cw, 0, sizeof(*cw));
+	cw->rd = advancing_rdpmc;
+	for (unsigned w = 0; w < 2; w++)
+		for (unsigned e = 0; e < COREWIDE_EVENTS; e++) {
+			pages[w][e].index = w * 2 + e + 1;
+			pages[w][e].pmc_width = 48;
+			pages[w][e].cap_user_rdpmc = 1;
+			cw->page[w][e] = &pages[w][e];
+			cw->fd[w][e] = -1;
+		}
+	return 0;
+}
+
+static int refuse_fixture(struct corewide *cw, char *why, size_t len)
+{
+	(void)cw;
+	snprintf(why, len, "the fixture says no");
+	return -1;
+}
+
+static struct st_source *observer_counting(struct ring *r, uint64_t period,
+					   corewide_open_fn open)
 {
 	struct observer_config cfg;
 	int status = 0;
@@ -91,7 +148,13 @@ static struct st_source *observer(struct ring *r, uint64_t period)
 	cfg.place.observer_cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0;
 	cfg.period = period;
 	cfg.wait_seconds = 1;
+	cfg.open_counters = open;
 	return observer_source_create(&cfg, r, &status);
+}
+
+static struct st_source *observer(struct ring *r, uint64_t period)
+{
+	return observer_counting(r, period, NULL);
 }
 
 int main(void)
@@ -152,6 +215,45 @@ int main(void)
 	}
 	source_stop(s);
 	CHECK(ring_dropped(r) > 0);
+	source_destroy(s);
+	ring_destroy(r);
+
+	/* Core-wide counters: the core's counts ahead of the thread's. */
+	memset(&v, 0, sizeof(v));
+	r = ring_create(16u << 20);
+	s = observer_counting(r, 20000, open_fixture);
+	CHECK(s != NULL);
+	if (!s)
+		return check_done("test_observer_loop");
+	CHECK(source_start(s) == 0);
+	sleep_ms(60);
+	source_stop(s);
+	drain(r, &v, UINT64_MAX);
+	CHECK(v.hw_samples > 10);
+	CHECK_EQ_U64(v.hw_bad_steps, 0);
+	CHECK_EQ_U64(v.tag, 7);			/* the thread's words follow */
+	source_info(s, &info);
+	CHECK(strstr(info.note, "reads the core's cycles and instructions") != NULL);
+	source_destroy(s);
+	ring_destroy(r);
+
+	/* Counters that will not open: samples without them, and the note says why. */
+	memset(&v, 0, sizeof(v));
+	r = ring_create(16u << 20);
+	s = observer_counting(r, 20000, refuse_fixture);
+	CHECK(s != NULL);
+	if (!s)
+		return check_done("test_observer_loop");
+	CHECK(source_start(s) == 0);
+	sleep_ms(40);
+	source_stop(s);
+	drain(r, &v, UINT64_MAX);
+	CHECK(v.samples > 10);
+	CHECK_EQ_U64(v.hw_samples, 0);
+	CHECK_EQ_U64(v.tag, 7);
+	source_info(s, &info);
+	CHECK(strstr(info.note, "observer reads no hardware counters: the fixture "
+		     "says no; IPC comes from perf group sampling") != NULL);
 	source_destroy(s);
 	ring_destroy(r);
 

@@ -66,7 +66,6 @@ bool corewide_supported(const struct cpu_facts *f, char *why, size_t len)
 			 "comes from perf group sampling", no);
 	else
 		snprintf(why, len, "core-wide counting is possible here (perfmon "
-			 "v%u, SMT sibling), but this version does not read it yet; "
-			 "IPC comes from perf group sampling", f->perfmon_version);
+			 "v%u, SMT sibling)", f->perfmon_version);
 	return no == NULL;
 }

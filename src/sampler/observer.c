@@ -43,7 +43,9 @@ struct loop {
 	struct observer *o;
 	const volatile struct shimtop_slot *slot[ST_OBS_MAX_THREADS];
 	unsigned nthreads, ncounters;
-	size_t words;			/* per sample */
+	bool hw;			/* words 2-3: the core's counters */
+	struct corewide cw;
+	size_t head, words;		/* thread 0's first word; per sample */
 	unsigned cap;			/* samples per batch */
 	uint32_t seq;
 	uint64_t made;			/* samples taken (published each ms) */
@@ -71,6 +73,18 @@ static void set_note(struct observer *o, const char *note)
 	pthread_mutex_lock(&o->lock);
 	snprintf(o->info.note, sizeof(o->info.note), "%.383s", note);
 	pthread_mutex_unlock(&o->lock);
+}
+
+/* Where the observer runs, then what it says of hardware counters. */
+static void note_placement(struct observer *o, const char *tail)
+{
+	char note[sizeof(o->info.note)];
+	const struct observer_placement *p = &o->cfg.place;
+
+	snprintf(note, sizeof(note), "observer on CPU %d (%s of the target's "
+		 "CPU %d); %.300s", p->observer_cpu,
+		 p->smt_sibling ? "SMT sibling" : "another core", p->target_cpu, tail);
+	set_note(o, note);
 }
 
 static uint64_t mono_ns(void)
@@ -204,9 +218,10 @@ static void batch_begin(struct loop *l, const uint64_t *carry)
 			r->tid[t] = l->slot[t]->tid;
 	l->n = 0;
 	l->next = r->data;
+	r->flags = l->hw ? ST_OBS_HARDWARE : 0;
 	if (carry) {
 		memmove(r->data, carry, l->words * sizeof(uint64_t));
-		r->flags = ST_OBS_CONTINUES;
+		r->flags |= ST_OBS_CONTINUES;
 		l->n = 1;
 		l->next += l->words;
 	}
@@ -247,7 +262,9 @@ static void layout(struct loop *l)
 	} else {
 		l->ncounters = l->meta.ncounters;
 	}
-	l->words = st_observe_words(l->nthreads, l->ncounters);
+	l->head = st_observe_head(l->hw ? ST_OBS_HARDWARE : 0);
+	l->words = st_observe_words(l->nthreads, l->ncounters,
+				    l->hw ? ST_OBS_HARDWARE : 0);
 	l->cap = (unsigned)((sizeof(l->buf) - sizeof(struct st_observe)) /
 			    (l->words * sizeof(uint64_t)));
 	if (l->cap > BATCH_SAMPLES)
@@ -319,9 +336,11 @@ static void loop_shared_memory(struct loop *l)
 	rescan = tsc_end() + cycles_for_ns(l, RESCAN_NS);
 	for (;;) {
 		uint64_t *p = l->next, start;
-		unsigned w = 2, nt = l->nthreads, nc = l->ncounters;
+		unsigned w = (unsigned)l->head, nt = l->nthreads, nc = l->ncounters;
 
 		start = p[0] = tsc_start();
+		if (l->hw)
+			corewide_read(&l->cw, &p[2]);
 		for (unsigned t = 0; t < nt; t++)
 			for (unsigned c = 0; c < nc; c++)
 				p[w++] = l->slot[t]->counter[c];
@@ -374,22 +393,24 @@ static void loop_variables(struct loop *l)
 	}
 	batch_begin(l, NULL);
 	for (;;) {
-		uint64_t *p = l->next, start;
-		unsigned k = 2;
+		uint64_t *p = l->next, *q = p + l->head, start;
+		unsigned k = 0;
 		ssize_t got;
 
 		/* Counters first, in --signal order, then the tag after them. */
 		for (size_t i = 0; i < nv; i++) {
-			uint64_t *at = i == tag_var ? &p[2 + l->ncounters] : &p[k++];
+			uint64_t *at = i == tag_var ? &q[l->ncounters] : &q[k++];
 
 			*at = 0;
 			l->local[i].iov_base = at;
 			l->local[i].iov_len = c->vars[i].size;
 		}
 		if (tag_var == nv)
-			p[2 + l->ncounters] = 0;
-		p[3 + l->ncounters] = 0;	/* depth */
+			q[l->ncounters] = 0;
+		q[1 + l->ncounters] = 0;	/* depth */
 		start = p[0] = tsc_start();
+		if (l->hw)
+			corewide_read(&l->cw, &p[2]);
 		got = process_vm_readv(c->pid, l->local, nv, l->remote, nv, 0);
 		p[1] = tsc_end();
 		if (got != (ssize_t)expect) {
@@ -437,6 +458,30 @@ static bool wait_for_segment(struct observer *o)
 	return false;
 }
 
+/*
+ * The core's counters, opened here because rdpmc reads the counters of
+ * the CPU the observer is pinned to.  Failing, the note says why.
+ */
+static void open_counters(struct loop *l)
+{
+	struct observer *o = l->o;
+	char why[200];
+
+	if (!o->cfg.open_counters)
+		return;
+	if (o->cfg.open_counters(&l->cw, why, sizeof(why)) == 0) {
+		l->hw = true;
+		note_placement(o, "reads the core's cycles and instructions with "
+			       "rdpmc (app = core - self)");
+	} else {
+		char tail[300];
+
+		snprintf(tail, sizeof(tail), "observer reads no hardware counters: "
+			 "%.200s; IPC comes from perf group sampling", why);
+		note_placement(o, tail);
+	}
+}
+
 static void *observer_main(void *arg)
 {
 	struct observer *o = arg;
@@ -461,6 +506,7 @@ static void *observer_main(void *arg)
 		free(l);
 		return NULL;
 	}
+	open_counters(l);
 	send_meta(l, true);
 	if (o->cfg.nvars)
 		loop_variables(l);
@@ -468,6 +514,8 @@ static void *observer_main(void *arg)
 		loop_shared_memory(l);
 	atomic_store(&o->samples, l->made);
 	calibrate(l);
+	if (l->hw)
+		corewide_close(&l->cw);
 	pthread_mutex_lock(&o->lock);
 	o->info.finished = true;
 	if (!o->info.finish_reason[0])
@@ -608,6 +656,13 @@ int observer_configure(const struct st_options *opt, pid_t pid, bool launched,
 		st_error("%s", err);
 		return ST_EXIT_USAGE;
 	}
+	{
+		struct cpu_facts f;
+
+		cpu_facts_read(&f, "", cfg->place.smt_sibling);
+		if (corewide_supported(&f, cfg->no_counters, sizeof(cfg->no_counters)))
+			cfg->open_counters = corewide_open;
+	}
 	return 0;
 }
 
@@ -644,17 +699,7 @@ struct st_source *observer_source_create(const struct observer_config *cfg,
 	} else {
 		snprintf(o->info.events, sizeof(o->info.events), "signal segment");
 	}
-	{
-		struct cpu_facts f;
-		char hw[256];
-
-		/* Counters come later; for now say whether they could. */
-		cpu_facts_read(&f, "", cfg->place.smt_sibling);
-		corewide_supported(&f, hw, sizeof(hw));
-		snprintf(o->info.note, sizeof(o->info.note), "observer on CPU %d (%s "
-			 "of the target's CPU %d); %s", cfg->place.observer_cpu,
-			 cfg->place.smt_sibling ? "SMT sibling" : "another core",
-			 cfg->place.target_cpu, hw);
-	}
+	note_placement(o, cfg->open_counters ? "opening core-wide counters" :
+		       cfg->no_counters);
 	return &o->base;
 }

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "options.h"
+#include "sampler/corewide.h"
 #include "sampler/observer_cpu.h"
 #include "sampler/variable_signal.h"
 #include "source.h"
@@ -30,6 +31,13 @@ struct observer_config {
 	struct variable_signal vars[ST_MAX_SIGNALS];
 	size_t nvars;		/* --signal mode when > 0 */
 	double wait_seconds;	/* how long a launched target may take */
+	/*
+	 * Where core-wide counting is supported: opens the counters on the
+	 * observer's thread (corewide_open; tests pass their own).  NULL:
+	 * no hardware counters in the samples.
+	 */
+	corewide_open_fn open_counters;
+	char no_counters[256];	/* otherwise: why not, for the note */
 };
 
 /*

@@ -60,7 +60,12 @@ void ui_draw_header(struct ui *ui)
 		snprintf(b, sizeof(b), "%.1f%%", judged ?
 			 100.0 * (double)d->accepted / (double)judged : 0);
 		x = pair(ui, 1, x, "DTE accepted", b);
-		pair(ui, 1, x, "every", s->obs_info.period);
+		x = pair(ui, 1, x, "every", s->obs_info.period);
+		if (m->obs.have_hardware) {
+			/* Measured by rdpmc on the sibling: app = core - self. */
+			snprintf(b, sizeof(b), "%.2f", obs_model_hardware_ipc(&m->obs));
+			pair(ui, 1, x, "core IPC", b);
+		}
 	}
 
 	human(a, sizeof(a), m->samples);
