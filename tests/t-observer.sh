@@ -9,7 +9,7 @@
 # check_run JSON ERR LABEL: rate, attribution and bookkeeping of one run.
 check_run() {
 	python3 - "$1" "$2" "$3" <<'PY' || fail "$3: see above"
-import json, re, sys
+import json, os, re, sys
 d = json.load(open(sys.argv[1]))
 label = sys.argv[3]
 m = re.search(r'work_items=(\d+) seconds=([\d.]+)', open(sys.argv[2]).read())
@@ -53,6 +53,18 @@ if o['produced'] != o['taken']:
 judged = o['accepted'] + o['rejected_cpc'] + o['rejected_clock'] + o['rejected_backwards']
 if judged + o['first'] != o['taken']:
     ok = print(f"{label}: {judged} judged + {o['first']} first != {o['taken']} taken")
+# Hardware counters: read (with a core IPC to show), or the note names
+# the condition that failed; with no PMU at all, that condition.
+if 'hardware' in o:
+    print(f"{label}: core IPC {o['hardware']['ipc']:.3f}")
+    if not o['hardware']['cycles'] or 'app = core - self' not in o['note']:
+        ok = print(f"{label}: hardware counters read but not reported: {o['note']}")
+elif 'observer reads no hardware counters: ' not in o['note'] or \
+        'IPC comes from perf group sampling' not in o['note']:
+    ok = print(f"{label}: the note does not say why no counters: {o['note']}")
+elif not os.path.exists('/sys/bus/event_source/devices/cpu') and \
+        'no hardware PMU' not in o['note']:
+    ok = print(f"{label}: no PMU here, yet the note says: {o['note']}")
 sys.exit(0 if ok else 1)
 PY
 }
