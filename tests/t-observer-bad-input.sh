@@ -3,8 +3,9 @@
 # ends in one line that names the problem and what to do, with a non-zero
 # status: no segment (how to enable it), a segment owned by someone else,
 # open to others, or of another version; --signal names that are missing,
-# functions, too big or thread-local; CPUs that do not exist or are the
-# target's only one; malformed values.
+# functions, too big or thread-local; a launched program that never makes
+# a segment; CPUs that do not exist or are the target's only one;
+# malformed values.
 . "$TESTS_DIR/lib.sh"
 
 # write_segment PID VERSION MODE: a segment for PID, as a program would make it.
@@ -62,6 +63,13 @@ expect_run 2 "give at most 4 counters and one tag" -- \
 # A launched command is looked up after exec, and still refused cleanly.
 expect_run 1 "--signal no_such_variable: no such symbol" -- \
 	"$SHIMTOP" --batch --duration 1 --signal no_such_variable -- "$SHIMTOP_DEMO" --seconds 3
+# A launched program that never makes a segment: after the 5 s wait the
+# observer gives up and says why; perf sampling goes on, nothing lost.
+"$SHIMTOP" --batch --observe -- "$SHIMTOP_DEMO" --no-signals --seconds 6 \
+	>"$TMP/out" 2>"$TMP/err" || fail "run without a segment failed: $(cat "$TMP/err")"
+grep -q "^observer: no samples: process [0-9]* publishes no signal segment .*shimtop_signals_open()" \
+	"$TMP/out" || fail "no reason given for the missing segment: $(cat "$TMP/out")"
+grep -q "phase_compute" "$TMP/out" || fail "the perf table was lost: $(cat "$TMP/out")"
 
 # CPUs.
 expect_run 2 "--observer-cpu 4095: no such CPU is online" -- \
