@@ -157,6 +157,29 @@ static struct st_source *observer(struct ring *r, uint64_t period)
 	return observer_counting(r, period, NULL);
 }
 
+/* Observes for 50 ms at 20,000 cycles with counters from `open`. */
+static void run_counting(corewide_open_fn open, struct seen *v,
+			 struct st_source_info *info)
+{
+	struct ring *r = ring_create(16u << 20);
+	struct st_source *s = observer_counting(r, 20000, open);
+
+	memset(v, 0, sizeof(*v));
+	memset(info, 0, sizeof(*info));
+	CHECK(s != NULL);
+	if (!s) {
+		ring_destroy(r);
+		return;
+	}
+	CHECK(source_start(s) == 0);
+	sleep_ms(50);
+	source_stop(s);
+	drain(r, v, UINT64_MAX);
+	source_info(s, info);
+	source_destroy(s);
+	ring_destroy(r);
+}
+
 int main(void)
 {
 	const char *names[] = { "items" };
@@ -219,43 +242,19 @@ int main(void)
 	ring_destroy(r);
 
 	/* Core-wide counters: the core's counts ahead of the thread's. */
-	memset(&v, 0, sizeof(v));
-	r = ring_create(16u << 20);
-	s = observer_counting(r, 20000, open_fixture);
-	CHECK(s != NULL);
-	if (!s)
-		return check_done("test_observer_loop");
-	CHECK(source_start(s) == 0);
-	sleep_ms(60);
-	source_stop(s);
-	drain(r, &v, UINT64_MAX);
+	run_counting(open_fixture, &v, &info);
 	CHECK(v.hw_samples > 10);
 	CHECK_EQ_U64(v.hw_bad_steps, 0);
 	CHECK_EQ_U64(v.tag, 7);			/* the thread's words follow */
-	source_info(s, &info);
 	CHECK(strstr(info.note, "reads the core's cycles and instructions") != NULL);
-	source_destroy(s);
-	ring_destroy(r);
 
 	/* Counters that will not open: samples without them, and the note says why. */
-	memset(&v, 0, sizeof(v));
-	r = ring_create(16u << 20);
-	s = observer_counting(r, 20000, refuse_fixture);
-	CHECK(s != NULL);
-	if (!s)
-		return check_done("test_observer_loop");
-	CHECK(source_start(s) == 0);
-	sleep_ms(40);
-	source_stop(s);
-	drain(r, &v, UINT64_MAX);
+	run_counting(refuse_fixture, &v, &info);
 	CHECK(v.samples > 10);
 	CHECK_EQ_U64(v.hw_samples, 0);
 	CHECK_EQ_U64(v.tag, 7);
-	source_info(s, &info);
 	CHECK(strstr(info.note, "observer reads no hardware counters: the fixture "
 		     "says no; IPC comes from perf group sampling") != NULL);
-	source_destroy(s);
-	ring_destroy(r);
 
 	atomic_store(&done, true);
 	pthread_join(t, NULL);
