@@ -43,7 +43,7 @@ struct loop {
 	struct observer *o;
 	const volatile struct shimtop_slot *slot[ST_OBS_MAX_THREADS];
 	unsigned nthreads, ncounters;
-	bool hw;			/* words 2-3: the core's counters */
+	uint32_t flags;			/* ST_OBS_HARDWARE: the core's counters */
 	struct corewide cw;
 	size_t head, words;		/* thread 0's first word; per sample */
 	unsigned cap;			/* samples per batch */
@@ -218,7 +218,7 @@ static void batch_begin(struct loop *l, const uint64_t *carry)
 			r->tid[t] = l->slot[t]->tid;
 	l->n = 0;
 	l->next = r->data;
-	r->flags = l->hw ? ST_OBS_HARDWARE : 0;
+	r->flags = l->flags;
 	if (carry) {
 		memmove(r->data, carry, l->words * sizeof(uint64_t));
 		r->flags |= ST_OBS_CONTINUES;
@@ -262,9 +262,8 @@ static void layout(struct loop *l)
 	} else {
 		l->ncounters = l->meta.ncounters;
 	}
-	l->head = st_observe_head(l->hw ? ST_OBS_HARDWARE : 0);
-	l->words = st_observe_words(l->nthreads, l->ncounters,
-				    l->hw ? ST_OBS_HARDWARE : 0);
+	l->head = st_observe_head(l->flags);
+	l->words = st_observe_words(l->nthreads, l->ncounters, l->flags);
 	l->cap = (unsigned)((sizeof(l->buf) - sizeof(struct st_observe)) /
 			    (l->words * sizeof(uint64_t)));
 	if (l->cap > BATCH_SAMPLES)
@@ -339,7 +338,7 @@ static void loop_shared_memory(struct loop *l)
 		unsigned w = (unsigned)l->head, nt = l->nthreads, nc = l->ncounters;
 
 		start = p[0] = tsc_start();
-		if (l->hw)
+		if (l->flags & ST_OBS_HARDWARE)
 			corewide_read(&l->cw, &p[2]);
 		for (unsigned t = 0; t < nt; t++)
 			for (unsigned c = 0; c < nc; c++)
@@ -409,7 +408,7 @@ static void loop_variables(struct loop *l)
 			q[l->ncounters] = 0;
 		q[1 + l->ncounters] = 0;	/* depth */
 		start = p[0] = tsc_start();
-		if (l->hw)
+		if (l->flags & ST_OBS_HARDWARE)
 			corewide_read(&l->cw, &p[2]);
 		got = process_vm_readv(c->pid, l->local, nv, l->remote, nv, 0);
 		p[1] = tsc_end();
@@ -470,7 +469,7 @@ static void open_counters(struct loop *l)
 	if (!o->cfg.open_counters)
 		return;
 	if (o->cfg.open_counters(&l->cw, why, sizeof(why)) == 0) {
-		l->hw = true;
+		l->flags |= ST_OBS_HARDWARE;
 		note_placement(o, "reads the core's cycles and instructions with "
 			       "rdpmc (app = core - self)");
 	} else {
@@ -514,7 +513,7 @@ static void *observer_main(void *arg)
 		loop_shared_memory(l);
 	atomic_store(&o->samples, l->made);
 	calibrate(l);
-	if (l->hw)
+	if (l->flags & ST_OBS_HARDWARE)
 		corewide_close(&l->cw);
 	pthread_mutex_lock(&o->lock);
 	o->info.finished = true;
