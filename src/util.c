@@ -115,3 +115,25 @@ const char *st_basename(const char *path)
 
 	return slash ? slash + 1 : path;
 }
+
+long long st_proc_stat_field(int pid, int n)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* comm may hold spaces and parentheses: count fields after the last ')'. */
+	p = p ? strrchr(buf, ')') : NULL;
+	if (!p || n < 3)
+		return -1;
+	for (p++; *p && field < n; p++)
+		if (*p == ' ')
+			field++;
+	return field == n && *p ? strtoll(p, NULL, 10) : -1;
+}

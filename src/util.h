@@ -33,4 +33,10 @@ char *st_read_file(const char *path, size_t *len);
 /* The file name part of a path. */
 const char *st_basename(const char *path);
 
+/*
+ * Field n (1-based, as in proc(5)) of /proc/PID/stat as a number, or -1:
+ * 22 is the start time in clock ticks after boot, 39 the last CPU.
+ */
+long long st_proc_stat_field(int pid, int n);
+
 #endif

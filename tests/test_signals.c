@@ -1,14 +1,17 @@
 /*
  * test_signals.c - the signal API and shimtop's reader: what a thread
  * publishes is what the reader sees; a missing segment, one owned by
- * another user, one open to others and one of another version are each
+ * another user, one open to others, one of another version and one
+ * left by an earlier process with the same PID are each
  * refused with a message that says so.
  */
 #include "check.h"
+#include "util.h"
 #include "sampler/signal_segment.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -91,6 +94,24 @@ int main(void)
 	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
 	CHECK(strstr(err, "is version 99, not 1") != NULL);
 	sig->header.version = SHIMTOP_SIGNALS_VERSION;
+
+	/*
+	 * The creator's start time is this process's, and a segment whose
+	 * start time is another's was left by an earlier process with this
+	 * PID: refused as no segment.
+	 */
+	CHECK(sig->header.start_time != 0);
+	CHECK_EQ_U64(sig->header.start_time, (uint32_t)st_proc_stat_field(getpid(), 22));
+	/* Where scripts (t-container.sh) find it. */
+	CHECK_EQ_U64(offsetof(struct shimtop_signals_header, start_time), 196);
+	sig->header.start_time += 1;
+	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+	CHECK(strstr(err, "publishes no signal segment") != NULL &&
+	      strstr(err, "left by an earlier process with the same id") != NULL);
+	sig->header.start_time = 0;	/* unknown: accepted */
+	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == 0);
+	signal_segment_detach(&seg);
+	sig->header.start_time = (uint32_t)st_proc_stat_field(getpid(), 22);
 
 	/* Another owner (needs root to give it away). */
 	if (geteuid() == 0) {

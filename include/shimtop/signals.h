@@ -22,7 +22,8 @@
  *                magic "SHIMSIG1", version 1, header size, slot size,
  *                number of slots, pid, counter count, names, what the
  *                tag holds (a value, or a code address to symbolize),
- *                and names for tag values 0-15 (e.g. phase names)
+ *                the creator's start time, and names for tag values 0-15
+ *                (e.g. phase names)
  *   offset 4096  struct shimtop_slot[nslots], 64 bytes each: one cache
  *                line per thread, so threads never share a line
  *
@@ -38,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -75,7 +77,10 @@ struct shimtop_signals_header {
 	char tag_name[SHIMTOP_SIGNALS_NAME_LEN];
 	char counter_name[SHIMTOP_SIGNALS_COUNTERS][SHIMTOP_SIGNALS_NAME_LEN];
 	uint32_t tag_kind;
-	uint32_t reserved;
+	uint32_t start_time;	/* the creator's start, clock ticks after boot
+				   (/proc/PID/stat field 22, low 32 bits; 0 if
+				   unknown): tells a segment left by an earlier
+				   process with the same PID */
 	char tag_value_name[SHIMTOP_SIGNALS_TAG_NAMES][SHIMTOP_SIGNALS_NAME_LEN];
 };
 
@@ -90,6 +95,28 @@ struct shimtop_signals {
 static inline void shimtop_signals_name(char *buf, size_t len, long pid)
 {
 	snprintf(buf, len, "/shimtop-%ld", pid);
+}
+
+/* This process's start time for the header (see start_time); 0 if unknown. */
+static inline uint32_t shimtop_signals_start_time(void)
+{
+	char buf[1024];
+	const char *p;
+	unsigned field = 2;
+	FILE *f = fopen("/proc/self/stat", "r");
+
+	if (!f)
+		return 0;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* Fields count from after the command name's last ')'. */
+	p = p ? strrchr(buf, ')') : NULL;
+	if (!p)
+		return 0;
+	for (p++; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	return field == 22 ? (uint32_t)strtoull(p, NULL, 10) : 0;
 }
 
 /*
@@ -129,6 +156,7 @@ shimtop_signals_open(const char *tag_name, const char *const *counter_names,
 	s->header.nslots = SHIMTOP_SIGNALS_SLOTS;
 	s->header.pid = (uint32_t)getpid();
 	s->header.ncounters = ncounters;
+	s->header.start_time = shimtop_signals_start_time();
 	snprintf(s->header.tag_name, SHIMTOP_SIGNALS_NAME_LEN, "%s",
 		 tag_name ? tag_name : "tag");
 	for (unsigned i = 0; i < ncounters; i++)

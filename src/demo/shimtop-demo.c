@@ -24,6 +24,7 @@
  */
 #include <getopt.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,18 @@ static unsigned char *branch_data;
 static volatile uint64_t sink;		/* keeps results alive */
 static double run_seconds;
 static struct shimtop_signals *signals;
+static char segment_path[64];
+
+/*
+ * Killed, the demo still removes its segment's name (unlink is safe in
+ * a handler), so a later process given the same PID finds none.
+ */
+static void remove_segment_and_die(int sig)
+{
+	unlink(segment_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
 static _Thread_local struct shimtop_slot *my_slot;
 
 enum { PHASE_NONE, PHASE_COMPUTE, PHASE_CHASE, PHASE_BRANCHY, PHASE_RECURSIVE };
@@ -255,8 +268,14 @@ int main(int argc, char **argv)
 		signals = shimtop_signals_open("phase", counters, 1);
 		for (unsigned i = 0; signals && i <= PHASE_RECURSIVE; i++)
 			shimtop_signals_name_tag(signals, i, phase_name[i]);
-		if (signals)
+		if (signals) {
 			atexit(shimtop_signals_close);
+			snprintf(segment_path, sizeof(segment_path),
+				 "/dev/shm/shimtop-%ld", (long)getpid());
+			signal(SIGTERM, remove_segment_and_die);
+			signal(SIGINT, remove_segment_and_die);
+			signal(SIGHUP, remove_segment_and_die);
+		}
 	}
 	build_chase();
 	began = now_ns();

@@ -1,6 +1,7 @@
 /* observer_cpu.c - choosing the observer's CPU from the topology. */
 #include "observer_cpu.h"
 #include "target.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -133,29 +134,7 @@ int observer_place(const char *sysroot, int target_cpu,
 
 int task_last_cpu(pid_t tid)
 {
-	char path[64], buf[1024], *p;
-	FILE *f;
-	int cpu = -1, field = 2;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	/* comm may hold spaces and parentheses: count fields after the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -1;
-	for (p++; *p && field < 39; p++)
-		if (*p == ' ')
-			field++;
-	if (field == 39)
-		cpu = atoi(p);
-	return cpu;
+	return (int)st_proc_stat_field((int)tid, 39);
 }
 
 int pin_target_threads(pid_t pid, int cpu, char *err, size_t errlen)

@@ -1,5 +1,6 @@
 /* signal_segment.c - validating and mapping a program's signal segment. */
 #include "signal_segment.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 	char name[64], proc[64], path[160];
 	struct stat st, owner;
 	const struct shimtop_signals *s;
+	long long start;
 	int fd;
 
 	memset(seg, 0, sizeof(*seg));
@@ -109,6 +111,18 @@ int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 			 "signal segment): rebuild the program with this shimtop's "
 			 "<shimtop/signals.h>", name, s->header.version,
 			 SHIMTOP_SIGNALS_VERSION);
+		munmap((void *)s, SHIMTOP_SIGNALS_SIZE);
+		return -1;
+	}
+	start = st_proc_stat_field((int)pid, 22);
+	if (s->header.start_time && start >= 0 &&
+	    s->header.start_time != (uint32_t)start) {
+		/* Its creator died without removing it, and the PID came round. */
+		snprintf(err, errlen,
+			 "process %d publishes no signal segment (/dev/shm%s was left "
+			 "by an earlier process with the same id): it must call "
+			 "shimtop_signals_open() from <shimtop/signals.h>, or read a "
+			 "global variable with --signal NAME", (int)pid, name);
 		munmap((void *)s, SHIMTOP_SIGNALS_SIZE);
 		return -1;
 	}
