@@ -2,8 +2,9 @@
  * test_signals.c - the signal API and shimtop's reader: what a thread
  * publishes is what the reader sees; a missing segment, one owned by
  * another user, one open to others, one of another version and one
- * left by an earlier process with the same PID are each
- * refused with a message that says so.
+ * left by an earlier process with the same PID are each refused with a
+ * message that says so; a segment not yet finished is waited for,
+ * briefly.
  */
 #include "check.h"
 #include "util.h"
@@ -25,6 +26,16 @@ static void *worker(void *arg)
 	shimtop_tag(me, 77, 5);
 	for (int i = 0; i < 1000; i++)
 		shimtop_count(me, 1, 2);
+	return NULL;
+}
+
+/* The creator's last step, 20 ms late: the magic. */
+static void *finish_header(void *arg)
+{
+	(void)arg;
+	usleep(20000);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(sig->header.magic, SHIMTOP_SIGNALS_MAGIC, 8);
 	return NULL;
 }
 
@@ -88,6 +99,22 @@ int main(void)
 	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
 	CHECK(strstr(err, "open to other users (mode 644)") != NULL);
 	CHECK(chmod(path, 0600) == 0);
+
+	/* Caught before the creator wrote its magic: waited for. */
+	{
+		pthread_t t;
+
+		memset(sig->header.magic, 0, 8);
+		pthread_create(&t, NULL, finish_header, NULL);
+		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == 0);
+		signal_segment_detach(&seg);
+		pthread_join(t, NULL);
+		/* ... but not for ever. */
+		memset(sig->header.magic, 0, 8);
+		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+		CHECK(strstr(err, "not a signal segment") != NULL);
+		memcpy(sig->header.magic, SHIMTOP_SIGNALS_MAGIC, 8);
+	}
 
 	/* Another version. */
 	sig->header.version = 99;

@@ -129,6 +129,7 @@ shimtop_signals_open(const char *tag_name, const char *const *counter_names,
 {
 	char name[64];
 	struct shimtop_signals *s;
+	uint32_t start = shimtop_signals_start_time();
 	int fd;
 
 	if (ncounters > SHIMTOP_SIGNALS_COUNTERS)
@@ -156,7 +157,7 @@ shimtop_signals_open(const char *tag_name, const char *const *counter_names,
 	s->header.nslots = SHIMTOP_SIGNALS_SLOTS;
 	s->header.pid = (uint32_t)getpid();
 	s->header.ncounters = ncounters;
-	s->header.start_time = shimtop_signals_start_time();
+	s->header.start_time = start;
 	snprintf(s->header.tag_name, SHIMTOP_SIGNALS_NAME_LEN, "%s",
 		 tag_name ? tag_name : "tag");
 	for (unsigned i = 0; i < ncounters; i++)

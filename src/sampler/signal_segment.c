@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * The process's PID in its own PID namespace (the last NSpid field of
@@ -100,6 +101,13 @@ int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 			 name, strerror(errno));
 		return -1;
 	}
+	/*
+	 * The creator writes the magic last: a segment caught between its
+	 * creation and that store is given 100 ms to finish.
+	 */
+	for (int i = 0; i < 100 && !memcmp(s->header.magic, "\0\0\0\0\0\0\0\0", 8); i++)
+		usleep(1000);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (memcmp(s->header.magic, SHIMTOP_SIGNALS_MAGIC, 8) != 0 ||
 	    s->header.version != SHIMTOP_SIGNALS_VERSION ||
 	    s->header.header_size != SHIMTOP_SIGNALS_HEADER_SIZE ||
