@@ -11,11 +11,13 @@ void dte_init(struct dte *d, double tolerance)
 enum dte_verdict dte_check(struct dte *d, uint64_t start, uint64_t end,
 			   double *cpc)
 {
-	uint64_t ds, de;
+	uint64_t ds, de, w = end - start, pw = d->prev_end - d->prev_start;
 	bool had = d->have_prev;
 
 	ds = start - d->prev_start;
 	de = end - d->prev_end;
+	if (end > start && (!d->min_window || w < d->min_window))
+		d->min_window = w;
 	*cpc = 0;
 	d->taken++;
 	d->have_prev = true;
@@ -34,6 +36,10 @@ enum dte_verdict dte_check(struct dte *d, uint64_t start, uint64_t end,
 	if (fabs(*cpc - 1.0) > d->tolerance) {
 		d->rejected_cpc++;
 		return DTE_REJECT_CPC;
+	}
+	if ((w > pw ? w : pw) > DTE_WINDOW_FACTOR * d->min_window) {
+		d->rejected_window++;
+		return DTE_REJECT_WINDOW;
 	}
 	d->accepted++;
 	return DTE_ACCEPT;
@@ -75,6 +81,9 @@ enum dte_verdict dte_backwards(struct dte *d, enum dte_verdict v)
 		break;
 	case DTE_REJECT_CLOCK:
 		d->rejected_clock--;
+		break;
+	case DTE_REJECT_WINDOW:
+		d->rejected_window--;
 		break;
 	default:
 		return v;	/* first sample or already backwards: no rate */

@@ -9,6 +9,13 @@
  * is 1 when both measurement windows took equally long.  A rate sample
  * is kept only when |CPC - 1| <= tolerance: the check never looks at the
  * rate, yet removes the impossible ones a perturbed window produces.
+ *
+ * CPC cannot see two consecutive windows perturbed by the same amount
+ * (an interrupt after the read in one, before it in the next): the rate
+ * is then off by the whole perturbation.  On VMs that happens about once
+ * in a million samples, so a sample is also rejected when its window or
+ * the previous one is more than DTE_WINDOW_FACTOR times the shortest
+ * window seen: an undisturbed window is a few dozen cycles.
  */
 #ifndef SHIMTOP_DTE_H
 #define SHIMTOP_DTE_H
@@ -17,6 +24,7 @@
 #include <stdint.h>
 
 #define DTE_DEFAULT_TOLERANCE 0.01
+#define DTE_WINDOW_FACTOR 8
 
 enum dte_verdict {
 	DTE_FIRST,		/* no previous sample: nothing to compare */
@@ -24,6 +32,7 @@ enum dte_verdict {
 	DTE_REJECT_CPC,		/* the two windows differ too much */
 	DTE_REJECT_CLOCK,	/* a clock did not advance */
 	DTE_REJECT_BACKWARDS,	/* a counter went backwards */
+	DTE_REJECT_WINDOW,	/* a window far longer than undisturbed ones */
 };
 
 struct dte {
@@ -34,6 +43,8 @@ struct dte {
 	uint64_t rejected_cpc;
 	uint64_t rejected_clock;
 	uint64_t rejected_backwards;
+	uint64_t rejected_window;
+	uint64_t min_window;		/* shortest window seen; 0: none yet */
 	bool have_prev;
 	uint64_t prev_start, prev_end;
 };

@@ -38,7 +38,7 @@ static void tag_label(struct session *s, uint64_t tag, char *buf, size_t len)
 static uint64_t judged(const struct dte *d)
 {
 	return d->accepted + d->rejected_cpc + d->rejected_clock +
-	       d->rejected_backwards;
+	       d->rejected_backwards + d->rejected_window;
 }
 
 void report_observer_text(struct session *s, FILE *out)
@@ -57,10 +57,12 @@ void report_observer_text(struct session *s, FILE *out)
 	fprintf(out, "\nobserver: %s  period target %s  TSC %.3f GHz\nnote: %s\n",
 		m->meta.mode == ST_OBS_VM_READ ? "process_vm_readv" : "shared memory",
 		s->obs_info.period, (double)m->tsc_hz / 1e9, s->obs_info.note);
-	fprintf(out, "samples %llu  accepted %.1f%%  rejected: cpc %.1f%%, clock "
-		"%.1f%%, backwards %.1f%%  (|CPC-1| <= %g)  batches dropped %llu\n",
+	fprintf(out, "samples %llu  accepted %.1f%%  rejected: cpc %.1f%%, long "
+		"window %.1f%%, clock %.1f%%, backwards %.1f%%  (|CPC-1| <= %g)  "
+		"batches dropped %llu\n",
 		(unsigned long long)d->taken, pct(d->accepted, judged(d)),
-		pct(d->rejected_cpc, judged(d)), pct(d->rejected_clock, judged(d)),
+		pct(d->rejected_cpc, judged(d)), pct(d->rejected_window, judged(d)),
+		pct(d->rejected_clock, judged(d)),
 		pct(d->rejected_backwards, judged(d)), m->tolerance,
 		(unsigned long long)m->missing);
 	fprintf(out, "period cycles: median %.0f  p10 %.0f  p90 %.0f  mean %.0f"
@@ -162,6 +164,8 @@ struct json_object *report_observer_json(struct session *s)
 	json_object_object_add(o, "first", json_object_new_int64((int64_t)d->first));
 	json_object_object_add(o, "accepted", json_object_new_int64((int64_t)d->accepted));
 	json_object_object_add(o, "rejected_cpc", json_object_new_int64((int64_t)d->rejected_cpc));
+	json_object_object_add(o, "rejected_window",
+			       json_object_new_int64((int64_t)d->rejected_window));
 	json_object_object_add(o, "rejected_clock", json_object_new_int64((int64_t)d->rejected_clock));
 	json_object_object_add(o, "rejected_backwards",
 			       json_object_new_int64((int64_t)d->rejected_backwards));

@@ -36,7 +36,8 @@ c = o['counters'][0]
 per_cycle = lambda r: r / hz
 bound = 1 / 1000 + 4 / 10000
 print(f"taken {o['taken']}, accepted {o['accepted']}, cpc rejects "
-      f"{o['rejected_cpc']}, clock rejects {o['rejected_clock']}, "
+      f"{o['rejected_cpc']}, long-window rejects {o['rejected_window']}, "
+      f"clock rejects {o['rejected_clock']}, "
       f"period min {o['period']['min']:.0f} cycles")
 print(f"rate x D: accepted max {per_cycle(c['rate_samples']['max']) * 1000:.3f}, "
       f"accepted mean {per_cycle(c['rate_samples']['mean']) * 1000:.3f}, "

@@ -50,7 +50,8 @@ if o['ring_dropped'] or o['batches_missing']:
 if o['produced'] != o['taken']:
     ok = print(f"{label}: produced {o['produced']} samples, model took {o['taken']}")
 # Every sample is a first (nothing to compare) or in exactly one DTE count.
-judged = o['accepted'] + o['rejected_cpc'] + o['rejected_clock'] + o['rejected_backwards']
+judged = (o['accepted'] + o['rejected_cpc'] + o['rejected_clock'] +
+          o['rejected_backwards'] + o['rejected_window'])
 if judged + o['first'] != o['taken']:
     ok = print(f"{label}: {judged} judged + {o['first']} first != {o['taken']} taken")
 # Hardware counters: read (with a core IPC to show), or the note names

@@ -24,11 +24,18 @@ static void test_dte(void)
 		{ 5000, 5040 },		/* CPC 1.000: accept */
 		{ 6000, 6200 },		/* CPC 1.160: reject (perturbed) */
 		{ 6000, 6300 },		/* start did not advance: clock reject */
-		{ 7000, 7300 },		/* CPC 1.000: accept */
+		{ 7000, 7300 },		/* CPC 1.000, but both windows are 300 > 8 x 20 */
+		{ 8000, 8020 },		/* CPC 0.720: reject */
+		{ 9000, 9020 },		/* CPC 1.000, windows 20: accept */
+		{ 10000, 10161 },	/* CPC 1.141: reject */
+		{ 11000, 11160 },	/* CPC 0.999, windows 161 > 160: long window */
+		{ 12000, 12160 },	/* CPC 1.000, windows 160: accept */
 	};
 	static const enum dte_verdict want[] = {
 		DTE_FIRST, DTE_ACCEPT, DTE_ACCEPT, DTE_REJECT_CPC, DTE_ACCEPT,
-		DTE_REJECT_CPC, DTE_REJECT_CLOCK, DTE_ACCEPT,
+		DTE_REJECT_CPC, DTE_REJECT_CLOCK, DTE_REJECT_WINDOW,
+		DTE_REJECT_CPC, DTE_ACCEPT, DTE_REJECT_CPC, DTE_REJECT_WINDOW,
+		DTE_ACCEPT,
 	};
 	struct dte d;
 	double cpc;
@@ -42,11 +49,13 @@ static void test_dte(void)
 				i, v, want[i], cpc);
 		CHECK(v == want[i]);
 	}
-	CHECK_EQ_U64(d.taken, 8);
-	CHECK_EQ_U64(d.accepted, 4);
-	CHECK_EQ_U64(d.rejected_cpc, 2);
+	CHECK_EQ_U64(d.taken, 13);
+	CHECK_EQ_U64(d.accepted, 5);
+	CHECK_EQ_U64(d.rejected_cpc, 4);
 	CHECK_EQ_U64(d.rejected_clock, 1);
-	dte_check(&d, 8000, 8300, &cpc);
+	CHECK_EQ_U64(d.rejected_window, 2);
+	CHECK_EQ_U64(d.min_window, 20);
+	dte_check(&d, 13000, 13160, &cpc);
 	CHECK(fabs(cpc - 1.0) < 1e-12);
 
 	/* A looser tolerance keeps the 1.6% window. */
