@@ -102,13 +102,13 @@ int main(void)
 
 	/* Caught before the creator wrote its magic: waited for. */
 	{
-		pthread_t t;
+		pthread_t late;
 
 		memset(sig->header.magic, 0, 8);
-		pthread_create(&t, NULL, finish_header, NULL);
+		pthread_create(&late, NULL, finish_header, NULL);
 		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == 0);
 		signal_segment_detach(&seg);
-		pthread_join(t, NULL);
+		pthread_join(late, NULL);
 		/* ... but not for ever. */
 		memset(sig->header.magic, 0, 8);
 		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
