@@ -208,6 +208,12 @@ static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *cur,
 	}
 }
 
+/* Instructions per cycle from {cycles, instructions}; NAN without cycles. */
+static double ipc_of(const uint64_t *d)
+{
+	return d[0] ? (double)d[1] / (double)d[0] : NAN;
+}
+
 /*
  * The core's cycles and instructions in sample n; t is the tag of the
  * thread on the sibling (NULL when no thread is watched yet).
@@ -215,7 +221,7 @@ static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *cur,
 static void take_hardware(struct obs_model *m, struct obs_tag *t,
 			  const uint64_t *delta, bool ok)
 {
-	double ipc = delta[0] ? (double)delta[1] / (double)delta[0] : NAN;
+	double ipc = ipc_of(delta);
 
 	for (unsigned i = 0; i < 2; i++) {
 		m->hw_delta_all[i] += delta[i];
@@ -362,14 +368,9 @@ double obs_tag_rate(const struct obs_model *m, const struct obs_tag *t,
 	return (double)t->delta_all[c] * (double)m->tsc_hz / t->cycles;
 }
 
-static double ipc_of(const uint64_t *d)
-{
-	return d[0] ? (double)d[1] / (double)d[0] : NAN;
-}
-
 double obs_model_hardware_ipc(const struct obs_model *m)
 {
-	return m->have_hardware ? ipc_of(m->hw_delta_all) : NAN;
+	return ipc_of(m->hw_delta_all);
 }
 
 double obs_tag_hardware_ipc(const struct obs_tag *t)

@@ -181,9 +181,14 @@ struct json_object *report_observer_json(struct session *s)
 	json_object_object_add(o, "gap", hist_json(&m->gap));
 	if (m->have_ipc)
 		json_object_object_add(o, "ipc", hist_json(&m->ipc));
-	if (m->have_hardware)
-		json_object_object_add(o, "hardware", hardware_json(m->hw_delta_all,
-			m->hw_delta, obs_model_hardware_ipc(m)));
+	if (m->have_hardware) {
+		struct json_object *hw = hardware_json(m->hw_delta_all, m->hw_delta,
+						       obs_model_hardware_ipc(m));
+
+		json_object_object_add(hw, "rejected_max_ipc",
+				       json_object_new_double(m->hw_rejected_max_ipc));
+		json_object_object_add(o, "hardware", hw);
+	}
 	arr = json_object_new_array();
 	for (unsigned c = 0; c < m->meta.ncounters; c++) {
 		struct json_object *k = json_object_new_object();
