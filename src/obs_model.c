@@ -14,8 +14,8 @@ static void init_hists(struct obs_model *m)
 	hist_init_linear(&m->ipc, 0, 4, 500);
 	for (unsigned c = 0; c < ST_OBS_MAX_COUNTERS; c++) {
 		hist_init_log(&m->counter[c].rate);
+		hist_init_log(&m->counter[c].rejected);
 		m->counter[c].delta = 0;
-		m->counter[c].rejected_max = 0;
 	}
 }
 
@@ -25,8 +25,10 @@ static void free_hists(struct obs_model *m)
 	hist_free(&m->period);
 	hist_free(&m->gap);
 	hist_free(&m->ipc);
-	for (unsigned c = 0; c < ST_OBS_MAX_COUNTERS; c++)
+	for (unsigned c = 0; c < ST_OBS_MAX_COUNTERS; c++) {
 		hist_free(&m->counter[c].rate);
+		hist_free(&m->counter[c].rejected);
+	}
 	for (size_t i = 0; i < m->ntags; i++) {
 		for (unsigned c = 0; c < ST_OBS_MAX_COUNTERS; c++)
 			hist_free(&m->tags[i].rate[c]);
@@ -188,8 +190,7 @@ static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *cur,
 		m->counter[c].delta_all += delta[c];
 		t->delta_all[c] += delta[c];
 		if (!ok) {
-			if (rate > m->counter[c].rejected_max)
-				m->counter[c].rejected_max = rate;
+			hist_add(&m->counter[c].rejected, rate);
 			continue;
 		}
 		m->counter[c].delta += delta[c];

@@ -21,7 +21,7 @@ struct obs_counter {
 	uint64_t delta;			/* increments in accepted samples */
 	uint64_t delta_all;		/* ... in every sample with a clock */
 	struct histogram rate;		/* per second, per thread-sample */
-	double rejected_max;		/* the highest rate DTE threw out */
+	struct histogram rejected;	/* rates of the samples DTE threw out */
 };
 
 struct obs_tag {

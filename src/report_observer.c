@@ -75,7 +75,7 @@ void report_observer_text(struct session *s, FILE *out)
 			"sd %.4g max %.4g /s (highest rejected %.4g /s)\n",
 			m->meta.counter_name[c], obs_model_rate(m, c),
 			m->counter[c].rate.mean, hist_stddev(&m->counter[c].rate),
-			m->counter[c].rate.max, m->counter[c].rejected_max);
+			m->counter[c].rate.max, m->counter[c].rejected.max);
 	if (m->have_hardware)
 		fprintf(out, "core IPC (app = core - self): %.3f over the run; "
 			"accepted samples: mean %.3f sd %.3f, %llu cycles, %llu "
@@ -107,6 +107,29 @@ void report_observer_text(struct session *s, FILE *out)
 	free(tags);
 }
 
+/*
+ * The non-empty buckets as [low edge, high edge, count]: a log histogram
+ * has 2048 buckets and a run fills a few dozen.  "under" counts values
+ * below the range (or <= 0 in a log histogram), "over" those above it.
+ */
+static struct json_object *buckets_json(const struct histogram *h)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < h->nbuckets; i++) {
+		struct json_object *b;
+
+		if (!h->buckets[i])
+			continue;
+		b = json_object_new_array();
+		json_object_array_add(b, json_object_new_double(hist_bucket_low(h, i)));
+		json_object_array_add(b, json_object_new_double(hist_bucket_low(h, i + 1)));
+		json_object_array_add(b, json_object_new_int64((int64_t)h->buckets[i]));
+		json_object_array_add(arr, b);
+	}
+	return arr;
+}
+
 static struct json_object *hist_json(const struct histogram *h)
 {
 	struct json_object *o = json_object_new_object();
@@ -119,6 +142,9 @@ static struct json_object *hist_json(const struct histogram *h)
 	json_object_object_add(o, "p10", json_object_new_double(h->n ? hist_quantile(h, 0.1) : 0));
 	json_object_object_add(o, "p50", json_object_new_double(h->n ? hist_quantile(h, 0.5) : 0));
 	json_object_object_add(o, "p90", json_object_new_double(h->n ? hist_quantile(h, 0.9) : 0));
+	json_object_object_add(o, "buckets", buckets_json(h));
+	json_object_object_add(o, "under", json_object_new_int64((int64_t)h->under));
+	json_object_object_add(o, "over", json_object_new_int64((int64_t)h->over));
 	return o;
 }
 
@@ -198,7 +224,7 @@ struct json_object *report_observer_json(struct session *s)
 		json_object_object_add(k, "accepted_delta", json_object_new_int64((int64_t)m->counter[c].delta));
 		json_object_object_add(k, "rate", json_object_new_double(finite_or_0(obs_model_rate(m, c))));
 		json_object_object_add(k, "rate_samples", hist_json(&m->counter[c].rate));
-		json_object_object_add(k, "rejected_max", json_object_new_double(m->counter[c].rejected_max));
+		json_object_object_add(k, "rejected_samples", hist_json(&m->counter[c].rejected));
 		json_object_array_add(arr, k);
 	}
 	json_object_object_add(o, "counters", arr);
