@@ -3,17 +3,24 @@
 # one to its counter at most once per D = 1000 TSC cycles and never
 # catches up, so between reads t0 < t1 the counter grows by at most
 # (t1 - t0) / D + 1, and a read window may see one more: the step taken
-# before the window opened but not yet visible.  On VMs one further step
-# appears now and then in a window a host exit stretched (guest TSC and
-# store visibility across vCPUs are not exact), so the test allows
-# k = 4 extra steps.  The observer samples every P >= 10000 cycles, so a
-# correctly measured rate is at most 1/D + k/P per cycle: the bound,
-# 1.4/D, while a window the load preempted shows hundreds /D.  With a second
-# busy process on the observer's CPU, the observer is preempted inside
-# some of its windows; those samples show impossible rates.  CPC rejects
-# must appear, and no accepted sample may exceed the bound.  A preemption
-# lands between a window's first clock and its read only a few times a
-# second (the window is under 1% of the period), so the run lasts 8 s.
+# before the window opened but not yet visible.  Reads lie anywhere in
+# their windows, and DTE accepts windows up to 8x the shortest, so the
+# test allows k = 4 extra steps.  The observer samples every P >= 10000
+# cycles, so a correctly measured rate is at most 1/D + k/P per cycle:
+# the bound, 1.4/D, while a window the load preempted shows hundreds /D.
+#
+# With a second busy process on the observer's CPU, the observer is
+# preempted inside some of its windows; those samples show impossible
+# rates.  CPC rejects must appear, at least 50 rejected samples must
+# break the bound, and DTE may accept at most 2 in 100,000 that do.
+# Those few are not the observer's: on this VM a target's stores now and
+# then reach the other CPU a whole period late, and the next sample sees
+# twice the steps over clean windows and a clean CPC, which no rule over
+# the observer's clocks can tell apart (bench/late_stores measures it:
+# 0.1-5 per million sample pairs, with or without load; bench/README.md).
+# A preemption lands between a window's first clock and its read only a
+# few times a second (the window is under 1% of the period), so the run
+# lasts 8 s.
 . "$TESTS_DIR/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
@@ -31,28 +38,34 @@ BG_PIDS="$BG_PIDS $!"
 python3 - "$TMP/load.json" <<'PY' || fail "DTE under load: see above"
 import json, sys
 o = json.load(open(sys.argv[1]))['observer']
-hz = o['tsc_hz']
 c = o['counters'][0]
-per_cycle = lambda r: r / hz
-bound = 1 / 1000 + 4 / 10000
+acc, rej = c['rate_samples'], c['rejected_samples']
+# Rates are per second; the bound is per TSC cycle.
+bound = (1 / 1000 + 4 / 10000) * o['tsc_hz']
+# Counted against DTE: every accepted bucket that may hold a rate over
+# the bound; counted for it: rejected buckets wholly over the bound.
+acc_over = sum(n for lo, hi, n in acc['buckets'] if hi > bound) + acc['over']
+rej_over = sum(n for lo, hi, n in rej['buckets'] if lo >= bound) + rej['over']
+allowed = max(2, int(2e-5 * acc['n']))
+x = lambda r: r / o['tsc_hz'] * 1000
 print(f"taken {o['taken']}, accepted {o['accepted']}, cpc rejects "
       f"{o['rejected_cpc']}, long-window rejects {o['rejected_window']}, "
       f"clock rejects {o['rejected_clock']}, "
       f"period min {o['period']['min']:.0f} cycles")
-print(f"rate x D: accepted max {per_cycle(c['rate_samples']['max']) * 1000:.3f}, "
-      f"accepted mean {per_cycle(c['rate_samples']['mean']) * 1000:.3f}, "
-      f"highest rejected {per_cycle(c['rejected_max']) * 1000:.1f}, "
-      f"bound {bound * 1000:.1f}")
+print(f"rate x D: bound {x(bound):.2f}; accepted mean {x(acc['mean']):.3f}, "
+      f"max {x(acc['max']):.3f}; rejected max {x(rej['max']):.1f}")
+print(f"samples over the bound: {rej_over} rejected, {acc_over} accepted "
+      f"(at most {allowed} allowed)")
 ok = True
 if o['period']['min'] < 10000:
     ok = print("a sample period is shorter than the throttle allows")
 if o['rejected_cpc'] == 0:
     ok = print("no CPC rejects on a loaded CPU")
-if per_cycle(c['rate_samples']['max']) > bound:
-    ok = print("an accepted sample breaks the physical bound")
-if per_cycle(c['rejected_max']) <= bound:
-    ok = print("no rejected sample broke the bound: the load did not perturb a window")
-if c['rate_samples']['n'] < 1000:
+if rej_over < 50:
+    ok = print("under 50 rejected samples broke the bound: the load did not perturb enough windows")
+if acc_over > allowed:
+    ok = print("DTE accepted more samples over the physical bound than the VM's late stores explain")
+if acc['n'] < 100000:
     ok = print("too few accepted samples to mean anything")
 sys.exit(0 if ok else 1)
 PY
