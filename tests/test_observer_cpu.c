@@ -91,7 +91,10 @@ int main(void)
 		f = good;
 		f.pmu = false;
 		CHECK(!corewide_supported(&f, why, sizeof(why)) &&
-		      strstr(why, "no hardware PMU") && strstr(why, "perf group sampling"));
+		      strstr(why, "no hardware PMU;") && strstr(why, "perf group sampling"));
+		f.hypervisor = true;
+		CHECK(!corewide_supported(&f, why, sizeof(why)) &&
+		      strstr(why, "the hypervisor exposes none"));
 		f = good;
 		memcpy(f.vendor, "AuthenticAMD", 13);
 		CHECK(!corewide_supported(&f, why, sizeof(why)) && strstr(why, "AMD cores"));

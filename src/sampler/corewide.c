@@ -23,6 +23,12 @@ void cpu_facts_read(struct cpu_facts *f, const char *sysroot, bool smt_sibling)
 			memcpy(f->vendor, &b, 4);
 			memcpy(f->vendor + 4, &d, 4);
 			memcpy(f->vendor + 8, &c, 4);
+			if (a >= 1) {
+				unsigned a1, b1, c1, d1;
+
+				__cpuid(1, a1, b1, c1, d1);
+				f->hypervisor = c1 & (1u << 31);
+			}
 			if (a >= 0xa) {
 				__cpuid(0xa, a, b, c, d);
 				f->perfmon_version = a & 0xff;
@@ -48,7 +54,8 @@ bool corewide_supported(const struct cpu_facts *f, char *why, size_t len)
 	const char *no = NULL;
 
 	if (!f->pmu)
-		no = "no hardware PMU (a VM without a virtual PMU?)";
+		no = f->hypervisor ? "no hardware PMU (the hypervisor exposes none)" :
+		     "no hardware PMU";
 	else if (strcmp(f->vendor, "GenuineIntel") != 0)
 		no = strcmp(f->vendor, "AuthenticAMD") == 0 ?
 		     "AMD cores have no core-wide (AnyThread) counting" :

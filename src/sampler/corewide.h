@@ -29,6 +29,7 @@ struct cpu_facts {
 	bool pmu;			/* /sys/bus/event_source/devices/cpu */
 	int rdpmc;			/* .../cpu/rdpmc: 0 never, 1 own, 2 any */
 	bool smt_sibling;		/* the observer shares the target's core */
+	bool hypervisor;		/* CPUID 01H ECX[31]: a guest */
 };
 
 /* This machine's facts (CPUID, sysfs under sysroot; "" for the real one). */
