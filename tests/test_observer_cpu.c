@@ -83,7 +83,10 @@ int main(void)
 
 	/* Core-wide counting: every condition, and the one that failed. */
 	{
-		struct cpu_facts good = { "GenuineIntel", 4, false, true, 1, true }, f;
+		struct cpu_facts good = {
+			.vendor = "GenuineIntel", .perfmon_version = 4, .pmu = true,
+			.rdpmc = 1, .smt_sibling = true,
+		}, f;
 		char why[256];
 
 		CHECK(corewide_supported(&good, why, sizeof(why)));
