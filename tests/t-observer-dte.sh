@@ -57,6 +57,11 @@ print(f"rate x D: bound {x(bound):.2f}; accepted mean {x(acc['mean']):.3f}, "
 print(f"samples over the bound: {rej_over} rejected, {acc_over} accepted "
       f"(at most {allowed} allowed)")
 ok = True
+for name, h in (('accepted', acc), ('rejected', rej)):
+    if sum(n for lo, hi, n in h['buckets']) + h['under'] + h['over'] != h['n']:
+        ok = print(f"the {name} rate buckets do not add up to their {h['n']} samples")
+    if any(not lo < hi for lo, hi, n in h['buckets']):
+        ok = print(f"a {name} rate bucket has no width")
 if o['period']['min'] < 10000:
     ok = print("a sample period is shorter than the throttle allows")
 if o['rejected_cpc'] == 0:
