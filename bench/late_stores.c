@@ -28,6 +28,8 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "sampler/tsc.h"
+
 /*
  * The counter, its step's TSC and the writer's loop count at that step,
  * on one line.  Loops per step tell a writer that ran from one that
@@ -79,14 +81,13 @@ struct sample {
 static struct sample take_sample(void)
 {
 	struct sample s;
-	unsigned aux;
 
-	s.start = __rdtscp(&aux);
-	_mm_lfence();
+	/* The observer's own bracket, so the probe sees what it sees. */
+	s.start = tsc_start();
 	s.stepped_at = shared.stepped_at;
 	s.loops = shared.loops;
 	s.steps = shared.steps;
-	s.end = __rdtscp(&aux);
+	s.end = tsc_end();
 	return s;
 }
 
@@ -139,8 +140,8 @@ int main(int argc, char **argv)
 				}
 			}
 			prev = s;
-			while (__rdtsc() < s.start + period)
-				_mm_pause();
+			while (tsc_end() < s.start + period)
+				tsc_pause();
 		}
 	}
 	stopping = 1;
