@@ -21,7 +21,7 @@ void hist_init_log(struct histogram *h)
 	memset(h, 0, sizeof(*h));
 	h->kind = HIST_LOG;
 	h->nbuckets = (size_t)(HIST_LOG_MAX_EXP - HIST_LOG_MIN_EXP) * HIST_LOG_SUB;
-	h->buckets = st_xcalloc(h->nbuckets, sizeof(*h->buckets));
+	/* 16 KiB each: allocated by the first hist_add (many stay empty). */
 }
 
 void hist_free(struct histogram *h)
@@ -55,12 +55,15 @@ void hist_add(struct histogram *h, double x)
 	long b = bucket_of(h, x);
 	double delta;
 
-	if (b < 0)
+	if (b < 0) {
 		h->under++;
-	else if ((size_t)b >= h->nbuckets)
+	} else if ((size_t)b >= h->nbuckets) {
 		h->over++;
-	else
+	} else {
+		if (!h->buckets)
+			h->buckets = st_xcalloc(h->nbuckets, sizeof(*h->buckets));
 		h->buckets[b]++;
+	}
 	if (h->n == 0 || x < h->min)
 		h->min = x;
 	if (h->n == 0 || x > h->max)
@@ -91,7 +94,7 @@ double hist_quantile(const struct histogram *h, double q)
 		return NAN;
 	if (seen >= want && h->under)
 		return h->kind == HIST_LINEAR ? h->lo : 0;
-	for (size_t i = 0; i < h->nbuckets; i++) {
+	for (size_t i = 0; h->buckets && i < h->nbuckets; i++) {
 		seen += h->buckets[i];
 		if (seen >= want)
 			return hist_bucket_low(h, i + 1);

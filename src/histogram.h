@@ -19,7 +19,7 @@ struct histogram {
 	enum hist_kind kind;
 	double lo, hi;		/* linear range */
 	size_t nbuckets;
-	uint64_t *buckets;
+	uint64_t *buckets;	/* NULL until a value lands in one */
 	uint64_t under, over;	/* outside the range (linear); <= 0 (log) */
 	uint64_t n;
 	double mean, m2;	/* Welford's running moments */

@@ -38,7 +38,8 @@ static void free_hists(struct obs_model *m)
 	free(m->index);
 	m->tags = NULL;
 	m->index = NULL;
-	m->ntags = m->tags_cap = m->index_cap = 0;
+	m->ntags = m->tags_cap = m->index_cap = m->other = 0;
+	m->tags_overflowed = 0;
 }
 
 void obs_model_init(struct obs_model *m, double tolerance)
@@ -88,10 +89,30 @@ static void reindex(struct obs_model *m)
 	for (size_t i = 0; i < m->ntags; i++) {
 		size_t at = mix(m->tags[i].tag) & (m->index_cap - 1);
 
+		if (m->tags[i].other)
+			continue;	/* found through m->other, not the index */
 		while (m->index[at])
 			at = (at + 1) & (m->index_cap - 1);
 		m->index[at] = (uint32_t)i + 1;
 	}
+}
+
+static struct obs_tag *new_tag(struct obs_model *m, uint64_t tag)
+{
+	struct obs_tag *t;
+
+	if (m->ntags == m->tags_cap) {
+		m->tags_cap = m->tags_cap ? m->tags_cap * 2 : 16;
+		m->tags = st_xrealloc(m->tags, m->tags_cap * sizeof(*m->tags));
+	}
+	t = &m->tags[m->ntags++];
+	memset(t, 0, sizeof(*t));
+	t->tag = tag;
+	for (unsigned c = 0; c < m->meta.ncounters; c++)
+		hist_init_log(&t->rate[c]);
+	if (m->have_ipc)
+		hist_init_linear(&t->ipc, 0, 4, 500);
+	return t;
 }
 
 static struct obs_tag *tag_of(struct obs_model *m, uint64_t tag)
@@ -108,18 +129,15 @@ static struct obs_tag *tag_of(struct obs_model *m, uint64_t tag)
 			return t;
 		at = (at + 1) & (m->index_cap - 1);
 	}
-	if (m->ntags == m->tags_cap) {
-		m->tags_cap = m->tags_cap ? m->tags_cap * 2 : 16;
-		m->tags = st_xrealloc(m->tags, m->tags_cap * sizeof(*m->tags));
+	if (m->ntags - (m->other != 0) >= OBS_MAX_TAGS) {
+		if (!m->other) {
+			new_tag(m, 0)->other = true;
+			m->other = m->ntags;
+		}
+		return &m->tags[m->other - 1];
 	}
-	t = &m->tags[m->ntags];
-	memset(t, 0, sizeof(*t));
-	t->tag = tag;
-	for (unsigned c = 0; c < m->meta.ncounters; c++)
-		hist_init_log(&t->rate[c]);
-	if (m->have_ipc)
-		hist_init_linear(&t->ipc, 0, 4, 500);
-	m->index[at] = (uint32_t)++m->ntags;
+	new_tag(m, tag);
+	m->index[at] = (uint32_t)m->ntags;
 	if (m->ntags * 2 > m->index_cap)
 		reindex(m);
 	return &m->tags[m->ntags - 1];
@@ -165,21 +183,22 @@ static void take_meta(struct obs_model *m, const struct st_observe_meta *r)
 }
 
 /*
- * One thread's part of sample n: cur points at its counters (then tag,
- * depth), delta at their changes since sample n-1 (valid[c] false when
- * counter c went backwards); dt is the period in cycles.
+ * One thread's part of sample n: tag points at its tag and depth, delta
+ * at its counters' changes since sample n-1 (valid[c] false when counter
+ * c went backwards); dt is the period in cycles.
  */
-static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *cur,
+static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *tag,
 			const uint64_t *delta, const bool *valid, double dt,
 			bool ok)
 {
-	struct obs_tag *t = tag_of(m, cur[nc]);
+	struct obs_tag *t = tag_of(m, tag[0]);
 
 	m->thread_samples++;
+	m->tags_overflowed += t->other;
 	t->samples++;
-	if (cur[nc + 1] > t->max_depth)
-		t->max_depth = cur[nc + 1];
-	t->depth_sum += cur[nc + 1];
+	if (tag[1] > t->max_depth)
+		t->max_depth = tag[1];
+	t->depth_sum += tag[1];
 	t->cycles += dt;
 	for (unsigned c = 0; c < nc; c++) {
 		double rate;
@@ -305,7 +324,7 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 		for (unsigned i = 2; i < head; i++)
 			back |= !counter_delta(prev[i], cur[i], 64, &hw[i - 2]);
 		for (unsigned t = 0; t < r->nthreads; t++) {
-			size_t off = head + (size_t)t * (r->ncounters + 2u);
+			size_t off = st_observe_counters_at(r->flags, r->ncounters, t);
 
 			for (unsigned c = 0; c < r->ncounters; c++) {
 				valid[t][c] = counter_delta(prev[off + c], cur[off + c],
@@ -316,11 +335,12 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 		if (back)
 			v = dte_backwards(&m->dte, v);
 		for (unsigned t = 0; t < r->nthreads; t++)
-			take_thread(m, r->ncounters, cur + head + (size_t)t * (r->ncounters + 2u),
+			take_thread(m, r->ncounters, cur + st_observe_tag_at(r->flags,
+				    r->nthreads, r->ncounters, t),
 				    delta[t], valid[t], dt, v == DTE_ACCEPT);
 		if (head > 2 && v != DTE_REJECT_BACKWARDS)
-			take_hardware(m, r->nthreads ?
-				      tag_of(m, cur[head + r->ncounters]) : NULL,
+			take_hardware(m, r->nthreads ? tag_of(m, cur[st_observe_tag_at(
+				      r->flags, r->nthreads, r->ncounters, 0)]) : NULL,
 				      hw, v == DTE_ACCEPT);
 		if (v == DTE_ACCEPT) {
 			m->accepted_cycles += dt;

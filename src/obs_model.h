@@ -24,8 +24,17 @@ struct obs_counter {
 	struct histogram rejected;	/* rates of the samples DTE threw out */
 };
 
+/*
+ * Distinct tags kept; a target that writes more (a hostile one, or one
+ * tagging with addresses of a huge program) gets one "other" row for the
+ * rest, so its memory stays bounded (each tag's histograms take up to
+ * 70 KiB).
+ */
+#define OBS_MAX_TAGS	1024u
+
 struct obs_tag {
 	uint64_t tag;
+	bool other;			/* the row for tags past OBS_MAX_TAGS */
 	uint64_t samples;		/* thread-samples read under this tag */
 	double cycles;			/* TSC cycles attributed to it */
 	double accepted_cycles;		/* ... in accepted samples */
@@ -76,6 +85,8 @@ struct obs_model {
 	size_t ntags, tags_cap;
 	uint32_t *index;		/* open addressing into tags, 0 = empty */
 	size_t index_cap;
+	size_t other;			/* index + 1 of the "other" row, 0: none */
+	uint64_t tags_overflowed;	/* thread-samples that went to it */
 };
 
 void obs_model_init(struct obs_model *m, double tolerance);

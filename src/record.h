@@ -109,8 +109,11 @@ struct st_lost {
  *     start, end               rdtscp before and after the counters
  *     cycles, instructions     with ST_OBS_HARDWARE only: the target
  *                              core's counts, app = core - self (000 §3)
- *     per thread t < nthreads: counter[ncounters], tag, depth
- * in 64-bit words.  With ST_OBS_CONTINUES, sample 0 repeats the last
+ *     counter[nthreads][ncounters]   every thread's counters, read
+ *                              between the two clock reads
+ *     (tag, depth)[nthreads]   read after the second clock read
+ * in 64-bit words (st_observe_counters_at, st_observe_tag_at: writer and
+ * readers use them, so they cannot disagree).  With ST_OBS_CONTINUES, sample 0 repeats the last
  * sample of batch seq-1, so each batch is complete on its own and a batch
  * the ring dropped costs only its own samples.
  */
@@ -146,6 +149,20 @@ static inline size_t st_observe_words(unsigned nthreads, unsigned ncounters,
 				       uint32_t flags)
 {
 	return st_observe_head(flags) + (size_t)nthreads * (ncounters + 2u);
+}
+
+/* Where thread t's counters begin in a sample. */
+static inline size_t st_observe_counters_at(uint32_t flags, unsigned ncounters,
+					    unsigned t)
+{
+	return st_observe_head(flags) + (size_t)t * ncounters;
+}
+
+/* Where thread t's tag is in a sample; its depth follows. */
+static inline size_t st_observe_tag_at(uint32_t flags, unsigned nthreads,
+				       unsigned ncounters, unsigned t)
+{
+	return st_observe_head(flags) + (size_t)nthreads * ncounters + 2u * t;
 }
 
 enum st_observe_mode {

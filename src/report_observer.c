@@ -16,12 +16,16 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 /* "compute", "phase_compute" (an address tag), or the number. */
-static void tag_label(struct session *s, uint64_t tag, char *buf, size_t len)
+static void tag_label(struct session *s, const struct obs_tag *t, char *buf,
+		      size_t len)
 {
 	const struct obs_model *m = &s->model.obs;
+	uint64_t tag = t->tag;
 	const char *name = obs_model_tag_name(m, tag);
 
-	if (name) {
+	if (t->other) {
+		snprintf(buf, len, "[%u+ other tags]", OBS_MAX_TAGS);
+	} else if (name) {
 		snprintf(buf, len, "%s", name);
 	} else if (m->meta.tag_kind == SHIMTOP_TAG_ADDRESS && !tag) {
 		snprintf(buf, len, "[no instrumented function]");
@@ -93,7 +97,7 @@ void report_observer_text(struct session *s, FILE *out)
 	for (size_t i = 0; i < n && i < 40; i++) {
 		char label[128];
 
-		tag_label(s, tags[i]->tag, label, sizeof(label));
+		tag_label(s, tags[i], label, sizeof(label));
 		fprintf(out, "%6.2f%% %10llu  %-24.24s", m->cycles > 0 ?
 			100.0 * tags[i]->cycles / m->cycles : 0,
 			(unsigned long long)tags[i]->samples, label);
@@ -116,7 +120,7 @@ static struct json_object *buckets_json(const struct histogram *h)
 {
 	struct json_object *arr = json_object_new_array();
 
-	for (size_t i = 0; i < h->nbuckets; i++) {
+	for (size_t i = 0; h->buckets && i < h->nbuckets; i++) {
 		struct json_object *b;
 
 		if (!h->buckets[i])
@@ -235,8 +239,10 @@ struct json_object *report_observer_json(struct session *s)
 		struct json_object *t = json_object_new_object(), *rates;
 		char label[128];
 
-		tag_label(s, tags[i]->tag, label, sizeof(label));
+		tag_label(s, tags[i], label, sizeof(label));
 		json_object_object_add(t, "tag", json_object_new_int64((int64_t)tags[i]->tag));
+		if (tags[i]->other)
+			json_object_object_add(t, "other", json_object_new_boolean(1));
 		json_object_object_add(t, "name", json_object_new_string(label));
 		json_object_object_add(t, "samples", json_object_new_int64((int64_t)tags[i]->samples));
 		json_object_object_add(t, "max_depth", json_object_new_int64((int64_t)tags[i]->max_depth));

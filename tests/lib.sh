@@ -84,3 +84,19 @@ compare_with_perf() {
 	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 90 else 1)" "$overlap" ||
 		fail "overlap $overlap% with perf on $2 is under 90%"
 }
+
+# max_rss_kb OUT CMD...: runs CMD (stdout and stderr to OUT.out and
+# OUT.err) and writes its exit status and its peak resident set in KiB
+# to OUT ("STATUS KIB").
+max_rss_kb() {
+	out=$1
+	shift
+	python3 - "$out" "$@" <<'PY'
+import resource, subprocess, sys
+out = sys.argv[1]
+with open(out + ".out", "w") as o, open(out + ".err", "w") as e:
+    rc = subprocess.run(sys.argv[2:], stdout=o, stderr=e, stdin=subprocess.DEVNULL).returncode
+kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+open(out, "w").write(f"{rc} {kib}\n")
+PY
+}

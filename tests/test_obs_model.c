@@ -65,9 +65,11 @@ static const void *batch(uint32_t seq, uint32_t flags, unsigned nthreads,
 			p[2] = s[i].hw[0];
 			p[3] = s[i].hw[1];
 		}
-		for (unsigned t = 0; t < nthreads; t++) {
+		/* record.h: every thread's counters, then every (tag, depth). */
+		for (unsigned t = 0; t < nthreads; t++)
 			for (unsigned c = 0; c < ncounters; c++)
 				p[w++] = s[i].c[t][c];
+		for (unsigned t = 0; t < nthreads; t++) {
 			p[w++] = s[i].tag[t];
 			p[w++] = 0;
 		}
@@ -275,6 +277,80 @@ int main(void)
 			CHECK_EQ_U64(m.dte.rejected_backwards, 1);
 			CHECK_EQ_U64(m.hw_delta_all[0], 5000);
 		}
+		obs_model_free(&m);
+	}
+
+	/*
+	 * The layout spelled out word by word, as the observer writes it:
+	 * start, end, both threads' two counters, then both (tag, depth).
+	 * A reader that took each thread's block as (counters, tag, depth)
+	 * would see counter values as tags.
+	 */
+	{
+		static const uint64_t words[3][10] = {
+			{ 0, 100,     0, 0,   0, 0,      4, 1,  6, 2 },
+			{ 1000, 1100, 3, 30,  5, 500,    4, 1,  6, 2 },
+			{ 2000, 2100, 6, 60,  10, 1000,  4, 3,  6, 2 },
+		};
+		struct st_observe *r = (void *)buf;
+
+		obs_model_init(&m, 0.01);
+		meta(&m, 2, "items", "bytes");
+		memset(buf, 0, sizeof(buf));
+		r->h.type = ST_REC_OBSERVE;
+		r->nsamples = 3;
+		r->nthreads = 2;
+		r->ncounters = 2;
+		r->tsc_hz = HZ;
+		memcpy(r->data, words, sizeof(words));
+		r->h.size = (uint32_t)(sizeof(*r) + sizeof(words));
+		CHECK(st_record_check(r, r->h.size) == r->h.size);
+		obs_model_ingest(&m, r);
+		CHECK_EQ_U64(m.ntags, 2);
+		CHECK(find(&m, 4) && find(&m, 4)->samples == 2);
+		CHECK(find(&m, 4) && find(&m, 4)->max_depth == 3);
+		CHECK(find(&m, 4) && find(&m, 4)->delta[0] == 6 &&
+		      find(&m, 4)->delta[1] == 60);
+		CHECK(find(&m, 6) && find(&m, 6)->delta[0] == 10 &&
+		      find(&m, 6)->delta[1] == 1000);
+		CHECK(find(&m, 6) && find(&m, 6)->max_depth == 2);
+		obs_model_free(&m);
+	}
+
+	/*
+	 * A target that writes a new tag in every sample cannot grow the
+	 * table without bound: past OBS_MAX_TAGS they share one row.
+	 */
+	{
+		static struct smp many[OBS_MAX_TAGS + 100];
+
+		for (size_t i = 0; i < OBS_MAX_TAGS + 100; i++) {
+			many[i].start = 1000 * i;
+			many[i].end = 1000 * i + 100;
+			many[i].c[0][0] = 3 * i;
+			many[i].tag[0] = 1000000 + i;
+		}
+		obs_model_init(&m, 0.01);
+		meta(&m, 1, "items", "");
+		for (size_t i = 0; i + 1 < OBS_MAX_TAGS + 100; i += 600) {
+			size_t n = OBS_MAX_TAGS + 100 - i < 601 ? OBS_MAX_TAGS + 100 - i : 601;
+
+			obs_model_ingest(&m, batch((uint32_t)(i / 600),
+						   i ? ST_OBS_CONTINUES : 0, 1, 1, many + i, n));
+		}
+		CHECK_EQ_U64(m.ntags, OBS_MAX_TAGS + 1);
+		CHECK(m.tags_overflowed > 0);
+		{
+			const struct obs_tag *other = NULL;
+
+			for (size_t i = 0; i < m.ntags; i++)
+				if (m.tags[i].other)
+					other = &m.tags[i];
+			CHECK(other != NULL);
+			/* Every thread-sample is still counted somewhere. */
+			CHECK(other && other->samples == m.tags_overflowed);
+		}
+		CHECK_EQ_U64(m.counter[0].delta_all, 3 * (OBS_MAX_TAGS + 99));
 		obs_model_free(&m);
 	}
 

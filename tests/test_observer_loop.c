@@ -9,6 +9,7 @@
  * that will not open leave a note saying why.
  */
 #include "check.h"
+#include "obs_model.h"
 #include "record.h"
 #include "ring.h"
 #include "sampler/observer.h"
@@ -28,12 +29,13 @@
 static struct shimtop_signals *sig;
 static atomic_bool done;
 
+/* Publishes tag *arg (7 for the first worker) and counts as fast as it can. */
 static void *worker(void *arg)
 {
 	struct shimtop_slot *me = shimtop_signals_thread(sig);
+	uint64_t tag = arg ? *(const uint64_t *)arg : 7;
 
-	(void)arg;
-	shimtop_tag(me, 7, 3);
+	shimtop_tag(me, tag, (uint32_t)tag - 4);
 	while (!atomic_load(&done))
 		shimtop_count(me, 0, 1);
 	return NULL;
@@ -67,7 +69,6 @@ static void drain(struct ring *r, struct seen *v, uint64_t second)
 		} else if (h->type == ST_REC_OBSERVE) {
 			const struct st_observe *o = rec;
 			size_t w = st_observe_words(o->nthreads, o->ncounters, o->flags);
-			size_t head = st_observe_head(o->flags);
 
 			for (size_t i = 1; i < o->nsamples; i++) {
 				uint64_t d = o->data[i * w] - o->data[(i - 1) * w];
@@ -89,8 +90,10 @@ static void drain(struct ring *r, struct seen *v, uint64_t second)
 			v->samples += o->nsamples -
 				      ((o->flags & ST_OBS_CONTINUES) ? 1 : 0);
 			if (o->nthreads == 1 && o->ncounters == 1) {
-				v->counter_last = o->data[(o->nsamples - 1) * w + head];
-				v->tag = o->data[(o->nsamples - 1) * w + head + 1];
+				const uint64_t *last = o->data + (o->nsamples - 1) * w;
+
+				v->counter_last = last[st_observe_counters_at(o->flags, 1, 0)];
+				v->tag = last[st_observe_tag_at(o->flags, 1, 1, 0)];
 			}
 		}
 		ring_release(r);
@@ -180,6 +183,57 @@ static void run_counting(corewide_open_fn open, struct seen *v,
 	ring_destroy(r);
 }
 
+/*
+ * Three threads publish tags 7, 8 and 9 at depths 3, 4 and 5: what the
+ * observer writes, read by the model, has exactly those tags and depths,
+ * and every thread's counter grows under its own tag.
+ */
+static void several_threads(void)
+{
+	static uint64_t tags[2] = { 8, 9 };
+	struct ring *r = ring_create(64u << 20);
+	struct st_source *s;
+	struct obs_model m;
+	pthread_t t[2];
+	const void *rec;
+	size_t len;
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, worker, &tags[i]);
+	sleep_ms(20);
+	s = observer(r, 20000);
+	CHECK(s && source_start(s) == 0);
+	obs_model_init(&m, 0.01);
+	for (int i = 0; i < 10; i++) {
+		sleep_ms(10);
+		while ((rec = ring_peek(r, &len))) {
+			obs_model_ingest(&m, rec);
+			ring_release(r);
+		}
+	}
+	source_stop(s);
+	while ((rec = ring_peek(r, &len))) {
+		obs_model_ingest(&m, rec);
+		ring_release(r);
+	}
+	CHECK_EQ_U64(m.ntags, 3);
+	for (size_t i = 0; i < m.ntags; i++) {
+		const struct obs_tag *g = &m.tags[i];
+
+		CHECK(g->tag >= 7 && g->tag <= 9);
+		CHECK_EQ_U64(g->max_depth, g->tag - 4);
+		CHECK(g->delta_all[0] > 0);
+		CHECK(g->samples > 10);
+	}
+	CHECK(m.dte.taken > 30);
+	obs_model_free(&m);
+	source_destroy(s);
+	ring_destroy(r);
+	atomic_store(&done, true);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+}
+
 int main(void)
 {
 	const char *names[] = { "items" };
@@ -256,7 +310,7 @@ int main(void)
 	CHECK(strstr(info.note, "observer reads no hardware counters: the fixture "
 		     "says no; IPC comes from perf group sampling") != NULL);
 
-	atomic_store(&done, true);
+	several_threads();
 	pthread_join(t, NULL);
 	shimtop_signals_close();
 	return check_done("test_observer_loop");

@@ -340,6 +340,7 @@ static void loop_shared_memory(struct loop *l)
 		start = p[0] = tsc_start();
 		if (l->flags & ST_OBS_HARDWARE)
 			corewide_read(&l->cw, &p[2]);
+		/* The layout of record.h: all counters, then all (tag, depth). */
 		for (unsigned t = 0; t < nt; t++)
 			for (unsigned c = 0; c < nc; c++)
 				p[w++] = l->slot[t]->counter[c];

@@ -1,0 +1,50 @@
+#!/bin/sh
+# t-observer-threads.sh - the observer on a target whose threads all
+# publish (the demo with two more threads): live, recorded and replayed,
+# the tags are the demo's phases and nothing else, every thread's work is
+# counted, and the run keeps to its duration and to bounded memory.
+. "$TESTS_DIR/lib.sh"
+
+start_demo --threads 2 --thread-delay 0 --seconds 30
+start=$(date +%s%N)
+max_rss_kb "$TMP/live" "$SHIMTOP" -p "$DEMO_PID" --observe --batch --duration 3 \
+	--format json --record "$TMP/rec"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+read -r st kib <"$TMP/live"
+[ "$st" -eq 0 ] || fail "observing a 3-thread target exited $st: $(cat "$TMP/live.err")"
+echo "live: ${ms} ms, peak RSS ${kib} KiB"
+# 3 s of sampling plus start and stop; the defect took 10.8 s and 2.5 GB.
+[ "$ms" -lt 7000 ] || fail "--duration 3 took $ms ms"
+[ "$kib" -lt 300000 ] || fail "peak RSS $kib KiB (over 300 MB)"
+"$SHIMTOP" --replay "$TMP/rec" --batch --format json >"$TMP/replay.out" 2>"$TMP/err" ||
+	fail "replay failed: $(cat "$TMP/err")"
+
+for run in live replay; do
+	python3 - "$TMP/$run.out" "$run" <<'PY' || fail "$run: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = d['observer']
+tags = {t['tag']: t for t in o['tags']}
+bad = sorted(set(tags) - {0, 1, 2, 3, 4})
+print(f"{sys.argv[2]}: {len(tags)} tags {sorted(tags)}, "
+      f"{o['taken']} samples, {o['batches_missing']} batches missing")
+if bad:
+    sys.exit(f"{sys.argv[2]}: tags that are no phase: {bad[:10]}")
+phases = [t for t in o['tags'] if t['tag'] in (1, 2, 3, 4)]
+if len(phases) != 4:
+    sys.exit(f"{sys.argv[2]}: {len(phases)} phases seen, not 4")
+# Three threads run the phases: each phase's thread-samples outnumber
+# the samples taken (one thread alone gives at most one per sample).
+total = sum(t['samples'] for t in o['tags'])
+if total < 2.5 * o['taken']:
+    sys.exit(f"{sys.argv[2]}: {total} thread-samples for {o['taken']} samples: "
+             "not every thread was read")
+for t in phases:
+    if t['rates'][0]['delta'] <= 0:
+        sys.exit(f"{sys.argv[2]}: phase {t['tag']} counted no work")
+PY
+done
+a=$(json_get "$TMP/live.out" "[(t['tag'], t['samples'], t['rates'][0]['delta']) for t in d['observer']['tags']]")
+b=$(json_get "$TMP/replay.out" "[(t['tag'], t['samples'], t['rates'][0]['delta']) for t in d['observer']['tags']]")
+[ "$a" = "$b" ] || fail "replay differs from live: live $a, replay $b"
+finish
