@@ -22,28 +22,80 @@ void model_set_dte_tolerance(struct model *m, double tolerance)
 	m->obs.dte.tolerance = tolerance;
 }
 
+static void thread_free_all(struct model *m)
+{
+	struct model_thread *t, *tmp;
+
+	HASH_ITER(hh, m->threads, t, tmp) {
+		HASH_DEL(m->threads, t);
+		free(t);
+	}
+}
+
 void model_free(struct model *m)
 {
+	for (size_t i = 0; i < m->nheld; i++)
+		free(m->held[(m->held_head + i) % MODEL_HOLD_MAX].rec);
+	free(m->held);
 	obs_model_free(&m->obs);
 	free(m->per_sym);
-	free(m->threads);
+	thread_free_all(m);
 	free(m->timeline);
 	memset(m, 0, sizeof(*m));
 }
 
 static struct model_thread *thread_of(struct model *m, pid_t tid)
 {
-	for (size_t i = m->nthreads; i-- > 0;)
-		if (m->threads[i].tid == tid)
-			return &m->threads[i];
-	if (m->nthreads == m->threads_cap) {
-		m->threads_cap = m->threads_cap ? m->threads_cap * 2 : 16;
-		m->threads = st_xrealloc(m->threads,
-					 m->threads_cap * sizeof(*m->threads));
+	struct model_thread *t;
+
+	HASH_FIND(hh, m->threads, &tid, sizeof(tid), t);
+	if (t)
+		return t;
+	t = st_xcalloc(1, sizeof(*t));
+	t->tid = tid;
+	HASH_ADD(hh, m->threads, tid, sizeof(t->tid), t);
+	m->nthreads++;
+	m->live_threads++;
+	return t;
+}
+
+static void thread_exited(struct model *m, struct model_thread *t, bool exited)
+{
+	if (t->exited == exited)
+		return;
+	t->exited = exited;
+	if (exited)
+		m->live_threads--;
+	else
+		m->live_threads++;
+}
+
+/* Forgets the oldest exit: the thread, and the process if it was one. */
+static void forget_oldest_exit(struct model *m)
+{
+	const struct model_exit *e = &m->exits[m->exit_head];
+	struct model_thread *t;
+
+	HASH_FIND(hh, m->threads, &e->tid, sizeof(e->tid), t);
+	if (t && t->exited) {
+		HASH_DEL(m->threads, t);
+		free(t);
 	}
-	memset(&m->threads[m->nthreads], 0, sizeof(m->threads[0]));
-	m->threads[m->nthreads].tid = tid;
-	return &m->threads[m->nthreads++];
+	if (e->pid == e->tid)
+		symbolizer_forget(m->symbols, e->pid);
+	m->exit_head = (m->exit_head + 1) % MODEL_EXITS_KEPT;
+	m->nexits--;
+}
+
+static void note_exit(struct model *m, const struct st_task *t)
+{
+	thread_exited(m, thread_of(m, (pid_t)t->tid), true);
+	if (t->pid == t->tid)
+		symbolizer_exit(m->symbols, (pid_t)t->pid);
+	if (m->nexits == MODEL_EXITS_KEPT)
+		forget_oldest_exit(m);
+	m->exits[(m->exit_head + m->nexits++) % MODEL_EXITS_KEPT] =
+		(struct model_exit){ (pid_t)t->pid, (pid_t)t->tid, t->time };
 }
 
 static struct model_sym *sym_of(struct model *m, uint32_t id)
@@ -124,38 +176,124 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 	count_time(m, s->time);
 }
 
+/* ---- samples of processes not known yet ---- */
+
+static void release_held(struct model *m)
+{
+	struct model_held *h = &m->held[m->held_head];
+
+	ingest_sample(m, h->rec);
+	free(h->rec);
+	m->held_head = (m->held_head + 1) % MODEL_HOLD_MAX;
+	m->nheld--;
+}
+
+static bool hold(struct model *m, const struct st_sample *s)
+{
+	struct model_held *h;
+
+	if (s->cpumode == ST_MODE_KERNEL ||
+	    symbolizer_knows(m->symbols, (pid_t)s->pid))
+		return false;
+	if (!m->held)
+		m->held = st_xcalloc(MODEL_HOLD_MAX, sizeof(*m->held));
+	if (m->nheld == MODEL_HOLD_MAX)
+		release_held(m);
+	h = &m->held[(m->held_head + m->nheld++) % MODEL_HOLD_MAX];
+	h->time = s->time;
+	h->rec = st_xmalloc(s->h.size);
+	memcpy(h->rec, s, s->h.size);
+	m->held_total++;
+	return true;
+}
+
+/*
+ * Takes the held samples that are due: all of pid's now that it is known
+ * (pid > 0), and any that waited HOLD_NS.  Order among the rest is kept.
+ */
+static void take_held(struct model *m, pid_t pid)
+{
+	size_t n = m->nheld, kept = 0;
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct model_held h = m->held[(m->held_head + i) % MODEL_HOLD_MAX];
+		const struct st_sample *smp = h.rec;
+
+		if ((pid > 0 && (pid_t)smp->pid == pid) ||
+		    h.time + MODEL_HOLD_NS <= m->now) {
+			ingest_sample(m, smp);
+			free(h.rec);
+		} else {
+			m->held[(m->held_head + kept++) % MODEL_HOLD_MAX] = h;
+		}
+	}
+	m->nheld = kept;
+}
+
+void model_flush(struct model *m)
+{
+	while (m->nheld)
+		release_held(m);
+}
+
+/* Record time moves on: due exits are forgotten, due samples taken. */
+static void advance(struct model *m, uint64_t t)
+{
+	if (t <= m->now)
+		return;
+	m->now = t;
+	while (m->nexits &&
+	       m->exits[m->exit_head].time + MODEL_FORGET_NS <= m->now)
+		forget_oldest_exit(m);
+	if (m->nheld && m->held[m->held_head].time + MODEL_HOLD_NS <= m->now)
+		take_held(m, 0);
+}
+
 void model_ingest(struct model *m, const void *rec)
 {
 	const struct st_header *h = rec;
 
 	switch (h->type) {
-	case ST_REC_SAMPLE:
-		ingest_sample(m, rec);
+	case ST_REC_SAMPLE: {
+		const struct st_sample *smp = rec;
+
+		advance(m, smp->time);
+		if (!hold(m, smp))
+			ingest_sample(m, smp);
 		break;
+	}
 	case ST_REC_MMAP: {
 		const struct st_mmap *mm = rec;
 
+		advance(m, mm->time);
 		symbolizer_add_map(m->symbols, (pid_t)mm->pid, mm->start, mm->len,
 				   mm->pgoff, mm->filename);
+		take_held(m, (pid_t)mm->pid);
 		break;
 	}
 	case ST_REC_COMM: {
 		const struct st_comm *c = rec;
 
+		advance(m, c->time);
 		memcpy(thread_of(m, (pid_t)c->tid)->comm, c->comm, sizeof(c->comm));
 		break;
 	}
 	case ST_REC_FORK: {
 		const struct st_task *t = rec;
-		struct model_thread *child = thread_of(m, (pid_t)t->tid);
 
-		child->exited = false;
-		if (t->pid != t->ppid)	/* a new process, not a thread */
+		advance(m, t->time);
+		thread_exited(m, thread_of(m, (pid_t)t->tid), false);
+		if (t->pid != t->ppid) {	/* a new process, not a thread */
 			symbolizer_fork(m->symbols, (pid_t)t->ppid, (pid_t)t->pid);
+			take_held(m, (pid_t)t->pid);
+		}
 		break;
 	}
 	case ST_REC_EXIT:
-		thread_of(m, (pid_t)((const struct st_task *)rec)->tid)->exited = true;
+		advance(m, ((const struct st_task *)rec)->time);
+		note_exit(m, rec);
 		break;
 	case ST_REC_LOST:
 		m->kernel_lost += ((const struct st_lost *)rec)->count;
@@ -174,9 +312,13 @@ void model_ingest(struct model *m, const void *rec)
 
 void model_zero(struct model *m)
 {
-	memset(m->per_sym, 0, m->per_sym_cap * sizeof(*m->per_sym));
-	for (size_t i = 0; i < m->nthreads; i++)
-		m->threads[i].samples = 0;
+	struct model_thread *t, *tmp;
+
+	/* Before the first sample there is nothing to clear (per_sym NULL). */
+	if (m->per_sym)
+		memset(m->per_sym, 0, m->per_sym_cap * sizeof(*m->per_sym));
+	HASH_ITER(hh, m->threads, t, tmp)
+		t->samples = 0;
 	m->samples = m->weight = m->unknown = m->kernel_samples = 0;
 	m->multiplexed = m->chains = m->chain_frames = 0;
 	obs_model_zero(&m->obs);
@@ -273,9 +415,5 @@ double model_rate(const struct model *m)
 
 size_t model_live_threads(const struct model *m)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->nthreads; i++)
-		n += !m->threads[i].exited;
-	return n;
+	return m->live_threads;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <uthash.h>
 
 #include "obs_model.h"
 #include "options.h"
@@ -26,11 +27,29 @@ struct model_row {
 };
 
 struct model_thread {
+	UT_hash_handle hh;
 	pid_t tid;
 	char comm[16];
 	uint64_t samples;
 	bool exited;
 };
+
+/*
+ * An exited process or thread is forgotten FORGET_NS of record time
+ * after its exit record (samples drained from other CPUs' buffers after
+ * it still count), or when EXITS_KEPT exits wait: a forking target's
+ * children cost nothing once gone.
+ */
+#define MODEL_FORGET_NS	1000000000ull
+#define MODEL_EXITS_KEPT 1024u
+
+/*
+ * A sample of a process not known yet (its FORK record is still in
+ * another CPU's buffer) waits up to HOLD_NS of record time for it, so it
+ * resolves through the map the child inherited.  At most HOLD_MAX wait.
+ */
+#define MODEL_HOLD_NS	100000000ull
+#define MODEL_HOLD_MAX	4096u
 
 #define MODEL_BUCKET_NS 100000000ull	/* timeline resolution: 100 ms */
 
@@ -53,8 +72,23 @@ struct model {
 	} *per_sym;
 	size_t per_sym_cap;
 
-	struct model_thread *threads;
-	size_t nthreads, threads_cap;
+	struct model_thread *threads;		/* by tid (uthash) */
+	size_t nthreads;			/* every thread ever seen */
+	size_t live_threads;
+	uint64_t now;				/* the latest record time */
+
+	struct model_exit {
+		pid_t pid, tid;
+		uint64_t time;
+	} exits[MODEL_EXITS_KEPT];		/* a queue, oldest at exit_head */
+	size_t exit_head, nexits;
+
+	struct model_held {
+		uint64_t time;
+		void *rec;
+	} *held;				/* a queue of MODEL_HOLD_MAX */
+	size_t held_head, nheld;
+	uint64_t held_total;			/* samples ever held */
 
 	uint32_t *timeline;			/* samples per bucket */
 	size_t timeline_len, timeline_cap;
@@ -73,6 +107,9 @@ void model_ingest(struct model *m, const void *rec);
 
 /* Forgets the totals (perf top's `z`); symbols and threads stay known. */
 void model_zero(struct model *m);
+
+/* Takes the samples still held for their process (end of the stream). */
+void model_flush(struct model *m);
 
 /*
  * The per-symbol table, sorted; *rows is allocated (free it).  Returns

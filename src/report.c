@@ -156,6 +156,11 @@ int report_run_batch(struct session *s)
 		st_error("%s; the table covers the records before it", s->info.finish_reason);
 		return ST_EXIT_FAIL;
 	}
+	if (s->obs_info.failed) {
+		st_error("%s; the observer's figures cover the samples before it",
+			 s->obs_info.finish_reason);
+		return ST_EXIT_FAIL;
+	}
 	if (s->has_target && s->info.finished)
 		st_warn("%s; the table covers the time until then", s->status);
 	return status;

@@ -175,6 +175,7 @@ static void finish(struct session *s, const char *why)
 		return;
 	s->finished = true;
 	s->end_ns = st_now_ns();
+	model_flush(&s->model);
 	snprintf(s->status, sizeof(s->status), "%s after %.1f s", why,
 		 session_elapsed(s));
 }

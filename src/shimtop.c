@@ -31,6 +31,7 @@ int main(int argc, char **argv)
 	}
 	/* A launched target that dies must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
+	target_raise_fd_limit();
 	status = session_open(&s, &opt);
 	if (status >= 0)
 		return status;

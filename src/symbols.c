@@ -1,52 +1,109 @@
 /*
- * symbols.c - the symbolizer: module map, libdwfl, interning, and the
+ * symbols.c - the symbolizer: interning, per-process module maps, and the
  * address cache that makes a repeated address cost one hash probe.
+ *
+ * What a process costs is its list of mappings and nothing else: ELF
+ * files are opened once, inside the root the process sees, and their
+ * symbols shared by every process that maps them (symbols_file.c); the
+ * cache is one table for all processes, keyed by a generation that
+ * changes whenever a process's map does.  A forking target's children
+ * are forgotten once they exit (symbolizer_forget).
  */
 #include "symbols.h"
 #include "symbols_internal.h"
 #include "util.h"
 
-#include <elfutils/libdwfl.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <uthash.h>
 
 #define CACHE_SLOTS	(1u << 16)
 #define CACHE_PROBES	8
 #define INTERN_START	1024u
 #define KERNEL_SPACE	0xffff800000000000ull
+#define MAX_ROOTS	64	/* distinct container roots opened */
+
+/* A directory processes see as "/", opened once (O_PATH). */
+struct root {
+	UT_hash_handle hh;
+	struct root_id {
+		dev_t dev;
+		ino_t ino;
+	} id;
+	int fd;			/* -1: this machine's paths (replay) */
+};
+
+/* Interned path strings: maps point at one copy each. */
+struct path {
+	UT_hash_handle hh;
+	char name[];
+};
+
+/* What (root, path) opened to; file NULL if it could not be. */
+struct resolved {
+	UT_hash_handle hh;
+	struct resolved_key {
+		const struct root *root;
+		const char *path;
+	} key;
+	struct elf_file *file;
+};
+
+/* ELF files by identity: one per (device, inode), however reached. */
+struct file_entry {
+	UT_hash_handle hh;
+	struct root_id id;
+	struct elf_file *file;
+};
 
 struct map {
 	uint64_t start, end, pgoff;
-	char *path;
+	const char *path;		/* interned */
+	struct elf_file *file;		/* once resolved */
+	bool resolved;
+};
+
+/* One process: its mappings, JIT map and where it finds its files. */
+struct space {
+	UT_hash_handle hh;
+	pid_t pid;
+	uint64_t gen;			/* cache key; new on every map change */
+	struct root *root;
+	struct map *maps;
+	size_t nmaps, maps_cap;
+	bool sorted, exited;
+	struct jit_map *jit;		/* made on first use */
 };
 
 struct cache_slot {
 	uint64_t ip;
+	uint64_t gen;			/* 0: empty; KERNEL_GEN: kernel */
 	const struct st_symbol *sym;
 };
 
-/* One process's address space: its modules, JIT map and address cache. */
-struct space {
-	pid_t pid;
-	char root[64];
-	Dwfl *dwfl;
-	struct map *maps;
-	size_t nmaps, maps_cap;
-	bool dirty;
-	struct jit_map jit;
-	struct cache_slot *cache;
-};
+#define KERNEL_GEN	1u
 
 struct symbolizer {
 	bool live;
 	Dwfl_Callbacks callbacks;
-	struct space **spaces;
-	size_t nspaces;
+	struct space *spaces;
 	struct space *last;	/* samples come in runs of one process */
+	size_t nspaces;
+	uint64_t next_gen;
+
+	struct root *roots, *host_root;
+	size_t nroots;
+	struct path *paths;
+	struct resolved *resolved;
+	struct file_entry *files;
+	size_t nfiles;
 
 	struct range_table kernel;
 	bool kernel_loaded;
@@ -57,6 +114,10 @@ struct symbolizer {
 	uint32_t *index;	/* id + 1, 0 = empty */
 	size_t index_cap;
 
+	struct elf_file *vdso;		/* this kernel's, read from our own */
+	bool vdso_tried;
+
+	struct cache_slot *cache;
 	struct symbolizer_stats stats;
 };
 
@@ -126,186 +187,340 @@ static const struct st_symbol *intern(struct symbolizer *s, const char *module,
 	return sym;
 }
 
-/* Dwfl find_elf: open the module under the target's root first. */
-static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
-		    Dwarf_Addr base, char **file_name, Elf **elfp)
-{
-	const struct space *s = *userdata;
-	char path[4096];
-	int fd = -1;
-
-	(void)mod;
-	(void)base;
-	(void)elfp;
-	if (name[0] != '/')
-		return -1;
-	if (s && s->root[0]) {
-		snprintf(path, sizeof(path), "%s%s", s->root, name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "%s", name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd >= 0)
-		*file_name = st_xstrdup(path);
-	return fd;
-}
-
 struct symbolizer *symbolizer_create(bool live)
 {
 	struct symbolizer *s = st_xcalloc(1, sizeof(*s));
 
 	s->live = live;
-	s->callbacks.find_elf = find_elf;
+	s->callbacks.find_elf = dwfl_build_id_find_elf;
 	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
+	s->host_root = st_xcalloc(1, sizeof(*s->host_root));
+	s->host_root->fd = -1;
+	s->next_gen = KERNEL_GEN + 1;
+	s->cache = st_xcalloc(CACHE_SLOTS, sizeof(*s->cache));
 	index_grow(s);
 	return s;
 }
 
 static void space_free(struct space *sp)
 {
-	if (sp->dwfl)
-		dwfl_end(sp->dwfl);
-	for (size_t i = 0; i < sp->nmaps; i++)
-		free(sp->maps[i].path);
 	free(sp->maps);
-	range_table_clear(&sp->jit.table);
-	free(sp->cache);
+	if (sp->jit) {
+		range_table_clear(&sp->jit->table);
+		free(sp->jit);
+	}
 	free(sp);
 }
 
 void symbolizer_destroy(struct symbolizer *s)
 {
+	struct space *sp, *sp_tmp;
+	struct root *r, *r_tmp;
+	struct path *p, *p_tmp;
+	struct resolved *v, *v_tmp;
+	struct file_entry *f, *f_tmp;
+
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nspaces; i++)
-		space_free(s->spaces[i]);
-	free(s->spaces);
+	HASH_ITER(hh, s->spaces, sp, sp_tmp) {
+		HASH_DEL(s->spaces, sp);
+		space_free(sp);
+	}
+	HASH_ITER(hh, s->roots, r, r_tmp) {
+		HASH_DEL(s->roots, r);
+		close(r->fd);
+		free(r);
+	}
+	free(s->host_root);
+	HASH_ITER(hh, s->resolved, v, v_tmp) {
+		HASH_DEL(s->resolved, v);
+		free(v);
+	}
+	HASH_ITER(hh, s->files, f, f_tmp) {
+		HASH_DEL(s->files, f);
+		elf_file_close(f->file);
+		free(f);
+	}
+	HASH_ITER(hh, s->paths, p, p_tmp) {
+		HASH_DEL(s->paths, p);
+		free(p);
+	}
+	elf_file_close(s->vdso);
 	range_table_clear(&s->kernel);
 	for (size_t i = 0; i < s->nsyms; i++)
 		free(s->syms[i]);
 	free(s->syms);
 	free(s->index);
+	free(s->cache);
 	free(s);
 }
 
-static struct space *space_of(struct symbolizer *s, pid_t pid)
+static const char *intern_path(struct symbolizer *s, const char *name)
+{
+	struct path *p;
+	size_t len = strlen(name);
+
+	HASH_FIND(hh, s->paths, name, len, p);
+	if (p)
+		return p->name;
+	p = st_xmalloc(sizeof(*p) + len + 1);
+	memset(&p->hh, 0, sizeof(p->hh));
+	memcpy(p->name, name, len + 1);
+	HASH_ADD_KEYPTR(hh, s->paths, p->name, len, p);
+	return p->name;
+}
+
+/*
+ * The root pid sees, opened once per distinct directory; NULL when it
+ * cannot be opened (the process is gone).  Past MAX_ROOTS, and for
+ * replay, paths are this machine's.
+ */
+static struct root *root_of_pid(struct symbolizer *s, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	struct root *r;
+	int fd;
+
+	if (!s->live)
+		return s->host_root;
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return NULL;
+	}
+	HASH_FIND(hh, s->roots, &((struct root_id){ st.st_dev, st.st_ino }),
+		  sizeof(struct root_id), r);
+	if (r || s->nroots >= MAX_ROOTS) {
+		close(fd);
+		return r ? r : s->host_root;
+	}
+	r = st_xcalloc(1, sizeof(*r));
+	r->id = (struct root_id){ st.st_dev, st.st_ino };
+	r->fd = fd;
+	HASH_ADD(hh, s->roots, id, sizeof(r->id), r);
+	s->nroots++;
+	return r;
+}
+
+static struct space *space_find(struct symbolizer *s, pid_t pid)
 {
 	struct space *sp;
 
 	if (s->last && s->last->pid == pid)
 		return s->last;
-	for (size_t i = 0; i < s->nspaces; i++)
-		if (s->spaces[i]->pid == pid)
-			return s->last = s->spaces[i];
-	sp = st_xcalloc(1, sizeof(*sp));
+	HASH_FIND(hh, s->spaces, &pid, sizeof(pid), sp);
+	if (sp)
+		s->last = sp;
+	return sp;
+}
+
+static struct space *space_new(struct symbolizer *s, pid_t pid, struct root *root)
+{
+	struct space *sp = st_xcalloc(1, sizeof(*sp));
+
 	sp->pid = pid;
-	if (s->live)
-		snprintf(sp->root, sizeof(sp->root), "/proc/%d/root", (int)pid);
-	sp->dwfl = dwfl_begin(&s->callbacks);
-	sp->cache = st_xcalloc(CACHE_SLOTS, sizeof(*sp->cache));
-	jit_map_init(&sp->jit, pid);
-	s->spaces = st_xrealloc(s->spaces, (s->nspaces + 1) * sizeof(*s->spaces));
-	s->spaces[s->nspaces++] = sp;
+	sp->gen = s->next_gen++;
+	sp->root = root;
+	sp->sorted = true;
+	HASH_ADD(hh, s->spaces, pid, sizeof(sp->pid), sp);
+	s->nspaces++;
 	return s->last = sp;
 }
 
-static void space_add_map(struct space *s, uint64_t start, uint64_t len,
-			  uint64_t pgoff, const char *path)
+static struct space *space_of(struct symbolizer *s, pid_t pid)
 {
-	uint64_t end = start + len;
+	struct space *sp = space_find(s, pid);
+
+	if (sp)
+		return sp;
+	/* A process already gone: its files are most likely the host's. */
+	return space_new(s, pid, root_of_pid(s, pid));
+}
+
+/* A map change: cached answers for the old map no longer count. */
+static void space_changed(struct symbolizer *s, struct space *sp)
+{
+	sp->gen = s->next_gen++;
+	sp->sorted = false;
+}
+
+static void space_add_map(struct symbolizer *s, struct space *sp,
+			  const struct map *add)
+{
 	size_t i, j;
 
 	/* A new mapping replaces whatever it overlaps (munmap + mmap). */
-	for (i = 0, j = 0; i < s->nmaps; i++) {
-		struct map *m = &s->maps[i];
+	for (i = 0, j = 0; i < sp->nmaps; i++) {
+		struct map *m = &sp->maps[i];
 
-		if (m->start < end && start < m->end) {
-			if (m->start == start && m->end == end &&
-			    m->pgoff == pgoff && !strcmp(m->path, path))
+		if (m->start < add->end && add->start < m->end) {
+			if (m->start == add->start && m->end == add->end &&
+			    m->pgoff == add->pgoff && m->path == add->path)
 				return;		/* already known */
-			free(m->path);
 			continue;
 		}
-		s->maps[j++] = *m;
+		sp->maps[j++] = *m;
 	}
-	s->nmaps = j;
-	if (s->nmaps == s->maps_cap) {
-		s->maps_cap = s->maps_cap ? s->maps_cap * 2 : 64;
-		s->maps = st_xrealloc(s->maps, s->maps_cap * sizeof(*s->maps));
+	sp->nmaps = j;
+	if (sp->nmaps == sp->maps_cap) {
+		sp->maps_cap = sp->maps_cap ? sp->maps_cap * 2 : 16;
+		sp->maps = st_xrealloc(sp->maps, sp->maps_cap * sizeof(*sp->maps));
 	}
-	s->maps[s->nmaps++] = (struct map){ start, end, pgoff, st_xstrdup(path) };
-	s->dirty = true;
+	sp->maps[sp->nmaps++] = *add;
+	space_changed(s, sp);
 }
 
 void symbolizer_add_map(struct symbolizer *s, pid_t pid, uint64_t start,
 			uint64_t len, uint64_t pgoff, const char *path)
 {
-	space_add_map(space_of(s, pid), start, len, pgoff, path);
+	struct map m = { start, start + len, pgoff, intern_path(s, path), NULL, false };
+
+	if (m.end < m.start)
+		m.end = UINT64_MAX;
+	space_add_map(s, space_of(s, pid), &m);
 }
 
 void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child)
 {
-	struct space *p = space_of(s, parent), *c;
+	struct space *p, *c;
 
 	if (parent == child)
 		return;
-	c = space_of(s, child);
-	for (size_t i = 0; i < p->nmaps; i++)
-		space_add_map(c, p->maps[i].start, p->maps[i].end - p->maps[i].start,
-			      p->maps[i].pgoff, p->maps[i].path);
+	p = space_of(s, parent);
+	c = space_find(s, child);
+	if (c) {
+		/* The id came round: the old process's map is not this one's. */
+		c->nmaps = 0;
+		c->exited = false;
+		c->root = p->root;
+		space_changed(s, c);
+	} else {
+		c = space_new(s, child, p->root);
+	}
+	if (p->nmaps > c->maps_cap) {
+		c->maps_cap = p->nmaps;
+		c->maps = st_xrealloc(c->maps, c->maps_cap * sizeof(*c->maps));
+	}
+	if (p->nmaps)
+		memcpy(c->maps, p->maps, p->nmaps * sizeof(*c->maps));
+	c->nmaps = p->nmaps;
+	c->sorted = p->sorted;
+	/* symbolizer_fork may have looked the parent up last. */
+	s->last = c;
 }
 
-static int map_by_path(const void *a, const void *b)
+void symbolizer_exit(struct symbolizer *s, pid_t pid)
+{
+	struct space *sp = space_find(s, pid);
+
+	if (sp)
+		sp->exited = true;
+}
+
+void symbolizer_forget(struct symbolizer *s, pid_t pid)
+{
+	struct space *sp = space_find(s, pid);
+
+	if (!sp || !sp->exited)
+		return;
+	if (s->last == sp)
+		s->last = NULL;
+	HASH_DEL(s->spaces, sp);
+	s->nspaces--;
+	space_free(sp);
+}
+
+bool symbolizer_knows(struct symbolizer *s, pid_t pid)
+{
+	return space_find(s, pid) != NULL;
+}
+
+static int map_by_start(const void *a, const void *b)
 {
 	const struct map *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
 
-	return c ? c : (x->start < y->start ? -1 : x->start > y->start);
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static struct map *find_map(struct space *sp, uint64_t ip)
+{
+	size_t lo = 0, hi = sp->nmaps;
+
+	if (!sp->sorted) {
+		qsort(sp->maps, sp->nmaps, sizeof(*sp->maps), map_by_start);
+		sp->sorted = true;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp->maps[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && ip < sp->maps[lo - 1].end ? &sp->maps[lo - 1] : NULL;
+}
+
+/* The ELF file one identity names, opened once. */
+static struct elf_file *file_of(struct symbolizer *s, int fd, const char *path)
+{
+	struct file_entry *f;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return NULL;
+	}
+	HASH_FIND(hh, s->files, &((struct root_id){ st.st_dev, st.st_ino }),
+		  sizeof(struct root_id), f);
+	if (f) {
+		close(fd);
+		return f->file;
+	}
+	f = st_xcalloc(1, sizeof(*f));
+	f->id = (struct root_id){ st.st_dev, st.st_ino };
+	f->file = elf_file_open(fd, path, &s->callbacks);
+	HASH_ADD(hh, s->files, id, sizeof(f->id), f);
+	s->nfiles++;
+	return f->file;
 }
 
 /*
- * Reports every file to libdwfl once, spanning its mappings.  The module
- * starts at start - pgoff of its lowest mapping: with that, libdwfl's bias
- * is right even when only the executable segment was seen (MMAP2).
+ * Opens a mapped file as its process sees it: inside its root, a regular
+ * file only, never blocking (a FIFO named in a map or a record would
+ * hang shimtop).  Without a root, this machine's path.
  */
-static void rebuild(struct symbolizer *owner, struct space *s)
+static struct elf_file *resolve_file(struct symbolizer *s, struct space *sp,
+				     struct map *m)
 {
-	size_t i = 0;
+	struct resolved *v;
+	struct resolved_key key;
+	int fd;
 
-	qsort(s->maps, s->nmaps, sizeof(*s->maps), map_by_path);
-	dwfl_report_begin(s->dwfl);
-	while (i < s->nmaps) {
-		const char *path = s->maps[i].path;
-		uint64_t low = s->maps[i].start - s->maps[i].pgoff;
-		uint64_t high = s->maps[i].end;
-		Dwfl_Module *mod;
-		void **slot;
-
-		for (i++; i < s->nmaps && !strcmp(s->maps[i].path, path); i++)
-			if (s->maps[i].end > high)
-				high = s->maps[i].end;
-		if (path[0] != '/')
-			continue;	/* [vdso], anonymous: no file to read */
-		mod = dwfl_report_module(s->dwfl, path, low, high);
-		if (mod && dwfl_module_info(mod, &slot, NULL, NULL, NULL, NULL,
-					    NULL, NULL))
-			*slot = s;
+	if (m->resolved)
+		return m->file;
+	memset(&key, 0, sizeof(key));
+	key.root = sp->root;
+	key.path = m->path;
+	HASH_FIND(hh, s->resolved, &key, sizeof(key), v);
+	if (!v) {
+		v = st_xcalloc(1, sizeof(*v));
+		v->key = key;
+		if (sp->root && sp->root->fd >= 0)
+			fd = st_open_untrusted(sp->root->fd, m->path, 0);
+		else
+			fd = st_open_untrusted(-1, m->path, 0);
+		v->file = fd >= 0 ? file_of(s, fd, m->path) : NULL;
+		HASH_ADD(hh, s->resolved, key, sizeof(v->key), v);
 	}
-	dwfl_report_end(s->dwfl, NULL, NULL);
-	memset(s->cache, 0, CACHE_SLOTS * sizeof(*s->cache));
-	s->dirty = false;
-	owner->stats.rebuilds++;
-}
-
-static const struct map *find_map(const struct space *s, uint64_t ip)
-{
-	for (size_t i = 0; i < s->nmaps; i++)
-		if (s->maps[i].start <= ip && ip < s->maps[i].end)
-			return &s->maps[i];
-	return NULL;
+	m->file = v->file;
+	m->resolved = true;
+	return m->file;
 }
 
 static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip)
@@ -328,29 +543,99 @@ static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip)
 	return intern(s, "[kernel]", e->name, false);
 }
 
+static uid_t owner_of(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &st) == 0 ? st.st_uid : 0;
+}
+
+static const struct st_symbol *resolve_jit(struct symbolizer *s,
+					  struct space *sp, uint64_t ip)
+{
+	const struct range_entry *e;
+
+	if (!sp->jit) {
+		sp->jit = st_xmalloc(sizeof(*sp->jit));
+		jit_map_init(sp->jit, sp->pid, owner_of(sp->pid));
+	}
+	if (jit_map_refresh(sp->jit) == 0 && (e = range_table_find(&sp->jit->table, ip)))
+		return intern(s, "[jit]", e->name, false);
+	return NULL;
+}
+
+/*
+ * The vDSO: every process of one kernel maps the same image, so ours
+ * (copied to a memory file for libdwfl) names theirs, as perf does.
+ */
+static struct elf_file *vdso_file(struct symbolizer *s)
+{
+	uint64_t start = 0, len = 0;
+	char *maps, *line;
+	int fd;
+
+	if (s->vdso_tried)
+		return s->vdso;
+	s->vdso_tried = true;
+	maps = st_read_file("/proc/self/maps", NULL);
+	for (line = maps; line && *line; line = strchr(line, '\n') + 1) {
+		uint64_t a, b;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &a, &b) == 2 &&
+		    strstr(line, "[vdso]") && strstr(line, "[vdso]") < strchr(line, '\n')) {
+			start = a;
+			len = b - a;
+			break;
+		}
+		if (!strchr(line, '\n'))
+			break;
+	}
+	free(maps);
+	if (!len)
+		return NULL;
+	fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, (const void *)(uintptr_t)start, len) != (ssize_t)len) {
+		close(fd);
+		return NULL;
+	}
+	s->vdso = elf_file_open(fd, "[vdso]", &s->callbacks);
+	return s->vdso;
+}
+
 static const struct st_symbol *resolve_user(struct symbolizer *s,
 					   struct space *sp, uint64_t ip)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(sp->dwfl, ip);
-	const struct map *m;
-	const struct range_entry *e;
+	struct map *m = find_map(sp, ip);
+	const struct st_symbol *jit;
 
-	if (mod) {
-		const char *modname = dwfl_module_info(mod, NULL, NULL, NULL,
-						       NULL, NULL, NULL, NULL);
-		const char *name = dwfl_module_addrname(mod, ip);
+	if (m && !strcmp(m->path, "[vdso]") && vdso_file(s)) {
+		uint64_t vaddr;
+		const char *name;
 
-		modname = st_basename(modname ? modname : "?");
-		if (name)
-			return intern(s, modname, name, false);
-		return intern(s, modname, "[unknown]", true);
+		if (elf_file_vaddr(s->vdso, ip - m->start + m->pgoff, &vaddr) == 0 &&
+		    (name = elf_file_name(s->vdso, vaddr)))
+			return intern(s, "[vdso]", name, false);
 	}
-	m = find_map(sp, ip);
+	if (m && m->path[0] == '/') {
+		const char *module = st_basename(m->path);
+		struct elf_file *f = resolve_file(s, sp, m);
+		uint64_t vaddr;
+		const char *name;
+
+		if (f && elf_file_vaddr(f, ip - m->start + m->pgoff, &vaddr) == 0 &&
+		    (name = elf_file_name(f, vaddr)))
+			return intern(s, module, name, false);
+		if (f && f->mod)
+			return intern(s, module, "[unknown]", true);
+	}
 	if (m && m->path[0] == '[')
 		return intern(s, m->path, "[unknown]", true);
-	if (jit_map_refresh(&sp->jit) == 0 &&
-	    (e = range_table_find(&sp->jit.table, ip)))
-		return intern(s, "[jit]", e->name, false);
+	if ((jit = resolve_jit(s, sp, ip)))
+		return jit;
 	return intern(s, m ? st_basename(m->path) : "[anon]", "[unknown]", true);
 }
 
@@ -358,30 +643,30 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 					  uint64_t ip, bool kernel)
 {
 	size_t home = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 48) & (CACHE_SLOTS - 1);
-	struct space *sp = space_of(s, pid);
+	bool in_kernel = kernel || ip >= KERNEL_SPACE;
+	struct space *sp = in_kernel ? NULL : space_of(s, pid);
+	uint64_t gen = in_kernel ? KERNEL_GEN : sp->gen;
 	const struct st_symbol *sym;
 
 	s->stats.lookups++;
-	if (sp->dirty)
-		rebuild(s, sp);
+	home = (home ^ (size_t)(gen * 0x9e3779b1u)) & (CACHE_SLOTS - 1);
 	for (size_t p = 0; p < CACHE_PROBES; p++) {
-		struct cache_slot *c = &sp->cache[(home + p) & (CACHE_SLOTS - 1)];
+		struct cache_slot *c = &s->cache[(home + p) & (CACHE_SLOTS - 1)];
 
-		if (c->sym && c->ip == ip) {
+		if (c->gen == gen && c->ip == ip) {
 			s->stats.cache_hits++;
 			if (c->sym->unknown)
 				s->stats.unknown++;
 			return c->sym;
 		}
-		if (!c->sym) {
+		if (!c->gen) {
 			home = (home + p) & (CACHE_SLOTS - 1);
 			break;
 		}
 	}
-	sym = kernel || ip >= KERNEL_SPACE ? resolve_kernel(s, ip)
-					   : resolve_user(s, sp, ip);
+	sym = in_kernel ? resolve_kernel(s, ip) : resolve_user(s, sp, ip);
 	/* Full probe window: overwrite the home slot; it is only a cache. */
-	sp->cache[home] = (struct cache_slot){ ip, sym };
+	s->cache[home] = (struct cache_slot){ ip, gen, sym };
 	if (sym->unknown)
 		s->stats.unknown++;
 	return sym;
@@ -401,6 +686,8 @@ const struct st_symbol *symbolizer_symbol(const struct symbolizer *s,
 void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
 	*out = s->stats;
+	out->spaces = s->nspaces;
+	out->files = s->nfiles;
 }
 
 int symbols_read_proc_maps(pid_t pid, map_fn fn, void *arg)

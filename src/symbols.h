@@ -23,7 +23,8 @@ struct symbolizer_stats {
 	uint64_t lookups;
 	uint64_t cache_hits;
 	uint64_t unknown;
-	uint64_t rebuilds;	/* module map changes applied */
+	uint64_t spaces;	/* processes known now */
+	uint64_t files;		/* ELF files opened (shared by processes) */
 };
 
 struct symbolizer;
@@ -41,6 +42,17 @@ void symbolizer_add_map(struct symbolizer *s, pid_t pid, uint64_t start,
 
 /* A process forked: the child starts with a copy of the parent's map. */
 void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child);
+
+/*
+ * A process exited: its map is kept until symbolizer_forget (samples
+ * drained after its exit record still resolve), and dropped at once if
+ * its id comes round in a fork.
+ */
+void symbolizer_exit(struct symbolizer *s, pid_t pid);
+/* Frees an exited process's state; nothing if it is alive again. */
+void symbolizer_forget(struct symbolizer *s, pid_t pid);
+/* Whether pid has a map (from attach, MMAP or FORK records). */
+bool symbolizer_knows(struct symbolizer *s, pid_t pid);
 
 /* The symbol for ip in pid; kernel: the sample was in kernel mode. */
 const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,

@@ -5,6 +5,7 @@
 #ifndef SHIMTOP_SYMBOLS_INTERNAL_H
 #define SHIMTOP_SYMBOLS_INTERNAL_H
 
+#include <elfutils/libdwfl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,16 +34,48 @@ void range_table_clear(struct range_table *t);
 /* /proc/kallsyms; an empty table when unreadable or hidden (all zero). */
 void kernel_symbols_load(struct range_table *t);
 
-/* /tmp/perf-PID.map, reloaded when it changes. */
+/*
+ * /tmp/perf-PID.map, reloaded when it changes.  The target writes it, so
+ * it is read only if it is a regular file (no FIFO, no symbolic link)
+ * owned by the target's user or root, and at most JIT_MAP_MAX bytes.
+ */
+#define JIT_MAP_MAX	(64u << 20)
 struct jit_map {
 	struct range_table table;
 	char path[64];
+	uid_t owner;		/* the target's user */
 	time_t mtime;
 	off_t size;
 	uint64_t checked_ns;
 };
-void jit_map_init(struct jit_map *j, pid_t pid);
+void jit_map_init(struct jit_map *j, pid_t pid, uid_t owner);
 /* Reloads if the file changed (at most once a second); 0 if present. */
 int jit_map_refresh(struct jit_map *j);
+/* Parses a map's text (len bytes, any content) into the table. */
+void jit_map_parse(struct range_table *t, const char *text, size_t len);
+
+/*
+ * One ELF file's symbols, shared by every process that maps it (one
+ * libdwfl module at the file's own addresses).
+ */
+struct elf_load {
+	uint64_t offset, size, vaddr;	/* a PT_LOAD segment */
+};
+struct elf_file {
+	char *path;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;		/* NULL: not ELF or unreadable */
+	uint64_t bias;
+	struct elf_load *loads;
+	size_t nloads;
+};
+/* Takes fd (an opened regular file); never NULL. */
+struct elf_file *elf_file_open(int fd, const char *path,
+			       const Dwfl_Callbacks *callbacks);
+/* The module address for a file offset; -1 outside every segment. */
+int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr);
+/* The symbol at a module address, or NULL. */
+const char *elf_file_name(const struct elf_file *f, uint64_t vaddr);
+void elf_file_close(struct elf_file *f);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,6 +32,12 @@ bool target_gone(pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	stat = st_read_file(path, NULL);
+	/*
+	 * Only "no such file" means gone: out of descriptors (EMFILE) or
+	 * memory says nothing about the target, so ask kill() instead.
+	 */
+	if (!stat && errno != ENOENT && errno != ESRCH)
+		return kill(pid, 0) < 0 && errno == ESRCH;
 	if (!stat)
 		return true;
 	/* The state follows the last ')': the command name may hold one. */
@@ -214,4 +221,18 @@ const char *target_demo_path(void)
 	}
 	snprintf(path, sizeof(path), "%s/shimtop-demo", SHIMTOP_BINDIR);
 	return path;
+}
+
+int target_raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			return -errno;
+	}
+	return (int)(rl.rlim_cur > INT_MAX ? INT_MAX : rl.rlim_cur);
 }

@@ -46,6 +46,13 @@ bool target_exists(pid_t pid);
 /* The process has exited (gone, or a zombie nobody reaped yet). */
 bool target_gone(pid_t pid);
 
+/*
+ * Raises the soft limit on open files to the hard one: perf events take
+ * one descriptor per thread, CPU and event.  Returns the new limit, or
+ * -errno.
+ */
+int target_raise_fd_limit(void);
+
 /* The thread ids under /proc/PID/task; -1 if the process is gone. */
 int target_list_threads(pid_t pid, pid_t **tids, size_t *n);
 

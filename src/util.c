@@ -3,9 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,4 +139,29 @@ long long st_proc_stat_field(int pid, int n)
 		if (*p == ' ')
 			field++;
 	return field == n && *p ? strtoll(p, NULL, 10) : -1;
+}
+
+int st_open_untrusted(int root, const char *path, int nofollow)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	struct stat st;
+	int fd;
+
+	if (root >= 0) {
+		struct open_how how = {
+			.flags = (uint64_t)flags,
+			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		};
+
+		fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+	} else {
+		fd = open(path, flags | (nofollow ? O_NOFOLLOW : 0));
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
 }

@@ -34,6 +34,18 @@ char *st_read_file(const char *path, size_t *len);
 const char *st_basename(const char *path);
 
 /*
+ * Opens a file the target may control, read-only: never a FIFO or a
+ * device (O_NONBLOCK, then only a regular file is kept), never blocking.
+ * With root >= 0 (an O_PATH directory, e.g. /proc/PID/root) the whole
+ * path resolves inside it as the target sees it: absolute symbolic links
+ * and ".." stay in that root (openat2 RESOLVE_IN_ROOT).  With root < 0
+ * the path is this machine's (replay); nofollow refuses a symbolic link
+ * as the last component.  Returns a descriptor, or -errno (-EINVAL: not
+ * a regular file).
+ */
+int st_open_untrusted(int root, const char *path, int nofollow);
+
+/*
  * Field n (1-based, as in proc(5)) of /proc/PID/stat as a number, or -1:
  * 22 is the start time in clock ticks after boot, 39 the last CPU.
  */

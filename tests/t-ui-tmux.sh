@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-ui-tmux.sh - the terminal UI driven through tmux: header and table,
 # sort, search, help, resize down to 40x10 and below, colours and
-# NO_COLOR, and a clean quit that also ends the launched demo.
+# NO_COLOR, a clean quit that also ends the launched demo, and `z` on a
+# replay that holds no sample.
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -90,6 +91,21 @@ $T send-keys -t ui q
 i=0
 while [ ! -s "$TMP/exit2" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(cat "$TMP/exit2" 2>/dev/null)" = "EXIT=0" ] || fail "quit after exit: $(cat "$TMP/exit2" 2>/dev/null)"
+$T kill-session -t ui 2>/dev/null
+
+# `z` before the first sample (a recording with no records): nothing to
+# zero, no crash (it was a memset of NULL, fatal under UBSan).
+"$TESTS_BIN/gen_records" empty "$TMP/empty.rec" || fail "cannot make an empty recording"
+$T new-session -d -s ui -x 100 -y 30 \
+	"'$SHIMTOP' --replay '$TMP/empty.rec' 2>'$TMP/z.err'; echo \"EXIT=\$?\" >'$TMP/exit3'; sleep 30"
+wait_for "end of recording"
+$T send-keys -t ui z
+sleep 0.3
+$T send-keys -t ui q
+i=0
+while [ ! -s "$TMP/exit3" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(cat "$TMP/exit3" 2>/dev/null)" = "EXIT=0" ] ||
+	fail "z before any sample: $(cat "$TMP/exit3" 2>/dev/null) $(cat "$TMP/z.err")"
 $T kill-session -t ui 2>/dev/null
 
 # NO_COLOR: attributes only.

@@ -43,8 +43,9 @@ static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
 	model_ingest(arg, m);
 }
 
-static void sample(struct model *m, uint64_t ip, uint32_t tid, uint64_t time,
-		   uint64_t period, int cycles, int instr, uint32_t flags)
+static void sample_of(struct model *m, uint32_t pid, uint64_t ip, uint32_t tid,
+		      uint64_t time, uint64_t period, int cycles, int instr,
+		      uint32_t flags)
 {
 	_Alignas(8) unsigned char buf[256];
 	struct st_sample *s = (void *)buf;
@@ -52,7 +53,7 @@ static void sample(struct model *m, uint64_t ip, uint32_t tid, uint64_t time,
 	memset(buf, 0, sizeof(buf));
 	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF,
 				   (uint32_t)(sizeof(*s) + (cycles ? 16 : 0)) };
-	s->pid = (uint32_t)getpid();
+	s->pid = pid;
 	s->tid = tid;
 	s->ip = ip;
 	s->time = time;
@@ -65,6 +66,84 @@ static void sample(struct model *m, uint64_t ip, uint32_t tid, uint64_t time,
 		s->data[1] = (uint64_t)instr;
 	}
 	model_ingest(m, s);
+}
+
+static void sample(struct model *m, uint64_t ip, uint32_t tid, uint64_t time,
+		   uint64_t period, int cycles, int instr, uint32_t flags)
+{
+	sample_of(m, (uint32_t)getpid(), ip, tid, time, period, cycles, instr, flags);
+}
+
+static void task(struct model *m, uint16_t type, uint32_t pid, uint32_t ppid,
+		 uint64_t time)
+{
+	struct st_task t = { { type, ST_SOURCE_PERF, sizeof(t) }, pid, pid,
+			     ppid, ppid, time };
+
+	model_ingest(m, &t);
+}
+
+/*
+ * Hostile or just busy targets: `z` before any sample; a child's sample
+ * that arrives before its FORK record; 20,000 short-lived children whose
+ * state is freed once they exit; 100,000 processes that are only ever
+ * seen in one sample each.
+ */
+static void hostile(uint64_t one)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	struct symbolizer_stats st;
+	struct model m;
+	struct model_row *rows;
+	uint64_t t0 = 5000000000ull;
+	uint32_t me = (uint32_t)getpid();
+	size_t n;
+
+	model_init(&m, sy);
+	model_zero(&m);		/* undefined behaviour once (memset of NULL) */
+	CHECK_EQ_U64(m.samples, 0);
+	symbols_read_proc_maps(getpid(), add_map, &m);
+
+	/* The child's sample first, its FORK after: still model_fn_one. */
+	sample_of(&m, 4000001, one, 4000001, t0, 1, 0, 0, 0);
+	CHECK_EQ_U64(m.samples, 0);		/* held */
+	task(&m, ST_REC_FORK, 4000001, me, t0 + 1000);
+	CHECK_EQ_U64(m.samples, 1);
+	n = model_rows(&m, ST_SORT_SELF, false, &rows);
+	CHECK(n == 1 && !strcmp(rows[0].sym->name, "model_fn_one"));
+	free(rows);
+	/* One whose FORK never comes is taken after 100 ms, unknown. */
+	sample_of(&m, 4000002, one, 4000002, t0 + 2000, 1, 0, 0, 0);
+	sample(&m, one, me, t0 + 2000 + MODEL_HOLD_NS, 1, 0, 0, 0);
+	CHECK_EQ_U64(m.samples, 3);
+	CHECK_EQ_U64(m.unknown, 1);
+
+	/* 20,000 children, each forks, is sampled and exits, 1 ms apart. */
+	for (uint32_t i = 0; i < 20000; i++) {
+		uint32_t pid = 5000000 + i;
+		uint64_t t = t0 + 1000000000ull + i * 1000000ull;
+
+		task(&m, ST_REC_FORK, pid, me, t);
+		sample_of(&m, pid, one, pid, t + 10, 1, 0, 0, 0);
+		task(&m, ST_REC_EXIT, pid, me, t + 20);
+	}
+	symbolizer_stats(sy, &st);
+	/* Those that exited in the last second are kept; the rest are gone. */
+	CHECK(st.spaces < 1100);
+	CHECK(HASH_COUNT(m.threads) < 1100);
+	CHECK_EQ_U64(m.nthreads, 20000 + 3);
+	CHECK_EQ_U64(model_live_threads(&m), 3);
+	CHECK_EQ_U64(m.unknown, 1);		/* every child resolved */
+	CHECK(st.files < 64);			/* shared, not per child */
+
+	/* 100,000 processes seen once: each costs its map alone (none). */
+	for (uint32_t i = 0; i < 100000; i++)
+		sample_of(&m, 6000000 + i, one, 6000000 + i,
+			  t0 + 30000000000ull + i * 1000ull, 1, 0, 0, 0);
+	model_flush(&m);
+	CHECK_EQ_U64(m.samples, 3 + 20000 + 100000);
+	model_free(&m);
+	symbolizer_destroy(sy);
 }
 
 int main(void)
@@ -137,5 +216,6 @@ int main(void)
 	CHECK(model_fn_one() + model_fn_two() == 3);
 	model_free(&m);
 	symbolizer_destroy(sy);
+	hostile(one);
 	return check_done("test_model");
 }

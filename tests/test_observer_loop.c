@@ -50,7 +50,7 @@ static void sleep_ms(long ms)
 
 struct seen {
 	uint64_t samples, min_period, max_period, last_meta_period;
-	uint64_t metas, counter_last, tag;
+	uint64_t metas, counter_last, tag, meta_ncounters, max_ncounters;
 	uint64_t long_periods;		/* >= the second period */
 	uint64_t hw_samples, hw_bad_steps;	/* ST_OBS_HARDWARE */
 };
@@ -64,8 +64,11 @@ static void drain(struct ring *r, struct seen *v, uint64_t second)
 		const struct st_header *h = rec;
 
 		if (h->type == ST_REC_OBSERVE_META) {
+			const struct st_observe_meta *m = rec;
+
 			v->metas++;
-			v->last_meta_period = ((const struct st_observe_meta *)rec)->period;
+			v->last_meta_period = m->period;
+			v->meta_ncounters = m->ncounters;
 		} else if (h->type == ST_REC_OBSERVE) {
 			const struct st_observe *o = rec;
 			size_t w = st_observe_words(o->nthreads, o->ncounters, o->flags);
@@ -87,6 +90,8 @@ static void drain(struct ring *r, struct seen *v, uint64_t second)
 							   b[3] - a[3] != 2 * (CORE_STEP - SELF_STEP);
 				}
 			}
+			if (o->ncounters > v->max_ncounters)
+				v->max_ncounters = o->ncounters;
 			v->samples += o->nsamples -
 				      ((o->flags & ST_OBS_CONTINUES) ? 1 : 0);
 			if (o->nthreads == 1 && o->ncounters == 1) {
@@ -263,6 +268,12 @@ int main(void)
 	CHECK(v.last_meta_period == 50000);
 	CHECK_EQ_U64(v.tag, 7);
 	CHECK(v.counter_last > 0);
+	/*
+	 * The program rewrites its counter count after attach (a hostile one
+	 * would, to push the observer past its arrays): the count validated
+	 * at attach stays, in the meta records and in every batch.
+	 */
+	sig->header.ncounters = 4000;
 	observer_set_period(s, 2000000);
 	sleep_ms(150);
 	source_stop(s);
@@ -270,6 +281,9 @@ int main(void)
 	CHECK(v.min_period >= 50000);
 	CHECK(v.long_periods > 10);		/* the new period took effect */
 	CHECK(v.last_meta_period == 2000000);	/* and was announced */
+	CHECK_EQ_U64(v.meta_ncounters, 1);
+	CHECK_EQ_U64(v.max_ncounters, 1);
+	sig->header.ncounters = 1;
 	/* Every sample made arrived: the last batch was flushed at stop. */
 	CHECK_EQ_U64(v.samples, observer_samples(s));
 	CHECK_EQ_U64(ring_dropped(r), 0);

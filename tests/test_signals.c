@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static struct shimtop_signals *sig;
@@ -45,6 +46,63 @@ static int slot_of(const struct shimtop_signals *s, uint32_t tag)
 		if (s->slot[i].tid && s->slot[i].tag == tag)
 			return (int)i;
 	return -1;
+}
+
+/*
+ * What the program does after shimtop attached is checked per read, never
+ * trusted: a counter count rewritten to 4000 stays the one validated, names
+ * left unterminated are cut, and a segment truncated to nothing reads as
+ * zeros and says so instead of killing the reader with SIGBUS.
+ */
+static void after_attach(const char **names)
+{
+	struct signal_segment seg;
+	char err[512], name[64];
+	int fd;
+
+	sig = shimtop_signals_open("phase", names, 2);
+	CHECK(sig != NULL);
+	if (!sig)
+		return;
+	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == 0);
+	CHECK_EQ_U64(seg.header.ncounters, 2);
+	sig->header.ncounters = 4000;
+	sig->header.tag_kind = 77;
+	memset(sig->header.counter_name[0], 'x', SHIMTOP_SIGNALS_NAME_LEN);
+	CHECK(signal_segment_refresh(&seg));
+	CHECK_EQ_U64(seg.header.ncounters, 2);
+	CHECK_EQ_U64(seg.header.tag_kind, SHIMTOP_TAG_VALUE);
+	CHECK_EQ_U64(strlen(seg.header.counter_name[0]), SHIMTOP_SIGNALS_NAME_LEN - 1);
+
+	/* Truncated: the reader's next load reads 0, and the flag is up. */
+	shimtop_signals_name(name, sizeof(name), getpid());
+	fd = shm_open(name, O_RDWR, 0);
+	CHECK(fd >= 0 && ftruncate(fd, 0) == 0);
+	CHECK_EQ_U64(seg.sig->slot[3].counter[1], 0);
+	CHECK_EQ_U64(seg.sig->header.version, 0);
+	CHECK(seg.truncated);
+	CHECK(!signal_segment_refresh(&seg));	/* zeros are no names */
+	CHECK(!strcmp(seg.header.tag_name, "phase"));
+	signal_segment_detach(&seg);
+	/* Attaching to the truncated segment is refused as too small. */
+	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+	CHECK(strstr(err, "is 0 bytes, too small") != NULL);
+	if (fd >= 0)
+		close(fd);
+	/* The writer's mapping is past the end now too: unmap, never write. */
+	munmap(sig, SHIMTOP_SIGNALS_SIZE);
+	shm_unlink(name);
+
+	/* A FIFO where the segment should be is refused, not waited on. */
+	{
+		char path[96];
+
+		snprintf(path, sizeof(path), "/dev/shm%s", name);
+		CHECK(mkfifo(path, 0600) == 0);
+		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+		CHECK(strstr(err, "is not a regular file") != NULL);
+		unlink(path);
+	}
 }
 
 int main(void)
@@ -151,5 +209,6 @@ int main(void)
 	shimtop_signals_close();
 	CHECK(signal_segment_attach(&seg, 999999, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "no process with id 999999") != NULL);
+	after_attach(names);
 	return check_done("test_signals");
 }

@@ -42,6 +42,7 @@ struct observer {
 struct loop {
 	struct observer *o;
 	const volatile struct shimtop_slot *slot[ST_OBS_MAX_THREADS];
+	uint32_t tid[ST_OBS_MAX_THREADS];	/* as read by scan_slots */
 	unsigned nthreads, ncounters;
 	uint32_t flags;			/* ST_OBS_HARDWARE: the core's counters */
 	struct corewide cw;
@@ -124,19 +125,19 @@ static void calibrate_start(struct loop *l)
 
 /* ---- what is read: shared-memory slots or variables ---- */
 
+/* From the copy validated at attach; names refreshed through a copy. */
 static void meta_from_segment(struct loop *l)
 {
-	const struct shimtop_signals_header *h = &l->o->seg.sig->header;
+	const struct shimtop_signals_header *h = &l->o->seg.header;
 	struct st_observe_meta *m = &l->meta;
 
+	signal_segment_refresh(&l->o->seg);
 	m->mode = ST_OBS_SHARED_MEMORY;
 	m->tag_kind = h->tag_kind;
 	m->ncounters = h->ncounters;
-	memcpy(m->tag_name, (const char *)h->tag_name, ST_OBS_NAME_LEN);
-	memcpy(m->counter_name, (const char *)h->counter_name,
-	       sizeof(m->counter_name));
-	memcpy(m->tag_value_name, (const char *)h->tag_value_name,
-	       sizeof(m->tag_value_name));
+	memcpy(m->tag_name, h->tag_name, ST_OBS_NAME_LEN);
+	memcpy(m->counter_name, h->counter_name, sizeof(m->counter_name));
+	memcpy(m->tag_value_name, h->tag_value_name, sizeof(m->tag_value_name));
 	for (unsigned i = 0; i < ST_OBS_MAX_COUNTERS; i++)
 		m->width[i] = 64;
 }
@@ -180,20 +181,31 @@ static void send_meta(struct loop *l, bool force)
 		ring_push(l->o->base.ring, m, sizeof(*m));
 }
 
-/* The slots threads have claimed, in slot order, at most 8. */
+/*
+ * The slots threads have claimed, in slot order, at most 8.  Each tid is
+ * read once here and kept: the program may change it any time.
+ */
 static bool scan_slots(struct loop *l)
 {
 	const struct shimtop_signals *s = l->o->seg.sig;
 	const volatile struct shimtop_slot *found[ST_OBS_MAX_THREADS];
+	uint32_t tid[ST_OBS_MAX_THREADS];
 	unsigned n = 0;
 	bool changed;
 
-	for (unsigned i = 0; i < SHIMTOP_SIGNALS_SLOTS && n < ST_OBS_MAX_THREADS; i++)
-		if (s->slot[i].tid)
+	for (unsigned i = 0; i < SHIMTOP_SIGNALS_SLOTS && n < ST_OBS_MAX_THREADS; i++) {
+		uint32_t t = s->slot[i].tid;
+
+		if (t) {
+			tid[n] = t;
 			found[n++] = &s->slot[i];
+		}
+	}
 	changed = n != l->nthreads ||
-		  memcmp(found, l->slot, n * sizeof(found[0]));
+		  memcmp(found, l->slot, n * sizeof(found[0])) ||
+		  memcmp(tid, l->tid, n * sizeof(tid[0]));
 	memcpy(l->slot, found, n * sizeof(found[0]));
+	memcpy(l->tid, tid, n * sizeof(tid[0]));
 	l->nthreads = n;
 	return changed;
 }
@@ -215,7 +227,7 @@ static void batch_begin(struct loop *l, const uint64_t *carry)
 		r->tid[0] = (uint32_t)l->o->cfg.pid;
 	else
 		for (unsigned t = 0; t < l->nthreads; t++)
-			r->tid[t] = l->slot[t]->tid;
+			r->tid[t] = l->tid[t];
 	l->n = 0;
 	l->next = r->data;
 	r->flags = l->flags;
@@ -349,6 +361,9 @@ static void loop_shared_memory(struct loop *l)
 			p[w++] = l->slot[t]->tag;
 			p[w++] = l->slot[t]->depth;
 		}
+		/* Truncated under us: this sample read zeros; keep the rest. */
+		if (o->seg.truncated)
+			break;
 		if (!sample_taken(l, start, p[1], &housekeep, hk))
 			continue;
 		if (atomic_load_explicit(&o->stop, memory_order_relaxed))
@@ -368,6 +383,14 @@ static void loop_shared_memory(struct loop *l)
 			batch_flush(l, true);
 	}
 	batch_flush(l, false);
+	if (o->seg.truncated) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "process %d truncated its signal segment "
+			 "/dev/shm%s: observation stopped there", (int)o->cfg.pid,
+			 o->seg.name);
+		set_finished(o, why, true);
+	}
 }
 
 /*

@@ -1,5 +1,6 @@
 /* signal_segment.c - validating and mapping a program's signal segment. */
 #include "signal_segment.h"
+#include "sampler/bus_guard.h"
 #include "util.h"
 
 #include <errno.h>
@@ -37,16 +38,45 @@ static long namespace_pid(pid_t pid)
 	return ns;
 }
 
-int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
-			  size_t errlen)
+/* Strings the program wrote: terminated here whatever it left in them. */
+static void terminate_names(struct shimtop_signals_header *h)
 {
-	char name[64], proc[64], path[160];
+	h->tag_name[SHIMTOP_SIGNALS_NAME_LEN - 1] = '\0';
+	for (unsigned i = 0; i < SHIMTOP_SIGNALS_COUNTERS; i++)
+		h->counter_name[i][SHIMTOP_SIGNALS_NAME_LEN - 1] = '\0';
+	for (unsigned i = 0; i < SHIMTOP_SIGNALS_TAG_NAMES; i++)
+		h->tag_value_name[i][SHIMTOP_SIGNALS_NAME_LEN - 1] = '\0';
+	if (h->tag_kind != SHIMTOP_TAG_VALUE && h->tag_kind != SHIMTOP_TAG_ADDRESS)
+		h->tag_kind = SHIMTOP_TAG_VALUE;
+}
+
+int signal_header_check(struct shimtop_signals_header *h, const char *name,
+			char *err, size_t errlen)
+{
+	if (memcmp(h->magic, SHIMTOP_SIGNALS_MAGIC, 8) != 0 ||
+	    h->version != SHIMTOP_SIGNALS_VERSION ||
+	    h->header_size != SHIMTOP_SIGNALS_HEADER_SIZE ||
+	    h->slot_size != sizeof(struct shimtop_slot) ||
+	    h->nslots != SHIMTOP_SIGNALS_SLOTS ||
+	    h->ncounters > SHIMTOP_SIGNALS_COUNTERS) {
+		snprintf(err, errlen,
+			 "signal segment /dev/shm%s is version %u, not %u (or not a "
+			 "signal segment): rebuild the program with this shimtop's "
+			 "<shimtop/signals.h>", name, h->version,
+			 SHIMTOP_SIGNALS_VERSION);
+		return -1;
+	}
+	terminate_names(h);
+	return 0;
+}
+
+/* Opens the segment file, refusing one the process does not own alone. */
+static int open_segment(pid_t pid, const char *name, char *err, size_t errlen)
+{
+	char proc[64], path[160];
 	struct stat st, owner;
-	const struct shimtop_signals *s;
-	long long start;
 	int fd;
 
-	memset(seg, 0, sizeof(*seg));
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	if (stat(proc, &owner) < 0) {
 		snprintf(err, errlen, "no process with id %d", (int)pid);
@@ -55,13 +85,14 @@ int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 	/*
 	 * Through the process's own root, under its own PID: a program in a
 	 * container made the segment in its /dev/shm, named after the PID it
-	 * sees.  For everyone else this is just /dev/shm/shimtop-PID.
+	 * sees.  For everyone else this is just /dev/shm/shimtop-PID.  Never
+	 * a FIFO or device (O_NONBLOCK, then the type), never through a
+	 * symbolic link the program planted (O_NOFOLLOW).
 	 */
-	shimtop_signals_name(name, sizeof(name), namespace_pid(pid));
 	snprintf(path, sizeof(path), "/proc/%d/root/dev/shm%s", (int)pid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno != ENOENT)
-		fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno != ENOENT && errno != ELOOP)
+		fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0);
 	if (fd < 0) {
 		snprintf(err, errlen,
 			 "process %d publishes no signal segment (/dev/shm%s): it must "
@@ -69,7 +100,13 @@ int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 			 "a global variable with --signal NAME", (int)pid, name);
 		return -1;
 	}
-	if (fstat(fd, &st) < 0 || st.st_uid != owner.st_uid) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "/dev/shm%s is not a regular file: refusing "
+			 "it as process %d's signal segment", name, (int)pid);
+		close(fd);
+		return -1;
+	}
+	if (st.st_uid != owner.st_uid) {
 		snprintf(err, errlen,
 			 "signal segment /dev/shm%s belongs to uid %u, but process %d "
 			 "runs as uid %u: refusing a segment its process does not own",
@@ -94,54 +131,93 @@ int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
+			  size_t errlen)
+{
+	const struct shimtop_signals *s;
+	long long start;
+	int fd;
+
+	memset(seg, 0, sizeof(*seg));
+	shimtop_signals_name(seg->name, sizeof(seg->name), namespace_pid(pid));
+	fd = open_segment(pid, seg->name, err, errlen);
+	if (fd < 0)
+		return -1;
 	s = mmap(NULL, SHIMTOP_SIGNALS_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (s == MAP_FAILED) {
 		snprintf(err, errlen, "cannot map signal segment /dev/shm%s: %s",
-			 name, strerror(errno));
+			 seg->name, strerror(errno));
+		return -1;
+	}
+	seg->sig = s;
+	if (bus_guard_add(s, SHIMTOP_SIGNALS_SIZE, &seg->truncated) < 0) {
+		snprintf(err, errlen, "too many signal segments mapped at once");
+		signal_segment_detach(seg);
 		return -1;
 	}
 	/*
 	 * The creator writes the magic last: a segment caught between its
 	 * creation and that store is given 100 ms to finish.
 	 */
-	for (int i = 0; i < 100 && !memcmp(s->header.magic, "\0\0\0\0\0\0\0\0", 8); i++)
+	for (int i = 0; i < 100 && !memcmp(s->header.magic, "\0\0\0\0\0\0\0\0", 8) &&
+	     !seg->truncated; i++)
 		usleep(1000);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (memcmp(s->header.magic, SHIMTOP_SIGNALS_MAGIC, 8) != 0 ||
-	    s->header.version != SHIMTOP_SIGNALS_VERSION ||
-	    s->header.header_size != SHIMTOP_SIGNALS_HEADER_SIZE ||
-	    s->header.slot_size != sizeof(struct shimtop_slot) ||
-	    s->header.nslots != SHIMTOP_SIGNALS_SLOTS ||
-	    s->header.ncounters > SHIMTOP_SIGNALS_COUNTERS) {
-		snprintf(err, errlen,
-			 "signal segment /dev/shm%s is version %u, not %u (or not a "
-			 "signal segment): rebuild the program with this shimtop's "
-			 "<shimtop/signals.h>", name, s->header.version,
-			 SHIMTOP_SIGNALS_VERSION);
-		munmap((void *)s, SHIMTOP_SIGNALS_SIZE);
+	memcpy(&seg->header, (const void *)&s->header, sizeof(seg->header));
+	if (seg->truncated) {
+		snprintf(err, errlen, "process %d truncated its signal segment "
+			 "/dev/shm%s while shimtop read it; run again", (int)pid,
+			 seg->name);
+		signal_segment_detach(seg);
+		return -1;
+	}
+	if (signal_header_check(&seg->header, seg->name, err, errlen) < 0) {
+		signal_segment_detach(seg);
 		return -1;
 	}
 	start = st_proc_stat_field((int)pid, 22);
-	if (s->header.start_time && start >= 0 &&
-	    s->header.start_time != (uint32_t)start) {
+	if (seg->header.start_time && start >= 0 &&
+	    seg->header.start_time != (uint32_t)start) {
 		/* Its creator died without removing it, and the PID came round. */
 		snprintf(err, errlen,
 			 "process %d publishes no signal segment (/dev/shm%s was left "
 			 "by an earlier process with the same id): it must call "
 			 "shimtop_signals_open() from <shimtop/signals.h>, or read a "
-			 "global variable with --signal NAME", (int)pid, name);
-		munmap((void *)s, SHIMTOP_SIGNALS_SIZE);
+			 "global variable with --signal NAME", (int)pid, seg->name);
+		signal_segment_detach(seg);
 		return -1;
 	}
-	seg->sig = s;
 	seg->pid = pid;
 	return 0;
 }
 
+bool signal_segment_refresh(struct signal_segment *seg)
+{
+	struct shimtop_signals_header h = seg->header;
+	const struct shimtop_signals_header *live = &seg->sig->header;
+	bool changed;
+
+	memcpy(h.tag_name, live->tag_name, sizeof(h.tag_name));
+	memcpy(h.counter_name, live->counter_name, sizeof(h.counter_name));
+	memcpy(h.tag_value_name, live->tag_value_name, sizeof(h.tag_value_name));
+	h.tag_kind = live->tag_kind;
+	if (seg->truncated)
+		return false;	/* zeros, not the program's names */
+	terminate_names(&h);
+	changed = memcmp(&h, &seg->header, sizeof(h)) != 0;
+	seg->header = h;
+	return changed;
+}
+
 void signal_segment_detach(struct signal_segment *seg)
 {
-	if (seg->sig)
+	if (seg->sig) {
+		bus_guard_remove(seg->sig);
 		munmap((void *)seg->sig, SHIMTOP_SIGNALS_SIZE);
+	}
 	seg->sig = NULL;
 }

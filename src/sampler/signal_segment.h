@@ -12,9 +12,22 @@
 
 #include <shimtop/signals.h>
 
+#include <signal.h>
+#include <stdbool.h>
+
+/*
+ * The target owns the mapping and may rewrite it at any time, so what
+ * was validated at attach is used from the private copy in `header`:
+ * the counter count above all, never read from the mapping again.  Only
+ * the slots' values (tid, tag, depth, counters) and the names are read
+ * afterwards, the names through a copy that is checked again.
+ */
 struct signal_segment {
 	const struct shimtop_signals *sig;	/* read-only mapping */
 	pid_t pid;
+	struct shimtop_signals_header header;	/* validated copy */
+	volatile sig_atomic_t truncated;	/* the target shrank it (SIGBUS) */
+	char name[64];				/* "/shimtop-PID", for messages */
 };
 
 /*
@@ -24,5 +37,21 @@ struct signal_segment {
 int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 			  size_t errlen);
 void signal_segment_detach(struct signal_segment *seg);
+
+/*
+ * Checks a copy of a segment's header: magic, version, sizes, counter
+ * count; terminates its strings and clamps what the program may change
+ * later (tag kind).  name is the segment's name for the message.
+ * Returns 0, or -1 with a one-line message in err.
+ */
+int signal_header_check(struct shimtop_signals_header *h, const char *name,
+			char *err, size_t errlen);
+
+/*
+ * Copies the names (tag, counters, tag values) and the tag kind again,
+ * which a program may set after it created the segment.  The counter
+ * count stays as validated.  True when something changed.
+ */
+bool signal_segment_refresh(struct signal_segment *seg);
 
 #endif

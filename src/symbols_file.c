@@ -1,0 +1,83 @@
+/*
+ * symbols_file.c - one ELF file's symbols, shared by every process that
+ * maps it: one libdwfl module placed at the file's own addresses, and its
+ * loadable segments, to turn a file offset into such an address.
+ */
+#include "symbols_internal.h"
+#include "util.h"
+
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct elf_file *elf_file_open(int fd, const char *path,
+			       const Dwfl_Callbacks *callbacks)
+{
+	struct elf_file *f = st_xcalloc(1, sizeof(*f));
+	GElf_Addr bias = 0;
+	Elf *elf;
+	size_t n = 0;
+
+	f->path = st_xstrdup(path);
+	f->dwfl = dwfl_begin(callbacks);
+	if (!f->dwfl) {
+		close(fd);
+		return f;
+	}
+	/*
+	 * ET_DYN at base 0 with add_p_vaddr: the module's addresses are the
+	 * file's own p_vaddr, as for ET_EXEC.  libdwfl takes the descriptor.
+	 */
+	dwfl_report_begin(f->dwfl);
+	f->mod = dwfl_report_elf(f->dwfl, st_basename(path), path, fd, 0, true);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod)
+		return f;	/* not ELF, or malformed: every address unknown */
+	elf = dwfl_module_getelf(f->mod, &bias);
+	f->bias = bias;
+	if (!elf || elf_getphdrnum(elf, &n) != 0) {
+		f->mod = NULL;
+		return f;
+	}
+	f->loads = st_xcalloc(n ? n : 1, sizeof(*f->loads));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		f->loads[f->nloads++] = (struct elf_load){ ph.p_offset,
+			ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz, ph.p_vaddr };
+	}
+	return f;
+}
+
+int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr)
+{
+	/* A mapping starts at a page: match the segment holding the offset. */
+	for (size_t i = 0; i < f->nloads; i++) {
+		const struct elf_load *l = &f->loads[i];
+
+		if (offset >= l->offset && offset - l->offset < l->size) {
+			*vaddr = offset - l->offset + l->vaddr + f->bias;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *elf_file_name(const struct elf_file *f, uint64_t vaddr)
+{
+	return f->mod ? dwfl_module_addrname(f->mod, vaddr) : NULL;
+}
+
+void elf_file_close(struct elf_file *f)
+{
+	if (!f)
+		return;
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	free(f->loads);
+	free(f->path);
+	free(f);
+}

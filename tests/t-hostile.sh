@@ -1,0 +1,88 @@
+#!/bin/sh
+# t-hostile.sh - what a target controls cannot crash, bloat or fool
+# shimtop: a signal segment truncated under the observer; a target that
+# forks 50 short-lived children a second; a recording that names a FIFO
+# as a mapped file; a recording of 100,000 processes.
+. "$TESTS_DIR/lib.sh"
+
+# A segment truncated during --observe: one line naming it, status 1, and
+# what was collected before it is still reported.
+start_demo --seconds 20
+seg=/dev/shm/shimtop-$DEMO_PID
+"$SHIMTOP" -p "$DEMO_PID" --observe --batch --duration 4 --format json \
+	>"$TMP/trunc.json" 2>"$TMP/trunc.err" &
+sp=$!
+sleep 1.5
+truncate -s 0 "$seg"
+wait "$sp"
+st=$?
+[ "$st" -eq 1 ] || fail "truncated segment: exit $st, expected 1: $(cat "$TMP/trunc.err")"
+grep -q "process $DEMO_PID truncated its signal segment /dev/shm/shimtop-$DEMO_PID" \
+	"$TMP/trunc.err" || fail "truncated segment: message: $(cat "$TMP/trunc.err")"
+[ "$(grep -c . "$TMP/trunc.err")" -eq 1 ] || fail "more than one line: $(cat "$TMP/trunc.err")"
+taken=$(json_get "$TMP/trunc.json" "d['observer']['taken']")
+rows=$(json_get "$TMP/trunc.json" "len(d['rows'])")
+echo "truncated: $taken observer samples and $rows rows kept"
+[ "${taken:-0}" -gt 1000 ] || fail "observer samples before the truncation lost ($taken)"
+[ "${rows:-0}" -gt 0 ] || fail "perf table lost"
+kill "$DEMO_PID" 2>/dev/null
+
+# A forking target: shimtop's descriptors and memory stay flat, the
+# session is not ended early, and the children's samples resolve.
+"$TESTS_BIN/forker" --rate 50 --seconds 14 &
+fk=$!
+BG_PIDS="$BG_PIDS $fk"
+sleep 0.3
+"$SHIMTOP" -p "$fk" --batch --duration 10 --format json >"$TMP/fork.json" 2>"$TMP/fork.err" &
+sp=$!
+sleep 3
+fd3=$(ls "/proc/$sp/fd" | wc -l)
+rss3=$(awk '/^VmRSS/ {print $2}' "/proc/$sp/status")
+sleep 6
+fd9=$(ls "/proc/$sp/fd" | wc -l)
+rss9=$(awk '/^VmRSS/ {print $2}' "/proc/$sp/status")
+wait "$sp"
+st=$?
+echo "forking target: fds $fd3 -> $fd9, RSS $rss3 -> $rss9 KiB between 3 s and 9 s"
+[ "$st" -eq 0 ] || fail "forking target: exit $st: $(cat "$TMP/fork.err")"
+[ $((fd9 - fd3)) -le 8 ] || fail "descriptors grew from $fd3 to $fd9 (300 children)"
+[ $((rss9 - rss3)) -lt 30000 ] || fail "RSS grew from $rss3 to $rss9 KiB (300 children)"
+python3 - "$TMP/fork.json" <<'PY' || fail "forking target: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r['symbol']: r['samples'] for r in d['rows']}
+# A child sampled before its FORK record was read had no map: [anon].
+anon = 100 * sum(r['samples'] for r in d['rows'] if r['module'] == '[anon]') / d['samples']
+unknown = 100 * d['unknown'] / d['samples']
+print(f"forking target: {d['samples']} samples, child_work {rows.get('child_work', 0)}, "
+      f"[anon] {anon:.2f}%, unknown {unknown:.2f}%, status: {d['status']}")
+if 'exited' in d['status']:
+    sys.exit("the session ended early: " + d['status'])
+if rows.get('child_work', 0) < 100:
+    sys.exit("the children's samples do not resolve to child_work")
+if anon > 0.1:
+    sys.exit(f"{anon:.2f}% of samples in [anon] (children sampled before their FORK record)")
+PY
+kill "$fk" 2>/dev/null
+
+# A recording that names a FIFO as a mapped file: replay neither blocks
+# on it nor reads it; the sample stays, [unknown] of that module.
+mkfifo "$TMP/fifo"
+"$TESTS_BIN/gen_records" path "$TMP/fifo.rec" "$TMP/fifo" || fail "gen_records path"
+timeout 20 "$SHIMTOP" --replay "$TMP/fifo.rec" --batch --format json \
+	>"$TMP/fifo.json" 2>"$TMP/err"
+st=$?
+[ "$st" -eq 0 ] || fail "replay naming a FIFO: exit $st (124: it blocked): $(cat "$TMP/err")"
+r=$(json_get "$TMP/fifo.json" "[(x['module'], x['symbol'], x['samples']) for x in d['rows']]")
+[ "$r" = "[('fifo', '[unknown]', 1)]" ] || fail "replay naming a FIFO: rows $r"
+
+# 100,000 processes, one sample each (4.8 MB): small per-process state.
+"$TESTS_BIN/gen_records" pids "$TMP/pids.rec" 100000 || fail "gen_records pids"
+max_rss_kb "$TMP/pids" timeout 120 "$SHIMTOP" --replay "$TMP/pids.rec" --batch --format json
+read -r st kib <"$TMP/pids"
+echo "100,000 processes: replay peak RSS $kib KiB"
+[ "$st" -eq 0 ] || fail "replay of 100,000 processes: exit $st: $(cat "$TMP/pids.err")"
+n=$(json_get "$TMP/pids.out" "d['samples']")
+[ "$n" = 100000 ] || fail "replay of 100,000 processes counted $n samples"
+[ "$kib" -lt 200000 ] || fail "replay of 100,000 processes peaked at $kib KiB"
+finish
