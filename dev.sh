@@ -4,7 +4,8 @@
 #   ./dev.sh run    install what is missing, build, run shimtop on its demo
 #   ./dev.sh test   install what is missing, build with -Werror, run every
 #                   test, then build the tests with ASan+UBSan and run them
-#                   again; cppcheck over the sources.  Ends with the line
+#                   again; cppcheck over the sources; every fuzz target for
+#                   30 s (clang, libFuzzer).  Ends with the line
 #                   "N passed, N failed, N skipped".
 set -eu
 cd "$(dirname "$0")"
@@ -12,7 +13,7 @@ TOP=$(pwd)
 
 PACKAGES="build-essential autoconf automake pkg-config libncurses-dev
 libdw-dev libelf-dev libpfm4-dev libjson-c-dev libinih-dev uthash-dev linux-perf tmux
-python3 perl util-linux procps cppcheck"
+python3 perl util-linux procps cppcheck clang libclang-rt-14-dev"
 
 install_missing() {
 	missing=""
@@ -92,6 +93,22 @@ test)
 		echo "FAIL: cppcheck"
 		cat "$TOP/build/cppcheck.out"
 	fi
+	# The fuzz targets, 30 s each over their corpora (tests/fuzz/).
+	mkdir -p "$TOP/build-fuzz"
+	(cd "$TOP/build-fuzz" && { [ -f Makefile ] ||
+		"$TOP/configure" CC=clang --enable-fuzzing --enable-werror >/dev/null; })
+	make -C "$TOP/build-fuzz" fuzz-check >"$TOP/build-fuzz/fuzz.out" 2>&1 || true
+	grep -E "^(PASS|FAIL): fuzz_" "$TOP/build-fuzz/fuzz.out" | sed "s|^|[build-fuzz] |"
+	p=$(grep -c "^PASS: fuzz_" "$TOP/build-fuzz/fuzz.out" || true)
+	f=$(grep -c "^FAIL: fuzz_" "$TOP/build-fuzz/fuzz.out" || true)
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		f=1	# the fuzz build failed
+		tail -30 "$TOP/build-fuzz/fuzz.out"
+	elif [ "$f" -ne 0 ]; then
+		grep -A40 "^FAIL: fuzz_" "$TOP/build-fuzz/fuzz.out"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 	;;

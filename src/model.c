@@ -317,8 +317,9 @@ void model_zero(struct model *m)
 	/* Before the first sample there is nothing to clear (per_sym NULL). */
 	if (m->per_sym)
 		memset(m->per_sym, 0, m->per_sym_cap * sizeof(*m->per_sym));
-	HASH_ITER(hh, m->threads, t, tmp)
+	HASH_ITER(hh, m->threads, t, tmp) {
 		t->samples = 0;
+	}
 	m->samples = m->weight = m->unknown = m->kernel_samples = 0;
 	m->multiplexed = m->chains = m->chain_frames = 0;
 	obs_model_zero(&m->obs);

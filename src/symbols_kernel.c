@@ -33,11 +33,14 @@ static int by_start(const void *a, const void *b)
 
 void range_table_finish(struct range_table *t)
 {
+	if (!t->n)
+		return;		/* v is NULL: qsort must not see it */
 	qsort(t->v, t->n, sizeof(*t->v), by_start);
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].end <= t->v[i].start)
-			t->v[i].end = i + 1 < t->n ? t->v[i + 1].start
-						   : t->v[i].start + 4096;
+			t->v[i].end = i + 1 < t->n ? t->v[i + 1].start :
+				      t->v[i].start > UINT64_MAX - 4096 ? UINT64_MAX :
+				      t->v[i].start + 4096;
 }
 
 const struct range_entry *range_table_find(const struct range_table *t,

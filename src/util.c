@@ -20,6 +20,7 @@ uint64_t st_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+__attribute__((format(printf, 2, 0)))
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
 	fputs("shimtop: ", stderr);

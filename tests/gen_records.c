@@ -6,6 +6,9 @@
  *   gen_records pids FILE N       N samples, each of its own process
  *   gen_records path FILE PATH    a mapping of PATH (e.g. a FIFO) and a
  *                                 sample in it
+ *   gen_records fork FILE PATH    PATH mapped in process 1, a sample of
+ *                                 child 2 before its FORK record, its exit
+ *   gen_records observe FILE      observer batches of three threads
  */
 #include "record.h"
 #include "record_file.h"
@@ -45,6 +48,60 @@ static void mapping(struct record_writer *w, uint32_t pid, const char *path)
 	record_writer_append(w, m);
 }
 
+static void task(struct record_writer *w, uint16_t type, uint32_t pid,
+		 uint32_t ppid, uint64_t time)
+{
+	struct st_task t = { { type, ST_SOURCE_PERF, sizeof(t) }, pid, pid,
+			     ppid, ppid, time };
+
+	record_writer_append(w, &t);
+}
+
+/* A meta record and two batches of 3 threads, 1 counter, 4 samples. */
+static void observe(struct record_writer *w)
+{
+	_Alignas(8) unsigned char buf[4096];
+	struct st_observe_meta meta;
+	struct st_observe *r = (void *)buf;
+	unsigned nt = 3, nc = 1;
+	size_t words = st_observe_words(nt, nc, 0);
+
+	memset(&meta, 0, sizeof(meta));
+	meta.h = (struct st_header){ ST_REC_OBSERVE_META, ST_SOURCE_OBSERVER,
+				     sizeof(meta) };
+	meta.pid = 1;
+	meta.mode = ST_OBS_SHARED_MEMORY;
+	meta.ncounters = nc;
+	meta.width[0] = 64;
+	snprintf(meta.counter_name[0], ST_OBS_NAME_LEN, "items");
+	snprintf(meta.tag_value_name[1], ST_OBS_NAME_LEN, "parse");
+	record_writer_append(w, &meta);
+	for (uint32_t seq = 0; seq < 2; seq++) {
+		memset(buf, 0, sizeof(buf));
+		r->h = (struct st_header){ ST_REC_OBSERVE, ST_SOURCE_OBSERVER, 0 };
+		r->pid = 1;
+		r->seq = seq;
+		r->flags = seq ? ST_OBS_CONTINUES : 0;
+		r->nsamples = 4;
+		r->nthreads = (uint8_t)nt;
+		r->ncounters = (uint8_t)nc;
+		r->tsc_hz = 1000000000;
+		for (unsigned i = 0; i < 4; i++) {
+			uint64_t *p = r->data + i * words, n = seq * 3 + i;
+
+			p[0] = 1000 * n;
+			p[1] = 1000 * n + 100;
+			for (unsigned t = 0; t < nt; t++) {
+				p[st_observe_counters_at(0, nc, t)] = n * (t + 1);
+				p[st_observe_tag_at(0, nt, nc, t)] = t + 1;
+				p[st_observe_tag_at(0, nt, nc, t) + 1] = t;
+			}
+		}
+		r->h.size = (uint32_t)(sizeof(*r) + 4 * words * 8);
+		record_writer_append(w, r);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct st_source_info info;
@@ -52,7 +109,7 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path FILE [ARG]\n", stderr);
+		fputs("usage: gen_records empty|pids|path|fork|observe FILE [ARG]\n", stderr);
 		return 2;
 	}
 	memset(&info, 0, sizeof(info));
@@ -69,6 +126,14 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			sample(w, (uint32_t)(100000 + i), 0x401000 + (uint64_t)i % 64,
 			       1000000 + (uint64_t)i * 1000);
+	} else if (!strcmp(argv[1], "fork") && argc > 3) {
+		mapping(w, 1, argv[3]);
+		sample(w, 2, 0x401000, 3000);
+		task(w, ST_REC_FORK, 2, 1, 3100);
+		sample(w, 2, 0x401010, 3200);
+		task(w, ST_REC_EXIT, 2, 1, 3300);
+	} else if (!strcmp(argv[1], "observe")) {
+		observe(w);
 	} else if (!strcmp(argv[1], "path") && argc > 3) {
 		mapping(w, 1, argv[3]);
 		sample(w, 1, 0x401000, 2000);

@@ -26,7 +26,7 @@ d = json.load(open(sys.argv[1]))
 o = d['observer']
 tags = {t['tag']: t for t in o['tags']}
 bad = sorted(set(tags) - {0, 1, 2, 3, 4})
-print(f"{sys.argv[2]}: {len(tags)} tags {sorted(tags)}, "
+print(f"{sys.argv[2]}: {len(tags)} tags {sorted(tags)[:10]}, "
       f"{o['taken']} samples, {o['batches_missing']} batches missing")
 if bad:
     sys.exit(f"{sys.argv[2]}: tags that are no phase: {bad[:10]}")

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""make-seeds.py - writes the seed inputs of the fuzz targets that are
+not record files (those come from tests/gen_records and a cut recording):
+perf rings in the layouts shimtop opens events with, signal segment
+headers, JIT maps, and small ELF files.  Run from tests/fuzz/."""
+import os, struct, subprocess, tempfile
+
+C = "corpus"
+
+def put(target, name, data):
+    with open(os.path.join(C, target, name), "wb") as f:
+        f.write(data)
+
+# ---- perf rings: a 16-byte prefix (sample_type, read_format, id_all), then records.
+IP, TID, TIME, READ, CALLCHAIN, PERIOD = 1, 2, 4, 16, 32, 256
+GROUP, ENABLED, RUNNING = 8, 1, 2
+def rec(type_, misc, body):
+    return struct.pack("<IHH", type_, misc, 8 + len(body)) + body
+def sample_id(pid, tid, time):  # sample_id_all: TID, TIME
+    return struct.pack("<IIQ", pid, tid, time)
+def prefix(st, rf):
+    return struct.pack("<IBB10x", st, rf, 1)
+USER, KERNEL = 2, 1
+ctx_user = 0xfffffffffffffe00
+def sample(st, ip, pid, time, chain=(), group=None):
+    b = struct.pack("<Q", ip) + struct.pack("<II", pid, pid) + struct.pack("<Q", time)
+    if st & READ:
+        vals = group or [1000, 2000]
+        b += struct.pack("<QQQ", len(vals), 5000, 5000) + b"".join(struct.pack("<Q", v) for v in vals)
+    if st & CALLCHAIN:
+        b += struct.pack("<Q", len(chain)) + b"".join(struct.pack("<Q", c) for c in chain)
+    b += struct.pack("<Q", 250000)
+    return rec(9, USER, b)
+def mmap2(pid, start, ln, pgoff, path):
+    name = path.encode() + b"\0"
+    name += b"\0" * (-len(name) % 8)
+    b = struct.pack("<IIQQQIIQQII", pid, pid, start, ln, pgoff, 8, 1, 1234, 0, 5, 2) + name
+    return rec(10, USER, b + sample_id(pid, pid, 100))
+def comm(pid, name):
+    n = name.encode()[:15].ljust(16, b"\0")
+    return rec(3, 0, struct.pack("<II", pid, pid) + n + sample_id(pid, pid, 200))
+def task(type_, pid, ppid, time):
+    return rec(type_, 0, struct.pack("<IIIIQ", pid, ppid, pid, ppid, time) + sample_id(pid, pid, time))
+def lost(n):
+    return rec(2, 0, struct.pack("<QQ", 7, n) + sample_id(1, 1, 300))
+
+st = IP | TID | TIME | PERIOD
+body = (mmap2(100, 0x400000, 0x10000, 0, "/usr/bin/true") + comm(100, "target")
+        + sample(st, 0x401000, 100, 1000) + task(7, 101, 100, 1100)   # FORK
+        + sample(st, 0x401010, 101, 1200) + task(4, 101, 100, 1300)   # EXIT
+        + lost(3))
+put("fuzz_perf_ring", "software-clock", prefix(st, 0) + body)
+st2 = st | CALLCHAIN
+body = (mmap2(100, 0x400000, 0x10000, 0, "/usr/lib/x86_64-linux-gnu/libc.so.6")
+        + sample(st2, 0x401000, 100, 1000, [0xfffffffffffffe00, 0x401000, 0x401100, 0x401200])
+        + sample(st2, 0xffffffff81000000, 100, 1001, [0xffffffffffffff80, 0xffffffff81000000,
+                                                     ctx_user, 0x401000]))
+put("fuzz_perf_ring", "callchains", prefix(st2, 0) + body)
+st3 = st | READ | CALLCHAIN
+rf = GROUP | ENABLED | RUNNING
+body = sample(st3, 0x401000, 100, 1000, [0x401000], [1000, 2500]) + \
+       sample(st3, 0x401000, 100, 2000, [0x401000], [2000, 4000])
+put("fuzz_perf_ring", "group-read", prefix(st3, rf) + body)
+
+# ---- signal segment headers (the first page).
+def header(version=1, ncounters=2, tag_kind=0, names=True):
+    h = b"SHIMSIG1" + struct.pack("<IIIIII", version, 4096, 64, 256, 4242, ncounters)
+    h += b"phase".ljust(32, b"\0")
+    h += b"".join((n.encode().ljust(32, b"\0")) for n in ["items", "bytes", "", ""])
+    h += struct.pack("<II", tag_kind, 12345)
+    h += b"".join(n.encode().ljust(32, b"\0") for n in ["idle", "parse", "plan", "exec"] + [""] * 12)
+    return h.ljust(4096, b"\0")
+put("fuzz_signal_header", "valid", header())
+put("fuzz_signal_header", "ncounters-4000", header(ncounters=4000))
+put("fuzz_signal_header", "address-tags", header(tag_kind=1))
+put("fuzz_signal_header", "unterminated-names", header()[:64] + b"x" * 4032)
+put("fuzz_signal_header", "truncated-to-zero", b"")
+
+# ---- JIT maps.
+put("fuzz_jit_map", "node-like", b"7f0000001000 40 LazyCompile:~main app.js:1\n"
+    b"7f0000001040 80 Builtin:ArgumentsAdaptorTrampoline\n7f00000010c0 0 zero_size\n")
+put("fuzz_jit_map", "overflow-and-junk", b"ffffffffffffff00 1000 wraps\nnot a line\n\n1 2\n"
+    b"10 20 " + b"n" * 2000 + b"\n")
+
+# ---- ELF: a tiny shared object and executable built here.
+with tempfile.TemporaryDirectory() as d:
+    src = os.path.join(d, "t.c")
+    open(src, "w").write("int one(int x) { return x + 1; }\nint two(int x) { return one(x) * 2; }\n"
+                         "static int hidden(int x) { return x - 3; }\nint three(int x) { return hidden(x); }\n")
+    for name, args in [("small-so", ["-shared", "-fPIC"]), ("small-so-g", ["-shared", "-fPIC", "-g"]),
+                       ("small-exec", ["-static-pie", "-nostdlib", "-Wl,-e,one"])]:
+        out = os.path.join(d, name)
+        subprocess.run(["cc", "-Os", "-o", out, src] + args, check=True)
+        subprocess.run(["strip", "--strip-unneeded", "-o", out + ".s", out], check=True) if name == "small-so" else None
+        put("fuzz_elf", name, open(out + (".s" if name == "small-so" else ""), "rb").read())
