@@ -66,3 +66,23 @@ size_t st_record_check(const void *rec, size_t avail)
 	}
 	return h.size;
 }
+
+size_t st_mmap_make(void *buf, size_t room, uint32_t pid, uint64_t time,
+		    uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path)
+{
+	struct st_mmap *m = buf;
+	size_t plen = strlen(path) + 1, size = st_align8(sizeof(*m) + plen);
+
+	if (size > room || size > ST_RECORD_MAX)
+		return 0;
+	memset(m, 0, size);
+	m->h = (struct st_header){ ST_REC_MMAP, ST_SOURCE_PERF, (uint32_t)size };
+	m->pid = m->tid = pid;
+	m->time = time;
+	m->start = start;
+	m->len = len;
+	m->pgoff = pgoff;
+	memcpy(m->filename, path, plen);
+	return size;
+}

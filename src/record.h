@@ -207,4 +207,12 @@ static inline const uint64_t *st_sample_chain(const struct st_sample *s)
  */
 size_t st_record_check(const void *rec, size_t avail);
 
+/*
+ * Builds an ST_REC_MMAP record of pid's mapping of path in buf (room
+ * bytes).  Returns its size, or 0 if it does not fit.
+ */
+size_t st_mmap_make(void *buf, size_t room, uint32_t pid, uint64_t time,
+		    uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path);
+
 #endif

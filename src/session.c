@@ -34,22 +34,10 @@ static void initial_map(uint64_t start, uint64_t len, uint64_t pgoff,
 			const char *path, void *arg)
 {
 	struct map_ctx *c = arg;
-	struct st_mmap *m = (void *)c->buf;
-	size_t plen = strlen(path) + 1;
 
-	if (sizeof(*m) + plen > sizeof(c->buf))
-		return;
-	memset(m, 0, st_align8(sizeof(*m) + plen));
-	m->h.type = ST_REC_MMAP;
-	m->h.source = ST_SOURCE_PERF;
-	m->h.size = (uint32_t)st_align8(sizeof(*m) + plen);
-	m->pid = m->tid = (uint32_t)c->s->pid;
-	m->time = st_now_ns();
-	m->start = start;
-	m->len = len;
-	m->pgoff = pgoff;
-	memcpy(m->filename, path, plen);
-	take(c->s, m);
+	if (st_mmap_make(c->buf, sizeof(c->buf), (uint32_t)c->s->pid, st_now_ns(),
+			 start, len, pgoff, path))
+		take(c->s, c->buf);
 }
 
 static int open_replay(struct session *s, const struct st_options *o)

@@ -34,18 +34,9 @@ static void sample(struct record_writer *w, uint32_t pid, uint64_t ip,
 static void mapping(struct record_writer *w, uint32_t pid, const char *path)
 {
 	_Alignas(8) unsigned char buf[4096];
-	struct st_mmap *m = (void *)buf;
-	size_t plen = strlen(path) + 1;
 
-	memset(buf, 0, sizeof(buf));
-	m->h = (struct st_header){ ST_REC_MMAP, ST_SOURCE_PERF,
-				   (uint32_t)st_align8(sizeof(*m) + plen) };
-	m->pid = m->tid = pid;
-	m->time = 1000;
-	m->start = 0x400000;
-	m->len = 0x10000;
-	memcpy(m->filename, path, plen);
-	record_writer_append(w, m);
+	if (st_mmap_make(buf, sizeof(buf), pid, 1000, 0x400000, 0x10000, 0, path))
+		record_writer_append(w, buf);
 }
 
 static void task(struct record_writer *w, uint16_t type, uint32_t pid,

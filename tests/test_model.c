@@ -29,18 +29,10 @@ static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
 		    const char *path, void *arg)
 {
 	_Alignas(8) unsigned char buf[4096];
-	struct st_mmap *m = (void *)buf;
-	size_t plen = strlen(path) + 1;
 
-	memset(buf, 0, sizeof(buf));
-	m->h = (struct st_header){ ST_REC_MMAP, ST_SOURCE_PERF,
-				   (uint32_t)st_align8(sizeof(*m) + plen) };
-	m->pid = m->tid = (uint32_t)getpid();
-	m->start = start;
-	m->len = len;
-	m->pgoff = pgoff;
-	memcpy(m->filename, path, plen);
-	model_ingest(arg, m);
+	if (st_mmap_make(buf, sizeof(buf), (uint32_t)getpid(), 0, start, len,
+			 pgoff, path))
+		model_ingest(arg, buf);
 }
 
 static void sample_of(struct model *m, uint32_t pid, uint64_t ip, uint32_t tid,

@@ -4,14 +4,13 @@
  * libdwfl and the file's loadable segments, at addresses across the
  * mapping and at its edges.
  */
+#include "fuzz.h"
 #include "symbols.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,12 +3,11 @@
  * Whatever it holds parses into a sorted table whose lookups stay in
  * range.
  */
+#include "fuzz.h"
 #include "symbols_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

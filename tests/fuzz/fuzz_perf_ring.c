@@ -4,6 +4,7 @@
  * read formats and where the tail starts; the rest is the data area.
  * Every converted record must pass the record check and feed the model.
  */
+#include "fuzz.h"
 #include "model.h"
 #include "record.h"
 #include "sampler/perf_parse.h"
@@ -12,23 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/*
- * One symbolizer for 256 inputs: opening the ELF files a seed names is
- * most of a run's cost.  A crash input run alone gets a fresh one.
- */
-static struct symbolizer *shared_symbolizer(void)
-{
-	static struct symbolizer *s;
-	static unsigned runs;
-
-	if (runs++ % 256 == 0) {
-		symbolizer_destroy(s);
-		s = symbolizer_create(false);
-	}
-	return s;
-}
 
 struct ctx {
 	struct perf_layout layout;
@@ -84,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tail = size ? (uint64_t)data[0] * 8 % dsize : 0;
 	page.data_tail = tail;
 	page.data_head = tail + (size < dsize ? size : dsize);
-	sy = shared_symbolizer();
+	sy = fuzz_symbolizer();
 	model_init(&m, sy);
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;

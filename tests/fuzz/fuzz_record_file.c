@@ -3,6 +3,7 @@
  * reader, the model (perf and observer records) and both reports, with
  * `z` before the first record and after the last.
  */
+#include "fuzz.h"
 #include "model.h"
 #include "options.h"
 #include "record_file.h"
@@ -14,24 +15,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/*
- * One symbolizer for 256 inputs: opening the ELF files a seed names is
- * most of a run's cost.  A crash input run alone gets a fresh one.
- */
-static struct symbolizer *shared_symbolizer(void)
-{
-	static struct symbolizer *s;
-	static unsigned runs;
-
-	if (runs++ % 256 == 0) {
-		symbolizer_destroy(s);
-		s = symbolizer_create(false);
-	}
-	return s;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -61,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.opt = &opt;
 	s.pid = h.pid;
 	snprintf(s.comm, sizeof(s.comm), "%s", h.comm);
-	s.symbols = shared_symbolizer();
+	s.symbols = fuzz_symbolizer();
 	model_init(&s.model, s.symbols);
 	s.model.ipc_cycles = h.ipc_cycles;
 	s.model.ipc_instructions = h.ipc_instructions;

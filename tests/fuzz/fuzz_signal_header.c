@@ -4,12 +4,11 @@
  * strings, a counter count the observer's arrays hold, and a known tag
  * kind.
  */
+#include "fuzz.h"
 #include "sampler/signal_segment.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
