@@ -193,7 +193,7 @@ struct symbolizer *symbolizer_create(bool live)
 
 	s->live = live;
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = elf_find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->host_root = st_xcalloc(1, sizeof(*s->host_root));
 	s->host_root->fd = -1;

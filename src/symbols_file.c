@@ -11,6 +11,47 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * Separate debug information, only from this machine's /usr/lib/debug:
+ * by build ID, else by the file's debuglink name (a bare name; the ELF
+ * file is the target's, so no path it names is followed), always through
+ * st_open_untrusted.  libdwfl's standard search would also open names
+ * beside the mapped file, which the target may have made FIFOs.
+ */
+int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, const char *file_name,
+		       const char *debuglink, GElf_Word crc, char **found)
+{
+	const unsigned char *id;
+	GElf_Addr at;
+	char path[4096];
+	int n = dwfl_module_build_id(mod, &id, &at), fd = -1;
+
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)crc;
+	if (n > 1 && n <= 64) {
+		int len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+
+		for (int i = 1; i < n; i++)
+			len += snprintf(path + len, sizeof(path) - (size_t)len, "%02x", id[i]);
+		snprintf(path + len, sizeof(path) - (size_t)len, ".debug");
+		fd = st_open_untrusted(-1, path, 0);
+	}
+	if (fd < 0 && debuglink && debuglink[0] && !strchr(debuglink, '/') &&
+	    file_name && file_name[0] == '/') {
+		const char *slash = strrchr(file_name, '/');
+
+		snprintf(path, sizeof(path), "/usr/lib/debug%.*s/%s",
+			 (int)(slash - file_name), file_name, debuglink);
+		fd = st_open_untrusted(-1, path, 0);
+	}
+	if (fd >= 0)
+		*found = st_xstrdup(path);
+	return fd;
+}
+
 struct elf_file *elf_file_open(int fd, const char *path,
 			       const Dwfl_Callbacks *callbacks)
 {

@@ -69,6 +69,10 @@ struct elf_file {
 	struct elf_load *loads;
 	size_t nloads;
 };
+/* libdwfl's find_debuginfo callback: this machine's /usr/lib/debug only. */
+int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, const char *file_name,
+		       const char *debuglink, GElf_Word crc, char **found);
 /* Takes fd (an opened regular file); never NULL. */
 struct elf_file *elf_file_open(int fd, const char *path,
 			       const Dwfl_Callbacks *callbacks);

@@ -155,6 +155,18 @@ int st_open_untrusted(int root, const char *path, int nofollow)
 		};
 
 		fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+		if (fd < 0 && errno == ENOSYS) {
+			/*
+			 * Before Linux 5.6: through the root's descriptor, the
+			 * last component not followed.  An absolute symbolic
+			 * link earlier in the path still resolves on the host.
+			 */
+			char via[4096];
+
+			snprintf(via, sizeof(via), "/proc/self/fd/%d/%s", root,
+				 path[0] == '/' ? path + 1 : path);
+			fd = open(via, flags | O_NOFOLLOW);
+		}
 	} else {
 		fd = open(path, flags | (nofollow ? O_NOFOLLOW : 0));
 	}

@@ -2,7 +2,8 @@
 # t-hostile.sh - what a target controls cannot crash, bloat or fool
 # shimtop: a signal segment truncated under the observer; a target that
 # forks 50 short-lived children a second; a recording that names a FIFO
-# as a mapped file; a recording of 100,000 processes.
+# as a mapped file, or a library whose debuglink names one; a recording of
+# 100,000 processes.
 . "$TESTS_DIR/lib.sh"
 
 # A segment truncated during --observe: one line naming it, status 1, and
@@ -69,16 +70,36 @@ kill "$fk" 2>/dev/null
 # on it nor reads it; the sample stays, [unknown] of that module.
 mkfifo "$TMP/fifo"
 "$TESTS_BIN/gen_records" path "$TMP/fifo.rec" "$TMP/fifo" || fail "gen_records path"
-timeout 20 "$SHIMTOP" --replay "$TMP/fifo.rec" --batch --format json \
+timeout -k 5 20 "$SHIMTOP" --replay "$TMP/fifo.rec" --batch --format json \
 	>"$TMP/fifo.json" 2>"$TMP/err"
 st=$?
 [ "$st" -eq 0 ] || fail "replay naming a FIFO: exit $st (124: it blocked): $(cat "$TMP/err")"
 r=$(json_get "$TMP/fifo.json" "[(x['module'], x['symbol'], x['samples']) for x in d['rows']]")
 [ "$r" = "[('fifo', '[unknown]', 1)]" ] || fail "replay naming a FIFO: rows $r"
 
+# A stripped library whose debuglink names a FIFO beside it: the search
+# for its debug file must not open (and block on) the FIFO.
+mkdir -p "$TMP/lib"
+printf 'int one(int x) { return x + 1; }\n' >"$TMP/lib/one.c"
+if cc -shared -fPIC -O1 -o "$TMP/lib/libone.so" "$TMP/lib/one.c" &&
+	: >"$TMP/lib/libone.debug" &&
+	objcopy --strip-unneeded --add-gnu-debuglink="$TMP/lib/libone.debug" \
+		"$TMP/lib/libone.so"; then
+	rm "$TMP/lib/libone.debug"
+	mkfifo "$TMP/lib/libone.debug"
+	"$TESTS_BIN/gen_records" path "$TMP/link.rec" "$TMP/lib/libone.so" ||
+		fail "gen_records path"
+	timeout -k 5 20 "$SHIMTOP" --replay "$TMP/link.rec" --batch --format json \
+		>"$TMP/link.json" 2>"$TMP/err"
+	st=$?
+	[ "$st" -eq 0 ] || fail "debuglink naming a FIFO: exit $st (124: it blocked): $(cat "$TMP/err")"
+else
+	fail "cannot build the debuglink fixture"
+fi
+
 # 100,000 processes, one sample each (4.8 MB): small per-process state.
 "$TESTS_BIN/gen_records" pids "$TMP/pids.rec" 100000 || fail "gen_records pids"
-max_rss_kb "$TMP/pids" timeout 120 "$SHIMTOP" --replay "$TMP/pids.rec" --batch --format json
+max_rss_kb "$TMP/pids" timeout -k 5 120 "$SHIMTOP" --replay "$TMP/pids.rec" --batch --format json
 read -r st kib <"$TMP/pids"
 echo "100,000 processes: replay peak RSS $kib KiB"
 [ "$st" -eq 0 ] || fail "replay of 100,000 processes: exit $st: $(cat "$TMP/pids.err")"
