@@ -80,6 +80,7 @@ struct space {
 	size_t nmaps, maps_cap;
 	bool sorted, exited;
 	struct jit_map *jit;		/* made on first use */
+	unsigned jit_loads;		/* jit->loads when gen was taken */
 };
 
 struct cache_slot {
@@ -561,7 +562,13 @@ static const struct st_symbol *resolve_jit(struct symbolizer *s,
 		sp->jit = st_xmalloc(sizeof(*sp->jit));
 		jit_map_init(sp->jit, sp->pid, owner_of(sp->pid));
 	}
-	if (jit_map_refresh(sp->jit) == 0 && (e = range_table_find(&sp->jit->table, ip)))
+	jit_map_refresh(sp->jit);
+	if (sp->jit->loads != sp->jit_loads) {
+		/* Code moves under a JIT: what was cached for it expires. */
+		sp->jit_loads = sp->jit->loads;
+		sp->gen = s->next_gen++;
+	}
+	if ((e = range_table_find(&sp->jit->table, ip)))
 		return intern(s, "[jit]", e->name, false);
 	return NULL;
 }
@@ -606,8 +613,10 @@ static struct elf_file *vdso_file(struct symbolizer *s)
 	return s->vdso;
 }
 
+/* *anonymous: the answer came from outside any file (JIT or unknown). */
 static const struct st_symbol *resolve_user(struct symbolizer *s,
-					   struct space *sp, uint64_t ip)
+					   struct space *sp, uint64_t ip,
+					   bool *anonymous)
 {
 	struct map *m = find_map(sp, ip);
 	const struct st_symbol *jit;
@@ -634,9 +643,11 @@ static const struct st_symbol *resolve_user(struct symbolizer *s,
 	}
 	if (m && m->path[0] == '[')
 		return intern(s, m->path, "[unknown]", true);
+	*anonymous = true;
 	if ((jit = resolve_jit(s, sp, ip)))
 		return jit;
-	return intern(s, m ? st_basename(m->path) : "[anon]", "[unknown]", true);
+	return intern(s, m && m->path[0] ? st_basename(m->path) : "[anon]",
+		      "[unknown]", true);
 }
 
 const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
@@ -647,6 +658,7 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 	struct space *sp = in_kernel ? NULL : space_of(s, pid);
 	uint64_t gen = in_kernel ? KERNEL_GEN : sp->gen;
 	const struct st_symbol *sym;
+	bool anonymous = false;
 
 	s->stats.lookups++;
 	home = (home ^ (size_t)(gen * 0x9e3779b1u)) & (CACHE_SLOTS - 1);
@@ -664,9 +676,14 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 			break;
 		}
 	}
-	sym = in_kernel ? resolve_kernel(s, ip) : resolve_user(s, sp, ip);
-	/* Full probe window: overwrite the home slot; it is only a cache. */
-	s->cache[home] = (struct cache_slot){ ip, gen, sym };
+	sym = in_kernel ? resolve_kernel(s, ip) : resolve_user(s, sp, ip, &anonymous);
+	/*
+	 * Full probe window: overwrite the home slot; it is only a cache.
+	 * An unknown address outside files is not kept: a JIT may list it
+	 * at its next reload (which also moves sp->gen on).
+	 */
+	if (in_kernel || !anonymous || !sym->unknown)
+		s->cache[home] = (struct cache_slot){ ip, in_kernel ? gen : sp->gen, sym };
 	if (sym->unknown)
 		s->stats.unknown++;
 	return sym;

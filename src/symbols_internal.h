@@ -47,6 +47,7 @@ struct jit_map {
 	time_t mtime;
 	off_t size;
 	uint64_t checked_ns;
+	unsigned loads;		/* times (re)loaded: cached answers expire */
 };
 void jit_map_init(struct jit_map *j, pid_t pid, uid_t owner);
 /* Reloads if the file changed (at most once a second); 0 if present. */

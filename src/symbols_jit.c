@@ -74,5 +74,6 @@ int jit_map_refresh(struct jit_map *j)
 	free(text);
 	j->mtime = st.st_mtime;
 	j->size = st.st_size;
+	j->loads++;
 	return j->table.n ? 0 : -1;
 }

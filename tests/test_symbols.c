@@ -59,6 +59,20 @@ int main(void)
 	fclose(f);
 	j = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 4096 + 8, false);
 	CHECK(!strcmp(j->name, "jitted_loop") && !strcmp(j->module, "[jit]"));
+	/*
+	 * Code the JIT emits later: unknown until the map lists it, named once
+	 * the map is read again (at most once a second), and a cached answer
+	 * does not hide it.
+	 */
+	u = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 2048 + 8, false);
+	CHECK(u->unknown && !strcmp(u->module, "[anon]"));
+	f = fopen(jit, "w");
+	fprintf(f, "%lx 100 jitted_loop\n%lx 40 jitted_later\n",
+		(unsigned long)(uintptr_t)anon + 4096, (unsigned long)(uintptr_t)anon + 2048);
+	fclose(f);
+	usleep(1100000);
+	j = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 2048 + 8, false);
+	CHECK(!strcmp(j->name, "jitted_later") && !strcmp(j->module, "[jit]"));
 	unlink(jit);
 	/* Anonymous memory the JIT map does not cover stays [unknown]. */
 	u = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 16, false);
