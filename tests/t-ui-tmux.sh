@@ -108,6 +108,24 @@ while [ ! -s "$TMP/exit3" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	fail "z before any sample: $(cat "$TMP/exit3" 2>/dev/null) $(cat "$TMP/z.err")"
 $T kill-session -t ui 2>/dev/null
 
+# The target truncates its signal segment under the observer: the header
+# says so, the table stays, and quitting prints it and exits 1.
+start_demo --seconds 30
+$T new-session -d -s ui -x 160 -y 30 \
+	"'$SHIMTOP' -p $DEMO_PID --observe 2>'$TMP/t.err'; echo \"EXIT=\$?\" >'$TMP/exit4'; sleep 30"
+wait_for "DTE accepted"
+wait_for "phase_compute"
+truncate -s 0 "/dev/shm/shimtop-$DEMO_PID"
+wait_for "process $DEMO_PID truncated its signal segment"
+screen | grep -q "phase_compute" || fail "the table was not kept after the truncation"
+$T send-keys -t ui q
+i=0
+while [ ! -s "$TMP/exit4" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(cat "$TMP/exit4" 2>/dev/null)" = "EXIT=1" ] ||
+	fail "quit after truncation: $(cat "$TMP/exit4" 2>/dev/null)"
+grep -q "truncated its signal segment" "$TMP/t.err" || fail "no error line: $(cat "$TMP/t.err")"
+$T kill-session -t ui 2>/dev/null
+
 # NO_COLOR: attributes only.
 $T new-session -d -s ui -x 100 -y 30 "env NO_COLOR=1 '$SHIMTOP'; sleep 30"
 wait_for "phase_compute"

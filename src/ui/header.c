@@ -79,8 +79,14 @@ void ui_draw_header(struct ui *ui)
 	pair(ui, 2, x, "unknown", b);
 
 	/* Line 4: the most important caveat, finishing status first. */
-	if (s->finished)
+	if (s->finished && s->obs_info.failed)
+		snprintf(buf, sizeof(buf), "%.100s; %.120s; table kept, q quits",
+			 s->obs_info.finish_reason, s->status);
+	else if (s->finished)
 		snprintf(buf, sizeof(buf), "%s; table kept, q quits", s->status);
+	else if (s->obs_info.failed)
+		snprintf(buf, sizeof(buf), "%.200s; perf sampling goes on",
+			 s->obs_info.finish_reason);
 	else
 		snprintf(buf, sizeof(buf), "%.255s", s->info.note);
 	ui_put(3, 0, COLS, ui->attr[TH_WARNING], buf);

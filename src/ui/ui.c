@@ -264,6 +264,11 @@ int ui_run(struct session *s)
 	endwin();
 	free(ui.rows);
 	status = session_stop(s) < 0 ? ST_EXIT_FAIL : ST_EXIT_OK;
+	if (s->obs_info.failed) {
+		st_error("%s; the observer's figures covered the samples before it",
+			 s->obs_info.finish_reason);
+		return ST_EXIT_FAIL;
+	}
 	if (s->finished && s->has_target && s->info.finished)
 		st_warn("%s", s->status);
 	return status;
