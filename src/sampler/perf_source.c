@@ -464,9 +464,18 @@ static bool owns_ring(const struct perf_source *ps, const struct perf_thread *t)
 	return false;
 }
 
-/* An exited thread's events are dead: close them, unless a ring hangs on one. */
+/*
+ * An exited thread's events are dead: close them, unless a ring hangs on
+ * one.  Its id leaves the known list, which would otherwise grow with
+ * every thread a target ever made.
+ */
 static void forget_thread(struct perf_source *ps, pid_t tid)
 {
+	for (size_t i = 0; i < ps->nknown; i++)
+		if (ps->known[i] == tid) {
+			ps->known[i] = ps->known[--ps->nknown];
+			break;
+		}
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		struct perf_thread *t = &ps->threads[i];
 
