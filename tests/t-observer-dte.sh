@@ -9,28 +9,31 @@
 # cycles, so a correctly measured rate is at most 1/D + k/P per cycle:
 # the bound, 1.4/D, while a window the load preempted shows hundreds /D.
 #
-# With a second busy process on the observer's CPU, the observer is
-# preempted inside some of its windows; those samples show impossible
-# rates.  CPC rejects must appear, at least 20 rejected samples must
-# break the bound, and DTE may accept at most 2 in 100,000 that do.
+# The test perturbs the observer itself, the same on every machine:
+# tests/rt_stall, a SCHED_FIFO thread on the observer's CPU, wakes every
+# millisecond and spins 20 us.  The 1-3% of its 8,000 wakes that land
+# inside a sample's clock window stretch it by ~50,000 cycles; those
+# samples show impossible rates.  CPC rejects must appear, at least 20
+# rejected samples must break the bound, and DTE may accept at most 2 in
+# 100,000 that do.
 # Those few are not the observer's: on this VM a target's stores now and
 # then reach the other CPU a whole period late, and the next sample sees
 # twice the steps over clean windows and a clean CPC, which no rule over
 # the observer's clocks can tell apart (bench/late_stores measures it:
 # 0.1-5 per million sample pairs, with or without load; bench/README.md).
-# A preemption lands between a window's first clock and its read only a
-# few times a second (the window is under 1% of the period), so the run
-# lasts 8 s.
 . "$TESTS_DIR/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
 TSC_SIGNAL=${TSC_SIGNAL:-$(dirname "$SHIMTOP")/tests/tsc_signal}
 [ -x "$TSC_SIGNAL" ] || skip "no $TSC_SIGNAL (x86 only)"
 
-# The observer and the load share CPU 1; --pin-target keeps the counter
+# The observer and the stalls share CPU 1; --pin-target keeps the counter
 # on CPU 0.
-taskset -c 1 sh -c 'while :; do :; done' &
-BG_PIDS="$BG_PIDS $!"
+"$TESTS_BIN/rt_stall" 1 10 >"$TMP/stall.out" 2>&1 &
+stall=$!
+BG_PIDS="$BG_PIDS $stall"
+sleep 0.2
+kill -0 "$stall" 2>/dev/null || skip "no real-time thread allowed here: $(cat "$TMP/stall.out")"
 "$SHIMTOP" --batch --format json --observer-cpu 1 --pin-target \
 	--observer-period 10000 -- "$TSC_SIGNAL" 8 1000 >"$TMP/load.json" \
 	2>"$TMP/err" || fail "loaded run failed: $(cat "$TMP/err")"
