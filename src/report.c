@@ -2,24 +2,16 @@
 #include "report.h"
 #include "model.h"
 #include "options.h"
+#include "stop_signal.h"
 #include "session.h"
 #include "symbols.h"
 #include "util.h"
 
 #include <json-c/json.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 static double unknown_pct(const struct model *m)
 {
@@ -123,19 +115,15 @@ void report_print(struct session *s, FILE *out)
 int report_run_batch(struct session *s)
 {
 	const struct st_options *o = s->opt;
-	struct sigaction sa;
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
 	double next_print = o->delay;
 	int status;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_signal_install();
 	status = session_start(s);
 	if (status >= 0)
 		return status;
-	while (!interrupted && !s->finished) {
+	while (!stop_signal_received() && !s->finished) {
 		double t;
 
 		nanosleep(&tick, NULL);

@@ -93,6 +93,37 @@ while [ ! -s "$TMP/exit2" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(cat "$TMP/exit2" 2>/dev/null)" = "EXIT=0" ] || fail "quit after exit: $(cat "$TMP/exit2" 2>/dev/null)"
 $T kill-session -t ui 2>/dev/null
 
+# Ctrl-C and SIGTERM stop as q does: exit 130 and 0, the terminal back,
+# the launched demo ended, the recording complete (it replays to its end).
+for how in C-c TERM; do
+	rm -f "$TMP/exit5" "$TMP/sig.rec"
+	$T new-session -d -s ui -x 100 -y 30 \
+		"'$SHIMTOP' --record '$TMP/sig.rec'; echo \"EXIT=\$?\" >'$TMP/exit5'; sleep 30"
+	wait_for "phase_compute"
+	demo=$(pgrep -f "^$SHIMTOP_DEMO" | head -1)
+	if [ "$how" = C-c ]; then
+		$T send-keys -t ui C-c
+		want=130
+	else
+		kill -TERM "$(pgrep -f "^$SHIMTOP --record $TMP/sig.rec" | head -1)"
+		want=0
+	fi
+	i=0
+	while [ ! -s "$TMP/exit5" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(cat "$TMP/exit5" 2>/dev/null)" = "EXIT=$want" ] ||
+		fail "$how: $(cat "$TMP/exit5" 2>/dev/null), expected EXIT=$want"
+	screen | grep -q "SELF%" && fail "$how: the terminal was not restored: $(screen)"
+	sleep 0.3
+	[ -n "$demo" ] && kill -0 "$demo" 2>/dev/null && fail "$how: the launched demo outlived the UI"
+	"$SHIMTOP" --replay "$TMP/sig.rec" --batch --format json >"$TMP/sig.json" 2>"$TMP/err" ||
+		fail "$how: the recording does not replay: $(cat "$TMP/err")"
+	case "$(json_get "$TMP/sig.json" "d['status']")" in
+	"end of recording"*) ;;
+	*) fail "$how: recording incomplete: $(json_get "$TMP/sig.json" "d['status']")" ;;
+	esac
+	$T kill-session -t ui 2>/dev/null
+done
+
 # `z` before the first sample (a recording with no records): nothing to
 # zero, no crash (it was a memset of NULL, fatal under UBSan).
 "$TESTS_BIN/gen_records" empty "$TMP/empty.rec" || fail "cannot make an empty recording"

@@ -4,6 +4,7 @@
  */
 #include "ui.h"
 #include "session.h"
+#include "stop_signal.h"
 #include "symbols.h"
 #include "ui_internal.h"
 #include "util.h"
@@ -229,6 +230,7 @@ int ui_run(struct session *s)
 	ui.theme = loaded_theme;
 	ui.sort = s->opt->sort;
 	interval = (uint64_t)(s->opt->delay * 1e9);
+	stop_signal_install();
 	status = session_start(s);
 	if (status >= 0)
 		return status;
@@ -255,6 +257,8 @@ int ui_run(struct session *s)
 		}
 		draw(&ui);
 		ch = getch();
+		if (stop_signal_received())
+			break;		/* Ctrl-C, SIGTERM: the same stop as q */
 		if (ch == ERR)
 			continue;
 		if (!handle_key(&ui, ch))
@@ -271,5 +275,8 @@ int ui_run(struct session *s)
 	}
 	if (s->finished && s->has_target && s->info.finished)
 		st_warn("%s", s->status);
+	/* Interrupted by Ctrl-C: the shell's convention, 128 + SIGINT. */
+	if (status == ST_EXIT_OK && stop_signal_received() == SIGINT)
+		return 128 + SIGINT;
 	return status;
 }
