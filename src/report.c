@@ -65,6 +65,8 @@ static void print_json(struct session *s, FILE *out)
 	size_t n = model_rows(m, s->opt->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
 
+	/* The layout's version: bumped when a field changes meaning or goes. */
+	json_object_object_add(o, "schema", json_object_new_int(REPORT_JSON_SCHEMA));
 	json_object_object_add(o, "shimtop", json_object_new_string(PACKAGE_VERSION));
 	json_object_object_add(o, "pid", json_object_new_int(s->pid));
 	json_object_object_add(o, "comm", json_object_new_string(s->comm));
@@ -98,7 +100,8 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "rows", arr);
 	json_object_object_add(o, "observer", report_observer_json(s));
 	/* One object per line, so -d output is JSON Lines. */
-	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	fflush(out);
 	json_object_put(o);
 	free(rows);

@@ -7,6 +7,9 @@
 
 #include <stdio.h>
 
+/* The JSON report's layout version ("schema"). */
+#define REPORT_JSON_SCHEMA 1
+
 struct session;
 struct json_object;
 
