@@ -339,7 +339,7 @@ static struct space *space_of(struct symbolizer *s, pid_t pid)
 
 	if (sp)
 		return sp;
-	/* A process already gone: its files are most likely the host's. */
+	/* A process already gone has no root to open: NULL, this machine's paths. */
 	return space_new(s, pid, root_of_pid(s, pid));
 }
 
