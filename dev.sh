@@ -5,7 +5,7 @@
 #   ./dev.sh test   install what is missing, build with -Werror, run every
 #                   test, then build the tests with ASan+UBSan and run them
 #                   again; cppcheck over the sources; every fuzz target for
-#                   30 s (clang, libFuzzer).  Ends with the line
+#                   30 s (clang, libFuzzer); make distcheck.  Ends with the line
 #                   "N passed, N failed, N skipped".
 set -eu
 cd "$(dirname "$0")"
@@ -81,6 +81,15 @@ test)
 	install_missing
 	build build --enable-werror
 	check build
+	# The release tarball builds and passes the tests (fixtures included).
+	if make -C "$TOP/build" distcheck >"$TOP/build/distcheck.out" 2>&1; then
+		passed=$((passed + 1))
+		echo "PASS: distcheck"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: distcheck"
+		grep -E "^(FAIL|ERROR)|rror" "$TOP/build/distcheck.out" | head -20
+	fi
 	build build-asan --enable-werror --enable-sanitizers
 	check build-asan
 	if cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
