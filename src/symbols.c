@@ -573,39 +573,37 @@ static const struct st_symbol *resolve_jit(struct symbolizer *s,
 	return NULL;
 }
 
+/* symbols_read_proc_maps callback: where our own vDSO is. */
+static void find_vdso(uint64_t start, uint64_t len, uint64_t pgoff,
+		      const char *path, void *arg)
+{
+	uint64_t *range = arg;
+
+	(void)pgoff;
+	if (!strcmp(path, "[vdso]")) {
+		range[0] = start;
+		range[1] = len;
+	}
+}
+
 /*
  * The vDSO: every process of one kernel maps the same image, so ours
  * (copied to a memory file for libdwfl) names theirs, as perf does.
  */
 static struct elf_file *vdso_file(struct symbolizer *s)
 {
-	uint64_t start = 0, len = 0;
-	char *maps, *line;
+	uint64_t range[2] = { 0, 0 };
 	int fd;
 
 	if (s->vdso_tried)
 		return s->vdso;
 	s->vdso_tried = true;
-	maps = st_read_file("/proc/self/maps", NULL);
-	for (line = maps; line && *line; line = strchr(line, '\n') + 1) {
-		uint64_t a, b;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &a, &b) == 2 &&
-		    strstr(line, "[vdso]") && strstr(line, "[vdso]") < strchr(line, '\n')) {
-			start = a;
-			len = b - a;
-			break;
-		}
-		if (!strchr(line, '\n'))
-			break;
-	}
-	free(maps);
-	if (!len)
+	if (symbols_read_proc_maps(getpid(), find_vdso, range) < 0 || !range[1])
 		return NULL;
 	fd = memfd_create("vdso", MFD_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (write(fd, (const void *)(uintptr_t)start, len) != (ssize_t)len) {
+	if (write(fd, (const void *)(uintptr_t)range[0], range[1]) != (ssize_t)range[1]) {
 		close(fd);
 		return NULL;
 	}

@@ -86,24 +86,28 @@ static int open_segment(pid_t pid, const char *name, char *err, size_t errlen)
 	 * Through the process's own root, under its own PID: a program in a
 	 * container made the segment in its /dev/shm, named after the PID it
 	 * sees.  For everyone else this is just /dev/shm/shimtop-PID.  Never
-	 * a FIFO or device (O_NONBLOCK, then the type), never through a
-	 * symbolic link the program planted (O_NOFOLLOW).
+	 * a FIFO or device, never through a symbolic link the program planted
+	 * (st_open_untrusted).  Where /proc/PID/root cannot be read, our own
+	 * /dev/shm.
 	 */
 	snprintf(path, sizeof(path), "/proc/%d/root/dev/shm%s", (int)pid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0 && errno != ENOENT && errno != ELOOP)
-		fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0);
-	if (fd < 0) {
+	fd = st_open_untrusted(-1, path, 1);
+	if (fd < 0 && fd != -ENOENT && fd != -ELOOP && fd != -EINVAL) {
+		snprintf(path, sizeof(path), "/dev/shm%s", name);
+		fd = st_open_untrusted(-1, path, 1);
+	}
+	if (fd == -EINVAL) {
+		snprintf(err, errlen, "/dev/shm%s is not a regular file: refusing "
+			 "it as process %d's signal segment", name, (int)pid);
+		return -1;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		snprintf(err, errlen,
 			 "process %d publishes no signal segment (/dev/shm%s): it must "
 			 "call shimtop_signals_open() from <shimtop/signals.h>, or read "
 			 "a global variable with --signal NAME", (int)pid, name);
-		return -1;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "/dev/shm%s is not a regular file: refusing "
-			 "it as process %d's signal segment", name, (int)pid);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	if (st.st_uid != owner.st_uid) {
