@@ -1,12 +1,12 @@
 /* session.c - wiring target, source, ring, symbols and model together. */
 #include "session.h"
-#include "record.h"
-#include "record_file.h"
-#include "ring.h"
+#include "ring/record.h"
+#include "ring/record_file.h"
+#include "ring/ring.h"
 #include "sampler/observer.h"
 #include "sampler/perf_source.h"
 #include "sampler/replay_source.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 #include "util.h"
 
 #include <stdio.h>

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 #include "options.h"
-#include "source.h"
+#include "sampler/source.h"
 #include "target.h"
 
 struct ring;

@@ -3,7 +3,7 @@
  * it to the batch report or the UI.
  */
 #include "options.h"
-#include "report.h"
+#include "output/report.h"
 #include "session.h"
 #include "ui/ui.h"
 #include "util.h"

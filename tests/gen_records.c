@@ -10,8 +10,8 @@
  *                                 child 2 before its FORK record, its exit
  *   gen_records observe FILE      observer batches of three threads
  */
-#include "record.h"
-#include "record_file.h"
+#include "ring/record.h"
+#include "ring/record_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

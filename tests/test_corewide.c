@@ -7,7 +7,7 @@
  * register (index 0) that falls back to read().
  */
 #include "check.h"
-#include "events.h"
+#include "sampler/events.h"
 #include "sampler/corewide.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* test_events.c - libpfm4 names, close matches for typos, and the PMU probe. */
 #include "check.h"
-#include "events.h"
+#include "sampler/events.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,9 +4,9 @@
  * threads, lost counts, zeroing, and the sample-rate timeline.
  */
 #include "check.h"
-#include "model.h"
-#include "record.h"
-#include "symbols.h"
+#include "model/model.h"
+#include "ring/record.h"
+#include "symbols/symbols.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * IPC from cycle and instruction counters, and record validation.
  */
 #include "check.h"
-#include "obs_model.h"
+#include "model/obs_model.h"
 
 #include <math.h>
 #include <string.h>

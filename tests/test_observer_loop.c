@@ -9,9 +9,9 @@
  * that will not open leave a note saying why.
  */
 #include "check.h"
-#include "obs_model.h"
-#include "record.h"
-#include "ring.h"
+#include "model/obs_model.h"
+#include "ring/record.h"
+#include "ring/ring.h"
 #include "sampler/observer.h"
 
 #include <shimtop/signals.h>

@@ -6,8 +6,8 @@
  * index 0 fallback).
  */
 #include "check.h"
-#include "dte.h"
-#include "histogram.h"
+#include "model/dte.h"
+#include "model/histogram.h"
 #include "sampler/rdpmc.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
  * markers in call chains, and a corrupt record.
  */
 #include "check.h"
-#include "record.h"
+#include "ring/record.h"
 #include "sampler/perf_parse.h"
 
 #include <string.h>

@@ -4,8 +4,8 @@
  * version are refused with messages that say so.
  */
 #include "check.h"
-#include "record.h"
-#include "record_file.h"
+#include "ring/record.h"
+#include "ring/record_file.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * order or be counted as dropped.
  */
 #include "check.h"
-#include "../src/ring.h"
+#include "ring/ring.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * a forked child's copy of the map.
  */
 #include "check.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* corewide_counters.c - opening and reading core-wide counters with rdpmc. */
 #include "sampler/corewide.h"
-#include "events.h"
+#include "sampler/events.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
 #include "sampler/corewide.h"
 #include "sampler/signal_segment.h"
 #include "sampler/tsc.h"
-#include "record.h"
-#include "ring.h"
+#include "ring/record.h"
+#include "ring/ring.h"
 #include "util.h"
 
 #include <errno.h>

@@ -20,7 +20,7 @@
 #include "sampler/corewide.h"
 #include "sampler/observer_cpu.h"
 #include "sampler/variable_signal.h"
-#include "source.h"
+#include "sampler/source.h"
 
 struct observer_config {
 	pid_t pid;

@@ -1,5 +1,5 @@
 /* observer_cpu.c - choosing the observer's CPU from the topology. */
-#include "observer_cpu.h"
+#include "sampler/observer_cpu.h"
 #include "target.h"
 #include "util.h"
 

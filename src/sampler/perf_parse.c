@@ -6,8 +6,8 @@
  * ends with the same id fields.  Every read is bounds-checked against the
  * record's own size: a corrupt ring must not crash the sampler.
  */
-#include "perf_parse.h"
-#include "record.h"
+#include "sampler/perf_parse.h"
+#include "ring/record.h"
 
 #include <string.h>
 #include <sys/mman.h>

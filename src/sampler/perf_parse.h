@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "events.h"
+#include "sampler/events.h"
 
 /* How the events were opened, which fixes the record layout. */
 struct perf_layout {

@@ -11,11 +11,11 @@
  * /proc/PID/task closes the race at attach time.  The sampler thread only
  * drains, converts and pushes: it never waits for the model.
  */
-#include "perf_source.h"
+#include "sampler/perf_source.h"
 #include "options.h"
-#include "perf_parse.h"
-#include "record.h"
-#include "ring.h"
+#include "sampler/perf_parse.h"
+#include "ring/record.h"
+#include "ring/ring.h"
 #include "target.h"
 #include "util.h"
 

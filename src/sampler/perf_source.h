@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "events.h"
-#include "source.h"
+#include "sampler/events.h"
+#include "sampler/source.h"
 
 struct st_options;
 

@@ -1,5 +1,5 @@
 /* rdpmc.c - the perf mmap page read loop. */
-#include "rdpmc.h"
+#include "sampler/rdpmc.h"
 
 #define barrier() __asm__ __volatile__("" ::: "memory")
 

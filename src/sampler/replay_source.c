@@ -1,7 +1,7 @@
 /* replay_source.c - reading a record file into a ring. */
-#include "replay_source.h"
-#include "record.h"
-#include "ring.h"
+#include "sampler/replay_source.h"
+#include "ring/record.h"
+#include "ring/ring.h"
 #include "util.h"
 
 #include <pthread.h>

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 
-#include "record_file.h"
-#include "source.h"
+#include "ring/record_file.h"
+#include "sampler/source.h"
 
 /* NULL after a one-line error (missing file, not a recording, version). */
 struct st_source *replay_source_create(const char *path, bool realtime,

@@ -1,5 +1,5 @@
 /* signal_segment.c - validating and mapping a program's signal segment. */
-#include "signal_segment.h"
+#include "sampler/signal_segment.h"
 #include "sampler/bus_guard.h"
 #include "util.h"
 

@@ -1,6 +1,6 @@
 /* variable_signal.c - finding a global variable of another process. */
-#include "variable_signal.h"
-#include "symbols.h"
+#include "sampler/variable_signal.h"
+#include "symbols/symbols.h"
 
 #include <fcntl.h>
 #include <gelf.h>

@@ -1,6 +1,6 @@
 /* header.c - the header: target, source, rates, and trust notes. */
 #include "session.h"
-#include "ui_internal.h"
+#include "ui/ui_internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* help.c - the help screen (F1 or ?). */
-#include "ui_internal.h"
+#include "ui/ui_internal.h"
 
 static const char *const help_lines[] = {
 	"shimtop keys",

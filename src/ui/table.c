@@ -1,7 +1,7 @@
 /* table.c - the per-symbol table and the footer. */
 #include "session.h"
-#include "symbols.h"
-#include "ui_internal.h"
+#include "symbols/symbols.h"
+#include "ui/ui_internal.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* theme.c - INI theme files (parsed by inih) and the built-in default. */
-#include "theme.h"
+#include "ui/theme.h"
 #include "util.h"
 
 #include <ini.h>

@@ -2,11 +2,11 @@
  * ui.c - the UI loop: pump the session, re-sort every refresh interval,
  * redraw without flicker (erase + one doupdate), handle keys and resize.
  */
-#include "ui.h"
+#include "ui/ui.h"
 #include "session.h"
 #include "stop_signal.h"
-#include "symbols.h"
-#include "ui_internal.h"
+#include "symbols/symbols.h"
+#include "ui/ui_internal.h"
 #include "util.h"
 
 #include <locale.h>

@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 #include "options.h"
-#include "theme.h"
+#include "ui/theme.h"
 
 struct session;
 

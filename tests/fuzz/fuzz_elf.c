@@ -5,7 +5,7 @@
  * mapping and at its edges.
  */
 #include "fuzz.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 
 #include <stdio.h>
 #include <string.h>

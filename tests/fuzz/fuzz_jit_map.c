@@ -4,7 +4,7 @@
  * range.
  */
 #include "fuzz.h"
-#include "symbols_internal.h"
+#include "symbols/symbols_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

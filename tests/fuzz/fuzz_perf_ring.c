@@ -5,10 +5,10 @@
  * Every converted record must pass the record check and feed the model.
  */
 #include "fuzz.h"
-#include "model.h"
-#include "record.h"
+#include "model/model.h"
+#include "ring/record.h"
 #include "sampler/perf_parse.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,12 +4,12 @@
  * `z` before the first record and after the last.
  */
 #include "fuzz.h"
-#include "model.h"
+#include "model/model.h"
 #include "options.h"
-#include "record_file.h"
-#include "report.h"
+#include "ring/record_file.h"
+#include "output/report.h"
 #include "session.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* record_file.c - writing and reading --record files. */
-#include "record_file.h"
-#include "record.h"
+#include "ring/record_file.h"
+#include "ring/record.h"
 #include "util.h"
 
 #include <errno.h>

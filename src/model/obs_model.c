@@ -1,5 +1,5 @@
 /* obs_model.c - DTE and statistics over observer samples. */
-#include "obs_model.h"
+#include "model/obs_model.h"
 #include "util.h"
 
 #include <math.h>

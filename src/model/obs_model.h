@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dte.h"
-#include "histogram.h"
-#include "record.h"
+#include "model/dte.h"
+#include "model/histogram.h"
+#include "ring/record.h"
 
 struct obs_counter {
 	uint64_t delta;			/* increments in accepted samples */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "events.h"
+#include "sampler/events.h"
 
 struct ring;
 

@@ -9,8 +9,8 @@
  * changes whenever a process's map does.  A forking target's children
  * are forgotten once they exit (symbolizer_forget).
  */
-#include "symbols.h"
-#include "symbols_internal.h"
+#include "symbols/symbols.h"
+#include "symbols/symbols_internal.h"
 #include "util.h"
 
 #include <errno.h>

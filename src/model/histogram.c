@@ -1,5 +1,5 @@
 /* histogram.c - linear and log histograms with running moments. */
-#include "histogram.h"
+#include "model/histogram.h"
 #include "util.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* report_observer.c - the observer's part of the batch report. */
-#include "report.h"
+#include "output/report.h"
 #include "session.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 
 #include <shimtop/signals.h>
 

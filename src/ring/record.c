@@ -1,5 +1,5 @@
 /* record.c - validation of records read from untrusted bytes. */
-#include "record.h"
+#include "ring/record.h"
 
 #include <string.h>
 

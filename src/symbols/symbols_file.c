@@ -3,7 +3,7 @@
  * maps it: one libdwfl module placed at the file's own addresses, and its
  * loadable segments, to turn a file offset into such an address.
  */
-#include "symbols_internal.h"
+#include "symbols/symbols_internal.h"
 #include "util.h"
 
 #include <gelf.h>

@@ -1,7 +1,7 @@
 /* model.c - per-symbol aggregation of the record stream. */
-#include "model.h"
-#include "record.h"
-#include "symbols.h"
+#include "model/model.h"
+#include "ring/record.h"
+#include "symbols/symbols.h"
 #include "util.h"
 
 #include <math.h>

@@ -1,10 +1,10 @@
 /* report.c - batch output, text and JSON (json-c). */
-#include "report.h"
-#include "model.h"
+#include "output/report.h"
+#include "model/model.h"
 #include "options.h"
 #include "stop_signal.h"
 #include "session.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 #include "util.h"
 
 #include <json-c/json.h>

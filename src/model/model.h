@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <uthash.h>
 
-#include "obs_model.h"
+#include "model/obs_model.h"
 #include "options.h"
 
 struct symbolizer;

@@ -2,7 +2,7 @@
  * symbols_kernel.c - kernel symbols from /proc/kallsyms, and the sorted
  * range tables that kernel and JIT symbols share.
  */
-#include "symbols_internal.h"
+#include "symbols/symbols_internal.h"
 #include "util.h"
 
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /* events.c - libpfm4 names, close matches, and PMU detection. */
-#include "events.h"
+#include "sampler/events.h"
 #include "util.h"
 
 #include <ctype.h>

@@ -1,5 +1,5 @@
 /* symbols_jit.c - JIT symbols from /tmp/perf-PID.map ("START SIZE name"). */
-#include "symbols_internal.h"
+#include "symbols/symbols_internal.h"
 #include "util.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* dte.c - double-time error correction and counter deltas. */
-#include "dte.h"
+#include "model/dte.h"
 
 #include <math.h>
 

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "source.h"
+#include "sampler/source.h"
 
 #define ST_FILE_MAGIC	"SHIMTOP"
 #define ST_FILE_VERSION	1u

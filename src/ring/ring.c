@@ -7,7 +7,7 @@
  * pad header and starts again at offset 0, so the consumer always sees
  * one contiguous record.
  */
-#include "ring.h"
+#include "ring/ring.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
