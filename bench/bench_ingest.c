@@ -9,11 +9,11 @@
  * replay does; the main thread drains the ring into a model, as the UI
  * and batch mode do.  Prints records/s and the cache hit rate.
  */
-#include "model.h"
-#include "record.h"
-#include "record_file.h"
-#include "ring.h"
-#include "symbols.h"
+#include "model/model.h"
+#include "ring/record.h"
+#include "ring/record_file.h"
+#include "ring/ring.h"
+#include "symbols/symbols.h"
 #include "util.h"
 
 #include <pthread.h>

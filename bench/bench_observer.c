@@ -1,6 +1,6 @@
 /*
  * bench_observer.c - the observer measured as SHIM measured itself
- * (000 §6, Fig. 7a), on this machine.
+ * (SHIM, ISCA 2015, §6, Fig. 7a), on this machine.
  *
  * 1. Floors: a bare loop of two rdtscp around one load of a cache line
  *    another core keeps writing (the cheapest possible shared-memory
@@ -15,8 +15,8 @@
  * A consumer thread drains the ring on the observer's CPU, as the model
  * would (on a 2-CPU VM there is no third CPU for it).
  */
-#include "record.h"
-#include "ring.h"
+#include "ring/record.h"
+#include "ring/ring.h"
 #include "sampler/observer.h"
 #include "sampler/tsc.h"
 

@@ -95,7 +95,7 @@ static int bad(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputs("; see shimtop --help\n", stderr);
-	return ST_EXIT_USAGE;
+	return -EINVAL;
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -106,7 +106,7 @@ static int parse_u64(const char *s, uint64_t *out)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || end == s || *end || v == 0 || s[0] == '-')
-		return -1;
+		return -EINVAL;
 	*out = v;
 	return 0;
 }
@@ -119,7 +119,7 @@ static int parse_seconds(const char *s, double *out)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v > 0) || v > 1e7)
-		return -1;
+		return -EINVAL;
 	*out = v;
 	return 0;
 }
@@ -259,10 +259,12 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 		}
 		case 'h':
 			printf(usage_text, ST_OBSERVER_PERIOD);
-			return ST_EXIT_OK;
+			o->printed_only = true;
+			return 0;
 		case 'V':
 			puts("shimtop " PACKAGE_VERSION);
-			return ST_EXIT_OK;
+			o->printed_only = true;
+			return 0;
 		case '?':
 			if (optopt) {
 				char opt[3] = { '-', (char)optopt, '\0' };
@@ -293,5 +295,5 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 		return bad("%s", "--replay shows recorded observer samples; it runs no observer");
 	if (!o->pid && !o->command && !o->replay_path)
 		o->demo = true;
-	return -1;
+	return 0;
 }

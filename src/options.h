@@ -22,11 +22,12 @@ enum st_sort_key {
 };
 
 #define ST_MAX_SIGNALS		5	/* four counters and a tag */
-#define ST_OBSERVER_PERIOD	2000	/* cycles: >90% DTE acceptance (000 Fig. 4c) */
+#define ST_OBSERVER_PERIOD	2000	/* cycles: >90% DTE acceptance (SHIM, ISCA 2015, Fig. 4c) */
 
 struct st_options {
 	pid_t pid;			/* -p; 0 if not given */
 	char **command;			/* after --; NULL if none */
+	bool printed_only;		/* --help, --version: done */
 	bool demo;			/* neither: launch shimtop-demo */
 	const char *events;		/* -e, comma separated; NULL: default */
 	uint64_t freq;			/* -F, Hz; 0 if not given */
@@ -45,7 +46,7 @@ struct st_options {
 	bool realtime;			/* replay at recorded speed */
 	const char *theme;
 
-	/* The SHIM observer (issue 3). */
+	/* The SHIM observer (--observe). */
 	bool observe;			/* --observe, or implied by its options */
 	int observer_cpu;		/* --observer-cpu; -1: choose */
 	bool pin_target;
@@ -56,8 +57,8 @@ struct st_options {
 };
 
 /*
- * Fills *o from argv.  Returns -1 when the session should run, or an exit
- * status (after printing help, a version, or a one-line usage error).
+ * Fills *o from argv.  Returns 0, or -EINVAL after a one-line usage
+ * error.  After --help or --version, o->printed_only is set: nothing runs.
  */
 int st_options_parse(struct st_options *o, int argc, char **argv);
 

@@ -9,6 +9,7 @@
 #include "symbols/symbols.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +49,11 @@ static int open_replay(struct session *s, const struct st_options *o)
 	model_init(&s->model, s->symbols);
 	s->source = replay_source_create(o->replay_path, o->realtime, s->ring, &h);
 	if (!s->source)
-		return ST_EXIT_FAIL;
+		return -EIO;	/* said why; a file that cannot be read */
 	s->pid = h.pid;
 	snprintf(s->comm, sizeof(s->comm), "%s", h.comm);
 	source_info(s->source, &s->info);
-	return -1;
+	return 0;
 }
 
 static int open_live(struct session *s, const struct st_options *o)
@@ -69,13 +70,13 @@ static int open_live(struct session *s, const struct st_options *o)
 
 		status = target_launch(&s->target, argv);
 	}
-	if (status)
+	if (status < 0)
 		return status;
 	s->has_target = true;
 	s->pid = s->target.pid;
 	snprintf(s->comm, sizeof(s->comm), "%s", s->target.comm);
 	status = perf_source_configure(o, s->pid, s->target.launched, &cfg);
-	if (status)
+	if (status < 0)
 		return status;
 	s->source = perf_source_create(&cfg, s->ring, &status);
 	if (!s->source)
@@ -85,12 +86,12 @@ static int open_live(struct session *s, const struct st_options *o)
 		struct observer_config oc;
 
 		status = observer_configure(o, s->pid, s->target.launched, &oc);
-		if (status)
+		if (status < 0)
 			return status;
 		s->obs_ring = ring_create(OBS_RING_BYTES);
 		if (!s->obs_ring) {
 			st_error("out of memory for the observer's ring");
-			return ST_EXIT_FAIL;
+			return -ENOMEM;
 		}
 		s->observer = observer_source_create(&oc, s->obs_ring, &status);
 		if (!s->observer)
@@ -105,7 +106,7 @@ static int open_live(struct session *s, const struct st_options *o)
 		record_header_from_info(&h, &s->info, s->pid, s->comm);
 		s->recorder = record_writer_open(o->record_path, &h);
 		if (!s->recorder)
-			return ST_EXIT_FAIL;
+			return -EIO;
 	}
 	/* A launched target has no map of its own until exec: MMAP2 tells. */
 	if (!s->target.launched) {
@@ -115,7 +116,7 @@ static int open_live(struct session *s, const struct st_options *o)
 		symbols_read_proc_maps(s->pid, initial_map, c);
 		free(c);
 	}
-	return -1;
+	return 0;
 }
 
 int session_open(struct session *s, const struct st_options *o)
@@ -127,34 +128,34 @@ int session_open(struct session *s, const struct st_options *o)
 	s->ring = ring_create(RING_BYTES);
 	if (!s->ring) {
 		st_error("out of memory for the sample ring");
-		return ST_EXIT_FAIL;
+		return -ENOMEM;
 	}
 	status = o->replay_path ? open_replay(s, o) : open_live(s, o);
-	if (status >= 0) {
+	if (status < 0) {
 		session_close(s);
 		return status;
 	}
 	s->model.ipc_cycles = s->info.ipc_cycles;
 	s->model.ipc_instructions = s->info.ipc_instructions;
 	model_set_dte_tolerance(&s->model, o->dte_tolerance);
-	return -1;
+	return 0;
 }
 
 int session_start(struct session *s)
 {
-	s->start_ns = st_now_ns();
-	if (source_start(s->source) < 0)
-		return ST_EXIT_FAIL;
-	if (s->has_target && s->target.launched) {
-		int status = target_release(&s->target);
+	int rc;
 
-		if (status)
-			return status;
+	s->start_ns = st_now_ns();
+	rc = source_start(s->source);
+	if (rc < 0)
+		return rc;
+	if (s->has_target && s->target.launched) {
+		rc = target_release(&s->target);
+		if (rc < 0)
+			return rc;
 	}
 	/* After exec: --signal looks its variables up in the new image. */
-	if (s->observer && source_start(s->observer) < 0)
-		return ST_EXIT_FAIL;
-	return -1;
+	return s->observer ? source_start(s->observer) : 0;
 }
 
 static void finish(struct session *s, const char *why)
@@ -249,7 +250,7 @@ int session_stop(struct session *s)
 	if (s->has_target)
 		target_stop(&s->target);
 	if (record_writer_close(s->recorder) < 0)
-		rc = -1;
+		rc = -EIO;
 	s->recorder = NULL;
 	return rc;
 }

@@ -46,12 +46,13 @@ struct session {
 
 /*
  * Sets everything up (attach or launch, open events, open files) without
- * starting to sample.  Returns -1 on success, else an exit status after a
- * one-line error; nothing is left running on failure.
+ * starting to sample.  Returns 0, or -errno after a one-line error
+ * (-EINVAL: the options ask for something impossible); nothing is left
+ * running on failure.
  */
 int session_open(struct session *s, const struct st_options *o);
 
-/* Starts the source (and lets a launched target exec). -1 or a status. */
+/* Starts the source (and lets a launched target exec).  0 or -errno. */
 int session_start(struct session *s);
 
 /* Moves what the ring holds into the model.  Returns records taken. */
@@ -71,8 +72,8 @@ double session_elapsed(const struct session *s);
 
 /*
  * Stops sampling, takes the last records, ends a launched target, closes
- * the record file; the model stays readable.  Returns -1 if the record
- * file lost data.
+ * the record file; the model stays readable.  Returns -EIO if the
+ * record file lost data.
  */
 int session_stop(struct session *s);
 

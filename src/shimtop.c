@@ -5,6 +5,7 @@
 #include "options.h"
 #include "output/report.h"
 #include "session.h"
+#include "stop_signal.h"
 #include "ui/ui.h"
 #include "util.h"
 
@@ -16,10 +17,10 @@ int main(int argc, char **argv)
 {
 	struct st_options opt;
 	struct session s;
-	int status = st_options_parse(&opt, argc, argv);
+	int rc = st_options_parse(&opt, argc, argv);
 
-	if (status >= 0)
-		return status;
+	if (rc < 0 || opt.printed_only)
+		return st_exit_status(rc);
 	if (!opt.batch && ui_prepare(opt.theme) < 0)
 		return ST_EXIT_USAGE;
 	/* Refuse before launching anything: a UI needs a terminal. */
@@ -32,10 +33,13 @@ int main(int argc, char **argv)
 	/* A launched target that dies must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	target_raise_fd_limit();
-	status = session_open(&s, &opt);
-	if (status >= 0)
-		return status;
-	status = opt.batch ? report_run_batch(&s) : ui_run(&s);
+	rc = session_open(&s, &opt);
+	if (rc < 0)
+		return st_exit_status(rc);
+	rc = opt.batch ? report_run_batch(&s) : ui_run(&s);
 	session_close(&s);
-	return status;
+	/* The UI stopped by Ctrl-C: the shell's convention, 128 + SIGINT. */
+	if (rc == 0 && !opt.batch && stop_signal_received() == SIGINT)
+		return ST_EXIT_SIGINT;
+	return st_exit_status(rc);
 }

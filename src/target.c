@@ -66,12 +66,12 @@ int target_attach(struct st_target *t, pid_t pid)
 	t->exit_status = -1;
 	if (kill(pid, 0) < 0 && errno == ESRCH) {
 		st_error("no process with id %d; check the id with ps or pgrep", (int)pid);
-		return ST_EXIT_FAIL;
+		return -ESRCH;
 	}
 	if (!target_exists(pid)) {
 		st_error("process %d is not visible in /proc; is /proc mounted "
 			 "from this PID namespace?", (int)pid);
-		return ST_EXIT_FAIL;
+		return -ENOENT;
 	}
 	target_comm(pid, t->comm, sizeof(t->comm));
 	return 0;
@@ -85,13 +85,17 @@ int target_launch(struct st_target *t, char *const argv[])
 	memset(t, 0, sizeof(*t));
 	t->exit_status = -1;
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-		st_error("cannot create a pipe: %s", strerror(errno));
-		return ST_EXIT_FAIL;
+		int e = errno;
+
+		st_error("cannot create a pipe: %s", strerror(e));
+		return -e;
 	}
 	pid = fork();
 	if (pid < 0) {
-		st_error("cannot fork: %s", strerror(errno));
-		return ST_EXIT_FAIL;
+		int e = errno;
+
+		st_error("cannot fork: %s", strerror(e));
+		return -e;
 	}
 	if (pid == 0) {
 		char byte;
@@ -127,7 +131,7 @@ int target_release(struct st_target *t)
 
 	if (write(t->go_fd, &byte, 1) != 1) {
 		st_error("the launched command died before it could start");
-		return ST_EXIT_FAIL;
+		return -ECHILD;
 	}
 	close(t->go_fd);
 	t->go_fd = -1;
@@ -141,7 +145,8 @@ int target_release(struct st_target *t)
 		st_error("cannot run '%s': %s; check the command name and PATH",
 			 t->command, strerror(e));
 		waitpid(t->pid, &t->exit_status, 0);
-		return ST_EXIT_FAIL;
+		/* Not -EINVAL even if exec said so: that would read as usage. */
+		return e == EINVAL ? -ENOEXEC : -e;
 	}
 	return 0;
 }
@@ -181,22 +186,22 @@ int target_list_threads(pid_t pid, pid_t **tids, size_t *n)
 {
 	char path[64];
 	struct dirent *de;
-	size_t cap = 16;
+	size_t cap = 0;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (!d)
-		return -1;
+		return -errno;
 	*n = 0;
-	*tids = st_xmalloc(cap * sizeof(pid_t));
+	*tids = NULL;
+	ST_GROW(*tids, cap, 16);
 	while ((de = readdir(d))) {
 		long tid = strtol(de->d_name, NULL, 10);
 
 		if (tid <= 0)
 			continue;
-		if (*n == cap)
-			*tids = st_xrealloc(*tids, (cap *= 2) * sizeof(pid_t));
+		ST_GROW(*tids, cap, *n + 1);
 		(*tids)[(*n)++] = (pid_t)tid;
 	}
 	closedir(d);

@@ -20,17 +20,17 @@ struct st_target {
 	int exit_status;	/* launched: wait status once reaped, or -1 */
 };
 
-/* Checks that pid exists.  Returns 0, or an exit status after an error. */
+/* Checks that pid exists.  Returns 0, or -errno after a one-line error. */
 int target_attach(struct st_target *t, pid_t pid);
 
 /*
  * Forks a child that waits for target_release before exec'ing argv.
- * Returns 0, or an exit status after an error.
+ * Returns 0, or -errno after a one-line error.
  */
 int target_launch(struct st_target *t, char *const argv[]);
 
 /*
- * Lets a launched child exec.  Returns 0, or an exit status after a
+ * Lets a launched child exec.  Returns 0, or -errno after a
  * one-line error if the command could not be run.
  */
 int target_release(struct st_target *t);
@@ -53,7 +53,7 @@ bool target_gone(pid_t pid);
  */
 int target_raise_fd_limit(void);
 
-/* The thread ids under /proc/PID/task; -1 if the process is gone. */
+/* The thread ids under /proc/PID/task; -errno if the process is gone. */
 int target_list_threads(pid_t pid, pid_t **tids, size_t *n);
 
 /* Reads /proc/PID/comm into buf. */

@@ -12,6 +12,25 @@
 #include <time.h>
 #include <unistd.h>
 
+int st_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
+		    const char *what)
+{
+	int rc = pthread_create(t, NULL, fn, arg);
+
+	if (rc != 0) {
+		st_error("cannot start the %s thread: %s", what, strerror(rc));
+		return -rc;
+	}
+	return 0;
+}
+
+int st_exit_status(int err)
+{
+	if (err == 0)
+		return ST_EXIT_OK;
+	return err == -EINVAL ? ST_EXIT_USAGE : ST_EXIT_FAIL;
+}
+
 uint64_t st_now_ns(void)
 {
 	struct timespec ts;
@@ -70,6 +89,24 @@ void *st_xcalloc(size_t n, size_t size)
 void *st_xrealloc(void *p, size_t n)
 {
 	return checked(realloc(p, n ? n : 1));
+}
+
+void st_grow(void *pp, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return;
+	while (n < need)
+		n *= 2;
+	if (n > SIZE_MAX / size)
+		checked(NULL);		/* no such array fits: out of memory */
+	memcpy(&p, pp, sizeof(p));
+	p = st_xrealloc(p, n * size);
+	memset((char *)p + *cap * size, 0, (n - *cap) * size);
+	memcpy(pp, &p, sizeof(p));
+	*cap = n;
 }
 
 char *st_xstrdup(const char *s)

@@ -5,14 +5,28 @@
 #ifndef SHIMTOP_UTIL_H
 #define SHIMTOP_UTIL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* Exit statuses, documented in the README. */
+/*
+ * Functions that can fail print one line saying why and return 0 or a
+ * negative errno; -EINVAL means the user's input (the command line, a
+ * file it names) is wrong.  Only main turns these into exit statuses
+ * (st_exit_status), documented in the README.
+ */
 #define ST_EXIT_OK	0
 #define ST_EXIT_FAIL	1	/* the session could not start or went wrong */
 #define ST_EXIT_USAGE	2	/* bad command line */
+#define ST_EXIT_SIGINT	130	/* stopped by Ctrl-C: 128 + SIGINT */
+
+/* 0 -> 0, -EINVAL -> ST_EXIT_USAGE, any other failure -> ST_EXIT_FAIL. */
+int st_exit_status(int err);
+
+/* Starts a thread; 0, or -errno after "cannot start the WHAT thread". */
+int st_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
+		    const char *what);
 
 /* Now on CLOCK_MONOTONIC, the clock perf timestamps use, in ns. */
 uint64_t st_now_ns(void);
@@ -26,6 +40,14 @@ void *st_xmalloc(size_t n);
 void *st_xcalloc(size_t n, size_t size);
 void *st_xrealloc(void *p, size_t n);
 char *st_xstrdup(const char *s);
+
+/*
+ * The growable array: makes *pp (holding *cap elements of size bytes)
+ * hold at least need, doubling from 16 and zeroing the new elements.
+ * ST_GROW(p, cap, need) for a typed pointer p.
+ */
+void st_grow(void *pp, size_t *cap, size_t need, size_t size);
+#define ST_GROW(p, cap, need) st_grow(&(p), &(cap), (need), sizeof(*(p)))
 
 /* Reads a whole small file (under /proc) into a NUL-terminated buffer. */
 char *st_read_file(const char *path, size_t *len);

@@ -66,7 +66,7 @@ finish() {
 
 # compare_with_perf PID LABEL: samples PID for 3 s with shimtop and with
 # perf record at the same time and period, and requires the overlap of the
-# two per-symbol profiles (003 section 7.2, tests/overlap.py) to be >= 90%.
+# two per-symbol profiles (Inoue and Nakatani, OOPSLA 2009, §7.2, tests/overlap.py) to be >= 90%.
 compare_with_perf() {
 	command -v perf >/dev/null || skip "perf (Debian linux-perf) is not installed"
 	perf record -q -e cpu-clock -c 250000 -p "$1" -o "$TMP/perf.data" \

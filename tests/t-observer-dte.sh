@@ -1,5 +1,5 @@
 #!/bin/sh
-# t-observer-dte.sh - DTE does its job (000 §4.1).  tests/tsc_signal adds
+# t-observer-dte.sh - DTE does its job (SHIM, ISCA 2015, §4.1).  tests/tsc_signal adds
 # one to its counter at most once per D = 1000 TSC cycles and never
 # catches up, so between reads t0 < t1 the counter grows by at most
 # (t1 - t0) / D + 1, and a read window may see one more: the step taken

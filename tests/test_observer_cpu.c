@@ -8,6 +8,7 @@
  */
 #include "check.h"
 #include "sampler/corewide.h"
+#include "cpulist.h"
 #include "sampler/observer_cpu.h"
 
 #include <stdlib.h>

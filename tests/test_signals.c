@@ -10,6 +10,7 @@
 #include "util.h"
 #include "sampler/signal_segment.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -85,7 +86,7 @@ static void after_attach(const char **names)
 	CHECK(!strcmp(seg.header.tag_name, "phase"));
 	signal_segment_detach(&seg);
 	/* Attaching to the truncated segment is refused as too small. */
-	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -EPROTO);
 	CHECK(strstr(err, "is 0 bytes, too small") != NULL);
 	if (fd >= 0)
 		close(fd);
@@ -99,7 +100,7 @@ static void after_attach(const char **names)
 
 		snprintf(path, sizeof(path), "/dev/shm%s", name);
 		CHECK(mkfifo(path, 0600) == 0);
-		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -EPERM);
 		CHECK(strstr(err, "is not a regular file") != NULL);
 		unlink(path);
 	}
@@ -116,7 +117,7 @@ int main(void)
 
 	/* Missing. */
 	shimtop_signals_close();
-	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "publishes no signal segment") != NULL);
 	CHECK(strstr(err, "shimtop_signals_open()") != NULL);
 
@@ -154,7 +155,7 @@ int main(void)
 	snprintf(path, sizeof(path), "/dev/shm/shimtop-%d", (int)getpid());
 	/* Open to other users. */
 	CHECK(chmod(path, 0644) == 0);
-	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -EPERM);
 	CHECK(strstr(err, "open to other users (mode 644)") != NULL);
 	CHECK(chmod(path, 0600) == 0);
 
@@ -169,14 +170,14 @@ int main(void)
 		pthread_join(late, NULL);
 		/* ... but not for ever. */
 		memset(sig->header.magic, 0, 8);
-		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -EPROTO);
 		CHECK(strstr(err, "not a signal segment") != NULL);
 		memcpy(sig->header.magic, SHIMTOP_SIGNALS_MAGIC, 8);
 	}
 
 	/* Another version. */
 	sig->header.version = 99;
-	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -EPROTO);
 	CHECK(strstr(err, "is version 99, not 1") != NULL);
 	sig->header.version = SHIMTOP_SIGNALS_VERSION;
 
@@ -190,7 +191,7 @@ int main(void)
 	/* Where scripts (t-container.sh) find it. */
 	CHECK_EQ_U64(offsetof(struct shimtop_signals_header, start_time), 196);
 	sig->header.start_time += 1;
-	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "publishes no signal segment") != NULL &&
 	      strstr(err, "left by an earlier process with the same id") != NULL);
 	sig->header.start_time = 0;	/* unknown: accepted */
@@ -201,13 +202,13 @@ int main(void)
 	/* Another owner (needs root to give it away). */
 	if (geteuid() == 0) {
 		CHECK(chown(path, 65534, 65534) == 0);
-		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -1);
+		CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -EPERM);
 		CHECK(strstr(err, "belongs to uid 65534") != NULL);
 	} else {
 		printf("not root: the wrong-owner case is not checked\n");
 	}
 	shimtop_signals_close();
-	CHECK(signal_segment_attach(&seg, 999999, err, sizeof(err)) == -1);
+	CHECK(signal_segment_attach(&seg, 999999, err, sizeof(err)) == -ESRCH);
 	CHECK(strstr(err, "no process with id 999999") != NULL);
 	after_attach(names);
 	return check_done("test_signals");

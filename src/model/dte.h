@@ -1,5 +1,5 @@
 /*
- * dte.h - double-time error correction (SHIM, 000 §4.1).
+ * dte.h - double-time error correction (SHIM, ISCA 2015, §4.1).
  *
  * Each observer sample is bracketed by two clock reads, C^s before its
  * counters and C^e after.  For consecutive samples n-1 and n,

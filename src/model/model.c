@@ -100,16 +100,7 @@ static void note_exit(struct model *m, const struct st_task *t)
 
 static struct model_sym *sym_of(struct model *m, uint32_t id)
 {
-	if (id >= m->per_sym_cap) {
-		size_t cap = m->per_sym_cap ? m->per_sym_cap : 256;
-
-		while (cap <= id)
-			cap *= 2;
-		m->per_sym = st_xrealloc(m->per_sym, cap * sizeof(*m->per_sym));
-		memset(m->per_sym + m->per_sym_cap, 0,
-		       (cap - m->per_sym_cap) * sizeof(*m->per_sym));
-		m->per_sym_cap = cap;
-	}
+	ST_GROW(m->per_sym, m->per_sym_cap, (size_t)id + 1);
 	return &m->per_sym[id];
 }
 
@@ -126,16 +117,7 @@ static void count_time(struct model *m, uint64_t t)
 	b = (size_t)((t - m->first_time) / MODEL_BUCKET_NS);
 	if (b >= 1u << 24)
 		return;		/* over 19 days: stop growing the timeline */
-	if (b >= m->timeline_cap) {
-		size_t cap = m->timeline_cap ? m->timeline_cap : 64;
-
-		while (cap <= b)
-			cap *= 2;
-		m->timeline = st_xrealloc(m->timeline, cap * sizeof(*m->timeline));
-		memset(m->timeline + m->timeline_cap, 0,
-		       (cap - m->timeline_cap) * sizeof(*m->timeline));
-		m->timeline_cap = cap;
-	}
+	ST_GROW(m->timeline, m->timeline_cap, b + 1);
 	if (b + 1 > m->timeline_len)
 		m->timeline_len = b + 1;
 	m->timeline[b]++;

@@ -21,6 +21,8 @@ static void init_hists(struct obs_model *m)
 
 static void free_hists(struct obs_model *m)
 {
+	struct obs_tag_index *ix, *next;
+
 	hist_free(&m->cpc);
 	hist_free(&m->period);
 	hist_free(&m->gap);
@@ -35,10 +37,12 @@ static void free_hists(struct obs_model *m)
 		hist_free(&m->tags[i].ipc);
 	}
 	free(m->tags);
-	free(m->index);
+	HASH_ITER(hh, m->index, ix, next) {
+		HASH_DEL(m->index, ix);
+		free(ix);
+	}
 	m->tags = NULL;
-	m->index = NULL;
-	m->ntags = m->tags_cap = m->index_cap = m->other = 0;
+	m->ntags = m->tags_cap = m->other = 0;
 	m->tags_overflowed = 0;
 }
 
@@ -73,38 +77,11 @@ void obs_model_zero(struct obs_model *m)
 
 /* ---- tags ---- */
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
-
-static void reindex(struct obs_model *m)
-{
-	free(m->index);
-	m->index_cap = m->index_cap ? m->index_cap * 2 : 64;
-	m->index = st_xcalloc(m->index_cap, sizeof(*m->index));
-	for (size_t i = 0; i < m->ntags; i++) {
-		size_t at = mix(m->tags[i].tag) & (m->index_cap - 1);
-
-		if (m->tags[i].other)
-			continue;	/* found through m->other, not the index */
-		while (m->index[at])
-			at = (at + 1) & (m->index_cap - 1);
-		m->index[at] = (uint32_t)i + 1;
-	}
-}
-
 static struct obs_tag *new_tag(struct obs_model *m, uint64_t tag)
 {
 	struct obs_tag *t;
 
-	if (m->ntags == m->tags_cap) {
-		m->tags_cap = m->tags_cap ? m->tags_cap * 2 : 16;
-		m->tags = st_xrealloc(m->tags, m->tags_cap * sizeof(*m->tags));
-	}
+	ST_GROW(m->tags, m->tags_cap, m->ntags + 1);
 	t = &m->tags[m->ntags++];
 	memset(t, 0, sizeof(*t));
 	t->tag = tag;
@@ -117,18 +94,11 @@ static struct obs_tag *new_tag(struct obs_model *m, uint64_t tag)
 
 static struct obs_tag *tag_of(struct obs_model *m, uint64_t tag)
 {
-	size_t at;
-	struct obs_tag *t;
+	struct obs_tag_index *ix;
 
-	if (!m->index)
-		reindex(m);
-	at = mix(tag) & (m->index_cap - 1);
-	while (m->index[at]) {
-		t = &m->tags[m->index[at] - 1];
-		if (t->tag == tag)
-			return t;
-		at = (at + 1) & (m->index_cap - 1);
-	}
+	HASH_FIND(hh, m->index, &tag, sizeof(tag), ix);
+	if (ix)
+		return &m->tags[ix->at];
 	if (m->ntags - (m->other != 0) >= OBS_MAX_TAGS) {
 		if (!m->other) {
 			new_tag(m, 0)->other = true;
@@ -137,10 +107,11 @@ static struct obs_tag *tag_of(struct obs_model *m, uint64_t tag)
 		return &m->tags[m->other - 1];
 	}
 	new_tag(m, tag);
-	m->index[at] = (uint32_t)m->ntags;
-	if (m->ntags * 2 > m->index_cap)
-		reindex(m);
-	return &m->tags[m->ntags - 1];
+	ix = st_xmalloc(sizeof(*ix));
+	ix->tag = tag;
+	ix->at = m->ntags - 1;
+	HASH_ADD(hh, m->index, tag, sizeof(ix->tag), ix);
+	return &m->tags[ix->at];
 }
 
 /* ---- records ---- */
@@ -316,7 +287,7 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 		if (v == DTE_REJECT_CLOCK)
 			continue;
 		hist_add(&m->cpc, cpc);
-		/* Rates over the start clocks, as SHIM does (000 §4.1). */
+		/* Rates over the start clocks (SHIM, ISCA 2015, §4.1). */
 		dt = (double)(cur[0] - prev[0]);
 		hist_add(&m->period, dt);
 		m->cycles += dt;

@@ -1,6 +1,6 @@
 /*
- * obs_model.h - analysis of the observer's raw samples (000 §4): DTE over
- * every pair of consecutive samples, the distributions of CPC, of the
+ * obs_model.h - analysis of the observer's raw samples (SHIM, ISCA 2015,
+ * §4): DTE over every pair of consecutive samples, the distributions of CPC, of the
  * sample period and of the gap between accepted samples, rate
  * distributions per counter, and per-tag statistics (time share, rates
  * with mean, standard deviation and histogram).  Tags are attributed to
@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <uthash.h>
 
 #include "model/dte.h"
 #include "model/histogram.h"
@@ -51,6 +52,13 @@ struct obs_tag {
 	uint64_t hw_delta_all[2];	/* ... every sample */
 };
 
+/* Finds a tag's row; rows move as the array grows, so by position. */
+struct obs_tag_index {
+	UT_hash_handle hh;
+	uint64_t tag;
+	size_t at;
+};
+
 struct obs_model {
 	bool active;			/* an observer record has arrived */
 	struct st_observe_meta meta;	/* strings NUL-terminated */
@@ -67,7 +75,7 @@ struct obs_model {
 	struct histogram cpc;		/* 400 buckets over 0-2 */
 	struct histogram period;	/* TSC cycles, log */
 	struct histogram gap;		/* cycles between accepted samples, log */
-	struct histogram ipc;		/* 500 over 0-4 (000 §5) */
+	struct histogram ipc;		/* 500 over 0-4 (SHIM, ISCA 2015, §5) */
 	bool have_ipc;
 	/*
 	 * ST_OBS_HARDWARE batches: the target core's cycles and instructions
@@ -83,8 +91,7 @@ struct obs_model {
 	struct obs_counter counter[ST_OBS_MAX_COUNTERS];
 	struct obs_tag *tags;
 	size_t ntags, tags_cap;
-	uint32_t *index;		/* open addressing into tags, 0 = empty */
-	size_t index_cap;
+	struct obs_tag_index *index;	/* tag -> position in tags (uthash) */
 	size_t other;			/* index + 1 of the "other" row, 0: none */
 	uint64_t tags_overflowed;	/* thread-samples that went to it */
 };

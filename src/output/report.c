@@ -7,6 +7,7 @@
 #include "symbols/symbols.h"
 #include "util.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
@@ -124,7 +125,7 @@ int report_run_batch(struct session *s)
 
 	stop_signal_install();
 	status = session_start(s);
-	if (status >= 0)
+	if (status < 0)
 		return status;
 	while (!stop_signal_received() && !s->finished) {
 		double t;
@@ -141,16 +142,16 @@ int report_run_batch(struct session *s)
 			next_print += o->delay;
 		}
 	}
-	status = session_stop(s) < 0 ? ST_EXIT_FAIL : ST_EXIT_OK;
+	status = session_stop(s);
 	report_print(s, stdout);
 	if (s->info.failed) {
 		st_error("%s; the table covers the records before it", s->info.finish_reason);
-		return ST_EXIT_FAIL;
+		return -EIO;
 	}
 	if (s->obs_info.failed) {
 		st_error("%s; the observer's figures cover the samples before it",
 			 s->obs_info.finish_reason);
-		return ST_EXIT_FAIL;
+		return -EIO;
 	}
 	if (s->has_target && s->info.finished)
 		st_warn("%s; the table covers the time until then", s->status);

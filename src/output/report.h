@@ -18,7 +18,8 @@ void report_print(struct session *s, FILE *out);
 
 /*
  * Runs a batch session to its end (duration, target exit, SIGINT or
- * SIGTERM) and prints.  Returns the exit status.
+ * SIGTERM) and prints.  Returns 0, or -errno after a one-line error
+ * (the report of what was collected is printed first).
  */
 int report_run_batch(struct session *s);
 

@@ -104,11 +104,11 @@ struct st_lost {
 };
 
 /*
- * A batch of the SHIM observer's raw samples (000 Fig. 2), analysed by
+ * A batch of the SHIM observer's raw samples (SHIM, ISCA 2015, Fig. 2), analysed by
  * the consumer.  data[] holds nsamples samples of
  *     start, end               rdtscp before and after the counters
  *     cycles, instructions     with ST_OBS_HARDWARE only: the target
- *                              core's counts, app = core - self (000 §3)
+ *                              core's counts, app = core - self (SHIM, ISCA 2015, §3)
  *     counter[nthreads][ncounters]   every thread's counters, read
  *                              between the two clock reads
  *     (tag, depth)[nthreads]   read after the second clock read

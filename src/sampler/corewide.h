@@ -1,6 +1,6 @@
 /*
  * corewide.h - whether the observer can read the target's hardware
- * counters the SHIM way (000 §3): rdpmc on the SMT sibling of the
+ * counters the SHIM way (SHIM, ISCA 2015, §3): rdpmc on the SMT sibling of the
  * target's CPU, counting core-wide (Intel's AnyThread bit) and
  * subtracting its own count, app = core - self.  That needs a hardware
  * PMU, rdpmc allowed from user space, an Intel CPU whose architectural
@@ -69,7 +69,7 @@ int corewide_open(struct corewide *cw, char *why, size_t len);
 
 /*
  * app = core - self for cycles and instructions: what the target's
- * hyperthread did, without the observer's own share (000 §3).
+ * hyperthread did, without the observer's own share (SHIM, ISCA 2015, §3).
  */
 void corewide_read(struct corewide *cw, uint64_t app[COREWIDE_EVENTS]);
 

@@ -88,14 +88,6 @@ static void note_placement(struct observer *o, const char *tail)
 	set_note(o, note);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t cycles_for_ns(const struct loop *l, uint64_t ns)
 {
 	return (uint64_t)((double)ns * (double)l->tsc_hz / 1e9);
@@ -104,7 +96,7 @@ static uint64_t cycles_for_ns(const struct loop *l, uint64_t ns)
 /* TSC ticks per second against CLOCK_MONOTONIC since the thread began. */
 static void calibrate(struct loop *l)
 {
-	uint64_t m = mono_ns(), t = tsc_end();
+	uint64_t m = st_now_ns(), t = tsc_end();
 
 	if (m > l->mono0 + 1000000)
 		l->tsc_hz = (uint64_t)((double)(t - l->tsc0) * 1e9 /
@@ -115,10 +107,10 @@ static void calibrate_start(struct loop *l)
 {
 	uint64_t until;
 
-	l->mono0 = mono_ns();
+	l->mono0 = st_now_ns();
 	l->tsc0 = tsc_end();
 	until = l->mono0 + 5000000;
-	while (mono_ns() < until)
+	while (st_now_ns() < until)
 		tsc_pause();
 	calibrate(l);
 }
@@ -291,9 +283,9 @@ static void wait_until(const struct loop *l, uint64_t due)
 	if (due <= now)
 		return;
 	if (due - now > cycles_for_ns(l, SLEEP_NS)) {
-		/* Long periods sleep (000 §4.2), waking early to spin. */
+		/* Long periods sleep (SHIM, ISCA 2015, §4.2), waking early to spin. */
 		uint64_t ns = (uint64_t)((double)(due - now) * 1e9 / (double)l->tsc_hz);
-		uint64_t wake = mono_ns() + ns - WAKE_EARLY_NS;
+		uint64_t wake = st_now_ns() + ns - WAKE_EARLY_NS;
 		struct timespec ts = { (time_t)(wake / 1000000000u),
 				       (long)(wake % 1000000000u) };
 
@@ -328,7 +320,7 @@ static inline bool sample_taken(struct loop *l, uint64_t start, uint64_t end,
 	return true;
 }
 
-/* ---- the loops (000 Fig. 2) ---- */
+/* ---- the loops (SHIM, ISCA 2015, Fig. 2) ---- */
 
 /*
  * Shared memory: counters between the two clock reads, then the tags.
@@ -465,13 +457,16 @@ static void loop_variables(struct loop *l)
 /* A launched program creates its segment once main() runs: wait for it. */
 static bool wait_for_segment(struct observer *o)
 {
-	uint64_t until = mono_ns() + (uint64_t)(o->cfg.wait_seconds * 1e9);
+	uint64_t until = st_now_ns() + (uint64_t)(o->cfg.wait_seconds * 1e9);
 	char err[512];
 
 	while (!atomic_load(&o->stop)) {
-		if (signal_segment_attach(&o->seg, o->cfg.pid, err, sizeof(err)) == 0)
+		int rc = signal_segment_attach(&o->seg, o->cfg.pid, err, sizeof(err));
+
+		if (rc == 0)
 			return true;
-		if (mono_ns() > until || strstr(err, "publishes no") == NULL) {
+		/* Only a segment not created yet is worth waiting for. */
+		if (st_now_ns() > until || rc != -ENOENT) {
 			set_note(o, err);
 			set_finished(o, "observer: no usable signal segment", false);
 			return false;
@@ -559,7 +554,7 @@ static int resolve_variables(struct observer *o)
 		if (variable_signal_resolve(o->cfg.pid, &o->cfg.vars[i], err,
 					    sizeof(err)) < 0) {
 			st_error("%s", err);
-			return -1;
+			return -ENOENT;
 		}
 	}
 	return 0;
@@ -570,18 +565,19 @@ static int observer_start(struct st_source *s)
 	struct observer *o = (struct observer *)s;
 	char err[256];
 
-	if (o->cfg.launched && o->cfg.nvars && resolve_variables(o) < 0)
-		return -1;
+	int rc;
+
+	if (o->cfg.launched && o->cfg.nvars && (rc = resolve_variables(o)) < 0)
+		return rc;
 	if (o->cfg.pin_target &&
 	    pin_target_threads(o->cfg.pid, o->cfg.place.target_cpu, err,
 			       sizeof(err)) < 0) {
 		st_error("%s", err);
-		return -1;
+		return -EPERM;
 	}
-	if (pthread_create(&o->thread, NULL, observer_main, o) != 0) {
-		st_error("cannot start the observer thread");
-		return -1;
-	}
+	rc = st_thread_start(&o->thread, observer_main, o, "observer");
+	if (rc < 0)
+		return rc;
 	o->running = true;
 	return 0;
 }
@@ -659,7 +655,7 @@ int observer_configure(const struct st_options *opt, pid_t pid, bool launched,
 		if (variable_signal_parse(opt->signals[i], &cfg->vars[i], err,
 					  sizeof(err)) < 0) {
 			st_error("%s", err);
-			return ST_EXIT_USAGE;
+			return -EINVAL;
 		}
 		tags += cfg->vars[i].is_tag;
 		cfg->nvars++;
@@ -667,17 +663,19 @@ int observer_configure(const struct st_options *opt, pid_t pid, bool launched,
 	if (tags > 1 || cfg->nvars - tags > ST_OBS_MAX_COUNTERS) {
 		st_error("--signal: give at most %u counters and one tag (NAME:tag)",
 			 ST_OBS_MAX_COUNTERS);
-		return ST_EXIT_USAGE;
+		return -EINVAL;
 	}
 	if (sched_getaffinity(pid, sizeof(allowed), &allowed) < 0) {
+		int e = errno;
+
 		st_error("cannot read the CPUs process %d may use: %s", (int)pid,
-			 strerror(errno));
-		return ST_EXIT_FAIL;
+			 strerror(e));
+		return -e;
 	}
 	if (observer_place("", task_last_cpu(pid), &allowed, opt->observer_cpu,
 			   &cfg->place, err, sizeof(err)) < 0) {
 		st_error("%s", err);
-		return ST_EXIT_USAGE;
+		return -EINVAL;
 	}
 	{
 		struct cpu_facts f;
@@ -704,11 +702,14 @@ struct st_source *observer_source_create(const struct observer_config *cfg,
 	snprintf(o->info.kind, sizeof(o->info.kind), "observer");
 	o->info.ipc_cycles = o->info.ipc_instructions = -1;
 	if (!cfg->launched) {
-		if (cfg->nvars ? resolve_variables(o) < 0 :
-		    signal_segment_attach(&o->seg, cfg->pid, err, sizeof(err)) < 0) {
+		int rc = cfg->nvars ? resolve_variables(o) :
+			signal_segment_attach(&o->seg, cfg->pid, err, sizeof(err));
+
+		if (rc < 0) {
 			if (!cfg->nvars)
 				st_error("%s", err);
-			*status = ST_EXIT_FAIL;
+			/* A target's refusal is no usage error. */
+			*status = rc == -EINVAL ? -EPERM : rc;
 			observer_destroy(&o->base);
 			return NULL;
 		}

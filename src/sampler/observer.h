@@ -1,5 +1,5 @@
 /*
- * observer.h - the SHIM observer (000 §3, Fig. 2): one thread pinned to a
+ * observer.h - the SHIM observer (SHIM, ISCA 2015, §3, Fig. 2): one thread pinned to a
  * CPU of its own that busy-reads the target's software signals between
  * two rdtscp reads, as fast as it can or throttled to a period in TSC
  * cycles, and ships the raw samples in batches through its ring.  The
@@ -42,8 +42,8 @@ struct observer_config {
 
 /*
  * Checks the options against the machine and the target: CPUs, and for
- * an attached target its segment or variables.  Returns 0, or an exit
- * status after a one-line error.
+ * an attached target its segment or variables.  Returns 0, or -errno
+ * (-EINVAL: a bad option) after a one-line error.
  */
 int observer_configure(const struct st_options *o, pid_t pid, bool launched,
 		       struct observer_config *cfg);

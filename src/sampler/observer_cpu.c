@@ -1,5 +1,6 @@
 /* observer_cpu.c - choosing the observer's CPU from the topology. */
 #include "sampler/observer_cpu.h"
+#include "cpulist.h"
 #include "target.h"
 #include "util.h"
 
@@ -7,51 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int cpulist_parse(const char *s, cpu_set_t *set)
-{
-	int n = 0;
-
-	CPU_ZERO(set);
-	while (*s && *s != '\n') {
-		char *end;
-		long lo = strtol(s, &end, 10), hi = lo;
-
-		if (end == s || lo < 0)
-			return -1;
-		s = end;
-		if (*s == '-') {
-			hi = strtol(s + 1, &end, 10);
-			if (end == s + 1 || hi < lo)
-				return -1;
-			s = end;
-		}
-		if (hi >= CPU_SETSIZE)
-			return -1;
-		for (long c = lo; c <= hi; c++, n++)
-			CPU_SET((int)c, set);
-		if (*s == ',')
-			s++;
-		else if (*s && *s != '\n')
-			return -1;
-	}
-	return n;
-}
-
-int cpulist_read(const char *sysroot, const char *path, cpu_set_t *set)
-{
-	char file[512], line[4096];
-	FILE *f;
-	int n;
-
-	snprintf(file, sizeof(file), "%s%s", sysroot, path);
-	f = fopen(file, "r");
-	if (!f)
-		return -1;
-	n = fgets(line, sizeof(line), f) ? cpulist_parse(line, set) : -1;
-	fclose(f);
-	return n;
-}
 
 static int first_in(const cpu_set_t *set, int skip)
 {
@@ -105,7 +61,7 @@ int observer_place(const char *sysroot, int target_cpu,
 		}
 		return 0;
 	}
-	/* An online SMT sibling first (000 §3), then any other online CPU. */
+	/* An online SMT sibling first (SHIM, ISCA 2015, §3), then any other online CPU. */
 	CPU_AND(&both, &siblings, &online);
 	out->observer_cpu = first_in(&both, target_cpu);
 	out->smt_sibling = out->observer_cpu >= 0;

@@ -1,5 +1,5 @@
 /*
- * observer_cpu.h - where the observer runs (000 §3): on the SMT sibling
+ * observer_cpu.h - where the observer runs (SHIM, ISCA 2015, §3): on the SMT sibling
  * of the target's CPU when there is one, else on another core; never on
  * the only CPU the target may use.  Topology comes from sysfs, under a
  * root directory so tests can hand in a constructed machine.
@@ -11,12 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-
-/* Parses a sysfs CPU list ("0-3,8,10-11"); -1 if malformed. */
-int cpulist_parse(const char *s, cpu_set_t *set);
-
-/* Reads a CPU list file under sysroot ("" for the real one); -1 if absent. */
-int cpulist_read(const char *sysroot, const char *path, cpu_set_t *set);
 
 struct observer_placement {
 	int observer_cpu;

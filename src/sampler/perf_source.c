@@ -12,6 +12,7 @@
  * drains, converts and pushes: it never waits for the model.
  */
 #include "sampler/perf_source.h"
+#include "cpulist.h"
 #include "options.h"
 #include "sampler/perf_parse.h"
 #include "ring/record.h"
@@ -32,12 +33,12 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <uthash.h>
 
 #define DEFAULT_HW_PERIOD	1000000u	/* cycles: ~2.5 kHz at 2.5 GHz */
 #define DEFAULT_SW_PERIOD	250000u		/* ns of cpu-clock: 4 kHz */
 #define RING_PAGES		32u
 #define RESCAN_NS		500000000u
-#define TID_SLOTS		1024u
 
 /* One CPU's ring, owned by the first leader opened on that CPU. */
 struct perf_ring {
@@ -54,8 +55,13 @@ struct perf_thread {
 	size_t nfd;
 };
 
-/* Previous group values per thread, for per-interval counter deltas. */
+/*
+ * A thread whose events exist (opened by us, or inherited: it forked or
+ * has samples), with its previous group values for per-interval counter
+ * deltas.  Gone when it exits, so the table holds live threads only.
+ */
 struct tid_state {
+	UT_hash_handle hh;
 	pid_t tid;
 	struct perf_group_state gs;
 };
@@ -75,9 +81,7 @@ struct perf_source {
 
 	struct perf_thread *threads;
 	size_t nthreads, cap;
-	pid_t *known;		/* tids opened or inherited */
-	size_t nknown, known_cap;
-	struct tid_state tids[TID_SLOTS];
+	struct tid_state *known;	/* by tid (uthash) */
 
 	pthread_t thread;
 	bool running;
@@ -115,7 +119,7 @@ int perf_source_configure(const struct st_options *o, pid_t pid,
 		bool hw = false;
 
 		if (events_parse(o->events, cfg->events, &cfg->nevents) < 0)
-			return ST_EXIT_USAGE;
+			return -EINVAL;
 		for (size_t i = 0; i < cfg->nevents; i++)
 			hw |= event_is_hardware(&cfg->events[i].attr);
 		if (hw && !pmu) {
@@ -139,32 +143,20 @@ int perf_source_configure(const struct st_options *o, pid_t pid,
 	return 0;
 }
 
-/* The online CPUs, from the kernel's cpulist ("0-3,8"). */
+/* A ring per online CPU. */
 static size_t online_cpus(struct perf_ring **rings)
 {
-	char *list = st_read_file("/sys/devices/system/cpu/online", NULL);
-	size_t n = 0, cap = 8;
-	const char *p = list;
+	cpu_set_t online;
+	size_t n = 0;
 
-	*rings = st_xmalloc(cap * sizeof(**rings));
-	while (p && *p && *p != '\n') {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-
-		if (end == p)
-			break;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		for (long c = lo; c <= hi; c++) {
-			if (n == cap)
-				*rings = st_xrealloc(*rings, (cap *= 2) * sizeof(**rings));
-			(*rings)[n++] = (struct perf_ring){ .cpu = (int)c, .fd = -1 };
-		}
-		p = *end == ',' ? end + 1 : end;
+	if (cpulist_read("", "/sys/devices/system/cpu/online", &online) <= 0) {
+		CPU_ZERO(&online);	/* no sysfs: assume one CPU numbered 0 */
+		CPU_SET(0, &online);
 	}
-	free(list);
-	if (n == 0)	/* no sysfs: assume one CPU numbered 0 */
-		(*rings)[n++] = (struct perf_ring){ .cpu = 0, .fd = -1 };
+	*rings = st_xcalloc((size_t)CPU_COUNT(&online), sizeof(**rings));
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &online))
+			(*rings)[n++] = (struct perf_ring){ .cpu = c, .fd = -1 };
 	return n;
 }
 
@@ -187,21 +179,39 @@ static uint64_t random_period(struct perf_source *ps)
 	return base - spread / 2 + next_random(ps) % (spread + 1);
 }
 
-static void remember_tid(struct perf_source *ps, pid_t tid)
+static struct tid_state *tid_find(const struct perf_source *ps, pid_t tid)
 {
-	if (ps->nknown == ps->known_cap) {
-		ps->known_cap = ps->known_cap ? ps->known_cap * 2 : 64;
-		ps->known = st_xrealloc(ps->known, ps->known_cap * sizeof(pid_t));
-	}
-	ps->known[ps->nknown++] = tid;
+	struct tid_state *t;
+
+	HASH_FIND(hh, ps->known, &tid, sizeof(tid), t);
+	return t;
 }
 
 static bool tid_known(const struct perf_source *ps, pid_t tid)
 {
-	for (size_t i = 0; i < ps->nknown; i++)
-		if (ps->known[i] == tid)
-			return true;
-	return false;
+	return tid_find(ps, tid) != NULL;
+}
+
+static struct tid_state *remember_tid(struct perf_source *ps, pid_t tid)
+{
+	struct tid_state *t = tid_find(ps, tid);
+
+	if (!t) {
+		t = st_xcalloc(1, sizeof(*t));
+		t->tid = tid;
+		HASH_ADD(hh, ps->known, tid, sizeof(t->tid), t);
+	}
+	return t;
+}
+
+static void drop_tid(struct perf_source *ps, pid_t tid)
+{
+	struct tid_state *t = tid_find(ps, tid);
+
+	if (t) {
+		HASH_DEL(ps->known, t);
+		free(t);
+	}
 }
 
 static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
@@ -318,10 +328,7 @@ static int open_thread(struct perf_source *ps, pid_t tid)
 			}
 		}
 	}
-	if (ps->nthreads == ps->cap) {
-		ps->cap = ps->cap ? ps->cap * 2 : 16;
-		ps->threads = st_xrealloc(ps->threads, ps->cap * sizeof(t));
-	}
+	ST_GROW(ps->threads, ps->cap, ps->nthreads + 1);
 	ps->threads[ps->nthreads++] = t;
 	remember_tid(ps, tid);
 	return 0;
@@ -399,7 +406,8 @@ static int report_open_error(const struct perf_source *ps, int err)
 			 ev, ps->cfg.pid, strerror(err));
 		break;
 	}
-	return ST_EXIT_FAIL;
+	/* The kernel refusing our attributes is not a usage error. */
+	return err == EINVAL ? -EOPNOTSUPP : -err;
 }
 
 /* Opens threads of the target not yet sampled (attach race, no inherit). */
@@ -421,22 +429,7 @@ static void rescan_threads(struct perf_source *ps, bool enable)
 
 static struct perf_group_state *group_state(struct perf_source *ps, pid_t tid)
 {
-	size_t h = (size_t)tid % TID_SLOTS;
-
-	for (size_t probe = 0; probe < TID_SLOTS; probe++) {
-		struct tid_state *s = &ps->tids[(h + probe) % TID_SLOTS];
-
-		if (s->tid == tid)
-			return &s->gs;
-		if (s->tid == 0) {
-			s->tid = tid;
-			return &s->gs;
-		}
-	}
-	/* Full: reuse the home slot; one interval's delta is lost. */
-	memset(&ps->tids[h], 0, sizeof(ps->tids[h]));
-	ps->tids[h].tid = tid;
-	return &ps->tids[h].gs;
+	return &remember_tid(ps, tid)->gs;
 }
 
 static pid_t sample_tid(const struct perf_event_header *ev,
@@ -471,11 +464,7 @@ static bool owns_ring(const struct perf_source *ps, const struct perf_thread *t)
  */
 static void forget_thread(struct perf_source *ps, pid_t tid)
 {
-	for (size_t i = 0; i < ps->nknown; i++)
-		if (ps->known[i] == tid) {
-			ps->known[i] = ps->known[--ps->nknown];
-			break;
-		}
+	drop_tid(ps, tid);
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		struct perf_thread *t = &ps->threads[i];
 
@@ -616,15 +605,15 @@ static void *sampler_main(void *arg)
 static int perf_start(struct st_source *s)
 {
 	struct perf_source *ps = (struct perf_source *)s;
+	int rc;
 
 	ps->last_rescan = st_now_ns();
 	if (!ps->cfg.launched)
 		for (size_t i = 0; i < ps->nthreads; i++)
 			enable_thread(ps, &ps->threads[i]);
-	if (pthread_create(&ps->thread, NULL, sampler_main, ps) != 0) {
-		st_error("cannot start the sampler thread");
-		return -1;
-	}
+	rc = st_thread_start(&ps->thread, sampler_main, ps, "sampler");
+	if (rc < 0)
+		return rc;
 	ps->running = true;
 	return 0;
 }
@@ -666,7 +655,14 @@ static void perf_destroy(struct st_source *s)
 		close_thread(&ps->threads[i]);
 	free(ps->threads);
 	free(ps->rings);
-	free(ps->known);
+	{
+		struct tid_state *t, *next;
+
+		HASH_ITER(hh, ps->known, t, next) {
+			HASH_DEL(ps->known, t);
+			free(t);
+		}
+	}
 	close(ps->wake[0]);
 	close(ps->wake[1]);
 	pthread_mutex_destroy(&ps->lock);
@@ -746,9 +742,9 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	pthread_mutex_init(&ps->lock, NULL);
 	ps->nrings = online_cpus(&ps->rings);
 	if (pipe2(ps->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
-		st_error("cannot create a pipe: %s", strerror(errno));
+		*status = -errno;
+		st_error("cannot create a pipe: %s", strerror(-*status));
 		free(ps);
-		*status = ST_EXIT_FAIL;
 		return NULL;
 	}
 	if (cfg->launched) {

@@ -29,8 +29,8 @@ struct perf_source_config {
 
 /*
  * Chooses the events from the options: -e, else {cycles, instructions}
- * with a hardware PMU, else cpu-clock (saying so).  Returns 0, or an exit
- * status after a one-line error.
+ * with a hardware PMU, else cpu-clock (saying so).  Returns 0, or -EINVAL
+ * after a one-line error.
  */
 int perf_source_configure(const struct st_options *o, pid_t pid,
 			  bool launched, struct perf_source_config *cfg);
@@ -38,8 +38,7 @@ int perf_source_configure(const struct st_options *o, pid_t pid,
 /*
  * Opens the events on every thread now, so that errors (no permission,
  * no such process, unsupported event) are reported before any UI starts.
- * Returns NULL after printing a one-line error; *status gets the exit
- * status to use.
+ * Returns NULL after printing a one-line error; *status gets -errno.
  */
 struct st_source *perf_source_create(const struct perf_source_config *cfg,
 				     struct ring *ring, int *status);

@@ -4,6 +4,7 @@
 #include "ring/ring.h"
 #include "util.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -67,10 +68,10 @@ static int replay_start(struct st_source *s)
 {
 	struct replay_source *rs = (struct replay_source *)s;
 
-	if (pthread_create(&rs->thread, NULL, replay_main, rs) != 0) {
-		st_error("cannot start the replay thread");
-		return -1;
-	}
+	int rc = st_thread_start(&rs->thread, replay_main, rs, "replay");
+
+	if (rc < 0)
+		return rc;
 	rs->running = true;
 	return 0;
 }

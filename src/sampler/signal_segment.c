@@ -80,7 +80,7 @@ static int open_segment(pid_t pid, const char *name, char *err, size_t errlen)
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	if (stat(proc, &owner) < 0) {
 		snprintf(err, errlen, "no process with id %d", (int)pid);
-		return -1;
+		return -ESRCH;
 	}
 	/*
 	 * Through the process's own root, under its own PID: a program in a
@@ -99,7 +99,7 @@ static int open_segment(pid_t pid, const char *name, char *err, size_t errlen)
 	if (fd == -EINVAL) {
 		snprintf(err, errlen, "/dev/shm%s is not a regular file: refusing "
 			 "it as process %d's signal segment", name, (int)pid);
-		return -1;
+		return -EPERM;
 	}
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		snprintf(err, errlen,
@@ -108,7 +108,7 @@ static int open_segment(pid_t pid, const char *name, char *err, size_t errlen)
 			 "a global variable with --signal NAME", (int)pid, name);
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return -ENOENT;
 	}
 	if (st.st_uid != owner.st_uid) {
 		snprintf(err, errlen,
@@ -116,7 +116,7 @@ static int open_segment(pid_t pid, const char *name, char *err, size_t errlen)
 			 "runs as uid %u: refusing a segment its process does not own",
 			 name, (unsigned)st.st_uid, (int)pid, (unsigned)owner.st_uid);
 		close(fd);
-		return -1;
+		return -EPERM;
 	}
 	if (st.st_mode & 0077) {
 		snprintf(err, errlen,
@@ -124,7 +124,7 @@ static int open_segment(pid_t pid, const char *name, char *err, size_t errlen)
 			 "refusing it; the program must create it 0600", name,
 			 (unsigned)(st.st_mode & 0777));
 		close(fd);
-		return -1;
+		return -EPERM;
 	}
 	if ((size_t)st.st_size < SHIMTOP_SIGNALS_SIZE) {
 		snprintf(err, errlen,
@@ -133,7 +133,7 @@ static int open_segment(pid_t pid, const char *name, char *err, size_t errlen)
 			 "shimtop's <shimtop/signals.h>", name, (long long)st.st_size,
 			 SHIMTOP_SIGNALS_VERSION, (size_t)SHIMTOP_SIGNALS_SIZE);
 		close(fd);
-		return -1;
+		return -EPROTO;
 	}
 	return fd;
 }
@@ -149,19 +149,21 @@ int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 	shimtop_signals_name(seg->name, sizeof(seg->name), namespace_pid(pid));
 	fd = open_segment(pid, seg->name, err, errlen);
 	if (fd < 0)
-		return -1;
+		return fd;
 	s = mmap(NULL, SHIMTOP_SIGNALS_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (s == MAP_FAILED) {
+		int e = errno;
+
 		snprintf(err, errlen, "cannot map signal segment /dev/shm%s: %s",
-			 seg->name, strerror(errno));
-		return -1;
+			 seg->name, strerror(e));
+		return -e;
 	}
 	seg->sig = s;
 	if (bus_guard_add(s, SHIMTOP_SIGNALS_SIZE, &seg->truncated) < 0) {
 		snprintf(err, errlen, "too many signal segments mapped at once");
 		signal_segment_detach(seg);
-		return -1;
+		return -EMFILE;
 	}
 	/*
 	 * The creator writes the magic last: a segment caught between its
@@ -177,11 +179,11 @@ int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 			 "/dev/shm%s while shimtop read it; run again", (int)pid,
 			 seg->name);
 		signal_segment_detach(seg);
-		return -1;
+		return -EIO;
 	}
 	if (signal_header_check(&seg->header, seg->name, err, errlen) < 0) {
 		signal_segment_detach(seg);
-		return -1;
+		return -EPROTO;
 	}
 	start = st_proc_stat_field((int)pid, 22);
 	if (seg->header.start_time && start >= 0 &&
@@ -193,7 +195,7 @@ int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 			 "shimtop_signals_open() from <shimtop/signals.h>, or read a "
 			 "global variable with --signal NAME", (int)pid, seg->name);
 		signal_segment_detach(seg);
-		return -1;
+		return -ENOENT;
 	}
 	seg->pid = pid;
 	return 0;

@@ -31,8 +31,10 @@ struct signal_segment {
 };
 
 /*
- * Maps the segment of pid.  Returns 0, or -1 with a one-line message
- * (naming the problem and what to do) in err.
+ * Maps the segment of pid.  Returns 0, or -errno with a one-line
+ * message (naming the problem and what to do) in err: -ENOENT when the
+ * process publishes none (yet), -EPERM when it is refused, -EPROTO when
+ * its layout is not this version's.
  */
 int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 			  size_t errlen);

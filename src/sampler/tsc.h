@@ -1,7 +1,7 @@
 /*
  * tsc.h - the observer's clock: the time-stamp counter, read with
  * rdtscp (which waits for earlier instructions to finish) and fenced so
- * later reads do not start before it (000 §3).  Other architectures get
+ * later reads do not start before it (SHIM, ISCA 2015, §3).  Other architectures get
  * CLOCK_MONOTONIC nanoseconds so the code still builds and runs, slower.
  */
 #ifndef SHIMTOP_TSC_H

@@ -26,7 +26,6 @@
 
 #define CACHE_SLOTS	(1u << 16)
 #define CACHE_PROBES	8
-#define INTERN_START	1024u
 #define KERNEL_SPACE	0xffff800000000000ull
 #define MAX_ROOTS	64	/* distinct container roots opened */
 
@@ -83,6 +82,16 @@ struct space {
 	unsigned jit_loads;		/* jit->loads when gen was taken */
 };
 
+/*
+ * One allocation holds an interned symbol and its strings; the key is
+ * "module\0name", the bytes the two strings occupy together.
+ */
+struct interned {
+	UT_hash_handle hh;
+	struct st_symbol sym;
+	char strings[];
+};
+
 struct cache_slot {
 	uint64_t ip;
 	uint64_t gen;			/* 0: empty; KERNEL_GEN: kernel */
@@ -109,11 +118,10 @@ struct symbolizer {
 	struct range_table kernel;
 	bool kernel_loaded;
 
-	/* Interned symbols: id-indexed array plus an open-addressed index. */
+	/* Interned symbols: by id, and by (module, name) in a uthash. */
 	struct st_symbol **syms;
 	size_t nsyms, syms_cap;
-	uint32_t *index;	/* id + 1, 0 = empty */
-	size_t index_cap;
+	struct interned *index;
 
 	struct elf_file *vdso;		/* this kernel's, read from our own */
 	bool vdso_tried;
@@ -122,70 +130,30 @@ struct symbolizer {
 	struct symbolizer_stats stats;
 };
 
-static uint64_t hash_bytes(const char *a, const char *b)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	for (; *a; a++)
-		h = (h ^ (unsigned char)*a) * 1099511628211ull;
-	h = (h ^ 0xff) * 1099511628211ull;
-	for (; *b; b++)
-		h = (h ^ (unsigned char)*b) * 1099511628211ull;
-	return h;
-}
-
-static void index_insert(struct symbolizer *s, const struct st_symbol *sym)
-{
-	size_t mask = s->index_cap - 1;
-	size_t i = hash_bytes(sym->module, sym->name) & mask;
-
-	while (s->index[i])
-		i = (i + 1) & mask;
-	s->index[i] = sym->id + 1;
-}
-
-static void index_grow(struct symbolizer *s)
-{
-	free(s->index);
-	s->index_cap = s->index_cap ? s->index_cap * 2 : INTERN_START;
-	s->index = st_xcalloc(s->index_cap, sizeof(*s->index));
-	for (size_t i = 0; i < s->nsyms; i++)
-		index_insert(s, s->syms[i]);
-}
-
 static const struct st_symbol *intern(struct symbolizer *s, const char *module,
 				      const char *name, bool unknown)
 {
-	size_t mask, i;
-	struct st_symbol *sym;
-	char *mem;
 	size_t ml = strlen(module) + 1, nl = strlen(name) + 1;
+	char small[512], *key = ml + nl <= sizeof(small) ? small : st_xmalloc(ml + nl);
+	struct interned *in;
 
-	if ((s->nsyms + 1) * 2 > s->index_cap)
-		index_grow(s);
-	mask = s->index_cap - 1;
-	for (i = hash_bytes(module, name) & mask; s->index[i]; i = (i + 1) & mask) {
-		const struct st_symbol *c = s->syms[s->index[i] - 1];
-
-		if (!strcmp(c->name, name) && !strcmp(c->module, module))
-			return c;
+	memcpy(key, module, ml);
+	memcpy(key + ml, name, nl);
+	HASH_FIND(hh, s->index, key, ml + nl, in);
+	if (!in) {
+		in = st_xmalloc(sizeof(*in) + ml + nl);
+		memcpy(in->strings, key, ml + nl);
+		in->sym.module = in->strings;
+		in->sym.name = in->strings + ml;
+		in->sym.unknown = unknown;
+		in->sym.id = (uint32_t)s->nsyms;
+		HASH_ADD_KEYPTR(hh, s->index, in->strings, ml + nl, in);
+		ST_GROW(s->syms, s->syms_cap, s->nsyms + 1);
+		s->syms[s->nsyms++] = &in->sym;
 	}
-	/* One allocation holds the symbol and both strings. */
-	mem = st_xmalloc(sizeof(*sym) + ml + nl);
-	sym = (struct st_symbol *)(void *)mem;
-	memcpy(mem + sizeof(*sym), module, ml);
-	memcpy(mem + sizeof(*sym) + ml, name, nl);
-	sym->module = mem + sizeof(*sym);
-	sym->name = mem + sizeof(*sym) + ml;
-	sym->unknown = unknown;
-	sym->id = (uint32_t)s->nsyms;
-	if (s->nsyms == s->syms_cap) {
-		s->syms_cap = s->syms_cap ? s->syms_cap * 2 : 256;
-		s->syms = st_xrealloc(s->syms, s->syms_cap * sizeof(*s->syms));
-	}
-	s->syms[s->nsyms++] = sym;
-	s->index[i] = sym->id + 1;
-	return sym;
+	if (key != small)
+		free(key);
+	return &in->sym;
 }
 
 struct symbolizer *symbolizer_create(bool live)
@@ -200,7 +168,6 @@ struct symbolizer *symbolizer_create(bool live)
 	s->host_root->fd = -1;
 	s->next_gen = KERNEL_GEN + 1;
 	s->cache = st_xcalloc(CACHE_SLOTS, sizeof(*s->cache));
-	index_grow(s);
 	return s;
 }
 
@@ -249,10 +216,15 @@ void symbolizer_destroy(struct symbolizer *s)
 	}
 	elf_file_close(s->vdso);
 	range_table_clear(&s->kernel);
-	for (size_t i = 0; i < s->nsyms; i++)
-		free(s->syms[i]);
+	{
+		struct interned *in, *in_tmp;
+
+		HASH_ITER(hh, s->index, in, in_tmp) {
+			HASH_DEL(s->index, in);
+			free(in);
+		}
+	}
 	free(s->syms);
-	free(s->index);
 	free(s->cache);
 	free(s);
 }
@@ -368,10 +340,7 @@ static void space_add_map(struct symbolizer *s, struct space *sp,
 		sp->maps[j++] = *m;
 	}
 	sp->nmaps = j;
-	if (sp->nmaps == sp->maps_cap) {
-		sp->maps_cap = sp->maps_cap ? sp->maps_cap * 2 : 16;
-		sp->maps = st_xrealloc(sp->maps, sp->maps_cap * sizeof(*sp->maps));
-	}
+	ST_GROW(sp->maps, sp->maps_cap, sp->nmaps + 1);
 	sp->maps[sp->nmaps++] = *add;
 	space_changed(s, sp);
 }
@@ -403,10 +372,7 @@ void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child)
 	} else {
 		c = space_new(s, child, p->root);
 	}
-	if (p->nmaps > c->maps_cap) {
-		c->maps_cap = p->nmaps;
-		c->maps = st_xrealloc(c->maps, c->maps_cap * sizeof(*c->maps));
-	}
+	ST_GROW(c->maps, c->maps_cap, p->nmaps);
 	if (p->nmaps)
 		memcpy(c->maps, p->maps, p->nmaps * sizeof(*c->maps));
 	c->nmaps = p->nmaps;

@@ -14,10 +14,7 @@
 void range_table_add(struct range_table *t, uint64_t start, uint64_t end,
 		     const char *name, const char *module)
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 1024;
-		t->v = st_xrealloc(t->v, t->cap * sizeof(*t->v));
-	}
+	ST_GROW(t->v, t->cap, t->n + 1);
 	t->v[t->n++] = (struct range_entry){
 		.start = start, .end = end, .name = st_xstrdup(name),
 		.module = module ? st_xstrdup(module) : NULL,

@@ -9,6 +9,7 @@
 #include "ui/ui_internal.h"
 #include "util.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -232,12 +233,12 @@ int ui_run(struct session *s)
 	interval = (uint64_t)(s->opt->delay * 1e9);
 	stop_signal_install();
 	status = session_start(s);
-	if (status >= 0)
+	if (status < 0)
 		return status;
 	setlocale(LC_ALL, "");
 	if (!initscr()) {
 		st_error("cannot start the terminal UI (is TERM set?); use --batch");
-		return ST_EXIT_FAIL;
+		return -ENOTTY;
 	}
 	cbreak();
 	noecho();
@@ -267,16 +268,13 @@ int ui_run(struct session *s)
 	}
 	endwin();
 	free(ui.rows);
-	status = session_stop(s) < 0 ? ST_EXIT_FAIL : ST_EXIT_OK;
+	status = session_stop(s);
 	if (s->obs_info.failed) {
 		st_error("%s; the observer's figures covered the samples before it",
 			 s->obs_info.finish_reason);
-		return ST_EXIT_FAIL;
+		return -EIO;
 	}
 	if (s->finished && s->has_target && s->info.finished)
 		st_warn("%s", s->status);
-	/* Interrupted by Ctrl-C: the shell's convention, 128 + SIGINT. */
-	if (status == ST_EXIT_OK && stop_signal_received() == SIGINT)
-		return 128 + SIGINT;
 	return status;
 }

@@ -10,7 +10,10 @@ struct session;
 /* Loads the theme --theme names before anything starts; 0 or -1. */
 int ui_prepare(const char *theme_name);
 
-/* Runs the UI on a started-or-not session until the user quits. */
+/*
+ * Runs the UI on a session until the user quits (or SIGINT, SIGTERM).
+ * Returns 0, or -errno after a one-line error.
+ */
 int ui_run(struct session *s);
 
 #endif
