@@ -224,6 +224,26 @@ double session_elapsed(const struct session *s)
 	return s->start_ns ? (double)(end - s->start_ns) / 1e9 : 0;
 }
 
+void session_metrics(const struct session *s, struct session_metrics *out)
+{
+	const struct model *m = &s->model;
+
+	memset(out, 0, sizeof(*out));
+	out->elapsed = session_elapsed(s);
+	out->samples = m->samples;
+	out->rate = model_rate(m);
+	out->lost = m->kernel_lost;
+	out->dropped = session_dropped(s);
+	out->threads_live = model_live_threads(m);
+	out->threads_seen = model_seen_threads(m);
+	out->unknown = m->unknown;
+	out->unknown_pct = model_unknown_pct(m);
+	out->observing = m->obs.active;
+	if (out->observing && out->elapsed > 0)
+		out->observer_rate = (double)s->obs_info.produced / out->elapsed;
+	out->dte_accepted_pct = dte_share(&m->obs.dte, m->obs.dte.accepted);
+}
+
 int session_stop(struct session *s)
 {
 	int rc = 0;

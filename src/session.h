@@ -64,6 +64,27 @@ uint64_t session_dropped(const struct session *s);
 /* Observer batches its ring dropped. */
 uint64_t session_observer_dropped(const struct session *s);
 
+/*
+ * The figures every output shows, defined once: the UI header, the text
+ * report and the JSON report all read them from here.
+ */
+struct session_metrics {
+	double elapsed;			/* seconds of sampling */
+	uint64_t samples;
+	double rate;			/* samples/s over the last second */
+	uint64_t lost;			/* samples the kernel dropped */
+	uint64_t dropped;		/* records shimtop's ring dropped */
+	size_t threads_live;		/* not exited */
+	size_t threads_seen;		/* since the start */
+	uint64_t unknown;		/* samples no symbol explains */
+	double unknown_pct;
+	bool observing;			/* observer samples arrived */
+	double observer_rate;		/* observer samples/s */
+	double dte_accepted_pct;	/* of the samples DTE judged */
+};
+
+void session_metrics(const struct session *s, struct session_metrics *out);
+
 /* Changes the observer's period (TSC cycles, 0: no pause) while running. */
 void session_set_observer_period(struct session *s, uint64_t cycles);
 

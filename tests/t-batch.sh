@@ -13,7 +13,8 @@ grep -Eq "^samples [0-9]+  rate [0-9]+/s" "$TMP/text" || fail "no samples line"
 
 "$SHIMTOP" --batch --duration 2 --format json >"$TMP/json" 2>"$TMP/err" ||
 	fail "json batch failed: $(cat "$TMP/err")"
-[ "$(json_get "$TMP/json" "d['schema']")" = 1 ] || fail "no JSON schema version 1"
+[ "$(json_get "$TMP/json" "d['schema']")" = 2 ] || fail "no JSON schema version 2"
+[ "$(json_get "$TMP/json" "d['threads']['live'] <= d['threads']['seen']")" = True ] || fail "threads: live over seen"
 # Paths as written: no escaped slashes (json-c escapes them by default).
 grep -q '\\/' "$TMP/json" && fail "escaped slashes in the JSON: $(grep -o '.\{20\}\\/.\{20\}' "$TMP/json" | head -2)"
 total=$(json_get "$TMP/json" "round(sum(r['self'] for r in d['rows']), 6)")

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t-ui-tmux.sh - the terminal UI driven through tmux: header and table,
-# sort, search, help, resize down to 40x10 and below, colours and
+# sort, search, help (checked against the key table), filter, detail
+# view and back, resize down to 40x10 and below, colours and
 # NO_COLOR, a clean quit that also ends the launched demo, and `z` on a
 # replay that holds no sample.
 . "$TESTS_DIR/lib.sh"
@@ -51,10 +52,38 @@ wait_for "Search: %%% +\(no match\)"
 $T send-keys -t ui Escape
 wait_for "F1Help"
 
-# Help, and back.
+# Help, and back.  The help on screen is the key table: every line
+# test_ui generates from it is shown, so the screen, the README (checked
+# by test_ui) and the keys the UI acts on cannot drift apart.
 $T send-keys -t ui F1
 wait_for "^shimtop keys"
+"$TESTS_BIN/test_ui" --markdown | sed -n 's/^| \(.*\) | \(.*\) |$/\2/p' | tail -n +2 |
+while IFS= read -r does; do
+	screen | grep -qF -- "$does" || echo "$does"
+done >"$TMP/missing"
+[ ! -s "$TMP/missing" ] || fail "help lacks key-table lines: $(cat "$TMP/missing")"
 $T send-keys -t ui x
+wait_for "SELF%v"
+
+# Filter (F4): only matching rows, kept in sight after Enter; Esc in the
+# prompt clears it.
+$T send-keys -t ui F4 'p' 'h' 'a' 's' 'e'
+wait_for "^Filter: phase"
+$T send-keys -t ui Enter
+wait_for "filter: phase"
+screen | grep -Eq "recurse_tree|build_chase" && fail "filtered rows still shown: $(screen)"
+screen | grep -q "phase_compute" || fail "filter hid matching rows: $(screen)"
+$T send-keys -t ui F4 Escape
+wait_for "recurse_tree"
+
+# Enter opens the selected row's detail (a pushed view); Esc pops it.
+$T send-keys -t ui '/' 'p' 'h' 'a' 's' 'e' '_' 'c' 'o' 'm' Enter
+$T send-keys -t ui Enter
+wait_for "^SYMBOL DETAIL"
+screen | grep -Eq "^symbol +phase_compute" || fail "detail of the wrong row: $(screen)"
+screen | grep -Eq "^module +shimtop-demo" || fail "detail has no module: $(screen)"
+screen | grep -q "EscBack" || fail "detail footer lacks Esc: $(screen)"
+$T send-keys -t ui Escape
 wait_for "SELF%v"
 
 # Colours by default; none with NO_COLOR (checked below).

@@ -91,3 +91,16 @@ enum dte_verdict dte_backwards(struct dte *d, enum dte_verdict v)
 	d->rejected_backwards++;
 	return DTE_REJECT_BACKWARDS;
 }
+
+uint64_t dte_judged(const struct dte *d)
+{
+	return d->accepted + d->rejected_cpc + d->rejected_clock +
+	       d->rejected_backwards + d->rejected_window;
+}
+
+double dte_share(const struct dte *d, uint64_t part)
+{
+	uint64_t n = dte_judged(d);
+
+	return n ? 100.0 * (double)part / (double)n : 0;
+}

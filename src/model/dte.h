@@ -51,6 +51,12 @@ struct dte {
 
 void dte_init(struct dte *d, double tolerance);
 
+/* Samples judged: all but the firsts (each is in exactly one count). */
+uint64_t dte_judged(const struct dte *d);
+
+/* part as a percentage of the judged samples (0 before any). */
+double dte_share(const struct dte *d, uint64_t part);
+
 /*
  * Judges the sample with clocks (start, end) against the previous one
  * and remembers it.  *cpc gets the ratio (0 for DTE_FIRST and clock

@@ -400,3 +400,13 @@ size_t model_live_threads(const struct model *m)
 {
 	return m->live_threads;
 }
+
+size_t model_seen_threads(const struct model *m)
+{
+	return m->nthreads;
+}
+
+double model_unknown_pct(const struct model *m)
+{
+	return m->samples ? 100.0 * (double)m->unknown / (double)m->samples : 0;
+}

@@ -124,4 +124,10 @@ double model_rate(const struct model *m);
 /* Threads that have not exited. */
 size_t model_live_threads(const struct model *m);
 
+/* Every thread seen since the start (exited ones too). */
+size_t model_seen_threads(const struct model *m);
+
+/* Samples no symbol explains, as a percentage of all samples. */
+double model_unknown_pct(const struct model *m);
+
 #endif

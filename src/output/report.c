@@ -1,5 +1,6 @@
 /* report.c - batch output, text and JSON (json-c). */
 #include "output/report.h"
+#include "output/columns.h"
 #include "model/model.h"
 #include "options.h"
 #include "stop_signal.h"
@@ -14,90 +15,100 @@
 #include <string.h>
 #include <time.h>
 
-static double unknown_pct(const struct model *m)
-{
-	return m->samples ? 100.0 * (double)m->unknown / (double)m->samples : 0;
-}
-
 static void print_text(struct session *s, FILE *out)
 {
-	const struct model *m = &s->model;
+	struct session_metrics mt;
 	struct model_row *rows;
-	size_t n = model_rows(m, s->opt->sort, false, &rows);
+	size_t n = model_rows(&s->model, s->opt->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
+	char line[8192];
 
-	fprintf(out, "shimtop %s  pid %d (%s)  threads %zu  %s %s  period %s\n",
-		PACKAGE_VERSION, (int)s->pid, s->comm, m->nthreads,
-		s->info.kind, s->info.events, s->info.period);
+	session_metrics(s, &mt);
+	fprintf(out, "shimtop %s  pid %d (%s)  threads %zu (%zu seen)  %s %s  "
+		"period %s\n", PACKAGE_VERSION, (int)s->pid, s->comm,
+		mt.threads_live, mt.threads_seen, s->info.kind, s->info.events,
+		s->info.period);
 	fprintf(out, "samples %llu  rate %.0f/s  lost %llu  dropped %llu  "
 		"unknown %llu (%.1f%%)  elapsed %.2f s\n",
-		(unsigned long long)m->samples, model_rate(m),
-		(unsigned long long)m->kernel_lost,
-		(unsigned long long)session_dropped(s),
-		(unsigned long long)m->unknown, unknown_pct(m),
-		session_elapsed(s));
+		(unsigned long long)mt.samples, mt.rate,
+		(unsigned long long)mt.lost, (unsigned long long)mt.dropped,
+		(unsigned long long)mt.unknown, mt.unknown_pct, mt.elapsed);
 	if (s->info.note[0])
 		fprintf(out, "note: %s\n", s->info.note);
 	if (s->finished)
 		fprintf(out, "status: %s\n", s->status);
-	fprintf(out, "\n%7s %9s %6s  %-24s %s\n", "SELF%", "SAMPLES", "IPC",
-		"MODULE", "SYMBOL");
+	columns_title(line, sizeof(line), 0, -1, false);
+	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n && i < limit; i++) {
-		char ipc[16] = "-";
-
-		if (!isnan(rows[i].ipc))
-			snprintf(ipc, sizeof(ipc), "%.2f", rows[i].ipc);
-		fprintf(out, "%6.2f%% %9llu %6s  %-24.24s %s\n", rows[i].self,
-			(unsigned long long)rows[i].samples, ipc,
-			rows[i].sym->module, rows[i].sym->name);
+		columns_row(line, sizeof(line), 0, &rows[i]);
+		fprintf(out, "%s\n", line);
 	}
 	free(rows);
 	report_observer_text(s, out);
 	fflush(out);
 }
 
+static void add_int(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
+}
+
+static struct json_object *row_json(const struct model_row *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "symbol", json_object_new_string(r->sym->name));
+	json_object_object_add(o, "module", json_object_new_string(r->sym->module));
+	add_int(o, "samples", r->samples);
+	add_int(o, "weight", r->weight);
+	json_object_object_add(o, "self", json_object_new_double(r->self));
+	json_object_object_add(o, "ipc", isnan(r->ipc) ? NULL
+				  : json_object_new_double(r->ipc));
+	json_object_object_add(o, "unknown", json_object_new_boolean(r->sym->unknown));
+	return o;
+}
+
+static struct json_object *source_json(const struct st_source_info *in)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "kind", json_object_new_string(in->kind));
+	json_object_object_add(o, "events", json_object_new_string(in->events));
+	json_object_object_add(o, "period", json_object_new_string(in->period));
+	json_object_object_add(o, "note", json_object_new_string(in->note));
+	return o;
+}
+
 static void print_json(struct session *s, FILE *out)
 {
-	const struct model *m = &s->model;
 	struct json_object *o = json_object_new_object();
-	struct json_object *src = json_object_new_object();
+	struct json_object *threads = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
+	struct session_metrics mt;
 	struct model_row *rows;
-	size_t n = model_rows(m, s->opt->sort, false, &rows);
+	size_t n = model_rows(&s->model, s->opt->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
 
+	session_metrics(s, &mt);
 	/* The layout's version: bumped when a field changes meaning or goes. */
 	json_object_object_add(o, "schema", json_object_new_int(REPORT_JSON_SCHEMA));
 	json_object_object_add(o, "shimtop", json_object_new_string(PACKAGE_VERSION));
 	json_object_object_add(o, "pid", json_object_new_int(s->pid));
 	json_object_object_add(o, "comm", json_object_new_string(s->comm));
-	json_object_object_add(src, "kind", json_object_new_string(s->info.kind));
-	json_object_object_add(src, "events", json_object_new_string(s->info.events));
-	json_object_object_add(src, "period", json_object_new_string(s->info.period));
-	json_object_object_add(src, "note", json_object_new_string(s->info.note));
-	json_object_object_add(o, "source", src);
-	json_object_object_add(o, "threads", json_object_new_int64((int64_t)m->nthreads));
-	json_object_object_add(o, "samples", json_object_new_int64((int64_t)m->samples));
-	json_object_object_add(o, "rate", json_object_new_double(model_rate(m)));
-	json_object_object_add(o, "lost", json_object_new_int64((int64_t)m->kernel_lost));
-	json_object_object_add(o, "dropped", json_object_new_int64((int64_t)session_dropped(s)));
-	json_object_object_add(o, "unknown", json_object_new_int64((int64_t)m->unknown));
-	json_object_object_add(o, "elapsed", json_object_new_double(session_elapsed(s)));
+	json_object_object_add(o, "source", source_json(&s->info));
+	add_int(threads, "live", mt.threads_live);
+	add_int(threads, "seen", mt.threads_seen);
+	json_object_object_add(o, "threads", threads);
+	add_int(o, "samples", mt.samples);
+	json_object_object_add(o, "rate", json_object_new_double(mt.rate));
+	add_int(o, "lost", mt.lost);
+	add_int(o, "dropped", mt.dropped);
+	add_int(o, "unknown", mt.unknown);
+	json_object_object_add(o, "elapsed", json_object_new_double(mt.elapsed));
 	json_object_object_add(o, "finished", json_object_new_boolean(s->finished));
 	json_object_object_add(o, "status", json_object_new_string(s->status));
-	for (size_t i = 0; i < n && i < limit; i++) {
-		struct json_object *r = json_object_new_object();
-
-		json_object_object_add(r, "symbol", json_object_new_string(rows[i].sym->name));
-		json_object_object_add(r, "module", json_object_new_string(rows[i].sym->module));
-		json_object_object_add(r, "samples", json_object_new_int64((int64_t)rows[i].samples));
-		json_object_object_add(r, "weight", json_object_new_int64((int64_t)rows[i].weight));
-		json_object_object_add(r, "self", json_object_new_double(rows[i].self));
-		json_object_object_add(r, "ipc", isnan(rows[i].ipc) ? NULL
-					  : json_object_new_double(rows[i].ipc));
-		json_object_object_add(r, "unknown", json_object_new_boolean(rows[i].sym->unknown));
-		json_object_array_add(arr, r);
-	}
+	for (size_t i = 0; i < n && i < limit; i++)
+		json_object_array_add(arr, row_json(&rows[i]));
 	json_object_object_add(o, "rows", arr);
 	json_object_object_add(o, "observer", report_observer_json(s));
 	/* One object per line, so -d output is JSON Lines. */

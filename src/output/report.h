@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 /* The JSON report's layout version ("schema"). */
-#define REPORT_JSON_SCHEMA 1
+#define REPORT_JSON_SCHEMA 2	/* 2: "threads" became {live, seen} */
 
 struct session;
 struct json_object;

@@ -10,11 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
 /* "compute", "phase_compute" (an address tag), or the number. */
 static void tag_label(struct session *s, const struct obs_tag *t, char *buf,
 		      size_t len)
@@ -39,12 +34,6 @@ static void tag_label(struct session *s, const struct obs_tag *t, char *buf,
 	}
 }
 
-static uint64_t judged(const struct dte *d)
-{
-	return d->accepted + d->rejected_cpc + d->rejected_clock +
-	       d->rejected_backwards + d->rejected_window;
-}
-
 void report_observer_text(struct session *s, FILE *out)
 {
 	const struct obs_model *m = &s->model.obs;
@@ -64,10 +53,10 @@ void report_observer_text(struct session *s, FILE *out)
 	fprintf(out, "samples %llu  accepted %.1f%%  rejected: cpc %.1f%%, long "
 		"window %.1f%%, clock %.1f%%, backwards %.1f%%  (|CPC-1| <= %g)  "
 		"batches dropped %llu\n",
-		(unsigned long long)d->taken, pct(d->accepted, judged(d)),
-		pct(d->rejected_cpc, judged(d)), pct(d->rejected_window, judged(d)),
-		pct(d->rejected_clock, judged(d)),
-		pct(d->rejected_backwards, judged(d)), m->tolerance,
+		(unsigned long long)d->taken, dte_share(d, d->accepted),
+		dte_share(d, d->rejected_cpc), dte_share(d, d->rejected_window),
+		dte_share(d, d->rejected_clock),
+		dte_share(d, d->rejected_backwards), m->tolerance,
 		(unsigned long long)m->missing);
 	fprintf(out, "period cycles: median %.0f  p10 %.0f  p90 %.0f  mean %.0f"
 		"   gap between accepted: median %.0f  p90 %.0f\n",

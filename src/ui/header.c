@@ -1,8 +1,14 @@
-/* header.c - the header: target, source, rates, and trust notes. */
+/*
+ * header.c - the header strip: target, source, rates, and how far to
+ * trust them.  Its figures come from session_metrics, as the reports'.
+ */
 #include "session.h"
+#include "ui/draw.h"
 #include "ui/ui_internal.h"
+#include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* 12345 -> "12345", 1234567 -> "1.23M": keeps the header narrow. */
@@ -17,68 +23,86 @@ static void human(char *buf, size_t len, uint64_t v)
 }
 
 /* Writes "label value  " pairs left to right while they fit. */
-static int pair(struct ui *ui, int y, int x, const char *label,
+static int pair(const struct ui *ui, WINDOW *w, int y, int x, const char *label,
 		const char *value)
 {
 	int need = (int)(strlen(label) + strlen(value)) + 3;
 
-	if (x + need > COLS)
+	if (x + need > getmaxx(w))
 		return x;
-	attrset(ui->attr[TH_HEADER]);
-	mvaddstr(y, x, label);
-	attrset(ui->attr[TH_VALUE]);
-	mvaddstr(y, x + (int)strlen(label) + 1, value);
+	draw_text(w, y, x, (int)strlen(label) + 1, ui->attr[TH_HEADER], label);
+	draw_text(w, y, x + (int)strlen(label) + 1, (int)strlen(value) + 2,
+		  ui->attr[TH_VALUE], value);
 	return x + need;
 }
 
-void ui_draw_header(struct ui *ui)
+static void draw_target_line(const struct ui *ui, WINDOW *w,
+			     const struct session_metrics *mt)
 {
 	const struct session *s = ui->s;
-	const struct model *m = &s->model;
-	char buf[256], a[32], b[32];
+	char buf[128];
 	int x;
 
 	snprintf(buf, sizeof(buf), "%d (%s)", (int)s->pid, s->comm);
-	x = pair(ui, 0, 0, "shimtop", PACKAGE_VERSION);
-	x = pair(ui, 0, x, s->has_target ? "pid" : "replay of pid", buf);
-	snprintf(buf, sizeof(buf), "%zu", model_live_threads(m));
-	x = pair(ui, 0, x, "threads", buf);
-	pair(ui, 0, x, "elapsed", (snprintf(a, sizeof(a), "%.0f s",
-					     session_elapsed(s)), a));
+	x = pair(ui, w, 0, 0, "shimtop", PACKAGE_VERSION);
+	x = pair(ui, w, 0, x, s->has_target ? "pid" : "replay of pid", buf);
+	snprintf(buf, sizeof(buf), "%zu (%zu seen)", mt->threads_live, mt->threads_seen);
+	x = pair(ui, w, 0, x, "threads", buf);
+	snprintf(buf, sizeof(buf), "%.0f s", mt->elapsed);
+	pair(ui, w, 0, x, "elapsed", buf);
+}
 
-	x = pair(ui, 1, 0, s->info.kind, s->info.events);
-	x = pair(ui, 1, x, "period", s->info.period);
-	if (m->obs.active) {
-		/* The observer's gauge: its sample rate and DTE acceptance. */
-		const struct dte *d = &m->obs.dte;
-		uint64_t judged = d->taken - d->first;
-		double el = session_elapsed(s);
+static void draw_source_line(const struct ui *ui, WINDOW *w,
+			     const struct session_metrics *mt)
+{
+	const struct session *s = ui->s;
+	const struct model *m = &s->model;
+	char a[32], b[48];
+	int x;
 
-		human(a, sizeof(a), el > 0 ? (uint64_t)((double)s->obs_info.produced / el) : 0);
-		snprintf(b, sizeof(b), "%.24s/s", a);
-		x = pair(ui, 1, x, "observer", b);
-		snprintf(b, sizeof(b), "%.1f%%", judged ?
-			 100.0 * (double)d->accepted / (double)judged : 0);
-		x = pair(ui, 1, x, "DTE accepted", b);
-		x = pair(ui, 1, x, "every", s->obs_info.period);
-		if (m->obs.have_hardware) {
-			/* Measured by rdpmc on the sibling: app = core - self. */
-			snprintf(b, sizeof(b), "%.2f", obs_model_hardware_ipc(&m->obs));
-			pair(ui, 1, x, "core IPC", b);
-		}
+	x = pair(ui, w, 1, 0, s->info.kind, s->info.events);
+	x = pair(ui, w, 1, x, "period", s->info.period);
+	if (!mt->observing)
+		return;
+	/* The observer's gauge: its sample rate and DTE acceptance. */
+	human(a, sizeof(a), (uint64_t)mt->observer_rate);
+	snprintf(b, sizeof(b), "%.24s/s", a);
+	x = pair(ui, w, 1, x, "observer", b);
+	snprintf(b, sizeof(b), "%.1f%%", mt->dte_accepted_pct);
+	x = pair(ui, w, 1, x, "DTE accepted", b);
+	x = pair(ui, w, 1, x, "every", s->obs_info.period);
+	if (m->obs.have_hardware) {
+		/* Measured by rdpmc on the sibling: app = core - self. */
+		snprintf(b, sizeof(b), "%.2f", obs_model_hardware_ipc(&m->obs));
+		pair(ui, w, 1, x, "core IPC", b);
 	}
+}
 
-	human(a, sizeof(a), m->samples);
-	x = pair(ui, 2, 0, "samples", a);
-	snprintf(b, sizeof(b), "%.0f/s", model_rate(m));
-	x = pair(ui, 2, x, "rate", b);
-	human(a, sizeof(a), m->kernel_lost + session_dropped(s));
-	x = pair(ui, 2, x, "lost", a);
-	snprintf(b, sizeof(b), "%llu (%.1f%%)", (unsigned long long)m->unknown,
-		 m->samples ? 100.0 * (double)m->unknown / (double)m->samples : 0);
-	pair(ui, 2, x, "unknown", b);
+static void draw_counts_line(const struct ui *ui, WINDOW *w,
+			     const struct session_metrics *mt)
+{
+	char a[32], b[64];
+	int x;
 
-	/* Line 4: the most important caveat, finishing status first. */
+	human(a, sizeof(a), mt->samples);
+	x = pair(ui, w, 2, 0, "samples", a);
+	snprintf(b, sizeof(b), "%.0f/s", mt->rate);
+	x = pair(ui, w, 2, x, "rate", b);
+	human(a, sizeof(a), mt->lost);
+	x = pair(ui, w, 2, x, "lost", a);
+	human(a, sizeof(a), mt->dropped);
+	x = pair(ui, w, 2, x, "dropped", a);
+	snprintf(b, sizeof(b), "%llu (%.1f%%)", (unsigned long long)mt->unknown,
+		 mt->unknown_pct);
+	pair(ui, w, 2, x, "unknown", b);
+}
+
+/* Line 4: the most important caveat, finishing status first. */
+static void draw_caveat_line(const struct ui *ui, WINDOW *w)
+{
+	const struct session *s = ui->s;
+	char buf[512];
+
 	if (s->finished && s->obs_info.failed)
 		snprintf(buf, sizeof(buf), "%.100s; %.120s; table kept, q quits",
 			 s->obs_info.finish_reason, s->status);
@@ -88,6 +112,41 @@ void ui_draw_header(struct ui *ui)
 		snprintf(buf, sizeof(buf), "%.200s; perf sampling goes on",
 			 s->obs_info.finish_reason);
 	else
-		snprintf(buf, sizeof(buf), "%.255s", s->info.note);
-	ui_put(3, 0, COLS, ui->attr[TH_WARNING], buf);
+		snprintf(buf, sizeof(buf), "%.384s", s->info.note);
+	draw_text(w, 3, 0, getmaxx(w), ui->attr[TH_WARNING], buf);
+}
+
+static void header_draw(struct view *v, WINDOW *w)
+{
+	struct session_metrics mt;
+
+	session_metrics(v->ui->s, &mt);
+	werase(w);
+	draw_target_line(v->ui, w, &mt);
+	draw_source_line(v->ui, w, &mt);
+	draw_counts_line(v->ui, w, &mt);
+	draw_caveat_line(v->ui, w);
+}
+
+static void header_destroy(struct view *v)
+{
+	free(v);
+}
+
+static const enum ui_action no_actions[] = { UA_NONE };
+
+static const struct view_ops header_ops = {
+	.name = "header",
+	.draw = header_draw,
+	.destroy = header_destroy,
+	.actions = no_actions,
+};
+
+struct view *header_view_create(struct ui *ui)
+{
+	struct view *v = st_xcalloc(1, sizeof(*v));
+
+	v->ops = &header_ops;
+	v->ui = ui;
+	return v;
 }

@@ -1,32 +1,62 @@
-/* help.c - the help screen (F1 or ?). */
+/* help.c - the help view (F1): the key table, then what the header says. */
+#include "ui/draw.h"
 #include "ui/ui_internal.h"
+#include "util.h"
 
-static const char *const help_lines[] = {
-	"shimtop keys",
+#include <stdlib.h>
+
+static const char *const notes[] = {
 	"",
-	"  F1 ?          this help (any key returns)",
-	"  Up Down       move the selection",
-	"  PgUp PgDn     page; Home End: first, last row",
-	"  F6 > .        sort by the next column",
-	"  <  ,          sort by the previous column",
-	"  I             invert the sort order",
-	"  F3 /          search symbols as you type; Enter keeps,",
-	"                Esc cancels, F3 or n finds the next match",
-	"  z             zero the totals",
-	"  Ctrl-L        redraw the screen",
-	"  q F10         quit",
-	"",
-	"Header: samples, samples/s, lost (kernel + ring), unknown",
-	"(samples no symbol explains). Line 4: caveats, e.g. a",
-	"missing hardware PMU, or that the target has exited.",
-	"IPC shows '-' where no cycle and instruction counts exist.",
+	"Header: threads live (and seen), samples, samples/s, lost (by the",
+	"kernel), dropped (by shimtop's ring), unknown (samples no symbol",
+	"explains). Line 4: caveats, e.g. a missing hardware PMU, or that the",
+	"target has exited. IPC shows '-' where no cycle and instruction",
+	"counts exist.",
 };
 
-void ui_draw_help(struct ui *ui)
+static void help_draw(struct view *v, WINDOW *w)
 {
-	int n = (int)(sizeof(help_lines) / sizeof(help_lines[0]));
+	const char *lines[64];
+	unsigned n = ui_help_lines(lines, 64 - sizeof(notes) / sizeof(notes[0]));
+	int rows = getmaxy(w), cols = getmaxx(w);
 
-	for (int y = 0; y < LINES; y++)
-		ui_put(y, 0, COLS, y == 0 ? ui->attr[TH_COLUMNS] : ui->attr[TH_ROW],
-		       y < n ? help_lines[y] : "");
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+		lines[n++] = notes[i];
+	for (int y = 0; y < rows; y++)
+		draw_text(w, y, 0, cols, y == 0 ? v->ui->attr[TH_COLUMNS]
+			  : v->ui->attr[TH_ROW], y < (int)n ? lines[y] : "");
+}
+
+/* Any key returns. */
+static enum view_reaction help_key(struct view *v, int code, enum ui_action a)
+{
+	(void)v;
+	(void)code;
+	(void)a;
+	return VIEW_POP;
+}
+
+static void help_destroy(struct view *v)
+{
+	free(v);
+}
+
+static const enum ui_action no_actions[] = { UA_NONE };
+
+static const struct view_ops help_ops = {
+	.name = "help",
+	.draw = help_draw,
+	.key = help_key,
+	.destroy = help_destroy,
+	.actions = no_actions,
+	.full_screen = true,
+};
+
+struct view *help_view_create(struct ui *ui)
+{
+	struct view *v = st_xcalloc(1, sizeof(*v));
+
+	v->ops = &help_ops;
+	v->ui = ui;
+	return v;
 }

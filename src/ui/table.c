@@ -1,153 +1,196 @@
-/* table.c - the per-symbol table and the footer. */
+/*
+ * table.c - the per-symbol table view: the shared columns (columns.h)
+ * over the model's rows, in the list widget.  Enter opens a symbol's
+ * detail.
+ */
+#include "model/model.h"
+#include "output/columns.h"
 #include "session.h"
 #include "symbols/symbols.h"
+#include "ui/draw.h"
+#include "ui/list.h"
 #include "ui/ui_internal.h"
+#include "util.h"
 
-#include <ctype.h>
-#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-static const char *const column_title[ST_SORT_COUNT] = {
-	"SELF%", "IPC", "MODULE", "SYMBOL",
+struct table_view {
+	struct view v;
+	struct list list;
+	struct model_row *rows;		/* after the filter */
+	size_t nrows;
 };
 
-void ui_put(int y, int x, int width, chtype attr, const char *s)
+static uint64_t row_id(void *ctx, size_t i)
 {
-	int n = 0;
-
-	if (width <= 0 || y >= LINES)
-		return;
-	attrset(attr);
-	move(y, x);
-	for (; n < width && s[n]; n++)
-		addch((unsigned char)(isprint((unsigned char)s[n]) ? s[n] : '?'));
-	for (; n < width; n++)
-		addch(' ');
+	return ((struct table_view *)ctx)->rows[i].sym->id;
 }
 
-int ui_table_height(void)
+static const char *row_text(void *ctx, size_t i)
 {
-	int h = LINES - UI_HEADER_LINES - 2;	/* column titles, footer */
-
-	return h > 0 ? h : 0;
+	return ((struct table_view *)ctx)->rows[i].sym->name;
 }
 
-void ui_select(struct ui *ui, long index)
+/* Re-sorts from the model and filters; the selection stays on its symbol. */
+static void table_refresh(struct view *v)
 {
-	long height = ui_table_height();
+	struct table_view *t = (struct table_view *)v;
+	size_t n, kept = 0;
 
-	if (ui->nrows == 0)
-		return;
-	if (index < 0)
-		index = 0;
-	if (index >= (long)ui->nrows)
-		index = (long)ui->nrows - 1;
-	ui->selected = (size_t)index;
-	ui->selected_id = ui->rows[index].sym->id;
-	ui->have_selection = true;
-	if (ui->selected < ui->top)
-		ui->top = ui->selected;
-	if (height > 0 && ui->selected >= ui->top + (size_t)height)
-		ui->top = ui->selected - (size_t)height + 1;
+	free(t->rows);
+	n = model_rows(&v->ui->s->model, v->ui->sort, v->ui->invert, &t->rows);
+	for (size_t i = 0; i < n; i++)
+		if (list_passes_filter(&t->list, t->rows[i].sym->name))
+			t->rows[kept++] = t->rows[i];
+	t->nrows = t->list.n = kept;
+	list_refreshed(&t->list);
 }
 
-bool ui_search_from(struct ui *ui, size_t from)
+static void table_draw(struct view *v, WINDOW *w)
 {
-	if (!ui->search[0])
-		return false;
-	for (size_t k = 0; k < ui->nrows; k++) {
-		size_t i = (from + k) % ui->nrows;
+	struct table_view *t = (struct table_view *)v;
+	const struct ui *ui = v->ui;
+	int lines, cols;
+	char line[8192];
 
-		if (strcasestr(ui->rows[i].sym->name, ui->search)) {
-			ui_select(ui, (long)i);
-			ui->search_failed = false;
-			return true;
-		}
+	getmaxyx(w, lines, cols);
+	t->list.height = lines - 1;
+	list_select(&t->list, (long)t->list.selected);	/* fits a new height */
+	columns_title(line, sizeof(line), cols, ui->sort, ui->invert);
+	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
+	if (t->list.filter.text[0] && !t->list.filter.active) {
+		/* A kept filter stays in sight: rows are missing on purpose. */
+		char f[96];
+		int fw;
+
+		snprintf(f, sizeof(f), " filter: %s ", t->list.filter.text);
+		fw = (int)strlen(f);
+		if (fw < cols / 2)
+			draw_text(w, 0, cols - fw, fw, ui->attr[TH_SEARCH], f);
 	}
-	ui->search_failed = true;
+	for (int r = 0; r < lines - 1; r++) {
+		size_t i = t->list.top + (size_t)r;
+		const struct model_row *row;
+		chtype attr;
+
+		if (i >= t->nrows) {
+			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
+			continue;
+		}
+		row = &t->rows[i];
+		columns_row(line, sizeof(line), cols, row);
+		attr = i == t->list.selected ? ui->attr[TH_SELECTED]
+			: row->sym->unknown ? ui->attr[TH_UNKNOWN] : ui->attr[TH_ROW];
+		draw_text(w, 1 + r, 0, cols, attr, line);
+	}
+}
+
+static void sort_by(struct ui *ui, int step)
+{
+	ui->sort = (enum st_sort_key)((ui->sort + ST_SORT_COUNT + step) % ST_SORT_COUNT);
+}
+
+static enum view_reaction table_key(struct view *v, int code, enum ui_action a)
+{
+	struct table_view *t = (struct table_view *)v;
+
+	switch (list_key(&t->list, code, a)) {
+	case LIST_MOVED:
+		if (a == UA_SEARCH_NEXT && t->list.search_failed)
+			snprintf(v->ui->message, sizeof(v->ui->message),
+				 "no symbol matches '%s'", t->list.search.text);
+		return VIEW_REDRAW;
+	case LIST_FILTERED:
+		return VIEW_REQUERY;
+	case LIST_IGNORED:
+		break;
+	}
+	switch (a) {
+	case UA_SORT_NEXT:
+		sort_by(v->ui, 1);
+		return VIEW_REQUERY;
+	case UA_SORT_PREV:
+		sort_by(v->ui, -1);
+		return VIEW_REQUERY;
+	case UA_INVERT:
+		v->ui->invert = !v->ui->invert;
+		return VIEW_REQUERY;
+	case UA_ZERO:
+		model_zero(&v->ui->s->model);
+		return VIEW_REQUERY;
+	case UA_OPEN:
+		if (!t->nrows)
+			return VIEW_REDRAW;
+		v->next = detail_view_create(v->ui, t->rows[t->list.selected].sym->id);
+		return VIEW_PUSH;
+	default:
+		return VIEW_IGNORED;
+	}
+}
+
+/* A prompt's line replaces the footer while it is open (or filtering). */
+static bool table_status(struct view *v, char *buf, size_t len, bool *warning)
+{
+	const struct table_view *t = (const struct table_view *)v;
+
+	*warning = false;
+	if (t->list.search.active) {
+		snprintf(buf, len, "Search: %s%s", t->list.search.text,
+			 t->list.search_failed ? "  (no match)" : "");
+		return true;
+	}
+	if (t->list.filter.active) {
+		snprintf(buf, len, "Filter: %s", t->list.filter.text);
+		return true;
+	}
 	return false;
 }
 
-/* A column title, with the sort arrow on the sorted one. */
-static const char *title_of(const struct ui *ui, enum st_sort_key k, char *buf,
-			    size_t len)
+static bool table_cursor(struct view *v, int *y, int *x)
 {
-	snprintf(buf, len, "%s%s", column_title[k],
-		 ui->sort == k ? (ui->invert ? "^" : "v") : "");
-	return buf;
+	const struct table_view *t = (const struct table_view *)v;
+	const struct prompt *p = t->list.search.active ? &t->list.search
+		: t->list.filter.active ? &t->list.filter : NULL;
+
+	if (!p)
+		return false;
+	*y = -1;	/* the footer */
+	*x = 8 + (int)strlen(p->text);
+	return true;
 }
 
-/* Column layout: SELF% SAMPLES IPC MODULE SYMBOL; narrow screens drop some. */
-void ui_draw_table(struct ui *ui)
+static void table_destroy(struct view *v)
 {
-	int y0 = UI_HEADER_LINES, height = ui_table_height();
-	bool wide = COLS >= 60;
-	int modw = COLS >= 100 ? 24 : COLS >= 60 ? 16 : 0;
-	char line[512], t[ST_SORT_COUNT][16];
-
-	for (int k = 0; k < ST_SORT_COUNT; k++)
-		title_of(ui, (enum st_sort_key)k, t[k], sizeof(t[k]));
-	snprintf(line, sizeof(line), "%8s %s%6s  %-*s%s%s", t[ST_SORT_SELF],
-		 wide ? "SAMPLES " : "", t[ST_SORT_IPC], modw,
-		 modw ? t[ST_SORT_MODULE] : "", modw ? " " : "", t[ST_SORT_SYMBOL]);
-	ui_put(y0, 0, COLS, ui->attr[TH_COLUMNS], line);
-	for (int r = 0; r < height; r++) {
-		size_t i = ui->top + (size_t)r;
-		const struct model_row *row;
-		chtype attr;
-		char ipc[16] = "-", samples[16] = "";
-
-		if (i >= ui->nrows) {
-			ui_put(y0 + 1 + r, 0, COLS, ui->attr[TH_ROW], "");
-			continue;
-		}
-		row = &ui->rows[i];
-		if (!isnan(row->ipc))
-			snprintf(ipc, sizeof(ipc), "%.2f", row->ipc);
-		if (wide)
-			snprintf(samples, sizeof(samples), "%7llu ",
-				 (unsigned long long)row->samples);
-		snprintf(line, sizeof(line), "%7.2f%% %s%6s  %-*.*s%s%s", row->self,
-			 samples, ipc, modw, modw, modw ? row->sym->module : "",
-			 modw ? " " : "", row->sym->name);
-		attr = i == ui->selected && ui->have_selection ? ui->attr[TH_SELECTED]
-			: row->sym->unknown ? ui->attr[TH_UNKNOWN] : ui->attr[TH_ROW];
-		ui_put(y0 + 1 + r, 0, COLS, attr, line);
-	}
+	free(((struct table_view *)v)->rows);
+	free(v);
 }
 
-void ui_draw_footer(struct ui *ui)
+static const enum ui_action table_actions[] = {
+	UA_HELP, UA_SEARCH, UA_FILTER, UA_SORT_NEXT, UA_INVERT, UA_OPEN, UA_ZERO,
+	UA_QUIT, UA_NONE,
+};
+
+static const struct view_ops table_ops = {
+	.name = "symbols",
+	.requery = table_refresh,
+	.draw = table_draw,
+	.key = table_key,
+	.cursor = table_cursor,
+	.status = table_status,
+	.destroy = table_destroy,
+	.actions = table_actions,
+};
+
+struct view *table_view_create(struct ui *ui)
 {
-	static const struct { const char *key, *label; } keys[] = {
-		{ "F1", "Help" }, { "F3", "Search" }, { "F6", "SortBy" },
-		{ "I", "Invert" }, { "z", "Zero" }, { "q", "Quit" },
-	};
-	int y = LINES - 1, x = 0;
-	char buf[160];
+	struct table_view *t = st_xcalloc(1, sizeof(*t));
 
-	if (ui->searching) {
-		snprintf(buf, sizeof(buf), "Search: %s%s", ui->search,
-			 ui->search_failed ? "  (no match)" : "");
-		ui_put(y, 0, COLS, ui->attr[TH_SEARCH], buf);
-		move(y, 8 + (int)strlen(ui->search) < COLS ? 8 + (int)strlen(ui->search)
-							    : COLS - 1);
-		return;
-	}
-	if (ui->message[0]) {
-		ui_put(y, 0, COLS, ui->attr[TH_WARNING], ui->message);
-		return;
-	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		int kw = (int)strlen(keys[i].key), lw = (int)strlen(keys[i].label);
-
-		if (x + kw + lw > COLS)
-			break;
-		ui_put(y, x, kw, ui->attr[TH_KEY], keys[i].key);
-		ui_put(y, x + kw, lw + 1, ui->attr[TH_KEY_LABEL], keys[i].label);
-		x += kw + lw + 1;
-	}
-	if (x < COLS)
-		ui_put(y, x, COLS - x, ui->attr[TH_KEY_LABEL], "");
+	t->v.ops = &table_ops;
+	t->v.ui = ui;
+	t->list.id = row_id;
+	t->list.text = row_text;
+	t->list.ctx = t;
+	return &t->v;
 }

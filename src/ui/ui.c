@@ -1,17 +1,17 @@
 /*
- * ui.c - the UI loop: pump the session, re-sort every refresh interval,
- * redraw without flicker (erase + one doupdate), handle keys and resize.
+ * ui.c - the UI loop: pump the session, refresh the views every
+ * interval, lay out their windows, redraw without flicker (erase + one
+ * doupdate), send keys to the top view and take the ones it leaves.
  */
-#include "ui/ui.h"
 #include "session.h"
 #include "stop_signal.h"
-#include "symbols/symbols.h"
+#include "ui/draw.h"
+#include "ui/ui.h"
 #include "ui/ui_internal.h"
 #include "util.h"
 
 #include <errno.h>
 #include <locale.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,214 +60,245 @@ void ui_theme_apply(struct ui *ui)
 	}
 }
 
-/* Re-sorts from the model; keeps the same symbol selected. */
-static void refresh_rows(struct ui *ui)
+static struct view *top_of(const struct ui *ui)
 {
-	free(ui->rows);
-	ui->nrows = model_rows(&ui->s->model, ui->sort, ui->invert, &ui->rows);
-	if (ui->have_selection) {
-		for (size_t i = 0; i < ui->nrows; i++)
-			if (ui->rows[i].sym->id == ui->selected_id) {
-				ui_select(ui, (long)i);
-				return;
-			}
-	}
-	if (ui->nrows)
-		ui_select(ui, ui->have_selection && ui->selected < ui->nrows
-			  ? (long)ui->selected : 0);
+	return ui->stack[ui->depth - 1];
+}
+
+static void free_windows(struct ui *ui)
+{
+	for (int i = 0; i < ui->nstrips; i++)
+		if (ui->strip_win[i])
+			delwin(ui->strip_win[i]);
+	if (ui->body)
+		delwin(ui->body);
+	if (ui->footer)
+		delwin(ui->footer);
+	memset(ui->strip_win, 0, sizeof(ui->strip_win));
+	ui->body = ui->footer = NULL;
+}
+
+/* Strips on top, the top view below them, the footer on the last line. */
+static void layout(struct ui *ui)
+{
+	int y = 0;
+
+	free_windows(ui);
+	if (COLS < UI_MIN_COLS || LINES < UI_MIN_LINES)
+		return;
+	if (!top_of(ui)->ops->full_screen)
+		for (int i = 0; i < ui->nstrips; i++) {
+			ui->strip_win[i] = newwin(ui->strip_lines[i], COLS, y, 0);
+			y += ui->strip_lines[i];
+		}
+	ui->body = newwin(LINES - y - 1, COLS, y, 0);
+	ui->footer = newwin(1, COLS, LINES - 1, 0);
+}
+
+static void refresh_views(struct ui *ui)
+{
+	struct view *top = top_of(ui);
+
+	for (int i = 0; i < ui->nstrips; i++)
+		if (ui->strips[i]->ops->requery)
+			ui->strips[i]->ops->requery(ui->strips[i]);
+	if (top->ops->requery)
+		top->ops->requery(top);
+}
+
+static void draw_too_small(void)
+{
+	werase(stdscr);
+	mvwprintw(stdscr, 0, 0, "terminal too small:");
+	mvwprintw(stdscr, 1, 0, "%dx%d, need %dx%d", COLS, LINES, UI_MIN_COLS,
+		  UI_MIN_LINES);
+	wnoutrefresh(stdscr);
 }
 
 static void draw(struct ui *ui)
 {
-	erase();
-	if (COLS < UI_MIN_COLS || LINES < UI_MIN_LINES) {
-		mvprintw(0, 0, "terminal too small:");
-		mvprintw(1, 0, "%dx%d, need %dx%d", COLS, LINES, UI_MIN_COLS,
-			 UI_MIN_LINES);
-	} else if (ui->help) {
-		ui_draw_help(ui);
-	} else {
-		ui_draw_header(ui);
-		ui_draw_table(ui);
-		ui_draw_footer(ui);
+	struct view *top = top_of(ui);
+	int cy, cx;
+	bool cursor = false;
+
+	if (!ui->body) {
+		draw_too_small();
+		doupdate();
+		return;
 	}
-	curs_set(ui->searching ? 1 : 0);
-	wnoutrefresh(stdscr);
+	for (int i = 0; i < ui->nstrips; i++)
+		if (ui->strip_win[i]) {
+			ui->strips[i]->ops->draw(ui->strips[i], ui->strip_win[i]);
+			wnoutrefresh(ui->strip_win[i]);
+		}
+	werase(ui->body);
+	top->ops->draw(top, ui->body);
+	ui_draw_footer(ui, ui->footer, top);
+	if (top->ops->cursor && top->ops->cursor(top, &cy, &cx))
+		cursor = true;
+	wnoutrefresh(ui->body);
+	if (cursor && cy < 0)
+		wmove(ui->footer, 0, cx < COLS ? cx : COLS - 1);
+	wnoutrefresh(ui->footer);
+	curs_set(cursor ? 1 : 0);
 	doupdate();
 }
 
-/* Returns false when the key quits. */
-static bool search_key(struct ui *ui, int ch)
+static void push(struct ui *ui, struct view *v)
 {
-	size_t len = strlen(ui->search);
-
-	switch (ch) {
-	case 27:	/* Esc: cancel */
-		ui->search[0] = '\0';
-		ui->searching = false;
-		ui->search_failed = false;
-		break;
-	case '\n':
-	case KEY_ENTER:
-		ui->searching = false;
-		break;
-	case KEY_F(3):
-		ui_search_from(ui, ui->selected + 1);
-		break;
-	case KEY_BACKSPACE:
-	case 127:
-	case 8:
-		if (len)
-			ui->search[len - 1] = '\0';
-		ui_search_from(ui, 0);
-		break;
-	default:
-		if (ch >= 32 && ch < 127 && len + 1 < sizeof(ui->search)) {
-			ui->search[len] = (char)ch;
-			ui->search[len + 1] = '\0';
-			ui_search_from(ui, ui->selected);
-		}
-		break;
+	if (ui->depth == UI_MAX_DEPTH) {
+		v->ops->destroy(v);
+		return;
 	}
-	return true;
+	ui->stack[ui->depth++] = v;
+	if (v->ops->requery)
+		v->ops->requery(v);
+	layout(ui);
 }
 
-static void sort_by(struct ui *ui, int step)
+static void pop(struct ui *ui)
 {
-	ui->sort = (enum st_sort_key)((ui->sort + ST_SORT_COUNT + step) % ST_SORT_COUNT);
-	refresh_rows(ui);
+	struct view *v;
+
+	if (ui->depth <= 1)
+		return;
+	v = ui->stack[--ui->depth];
+	v->ops->destroy(v);
+	refresh_views(ui);
+	layout(ui);
 }
 
-static bool handle_key(struct ui *ui, int ch)
+/* The keys no view took: help, back, redraw, resize, quit. */
+static bool global_key(struct ui *ui, int code, enum ui_action a)
 {
-	long page = ui_table_height();
-
-	ui->message[0] = '\0';
-	if (ui->help && ch != KEY_RESIZE) {
-		ui->help = false;
+	if (code == KEY_RESIZE) {
+		layout(ui);
 		return true;
 	}
-	if (ui->searching)
-		return search_key(ui, ch);
-	switch (ch) {
-	case 'q':
-	case KEY_F(10):
+	switch (a) {
+	case UA_QUIT:
 		return false;
-	case '?':
-	case 'h':
-	case KEY_F(1):
-		ui->help = true;
+	case UA_HELP:
+		push(ui, help_view_create(ui));
 		break;
-	case KEY_UP:
-	case 'k':
-		ui_select(ui, (long)ui->selected - 1);
+	case UA_BACK:
+		pop(ui);
 		break;
-	case KEY_DOWN:
-	case 'j':
-		ui_select(ui, (long)ui->selected + 1);
-		break;
-	case KEY_PPAGE:
-		ui_select(ui, (long)ui->selected - page);
-		break;
-	case KEY_NPAGE:
-		ui_select(ui, (long)ui->selected + page);
-		break;
-	case KEY_HOME:
-		ui_select(ui, 0);
-		break;
-	case KEY_END:
-		ui_select(ui, (long)ui->nrows - 1);
-		break;
-	case KEY_F(6):
-	case '>':
-	case '.':
-		sort_by(ui, 1);
-		break;
-	case '<':
-	case ',':
-		sort_by(ui, -1);
-		break;
-	case 'I':
-		ui->invert = !ui->invert;
-		refresh_rows(ui);
-		break;
-	case '/':
-		ui->searching = true;
-		ui->search[0] = '\0';
-		ui->search_failed = false;
-		break;
-	case KEY_F(3):
-	case 'n':
-		if (!ui->search[0])
-			ui->searching = true;
-		else if (!ui_search_from(ui, ui->selected + 1))
-			snprintf(ui->message, sizeof(ui->message),
-				 "no symbol matches '%s'", ui->search);
-		break;
-	case 'z':
-		model_zero(&ui->s->model);
-		refresh_rows(ui);
-		break;
-	case 12:	/* Ctrl-L */
+	case UA_REDRAW:
 		clearok(curscr, TRUE);
-		break;
-	case KEY_RESIZE:
-		ui_select(ui, (long)ui->selected);
 		break;
 	default:
 		break;
 	}
 	return true;
+}
+
+/* Returns false when the key quits. */
+static bool handle_key(struct ui *ui, int code)
+{
+	struct view *top = top_of(ui);
+	enum ui_action a = ui_key_action(code);
+	enum view_reaction r = VIEW_IGNORED;
+
+	ui->message[0] = '\0';
+	if (code != KEY_RESIZE && top->ops->key)
+		r = top->ops->key(top, code, a);
+	switch (r) {
+	case VIEW_IGNORED:
+		return global_key(ui, code, a);
+	case VIEW_REQUERY:
+		refresh_views(ui);
+		break;
+	case VIEW_PUSH:
+		push(ui, top->next);
+		top->next = NULL;
+		break;
+	case VIEW_POP:
+		pop(ui);
+		break;
+	case VIEW_QUIT:
+		return false;
+	case VIEW_REDRAW:
+		break;
+	}
+	return true;
+}
+
+static int start_terminal(struct ui *ui)
+{
+	setlocale(LC_ALL, "");
+	if (!initscr()) {
+		st_error("cannot start the terminal UI (is TERM set?); use --batch");
+		return -ENOTTY;
+	}
+	ui->utf8 = draw_locale_is_utf8();
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	timeout(100);
+	ui_theme_apply(ui);
+	ui->strips[ui->nstrips] = header_view_create(ui);
+	ui->strip_lines[ui->nstrips++] = UI_HEADER_LINES;
+	ui->stack[ui->depth++] = table_view_create(ui);
+	layout(ui);
+	return 0;
+}
+
+static void stop_terminal(struct ui *ui)
+{
+	free_windows(ui);
+	endwin();
+	for (; ui->depth > 0; ui->depth--)
+		ui->stack[ui->depth - 1]->ops->destroy(ui->stack[ui->depth - 1]);
+	for (; ui->nstrips > 0; ui->nstrips--)
+		ui->strips[ui->nstrips - 1]->ops->destroy(ui->strips[ui->nstrips - 1]);
+}
+
+/* Pumps, refreshes and draws until a key quits or a signal stops us. */
+static void run_loop(struct ui *ui)
+{
+	uint64_t next_refresh = 0, interval = (uint64_t)(ui->s->opt->delay * 1e9);
+
+	for (;;) {
+		int code;
+		uint64_t now;
+
+		session_pump(ui->s);
+		now = st_now_ns();
+		if (now >= next_refresh) {
+			refresh_views(ui);
+			next_refresh = now + interval;
+		}
+		draw(ui);
+		code = getch();
+		if (stop_signal_received())
+			break;		/* Ctrl-C, SIGTERM: the same stop as q */
+		if (code == ERR)
+			continue;
+		if (!handle_key(ui, code))
+			break;
+	}
 }
 
 int ui_run(struct session *s)
 {
 	struct ui ui;
-	uint64_t next_refresh = 0, interval;
 	int status;
 
 	memset(&ui, 0, sizeof(ui));
 	ui.s = s;
 	ui.theme = loaded_theme;
 	ui.sort = s->opt->sort;
-	interval = (uint64_t)(s->opt->delay * 1e9);
 	stop_signal_install();
 	status = session_start(s);
 	if (status < 0)
 		return status;
-	setlocale(LC_ALL, "");
-	if (!initscr()) {
-		st_error("cannot start the terminal UI (is TERM set?); use --batch");
-		return -ENOTTY;
-	}
-	cbreak();
-	noecho();
-	keypad(stdscr, TRUE);
-	set_escdelay(25);
-	timeout(100);
-	ui_theme_apply(&ui);
-	for (;;) {
-		int ch;
-		uint64_t now;
-
-		session_pump(s);
-		now = st_now_ns();
-		if (now >= next_refresh) {
-			refresh_rows(&ui);
-			next_refresh = now + interval;
-		}
-		draw(&ui);
-		ch = getch();
-		if (stop_signal_received())
-			break;		/* Ctrl-C, SIGTERM: the same stop as q */
-		if (ch == ERR)
-			continue;
-		if (!handle_key(&ui, ch))
-			break;
-		draw(&ui);
-	}
-	endwin();
-	free(ui.rows);
+	status = start_terminal(&ui);
+	if (status < 0)
+		return status;
+	run_loop(&ui);
+	stop_terminal(&ui);
 	status = session_stop(s);
 	if (s->obs_info.failed) {
 		st_error("%s; the observer's figures covered the samples before it",

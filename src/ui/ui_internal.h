@@ -1,6 +1,6 @@
 /*
- * ui_internal.h - state shared by the UI's drawing files (header.c,
- * table.c, help.c) and its loop (ui.c).
+ * ui_internal.h - what the views share: the session, the theme's
+ * attributes, the windows and the view stack (ui.c runs them).
  */
 #ifndef SHIMTOP_UI_INTERNAL_H
 #define SHIMTOP_UI_INTERNAL_H
@@ -10,56 +10,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
 #include "options.h"
 #include "ui/theme.h"
+#include "ui/view.h"
 
 struct session;
 
 #define UI_MIN_COLS	40
 #define UI_MIN_LINES	10
 #define UI_HEADER_LINES	4
+#define UI_MAX_DEPTH	8
+#define UI_MAX_STRIPS	4
 
 struct ui {
 	struct session *s;
 	struct theme theme;
 	chtype attr[TH_COUNT];
+	bool utf8;			/* the locale can show block glyphs */
 
-	enum st_sort_key sort;
+	enum st_sort_key sort;		/* shared by the table views */
 	bool invert;
-	struct model_row *rows;
-	size_t nrows;
-	size_t selected;	/* index into rows */
-	size_t top;		/* first row shown */
-	uint32_t selected_id;	/* the symbol kept selected across refreshes */
-	bool have_selection;
 
-	bool searching;		/* typing into the search prompt */
-	char search[64];
-	bool search_failed;
+	struct view *stack[UI_MAX_DEPTH];
+	int depth;
+	struct view *strips[UI_MAX_STRIPS];	/* above the top view */
+	int strip_lines[UI_MAX_STRIPS];
+	int nstrips;
 
-	bool help;
-	char message[128];	/* one-shot footer message */
+	WINDOW *strip_win[UI_MAX_STRIPS];
+	WINDOW *body, *footer;
+	char message[128];		/* one-shot footer message */
 };
 
 /* Turns theme styles into curses attributes (after start_color). */
 void ui_theme_apply(struct ui *ui);
 
-void ui_draw_header(struct ui *ui);
-void ui_draw_table(struct ui *ui);
-void ui_draw_footer(struct ui *ui);
-void ui_draw_help(struct ui *ui);
-
-/* Rows the table can show at the current size. */
-int ui_table_height(void);
-
-/* Moves the selection, keeping it visible. */
-void ui_select(struct ui *ui, long index);
-
-/* Finds the next row (from `from`) whose symbol contains the search. */
-bool ui_search_from(struct ui *ui, size_t from);
-
-/* Puts at most `width` columns of s at (y, x), padding with spaces. */
-void ui_put(int y, int x, int width, chtype attr, const char *s);
+/* Draws the footer: a view's status line, a message, or its keys. */
+void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top);
 
 #endif

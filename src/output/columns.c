@@ -1,0 +1,112 @@
+/* columns.c - the per-symbol table's columns (see columns.h). */
+#include "output/columns.h"
+#include "model/model.h"
+#include "symbols/symbols.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static void self_cell(const struct model_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2f%%", r->self);
+}
+
+static void samples_cell(const struct model_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu", (unsigned long long)r->samples);
+}
+
+static void ipc_cell(const struct model_row *r, char *buf, size_t len)
+{
+	if (isnan(r->ipc))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", r->ipc);
+}
+
+static void module_cell(const struct model_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", r->sym->module);
+}
+
+static void symbol_cell(const struct model_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", r->sym->name);
+}
+
+const struct column columns[] = {
+	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, self_cell },
+	{ "SAMPLES", "samples", 9, false, -1, 60, samples_cell },
+	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, ipc_cell },
+	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, module_cell },
+	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, symbol_cell },
+};
+const size_t ncolumns = sizeof(columns) / sizeof(columns[0]);
+
+static bool shown(const struct column *c, int screen)
+{
+	return screen == 0 || screen >= c->min_screen;
+}
+
+/* The module column narrows on screens under 100 columns. */
+static int width_of(const struct column *c, int screen)
+{
+	if (screen && screen < 100 && c->sort == ST_SORT_MODULE)
+		return 16;
+	return c->width;
+}
+
+/* Appends one cell: right- or left-aligned, truncated to its width. */
+static size_t put_cell(char *buf, size_t len, size_t at, const struct column *c,
+		       int width, const char *text)
+{
+	int n;
+
+	if (at >= len)
+		return at;
+	if (at) {
+		/* Two spaces before a text column, as before a name. */
+		n = snprintf(buf + at, len - at, c->left ? "  " : " ");
+		at += (size_t)n < len - at ? (size_t)n : len - at - 1;
+	}
+	if (width == 0)
+		n = snprintf(buf + at, len - at, "%s", text);
+	else if (c->left)
+		n = snprintf(buf + at, len - at, "%-*.*s", width, width, text);
+	else
+		n = snprintf(buf + at, len - at, "%*s", width, text);
+	return at + ((size_t)n < len - at ? (size_t)n : len - at - 1);
+}
+
+void columns_title(char *buf, size_t len, int screen, int sort, bool invert)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ncolumns; i++) {
+		const struct column *c = &columns[i];
+		char t[32];
+
+		if (!shown(c, screen))
+			continue;
+		snprintf(t, sizeof(t), "%s%s", c->title,
+			 c->sort >= 0 && c->sort == sort ? (invert ? "^" : "v") : "");
+		at = put_cell(buf, len, at, c, width_of(c, screen), t);
+	}
+}
+
+void columns_row(char *buf, size_t len, int screen, const struct model_row *r)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ncolumns; i++) {
+		const struct column *c = &columns[i];
+		char cell[4096];
+
+		if (!shown(c, screen))
+			continue;
+		c->format(r, cell, sizeof(cell));
+		at = put_cell(buf, len, at, c, width_of(c, screen), cell);
+	}
+}

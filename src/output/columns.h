@@ -1,0 +1,38 @@
+/*
+ * columns.h - the per-symbol table's columns, defined once for every
+ * output: the UI's table and the text report print the same titles,
+ * widths and formats, and the JSON report uses the same keys.
+ */
+#ifndef SHIMTOP_COLUMNS_H
+#define SHIMTOP_COLUMNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "options.h"
+
+struct model_row;
+
+struct column {
+	const char *title;		/* "SELF%" */
+	const char *key;		/* the JSON row member: "self" */
+	int width;			/* 0: takes the rest of the line */
+	bool left;			/* left-aligned (text), else right */
+	int sort;			/* enum st_sort_key, or -1 */
+	int min_screen;			/* the UI shows it from this many columns */
+	/* The cell's text ("-" where there is no value). */
+	void (*format)(const struct model_row *r, char *buf, size_t len);
+};
+
+extern const struct column columns[];
+extern const size_t ncolumns;
+
+/*
+ * Writes the title line or a row's line into buf, for a screen `screen`
+ * columns wide (0: every column, as the text report prints).  sort and
+ * invert mark the sorted column with v or ^; sort -1 marks none.
+ */
+void columns_title(char *buf, size_t len, int screen, int sort, bool invert);
+void columns_row(char *buf, size_t len, int screen, const struct model_row *r);
+
+#endif

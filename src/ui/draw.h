@@ -1,0 +1,29 @@
+/*
+ * draw.h - text into curses windows: UTF-8 in, wide characters out
+ * (wcwidth decides how many columns each takes), and the glyphs views
+ * draw with, falling back to ASCII when the locale is not UTF-8.
+ */
+#ifndef SHIMTOP_DRAW_H
+#define SHIMTOP_DRAW_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether the terminal's locale is UTF-8 (after setlocale). */
+bool draw_locale_is_utf8(void);
+
+/*
+ * Puts at most `width` columns of the UTF-8 string s at (y, x) of w,
+ * padding with spaces.  Bytes that are not printable characters show
+ * as '?'.  Returns the columns written before padding.
+ */
+int draw_text(WINDOW *w, int y, int x, int width, chtype attr, const char *s);
+
+/*
+ * A bar `width` columns wide, filled to frac (0..1): eighth-block glyphs
+ * in UTF-8, '#' otherwise.  Returns buf.
+ */
+const char *draw_bar(char *buf, size_t len, double frac, int width, bool utf8);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * footer.c - the last line: a view's prompt, a one-shot message, or the
+ * keys the top view binds, labelled from the key table (keys.c).
+ */
+#include "ui/draw.h"
+#include "ui/ui_internal.h"
+
+#include <string.h>
+
+void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
+{
+	int x = 0, cols = getmaxx(w);
+	char buf[256];
+	bool warning;
+
+	if (top->ops->status && top->ops->status(top, buf, sizeof(buf), &warning)) {
+		draw_text(w, 0, 0, cols, ui->attr[warning ? TH_WARNING : TH_SEARCH], buf);
+		return;
+	}
+	if (ui->message[0]) {
+		draw_text(w, 0, 0, cols, ui->attr[TH_WARNING], ui->message);
+		return;
+	}
+	for (const enum ui_action *a = top->ops->actions; *a != UA_NONE; a++) {
+		const struct ui_key *k = ui_key_of(*a);
+		int kw, lw;
+
+		if (!k || !k->footer)
+			continue;
+		kw = (int)strlen(k->footer_key);
+		lw = (int)strlen(k->footer);
+		if (x + kw + lw > cols)
+			break;
+		draw_text(w, 0, x, kw, ui->attr[TH_KEY], k->footer_key);
+		draw_text(w, 0, x + kw, lw + 1, ui->attr[TH_KEY_LABEL], k->footer);
+		x += kw + lw + 1;
+	}
+	if (x < cols)
+		draw_text(w, 0, x, cols - x, ui->attr[TH_KEY_LABEL], "");
+}

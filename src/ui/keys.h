@@ -1,0 +1,62 @@
+/*
+ * keys.h - the UI's one key table.  Every key the UI acts on is bound
+ * here to an action; the key handlers, the help screen, the footer and
+ * the README's key table all come from it (tests/test_ui.c fails when
+ * the README disagrees).
+ */
+#ifndef SHIMTOP_KEYS_H
+#define SHIMTOP_KEYS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum ui_action {
+	UA_NONE,
+	UA_HELP,
+	UA_UP,
+	UA_DOWN,
+	UA_PAGE_UP,
+	UA_PAGE_DOWN,
+	UA_FIRST,
+	UA_LAST,
+	UA_SORT_NEXT,
+	UA_SORT_PREV,
+	UA_INVERT,
+	UA_SEARCH,
+	UA_SEARCH_NEXT,
+	UA_FILTER,
+	UA_OPEN,
+	UA_BACK,
+	UA_ZERO,
+	UA_REDRAW,
+	UA_QUIT,
+	UA_COUNT
+};
+
+#define UI_KEY_CODES 4
+
+struct ui_key {
+	enum ui_action action;
+	int codes[UI_KEY_CODES];	/* curses key codes, 0-terminated */
+	const char *names;		/* as the help and README spell them */
+	const char *footer;		/* the footer's label, or NULL */
+	const char *footer_key;		/* the footer's key name */
+	const char *does;		/* one line: what it does */
+};
+
+extern const struct ui_key ui_keys[];
+extern const unsigned ui_nkeys;
+
+/* The action a key code is bound to, UA_NONE if none. */
+enum ui_action ui_key_action(int code);
+
+/* The table's entry for an action (NULL for UA_NONE). */
+const struct ui_key *ui_key_of(enum ui_action a);
+
+/* The help screen's lines, from the table; returns how many. */
+unsigned ui_help_lines(const char *lines[], unsigned max);
+
+/* The README's key table (Markdown), from the table. */
+void ui_keys_markdown(FILE *out);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * view.h - the UI's views.  A view draws into the curses window it is
+ * given (never stdscr), reacts to keys, re-reads the model when asked,
+ * and names the actions it binds (for the footer).  The main views form
+ * a stack: Enter pushes a detail, Esc or Left pops it.  Strips (the
+ * header now, a timeline later) sit above the top view, each in its own
+ * window; a full-screen view (help) hides them.
+ */
+#ifndef SHIMTOP_VIEW_H
+#define SHIMTOP_VIEW_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ui/keys.h"
+
+struct ui;
+struct view;
+
+enum view_reaction {
+	VIEW_IGNORED,		/* not this view's key */
+	VIEW_REDRAW,		/* state changed: draw again */
+	VIEW_REQUERY,		/* re-read the model, then draw */
+	VIEW_PUSH,		/* push v->next (made by the view) */
+	VIEW_POP,		/* back to the view below */
+	VIEW_QUIT,
+};
+
+struct view_ops {
+	const char *name;
+	/* Re-reads the model (every refresh interval, and on VIEW_REQUERY). */
+	void (*requery)(struct view *v);
+	void (*draw)(struct view *v, WINDOW *w);
+	enum view_reaction (*key)(struct view *v, int code, enum ui_action a);
+	/* Where the terminal cursor goes (a prompt), else false. */
+	bool (*cursor)(struct view *v, int *y, int *x);
+	/* The footer line when the view has one of its own (a prompt). */
+	bool (*status)(struct view *v, char *buf, size_t len, bool *warning);
+	void (*destroy)(struct view *v);
+	const enum ui_action *actions;	/* its footer keys, UA_NONE-ended */
+	bool full_screen;
+};
+
+struct view {
+	const struct view_ops *ops;
+	struct ui *ui;
+	struct view *next;	/* what VIEW_PUSH pushes */
+};
+
+/* The views shimtop has. */
+struct view *header_view_create(struct ui *ui);
+struct view *table_view_create(struct ui *ui);
+struct view *detail_view_create(struct ui *ui, uint32_t symbol_id);
+struct view *help_view_create(struct ui *ui);
+
+#endif

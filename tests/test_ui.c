@@ -1,0 +1,222 @@
+/*
+ * test_ui.c - the UI's pieces that need no terminal: the key table
+ * against the README (one source for keys), the list widget (selection,
+ * paging, search, filter), bars with and without UTF-8, and the shared
+ * columns.  `test_ui --markdown` prints the README's key table.
+ */
+#include "check.h"
+#include "model/model.h"
+#include "output/columns.h"
+#include "symbols/symbols.h"
+#include "ui/draw.h"
+#include "ui/keys.h"
+#include "ui/list.h"
+
+#include <curses.h>
+#include <math.h>
+#include <string.h>
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+		buf[0] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The README's table between its markers is exactly the generated one. */
+static void test_readme_keys(void)
+{
+	const char *dir = getenv("TESTS_DIR");
+	char path[4096], *readme, *gen = NULL, *from, *to;
+	size_t gen_len = 0;
+	FILE *mem = open_memstream(&gen, &gen_len);
+
+	snprintf(path, sizeof(path), "%s/../README.md", dir ? dir : "tests");
+	readme = read_all(path);
+	CHECK(readme != NULL);
+	ui_keys_markdown(mem);
+	fclose(mem);
+	if (!readme)
+		return;
+	from = strstr(readme, "<!-- keys: begin -->\n");
+	to = strstr(readme, "<!-- keys: end -->");
+	CHECK(from && to && to > from);
+	if (from && to) {
+		from += strlen("<!-- keys: begin -->\n");
+		*to = '\0';
+		if (strcmp(from, gen) != 0)
+			fprintf(stderr, "README key table differs; generated:\n%s", gen);
+		CHECK(strcmp(from, gen) == 0);
+	}
+	free(readme);
+	free(gen);
+}
+
+/* Each code is bound once, each action has one entry, footers name a key. */
+static void test_key_table(void)
+{
+	const char *lines[64];
+	unsigned n;
+
+	for (unsigned i = 0; i < ui_nkeys; i++) {
+		const struct ui_key *k = &ui_keys[i];
+
+		CHECK(ui_key_of(k->action) == k);
+		for (unsigned c = 0; c < UI_KEY_CODES && k->codes[c]; c++)
+			CHECK(ui_key_action(k->codes[c]) == k->action);
+		if (k->footer)
+			CHECK(k->footer_key && strstr(k->names, k->footer_key));
+	}
+	for (int a = UA_NONE + 1; a < UA_COUNT; a++)
+		CHECK(ui_key_of((enum ui_action)a) != NULL);
+	CHECK(ui_key_action('j') == UA_DOWN);	/* once missing from the help */
+	CHECK(ui_key_action(KEY_F(6)) == UA_SORT_NEXT);
+	CHECK(ui_key_action('x') == UA_NONE);
+	/* The help has a line per key naming it (without backquotes). */
+	n = ui_help_lines(lines, 64);
+	CHECK(n == ui_nkeys + 2);
+	CHECK(strstr(lines[2 + 2], "Down, j") != NULL);
+}
+
+/* A list over ids: items[] holds ids, names[] their text. */
+static uint64_t items[8];
+static const char *names[8];
+
+static uint64_t item_id(void *ctx, size_t i)
+{
+	(void)ctx;
+	return items[i];
+}
+
+static const char *item_text(void *ctx, size_t i)
+{
+	(void)ctx;
+	return names[i];
+}
+
+static void set_items(struct list *l, const uint64_t *ids, size_t n)
+{
+	static const char *const all[] = { "alpha", "beta", "gamma", "delta",
+		"epsilon", "zeta", "eta", "theta" };
+
+	for (size_t i = 0; i < n; i++) {
+		items[i] = ids[i];
+		names[i] = all[ids[i]];
+	}
+	l->n = n;
+	list_refreshed(l);
+}
+
+static void test_list(void)
+{
+	struct list l = { .height = 3, .id = item_id, .text = item_text };
+	static const uint64_t first[] = { 0, 1, 2, 3, 4, 5 };
+	static const uint64_t reordered[] = { 5, 3, 1, 0, 2, 4 };
+	static const uint64_t gone[] = { 5, 1, 0, 2 };
+
+	set_items(&l, first, 6);
+	CHECK(l.selected == 0 && l.have_selection);
+	CHECK(list_key(&l, KEY_DOWN, UA_DOWN) == LIST_MOVED);
+	list_key(&l, 'j', UA_DOWN);
+	list_key(&l, 'j', UA_DOWN);
+	CHECK_EQ_U64(l.selected, 3);
+	CHECK_EQ_U64(l.top, 1);			/* kept visible: rows 1-3 */
+	/* The selection follows its item (id 3) when the order changes. */
+	set_items(&l, reordered, 6);
+	CHECK_EQ_U64(l.selected, 1);
+	CHECK_EQ_U64(items[l.selected], 3);
+	/* Its item gone: the same position. */
+	set_items(&l, gone, 4);
+	CHECK_EQ_U64(l.selected, 1);
+	/* Paging stops at the ends. */
+	list_key(&l, KEY_NPAGE, UA_PAGE_DOWN);
+	CHECK_EQ_U64(l.selected, 3);
+	list_key(&l, KEY_PPAGE, UA_PAGE_UP);
+	list_key(&l, KEY_PPAGE, UA_PAGE_UP);
+	CHECK_EQ_U64(l.selected, 0);
+	/* Incremental search: "ze" finds zeta; F3 wraps to it again. */
+	set_items(&l, first, 6);
+	list_key(&l, '/', UA_SEARCH);
+	CHECK(l.search.active);
+	list_key(&l, 'z', ui_key_action('z'));	/* typed, not "zero" */
+	list_key(&l, 'e', UA_NONE);
+	CHECK(!strcmp(names[l.selected], "zeta"));
+	list_key(&l, KEY_F(3), UA_SEARCH);
+	CHECK(!strcmp(names[l.selected], "zeta"));
+	list_key(&l, '\n', UA_OPEN);
+	CHECK(!l.search.active && !strcmp(l.search.text, "ze"));
+	list_key(&l, 'n', UA_SEARCH_NEXT);
+	CHECK(!l.search_failed);
+	/* No match is said, the selection stays. */
+	list_key(&l, '/', UA_SEARCH);
+	list_key(&l, 'q', UA_QUIT);
+	CHECK(l.search_failed && !strcmp(names[l.selected], "zeta"));
+	list_key(&l, 27, UA_BACK);
+	CHECK(!l.search.active && !l.search.text[0]);
+	/* The filter: typed text, changes ask for a rebuild; Esc clears it. */
+	CHECK(list_key(&l, '\\', UA_FILTER) == LIST_MOVED);
+	CHECK(list_key(&l, 'E', UA_NONE) == LIST_FILTERED);
+	CHECK(list_passes_filter(&l, "beta") && !list_passes_filter(&l, "gamma"));
+	CHECK(list_key(&l, 27, UA_BACK) == LIST_FILTERED);
+	CHECK(list_passes_filter(&l, "gamma"));
+	/* Empty lists are safe. */
+	set_items(&l, first, 0);
+	CHECK(list_key(&l, KEY_END, UA_LAST) == LIST_MOVED);
+	CHECK_EQ_U64(l.selected, 0);
+}
+
+static void test_bars(void)
+{
+	char buf[256];
+
+	/* 40% of 10 columns: 4 full blocks (3 bytes each in UTF-8). */
+	CHECK(!strcmp(draw_bar(buf, sizeof(buf), 0.4, 10, true),
+		      "\u2588\u2588\u2588\u2588"));
+	/* 45%: four and a half, the half an eighth-block glyph. */
+	CHECK(!strcmp(draw_bar(buf, sizeof(buf), 0.45, 10, true),
+		      "\u2588\u2588\u2588\u2588\u258c"));
+	CHECK(!strcmp(draw_bar(buf, sizeof(buf), 0.45, 10, false), "#####"));
+	CHECK(!strcmp(draw_bar(buf, sizeof(buf), 2.0, 3, false), "###"));
+	CHECK(!strcmp(draw_bar(buf, sizeof(buf), NAN, 3, true), ""));
+}
+
+static void test_columns(void)
+{
+	struct st_symbol sym = { .id = 7, .name = "main", .module = "a.out" };
+	struct model_row r = { .sym = &sym, .samples = 12, .weight = 12,
+			       .self = 50, .ipc = NAN };
+	char line[256];
+
+	columns_title(line, sizeof(line), 0, ST_SORT_SELF, false);
+	CHECK(!strcmp(line, " SELF%v   SAMPLES    IPC  MODULE                    SYMBOL"));
+	columns_row(line, sizeof(line), 0, &r);
+	CHECK(!strcmp(line, " 50.00%        12      -  a.out                     main"));
+	/* A 50-column screen drops SAMPLES and MODULE. */
+	columns_title(line, sizeof(line), 50, ST_SORT_IPC, true);
+	CHECK(!strcmp(line, "  SELF%   IPC^  SYMBOL"));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--markdown")) {
+		ui_keys_markdown(stdout);
+		return 0;
+	}
+	test_readme_keys();
+	test_key_table();
+	test_list();
+	test_bars();
+	test_columns();
+	return check_done("test_ui");
+}
