@@ -104,7 +104,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memset(&info, 0, sizeof(info));
-	snprintf(info.kind, sizeof(info.kind), "perf");
+	info.kind = ST_SOURCE_PERF;
+	info.period = (struct st_period){ 250000, ST_PERIOD_NS, false };
 	snprintf(info.events, sizeof(info.events), "cpu-clock");
 	info.ipc_cycles = info.ipc_instructions = -1;
 	record_header_from_info(&h, &info, 1, "gen_records");

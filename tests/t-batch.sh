@@ -45,4 +45,7 @@ n=$(grep -c '^{' "$TMP/lines")
 # -F uses the kernel's frequency mode and says so.
 "$SHIMTOP" --batch --duration 1 -F 997 >"$TMP/text" 2>"$TMP/err"
 grep -q "period 997 Hz" "$TMP/text" || fail "-F 997 not shown: $(head -2 "$TMP/text")"
+"$SHIMTOP" --batch --duration 1 -F 997 --format json >"$TMP/json" 2>"$TMP/err"
+p=$(json_get "$TMP/json" "d['source']['period']")
+[ "$p" = "{'value': 997, 'unit': 'Hz', 'randomized': False}" ] || fail "-F 997 in JSON: $p"
 finish

@@ -15,6 +15,14 @@ again=$(json_get "$TMP/replay" "sorted((r['symbol'], r['samples']) for r in d['r
 live:   $live
 replay: $again"
 grep -q phase_compute "$TMP/replay" || fail "replay lost symbols"
+# The source is described in numbers: the period and its unit survive
+# the file; the kind says which is the replay.
+src=$(json_get "$TMP/live" "d['source']['kind'], d['source']['period']")
+[ "$src" = "perf {'value': 250000, 'unit': 'ns', 'randomized': True}" ] ||
+	fail "live source: $src"
+src=$(json_get "$TMP/replay" "d['source']['kind'], d['source']['period']")
+[ "$src" = "replay {'value': 250000, 'unit': 'ns', 'randomized': True}" ] ||
+	fail "replayed source: $src"
 status=$(json_get "$TMP/replay" "d['status']")
 case "$status" in "end of recording"*) ;; *) fail "replay status: $status" ;; esac
 

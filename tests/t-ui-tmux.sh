@@ -74,6 +74,10 @@ wait_for "filter: phase"
 screen | grep -Eq "recurse_tree|build_chase" && fail "filtered rows still shown: $(screen)"
 screen | grep -q "phase_compute" || fail "filter hid matching rows: $(screen)"
 $T send-keys -t ui F4 Escape
+i=0
+while screen | grep -q "filter: phase" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+screen | grep -q "filter: phase" && fail "Esc in the filter prompt kept the filter"
+$T send-keys -t ui Home
 wait_for "recurse_tree"
 
 # Enter opens the selected row's detail (a pushed view); Esc pops it.

@@ -289,7 +289,7 @@ int main(void)
 	CHECK_EQ_U64(ring_dropped(r), 0);
 	source_info(s, &info);
 	CHECK(info.finished);
-	CHECK(!strcmp(info.kind, "observer"));
+	CHECK(info.kind == ST_SOURCE_OBSERVER);
 	source_destroy(s);
 	ring_destroy(r);
 

@@ -39,7 +39,7 @@ static void write_file(int records)
 
 	memset(&in, 0, sizeof(in));
 	snprintf(in.events, sizeof(in.events), "cpu-clock");
-	snprintf(in.period, sizeof(in.period), "250000 ns");
+	in.period = (struct st_period){ 250000, ST_PERIOD_NS, true };
 	in.ipc_cycles = in.ipc_instructions = -1;
 	record_header_from_info(&h, &in, 7, "demo");
 	w = record_writer_open(path, &h);
@@ -66,6 +66,9 @@ static void test_round_trip(void)
 	if (!r)
 		return;
 	CHECK(h.pid == 7 && !strcmp(h.comm, "demo") && !strcmp(h.events, "cpu-clock"));
+	/* The period comes back as a number in its unit. */
+	CHECK_EQ_U64(h.period_value, 250000);
+	CHECK(h.period_unit == ST_PERIOD_NS && h.period_randomized == 1);
 	while ((n = record_reader_next(r, &rec)) > 0) {
 		size_t size = make_sample(want, 0x1000 + (uint64_t)i, i % 5);
 

@@ -21,13 +21,14 @@ static void print_text(struct session *s, FILE *out)
 	struct model_row *rows;
 	size_t n = model_rows(&s->model, s->opt->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
-	char line[8192];
+	char line[8192], period[64];
 
 	session_metrics(s, &mt);
+	period_format(&s->info.period, period, sizeof(period));
 	fprintf(out, "shimtop %s  pid %d (%s)  threads %zu (%zu seen)  %s %s  "
 		"period %s\n", PACKAGE_VERSION, (int)s->pid, s->comm,
-		mt.threads_live, mt.threads_seen, s->info.kind, s->info.events,
-		s->info.period);
+		mt.threads_live, mt.threads_seen, source_kind_name(s->info.kind),
+		s->info.events, period);
 	fprintf(out, "samples %llu  rate %.0f/s  lost %llu  dropped %llu  "
 		"unknown %llu (%.1f%%)  elapsed %.2f s\n",
 		(unsigned long long)mt.samples, mt.rate,
@@ -68,13 +69,23 @@ static struct json_object *row_json(const struct model_row *r)
 	return o;
 }
 
+struct json_object *report_period_json(const struct st_period *p)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_int(o, "value", p->value);
+	json_object_object_add(o, "unit", json_object_new_string(period_unit_name(p->unit)));
+	json_object_object_add(o, "randomized", json_object_new_boolean(p->randomized));
+	return o;
+}
+
 static struct json_object *source_json(const struct st_source_info *in)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "kind", json_object_new_string(in->kind));
+	json_object_object_add(o, "kind", json_object_new_string(source_kind_name(in->kind)));
 	json_object_object_add(o, "events", json_object_new_string(in->events));
-	json_object_object_add(o, "period", json_object_new_string(in->period));
+	json_object_object_add(o, "period", report_period_json(&in->period));
 	json_object_object_add(o, "note", json_object_new_string(in->note));
 	return o;
 }

@@ -8,10 +8,18 @@
 #include <stdio.h>
 
 /* The JSON report's layout version ("schema"). */
-#define REPORT_JSON_SCHEMA 2	/* 2: "threads" became {live, seen} */
+/*
+ * The JSON report's layout version ("schema").  2: "threads" became
+ * {live, seen} and a source's "period" {value, unit, randomized}.
+ */
+#define REPORT_JSON_SCHEMA 2
 
 struct session;
 struct json_object;
+struct st_period;
+
+/* {"value": 250000, "unit": "ns", "randomized": true} */
+struct json_object *report_period_json(const struct st_period *p);
 
 /* Prints one report of the session's model to out. */
 void report_print(struct session *s, FILE *out);

@@ -40,16 +40,18 @@ void report_observer_text(struct session *s, FILE *out)
 	const struct dte *d = &m->dte;
 	const struct obs_tag **tags;
 	size_t n;
+	char period[64];
 
 	if (!m->active) {
-		if (s->observer || s->obs_info.kind[0])
+		if (s->observer || s->obs_info.kind == ST_SOURCE_OBSERVER)
 			fprintf(out, "\nobserver: no samples%s%s\n",
 				s->obs_info.note[0] ? ": " : "", s->obs_info.note);
 		return;
 	}
+	period_format(&s->obs_info.period, period, sizeof(period));
 	fprintf(out, "\nobserver: %s  period target %s  TSC %.3f GHz\nnote: %s\n",
 		m->meta.mode == ST_OBS_VM_READ ? "process_vm_readv" : "shared memory",
-		s->obs_info.period, (double)m->tsc_hz / 1e9, s->obs_info.note);
+		period, (double)m->tsc_hz / 1e9, s->obs_info.note);
 	fprintf(out, "samples %llu  accepted %.1f%%  rejected: cpc %.1f%%, long "
 		"window %.1f%%, clock %.1f%%, backwards %.1f%%  (|CPC-1| <= %g)  "
 		"batches dropped %llu\n",

@@ -25,11 +25,17 @@ enum st_record_type {
 	ST_REC_OBSERVE_META = 9, /* struct st_observe_meta: what they hold */
 };
 
-/* Which source produced a record; the observer and IBS come later. */
+/*
+ * Which source produced a record (st_header.source), and which kind a
+ * source is (st_source_info.kind).  A replay hands on the records of the
+ * source it recorded, so ST_SOURCE_REPLAY is never in a record.
+ */
 enum st_source_kind {
+	ST_SOURCE_NONE = 0,
 	ST_SOURCE_PERF = 1,
 	ST_SOURCE_OBSERVER = 2,
 	ST_SOURCE_IBS = 3,
+	ST_SOURCE_REPLAY = 4,
 };
 
 struct st_header {

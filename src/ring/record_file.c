@@ -36,7 +36,9 @@ void record_header_from_info(struct st_file_header *h,
 	h->start_time = st_now_ns();
 	snprintf(h->comm, sizeof(h->comm), "%s", comm);
 	snprintf(h->events, sizeof(h->events), "%s", in->events);
-	snprintf(h->period, sizeof(h->period), "%s", in->period);
+	h->period_value = in->period.value;
+	h->period_unit = in->period.unit;
+	h->period_randomized = in->period.randomized;
 	snprintf(h->note, sizeof(h->note), "%.191s", in->note);
 	memcpy(h->counters, in->counters, sizeof(h->counters));
 }
@@ -121,10 +123,12 @@ struct record_reader *record_reader_open(const char *path,
 	/* Strings come from the file: make sure they end. */
 	h->comm[sizeof(h->comm) - 1] = '\0';
 	h->events[sizeof(h->events) - 1] = '\0';
-	h->period[sizeof(h->period) - 1] = '\0';
 	h->note[sizeof(h->note) - 1] = '\0';
 	for (int i = 0; i < ST_MAX_EVENTS; i++)
 		h->counters[i][63] = '\0';
+	/* A unit from a newer or damaged file is shown as unknown. */
+	if (h->period_unit > ST_PERIOD_CYCLES)
+		h->period_unit = ST_PERIOD_UNKNOWN;
 	if (h->ncounters < 0 || h->ncounters > ST_MAX_EVENTS ||
 	    h->ipc_cycles >= h->ncounters || h->ipc_instructions >= h->ncounters) {
 		h->ncounters = 0;

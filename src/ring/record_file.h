@@ -18,7 +18,7 @@
 #include "sampler/source.h"
 
 #define ST_FILE_MAGIC	"SHIMTOP"
-#define ST_FILE_VERSION	1u
+#define ST_FILE_VERSION	2u	/* 2: the period as value and unit */
 
 struct st_file_header {
 	char magic[8];
@@ -31,7 +31,9 @@ struct st_file_header {
 	uint64_t start_time;		/* CLOCK_MONOTONIC ns at start */
 	char comm[64];
 	char events[160];
-	char period[64];
+	uint64_t period_value;
+	uint32_t period_unit;		/* enum st_period_unit */
+	uint32_t period_randomized;	/* 0 or 1 */
 	char note[192];
 	char counters[ST_MAX_EVENTS][64];
 };

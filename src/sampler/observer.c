@@ -602,11 +602,7 @@ static void observer_info(struct st_source *s, struct st_source_info *out)
 	*out = o->info;
 	pthread_mutex_unlock(&o->lock);
 	out->produced = atomic_load(&o->samples);
-	if (p)
-		snprintf(out->period, sizeof(out->period), "%llu cycles",
-			 (unsigned long long)p);
-	else
-		snprintf(out->period, sizeof(out->period), "as fast as possible");
+	out->period = (struct st_period){ p, ST_PERIOD_CYCLES, false };
 }
 
 static void observer_destroy(struct st_source *s)
@@ -699,7 +695,7 @@ struct st_source *observer_source_create(const struct observer_config *cfg,
 	o->cfg = *cfg;
 	atomic_init(&o->period, cfg->period);
 	pthread_mutex_init(&o->lock, NULL);
-	snprintf(o->info.kind, sizeof(o->info.kind), "observer");
+	o->info.kind = ST_SOURCE_OBSERVER;
 	o->info.ipc_cycles = o->info.ipc_instructions = -1;
 	if (!cfg->launched) {
 		int rc = cfg->nvars ? resolve_variables(o) :

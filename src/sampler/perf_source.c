@@ -681,7 +681,7 @@ static void describe(struct perf_source *ps)
 	struct st_source_info *in = &ps->info;
 	size_t len = 0;
 
-	snprintf(in->kind, sizeof(in->kind), "perf");
+	in->kind = ST_SOURCE_PERF;
 	in->ipc_cycles = in->ipc_instructions = -1;
 	for (size_t i = 0; i < ps->cfg.nevents; i++) {
 		const struct st_event *e = &ps->cfg.events[i];
@@ -700,12 +700,12 @@ static void describe(struct perf_source *ps)
 	}
 	in->ncounters = ps->cfg.nevents > 1 ? (int)ps->cfg.nevents : 0;
 	if (ps->cfg.freq)
-		snprintf(in->period, sizeof(in->period), "%" PRIu64 " Hz", ps->cfg.freq);
+		in->period = (struct st_period){ ps->cfg.freq, ST_PERIOD_HZ, false };
 	else
-		snprintf(in->period, sizeof(in->period), "%" PRIu64 " %s%s",
-			 ps->cfg.period,
-			 is_clock(&ps->cfg.events[0].attr) ? "ns" : "events",
-			 ps->cfg.randomize ? " +/-3%" : "");
+		in->period = (struct st_period){
+			ps->cfg.period,
+			is_clock(&ps->cfg.events[0].attr) ? ST_PERIOD_NS : ST_PERIOD_EVENTS,
+			ps->cfg.randomize };
 	snprintf(in->note, sizeof(in->note), "%s", ps->cfg.note);
 	if (ps->exclude_kernel) {
 		size_t l = strlen(in->note);

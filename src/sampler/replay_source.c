@@ -128,9 +128,10 @@ struct st_source *replay_source_create(const char *path, bool realtime,
 	rs->reader = reader;
 	rs->realtime = realtime;
 	pthread_mutex_init(&rs->lock, NULL);
-	snprintf(rs->info.kind, sizeof(rs->info.kind), "replay");
+	rs->info.kind = ST_SOURCE_REPLAY;
 	snprintf(rs->info.events, sizeof(rs->info.events), "%s", h->events);
-	snprintf(rs->info.period, sizeof(rs->info.period), "%s", h->period);
+	rs->info.period = (struct st_period){ h->period_value,
+		(enum st_period_unit)h->period_unit, h->period_randomized != 0 };
 	snprintf(rs->info.note, sizeof(rs->info.note), "%s", h->note);
 	memcpy(rs->info.counters, h->counters, sizeof(rs->info.counters));
 	rs->info.ncounters = h->ncounters;

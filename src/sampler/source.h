@@ -8,18 +8,43 @@
 #define SHIMTOP_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ring/record.h"
 #include "sampler/events.h"
 
 struct ring;
 
+/* "perf", "replay", "observer" ("" for none). */
+const char *source_kind_name(enum st_source_kind k);
+
+enum st_period_unit {
+	ST_PERIOD_UNKNOWN,
+	ST_PERIOD_NS,			/* a clock event: ns between samples */
+	ST_PERIOD_EVENTS,		/* a counting event: events between */
+	ST_PERIOD_HZ,			/* a frequency the kernel keeps (-F) */
+	ST_PERIOD_CYCLES,		/* TSC cycles (observer); 0: no pause */
+};
+
+struct st_period {
+	uint64_t value;
+	enum st_period_unit unit;
+	bool randomized;		/* varied by +/-3% (DCPI, TOCS 1997, §4.1.1) */
+};
+
+/* The unit's name for JSON: "ns", "events", "Hz", "cycles", "unknown". */
+const char *period_unit_name(enum st_period_unit u);
+
+/* For people: "250000 ns +/-3%", "4000 Hz", "as fast as possible". */
+void period_format(const struct st_period *p, char *buf, size_t len);
+
 /* What the header shows about a source; copied out under its lock. */
 struct st_source_info {
-	char kind[16];			/* "perf", "replay" */
+	enum st_source_kind kind;
 	char events[160];		/* "cpu-clock", "cycles,instructions" */
-	char period[64];		/* "250000 ns +/-3%", "4000 Hz" */
+	struct st_period period;
 	char note[384];			/* e.g. why IPC is unavailable */
 	char counters[ST_MAX_EVENTS][64]; /* names of the sample counters */
 	int ncounters;

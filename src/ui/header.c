@@ -60,8 +60,9 @@ static void draw_source_line(const struct ui *ui, WINDOW *w,
 	char a[32], b[48];
 	int x;
 
-	x = pair(ui, w, 1, 0, s->info.kind, s->info.events);
-	x = pair(ui, w, 1, x, "period", s->info.period);
+	period_format(&s->info.period, b, sizeof(b));
+	x = pair(ui, w, 1, 0, source_kind_name(s->info.kind), s->info.events);
+	x = pair(ui, w, 1, x, "period", b);
 	if (!mt->observing)
 		return;
 	/* The observer's gauge: its sample rate and DTE acceptance. */
@@ -70,7 +71,8 @@ static void draw_source_line(const struct ui *ui, WINDOW *w,
 	x = pair(ui, w, 1, x, "observer", b);
 	snprintf(b, sizeof(b), "%.1f%%", mt->dte_accepted_pct);
 	x = pair(ui, w, 1, x, "DTE accepted", b);
-	x = pair(ui, w, 1, x, "every", s->obs_info.period);
+	period_format(&s->obs_info.period, b, sizeof(b));
+	x = pair(ui, w, 1, x, "every", b);
 	if (m->obs.have_hardware) {
 		/* Measured by rdpmc on the sibling: app = core - self. */
 		snprintf(b, sizeof(b), "%.2f", obs_model_hardware_ipc(&m->obs));
