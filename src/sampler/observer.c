@@ -28,9 +28,7 @@ struct observer {
 	struct st_source base;
 	struct observer_config cfg;
 	struct signal_segment seg;
-	pthread_t thread;
-	bool running;
-	atomic_bool stop;
+	struct source_thread th;
 	atomic_uint_fast64_t period;
 	atomic_uint_fast64_t samples;
 
@@ -358,7 +356,7 @@ static void loop_shared_memory(struct loop *l)
 			break;
 		if (!sample_taken(l, start, p[1], &housekeep, hk))
 			continue;
-		if (atomic_load_explicit(&o->stop, memory_order_relaxed))
+		if (source_thread_stopping(&o->th))
 			break;
 		calibrate(l);
 		if (housekeep > rescan) {
@@ -444,7 +442,7 @@ static void loop_variables(struct loop *l)
 		}
 		if (!sample_taken(l, start, p[1], &housekeep, hk))
 			continue;
-		if (atomic_load_explicit(&o->stop, memory_order_relaxed))
+		if (source_thread_stopping(&o->th))
 			break;
 		calibrate(l);
 		send_meta(l, false);
@@ -460,7 +458,7 @@ static bool wait_for_segment(struct observer *o)
 	uint64_t until = st_now_ns() + (uint64_t)(o->cfg.wait_seconds * 1e9);
 	char err[512];
 
-	while (!atomic_load(&o->stop)) {
+	while (!source_thread_stopping(&o->th)) {
 		int rc = signal_segment_attach(&o->seg, o->cfg.pid, err, sizeof(err));
 
 		if (rc == 0)
@@ -575,22 +573,14 @@ static int observer_start(struct st_source *s)
 		st_error("%s", err);
 		return -EPERM;
 	}
-	rc = st_thread_start(&o->thread, observer_main, o, "observer");
-	if (rc < 0)
-		return rc;
-	o->running = true;
-	return 0;
+	return source_thread_start(&o->th, observer_main, o, "observer");
 }
 
 static void observer_stop(struct st_source *s)
 {
 	struct observer *o = (struct observer *)s;
 
-	if (!o->running)
-		return;
-	atomic_store(&o->stop, true);
-	pthread_join(o->thread, NULL);
-	o->running = false;
+	source_thread_stop(&o->th, -1);
 }
 
 static void observer_info(struct st_source *s, struct st_source_info *out)

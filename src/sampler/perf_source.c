@@ -83,9 +83,7 @@ struct perf_source {
 	size_t nthreads, cap;
 	struct tid_state *known;	/* by tid (uthash) */
 
-	pthread_t thread;
-	bool running;
-	atomic_bool stop;
+	struct source_thread th;
 	int wake[2];
 	uint64_t last_rescan;
 
@@ -572,7 +570,7 @@ static void *sampler_main(void *arg)
 	struct pollfd *pfd = st_xcalloc(ps->nrings + 1, sizeof(*pfd));
 	char reason[128] = "";
 
-	while (!atomic_load(&ps->stop)) {
+	while (!source_thread_stopping(&ps->th)) {
 		size_t n = 0;
 		uint64_t now;
 
@@ -605,31 +603,21 @@ static void *sampler_main(void *arg)
 static int perf_start(struct st_source *s)
 {
 	struct perf_source *ps = (struct perf_source *)s;
-	int rc;
 
 	ps->last_rescan = st_now_ns();
 	if (!ps->cfg.launched)
 		for (size_t i = 0; i < ps->nthreads; i++)
 			enable_thread(ps, &ps->threads[i]);
-	rc = st_thread_start(&ps->thread, sampler_main, ps, "sampler");
-	if (rc < 0)
-		return rc;
-	ps->running = true;
-	return 0;
+	return source_thread_start(&ps->th, sampler_main, ps, "sampler");
 }
 
 static void perf_stop(struct st_source *s)
 {
 	struct perf_source *ps = (struct perf_source *)s;
-	char byte = 1;
 
-	if (!ps->running)
+	if (!ps->th.running)
 		return;
-	atomic_store(&ps->stop, true);
-	if (write(ps->wake[1], &byte, 1) < 0)
-		st_warn("cannot wake the sampler thread");
-	pthread_join(ps->thread, NULL);
-	ps->running = false;
+	source_thread_stop(&ps->th, ps->wake[1]);
 	/* What the kernel buffered after the last drain still counts. */
 	drain_rings(ps);
 }

@@ -15,9 +15,7 @@ struct replay_source {
 	struct st_source base;
 	struct record_reader *reader;
 	bool realtime;
-	pthread_t thread;
-	bool running;
-	atomic_bool stop;
+	struct source_thread th;
 	pthread_mutex_t lock;
 	struct st_source_info info;
 };
@@ -37,7 +35,7 @@ static void *replay_main(void *arg)
 	const void *rec;
 	long n = 0;
 
-	while (!atomic_load(&rs->stop) &&
+	while (!source_thread_stopping(&rs->th) &&
 	       (n = record_reader_next(rs->reader, &rec)) > 0) {
 		const struct st_header *h = rec;
 
@@ -46,12 +44,12 @@ static void *replay_main(void *arg)
 
 			if (!first_rec)
 				first_rec = t;
-			while (!atomic_load(&rs->stop) && t > first_rec &&
+			while (!source_thread_stopping(&rs->th) && t > first_rec &&
 			       t - first_rec > st_now_ns() - first_wall)
 				sleep_ns(1000000);
 		}
 		while (!ring_push(rs->base.ring, rec, (size_t)n) &&
-		       !atomic_load(&rs->stop))
+		       !source_thread_stopping(&rs->th))
 			sleep_ns(200000);
 	}
 	if (n < 0)
@@ -68,23 +66,14 @@ static int replay_start(struct st_source *s)
 {
 	struct replay_source *rs = (struct replay_source *)s;
 
-	int rc = st_thread_start(&rs->thread, replay_main, rs, "replay");
-
-	if (rc < 0)
-		return rc;
-	rs->running = true;
-	return 0;
+	return source_thread_start(&rs->th, replay_main, rs, "replay");
 }
 
 static void replay_stop(struct st_source *s)
 {
 	struct replay_source *rs = (struct replay_source *)s;
 
-	if (!rs->running)
-		return;
-	atomic_store(&rs->stop, true);
-	pthread_join(rs->thread, NULL);
-	rs->running = false;
+	source_thread_stop(&rs->th, -1);
 }
 
 static void replay_info(struct st_source *s, struct st_source_info *out)

@@ -1,7 +1,10 @@
 /* source.c - names and formats for what sources describe (source.h). */
 #include "sampler/source.h"
 
+#include "util.h"
+
 #include <stdio.h>
+#include <unistd.h>
 
 const char *source_kind_name(enum st_source_kind k)
 {
@@ -44,4 +47,27 @@ void period_format(const struct st_period *p, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%llu %s%s", (unsigned long long)p->value,
 			 period_unit_name(p->unit), p->randomized ? " +/-3%" : "");
+}
+
+int source_thread_start(struct source_thread *t, void *(*fn)(void *),
+			void *arg, const char *what)
+{
+	int rc = st_thread_start(&t->thread, fn, arg, what);
+
+	if (rc == 0)
+		t->running = true;
+	return rc;
+}
+
+void source_thread_stop(struct source_thread *t, int wake_fd)
+{
+	char byte = 1;
+
+	if (!t->running)
+		return;
+	atomic_store(&t->stop, true);
+	if (wake_fd >= 0 && write(wake_fd, &byte, 1) < 0)
+		st_warn("cannot wake a sampling thread");
+	pthread_join(t->thread, NULL);
+	t->running = false;
 }

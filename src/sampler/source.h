@@ -7,6 +7,8 @@
 #ifndef SHIMTOP_SOURCE_H
 #define SHIMTOP_SOURCE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +59,28 @@ struct st_source_info {
 	bool failed;			/* ended by bad input (corrupt file) */
 	char finish_reason[128];
 };
+
+/*
+ * The thread a source samples on: started once, told to stop by a flag
+ * it polls (and, where it sleeps in poll(), a byte on wake_fd).
+ */
+struct source_thread {
+	pthread_t thread;
+	bool running;
+	atomic_bool stop;
+};
+
+/* 0, or -errno after "cannot start the WHAT thread". */
+int source_thread_start(struct source_thread *t, void *(*fn)(void *),
+			void *arg, const char *what);
+
+/* Raises the flag, writes a byte to wake_fd (-1: none), joins. */
+void source_thread_stop(struct source_thread *t, int wake_fd);
+
+static inline bool source_thread_stopping(struct source_thread *t)
+{
+	return atomic_load_explicit(&t->stop, memory_order_relaxed);
+}
 
 struct st_source;
 

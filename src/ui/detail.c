@@ -95,11 +95,6 @@ static enum view_reaction detail_key(struct view *v, int code, enum ui_action a)
 	return a == UA_BACK ? VIEW_POP : VIEW_IGNORED;
 }
 
-static void detail_destroy(struct view *v)
-{
-	free(v);
-}
-
 static const enum ui_action detail_actions[] = { UA_HELP, UA_BACK, UA_QUIT, UA_NONE };
 
 static const struct view_ops detail_ops = {
@@ -107,16 +102,14 @@ static const struct view_ops detail_ops = {
 	.requery = detail_refresh,
 	.draw = detail_draw,
 	.key = detail_key,
-	.destroy = detail_destroy,
+	.destroy = view_free,
 	.actions = detail_actions,
 };
 
 struct view *detail_view_create(struct ui *ui, uint32_t symbol_id)
 {
-	struct detail_view *d = st_xcalloc(1, sizeof(*d));
+	struct detail_view *d = view_new(sizeof(*d), &detail_ops, ui);
 
-	d->v.ops = &detail_ops;
-	d->v.ui = ui;
 	d->id = symbol_id;
 	return &d->v;
 }

@@ -130,25 +130,14 @@ static void header_draw(struct view *v, WINDOW *w)
 	draw_caveat_line(v->ui, w);
 }
 
-static void header_destroy(struct view *v)
-{
-	free(v);
-}
-
-static const enum ui_action no_actions[] = { UA_NONE };
-
 static const struct view_ops header_ops = {
 	.name = "header",
 	.draw = header_draw,
-	.destroy = header_destroy,
-	.actions = no_actions,
+	.destroy = view_free,
+	.actions = view_no_actions,
 };
 
 struct view *header_view_create(struct ui *ui)
 {
-	struct view *v = st_xcalloc(1, sizeof(*v));
-
-	v->ops = &header_ops;
-	v->ui = ui;
-	return v;
+	return view_new(sizeof(struct view), &header_ops, ui);
 }

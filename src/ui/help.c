@@ -36,27 +36,16 @@ static enum view_reaction help_key(struct view *v, int code, enum ui_action a)
 	return VIEW_POP;
 }
 
-static void help_destroy(struct view *v)
-{
-	free(v);
-}
-
-static const enum ui_action no_actions[] = { UA_NONE };
-
 static const struct view_ops help_ops = {
 	.name = "help",
 	.draw = help_draw,
 	.key = help_key,
-	.destroy = help_destroy,
-	.actions = no_actions,
+	.destroy = view_free,
+	.actions = view_no_actions,
 	.full_screen = true,
 };
 
 struct view *help_view_create(struct ui *ui)
 {
-	struct view *v = st_xcalloc(1, sizeof(*v));
-
-	v->ops = &help_ops;
-	v->ui = ui;
-	return v;
+	return view_new(sizeof(struct view), &help_ops, ui);
 }

@@ -185,10 +185,8 @@ static const struct view_ops table_ops = {
 
 struct view *table_view_create(struct ui *ui)
 {
-	struct table_view *t = st_xcalloc(1, sizeof(*t));
+	struct table_view *t = view_new(sizeof(*t), &table_ops, ui);
 
-	t->v.ops = &table_ops;
-	t->v.ui = ui;
 	t->list.id = row_id;
 	t->list.text = row_text;
 	t->list.ctx = t;

@@ -49,6 +49,15 @@ struct view {
 	struct view *next;	/* what VIEW_PUSH pushes */
 };
 
+/*
+ * Allocates a view of `size` bytes (a struct starting with struct view),
+ * zeroed, with its ops and ui set.  view_free frees one that holds
+ * nothing else; view_no_actions is an empty footer.
+ */
+void *view_new(size_t size, const struct view_ops *ops, struct ui *ui);
+void view_free(struct view *v);
+extern const enum ui_action view_no_actions[];
+
 /* The views shimtop has. */
 struct view *header_view_create(struct ui *ui);
 struct view *table_view_create(struct ui *ui);
