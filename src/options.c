@@ -129,10 +129,172 @@ static const char *const sort_names[ST_SORT_COUNT] = {
 	"self", "ipc", "module", "symbol",
 };
 
-int st_options_parse(struct st_options *o, int argc, char **argv)
+/* -p -e -F -c -d -n -s, --no-randomize, --no-callchain:  0, -EINVAL, or 1: not one of these. */
+static int sampling_option(struct st_options *o, int c)
 {
 	uint64_t v;
-	int c;
+
+	switch (c) {
+	case 'p':
+		if (parse_u64(optarg, &v) || v > 0x7fffffff)
+			return bad("-p needs a process id, not '%s'", optarg);
+		o->pid = (pid_t)v;
+		break;
+	case 'e':
+		o->events = optarg;
+		break;
+	case 'F':
+		if (parse_u64(optarg, &o->freq) || o->freq > 1000000)
+			return bad("-F needs a rate in Hz (1 to 1000000), not '%s'", optarg);
+		break;
+	case 'c':
+		if (parse_u64(optarg, &o->period))
+			return bad("-c needs a positive period, not '%s'", optarg);
+		break;
+	case 'd':
+		if (parse_seconds(optarg, &o->delay))
+			return bad("-d needs a positive number of seconds, not '%s'", optarg);
+		o->delay_set = true;
+		break;
+	case 'n':
+		if (parse_u64(optarg, &v) || v > 1000000)
+			return bad("-n needs a positive row count, not '%s'", optarg);
+		o->rows = (int)v;
+		break;
+	case 's': {
+		int k;
+
+		for (k = 0; k < ST_SORT_COUNT; k++)
+			if (!strcmp(optarg, sort_names[k]))
+				break;
+		if (k == ST_SORT_COUNT)
+			return bad("unknown sort key '%s' (self, ipc, module, symbol)", optarg);
+		o->sort = (enum st_sort_key)k;
+		break;
+	}
+	case OPT_NO_RANDOM:
+		o->randomize = false;
+		break;
+	case OPT_NO_CHAIN:
+		o->callchain = false;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* --batch, --duration, --format, --theme, --record, --replay:  0, -EINVAL, or 1: not one of these. */
+static int output_option(struct st_options *o, int c)
+{
+	switch (c) {
+	case OPT_BATCH:
+		o->batch = true;
+		break;
+	case OPT_DURATION:
+		if (parse_seconds(optarg, &o->duration))
+			return bad("--duration needs a positive number of seconds, not '%s'", optarg);
+		break;
+	case OPT_FORMAT:
+		if (!strcmp(optarg, "text"))
+			o->format = ST_FORMAT_TEXT;
+		else if (!strcmp(optarg, "json"))
+			o->format = ST_FORMAT_JSON;
+		else
+			return bad("unknown format '%s' (text or json)", optarg);
+		break;
+	case OPT_THEME:
+		o->theme = optarg;
+		break;
+	case OPT_RECORD:
+		o->record_path = optarg;
+		break;
+	case OPT_REPLAY:
+		o->replay_path = optarg;
+		break;
+	case OPT_REALTIME:
+		o->realtime = true;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* --observe and the options that imply it:  0, -EINVAL, or 1: not one of these. */
+static int observer_option(struct st_options *o, int c)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_OBSERVE:
+		o->observe = true;
+		break;
+	case OPT_SIGNAL:
+		if (o->nsignals == ST_MAX_SIGNALS)
+			return bad("at most %d --signal options (four counters and a tag)",
+				   ST_MAX_SIGNALS);
+		o->signals[o->nsignals++] = optarg;
+		o->observe = true;
+		break;
+	case OPT_OBSERVER_CPU:
+		if (!strcmp(optarg, "0"))
+			v = 0;
+		else if (parse_u64(optarg, &v) || v > 65535)
+			return bad("--observer-cpu needs a CPU number, not '%s'", optarg);
+		o->observer_cpu = (int)v;
+		o->observe = true;
+		break;
+	case OPT_OBSERVER_PERIOD:
+		if (!strcmp(optarg, "0"))
+			v = 0;
+		else if (parse_u64(optarg, &v) || v > 100000000000ull)
+			return bad("--observer-period needs TSC cycles (0 to 1e11), not '%s'",
+				   optarg);
+		o->observer_period = v;
+		o->observe = true;
+		break;
+	case OPT_PIN_TARGET:
+		o->pin_target = true;
+		o->observe = true;
+		break;
+	case OPT_DTE_TOLERANCE: {
+		char *end;
+
+		errno = 0;
+		o->dte_tolerance = strtod(optarg, &end);
+		if (errno || end == optarg || *end || !(o->dte_tolerance > 0) ||
+		    o->dte_tolerance >= 1)
+			return bad("--dte-tolerance needs a fraction between 0 and 1 "
+				   "(e.g. 0.01), not '%s'", optarg);
+		break;
+	}
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* Options that cannot go together. */
+static int check_combinations(const struct st_options *o)
+{
+	if (o->freq && o->period)
+		return bad("%s", "-F and -c both set the sampling rate: give one");
+	if (o->pid && o->command)
+		return bad("%s", "give -p PID or a command after --, not both");
+	if (o->replay_path && (o->pid || o->command || o->record_path))
+		return bad("%s", "--replay shows a file: it takes no -p, command or --record");
+	if (o->realtime && !o->replay_path)
+		return bad("%s", "--realtime applies to --replay only");
+	if (o->replay_path && o->observe && (o->nsignals || o->pin_target ||
+					      o->observer_cpu >= 0))
+		return bad("%s", "--replay shows recorded observer samples; it runs no observer");
+	return 0;
+}
+
+int st_options_parse(struct st_options *o, int argc, char **argv)
+{
+	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->randomize = true;
@@ -144,119 +306,14 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:e:F:c:d:n:s:hV", long_options,
 				NULL)) != -1) {
+		if ((rc = sampling_option(o, c)) <= 0 ||
+		    (rc = output_option(o, c)) <= 0 ||
+		    (rc = observer_option(o, c)) <= 0) {
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		switch (c) {
-		case 'p':
-			if (parse_u64(optarg, &v) || v > 0x7fffffff)
-				return bad("-p needs a process id, not '%s'", optarg);
-			o->pid = (pid_t)v;
-			break;
-		case 'e':
-			o->events = optarg;
-			break;
-		case 'F':
-			if (parse_u64(optarg, &o->freq) || o->freq > 1000000)
-				return bad("-F needs a rate in Hz (1 to 1000000), not '%s'", optarg);
-			break;
-		case 'c':
-			if (parse_u64(optarg, &o->period))
-				return bad("-c needs a positive period, not '%s'", optarg);
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &o->delay))
-				return bad("-d needs a positive number of seconds, not '%s'", optarg);
-			o->delay_set = true;
-			break;
-		case 'n':
-			if (parse_u64(optarg, &v) || v > 1000000)
-				return bad("-n needs a positive row count, not '%s'", optarg);
-			o->rows = (int)v;
-			break;
-		case 's': {
-			int k;
-
-			for (k = 0; k < ST_SORT_COUNT; k++)
-				if (!strcmp(optarg, sort_names[k]))
-					break;
-			if (k == ST_SORT_COUNT)
-				return bad("unknown sort key '%s' (self, ipc, module, symbol)", optarg);
-			o->sort = (enum st_sort_key)k;
-			break;
-		}
-		case OPT_NO_RANDOM:
-			o->randomize = false;
-			break;
-		case OPT_NO_CHAIN:
-			o->callchain = false;
-			break;
-		case OPT_BATCH:
-			o->batch = true;
-			break;
-		case OPT_DURATION:
-			if (parse_seconds(optarg, &o->duration))
-				return bad("--duration needs a positive number of seconds, not '%s'", optarg);
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				o->format = ST_FORMAT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				o->format = ST_FORMAT_JSON;
-			else
-				return bad("unknown format '%s' (text or json)", optarg);
-			break;
-		case OPT_THEME:
-			o->theme = optarg;
-			break;
-		case OPT_RECORD:
-			o->record_path = optarg;
-			break;
-		case OPT_REPLAY:
-			o->replay_path = optarg;
-			break;
-		case OPT_REALTIME:
-			o->realtime = true;
-			break;
-		case OPT_OBSERVE:
-			o->observe = true;
-			break;
-		case OPT_SIGNAL:
-			if (o->nsignals == ST_MAX_SIGNALS)
-				return bad("at most %d --signal options (four counters and a tag)",
-					   ST_MAX_SIGNALS);
-			o->signals[o->nsignals++] = optarg;
-			o->observe = true;
-			break;
-		case OPT_OBSERVER_CPU:
-			if (!strcmp(optarg, "0"))
-				v = 0;
-			else if (parse_u64(optarg, &v) || v > 65535)
-				return bad("--observer-cpu needs a CPU number, not '%s'", optarg);
-			o->observer_cpu = (int)v;
-			o->observe = true;
-			break;
-		case OPT_OBSERVER_PERIOD:
-			if (!strcmp(optarg, "0"))
-				v = 0;
-			else if (parse_u64(optarg, &v) || v > 100000000000ull)
-				return bad("--observer-period needs TSC cycles (0 to 1e11), not '%s'",
-					   optarg);
-			o->observer_period = v;
-			o->observe = true;
-			break;
-		case OPT_PIN_TARGET:
-			o->pin_target = true;
-			o->observe = true;
-			break;
-		case OPT_DTE_TOLERANCE: {
-			char *end;
-
-			errno = 0;
-			o->dte_tolerance = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->dte_tolerance > 0) ||
-			    o->dte_tolerance >= 1)
-				return bad("--dte-tolerance needs a fraction between 0 and 1 "
-					   "(e.g. 0.01), not '%s'", optarg);
-			break;
-		}
 		case 'h':
 			printf(usage_text, ST_OBSERVER_PERIOD);
 			o->printed_only = true;
@@ -282,17 +339,9 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 				   argv[optind]);
 		o->command = argv + optind;
 	}
-	if (o->freq && o->period)
-		return bad("%s", "-F and -c both set the sampling rate: give one");
-	if (o->pid && o->command)
-		return bad("%s", "give -p PID or a command after --, not both");
-	if (o->replay_path && (o->pid || o->command || o->record_path))
-		return bad("%s", "--replay shows a file: it takes no -p, command or --record");
-	if (o->realtime && !o->replay_path)
-		return bad("%s", "--realtime applies to --replay only");
-	if (o->replay_path && o->observe && (o->nsignals || o->pin_target ||
-					      o->observer_cpu >= 0))
-		return bad("%s", "--replay shows recorded observer samples; it runs no observer");
+	rc = check_combinations(o);
+	if (rc < 0)
+		return rc;
 	if (!o->pid && !o->command && !o->replay_path)
 		o->demo = true;
 	return 0;

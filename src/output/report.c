@@ -49,7 +49,7 @@ static void print_text(struct session *s, FILE *out)
 	fflush(out);
 }
 
-static void add_int(struct json_object *o, const char *key, uint64_t v)
+void report_add_u64(struct json_object *o, const char *key, uint64_t v)
 {
 	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
@@ -60,8 +60,8 @@ static struct json_object *row_json(const struct model_row *r)
 
 	json_object_object_add(o, "symbol", json_object_new_string(r->sym->name));
 	json_object_object_add(o, "module", json_object_new_string(r->sym->module));
-	add_int(o, "samples", r->samples);
-	add_int(o, "weight", r->weight);
+	report_add_u64(o, "samples", r->samples);
+	report_add_u64(o, "weight", r->weight);
 	json_object_object_add(o, "self", json_object_new_double(r->self));
 	json_object_object_add(o, "ipc", isnan(r->ipc) ? NULL
 				  : json_object_new_double(r->ipc));
@@ -73,7 +73,7 @@ struct json_object *report_period_json(const struct st_period *p)
 {
 	struct json_object *o = json_object_new_object();
 
-	add_int(o, "value", p->value);
+	report_add_u64(o, "value", p->value);
 	json_object_object_add(o, "unit", json_object_new_string(period_unit_name(p->unit)));
 	json_object_object_add(o, "randomized", json_object_new_boolean(p->randomized));
 	return o;
@@ -107,14 +107,14 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "pid", json_object_new_int(s->pid));
 	json_object_object_add(o, "comm", json_object_new_string(s->comm));
 	json_object_object_add(o, "source", source_json(&s->info));
-	add_int(threads, "live", mt.threads_live);
-	add_int(threads, "seen", mt.threads_seen);
+	report_add_u64(threads, "live", mt.threads_live);
+	report_add_u64(threads, "seen", mt.threads_seen);
 	json_object_object_add(o, "threads", threads);
-	add_int(o, "samples", mt.samples);
+	report_add_u64(o, "samples", mt.samples);
 	json_object_object_add(o, "rate", json_object_new_double(mt.rate));
-	add_int(o, "lost", mt.lost);
-	add_int(o, "dropped", mt.dropped);
-	add_int(o, "unknown", mt.unknown);
+	report_add_u64(o, "lost", mt.lost);
+	report_add_u64(o, "dropped", mt.dropped);
+	report_add_u64(o, "unknown", mt.unknown);
 	json_object_object_add(o, "elapsed", json_object_new_double(mt.elapsed));
 	json_object_object_add(o, "finished", json_object_new_boolean(s->finished));
 	json_object_object_add(o, "status", json_object_new_string(s->status));

@@ -5,6 +5,7 @@
 #ifndef SHIMTOP_REPORT_H
 #define SHIMTOP_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* The JSON report's layout version ("schema"). */
@@ -17,6 +18,9 @@
 struct session;
 struct json_object;
 struct st_period;
+
+/* o[key] = v, a JSON number. */
+void report_add_u64(struct json_object *o, const char *key, uint64_t v);
 
 /* {"value": 250000, "unit": "ns", "randomized": true} */
 struct json_object *report_period_json(const struct st_period *p);

@@ -163,11 +163,97 @@ static struct json_object *hardware_json(const uint64_t *all,
 	return o;
 }
 
-struct json_object *report_observer_json(struct session *s)
+static void add_double(struct json_object *o, const char *key, double v)
+{
+	json_object_object_add(o, key, json_object_new_double(v));
+}
+
+/* DTE's verdicts and the batches that carried the samples. */
+static void add_dte_json(struct json_object *o, const struct session *s)
 {
 	const struct obs_model *m = &s->model.obs;
 	const struct dte *d = &m->dte;
-	struct json_object *o, *arr, *tarr;
+
+	add_double(o, "tolerance", m->tolerance);
+	report_add_u64(o, "taken", d->taken);
+	report_add_u64(o, "first", d->first);
+	report_add_u64(o, "accepted", d->accepted);
+	report_add_u64(o, "rejected_cpc", d->rejected_cpc);
+	report_add_u64(o, "rejected_window", d->rejected_window);
+	report_add_u64(o, "rejected_clock", d->rejected_clock);
+	report_add_u64(o, "rejected_backwards", d->rejected_backwards);
+	report_add_u64(o, "batches", m->batches);
+	report_add_u64(o, "batches_missing", m->missing);
+	report_add_u64(o, "ring_dropped", session_observer_dropped(s));
+	report_add_u64(o, "produced", s->obs_info.produced);
+}
+
+static struct json_object *counters_json(const struct obs_model *m)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (unsigned c = 0; c < m->meta.ncounters; c++) {
+		struct json_object *k = json_object_new_object();
+
+		json_object_object_add(k, "name", json_object_new_string(m->meta.counter_name[c]));
+		report_add_u64(k, "delta", m->counter[c].delta_all);
+		report_add_u64(k, "accepted_delta", m->counter[c].delta);
+		add_double(k, "rate", finite_or_0(obs_model_rate(m, c)));
+		json_object_object_add(k, "rate_samples", hist_json(&m->counter[c].rate));
+		json_object_object_add(k, "rejected_samples", hist_json(&m->counter[c].rejected));
+		json_object_array_add(arr, k);
+	}
+	return arr;
+}
+
+static struct json_object *tag_rates_json(const struct obs_model *m,
+					  const struct obs_tag *t)
+{
+	struct json_object *rates = json_object_new_array();
+
+	for (unsigned c = 0; c < m->meta.ncounters; c++) {
+		struct json_object *r = hist_json(&t->rate[c]);
+
+		add_double(r, "rate", finite_or_0(obs_tag_rate(m, t, c)));
+		report_add_u64(r, "delta", t->delta_all[c]);
+		report_add_u64(r, "accepted_delta", t->delta[c]);
+		add_double(r, "accepted_rate", t->accepted_cycles > 0 ?
+			   (double)t->delta[c] * (double)m->tsc_hz / t->accepted_cycles : 0);
+		json_object_array_add(rates, r);
+	}
+	return rates;
+}
+
+static struct json_object *tag_json(struct session *s, const struct obs_tag *tag)
+{
+	const struct obs_model *m = &s->model.obs;
+	struct json_object *t = json_object_new_object();
+	char label[128];
+
+	tag_label(s, tag, label, sizeof(label));
+	report_add_u64(t, "tag", tag->tag);
+	if (tag->other)
+		json_object_object_add(t, "other", json_object_new_boolean(1));
+	json_object_object_add(t, "name", json_object_new_string(label));
+	report_add_u64(t, "samples", tag->samples);
+	report_add_u64(t, "max_depth", (uint64_t)tag->max_depth);
+	add_double(t, "mean_depth", tag->samples ?
+		   (double)tag->depth_sum / (double)tag->samples : 0);
+	add_double(t, "share", m->cycles > 0 ? 100.0 * tag->cycles / m->cycles : 0);
+	add_double(t, "seconds", m->tsc_hz ? tag->cycles / (double)m->tsc_hz : 0);
+	json_object_object_add(t, "rates", tag_rates_json(m, tag));
+	if (m->have_ipc)
+		json_object_object_add(t, "ipc", hist_json(&tag->ipc));
+	if (m->have_hardware)
+		json_object_object_add(t, "hardware", hardware_json(
+			tag->hw_delta_all, tag->hw_delta, obs_tag_hardware_ipc(tag)));
+	return t;
+}
+
+struct json_object *report_observer_json(struct session *s)
+{
+	const struct obs_model *m = &s->model.obs;
+	struct json_object *o, *tarr;
 	const struct obs_tag **tags;
 	size_t n;
 
@@ -177,26 +263,11 @@ struct json_object *report_observer_json(struct session *s)
 	json_object_object_add(o, "mode", json_object_new_string(
 		m->meta.mode == ST_OBS_VM_READ ? "process_vm_readv" : "shared_memory"));
 	json_object_object_add(o, "cpu", json_object_new_int((int)m->meta.cpu));
-	json_object_object_add(o, "period_target", json_object_new_int64((int64_t)m->meta.period));
+	report_add_u64(o, "period_target", m->meta.period);
 	json_object_object_add(o, "note", json_object_new_string(s->obs_info.note));
-	json_object_object_add(o, "tsc_hz", json_object_new_int64((int64_t)m->tsc_hz));
-	json_object_object_add(o, "tolerance", json_object_new_double(m->tolerance));
-	json_object_object_add(o, "taken", json_object_new_int64((int64_t)d->taken));
-	json_object_object_add(o, "first", json_object_new_int64((int64_t)d->first));
-	json_object_object_add(o, "accepted", json_object_new_int64((int64_t)d->accepted));
-	json_object_object_add(o, "rejected_cpc", json_object_new_int64((int64_t)d->rejected_cpc));
-	json_object_object_add(o, "rejected_window",
-			       json_object_new_int64((int64_t)d->rejected_window));
-	json_object_object_add(o, "rejected_clock", json_object_new_int64((int64_t)d->rejected_clock));
-	json_object_object_add(o, "rejected_backwards",
-			       json_object_new_int64((int64_t)d->rejected_backwards));
-	json_object_object_add(o, "batches", json_object_new_int64((int64_t)m->batches));
-	json_object_object_add(o, "batches_missing", json_object_new_int64((int64_t)m->missing));
-	json_object_object_add(o, "ring_dropped",
-			       json_object_new_int64((int64_t)session_observer_dropped(s)));
-	json_object_object_add(o, "produced", json_object_new_int64((int64_t)s->obs_info.produced));
-	json_object_object_add(o, "seconds", json_object_new_double(
-		m->tsc_hz ? m->cycles / (double)m->tsc_hz : 0));
+	report_add_u64(o, "tsc_hz", m->tsc_hz);
+	add_dte_json(o, s);
+	add_double(o, "seconds", m->tsc_hz ? m->cycles / (double)m->tsc_hz : 0);
 	json_object_object_add(o, "cpc", hist_json(&m->cpc));
 	json_object_object_add(o, "period", hist_json(&m->period));
 	json_object_object_add(o, "gap", hist_json(&m->gap));
@@ -206,67 +277,15 @@ struct json_object *report_observer_json(struct session *s)
 		struct json_object *hw = hardware_json(m->hw_delta_all, m->hw_delta,
 						       obs_model_hardware_ipc(m));
 
-		json_object_object_add(hw, "rejected_max_ipc",
-				       json_object_new_double(m->hw_rejected_max_ipc));
+		add_double(hw, "rejected_max_ipc", m->hw_rejected_max_ipc);
 		json_object_object_add(o, "hardware", hw);
 	}
-	arr = json_object_new_array();
-	for (unsigned c = 0; c < m->meta.ncounters; c++) {
-		struct json_object *k = json_object_new_object();
-
-		json_object_object_add(k, "name", json_object_new_string(m->meta.counter_name[c]));
-		json_object_object_add(k, "delta", json_object_new_int64((int64_t)m->counter[c].delta_all));
-		json_object_object_add(k, "accepted_delta", json_object_new_int64((int64_t)m->counter[c].delta));
-		json_object_object_add(k, "rate", json_object_new_double(finite_or_0(obs_model_rate(m, c))));
-		json_object_object_add(k, "rate_samples", hist_json(&m->counter[c].rate));
-		json_object_object_add(k, "rejected_samples", hist_json(&m->counter[c].rejected));
-		json_object_array_add(arr, k);
-	}
-	json_object_object_add(o, "counters", arr);
+	json_object_object_add(o, "counters", counters_json(m));
 	json_object_object_add(o, "tag_name", json_object_new_string(m->meta.tag_name));
 	tarr = json_object_new_array();
 	n = obs_model_tags(m, &tags);
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *t = json_object_new_object(), *rates;
-		char label[128];
-
-		tag_label(s, tags[i], label, sizeof(label));
-		json_object_object_add(t, "tag", json_object_new_int64((int64_t)tags[i]->tag));
-		if (tags[i]->other)
-			json_object_object_add(t, "other", json_object_new_boolean(1));
-		json_object_object_add(t, "name", json_object_new_string(label));
-		json_object_object_add(t, "samples", json_object_new_int64((int64_t)tags[i]->samples));
-		json_object_object_add(t, "max_depth", json_object_new_int64((int64_t)tags[i]->max_depth));
-		json_object_object_add(t, "mean_depth", json_object_new_double(tags[i]->samples ?
-			(double)tags[i]->depth_sum / (double)tags[i]->samples : 0));
-		json_object_object_add(t, "share", json_object_new_double(
-			m->cycles > 0 ? 100.0 * tags[i]->cycles / m->cycles : 0));
-		json_object_object_add(t, "seconds", json_object_new_double(
-			m->tsc_hz ? tags[i]->cycles / (double)m->tsc_hz : 0));
-		rates = json_object_new_array();
-		for (unsigned c = 0; c < m->meta.ncounters; c++) {
-			struct json_object *r = hist_json(&tags[i]->rate[c]);
-
-			json_object_object_add(r, "rate", json_object_new_double(
-				finite_or_0(obs_tag_rate(m, tags[i], c))));
-			json_object_object_add(r, "delta", json_object_new_int64(
-				(int64_t)tags[i]->delta_all[c]));
-			json_object_object_add(r, "accepted_delta", json_object_new_int64(
-				(int64_t)tags[i]->delta[c]));
-			json_object_object_add(r, "accepted_rate", json_object_new_double(
-				tags[i]->accepted_cycles > 0 ? (double)tags[i]->delta[c] *
-				(double)m->tsc_hz / tags[i]->accepted_cycles : 0));
-			json_object_array_add(rates, r);
-		}
-		json_object_object_add(t, "rates", rates);
-		if (m->have_ipc)
-			json_object_object_add(t, "ipc", hist_json(&tags[i]->ipc));
-		if (m->have_hardware)
-			json_object_object_add(t, "hardware", hardware_json(
-				tags[i]->hw_delta_all, tags[i]->hw_delta,
-				obs_tag_hardware_ipc(tags[i])));
-		json_object_array_add(tarr, t);
-	}
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(tarr, tag_json(s, tags[i]));
 	free(tags);
 	json_object_object_add(o, "tags", tarr);
 	return o;
