@@ -236,6 +236,55 @@ static void take_hardware(struct obs_model *m, struct obs_tag *t,
 		hist_add(&t->ipc, ipc);
 }
 
+/* One sample against the one before it in the same batch. */
+static void take_sample(struct obs_model *m, const struct st_observe *r,
+			size_t words, size_t head, size_t n)
+{
+	const uint64_t *cur = r->data + n * words, *prev = cur - words;
+	uint64_t delta[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS], hw[2];
+	bool valid[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS], back = false;
+	double cpc, dt;
+	enum dte_verdict v = dte_check(&m->dte, cur[0], cur[1], &cpc);
+
+	m->last_tsc = cur[1];
+	if (v == DTE_FIRST || v == DTE_REJECT_CLOCK)
+		return;
+	hist_add(&m->cpc, cpc);
+	/* Rates over the start clocks (SHIM, ISCA 2015, §4.1). */
+	dt = (double)(cur[0] - prev[0]);
+	hist_add(&m->period, dt);
+	m->cycles += dt;
+	/* Every counter's change once; one going backwards rejects all. */
+	for (unsigned i = 2; i < head; i++)
+		back |= !counter_delta(prev[i], cur[i], 64, &hw[i - 2]);
+	for (unsigned t = 0; t < r->nthreads; t++) {
+		size_t off = st_observe_counters_at(r->flags, r->ncounters, t);
+
+		for (unsigned c = 0; c < r->ncounters; c++) {
+			valid[t][c] = counter_delta(prev[off + c], cur[off + c],
+						    m->meta.width[c], &delta[t][c]);
+			back |= !valid[t][c];
+		}
+	}
+	if (back)
+		v = dte_backwards(&m->dte, v);
+	for (unsigned t = 0; t < r->nthreads; t++)
+		take_thread(m, r->ncounters, cur + st_observe_tag_at(r->flags,
+			    r->nthreads, r->ncounters, t),
+			    delta[t], valid[t], dt, v == DTE_ACCEPT);
+	if (head > 2 && v != DTE_REJECT_BACKWARDS)
+		take_hardware(m, r->nthreads ? tag_of(m, cur[st_observe_tag_at(
+			      r->flags, r->nthreads, r->ncounters, 0)]) : NULL,
+			      hw, v == DTE_ACCEPT);
+	if (v == DTE_ACCEPT) {
+		m->accepted_cycles += dt;
+		if (m->have_accept)
+			hist_add(&m->gap, (double)(cur[0] - m->last_accept));
+		m->have_accept = true;
+		m->last_accept = cur[0];
+	}
+}
+
 void obs_model_ingest(struct obs_model *m, const void *rec)
 {
 	const struct st_header *h = rec;
@@ -274,53 +323,8 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 	}
 	if (!m->first_tsc)
 		m->first_tsc = r->data[0];
-	for (size_t n = first; n < r->nsamples; n++) {
-		const uint64_t *cur = r->data + n * words, *prev = cur - words;
-		uint64_t delta[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS], hw[2];
-		bool valid[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS], back = false;
-		double cpc, dt;
-		enum dte_verdict v = dte_check(&m->dte, cur[0], cur[1], &cpc);
-
-		m->last_tsc = cur[1];
-		if (v == DTE_FIRST)
-			continue;
-		if (v == DTE_REJECT_CLOCK)
-			continue;
-		hist_add(&m->cpc, cpc);
-		/* Rates over the start clocks (SHIM, ISCA 2015, §4.1). */
-		dt = (double)(cur[0] - prev[0]);
-		hist_add(&m->period, dt);
-		m->cycles += dt;
-		/* Every counter's change once; one going backwards rejects all. */
-		for (unsigned i = 2; i < head; i++)
-			back |= !counter_delta(prev[i], cur[i], 64, &hw[i - 2]);
-		for (unsigned t = 0; t < r->nthreads; t++) {
-			size_t off = st_observe_counters_at(r->flags, r->ncounters, t);
-
-			for (unsigned c = 0; c < r->ncounters; c++) {
-				valid[t][c] = counter_delta(prev[off + c], cur[off + c],
-							    m->meta.width[c], &delta[t][c]);
-				back |= !valid[t][c];
-			}
-		}
-		if (back)
-			v = dte_backwards(&m->dte, v);
-		for (unsigned t = 0; t < r->nthreads; t++)
-			take_thread(m, r->ncounters, cur + st_observe_tag_at(r->flags,
-				    r->nthreads, r->ncounters, t),
-				    delta[t], valid[t], dt, v == DTE_ACCEPT);
-		if (head > 2 && v != DTE_REJECT_BACKWARDS)
-			take_hardware(m, r->nthreads ? tag_of(m, cur[st_observe_tag_at(
-				      r->flags, r->nthreads, r->ncounters, 0)]) : NULL,
-				      hw, v == DTE_ACCEPT);
-		if (v == DTE_ACCEPT) {
-			m->accepted_cycles += dt;
-			if (m->have_accept)
-				hist_add(&m->gap, (double)(cur[0] - m->last_accept));
-			m->have_accept = true;
-			m->last_accept = cur[0];
-		}
-	}
+	for (size_t n = first; n < r->nsamples; n++)
+		take_sample(m, r, words, head, n);
 }
 
 /* ---- queries ---- */

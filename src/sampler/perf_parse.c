@@ -127,6 +127,73 @@ static uint64_t trailer_time(const struct perf_layout *l,
 	return t;
 }
 
+/*
+ * PERF_SAMPLE_READ: the group's cumulative counts; the sample carries
+ * their change since the thread's previous sample.  -1 if malformed.
+ */
+static int take_read(struct cursor *c, uint64_t rf, struct perf_group_state *gs,
+		     struct st_sample *s)
+{
+	uint64_t nr = 1, enabled = 0, running = 0;
+	uint64_t vals[ST_MAX_EVENTS];
+
+	if (rf & PERF_FORMAT_GROUP)
+		nr = take64(c);
+	else
+		vals[0] = take64(c);
+	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		enabled = take64(c);
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		running = take64(c);
+	if (!(rf & PERF_FORMAT_GROUP) && (rf & PERF_FORMAT_ID))
+		take64(c);
+	if (nr > ST_MAX_EVENTS)
+		return -1;
+	for (uint64_t i = 0; (rf & PERF_FORMAT_GROUP) && i < nr; i++) {
+		vals[i] = take64(c);
+		if (rf & PERF_FORMAT_ID)
+			take64(c);
+		if (rf & PERF_FORMAT_LOST)
+			take64(c);
+	}
+	if (c->bad)
+		return -1;
+	if (gs->have_prev) {
+		for (uint64_t i = 0; i < nr; i++)
+			s->data[i] = vals[i] - gs->prev[i];
+		s->ncounters = (uint8_t)nr;
+		s->flags |= ST_SAMPLE_HAS_COUNTERS;
+		if (enabled - gs->prev_enabled != running - gs->prev_running)
+			s->flags |= ST_SAMPLE_MULTIPLEXED;
+	}
+	memcpy(gs->prev, vals, nr * sizeof(vals[0]));
+	gs->prev_enabled = enabled;
+	gs->prev_running = running;
+	gs->have_prev = 1;
+	return 0;
+}
+
+/* PERF_SAMPLE_CALLCHAIN: the frames after the counters, markers left out. */
+static int take_callchain(struct cursor *c, struct st_sample *s, size_t words)
+{
+	uint64_t nr = take64(c);
+
+	if (c->bad || nr > (uint64_t)(c->end - c->p) / 8)
+		return -1;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t ip = take64(c);
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;	/* a context marker, not a frame */
+		if (s->nchain == ST_CHAIN_MAX) {
+			s->flags |= ST_SAMPLE_CHAIN_TRUNC;
+			break;
+		}
+		s->data[words + s->nchain++] = ip;
+	}
+	return 0;
+}
+
 static size_t convert_sample(const struct perf_layout *l,
 			     struct perf_group_state *gs,
 			     const struct perf_event_header *ev, void *out)
@@ -135,7 +202,7 @@ static size_t convert_sample(const struct perf_layout *l,
 			    (const unsigned char *)ev + ev->size, 0 };
 	struct st_sample *s = out;
 	uint64_t t = l->sample_type;
-	size_t words = 0;
+	size_t words;
 
 	memset(s, 0, sizeof(*s));
 	if (t & PERF_SAMPLE_IDENTIFIER)
@@ -156,64 +223,11 @@ static size_t convert_sample(const struct perf_layout *l,
 		take64(&c);
 	if (t & PERF_SAMPLE_PERIOD)
 		s->period = take64(&c);
-	if (t & PERF_SAMPLE_READ) {
-		uint64_t nr = 1, enabled = 0, running = 0;
-		uint64_t vals[ST_MAX_EVENTS];
-		uint64_t rf = l->read_format;
-
-		if (rf & PERF_FORMAT_GROUP)
-			nr = take64(&c);
-		else
-			vals[0] = take64(&c);
-		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			enabled = take64(&c);
-		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			running = take64(&c);
-		if (!(rf & PERF_FORMAT_GROUP) && (rf & PERF_FORMAT_ID))
-			take64(&c);
-		if (nr > ST_MAX_EVENTS)
-			return 0;
-		for (uint64_t i = 0; (rf & PERF_FORMAT_GROUP) && i < nr; i++) {
-			vals[i] = take64(&c);
-			if (rf & PERF_FORMAT_ID)
-				take64(&c);
-			if (rf & PERF_FORMAT_LOST)
-				take64(&c);
-		}
-		if (c.bad)
-			return 0;
-		/* Counts are cumulative: the interval is the delta. */
-		if (gs->have_prev) {
-			for (uint64_t i = 0; i < nr; i++)
-				s->data[i] = vals[i] - gs->prev[i];
-			s->ncounters = (uint8_t)nr;
-			s->flags |= ST_SAMPLE_HAS_COUNTERS;
-			if (enabled - gs->prev_enabled != running - gs->prev_running)
-				s->flags |= ST_SAMPLE_MULTIPLEXED;
-		}
-		memcpy(gs->prev, vals, nr * sizeof(vals[0]));
-		gs->prev_enabled = enabled;
-		gs->prev_running = running;
-		gs->have_prev = 1;
-	}
+	if ((t & PERF_SAMPLE_READ) && take_read(&c, l->read_format, gs, s) < 0)
+		return 0;
 	words = s->ncounters;
-	if (t & PERF_SAMPLE_CALLCHAIN) {
-		uint64_t nr = take64(&c);
-
-		if (c.bad || nr > (uint64_t)(c.end - c.p) / 8)
-			return 0;
-		for (uint64_t i = 0; i < nr; i++) {
-			uint64_t ip = take64(&c);
-
-			if (ip >= (uint64_t)PERF_CONTEXT_MAX)
-				continue;	/* a context marker, not a frame */
-			if (s->nchain == ST_CHAIN_MAX) {
-				s->flags |= ST_SAMPLE_CHAIN_TRUNC;
-				break;
-			}
-			s->data[words + s->nchain++] = ip;
-		}
-	}
+	if ((t & PERF_SAMPLE_CALLCHAIN) && take_callchain(&c, s, words) < 0)
+		return 0;
 	if (c.bad)
 		return 0;
 	s->cpumode = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
