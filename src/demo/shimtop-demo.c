@@ -214,6 +214,27 @@ static void *run_phases(void *arg)
 	}
 }
 
+/* The phase tag and the work counter; without a segment the calls do nothing. */
+static void publish_signals(void)
+{
+	static const char *const phase_name[] = {
+		"none", "compute", "pointer_chase", "branchy", "recursive"
+	};
+	const char *counters[] = { "work items" };
+
+	signals = shimtop_signals_open("phase", counters, 1);
+	for (unsigned i = 0; signals && i <= PHASE_RECURSIVE; i++)
+		shimtop_signals_name_tag(signals, i, phase_name[i]);
+	if (signals) {
+		atexit(shimtop_signals_close);
+		snprintf(segment_path, sizeof(segment_path),
+			 "/dev/shm/shimtop-%ld", (long)getpid());
+		signal(SIGTERM, remove_segment_and_die);
+		signal(SIGINT, remove_segment_and_die);
+		signal(SIGHUP, remove_segment_and_die);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -225,7 +246,6 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *counters[] = { "work items" };
 	int threads = 0, c, publish = 1, report = 0;
 	double delay = 0.5;
 	uint64_t end = 0, began;
@@ -259,24 +279,8 @@ int main(int argc, char **argv)
 		fputs("shimtop-demo: --threads takes 0..64, times are >= 0\n", stderr);
 		return 2;
 	}
-	if (publish) {
-		/* Without a segment the signal calls do nothing. */
-		static const char *const phase_name[] = {
-			"none", "compute", "pointer_chase", "branchy", "recursive"
-		};
-
-		signals = shimtop_signals_open("phase", counters, 1);
-		for (unsigned i = 0; signals && i <= PHASE_RECURSIVE; i++)
-			shimtop_signals_name_tag(signals, i, phase_name[i]);
-		if (signals) {
-			atexit(shimtop_signals_close);
-			snprintf(segment_path, sizeof(segment_path),
-				 "/dev/shm/shimtop-%ld", (long)getpid());
-			signal(SIGTERM, remove_segment_and_die);
-			signal(SIGINT, remove_segment_and_die);
-			signal(SIGHUP, remove_segment_and_die);
-		}
-	}
+	if (publish)
+		publish_signals();
 	build_chase();
 	began = now_ns();
 	if (run_seconds > 0)
