@@ -1,6 +1,7 @@
 /* cpulist.c - the kernel's CPU lists ("0-3,8"), the one parser of them. */
 #include "cpulist.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,22 +15,22 @@ int cpulist_parse(const char *s, cpu_set_t *set)
 		long lo = strtol(s, &end, 10), hi = lo;
 
 		if (end == s || lo < 0)
-			return -1;
+			return -EINVAL;
 		s = end;
 		if (*s == '-') {
 			hi = strtol(s + 1, &end, 10);
 			if (end == s + 1 || hi < lo)
-				return -1;
+				return -EINVAL;
 			s = end;
 		}
 		if (hi >= CPU_SETSIZE)
-			return -1;
+			return -EINVAL;
 		for (long c = lo; c <= hi; c++, n++)
 			CPU_SET((int)c, set);
 		if (*s == ',')
 			s++;
 		else if (*s && *s != '\n')
-			return -1;
+			return -EINVAL;
 	}
 	return n;
 }
@@ -43,8 +44,8 @@ int cpulist_read(const char *sysroot, const char *path, cpu_set_t *set)
 	snprintf(file, sizeof(file), "%s%s", sysroot, path);
 	f = fopen(file, "r");
 	if (!f)
-		return -1;
-	n = fgets(line, sizeof(line), f) ? cpulist_parse(line, set) : -1;
+		return -errno;
+	n = fgets(line, sizeof(line), f) ? cpulist_parse(line, set) : -EINVAL;
 	fclose(f);
 	return n;
 }

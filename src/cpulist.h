@@ -7,10 +7,10 @@
 
 #include <sched.h>
 
-/* Parses a CPU list into *set; returns the CPU count, -1 if malformed. */
+/* Parses a CPU list into *set; returns the CPU count, -EINVAL if malformed. */
 int cpulist_parse(const char *s, cpu_set_t *set);
 
-/* Reads a CPU list file under sysroot ("" for the real one); -1 if absent. */
+/* Reads a CPU list file under sysroot ("" for the real one); -errno if absent. */
 int cpulist_read(const char *sysroot, const char *path, cpu_set_t *set);
 
 #endif

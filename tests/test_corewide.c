@@ -10,6 +10,7 @@
 #include "sampler/events.h"
 #include "sampler/corewide.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,7 +109,7 @@ static void open_without_pmu(void)
 
 	if (events_have_hardware_pmu())
 		return;
-	CHECK(corewide_open(&cw, why, sizeof(why)) == -1);
+	CHECK(corewide_open(&cw, why, sizeof(why)) == -EOPNOTSUPP);
 	CHECK(strstr(why, "UNHALTED_CORE_CYCLES:t") != NULL);
 	for (unsigned w = 0; w < 2; w++)
 		for (unsigned e = 0; e < COREWIDE_EVENTS; e++)

@@ -2,6 +2,7 @@
 #include "check.h"
 #include "sampler/events.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,8 @@ int main(void)
 	CHECK(event_is_cycles(&ev[0].attr) && event_is_hardware(&ev[0].attr));
 	CHECK(event_is_instructions(&ev[1].attr));
 
-	CHECK(events_parse("cpu-clok", ev, &n) == -1);
-	CHECK(events_parse("", ev, &n) == -1);
+	CHECK(events_parse("cpu-clok", ev, &n) == -EINVAL);
+	CHECK(events_parse("", ev, &n) == -EINVAL);
 	k = events_suggest("cpu-clok", close, 5);
 	for (size_t i = 0; i < k; i++)
 		found |= !strcmp(close[i], "cpu-clock");

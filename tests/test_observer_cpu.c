@@ -11,6 +11,7 @@
 #include "cpulist.h"
 #include "sampler/observer_cpu.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,10 +41,10 @@ int main(void)
 
 	CHECK(cpulist_parse("0-3,8,10-11\n", &s) == 7);
 	CHECK(CPU_ISSET(8, &s) && CPU_ISSET(11, &s) && !CPU_ISSET(9, &s));
-	CHECK(cpulist_parse("3-1", &s) == -1);
-	CHECK(cpulist_parse("x", &s) == -1);
-	CHECK(cpulist_parse("1,,2", &s) == -1);
-	CHECK(cpulist_parse("99999", &s) == -1);
+	CHECK(cpulist_parse("3-1", &s) == -EINVAL);
+	CHECK(cpulist_parse("x", &s) == -EINVAL);
+	CHECK(cpulist_parse("1,,2", &s) == -EINVAL);
+	CHECK(cpulist_parse("99999", &s) == -EINVAL);
 
 	/* SMT: the sibling. */
 	CHECK(observer_place(machine("sys-smt"), 0, &all8, -1, &p, err, sizeof(err)) == 0);
@@ -69,17 +70,17 @@ int main(void)
 	CHECK(p.observer_cpu == 1 && p.target_cpu == 0);
 
 	/* Refusals. */
-	CHECK(observer_place(machine("sys-2cpu"), 0, &two, 7, &p, err, sizeof(err)) == -1);
+	CHECK(observer_place(machine("sys-2cpu"), 0, &two, 7, &p, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "--observer-cpu 7: no such CPU is online") != NULL);
 	CHECK(observer_place(machine("sys-smt-offline"), 0, &all8, 4, &p, err,
-			     sizeof(err)) == -1);
+			     sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "no such CPU is online") != NULL);
-	CHECK(observer_place(machine("sys-2cpu"), 1, &only1, 1, &p, err, sizeof(err)) == -1);
+	CHECK(observer_place(machine("sys-2cpu"), 1, &only1, 1, &p, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "only CPU the target may run on") != NULL);
-	CHECK(observer_place(machine("sys-1cpu"), 0, &two, -1, &p, err, sizeof(err)) == -1);
+	CHECK(observer_place(machine("sys-1cpu"), 0, &two, -1, &p, err, sizeof(err)) == -ENODEV);
 	CHECK(strstr(err, "only one CPU is online") != NULL);
 	CHECK(observer_place(machine("no-such-machine"), 0, &two, -1, &p, err,
-			     sizeof(err)) == -1);
+			     sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "cannot read the online CPUs") != NULL);
 
 	/* Core-wide counting: every condition, and the one that failed. */

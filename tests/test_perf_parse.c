@@ -8,6 +8,7 @@
 #include "ring/record.h"
 #include "sampler/perf_parse.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -233,7 +234,7 @@ static void test_corrupt(void)
 	put(&bad, sizeof(bad));
 	put(&bad, sizeof(bad));
 	CHECK(perf_mmap_drain(&ring.page, ring.data, DATA_SIZE, scratch,
-			      collect, &seen) == -1);
+			      collect, &seen) == -EBADMSG);
 	CHECK(seen.count == 0);
 	/* The reader skips to the head rather than loop on garbage. */
 	CHECK_EQ_U64(ring.page.data_tail, ring.page.data_head);
@@ -250,7 +251,7 @@ static void test_misaligned(void)
 	put(&odd, sizeof(odd));
 	put(pad, sizeof(pad));
 	CHECK(perf_mmap_drain(&ring.page, ring.data, DATA_SIZE, scratch,
-			      collect, &seen) == -1);
+			      collect, &seen) == -EBADMSG);
 	CHECK(seen.count == 0);
 }
 

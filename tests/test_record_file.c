@@ -7,6 +7,7 @@
 #include "ring/record.h"
 #include "ring/record_file.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,7 +99,7 @@ static void test_truncated(void)
 		return;
 	while ((n = record_reader_next(r, &rec)) > 0)
 		good++;
-	CHECK(n == -1);
+	CHECK(n == -EBADMSG);
 	CHECK(good == 9);	/* nothing before the damage is lost */
 	CHECK(strstr(record_reader_error(r), "truncated") != NULL);
 	record_reader_close(r);
@@ -122,7 +123,7 @@ static void test_corrupt(void)
 		return;
 	for (int i = 0; i < 3; i++)
 		CHECK(record_reader_next(r, &rec) > 0);
-	CHECK(record_reader_next(r, &rec) == -1);
+	CHECK(record_reader_next(r, &rec) == -EBADMSG);
 	CHECK(strstr(record_reader_error(r), "corrupt at byte") != NULL);
 	record_reader_close(r);
 
@@ -139,7 +140,7 @@ static void test_corrupt(void)
 		fclose(f);
 	}
 	r = record_reader_open(path, &h);
-	CHECK(r && record_reader_next(r, &rec) == -1);
+	CHECK(r && record_reader_next(r, &rec) == -EBADMSG);
 	record_reader_close(r);
 }
 

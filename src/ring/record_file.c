@@ -69,12 +69,12 @@ int record_writer_append(struct record_writer *w, const void *rec)
 	const struct st_header *h = rec;
 
 	if (w->failed)
-		return -1;
+		return -EIO;
 	if (fwrite(rec, h->size, 1, w->f) != 1) {
 		st_error("writing record file '%s' failed: %s; recording stopped, "
 			 "sampling goes on", w->path, strerror(errno));
 		w->failed = true;
-		return -1;
+		return -EIO;
 	}
 	return 0;
 }
@@ -87,10 +87,10 @@ int record_writer_close(struct record_writer *w)
 		return 0;
 	if (fclose(w->f) != 0 && !w->failed) {
 		st_error("closing record file '%s' failed: %s", w->path, strerror(errno));
-		rc = -1;
+		rc = -EIO;
 	}
 	if (w->failed)
-		rc = -1;
+		rc = -EIO;
 	free(w->path);
 	free(w);
 	return rc;
@@ -154,7 +154,7 @@ long record_reader_next(struct record_reader *r, const void **rec)
 		snprintf(r->error, sizeof(r->error),
 			 "record file '%s' is corrupt at byte %llu (record size %u)",
 			 r->path, (unsigned long long)r->offset, h.size);
-		return -1;
+		return -EBADMSG;
 	}
 	memcpy(r->buf, &h, sizeof(h));
 	if (fread(r->buf + sizeof(h), 1, h.size - sizeof(h), r->f) !=
@@ -164,7 +164,7 @@ long record_reader_next(struct record_reader *r, const void **rec)
 		snprintf(r->error, sizeof(r->error),
 			 "record file '%s' is corrupt at byte %llu (bad type %u record)",
 			 r->path, (unsigned long long)r->offset, h.type);
-		return -1;
+		return -EBADMSG;
 	}
 	r->offset += h.size;
 	*rec = r->buf;
@@ -173,7 +173,7 @@ truncated:
 	snprintf(r->error, sizeof(r->error),
 		 "record file '%s' is truncated at byte %llu", r->path,
 		 (unsigned long long)r->offset);
-	return -1;
+	return -EBADMSG;
 }
 
 const char *record_reader_error(const struct record_reader *r)

@@ -49,9 +49,9 @@ void record_header_from_info(struct st_file_header *h,
 /* NULL after a one-line error naming the file. */
 struct record_writer *record_writer_open(const char *path,
 					 const struct st_file_header *h);
-/* Returns -1 (once, with an error) if the file cannot be written. */
+/* Returns -EIO (said once) if the file cannot be written. */
 int record_writer_append(struct record_writer *w, const void *rec);
-/* Flushes and closes; -1 after an error if anything was lost. */
+/* Flushes and closes; -EIO after an error if anything was lost. */
 int record_writer_close(struct record_writer *w);
 
 /* NULL after a one-line error naming the file and the problem. */
@@ -59,7 +59,7 @@ struct record_reader *record_reader_open(const char *path,
 					 struct st_file_header *h);
 /*
  * The next record, valid until the next call: >0 its size, 0 at the end,
- * -1 if the file is corrupt or truncated there (record_reader_error says
+ * -EBADMSG if the file is corrupt or truncated there (record_reader_error says
  * where).
  */
 long record_reader_next(struct record_reader *r, const void **rec);

@@ -62,8 +62,8 @@ const char *corewide_event_name(unsigned event, unsigned who);
 /*
  * Opens cycles and instructions, core-wide and the observer's own, on
  * the calling thread (the pinned observer: rdpmc reads the counters of
- * the CPU it runs on) and maps their pages.  0, or -1 with why in one
- * line naming the failing step.
+ * the CPU it runs on) and maps their pages.  0, or -EOPNOTSUPP with why
+ * in one line naming the failing step.
  */
 int corewide_open(struct corewide *cw, char *why, size_t len);
 

@@ -77,7 +77,7 @@ int corewide_open(struct corewide *cw, char *why, size_t len)
 	return 0;
 fail:
 	corewide_close(cw);
-	return -1;
+	return -EOPNOTSUPP;
 }
 
 static uint64_t count_of(struct corewide *cw, unsigned w, unsigned e)

@@ -2,6 +2,7 @@
 #include "sampler/events.h"
 #include "util.h"
 
+#include <errno.h>
 #include <ctype.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdlib.h>
@@ -49,14 +50,14 @@ int event_encode(const char *name, struct perf_event_attr *attr)
 	pfm_perf_encode_arg_t arg;
 
 	if (!pfm_ready())
-		return -1;
+		return -ENOSYS;
 	memset(attr, 0, sizeof(*attr));
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = attr;
 	arg.size = sizeof(arg);
 	if (pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
 				      PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
-		return -1;
+		return -EINVAL;
 	attr->size = sizeof(*attr);
 	return 0;
 }
@@ -69,7 +70,7 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 	*n = 0;
 	if (!pfm_ready()) {
 		st_error("libpfm4 failed to initialize; reinstall the libpfm4 package");
-		return -1;
+		return -ENOSYS;
 	}
 	copy = st_xstrdup(list);
 	for (tok = strtok_r(copy, ",", &save); tok;
@@ -80,7 +81,7 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 		if (*n == ST_MAX_EVENTS) {
 			st_error("at most %d events in one group; drop some from -e",
 				 ST_MAX_EVENTS);
-			rc = -1;
+			rc = -EINVAL;
 			break;
 		}
 		if (strlen(tok) >= sizeof(out->name) ||
@@ -93,7 +94,7 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 			fputs(k ? "? (libpfm4's showevtinfo lists all names)\n"
 				: "; libpfm4's showevtinfo lists the names\n",
 			      stderr);
-			rc = -1;
+			rc = -EINVAL;
 			break;
 		}
 		snprintf(out[*n].name, sizeof(out->name), "%s", tok);
@@ -102,7 +103,7 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 	free(copy);
 	if (!rc && *n == 0) {
 		st_error("-e names no event; give e.g. -e cpu-clock");
-		rc = -1;
+		rc = -EINVAL;
 	}
 	return rc;
 }

@@ -23,14 +23,14 @@ bool event_is_hardware(const struct perf_event_attr *attr);
 
 /*
  * Parses a comma-separated list.  On an unknown name prints a one-line
- * error with the closest names libpfm4 knows and returns -1.
+ * error with the closest names libpfm4 knows and returns -EINVAL.
  */
 int events_parse(const char *list, struct st_event *out, size_t *n);
 
 /*
  * One libpfm4 event name (with modifiers, e.g. "UNHALTED_CORE_CYCLES:t")
- * to a perf attribute counting user and kernel; -1 if libpfm4 does not
- * know it for this machine's PMU.
+ * to a perf attribute counting user and kernel; -EINVAL if libpfm4 does
+ * not know it for this machine's PMU (-ENOSYS: libpfm4 failed).
  */
 int event_encode(const char *name, struct perf_event_attr *attr);
 

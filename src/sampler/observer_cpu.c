@@ -27,7 +27,7 @@ int observer_place(const char *sysroot, int target_cpu,
 	if (cpulist_read(sysroot, "/sys/devices/system/cpu/online", &online) < 0) {
 		snprintf(err, errlen, "cannot read the online CPUs from "
 			 "%s/sys/devices/system/cpu/online; is /sys mounted?", sysroot);
-		return -1;
+		return -ENOENT;
 	}
 	if (target_cpu < 0 || !CPU_ISSET(target_cpu, &online))
 		target_cpu = first_in(allowed, -1);
@@ -42,13 +42,13 @@ int observer_place(const char *sysroot, int target_cpu,
 			snprintf(err, errlen, "--observer-cpu %d: no such CPU is online "
 				 "(online: see /sys/devices/system/cpu/online); choose "
 				 "another", requested);
-			return -1;
+			return -EINVAL;
 		}
 		if (CPU_COUNT(allowed) == 1 && CPU_ISSET(requested, allowed)) {
 			snprintf(err, errlen, "--observer-cpu %d is the only CPU the "
 				 "target may run on; the observer would take its time: "
 				 "choose another CPU", requested);
-			return -1;
+			return -EINVAL;
 		}
 		out->observer_cpu = requested;
 		out->smt_sibling = requested != target_cpu &&
@@ -78,12 +78,12 @@ int observer_place(const char *sysroot, int target_cpu,
 	if (out->observer_cpu < 0) {
 		snprintf(err, errlen, "only one CPU is online: the observer needs "
 			 "a CPU of its own; use perf sampling alone (drop --observe)");
-		return -1;
+		return -ENODEV;
 	}
 	if (CPU_COUNT(allowed) == 1 && CPU_ISSET(out->observer_cpu, allowed)) {
 		snprintf(err, errlen, "CPU %d is the only CPU the target may run "
 			 "on and no other is free for the observer", out->observer_cpu);
-		return -1;
+		return -ENODEV;
 	}
 	return 0;
 }
@@ -101,7 +101,7 @@ int pin_target_threads(pid_t pid, int cpu, char *err, size_t errlen)
 
 	if (target_list_threads(pid, &tids, &n) < 0) {
 		snprintf(err, errlen, "--pin-target: process %d is gone", (int)pid);
-		return -1;
+		return -ESRCH;
 	}
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
@@ -111,7 +111,7 @@ int pin_target_threads(pid_t pid, int cpu, char *err, size_t errlen)
 			snprintf(err, errlen, "--pin-target: cannot pin thread %d to "
 				 "CPU %d: %s", (int)tids[i], cpu, strerror(errno));
 			free(tids);
-			return -1;
+			return -EPERM;
 		}
 	}
 	free(tids);

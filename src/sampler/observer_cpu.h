@@ -21,7 +21,8 @@ struct observer_placement {
 /*
  * Chooses the observer's CPU for a target last seen on target_cpu and
  * allowed on *allowed.  requested is --observer-cpu, or -1.  Returns 0,
- * or -1 with a one-line message naming the problem and what to do.
+ * or -errno (-EINVAL: a bad --observer-cpu) with a one-line message
+ * naming the problem and what to do.
  */
 int observer_place(const char *sysroot, int target_cpu,
 		   const cpu_set_t *allowed, int requested,
@@ -30,7 +31,7 @@ int observer_place(const char *sysroot, int target_cpu,
 /* The CPU a task last ran on (/proc/PID/stat field 39), or -1. */
 int task_last_cpu(pid_t tid);
 
-/* Pins every thread of pid to cpu (--pin-target).  0, or -1 with err. */
+/* Pins every thread of pid to cpu (--pin-target).  0, or -errno with err. */
 int pin_target_threads(pid_t pid, int cpu, char *err, size_t errlen);
 
 #endif

@@ -9,6 +9,7 @@
 #include "sampler/perf_parse.h"
 #include "ring/record.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -58,7 +59,7 @@ long perf_mmap_drain(struct perf_event_mmap_page *page,
 	return n;
 corrupt:
 	__atomic_store_n(&page->data_tail, head, __ATOMIC_RELEASE);
-	return -1;
+	return -EBADMSG;
 }
 
 /* A cursor over one record's bytes. */
@@ -148,7 +149,7 @@ static int take_read(struct cursor *c, uint64_t rf, struct perf_group_state *gs,
 	if (!(rf & PERF_FORMAT_GROUP) && (rf & PERF_FORMAT_ID))
 		take64(c);
 	if (nr > ST_MAX_EVENTS)
-		return -1;
+		return -EBADMSG;
 	for (uint64_t i = 0; (rf & PERF_FORMAT_GROUP) && i < nr; i++) {
 		vals[i] = take64(c);
 		if (rf & PERF_FORMAT_ID)
@@ -157,7 +158,7 @@ static int take_read(struct cursor *c, uint64_t rf, struct perf_group_state *gs,
 			take64(c);
 	}
 	if (c->bad)
-		return -1;
+		return -EBADMSG;
 	if (gs->have_prev) {
 		for (uint64_t i = 0; i < nr; i++)
 			s->data[i] = vals[i] - gs->prev[i];
@@ -179,7 +180,7 @@ static int take_callchain(struct cursor *c, struct st_sample *s, size_t words)
 	uint64_t nr = take64(c);
 
 	if (c->bad || nr > (uint64_t)(c->end - c->p) / 8)
-		return -1;
+		return -EBADMSG;
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = take64(c);
 

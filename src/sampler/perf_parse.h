@@ -33,8 +33,8 @@ typedef void (*perf_record_fn)(const struct perf_event_header *ev, void *arg);
  * Calls fn for every complete record between data_tail and data_head,
  * then advances data_tail.  Records that wrap are copied to `scratch`
  * (at least data_size bytes... records are at most 64 KiB, so 64 KiB
- * suffices).  Returns the number of records, or -1 if the ring is corrupt
- * (a zero or oversize record); the tail then jumps to the head.
+ * suffices).  Returns the number of records, or -EBADMSG if the ring
+ * is corrupt (a zero or oversize record); the tail then jumps to the head.
  */
 long perf_mmap_drain(struct perf_event_mmap_page *page,
 		     const unsigned char *data, size_t data_size,

@@ -274,7 +274,7 @@ static int map_ring(struct perf_source *ps, struct perf_ring *r, int fd)
 		}
 		r->base = NULL;
 		if ((errno != EPERM && errno != ENOMEM) || ps->pages <= 2)
-			return -1;
+			return -errno;
 		ps->pages /= 2;
 	}
 }
@@ -290,7 +290,7 @@ static int attach_output(struct perf_source *ps, size_t k, int fd)
 }
 
 /*
- * Opens the group on one thread, on every CPU.  Returns 0, or the errno of
+ * Opens the group on one thread, on every CPU.  Returns 0, or -errno of
  * the first failure with everything opened so far closed again.
  */
 static int open_thread(struct perf_source *ps, pid_t tid)
@@ -313,16 +313,15 @@ static int open_thread(struct perf_source *ps, pid_t tid)
 			fd = sys_perf_event_open(&a, tid, ps->rings[k].cpu, leader,
 						 PERF_FLAG_FD_CLOEXEC);
 			if (fd < 0) {
-				err = errno;
+				err = -errno;
 				goto fail;
 			}
 			t.fd[t.nfd++] = fd;
 			if (i == 0) {
 				leader = fd;
-				if (attach_output(ps, k, fd) < 0) {
-					err = errno;
+				err = attach_output(ps, k, fd);
+				if (err < 0)
 					goto fail;
-				}
 			}
 		}
 	}
@@ -358,11 +357,11 @@ static int open_first(struct perf_source *ps, pid_t tid)
 {
 	int err = open_thread(ps, tid);
 
-	if ((err == EACCES || err == EPERM) && !ps->exclude_kernel) {
+	if ((err == -EACCES || err == -EPERM) && !ps->exclude_kernel) {
 		ps->exclude_kernel = true;
 		err = open_thread(ps, tid);
 	}
-	if (err == EINVAL && ps->inherit &&
+	if (err == -EINVAL && ps->inherit &&
 	    (ps->layout.sample_type & PERF_SAMPLE_READ)) {
 		ps->inherit = false;
 		err = open_thread(ps, tid);
@@ -739,24 +738,24 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 		/* One thread, waiting to exec: its children inherit. */
 		err = open_first(ps, cfg->pid);
 	} else if (target_list_threads(cfg->pid, &tids, &n) < 0 || n == 0) {
-		err = ESRCH;
+		err = -ESRCH;
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			int e = ps->nthreads ? open_thread(ps, tids[i])
 					     : open_first(ps, tids[i]);
 
 			/* A thread that ended meanwhile is no error. */
-			if (e && e != ESRCH) {
+			if (e && e != -ESRCH) {
 				err = e;
 				break;
 			}
 		}
 		if (!err && ps->nthreads == 0)
-			err = ESRCH;
+			err = -ESRCH;
 	}
 	free(tids);
 	if (err) {
-		*status = report_open_error(ps, err);
+		*status = report_open_error(ps, -err);
 		perf_destroy(&ps->base);
 		return NULL;
 	}

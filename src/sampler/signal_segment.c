@@ -64,7 +64,7 @@ int signal_header_check(struct shimtop_signals_header *h, const char *name,
 			 "signal segment): rebuild the program with this shimtop's "
 			 "<shimtop/signals.h>", name, h->version,
 			 SHIMTOP_SIGNALS_VERSION);
-		return -1;
+		return -EPROTO;
 	}
 	terminate_names(h);
 	return 0;

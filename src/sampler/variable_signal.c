@@ -2,6 +2,7 @@
 #include "sampler/variable_signal.h"
 #include "symbols/symbols.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -20,13 +21,13 @@ int variable_signal_parse(const char *spec, struct variable_signal *v,
 	if (colon && strcmp(colon, ":tag") && strcmp(colon, ":counter")) {
 		snprintf(err, errlen, "--signal %s: the kind after ':' must be "
 			 "'tag' or 'counter'", spec);
-		return -1;
+		return -EINVAL;
 	}
 	if (len == 0 || len >= sizeof(v->name)) {
 		snprintf(err, errlen, "--signal '%s': give the name of a global "
 			 "variable (at most %zu characters)", spec,
 			 sizeof(v->name) - 1);
-		return -1;
+		return -EINVAL;
 	}
 	memcpy(v->name, spec, len);
 	v->is_tag = colon && !strcmp(colon, ":tag");
@@ -191,16 +192,17 @@ int variable_signal_resolve(pid_t pid, struct variable_signal *v, char *err,
 			    size_t errlen)
 {
 	struct map_list *maps = calloc(1, sizeof(*maps));
-	int rc = -1;
+	int rc = -ENOENT;
 
 	if (!maps) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	elf_version(EV_CURRENT);
 	if (symbols_read_proc_maps(pid, collect, maps) < 0) {
 		snprintf(err, errlen, "--signal %s: cannot read /proc/%d/maps: is "
 			 "the process gone, or not yours?", v->name, (int)pid);
+		rc = -ESRCH;
 		goto out;
 	}
 	for (size_t i = 0; i < maps->n; i++) {

@@ -21,8 +21,8 @@ struct variable_signal {
 };
 
 /*
- * Parses spec ("NAME" or "NAME:tag") into v->name and v->is_tag; -1 with
- * a message if malformed.
+ * Parses spec ("NAME" or "NAME:tag") into v->name and v->is_tag;
+ * -EINVAL with a message if malformed.
  */
 int variable_signal_parse(const char *spec, struct variable_signal *v,
 			  char *err, size_t errlen);
@@ -30,7 +30,7 @@ int variable_signal_parse(const char *spec, struct variable_signal *v,
 /*
  * Finds v->name in pid and fills address, size and module.  Refuses a
  * name that is not found, not a data object, or larger than 8 bytes:
- * -1 with a one-line message in err.
+ * -ENOENT (-ESRCH: the process is gone) with a one-line message in err.
  */
 int variable_signal_resolve(pid_t pid, struct variable_signal *v, char *err,
 			    size_t errlen);

@@ -679,7 +679,7 @@ int symbols_read_proc_maps(pid_t pid, map_fn fn, void *arg)
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return -1;
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t start, end, pgoff;
 		char perms[8];

@@ -65,7 +65,7 @@ void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out);
 
 /*
  * The executable mappings in /proc/PID/maps, for the attach-time module
- * map.  Calls fn for each; returns -1 if the file cannot be read.
+ * map.  Calls fn for each; returns -errno if the file cannot be read.
  */
 typedef void (*map_fn)(uint64_t start, uint64_t len, uint64_t pgoff,
 		       const char *path, void *arg);

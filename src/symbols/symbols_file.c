@@ -6,6 +6,7 @@
 #include "symbols/symbols_internal.h"
 #include "util.h"
 
+#include <errno.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,7 @@ int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr)
 			return 0;
 		}
 	}
-	return -1;
+	return -ENOENT;	/* no segment holds it */
 }
 
 const char *elf_file_name(const struct elf_file *f, uint64_t vaddr)

@@ -77,7 +77,7 @@ int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 /* Takes fd (an opened regular file); never NULL. */
 struct elf_file *elf_file_open(int fd, const char *path,
 			       const Dwfl_Callbacks *callbacks);
-/* The module address for a file offset; -1 outside every segment. */
+/* The module address for a file offset; -ENOENT outside every segment. */
 int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr);
 /* The symbol at a module address, or NULL. */
 const char *elf_file_name(const struct elf_file *f, uint64_t vaddr);

@@ -55,11 +55,11 @@ int jit_map_refresh(struct jit_map *j)
 	j->checked_ns = now;
 	fd = st_open_untrusted(-1, j->path, 1);
 	if (fd < 0)
-		return -1;
+		return fd;
 	if (fstat(fd, &st) < 0 || (st.st_uid != j->owner && st.st_uid != 0) ||
 	    st.st_size > (off_t)JIT_MAP_MAX) {
 		close(fd);
-		return -1;
+		return -EPERM;
 	}
 	if (st.st_mtime == j->mtime && st.st_size == j->size) {
 		close(fd);

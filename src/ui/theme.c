@@ -2,6 +2,7 @@
 #include "ui/theme.h"
 #include "util.h"
 
+#include <errno.h>
 #include <ini.h>
 #include <limits.h>
 #include <stdio.h>
@@ -56,7 +57,7 @@ static int colour(const char *word, short *out)
 			*out = (short)i;
 			return 0;
 		}
-	return -1;
+	return -EINVAL;
 }
 
 struct parse_ctx {
@@ -123,12 +124,12 @@ int theme_read_file(struct theme *t, const char *path)
 
 	if (rc == -1) {
 		st_error("cannot open theme file '%s'; see themes/ for examples", path);
-		return -1;
+		return -ENOENT;
 	}
 	if (rc != 0) {
 		st_error("theme file '%s' line %d: %s", path, rc,
 			 c.error[0] ? c.error : "not an INI line");
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -174,5 +175,5 @@ int theme_load(struct theme *t, const char *name)
 	}
 	st_error("no theme named '%s'; put %s.theme in ~/.config/shimtop/themes "
 		 "or give a file path", name, name);
-	return -1;
+	return -ENOENT;
 }

@@ -45,7 +45,7 @@ struct theme {
 
 /*
  * Loads the theme for --theme (a name or a file), or the default (mono
- * when NO_COLOR is set).  Returns 0, or -1 after a one-line error.
+ * when NO_COLOR is set).  Returns 0, or -errno after a one-line error.
  */
 int theme_load(struct theme *t, const char *name_or_path);
 
