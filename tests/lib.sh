@@ -6,10 +6,12 @@ set -u
 TMP=$(mktemp -d /tmp/shimtop-test.XXXXXX)
 failures=0
 BG_PIDS=""
+LEFT_FILES=""	# files outside $TMP a test made, e.g. a killed target's segment
 
 cleanup() {
 	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	for f in $LEFT_FILES; do rm -f "$f"; done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT

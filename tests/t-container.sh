@@ -53,7 +53,8 @@ while [ ! -e "/proc/$NS_PID/root/dev/shm/shimtop-1" ] && [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 # The host's /dev/shm may hold segments of long-dead processes with these
-# ids; only one made by this process (its start time) would be a leak.
+# ids, even empty ones (a target killed in its truncated segment); only
+# one made by this process (its start time) would be a leak.
 python3 - "$NS_PID" <<'PY' || fail "the namespaced segment is visible on the host"
 import struct, sys
 pid = sys.argv[1]
@@ -63,6 +64,8 @@ for name in (f"/dev/shm/shimtop-{pid}", "/dev/shm/shimtop-1"):
         head = open(name, "rb").read(200)
     except OSError:
         continue
+    if len(head) < 200:
+        continue    # too short to be a segment, so not this process's
     if struct.unpack_from("<I", head, 196)[0] == start & 0xffffffff:
         sys.exit(f"{name} was made by process {pid}")
 PY

@@ -179,6 +179,8 @@ $T new-session -d -s ui -x 160 -y 30 \
 	"'$SHIMTOP' -p $DEMO_PID --observe 2>'$TMP/t.err'; echo \"EXIT=\$?\" >'$TMP/exit4'; sleep 30"
 wait_for "DTE accepted"
 wait_for "phase_compute"
+# The demo dies of SIGBUS in its own truncated segment and cannot remove it.
+LEFT_FILES="$LEFT_FILES /dev/shm/shimtop-$DEMO_PID"
 truncate -s 0 "/dev/shm/shimtop-$DEMO_PID"
 wait_for "process $DEMO_PID truncated its signal segment"
 screen | grep -q "phase_compute" || fail "the table was not kept after the truncation"
