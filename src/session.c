@@ -16,7 +16,14 @@
 
 #define RING_BYTES	(8u << 20)
 #define OBS_RING_BYTES	(32u << 20)	/* ~0.3 s of the fastest observer */
-#define PUMP_BUDGET	200000u	/* records per pump: keeps the UI responsive */
+/*
+ * A pump returns after PUMP_NS whatever the backlog, so the UI answers
+ * keys and --duration ends on time; the stop drains for at most STOP_NS,
+ * and what is left then is counted as dropped, not waited for.
+ */
+#define PUMP_NS		(50u * 1000 * 1000)
+#define STOP_NS		(500u * 1000 * 1000)
+#define CLOCK_EVERY	256u	/* records between clock reads */
 
 /* The attach-time module map becomes MMAP records, so a recording has it. */
 struct map_ctx {
@@ -169,26 +176,45 @@ static void finish(struct session *s, const char *why)
 		 session_elapsed(s));
 }
 
-static size_t drain(struct session *s, struct ring *r)
+/* Ingests records until the ring is empty or the clock passes deadline. */
+static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 {
 	size_t n = 0, len;
 	const void *rec;
 
-	while (n < PUMP_BUDGET && (rec = ring_peek(r, &len))) {
+	while ((rec = ring_peek(r, &len))) {
 		/* Records in the ring are whole and aligned: we wrote them. */
 		take(s, rec);
 		ring_release(r);
-		n++;
+		if (++n % CLOCK_EVERY == 0 && st_now_ns() >= deadline)
+			break;
 	}
 	return n;
 }
 
-size_t session_pump(struct session *s)
+/*
+ * At the stop deadline: the rest goes to the recording (nothing
+ * collected is lost there) but not into the model; counted as dropped.
+ */
+static void abandon(struct session *s, struct ring *r, uint64_t *count)
 {
-	size_t n = drain(s, s->ring), len;
+	const void *rec;
+	size_t len;
+
+	while ((rec = ring_peek(r, &len))) {
+		if (s->recorder)
+			record_writer_append(s->recorder, rec);
+		ring_release(r);
+		(*count)++;
+	}
+}
+
+static size_t pump_until(struct session *s, uint64_t deadline)
+{
+	size_t n = drain(s, s->ring, deadline), len;
 
 	if (s->obs_ring)
-		n += drain(s, s->obs_ring);
+		n += drain(s, s->obs_ring, deadline);
 	if (s->observer)
 		source_info(s->observer, &s->obs_info);
 	if (!s->source)
@@ -201,14 +227,19 @@ size_t session_pump(struct session *s)
 	return n;
 }
 
+size_t session_pump(struct session *s)
+{
+	return pump_until(s, st_now_ns() + PUMP_NS);
+}
+
 uint64_t session_dropped(const struct session *s)
 {
-	return s->ring ? ring_dropped(s->ring) : 0;
+	return (s->ring ? ring_dropped(s->ring) : 0) + s->abandoned;
 }
 
 uint64_t session_observer_dropped(const struct session *s)
 {
-	return s->obs_ring ? ring_dropped(s->obs_ring) : 0;
+	return (s->obs_ring ? ring_dropped(s->obs_ring) : 0) + s->obs_abandoned;
 }
 
 void session_set_observer_period(struct session *s, uint64_t cycles)
@@ -246,6 +277,7 @@ void session_metrics(const struct session *s, struct session_metrics *out)
 
 int session_stop(struct session *s)
 {
+	uint64_t deadline = st_now_ns() + STOP_NS;
 	int rc = 0;
 
 	if (s->observer) {
@@ -255,15 +287,17 @@ int session_stop(struct session *s)
 	}
 	if (s->source) {
 		source_stop(s->source);
-		while (session_pump(s))
+		while (pump_until(s, deadline) && st_now_ns() < deadline)
 			;
+		abandon(s, s->ring, &s->abandoned);
 		finish(s, s->info.finished ? s->info.finish_reason : "stopped");
 		source_destroy(s->source);
 		s->source = NULL;
 	}
 	if (s->observer) {
-		while (drain(s, s->obs_ring))
+		while (drain(s, s->obs_ring, deadline) && st_now_ns() < deadline)
 			;
+		abandon(s, s->obs_ring, &s->obs_abandoned);
 		source_destroy(s->observer);
 		s->observer = NULL;
 	}

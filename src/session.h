@@ -40,6 +40,8 @@ struct session {
 
 	uint64_t start_ns;
 	uint64_t end_ns;		/* when it finished, 0 while running */
+	uint64_t abandoned;		/* records left in the ring at the stop deadline */
+	uint64_t obs_abandoned;		/* the same, of the observer's ring */
 	bool finished;
 	char status[192];		/* why it finished, for the UI and stderr */
 };

@@ -79,8 +79,7 @@ compare_with_perf() {
 	kill -INT "$perf_pid"
 	wait "$perf_pid"
 	[ -s "$TMP/perf.data" ] || skip "perf record failed here: $(cat "$TMP/perf.err")"
-	perf report -i "$TMP/perf.data" --stdio -q --no-children --sort symbol \
-		--percent-limit 0 >"$TMP/perf.txt" 2>/dev/null
+	perf script -i "$TMP/perf.data" -F ip,sym >"$TMP/perf.txt" 2>/dev/null
 	overlap=$(python3 "$TESTS_DIR/overlap.py" "$TMP/shimtop.json" "$TMP/perf.txt")
 	echo "overlap with perf on $2: $overlap%"
 	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 90 else 1)" "$overlap" ||

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""overlap.py SHIMTOP_JSON PERF_REPORT_TXT - the overlap of two profiles
+"""overlap.py SHIMTOP_JSON PERF_SCRIPT_TXT - the overlap of two profiles
 (Inoue and Nakatani, OOPSLA 2009, section 7.2): the sum over symbols of
 the smaller of the two shares.  100% means identical.  Prints the overlap
 and the largest differences."""
@@ -17,20 +17,19 @@ def shimtop_shares(path):
 
 
 def perf_shares(path):
-    # perf report --stdio -q --no-children --sort symbol lines:
-    #   "    25.20%  [.] phase_branchy"
-    line_re = re.compile(r"^\s*([0-9.]+)%\s+\[(.)\]\s+(.*?)(\s+-)*\s*$")
-    shares = {}
+    # perf script -F ip,sym lines, one per sample: "    7fec1e20f33c name"
+    # (counted here: perf report rounds each of thousands of rows up to
+    # 0.01% and its column then sums to more than 100%).
+    counts = {}
+    total = 0
     for line in open(path):
-        m = line_re.match(line)
-        if not m:
+        parts = line.strip().split(None, 1)
+        if not parts:
             continue
-        name = m.group(3)
-        # perf names an unresolved address by its value; shimtop by [unknown].
-        if re.fullmatch(r"0x[0-9a-f]+", name):
-            name = "[unknown]"
-        shares[name] = shares.get(name, 0.0) + float(m.group(1))
-    return shares
+        name = parts[1] if len(parts) > 1 else "[unknown]"
+        counts[name] = counts.get(name, 0) + 1
+        total += 1
+    return {k: 100.0 * v / total for k, v in counts.items()} if total else {}
 
 
 def main():

@@ -182,6 +182,11 @@ static void test_side_records(void)
 	w[1] = 999;
 	memcpy(buf + 24, w, 16);
 	put(buf, 40);
+	/* COMM of an exec (comm_exec): the process's image is replaced. */
+	h = (struct perf_event_header){ PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, 40 };
+	memcpy(buf, &h, 8);
+	memcpy(buf + 16, "make\0\0\0\0", 8);
+	put(buf, 40);
 	/* LOST: id, lost, sample_id. */
 	h = (struct perf_event_header){ PERF_RECORD_LOST, 0, 8 + 16 + 16 };
 	memcpy(buf, &h, 8);
@@ -192,7 +197,7 @@ static void test_side_records(void)
 	memcpy(buf + 8, w, 32);
 	put(buf, 40);
 	CHECK(perf_mmap_drain(&ring.page, ring.data, DATA_SIZE, scratch,
-			      collect, &seen) == 4);
+			      collect, &seen) == 5);
 	m = (const void *)seen.out[0];
 	CHECK(m->h.type == ST_REC_MMAP);
 	CHECK_EQ_U64(m->start, 0x400000);
@@ -207,7 +212,10 @@ static void test_side_records(void)
 	c = (const void *)seen.out[2];
 	CHECK(c->h.type == ST_REC_COMM && c->tid == 44 && !strcmp(c->comm, "worker"));
 	CHECK_EQ_U64(c->time, 999);
-	l = (const void *)seen.out[3];
+	c = (const void *)seen.out[3];
+	CHECK(c->h.type == ST_REC_EXEC && c->pid == 42 && !strcmp(c->comm, "make"));
+	CHECK(st_record_check(c, seen.size[3]) == seen.size[3]);
+	l = (const void *)seen.out[4];
 	CHECK(l->h.type == ST_REC_LOST);
 	CHECK_EQ_U64(l->count, 17);
 }

@@ -2,10 +2,15 @@
  * test_symbols.c - the symbolizer on this very process: its own
  * functions by name through libdwfl, a shared library's, the cache, an
  * address nothing explains, a JIT map, kernel symbols when readable, and
- * a forked child's copy of the map.
+ * a forked child's copy of the map, exec; and perf's naming: the alias
+ * rule, demangling, PLT stubs (checked against objdump's labels).
  */
 #include "check.h"
 #include "symbols/symbols.h"
+#include "symbols/symbols_internal.h"
+
+#include <inttypes.h>
+#include <link.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +25,93 @@ __attribute__((noinline)) int known_function_alpha(int x)
 	return x * 3 + 1;
 }
 
+static void check_alias_rule(void)
+{
+	struct symbol_candidate sized = { 0x10, 8, "b", true, false, true };
+	struct symbol_candidate sizeless = { 0x10, 0, "a", true, false, true };
+	struct symbol_candidate untyped = { 0x10, 8, "a", false, false, true };
+	struct symbol_candidate weak = { 0x10, 8, "a", true, true, true };
+	struct symbol_candidate local = { 0x10, 8, "a", true, false, false };
+	struct symbol_candidate under = { 0x10, 8, "__libc_malloc", true, false, true };
+	struct symbol_candidate plain = { 0x10, 8, "malloc", true, false, true };
+	struct symbol_candidate longer = { 0x10, 8, "mallocx", true, false, true };
+
+	CHECK(symbol_preferred(&sized, &sizeless) && !symbol_preferred(&sizeless, &sized));
+	CHECK(symbol_preferred(&sized, &untyped) && !symbol_preferred(&untyped, &sized));
+	CHECK(symbol_preferred(&sized, &weak) && !symbol_preferred(&weak, &sized));
+	CHECK(symbol_preferred(&sized, &local) && !symbol_preferred(&local, &sized));
+	CHECK(symbol_preferred(&plain, &under) && !symbol_preferred(&under, &plain));
+	CHECK(symbol_preferred(&longer, &plain) && !symbol_preferred(&plain, &longer));
+	/* The order of the rules: a size outweighs everything after it. */
+	CHECK(symbol_preferred(&(struct symbol_candidate){ 0x10, 8, "__x", false, true, false },
+			       &(struct symbol_candidate){ 0x10, 0, "x", true, false, true }));
+}
+
+static void check_demangle(void)
+{
+	static const char *const cases[][2] = {
+		{ "_ZN4llvm10FoldingSetINS_4TypeEE4findEPv", "llvm::FoldingSet<llvm::Type>::find" },
+		{ "_Z3fooi@@VERS_1", "foo@@VERS_1" },
+		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
+		{ "_RNvCs15kBYyAo9fc_7mycrate7example", "mycrate::example" },
+		{ "memcpy@GLIBC_2.2.5", "memcpy@GLIBC_2.2.5" },
+		{ "_Z", "_Z" },		/* not a valid mangling: kept */
+	};
+	char *full = symbol_demangle("_ZN4llvm3Foo3barEi", true);
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = symbol_demangle(cases[i][0], false);
+
+		if (strcmp(d, cases[i][1]))
+			printf("demangle %s: got %s, want %s\n", cases[i][0], d, cases[i][1]);
+		CHECK(!strcmp(d, cases[i][1]));
+		free(d);
+	}
+	CHECK(!strcmp(full, "llvm::Foo::bar(int)"));
+	free(full);
+}
+
+static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(uint64_t *)arg = info->dlpi_addr;
+	return 1;		/* the first is the program */
+}
+
+/* Every "ADDR <name@plt>:" label objdump prints names the same stub. */
+static void check_plt(struct symbolizer *s)
+{
+	char cmd[128], line[512];
+	uint64_t base = 0;
+	int seen = 0;
+	FILE *p;
+
+	dl_iterate_phdr(main_base, &base);
+	snprintf(cmd, sizeof(cmd), "objdump -d /proc/%d/exe 2>/dev/null", (int)getpid());
+	p = popen(cmd, "r");
+	CHECK(p != NULL);
+	while (p && fgets(line, sizeof(line), p)) {
+		uint64_t addr;
+		char name[256];
+		const struct st_symbol *sym;
+
+		/* "f@plt-0x10" is the PLT's header, which no symbol names. */
+		if (sscanf(line, "%" SCNx64 " <%255[^>]>:", &addr, name) != 2 ||
+		    !strstr(name, "@plt") || strpbrk(name, "+-"))
+			continue;
+		sym = symbolizer_lookup(s, getpid(), base + addr + 4, false);
+		if (strcmp(sym->name, name))
+			printf("PLT stub at %#" PRIx64 ": got %s, objdump says %s\n",
+			       addr, sym->name, name);
+		CHECK(!strcmp(sym->name, name));
+		seen++;
+	}
+	if (p)
+		pclose(p);
+	printf("%d PLT stubs named as objdump names them\n", seen);
+	CHECK(seen >= 3);
+}
+
 static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
 		    const char *path, void *arg)
 {
@@ -30,6 +122,9 @@ int main(void)
 {
 	struct symbolizer *s = symbolizer_create(true);
 	struct symbolizer_stats st;
+
+	check_alias_rule();
+	check_demangle();
 	const struct st_symbol *a, *b, *libc, *u, *j;
 	uint64_t fn = (uint64_t)(uintptr_t)&known_function_alpha;
 	void *anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
@@ -51,6 +146,13 @@ int main(void)
 	libc = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)&cos, false);
 	CHECK(strstr(libc->module, "libm") != NULL);
 	CHECK(strstr(libc->name, "cos") != NULL);
+
+	/* glibc's malloc has aliases; perf's rule picks "malloc". */
+	libc = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)&malloc, false);
+	printf("malloc: %s (aliases: %s)\n", libc->name, libc->aliases ? libc->aliases : "none");
+	CHECK(!strncmp(libc->name, "malloc", 6));
+	CHECK(libc->aliases && strstr(libc->aliases, "__libc_malloc"));
+	check_plt(s);
 
 	/* A JIT map names code in anonymous memory. */
 	snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", (int)getpid());
@@ -81,6 +183,12 @@ int main(void)
 	/* A forked child starts with the parent's map. */
 	symbolizer_fork(s, getpid(), 999999);
 	b = symbolizer_lookup(s, 999999, fn + 4, false);
+	CHECK(b == a);
+	/* The child exec'd: the parent's image is not its own any more. */
+	symbolizer_exec(s, 999999);
+	b = symbolizer_lookup(s, 999999, fn + 4, false);
+	CHECK(b->unknown);
+	b = symbolizer_lookup(s, getpid(), fn + 4, false);
 	CHECK(b == a);
 
 	/* Kernel addresses: named when /proc/kallsyms shows them. */

@@ -255,11 +255,14 @@ void model_ingest(struct model *m, const void *rec)
 		take_held(m, (pid_t)mm->pid);
 		break;
 	}
-	case ST_REC_COMM: {
+	case ST_REC_COMM:
+	case ST_REC_EXEC: {
 		const struct st_comm *c = rec;
 
 		advance(m, c->time);
 		memcpy(thread_of(m, (pid_t)c->tid)->comm, c->comm, sizeof(c->comm));
+		if (h->type == ST_REC_EXEC)
+			symbolizer_exec(m->symbols, (pid_t)c->pid);
 		break;
 	}
 	case ST_REC_FORK: {

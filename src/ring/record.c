@@ -11,6 +11,7 @@ static size_t min_size(uint16_t type)
 	case ST_REC_MMAP:
 		return sizeof(struct st_mmap) + 8;
 	case ST_REC_COMM:
+	case ST_REC_EXEC:
 		return sizeof(struct st_comm);
 	case ST_REC_FORK:
 	case ST_REC_EXIT:

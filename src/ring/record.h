@@ -23,6 +23,7 @@ enum st_record_type {
 	ST_REC_THROTTLE = 7,	/* struct st_lost: the kernel throttled */
 	ST_REC_OBSERVE = 8,	/* struct st_observe: observer samples */
 	ST_REC_OBSERVE_META = 9, /* struct st_observe_meta: what they hold */
+	ST_REC_EXEC = 10,	/* struct st_comm: the process exec'd a new image */
 };
 
 /*

@@ -288,7 +288,9 @@ static size_t convert_comm(const struct perf_layout *l,
 		room = sizeof(m->comm) - 1;
 	memcpy(m->comm, c.p, strnlen((const char *)c.p, room));
 	m->time = trailer_time(l, ev);
-	init_header(m, ST_REC_COMM, sizeof(*m));
+	/* exec: the process's old mappings are gone (perf_event_attr.comm_exec). */
+	init_header(m, ev->misc & PERF_RECORD_MISC_COMM_EXEC ? ST_REC_EXEC : ST_REC_COMM,
+		    sizeof(*m));
 	return m->h.size;
 }
 

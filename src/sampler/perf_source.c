@@ -242,6 +242,7 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	a->mmap = 1;
 	a->mmap2 = 1;
 	a->comm = 1;
+	a->comm_exec = 1;
 	a->task = 1;
 	a->disabled = 1;
 	a->enable_on_exec = ps->cfg.launched;

@@ -84,7 +84,8 @@ struct space {
 
 /*
  * One allocation holds an interned symbol and its strings; the key is
- * "module\0name", the bytes the two strings occupy together.
+ * "module\0name\0raw", the bytes the three strings occupy together (two
+ * C++ overloads share a name, as in perf, but are two rows).
  */
 struct interned {
 	UT_hash_handle hh;
@@ -130,30 +131,44 @@ struct symbolizer {
 	struct symbolizer_stats stats;
 };
 
-static const struct st_symbol *intern(struct symbolizer *s, const char *module,
-				      const char *name, bool unknown)
+static const struct st_symbol *intern_full(struct symbolizer *s,
+					   const char *module, const char *name,
+					   const char *raw, const char *aliases,
+					   bool unknown)
 {
-	size_t ml = strlen(module) + 1, nl = strlen(name) + 1;
-	char small[512], *key = ml + nl <= sizeof(small) ? small : st_xmalloc(ml + nl);
+	size_t ml = strlen(module) + 1, nl = strlen(name) + 1, rl = strlen(raw) + 1;
+	size_t al = aliases ? strlen(aliases) + 1 : 0, kl = ml + nl + rl;
+	char small[512], *key = kl <= sizeof(small) ? small : st_xmalloc(kl);
 	struct interned *in;
 
 	memcpy(key, module, ml);
 	memcpy(key + ml, name, nl);
-	HASH_FIND(hh, s->index, key, ml + nl, in);
+	memcpy(key + ml + nl, raw, rl);
+	HASH_FIND(hh, s->index, key, kl, in);
 	if (!in) {
-		in = st_xmalloc(sizeof(*in) + ml + nl);
-		memcpy(in->strings, key, ml + nl);
+		in = st_xmalloc(sizeof(*in) + kl + al);
+		memcpy(in->strings, key, kl);
+		if (al)
+			memcpy(in->strings + kl, aliases, al);
 		in->sym.module = in->strings;
 		in->sym.name = in->strings + ml;
+		in->sym.raw = in->strings + ml + nl;
+		in->sym.aliases = al ? in->strings + kl : NULL;
 		in->sym.unknown = unknown;
 		in->sym.id = (uint32_t)s->nsyms;
-		HASH_ADD_KEYPTR(hh, s->index, in->strings, ml + nl, in);
+		HASH_ADD_KEYPTR(hh, s->index, in->strings, kl, in);
 		ST_GROW(s->syms, s->syms_cap, s->nsyms + 1);
 		s->syms[s->nsyms++] = &in->sym;
 	}
 	if (key != small)
 		free(key);
 	return &in->sym;
+}
+
+static const struct st_symbol *intern(struct symbolizer *s, const char *module,
+				      const char *name, bool unknown)
+{
+	return intern_full(s, module, name, name, NULL, unknown);
 }
 
 struct symbolizer *symbolizer_create(bool live)
@@ -381,6 +396,22 @@ void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child)
 	s->last = c;
 }
 
+void symbolizer_exec(struct symbolizer *s, pid_t pid)
+{
+	struct space *sp = space_find(s, pid);
+
+	if (!sp)
+		return;
+	sp->nmaps = 0;
+	if (sp->jit) {
+		/* The new image's JIT (if any) writes a new map. */
+		range_table_clear(&sp->jit->table);
+		free(sp->jit);
+		sp->jit = NULL;
+	}
+	space_changed(s, sp);
+}
+
 void symbolizer_exit(struct symbolizer *s, pid_t pid)
 {
 	struct space *sp = space_find(s, pid);
@@ -457,6 +488,13 @@ static struct elf_file *file_of(struct symbolizer *s, int fd, const char *path)
 	return f->file;
 }
 
+static bool is_deleted(const char *path)
+{
+	size_t len = strlen(path), tail = sizeof(" (deleted)") - 1;
+
+	return len > tail && !strcmp(path + len - tail, " (deleted)");
+}
+
 /*
  * Opens a mapped file as its process sees it: inside its root, a regular
  * file only, never blocking (a FIFO named in a map or a record would
@@ -471,6 +509,17 @@ static struct elf_file *resolve_file(struct symbolizer *s, struct space *sp,
 
 	if (m->resolved)
 		return m->file;
+	if (s->live && is_deleted(m->path)) {
+		/* Gone from its directory: the mapping still holds the file. */
+		char path[96];
+
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+			 (int)sp->pid, m->start, m->end);
+		fd = st_open_untrusted(-1, path, 0);
+		m->file = fd >= 0 ? file_of(s, fd, m->path) : NULL;
+		m->resolved = true;
+		return m->file;
+	}
 	memset(&key, 0, sizeof(key));
 	key.root = sp->root;
 	key.path = m->path;
@@ -577,6 +626,20 @@ static struct elf_file *vdso_file(struct symbolizer *s)
 	return s->vdso;
 }
 
+/* The function of f at ip in mapping m, or the file's [unknown]. */
+static const struct st_symbol *from_file(struct symbolizer *s, struct elf_file *f,
+					 const char *module, const struct map *m,
+					 uint64_t ip)
+{
+	const struct elf_symbol *e;
+	uint64_t vaddr;
+
+	if (elf_file_vaddr(f, ip - m->start + m->pgoff, &vaddr) == 0 &&
+	    (e = elf_file_symbol(f, vaddr)))
+		return intern_full(s, module, e->name, e->raw, e->aliases, false);
+	return intern(s, module, "[unknown]", true);
+}
+
 /* *anonymous: the answer came from outside any file (JIT or unknown). */
 static const struct st_symbol *resolve_user(struct symbolizer *s,
 					   struct space *sp, uint64_t ip,
@@ -585,25 +648,13 @@ static const struct st_symbol *resolve_user(struct symbolizer *s,
 	struct map *m = find_map(sp, ip);
 	const struct st_symbol *jit;
 
-	if (m && !strcmp(m->path, "[vdso]") && vdso_file(s)) {
-		uint64_t vaddr;
-		const char *name;
-
-		if (elf_file_vaddr(s->vdso, ip - m->start + m->pgoff, &vaddr) == 0 &&
-		    (name = elf_file_name(s->vdso, vaddr)))
-			return intern(s, "[vdso]", name, false);
-	}
+	if (m && !strcmp(m->path, "[vdso]") && vdso_file(s))
+		return from_file(s, s->vdso, "[vdso]", m, ip);
 	if (m && m->path[0] == '/') {
-		const char *module = st_basename(m->path);
 		struct elf_file *f = resolve_file(s, sp, m);
-		uint64_t vaddr;
-		const char *name;
 
-		if (f && elf_file_vaddr(f, ip - m->start + m->pgoff, &vaddr) == 0 &&
-		    (name = elf_file_name(f, vaddr)))
-			return intern(s, module, name, false);
 		if (f && f->mod)
-			return intern(s, module, "[unknown]", true);
+			return from_file(s, f, st_basename(m->path), m, ip);
 	}
 	if (m && m->path[0] == '[')
 		return intern(s, m->path, "[unknown]", true);

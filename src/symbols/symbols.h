@@ -15,8 +15,10 @@
 struct st_symbol {
 	uint32_t id;		/* dense, from 0: index for per-symbol arrays */
 	bool unknown;		/* no symbol explains the address */
-	const char *name;
+	const char *name;	/* demangled, as perf shows it */
 	const char *module;	/* file name, "[kernel]", "[jit]", "[anon]" */
+	const char *raw;	/* as the symbol table spells it (mangled) */
+	const char *aliases;	/* other names of the address, or NULL */
 };
 
 struct symbolizer_stats {
@@ -42,6 +44,9 @@ void symbolizer_add_map(struct symbolizer *s, pid_t pid, uint64_t start,
 
 /* A process forked: the child starts with a copy of the parent's map. */
 void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child);
+
+/* A process exec'd: its mappings are replaced by the new image's. */
+void symbolizer_exec(struct symbolizer *s, pid_t pid);
 
 /*
  * A process exited: its map is kept until symbolizer_forget (samples

@@ -108,9 +108,18 @@ int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr)
 	return -ENOENT;	/* no segment holds it */
 }
 
-const char *elf_file_name(const struct elf_file *f, uint64_t vaddr)
+const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
 {
-	return f->mod ? dwfl_module_addrname(f->mod, vaddr) : NULL;
+	if (!f->mod)
+		return NULL;
+	if (!f->table_built) {
+		GElf_Addr bias = 0;
+		Elf *elf = dwfl_module_getelf(f->mod, &bias);
+
+		symbol_table_build(&f->table, f->mod, elf, bias);
+		f->table_built = true;
+	}
+	return symbol_table_find(&f->table, vaddr);
 }
 
 void elf_file_close(struct elf_file *f)
@@ -119,6 +128,7 @@ void elf_file_close(struct elf_file *f)
 		return;
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
+	symbol_table_clear(&f->table);
 	free(f->loads);
 	free(f->path);
 	free(f);

@@ -6,6 +6,7 @@
 #define SHIMTOP_SYMBOLS_INTERNAL_H
 
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -55,6 +56,43 @@ int jit_map_refresh(struct jit_map *j);
 /* Parses a map's text (len bytes, any content) into the table. */
 void jit_map_parse(struct range_table *t, const char *text, size_t len);
 
+/* One function of an ELF file, named as perf names it. */
+struct elf_symbol {
+	uint64_t start, end;	/* module addresses, end exclusive */
+	char *name;		/* demangled, without parameters */
+	char *raw;		/* as in the symbol table */
+	char *aliases;		/* other names at start, ", "-separated; or NULL */
+};
+
+/* A file's functions sorted by address, one entry per address. */
+struct symbol_table {
+	struct elf_symbol *v;
+	size_t n;
+};
+
+/* A function symbol before aliases are merged. */
+struct symbol_candidate {
+	uint64_t start, size;
+	const char *raw;
+	bool typed, weak, global;
+};
+
+/*
+ * Whether a names an address better than b, by perf's rule: a symbol
+ * with a size, a typed one over an untyped one, non-weak over weak,
+ * global over local, fewer leading underscores, then the longer name.
+ */
+bool symbol_preferred(const struct symbol_candidate *a,
+		      const struct symbol_candidate *b);
+/* raw demangled (C++, Rust), its @VERSION kept; raw copied if not mangled. */
+char *symbol_demangle(const char *raw, bool params);
+/* Functions from mod's symbol table, and PLT stubs from elf when given. */
+void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
+			uint64_t bias);
+const struct elf_symbol *symbol_table_find(const struct symbol_table *t,
+					   uint64_t addr);
+void symbol_table_clear(struct symbol_table *t);
+
 /*
  * One ELF file's symbols, shared by every process that maps it (one
  * libdwfl module at the file's own addresses).
@@ -69,6 +107,8 @@ struct elf_file {
 	uint64_t bias;
 	struct elf_load *loads;
 	size_t nloads;
+	struct symbol_table table;	/* built on the first lookup */
+	bool table_built;
 };
 /* libdwfl's find_debuginfo callback: this machine's /usr/lib/debug only. */
 int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -79,8 +119,8 @@ struct elf_file *elf_file_open(int fd, const char *path,
 			       const Dwfl_Callbacks *callbacks);
 /* The module address for a file offset; -ENOENT outside every segment. */
 int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr);
-/* The symbol at a module address, or NULL. */
-const char *elf_file_name(const struct elf_file *f, uint64_t vaddr);
+/* The function at a module address, or NULL. */
+const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
 void elf_file_close(struct elf_file *f);
 
 #endif

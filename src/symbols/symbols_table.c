@@ -1,0 +1,378 @@
+/*
+ * symbols_table.c - one ELF file's functions as a sorted array, built
+ * once on the file's first lookup: a new address then costs a binary
+ * search whatever the file's size (libdwfl's dwfl_module_addrname scans
+ * the symbol table on every call; libLLVM has 45,000 dynamic symbols).
+ *
+ * Names are chosen and written as perf does, so shares compare: among
+ * aliases at one address, perf's rule picks the name; C++ and Rust names
+ * are demangled without parameters; PLT stubs are named "sym@plt".
+ */
+#include "symbols/symbols_internal.h"
+#include "util.h"
+
+#include <gelf.h>
+#include <libiberty/demangle.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLT_ENTRY	16u	/* x86-64 PLT and .plt.sec stubs */
+#define LAST_SYMBOL_SPAN 4096u	/* a sizeless last symbol covers a page */
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's order of preference (symbols_internal.h). */
+bool symbol_preferred(const struct symbol_candidate *a,
+		      const struct symbol_candidate *b)
+{
+	size_t ua, ub, la, lb;
+
+	if (!a->size != !b->size)
+		return a->size != 0;
+	if (a->typed != b->typed)
+		return a->typed;
+	if (a->weak != b->weak)
+		return !a->weak;
+	if (a->global != b->global)
+		return a->global;
+	ua = leading_underscores(a->raw);
+	ub = leading_underscores(b->raw);
+	if (ua != ub)
+		return ua < ub;
+	la = strlen(a->raw);
+	lb = strlen(b->raw);
+	if (la != lb)
+		return la > lb;
+	return strcmp(a->raw, b->raw) < 0;	/* any fixed order */
+}
+
+char *symbol_demangle(const char *raw, bool params)
+{
+	const char *at = strchr(raw, '@');
+	size_t len = at ? (size_t)(at - raw) : strlen(raw);
+	char *bare = st_xmalloc(len + 1), *d, *out;
+	int options = DMGL_AUTO | (params ? DMGL_PARAMS | DMGL_ANSI : 0);
+
+	/* Versioned names (memcpy@@GLIBC_2.14): demangle the name, keep the version. */
+	memcpy(bare, raw, len);
+	bare[len] = '\0';
+	d = (bare[0] == '_' && (bare[1] == 'Z' || bare[1] == 'R')) ?
+	    cplus_demangle(bare, options) : NULL;
+	free(bare);
+	if (!d)
+		return st_xstrdup(raw);
+	out = st_xmalloc(strlen(d) + strlen(raw) - len + 1);
+	strcpy(out, d);
+	strcat(out, raw + len);
+	free(d);
+	return out;
+}
+
+static bool section_is_code(Elf *elf, size_t shndx)
+{
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* The symbol table's functions (and untyped labels in code). */
+static void collect_symbols(Dwfl_Module *mod, struct symbol_candidate **v, size_t *n,
+			    size_t *cap)
+{
+	int count = dwfl_module_getsymtab(mod);
+
+	for (int i = 1; i < count; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr, bias;
+		GElf_Word shndx;
+		Elf *elf;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr,
+							   &shndx, &elf, &bias);
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+
+		if (!name || !name[0] || name[0] == '$' || !addr ||
+		    shndx == SHN_UNDEF || shndx == SHN_ABS)
+			continue;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    !(type == STT_NOTYPE && section_is_code(elf, shndx)))
+			continue;
+		ST_GROW(*v, *cap, *n + 1);
+		(*v)[(*n)++] = (struct symbol_candidate){
+			.start = addr, .size = sym.st_size, .raw = name,
+			.typed = type != STT_NOTYPE, .weak = bind == STB_WEAK,
+			.global = bind == STB_GLOBAL || bind == STB_GNU_UNIQUE,
+		};
+	}
+}
+
+static Elf_Scn *section_named(Elf *elf, size_t strndx, const char *want,
+			      GElf_Shdr *sh)
+{
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		name = elf_strptr(elf, strndx, sh->sh_name);
+		if (name && !strcmp(name, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/* Names made here ("sym@plt"), freed once the table has copied them. */
+struct made_names {
+	char **v;
+	size_t n, cap;
+};
+
+static void add_stub(struct symbol_candidate **v, size_t *n, size_t *cap,
+		     struct made_names *made, const char *name, uint64_t start,
+		     uint64_t size)
+{
+	char *full = st_xmalloc(strlen(name) + sizeof("@plt"));
+
+	strcpy(full, name);
+	strcat(full, "@plt");
+	ST_GROW(made->v, made->cap, made->n + 1);
+	made->v[made->n++] = full;
+	ST_GROW(*v, *cap, *n + 1);
+	(*v)[(*n)++] = (struct symbol_candidate){
+		.start = start, .size = size, .raw = full, .typed = true, .global = true,
+	};
+}
+
+/* The name of the dynamic symbol relocation r refers to, or NULL. */
+static const char *reloc_name(Elf *elf, Elf_Data *syms, size_t strtab,
+			      const GElf_Rela *r)
+{
+	GElf_Sym sym;
+	const char *name;
+
+	if (!GELF_R_SYM(r->r_info) || !gelf_getsym(syms, (int)GELF_R_SYM(r->r_info), &sym))
+		return NULL;
+	name = elf_strptr(elf, strtab, sym.st_name);
+	return name && name[0] ? name : NULL;
+}
+
+/*
+ * The GOT slot a .plt.got stub jumps through: the stub is "jmp
+ * *disp32(%rip)" (ff 25), after an endbr64 and a bnd prefix when the
+ * binary has IBT or MPX.  0 when the bytes are not such a stub.
+ */
+static uint64_t stub_slot(const unsigned char *code, size_t len, uint64_t addr)
+{
+	for (size_t i = 0; i + 6 <= len && i <= 5; i++) {
+		if (code[i] == 0xff && code[i + 1] == 0x25) {
+			int32_t disp;
+
+			memcpy(&disp, code + i + 2, sizeof(disp));
+			return addr + i + 6 + (uint64_t)(int64_t)disp;
+		}
+	}
+	return 0;
+}
+
+/*
+ * .plt.got: stubs for functions whose address the program also takes,
+ * bound through a GLOB_DAT slot in .rela.dyn instead of .rela.plt.
+ */
+static void collect_plt_got(Elf *elf, size_t strndx, uint64_t bias,
+			    struct symbol_candidate **v, size_t *n, size_t *cap,
+			    struct made_names *made)
+{
+	GElf_Shdr got_sh, rela_sh, dynsym_sh;
+	Elf_Scn *got_scn = section_named(elf, strndx, ".plt.got", &got_sh);
+	Elf_Scn *rela_scn = section_named(elf, strndx, ".rela.dyn", &rela_sh);
+	Elf_Scn *dynsym_scn;
+	Elf_Data *code, *rela, *syms;
+	uint64_t *slots;
+	size_t step, nstubs;
+
+	if (!got_scn || !rela_scn || got_sh.sh_type != SHT_PROGBITS ||
+	    rela_sh.sh_type != SHT_RELA || !rela_sh.sh_entsize ||
+	    !(dynsym_scn = elf_getscn(elf, rela_sh.sh_link)) ||
+	    !gelf_getshdr(dynsym_scn, &dynsym_sh) ||
+	    !(code = elf_getdata(got_scn, NULL)) || !(rela = elf_getdata(rela_scn, NULL)) ||
+	    !(syms = elf_getdata(dynsym_scn, NULL)))
+		return;
+	step = got_sh.sh_entsize == 8 || got_sh.sh_entsize == 16 ? got_sh.sh_entsize : 8;
+	nstubs = code->d_size / step;
+	slots = st_xcalloc(nstubs ? nstubs : 1, sizeof(*slots));
+	for (size_t k = 0; k < nstubs; k++)
+		slots[k] = stub_slot((const unsigned char *)code->d_buf + k * step,
+				     step, got_sh.sh_addr + k * step);
+	/* One pass over .rela.dyn (libLLVM's has 100,000 entries). */
+	for (size_t i = 0; i < rela_sh.sh_size / rela_sh.sh_entsize; i++) {
+		GElf_Rela r;
+		const char *name;
+
+		if (!gelf_getrela(rela, (int)i, &r) ||
+		    GELF_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT ||
+		    !(name = reloc_name(elf, syms, dynsym_sh.sh_link, &r)))
+			continue;
+		for (size_t k = 0; k < nstubs; k++)
+			if (slots[k] == r.r_offset)
+				add_stub(v, n, cap, made, name,
+					 got_sh.sh_addr + k * step + bias, step);
+	}
+	free(slots);
+}
+
+/*
+ * PLT stubs (x86-64), named "sym@plt" as perf and objdump name them: one
+ * per .rela.plt entry in order, in .plt.sec when the binary has one
+ * (IBT), else in .plt after its 16-byte header; and .plt.got's.
+ */
+static void collect_plt(Elf *elf, uint64_t bias, struct symbol_candidate **v,
+			size_t *n, size_t *cap, struct made_names *made)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr rela_sh, plt_sh, dynsym_sh;
+	Elf_Scn *rela_scn, *dynsym_scn;
+	Elf_Data *rela, *syms;
+	size_t strndx, first, count;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
+	    elf_getshdrstrndx(elf, &strndx) != 0)
+		return;
+	collect_plt_got(elf, strndx, bias, v, n, cap, made);
+	rela_scn = section_named(elf, strndx, ".rela.plt", &rela_sh);
+	if (!rela_scn || rela_sh.sh_type != SHT_RELA || !rela_sh.sh_entsize)
+		return;
+	if (section_named(elf, strndx, ".plt.sec", &plt_sh))
+		first = 0;
+	else if (section_named(elf, strndx, ".plt", &plt_sh))
+		first = 1;
+	else
+		return;
+	dynsym_scn = elf_getscn(elf, rela_sh.sh_link);
+	if (!dynsym_scn || !gelf_getshdr(dynsym_scn, &dynsym_sh) ||
+	    !(rela = elf_getdata(rela_scn, NULL)) || !(syms = elf_getdata(dynsym_scn, NULL)))
+		return;
+	count = rela_sh.sh_size / rela_sh.sh_entsize;
+	for (size_t i = 0; i < count && (first + i + 1) * PLT_ENTRY <= plt_sh.sh_size; i++) {
+		GElf_Rela r;
+		const char *name;
+
+		if (gelf_getrela(rela, (int)i, &r) &&
+		    (name = reloc_name(elf, syms, dynsym_sh.sh_link, &r)))
+			add_stub(v, n, cap, made, name,
+				 plt_sh.sh_addr + (first + i) * PLT_ENTRY + bias, PLT_ENTRY);
+	}
+}
+
+static int by_address(const void *a, const void *b)
+{
+	const struct symbol_candidate *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* "a, b, c": the names at one address other than the chosen one. */
+static char *aliases_of(const struct symbol_candidate *v, size_t from, size_t to,
+			size_t chosen)
+{
+	size_t len = 0;
+	char *out;
+
+	if (to - from < 2)
+		return NULL;
+	for (size_t i = from; i < to; i++)
+		len += strlen(v[i].raw) + 2;
+	out = st_xmalloc(len + 1);
+	out[0] = '\0';
+	for (size_t i = from; i < to; i++) {
+		if (i == chosen || (i > from && !strcmp(v[i].raw, v[i - 1].raw)))
+			continue;
+		if (out[0])
+			strcat(out, ", ");
+		strcat(out, v[i].raw);
+	}
+	return out;
+}
+
+/* One entry per address, named by the preferred alias; ends filled in. */
+static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), by_address);
+	t->v = st_xcalloc(n ? n : 1, sizeof(*t->v));
+	for (size_t i = 0; i < n;) {
+		size_t j = i, best = i;
+		struct elf_symbol *e = &t->v[t->n++];
+
+		while (j < n && v[j].start == v[i].start) {
+			if (symbol_preferred(&v[j], &v[best]))
+				best = j;
+			j++;
+		}
+		e->start = v[best].start;
+		e->end = v[best].size ? v[best].start + v[best].size : 0;
+		e->raw = st_xstrdup(v[best].raw);
+		e->name = symbol_demangle(v[best].raw, false);
+		e->aliases = aliases_of(v, i, j, best);
+		i = j;
+	}
+	/* Sizeless symbols end where the next begins, as perf fixes them up. */
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->v[i].end)
+			t->v[i].end = i + 1 < t->n ? t->v[i + 1].start :
+				      t->v[i].start + LAST_SYMBOL_SPAN;
+}
+
+void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
+			uint64_t bias)
+{
+	struct symbol_candidate *v = NULL;
+	size_t n = 0, cap = 0;
+	struct made_names made = { NULL, 0, 0 };
+
+	collect_symbols(mod, &v, &n, &cap);
+	if (elf)
+		collect_plt(elf, bias, &v, &n, &cap, &made);
+	merge_aliases(t, v, n);
+	for (size_t i = 0; i < made.n; i++)
+		free(made.v[i]);
+	free(made.v);
+	free(v);
+}
+
+const struct elf_symbol *symbol_table_find(const struct symbol_table *t,
+					   uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* A sized symbol inside a bigger one (a nested label) ends first. */
+	for (size_t i = lo; i > 0 && lo - i < 4; i--)
+		if (addr < t->v[i - 1].end)
+			return &t->v[i - 1];
+	return NULL;
+}
+
+void symbol_table_clear(struct symbol_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].name);
+		free(t->v[i].raw);
+		free(t->v[i].aliases);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
