@@ -31,6 +31,7 @@ static const char usage_text[] =
 "      --format FMT       batch output: text (default) or json\n"
 "  -n, --rows N           batch: print the top N rows (default all)\n"
 "  -s, --sort KEY         self (default), ipc, module or symbol\n"
+"  -H, --threads          batch text: also print the per-thread table\n"
 "      --theme NAME|FILE  colour theme (default: default; NO_COLOR: mono)\n"
 "observer (software signals sampled every few hundred cycles):\n"
 "      --observe          run the SHIM observer on the target's signal segment\n"
@@ -70,6 +71,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "rows", required_argument, NULL, 'n' },
 	{ "sort", required_argument, NULL, 's' },
+	{ "threads", no_argument, NULL, 'H' },
 	{ "theme", required_argument, NULL, OPT_THEME },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "replay", required_argument, NULL, OPT_REPLAY },
@@ -215,6 +217,9 @@ static int output_option(struct st_options *o, int c)
 	case OPT_REALTIME:
 		o->realtime = true;
 		break;
+	case 'H':
+		o->per_thread = true;
+		break;
 	default:
 		return 1;
 	}
@@ -304,7 +309,7 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 	o->observer_period = ST_OBSERVER_PERIOD;
 	o->dte_tolerance = 0.01;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:e:F:c:d:n:s:hV", long_options,
+	while ((c = getopt_long(argc, argv, "+p:e:F:c:d:n:s:HhV", long_options,
 				NULL)) != -1) {
 		if ((rc = sampling_option(o, c)) <= 0 ||
 		    (rc = output_option(o, c)) <= 0 ||

@@ -40,6 +40,7 @@ struct st_options {
 	bool delay_set;			/* -d was given */
 	enum st_format format;
 	int rows;			/* batch: rows to print, 0 = all */
+	bool per_thread;		/* -H: the per-thread table too */
 	enum st_sort_key sort;
 	const char *record_path;
 	const char *replay_path;

@@ -89,6 +89,12 @@ screen | grep -Eq "^module +shimtop-demo" || fail "detail has no module: $(scree
 screen | grep -q "EscBack" || fail "detail footer lacks Esc: $(screen)"
 $T send-keys -t ui Escape
 wait_for "SELF%v"
+# H: the per-thread table, the demo's one thread with its top symbol; H returns.
+$T send-keys -t ui H
+wait_for "TID +PID COMMAND +SAMPLES"
+wait_for "shimtop-demo +[0-9]+ +[0-9.]+% +- +live +(phase_|recurse_tree|build_chase)"
+$T send-keys -t ui H
+wait_for "SELF%v"
 
 # Colours by default; none with NO_COLOR (checked below).
 $T capture-pane -e -p -t ui | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m\|$(printf '\033')\[[0-9;]*4[0-7]m" ||

@@ -189,6 +189,32 @@ int main(void)
 	n = model_rows(&m, ST_SORT_SELF, true, &rows);
 	CHECK(rows[0].sym->unknown);
 	free(rows);
+
+	/*
+	 * Per thread: tid 1 has 33 samples (weight 3300: 31 in one, 2
+	 * unknown; IPC 2 from its 30 counted ones), tid 2 has 30 (weight
+	 * 2000, all in two, IPC 0.5).
+	 */
+	{
+		struct model_thread_row *tr;
+		struct model_row top[3];
+		size_t nt = model_thread_rows(&m, &tr), k;
+
+		CHECK(nt == 2);
+		CHECK(tr[0].t->tid == 1 && tr[0].t->samples == 33);
+		CHECK(fabs(tr[0].share - 100.0 * 3300 / 5300) < 1e-9);
+		CHECK(fabs(tr[0].ipc - 2.0) < 1e-9);
+		CHECK(tr[1].t->tid == 2 && tr[1].t->samples == 30);
+		CHECK(fabs(tr[1].ipc - 0.5) < 1e-9);
+		k = model_thread_top(&m, tr[0].t, top, 3);
+		CHECK(k == 2);	/* the two unknown addresses are one [unknown] */
+		CHECK(!strcmp(top[0].sym->name, "model_fn_one") && top[0].samples == 31);
+		CHECK(top[1].sym->unknown && top[1].samples == 2);
+		CHECK(fabs(top[0].self - 100.0 * 31 / 33) < 1e-9);
+		CHECK(model_thread_top(&m, tr[1].t, top, 1) == 1 &&
+		      !strcmp(top[0].sym->name, "model_fn_two"));
+		free(tr);
+	}
 	n = model_rows(&m, ST_SORT_IPC, false, &rows);
 	CHECK(!strcmp(rows[0].sym->name, "model_fn_one"));
 	CHECK(isnan(rows[n - 1].ipc));	/* no IPC sorts last */

@@ -22,13 +22,24 @@ void model_set_dte_tolerance(struct model *m, double tolerance)
 	m->obs.dte.tolerance = tolerance;
 }
 
+static void thread_free(struct model_thread *t)
+{
+	struct model_thread_sym *ts, *tmp;
+
+	HASH_ITER(hh, t->syms, ts, tmp) {
+		HASH_DEL(t->syms, ts);
+		free(ts);
+	}
+	free(t);
+}
+
 static void thread_free_all(struct model *m)
 {
 	struct model_thread *t, *tmp;
 
 	HASH_ITER(hh, m->threads, t, tmp) {
 		HASH_DEL(m->threads, t);
-		free(t);
+		thread_free(t);
 	}
 }
 
@@ -79,7 +90,9 @@ static void forget_oldest_exit(struct model *m)
 	HASH_FIND(hh, m->threads, &e->tid, sizeof(e->tid), t);
 	if (t && t->exited) {
 		HASH_DEL(m->threads, t);
-		free(t);
+		m->gone_threads++;
+		m->gone_samples += t->samples;
+		thread_free(t);
 	}
 	if (e->pid == e->tid)
 		symbolizer_forget(m->symbols, e->pid);
@@ -123,6 +136,37 @@ static void count_time(struct model *m, uint64_t t)
 	m->timeline[b]++;
 }
 
+/* A multiplexed interval's counts are scaled guesses: kept out of IPC. */
+static bool counters_usable(const struct model *m, const struct st_sample *s)
+{
+	return (s->flags & ST_SAMPLE_HAS_COUNTERS) &&
+	       !(s->flags & ST_SAMPLE_MULTIPLEXED) &&
+	       m->ipc_cycles >= 0 && m->ipc_instructions >= 0 &&
+	       m->ipc_cycles < s->ncounters && m->ipc_instructions < s->ncounters;
+}
+
+static void count_thread(struct model *m, const struct st_sample *s,
+			 const struct st_symbol *sym, uint64_t w)
+{
+	struct model_thread *t = thread_of(m, (pid_t)s->tid);
+	struct model_thread_sym *ts;
+
+	t->pid = (pid_t)s->pid;
+	t->samples++;
+	t->weight += w;
+	if (counters_usable(m, s)) {
+		t->cycles += s->data[m->ipc_cycles];
+		t->instructions += s->data[m->ipc_instructions];
+	}
+	HASH_FIND(hh, t->syms, &sym->id, sizeof(sym->id), ts);
+	if (!ts) {
+		ts = st_xcalloc(1, sizeof(*ts));
+		ts->id = sym->id;
+		HASH_ADD(hh, t->syms, id, sizeof(ts->id), ts);
+	}
+	ts->samples++;
+}
+
 static void ingest_sample(struct model *m, const struct st_sample *s)
 {
 	const struct st_symbol *sym;
@@ -142,11 +186,7 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 		m->kernel_samples++;
 	if (s->flags & ST_SAMPLE_MULTIPLEXED)
 		m->multiplexed++;
-	/* A multiplexed interval's counts are scaled guesses: keep them out. */
-	if ((s->flags & ST_SAMPLE_HAS_COUNTERS) &&
-	    !(s->flags & ST_SAMPLE_MULTIPLEXED) &&
-	    m->ipc_cycles >= 0 && m->ipc_instructions >= 0 &&
-	    m->ipc_cycles < s->ncounters && m->ipc_instructions < s->ncounters) {
+	if (counters_usable(m, s)) {
 		ms->cycles += s->data[m->ipc_cycles];
 		ms->instructions += s->data[m->ipc_instructions];
 	}
@@ -154,7 +194,7 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 		m->chains++;
 		m->chain_frames += s->nchain;
 	}
-	thread_of(m, (pid_t)s->tid)->samples++;
+	count_thread(m, s, sym, w);
 	count_time(m, s->time);
 }
 
@@ -303,8 +343,15 @@ void model_zero(struct model *m)
 	if (m->per_sym)
 		memset(m->per_sym, 0, m->per_sym_cap * sizeof(*m->per_sym));
 	HASH_ITER(hh, m->threads, t, tmp) {
-		t->samples = 0;
+		struct model_thread_sym *ts, *ts_tmp;
+
+		t->samples = t->weight = t->cycles = t->instructions = 0;
+		HASH_ITER(hh, t->syms, ts, ts_tmp) {
+			HASH_DEL(t->syms, ts);
+			free(ts);
+		}
 	}
+	m->gone_samples = 0;
 	m->samples = m->weight = m->unknown = m->kernel_samples = 0;
 	m->multiplexed = m->chains = m->chain_frames = 0;
 	obs_model_zero(&m->obs);

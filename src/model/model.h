@@ -26,12 +26,29 @@ struct model_row {
 	double ipc;		/* NAN when no counters were read */
 };
 
+/* One thread's samples of one symbol. */
+struct model_thread_sym {
+	UT_hash_handle hh;
+	uint32_t id;			/* st_symbol.id */
+	uint64_t samples;
+};
+
 struct model_thread {
 	UT_hash_handle hh;
 	pid_t tid;
+	pid_t pid;			/* its process, once a sample says */
 	char comm[16];
-	uint64_t samples;
+	uint64_t samples, weight;
+	uint64_t cycles, instructions;
+	struct model_thread_sym *syms;	/* by symbol id (uthash) */
 	bool exited;
+};
+
+/* A row of the per-thread table (tiptop's and top's H). */
+struct model_thread_row {
+	const struct model_thread *t;
+	double share;			/* of all weight, 0..100 */
+	double ipc;			/* NAN when no counters were read */
 };
 
 /*
@@ -73,6 +90,7 @@ struct model {
 	size_t per_sym_cap;
 
 	struct model_thread *threads;		/* by tid (uthash) */
+	uint64_t gone_threads, gone_samples;	/* exited threads forgotten */
 	size_t nthreads;			/* every thread ever seen */
 	size_t live_threads;
 	uint64_t now;				/* the latest record time */
@@ -126,6 +144,17 @@ size_t model_live_threads(const struct model *m);
 
 /* Every thread seen since the start (exited ones too). */
 size_t model_seen_threads(const struct model *m);
+
+/*
+ * The per-thread table, heaviest first; *rows is allocated (free it).
+ * Threads forgotten after their exit are not in it (gone_threads and
+ * gone_samples count them).
+ */
+size_t model_thread_rows(const struct model *m, struct model_thread_row **rows);
+
+/* A thread's n heaviest symbols into out (model_row, sorted); the count. */
+size_t model_thread_top(const struct model *m, const struct model_thread *t,
+			struct model_row *out, size_t n);
 
 /* Samples no symbol explains, as a percentage of all samples. */
 double model_unknown_pct(const struct model *m);

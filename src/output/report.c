@@ -45,6 +45,8 @@ static void print_text(struct session *s, FILE *out)
 		fprintf(out, "%s\n", line);
 	}
 	free(rows);
+	if (s->opt->per_thread)
+		report_threads_text(s, out);
 	report_observer_text(s, out);
 	fflush(out);
 }
@@ -109,6 +111,7 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "source", source_json(&s->info));
 	report_add_u64(threads, "live", mt.threads_live);
 	report_add_u64(threads, "seen", mt.threads_seen);
+	report_add_u64(threads, "forgotten", s->model.gone_threads);
 	json_object_object_add(o, "threads", threads);
 	report_add_u64(o, "samples", mt.samples);
 	json_object_object_add(o, "rate", json_object_new_double(mt.rate));
@@ -121,6 +124,7 @@ static void print_json(struct session *s, FILE *out)
 	for (size_t i = 0; i < n && i < limit; i++)
 		json_object_array_add(arr, row_json(&rows[i]));
 	json_object_object_add(o, "rows", arr);
+	json_object_object_add(o, "per_thread", report_threads_json(s));
 	json_object_object_add(o, "observer", report_observer_json(s));
 	/* One object per line, so -d output is JSON Lines. */
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o,

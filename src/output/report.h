@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The JSON report's layout version ("schema"). */
 /*
  * The JSON report's layout version ("schema").  2: "threads" became
  * {live, seen} and a source's "period" {value, unit, randomized}.
@@ -38,5 +37,13 @@ int report_run_batch(struct session *s);
 /* The observer's statistics (report_observer.c); nothing without one. */
 void report_observer_text(struct session *s, FILE *out);
 struct json_object *report_observer_json(struct session *s);
+
+/*
+ * The per-thread table (report_threads.c): text for -H, and the JSON
+ * "per_thread" array (each thread's top symbols; "share" of a top symbol
+ * is of the thread's samples).
+ */
+void report_threads_text(struct session *s, FILE *out);
+struct json_object *report_threads_json(struct session *s);
 
 #endif

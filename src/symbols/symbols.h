@@ -63,6 +63,13 @@ bool symbolizer_knows(struct symbolizer *s, pid_t pid);
 const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 					  uint64_t ip, bool kernel);
 
+/*
+ * raw demangled (C++, Rust; libiberty), its @VERSION kept, with the
+ * parameter list when params; a copy of raw if it is not mangled.
+ * Allocated: free it.
+ */
+char *symbol_demangle(const char *raw, bool params);
+
 size_t symbolizer_count(const struct symbolizer *s);
 const struct st_symbol *symbolizer_symbol(const struct symbolizer *s,
 					  uint32_t id);

@@ -84,8 +84,6 @@ struct symbol_candidate {
  */
 bool symbol_preferred(const struct symbol_candidate *a,
 		      const struct symbol_candidate *b);
-/* raw demangled (C++, Rust), its @VERSION kept; raw copied if not mangled. */
-char *symbol_demangle(const char *raw, bool params);
 /* Functions from mod's symbol table, and PLT stubs from elf when given. */
 void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 			uint64_t bias);

@@ -8,6 +8,7 @@
  * aliases at one address, perf's rule picks the name; C++ and Rust names
  * are demangled without parameters; PLT stubs are named "sym@plt".
  */
+#include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
 #include "util.h"
 

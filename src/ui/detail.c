@@ -72,6 +72,15 @@ static void detail_draw(struct view *v, WINDOW *w)
 	}
 	y = wrapped(w, y, row, "symbol   ", d->row.sym->name);
 	y = wrapped(w, y, row, "module   ", d->row.sym->module);
+	if (strcmp(d->row.sym->raw, d->row.sym->name)) {
+		char *full = symbol_demangle(d->row.sym->raw, true);
+
+		y = wrapped(w, y, row, "full     ", full);
+		y = wrapped(w, y, row, "raw      ", d->row.sym->raw);
+		free(full);
+	}
+	if (d->row.sym->aliases)
+		y = wrapped(w, y, row, "aliases  ", d->row.sym->aliases);
 	snprintf(buf, sizeof(buf), "self     %6.2f%%  ", d->row.self);
 	draw_text(w, y, 0, cols, row, buf);
 	draw_bar(bar, sizeof(bar), d->row.self / 100, cols - (int)strlen(buf) > 40 ? 40

@@ -34,6 +34,8 @@ const struct ui_key ui_keys[] = {
 	{ UA_BACK, { 27, KEY_LEFT, KEY_BACKSPACE }, "Esc, Left, Backspace", "Back",
 	  "Esc", "back to the previous view" },
 	{ UA_ZERO, { 'z' }, "`z`", "Zero", "z", "zero the totals" },
+	{ UA_THREADS, { 'H' }, "`H`", "Threads", "H",
+	  "the per-thread table (H again or Esc returns)" },
 	{ UA_REDRAW, { CTRL('l') }, "Ctrl-L", NULL, NULL, "redraw the screen" },
 	{ UA_QUIT, { 'q', KEY_F(10) }, "`q`, F10", "Quit", "q",
 	  "quit (a launched target is ended too)" },

@@ -28,6 +28,7 @@ enum ui_action {
 	UA_OPEN,
 	UA_BACK,
 	UA_ZERO,
+	UA_THREADS,
 	UA_REDRAW,
 	UA_QUIT,
 	UA_COUNT

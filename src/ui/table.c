@@ -120,6 +120,9 @@ static enum view_reaction table_key(struct view *v, int code, enum ui_action a)
 	case UA_ZERO:
 		model_zero(&v->ui->s->model);
 		return VIEW_REQUERY;
+	case UA_THREADS:
+		v->next = threads_view_create(v->ui);
+		return VIEW_PUSH;
 	case UA_OPEN:
 		if (!t->nrows)
 			return VIEW_REDRAW;
@@ -168,8 +171,8 @@ static void table_destroy(struct view *v)
 }
 
 static const enum ui_action table_actions[] = {
-	UA_HELP, UA_SEARCH, UA_FILTER, UA_SORT_NEXT, UA_INVERT, UA_OPEN, UA_ZERO,
-	UA_QUIT, UA_NONE,
+	UA_HELP, UA_SEARCH, UA_FILTER, UA_SORT_NEXT, UA_INVERT, UA_OPEN, UA_THREADS,
+	UA_ZERO, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops table_ops = {

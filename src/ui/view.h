@@ -63,5 +63,6 @@ struct view *header_view_create(struct ui *ui);
 struct view *table_view_create(struct ui *ui);
 struct view *detail_view_create(struct ui *ui, uint32_t symbol_id);
 struct view *help_view_create(struct ui *ui);
+struct view *threads_view_create(struct ui *ui);
 
 #endif

@@ -1,0 +1,73 @@
+/*
+ * model_threads.c - the per-thread table (tiptop's and top's H): each
+ * thread's share, IPC and heaviest symbols.
+ */
+#include "model/model.h"
+#include "symbols/symbols.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static double ratio(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : NAN;
+}
+
+static int heavier_thread(const void *pa, const void *pb)
+{
+	const struct model_thread_row *a = pa, *b = pb;
+
+	if (a->t->weight != b->t->weight)
+		return a->t->weight > b->t->weight ? -1 : 1;
+	return a->t->tid < b->t->tid ? -1 : a->t->tid > b->t->tid;
+}
+
+size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
+{
+	size_t n = 0, count = HASH_COUNT(m->threads);
+	struct model_thread_row *r = st_xcalloc(count ? count : 1, sizeof(*r));
+	const struct model_thread *t;
+
+	for (t = m->threads; t; t = t->hh.next) {
+		r[n].t = t;
+		r[n].share = m->weight ? 100.0 * (double)t->weight / (double)m->weight : 0;
+		r[n].ipc = t->cycles ? ratio(t->instructions, t->cycles) : NAN;
+		n++;
+	}
+	qsort(r, n, sizeof(*r), heavier_thread);
+	*rows = r;
+	return n;
+}
+
+static int heavier_row(const void *pa, const void *pb)
+{
+	const struct model_row *a = pa, *b = pb;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return a->sym->id < b->sym->id ? -1 : a->sym->id > b->sym->id;
+}
+
+size_t model_thread_top(const struct model *m, const struct model_thread *t,
+			struct model_row *out, size_t n)
+{
+	size_t count = HASH_COUNT(t->syms), k = 0;
+	struct model_row *all = st_xcalloc(count ? count : 1, sizeof(*all));
+	const struct model_thread_sym *ts;
+
+	for (ts = t->syms; ts; ts = ts->hh.next) {
+		all[k].sym = symbolizer_symbol(m->symbols, ts->id);
+		all[k].samples = ts->samples;
+		all[k].self = t->samples ? 100.0 * (double)ts->samples / (double)t->samples : 0;
+		all[k].ipc = NAN;
+		k++;
+	}
+	qsort(all, k, sizeof(*all), heavier_row);
+	if (k > n)
+		k = n;
+	for (size_t i = 0; i < k; i++)
+		out[i] = all[i];
+	free(all);
+	return k;
+}

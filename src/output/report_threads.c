@@ -1,0 +1,80 @@
+/*
+ * report_threads.c - the per-thread table in batch output: every thread
+ * still known (live, or exited less than a second of record time ago),
+ * its share, IPC and heaviest symbols; a line for the forgotten ones.
+ */
+#include "output/report.h"
+#include "model/model.h"
+#include "session.h"
+#include "symbols/symbols.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define TOP_SYMBOLS	5
+
+void report_threads_text(struct session *s, FILE *out)
+{
+	struct model_thread_row *rows;
+	size_t n = model_thread_rows(&s->model, &rows);
+
+	fprintf(out, "\n%8s %8s %-16s %9s %7s %6s %-7s %s\n", "TID", "PID",
+		"COMMAND", "SAMPLES", "SHARE", "IPC", "STATE", "TOP SYMBOL");
+	for (size_t i = 0; i < n; i++) {
+		const struct model_thread *t = rows[i].t;
+		struct model_row top;
+		char ipc[16] = "-";
+
+		if (!isnan(rows[i].ipc))
+			snprintf(ipc, sizeof(ipc), "%.2f", rows[i].ipc);
+		fprintf(out, "%8d %8d %-16.16s %9llu %6.2f%% %6s %-7s %s\n", (int)t->tid,
+			(int)t->pid, t->comm, (unsigned long long)t->samples, rows[i].share,
+			ipc, t->exited ? "exited" : "live",
+			model_thread_top(&s->model, t, &top, 1) ? top.sym->name : "-");
+	}
+	if (s->model.gone_threads)
+		fprintf(out, "(%llu exited threads no longer listed: %llu samples)\n",
+			(unsigned long long)s->model.gone_threads,
+			(unsigned long long)s->model.gone_samples);
+	free(rows);
+}
+
+static struct json_object *thread_json(struct session *s,
+				       const struct model_thread_row *r)
+{
+	struct json_object *o = json_object_new_object(), *top = json_object_new_array();
+	struct model_row syms[TOP_SYMBOLS];
+	size_t k = model_thread_top(&s->model, r->t, syms, TOP_SYMBOLS);
+
+	json_object_object_add(o, "tid", json_object_new_int(r->t->tid));
+	json_object_object_add(o, "pid", json_object_new_int(r->t->pid));
+	json_object_object_add(o, "comm", json_object_new_string(r->t->comm));
+	report_add_u64(o, "samples", r->t->samples);
+	json_object_object_add(o, "share", json_object_new_double(r->share));
+	json_object_object_add(o, "ipc", isnan(r->ipc) ? NULL : json_object_new_double(r->ipc));
+	json_object_object_add(o, "exited", json_object_new_boolean(r->t->exited));
+	for (size_t i = 0; i < k; i++) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "symbol", json_object_new_string(syms[i].sym->name));
+		json_object_object_add(e, "module", json_object_new_string(syms[i].sym->module));
+		report_add_u64(e, "samples", syms[i].samples);
+		json_object_object_add(e, "share", json_object_new_double(syms[i].self));
+		json_object_array_add(top, e);
+	}
+	json_object_object_add(o, "top", top);
+	return o;
+}
+
+struct json_object *report_threads_json(struct session *s)
+{
+	struct json_object *arr = json_object_new_array();
+	struct model_thread_row *rows;
+	size_t n = model_thread_rows(&s->model, &rows);
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, thread_json(s, &rows[i]));
+	free(rows);
+	return arr;
+}

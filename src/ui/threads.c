@@ -1,0 +1,129 @@
+/*
+ * threads.c - the per-thread view (H, as in top and tiptop): each thread
+ * still known, heaviest first, with its share, IPC, state and heaviest
+ * symbol.  H or Esc returns to the symbols.
+ */
+#include "model/model.h"
+#include "session.h"
+#include "symbols/symbols.h"
+#include "ui/draw.h"
+#include "ui/list.h"
+#include "ui/ui_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct threads_view {
+	struct view v;
+	struct list list;
+	struct model_thread_row *rows;
+	size_t nrows;
+};
+
+static uint64_t thread_id(void *ctx, size_t i)
+{
+	return (uint64_t)((struct threads_view *)ctx)->rows[i].t->tid;
+}
+
+static const char *thread_text(void *ctx, size_t i)
+{
+	return ((struct threads_view *)ctx)->rows[i].t->comm;
+}
+
+static void threads_refresh(struct view *v)
+{
+	struct threads_view *t = (struct threads_view *)v;
+
+	free(t->rows);
+	t->nrows = t->list.n = model_thread_rows(&v->ui->s->model, &t->rows);
+	list_refreshed(&t->list);
+}
+
+static void format_row(const struct model *m, const struct model_thread_row *r,
+		       char *line, size_t len)
+{
+	struct model_row top;
+	char ipc[16] = "-";
+
+	if (!isnan(r->ipc))
+		snprintf(ipc, sizeof(ipc), "%.2f", r->ipc);
+	snprintf(line, len, "%8d %8d %-16.16s %9llu %6.2f%% %6s %-7s %s",
+		 (int)r->t->tid, (int)r->t->pid, r->t->comm,
+		 (unsigned long long)r->t->samples, r->share, ipc,
+		 r->t->exited ? "exited" : "live",
+		 model_thread_top(m, r->t, &top, 1) ? top.sym->name : "-");
+}
+
+static void threads_draw(struct view *v, WINDOW *w)
+{
+	struct threads_view *t = (struct threads_view *)v;
+	const struct ui *ui = v->ui;
+	int lines, cols;
+	char line[512];
+
+	getmaxyx(w, lines, cols);
+	t->list.height = lines - 1;
+	list_select(&t->list, (long)t->list.selected);
+	snprintf(line, sizeof(line), "%8s %8s %-16s %9s %7s %6s %-7s %s", "TID", "PID",
+		 "COMMAND", "SAMPLES", "SHARE", "IPC", "STATE", "TOP SYMBOL");
+	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
+	for (int r = 0; r < lines - 1; r++) {
+		size_t i = t->list.top + (size_t)r;
+
+		if (i >= t->nrows) {
+			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
+			continue;
+		}
+		format_row(&ui->s->model, &t->rows[i], line, sizeof(line));
+		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
+			  : ui->attr[TH_ROW], line);
+	}
+}
+
+static enum view_reaction threads_key(struct view *v, int code, enum ui_action a)
+{
+	struct threads_view *t = (struct threads_view *)v;
+
+	if (list_key(&t->list, code, a) == LIST_MOVED)
+		return VIEW_REDRAW;
+	switch (a) {
+	case UA_BACK:
+	case UA_THREADS:
+		return VIEW_POP;
+	case UA_ZERO:
+		model_zero(&v->ui->s->model);
+		return VIEW_REQUERY;
+	default:
+		return VIEW_IGNORED;
+	}
+}
+
+static void threads_destroy(struct view *v)
+{
+	free(((struct threads_view *)v)->rows);
+	free(v);
+}
+
+static const enum ui_action threads_actions[] = {
+	UA_HELP, UA_THREADS, UA_BACK, UA_ZERO, UA_QUIT, UA_NONE,
+};
+
+static const struct view_ops threads_ops = {
+	.name = "threads",
+	.requery = threads_refresh,
+	.draw = threads_draw,
+	.key = threads_key,
+	.destroy = threads_destroy,
+	.actions = threads_actions,
+};
+
+struct view *threads_view_create(struct ui *ui)
+{
+	struct threads_view *t = view_new(sizeof(*t), &threads_ops, ui);
+
+	t->list.id = thread_id;
+	t->list.text = thread_text;
+	t->list.ctx = t;
+	return &t->v;
+}
