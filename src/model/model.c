@@ -22,7 +22,7 @@ void model_set_dte_tolerance(struct model *m, double tolerance)
 	m->obs.dte.tolerance = tolerance;
 }
 
-static void thread_free(struct model_thread *t)
+static void thread_clear_syms(struct model_thread *t)
 {
 	struct model_thread_sym *ts, *tmp;
 
@@ -30,6 +30,11 @@ static void thread_free(struct model_thread *t)
 		HASH_DEL(t->syms, ts);
 		free(ts);
 	}
+}
+
+static void thread_free(struct model_thread *t)
+{
+	thread_clear_syms(t);
 	free(t);
 }
 
@@ -343,13 +348,8 @@ void model_zero(struct model *m)
 	if (m->per_sym)
 		memset(m->per_sym, 0, m->per_sym_cap * sizeof(*m->per_sym));
 	HASH_ITER(hh, m->threads, t, tmp) {
-		struct model_thread_sym *ts, *ts_tmp;
-
 		t->samples = t->weight = t->cycles = t->instructions = 0;
-		HASH_ITER(hh, t->syms, ts, ts_tmp) {
-			HASH_DEL(t->syms, ts);
-			free(ts);
-		}
+		thread_clear_syms(t);
 	}
 	m->gone_samples = 0;
 	m->samples = m->weight = m->unknown = m->kernel_samples = 0;
