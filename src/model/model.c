@@ -342,12 +342,12 @@ void model_ingest(struct model *m, const void *rec)
 
 void model_zero(struct model *m)
 {
-	struct model_thread *t, *tmp;
+	struct model_thread *t;
 
 	/* Before the first sample there is nothing to clear (per_sym NULL). */
 	if (m->per_sym)
 		memset(m->per_sym, 0, m->per_sym_cap * sizeof(*m->per_sym));
-	HASH_ITER(hh, m->threads, t, tmp) {
+	for (t = m->threads; t; t = t->hh.next) {
 		t->samples = t->weight = t->cycles = t->instructions = 0;
 		thread_clear_syms(t);
 	}
