@@ -66,24 +66,50 @@ finish() {
 	exit 0
 }
 
-# compare_with_perf PID LABEL: samples PID for 3 s with shimtop and with
-# perf record at the same time and period, and requires the overlap of the
-# two per-symbol profiles (Inoue and Nakatani, OOPSLA 2009, §7.2, tests/overlap.py) to be >= 90%.
-compare_with_perf() {
+# perf_start PID PERIOD [SECONDS]: perf record -e cpu-clock on PID (and
+# the children it forks from now on) into $TMP/perf.data, in the
+# background: for SECONDS (started beside a shimtop --duration SECONDS,
+# the two windows match; a target's phases differ over time), else until
+# perf_overlap stops it.
+perf_start() {
 	command -v perf >/dev/null || skip "perf (Debian linux-perf) is not installed"
-	perf record -q -e cpu-clock -c 250000 -p "$1" -o "$TMP/perf.data" \
-		>/dev/null 2>"$TMP/perf.err" &
+	if [ -n "${3:-}" ]; then
+		perf record -q -e cpu-clock -c "$2" -p "$1" -o "$TMP/perf.data" \
+			-- sleep "$3" >/dev/null 2>"$TMP/perf.err" &
+	else
+		perf record -q -e cpu-clock -c "$2" -p "$1" -o "$TMP/perf.data" \
+			>/dev/null 2>"$TMP/perf.err" &
+	fi
 	perf_pid=$!
-	"$SHIMTOP" --batch --duration 3 --format json -p "$1" >"$TMP/shimtop.json" \
-		2>"$TMP/err" || fail "shimtop failed: $(cat "$TMP/err")"
-	kill -INT "$perf_pid"
+}
+
+# perf_overlap LABEL [MIN]: stops perf_start's perf and requires the
+# overlap of shimtop's per-symbol profile ($TMP/shimtop.json) with perf's
+# (Inoue and Nakatani, OOPSLA 2009, §7.2, tests/overlap.py) to be >= MIN
+# (default 90) percent.
+perf_overlap() {
+	kill -INT "$perf_pid" 2>/dev/null	# a timed perf may be done already
 	wait "$perf_pid"
 	[ -s "$TMP/perf.data" ] || skip "perf record failed here: $(cat "$TMP/perf.err")"
 	perf script -i "$TMP/perf.data" -F ip,sym >"$TMP/perf.txt" 2>/dev/null
-	overlap=$(python3 "$TESTS_DIR/overlap.py" "$TMP/shimtop.json" "$TMP/perf.txt")
-	echo "overlap with perf on $2: $overlap%"
-	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 90 else 1)" "$overlap" ||
-		fail "overlap $overlap% with perf on $2 is under 90%"
+	overlap=$(python3 "$TESTS_DIR/overlap.py" "$TMP/shimtop.json" "$TMP/perf.txt" \
+		2>"$TMP/overlap.err")
+	echo "overlap with perf on $1: $overlap%"
+	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)" \
+		"$overlap" "${2:-90}" ||
+		fail "overlap $overlap% with perf on $1 is under ${2:-90}%; largest differences:
+$(cat "$TMP/overlap.err")"
+}
+
+# compare_with_perf PID LABEL [SECONDS [PERIOD]]: samples PID with shimtop
+# (-p, batch JSON) and perf record at the same time and period (default
+# 3 s at 250 us) and requires an overlap >= 90%.
+compare_with_perf() {
+	perf_start "$1" "${4:-250000}" "${3:-3}"
+	"$SHIMTOP" --batch --duration "${3:-3}" --period "${4:-250000}" --format json \
+		-p "$1" >"$TMP/shimtop.json" 2>"$TMP/err" ||
+		fail "shimtop failed: $(cat "$TMP/err")"
+	perf_overlap "$2"
 }
 
 # max_rss_kb OUT CMD...: runs CMD (stdout and stderr to OUT.out and
