@@ -1,0 +1,87 @@
+#!/bin/sh
+# t-symbols-bad.sh - binaries that fight the symbolizer: deleted after
+# start, stripped of .symtab, a corrupt ELF file in the maps, a JIT map
+# with malformed lines, a library mapping replaced while sampling.  Each
+# gives names where the bytes allow and [unknown] rows with the module
+# named otherwise, and shimtop never fails.
+. "$TESTS_DIR/lib.sh"
+
+command -v cc >/dev/null || skip "cc is not installed"
+SRC="$TESTS_DIR/fixtures/symbol-targets"
+cc -O1 -o "$TMP/target" "$SRC/target.c" -ldl || fail "cannot build the target"
+cc -O1 -shared -fPIC -DHOT_NAME=hot_a -o "$TMP/liba.so" "$SRC/hot.c" &&
+	cc -O1 -shared -fPIC -DHOT_NAME=hot_b -o "$TMP/libb.so" "$SRC/hot.c" ||
+	fail "cannot build the libraries"
+
+# run_target NAME ARGS...: starts $TMP/NAME ARGS in the background ($TPID).
+run_target() {
+	name=$1
+	shift
+	"$TMP/$name" "$@" >"$TMP/$name.out" &
+	TPID=$!
+	BG_PIDS="$BG_PIDS $TPID"
+	sleep 0.3
+}
+
+# profile LABEL: 1.5 s of shimtop on $TPID into $TMP/p.json; fails unless
+# it exits 0.
+profile() {
+	"$SHIMTOP" --batch --duration 1.5 --format json -p "$TPID" >"$TMP/p.json" \
+		2>"$TMP/err" || fail "$1: shimtop failed: $(cat "$TMP/err")"
+	kill "$TPID" 2>/dev/null
+}
+
+# share PYTHON-CONDITION-ON-r: the self share of the rows matching it.
+share() {
+	json_get "$TMP/p.json" "round(sum(r['self'] for r in d['rows'] if $1))"
+}
+
+# Deleted after start: still named, through the mapping (map_files).
+cp "$TMP/target" "$TMP/deleted"
+run_target deleted run
+rm "$TMP/deleted"
+profile "deleted binary"
+s=$(share "r['symbol'] == 'hot_loop' and r['module'] == 'deleted (deleted)'")
+[ "$s" -ge 50 ] || fail "deleted binary: hot_loop has $s%, expected most samples"
+
+# Stripped (no .symtab): its static functions are unknown, of its module.
+cp "$TMP/target" "$TMP/stripped"
+strip --strip-all "$TMP/stripped"
+run_target stripped run
+profile "stripped binary"
+s=$(share "r['unknown'] and r['module'] == 'stripped'")
+[ "$s" -ge 50 ] || fail "stripped binary: [unknown] of 'stripped' has $s%, expected most"
+
+# A library whose ELF header is overwritten once loaded: not ELF any more.
+cp "$TMP/liba.so" "$TMP/libcorrupt.so"
+run_target target lib "$TMP/libcorrupt.so"
+head -c 4096 /dev/urandom | dd of="$TMP/libcorrupt.so" bs=64 count=1 conv=notrunc 2>/dev/null
+profile "corrupt ELF"
+s=$(share "r['unknown'] and r['module'] == 'libcorrupt.so'")
+[ "$s" -ge 50 ] || fail "corrupt ELF: [unknown] of libcorrupt.so has $s%, expected most"
+
+# A JIT map with malformed lines around one good one.
+run_target target jit
+addr=$(head -1 "$TMP/target.out")
+LEFT_FILES="$LEFT_FILES /tmp/perf-$TPID.map"
+{
+	printf 'not a line\n\n%s\nzz 10 bad_hex\n%s ffffffffffffffff wraps\n' "$addr" "$addr"
+	printf '%s 100 jitted_spin\n' "$addr"
+	head -c 300 /dev/urandom | tr -d '\n'
+	printf '\n1 2\n'
+} >"/tmp/perf-$TPID.map"
+profile "malformed JIT map"
+s=$(share "r['symbol'] == 'jitted_spin' and r['module'] == '[jit]'")
+[ "$s" -ge 50 ] || fail "JIT map: jitted_spin has $s%, expected most samples"
+rm -f "/tmp/perf-$TPID.map"
+
+# A library unloaded and another loaded in its place, every 0.3 s.
+run_target target swap "$TMP/liba.so" "$TMP/libb.so"
+profile "replaced mapping"
+a=$(share "r['symbol'] == 'hot_a' and r['module'] == 'liba.so'")
+b=$(share "r['symbol'] == 'hot_b' and r['module'] == 'libb.so'")
+[ "$a" -ge 15 ] && [ "$b" -ge 15 ] ||
+	fail "replaced mapping: hot_a $a%, hot_b $b%; expected both named in their own library"
+wrong=$(share "r['symbol'] in ('hot_a', 'hot_b') and r['module'] not in ('liba.so', 'libb.so')")
+[ "$wrong" -eq 0 ] || fail "replaced mapping: $wrong% named in the wrong module"
+finish
