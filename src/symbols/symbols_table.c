@@ -305,7 +305,8 @@ static char *aliases_of(const struct symbol_candidate *v, size_t from, size_t to
 /* One entry per address, named by the preferred alias; ends filled in. */
 static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), by_address);
+	if (n)		/* v is NULL for a file with no functions */
+		qsort(v, n, sizeof(*v), by_address);
 	t->v = st_xcalloc(n ? n : 1, sizeof(*t->v));
 	for (size_t i = 0; i < n;) {
 		size_t j = i, best = i;
@@ -317,7 +318,9 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 			j++;
 		}
 		e->start = v[best].start;
-		e->end = v[best].size ? v[best].start + v[best].size : 0;
+		e->end = !v[best].size ? 0 :
+			 v[best].start + v[best].size < v[best].start ? UINT64_MAX :
+			 v[best].start + v[best].size;
 		e->raw = st_xstrdup(v[best].raw);
 		e->name = symbol_demangle(v[best].raw, false);
 		e->aliases = aliases_of(v, i, j, best);
@@ -327,6 +330,7 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 	for (size_t i = 0; i < t->n; i++)
 		if (!t->v[i].end)
 			t->v[i].end = i + 1 < t->n ? t->v[i + 1].start :
+				      t->v[i].start > UINT64_MAX - LAST_SYMBOL_SPAN ? UINT64_MAX :
 				      t->v[i].start + LAST_SYMBOL_SPAN;
 }
 
