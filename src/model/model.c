@@ -22,19 +22,20 @@ void model_set_dte_tolerance(struct model *m, double tolerance)
 	m->obs.dte.tolerance = tolerance;
 }
 
-static void thread_clear_syms(struct model_thread *t)
+static void thread_clear_syms(struct model *m, struct model_thread *t)
 {
-	struct model_thread_sym *ts, *tmp;
+	while (t->syms) {
+		struct model_thread_sym *ts = t->syms;
 
-	HASH_ITER(hh, t->syms, ts, tmp) {
-		HASH_DEL(t->syms, ts);
+		t->syms = ts->next;
+		HASH_DEL(m->thread_syms, ts);
 		free(ts);
 	}
 }
 
-static void thread_free(struct model_thread *t)
+static void thread_free(struct model *m, struct model_thread *t)
 {
-	thread_clear_syms(t);
+	thread_clear_syms(m, t);
 	free(t);
 }
 
@@ -44,7 +45,7 @@ static void thread_free_all(struct model *m)
 
 	HASH_ITER(hh, m->threads, t, tmp) {
 		HASH_DEL(m->threads, t);
-		thread_free(t);
+		thread_free(m, t);
 	}
 }
 
@@ -97,7 +98,7 @@ static void forget_oldest_exit(struct model *m)
 		HASH_DEL(m->threads, t);
 		m->gone_threads++;
 		m->gone_samples += t->samples;
-		thread_free(t);
+		thread_free(m, t);
 	}
 	if (e->pid == e->tid)
 		symbolizer_forget(m->symbols, e->pid);
@@ -155,6 +156,7 @@ static void count_thread(struct model *m, const struct st_sample *s,
 {
 	struct model_thread *t = thread_of(m, (pid_t)s->tid);
 	struct model_thread_sym *ts;
+	struct model_thread_sym_key key;
 
 	t->pid = (pid_t)s->pid;
 	t->samples++;
@@ -163,11 +165,16 @@ static void count_thread(struct model *m, const struct st_sample *s,
 		t->cycles += s->data[m->ipc_cycles];
 		t->instructions += s->data[m->ipc_instructions];
 	}
-	HASH_FIND(hh, t->syms, &sym->id, sizeof(sym->id), ts);
+	memset(&key, 0, sizeof(key));
+	key.tid = t->tid;
+	key.id = sym->id;
+	HASH_FIND(hh, m->thread_syms, &key, sizeof(key), ts);
 	if (!ts) {
 		ts = st_xcalloc(1, sizeof(*ts));
-		ts->id = sym->id;
-		HASH_ADD(hh, t->syms, id, sizeof(ts->id), ts);
+		ts->key = key;
+		HASH_ADD(hh, m->thread_syms, key, sizeof(ts->key), ts);
+		ts->next = t->syms;
+		t->syms = ts;
 	}
 	ts->samples++;
 }
@@ -349,7 +356,7 @@ void model_zero(struct model *m)
 		memset(m->per_sym, 0, m->per_sym_cap * sizeof(*m->per_sym));
 	for (t = m->threads; t; t = t->hh.next) {
 		t->samples = t->weight = t->cycles = t->instructions = 0;
-		thread_clear_syms(t);
+		thread_clear_syms(m, t);
 	}
 	m->gone_samples = 0;
 	m->samples = m->weight = m->unknown = m->kernel_samples = 0;

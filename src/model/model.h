@@ -26,11 +26,19 @@ struct model_row {
 	double ipc;		/* NAN when no counters were read */
 };
 
-/* One thread's samples of one symbol. */
+/*
+ * One thread's samples of one symbol: in the model's one table by (tid,
+ * symbol) and in its thread's list (a table per thread would cost its
+ * bucket array for each of 100,000 one-sample processes).
+ */
 struct model_thread_sym {
 	UT_hash_handle hh;
-	uint32_t id;			/* st_symbol.id */
+	struct model_thread_sym_key {
+		pid_t tid;
+		uint32_t id;		/* st_symbol.id */
+	} key;
 	uint64_t samples;
+	struct model_thread_sym *next;	/* the thread's next */
 };
 
 struct model_thread {
@@ -40,7 +48,7 @@ struct model_thread {
 	char comm[16];
 	uint64_t samples, weight;
 	uint64_t cycles, instructions;
-	struct model_thread_sym *syms;	/* by symbol id (uthash) */
+	struct model_thread_sym *syms;	/* its list */
 	bool exited;
 };
 
@@ -91,6 +99,7 @@ struct model {
 
 	struct model_thread *threads;		/* by tid (uthash) */
 	uint64_t gone_threads, gone_samples;	/* exited threads forgotten */
+	struct model_thread_sym *thread_syms;	/* by (tid, symbol) (uthash) */
 	size_t nthreads;			/* every thread ever seen */
 	size_t live_threads;
 	uint64_t now;				/* the latest record time */

@@ -52,12 +52,15 @@ static int heavier_row(const void *pa, const void *pb)
 size_t model_thread_top(const struct model *m, const struct model_thread *t,
 			struct model_row *out, size_t n)
 {
-	size_t count = HASH_COUNT(t->syms), k = 0;
-	struct model_row *all = st_xcalloc(count ? count : 1, sizeof(*all));
+	size_t count = 0, k = 0;
+	struct model_row *all;
 	const struct model_thread_sym *ts;
 
-	for (ts = t->syms; ts; ts = ts->hh.next) {
-		all[k].sym = symbolizer_symbol(m->symbols, ts->id);
+	for (ts = t->syms; ts; ts = ts->next)
+		count++;
+	all = st_xcalloc(count ? count : 1, sizeof(*all));
+	for (ts = t->syms; ts; ts = ts->next) {
+		all[k].sym = symbolizer_symbol(m->symbols, ts->key.id);
 		all[k].samples = ts->samples;
 		all[k].self = t->samples ? 100.0 * (double)ts->samples / (double)t->samples : 0;
 		all[k].ipc = NAN;

@@ -112,6 +112,7 @@ static void print_json(struct session *s, FILE *out)
 	report_add_u64(threads, "live", mt.threads_live);
 	report_add_u64(threads, "seen", mt.threads_seen);
 	report_add_u64(threads, "forgotten", s->model.gone_threads);
+	report_add_u64(threads, "listed", report_threads_listed(s, HASH_COUNT(s->model.threads)));
 	json_object_object_add(o, "threads", threads);
 	report_add_u64(o, "samples", mt.samples);
 	json_object_object_add(o, "rate", json_object_new_double(mt.rate));

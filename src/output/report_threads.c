@@ -14,10 +14,26 @@
 
 #define TOP_SYMBOLS	5
 
+/*
+ * Threads listed at most (the heaviest; -n lowers it): a forking target
+ * leaves 100,000 processes of one sample each, whose rows would cost
+ * hundreds of megabytes of JSON and tell nothing.
+ */
+#define THREADS_LISTED	256
+
+size_t report_threads_listed(struct session *s, size_t nthreads)
+{
+	size_t cap = s->opt->rows > 0 && (size_t)s->opt->rows < THREADS_LISTED ?
+		     (size_t)s->opt->rows : THREADS_LISTED;
+
+	return nthreads < cap ? nthreads : cap;
+}
+
 void report_threads_text(struct session *s, FILE *out)
 {
 	struct model_thread_row *rows;
-	size_t n = model_thread_rows(&s->model, &rows);
+	size_t all = model_thread_rows(&s->model, &rows);
+	size_t n = report_threads_listed(s, all);
 
 	fprintf(out, "\n%8s %8s %-16s %9s %7s %6s %-7s %s\n", "TID", "PID",
 		"COMMAND", "SAMPLES", "SHARE", "IPC", "STATE", "TOP SYMBOL");
@@ -33,6 +49,8 @@ void report_threads_text(struct session *s, FILE *out)
 			ipc, t->exited ? "exited" : "live",
 			model_thread_top(&s->model, t, &top, 1) ? top.sym->name : "-");
 	}
+	if (n < all)
+		fprintf(out, "(%zu lighter threads not listed)\n", all - n);
 	if (s->model.gone_threads)
 		fprintf(out, "(%llu exited threads no longer listed: %llu samples)\n",
 			(unsigned long long)s->model.gone_threads,
@@ -71,7 +89,7 @@ struct json_object *report_threads_json(struct session *s)
 {
 	struct json_object *arr = json_object_new_array();
 	struct model_thread_row *rows;
-	size_t n = model_thread_rows(&s->model, &rows);
+	size_t n = report_threads_listed(s, model_thread_rows(&s->model, &rows));
 
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(arr, thread_json(s, &rows[i]));
