@@ -28,6 +28,26 @@ static size_t min_size(uint16_t type)
 	}
 }
 
+uint64_t st_record_time(const void *rec)
+{
+	const struct st_header *h = rec;
+
+	switch (h->type) {
+	case ST_REC_SAMPLE:
+		return ((const struct st_sample *)rec)->time;
+	case ST_REC_MMAP:
+		return ((const struct st_mmap *)rec)->time;
+	case ST_REC_COMM:
+	case ST_REC_EXEC:
+		return ((const struct st_comm *)rec)->time;
+	case ST_REC_FORK:
+	case ST_REC_EXIT:
+		return ((const struct st_task *)rec)->time;
+	default:
+		return 0;
+	}
+}
+
 size_t st_record_check(const void *rec, size_t avail)
 {
 	struct st_header h;

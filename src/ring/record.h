@@ -214,6 +214,9 @@ static inline const uint64_t *st_sample_chain(const struct st_sample *s)
  */
 size_t st_record_check(const void *rec, size_t avail);
 
+/* A checked record's time (ns), or 0 for records without one (LOST). */
+uint64_t st_record_time(const void *rec);
+
 /*
  * Builds an ST_REC_MMAP record of pid's mapping of path in buf (room
  * bytes).  Returns its size, or 0 if it does not fit.

@@ -12,6 +12,7 @@
  * drains, converts and pushes: it never waits for the model.
  */
 #include "sampler/perf_source.h"
+#include "sampler/reorder.h"
 #include "cpulist.h"
 #include "options.h"
 #include "sampler/perf_parse.h"
@@ -92,6 +93,8 @@ struct perf_source {
 
 	unsigned char scratch[ST_RECORD_MAX];
 	_Alignas(8) unsigned char out[ST_RECORD_MAX];
+	struct reorder order;		/* records of all rings, back in time order */
+	uint64_t prev_pass;		/* when the previous drain pass began */
 };
 
 static bool is_clock(const struct perf_event_attr *a)
@@ -514,7 +517,14 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	default:
 		break;
 	}
-	ring_push(ps->base.ring, ps->out, n);
+	reorder_add(&ps->order, ps->out, n, st_record_time(ps->out));
+}
+
+static void push_record(void *arg, const void *rec, size_t len)
+{
+	struct perf_source *ps = arg;
+
+	ring_push(ps->base.ring, rec, len);
 }
 
 /*
@@ -537,6 +547,7 @@ static void vary_periods(struct perf_source *ps)
 static long drain_rings(struct perf_source *ps)
 {
 	size_t page = (size_t)getpagesize();
+	uint64_t pass = st_now_ns();	/* perf stamps records with CLOCK_MONOTONIC too */
 	long total = 0;
 
 	for (size_t k = 0; k < ps->nrings; k++) {
@@ -550,6 +561,8 @@ static long drain_rings(struct perf_source *ps)
 		if (n > 0)
 			total += n;
 	}
+	reorder_flush(&ps->order, ps->prev_pass, push_record, ps);
+	ps->prev_pass = pass;
 	if (total > 0 && ps->cfg.randomize)
 		vary_periods(ps);
 	return total;
@@ -594,6 +607,10 @@ static void *sampler_main(void *arg)
 			ps->last_rescan = now;
 		}
 	}
+	if (reason[0]) {
+		/* The target is gone: nothing more comes; the rest, in order. */
+		reorder_flush(&ps->order, UINT64_MAX, push_record, ps);
+	}
 	if (reason[0])
 		mark_finished(ps, reason);
 	free(pfd);
@@ -620,6 +637,7 @@ static void perf_stop(struct st_source *s)
 	source_thread_stop(&ps->th, ps->wake[1]);
 	/* What the kernel buffered after the last drain still counts. */
 	drain_rings(ps);
+	reorder_flush(&ps->order, UINT64_MAX, push_record, ps);
 }
 
 static void perf_info(struct st_source *s, struct st_source_info *out)
@@ -643,6 +661,7 @@ static void perf_destroy(struct st_source *s)
 		close_thread(&ps->threads[i]);
 	free(ps->threads);
 	free(ps->rings);
+	reorder_free(&ps->order);
 	{
 		struct tid_state *t, *next;
 

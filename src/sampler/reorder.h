@@ -1,0 +1,36 @@
+/*
+ * reorder.h - records from several per-CPU perf rings put back in time
+ * order, as perf's ordered events do.  A process's exec, mmap and
+ * samples land in the buffers of whichever CPUs it ran on; read one
+ * buffer after another, a sample of the new image could reach the model
+ * before the mmap that explains it.
+ *
+ * Each drain pass adds what it read; a record stamped before the previous
+ * pass began was written before this pass read its buffer, so everything
+ * older than that is complete and goes out sorted.  Latency: one pass.
+ */
+#ifndef SHIMTOP_REORDER_H
+#define SHIMTOP_REORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct reorder {
+	struct reorder_item {
+		uint64_t time, seq;	/* seq: arrival order among equal times */
+		void *rec;
+		size_t len;
+	} *v;
+	size_t n, cap;
+	uint64_t seq;
+};
+
+typedef void (*reorder_emit_fn)(void *arg, const void *rec, size_t len);
+
+/* Keeps a copy of rec (time 0: no time, goes out with the next flush). */
+void reorder_add(struct reorder *r, const void *rec, size_t len, uint64_t time);
+/* Emits, in time order, every record older than `before` (UINT64_MAX: all). */
+void reorder_flush(struct reorder *r, uint64_t before, reorder_emit_fn emit, void *arg);
+void reorder_free(struct reorder *r);
+
+#endif
