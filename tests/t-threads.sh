@@ -14,7 +14,7 @@ n=$(json_get "$TMP/launch" "len([t for t in d['per_thread'] if t['samples'] and 
 [ "$n" -ge 3 ] || fail "per_thread lists $n threads with samples, expected 3"
 sum=$(json_get "$TMP/launch" "round(sum(t['share'] for t in d['per_thread']))")
 [ "$sum" -eq 100 ] || fail "per-thread shares add up to $sum%, expected 100%"
-"$SHIMTOP" --batch --duration 1 -H -- "$SHIMTOP_DEMO" --threads 1 >"$TMP/text" 2>"$TMP/err" ||
+"$SHIMTOP" --batch --duration 2.5 -H -- "$SHIMTOP_DEMO" --threads 1 >"$TMP/text" 2>"$TMP/err" ||
 	fail "-H failed: $(cat "$TMP/err")"
 grep -q "^ *TID *PID COMMAND" "$TMP/text" || fail "-H printed no per-thread table"
 [ "$(grep -c " live \| exited " "$TMP/text")" -ge 2 ] || fail "-H lists fewer than 2 threads"
