@@ -110,3 +110,24 @@ void columns_row(char *buf, size_t len, int screen, const struct model_row *r)
 		at = put_cell(buf, len, at, c, width_of(c, screen), cell);
 	}
 }
+
+void thread_columns_title(char *buf, size_t len)
+{
+	snprintf(buf, len, "%8s %8s %-16s %9s %7s %6s %-7s %s", "TID", "PID",
+		 "COMMAND", "SAMPLES", "SHARE", "IPC", "STATE", "TOP SYMBOL");
+}
+
+void thread_columns_row(char *buf, size_t len, const struct model *m,
+			const struct model_thread_row *r)
+{
+	struct model_row top;
+	char ipc[16] = "-";
+
+	if (!isnan(r->ipc))
+		snprintf(ipc, sizeof(ipc), "%.2f", r->ipc);
+	snprintf(buf, len, "%8d %8d %-16.16s %9llu %6.2f%% %6s %-7s %s",
+		 (int)r->t->tid, (int)r->t->pid, r->t->comm,
+		 (unsigned long long)r->t->samples, r->share, ipc,
+		 r->t->exited ? "exited" : "live",
+		 model_thread_top(m, r->t, &top, 1) ? top.sym->name : "-");
+}

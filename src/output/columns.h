@@ -35,4 +35,11 @@ extern const size_t ncolumns;
 void columns_title(char *buf, size_t len, int screen, int sort, bool invert);
 void columns_row(char *buf, size_t len, int screen, const struct model_row *r);
 
+/* The per-thread table's title and rows, the same in the UI and -H. */
+struct model;
+struct model_thread_row;
+void thread_columns_title(char *buf, size_t len);
+void thread_columns_row(char *buf, size_t len, const struct model *m,
+			const struct model_thread_row *r);
+
 #endif

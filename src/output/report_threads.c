@@ -4,6 +4,7 @@
  * its share, IPC and heaviest symbols; a line for the forgotten ones.
  */
 #include "output/report.h"
+#include "output/columns.h"
 #include "model/model.h"
 #include "session.h"
 #include "symbols/symbols.h"
@@ -34,20 +35,13 @@ void report_threads_text(struct session *s, FILE *out)
 	struct model_thread_row *rows;
 	size_t all = model_thread_rows(&s->model, &rows);
 	size_t n = report_threads_listed(s, all);
+	char line[512];
 
-	fprintf(out, "\n%8s %8s %-16s %9s %7s %6s %-7s %s\n", "TID", "PID",
-		"COMMAND", "SAMPLES", "SHARE", "IPC", "STATE", "TOP SYMBOL");
+	thread_columns_title(line, sizeof(line));
+	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n; i++) {
-		const struct model_thread *t = rows[i].t;
-		struct model_row top;
-		char ipc[16] = "-";
-
-		if (!isnan(rows[i].ipc))
-			snprintf(ipc, sizeof(ipc), "%.2f", rows[i].ipc);
-		fprintf(out, "%8d %8d %-16.16s %9llu %6.2f%% %6s %-7s %s\n", (int)t->tid,
-			(int)t->pid, t->comm, (unsigned long long)t->samples, rows[i].share,
-			ipc, t->exited ? "exited" : "live",
-			model_thread_top(&s->model, t, &top, 1) ? top.sym->name : "-");
+		thread_columns_row(line, sizeof(line), &s->model, &rows[i]);
+		fprintf(out, "%s\n", line);
 	}
 	if (n < all)
 		fprintf(out, "(%zu lighter threads not listed)\n", all - n);

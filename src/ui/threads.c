@@ -4,6 +4,7 @@
  * symbol.  H or Esc returns to the symbols.
  */
 #include "model/model.h"
+#include "output/columns.h"
 #include "session.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"
@@ -40,21 +41,6 @@ static void threads_refresh(struct view *v)
 	list_refreshed(&t->list);
 }
 
-static void format_row(const struct model *m, const struct model_thread_row *r,
-		       char *line, size_t len)
-{
-	struct model_row top;
-	char ipc[16] = "-";
-
-	if (!isnan(r->ipc))
-		snprintf(ipc, sizeof(ipc), "%.2f", r->ipc);
-	snprintf(line, len, "%8d %8d %-16.16s %9llu %6.2f%% %6s %-7s %s",
-		 (int)r->t->tid, (int)r->t->pid, r->t->comm,
-		 (unsigned long long)r->t->samples, r->share, ipc,
-		 r->t->exited ? "exited" : "live",
-		 model_thread_top(m, r->t, &top, 1) ? top.sym->name : "-");
-}
-
 static void threads_draw(struct view *v, WINDOW *w)
 {
 	struct threads_view *t = (struct threads_view *)v;
@@ -65,8 +51,7 @@ static void threads_draw(struct view *v, WINDOW *w)
 	getmaxyx(w, lines, cols);
 	t->list.height = lines - 1;
 	list_select(&t->list, (long)t->list.selected);
-	snprintf(line, sizeof(line), "%8s %8s %-16s %9s %7s %6s %-7s %s", "TID", "PID",
-		 "COMMAND", "SAMPLES", "SHARE", "IPC", "STATE", "TOP SYMBOL");
+	thread_columns_title(line, sizeof(line));
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
 	for (int r = 0; r < lines - 1; r++) {
 		size_t i = t->list.top + (size_t)r;
@@ -75,7 +60,7 @@ static void threads_draw(struct view *v, WINDOW *w)
 			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
 			continue;
 		}
-		format_row(&ui->s->model, &t->rows[i], line, sizeof(line));
+		thread_columns_row(line, sizeof(line), &ui->s->model, &t->rows[i]);
 		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
 			  : ui->attr[TH_ROW], line);
 	}
