@@ -164,6 +164,20 @@ int main(void)
 	printf("malloc: %s (aliases: %s)\n", libc->name, libc->aliases ? libc->aliases : "none");
 	CHECK(!strncmp(libc->name, "malloc", 6));
 	CHECK(libc->aliases && strstr(libc->aliases, "__libc_malloc"));
+	/* The chosen name is not among its own aliases, and none comes twice. */
+	if (libc->aliases) {
+		char list[1024], *save = NULL, *seen[64];
+		size_t nseen = 0;
+
+		snprintf(list, sizeof(list), "%s", libc->aliases);
+		for (char *alias = strtok_r(list, ", ", &save); alias && nseen < 64;
+		     alias = strtok_r(NULL, ", ", &save)) {
+			CHECK(strcmp(alias, libc->name) != 0);
+			for (size_t k = 0; k < nseen; k++)
+				CHECK(strcmp(alias, seen[k]) != 0);
+			seen[nseen++] = alias;
+		}
+	}
 	check_plt(s);
 
 	/* A JIT map names code in anonymous memory. */

@@ -279,21 +279,37 @@ static int by_address(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* "a, b, c": the names at one address other than the chosen one. */
+/* Whether v[i]'s name is the chosen one's or an earlier one's in [from, i). */
+static bool name_seen(const struct symbol_candidate *v, size_t from, size_t i,
+		      size_t chosen)
+{
+	if (!strcmp(v[i].raw, v[chosen].raw))
+		return true;
+	for (size_t k = from; k < i; k++)
+		if (!strcmp(v[i].raw, v[k].raw))
+			return true;
+	return false;
+}
+
+/*
+ * "a, b, c": the other names at one address (a name can come twice, from
+ * .symtab and MiniDebugInfo); NULL when there are none.
+ */
 static char *aliases_of(const struct symbol_candidate *v, size_t from, size_t to,
 			size_t chosen)
 {
 	size_t len = 0;
 	char *out;
 
-	if (to - from < 2)
-		return NULL;
 	for (size_t i = from; i < to; i++)
-		len += strlen(v[i].raw) + 2;
+		if (!name_seen(v, from, i, chosen))
+			len += strlen(v[i].raw) + 2;
+	if (!len)
+		return NULL;
 	out = st_xmalloc(len + 1);
 	out[0] = '\0';
 	for (size_t i = from; i < to; i++) {
-		if (i == chosen || (i > from && !strcmp(v[i].raw, v[i - 1].raw)))
+		if (name_seen(v, from, i, chosen))
 			continue;
 		if (out[0])
 			strcat(out, ", ");
