@@ -1,5 +1,6 @@
 /* options.c - command-line parsing. */
 #include "options.h"
+#include "sampler/events.h"
 #include "util.h"
 
 #include <errno.h>
@@ -10,30 +11,49 @@
 #include <string.h>
 
 static const char usage_text[] =
-"usage: shimtop [options] [-p PID | -- COMMAND [ARGS...]]\n"
+"shimtop - a live performance microscope for Linux: where a program's time\n"
+"goes, sampled by perf events and by an observer thread reading counters\n"
+"and the program's own signals every few hundred cycles.\n"
 "\n"
-"With neither -p nor a command, shimtop launches its demo workload.\n"
+"usage: shimtop [options] [-a | -p PID,... | -t TID,... | -u USER | --demo\n"
+"                          | -i FILE | -- COMMAND [ARGS...]]\n"
+"\n"
+"With no target, shimtop samples the whole system, as perf top does.\n"
 "\n"
 "target:\n"
-"  -p, --pid PID          attach to every thread of a running process\n"
+"  -a, --all-cpus         every process on every CPU (the default)\n"
+"  -C, --cpu CPUS         only these CPUs (\"0-3,8\"); alone it implies -a\n"
+"  -p, --pid PID[,PID...] every thread of running processes\n"
+"  -t, --tid TID[,TID...] only these threads (with -p: threads of it)\n"
+"  -u, --uid USER         every process a user (name or uid) runs now\n"
+"      --demo             launch the bundled demo workload (shimtop-demo)\n"
 "  -- COMMAND [ARGS]      launch COMMAND and sample from its first instruction\n"
 "sampling:\n"
-"  -e, --event EV[,EV]    events by libpfm4 name (default: cycles+instructions\n"
-"                         group, or cpu-clock without a hardware PMU)\n"
+"  -e, --event EVENTS     perf's syntax: -e cpu-clock, -e '{cycles,instructions}'\n"
+"                         (a group: the first samples, the rest are counted);\n"
+"                         default {cycles,instructions}, or cpu-clock without\n"
+"                         a hardware PMU\n"
+"      --list-events      the event names this machine offers, and exit\n"
 "  -F, --freq HZ          sample at HZ per thread (kernel-adjusted period)\n"
 "  -c, --period N         sample every N events (ns for clocks)\n"
 "      --no-randomize     keep the period fixed (default varies it +/-3%%)\n"
 "      --no-callchain     do not collect call chains\n"
 "output:\n"
-"      --batch            no UI: print the table at the end (or every -d s)\n"
+"  -b, --batch            no UI: print the table at the end (or every -d s)\n"
+"      --stdio            the same as --batch\n"
 "      --duration S       stop after S seconds (default: when the target ends)\n"
 "  -d, --delay S          batch print interval / UI refresh (default 1)\n"
+"  -n, --iterations N     batch: print N tables, -d apart, then stop\n"
+"  -E, --entries N        print the top N rows (default all)\n"
 "      --format FMT       batch output: text (default) or json\n"
-"  -n, --rows N           batch: print the top N rows (default all)\n"
-"  -s, --sort KEY         self (default), ipc, module or symbol\n"
+"  -s, --sort KEYS        comma list: perf's names (overhead, dso, sym, comm,\n"
+"                         pid) order by overhead, ties by the keys; ipc,\n"
+"                         self, module, symbol order by that column; comm\n"
+"                         or pid make a row per process and symbol\n"
 "  -H, --threads          batch text: also print the per-thread table\n"
+"  -P, --processes        batch text: also print the per-process table\n"
 "      --theme NAME|FILE  colour theme (default: default; NO_COLOR: mono)\n"
-"observer (software signals sampled every few hundred cycles):\n"
+"observer (software signals sampled every few hundred cycles; one process):\n"
 "      --observe          run the SHIM observer on the target's signal segment\n"
 "                         (<shimtop/signals.h>) or on --signal variables\n"
 "      --signal NAME[:tag]  read global variable NAME (a counter, or a tag)\n"
@@ -45,36 +65,65 @@ static const char usage_text[] =
 "      --pin-target       pin the target's threads to the paired CPU\n"
 "      --dte-tolerance X  accept a rate sample when |CPC - 1| <= X (0.01)\n"
 "record and replay:\n"
-"      --record FILE      also save the raw record stream to FILE\n"
-"      --replay FILE      show a recorded stream instead of a live target\n"
+"  -o, --record FILE      also save the raw record stream to FILE\n"
+"  -i, --replay FILE      show a recorded stream instead of a live target\n"
 "      --realtime         replay at the recorded speed (default: full speed)\n"
 "  -h, --help             this text\n"
-"  -V, --version          version\n";
+"  -V, --version          version\n"
+"\n"
+"examples:\n"
+"  shimtop                          the whole system, live\n"
+"  shimtop -p 1234 -s pid,sym       one process (and its children)\n"
+"  shimtop -b -d 1 -n 5 -E 10 -a    five reports of the top ten, a second apart\n"
+"  shimtop -o run.rec -- make -j8   launch, show, and record\n"
+"  shimtop -i run.rec -b            the recording's table again\n"
+"  shimtop --observe --demo         the SHIM observer on the demo's signals\n"
+"\n"
+"environment:\n"
+"  NO_COLOR          any value: the mono theme\n"
+"  SHIMTOP_THEMES    a directory of .theme files searched before the installed one\n"
+"  XDG_CONFIG_HOME   where F2's settings go (shimtop/shimtoprc; default ~/.config)\n"
+"  DEBUGINFOD_URLS   servers libdw asks for debug info of stripped binaries\n"
+"  SHIMTOP_NO_PMU    1: behave as if the machine had no hardware PMU\n"
+"\n"
+"exit status: 0 done; 1 the session could not start or failed (a message\n"
+"says why); 2 bad command line; 130 stopped by Ctrl-C in the UI.\n"
+"\n"
+"Keys: F1 in the UI, the shimtop(1) man page, or the README's key table.\n";
 
 enum {
-	OPT_BATCH = 256, OPT_DURATION, OPT_FORMAT, OPT_RECORD, OPT_REPLAY,
-	OPT_REALTIME, OPT_THEME, OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE,
-	OPT_SIGNAL, OPT_OBSERVER_CPU, OPT_OBSERVER_PERIOD, OPT_PIN_TARGET,
-	OPT_DTE_TOLERANCE,
+	OPT_BATCH = 256, OPT_DURATION, OPT_FORMAT, OPT_REALTIME, OPT_THEME,
+	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
+	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO,
+	OPT_LIST_EVENTS,
 };
 
 static const struct option long_options[] = {
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "uid", required_argument, NULL, 'u' },
+	{ "demo", no_argument, NULL, OPT_DEMO },
 	{ "event", required_argument, NULL, 'e' },
+	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "period", required_argument, NULL, 'c' },
 	{ "no-randomize", no_argument, NULL, OPT_NO_RANDOM },
 	{ "no-callchain", no_argument, NULL, OPT_NO_CHAIN },
-	{ "batch", no_argument, NULL, OPT_BATCH },
+	{ "batch", no_argument, NULL, 'b' },
+	{ "stdio", no_argument, NULL, 'b' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "delay", required_argument, NULL, 'd' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "entries", required_argument, NULL, 'E' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "rows", required_argument, NULL, 'n' },
 	{ "sort", required_argument, NULL, 's' },
 	{ "threads", no_argument, NULL, 'H' },
+	{ "processes", no_argument, NULL, 'P' },
 	{ "theme", required_argument, NULL, OPT_THEME },
-	{ "record", required_argument, NULL, OPT_RECORD },
-	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "record", required_argument, NULL, 'o' },
+	{ "replay", required_argument, NULL, 'i' },
 	{ "realtime", no_argument, NULL, OPT_REALTIME },
 	{ "observe", no_argument, NULL, OPT_OBSERVE },
 	{ "signal", required_argument, NULL, OPT_SIGNAL },
@@ -126,22 +175,172 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* -p and -t: a comma list of ids, appended to o->pids. */
+static int parse_ids(struct st_options *o, const char *list, const char *opt)
+{
+	const char *p = list;
+
+	if (!*list)
+		return bad("%s needs a list of ids (e.g. %s 1234,1240), not an empty one",
+			   opt, opt);
+	while (*p) {
+		char id[16];
+		size_t len = strcspn(p, ",");
+		uint64_t v;
+
+		if (len == 0 || len >= sizeof(id))
+			return bad("%s: '%s' is not a comma list of ids", opt, list);
+		memcpy(id, p, len);
+		id[len] = '\0';
+		if (parse_u64(id, &v) || v > 0x7fffffff)
+			return bad("%s: '%s' is not a process or thread id", opt, id);
+		if (o->npids == ST_MAX_TARGETS)
+			return bad("%s: at most %d ids", opt, ST_MAX_TARGETS);
+		o->pids[o->npids++] = (pid_t)v;
+		p += len;
+		if (*p == ',' && !*++p)
+			return bad("%s: '%s' ends with a comma", opt, list);
+	}
+	return 0;
+}
+
 /* The --sort names, in enum st_sort_key order. */
 static const char *const sort_names[ST_SORT_COUNT] = {
-	"self", "ipc", "module", "symbol",
+	"self", "ipc", "module", "symbol", "comm",
 };
 
-/* -p -e -F -c -d -n -s, --no-randomize, --no-callchain:  0, -EINVAL, or 1: not one of these. */
+const char *sort_key_name(enum st_sort_key k)
+{
+	return k < ST_SORT_COUNT ? sort_names[k] : "?";
+}
+
+/*
+ * One -s key: today's names (self, ipc, module, symbol, comm), and perf's
+ * (overhead, sample, dso, sym, pid, comm), *perf set for perf's.
+ */
+static int sort_key_of(const char *name, bool *perf)
+{
+	static const struct {
+		const char *name;
+		enum st_sort_key key;
+	} perf_names[] = {
+		{ "overhead", ST_SORT_SELF }, { "sample", ST_SORT_SELF },
+		{ "dso", ST_SORT_MODULE }, { "sym", ST_SORT_SYMBOL },
+		{ "pid", ST_SORT_PROCESS },
+	};
+
+	*perf = true;
+	for (size_t i = 0; i < sizeof(perf_names) / sizeof(perf_names[0]); i++)
+		if (!strcmp(name, perf_names[i].name))
+			return perf_names[i].key;
+	*perf = !strcmp(name, "comm");
+	for (int k = 0; k < ST_SORT_COUNT; k++)
+		if (!strcmp(name, sort_names[k]))
+			return k;
+	return -1;
+}
+
+/*
+ * perf's keys name what a row is and perf orders rows by overhead, ties
+ * by the keys: a list that starts with one of perf's names does the same
+ * (-s pid,sym: a row per process and symbol, heaviest first).  Today's
+ * names order by their column (-s ipc, -s module).
+ */
+static int parse_sort(struct st_sort *sort, const char *list)
+{
+	char *copy = st_xstrdup(list), *save = NULL, *tok;
+	int rc = 0;
+
+	memset(sort, 0, sizeof(*sort));
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool perf;
+		int k = sort_key_of(tok, &perf);
+
+		if (k >= 0 && sort->nkeys == 0 && perf && k != ST_SORT_SELF)
+			sort->key[sort->nkeys++] = ST_SORT_SELF;
+
+		if (k < 0) {
+			rc = bad("unknown sort key '%s' (overhead, ipc, dso, sym, comm, pid)",
+				 tok);
+			break;
+		}
+		if (sort->nkeys == ST_MAX_SORT_KEYS) {
+			rc = bad("-s takes at most %d keys", ST_MAX_SORT_KEYS - 1);
+			break;
+		}
+		sort->key[sort->nkeys++] = (enum st_sort_key)k;
+		sort->by_process |= k == ST_SORT_PROCESS;
+	}
+	free(copy);
+	if (!rc && !sort->nkeys)
+		rc = bad("-s needs a key, e.g. -s %s", "overhead,sym");
+	return rc;
+}
+
+/* -a -C -p -t -u --demo:  0, -EINVAL, or 1: not one of these. */
+static int target_option(struct st_options *o, int c, bool *tids)
+{
+	switch (c) {
+	case 'a':
+		o->target = ST_TARGET_SYSTEM;
+		break;
+	case 'C':
+		if (!*optarg)
+			return bad("%s", "-C needs a CPU list, e.g. -C 0-3,8");
+		o->cpus = optarg;
+		break;
+	case 'p': {
+		size_t before = o->npids;
+		int rc;
+
+		if (*tids)
+			return bad("%s", "give -p before -t (-p PID -t TID: threads of PID)");
+		rc = parse_ids(o, optarg, "-p");
+		if (rc)
+			return rc;
+		if (!before)
+			o->pid = o->pids[0];
+		o->target = ST_TARGET_PIDS;
+		break;
+	}
+	case 't': {
+		int rc;
+
+		/* -p P -t T: the threads T, which must be P's. */
+		if (o->target == ST_TARGET_PIDS && !*tids) {
+			if (o->npids > 1)
+				return bad("%s", "with -t, -p names the one process the "
+					   "threads belong to");
+			o->npids = 0;
+		}
+		rc = parse_ids(o, optarg, "-t");
+		if (rc)
+			return rc;
+		*tids = true;
+		o->target = ST_TARGET_TIDS;
+		break;
+	}
+	case 'u':
+		if (!*optarg)
+			return bad("%s", "-u needs a user name or uid");
+		o->user = optarg;
+		o->target = ST_TARGET_USER;
+		break;
+	case OPT_DEMO:
+		o->target = ST_TARGET_DEMO;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* -e -F -c -d -n -E -s, --no-randomize, --no-callchain:  0, -EINVAL, or 1: not one of these. */
 static int sampling_option(struct st_options *o, int c)
 {
 	uint64_t v;
 
 	switch (c) {
-	case 'p':
-		if (parse_u64(optarg, &v) || v > 0x7fffffff)
-			return bad("-p needs a process id, not '%s'", optarg);
-		o->pid = (pid_t)v;
-		break;
 	case 'e':
 		o->events = optarg;
 		break;
@@ -160,20 +359,16 @@ static int sampling_option(struct st_options *o, int c)
 		break;
 	case 'n':
 		if (parse_u64(optarg, &v) || v > 1000000)
-			return bad("-n needs a positive row count, not '%s'", optarg);
+			return bad("-n needs a positive number of iterations, not '%s'", optarg);
+		o->iterations = (unsigned)v;
+		break;
+	case 'E':
+		if (parse_u64(optarg, &v) || v > 1000000)
+			return bad("-E needs a positive row count, not '%s'", optarg);
 		o->rows = (int)v;
 		break;
-	case 's': {
-		int k;
-
-		for (k = 0; k < ST_SORT_COUNT; k++)
-			if (!strcmp(optarg, sort_names[k]))
-				break;
-		if (k == ST_SORT_COUNT)
-			return bad("unknown sort key '%s' (self, ipc, module, symbol)", optarg);
-		o->sort = (enum st_sort_key)k;
-		break;
-	}
+	case 's':
+		return parse_sort(&o->sort, optarg);
 	case OPT_NO_RANDOM:
 		o->randomize = false;
 		break;
@@ -186,11 +381,11 @@ static int sampling_option(struct st_options *o, int c)
 	return 0;
 }
 
-/* --batch, --duration, --format, --theme, --record, --replay:  0, -EINVAL, or 1: not one of these. */
+/* -b, --duration, --format, --theme, -o, -i, -H, -P:  0, -EINVAL, or 1: not one of these. */
 static int output_option(struct st_options *o, int c)
 {
 	switch (c) {
-	case OPT_BATCH:
+	case 'b':
 		o->batch = true;
 		break;
 	case OPT_DURATION:
@@ -208,10 +403,10 @@ static int output_option(struct st_options *o, int c)
 	case OPT_THEME:
 		o->theme = optarg;
 		break;
-	case OPT_RECORD:
+	case 'o':
 		o->record_path = optarg;
 		break;
-	case OPT_REPLAY:
+	case 'i':
 		o->replay_path = optarg;
 		break;
 	case OPT_REALTIME:
@@ -219,6 +414,9 @@ static int output_option(struct st_options *o, int c)
 		break;
 	case 'H':
 		o->per_thread = true;
+		break;
+	case 'P':
+		o->per_process = true;
 		break;
 	default:
 		return 1;
@@ -280,38 +478,80 @@ static int observer_option(struct st_options *o, int c)
 	return 0;
 }
 
+/* The target's kind for an option letter, or -1 (-p and -t are one kind). */
+static int target_kind_of(int c)
+{
+	switch (c) {
+	case 'a': return ST_TARGET_SYSTEM;
+	case 'p': case 't': return ST_TARGET_PIDS;
+	case 'u': return ST_TARGET_USER;
+	case OPT_DEMO: return ST_TARGET_DEMO;
+	case 'i': return ST_TARGET_REPLAY;
+	default: return -1;
+	}
+}
+
+/* At most one kind of target; -C and --observe only where they apply. */
+static int check_target(struct st_options *o, unsigned given)
+{
+	if (__builtin_popcount(given) > 1)
+		return bad("%s", "give one target: -a, -p (with -t), -u, --demo, -i, "
+			   "or a command after --");
+	if (o->command)
+		o->target = ST_TARGET_COMMAND;
+	if (o->replay_path)
+		o->target = ST_TARGET_REPLAY;
+	if (o->cpus && o->target != ST_TARGET_SYSTEM && o->target != ST_TARGET_PIDS &&
+	    o->target != ST_TARGET_TIDS)
+		return bad("%s", "-C restricts -a, -p or -t to some CPUs");
+	if (o->observe && o->target != ST_TARGET_REPLAY &&
+	    ((o->target != ST_TARGET_PIDS && o->target != ST_TARGET_COMMAND &&
+	      o->target != ST_TARGET_DEMO) || o->npids > 1))
+		return bad("%s", "the observer watches one process: give --observe with "
+			   "-p PID, --demo or a command");
+	return 0;
+}
+
 /* Options that cannot go together. */
 static int check_combinations(const struct st_options *o)
 {
 	if (o->freq && o->period)
 		return bad("%s", "-F and -c both set the sampling rate: give one");
-	if (o->pid && o->command)
-		return bad("%s", "give -p PID or a command after --, not both");
-	if (o->replay_path && (o->pid || o->command || o->record_path))
-		return bad("%s", "--replay shows a file: it takes no -p, command or --record");
+	if (o->replay_path && o->record_path)
+		return bad("%s", "-i shows a file: it takes no -o");
 	if (o->realtime && !o->replay_path)
-		return bad("%s", "--realtime applies to --replay only");
+		return bad("%s", "--realtime applies to -i/--replay only");
 	if (o->replay_path && o->observe && (o->nsignals || o->pin_target ||
 					      o->observer_cpu >= 0))
 		return bad("%s", "--replay shows recorded observer samples; it runs no observer");
+	if (o->iterations && !o->batch)
+		return bad("%s", "-n counts batch reports: give -b (or --batch) with it");
 	return 0;
 }
 
 int st_options_parse(struct st_options *o, int argc, char **argv)
 {
+	bool tids = false, sort_given = false;
+	unsigned given = 0;
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
+	o->target = ST_TARGET_SYSTEM;
 	o->randomize = true;
 	o->callchain = true;
 	o->delay = 1.0;
 	o->observer_cpu = -1;
 	o->observer_period = ST_OBSERVER_PERIOD;
 	o->dte_tolerance = 0.01;
+	o->sort.nkeys = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:e:F:c:d:n:s:HhV", long_options,
-				NULL)) != -1) {
-		if ((rc = sampling_option(o, c)) <= 0 ||
+	while ((c = getopt_long(argc, argv, "+aC:p:t:u:e:F:c:d:n:E:s:bo:i:HPhV",
+				long_options, NULL)) != -1) {
+		if (target_kind_of(c) >= 0)
+			given |= 1u << target_kind_of(c);
+		sort_given |= c == 's';
+		if ((rc = target_option(o, c, &tids)) <= 0 ||
+		    (rc = sampling_option(o, c)) <= 0 ||
 		    (rc = output_option(o, c)) <= 0 ||
 		    (rc = observer_option(o, c)) <= 0) {
 			if (rc < 0)
@@ -327,6 +567,9 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 			puts("shimtop " PACKAGE_VERSION);
 			o->printed_only = true;
 			return 0;
+		case OPT_LIST_EVENTS:
+			o->printed_only = true;
+			return events_list(stdout) < 0 ? -EIO : 0;
 		case '?':
 			if (optopt) {
 				char opt[3] = { '-', (char)optopt, '\0' };
@@ -343,11 +586,14 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 			return bad("unexpected argument '%s' (put a command after --)",
 				   argv[optind]);
 		o->command = argv + optind;
+		given |= 1u << ST_TARGET_COMMAND;
 	}
-	rc = check_combinations(o);
+	rc = check_target(o, given);
 	if (rc < 0)
 		return rc;
-	if (!o->pid && !o->command && !o->replay_path)
-		o->demo = true;
-	return 0;
+	/* Several processes: a row per process and symbol unless -s says. */
+	if (!sort_given && (o->target == ST_TARGET_SYSTEM ||
+			    o->target == ST_TARGET_USER || o->npids > 1))
+		o->sort.by_process = true;
+	return check_combinations(o);
 }

@@ -18,18 +18,49 @@ enum st_sort_key {
 	ST_SORT_IPC,
 	ST_SORT_MODULE,
 	ST_SORT_SYMBOL,
+	ST_SORT_PROCESS,	/* command, then pid: rows split by process */
 	ST_SORT_COUNT
 };
+
+/*
+ * -s: a comma list; the first key orders, the rest break ties.  A list
+ * that starts with one of perf's names (dso, sym, pid, comm) gets
+ * overhead in front, as perf orders.
+ */
+#define ST_MAX_SORT_KEYS 5	/* four given, and overhead first for perf's */
+struct st_sort {
+	enum st_sort_key key[ST_MAX_SORT_KEYS];
+	int nkeys;			/* at least 1 */
+	bool by_process;		/* a row per (process, symbol): comm or pid given */
+};
+
+/* What is sampled. */
+enum st_target_kind {
+	ST_TARGET_SYSTEM,		/* -a, -C, or nothing given: every process */
+	ST_TARGET_PIDS,			/* -p PID[,PID...] */
+	ST_TARGET_TIDS,			/* -t TID[,TID...] */
+	ST_TARGET_USER,			/* -u USER: that user's processes */
+	ST_TARGET_COMMAND,		/* -- COMMAND */
+	ST_TARGET_DEMO,			/* --demo */
+	ST_TARGET_REPLAY,		/* -i / --replay FILE */
+};
+
+#define ST_MAX_TARGETS 1024		/* -p, -t and -u: processes or threads */
 
 #define ST_MAX_SIGNALS		5	/* four counters and a tag */
 #define ST_OBSERVER_PERIOD	2000	/* cycles: >90% DTE acceptance (SHIM, ISCA 2015, Fig. 4c) */
 
 struct st_options {
-	pid_t pid;			/* -p; 0 if not given */
+	enum st_target_kind target;
+	pid_t pid;			/* the first of -p; 0 if not given */
+	pid_t pids[ST_MAX_TARGETS];	/* -p, or -t's thread ids */
+	size_t npids;
+	const char *user;		/* -u as given */
+	uid_t uid;			/* -u resolved */
+	const char *cpus;		/* -C as given; NULL: every online CPU */
 	char **command;			/* after --; NULL if none */
-	bool printed_only;		/* --help, --version: done */
-	bool demo;			/* neither: launch shimtop-demo */
-	const char *events;		/* -e, comma separated; NULL: default */
+	bool printed_only;		/* --help, --version, --list-events: done */
+	const char *events;		/* -e, perf's syntax; NULL: default */
 	uint64_t freq;			/* -F, Hz; 0 if not given */
 	uint64_t period;		/* -c; 0 if not given */
 	bool randomize;			/* vary the period as DCPI does */
@@ -38,10 +69,12 @@ struct st_options {
 	double duration;		/* seconds; 0: until the target exits */
 	double delay;			/* -d: batch print interval, UI refresh */
 	bool delay_set;			/* -d was given */
+	unsigned iterations;		/* -n: batch reports before stopping, 0 = no limit */
 	enum st_format format;
-	int rows;			/* batch: rows to print, 0 = all */
+	int rows;			/* -E: rows to print, 0 = all */
 	bool per_thread;		/* -H: the per-thread table too */
-	enum st_sort_key sort;
+	bool per_process;		/* -P: the per-process table too */
+	struct st_sort sort;
 	const char *record_path;
 	const char *replay_path;
 	bool realtime;			/* replay at recorded speed */
@@ -56,6 +89,9 @@ struct st_options {
 	const char *signals[ST_MAX_SIGNALS];	/* --signal NAME[:tag] */
 	size_t nsignals;
 };
+
+/* The --sort names of a key ("self", "ipc", ...). */
+const char *sort_key_name(enum st_sort_key k);
 
 /*
  * Fills *o from argv.  Returns 0, or -EINVAL after a one-line usage

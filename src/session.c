@@ -7,6 +7,7 @@
 #include "sampler/perf_source.h"
 #include "sampler/replay_source.h"
 #include "symbols/symbols.h"
+#include "target.h"
 #include "util.h"
 
 #include <errno.h>
@@ -25,9 +26,14 @@
 #define STOP_NS		(500u * 1000 * 1000)
 #define CLOCK_EVERY	256u	/* records between clock reads */
 
-/* The attach-time module map becomes MMAP records, so a recording has it. */
+/*
+ * What already runs is told to the model as records, as perf synthesizes
+ * them: each thread's command (COMM) and each process's executable
+ * mappings (MMAP), so a recording has them too.
+ */
 struct map_ctx {
 	struct session *s;
+	pid_t pid;
 	_Alignas(8) unsigned char buf[ST_RECORD_MAX];
 };
 
@@ -43,9 +49,59 @@ static void initial_map(uint64_t start, uint64_t len, uint64_t pgoff,
 {
 	struct map_ctx *c = arg;
 
-	if (st_mmap_make(c->buf, sizeof(c->buf), (uint32_t)c->s->pid, st_now_ns(),
+	if (st_mmap_make(c->buf, sizeof(c->buf), (uint32_t)c->pid, st_now_ns(),
 			 start, len, pgoff, path))
 		take(c->s, c->buf);
+}
+
+static void synthesize_process(struct session *s, struct map_ctx *c, pid_t pid)
+{
+	pid_t *tids = NULL;
+	size_t n = 0;
+
+	if (target_list_threads(pid, &tids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct st_comm cm;
+		char name[64] = { 0 };
+
+		target_comm(tids[i] == pid ? pid : tids[i], name, sizeof(name));
+		memset(&cm, 0, sizeof(cm));
+		cm.h = (struct st_header){ ST_REC_COMM, ST_SOURCE_PERF, sizeof(cm) };
+		cm.pid = (uint32_t)pid;
+		cm.tid = (uint32_t)tids[i];
+		cm.time = st_now_ns();
+		memcpy(cm.comm, name, sizeof(cm.comm) - 1);	/* the kernel's 15 at most */
+		take(s, &cm);
+	}
+	free(tids);
+	c->pid = pid;
+	symbols_read_proc_maps(pid, initial_map, c);
+}
+
+static void synthesize_existing(struct session *s, const struct perf_source_config *cfg)
+{
+	struct map_ctx *c = st_xmalloc(sizeof(*c));
+	pid_t *pids = NULL, last = 0;
+	size_t n = 0;
+
+	c->s = s;
+	if (cfg->scope == PERF_SCOPE_SYSTEM) {
+		if (target_list_processes(true, 0, &pids, &n) == 0)
+			for (size_t i = 0; i < n; i++)
+				synthesize_process(s, c, pids[i]);
+		free(pids);
+	} else {
+		for (size_t i = 0; i < cfg->npids; i++) {
+			pid_t pid = cfg->scope == PERF_SCOPE_THREADS
+				? target_thread_process(cfg->pids[i]) : cfg->pids[i];
+
+			if (pid > 0 && pid != last)
+				synthesize_process(s, c, pid);
+			last = pid;
+		}
+	}
+	free(c);
 }
 
 static int open_replay(struct session *s, const struct st_options *o)
@@ -63,46 +119,154 @@ static int open_replay(struct session *s, const struct st_options *o)
 	return 0;
 }
 
-static int open_live(struct session *s, const struct st_options *o)
+/* The threads of -t, checked: each exists and belongs to -p's process if given. */
+static int resolve_threads(struct session *s, const struct st_options *o,
+			   struct perf_source_config *cfg)
 {
-	struct perf_source_config cfg;
-	int status;
+	cfg->scope = PERF_SCOPE_THREADS;
+	for (size_t i = 0; i < o->npids; i++) {
+		pid_t owner = target_thread_process(o->pids[i]);
 
-	if (o->pid) {
-		status = target_attach(&s->target, o->pid);
-	} else if (o->command) {
+		if (owner < 0) {
+			st_error("-t: no thread with id %d; list a process's threads "
+				 "with ls /proc/PID/task", (int)o->pids[i]);
+			return -ESRCH;
+		}
+		if (o->pid && owner != o->pid) {
+			st_error("-t: thread %d belongs to process %d, not to %d (-p)",
+				 (int)o->pids[i], (int)owner, (int)o->pid);
+			return -EINVAL;
+		}
+		if (i == 0)
+			s->pid = owner;
+		cfg->pids[cfg->npids++] = o->pids[i];
+	}
+	target_comm(s->pid, s->comm, sizeof(s->comm));
+	if (o->npids > 1) {
+		char comm[16];
+
+		memcpy(comm, s->comm, sizeof(comm) - 1);
+		comm[sizeof(comm) - 1] = '\0';
+		snprintf(s->comm, sizeof(s->comm), "%zu threads of %d (%s)",
+			 o->npids, (int)s->pid, comm);
+		s->pid = 0;
+	}
+	return 0;
+}
+
+/* -u: the user's processes now. */
+static int resolve_user(struct session *s, const struct st_options *o,
+			struct perf_source_config *cfg)
+{
+	pid_t *pids = NULL;
+	size_t n = 0;
+	uid_t uid;
+	int rc = target_resolve_user(o->user, &uid);
+
+	if (rc < 0)
+		return rc;
+	if (target_list_processes(false, uid, &pids, &n) < 0 || n == 0) {
+		free(pids);
+		st_error("-u: user '%s' runs no process now; start one, or use -a", o->user);
+		return -ESRCH;
+	}
+	if (n > ST_MAX_TARGETS) {
+		free(pids);
+		st_error("-u: user '%s' runs %zu processes, more than the %d shimtop "
+			 "follows; use -a (every process) instead", o->user, n,
+			 ST_MAX_TARGETS);
+		return -E2BIG;
+	}
+	cfg->scope = PERF_SCOPE_PROCESSES;
+	memcpy(cfg->pids, pids, n * sizeof(*pids));
+	cfg->npids = n;
+	free(pids);
+	snprintf(s->comm, sizeof(s->comm), "user %s: %zu processes", o->user, n);
+	return 0;
+}
+
+/* Attaches (-p), launches (command, --demo), or lists what is sampled. */
+static int resolve_target(struct session *s, const struct st_options *o,
+			  struct perf_source_config *cfg)
+{
+	char *demo[] = { (char *)target_demo_path(), NULL };
+	int status = 0;
+
+	switch (o->target) {
+	case ST_TARGET_SYSTEM:
+		cfg->scope = PERF_SCOPE_SYSTEM;
+		snprintf(s->comm, sizeof(s->comm), "system-wide%s%s",
+			 o->cpus ? ", CPUs " : "", o->cpus ? o->cpus : "");
+		return 0;
+	case ST_TARGET_TIDS:
+		return resolve_threads(s, o, cfg);
+	case ST_TARGET_USER:
+		return resolve_user(s, o, cfg);
+	case ST_TARGET_PIDS:
+		for (size_t i = o->npids; i-- > 0;) {
+			status = target_attach(&s->target, o->pids[i]);
+			if (status < 0)
+				return status;
+			cfg->pids[i] = o->pids[i];
+		}
+		cfg->npids = o->npids;
+		break;
+	case ST_TARGET_COMMAND:
 		status = target_launch(&s->target, o->command);
-	} else {
-		char *argv[] = { (char *)target_demo_path(), NULL };
-
-		status = target_launch(&s->target, argv);
+		break;
+	default:
+		status = target_launch(&s->target, demo);
+		break;
 	}
 	if (status < 0)
 		return status;
-	s->has_target = true;
+	cfg->scope = PERF_SCOPE_PROCESSES;
+	if (!cfg->npids)
+		cfg->pids[cfg->npids++] = s->target.pid;
 	s->pid = s->target.pid;
 	snprintf(s->comm, sizeof(s->comm), "%s", s->target.comm);
-	status = perf_source_configure(o, s->pid, s->target.launched, &cfg);
-	if (status < 0)
+	if (cfg->npids > 1) {
+		snprintf(s->comm, sizeof(s->comm), "%zu processes", cfg->npids);
+		s->pid = 0;
+	}
+	return 0;
+}
+
+static int open_live(struct session *s, const struct st_options *o)
+{
+	struct perf_source_config *cfg = st_xcalloc(1, sizeof(*cfg));
+	int status;
+
+	s->has_target = true;
+	status = perf_source_configure(o, o->target == ST_TARGET_COMMAND ||
+				       o->target == ST_TARGET_DEMO, cfg);
+	if (status == 0)
+		status = resolve_target(s, o, cfg);
+	if (status == 0) {
+		s->source = perf_source_create(cfg, s->ring, &status);
+		if (s->source)
+			status = 0;
+	}
+	if (status < 0) {
+		free(cfg);
 		return status;
-	s->source = perf_source_create(&cfg, s->ring, &status);
-	if (!s->source)
-		return status;
+	}
 	source_info(s->source, &s->info);
 	if (o->observe) {
 		struct observer_config oc;
 
 		status = observer_configure(o, s->pid, s->target.launched, &oc);
 		if (status < 0)
-			return status;
+			goto out;
 		s->obs_ring = ring_create(OBS_RING_BYTES);
 		if (!s->obs_ring) {
 			st_error("out of memory for the observer's ring");
-			return -ENOMEM;
+			status = -ENOMEM;
+			goto out;
 		}
 		s->observer = observer_source_create(&oc, s->obs_ring, &status);
 		if (!s->observer)
-			return status;
+			goto out;
 		source_info(s->observer, &s->obs_info);
 	}
 	s->symbols = symbolizer_create(true);
@@ -112,18 +276,18 @@ static int open_live(struct session *s, const struct st_options *o)
 
 		record_header_from_info(&h, &s->info, s->pid, s->comm);
 		s->recorder = record_writer_open(o->record_path, &h);
-		if (!s->recorder)
-			return -EIO;
+		if (!s->recorder) {
+			status = -EIO;
+			goto out;
+		}
 	}
 	/* A launched target has no map of its own until exec: MMAP2 tells. */
-	if (!s->target.launched) {
-		struct map_ctx *c = st_xmalloc(sizeof(*c));
-
-		c->s = s;
-		symbols_read_proc_maps(s->pid, initial_map, c);
-		free(c);
-	}
-	return 0;
+	if (!s->target.launched)
+		synthesize_existing(s, cfg);
+	status = 0;
+out:
+	free(cfg);
+	return status;
 }
 
 int session_open(struct session *s, const struct st_options *o)
@@ -246,6 +410,14 @@ void session_set_observer_period(struct session *s, uint64_t cycles)
 {
 	if (s->observer)
 		observer_set_period(s->observer, cycles);
+}
+
+void session_target_name(const struct session *s, char *buf, size_t len)
+{
+	if (s->pid > 0)
+		snprintf(buf, len, "pid %d (%s)", (int)s->pid, s->comm);
+	else
+		snprintf(buf, len, "%s", s->comm);
 }
 
 double session_elapsed(const struct session *s)

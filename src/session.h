@@ -90,6 +90,9 @@ void session_metrics(const struct session *s, struct session_metrics *out);
 /* Changes the observer's period (TSC cycles, 0: no pause) while running. */
 void session_set_observer_period(struct session *s, uint64_t cycles);
 
+/* "pid 1234 (make)", "system-wide", "user alice: 5 processes", ... */
+void session_target_name(const struct session *s, char *buf, size_t len);
+
 /* Seconds of sampling so far (or until it finished). */
 double session_elapsed(const struct session *s);
 

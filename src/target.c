@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,70 @@ int target_list_threads(pid_t pid, pid_t **tids, size_t *n)
 	}
 	closedir(d);
 	return 0;
+}
+
+int target_list_processes(bool all, uid_t uid, pid_t **pids, size_t *n)
+{
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -errno;
+	*n = 0;
+	*pids = NULL;
+	ST_GROW(*pids, cap, 16);
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct stat st;
+
+		if (pid <= 0 || *end)
+			continue;
+		/* The directory's owner is the process's effective uid. */
+		if (!all && (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || st.st_uid != uid))
+			continue;
+		ST_GROW(*pids, cap, *n + 1);
+		(*pids)[(*n)++] = (pid_t)pid;
+	}
+	closedir(d);
+	return 0;
+}
+
+pid_t target_thread_process(pid_t tid)
+{
+	char path[64], *status, *tgid;
+	long pid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	status = st_read_file(path, NULL);
+	if (!status)
+		return -ESRCH;
+	tgid = strstr(status, "\nTgid:");
+	pid = tgid ? strtol(tgid + 6, NULL, 10) : 0;
+	free(status);
+	return pid > 0 ? (pid_t)pid : -ESRCH;
+}
+
+int target_resolve_user(const char *user, uid_t *uid)
+{
+	struct passwd *pw = getpwnam(user);
+	char *end;
+	unsigned long v;
+
+	if (pw) {
+		*uid = pw->pw_uid;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(user, &end, 10);
+	if (!errno && end != user && !*end && user[0] != '-' && v < 0xffffffffu) {
+		*uid = (uid_t)v;
+		return 0;
+	}
+	st_error("-u: no user '%s' (give a name from /etc/passwd or a uid); "
+		 "see shimtop --help", user);
+	return -EINVAL;
 }
 
 const char *target_demo_path(void)

@@ -56,6 +56,18 @@ int target_raise_fd_limit(void);
 /* The thread ids under /proc/PID/task; -errno if the process is gone. */
 int target_list_threads(pid_t pid, pid_t **tids, size_t *n);
 
+/*
+ * The process ids under /proc: every one (all) or those whose owner is
+ * uid (shimtop too, as perf top shows perf); -errno if /proc is unreadable.
+ */
+int target_list_processes(bool all, uid_t uid, pid_t **pids, size_t *n);
+
+/* The process a thread belongs to (its Tgid), or -errno (-ESRCH: none). */
+pid_t target_thread_process(pid_t tid);
+
+/* -u's user: a name or a number.  0, or -EINVAL after a one-line error. */
+int target_resolve_user(const char *user, uid_t *uid);
+
 /* Reads /proc/PID/comm into buf. */
 void target_comm(pid_t pid, char *buf, size_t len);
 

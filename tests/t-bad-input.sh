@@ -5,7 +5,7 @@
 
 expect_run 1 "no process with id 999999" -- "$SHIMTOP" --batch --duration 1 -p 999999
 expect_run 2 "unknown event 'cpu-clok'.*did you mean.*cpu-clock" -- \
-	"$SHIMTOP" --batch --duration 1 -e cpu-clok
+	"$SHIMTOP" --demo --batch --duration 1 -e cpu-clok
 expect_run 1 "cannot run '/nonexistent/cmd'.*PATH" -- \
 	"$SHIMTOP" --batch --duration 1 -- /nonexistent/cmd
 expect_run 2 "not a terminal; use --batch" -- "$SHIMTOP"
@@ -20,14 +20,14 @@ echo "hello, not a recording, but long enough to hold a header.........." \
 	"................................................................" >"$TMP/text"
 expect_run 1 "not a shimtop record file" -- "$SHIMTOP" --batch --replay "$TMP/text"
 expect_run 1 "cannot create record file '/nonexistent/dir/rec'" -- \
-	"$SHIMTOP" --batch --duration 1 --record /nonexistent/dir/rec
+	"$SHIMTOP" --demo --batch --duration 1 --record /nonexistent/dir/rec
 
 # No hardware PMU: a fallback with a plain note, not a failure.
-SHIMTOP_NO_PMU=1 "$SHIMTOP" --batch --duration 1 >"$TMP/out" 2>"$TMP/err"
+SHIMTOP_NO_PMU=1 "$SHIMTOP" --demo --batch --duration 1 >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 0 ] || fail "no-PMU fallback failed: $(cat "$TMP/err")"
 grep -q "note: no hardware PMU: IPC unavailable, sampling cpu-clock" "$TMP/out" ||
 	fail "no-PMU note missing: $(head -4 "$TMP/out")"
-SHIMTOP_NO_PMU=1 "$SHIMTOP" --batch --duration 1 -e cycles >"$TMP/out" 2>"$TMP/err"
+SHIMTOP_NO_PMU=1 "$SHIMTOP" --demo --batch --duration 1 -e cycles >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 0 ] || fail "-e cycles without a PMU failed: $(cat "$TMP/err")"
 grep -q "needs a hardware PMU.*sampling cpu-clock instead" "$TMP/err" ||
 	fail "-e cycles without a PMU: no warning: $(cat "$TMP/err")"

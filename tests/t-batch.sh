@@ -3,7 +3,7 @@
 # text and JSON, shares add up, and -d prints a report per interval.
 . "$TESTS_DIR/lib.sh"
 
-"$SHIMTOP" --batch --duration 3 -n 6 >"$TMP/text" 2>"$TMP/err" ||
+"$SHIMTOP" --demo --batch --duration 3 -E 6 >"$TMP/text" 2>"$TMP/err" ||
 	fail "text batch failed: $(cat "$TMP/err")"
 for fn in phase_compute phase_pointer_chase phase_branchy recurse_tree; do
 	sed -n '/SELF%/,$p' "$TMP/text" | head -7 | grep -q " $fn\$" ||
@@ -11,7 +11,7 @@ for fn in phase_compute phase_pointer_chase phase_branchy recurse_tree; do
 done
 grep -Eq "^samples [0-9]+  rate [0-9]+/s" "$TMP/text" || fail "no samples line"
 
-"$SHIMTOP" --batch --duration 2 --format json >"$TMP/json" 2>"$TMP/err" ||
+"$SHIMTOP" --demo --batch --duration 2 --format json >"$TMP/json" 2>"$TMP/err" ||
 	fail "json batch failed: $(cat "$TMP/err")"
 [ "$(json_get "$TMP/json" "d['schema']")" = 2 ] || fail "no JSON schema version 2"
 [ "$(json_get "$TMP/json" "d['threads']['live'] <= d['threads']['seen']")" = True ] || fail "threads: live over seen"
@@ -38,14 +38,14 @@ if not total or any(not 15 < s < 35 for s in shares.values()):
 PY
 
 # -d: one JSON object per interval, plus the final one.
-"$SHIMTOP" --batch --duration 2.5 -d 1 --format json >"$TMP/lines" 2>"$TMP/err"
+"$SHIMTOP" --demo --batch --duration 2.5 -d 1 --format json >"$TMP/lines" 2>"$TMP/err"
 n=$(grep -c '^{' "$TMP/lines")
 [ "$n" -eq 3 ] || fail "-d 1 over 2.5 s printed $n reports, expected 3"
 
 # -F uses the kernel's frequency mode and says so.
-"$SHIMTOP" --batch --duration 1 -F 997 >"$TMP/text" 2>"$TMP/err"
+"$SHIMTOP" --demo --batch --duration 1 -F 997 >"$TMP/text" 2>"$TMP/err"
 grep -q "period 997 Hz" "$TMP/text" || fail "-F 997 not shown: $(head -2 "$TMP/text")"
-"$SHIMTOP" --batch --duration 1 -F 997 --format json >"$TMP/json" 2>"$TMP/err"
+"$SHIMTOP" --demo --batch --duration 1 -F 997 --format json >"$TMP/json" 2>"$TMP/err"
 p=$(json_get "$TMP/json" "d['source']['period']")
 [ "$p" = "{'value': 997, 'unit': 'Hz', 'randomized': False}" ] || fail "-F 997 in JSON: $p"
 finish

@@ -81,7 +81,7 @@ check_run "$TMP/shm.json" "$TMP/shm.err" "shared memory"
 	fail "not in shared-memory mode"
 
 # Text output names the phases and the DTE counts.
-"$SHIMTOP" --batch --observe --duration 1.5 >"$TMP/text" 2>"$TMP/err" ||
+"$SHIMTOP" --demo --batch --observe --duration 1.5 >"$TMP/text" 2>"$TMP/err" ||
 	fail "text run failed: $(cat "$TMP/err")"
 for p in compute pointer_chase branchy recursive; do
 	grep -Eq "^ *[0-9.]+% +[0-9]+  $p " "$TMP/text" || fail "no row for phase $p: $(cat "$TMP/text")"

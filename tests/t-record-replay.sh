@@ -4,7 +4,7 @@
 # says where it is.
 . "$TESTS_DIR/lib.sh"
 
-"$SHIMTOP" --batch --duration 2 --format json --record "$TMP/rec" \
+"$SHIMTOP" --demo --batch --duration 2 --format json --record "$TMP/rec" \
 	>"$TMP/live" 2>"$TMP/err" || fail "record failed: $(cat "$TMP/err")"
 "$SHIMTOP" --batch --format json --replay "$TMP/rec" >"$TMP/replay" 2>"$TMP/err" ||
 	fail "replay failed: $(cat "$TMP/err")"
@@ -45,7 +45,7 @@ all=$(json_get "$TMP/live" "d['samples']")
 [ "$n" -gt $((all * 9 / 10)) ] || fail "truncated replay kept $n of $all samples"
 
 # Observer samples are recorded too, and replay gives the same analysis.
-"$SHIMTOP" --batch --observe --duration 1.5 --format json --record "$TMP/obs.rec" \
+"$SHIMTOP" --demo --batch --observe --duration 1.5 --format json --record "$TMP/obs.rec" \
 	>"$TMP/obs-live" 2>"$TMP/err" || fail "observer recording failed: $(cat "$TMP/err")"
 "$SHIMTOP" --replay "$TMP/obs.rec" --batch --format json >"$TMP/obs-replay" 2>"$TMP/err" ||
 	fail "observer replay failed: $(cat "$TMP/err")"

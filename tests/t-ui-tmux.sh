@@ -24,9 +24,9 @@ $(screen)"
 }
 
 $T new-session -d -s ui -x 100 -y 30 \
-	"env SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP'; echo \"EXIT=\$?\" >'$TMP/exit'; sleep 30"
+	"env SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' --demo; echo \"EXIT=\$?\" >'$TMP/exit'; sleep 30"
 wait_for "phase_compute"
-wait_for "^shimtop 0\.1\.0 +pid [0-9]+ \(shimtop-demo\)"
+wait_for "^shimtop 0\.1\.0 +target +pid [0-9]+ \(shimtop-demo\)"
 screen | grep -Eq "^perf (cpu-clock|cycles)" || fail "no source line: $(screen)"
 screen | grep -Eq "samples [0-9.k]+ +rate [0-9]+/s +lost 0" || fail "no samples line"
 screen | grep -q "SELF%v" || fail "not sorted by SELF% at start"
@@ -137,14 +137,14 @@ $T kill-session -t ui 2>/dev/null
 for how in C-c TERM; do
 	rm -f "$TMP/exit5" "$TMP/sig.rec"
 	$T new-session -d -s ui -x 100 -y 30 \
-		"'$SHIMTOP' --record '$TMP/sig.rec'; echo \"EXIT=\$?\" >'$TMP/exit5'; sleep 30"
+		"'$SHIMTOP' --demo --record '$TMP/sig.rec'; echo \"EXIT=\$?\" >'$TMP/exit5'; sleep 30"
 	wait_for "phase_compute"
 	demo=$(pgrep -f "^$SHIMTOP_DEMO" | head -1)
 	if [ "$how" = C-c ]; then
 		$T send-keys -t ui C-c
 		want=130
 	else
-		kill -TERM "$(pgrep -f "^$SHIMTOP --record $TMP/sig.rec" | head -1)"
+		kill -TERM "$(pgrep -f "^$SHIMTOP --demo --record $TMP/sig.rec" | head -1)"
 		want=0
 	fi
 	i=0
@@ -199,7 +199,7 @@ grep -q "truncated its signal segment" "$TMP/t.err" || fail "no error line: $(ca
 $T kill-session -t ui 2>/dev/null
 
 # NO_COLOR: attributes only.
-$T new-session -d -s ui -x 100 -y 30 "env NO_COLOR=1 '$SHIMTOP'; sleep 30"
+$T new-session -d -s ui -x 100 -y 30 "env NO_COLOR=1 '$SHIMTOP' --demo; sleep 30"
 wait_for "phase_compute"
 if $T capture-pane -e -p -t ui | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m"; then
 	fail "NO_COLOR still shows colour"

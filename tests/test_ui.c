@@ -198,13 +198,20 @@ static void test_columns(void)
 			       .self = 50, .ipc = NAN };
 	char line[256];
 
-	columns_title(line, sizeof(line), 0, ST_SORT_SELF, false);
+	columns_title(line, sizeof(line), 0, false, ST_SORT_SELF, false);
 	CHECK(!strcmp(line, " SELF%v   SAMPLES    IPC  MODULE                    SYMBOL"));
-	columns_row(line, sizeof(line), 0, &r);
+	columns_row(line, sizeof(line), 0, false, &r);
 	CHECK(!strcmp(line, " 50.00%        12      -  a.out                     main"));
 	/* A 50-column screen drops SAMPLES and MODULE. */
-	columns_title(line, sizeof(line), 50, ST_SORT_IPC, true);
+	columns_title(line, sizeof(line), 50, false, ST_SORT_IPC, true);
 	CHECK(!strcmp(line, "  SELF%   IPC^  SYMBOL"));
+	/* Rows split by process carry the process (-a, -s pid). */
+	r.pid = 4242;
+	r.comm = "make";
+	columns_title(line, sizeof(line), 0, true, ST_SORT_PROCESS, false);
+	CHECK(!strcmp(line, "  SELF%   SAMPLES    IPC  PID COMMANDv            MODULE                    SYMBOL"));
+	columns_row(line, sizeof(line), 0, true, &r);
+	CHECK(!strcmp(line, " 50.00%        12      -  4242 make               a.out                     main"));
 }
 
 int main(int argc, char **argv)

@@ -49,8 +49,19 @@ static void thread_free_all(struct model *m)
 	}
 }
 
+static void proc_syms_free(struct model *m)
+{
+	struct model_proc_sym *ps, *tmp;
+
+	HASH_ITER(hh, m->proc_syms, ps, tmp) {
+		HASH_DEL(m->proc_syms, ps);
+		free(ps);
+	}
+}
+
 void model_free(struct model *m)
 {
+	proc_syms_free(m);
 	for (size_t i = 0; i < m->nheld; i++)
 		free(m->held[(m->held_head + i) % MODEL_HOLD_MAX].rec);
 	free(m->held);
@@ -179,6 +190,36 @@ static void count_thread(struct model *m, const struct st_sample *s,
 	ts->samples++;
 }
 
+static void count_process(struct model *m, const struct st_sample *s,
+			  const struct model_thread *t, const struct st_symbol *sym,
+			  uint64_t w)
+{
+	struct model_proc_sym_key key;
+	struct model_proc_sym *ps;
+
+	memset(&key, 0, sizeof(key));
+	key.pid = (pid_t)s->pid;
+	key.id = sym->id;
+	HASH_FIND(hh, m->proc_syms, &key, sizeof(key), ps);
+	if (!ps) {
+		ps = st_xcalloc(1, sizeof(*ps));
+		ps->key = key;
+		HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
+	}
+	ps->samples++;
+	ps->weight += w;
+	if (counters_usable(m, s)) {
+		ps->cycles += s->data[m->ipc_cycles];
+		ps->instructions += s->data[m->ipc_instructions];
+	}
+	/* The main thread names the process; another thread until it does. */
+	if (t->tid == t->pid || !ps->comm[0])
+		memcpy(ps->comm, t->comm, sizeof(ps->comm));
+	/* pid 0 is each CPU's idle task, which perf calls swapper. */
+	if (!ps->comm[0] && key.pid == 0)
+		memcpy(ps->comm, "swapper", sizeof("swapper"));
+}
+
 static void ingest_sample(struct model *m, const struct st_sample *s)
 {
 	const struct st_symbol *sym;
@@ -207,6 +248,7 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 		m->chain_frames += s->nchain;
 	}
 	count_thread(m, s, sym, w);
+	count_process(m, s, thread_of(m, (pid_t)s->tid), sym, w);
 	count_time(m, s->time);
 }
 
@@ -319,9 +361,21 @@ void model_ingest(struct model *m, const void *rec)
 	}
 	case ST_REC_FORK: {
 		const struct st_task *t = rec;
+		struct model_thread *child;
 
 		advance(m, t->time);
-		thread_exited(m, thread_of(m, (pid_t)t->tid), false);
+		child = thread_of(m, (pid_t)t->tid);
+		thread_exited(m, child, false);
+		child->pid = (pid_t)t->pid;
+		/* A child runs its parent's command until it execs (COMM says). */
+		if (!child->comm[0]) {
+			struct model_thread *parent;
+			pid_t ptid = (pid_t)t->ptid;
+
+			HASH_FIND(hh, m->threads, &ptid, sizeof(ptid), parent);
+			if (parent)
+				memcpy(child->comm, parent->comm, sizeof(child->comm));
+		}
 		if (t->pid != t->ppid) {	/* a new process, not a thread */
 			symbolizer_fork(m->symbols, (pid_t)t->ppid, (pid_t)t->pid);
 			take_held(m, (pid_t)t->pid);
@@ -358,6 +412,7 @@ void model_zero(struct model *m)
 		t->samples = t->weight = t->cycles = t->instructions = 0;
 		thread_clear_syms(m, t);
 	}
+	proc_syms_free(m);
 	m->gone_samples = 0;
 	m->samples = m->weight = m->unknown = m->kernel_samples = 0;
 	m->multiplexed = m->chains = m->chain_frames = 0;
@@ -365,7 +420,7 @@ void model_zero(struct model *m)
 }
 
 struct sort_ctx {
-	enum st_sort_key key;
+	struct st_sort sort;
 	bool invert;
 };
 
@@ -381,39 +436,53 @@ static int cmp_double(double a, double b)
 	return a > b ? -1 : a < b;
 }
 
+static int cmp_key(const struct model_row *a, const struct model_row *b,
+		   enum st_sort_key key)
+{
+	int c;
+
+	switch (key) {
+	case ST_SORT_SELF:
+		return a->weight > b->weight ? -1 : a->weight < b->weight;
+	case ST_SORT_IPC:
+		return cmp_double(a->ipc, b->ipc);
+	case ST_SORT_MODULE:
+		return strcmp(a->sym->module, b->sym->module);
+	case ST_SORT_SYMBOL:
+		return strcmp(a->sym->name, b->sym->name);
+	case ST_SORT_PROCESS:
+		c = strcmp(a->comm, b->comm);
+		return c ? c : (a->pid > b->pid) - (a->pid < b->pid);
+	default:
+		return 0;
+	}
+}
+
 static int cmp_rows(const void *pa, const void *pb)
 {
 	const struct model_row *a = pa, *b = pb;
-	int c = 0;
+	int c = cmp_key(a, b, sort_ctx.sort.key[0]);
 
-	switch (sort_ctx.key) {
-	case ST_SORT_SELF:
-		c = a->weight > b->weight ? -1 : a->weight < b->weight;
-		break;
-	case ST_SORT_IPC:
-		c = cmp_double(a->ipc, b->ipc);
-		break;
-	case ST_SORT_MODULE:
-		c = strcmp(a->sym->module, b->sym->module);
-		break;
-	case ST_SORT_SYMBOL:
-		c = strcmp(a->sym->name, b->sym->name);
-		break;
-	default:
-		break;
-	}
 	if (sort_ctx.invert)
 		c = -c;
-	/* Ties: heavier first, then by id, so the order is stable. */
+	for (int k = 1; !c && k < sort_ctx.sort.nkeys; k++)
+		c = cmp_key(a, b, sort_ctx.sort.key[k]);
+	/* Ties: heavier first, then by id and process, so the order is stable. */
 	if (!c)
 		c = a->weight > b->weight ? -1 : a->weight < b->weight;
 	if (!c)
 		c = a->sym->id < b->sym->id ? -1 : a->sym->id > b->sym->id;
+	if (!c)
+		c = (a->pid > b->pid) - (a->pid < b->pid);
 	return c;
 }
 
-size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,
-		  struct model_row **rows)
+static double share(const struct model *m, uint64_t w)
+{
+	return m->weight ? 100.0 * (double)w / (double)m->weight : 0;
+}
+
+static size_t rows_by_symbol(const struct model *m, struct model_row **rows)
 {
 	size_t n = 0, nsym = symbolizer_count(m->symbols);
 	struct model_row *r = st_xcalloc(nsym ? nsym : 1, sizeof(*r));
@@ -424,17 +493,60 @@ size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,
 		if (!ms->samples)
 			continue;
 		r[n].sym = symbolizer_symbol(m->symbols, id);
+		r[n].comm = "";
 		r[n].samples = ms->samples;
 		r[n].weight = ms->weight;
-		r[n].self = m->weight ? 100.0 * (double)ms->weight / (double)m->weight : 0;
+		r[n].self = share(m, ms->weight);
 		r[n].ipc = ms->cycles ? (double)ms->instructions / (double)ms->cycles
 				      : NAN;
 		n++;
 	}
-	sort_ctx = (struct sort_ctx){ key, invert };
-	qsort(r, n, sizeof(*r), cmp_rows);
 	*rows = r;
 	return n;
+}
+
+static size_t rows_by_process(const struct model *m, struct model_row **rows)
+{
+	size_t n = 0, count = HASH_COUNT(m->proc_syms);
+	struct model_row *r = st_xcalloc(count ? count : 1, sizeof(*r));
+	const struct model_proc_sym *ps;
+
+	for (ps = m->proc_syms; ps; ps = ps->hh.next) {
+		if (!ps->samples)
+			continue;
+		r[n].sym = symbolizer_symbol(m->symbols, ps->key.id);
+		r[n].pid = ps->key.pid;
+		r[n].comm = ps->comm;
+		r[n].samples = ps->samples;
+		r[n].weight = ps->weight;
+		r[n].self = share(m, ps->weight);
+		r[n].ipc = ps->cycles ? (double)ps->instructions / (double)ps->cycles
+				      : NAN;
+		n++;
+	}
+	*rows = r;
+	return n;
+}
+
+size_t model_rows_sorted(const struct model *m, const struct st_sort *sort,
+			 bool invert, struct model_row **rows)
+{
+	size_t n = sort->by_process ? rows_by_process(m, rows)
+				    : rows_by_symbol(m, rows);
+
+	sort_ctx = (struct sort_ctx){ *sort, invert };
+	if (sort_ctx.sort.nkeys < 1)
+		sort_ctx.sort.nkeys = 1;
+	qsort(*rows, n, sizeof(**rows), cmp_rows);
+	return n;
+}
+
+size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,
+		  struct model_row **rows)
+{
+	struct st_sort sort = { .key = { key }, .nkeys = 1 };
+
+	return model_rows_sorted(m, &sort, invert, rows);
 }
 
 double model_rate(const struct model *m)

@@ -20,6 +20,8 @@ struct st_symbol;
 
 struct model_row {
 	const struct st_symbol *sym;
+	pid_t pid;		/* rows split by process: its id, else 0 */
+	const char *comm;	/* and its command, else "" */
 	uint64_t samples;
 	uint64_t weight;	/* sum of sample periods */
 	double self;		/* share of all weight, 0..100 */
@@ -39,6 +41,32 @@ struct model_thread_sym {
 	} key;
 	uint64_t samples;
 	struct model_thread_sym *next;	/* the thread's next */
+};
+
+/*
+ * One process's samples of one symbol: the rows of -s comm/pid and the
+ * per-process table.  Kept after the process exits (its samples count).
+ */
+struct model_proc_sym {
+	UT_hash_handle hh;
+	struct model_proc_sym_key {
+		pid_t pid;
+		uint32_t id;		/* st_symbol.id */
+	} key;
+	uint64_t samples, weight;
+	uint64_t cycles, instructions;
+	char comm[16];			/* the process's command at its last sample */
+};
+
+/* A row of the per-process table (top's default view). */
+struct model_process_row {
+	pid_t pid;
+	const char *comm;
+	uint64_t samples, weight;
+	double share;			/* of all weight, 0..100 */
+	double ipc;			/* NAN when no counters were read */
+	size_t threads;			/* threads seen that are not forgotten */
+	const struct st_symbol *top;	/* its heaviest symbol */
 };
 
 struct model_thread {
@@ -100,6 +128,7 @@ struct model {
 	struct model_thread *threads;		/* by tid (uthash) */
 	uint64_t gone_threads, gone_samples;	/* exited threads forgotten */
 	struct model_thread_sym *thread_syms;	/* by (tid, symbol) (uthash) */
+	struct model_proc_sym *proc_syms;	/* by (pid, symbol) (uthash) */
 	size_t nthreads;			/* every thread ever seen */
 	size_t live_threads;
 	uint64_t now;				/* the latest record time */
@@ -144,6 +173,16 @@ void model_flush(struct model *m);
  */
 size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,
 		  struct model_row **rows);
+
+/*
+ * The same with perf's sort list: the first key orders, the others break
+ * ties; with sort->by_process a row per (process, symbol).
+ */
+size_t model_rows_sorted(const struct model *m, const struct st_sort *sort,
+			 bool invert, struct model_row **rows);
+
+/* The per-process table, heaviest first; *rows is allocated (free it). */
+size_t model_process_rows(const struct model *m, struct model_process_row **rows);
 
 /* Samples per second over the last second of sample time. */
 double model_rate(const struct model *m);

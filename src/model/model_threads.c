@@ -74,3 +74,63 @@ size_t model_thread_top(const struct model *m, const struct model_thread *t,
 	free(all);
 	return k;
 }
+
+/* ---- the per-process table ---- */
+
+struct process_acc {
+	UT_hash_handle hh;
+	pid_t pid;
+	struct model_process_row row;
+	uint64_t cycles, instructions, top_weight;
+};
+
+static int heavier_process(const void *pa, const void *pb)
+{
+	const struct model_process_row *a = pa, *b = pb;
+
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+size_t model_process_rows(const struct model *m, struct model_process_row **rows)
+{
+	struct process_acc *procs = NULL, *p, *tmp;
+	const struct model_proc_sym *ps;
+	const struct model_thread *t;
+	size_t n = 0;
+
+	for (ps = m->proc_syms; ps; ps = ps->hh.next) {
+		HASH_FIND(hh, procs, &ps->key.pid, sizeof(pid_t), p);
+		if (!p) {
+			p = st_xcalloc(1, sizeof(*p));
+			p->pid = p->row.pid = ps->key.pid;
+			HASH_ADD(hh, procs, pid, sizeof(p->pid), p);
+		}
+		p->row.samples += ps->samples;
+		p->row.weight += ps->weight;
+		p->cycles += ps->cycles;
+		p->instructions += ps->instructions;
+		if (ps->weight > p->top_weight || !p->row.top) {
+			p->top_weight = ps->weight;
+			p->row.top = symbolizer_symbol(m->symbols, ps->key.id);
+		}
+		if (!p->row.comm || ps->comm[0])
+			p->row.comm = ps->comm;
+	}
+	for (t = m->threads; t; t = t->hh.next) {
+		HASH_FIND(hh, procs, &t->pid, sizeof(pid_t), p);
+		if (p)
+			p->row.threads++;
+	}
+	*rows = st_xcalloc(HASH_COUNT(procs) + 1, sizeof(**rows));
+	HASH_ITER(hh, procs, p, tmp) {
+		p->row.share = m->weight ? 100.0 * (double)p->row.weight / (double)m->weight : 0;
+		p->row.ipc = ratio(p->instructions, p->cycles);
+		(*rows)[n++] = p->row;
+		HASH_DEL(procs, p);
+		free(p);
+	}
+	qsort(*rows, n, sizeof(**rows), heavier_process);
+	return n;
+}

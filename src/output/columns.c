@@ -34,17 +34,26 @@ static void symbol_cell(const struct model_row *r, char *buf, size_t len)
 	snprintf(buf, len, "%s", r->sym->name);
 }
 
+/* "1234 make", as htop's PID and COMMAND read together. */
+static void process_cell(const struct model_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d %s", (int)r->pid, r->comm[0] ? r->comm : "?");
+}
+
 const struct column columns[] = {
-	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, self_cell },
-	{ "SAMPLES", "samples", 9, false, -1, 60, samples_cell },
-	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, ipc_cell },
-	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, module_cell },
-	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, symbol_cell },
+	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, false, self_cell },
+	{ "SAMPLES", "samples", 9, false, -1, 60, false, samples_cell },
+	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, false, ipc_cell },
+	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, true, process_cell },
+	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, false, module_cell },
+	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, false, symbol_cell },
 };
 const size_t ncolumns = sizeof(columns) / sizeof(columns[0]);
 
-static bool shown(const struct column *c, int screen)
+static bool shown(const struct column *c, int screen, bool by_process)
 {
+	if (c->per_process && !by_process)
+		return false;
 	return screen == 0 || screen >= c->min_screen;
 }
 
@@ -78,7 +87,8 @@ static size_t put_cell(char *buf, size_t len, size_t at, const struct column *c,
 	return at + ((size_t)n < len - at ? (size_t)n : len - at - 1);
 }
 
-void columns_title(char *buf, size_t len, int screen, int sort, bool invert)
+void columns_title(char *buf, size_t len, int screen, bool by_process, int sort,
+		   bool invert)
 {
 	size_t at = 0;
 
@@ -87,7 +97,7 @@ void columns_title(char *buf, size_t len, int screen, int sort, bool invert)
 		const struct column *c = &columns[i];
 		char t[32];
 
-		if (!shown(c, screen))
+		if (!shown(c, screen, by_process))
 			continue;
 		snprintf(t, sizeof(t), "%s%s", c->title,
 			 c->sort >= 0 && c->sort == sort ? (invert ? "^" : "v") : "");
@@ -95,7 +105,8 @@ void columns_title(char *buf, size_t len, int screen, int sort, bool invert)
 	}
 }
 
-void columns_row(char *buf, size_t len, int screen, const struct model_row *r)
+void columns_row(char *buf, size_t len, int screen, bool by_process,
+		 const struct model_row *r)
 {
 	size_t at = 0;
 
@@ -104,7 +115,7 @@ void columns_row(char *buf, size_t len, int screen, const struct model_row *r)
 		const struct column *c = &columns[i];
 		char cell[4096];
 
-		if (!shown(c, screen))
+		if (!shown(c, screen, by_process))
 			continue;
 		c->format(r, cell, sizeof(cell));
 		at = put_cell(buf, len, at, c, width_of(c, screen), cell);
@@ -130,4 +141,22 @@ void thread_columns_row(char *buf, size_t len, const struct model *m,
 		 (unsigned long long)r->t->samples, r->share, ipc,
 		 r->t->exited ? "exited" : "live",
 		 model_thread_top(m, r->t, &top, 1) ? top.sym->name : "-");
+}
+
+void process_columns_title(char *buf, size_t len)
+{
+	snprintf(buf, len, "%8s %-16s %7s %9s %7s %6s %s", "PID", "COMMAND",
+		 "THREADS", "SAMPLES", "SHARE", "IPC", "TOP SYMBOL");
+}
+
+void process_columns_row(char *buf, size_t len, const struct model_process_row *r)
+{
+	char ipc[16] = "-";
+
+	if (!isnan(r->ipc))
+		snprintf(ipc, sizeof(ipc), "%.2f", r->ipc);
+	snprintf(buf, len, "%8d %-16.16s %7zu %9llu %6.2f%% %6s %s", (int)r->pid,
+		 r->comm && r->comm[0] ? r->comm : "?", r->threads,
+		 (unsigned long long)r->samples, r->share, ipc,
+		 r->top ? r->top->name : "-");
 }

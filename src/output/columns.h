@@ -20,6 +20,7 @@ struct column {
 	bool left;			/* left-aligned (text), else right */
 	int sort;			/* enum st_sort_key, or -1 */
 	int min_screen;			/* the UI shows it from this many columns */
+	bool per_process;		/* only when rows are split by process */
 	/* The cell's text ("-" where there is no value). */
 	void (*format)(const struct model_row *r, char *buf, size_t len);
 };
@@ -29,11 +30,19 @@ extern const size_t ncolumns;
 
 /*
  * Writes the title line or a row's line into buf, for a screen `screen`
- * columns wide (0: every column, as the text report prints).  sort and
- * invert mark the sorted column with v or ^; sort -1 marks none.
+ * columns wide (0: every column, as the text report prints); by_process
+ * adds the COMMAND column.  sort and invert mark the sorted column with v
+ * or ^; sort -1 marks none.
  */
-void columns_title(char *buf, size_t len, int screen, int sort, bool invert);
-void columns_row(char *buf, size_t len, int screen, const struct model_row *r);
+void columns_title(char *buf, size_t len, int screen, bool by_process, int sort,
+		   bool invert);
+void columns_row(char *buf, size_t len, int screen, bool by_process,
+		 const struct model_row *r);
+
+/* The per-process table's title and rows, the same in the UI and -P. */
+struct model_process_row;
+void process_columns_title(char *buf, size_t len);
+void process_columns_row(char *buf, size_t len, const struct model_process_row *r);
 
 /* The per-thread table's title and rows, the same in the UI and -H. */
 struct model;

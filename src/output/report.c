@@ -19,14 +19,16 @@ static void print_text(struct session *s, FILE *out)
 {
 	struct session_metrics mt;
 	struct model_row *rows;
-	size_t n = model_rows(&s->model, s->opt->sort, false, &rows);
+	bool by_process = s->opt->sort.by_process;
+	size_t n = model_rows_sorted(&s->model, &s->opt->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
-	char line[8192], period[64];
+	char line[8192], period[64], target[128];
 
 	session_metrics(s, &mt);
 	period_format(&s->info.period, period, sizeof(period));
-	fprintf(out, "shimtop %s  pid %d (%s)  threads %zu (%zu seen)  %s %s  "
-		"period %s\n", PACKAGE_VERSION, (int)s->pid, s->comm,
+	session_target_name(s, target, sizeof(target));
+	fprintf(out, "shimtop %s  %s  threads %zu (%zu seen)  %s %s  "
+		"period %s\n", PACKAGE_VERSION, target,
 		mt.threads_live, mt.threads_seen, source_kind_name(s->info.kind),
 		s->info.events, period);
 	fprintf(out, "samples %llu  rate %.0f/s  lost %llu  dropped %llu  "
@@ -38,13 +40,15 @@ static void print_text(struct session *s, FILE *out)
 		fprintf(out, "note: %s\n", s->info.note);
 	if (s->finished)
 		fprintf(out, "status: %s\n", s->status);
-	columns_title(line, sizeof(line), 0, -1, false);
+	columns_title(line, sizeof(line), 0, by_process, -1, false);
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n && i < limit; i++) {
-		columns_row(line, sizeof(line), 0, &rows[i]);
+		columns_row(line, sizeof(line), 0, by_process, &rows[i]);
 		fprintf(out, "%s\n", line);
 	}
 	free(rows);
+	if (s->opt->per_process)
+		report_processes_text(s, out);
 	if (s->opt->per_thread)
 		report_threads_text(s, out);
 	report_observer_text(s, out);
@@ -68,6 +72,10 @@ static struct json_object *row_json(const struct model_row *r)
 	json_object_object_add(o, "ipc", isnan(r->ipc) ? NULL
 				  : json_object_new_double(r->ipc));
 	json_object_object_add(o, "unknown", json_object_new_boolean(r->sym->unknown));
+	if (r->pid) {
+		json_object_object_add(o, "pid", json_object_new_int(r->pid));
+		json_object_object_add(o, "comm", json_object_new_string(r->comm));
+	}
 	return o;
 }
 
@@ -99,15 +107,18 @@ static void print_json(struct session *s, FILE *out)
 	struct json_object *arr = json_object_new_array();
 	struct session_metrics mt;
 	struct model_row *rows;
-	size_t n = model_rows(&s->model, s->opt->sort, false, &rows);
+	size_t n = model_rows_sorted(&s->model, &s->opt->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
+	char target[128];
 
 	session_metrics(s, &mt);
+	session_target_name(s, target, sizeof(target));
 	/* The layout's version: bumped when a field changes meaning or goes. */
 	json_object_object_add(o, "schema", json_object_new_int(REPORT_JSON_SCHEMA));
 	json_object_object_add(o, "shimtop", json_object_new_string(PACKAGE_VERSION));
 	json_object_object_add(o, "pid", json_object_new_int(s->pid));
 	json_object_object_add(o, "comm", json_object_new_string(s->comm));
+	json_object_object_add(o, "target", json_object_new_string(target));
 	json_object_object_add(o, "source", source_json(&s->info));
 	report_add_u64(threads, "live", mt.threads_live);
 	report_add_u64(threads, "seen", mt.threads_seen);
@@ -126,6 +137,7 @@ static void print_json(struct session *s, FILE *out)
 		json_object_array_add(arr, row_json(&rows[i]));
 	json_object_object_add(o, "rows", arr);
 	json_object_object_add(o, "per_thread", report_threads_json(s));
+	json_object_object_add(o, "per_process", report_processes_json(s));
 	json_object_object_add(o, "observer", report_observer_json(s));
 	/* One object per line, so -d output is JSON Lines. */
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o,
@@ -148,6 +160,8 @@ int report_run_batch(struct session *s)
 	const struct st_options *o = s->opt;
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
 	double next_print = o->delay;
+	bool periodic = o->delay_set || o->iterations;
+	unsigned printed = 0;
 	int status;
 
 	stop_signal_install();
@@ -162,7 +176,10 @@ int report_run_batch(struct session *s)
 		t = session_elapsed(s);
 		if (o->duration && t >= o->duration)
 			break;
-		if (o->delay_set && t >= next_print) {
+		if (periodic && t >= next_print) {
+			/* -n N: the Nth report is the final one, after the stop. */
+			if (o->iterations && ++printed == o->iterations)
+				break;
 			report_print(s, stdout);
 			if (o->format == ST_FORMAT_TEXT)
 				fputc('\n', stdout);

@@ -44,6 +44,10 @@ struct json_object *report_observer_json(struct session *s);
  * is of the thread's samples).
  */
 void report_threads_text(struct session *s, FILE *out);
+/* The per-process table: text for -P, the JSON "per_process" array. */
+void report_processes_text(struct session *s, FILE *out);
+struct json_object *report_processes_json(struct session *s);
+
 /* How many of nthreads threads the table lists (the heaviest 256, or -n). */
 size_t report_threads_listed(struct session *s, size_t nthreads);
 struct json_object *report_threads_json(struct session *s);

@@ -90,3 +90,48 @@ struct json_object *report_threads_json(struct session *s)
 	free(rows);
 	return arr;
 }
+
+/* ---- the per-process table (-P, "per_process"), as long as the thread one ---- */
+
+void report_processes_text(struct session *s, FILE *out)
+{
+	struct model_process_row *rows;
+	size_t all = model_process_rows(&s->model, &rows);
+	size_t n = report_threads_listed(s, all);
+	char line[512];
+
+	process_columns_title(line, sizeof(line));
+	fprintf(out, "\n%s\n", line);
+	for (size_t i = 0; i < n; i++) {
+		process_columns_row(line, sizeof(line), &rows[i]);
+		fprintf(out, "%s\n", line);
+	}
+	if (n < all)
+		fprintf(out, "(%zu lighter processes not listed)\n", all - n);
+	free(rows);
+}
+
+struct json_object *report_processes_json(struct session *s)
+{
+	struct json_object *arr = json_object_new_array();
+	struct model_process_row *rows;
+	size_t n = report_threads_listed(s, model_process_rows(&s->model, &rows));
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "pid", json_object_new_int(rows[i].pid));
+		json_object_object_add(o, "comm", json_object_new_string(
+			rows[i].comm ? rows[i].comm : ""));
+		report_add_u64(o, "threads", rows[i].threads);
+		report_add_u64(o, "samples", rows[i].samples);
+		json_object_object_add(o, "share", json_object_new_double(rows[i].share));
+		json_object_object_add(o, "ipc", isnan(rows[i].ipc) ? NULL
+					  : json_object_new_double(rows[i].ipc));
+		json_object_object_add(o, "top", rows[i].top
+			? json_object_new_string(rows[i].top->name) : NULL);
+		json_object_array_add(arr, o);
+	}
+	free(rows);
+	return arr;
+}

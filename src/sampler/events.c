@@ -91,8 +91,8 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 			for (size_t i = 0; i < k; i++)
 				fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
 					close[i]);
-			fputs(k ? "? (libpfm4's showevtinfo lists all names)\n"
-				: "; libpfm4's showevtinfo lists the names\n",
+			fputs(k ? "? (shimtop --list-events lists all names)\n"
+				: "; shimtop --list-events lists the names\n",
 			      stderr);
 			rc = -EINVAL;
 			break;
@@ -106,6 +106,102 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 		rc = -EINVAL;
 	}
 	return rc;
+}
+
+int events_parse_spec(const char *spec, struct st_event *out, size_t *n,
+		      char *note, size_t note_len)
+{
+	size_t len = strlen(spec);
+	char *inner;
+	int rc;
+
+	if (note_len)
+		note[0] = '\0';
+	if (spec[0] == '{') {
+		if (len < 2 || spec[len - 1] != '}' || strpbrk(spec + 1, "{") ||
+		    strchr(spec, '}') != spec + len - 1) {
+			st_error("-e '%s': shimtop samples one group, written {a,b,...}; "
+				 "split other groups into another run", spec);
+			return -EINVAL;
+		}
+		inner = st_xstrdup(spec + 1);
+		inner[len - 2] = '\0';
+		rc = events_parse(inner, out, n);
+		free(inner);
+		return rc;
+	}
+	if (strpbrk(spec, "{}")) {
+		st_error("-e '%s': a group is written {a,b,...} and must be the whole -e", spec);
+		return -EINVAL;
+	}
+	rc = events_parse(spec, out, n);
+	if (rc == 0 && *n > 1 && note_len)
+		snprintf(note, note_len, "-e %s: sampling %s, counting the others with it "
+			 "(perf samples each)", spec, out[0].name);
+	return rc;
+}
+
+/* Whether the kernel opens the event, counting this process. */
+static bool event_opens(const struct perf_event_attr *attr)
+{
+	struct perf_event_attr a = *attr;
+	int fd;
+
+	a.size = sizeof(a);
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+int events_list(FILE *out)
+{
+	size_t total = 0, usable = 0;
+
+	if (!pfm_ready()) {
+		st_error("libpfm4 failed to initialize; reinstall the libpfm4 package");
+		return -ENOSYS;
+	}
+	for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++) {
+		pfm_pmu_info_t pinfo;
+
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		/* perf_raw's one "event" is the rNNNN syntax, not a name. */
+		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present ||
+		    !strcmp(pinfo.name, "perf_raw"))
+			continue;
+		fprintf(out, "%s: %s\n", pinfo.name, pinfo.desc ? pinfo.desc : "");
+		for (int e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
+			pfm_event_info_t einfo;
+			struct perf_event_attr attr;
+			char name[64];
+			bool ok;
+
+			memset(&einfo, 0, sizeof(einfo));
+			einfo.size = sizeof(einfo);
+			if (pfm_get_event_info(e, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
+				continue;
+			/* As perf users type them; libpfm4 matches either case. */
+			snprintf(name, sizeof(name), "%s", einfo.name);
+			for (char *c = name; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+			ok = event_encode(name, &attr) == 0 && event_opens(&attr);
+			fprintf(out, "  %-32s %-11s %.80s\n", name,
+				ok ? "available" : "unavailable", einfo.desc ? einfo.desc : "");
+			total++;
+			usable += ok;
+		}
+	}
+	fprintf(out, "\n%zu events, %zu available here (\"unavailable\": the kernel "
+		"refused to open it, e.g. no hardware PMU in a VM).\n"
+		"Use a name with -e; -e '{a,b}' samples a and counts b with it.\n",
+		total, usable);
+	return 0;
 }
 
 /* Edit distance, case-insensitive, with '-' and '_' treated alike. */

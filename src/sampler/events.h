@@ -28,6 +28,22 @@ bool event_is_hardware(const struct perf_event_attr *attr);
 int events_parse(const char *list, struct st_event *out, size_t *n);
 
 /*
+ * Parses -e in perf's syntax: "a" one event; "{a,b}" a group (a samples,
+ * b is counted with it); "a,b" perf samples each, shimtop samples a and
+ * counts b, and *note says so.  Prints a one-line error and returns
+ * -EINVAL for anything else (two groups, unbalanced braces).
+ */
+int events_parse_spec(const char *spec, struct st_event *out, size_t *n,
+		      char *note, size_t note_len);
+
+/*
+ * Prints what -e accepts here (perf list's role): libpfm4's names for
+ * every PMU this machine has, each marked by whether the kernel opens it.
+ * Returns 0, or -ENOSYS if libpfm4 failed.
+ */
+int events_list(FILE *out);
+
+/*
  * One libpfm4 event name (with modifiers, e.g. "UNHALTED_CORE_CYCLES:t")
  * to a perf attribute counting user and kernel; -EINVAL if libpfm4 does
  * not know it for this machine's PMU (-ENOSYS: libpfm4 failed).

@@ -104,14 +104,46 @@ static bool is_clock(const struct perf_event_attr *a)
 		a->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
-int perf_source_configure(const struct st_options *o, pid_t pid,
-			  bool launched, struct perf_source_config *cfg)
+/* The online CPUs, or -C's list checked against them. */
+static int choose_cpus(const char *list, cpu_set_t *cpus)
+{
+	cpu_set_t online, asked;
+
+	if (cpulist_read("", "/sys/devices/system/cpu/online", &online) <= 0) {
+		CPU_ZERO(&online);	/* no sysfs: assume one CPU numbered 0 */
+		CPU_SET(0, &online);
+	}
+	*cpus = online;
+	if (!list)
+		return 0;
+	if (cpulist_parse(list, &asked) <= 0) {
+		st_error("-C '%s' is not a CPU list (e.g. 0-3,8); see shimtop --help", list);
+		return -EINVAL;
+	}
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &asked) && !CPU_ISSET(c, &online)) {
+			char *on = st_read_file("/sys/devices/system/cpu/online", NULL);
+
+			if (on)
+				on[strcspn(on, "\n")] = '\0';
+			st_error("-C: CPU %d is not online (online: %s); pick from those",
+				 c, on ? on : "0");
+			free(on);
+			return -EINVAL;
+		}
+	*cpus = asked;
+	return 0;
+}
+
+int perf_source_configure(const struct st_options *o, bool launched,
+			  struct perf_source_config *cfg)
 {
 	bool pmu = events_have_hardware_pmu();
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->pid = pid;
 	cfg->launched = launched;
+	if (choose_cpus(o->cpus, &cfg->cpus) < 0)
+		return -EINVAL;
 	cfg->freq = o->freq;
 	cfg->period = o->period;
 	cfg->randomize = o->randomize && !o->freq;
@@ -119,7 +151,8 @@ int perf_source_configure(const struct st_options *o, pid_t pid,
 	if (o->events) {
 		bool hw = false;
 
-		if (events_parse(o->events, cfg->events, &cfg->nevents) < 0)
+		if (events_parse_spec(o->events, cfg->events, &cfg->nevents, cfg->note,
+				      sizeof(cfg->note)) < 0)
 			return -EINVAL;
 		for (size_t i = 0; i < cfg->nevents; i++)
 			hw |= event_is_hardware(&cfg->events[i].attr);
@@ -144,21 +177,44 @@ int perf_source_configure(const struct st_options *o, pid_t pid,
 	return 0;
 }
 
-/* A ring per online CPU. */
-static size_t online_cpus(struct perf_ring **rings)
+/* A ring per CPU sampled. */
+static size_t make_rings(const cpu_set_t *cpus, struct perf_ring **rings)
 {
-	cpu_set_t online;
 	size_t n = 0;
 
-	if (cpulist_read("", "/sys/devices/system/cpu/online", &online) <= 0) {
-		CPU_ZERO(&online);	/* no sysfs: assume one CPU numbered 0 */
-		CPU_SET(0, &online);
-	}
-	*rings = st_xcalloc((size_t)CPU_COUNT(&online), sizeof(**rings));
+	*rings = st_xcalloc((size_t)CPU_COUNT(cpus) + 1, sizeof(**rings));
 	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &online))
+		if (CPU_ISSET(c, cpus))
 			(*rings)[n++] = (struct perf_ring){ .cpu = c, .fd = -1 };
 	return n;
+}
+
+/* Whether pid is one of the processes sampled (their new threads are ours). */
+static bool is_target_process(const struct perf_source *ps, pid_t pid)
+{
+	if (ps->cfg.scope != PERF_SCOPE_PROCESSES)
+		return false;
+	for (size_t i = 0; i < ps->cfg.npids; i++)
+		if (ps->cfg.pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* Every process (or thread, with -t) sampled has gone; never for -a. */
+static bool targets_gone(const struct perf_source *ps, char *why, size_t len)
+{
+	if (ps->cfg.scope == PERF_SCOPE_SYSTEM)
+		return false;
+	for (size_t i = 0; i < ps->cfg.npids; i++)
+		if (ps->cfg.scope == PERF_SCOPE_THREADS ? target_exists(ps->cfg.pids[i])
+							: !target_gone(ps->cfg.pids[i]))
+			return false;
+	if (ps->cfg.npids == 1)
+		snprintf(why, len, "target %d exited", (int)ps->cfg.pids[0]);
+	else
+		snprintf(why, len, "all %zu %s exited", ps->cfg.npids,
+			 ps->cfg.scope == PERF_SCOPE_THREADS ? "threads" : "targets");
+	return true;
 }
 
 static uint64_t next_random(struct perf_source *ps)
@@ -223,6 +279,9 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	a->exclude_kernel = ps->exclude_kernel;
 	a->exclude_hv = 1;
 	a->inherit = ps->inherit;
+	/* The kernel refuses a group whose members keep other clocks. */
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
 	if (i > 0) {
 		/* Members only count; the leader samples and reads them. */
 		a->sample_period = 0;
@@ -238,10 +297,7 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	}
 	a->sample_type = ps->layout.sample_type;
 	a->read_format = ps->layout.read_format;
-	a->sample_id_all = 1;
-	/* The clock the rest of shimtop uses, so timelines line up. */
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
+	a->sample_id_all = 1;	/* CLOCK_MONOTONIC (above): shimtop's clock, so timelines line up */
 	a->mmap = 1;
 	a->mmap2 = 1;
 	a->comm = 1;
@@ -331,7 +387,8 @@ static int open_thread(struct perf_source *ps, pid_t tid)
 	}
 	ST_GROW(ps->threads, ps->cap, ps->nthreads + 1);
 	ps->threads[ps->nthreads++] = t;
-	remember_tid(ps, tid);
+	if (tid > 0)
+		remember_tid(ps, tid);
 	return 0;
 fail:
 	/* A ring owned by an fd we are closing goes with it. */
@@ -385,14 +442,23 @@ static int report_open_error(const struct perf_source *ps, int err)
 	}
 	switch (err) {
 	case ESRCH:
-		st_error("process %d exited before it could be sampled", ps->cfg.pid);
+		st_error("%s %d exited before it could be sampled",
+			 ps->cfg.scope == PERF_SCOPE_THREADS ? "thread" : "process",
+			 (int)ps->cfg.pids[0]);
 		break;
 	case EACCES:
 	case EPERM:
-		st_error("no permission to sample process %d "
-			 "(kernel.perf_event_paranoid is %s): run as root, give shimtop "
-			 "CAP_PERFMON, or lower perf_event_paranoid; another user's "
-			 "process also needs CAP_SYS_PTRACE", ps->cfg.pid, paranoid);
+		if (ps->cfg.scope == PERF_SCOPE_SYSTEM)
+			st_error("no permission to sample the whole system "
+				 "(kernel.perf_event_paranoid is %s): run as root, give "
+				 "shimtop CAP_PERFMON, or set perf_event_paranoid to 0; "
+				 "or sample one process with -p PID", paranoid);
+		else
+			st_error("no permission to sample process %d "
+				 "(kernel.perf_event_paranoid is %s): run as root, give shimtop "
+				 "CAP_PERFMON, or lower perf_event_paranoid; another user's "
+				 "process also needs CAP_SYS_PTRACE", (int)ps->cfg.pids[0],
+				 paranoid);
 		break;
 	case ENOENT:
 	case EOPNOTSUPP:
@@ -402,30 +468,49 @@ static int report_open_error(const struct perf_source *ps, int err)
 	case EMFILE:
 		st_error("out of file descriptors for the events; raise ulimit -n");
 		break;
+	case EINVAL:
+		if (ps->cfg.nevents > 1) {
+			st_error("the kernel refused the group of %zu events led by '%s' "
+				 "(more events than the PMU's counters, or events of "
+				 "different PMUs); sample fewer: -e '{%s,...}' with less",
+				 ps->cfg.nevents, ev, ev);
+			break;
+		}
+		/* fall through */
 	default:
-		st_error("perf_event_open for '%s' on process %d failed: %s",
-			 ev, ps->cfg.pid, strerror(err));
+		st_error("perf_event_open for '%s' on %s %d failed: %s", ev,
+			 ps->cfg.scope == PERF_SCOPE_SYSTEM ? "CPU" : "process",
+			 ps->cfg.scope == PERF_SCOPE_SYSTEM ? ps->rings[0].cpu
+							    : (int)ps->cfg.pids[0],
+			 strerror(err));
 		break;
 	}
 	/* The kernel refusing our attributes is not a usage error. */
 	return err == EINVAL ? -EOPNOTSUPP : -err;
 }
 
-/* Opens threads of the target not yet sampled (attach race, no inherit). */
+/*
+ * Opens threads of the target processes not yet sampled (attach race, no
+ * inherit).  With -t and -a there is nothing to find.
+ */
 static void rescan_threads(struct perf_source *ps, bool enable)
 {
-	pid_t *tids = NULL;
-	size_t n = 0;
-
-	if (target_list_threads(ps->cfg.pid, &tids, &n) < 0)
+	if (ps->cfg.scope != PERF_SCOPE_PROCESSES)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		if (tid_known(ps, tids[i]))
+	for (size_t p = 0; p < ps->cfg.npids; p++) {
+		pid_t *tids = NULL;
+		size_t n = 0;
+
+		if (target_list_threads(ps->cfg.pids[p], &tids, &n) < 0)
 			continue;
-		if (open_thread(ps, tids[i]) == 0 && enable)
-			enable_thread(ps, &ps->threads[ps->nthreads - 1]);
+		for (size_t i = 0; i < n; i++) {
+			if (tid_known(ps, tids[i]))
+				continue;
+			if (open_thread(ps, tids[i]) == 0 && enable)
+				enable_thread(ps, &ps->threads[ps->nthreads - 1]);
+		}
+		free(tids);
 	}
-	free(tids);
 }
 
 static struct perf_group_state *group_state(struct perf_source *ps, pid_t tid)
@@ -493,7 +578,7 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	case ST_REC_FORK: {
 		const struct st_task *tk = (const void *)ps->out;
 
-		if ((pid_t)tk->pid == ps->cfg.pid && !tid_known(ps, (pid_t)tk->tid)) {
+		if (is_target_process(ps, (pid_t)tk->pid) && !tid_known(ps, (pid_t)tk->tid)) {
 			if (ps->inherit)
 				remember_tid(ps, (pid_t)tk->tid);
 			else if (open_thread(ps, (pid_t)tk->tid) == 0)
@@ -595,10 +680,8 @@ static void *sampler_main(void *arg)
 		if (poll(pfd, n + 1, 100) < 0 && errno != EINTR)
 			break;
 		drain_rings(ps);
-		if (target_gone(ps->cfg.pid)) {
-			drain_rings(ps);	/* what it wrote before it went */
-			snprintf(reason, sizeof(reason), "target %d exited",
-				 (int)ps->cfg.pid);
+		if (targets_gone(ps, reason, sizeof(reason))) {
+			drain_rings(ps);	/* what they wrote before they went */
 			break;
 		}
 		now = st_now_ns();
@@ -676,6 +759,39 @@ static void perf_destroy(struct st_source *s)
 	free(ps);
 }
 
+/*
+ * Opens every thread of every target process (-p, -u), or the threads
+ * named (-t).  A thread or process that ended meanwhile is no error, as
+ * long as one is left.
+ */
+static int open_targets(struct perf_source *ps)
+{
+	int err = 0;
+
+	for (size_t p = 0; p < ps->cfg.npids && !err; p++) {
+		pid_t one = ps->cfg.pids[p], *tids = &one;
+		size_t n = 1;
+
+		if (ps->cfg.scope == PERF_SCOPE_PROCESSES &&
+		    target_list_threads(one, &tids, &n) < 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			int e = ps->nthreads ? open_thread(ps, tids[i])
+					     : open_first(ps, tids[i]);
+
+			if (e && e != -ESRCH) {
+				err = e;
+				break;
+			}
+		}
+		if (tids != &one)
+			free(tids);
+	}
+	if (!err && ps->nthreads == 0)
+		err = -ESRCH;
+	return err;
+}
+
 static const struct st_source_ops perf_ops = {
 	.start = perf_start,
 	.stop = perf_stop,
@@ -726,15 +842,14 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 				     struct ring *ring, int *status)
 {
 	struct perf_source *ps = st_xcalloc(1, sizeof(*ps));
-	pid_t *tids = NULL;
-	size_t n = 0;
 	int err = 0;
 
 	ps->base.ops = &perf_ops;
 	ps->base.ring = ring;
 	ps->cfg = *cfg;
 	ps->pages = RING_PAGES;
-	ps->inherit = true;
+	/* perf's -t and -a do not inherit: threads are named, CPUs cover all. */
+	ps->inherit = cfg->scope == PERF_SCOPE_PROCESSES;
 	ps->rng = st_now_ns() | 1;
 	ps->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 		PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
@@ -747,33 +862,22 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	}
 	ps->layout.sample_id_all = 1;
 	pthread_mutex_init(&ps->lock, NULL);
-	ps->nrings = online_cpus(&ps->rings);
+	ps->nrings = make_rings(&cfg->cpus, &ps->rings);
 	if (pipe2(ps->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		*status = -errno;
 		st_error("cannot create a pipe: %s", strerror(-*status));
 		free(ps);
 		return NULL;
 	}
-	if (cfg->launched) {
+	if (cfg->scope == PERF_SCOPE_SYSTEM) {
+		/* pid -1: every task on each CPU. */
+		err = open_first(ps, -1);
+	} else if (cfg->launched) {
 		/* One thread, waiting to exec: its children inherit. */
-		err = open_first(ps, cfg->pid);
-	} else if (target_list_threads(cfg->pid, &tids, &n) < 0 || n == 0) {
-		err = -ESRCH;
+		err = open_first(ps, cfg->pids[0]);
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			int e = ps->nthreads ? open_thread(ps, tids[i])
-					     : open_first(ps, tids[i]);
-
-			/* A thread that ended meanwhile is no error. */
-			if (e && e != -ESRCH) {
-				err = e;
-				break;
-			}
-		}
-		if (!err && ps->nthreads == 0)
-			err = -ESRCH;
+		err = open_targets(ps);
 	}
-	free(tids);
 	if (err) {
 		*status = report_open_error(ps, -err);
 		perf_destroy(&ps->base);

@@ -6,18 +6,28 @@
 #ifndef SHIMTOP_PERF_SOURCE_H
 #define SHIMTOP_PERF_SOURCE_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "options.h"
 #include "sampler/events.h"
 #include "sampler/source.h"
 
-struct st_options;
+/* What the events are opened on. */
+enum perf_scope {
+	PERF_SCOPE_PROCESSES,	/* every thread of pids[], and their children */
+	PERF_SCOPE_THREADS,	/* only the threads pids[] (-t) */
+	PERF_SCOPE_SYSTEM,	/* every process: one group per CPU (-a) */
+};
 
 struct perf_source_config {
-	pid_t pid;
-	bool launched;		/* the target waits to exec: enable_on_exec */
+	enum perf_scope scope;
+	pid_t pids[ST_MAX_TARGETS];	/* processes or threads, by scope */
+	size_t npids;
+	bool launched;		/* pids[0] waits to exec: enable_on_exec */
+	cpu_set_t cpus;		/* where to sample: the online CPUs, or -C's */
 	struct st_event events[ST_MAX_EVENTS];
 	size_t nevents;
 	char note[192];		/* shown in the header, e.g. the PMU fallback */
@@ -29,11 +39,12 @@ struct perf_source_config {
 
 /*
  * Chooses the events from the options: -e, else {cycles, instructions}
- * with a hardware PMU, else cpu-clock (saying so).  Returns 0, or -EINVAL
- * after a one-line error.
+ * with a hardware PMU, else cpu-clock (saying so), and the CPUs (-C,
+ * checked against the online ones).  The caller fills scope and pids.
+ * Returns 0, or -EINVAL after a one-line error.
  */
-int perf_source_configure(const struct st_options *o, pid_t pid,
-			  bool launched, struct perf_source_config *cfg);
+int perf_source_configure(const struct st_options *o, bool launched,
+			  struct perf_source_config *cfg);
 
 /*
  * Opens the events on every thread now, so that errors (no permission,

@@ -43,9 +43,9 @@ static void draw_target_line(const struct ui *ui, WINDOW *w,
 	char buf[128];
 	int x;
 
-	snprintf(buf, sizeof(buf), "%d (%s)", (int)s->pid, s->comm);
+	session_target_name(s, buf, sizeof(buf));
 	x = pair(ui, w, 0, 0, "shimtop", PACKAGE_VERSION);
-	x = pair(ui, w, 0, x, s->has_target ? "pid" : "replay of pid", buf);
+	x = pair(ui, w, 0, x, s->has_target ? "target" : "replay of", buf);
 	snprintf(buf, sizeof(buf), "%zu (%zu seen)", mt->threads_live, mt->threads_seen);
 	x = pair(ui, w, 0, x, "threads", buf);
 	snprintf(buf, sizeof(buf), "%.0f s", mt->elapsed);

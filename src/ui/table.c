@@ -25,7 +25,10 @@ struct table_view {
 
 static uint64_t row_id(void *ctx, size_t i)
 {
-	return ((struct table_view *)ctx)->rows[i].sym->id;
+	const struct model_row *r = &((struct table_view *)ctx)->rows[i];
+
+	/* A symbol of one process is its own row when rows split by process. */
+	return (uint64_t)(uint32_t)r->pid << 32 | r->sym->id;
 }
 
 static const char *row_text(void *ctx, size_t i)
@@ -40,7 +43,7 @@ static void table_refresh(struct view *v)
 	size_t n, kept = 0;
 
 	free(t->rows);
-	n = model_rows(&v->ui->s->model, v->ui->sort, v->ui->invert, &t->rows);
+	n = model_rows_sorted(&v->ui->s->model, &v->ui->sort, v->ui->invert, &t->rows);
 	for (size_t i = 0; i < n; i++)
 		if (list_passes_filter(&t->list, t->rows[i].sym->name))
 			t->rows[kept++] = t->rows[i];
@@ -58,7 +61,8 @@ static void table_draw(struct view *v, WINDOW *w)
 	getmaxyx(w, lines, cols);
 	t->list.height = lines - 1;
 	list_select(&t->list, (long)t->list.selected);	/* fits a new height */
-	columns_title(line, sizeof(line), cols, ui->sort, ui->invert);
+	columns_title(line, sizeof(line), cols, ui->sort.by_process, (int)ui->sort.key[0],
+		      ui->invert);
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
 	if (t->list.filter.text[0] && !t->list.filter.active) {
 		/* A kept filter stays in sight: rows are missing on purpose. */
@@ -80,16 +84,25 @@ static void table_draw(struct view *v, WINDOW *w)
 			continue;
 		}
 		row = &t->rows[i];
-		columns_row(line, sizeof(line), cols, row);
+		columns_row(line, sizeof(line), cols, ui->sort.by_process, row);
 		attr = i == t->list.selected ? ui->attr[TH_SELECTED]
 			: row->sym->unknown ? ui->attr[TH_UNKNOWN] : ui->attr[TH_ROW];
 		draw_text(w, 1 + r, 0, cols, attr, line);
 	}
 }
 
+/*
+ * < and > cycle the first key over the columns shown; sorting by process
+ * splits rows by process, as -s comm does.
+ */
 static void sort_by(struct ui *ui, int step)
 {
-	ui->sort = (enum st_sort_key)((ui->sort + ST_SORT_COUNT + step) % ST_SORT_COUNT);
+	int k = (int)ui->sort.key[0];
+
+	do
+		k = (k + ST_SORT_COUNT + step) % ST_SORT_COUNT;
+	while (k == ST_SORT_PROCESS && !ui->s->opt->sort.by_process);
+	ui_set_sort(ui, (enum st_sort_key)k);
 }
 
 static enum view_reaction table_key(struct view *v, int code, enum ui_action a)

@@ -281,6 +281,13 @@ static void run_loop(struct ui *ui)
 	}
 }
 
+void ui_set_sort(struct ui *ui, enum st_sort_key key)
+{
+	ui->sort.key[0] = key;
+	if (ui->sort.nkeys < 1)
+		ui->sort.nkeys = 1;
+}
+
 int ui_run(struct session *s)
 {
 	struct ui ui;

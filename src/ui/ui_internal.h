@@ -28,7 +28,7 @@ struct ui {
 	chtype attr[TH_COUNT];
 	bool utf8;			/* the locale can show block glyphs */
 
-	enum st_sort_key sort;		/* shared by the table views */
+	struct st_sort sort;		/* shared by the table views */
 	bool invert;
 
 	struct view *stack[UI_MAX_DEPTH];
@@ -44,6 +44,9 @@ struct ui {
 
 /* Turns theme styles into curses attributes (after start_color). */
 void ui_theme_apply(struct ui *ui);
+
+/* Sorts the table views by key first (F6, < >, a click on a title). */
+void ui_set_sort(struct ui *ui, enum st_sort_key key);
 
 /* Draws the footer: a view's status line, a message, or its keys. */
 void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top);

@@ -1,0 +1,132 @@
+#!/bin/sh
+# t-options.sh - the perf- and top-style command line: targets (-a, -C,
+# -p and -t lists, -u), -e groups, --list-events, -b/-n/-E/--stdio,
+# -o/-i, perf's -s keys, --help; every bad value with its message and
+# exit status.
+. "$TESTS_DIR/lib.sh"
+
+start_demo
+A=$DEMO_PID
+start_demo
+B=$DEMO_PID
+me=$(id -un)
+
+# -a: every process, a row per process and symbol; the two demos, the
+# idle task and shimtop itself at least.
+"$SHIMTOP" -a -b --duration 1.5 --format json >"$TMP/all.json" 2>"$TMP/err" ||
+	fail "-a failed: $(cat "$TMP/err")"
+n=$(json_get "$TMP/all.json" "len({r['pid'] for r in d['rows'] if 'pid' in r and r['samples'] > 0})")
+[ "${n:-0}" -ge 2 ] || fail "-a shows rows of $n processes, expected at least 2"
+json_get "$TMP/all.json" "[r['pid'] for r in d['per_process'] if r['comm'] == 'shimtop-demo']" |
+	grep -q "$A" || fail "-a: demo $A not in the per-process table: $(json_get "$TMP/all.json" "d['per_process'][:5]")"
+[ "$(json_get "$TMP/all.json" "d['target']")" = system-wide ] || fail "-a: target not system-wide"
+# With nothing named, shimtop samples the system as perf top does.
+"$SHIMTOP" -b --duration 0.5 -E 3 -P >"$TMP/text" 2>"$TMP/err" || fail "no target: $(cat "$TMP/err")"
+grep -q "system-wide" "$TMP/text" || fail "no target: not system-wide: $(head -1 "$TMP/text")"
+grep -Eq "^ +PID COMMAND +THREADS" "$TMP/text" || fail "-P: no per-process table: $(cat "$TMP/text")"
+grep -Eq "PID COMMAND +MODULE" "$TMP/text" || fail "-a: no PID COMMAND column"
+
+# -C: restrict to CPUs; an offline or malformed list is refused.
+"$SHIMTOP" -C 0 -b --duration 0.5 -E 2 >"$TMP/text" 2>"$TMP/err" || fail "-C 0: $(cat "$TMP/err")"
+grep -q "system-wide, CPUs 0" "$TMP/text" || fail "-C 0 not in the header: $(head -1 "$TMP/text")"
+expect_run 2 "CPU 1000 is not online \(online: " -- "$SHIMTOP" -b -C 1000
+expect_run 2 "-C 'x' is not a CPU list" -- "$SHIMTOP" -b -C x
+expect_run 2 "-C restricts" -- "$SHIMTOP" -b -C 0 -u "$me"
+
+# -p lists: both processes, a row per process.
+"$SHIMTOP" -p "$A,$B" -b --duration 1 --format json >"$TMP/pp.json" 2>"$TMP/err" ||
+	fail "-p A,B: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/pp.json" "sorted({r['pid'] for r in d['rows']} & {$A, $B})")" = "[$A, $B]" ] ||
+	fail "-p $A,$B: rows of $(json_get "$TMP/pp.json" "sorted({r.get('pid') for r in d['rows']})")"
+[ "$(json_get "$TMP/pp.json" "d['target']")" = "2 processes" ] || fail "-p A,B target name"
+expect_run 2 "-p needs a list of ids" -- "$SHIMTOP" -b -p ""
+expect_run 2 "ends with a comma" -- "$SHIMTOP" -b -p "$A,"
+expect_run 2 "'x' is not a process or thread id" -- "$SHIMTOP" -b -p "$A,x"
+expect_run 1 "no process with id 2147483646" -- "$SHIMTOP" -b -p 2147483646
+
+# -t: only that thread; a thread of another process, or none, refused.
+T=$(ls "/proc/$A/task" | head -1)
+"$SHIMTOP" -t "$T" -b --duration 1 --format json >"$TMP/t.json" 2>"$TMP/err" || fail "-t: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/t.json" "sorted({t['tid'] for t in d['per_thread'] if t['samples']})")" = "[$T]" ] ||
+	fail "-t $T sampled threads $(json_get "$TMP/t.json" "[t['tid'] for t in d['per_thread']]")"
+expect_run 2 "thread $T belongs to process $A, not to $B" -- "$SHIMTOP" -b -p "$B" -t "$T"
+expect_run 1 "no thread with id 2147483646" -- "$SHIMTOP" -b -t 2147483646
+expect_run 2 "-t needs a list of ids" -- "$SHIMTOP" -b -t ""
+
+# -u: the user's processes now.
+"$SHIMTOP" -u "$me" -b --duration 1 --format json >"$TMP/u.json" 2>"$TMP/err" || fail "-u: $(cat "$TMP/err")"
+json_get "$TMP/u.json" "d['target']" | grep -q "^user $me: [0-9]* processes" || fail "-u target name"
+json_get "$TMP/u.json" "{r['pid'] for r in d['rows']}" | grep -q "$A" || fail "-u: demo $A not sampled"
+expect_run 2 "no user 'no-such-user-here'" -- "$SHIMTOP" -b -u no-such-user-here
+expect_run 2 "give one target" -- "$SHIMTOP" -b -a -p "$A"
+expect_run 2 "give one target" -- "$SHIMTOP" -b -p "$A" -- true
+
+# -e: a group, perf's plain list (sampled first, counted rest, said), bad groups.
+"$SHIMTOP" -p "$A" -b --duration 1 -e '{cpu-clock,page-faults}' --format json >"$TMP/g.json" 2>"$TMP/err" ||
+	fail "-e group: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/g.json" "d['source']['events']")" = "cpu-clock,page-faults" ] || fail "-e group events"
+[ "$(json_get "$TMP/g.json" "d['samples'] > 100")" = True ] || fail "-e group: no samples"
+"$SHIMTOP" -p "$A" -b --duration 0.5 -e 'cpu-clock,page-faults' --format json >"$TMP/g.json" 2>"$TMP/err"
+json_get "$TMP/g.json" "d['source']['note']" | grep -q "sampling cpu-clock, counting the others" ||
+	fail "-e a,b note: $(json_get "$TMP/g.json" "d['source']['note']")"
+expect_run 2 "samples one group" -- "$SHIMTOP" -b -p "$A" -e '{cpu-clock},{task-clock}'
+expect_run 2 "samples one group" -- "$SHIMTOP" -b -p "$A" -e '{cpu-clock'
+expect_run 2 "must be the whole -e" -- "$SHIMTOP" -b -p "$A" -e 'cpu-clock,{task-clock}'
+expect_run 2 "unknown event 'cpu-clok'.*shimtop --list-events" -- "$SHIMTOP" -b -p "$A" -e cpu-clok
+# A hardware group where there is no PMU: said, and cpu-clock sampled.
+SHIMTOP_NO_PMU=1 "$SHIMTOP" -p "$A" -b --duration 0.5 -e '{cycles,instructions}' >"$TMP/text" 2>"$TMP/err" ||
+	fail "hardware group without a PMU: $(cat "$TMP/err")"
+grep -q "needs a hardware PMU" "$TMP/err" || fail "no PMU not said: $(cat "$TMP/err")"
+
+# --list-events: perf list's role.
+"$SHIMTOP" --list-events >"$TMP/ev" 2>"$TMP/err" || fail "--list-events failed: $(cat "$TMP/err")"
+grep -Eq "^  cpu-clock +available" "$TMP/ev" || fail "--list-events lacks cpu-clock: $(head "$TMP/ev")"
+grep -Eq "^[0-9]+ events, [0-9]+ available here" "$TMP/ev" || fail "--list-events has no total"
+
+# Batch as top and perf: -b, -n iterations, -E entries, --stdio.
+"$SHIMTOP" -p "$A" -b -d 0.3 -n 3 -E 2 >"$TMP/text" 2>"$TMP/err" || fail "-n 3: $(cat "$TMP/err")"
+[ "$(grep -c "^  SELF%" "$TMP/text")" -eq 3 ] || fail "-n 3 printed $(grep -c "^  SELF%" "$TMP/text") tables"
+[ "$(grep -c "shimtop-demo  *phase_\|shimtop-demo  *recurse\|shimtop-demo  *build" "$TMP/text")" -le 6 ] ||
+	fail "-E 2 printed more than 2 rows per table"
+"$SHIMTOP" -p "$A" --stdio --duration 0.5 -E 1 >"$TMP/text" 2>"$TMP/err" || fail "--stdio: $(cat "$TMP/err")"
+[ "$(sed -n '/SELF%/,$p' "$TMP/text" | grep -c .)" -eq 2 ] || fail "--stdio -E 1: $(cat "$TMP/text")"
+expect_run 2 "-n counts batch reports" -- "$SHIMTOP" -p "$A" -n 2
+expect_run 2 "-n needs a positive number of iterations" -- "$SHIMTOP" -b -n 0
+expect_run 2 "-E needs a positive row count" -- "$SHIMTOP" -b -E -1
+
+# -o and -i: record, then the same table read back.
+"$SHIMTOP" -p "$A" -b --duration 1 -o "$TMP/rec" --format json >"$TMP/live.json" 2>"$TMP/err" ||
+	fail "-o: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/rec" -b --format json >"$TMP/back.json" 2>"$TMP/err" || fail "-i: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/live.json" "d['samples']")" = "$(json_get "$TMP/back.json" "d['samples']")" ] ||
+	fail "-i read back another sample count"
+printf 'not a recording at all' >"$TMP/foreign"
+expect_run 1 "is not a shimtop record file" -- "$SHIMTOP" -i "$TMP/foreign" -b
+expect_run 2 "-i shows a file: it takes no -o" -- "$SHIMTOP" -i "$TMP/rec" -o "$TMP/x" -b
+
+# -s: perf's keys (ordered by overhead, a row per process with pid),
+# today's names (ordered by that column), bad keys.
+"$SHIMTOP" -i "$TMP/rec" -b -s pid,sym --format json >"$TMP/s.json" 2>"$TMP/err" || fail "-s pid,sym: $(cat "$TMP/err")"
+python3 - "$TMP/s.json" "$A" <<'PY' || fail "-s pid,sym: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [r['samples'] for r in d['rows']]
+if w != sorted(w, reverse=True):
+    sys.exit(f"-s pid,sym rows not ordered by overhead: {w[:8]}")
+if not all(r.get('pid') == int(sys.argv[2]) for r in d['rows']):
+    sys.exit("-s pid,sym rows lack the process id")
+PY
+"$SHIMTOP" -i "$TMP/rec" -b -s symbol --format json >"$TMP/s.json" 2>"$TMP/err"
+[ "$(json_get "$TMP/s.json" "[r['symbol'] for r in d['rows']] == sorted(r['symbol'] for r in d['rows'])")" = True ] ||
+	fail "-s symbol does not order by name"
+"$SHIMTOP" -i "$TMP/rec" -b -s overhead,dso,sym >"$TMP/text" 2>"$TMP/err" || fail "-s overhead,dso,sym: $(cat "$TMP/err")"
+expect_run 2 "unknown sort key 'bogus'" -- "$SHIMTOP" -b -s sym,bogus
+expect_run 2 "-s takes at most 4 keys" -- "$SHIMTOP" -b -s sym,dso,pid,ipc,self
+
+# --help: what shimtop is, examples, environment, exit statuses, keys.
+"$SHIMTOP" --help >"$TMP/help" || fail "--help failed"
+for want in "^shimtop - a live performance microscope" "^examples:" "NO_COLOR" "SHIMTOP_THEMES" \
+	"DEBUGINFOD_URLS" "XDG_CONFIG_HOME" "^exit status:" "^Keys: F1" "--all-cpus" "--list-events"; do
+	grep -Eq -- "$want" "$TMP/help" || fail "--help lacks /$want/"
+done
+finish
