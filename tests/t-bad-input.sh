@@ -11,8 +11,8 @@ expect_run 1 "cannot run '/nonexistent/cmd'.*PATH" -- \
 expect_run 2 "not a terminal; use --batch" -- "$SHIMTOP"
 expect_run 2 "no theme named 'nosuch'" -- "$SHIMTOP" --theme nosuch
 expect_run 2 "\-F needs a rate" -- "$SHIMTOP" --batch -F abc
-expect_run 2 "\-p needs a process id" -- "$SHIMTOP" --batch -p -5
-expect_run 2 "give -p PID or a command" -- "$SHIMTOP" --batch -p 1 -- true
+expect_run 2 "'-5' is not a process or thread id" -- "$SHIMTOP" --batch -p -5
+expect_run 2 "give one target" -- "$SHIMTOP" --batch -p 1 -- true
 expect_run 2 "unknown format 'xml'" -- "$SHIMTOP" --batch --format xml
 expect_run 1 "cannot open record file '/nonexistent/rec'" -- \
 	"$SHIMTOP" --batch --replay /nonexistent/rec
