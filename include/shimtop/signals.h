@@ -14,6 +14,12 @@
  *     shimtop_tag(me, PHASE_PARSE, depth);
  *     shimtop_count(me, 0, 1);
  *
+ * The layout below is a stable interface, versioned by
+ * SHIMTOP_SIGNALS_VERSION (a change of any offset or size bumps it and
+ * shimtop refuses segments of a version it does not know), so programs
+ * in other languages (Rust, Go, ...) can write it without this header.
+ * The header compiles as C (C99 on) and C++.
+ *
  * Segment layout, version 1 (native byte order).  The POSIX shared memory
  * object "/shimtop-PID" (Linux: /dev/shm/shimtop-PID), mode 0600, owned by
  * the program's user:
@@ -45,6 +51,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SHIMTOP_SIGNALS_MAGIC		"SHIMSIG1"
 #define SHIMTOP_SIGNALS_VERSION		1u
@@ -144,10 +154,10 @@ shimtop_signals_open(const char *tag_name, const char *const *counter_names,
 		shm_unlink(name);
 		return NULL;
 	}
-	s = mmap(NULL, SHIMTOP_SIGNALS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 fd, 0);
+	s = (struct shimtop_signals *)mmap(NULL, SHIMTOP_SIGNALS_SIZE,
+					    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
-	if (s == MAP_FAILED) {
+	if ((void *)s == MAP_FAILED) {
 		shm_unlink(name);
 		return NULL;
 	}
@@ -231,5 +241,9 @@ static inline void shimtop_count(struct shimtop_slot *slot, unsigned i,
 	if (slot && i < SHIMTOP_SIGNALS_COUNTERS)
 		slot->counter[i] = slot->counter[i] + n;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,71 @@
+#!/bin/sh
+# t-docs.sh - the man page names every option --help lists and no other
+# (both ways, long and short), renders without warnings, and `make install
+# DESTDIR=...` installs the man pages, bash completion (which completes
+# options, event names, PIDs and -p lists), the pkg-config file (with
+# which a C++ program builds against <shimtop/signals.h>) and the themes.
+. "$TESTS_DIR/lib.sh"
+: "${TOP_BUILDDIR:?run through make check}"
+SRC=$TESTS_DIR/..
+
+"$SHIMTOP" --help >"$TMP/help"
+opts() { grep -o -- '--[a-z][a-z-]*' "$1" | sort -u; }
+sed 's/\\-/-/g' "$SRC/doc/shimtop.1" >"$TMP/man"
+opts "$TMP/help" >"$TMP/help.opts"
+opts "$TMP/man" >"$TMP/man.opts"
+missing=$(comm -23 "$TMP/help.opts" "$TMP/man.opts" | tr '\n' ' ')
+extra=$(comm -13 "$TMP/help.opts" "$TMP/man.opts" | tr '\n' ' ')
+[ -z "$missing" ] || fail "shimtop.1 lacks $missing"
+[ -z "$extra" ] || fail "shimtop.1 names options --help does not: $extra"
+for s in $(grep -Eo '^  -[a-zA-Z],' "$TMP/help" | tr -d ' ,'); do
+	grep -q "^\.BR $s\"* \|^\.BR $s \|^\.BR $s\$" "$TMP/man" || fail "shimtop.1 lacks $s"
+done
+[ "$(opts "$TMP/help" | wc -l)" -ge 30 ] || fail "--help lists too few options"
+if command -v man >/dev/null; then
+	for page in shimtop shimtop-demo; do
+		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$SRC/doc/$page.1" >"$TMP/$page.txt" 2>"$TMP/man.err"
+		[ -s "$TMP/man.err" ] && fail "$page.1 renders with warnings: $(cat "$TMP/man.err")"
+		grep -q "^NAME" "$TMP/$page.txt" || fail "$page.1 has no NAME section"
+	done
+	grep -q "XDG_CONFIG_HOME" "$TMP/shimtop.txt" || fail "shimtop.1 lacks the config file"
+fi
+
+# make install into a staging root.
+ROOT=$TMP/root
+make -s -C "$TOP_BUILDDIR" install DESTDIR="$ROOT" >"$TMP/install.log" 2>&1 ||
+	fail "make install failed: $(tail -5 "$TMP/install.log")"
+prefix=$(sed -n 's/^prefix=//p' "$TOP_BUILDDIR/shimtop-signals.pc")
+P=$ROOT$prefix
+for f in bin/shimtop bin/shimtop-demo share/man/man1/shimtop.1 share/man/man1/shimtop-demo.1 \
+	share/bash-completion/completions/shimtop share/pkgconfig/shimtop-signals.pc \
+	include/shimtop/signals.h share/shimtop/themes/default.theme share/shimtop/themes/mono.theme; do
+	[ -f "$P/$f" ] || fail "make install did not install $f"
+done
+
+# The pkg-config file gives the header's directory; a C++ program builds with it.
+cflags=$(pkg-config --define-variable=prefix="$P" --cflags "$P/share/pkgconfig/shimtop-signals.pc") ||
+	fail "pkg-config cannot read shimtop-signals.pc"
+cflags=$(echo $cflags)
+[ "$cflags" = "-I$P/include" ] || fail "shimtop-signals.pc: cflags '$cflags'"
+cat >"$TMP/use.cc" <<'CC'
+#include <shimtop/signals.h>
+int main() { shimtop_signals *s = shimtop_signals_open("phase", nullptr, 0);
+	shimtop_tag(shimtop_signals_thread(s), 1, 0); shimtop_signals_close(); return s ? 0 : 1; }
+CC
+if command -v g++ >/dev/null; then
+	g++ -Wall -Wextra -Werror -pedantic $cflags "$TMP/use.cc" -o "$TMP/use" 2>"$TMP/cc.err" ||
+		fail "a C++ program does not build with the installed header: $(cat "$TMP/cc.err")"
+	"$TMP/use" || fail "the C++ program could not open its segment"
+fi
+
+# Completion: options, events, PIDs, the last id of a -p list.
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _shimtop;
+		printf "%s\n" "${COMPREPLY[@]}"' sh "$P/share/bash-completion/completions/shimtop" "$@"
+}
+complete_words "$SHIMTOP" --all | grep -qx -- "--all-cpus" || fail "completion: --all not completed"
+complete_words "$SHIMTOP" -e cpu-c | grep -qx "cpu-clock" || fail "completion: -e cpu-c"
+complete_words "$SHIMTOP" -p "$$" | grep -qx "$$" || fail "completion: -p $$"
+complete_words "$SHIMTOP" -p "1,$$" | grep -qx "1,$$" || fail "completion: -p 1,$$"
+complete_words "$SHIMTOP" -s pid,s | grep -qx "pid,sym" || fail "completion: -s pid,s"
+finish
