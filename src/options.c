@@ -274,6 +274,7 @@ static int parse_sort(struct st_sort *sort, const char *list)
 	free(copy);
 	if (!rc && !sort->nkeys)
 		rc = bad("-s needs a key, e.g. -s %s", "overhead,sym");
+	sort->given = true;
 	return rc;
 }
 

@@ -32,6 +32,7 @@ struct st_sort {
 	enum st_sort_key key[ST_MAX_SORT_KEYS];
 	int nkeys;			/* at least 1 */
 	bool by_process;		/* a row per (process, symbol): comm or pid given */
+	bool given;			/* by -s (else the default) */
 };
 
 /* What is sampled. */

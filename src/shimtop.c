@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 
 	if (rc < 0 || opt.printed_only)
 		return st_exit_status(rc);
-	if (!opt.batch && ui_prepare(opt.theme) < 0)
+	if (!opt.batch && ui_prepare(&opt) < 0)
 		return ST_EXIT_USAGE;
 	/* Refuse before launching anything: a UI needs a terminal. */
 	if (!opt.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {

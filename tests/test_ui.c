@@ -81,7 +81,8 @@ static void test_key_table(void)
 	for (int a = UA_NONE + 1; a < UA_COUNT; a++)
 		CHECK(ui_key_of((enum ui_action)a) != NULL);
 	CHECK(ui_key_action('j') == UA_DOWN);	/* once missing from the help */
-	CHECK(ui_key_action(KEY_F(6)) == UA_SORT_NEXT);
+	CHECK(ui_key_action(KEY_F(6)) == UA_SORT_MENU);
+	CHECK(ui_key_action('>') == UA_SORT_NEXT);
 	CHECK(ui_key_action('x') == UA_NONE);
 	/* The help has a line per key naming it (without backquotes). */
 	n = ui_help_lines(lines, 64);

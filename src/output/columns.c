@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static void self_cell(const struct model_row *r, char *buf, size_t len)
 {
@@ -50,9 +51,22 @@ const struct column columns[] = {
 };
 const size_t ncolumns = sizeof(columns) / sizeof(columns[0]);
 
+static bool hidden[sizeof(columns) / sizeof(columns[0])];
+
+void columns_hide(const char *const *keys, size_t n)
+{
+	for (size_t i = 0; i < ncolumns; i++) {
+		hidden[i] = false;
+		for (size_t k = 0; keys && k < n; k++)
+			if (!strcmp(keys[k], columns[i].key) &&
+			    columns[i].sort != ST_SORT_SELF && columns[i].sort != ST_SORT_SYMBOL)
+				hidden[i] = true;
+	}
+}
+
 static bool shown(const struct column *c, int screen, bool by_process)
 {
-	if (c->per_process && !by_process)
+	if ((c->per_process && !by_process) || hidden[c - columns])
 		return false;
 	return screen == 0 || screen >= c->min_screen;
 }
@@ -103,6 +117,24 @@ void columns_title(char *buf, size_t len, int screen, bool by_process, int sort,
 			 c->sort >= 0 && c->sort == sort ? (invert ? "^" : "v") : "");
 		at = put_cell(buf, len, at, c, width_of(c, screen), t);
 	}
+}
+
+int columns_sort_at(int x, int screen, bool by_process)
+{
+	int at = 0;
+
+	for (size_t i = 0; i < ncolumns; i++) {
+		const struct column *c = &columns[i];
+		int w = width_of(c, screen), gap = at ? (c->left ? 2 : 1) : 0;
+
+		if (!shown(c, screen, by_process))
+			continue;
+		/* The title's cell, with the gap before it (a click there counts). */
+		if (x < at + gap + w || w == 0)
+			return c->sort;
+		at += gap + w;
+	}
+	return -1;
 }
 
 void columns_row(char *buf, size_t len, int screen, bool by_process,

@@ -44,6 +44,16 @@ struct model_process_row;
 void process_columns_title(char *buf, size_t len);
 void process_columns_row(char *buf, size_t len, const struct model_process_row *r);
 
+/*
+ * Hides columns by their JSON key ("samples", "ipc", "module") in what
+ * columns_title and columns_row write from now on: the UI's setup (F2).
+ * NULL shows them all again.  The key column (SELF%, SYMBOL) stays.
+ */
+void columns_hide(const char *const *keys, size_t n);
+
+/* The sort key of the column under x in a line columns_title wrote; -1 if none. */
+int columns_sort_at(int x, int screen, bool by_process);
+
 /* The per-thread table's title and rows, the same in the UI and -H. */
 struct model;
 struct model_thread_row;

@@ -101,7 +101,7 @@ static void sort_by(struct ui *ui, int step)
 
 	do
 		k = (k + ST_SORT_COUNT + step) % ST_SORT_COUNT;
-	while (k == ST_SORT_PROCESS && !ui->s->opt->sort.by_process);
+	while (!ui_sort_offered(ui, (enum st_sort_key)k));
 	ui_set_sort(ui, (enum st_sort_key)k);
 }
 
@@ -130,9 +130,6 @@ static enum view_reaction table_key(struct view *v, int code, enum ui_action a)
 	case UA_INVERT:
 		v->ui->invert = !v->ui->invert;
 		return VIEW_REQUERY;
-	case UA_ZERO:
-		model_zero(&v->ui->s->model);
-		return VIEW_REQUERY;
 	case UA_THREADS:
 		v->next = threads_view_create(v->ui);
 		return VIEW_PUSH;
@@ -144,6 +141,32 @@ static enum view_reaction table_key(struct view *v, int code, enum ui_action a)
 	default:
 		return VIEW_IGNORED;
 	}
+}
+
+/* A click on a title sorts by its column (again: inverts); on a row selects it. */
+static enum view_reaction table_click(struct view *v, int y, int x, bool twice)
+{
+	struct table_view *t = (struct table_view *)v;
+	struct ui *ui = v->ui;
+
+	if (y == 0) {
+		int k = columns_sort_at(x, getmaxx(ui->body), ui->sort.by_process);
+
+		if (k < 0)
+			return VIEW_REDRAW;
+		if ((enum st_sort_key)k == ui->sort.key[0])
+			ui->invert = !ui->invert;
+		ui_set_sort(ui, (enum st_sort_key)k);
+		return VIEW_REQUERY;
+	}
+	if (t->list.top + (size_t)(y - 1) >= t->nrows)
+		return VIEW_REDRAW;
+	list_select(&t->list, (long)(t->list.top + (size_t)(y - 1)));
+	if (twice) {
+		v->next = detail_view_create(ui, t->rows[t->list.selected].sym->id);
+		return VIEW_PUSH;
+	}
+	return VIEW_REDRAW;
 }
 
 /* A prompt's line replaces the footer while it is open (or filtering). */
@@ -184,8 +207,8 @@ static void table_destroy(struct view *v)
 }
 
 static const enum ui_action table_actions[] = {
-	UA_HELP, UA_SEARCH, UA_FILTER, UA_SORT_NEXT, UA_INVERT, UA_OPEN, UA_THREADS,
-	UA_ZERO, UA_QUIT, UA_NONE,
+	UA_HELP, UA_SETUP, UA_SEARCH, UA_FILTER, UA_SORT_MENU, UA_INVERT, UA_OPEN,
+	UA_THREADS, UA_ZERO, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops table_ops = {
@@ -193,6 +216,7 @@ static const struct view_ops table_ops = {
 	.requery = table_refresh,
 	.draw = table_draw,
 	.key = table_key,
+	.click = table_click,
 	.cursor = table_cursor,
 	.status = table_status,
 	.destroy = table_destroy,

@@ -76,9 +76,6 @@ static enum view_reaction threads_key(struct view *v, int code, enum ui_action a
 	case UA_BACK:
 	case UA_THREADS:
 		return VIEW_POP;
-	case UA_ZERO:
-		model_zero(&v->ui->s->model);
-		return VIEW_REQUERY;
 	default:
 		return VIEW_IGNORED;
 	}

@@ -3,6 +3,7 @@
  * interval, lay out their windows, redraw without flicker (erase + one
  * doupdate), send keys to the top view and take the ones it leaves.
  */
+#include "output/columns.h"
 #include "session.h"
 #include "stop_signal.h"
 #include "ui/draw.h"
@@ -16,10 +17,20 @@
 #include <string.h>
 
 static struct theme loaded_theme;
+static struct ui_settings loaded_settings;
+static char loaded_path[4096];
 
-int ui_prepare(const char *theme_name)
+int ui_prepare(const struct st_options *o)
 {
-	return theme_load(&loaded_theme, theme_name);
+	char err[256];
+
+	settings_defaults(&loaded_settings);
+	if (settings_path(loaded_path, sizeof(loaded_path)) &&
+	    settings_read(&loaded_settings, loaded_path, err, sizeof(err)) < 0)
+		st_warn("%s: %s; fix or delete it (F2 rewrites it)", loaded_path, err);
+	/* The command line wins over the file. */
+	return theme_load(&loaded_theme, o->theme ? o->theme
+			  : loaded_settings.theme[0] ? loaded_settings.theme : NULL);
 }
 
 static chtype attrs_of(const struct theme_style *st)
@@ -106,6 +117,14 @@ static void refresh_views(struct ui *ui)
 		top->ops->requery(top);
 }
 
+/* The interval's refresh: with z on, the next table starts from zero. */
+static void refresh_interval(struct ui *ui)
+{
+	refresh_views(ui);
+	if (ui->zero_each)
+		model_zero(&ui->s->model);
+}
+
 static void draw_too_small(void)
 {
 	werase(stdscr);
@@ -181,6 +200,25 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 	case UA_HELP:
 		push(ui, help_view_create(ui));
 		break;
+	case UA_SETUP:
+		push(ui, setup_view_create(ui));
+		break;
+	case UA_SORT_MENU:
+		push(ui, sort_menu_create(ui));
+		break;
+	case UA_ZERO:
+		ui->zero_each = !ui->zero_each;
+		snprintf(ui->message, sizeof(ui->message), "%s",
+			 ui->zero_each ? "z: the table shows each refresh interval alone"
+				       : "z off: the table accumulates");
+		if (ui->zero_each)
+			model_zero(&ui->s->model);
+		refresh_views(ui);
+		break;
+	case UA_ZERO_ONCE:
+		model_zero(&ui->s->model);
+		refresh_views(ui);
+		break;
 	case UA_BACK:
 		pop(ui);
 		break;
@@ -193,6 +231,22 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 	return true;
 }
 
+/* A click goes to the view under it, in that window's coordinates. */
+static enum view_reaction click(struct ui *ui, struct view *top)
+{
+	MEVENT ev;
+	int y, x;
+
+	if (getmouse(&ev) != OK || !ui->body || !top->ops->click ||
+	    !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED)))
+		return VIEW_REDRAW;
+	y = ev.y;
+	x = ev.x;
+	if (!wmouse_trafo(ui->body, &y, &x, FALSE))
+		return VIEW_REDRAW;
+	return top->ops->click(top, y, x, ev.bstate & BUTTON1_DOUBLE_CLICKED);
+}
+
 /* Returns false when the key quits. */
 static bool handle_key(struct ui *ui, int code)
 {
@@ -201,7 +255,9 @@ static bool handle_key(struct ui *ui, int code)
 	enum view_reaction r = VIEW_IGNORED;
 
 	ui->message[0] = '\0';
-	if (code != KEY_RESIZE && top->ops->key)
+	if (code == KEY_MOUSE)
+		r = click(ui, top);
+	else if (code != KEY_RESIZE && top->ops->key)
 		r = top->ops->key(top, code, a);
 	switch (r) {
 	case VIEW_IGNORED:
@@ -238,10 +294,11 @@ static int start_terminal(struct ui *ui)
 	set_escdelay(25);
 	timeout(100);
 	ui_theme_apply(ui);
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED, NULL);
 	ui->strips[ui->nstrips] = header_view_create(ui);
 	ui->strip_lines[ui->nstrips++] = UI_HEADER_LINES;
 	ui->stack[ui->depth++] = table_view_create(ui);
-	layout(ui);
+	ui_apply_settings(ui);	/* lays the windows out */
 	return 0;
 }
 
@@ -258,7 +315,7 @@ static void stop_terminal(struct ui *ui)
 /* Pumps, refreshes and draws until a key quits or a signal stops us. */
 static void run_loop(struct ui *ui)
 {
-	uint64_t next_refresh = 0, interval = (uint64_t)(ui->s->opt->delay * 1e9);
+	uint64_t next_refresh = 0;
 
 	for (;;) {
 		int code;
@@ -267,8 +324,8 @@ static void run_loop(struct ui *ui)
 		session_pump(ui->s);
 		now = st_now_ns();
 		if (now >= next_refresh) {
-			refresh_views(ui);
-			next_refresh = now + interval;
+			refresh_interval(ui);
+			next_refresh = now + (uint64_t)(ui->delay * 1e9);
 		}
 		draw(ui);
 		code = getch();
@@ -286,6 +343,40 @@ void ui_set_sort(struct ui *ui, enum st_sort_key key)
 	ui->sort.key[0] = key;
 	if (ui->sort.nkeys < 1)
 		ui->sort.nkeys = 1;
+	ui->settings.sort = key;
+}
+
+bool ui_sort_offered(const struct ui *ui, enum st_sort_key key)
+{
+	return key != ST_SORT_PROCESS || ui->s->opt->sort.by_process;
+}
+
+void ui_apply_settings(struct ui *ui)
+{
+	static const char *const keys[] = { "samples", "ipc", "module" };
+	const char *hide[3];
+	size_t n = 0;
+
+	for (size_t i = 0; i < 3; i++)
+		if (ui->settings.hidden & (1u << i))
+			hide[n++] = keys[i];
+	columns_hide(hide, n);
+	ui->strip_lines[0] = ui->settings.brief_header ? 2 : UI_HEADER_LINES;
+	layout(ui);
+}
+
+void ui_save_settings(struct ui *ui)
+{
+	char err[256];
+
+	if (!ui->settings_path[0])
+		snprintf(ui->message, sizeof(ui->message),
+			 "settings not saved: neither XDG_CONFIG_HOME nor HOME is set");
+	else if (settings_write(&ui->settings, ui->settings_path, err, sizeof(err)) < 0)
+		snprintf(ui->message, sizeof(ui->message), "%.127s", err);
+	else
+		snprintf(ui->message, sizeof(ui->message), "settings saved to %.100s",
+			 ui->settings_path);
 }
 
 int ui_run(struct session *s)
@@ -296,7 +387,17 @@ int ui_run(struct session *s)
 	memset(&ui, 0, sizeof(ui));
 	ui.s = s;
 	ui.theme = loaded_theme;
+	ui.settings = loaded_settings;
+	snprintf(ui.settings_path, sizeof(ui.settings_path), "%s", loaded_path);
+	ui.delay = s->opt->delay_set ? s->opt->delay : loaded_settings.delay;
+	ui.settings.delay = ui.delay;
 	ui.sort = s->opt->sort;
+	/* -s wins over the file; without it, the file's column. */
+	if (!s->opt->sort.given && ui_sort_offered(&ui, loaded_settings.sort)) {
+		ui.sort.key[0] = loaded_settings.sort;
+		ui.invert = loaded_settings.invert;
+	}
+	ui.settings.sort = ui.sort.key[0];
 	stop_signal_install();
 	status = session_start(s);
 	if (status < 0)

@@ -6,9 +6,13 @@
 #define SHIMTOP_UI_H
 
 struct session;
+struct st_options;
 
-/* Loads the theme --theme names before anything starts; 0 or -1. */
-int ui_prepare(const char *theme_name);
+/*
+ * Before anything starts: reads the settings file (a bad line is a
+ * warning) and loads the theme (--theme, else the file's); 0 or -errno.
+ */
+int ui_prepare(const struct st_options *o);
 
 /*
  * Runs the UI on a session until the user quits (or SIGINT, SIGTERM).

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "options.h"
+#include "ui/settings.h"
 #include "ui/theme.h"
 #include "ui/view.h"
 
@@ -30,6 +31,10 @@ struct ui {
 
 	struct st_sort sort;		/* shared by the table views */
 	bool invert;
+	bool zero_each;			/* z: the table holds one refresh interval */
+	double delay;			/* refresh interval, seconds */
+	struct ui_settings settings;	/* F2's, as read at start or set since */
+	char settings_path[4096];	/* "" when there is nowhere to keep them */
 
 	struct view *stack[UI_MAX_DEPTH];
 	int depth;
@@ -47,6 +52,15 @@ void ui_theme_apply(struct ui *ui);
 
 /* Sorts the table views by key first (F6, < >, a click on a title). */
 void ui_set_sort(struct ui *ui, enum st_sort_key key);
+
+/* The sort keys < > and F6 offer here (comm/pid only when rows split). */
+bool ui_sort_offered(const struct ui *ui, enum st_sort_key key);
+
+/* Applies ui->settings now: theme, columns, header height, refresh. */
+void ui_apply_settings(struct ui *ui);
+
+/* Writes ui->settings to the file; the footer says where, or why not. */
+void ui_save_settings(struct ui *ui);
 
 /* Draws the footer: a view's status line, a message, or its keys. */
 void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top);

@@ -34,6 +34,8 @@ struct view_ops {
 	void (*requery)(struct view *v);
 	void (*draw)(struct view *v, WINDOW *w);
 	enum view_reaction (*key)(struct view *v, int code, enum ui_action a);
+	/* A click at (y, x) of the view's window; NULL: clicks ignored. */
+	enum view_reaction (*click)(struct view *v, int y, int x, bool twice);
 	/* Where the terminal cursor goes (a prompt), else false. */
 	bool (*cursor)(struct view *v, int *y, int *x);
 	/* The footer line when the view has one of its own (a prompt). */
@@ -64,5 +66,7 @@ struct view *table_view_create(struct ui *ui);
 struct view *detail_view_create(struct ui *ui, uint32_t symbol_id);
 struct view *help_view_create(struct ui *ui);
 struct view *threads_view_create(struct ui *ui);
+struct view *setup_view_create(struct ui *ui);
+struct view *sort_menu_create(struct ui *ui);
 
 #endif

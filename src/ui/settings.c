@@ -1,0 +1,184 @@
+/* settings.c - F2's settings file (see settings.h). */
+#include "ui/settings.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void settings_defaults(struct ui_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->delay = 1.0;
+	s->sort = ST_SORT_SELF;
+}
+
+bool settings_path(char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		snprintf(buf, len, "%s/shimtop/shimtoprc", xdg);
+	else if (home && *home)
+		snprintf(buf, len, "%s/.config/shimtop/shimtoprc", home);
+	else
+		return false;
+	return true;
+}
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} hideable[] = {
+	{ "samples", SETTINGS_HIDE_SAMPLES },
+	{ "ipc", SETTINGS_HIDE_IPC },
+	{ "module", SETTINGS_HIDE_MODULE },
+};
+
+struct read_ctx {
+	struct ui_settings *s;
+	char *err;
+	size_t len;
+};
+
+static int flag(const char *v, bool *out)
+{
+	if (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "yes"))
+		*out = true;
+	else if (!strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "no"))
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+static int display_entry(struct ui_settings *s, const char *key, const char *v)
+{
+	char *end;
+
+	if (!strcmp(key, "theme")) {
+		if (strlen(v) >= sizeof(s->theme) || strchr(v, '/'))
+			return -1;
+		snprintf(s->theme, sizeof(s->theme), "%s", v);
+	} else if (!strcmp(key, "delay")) {
+		double d = strtod(v, &end);
+
+		if (end == v || *end || !(d >= 0.1) || d > 3600)
+			return -1;
+		s->delay = d;
+	} else if (!strcmp(key, "sort")) {
+		int k;
+
+		for (k = 0; k < ST_SORT_COUNT; k++)
+			if (!strcmp(v, sort_key_name((enum st_sort_key)k)))
+				break;
+		if (k == ST_SORT_COUNT)
+			return -1;
+		s->sort = (enum st_sort_key)k;
+	} else if (!strcmp(key, "invert")) {
+		return flag(v, &s->invert);
+	} else if (!strcmp(key, "header")) {
+		if (strcmp(v, "full") && strcmp(v, "brief"))
+			return -1;
+		s->brief_header = !strcmp(v, "brief");
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static int on_entry(void *arg, const char *section, const char *key, const char *v)
+{
+	struct read_ctx *c = arg;
+	int bad = -1;
+
+	if (!strcmp(section, "display")) {
+		bad = display_entry(c->s, key, v);
+	} else if (!strcmp(section, "columns")) {
+		for (size_t i = 0; i < sizeof(hideable) / sizeof(hideable[0]); i++) {
+			bool shown;
+
+			if (strcmp(key, hideable[i].name) || flag(v, &shown))
+				continue;
+			c->s->hidden = shown ? c->s->hidden & ~hideable[i].bit
+					     : c->s->hidden | hideable[i].bit;
+			bad = 0;
+		}
+	}
+	if (bad && !c->err[0])
+		snprintf(c->err, c->len, "[%s] %s = %s is not a setting shimtop knows",
+			 section, key, v);
+	return 1;	/* read on: one bad line costs only itself */
+}
+
+int settings_read(struct ui_settings *s, const char *path, char *err, size_t len)
+{
+	struct read_ctx c = { s, err, len };
+	FILE *f;
+	int rc;
+
+	err[0] = '\0';
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	rc = ini_parse_file(f, on_entry, &c);
+	fclose(f);
+	if (rc > 0 && !err[0])
+		snprintf(err, len, "line %d is not an INI line", rc);
+	return err[0] ? -EINVAL : 0;
+}
+
+/* mkdir -p of the file's directory. */
+static int make_parents(const char *path)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+int settings_write(const struct ui_settings *s, const char *path, char *err,
+		   size_t len)
+{
+	char tmp[4200];
+	FILE *f;
+	int rc = make_parents(path);
+
+	if (rc < 0) {
+		snprintf(err, len, "cannot make the directory of %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		rc = -errno;
+		snprintf(err, len, "cannot write %s: %s", tmp, strerror(-rc));
+		return rc;
+	}
+	fprintf(f, "# shimtop settings, written by F2 (shimtop(1), FILES)\n"
+		"[display]\ntheme = %s\ndelay = %g\nsort = %s\ninvert = %s\nheader = %s\n"
+		"\n[columns]\n", s->theme, s->delay, sort_key_name(s->sort),
+		s->invert ? "true" : "false", s->brief_header ? "brief" : "full");
+	for (size_t i = 0; i < sizeof(hideable) / sizeof(hideable[0]); i++)
+		fprintf(f, "%s = %s\n", hideable[i].name,
+			s->hidden & hideable[i].bit ? "false" : "true");
+	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+		rc = -errno;
+		unlink(tmp);
+		snprintf(err, len, "cannot write %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
