@@ -11,8 +11,12 @@
 #include "ui/draw.h"
 #include "ui/keys.h"
 #include "ui/list.h"
+#include "ui/settings.h"
 
 #include <curses.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <math.h>
 #include <string.h>
 
@@ -215,6 +219,52 @@ static void test_columns(void)
 	CHECK(!strcmp(line, " 50.00%        12      -  4242 make               a.out                     main"));
 }
 
+/* F2's file: written, read back the same; a bad line named, the rest read. */
+static void test_settings(void)
+{
+	char dir[] = "/tmp/shimtop-settings.XXXXXX", path[4200], err[256];
+	struct ui_settings a, b;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/sub/shimtoprc", dir);
+	settings_defaults(&a);
+	snprintf(a.theme, sizeof(a.theme), "mono");
+	a.delay = 2;
+	a.sort = ST_SORT_IPC;
+	a.invert = true;
+	a.hidden = SETTINGS_HIDE_MODULE | SETTINGS_HIDE_SAMPLES;
+	a.brief_header = true;
+	CHECK(settings_write(&a, path, err, sizeof(err)) == 0);
+	settings_defaults(&b);
+	CHECK(settings_read(&b, path, err, sizeof(err)) == 0);
+	CHECK(!strcmp(b.theme, "mono") && b.delay == 2 && b.sort == ST_SORT_IPC);
+	CHECK(b.invert && b.brief_header);
+	CHECK(b.hidden == (SETTINGS_HIDE_MODULE | SETTINGS_HIDE_SAMPLES));
+	/* A missing file leaves the defaults. */
+	settings_defaults(&b);
+	CHECK(settings_read(&b, "/nonexistent/shimtoprc", err, sizeof(err)) == 0);
+	CHECK(b.delay == 1 && b.sort == ST_SORT_SELF && !b.hidden);
+	/* Bad values are named; good lines after them still count. */
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("[display]\ndelay = -3\nsort = ipc\n[columns]\nipc = maybe\n", f);
+		fclose(f);
+	}
+	settings_defaults(&b);
+	CHECK(settings_read(&b, path, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "delay = -3") != NULL);
+	CHECK(b.sort == ST_SORT_IPC && b.delay == 1 && !b.hidden);
+	/* A file that cannot be written says so. */
+	CHECK(settings_write(&a, "/proc/shimtop/shimtoprc", err, sizeof(err)) < 0);
+	CHECK(strstr(err, "/proc/shimtop") != NULL);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--markdown")) {
@@ -226,5 +276,6 @@ int main(int argc, char **argv)
 	test_list();
 	test_bars();
 	test_columns();
+	test_settings();
 	return check_done("test_ui");
 }

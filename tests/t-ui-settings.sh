@@ -1,0 +1,88 @@
+#!/bin/sh
+# t-ui-settings.sh - htop's keys through tmux: F6's sort menu, F2's setup
+# written to $XDG_CONFIG_HOME/shimtop/shimtoprc and read by the next
+# start, a mouse click on a column title, and a bad settings line
+# reported without stopping the UI.
+. "$TESTS_DIR/lib.sh"
+
+command -v tmux >/dev/null || skip "tmux is not installed"
+SOCK="$TMP/tmux.sock"
+T="tmux -S $SOCK"
+CFG=$TMP/config
+RC=$CFG/shimtop/shimtoprc
+
+screen() { $T capture-pane -p -t ui; }
+wait_for() {	# wait_for REGEX: up to 5 s for the screen to show it
+	i=0
+	while [ $i -lt 50 ]; do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "screen never showed /$1/:
+$(screen)"
+	return 1
+}
+start() {
+	$T kill-session -t ui 2>/dev/null
+	$T new-session -d -s ui -x 110 -y 30 \
+		"env XDG_CONFIG_HOME='$CFG' SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' --demo 2>'$TMP/err'; sleep 30"
+	wait_for "^ +SELF%"
+}
+title() { screen | grep -E "^ +SELF%" | head -1; }
+
+start
+wait_for "phase_compute"
+# F6: the menu lists the columns, the current one selected; Enter sorts.
+$T send-keys -t ui F6
+wait_for "^Sort by"
+screen | grep -q "^PID COMMAND" && fail "F6 offers PID COMMAND for one process"
+$T send-keys -t ui Down Down Down Enter
+wait_for "SYMBOLv"
+# A click on the IPC title sorts by it (X10 mouse report: button 1 press, release).
+x=$(title | awk '{ print index($0, "IPC") }')
+y=$(screen | grep -nE "^ +SELF%" | head -1 | cut -d: -f1)
+printf '\033[M %b%b\033[M#%b%b' "\\0$(printf %o $((x + 32)))" "\\0$(printf %o $((y + 32)))" \
+	"\\0$(printf %o $((x + 32)))" "\\0$(printf %o $((y + 32)))" >"$TMP/click"
+$T send-keys -t ui -l "$(cat "$TMP/click")"
+wait_for "IPCv"
+# Back to SYMBOL with the menu (it opens on IPC now), then F2: hide
+# MODULE, brief header, save.
+$T send-keys -t ui F6
+wait_for "^Sort by"
+$T send-keys -t ui Down Down Enter
+wait_for "SYMBOLv"
+$T send-keys -t ui F2
+wait_for "^Setup"
+$T send-keys -t ui Down Down Down Down Down Down Enter
+wait_for "Column MODULE +hidden"
+$T send-keys -t ui Down Enter
+wait_for "Header +brief"
+$T send-keys -t ui Escape
+wait_for "settings saved to $RC"
+title | grep -q MODULE && fail "MODULE still shown after F2 hid it: $(title)"
+[ -f "$RC" ] || fail "F2 wrote no $RC"
+grep -qx "module = false" "$RC" || fail "shimtoprc lacks module = false: $(cat "$RC")"
+grep -qx "sort = symbol" "$RC" || fail "shimtoprc lacks sort = symbol: $(cat "$RC")"
+grep -qx "header = brief" "$RC" || fail "shimtoprc lacks header = brief: $(cat "$RC")"
+$T send-keys -t ui q
+sleep 0.5
+
+# The next start reads it: sorted by symbol, no MODULE, two header lines.
+start
+wait_for "SYMBOLv"
+title | grep -q MODULE && fail "restart shows MODULE: $(title)"
+screen | grep -q "^samples" && fail "restart shows the full header: $(screen | head -4)"
+$T send-keys -t ui q
+sleep 0.5
+
+# A line shimtop does not know: one warning, the rest still read.
+printf '[display]\nsort = ipc\ncolour = pink\n' >"$RC"
+start
+wait_for "IPCv"
+grep -q "colour = pink is not a setting shimtop knows" "$TMP/err" ||
+	fail "no warning for the bad line: $(cat "$TMP/err")"
+$T send-keys -t ui q
+sleep 0.3
+$T kill-server 2>/dev/null
+finish
