@@ -2,6 +2,7 @@
 # dev.sh - set up and build shimtop on Debian 12, then run it or test it.
 #
 #   ./dev.sh run    install what is missing, build, run shimtop on its demo
+#                   (shimtop --demo; other arguments go to shimtop instead)
 #   ./dev.sh test   install what is missing, build with -Werror, run every
 #                   test, then build the tests with ASan+UBSan and run them
 #                   again; cppcheck over the sources; every fuzz target for
@@ -75,6 +76,8 @@ run)
 	install_missing
 	build build
 	shift
+	# The demo unless told otherwise: shimtop alone is system-wide, as perf top.
+	[ $# -eq 0 ] && set -- --demo
 	exec "$TOP/build/shimtop" "$@"
 	;;
 test)
