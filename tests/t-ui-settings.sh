@@ -1,8 +1,8 @@
 #!/bin/sh
 # t-ui-settings.sh - htop's keys through tmux: F6's sort menu, F2's setup
 # written to $XDG_CONFIG_HOME/shimtop/shimtoprc and read by the next
-# start, a mouse click on a column title, and a bad settings line
-# reported without stopping the UI.
+# start, a mouse click on a column title, a bad settings line reported
+# without stopping the UI, and the per-process table (P).
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -82,6 +82,14 @@ start
 wait_for "IPCv"
 grep -q "colour = pink is not a setting shimtop knows" "$TMP/err" ||
 	fail "no warning for the bad line: $(cat "$TMP/err")"
+# P: the per-process table; H switches to threads, Esc returns.
+$T send-keys -t ui P
+wait_for "^ +PID COMMAND +THREADS"
+wait_for "^ +[0-9]+ shimtop-demo +1 "
+$T send-keys -t ui H
+wait_for "^ +TID +PID COMMAND"
+$T send-keys -t ui Escape
+wait_for "IPCv"
 $T send-keys -t ui q
 sleep 0.3
 $T kill-server 2>/dev/null

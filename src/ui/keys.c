@@ -42,6 +42,8 @@ const struct ui_key ui_keys[] = {
 	  "setup: columns, theme, refresh, sort, header; saved to shimtoprc" },
 	{ UA_THREADS, { 'H' }, "`H`", "Threads", "H",
 	  "the per-thread table (H again or Esc returns)" },
+	{ UA_PROCESSES, { 'P' }, "`P`", "Procs", "P",
+	  "the per-process table (P again or Esc returns; H switches)" },
 	{ UA_REDRAW, { CTRL('l') }, "Ctrl-L", NULL, NULL, "redraw the screen" },
 	{ UA_QUIT, { 'q', KEY_F(10) }, "`q`, F10", "Quit", "q",
 	  "quit (a launched target is ended too)" },

@@ -32,6 +32,7 @@ enum ui_action {
 	UA_ZERO_ONCE,
 	UA_SETUP,
 	UA_THREADS,
+	UA_PROCESSES,
 	UA_REDRAW,
 	UA_QUIT,
 	UA_COUNT

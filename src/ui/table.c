@@ -44,8 +44,10 @@ static void table_refresh(struct view *v)
 
 	free(t->rows);
 	n = model_rows_sorted(&v->ui->s->model, &v->ui->sort, v->ui->invert, &t->rows);
+	/* The filter keeps a row whose symbol or command matches (htop's F4). */
 	for (size_t i = 0; i < n; i++)
-		if (list_passes_filter(&t->list, t->rows[i].sym->name))
+		if (list_passes_filter(&t->list, t->rows[i].sym->name) ||
+		    (t->rows[i].comm[0] && list_passes_filter(&t->list, t->rows[i].comm)))
 			t->rows[kept++] = t->rows[i];
 	t->nrows = t->list.n = kept;
 	list_refreshed(&t->list);
@@ -131,7 +133,8 @@ static enum view_reaction table_key(struct view *v, int code, enum ui_action a)
 		v->ui->invert = !v->ui->invert;
 		return VIEW_REQUERY;
 	case UA_THREADS:
-		v->next = threads_view_create(v->ui);
+	case UA_PROCESSES:
+		v->next = threads_view_create(v->ui, a == UA_PROCESSES);
 		return VIEW_PUSH;
 	case UA_OPEN:
 		if (!t->nrows)
@@ -208,7 +211,7 @@ static void table_destroy(struct view *v)
 
 static const enum ui_action table_actions[] = {
 	UA_HELP, UA_SETUP, UA_SEARCH, UA_FILTER, UA_SORT_MENU, UA_INVERT, UA_OPEN,
-	UA_THREADS, UA_ZERO, UA_QUIT, UA_NONE,
+	UA_THREADS, UA_PROCESSES, UA_ZERO, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops table_ops = {

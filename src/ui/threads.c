@@ -1,7 +1,8 @@
 /*
  * threads.c - the per-thread view (H, as in top and tiptop): each thread
  * still known, heaviest first, with its share, IPC, state and heaviest
- * symbol.  H or Esc returns to the symbols.
+ * symbol; and the per-process view (P), the same by process.  H or P
+ * switches between them, Esc returns to the symbols.
  */
 #include "model/model.h"
 #include "output/columns.h"
@@ -18,18 +19,25 @@
 struct threads_view {
 	struct view v;
 	struct list list;
+	bool processes;			/* P: a row per process */
 	struct model_thread_row *rows;
+	struct model_process_row *procs;
 	size_t nrows;
 };
 
 static uint64_t thread_id(void *ctx, size_t i)
 {
-	return (uint64_t)((struct threads_view *)ctx)->rows[i].t->tid;
+	const struct threads_view *t = ctx;
+
+	return (uint64_t)(t->processes ? t->procs[i].pid : t->rows[i].t->tid);
 }
 
 static const char *thread_text(void *ctx, size_t i)
 {
-	return ((struct threads_view *)ctx)->rows[i].t->comm;
+	const struct threads_view *t = ctx;
+
+	return t->processes ? (t->procs[i].comm ? t->procs[i].comm : "")
+			    : t->rows[i].t->comm;
 }
 
 static void threads_refresh(struct view *v)
@@ -37,7 +45,12 @@ static void threads_refresh(struct view *v)
 	struct threads_view *t = (struct threads_view *)v;
 
 	free(t->rows);
-	t->nrows = t->list.n = model_thread_rows(&v->ui->s->model, &t->rows);
+	free(t->procs);
+	t->rows = NULL;
+	t->procs = NULL;
+	t->nrows = t->list.n = t->processes
+		? model_process_rows(&v->ui->s->model, &t->procs)
+		: model_thread_rows(&v->ui->s->model, &t->rows);
 	list_refreshed(&t->list);
 }
 
@@ -51,7 +64,10 @@ static void threads_draw(struct view *v, WINDOW *w)
 	getmaxyx(w, lines, cols);
 	t->list.height = lines - 1;
 	list_select(&t->list, (long)t->list.selected);
-	thread_columns_title(line, sizeof(line));
+	if (t->processes)
+		process_columns_title(line, sizeof(line));
+	else
+		thread_columns_title(line, sizeof(line));
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
 	for (int r = 0; r < lines - 1; r++) {
 		size_t i = t->list.top + (size_t)r;
@@ -60,7 +76,10 @@ static void threads_draw(struct view *v, WINDOW *w)
 			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
 			continue;
 		}
-		thread_columns_row(line, sizeof(line), &ui->s->model, &t->rows[i]);
+		if (t->processes)
+			process_columns_row(line, sizeof(line), &t->procs[i]);
+		else
+			thread_columns_row(line, sizeof(line), &ui->s->model, &t->rows[i]);
 		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
 			  : ui->attr[TH_ROW], line);
 	}
@@ -74,8 +93,15 @@ static enum view_reaction threads_key(struct view *v, int code, enum ui_action a
 		return VIEW_REDRAW;
 	switch (a) {
 	case UA_BACK:
-	case UA_THREADS:
 		return VIEW_POP;
+	case UA_THREADS:
+	case UA_PROCESSES:
+		/* The other table; the key of the one shown returns. */
+		if (t->processes == (a == UA_PROCESSES))
+			return VIEW_POP;
+		t->processes = a == UA_PROCESSES;
+		t->list.have_selection = false;
+		return VIEW_REQUERY;
 	default:
 		return VIEW_IGNORED;
 	}
@@ -84,11 +110,12 @@ static enum view_reaction threads_key(struct view *v, int code, enum ui_action a
 static void threads_destroy(struct view *v)
 {
 	free(((struct threads_view *)v)->rows);
+	free(((struct threads_view *)v)->procs);
 	free(v);
 }
 
 static const enum ui_action threads_actions[] = {
-	UA_HELP, UA_THREADS, UA_BACK, UA_ZERO, UA_QUIT, UA_NONE,
+	UA_HELP, UA_THREADS, UA_PROCESSES, UA_BACK, UA_ZERO, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops threads_ops = {
@@ -100,10 +127,11 @@ static const struct view_ops threads_ops = {
 	.actions = threads_actions,
 };
 
-struct view *threads_view_create(struct ui *ui)
+struct view *threads_view_create(struct ui *ui, bool processes)
 {
 	struct threads_view *t = view_new(sizeof(*t), &threads_ops, ui);
 
+	t->processes = processes;
 	t->list.id = thread_id;
 	t->list.text = thread_text;
 	t->list.ctx = t;

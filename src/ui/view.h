@@ -65,7 +65,7 @@ struct view *header_view_create(struct ui *ui);
 struct view *table_view_create(struct ui *ui);
 struct view *detail_view_create(struct ui *ui, uint32_t symbol_id);
 struct view *help_view_create(struct ui *ui);
-struct view *threads_view_create(struct ui *ui);
+struct view *threads_view_create(struct ui *ui, bool processes);
 struct view *setup_view_create(struct ui *ui);
 struct view *sort_menu_create(struct ui *ui);
 
