@@ -115,6 +115,9 @@ static int open_replay(struct session *s, const struct st_options *o)
 		return -EIO;	/* said why; a file that cannot be read */
 	s->pid = h.pid;
 	snprintf(s->comm, sizeof(s->comm), "%s", h.comm);
+	/* Several processes were recorded (-a, -u, a -p list): rows per process. */
+	if (h.pid == 0 && !o->sort.given)
+		s->sort.by_process = true;
 	source_info(s->source, &s->info);
 	return 0;
 }
@@ -296,6 +299,7 @@ int session_open(struct session *s, const struct st_options *o)
 
 	memset(s, 0, sizeof(*s));
 	s->opt = o;
+	s->sort = o->sort;
 	s->ring = ring_create(RING_BYTES);
 	if (!s->ring) {
 		st_error("out of memory for the sample ring");

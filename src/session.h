@@ -20,6 +20,7 @@ struct symbolizer;
 
 struct session {
 	const struct st_options *opt;
+	struct st_sort sort;	/* -s, or rows per process for a system-wide replay */
 	struct st_target target;
 	bool has_target;	/* false for replay */
 	pid_t pid;

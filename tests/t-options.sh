@@ -26,6 +26,12 @@ grep -q "system-wide" "$TMP/text" || fail "no target: not system-wide: $(head -1
 grep -Eq "^ +PID COMMAND +THREADS" "$TMP/text" || fail "-P: no per-process table: $(cat "$TMP/text")"
 grep -Eq "PID COMMAND +MODULE" "$TMP/text" || fail "-a: no PID COMMAND column"
 
+# A system-wide recording reads back with its rows per process.
+"$SHIMTOP" -a -b --duration 0.5 -o "$TMP/all.rec" >/dev/null 2>"$TMP/err" || fail "-a -o: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/all.rec" -b --format json >"$TMP/back.json" 2>"$TMP/err" || fail "-i of -a: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/back.json" "all('pid' in r for r in d['rows']) and d['target'] == 'system-wide'")" = True ] ||
+	fail "a system-wide recording replayed without processes: $(json_get "$TMP/back.json" "d['rows'][:2]")"
+
 # -C: restrict to CPUs; an offline or malformed list is refused.
 "$SHIMTOP" -C 0 -b --duration 0.5 -E 2 >"$TMP/text" 2>"$TMP/err" || fail "-C 0: $(cat "$TMP/err")"
 grep -q "system-wide, CPUs 0" "$TMP/text" || fail "-C 0 not in the header: $(head -1 "$TMP/text")"

@@ -19,8 +19,8 @@ static void print_text(struct session *s, FILE *out)
 {
 	struct session_metrics mt;
 	struct model_row *rows;
-	bool by_process = s->opt->sort.by_process;
-	size_t n = model_rows_sorted(&s->model, &s->opt->sort, false, &rows);
+	bool by_process = s->sort.by_process;
+	size_t n = model_rows_sorted(&s->model, &s->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
 	char line[8192], period[64], target[128];
 
@@ -107,7 +107,7 @@ static void print_json(struct session *s, FILE *out)
 	struct json_object *arr = json_object_new_array();
 	struct session_metrics mt;
 	struct model_row *rows;
-	size_t n = model_rows_sorted(&s->model, &s->opt->sort, false, &rows);
+	size_t n = model_rows_sorted(&s->model, &s->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
 	char target[128];
 

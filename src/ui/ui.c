@@ -348,7 +348,7 @@ void ui_set_sort(struct ui *ui, enum st_sort_key key)
 
 bool ui_sort_offered(const struct ui *ui, enum st_sort_key key)
 {
-	return key != ST_SORT_PROCESS || ui->s->opt->sort.by_process;
+	return key != ST_SORT_PROCESS || ui->s->sort.by_process;
 }
 
 void ui_apply_settings(struct ui *ui)
@@ -391,7 +391,7 @@ int ui_run(struct session *s)
 	snprintf(ui.settings_path, sizeof(ui.settings_path), "%s", loaded_path);
 	ui.delay = s->opt->delay_set ? s->opt->delay : loaded_settings.delay;
 	ui.settings.delay = ui.delay;
-	ui.sort = s->opt->sort;
+	ui.sort = s->sort;
 	/* -s wins over the file; without it, the file's column. */
 	if (!s->opt->sort.given && ui_sort_offered(&ui, loaded_settings.sort)) {
 		ui.sort.key[0] = loaded_settings.sort;
