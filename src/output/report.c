@@ -60,7 +60,7 @@ void report_add_u64(struct json_object *o, const char *key, uint64_t v)
 	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
-static struct json_object *row_json(const struct model_row *r)
+static struct json_object *row_json(const struct model_row *r, bool by_process)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -72,7 +72,8 @@ static struct json_object *row_json(const struct model_row *r)
 	json_object_object_add(o, "ipc", isnan(r->ipc) ? NULL
 				  : json_object_new_double(r->ipc));
 	json_object_object_add(o, "unknown", json_object_new_boolean(r->sym->unknown));
-	if (r->pid) {
+	/* Rows split by process carry it; pid 0 is swapper (the idle task). */
+	if (by_process) {
 		json_object_object_add(o, "pid", json_object_new_int(r->pid));
 		json_object_object_add(o, "comm", json_object_new_string(r->comm));
 	}
@@ -134,7 +135,7 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "finished", json_object_new_boolean(s->finished));
 	json_object_object_add(o, "status", json_object_new_string(s->status));
 	for (size_t i = 0; i < n && i < limit; i++)
-		json_object_array_add(arr, row_json(&rows[i]));
+		json_object_array_add(arr, row_json(&rows[i], s->sort.by_process));
 	json_object_object_add(o, "rows", arr);
 	json_object_object_add(o, "per_thread", report_threads_json(s));
 	json_object_object_add(o, "per_process", report_processes_json(s));
