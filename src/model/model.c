@@ -162,8 +162,21 @@ static bool counters_usable(const struct model *m, const struct st_sample *s)
 	       m->ipc_cycles < s->ncounters && m->ipc_instructions < s->ncounters;
 }
 
-static void count_thread(struct model *m, const struct st_sample *s,
-			 const struct st_symbol *sym, uint64_t w)
+/* One sample into a symbol's totals; counters only where they are usable. */
+static void add_sample(const struct model *m, struct model_sym *t,
+		       const struct st_sample *s, uint64_t w)
+{
+	t->samples++;
+	t->weight += w;
+	if (counters_usable(m, s)) {
+		t->cycles += s->data[m->ipc_cycles];
+		t->instructions += s->data[m->ipc_instructions];
+	}
+}
+
+/* Returns the sample's thread, for count_process. */
+static struct model_thread *count_thread(struct model *m, const struct st_sample *s,
+					 const struct st_symbol *sym, uint64_t w)
 {
 	struct model_thread *t = thread_of(m, (pid_t)s->tid);
 	struct model_thread_sym *ts;
@@ -188,6 +201,7 @@ static void count_thread(struct model *m, const struct st_sample *s,
 		t->syms = ts;
 	}
 	ts->samples++;
+	return t;
 }
 
 static void count_process(struct model *m, const struct st_sample *s,
@@ -206,12 +220,7 @@ static void count_process(struct model *m, const struct st_sample *s,
 		ps->key = key;
 		HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
 	}
-	ps->samples++;
-	ps->weight += w;
-	if (counters_usable(m, s)) {
-		ps->cycles += s->data[m->ipc_cycles];
-		ps->instructions += s->data[m->ipc_instructions];
-	}
+	add_sample(m, &ps->totals, s, w);
 	/* The main thread names the process; another thread until it does. */
 	if (t->tid == t->pid || !ps->comm[0])
 		memcpy(ps->comm, t->comm, sizeof(ps->comm));
@@ -229,8 +238,7 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 	sym = symbolizer_lookup(m->symbols, (pid_t)s->pid, s->ip,
 				s->cpumode == ST_MODE_KERNEL);
 	ms = sym_of(m, sym->id);
-	ms->samples++;
-	ms->weight += w;
+	add_sample(m, ms, s, w);
 	m->samples++;
 	m->weight += w;
 	if (sym->unknown)
@@ -239,16 +247,11 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 		m->kernel_samples++;
 	if (s->flags & ST_SAMPLE_MULTIPLEXED)
 		m->multiplexed++;
-	if (counters_usable(m, s)) {
-		ms->cycles += s->data[m->ipc_cycles];
-		ms->instructions += s->data[m->ipc_instructions];
-	}
 	if (s->nchain) {
 		m->chains++;
 		m->chain_frames += s->nchain;
 	}
-	count_thread(m, s, sym, w);
-	count_process(m, s, thread_of(m, (pid_t)s->tid), sym, w);
+	count_process(m, s, count_thread(m, s, sym, w), sym, w);
 	count_time(m, s->time);
 }
 
@@ -482,24 +485,27 @@ static double share(const struct model *m, uint64_t w)
 	return m->weight ? 100.0 * (double)w / (double)m->weight : 0;
 }
 
+/* A table row from a symbol's totals (of all processes, or of one). */
+static void fill_row(const struct model *m, struct model_row *r, uint32_t id,
+		     const struct model_sym *t)
+{
+	r->sym = symbolizer_symbol(m->symbols, id);
+	r->samples = t->samples;
+	r->weight = t->weight;
+	r->self = share(m, t->weight);
+	r->ipc = t->cycles ? (double)t->instructions / (double)t->cycles : NAN;
+}
+
 static size_t rows_by_symbol(const struct model *m, struct model_row **rows)
 {
 	size_t n = 0, nsym = symbolizer_count(m->symbols);
 	struct model_row *r = st_xcalloc(nsym ? nsym : 1, sizeof(*r));
 
 	for (uint32_t id = 0; id < nsym && id < m->per_sym_cap; id++) {
-		const struct model_sym *ms = &m->per_sym[id];
-
-		if (!ms->samples)
+		if (!m->per_sym[id].samples)
 			continue;
-		r[n].sym = symbolizer_symbol(m->symbols, id);
-		r[n].comm = "";
-		r[n].samples = ms->samples;
-		r[n].weight = ms->weight;
-		r[n].self = share(m, ms->weight);
-		r[n].ipc = ms->cycles ? (double)ms->instructions / (double)ms->cycles
-				      : NAN;
-		n++;
+		fill_row(m, &r[n], id, &m->per_sym[id]);
+		r[n++].comm = "";
 	}
 	*rows = r;
 	return n;
@@ -512,17 +518,11 @@ static size_t rows_by_process(const struct model *m, struct model_row **rows)
 	const struct model_proc_sym *ps;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next) {
-		if (!ps->samples)
+		if (!ps->totals.samples)
 			continue;
-		r[n].sym = symbolizer_symbol(m->symbols, ps->key.id);
+		fill_row(m, &r[n], ps->key.id, &ps->totals);
 		r[n].pid = ps->key.pid;
-		r[n].comm = ps->comm;
-		r[n].samples = ps->samples;
-		r[n].weight = ps->weight;
-		r[n].self = share(m, ps->weight);
-		r[n].ipc = ps->cycles ? (double)ps->instructions / (double)ps->cycles
-				      : NAN;
-		n++;
+		r[n++].comm = ps->comm;
 	}
 	*rows = r;
 	return n;

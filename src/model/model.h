@@ -43,6 +43,12 @@ struct model_thread_sym {
 	struct model_thread_sym *next;	/* the thread's next */
 };
 
+/* Totals of one symbol (of all processes, or of one). */
+struct model_sym {
+	uint64_t samples, weight;
+	uint64_t cycles, instructions;
+};
+
 /*
  * One process's samples of one symbol: the rows of -s comm/pid and the
  * per-process table.  Kept after the process exits (its samples count).
@@ -53,8 +59,7 @@ struct model_proc_sym {
 		pid_t pid;
 		uint32_t id;		/* st_symbol.id */
 	} key;
-	uint64_t samples, weight;
-	uint64_t cycles, instructions;
+	struct model_sym totals;
 	char comm[16];			/* the process's command at its last sample */
 };
 
@@ -118,11 +123,7 @@ struct model {
 	uint64_t chains, chain_frames;
 	uint64_t first_time, last_time;
 
-	/* Per-symbol totals, indexed by st_symbol.id. */
-	struct model_sym {
-		uint64_t samples, weight;
-		uint64_t cycles, instructions;
-	} *per_sym;
+	struct model_sym *per_sym;		/* indexed by st_symbol.id */
 	size_t per_sym_cap;
 
 	struct model_thread *threads;		/* by tid (uthash) */

@@ -107,12 +107,12 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 			p->pid = p->row.pid = ps->key.pid;
 			HASH_ADD(hh, procs, pid, sizeof(p->pid), p);
 		}
-		p->row.samples += ps->samples;
-		p->row.weight += ps->weight;
-		p->cycles += ps->cycles;
-		p->instructions += ps->instructions;
-		if (ps->weight > p->top_weight || !p->row.top) {
-			p->top_weight = ps->weight;
+		p->row.samples += ps->totals.samples;
+		p->row.weight += ps->totals.weight;
+		p->cycles += ps->totals.cycles;
+		p->instructions += ps->totals.instructions;
+		if (ps->totals.weight > p->top_weight || !p->row.top) {
+			p->top_weight = ps->totals.weight;
 			p->row.top = symbolizer_symbol(m->symbols, ps->key.id);
 		}
 		if (!p->row.comm || ps->comm[0])
