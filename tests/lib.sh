@@ -57,6 +57,22 @@ json_get() {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# The UI tests' view of a tmux pane: set T (the tmux command with its
+# socket) first.  screen prints the pane "ui"; wait_for REGEX waits up to
+# 5 s for it to show REGEX, else fails with the screen.
+screen() { $T capture-pane -p -t ui; }
+wait_for() {
+	i=0
+	while [ $i -lt 50 ]; do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "screen never showed /$1/:
+$(screen)"
+	return 1
+}
+
 finish() {
 	if [ "$failures" -ne 0 ]; then
 		echo "$failures check(s) failed"

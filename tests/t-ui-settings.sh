@@ -11,18 +11,6 @@ T="tmux -S $SOCK"
 CFG=$TMP/config
 RC=$CFG/shimtop/shimtoprc
 
-screen() { $T capture-pane -p -t ui; }
-wait_for() {	# wait_for REGEX: up to 5 s for the screen to show it
-	i=0
-	while [ $i -lt 50 ]; do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "screen never showed /$1/:
-$(screen)"
-	return 1
-}
 start() {
 	$T kill-session -t ui 2>/dev/null
 	$T new-session -d -s ui -x 110 -y 30 \

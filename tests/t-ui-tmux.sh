@@ -10,18 +10,6 @@ command -v tmux >/dev/null || skip "tmux is not installed"
 SOCK="$TMP/tmux.sock"
 T="tmux -S $SOCK"
 
-screen() { $T capture-pane -p -t ui; }
-wait_for() {	# wait_for REGEX: up to 5 s for the screen to show it
-	i=0
-	while [ $i -lt 50 ]; do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "screen never showed /$1/:
-$(screen)"
-	return 1
-}
 
 $T new-session -d -s ui -x 100 -y 30 \
 	"env SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' --demo; echo \"EXIT=\$?\" >'$TMP/exit'; sleep 30"
