@@ -17,7 +17,7 @@ DEMO_I=$BUILD/shimtop-demo-instrumented
 "$SHIMTOP" --batch --observe --format json -- env LD_PRELOAD="$LIB" "$DEMO_I" \
 	--seconds 3 --no-signals >"$TMP/out.json" 2>"$TMP/err" ||
 	fail "instrumented run failed: $(cat "$TMP/err")"
-python3 - "$TMP/out.json" <<'PY' || fail "function tags: see above"
+python3 - "$TMP/out.json" <<'PY' || fail "function tags: see above; shimtop said: $(cat "$TMP/err")"
 import json, sys
 o = json.load(open(sys.argv[1]))['observer']
 if not o:
