@@ -11,6 +11,7 @@
 #include "sampler/signal_segment.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -39,6 +40,56 @@ static void *finish_header(void *arg)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(sig->header.magic, SHIMTOP_SIGNALS_MAGIC, 8);
 	return NULL;
+}
+
+/* The creator's middle step, 20 ms late: sizing the empty segment. */
+struct sizing {
+	int fd;
+	const void *header;	/* the page it then writes */
+};
+
+static void *size_segment(void *arg)
+{
+	const struct sizing *z = arg;
+
+	usleep(20000);
+	if (ftruncate(z->fd, SHIMTOP_SIGNALS_SIZE) != 0 ||
+	    pwrite(z->fd, z->header, SHIMTOP_SIGNALS_HEADER_SIZE, 0) !=
+	    (ssize_t)SHIMTOP_SIGNALS_HEADER_SIZE)
+		abort();
+	return NULL;
+}
+
+/*
+ * A segment caught between shm_open() and its sizing is empty: waited
+ * for, as one without its magic (a launched program raced the observer
+ * into that window in CI).
+ */
+static void while_created(const char **names)
+{
+	struct signal_segment seg;
+	struct sizing z;
+	pthread_t late;
+	char name[64], err[512];
+	void *page = malloc(SHIMTOP_SIGNALS_HEADER_SIZE);
+
+	sig = shimtop_signals_open("phase", names, 2);
+	CHECK(sig != NULL && page != NULL);
+	if (!sig || !page)
+		return;
+	memcpy(page, sig, SHIMTOP_SIGNALS_HEADER_SIZE);
+	shimtop_signals_name(name, sizeof(name), getpid());
+	z.fd = shm_open(name, O_RDWR, 0);
+	z.header = page;
+	CHECK(z.fd >= 0 && ftruncate(z.fd, 0) == 0);
+	pthread_create(&late, NULL, size_segment, &z);
+	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == 0);
+	CHECK(!strcmp(seg.header.tag_name, "phase"));
+	signal_segment_detach(&seg);
+	pthread_join(late, NULL);
+	close(z.fd);
+	free(page);
+	shimtop_signals_close();
 }
 
 static int slot_of(const struct shimtop_signals *s, uint32_t tag)
@@ -211,5 +262,6 @@ int main(void)
 	CHECK(signal_segment_attach(&seg, 999999, err, sizeof(err)) == -ESRCH);
 	CHECK(strstr(err, "no process with id 999999") != NULL);
 	after_attach(names);
+	while_created(names);
 	return check_done("test_signals");
 }

@@ -10,6 +10,13 @@
 #include <unistd.h>
 
 /*
+ * shimtop_signals_open() creates the segment empty, sizes it, fills the
+ * header and writes the magic last: a segment caught between those steps
+ * (empty, or without its magic) is given this long to finish.
+ */
+#define CREATING_MS	200
+
+/*
  * The process's PID in its own PID namespace (the last NSpid field of
  * /proc/PID/status): the name it gave its segment.  pid if unknown.
  */
@@ -126,6 +133,9 @@ static int open_segment(pid_t pid, const char *name, char *err, size_t errlen)
 		close(fd);
 		return -EPERM;
 	}
+	for (int i = 0; i < CREATING_MS && st.st_size == 0; i++)
+		if (usleep(1000) < 0 || fstat(fd, &st) < 0)
+			break;
 	if ((size_t)st.st_size < SHIMTOP_SIGNALS_SIZE) {
 		snprintf(err, errlen,
 			 "signal segment /dev/shm%s is %lld bytes, too small for "
@@ -165,11 +175,8 @@ int signal_segment_attach(struct signal_segment *seg, pid_t pid, char *err,
 		signal_segment_detach(seg);
 		return -EMFILE;
 	}
-	/*
-	 * The creator writes the magic last: a segment caught between its
-	 * creation and that store is given 100 ms to finish.
-	 */
-	for (int i = 0; i < 100 && !memcmp(s->header.magic, "\0\0\0\0\0\0\0\0", 8) &&
+	/* Its magic not written yet: the creator is still at it (CREATING_MS). */
+	for (int i = 0; i < CREATING_MS && !memcmp(s->header.magic, "\0\0\0\0\0\0\0\0", 8) &&
 	     !seg->truncated; i++)
 		usleep(1000);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
