@@ -216,6 +216,15 @@ int main(void)
 	CHECK(b->unknown);
 	b = symbolizer_lookup(s, getpid(), fn + 4, false);
 	CHECK(b == a);
+	/*
+	 * Exec'd again and forked before any new mapping: the child has no
+	 * maps, nor an array for them (the fuzzer's input: a lookup then
+	 * sorted a NULL array, UB).
+	 */
+	symbolizer_exec(s, 999999);
+	symbolizer_fork(s, 999999, 999998);
+	b = symbolizer_lookup(s, 999998, fn + 4, false);
+	CHECK(b->unknown);
 
 	/* Kernel addresses: named when /proc/kallsyms shows them. */
 	{

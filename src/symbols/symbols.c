@@ -449,7 +449,8 @@ static struct map *find_map(struct space *sp, uint64_t ip)
 {
 	size_t lo = 0, hi = sp->nmaps;
 
-	if (!sp->sorted) {
+	/* A space may hold no maps, nor an array for them (exec, then fork). */
+	if (!sp->sorted && sp->nmaps) {
 		qsort(sp->maps, sp->nmaps, sizeof(*sp->maps), map_by_start);
 		sp->sorted = true;
 	}
