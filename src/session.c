@@ -1,5 +1,6 @@
 /* session.c - wiring target, source, ring, symbols and model together. */
 #include "session.h"
+#include "output/columns.h"
 #include "ring/record.h"
 #include "ring/record_file.h"
 #include "ring/ring.h"
@@ -293,6 +294,14 @@ out:
 	return status;
 }
 
+void session_show_event(struct session *s, int e)
+{
+	if (e < 0 || e >= s->model.nsampled)
+		e = 0;
+	s->model.shown_event = e;
+	columns_events((const char (*)[64])s->info.sampled, s->model.nsampled, e);
+}
+
 int session_open(struct session *s, const struct st_options *o)
 {
 	int status;
@@ -312,6 +321,8 @@ int session_open(struct session *s, const struct st_options *o)
 	}
 	s->model.ipc_cycles = s->info.ipc_cycles;
 	s->model.ipc_instructions = s->info.ipc_instructions;
+	s->model.nsampled = s->info.nsampled;
+	session_show_event(s, 0);
 	model_set_dte_tolerance(&s->model, o->dte_tolerance);
 	return 0;
 }

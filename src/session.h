@@ -91,6 +91,13 @@ void session_metrics(const struct session *s, struct session_metrics *out);
 /* Changes the observer's period (TSC cycles, 0: no pause) while running. */
 void session_set_observer_period(struct session *s, uint64_t cycles);
 
+/*
+ * With events sampled each on its own (-e a,b): the tables' shares
+ * (SELF%, the thread and process tables) become event e's; the others
+ * keep a column each.
+ */
+void session_show_event(struct session *s, int e);
+
 /* "pid 1234 (make)", "system-wide", "user alice: 5 processes", ... */
 void session_target_name(const struct session *s, char *buf, size_t len);
 

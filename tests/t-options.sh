@@ -72,9 +72,28 @@ expect_run 2 "give one target" -- "$SHIMTOP" -b -p "$A" -- true
 	fail "-e group: $(cat "$TMP/err")"
 [ "$(json_get "$TMP/g.json" "d['source']['events']")" = "cpu-clock,page-faults" ] || fail "-e group events"
 [ "$(json_get "$TMP/g.json" "d['samples'] > 100")" = True ] || fail "-e group: no samples"
-"$SHIMTOP" -p "$A" -b --duration 0.5 -e 'cpu-clock,page-faults' --format json >"$TMP/g.json" 2>"$TMP/err"
-json_get "$TMP/g.json" "d['source']['note']" | grep -q "sampling cpu-clock, counting the others" ||
-	fail "-e a,b note: $(json_get "$TMP/g.json" "d['source']['note']")"
+# -e a,b: each event samples on its own; every event's shares add up to
+# 100 over all rows, SELF% is the first's; the events survive a recording.
+"$SHIMTOP" -p "$A" -b --duration 1 -E 100000 -e 'cpu-clock,task-clock' -o "$TMP/sep.rec" \
+	--format json >"$TMP/g.json" 2>"$TMP/err" || fail "-e a,b: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/g.json" "[(e['event'], e['samples'] > 50, e['shown']) for e in d['source']['sampled']]")" = \
+  "[('cpu-clock', True, True), ('task-clock', True, False)]" ] ||
+	fail "-e a,b sampled: $(json_get "$TMP/g.json" "d['source']['sampled']")"
+[ "$(json_get "$TMP/g.json" "[round(sum(r['events'][e] for r in d['rows'])) for e in ('cpu-clock', 'task-clock')]")" = "[100, 100]" ] ||
+	fail "-e a,b shares do not add up: $(json_get "$TMP/g.json" "d['rows'][:3]")"
+[ "$(json_get "$TMP/g.json" "all(r['self'] == r['events']['cpu-clock'] for r in d['rows'])")" = True ] ||
+	fail "-e a,b: SELF% is not cpu-clock's"
+"$SHIMTOP" -i "$TMP/sep.rec" -b -E 3 >"$TMP/text" 2>"$TMP/err" || fail "-e a,b replay: $(cat "$TMP/err")"
+grep -q "^sampled each: cpu-clock [0-9]* samples, task-clock [0-9]* samples; SELF% is of cpu-clock" "$TMP/text" ||
+	fail "-e a,b replay header: $(head -4 "$TMP/text")"
+grep -q "^  SELF% task-clock " "$TMP/text" || fail "-e a,b: no task-clock column: $(grep SELF "$TMP/text")"
+# Events of different kinds: a command that faults its pages in.
+"$SHIMTOP" -b -e 'cpu-clock,page-faults' --format json -- \
+	python3 -c 'b = b"x" * (64 << 20)' >"$TMP/pf.json" 2>"$TMP/err" || fail "-e cpu-clock,page-faults: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/pf.json" "d['source']['sampled'][1]['samples'] > 0")" = True ] ||
+	fail "no page-fault samples: $(json_get "$TMP/pf.json" "d['source']['sampled']")"
+expect_run 2 "at most 4 events are sampled each on its own" -- \
+	"$SHIMTOP" -b -p "$A" -e cpu-clock,task-clock,page-faults,minor-faults,major-faults
 expect_run 2 "samples one group" -- "$SHIMTOP" -b -p "$A" -e '{cpu-clock},{task-clock}'
 expect_run 2 "samples one group" -- "$SHIMTOP" -b -p "$A" -e '{cpu-clock'
 expect_run 2 "must be the whole -e" -- "$SHIMTOP" -b -p "$A" -e 'cpu-clock,{task-clock}'

@@ -2,7 +2,8 @@
 # t-ui-settings.sh - htop's keys through tmux: F6's sort menu, F2's setup
 # written to $XDG_CONFIG_HOME/shimtop/shimtoprc and read by the next
 # start, a mouse click on a column title, a bad settings line reported
-# without stopping the UI, and the per-process table (P).
+# without stopping the UI, the per-process table (P), and Tab switching
+# the event whose shares show with -e a,b (perf report's Tab).
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -14,7 +15,7 @@ RC=$CFG/shimtop/shimtoprc
 start() {
 	$T kill-session -t ui 2>/dev/null
 	$T new-session -d -s ui -x 110 -y 30 \
-		"env XDG_CONFIG_HOME='$CFG' SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' --demo 2>'$TMP/err'; sleep 30"
+		"env XDG_CONFIG_HOME='$CFG' SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' --demo $* 2>'$TMP/err'; sleep 30"
 	wait_for "^ +SELF%"
 }
 title() { screen | grep -E "^ +SELF%" | head -1; }
@@ -78,6 +79,17 @@ $T send-keys -t ui H
 wait_for "^ +TID +PID COMMAND"
 $T send-keys -t ui Escape
 wait_for "IPCv"
+$T send-keys -t ui q
+sleep 0.5
+
+# -e a,b: SELF% of the first event, a column for the other; Tab swaps them.
+rm -f "$RC"
+start -e cpu-clock,task-clock
+wait_for "SELF% of +cpu-clock \\(Tab\\)"
+title | grep -Eq "SELF%v? +task-clock " || fail "no task-clock column: $(title)"
+$T send-keys -t ui Tab
+wait_for "SELF% of +task-clock \\(Tab\\)"
+title | grep -Eq "SELF%v? +cpu-clock " || fail "Tab left the columns: $(title)"
 $T send-keys -t ui q
 sleep 0.3
 $T kill-server 2>/dev/null

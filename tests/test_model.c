@@ -1,7 +1,8 @@
 /*
  * test_model.c - aggregation over constructed records: shares weighted
  * by period, sorting, unknown rows kept, IPC only from clean intervals,
- * threads, lost counts, zeroing, and the sample-rate timeline.
+ * threads, lost counts, zeroing, the sample-rate timeline, and events
+ * sampled each on its own (-e a,b) kept apart.
  */
 #include "check.h"
 #include "model/model.h"
@@ -73,6 +74,77 @@ static void task(struct model *m, uint16_t type, uint32_t pid, uint32_t ppid,
 			     ppid, ppid, time };
 
 	model_ingest(m, &t);
+}
+
+/*
+ * -e a,b: event 0 (a clock, period 1000 ns) lands 9 times in one and
+ * once in two; event 1 (page faults, period 1) 1 time in one and 3 in
+ * two.  Each event's shares are of its own total, never of the sum of
+ * periods in different units; Tab (shown_event) switches whose shares
+ * SELF% and the thread and process tables show.  A sample naming an
+ * event past the session's (a damaged recording) counts, in no event.
+ */
+static void separate_events(uint64_t one, uint64_t two)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	struct model_thread_row *tr;
+	struct model_process_row *pr;
+	struct model_row *rows;
+	struct model m;
+	uint32_t ev1 = 1u << ST_SAMPLE_EVENT_SHIFT;
+	size_t n;
+
+	model_init(&m, sy);
+	m.nsampled = 2;
+	symbols_read_proc_maps(getpid(), add_map, &m);
+	for (int i = 0; i < 9; i++)
+		sample(&m, one, 1, 1000 + (uint64_t)i, 1000, 0, 0, 0);
+	sample(&m, two, 2, 2000, 1000, 0, 0, 0);
+	sample(&m, one, 1, 3000, 1, 0, 0, ev1);
+	for (int i = 0; i < 3; i++)
+		sample(&m, two, 2, 4000 + (uint64_t)i, 1, 0, 0, ev1);
+	sample(&m, two, 2, 5000, 1, 0, 0, 7u << ST_SAMPLE_EVENT_SHIFT);
+
+	CHECK_EQ_U64(m.samples, 15);
+	CHECK_EQ_U64(m.event_samples[0], 10);
+	CHECK_EQ_U64(m.event_samples[1], 4);
+	CHECK_EQ_U64(m.event_weight[0], 10000);
+	CHECK_EQ_U64(m.event_weight[1], 4);
+
+	n = model_rows(&m, ST_SORT_SELF, false, &rows);
+	CHECK(n == 2);
+	CHECK(!strcmp(rows[0].sym->name, "model_fn_one"));
+	CHECK(fabs(rows[0].self - 90.0) < 1e-9);
+	CHECK(fabs(rows[0].event_share[0] - 90.0) < 1e-9);
+	CHECK(fabs(rows[0].event_share[1] - 25.0) < 1e-9);
+	CHECK(fabs(rows[1].self - 10.0) < 1e-9);
+	CHECK(fabs(rows[1].event_share[1] - 75.0) < 1e-9);
+	free(rows);
+	n = model_thread_rows(&m, &tr);
+	CHECK(n == 2 && tr[0].t->tid == 1 && fabs(tr[0].share - 90.0) < 1e-9);
+	free(tr);
+
+	/* Page faults shown: two leads, in every table. */
+	m.shown_event = 1;
+	n = model_rows(&m, ST_SORT_SELF, false, &rows);
+	CHECK(n == 2 && !strcmp(rows[0].sym->name, "model_fn_two"));
+	CHECK(fabs(rows[0].self - 75.0) < 1e-9);
+	CHECK(fabs(rows[0].event_share[0] - 10.0) < 1e-9);
+	free(rows);
+	n = model_thread_rows(&m, &tr);
+	CHECK(n == 2 && tr[0].t->tid == 2 && fabs(tr[0].share - 75.0) < 1e-9);
+	free(tr);
+	n = model_process_rows(&m, &pr);
+	CHECK(n == 1 && fabs(pr[0].share - 100.0) < 1e-9);
+	CHECK(pr[0].top && !strcmp(pr[0].top->name, "model_fn_two"));
+	free(pr);
+
+	/* z clears each event's totals too. */
+	model_zero(&m);
+	CHECK_EQ_U64(m.event_samples[0] + m.event_samples[1], 0);
+	CHECK_EQ_U64(m.event_weight[0] + m.event_weight[1], 0);
+	model_free(&m);
+	symbolizer_destroy(sy);
 }
 
 /*
@@ -235,5 +307,6 @@ int main(void)
 	model_free(&m);
 	symbolizer_destroy(sy);
 	hostile(one);
+	separate_events(one, two);
 	return check_done("test_model");
 }

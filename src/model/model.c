@@ -162,12 +162,24 @@ static bool counters_usable(const struct model *m, const struct st_sample *s)
 	       m->ipc_cycles < s->ncounters && m->ipc_instructions < s->ncounters;
 }
 
+/* The event of -e a,b that took the sample; -1 if none (or out of range). */
+static int sample_event(const struct model *m, const struct st_sample *s)
+{
+	unsigned ev = ST_SAMPLE_EVENT(s->flags);
+
+	return m->nsampled && ev < (unsigned)m->nsampled ? (int)ev : -1;
+}
+
 /* One sample into a symbol's totals; counters only where they are usable. */
 static void add_sample(const struct model *m, struct model_sym *t,
 		       const struct st_sample *s, uint64_t w)
 {
+	int ev = sample_event(m, s);
+
 	t->samples++;
 	t->weight += w;
+	if (ev >= 0)
+		t->event_weight[ev] += w;
 	if (counters_usable(m, s)) {
 		t->cycles += s->data[m->ipc_cycles];
 		t->instructions += s->data[m->ipc_instructions];
@@ -179,12 +191,15 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 					 const struct st_symbol *sym, uint64_t w)
 {
 	struct model_thread *t = thread_of(m, (pid_t)s->tid);
+	int ev = sample_event(m, s);
 	struct model_thread_sym *ts;
 	struct model_thread_sym_key key;
 
 	t->pid = (pid_t)s->pid;
 	t->samples++;
 	t->weight += w;
+	if (ev >= 0)
+		t->event_weight[ev] += w;
 	if (counters_usable(m, s)) {
 		t->cycles += s->data[m->ipc_cycles];
 		t->instructions += s->data[m->ipc_instructions];
@@ -234,6 +249,7 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 	const struct st_symbol *sym;
 	struct model_sym *ms;
 	uint64_t w = s->period ? s->period : 1;
+	int ev = sample_event(m, s);
 
 	sym = symbolizer_lookup(m->symbols, (pid_t)s->pid, s->ip,
 				s->cpumode == ST_MODE_KERNEL);
@@ -241,6 +257,10 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 	add_sample(m, ms, s, w);
 	m->samples++;
 	m->weight += w;
+	if (ev >= 0) {
+		m->event_samples[ev]++;
+		m->event_weight[ev] += w;
+	}
 	if (sym->unknown)
 		m->unknown++;
 	if (s->cpumode == ST_MODE_KERNEL)
@@ -413,11 +433,14 @@ void model_zero(struct model *m)
 		memset(m->per_sym, 0, m->per_sym_cap * sizeof(*m->per_sym));
 	for (t = m->threads; t; t = t->hh.next) {
 		t->samples = t->weight = t->cycles = t->instructions = 0;
+		memset(t->event_weight, 0, sizeof(t->event_weight));
 		thread_clear_syms(m, t);
 	}
 	proc_syms_free(m);
 	m->gone_samples = 0;
 	m->samples = m->weight = m->unknown = m->kernel_samples = 0;
+	memset(m->event_samples, 0, sizeof(m->event_samples));
+	memset(m->event_weight, 0, sizeof(m->event_weight));
 	m->multiplexed = m->chains = m->chain_frames = 0;
 	obs_model_zero(&m->obs);
 }
@@ -482,7 +505,9 @@ static int cmp_rows(const void *pa, const void *pb)
 
 static double share(const struct model *m, uint64_t w)
 {
-	return m->weight ? 100.0 * (double)w / (double)m->weight : 0;
+	uint64_t total = model_total_weight(m);
+
+	return total ? 100.0 * (double)w / (double)total : 0;
 }
 
 /* A table row from a symbol's totals (of all processes, or of one). */
@@ -491,8 +516,11 @@ static void fill_row(const struct model *m, struct model_row *r, uint32_t id,
 {
 	r->sym = symbolizer_symbol(m->symbols, id);
 	r->samples = t->samples;
-	r->weight = t->weight;
-	r->self = share(m, t->weight);
+	r->weight = model_shown_weight(m, t->weight, t->event_weight);
+	r->self = share(m, r->weight);
+	for (int e = 0; e < m->nsampled; e++)
+		r->event_share[e] = m->event_weight[e]
+			? 100.0 * (double)t->event_weight[e] / (double)m->event_weight[e] : 0;
 	r->ipc = t->cycles ? (double)t->instructions / (double)t->cycles : NAN;
 }
 

@@ -14,6 +14,7 @@
 
 #include "model/obs_model.h"
 #include "options.h"
+#include "sampler/events.h"
 
 struct symbolizer;
 struct st_symbol;
@@ -26,6 +27,8 @@ struct model_row {
 	uint64_t weight;	/* sum of sample periods */
 	double self;		/* share of all weight, 0..100 */
 	double ipc;		/* NAN when no counters were read */
+	/* -e a,b: the share of each event sampled (self is the shown one's). */
+	double event_share[ST_MAX_SAMPLED];
 };
 
 /*
@@ -43,10 +46,15 @@ struct model_thread_sym {
 	struct model_thread_sym *next;	/* the thread's next */
 };
 
-/* Totals of one symbol (of all processes, or of one). */
+/*
+ * Totals of one symbol (of all processes, or of one).  With events
+ * sampled each on its own (-e a,b) their periods are of different units:
+ * each event's weight is kept apart, and shares are of the shown event.
+ */
 struct model_sym {
 	uint64_t samples, weight;
 	uint64_t cycles, instructions;
+	uint64_t event_weight[ST_MAX_SAMPLED];
 };
 
 /*
@@ -81,6 +89,7 @@ struct model_thread {
 	char comm[16];
 	uint64_t samples, weight;
 	uint64_t cycles, instructions;
+	uint64_t event_weight[ST_MAX_SAMPLED];
 	struct model_thread_sym *syms;	/* its list */
 	bool exited;
 };
@@ -114,6 +123,10 @@ struct model_thread_row {
 struct model {
 	struct symbolizer *symbols;
 	int ipc_cycles, ipc_instructions;	/* counter indices, -1 if none */
+	int nsampled;				/* -e a,b: events sampled each, or 0 */
+	int shown_event;			/* whose shares the tables show */
+	uint64_t event_samples[ST_MAX_SAMPLED];
+	uint64_t event_weight[ST_MAX_SAMPLED];
 
 	uint64_t samples, weight;
 	uint64_t unknown;			/* samples with no symbol */
@@ -154,6 +167,22 @@ struct model {
 };
 
 void model_init(struct model *m, struct symbolizer *symbols);
+
+/*
+ * The weight that shares are of: the shown event's with -e a,b, else
+ * all of it.  `weight` and `event_weight` are one total's (a symbol's, a
+ * thread's); model_total_weight is the whole session's.
+ */
+static inline uint64_t model_shown_weight(const struct model *m, uint64_t weight,
+					  const uint64_t *event_weight)
+{
+	return m->nsampled ? event_weight[m->shown_event] : weight;
+}
+
+static inline uint64_t model_total_weight(const struct model *m)
+{
+	return model_shown_weight(m, m->weight, m->event_weight);
+}
 void model_free(struct model *m);
 
 /* The DTE tolerance for observer samples (--dte-tolerance). */

@@ -14,12 +14,19 @@ static double ratio(uint64_t num, uint64_t den)
 	return den ? (double)num / (double)den : NAN;
 }
 
+static double share(const struct model *m, uint64_t w)
+{
+	uint64_t total = model_total_weight(m);
+
+	return total ? 100.0 * (double)w / (double)total : 0;
+}
+
 static int heavier_thread(const void *pa, const void *pb)
 {
 	const struct model_thread_row *a = pa, *b = pb;
 
-	if (a->t->weight != b->t->weight)
-		return a->t->weight > b->t->weight ? -1 : 1;
+	if (a->share != b->share)
+		return a->share > b->share ? -1 : 1;
 	return a->t->tid < b->t->tid ? -1 : a->t->tid > b->t->tid;
 }
 
@@ -31,7 +38,7 @@ size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
 
 	for (t = m->threads; t; t = t->hh.next) {
 		r[n].t = t;
-		r[n].share = m->weight ? 100.0 * (double)t->weight / (double)m->weight : 0;
+		r[n].share = share(m, model_shown_weight(m, t->weight, t->event_weight));
 		r[n].ipc = t->cycles ? ratio(t->instructions, t->cycles) : NAN;
 		n++;
 	}
@@ -101,6 +108,9 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 	size_t n = 0;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next) {
+		uint64_t w = model_shown_weight(m, ps->totals.weight,
+						ps->totals.event_weight);
+
 		HASH_FIND(hh, procs, &ps->key.pid, sizeof(pid_t), p);
 		if (!p) {
 			p = st_xcalloc(1, sizeof(*p));
@@ -108,11 +118,11 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 			HASH_ADD(hh, procs, pid, sizeof(p->pid), p);
 		}
 		p->row.samples += ps->totals.samples;
-		p->row.weight += ps->totals.weight;
+		p->row.weight += w;
 		p->cycles += ps->totals.cycles;
 		p->instructions += ps->totals.instructions;
-		if (ps->totals.weight > p->top_weight || !p->row.top) {
-			p->top_weight = ps->totals.weight;
+		if (w > p->top_weight || !p->row.top) {
+			p->top_weight = w;
 			p->row.top = symbolizer_symbol(m->symbols, ps->key.id);
 		}
 		if (!p->row.comm || ps->comm[0])
@@ -125,7 +135,7 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 	}
 	*rows = st_xcalloc(HASH_COUNT(procs) + 1, sizeof(**rows));
 	HASH_ITER(hh, procs, p, tmp) {
-		p->row.share = m->weight ? 100.0 * (double)p->row.weight / (double)m->weight : 0;
+		p->row.share = share(m, p->row.weight);
 		p->row.ipc = ratio(p->instructions, p->cycles);
 		(*rows)[n++] = p->row;
 		HASH_DEL(procs, p);

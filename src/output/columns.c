@@ -42,16 +42,56 @@ static void process_cell(const struct model_row *r, char *buf, size_t len)
 }
 
 const struct column columns[] = {
-	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, false, self_cell },
-	{ "SAMPLES", "samples", 9, false, -1, 60, false, samples_cell },
-	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, false, ipc_cell },
-	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, true, process_cell },
-	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, false, module_cell },
-	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, false, symbol_cell },
+	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, false, false, self_cell },
+	{ "EVENT%", "events", 10, false, -1, 0, false, true, NULL },
+	{ "SAMPLES", "samples", 9, false, -1, 60, false, false, samples_cell },
+	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, false, false, ipc_cell },
+	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, true, false, process_cell },
+	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, false, false, module_cell },
+	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, false, false, symbol_cell },
 };
 const size_t ncolumns = sizeof(columns) / sizeof(columns[0]);
 
 static bool hidden[sizeof(columns) / sizeof(columns[0])];
+
+/* The events with a column of their own (columns_events), by index. */
+static struct {
+	char name[64];
+	int index;
+	int width;		/* the name's, within 7..16 */
+} event_cols[ST_MAX_SAMPLED];
+static int nevent_cols;
+
+void columns_events(const char (*names)[64], int n, int shown)
+{
+	nevent_cols = 0;
+	for (int e = 0; e < n && e < ST_MAX_SAMPLED; e++) {
+		if (e == shown)
+			continue;
+		size_t w = strnlen(names[e], 64);
+
+		snprintf(event_cols[nevent_cols].name, sizeof(event_cols[0].name),
+			 "%.63s", names[e]);
+		event_cols[nevent_cols].width = w < 7 ? 7 : w > 16 ? 16 : (int)w;
+		event_cols[nevent_cols++].index = e;
+	}
+}
+
+/* How many cells a shown column has: one, or one per other event. */
+static int cells_of(const struct column *c)
+{
+	return c->per_event ? nevent_cols : 1;
+}
+
+/* The width of the event cells with the space between them. */
+static int events_span(void)
+{
+	int w = 0;
+
+	for (int k = 0; k < nevent_cols; k++)
+		w += (k ? 1 : 0) + event_cols[k].width;
+	return w;
+}
 
 void columns_hide(const char *const *keys, size_t n)
 {
@@ -66,7 +106,7 @@ void columns_hide(const char *const *keys, size_t n)
 
 static bool shown(const struct column *c, int screen, bool by_process)
 {
-	if ((c->per_process && !by_process) || hidden[c - columns])
+	if ((c->per_process && !by_process) || hidden[c - columns] || !cells_of(c))
 		return false;
 	return screen == 0 || screen >= c->min_screen;
 }
@@ -97,7 +137,7 @@ static size_t put_cell(char *buf, size_t len, size_t at, const struct column *c,
 	else if (c->left)
 		n = snprintf(buf + at, len - at, "%-*.*s", width, width, text);
 	else
-		n = snprintf(buf + at, len - at, "%*s", width, text);
+		n = snprintf(buf + at, len - at, "%*.*s", width, width, text);
 	return at + ((size_t)n < len - at ? (size_t)n : len - at - 1);
 }
 
@@ -112,6 +152,11 @@ void columns_title(char *buf, size_t len, int screen, bool by_process, int sort,
 		char t[32];
 
 		if (!shown(c, screen, by_process))
+			continue;
+		for (int k = 0; c->per_event && k < nevent_cols; k++)
+			at = put_cell(buf, len, at, c, event_cols[k].width,
+				      event_cols[k].name);
+		if (c->per_event)
 			continue;
 		snprintf(t, sizeof(t), "%s%s", c->title,
 			 c->sort >= 0 && c->sort == sort ? (invert ? "^" : "v") : "");
@@ -129,7 +174,9 @@ int columns_sort_at(int x, int screen, bool by_process)
 
 		if (!shown(c, screen, by_process))
 			continue;
-		/* The title's cell, with the gap before it (a click there counts). */
+		/* The title's cells, with the gap before each (a click there counts). */
+		if (c->per_event)
+			w = events_span();
 		if (x < at + gap + w || w == 0)
 			return c->sort;
 		at += gap + w;
@@ -148,6 +195,13 @@ void columns_row(char *buf, size_t len, int screen, bool by_process,
 		char cell[4096];
 
 		if (!shown(c, screen, by_process))
+			continue;
+		for (int k = 0; c->per_event && k < nevent_cols; k++) {
+			snprintf(cell, sizeof(cell), "%.2f%%",
+				 r->event_share[event_cols[k].index]);
+			at = put_cell(buf, len, at, c, event_cols[k].width, cell);
+		}
+		if (c->per_event)
 			continue;
 		c->format(r, cell, sizeof(cell));
 		at = put_cell(buf, len, at, c, width_of(c, screen), cell);

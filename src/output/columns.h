@@ -21,6 +21,7 @@ struct column {
 	int sort;			/* enum st_sort_key, or -1 */
 	int min_screen;			/* the UI shows it from this many columns */
 	bool per_process;		/* only when rows are split by process */
+	bool per_event;			/* a cell per event sampled on its own */
 	/* The cell's text ("-" where there is no value). */
 	void (*format)(const struct model_row *r, char *buf, size_t len);
 };
@@ -50,6 +51,13 @@ void process_columns_row(char *buf, size_t len, const struct model_process_row *
  * NULL shows them all again.  The key column (SELF%, SYMBOL) stays.
  */
 void columns_hide(const char *const *keys, size_t n);
+
+/*
+ * With events sampled each on its own (-e a,b): names[n] are theirs, and
+ * a column per event other than `shown` (whose share SELF% is) follows
+ * SELF%.  n 0 shows none.
+ */
+void columns_events(const char (*names)[64], int n, int shown);
 
 /* The sort key of the column under x in a line columns_title wrote; -1 if none. */
 int columns_sort_at(int x, int screen, bool by_process);

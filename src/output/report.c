@@ -38,6 +38,13 @@ static void print_text(struct session *s, FILE *out)
 		(unsigned long long)mt.unknown, mt.unknown_pct, mt.elapsed);
 	if (s->info.note[0])
 		fprintf(out, "note: %s\n", s->info.note);
+	if (s->model.nsampled) {
+		fprintf(out, "sampled each:");
+		for (int e = 0; e < s->model.nsampled; e++)
+			fprintf(out, "%s %s %llu samples", e ? "," : "", s->info.sampled[e],
+				(unsigned long long)s->model.event_samples[e]);
+		fprintf(out, "; SELF%% is of %s\n", s->info.sampled[s->model.shown_event]);
+	}
 	if (s->finished)
 		fprintf(out, "status: %s\n", s->status);
 	columns_title(line, sizeof(line), 0, by_process, -1, false);
@@ -60,7 +67,8 @@ void report_add_u64(struct json_object *o, const char *key, uint64_t v)
 	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
-static struct json_object *row_json(const struct model_row *r, bool by_process)
+static struct json_object *row_json(const struct session *s,
+				    const struct model_row *r, bool by_process)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -72,6 +80,15 @@ static struct json_object *row_json(const struct model_row *r, bool by_process)
 	json_object_object_add(o, "ipc", isnan(r->ipc) ? NULL
 				  : json_object_new_double(r->ipc));
 	json_object_object_add(o, "unknown", json_object_new_boolean(r->sym->unknown));
+	if (s->model.nsampled) {
+		struct json_object *ev = json_object_new_object();
+
+		/* -e a,b: the share of each event; self is the shown one's. */
+		for (int e = 0; e < s->model.nsampled; e++)
+			json_object_object_add(ev, s->info.sampled[e],
+					       json_object_new_double(r->event_share[e]));
+		json_object_object_add(o, "events", ev);
+	}
 	/* Rows split by process carry it; pid 0 is swapper (the idle task). */
 	if (by_process) {
 		json_object_object_add(o, "pid", json_object_new_int(r->pid));
@@ -90,14 +107,27 @@ struct json_object *report_period_json(const struct st_period *p)
 	return o;
 }
 
-static struct json_object *source_json(const struct st_source_info *in)
+static struct json_object *source_json(const struct st_source_info *in,
+				       const struct model *m)
 {
 	struct json_object *o = json_object_new_object();
+	struct json_object *sampled = json_object_new_array();
 
 	json_object_object_add(o, "kind", json_object_new_string(source_kind_name(in->kind)));
 	json_object_object_add(o, "events", json_object_new_string(in->events));
 	json_object_object_add(o, "period", report_period_json(&in->period));
 	json_object_object_add(o, "note", json_object_new_string(in->note));
+	/* -e a,b: each event sampled on its own; "shown": self is of it. */
+	for (int e = 0; e < m->nsampled; e++) {
+		struct json_object *ev = json_object_new_object();
+
+		json_object_object_add(ev, "event", json_object_new_string(in->sampled[e]));
+		report_add_u64(ev, "samples", m->event_samples[e]);
+		report_add_u64(ev, "weight", m->event_weight[e]);
+		json_object_object_add(ev, "shown", json_object_new_boolean(e == m->shown_event));
+		json_object_array_add(sampled, ev);
+	}
+	json_object_object_add(o, "sampled", sampled);
 	return o;
 }
 
@@ -120,7 +150,7 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "pid", json_object_new_int(s->pid));
 	json_object_object_add(o, "comm", json_object_new_string(s->comm));
 	json_object_object_add(o, "target", json_object_new_string(target));
-	json_object_object_add(o, "source", source_json(&s->info));
+	json_object_object_add(o, "source", source_json(&s->info, &s->model));
 	report_add_u64(threads, "live", mt.threads_live);
 	report_add_u64(threads, "seen", mt.threads_seen);
 	report_add_u64(threads, "forgotten", s->model.gone_threads);
@@ -135,7 +165,7 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "finished", json_object_new_boolean(s->finished));
 	json_object_object_add(o, "status", json_object_new_string(s->status));
 	for (size_t i = 0; i < n && i < limit; i++)
-		json_object_array_add(arr, row_json(&rows[i], s->sort.by_process));
+		json_object_array_add(arr, row_json(s, &rows[i], s->sort.by_process));
 	json_object_object_add(o, "rows", arr);
 	json_object_object_add(o, "per_thread", report_threads_json(s));
 	json_object_object_add(o, "per_process", report_processes_json(s));

@@ -54,6 +54,10 @@ enum st_cpumode {
 #define ST_SAMPLE_MULTIPLEXED	0x1u	/* counters did not run the whole interval */
 #define ST_SAMPLE_HAS_COUNTERS	0x2u	/* data[0..1] are cycles and instructions */
 #define ST_SAMPLE_CHAIN_TRUNC	0x4u	/* the kernel cut the call chain short */
+/* Which of the events sampled each on its own (-e a,b) took it: 0..15. */
+#define ST_SAMPLE_EVENT_SHIFT	8u
+#define ST_SAMPLE_EVENT_MASK	0xf00u
+#define ST_SAMPLE_EVENT(flags)	(((flags) & ST_SAMPLE_EVENT_MASK) >> ST_SAMPLE_EVENT_SHIFT)
 
 /*
  * A sample.  data[] holds ncounters counter deltas for the sampling

@@ -41,6 +41,8 @@ void record_header_from_info(struct st_file_header *h,
 	h->period_randomized = in->period.randomized;
 	snprintf(h->note, sizeof(h->note), "%.191s", in->note);
 	memcpy(h->counters, in->counters, sizeof(h->counters));
+	h->nsampled = in->nsampled;
+	memcpy(h->sampled, in->sampled, sizeof(h->sampled));
 }
 
 struct record_writer *record_writer_open(const char *path,
@@ -106,14 +108,18 @@ struct record_reader *record_reader_open(const char *path,
 		st_error("cannot open record file '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	if (fread(h, sizeof(*h), 1, f) != 1 ||
+	memset(h, 0, sizeof(*h));
+	if (fread(h, ST_FILE_HEADER_V2_SIZE, 1, f) != 1 ||
 	    memcmp(h->magic, ST_FILE_MAGIC, sizeof(ST_FILE_MAGIC)) != 0) {
 		st_error("'%s' is not a shimtop record file (bad header); "
 			 "make one with shimtop --record", path);
 		fclose(f);
 		return NULL;
 	}
-	if (h->version != ST_FILE_VERSION || h->header_size != sizeof(*h)) {
+	if (!(h->version == 2 && h->header_size == ST_FILE_HEADER_V2_SIZE) &&
+	    !(h->version == ST_FILE_VERSION && h->header_size == sizeof(*h) &&
+	      fread((char *)h + ST_FILE_HEADER_V2_SIZE,
+		    sizeof(*h) - ST_FILE_HEADER_V2_SIZE, 1, f) == 1)) {
 		st_error("record file '%s' is version %u; this shimtop reads "
 			 "version %u: replay it with the shimtop that wrote it",
 			 path, h->version, ST_FILE_VERSION);
@@ -126,6 +132,10 @@ struct record_reader *record_reader_open(const char *path,
 	h->note[sizeof(h->note) - 1] = '\0';
 	for (int i = 0; i < ST_MAX_EVENTS; i++)
 		h->counters[i][63] = '\0';
+	for (int i = 0; i < ST_MAX_SAMPLED; i++)
+		h->sampled[i][63] = '\0';
+	if (h->nsampled < 2 || h->nsampled > ST_MAX_SAMPLED)
+		h->nsampled = 0;
 	/* A unit from a newer or damaged file is shown as unknown. */
 	if (h->period_unit > ST_PERIOD_CYCLES)
 		h->period_unit = ST_PERIOD_UNKNOWN;
@@ -137,7 +147,7 @@ struct record_reader *record_reader_open(const char *path,
 	r = st_xcalloc(1, sizeof(*r));
 	r->f = f;
 	r->path = st_xstrdup(path);
-	r->offset = sizeof(*h);
+	r->offset = h->header_size;
 	return r;
 }
 

@@ -3,22 +3,24 @@
  * then the record stream exactly as the model received it (record.h),
  * module map included, so a replay symbolizes and aggregates the same.
  *
- * Layout, version 1, native byte order (x86-64: little-endian):
+ * Layout, version 3, native byte order (x86-64: little-endian):
  *   struct st_file_header   magic "SHIMTOP\0", version, header_size, ...
  *   records                 each a struct st_header + body, size % 8 == 0
- * Readers skip record types they do not know and refuse other versions.
+ * Readers skip record types they do not know, read version 2 (the header
+ * without the sampled events) and refuse other versions.
  */
 #ifndef SHIMTOP_RECORD_FILE_H
 #define SHIMTOP_RECORD_FILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "sampler/source.h"
 
 #define ST_FILE_MAGIC	"SHIMTOP"
-#define ST_FILE_VERSION	2u	/* 2: the period as value and unit */
+#define ST_FILE_VERSION	3u	/* 2: the period as value and unit; 3: -e a,b */
 
 struct st_file_header {
 	char magic[8];
@@ -36,7 +38,14 @@ struct st_file_header {
 	uint32_t period_randomized;	/* 0 or 1 */
 	char note[192];
 	char counters[ST_MAX_EVENTS][64];
+	/* Version 3: */
+	int32_t nsampled;		/* events sampled each on its own, or 0 */
+	uint32_t reserved;
+	char sampled[ST_MAX_SAMPLED][64];
 };
+
+/* A version 2 header ends where version 3 added its fields. */
+#define ST_FILE_HEADER_V2_SIZE	offsetof(struct st_file_header, nsampled)
 
 struct record_writer;
 struct record_reader;

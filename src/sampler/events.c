@@ -109,14 +109,13 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 }
 
 int events_parse_spec(const char *spec, struct st_event *out, size_t *n,
-		      char *note, size_t note_len)
+		      bool *grouped)
 {
 	size_t len = strlen(spec);
 	char *inner;
 	int rc;
 
-	if (note_len)
-		note[0] = '\0';
+	*grouped = spec[0] == '{';
 	if (spec[0] == '{') {
 		if (len < 2 || spec[len - 1] != '}' || strpbrk(spec + 1, "{") ||
 		    strchr(spec, '}') != spec + len - 1) {
@@ -135,9 +134,12 @@ int events_parse_spec(const char *spec, struct st_event *out, size_t *n,
 		return -EINVAL;
 	}
 	rc = events_parse(spec, out, n);
-	if (rc == 0 && *n > 1 && note_len)
-		snprintf(note, note_len, "-e %s: sampling %s, counting the others with it "
-			 "(perf samples each)", spec, out[0].name);
+	if (rc == 0 && *n > ST_MAX_SAMPLED) {
+		st_error("-e '%s': at most %d events are sampled each on its own; "
+			 "count the others in a group: -e '{%s,...}'", spec,
+			 ST_MAX_SAMPLED, out[0].name);
+		return -EINVAL;
+	}
 	return rc;
 }
 

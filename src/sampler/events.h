@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #define ST_MAX_EVENTS 8
+#define ST_MAX_SAMPLED 4	/* events sampled each on its own (-e a,b) */
 
 struct st_event {
 	char name[64];
@@ -29,12 +30,12 @@ int events_parse(const char *list, struct st_event *out, size_t *n);
 
 /*
  * Parses -e in perf's syntax: "a" one event; "{a,b}" a group (a samples,
- * b is counted with it); "a,b" perf samples each, shimtop samples a and
- * counts b, and *note says so.  Prints a one-line error and returns
- * -EINVAL for anything else (two groups, unbalanced braces).
+ * b is counted with it: *grouped); "a,b" each samples on its own (up to
+ * ST_MAX_SAMPLED).  Prints a one-line error and returns -EINVAL for
+ * anything else (two groups, unbalanced braces).
  */
 int events_parse_spec(const char *spec, struct st_event *out, size_t *n,
-		      char *note, size_t note_len);
+		      bool *grouped);
 
 /*
  * Prints what -e accepts here (perf list's role): libpfm4's names for

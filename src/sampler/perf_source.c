@@ -38,6 +38,7 @@
 
 #define DEFAULT_HW_PERIOD	1000000u	/* cycles: ~2.5 kHz at 2.5 GHz */
 #define DEFAULT_SW_PERIOD	250000u		/* ns of cpu-clock: 4 kHz */
+#define DEFAULT_FREQ		4000u		/* Hz: perf's default, for -e a,b */
 #define RING_PAGES		32u
 #define RESCAN_NS		500000000u
 
@@ -49,7 +50,10 @@ struct perf_ring {
 	size_t map_size;
 };
 
-/* The event fds of one thread: nevents per CPU, leaders first in each. */
+/*
+ * The event fds of one thread: nevents per CPU, leaders first in each
+ * group (with -e a,b every event leads itself).
+ */
 struct perf_thread {
 	pid_t tid;
 	int *fd;
@@ -65,6 +69,13 @@ struct tid_state {
 	UT_hash_handle hh;
 	pid_t tid;
 	struct perf_group_state gs;
+};
+
+/* A sampling event's kernel id (PERF_EVENT_IOC_ID): which of -e a,b it is. */
+struct event_id {
+	UT_hash_handle hh;
+	uint64_t id;
+	uint8_t event;
 };
 
 struct perf_source {
@@ -83,6 +94,7 @@ struct perf_source {
 	struct perf_thread *threads;
 	size_t nthreads, cap;
 	struct tid_state *known;	/* by tid (uthash) */
+	struct event_id *ids;		/* with cfg.separate: by id (uthash) */
 
 	struct source_thread th;
 	int wake[2];
@@ -149,11 +161,12 @@ int perf_source_configure(const struct st_options *o, bool launched,
 	cfg->randomize = o->randomize && !o->freq;
 	cfg->callchain = o->callchain;
 	if (o->events) {
-		bool hw = false;
+		bool hw = false, grouped;
 
-		if (events_parse_spec(o->events, cfg->events, &cfg->nevents, cfg->note,
-				      sizeof(cfg->note)) < 0)
+		if (events_parse_spec(o->events, cfg->events, &cfg->nevents,
+				      &grouped) < 0)
 			return -EINVAL;
+		cfg->separate = !grouped && cfg->nevents > 1;
 		for (size_t i = 0; i < cfg->nevents; i++)
 			hw |= event_is_hardware(&cfg->events[i].attr);
 		if (hw && !pmu) {
@@ -163,6 +176,7 @@ int perf_source_configure(const struct st_options *o, bool launched,
 				 "no hardware PMU: %s unavailable, sampling cpu-clock",
 				 o->events);
 			events_parse("cpu-clock", cfg->events, &cfg->nevents);
+			cfg->separate = false;
 		}
 	} else if (pmu) {
 		events_parse("cycles,instructions", cfg->events, &cfg->nevents);
@@ -170,6 +184,11 @@ int perf_source_configure(const struct st_options *o, bool launched,
 		events_parse("cpu-clock", cfg->events, &cfg->nevents);
 		snprintf(cfg->note, sizeof(cfg->note),
 			 "no hardware PMU: IPC unavailable, sampling cpu-clock");
+	}
+	/* One period cannot suit events of different kinds; a rate can. */
+	if (cfg->separate && !cfg->freq && !cfg->period) {
+		cfg->freq = DEFAULT_FREQ;
+		cfg->randomize = false;
 	}
 	if (!cfg->freq && !cfg->period)
 		cfg->period = is_clock(&cfg->events[0].attr) ? DEFAULT_SW_PERIOD
@@ -282,7 +301,7 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	/* The kernel refuses a group whose members keep other clocks. */
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	if (i > 0) {
+	if (i > 0 && !ps->cfg.separate) {
 		/* Members only count; the leader samples and reads them. */
 		a->sample_period = 0;
 		a->freq = 0;
@@ -307,6 +326,47 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	a->enable_on_exec = ps->cfg.launched;
 	a->wakeup_watermark = (uint32_t)(ps->pages * (size_t)getpagesize() / 4);
 	a->watermark = 1;
+}
+
+/* Events per group: all of them, or one each with -e a,b. */
+static size_t group_size(const struct perf_source *ps)
+{
+	return ps->cfg.separate ? 1 : ps->cfg.nevents;
+}
+
+/*
+ * Notes which event a leader is.  Samples carry its id; an inherited
+ * copy in a child reports its parent's (the kernel's primary id).
+ */
+static int remember_id(struct perf_source *ps, int fd, size_t event)
+{
+	struct event_id *e;
+	uint64_t id;
+
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	e = st_xcalloc(1, sizeof(*e));
+	e->id = id;
+	e->event = (uint8_t)event;
+	HASH_ADD(hh, ps->ids, id, sizeof(e->id), e);
+	return 0;
+}
+
+/* The ids of a thread's events leave with them (not inherited ones). */
+static void forget_ids(struct perf_source *ps, const struct perf_thread *t)
+{
+	for (size_t i = 0; ps->cfg.separate && i < t->nfd; i++) {
+		struct event_id *e;
+		uint64_t id;
+
+		if (t->fd[i] < 0 || ioctl(t->fd[i], PERF_EVENT_IOC_ID, &id) < 0)
+			continue;
+		HASH_FIND(hh, ps->ids, &id, sizeof(id), e);
+		if (e) {
+			HASH_DEL(ps->ids, e);
+			free(e);
+		}
+	}
 }
 
 static void close_thread(struct perf_thread *t)
@@ -369,6 +429,8 @@ static int open_thread(struct perf_source *ps, pid_t tid)
 			struct perf_event_attr a;
 			int fd;
 
+			if (ps->cfg.separate)
+				leader = -1;
 			set_attr(ps, &a, i);
 			fd = sys_perf_event_open(&a, tid, ps->rings[k].cpu, leader,
 						 PERF_FLAG_FD_CLOEXEC);
@@ -377,9 +439,11 @@ static int open_thread(struct perf_source *ps, pid_t tid)
 				goto fail;
 			}
 			t.fd[t.nfd++] = fd;
-			if (i == 0) {
+			if (leader < 0) {
 				leader = fd;
 				err = attach_output(ps, k, fd);
+				if (err == 0 && ps->cfg.separate)
+					err = remember_id(ps, fd, i);
 				if (err < 0)
 					goto fail;
 			}
@@ -391,6 +455,7 @@ static int open_thread(struct perf_source *ps, pid_t tid)
 		remember_tid(ps, tid);
 	return 0;
 fail:
+	forget_ids(ps, &t);
 	/* A ring owned by an fd we are closing goes with it. */
 	for (size_t k = 0; k < ps->nrings; k++)
 		for (size_t i = 0; i < t.nfd; i++)
@@ -406,7 +471,7 @@ fail:
 static void enable_thread(const struct perf_source *ps,
 			  const struct perf_thread *t)
 {
-	for (size_t i = 0; i < t->nfd; i += ps->cfg.nevents)
+	for (size_t i = 0; i < t->nfd; i += group_size(ps))
 		ioctl(t->fd[i], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 }
 
@@ -469,7 +534,7 @@ static int report_open_error(const struct perf_source *ps, int err)
 		st_error("out of file descriptors for the events; raise ulimit -n");
 		break;
 	case EINVAL:
-		if (ps->cfg.nevents > 1) {
+		if (ps->cfg.nevents > 1 && !ps->cfg.separate) {
 			st_error("the kernel refused the group of %zu events led by '%s' "
 				 "(more events than the PMU's counters, or events of "
 				 "different PMUs); sample fewer: -e '{%s,...}' with less",
@@ -556,10 +621,36 @@ static void forget_thread(struct perf_source *ps, pid_t tid)
 
 		if (t->tid != tid || owns_ring(ps, t))
 			continue;
+		forget_ids(ps, t);
 		close_thread(t);
 		ps->threads[i] = ps->threads[--ps->nthreads];
 		return;
 	}
+}
+
+/*
+ * Marks a sample with the event that took it (-e a,b), by the id the
+ * kernel put first (PERF_SAMPLE_IDENTIFIER).  Every sampling event's id
+ * is known, inherited ones report their parent's: false (the sample is
+ * dropped) only for a record the kernel did not write as asked.
+ */
+static bool mark_event(const struct perf_source *ps,
+		       const struct perf_event_header *ev, void *out)
+{
+	struct st_sample *s = out;
+	struct event_id *e;
+	uint64_t id;
+
+	if (s->h.type != ST_REC_SAMPLE)
+		return true;
+	if (ev->size < sizeof(*ev) + sizeof(id))
+		return false;
+	memcpy(&id, ev + 1, sizeof(id));
+	HASH_FIND(hh, ps->ids, &id, sizeof(id), e);
+	if (!e)
+		return false;
+	s->flags |= (uint32_t)e->event << ST_SAMPLE_EVENT_SHIFT;
+	return true;
 }
 
 static void on_record(const struct perf_event_header *ev, void *arg)
@@ -573,6 +664,8 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 		gs = group_state(ps, sample_tid(ev, &ps->layout));
 	n = perf_convert(&ps->layout, gs, ev, ps->out);
 	if (!n)
+		return;
+	if (ps->cfg.separate && !mark_event(ps, ev, ps->out))
 		return;
 	switch (((struct st_header *)ps->out)->type) {
 	case ST_REC_FORK: {
@@ -618,14 +711,15 @@ static void push_record(void *arg, const void *rec, size_t len)
  */
 static void vary_periods(struct perf_source *ps)
 {
-	size_t leaders = ps->nthreads * ps->nrings, ne = ps->cfg.nevents;
+	size_t g = group_size(ps), per_thread = ps->nrings * ps->cfg.nevents / g;
+	size_t leaders = ps->nthreads * per_thread;
 
 	for (size_t n = 0; n < 4 && leaders; n++) {
 		size_t l = ps->randomize_next++ % leaders;
-		const struct perf_thread *t = &ps->threads[l / ps->nrings];
+		const struct perf_thread *t = &ps->threads[l / per_thread];
 		uint64_t p = random_period(ps);
 
-		ioctl(t->fd[(l % ps->nrings) * ne], PERF_EVENT_IOC_PERIOD, &p);
+		ioctl(t->fd[(l % per_thread) * g], PERF_EVENT_IOC_PERIOD, &p);
 	}
 }
 
@@ -753,6 +847,14 @@ static void perf_destroy(struct st_source *s)
 			free(t);
 		}
 	}
+	{
+		struct event_id *e, *next;
+
+		HASH_ITER(hh, ps->ids, e, next) {
+			HASH_DEL(ps->ids, e);
+			free(e);
+		}
+	}
 	close(ps->wake[0]);
 	close(ps->wake[1]);
 	pthread_mutex_destroy(&ps->lock);
@@ -813,7 +915,9 @@ static void describe(struct perf_source *ps)
 					"%s%s", i ? "," : "", e->name);
 		if (len >= sizeof(in->events))
 			len = sizeof(in->events) - 1;
-		if (ps->cfg.nevents > 1) {
+		if (ps->cfg.separate) {
+			snprintf(in->sampled[i], sizeof(in->sampled[i]), "%s", e->name);
+		} else if (ps->cfg.nevents > 1) {
 			snprintf(in->counters[i], sizeof(in->counters[i]), "%s", e->name);
 			if (event_is_cycles(&e->attr))
 				in->ipc_cycles = (int)i;
@@ -821,7 +925,8 @@ static void describe(struct perf_source *ps)
 				in->ipc_instructions = (int)i;
 		}
 	}
-	in->ncounters = ps->cfg.nevents > 1 ? (int)ps->cfg.nevents : 0;
+	in->ncounters = ps->cfg.nevents > 1 && !ps->cfg.separate ? (int)ps->cfg.nevents : 0;
+	in->nsampled = ps->cfg.separate ? (int)ps->cfg.nevents : 0;
 	if (ps->cfg.freq)
 		in->period = (struct st_period){ ps->cfg.freq, ST_PERIOD_HZ, false };
 	else
@@ -855,7 +960,10 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 		PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
 	if (cfg->callchain)
 		ps->layout.sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (cfg->nevents > 1) {
+	if (cfg->separate) {
+		/* First in every record, so the event is read before parsing. */
+		ps->layout.sample_type |= PERF_SAMPLE_IDENTIFIER;
+	} else if (cfg->nevents > 1) {
 		ps->layout.sample_type |= PERF_SAMPLE_READ;
 		ps->layout.read_format = PERF_FORMAT_GROUP |
 			PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;

@@ -30,6 +30,7 @@ struct perf_source_config {
 	cpu_set_t cpus;		/* where to sample: the online CPUs, or -C's */
 	struct st_event events[ST_MAX_EVENTS];
 	size_t nevents;
+	bool separate;		/* -e a,b: each samples on its own, not as a group */
 	char note[192];		/* shown in the header, e.g. the PMU fallback */
 	uint64_t freq;		/* Hz, or 0 for a period */
 	uint64_t period;
@@ -38,7 +39,8 @@ struct perf_source_config {
 };
 
 /*
- * Chooses the events from the options: -e, else {cycles, instructions}
+ * Chooses the events from the options: -e (a group, or events sampled
+ * each on its own, at 4000 Hz unless -F or -c says), else {cycles, instructions}
  * with a hardware PMU, else cpu-clock (saying so), and the CPUs (-C,
  * checked against the online ones).  The caller fills scope and pids.
  * Returns 0, or -EINVAL after a one-line error.

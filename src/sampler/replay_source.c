@@ -124,6 +124,8 @@ struct st_source *replay_source_create(const char *path, bool realtime,
 	snprintf(rs->info.note, sizeof(rs->info.note), "%s", h->note);
 	memcpy(rs->info.counters, h->counters, sizeof(rs->info.counters));
 	rs->info.ncounters = h->ncounters;
+	memcpy(rs->info.sampled, h->sampled, sizeof(rs->info.sampled));
+	rs->info.nsampled = h->nsampled;
 	rs->info.ipc_cycles = h->ipc_cycles;
 	rs->info.ipc_instructions = h->ipc_instructions;
 	return &rs->base;

@@ -52,6 +52,8 @@ struct st_source_info {
 	int ncounters;
 	int ipc_cycles;			/* counter index, or -1 */
 	int ipc_instructions;		/* counter index, or -1 */
+	char sampled[ST_MAX_SAMPLED][64]; /* -e a,b: the events sampled each */
+	int nsampled;			/* 0, or 2..ST_MAX_SAMPLED */
 	uint64_t kernel_lost;		/* samples the kernel dropped */
 	uint64_t throttled;		/* times the kernel throttled us */
 	uint64_t produced;		/* samples made (observer) */

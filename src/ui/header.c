@@ -63,6 +63,11 @@ static void draw_source_line(const struct ui *ui, WINDOW *w,
 	period_format(&s->info.period, b, sizeof(b));
 	x = pair(ui, w, 1, 0, source_kind_name(s->info.kind), s->info.events);
 	x = pair(ui, w, 1, x, "period", b);
+	if (m->nsampled) {
+		/* -e a,b: shares are of one event at a time, as perf report's. */
+		snprintf(b, sizeof(b), "%.30s (Tab)", s->info.sampled[m->shown_event]);
+		x = pair(ui, w, 1, x, "SELF% of", b);
+	}
 	if (!mt->observing)
 		return;
 	/* The observer's gauge: its sample rate and DTE acceptance. */

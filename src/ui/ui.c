@@ -187,6 +187,24 @@ static void pop(struct ui *ui)
 	layout(ui);
 }
 
+/* Tab: the tables show the shares of another event of -e a,b. */
+static void show_next_event(struct ui *ui, int step)
+{
+	struct session *s = ui->s;
+	int n = s->model.nsampled;
+
+	if (n < 2) {
+		snprintf(ui->message, sizeof(ui->message),
+			 "Tab switches events sampled each on its own (-e a,b); "
+			 "this session samples one");
+		return;
+	}
+	session_show_event(s, (s->model.shown_event + step + n) % n);
+	snprintf(ui->message, sizeof(ui->message), "SELF%% is now of %s",
+		 s->info.sampled[s->model.shown_event]);
+	refresh_views(ui);
+}
+
 /* The keys no view took: help, back, redraw, resize, quit. */
 static bool global_key(struct ui *ui, int code, enum ui_action a)
 {
@@ -218,6 +236,10 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 	case UA_ZERO_ONCE:
 		model_zero(&ui->s->model);
 		refresh_views(ui);
+		break;
+	case UA_EVENT_NEXT:
+	case UA_EVENT_PREV:
+		show_next_event(ui, a == UA_EVENT_NEXT ? 1 : -1);
 		break;
 	case UA_BACK:
 		pop(ui);
