@@ -32,7 +32,7 @@ static const char usage_text[] =
 "  -e, --event EVENTS     perf's syntax: -e cpu-clock; -e '{cycles,instructions}'\n"
 "                         a group (the first samples, the rest are counted);\n"
 "                         -e a,b up to 4 events each sampled (4000 Hz unless\n"
-"                         -F/-c; Tab shows each one's shares); default\n"
+"                         -F/-c; key e shows each one's shares); default\n"
 "                         {cycles,instructions}, or cpu-clock without a PMU\n"
 "      --list-events      the event names this machine offers, and exit\n"
 "  -F, --freq HZ          sample at HZ per thread (kernel-adjusted period)\n"

@@ -2,7 +2,7 @@
 # t-ui-settings.sh - htop's keys through tmux: F6's sort menu, F2's setup
 # written to $XDG_CONFIG_HOME/shimtop/shimtoprc and read by the next
 # start, a mouse click on a column title, a bad settings line reported
-# without stopping the UI, the per-process table (P), and Tab switching
+# without stopping the UI, the per-process table (P), and e switching
 # the event whose shares show with -e a,b (perf report's Tab).
 . "$TESTS_DIR/lib.sh"
 
@@ -82,14 +82,14 @@ wait_for "IPCv"
 $T send-keys -t ui q
 sleep 0.5
 
-# -e a,b: SELF% of the first event, a column for the other; Tab swaps them.
+# -e a,b: SELF% of the first event, a column for the other; e swaps them.
 rm -f "$RC"
 start -e cpu-clock,task-clock
-wait_for "SELF% of +cpu-clock \\(Tab\\)"
+wait_for "SELF% of +cpu-clock \\(e\\)"
 title | grep -Eq "SELF%v? +task-clock " || fail "no task-clock column: $(title)"
-$T send-keys -t ui Tab
-wait_for "SELF% of +task-clock \\(Tab\\)"
-title | grep -Eq "SELF%v? +cpu-clock " || fail "Tab left the columns: $(title)"
+$T send-keys -t ui e
+wait_for "SELF% of +task-clock \\(e\\)"
+title | grep -Eq "SELF%v? +cpu-clock " || fail "e left the columns: $(title)"
 $T send-keys -t ui q
 sleep 0.3
 $T kill-server 2>/dev/null

@@ -65,7 +65,7 @@ static void draw_source_line(const struct ui *ui, WINDOW *w,
 	x = pair(ui, w, 1, x, "period", b);
 	if (m->nsampled) {
 		/* -e a,b: shares are of one event at a time, as perf report's. */
-		snprintf(b, sizeof(b), "%.30s (Tab)", s->info.sampled[m->shown_event]);
+		snprintf(b, sizeof(b), "%.30s (e)", s->info.sampled[m->shown_event]);
 		x = pair(ui, w, 1, x, "SELF% of", b);
 	}
 	if (!mt->observing)

@@ -187,7 +187,7 @@ static void pop(struct ui *ui)
 	layout(ui);
 }
 
-/* Tab: the tables show the shares of another event of -e a,b. */
+/* e: the tables show the shares of another event of -e a,b. */
 static void show_next_event(struct ui *ui, int step)
 {
 	struct session *s = ui->s;
@@ -195,7 +195,7 @@ static void show_next_event(struct ui *ui, int step)
 
 	if (n < 2) {
 		snprintf(ui->message, sizeof(ui->message),
-			 "Tab switches events sampled each on its own (-e a,b); "
+			 "e switches events sampled each on its own (-e a,b); "
 			 "this session samples one");
 		return;
 	}
