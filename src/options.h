@@ -78,6 +78,10 @@ struct st_options {
 	struct st_sort sort;
 	const char *record_path;
 	const char *replay_path;
+	double history;			/* --history: seconds of samples kept */
+#define ST_HISTORY_SECONDS 600
+	bool ranged;			/* --range given */
+	double range_from, range_to;	/* seconds from the first sample */
 	bool realtime;			/* replay at recorded speed */
 	const char *theme;
 

@@ -299,6 +299,7 @@ void session_show_event(struct session *s, int e)
 	if (e < 0 || e >= s->model.nsampled)
 		e = 0;
 	s->model.shown_event = e;
+	s->range.shown_event = e;
 	columns_events((const char (*)[64])s->info.sampled, s->model.nsampled, e);
 }
 
@@ -322,6 +323,7 @@ int session_open(struct session *s, const struct st_options *o)
 	s->model.ipc_cycles = s->info.ipc_cycles;
 	s->model.ipc_instructions = s->info.ipc_instructions;
 	s->model.nsampled = s->info.nsampled;
+	model_set_history(&s->model, (uint64_t)(o->history * 1e9));
 	session_show_event(s, 0);
 	model_set_dte_tolerance(&s->model, o->dte_tolerance);
 	return 0;
@@ -442,24 +444,67 @@ double session_elapsed(const struct session *s)
 	return s->start_ns ? (double)(end - s->start_ns) / 1e9 : 0;
 }
 
-void session_metrics(const struct session *s, struct session_metrics *out)
+const struct model *session_tables(const struct session *s)
+{
+	return s->ranged ? &s->range : &s->model;
+}
+
+double session_span(const struct session *s)
 {
 	const struct model *m = &s->model;
+
+	return m->last_time > m->first_time ? (double)(m->last_time - m->first_time) / 1e9 : 0;
+}
+
+void session_clear_range(struct session *s)
+{
+	if (s->ranged)
+		model_free(&s->range);
+	s->ranged = false;
+}
+
+int session_select_range(struct session *s, double from, double to)
+{
+	const struct model *m = &s->model;
+	struct model r;
+	bool complete;
+
+	if (!m->samples)
+		return -ENODATA;
+	complete = model_range(m, m->first_time + (uint64_t)(from * 1e9),
+			       m->first_time + (uint64_t)(to * 1e9), &r);
+	if (!r.samples) {
+		model_free(&r);
+		return -ENODATA;
+	}
+	session_clear_range(s);
+	s->range = r;
+	s->ranged = true;
+	s->range_from = from;
+	s->range_to = to;
+	s->range_complete = complete;
+	return 0;
+}
+
+void session_metrics(const struct session *s, struct session_metrics *out)
+{
+	const struct model *m = session_tables(s);
 
 	memset(out, 0, sizeof(*out));
 	out->elapsed = session_elapsed(s);
 	out->samples = m->samples;
 	out->rate = model_rate(m);
-	out->lost = m->kernel_lost;
 	out->dropped = session_dropped(s);
 	out->threads_live = model_live_threads(m);
 	out->threads_seen = model_seen_threads(m);
 	out->unknown = m->unknown;
 	out->unknown_pct = model_unknown_pct(m);
-	out->observing = m->obs.active;
+	/* Lost records and the observer are the session's: no range splits them. */
+	out->lost = s->model.kernel_lost;
+	out->observing = s->model.obs.active;
 	if (out->observing && out->elapsed > 0)
 		out->observer_rate = (double)s->obs_info.produced / out->elapsed;
-	out->dte_accepted_pct = dte_share(&m->obs.dte, m->obs.dte.accepted);
+	out->dte_accepted_pct = dte_share(&s->model.obs.dte, s->model.obs.dte.accepted);
 }
 
 int session_stop(struct session *s)
@@ -499,6 +544,7 @@ int session_stop(struct session *s)
 void session_close(struct session *s)
 {
 	session_stop(s);
+	session_clear_range(s);
 	model_free(&s->model);
 	symbolizer_destroy(s->symbols);
 	s->symbols = NULL;

@@ -32,6 +32,12 @@ struct session {
 	struct model model;
 	struct record_writer *recorder;
 
+	/* A time range selected (--range, the timeline): its own tables. */
+	struct model range;
+	bool ranged;
+	double range_from, range_to;	/* seconds from the first sample */
+	bool range_complete;		/* the history held all of it */
+
 	struct st_source_info info;	/* refreshed by session_pump */
 
 	/* The SHIM observer (--observe): its own source and ring. */
@@ -87,6 +93,20 @@ struct session_metrics {
 };
 
 void session_metrics(const struct session *s, struct session_metrics *out);
+
+/* The model the tables show: the selected range's, else the session's. */
+const struct model *session_tables(const struct session *s);
+
+/*
+ * Selects the samples taken from `from` to `to` seconds after the first
+ * one: the tables show them alone until session_clear_range.  Returns 0,
+ * or -ENODATA when the range holds no sample (nothing is selected then).
+ */
+int session_select_range(struct session *s, double from, double to);
+void session_clear_range(struct session *s);
+
+/* The seconds from the first sample to the latest. */
+double session_span(const struct session *s);
 
 /* Changes the observer's period (TSC cycles, 0: no pause) while running. */
 void session_set_observer_period(struct session *s, uint64_t cycles);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t-record-replay.sh - a recording replays to the same table, at full
 # speed or in real time; a damaged recording replays up to the damage and
-# says where it is.
+# says where it is; --range prints the tables of a window of it.
 . "$TESTS_DIR/lib.sh"
 
 "$SHIMTOP" --demo --batch --duration 2 --format json --record "$TMP/rec" \
@@ -25,6 +25,27 @@ src=$(json_get "$TMP/replay" "d['source']['kind'], d['source']['period']")
 	fail "replayed source: $src"
 status=$(json_get "$TMP/replay" "d['status']")
 case "$status" in "end of recording"*) ;; *) fail "replay status: $status" ;; esac
+
+# --range: windows that tile the recording add up to it exactly; each is
+# said in the report; a window with no samples, or without -i, is refused.
+total=$(json_get "$TMP/replay" "d['samples']")
+"$SHIMTOP" -i "$TMP/rec" --range 0:0.8 --format json >"$TMP/r1" 2>"$TMP/err" || fail "--range 0:0.8: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/rec" --range 0.8: --format json >"$TMP/r2" 2>"$TMP/err" || fail "--range 0.8:: $(cat "$TMP/err")"
+a=$(json_get "$TMP/r1" "d['samples']")
+b=$(json_get "$TMP/r2" "d['samples']")
+[ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ $((a + b)) -eq "$total" ] ||
+	fail "--range 0:0.8 ($a) and 0.8: ($b) do not add up to the recording's $total samples"
+[ "$(json_get "$TMP/r1" "sum(r['samples'] for r in d['rows'])")" = "$a" ] || fail "--range rows lose samples"
+[ "$(json_get "$TMP/r1" "(d['range']['from'], d['range']['to'], d['range']['complete'])")" = "(0.0, 0.8, True)" ] ||
+	fail "--range not in the JSON: $(json_get "$TMP/r1" "d.get('range')")"
+"$SHIMTOP" -i "$TMP/rec" --range 0.5:1 >"$TMP/text" 2>"$TMP/err" || fail "--range text: $(cat "$TMP/err")"
+grep -Eq "^range 0.500-1.000 s of [0-9.]+ s$" "$TMP/text" || fail "--range not said: $(head -5 "$TMP/text")"
+expect_run 1 "--range 100:200 holds no samples: the recording's span from its first sample is 0-[0-9.]+ s" -- \
+	"$SHIMTOP" -i "$TMP/rec" --range 100:200
+expect_run 2 "--range picks a window of a recording: give -i FILE" -- "$SHIMTOP" --demo --range 0:1
+expect_run 2 "--range needs START:END" -- "$SHIMTOP" -i "$TMP/rec" --range 2:1
+expect_run 2 "--range needs START:END" -- "$SHIMTOP" -i "$TMP/rec" --range 1
+expect_run 2 "--history needs a positive number of seconds" -- "$SHIMTOP" -i "$TMP/rec" --history 0
 
 # Real time: a 2 s recording takes about 2 s to replay, full speed much less.
 start=$(date +%s%N)

@@ -2,7 +2,8 @@
  * test_model.c - aggregation over constructed records: shares weighted
  * by period, sorting, unknown rows kept, IPC only from clean intervals,
  * threads, lost counts, zeroing, the sample-rate timeline, and events
- * sampled each on its own (-e a,b) kept apart.
+ * sampled each on its own (-e a,b) kept apart, and time ranges
+ * aggregated again from the history, with its bound.
  */
 #include "check.h"
 #include "model/model.h"
@@ -143,6 +144,84 @@ static void separate_events(uint64_t one, uint64_t two)
 	model_zero(&m);
 	CHECK_EQ_U64(m.event_samples[0] + m.event_samples[1], 0);
 	CHECK_EQ_U64(m.event_weight[0] + m.event_weight[1], 0);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
+/*
+ * A constructed stream with known phases: one runs in [0, 1 s) on thread
+ * 1, two in [1 s, 2 s) on thread 2, one sample a millisecond, cycles
+ * and instructions with every sample (IPC 2 and 0.5).  A range gives
+ * exactly its samples: [0.5 s, 1.5 s) is 500 of each, with their IPC and
+ * threads.  Then a bounded history: 10 s of samples kept 3 s drops its
+ * oldest chunks, and a range reaching before what it holds says so.
+ */
+static void ranges(uint64_t one, uint64_t two)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	struct model_thread_row *tr;
+	struct model_row *rows;
+	struct model m, r;
+	const uint64_t ms = 1000000, t0 = 5000 * ms;
+	size_t n;
+
+	model_init(&m, sy);
+	m.ipc_cycles = 0;
+	m.ipc_instructions = 1;
+	symbols_read_proc_maps(getpid(), add_map, &m);
+	for (uint64_t i = 0; i < 1000; i++)
+		sample(&m, one, 1, t0 + i * ms, 100, 1000, 2000, 0);
+	for (uint64_t i = 1000; i < 2000; i++)
+		sample(&m, two, 2, t0 + i * ms, 100, 1000, 500, 0);
+	CHECK_EQ_U64(m.history.entries, 2000);
+
+	CHECK(model_range(&m, t0 + 500 * ms, t0 + 1500 * ms, &r));
+	CHECK_EQ_U64(r.samples, 1000);
+	CHECK_EQ_U64(r.weight, 100000);
+	CHECK(r.history.entries == 0);	/* a range keeps no history of its own */
+	n = model_rows(&r, ST_SORT_SELF, false, &rows);
+	CHECK(n == 2);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(rows[i].samples == 500 && fabs(rows[i].self - 50.0) < 1e-9);
+		CHECK(fabs(rows[i].ipc - (!strcmp(rows[i].sym->name, "model_fn_one")
+					  ? 2.0 : 0.5)) < 1e-9);
+	}
+	free(rows);
+	n = model_thread_rows(&r, &tr);
+	CHECK(n == 2 && tr[0].t->samples == 500 && tr[1].t->samples == 500);
+	free(tr);
+	model_free(&r);
+
+	/* One phase alone: only its function, all of the share. */
+	CHECK(model_range(&m, t0 + 1200 * ms, t0 + 1300 * ms, &r));
+	n = model_rows(&r, ST_SORT_SELF, false, &rows);
+	CHECK(n == 1 && !strcmp(rows[0].sym->name, "model_fn_two") && rows[0].samples == 100);
+	free(rows);
+	model_free(&r);
+	/* Before the first sample and after the last: nothing. */
+	CHECK(model_range(&m, 0, t0, &r) && r.samples == 0);
+	model_free(&r);
+	CHECK(model_range(&m, t0 + 2000 * ms, t0 + 9000 * ms, &r) && r.samples == 0);
+	model_free(&r);
+	model_free(&m);
+
+	/* 10 s kept 3 s: chunks close every 2.1 s (their int32 offsets). */
+	model_init(&m, sy);
+	model_set_history(&m, 3000 * ms);
+	symbols_read_proc_maps(getpid(), add_map, &m);
+	for (uint64_t i = 0; i < 10000; i++)
+		sample(&m, one, 1, t0 + i * ms, 1, 0, 0, 0);
+	CHECK(m.history.dropped > 0);
+	CHECK_EQ_U64(m.history.dropped + m.history.entries, 10000);
+	CHECK(m.history.complete_from > t0 + 4000 * ms &&
+	      m.history.complete_from <= t0 + 7000 * ms);
+	CHECK(!model_range(&m, t0 + 1000 * ms, t0 + 10000 * ms, &r));
+	CHECK_EQ_U64(r.samples, m.history.entries);
+	model_free(&r);
+	CHECK(model_range(&m, t0 + 7000 * ms, t0 + 10000 * ms, &r));
+	CHECK_EQ_U64(r.samples, 3000);
+	model_free(&r);
+	CHECK_EQ_U64(m.samples, 10000);	/* the live totals keep everything */
 	model_free(&m);
 	symbolizer_destroy(sy);
 }
@@ -308,5 +387,6 @@ int main(void)
 	symbolizer_destroy(sy);
 	hostile(one);
 	separate_events(one, two);
+	ranges(one, two);
 	return check_done("test_model");
 }

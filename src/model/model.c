@@ -1,5 +1,5 @@
 /* model.c - per-symbol aggregation of the record stream. */
-#include "model/model.h"
+#include "model/model_internal.h"
 #include "ring/record.h"
 #include "symbols/symbols.h"
 #include "util.h"
@@ -14,6 +14,13 @@ void model_init(struct model *m, struct symbolizer *symbols)
 	m->symbols = symbols;
 	m->ipc_cycles = m->ipc_instructions = -1;
 	obs_model_init(&m->obs, DTE_DEFAULT_TOLERANCE);
+	m->keep_history = true;
+	history_init(&m->history, 0);
+}
+
+void model_set_history(struct model *m, uint64_t keep_ns)
+{
+	m->history.keep_ns = keep_ns;
 }
 
 void model_set_dte_tolerance(struct model *m, double tolerance)
@@ -69,6 +76,7 @@ void model_free(struct model *m)
 	free(m->per_sym);
 	thread_free_all(m);
 	free(m->timeline);
+	history_free(&m->history);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -244,16 +252,13 @@ static void count_process(struct model *m, const struct st_sample *s,
 		memcpy(ps->comm, "swapper", sizeof("swapper"));
 }
 
-static void ingest_sample(struct model *m, const struct st_sample *s)
+void model_account_sample(struct model *m, const struct st_sample *s,
+			  const struct st_symbol *sym)
 {
-	const struct st_symbol *sym;
-	struct model_sym *ms;
+	struct model_sym *ms = sym_of(m, sym->id);
 	uint64_t w = s->period ? s->period : 1;
 	int ev = sample_event(m, s);
 
-	sym = symbolizer_lookup(m->symbols, (pid_t)s->pid, s->ip,
-				s->cpumode == ST_MODE_KERNEL);
-	ms = sym_of(m, sym->id);
 	add_sample(m, ms, s, w);
 	m->samples++;
 	m->weight += w;
@@ -273,6 +278,45 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 	}
 	count_process(m, s, count_thread(m, s, sym, w), sym, w);
 	count_time(m, s->time);
+}
+
+/* The sample as the history keeps it: what its tables need again. */
+static void remember_sample(struct model *m, const struct st_sample *s,
+			    const struct st_symbol *sym)
+{
+	struct history_entry e;
+	int ev = sample_event(m, s);
+
+	memset(&e, 0, sizeof(e));
+	e.pid = s->pid;
+	e.tid = s->tid;
+	e.sym = sym->id;
+	e.weight = s->period ? s->period : 1;
+	e.cpumode = s->cpumode;
+	if (s->flags & ST_SAMPLE_MULTIPLEXED)
+		e.flags |= HISTORY_MULTIPLEXED;
+	if (ev >= 0) {
+		e.flags |= HISTORY_EVENT;
+		e.event = (uint8_t)ev;
+	}
+	if (counters_usable(m, s) && s->data[m->ipc_cycles] <= UINT32_MAX &&
+	    s->data[m->ipc_instructions] <= UINT32_MAX) {
+		e.flags |= HISTORY_COUNTERS;
+		e.cycles = (uint32_t)s->data[m->ipc_cycles];
+		e.instructions = (uint32_t)s->data[m->ipc_instructions];
+	}
+	history_add(&m->history, s->time, &e);
+}
+
+static void ingest_sample(struct model *m, const struct st_sample *s)
+{
+	const struct st_symbol *sym;
+
+	sym = symbolizer_lookup(m->symbols, (pid_t)s->pid, s->ip,
+				s->cpumode == ST_MODE_KERNEL);
+	model_account_sample(m, s, sym);
+	if (m->keep_history)
+		remember_sample(m, s, sym);
 }
 
 /* ---- samples of processes not known yet ---- */

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <uthash.h>
 
+#include "model/history.h"
 #include "model/obs_model.h"
 #include "options.h"
 #include "sampler/events.h"
@@ -164,6 +165,9 @@ struct model {
 	size_t timeline_len, timeline_cap;
 
 	struct obs_model obs;			/* the SHIM observer's samples */
+
+	bool keep_history;			/* every sample into history */
+	struct history history;
 };
 
 void model_init(struct model *m, struct symbolizer *symbols);
@@ -184,6 +188,23 @@ static inline uint64_t model_total_weight(const struct model *m)
 	return model_shown_weight(m, m->weight, m->event_weight);
 }
 void model_free(struct model *m);
+
+/*
+ * Bounds the sample history to keep_ns of record time (--history; 0:
+ * all of it, the default).
+ */
+void model_set_history(struct model *m, uint64_t keep_ns);
+
+/*
+ * The model of the samples taken in [from, to) (record time, ns): every
+ * table of a time range (the timeline's selection, --range), from the
+ * history.  `out` shares m's symbols and has no history of its own; free
+ * it with model_free.  Returns false when part of the range lies before
+ * what the history still holds (--history dropped it): the tables then
+ * cover only the rest.
+ */
+bool model_range(const struct model *m, uint64_t from, uint64_t to,
+		 struct model *out);
 
 /* The DTE tolerance for observer samples (--dte-tolerance). */
 void model_set_dte_tolerance(struct model *m, double tolerance);

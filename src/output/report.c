@@ -17,10 +17,11 @@
 
 static void print_text(struct session *s, FILE *out)
 {
+	const struct model *m = session_tables(s);
 	struct session_metrics mt;
 	struct model_row *rows;
 	bool by_process = s->sort.by_process;
-	size_t n = model_rows_sorted(&s->model, &s->sort, false, &rows);
+	size_t n = model_rows_sorted(m, &s->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
 	char line[8192], period[64], target[128];
 
@@ -38,12 +39,16 @@ static void print_text(struct session *s, FILE *out)
 		(unsigned long long)mt.unknown, mt.unknown_pct, mt.elapsed);
 	if (s->info.note[0])
 		fprintf(out, "note: %s\n", s->info.note);
-	if (s->model.nsampled) {
+	if (s->ranged)
+		fprintf(out, "range %.3f-%.3f s of %.3f s%s\n", s->range_from, s->range_to,
+			session_span(s), s->range_complete ? ""
+			: " (its start is older than --history keeps: only the rest)");
+	if (m->nsampled) {
 		fprintf(out, "sampled each:");
-		for (int e = 0; e < s->model.nsampled; e++)
+		for (int e = 0; e < m->nsampled; e++)
 			fprintf(out, "%s %s %llu samples", e ? "," : "", s->info.sampled[e],
-				(unsigned long long)s->model.event_samples[e]);
-		fprintf(out, "; SELF%% is of %s\n", s->info.sampled[s->model.shown_event]);
+				(unsigned long long)m->event_samples[e]);
+		fprintf(out, "; SELF%% is of %s\n", s->info.sampled[m->shown_event]);
 	}
 	if (s->finished)
 		fprintf(out, "status: %s\n", s->status);
@@ -136,9 +141,10 @@ static void print_json(struct session *s, FILE *out)
 	struct json_object *o = json_object_new_object();
 	struct json_object *threads = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
+	const struct model *m = session_tables(s);
 	struct session_metrics mt;
 	struct model_row *rows;
-	size_t n = model_rows_sorted(&s->model, &s->sort, false, &rows);
+	size_t n = model_rows_sorted(m, &s->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
 	char target[128];
 
@@ -150,11 +156,20 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "pid", json_object_new_int(s->pid));
 	json_object_object_add(o, "comm", json_object_new_string(s->comm));
 	json_object_object_add(o, "target", json_object_new_string(target));
-	json_object_object_add(o, "source", source_json(&s->info, &s->model));
+	json_object_object_add(o, "source", source_json(&s->info, m));
+	if (s->ranged) {
+		struct json_object *r = json_object_new_object();
+
+		json_object_object_add(r, "from", json_object_new_double(s->range_from));
+		json_object_object_add(r, "to", json_object_new_double(s->range_to));
+		json_object_object_add(r, "span", json_object_new_double(session_span(s)));
+		json_object_object_add(r, "complete", json_object_new_boolean(s->range_complete));
+		json_object_object_add(o, "range", r);
+	}
 	report_add_u64(threads, "live", mt.threads_live);
 	report_add_u64(threads, "seen", mt.threads_seen);
-	report_add_u64(threads, "forgotten", s->model.gone_threads);
-	report_add_u64(threads, "listed", report_threads_listed(s, HASH_COUNT(s->model.threads)));
+	report_add_u64(threads, "forgotten", m->gone_threads);
+	report_add_u64(threads, "listed", report_threads_listed(s, HASH_COUNT(m->threads)));
 	json_object_object_add(o, "threads", threads);
 	report_add_u64(o, "samples", mt.samples);
 	json_object_object_add(o, "rate", json_object_new_double(mt.rate));
@@ -218,6 +233,15 @@ int report_run_batch(struct session *s)
 		}
 	}
 	status = session_stop(s);
+	if (o->ranged && session_select_range(s, o->range_from, o->range_to) < 0) {
+		char to[32] = "";
+
+		if (o->range_to < 1e9)
+			snprintf(to, sizeof(to), "%g", o->range_to);
+		st_error("--range %g:%s holds no samples: the recording's span from "
+			 "its first sample is 0-%.3f s", o->range_from, to, session_span(s));
+		return -ENODATA;
+	}
 	report_print(s, stdout);
 	if (s->info.failed) {
 		st_error("%s; the table covers the records before it", s->info.finish_reason);

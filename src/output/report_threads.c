@@ -32,23 +32,24 @@ size_t report_threads_listed(struct session *s, size_t nthreads)
 
 void report_threads_text(struct session *s, FILE *out)
 {
+	const struct model *m = session_tables(s);
 	struct model_thread_row *rows;
-	size_t all = model_thread_rows(&s->model, &rows);
+	size_t all = model_thread_rows(m, &rows);
 	size_t n = report_threads_listed(s, all);
 	char line[512];
 
 	thread_columns_title(line, sizeof(line));
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n; i++) {
-		thread_columns_row(line, sizeof(line), &s->model, &rows[i]);
+		thread_columns_row(line, sizeof(line), m, &rows[i]);
 		fprintf(out, "%s\n", line);
 	}
 	if (n < all)
 		fprintf(out, "(%zu lighter threads not listed)\n", all - n);
-	if (s->model.gone_threads)
+	if (m->gone_threads)
 		fprintf(out, "(%llu exited threads no longer listed: %llu samples)\n",
-			(unsigned long long)s->model.gone_threads,
-			(unsigned long long)s->model.gone_samples);
+			(unsigned long long)m->gone_threads,
+			(unsigned long long)m->gone_samples);
 	free(rows);
 }
 
@@ -57,7 +58,7 @@ static struct json_object *thread_json(struct session *s,
 {
 	struct json_object *o = json_object_new_object(), *top = json_object_new_array();
 	struct model_row syms[TOP_SYMBOLS];
-	size_t k = model_thread_top(&s->model, r->t, syms, TOP_SYMBOLS);
+	size_t k = model_thread_top(session_tables(s), r->t, syms, TOP_SYMBOLS);
 
 	json_object_object_add(o, "tid", json_object_new_int(r->t->tid));
 	json_object_object_add(o, "pid", json_object_new_int(r->t->pid));
@@ -83,7 +84,7 @@ struct json_object *report_threads_json(struct session *s)
 {
 	struct json_object *arr = json_object_new_array();
 	struct model_thread_row *rows;
-	size_t n = report_threads_listed(s, model_thread_rows(&s->model, &rows));
+	size_t n = report_threads_listed(s, model_thread_rows(session_tables(s), &rows));
 
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(arr, thread_json(s, &rows[i]));
@@ -96,7 +97,7 @@ struct json_object *report_threads_json(struct session *s)
 void report_processes_text(struct session *s, FILE *out)
 {
 	struct model_process_row *rows;
-	size_t all = model_process_rows(&s->model, &rows);
+	size_t all = model_process_rows(session_tables(s), &rows);
 	size_t n = report_threads_listed(s, all);
 	char line[512];
 
@@ -115,7 +116,7 @@ struct json_object *report_processes_json(struct session *s)
 {
 	struct json_object *arr = json_object_new_array();
 	struct model_process_row *rows;
-	size_t n = report_threads_listed(s, model_process_rows(&s->model, &rows));
+	size_t n = report_threads_listed(s, model_process_rows(session_tables(s), &rows));
 
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *o = json_object_new_object();

@@ -25,7 +25,7 @@ static void detail_refresh(struct view *v)
 {
 	struct detail_view *d = (struct detail_view *)v;
 	struct model_row *rows;
-	size_t n = model_rows(&v->ui->s->model, ST_SORT_SELF, false, &rows);
+	size_t n = model_rows(session_tables(v->ui->s), ST_SORT_SELF, false, &rows);
 
 	d->found = false;
 	for (size_t i = 0; i < n; i++)

@@ -43,7 +43,7 @@ static void table_refresh(struct view *v)
 	size_t n, kept = 0;
 
 	free(t->rows);
-	n = model_rows_sorted(&v->ui->s->model, &v->ui->sort, v->ui->invert, &t->rows);
+	n = model_rows_sorted(session_tables(v->ui->s), &v->ui->sort, v->ui->invert, &t->rows);
 	/* The filter keeps a row whose symbol or command matches (htop's F4). */
 	for (size_t i = 0; i < n; i++)
 		if (list_passes_filter(&t->list, t->rows[i].sym->name) ||

@@ -49,8 +49,8 @@ static void threads_refresh(struct view *v)
 	t->rows = NULL;
 	t->procs = NULL;
 	t->nrows = t->list.n = t->processes
-		? model_process_rows(&v->ui->s->model, &t->procs)
-		: model_thread_rows(&v->ui->s->model, &t->rows);
+		? model_process_rows(session_tables(v->ui->s), &t->procs)
+		: model_thread_rows(session_tables(v->ui->s), &t->rows);
 	list_refreshed(&t->list);
 }
 
@@ -79,7 +79,7 @@ static void threads_draw(struct view *v, WINDOW *w)
 		if (t->processes)
 			process_columns_row(line, sizeof(line), &t->procs[i]);
 		else
-			thread_columns_row(line, sizeof(line), &ui->s->model, &t->rows[i]);
+			thread_columns_row(line, sizeof(line), session_tables(ui->s), &t->rows[i]);
 		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
 			  : ui->attr[TH_ROW], line);
 	}

@@ -1,0 +1,66 @@
+/*
+ * history.h - every perf sample the model took, kept compactly in time
+ * chunks, so that any time range can be aggregated again (the timeline's
+ * selection, --range).  Bounded by age: chunks whose newest sample is
+ * older than the bound are dropped whole, and the history says from when
+ * it is complete, so a range reaching further back is never silently short.
+ */
+#ifndef SHIMTOP_HISTORY_H
+#define SHIMTOP_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One sample: 40 bytes.  Counters only where the model used them for IPC. */
+struct history_entry {
+	int32_t dt;		/* ns from its chunk's base time */
+	uint32_t pid, tid;
+	uint32_t sym;		/* st_symbol.id */
+	uint64_t weight;	/* the sample's period */
+	uint32_t cycles, instructions;
+	uint16_t flags;		/* HISTORY_* below */
+	uint8_t event;		/* -e a,b: which event took it */
+	uint8_t cpumode;
+	uint32_t reserved;
+};
+
+#define HISTORY_COUNTERS	0x1u	/* cycles and instructions are usable */
+#define HISTORY_MULTIPLEXED	0x2u
+#define HISTORY_EVENT		0x4u	/* event is set (-e a,b) */
+
+#define HISTORY_CHUNK_ENTRIES	16384u
+
+struct history_chunk {
+	struct history_chunk *next;	/* newer */
+	uint64_t base, min_time, max_time;
+	uint32_t n;
+	struct history_entry e[HISTORY_CHUNK_ENTRIES];
+};
+
+struct history {
+	struct history_chunk *oldest, *newest;
+	uint64_t keep_ns;		/* the bound; 0 keeps everything */
+	uint64_t complete_from;		/* no sample before this was dropped */
+	uint64_t dropped;		/* samples dropped with their chunks */
+	uint64_t entries;		/* held now */
+	size_t chunks;
+};
+
+/* keep_ns 0: unbounded. */
+void history_init(struct history *h, uint64_t keep_ns);
+void history_free(struct history *h);
+
+/* Appends one sample at `time`; drops chunks that aged out of the bound. */
+void history_add(struct history *h, uint64_t time, const struct history_entry *e);
+
+/* Bytes the history holds (chunks at full size). */
+size_t history_bytes(const struct history *h);
+
+typedef void (*history_fn)(uint64_t time, const struct history_entry *e, void *arg);
+
+/* Calls fn for every sample with from <= time < to, oldest chunk first. */
+void history_each(const struct history *h, uint64_t from, uint64_t to,
+		  history_fn fn, void *arg);
+
+#endif
