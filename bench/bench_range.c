@@ -1,0 +1,106 @@
+/*
+ * bench_range.c - what a time-range selection costs: a model fed 10
+ * minutes of samples at 10 kHz (6,000,000; 8 threads, addresses spread
+ * over libc's text, so thousands of symbols), then the tables of the
+ * whole session, of one minute and of one second aggregated again from
+ * the history (model_range).  Prints the history's memory too.
+ *
+ * bench_range [SECONDS [HZ]]
+ */
+#include "model/model.h"
+#include "ring/record.h"
+#include "symbols/symbols.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct text {
+	uint64_t start, len;
+};
+
+/* libc's largest mapping in /proc/self/maps: its text. */
+static void find_libc(uint64_t start, uint64_t len, uint64_t pgoff,
+		      const char *path, void *arg)
+{
+	struct text *t = arg;
+
+	(void)pgoff;
+	if (strstr(path, "libc.so") && len > t->len)
+		*t = (struct text){ start, len };
+}
+
+static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path, void *arg)
+{
+	_Alignas(8) unsigned char buf[4096];
+
+	if (st_mmap_make(buf, sizeof(buf), (uint32_t)getpid(), 0, start, len,
+			 pgoff, path))
+		model_ingest(arg, buf);
+}
+
+static double time_range(const struct model *m, uint64_t from, uint64_t to,
+			 uint64_t *samples)
+{
+	struct model r;
+	uint64_t t = st_now_ns();
+
+	model_range(m, from, to, &r);
+	t = st_now_ns() - t;
+	*samples = r.samples;
+	model_free(&r);
+	return (double)t / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 600;
+	double hz = argc > 2 ? atof(argv[2]) : 10000;
+	uint64_t n = (uint64_t)(seconds * hz), step = (uint64_t)(1e9 / hz);
+	uint64_t t0 = 1000000000ull, rng = 88172645463325252ull, got, start;
+	struct symbolizer *sy = symbolizer_create(true);
+	struct text libc = { 0, 0 };
+	_Alignas(8) unsigned char buf[sizeof(struct st_sample)];
+	struct st_sample *s = (void *)buf;
+	struct model m;
+	double ms;
+
+	model_init(&m, sy);
+	symbols_read_proc_maps(getpid(), find_libc, &libc);
+	symbols_read_proc_maps(getpid(), add_map, &m);
+	if (!libc.len) {
+		fprintf(stderr, "bench_range: no libc mapping found\n");
+		return 1;
+	}
+	memset(buf, 0, sizeof(buf));
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, sizeof(buf) };
+	s->pid = (uint32_t)getpid();
+	s->period = 100000;
+	start = st_now_ns();
+	for (uint64_t i = 0; i < n; i++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		s->tid = s->pid + (uint32_t)(rng % 8);
+		s->ip = libc.start + (rng >> 8) % libc.len;
+		s->time = t0 + i * step;
+		model_ingest(&m, s);
+	}
+	printf("fed %llu samples (%.0f s at %.0f Hz) in %.2f s: %zu symbols, "
+	       "history %.1f MB (%zu bytes a sample)\n", (unsigned long long)n,
+	       seconds, hz, (double)(st_now_ns() - start) / 1e9,
+	       symbolizer_count(sy), (double)history_bytes(&m.history) / 1e6,
+	       sizeof(struct history_entry));
+	ms = time_range(&m, t0, t0 + n * step, &got);
+	printf("range, whole session: %llu samples in %.1f ms\n", (unsigned long long)got, ms);
+	ms = time_range(&m, t0 + n * step / 2, t0 + n * step / 2 + 60000000000ull, &got);
+	printf("range, one minute:    %llu samples in %.1f ms\n", (unsigned long long)got, ms);
+	ms = time_range(&m, t0 + n * step / 2, t0 + n * step / 2 + 1000000000ull, &got);
+	printf("range, one second:    %llu samples in %.1f ms\n", (unsigned long long)got, ms);
+	model_free(&m);
+	symbolizer_destroy(sy);
+	return 0;
+}
