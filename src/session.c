@@ -429,6 +429,44 @@ void session_set_observer_period(struct session *s, uint64_t cycles)
 		observer_set_period(s->observer, cycles);
 }
 
+int session_change_period(struct session *s, int step, char *msg, size_t len)
+{
+	const struct st_period was_p = s->info.period, *p = &was_p;
+	uint64_t v = p->value;
+	char was[64], why[160];
+	int rc;
+
+	if (!s->source || s->info.kind == ST_SOURCE_REPLAY) {
+		snprintf(msg, len, "%s", s->source ? "a recording's period was fixed when it was made"
+						  : "sampling has ended");
+		return -ENOTSUP;
+	}
+	period_format(p, was, sizeof(was));
+	if (step && p->unit == ST_PERIOD_HZ)
+		v = step < 0 ? v * 2 : v / 2;
+	else if (step)
+		v = step < 0 ? v / 2 : v * 2;
+	rc = source_set_period(s->source, v, step ? -1 : !p->randomized, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(msg, len, "period unchanged: %s", why);
+		return rc;
+	}
+	source_info(s->source, &s->info);
+	if (step) {
+		struct st_period now = *p;
+		char to[64];
+
+		now.value = v;
+		period_format(&now, to, sizeof(to));
+		snprintf(msg, len, "period %s (was %s)", to, was);
+	} else {
+		snprintf(msg, len, "period randomization %s",
+			 p->unit == ST_PERIOD_HZ ? "does not apply to a frequency (-F)"
+			 : p->randomized ? "off" : "on (+/-3%, as DCPI)");
+	}
+	return 0;
+}
+
 void session_target_name(const struct session *s, char *buf, size_t len)
 {
 	if (s->pid > 0)

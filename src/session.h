@@ -105,6 +105,14 @@ const struct model *session_tables(const struct session *s);
 int session_select_range(struct session *s, double from, double to);
 void session_clear_range(struct session *s);
 
+/*
+ * The UI's [ and ]: halves (step -1) or doubles (step 1) the sampling
+ * source's period (for a frequency: doubles or halves it), or with step 0
+ * toggles its randomization.  Writes what happened, or why not, to msg.
+ * Returns 0 or -errno.
+ */
+int session_change_period(struct session *s, int step, char *msg, size_t len);
+
 /* The seconds from the first sample to the latest. */
 double session_span(const struct session *s);
 

@@ -3,7 +3,9 @@
 # written to $XDG_CONFIG_HOME/shimtop/shimtoprc and read by the next
 # start, a mouse click on a column title, a bad settings line reported
 # without stopping the UI, the per-process table (P), and e switching
-# the event whose shares show with -e a,b (perf report's Tab).
+# the event whose shares show with -e a,b (perf report's Tab); [ and ]
+# halve and double the sampling period, and the rate follows; R turns
+# randomization off.
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -79,6 +81,31 @@ $T send-keys -t ui H
 wait_for "^ +TID +PID COMMAND"
 $T send-keys -t ui Escape
 wait_for "IPCv"
+$T send-keys -t ui q
+sleep 0.5
+
+# [ and ]: the header says the new period at once, and the rate (over
+# the last whole second) follows within two; the demo keeps one CPU busy.
+rm -f "$RC"
+start
+wait_for "phase_compute"
+sleep 2
+rate() { screen | sed -n 's/.*  rate \([0-9]*\)\/s.*/\1/p' | head -1; }
+r1=$(rate)
+$T send-keys -t ui '['
+wait_for "period 125000 ns \\+/-3% \\(was 250000 ns \\+/-3%\\)"
+wait_for "^perf cpu-clock  period 125000 ns"
+sleep 2.5
+r2=$(rate)
+$T send-keys -t ui ']' ']'
+wait_for "^perf cpu-clock  period 500000 ns"
+sleep 2.5
+r3=$(rate)
+python3 -c "import sys; r1, r2, r3 = map(int, sys.argv[1:]); sys.exit(not (1.5 < r2 / r1 < 2.6 and 3.0 < r2 / r3 < 5.5))" \
+	"$r1" "$r2" "$r3" || fail "rates $r1/s, then $r2/s after [, then $r3/s after ] ]: not about x2 and /4"
+$T send-keys -t ui R
+wait_for "period randomization off"
+wait_for "^perf cpu-clock  period 500000 ns *$"
 $T send-keys -t ui q
 sleep 0.5
 

@@ -107,6 +107,12 @@ struct perf_source {
 	_Alignas(8) unsigned char out[ST_RECORD_MAX];
 	struct reorder order;		/* records of all rings, back in time order */
 	uint64_t prev_pass;		/* when the previous drain pass began */
+
+	/* A new period asked for by another thread, applied by the sampler's. */
+	bool by_freq;			/* -F: the value is a frequency (never changes) */
+	atomic_bool change;
+	_Atomic uint64_t want_value;
+	atomic_int want_random;		/* -1: keep */
 };
 
 static bool is_clock(const struct perf_event_attr *a)
@@ -723,6 +729,80 @@ static void vary_periods(struct perf_source *ps)
 	}
 }
 
+/*
+ * Applies a period asked for (the UI's [ and ]) to every sampling event
+ * opened: the kernel's PERF_EVENT_IOC_PERIOD sets the period, or the
+ * frequency of a -F event.  Threads born later open with it, and copies
+ * inherited after now take it from their parent event; copies inherited
+ * before keep theirs (the kernel does not pass it on).
+ */
+static void apply_period(struct perf_source *ps)
+{
+	size_t g = group_size(ps);
+	uint64_t v;
+	int r;
+	char byte;
+
+	while (read(ps->wake[0], &byte, 1) == 1)
+		;
+	if (!atomic_exchange(&ps->change, false))
+		return;
+	v = atomic_load(&ps->want_value);
+	r = atomic_load(&ps->want_random);
+	if (ps->cfg.freq)
+		ps->cfg.freq = v;
+	else
+		ps->cfg.period = v;
+	if (r >= 0 && !ps->cfg.freq)
+		ps->cfg.randomize = r;
+	for (size_t i = 0; i < ps->nthreads; i++) {
+		const struct perf_thread *t = &ps->threads[i];
+
+		for (size_t k = 0; k < t->nfd; k += g) {
+			uint64_t p = ps->cfg.freq ? ps->cfg.freq : random_period(ps);
+
+			ioctl(t->fd[k], PERF_EVENT_IOC_PERIOD, &p);
+		}
+	}
+}
+
+static int perf_set_period(struct st_source *s, uint64_t value, int randomize,
+			   char *why, size_t len)
+{
+	struct perf_source *ps = (struct perf_source *)s;
+	char *max = st_read_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
+	uint64_t limit = max ? strtoull(max, NULL, 10) : 0;
+
+	free(max);
+	if (value == 0) {
+		snprintf(why, len, "a period of 0 would sample nothing");
+		return -ERANGE;
+	}
+	if (ps->by_freq && limit && value > limit) {
+		snprintf(why, len, "%llu Hz is over the kernel's limit of %llu "
+			 "(kernel.perf_event_max_sample_rate)",
+			 (unsigned long long)value, (unsigned long long)limit);
+		return -ERANGE;
+	}
+	if (value > (1ull << 62)) {
+		snprintf(why, len, "a period of %llu is too long", (unsigned long long)value);
+		return -ERANGE;
+	}
+	atomic_store(&ps->want_value, value);
+	atomic_store(&ps->want_random, randomize);
+	atomic_store(&ps->change, true);
+	/* Said at once, so that a second key press starts from this one. */
+	pthread_mutex_lock(&ps->lock);
+	ps->info.period.value = value;
+	if (randomize >= 0 && !ps->by_freq)
+		ps->info.period.randomized = randomize;
+	pthread_mutex_unlock(&ps->lock);
+	/* The sampler sleeps in poll(): a byte wakes it. */
+	if (write(ps->wake[1], "p", 1) < 0 && errno != EAGAIN)
+		return -errno;
+	return 0;
+}
+
 static long drain_rings(struct perf_source *ps)
 {
 	size_t page = (size_t)getpagesize();
@@ -773,6 +853,7 @@ static void *sampler_main(void *arg)
 		pfd[n] = (struct pollfd){ .fd = ps->wake[0], .events = POLLIN };
 		if (poll(pfd, n + 1, 100) < 0 && errno != EINTR)
 			break;
+		apply_period(ps);
 		drain_rings(ps);
 		if (targets_gone(ps, reason, sizeof(reason))) {
 			drain_rings(ps);	/* what they wrote before they went */
@@ -899,6 +980,7 @@ static const struct st_source_ops perf_ops = {
 	.stop = perf_stop,
 	.info = perf_info,
 	.destroy = perf_destroy,
+	.set_period = perf_set_period,
 };
 
 static void describe(struct perf_source *ps)
@@ -952,6 +1034,8 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	ps->base.ops = &perf_ops;
 	ps->base.ring = ring;
 	ps->cfg = *cfg;
+	ps->by_freq = cfg->freq != 0;
+	atomic_init(&ps->want_random, -1);
 	ps->pages = RING_PAGES;
 	/* perf's -t and -a do not inherit: threads are named, CPUs cover all. */
 	ps->inherit = cfg->scope == PERF_SCOPE_PROCESSES;

@@ -7,11 +7,13 @@
 #ifndef SHIMTOP_SOURCE_H
 #define SHIMTOP_SOURCE_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "ring/record.h"
@@ -91,6 +93,14 @@ struct st_source_ops {
 	void (*stop)(struct st_source *s);
 	void (*info)(struct st_source *s, struct st_source_info *out);
 	void (*destroy)(struct st_source *s);
+	/*
+	 * Optional: asks for a new sampling period (in the unit info's
+	 * period has; Hz for a frequency) and randomization (-1: as it is),
+	 * applied by the source's own thread soon after.  Returns 0, or
+	 * -ERANGE / -ENOTSUP after filling why.
+	 */
+	int (*set_period)(struct st_source *s, uint64_t value, int randomize,
+			  char *why, size_t len);
 };
 
 struct st_source {
@@ -111,6 +121,16 @@ static inline void source_stop(struct st_source *s)
 static inline void source_info(struct st_source *s, struct st_source_info *out)
 {
 	s->ops->info(s, out);
+}
+
+static inline int source_set_period(struct st_source *s, uint64_t value,
+				    int randomize, char *why, size_t len)
+{
+	if (!s->ops->set_period) {
+		snprintf(why, len, "this source's period cannot change");
+		return -ENOTSUP;
+	}
+	return s->ops->set_period(s, value, randomize, why, len);
 }
 
 static inline void source_destroy(struct st_source *s)

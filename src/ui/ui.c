@@ -237,6 +237,13 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 		model_zero(&ui->s->model);
 		refresh_views(ui);
 		break;
+	case UA_PERIOD_HALVE:
+	case UA_PERIOD_DOUBLE:
+	case UA_PERIOD_RANDOM:
+		session_change_period(ui->s, a == UA_PERIOD_HALVE ? -1 :
+				      a == UA_PERIOD_DOUBLE ? 1 : 0,
+				      ui->message, sizeof(ui->message));
+		break;
 	case UA_EVENT_NEXT:
 	case UA_EVENT_PREV:
 		show_next_event(ui, a == UA_EVENT_NEXT ? 1 : -1);
