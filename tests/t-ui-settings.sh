@@ -5,7 +5,7 @@
 # without stopping the UI, the per-process table (P), and e switching
 # the event whose shares show with -e a,b (perf report's Tab); [ and ]
 # halve and double the sampling period, and the rate follows; R turns
-# randomization off.
+# randomization off; Z pauses the tables while sampling goes on.
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -106,6 +106,20 @@ python3 -c "import sys; r1, r2, r3 = map(int, sys.argv[1:]); sys.exit(not (1.5 <
 $T send-keys -t ui R
 wait_for "period randomization off"
 wait_for "^perf cpu-clock  period 500000 ns *$"
+# Z: the table holds still while the header's count moves on; Z resumes.
+body() { screen | sed -n '/SELF%/,$p' | sed -n 2,4p; }
+count() { screen | sed -n 's/^samples \([0-9.]*[kM]*\) .*/\1/p'; }
+$T send-keys -t ui Z
+wait_for "PAUSED: the tables hold still"
+b1=$(body) c1=$(count)
+sleep 2.5
+b2=$(body) c2=$(count)
+[ "$b1" = "$b2" ] || fail "Z did not freeze the table: $b1 / $b2"
+[ "$c1" != "$c2" ] || fail "sampling stopped while paused: samples $c1, then $c2"
+$T send-keys -t ui Z
+wait_for "resumed: the tables catch up"
+sleep 1.5
+[ "$(body)" != "$b2" ] || fail "the table did not move after Z resumed"
 $T send-keys -t ui q
 sleep 0.5
 

@@ -87,7 +87,8 @@ static void test_key_table(void)
 	CHECK(ui_key_action('j') == UA_DOWN);	/* once missing from the help */
 	CHECK(ui_key_action(KEY_F(6)) == UA_SORT_MENU);
 	CHECK(ui_key_action('>') == UA_SORT_NEXT);
-	CHECK(ui_key_action('x') == UA_NONE);
+	CHECK(ui_key_action('x') == UA_ZERO_ONCE && ui_key_action('Z') == UA_PAUSE);
+	CHECK(ui_key_action('y') == UA_NONE);
 	/* The help has a line per key naming it (without backquotes). */
 	n = ui_help_lines(lines, 64);
 	CHECK(n == ui_nkeys + 2);

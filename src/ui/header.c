@@ -115,6 +115,9 @@ static void draw_caveat_line(const struct ui *ui, WINDOW *w)
 			 s->obs_info.finish_reason, s->status);
 	else if (s->finished)
 		snprintf(buf, sizeof(buf), "%s; table kept, q quits", s->status);
+	else if (ui->paused)
+		snprintf(buf, sizeof(buf), "PAUSED: the tables hold still while sampling goes "
+			 "on; Z resumes");
 	else if (s->obs_info.failed)
 		snprintf(buf, sizeof(buf), "%.200s; perf sampling goes on",
 			 s->obs_info.finish_reason);

@@ -233,6 +233,14 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 			model_zero(&ui->s->model);
 		refresh_views(ui);
 		break;
+	case UA_PAUSE:
+		ui->paused = !ui->paused;
+		snprintf(ui->message, sizeof(ui->message), "%s", ui->paused
+			 ? "paused: the tables hold still, sampling goes on (Z resumes)"
+			 : "resumed: the tables catch up");
+		if (!ui->paused)
+			refresh_interval(ui);
+		break;
 	case UA_ZERO_ONCE:
 		model_zero(&ui->s->model);
 		refresh_views(ui);
@@ -352,7 +360,7 @@ static void run_loop(struct ui *ui)
 
 		session_pump(ui->s);
 		now = st_now_ns();
-		if (now >= next_refresh) {
+		if (now >= next_refresh && !ui->paused) {
 			refresh_interval(ui);
 			next_refresh = now + (uint64_t)(ui->delay * 1e9);
 		}

@@ -32,6 +32,7 @@ struct ui {
 	struct st_sort sort;		/* shared by the table views */
 	bool invert;
 	bool zero_each;			/* z: the table holds one refresh interval */
+	bool paused;			/* Z: the tables are not refreshed */
 	double delay;			/* refresh interval, seconds */
 	struct ui_settings settings;	/* F2's, as read at start or set since */
 	char settings_path[4096];	/* "" when there is nowhere to keep them */
