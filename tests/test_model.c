@@ -7,6 +7,7 @@
  */
 #include "check.h"
 #include "model/model.h"
+#include "model/timeline.h"
 #include "ring/record.h"
 #include "symbols/symbols.h"
 
@@ -198,6 +199,29 @@ static void ranges(uint64_t one, uint64_t two)
 	CHECK(n == 1 && !strcmp(rows[0].sym->name, "model_fn_two") && rows[0].samples == 100);
 	free(rows);
 	model_free(&r);
+	/* The timeline: 20 columns of 100 ms, one thread in each half. */
+	{
+		struct timeline tl;
+		int one_at;
+
+		timeline_build(&m, t0, 100 * ms, 20, 4, &tl);
+		CHECK(tl.ntids == 2);
+		one_at = tl.tids[0] == 1 ? 0 : 1;
+		for (size_t c = 0; c < 20; c++) {
+			CHECK_EQ_U64(tl.col[c].samples, 100);
+			CHECK_EQ_U64(tl.col[c].weight, 10000);
+			CHECK_EQ_U64(tl.col[c].thread_samples[c < 10 ? one_at : !one_at], 100);
+			CHECK_EQ_U64(tl.col[c].thread_samples[c < 10 ? !one_at : one_at], 0);
+			CHECK_EQ_U64(tl.col[c].instructions, c < 10 ? 200000 : 50000);
+		}
+		timeline_free(&tl);
+		/* Narrower than a sample apart, and beyond the samples: empty columns. */
+		timeline_build(&m, t0 + 1990 * ms, ms / 2, 40, 0, &tl);
+		for (size_t c = 0; c < 40; c++)
+			CHECK_EQ_U64(tl.col[c].samples, c % 2 == 0 && c < 20 ? 1 : 0);
+		CHECK(tl.ntids == 0);
+		timeline_free(&tl);
+	}
 	/* Before the first sample and after the last: nothing. */
 	CHECK(model_range(&m, 0, t0, &r) && r.samples == 0);
 	model_free(&r);

@@ -49,7 +49,13 @@ static void draw_target_line(const struct ui *ui, WINDOW *w,
 	snprintf(buf, sizeof(buf), "%zu (%zu seen)", mt->threads_live, mt->threads_seen);
 	x = pair(ui, w, 0, x, "threads", buf);
 	snprintf(buf, sizeof(buf), "%.0f s", mt->elapsed);
-	pair(ui, w, 0, x, "elapsed", buf);
+	x = pair(ui, w, 0, x, "elapsed", buf);
+	if (s->ranged) {
+		/* Every table shows the selected time range alone. */
+		snprintf(buf, sizeof(buf), "%.3f-%.3f s%s", s->range_from, s->range_to,
+			 s->range_complete ? "" : " (partly dropped)");
+		pair(ui, w, 0, x, "range", buf);
+	}
 }
 
 static void draw_source_line(const struct ui *ui, WINDOW *w,

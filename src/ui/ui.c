@@ -187,6 +187,26 @@ static void pop(struct ui *ui)
 	layout(ui);
 }
 
+/*
+ * Tab, 1, 2: another main view at the bottom of the stack (views pushed
+ * on the old one go with it).  which: 0 the table, 1 the timeline, -1 the next.
+ */
+static void switch_view(struct ui *ui, int which)
+{
+	bool timeline = !strcmp(ui->stack[0]->ops->name, "timeline");
+
+	if (which < 0)
+		which = !timeline;
+	if ((which == 1) == timeline && ui->depth == 1)
+		return;
+	while (ui->depth > 1)
+		pop(ui);
+	ui->stack[0]->ops->destroy(ui->stack[0]);
+	ui->stack[0] = which ? timeline_view_create(ui) : table_view_create(ui);
+	layout(ui);
+	refresh_views(ui);
+}
+
 /* e: the tables show the shares of another event of -e a,b. */
 static void show_next_event(struct ui *ui, int step)
 {
@@ -232,6 +252,11 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 		if (ui->zero_each)
 			model_zero(&ui->s->model);
 		refresh_views(ui);
+		break;
+	case UA_VIEW_NEXT:
+	case UA_VIEW_TABLE:
+	case UA_VIEW_TIMELINE:
+		switch_view(ui, a == UA_VIEW_NEXT ? -1 : a == UA_VIEW_TIMELINE);
 		break;
 	case UA_PAUSE:
 		ui->paused = !ui->paused;

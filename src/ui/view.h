@@ -68,5 +68,6 @@ struct view *help_view_create(struct ui *ui);
 struct view *threads_view_create(struct ui *ui, bool processes);
 struct view *setup_view_create(struct ui *ui);
 struct view *sort_menu_create(struct ui *ui);
+struct view *timeline_view_create(struct ui *ui);
 
 #endif

@@ -1,0 +1,116 @@
+/*
+ * timeline.c - columns of the history (see timeline.h).  Two passes over
+ * the window: the first finds its heaviest threads, the second fills the
+ * columns, so each thread's row counts all of its samples.
+ */
+#include "model/timeline.h"
+#include "model/model.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tid_count {
+	UT_hash_handle hh;
+	pid_t tid;
+	uint64_t samples;
+};
+
+struct pass {
+	struct timeline *t;
+	struct tid_count *counts;	/* first pass: by tid (uthash) */
+};
+
+static void count_tid(uint64_t time, const struct history_entry *e, void *arg)
+{
+	struct pass *p = arg;
+	pid_t tid = (pid_t)e->tid;
+	struct tid_count *c;
+
+	(void)time;
+	HASH_FIND(hh, p->counts, &tid, sizeof(tid), c);
+	if (!c) {
+		c = st_xcalloc(1, sizeof(*c));
+		c->tid = tid;
+		HASH_ADD(hh, p->counts, tid, sizeof(c->tid), c);
+	}
+	c->samples++;
+}
+
+static int heavier(const void *pa, const void *pb)
+{
+	const struct tid_count *a = *(const struct tid_count *const *)pa;
+	const struct tid_count *b = *(const struct tid_count *const *)pb;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+static void pick_threads(struct pass *p, size_t max)
+{
+	size_t n = HASH_COUNT(p->counts), k = 0;
+	struct tid_count **all = st_xcalloc(n ? n : 1, sizeof(*all));
+	struct tid_count *c, *tmp;
+
+	HASH_ITER(hh, p->counts, c, tmp)
+		all[k++] = c;
+	qsort(all, n, sizeof(*all), heavier);
+	for (k = 0; k < n && k < max; k++)
+		p->t->tids[p->t->ntids++] = all[k]->tid;
+	free(all);
+	HASH_ITER(hh, p->counts, c, tmp) {
+		HASH_DEL(p->counts, c);
+		free(c);
+	}
+}
+
+static void fill(uint64_t time, const struct history_entry *e, void *arg)
+{
+	struct pass *p = arg;
+	struct timeline *t = p->t;
+	struct timeline_column *c = &t->col[(time - t->from) / t->step];
+
+	c->samples++;
+	c->weight += e->weight;
+	if (e->flags & HISTORY_COUNTERS) {
+		c->cycles += e->cycles;
+		c->instructions += e->instructions;
+	}
+	for (size_t i = 0; i < t->ntids; i++)
+		if (t->tids[i] == (pid_t)e->tid) {
+			c->thread_samples[i]++;
+			break;
+		}
+}
+
+void timeline_build(const struct model *m, uint64_t from, uint64_t step,
+		    size_t ncols, size_t max_threads, struct timeline *out)
+{
+	struct pass p;
+	uint64_t to;
+
+	memset(out, 0, sizeof(*out));
+	p.t = out;
+	p.counts = NULL;
+	out->from = from;
+	out->step = step ? step : 1;
+	out->ncols = ncols;
+	out->col = st_xcalloc(ncols ? ncols : 1, sizeof(*out->col));
+	if (!ncols)
+		return;
+	to = from + out->step * ncols;
+	if (max_threads > TIMELINE_MAX_THREADS)
+		max_threads = TIMELINE_MAX_THREADS;
+	if (max_threads) {
+		history_each(&m->history, from, to, count_tid, &p);
+		pick_threads(&p, max_threads);
+	}
+	history_each(&m->history, from, to, fill, &p);
+}
+
+void timeline_free(struct timeline *t)
+{
+	free(t->col);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,412 @@
+/*
+ * timeline.c - the timeline view: rows over time from the sample history
+ * (samples per second, CPU share for a clock event, IPC where counters
+ * exist, the heaviest threads' rates), at any zoom from the whole session
+ * to single samples; it follows the live edge until moved.  A cursor
+ * marks a time; ( and ) set the ends of a range whose tables the other
+ * views then show (Esc clears it).
+ */
+#include "model/model.h"
+#include "model/timeline.h"
+#include "session.h"
+#include "ui/draw.h"
+#include "ui/ui_internal.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LABEL_COLS	22
+#define MIN_STEP_NS	1000ull			/* 1 us a column */
+#define MAX_STEP_NS	3600000000000ull	/* 1 h a column */
+#define LIVE_STEP_NS	100000000ull		/* 100 ms a column at start */
+
+struct timeline_view {
+	struct view v;
+	uint64_t step;		/* ns per column */
+	uint64_t from;		/* record time of the first column (when not following) */
+	bool follow;		/* the right edge is the latest sample */
+	int cursor;		/* column */
+	int width, lines;	/* of the window at the last draw */
+	bool marking;
+	uint64_t mark;		/* record time of ( */
+	/* Built at each refresh (and after a key), drawn until the next. */
+	struct timeline tl;
+	uint64_t tl_from;
+	int tl_width, tl_lines;
+};
+
+static const char *const blocks_utf8[8] = {
+	"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
+};
+static const char blocks_ascii[8] = { '_', '.', ':', '-', '=', '+', '*', '#' };
+
+/* The first column's time: the latest samples at the right edge when following. */
+static uint64_t first_column(const struct timeline_view *t, const struct model *m)
+{
+	uint64_t span = t->step * (uint64_t)t->width, end;
+
+	if (!t->follow)
+		return t->from;
+	end = (m->last_time / t->step + 1) * t->step;
+	return end > span ? end - span : 0;
+}
+
+static double seconds(const struct model *m, uint64_t time)
+{
+	return time >= m->first_time ? (double)(time - m->first_time) / 1e9
+				     : -(double)(m->first_time - time) / 1e9;
+}
+
+/* "250 us", "1.5 ms", "2 s" for a column's width. */
+static void format_step(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%g us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%g ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%g s", (double)ns / 1e9);
+}
+
+/* One row: a glyph per column, its height value / top; 0 draws blank. */
+static void draw_row(const struct ui *ui, WINDOW *w, int y, int x0,
+		     const double *value, int n, double top, const bool *in_range)
+{
+	for (int c = 0; c < n; c++) {
+		int level = top > 0 && value[c] > 0 ? (int)ceil(value[c] / top * 8) - 1 : -1;
+		chtype attr = in_range[c] ? ui->attr[TH_SELECTED] : ui->attr[TH_VALUE];
+
+		if (level > 7)
+			level = 7;
+		wattrset(w, attr);
+		if (level < 0)
+			mvwaddch(w, y, x0 + c, ' ');
+		else if (ui->utf8)
+			mvwaddstr(w, y, x0 + c, blocks_utf8[level]);
+		else
+			mvwaddch(w, y, x0 + c, (chtype)blocks_ascii[level]);
+	}
+}
+
+static double row_max(const double *v, int n)
+{
+	double top = 0;
+
+	for (int c = 0; c < n; c++)
+		if (v[c] > top)
+			top = v[c];
+	return top;
+}
+
+/* A labelled row: its name and the value its full height stands for. */
+static void labelled_row(const struct ui *ui, WINDOW *w, int y, const char *name,
+			 const char *unit, const double *v, int n, const bool *in_range)
+{
+	char label[64];
+	double top = row_max(v, n);
+
+	snprintf(label, sizeof(label), "%-11.11s%8.4g%-2s ", name, top, unit);
+	draw_text(w, y, 0, LABEL_COLS, ui->attr[TH_HEADER], label);
+	draw_row(ui, w, y, LABEL_COLS, v, n, top, in_range);
+}
+
+/* The time axis: a tick label every 12 columns, the cursor as ^. */
+static void draw_axis(const struct timeline_view *t, WINDOW *w, int y,
+		      const struct model *m, uint64_t from)
+{
+	const struct ui *ui = t->v.ui;
+	double tick = (double)t->step * 12 / 1e9;
+	int decimals = tick >= 1 ? 0 : (int)ceil(-log10(tick));
+	char label[32];
+
+	draw_text(w, y, 0, getmaxx(w), ui->attr[TH_COLUMNS], "seconds");
+	for (int c = 0; c + 8 < t->width; c += 12) {
+		snprintf(label, sizeof(label), "|%.*f", decimals,
+			 seconds(m, from + (uint64_t)c * t->step));
+		draw_text(w, y, LABEL_COLS + c, 11, ui->attr[TH_COLUMNS], label);
+	}
+	wattrset(w, ui->attr[TH_SEARCH]);
+	mvwaddch(w, y, LABEL_COLS + t->cursor, '^');
+}
+
+/* The rows besides the threads': title, rate, CPU (a clock), IPC, axis. */
+static int fixed_rows(const struct session *s)
+{
+	const struct model *m = &s->model;
+
+	return 3 + (s->info.period.unit == ST_PERIOD_NS) +
+	       (m->ipc_cycles >= 0 && m->ipc_instructions >= 0);
+}
+
+static void timeline_requery(struct view *v)
+{
+	struct timeline_view *t = (struct timeline_view *)v;
+	const struct session *s = v->ui->s;
+	int fixed = fixed_rows(s);
+
+	if (t->width <= 0)
+		return;		/* not drawn yet: no size */
+	timeline_free(&t->tl);
+	t->tl_from = first_column(t, &s->model);
+	t->tl_width = t->width;
+	t->tl_lines = t->lines;
+	timeline_build(&s->model, t->tl_from, t->step, (size_t)t->width,
+		       t->lines > fixed ? (size_t)(t->lines - fixed) : 0, &t->tl);
+}
+
+static void timeline_draw(struct view *v, WINDOW *w)
+{
+	struct timeline_view *t = (struct timeline_view *)v;
+	const struct ui *ui = v->ui;
+	const struct session *s = ui->s;
+	const struct model *m = &s->model;
+	const struct timeline *tl = &t->tl;
+	int lines = getmaxy(w), cols = getmaxx(w), y = 1;
+	bool clock = s->info.period.unit == ST_PERIOD_NS;
+	bool ipc = m->ipc_cycles >= 0 && m->ipc_instructions >= 0;
+	double *val;
+	bool *in_range;
+	uint64_t from;
+	char buf[256], step[32];
+
+	t->width = cols - LABEL_COLS;
+	t->lines = lines;
+	if (t->width < 10 || lines < 5) {
+		draw_text(w, 0, 0, cols, ui->attr[TH_WARNING],
+			  "the timeline needs a wider and taller terminal");
+		return;
+	}
+	if (t->cursor >= t->width)
+		t->cursor = t->width - 1;
+	if (!m->samples) {
+		draw_text(w, 0, 0, cols, ui->attr[TH_WARNING], "timeline: no samples yet");
+		return;
+	}
+	if (t->tl_width != t->width || t->tl_lines != lines)
+		timeline_requery(v);
+	from = t->tl_from;
+	val = st_xcalloc((size_t)t->width, sizeof(*val));
+	in_range = st_xcalloc((size_t)t->width, sizeof(*in_range));
+	for (int c = 0; c < t->width; c++) {
+		double at = seconds(m, from + (uint64_t)c * t->step);
+
+		in_range[c] = s->ranged && at + (double)t->step / 1e9 > s->range_from &&
+			      at < s->range_to;
+	}
+	format_step(t->step, step, sizeof(step));
+	snprintf(buf, sizeof(buf), "timeline  %s a column  %s  cursor %.6g s%s%s",
+		 step, t->follow ? "following (End)" : "scrolled (End follows)",
+		 seconds(m, from + (uint64_t)t->cursor * t->step),
+		 t->marking ? "  range from ( ... ) ends it" : "",
+		 m->history.complete_from ? "  (older history dropped)" : "");
+	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], buf);
+
+	for (int c = 0; c < t->width; c++)
+		val[c] = (double)tl->col[c].samples * 1e9 / (double)t->step;
+	labelled_row(ui, w, y++, "samples", "/s", val, t->width, in_range);
+	if (clock) {
+		/* A clock's weight is ns of CPU: per ns of column, CPUs busy. */
+		for (int c = 0; c < t->width; c++)
+			val[c] = 100.0 * (double)tl->col[c].weight / (double)t->step;
+		labelled_row(ui, w, y++, "CPU", "%", val, t->width, in_range);
+	}
+	if (ipc) {
+		for (int c = 0; c < t->width; c++)
+			val[c] = tl->col[c].cycles ? (double)tl->col[c].instructions /
+						    (double)tl->col[c].cycles : 0;
+		labelled_row(ui, w, y++, "IPC", "", val, t->width, in_range);
+	}
+	for (size_t i = 0; i < tl->ntids && y < lines - 1; i++) {
+		const struct model_thread *th;
+		pid_t tid = tl->tids[i];
+		char name[32];
+
+		HASH_FIND(hh, m->threads, &tid, sizeof(tid), th);
+		snprintf(name, sizeof(name), "%d %s", (int)tid, th ? th->comm : "");
+		for (int c = 0; c < t->width; c++)
+			val[c] = (double)tl->col[c].thread_samples[i] * 1e9 / (double)t->step;
+		labelled_row(ui, w, y++, name, "/s", val, t->width, in_range);
+	}
+	while (y < lines - 1)
+		draw_text(w, y++, 0, cols, ui->attr[TH_ROW], "");
+	draw_axis(t, w, lines - 1, m, from);
+	free(val);
+	free(in_range);
+}
+
+/* Zooms by factor 2 (in: -1, out: 1), keeping the cursor's time in place. */
+static void zoom(struct timeline_view *t, const struct model *m, int dir)
+{
+	uint64_t from = first_column(t, m), at = from + (uint64_t)t->cursor * t->step;
+	uint64_t step = dir < 0 ? t->step / 2 : t->step * 2;
+
+	if (step < MIN_STEP_NS || step > MAX_STEP_NS)
+		return;
+	t->step = step;
+	t->follow = false;
+	t->from = at > (uint64_t)t->cursor * step ? at - (uint64_t)t->cursor * step : 0;
+}
+
+/* Moves the cursor by n columns, scrolling at the edges. */
+static void move_cursor(struct timeline_view *t, const struct model *m, int n)
+{
+	uint64_t from = first_column(t, m);
+	long c = t->cursor + n;
+
+	if (c >= 0 && c < t->width) {
+		t->cursor = (int)c;
+		return;
+	}
+	t->follow = false;
+	if (c < 0) {
+		uint64_t back = (uint64_t)(-c) * t->step;
+
+		t->from = from > back ? from - back : 0;
+		t->cursor = 0;
+	} else {
+		t->from = from + (uint64_t)(c - t->width + 1) * t->step;
+		t->cursor = t->width - 1;
+	}
+}
+
+/* The whole session in the width. */
+static void fit(struct timeline_view *t, const struct model *m)
+{
+	uint64_t span = m->last_time - m->first_time + 1, step = MIN_STEP_NS;
+
+	while (step * (uint64_t)t->width < span && step < MAX_STEP_NS)
+		step *= 2;
+	t->step = step;
+	t->from = m->first_time;
+	t->follow = false;
+}
+
+static enum view_reaction set_mark(struct timeline_view *t, bool end)
+{
+	struct ui *ui = t->v.ui;
+	struct session *s = ui->s;
+	const struct model *m = &s->model;
+	uint64_t at = first_column(t, m) + (uint64_t)t->cursor * t->step;
+	uint64_t a, b;
+
+	if (!end) {
+		t->marking = true;
+		t->mark = at;
+		snprintf(ui->message, sizeof(ui->message),
+			 "range starts at %.6g s: move the cursor, ) ends it",
+			 seconds(m, at));
+		return VIEW_REDRAW;
+	}
+	if (!t->marking) {
+		snprintf(ui->message, sizeof(ui->message), "( starts a range first");
+		return VIEW_REDRAW;
+	}
+	t->marking = false;
+	a = at < t->mark ? at : t->mark;
+	b = (at < t->mark ? t->mark : at) + t->step;
+	if (session_select_range(s, seconds(m, a) > 0 ? seconds(m, a) : 0, seconds(m, b)) < 0) {
+		snprintf(ui->message, sizeof(ui->message),
+			 "no samples from %.6g to %.6g s: nothing selected",
+			 seconds(m, a), seconds(m, b));
+		return VIEW_REDRAW;
+	}
+	snprintf(ui->message, sizeof(ui->message),
+		 "range %.6g-%.6g s: every table shows it alone (Esc clears)",
+		 s->range_from, s->range_to);
+	return VIEW_REQUERY;
+}
+
+static enum view_reaction timeline_key(struct view *v, int code, enum ui_action a)
+{
+	struct timeline_view *t = (struct timeline_view *)v;
+	struct session *s = v->ui->s;
+	const struct model *m = &s->model;
+
+	(void)a;
+	if (!m->samples)
+		return VIEW_IGNORED;
+	switch (code) {
+	case KEY_LEFT:
+	case 'h':
+		move_cursor(t, m, -1);
+		return VIEW_REQUERY;
+	case KEY_RIGHT:
+	case 'l':
+		move_cursor(t, m, 1);
+		return VIEW_REQUERY;
+	case KEY_PPAGE:
+		move_cursor(t, m, -t->width / 2);
+		return VIEW_REQUERY;
+	case KEY_NPAGE:
+		move_cursor(t, m, t->width / 2);
+		return VIEW_REQUERY;
+	case '+':
+	case '=':
+		zoom(t, m, -1);
+		return VIEW_REQUERY;
+	case '-':
+		zoom(t, m, 1);
+		return VIEW_REQUERY;
+	case 'f':
+		fit(t, m);
+		return VIEW_REQUERY;
+	case KEY_HOME:
+		t->from = m->first_time;
+		t->follow = false;
+		t->cursor = 0;
+		return VIEW_REQUERY;
+	case KEY_END:
+		t->follow = true;
+		t->cursor = t->width - 1;
+		return VIEW_REQUERY;
+	case '(':
+		return set_mark(t, false);
+	case ')':
+		return set_mark(t, true);
+	case 27:
+		if (t->marking) {
+			t->marking = false;
+			return VIEW_REQUERY;
+		}
+		if (!s->ranged)
+			return VIEW_IGNORED;
+		session_clear_range(s);
+		snprintf(v->ui->message, sizeof(v->ui->message),
+			 "range cleared: the tables show the whole session");
+		return VIEW_REQUERY;
+	default:
+		return VIEW_IGNORED;
+	}
+}
+
+static const enum ui_action timeline_actions[] = {
+	UA_HELP, UA_VIEW_NEXT, UA_PAUSE, UA_PERIOD_HALVE, UA_PERIOD_DOUBLE, UA_QUIT, UA_NONE,
+};
+
+static void timeline_destroy(struct view *v)
+{
+	timeline_free(&((struct timeline_view *)v)->tl);
+	free(v);
+}
+
+static const struct view_ops timeline_ops = {
+	.name = "timeline",
+	.requery = timeline_requery,
+	.draw = timeline_draw,
+	.key = timeline_key,
+	.destroy = timeline_destroy,
+	.actions = timeline_actions,
+};
+
+struct view *timeline_view_create(struct ui *ui)
+{
+	struct timeline_view *t = view_new(sizeof(*t), &timeline_ops, ui);
+
+	t->step = LIVE_STEP_NS;
+	t->follow = true;
+	t->cursor = 1 << 20;	/* the right edge, clamped at the first draw */
+	return &t->v;
+}

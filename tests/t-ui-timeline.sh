@@ -1,0 +1,95 @@
+#!/bin/sh
+# t-ui-timeline.sh - the timeline view through tmux: live, it is drawn
+# and moves; on a recording of the demo, a range selected with the cursor
+# and ( ) inside one phase makes the symbol table that phase's function
+# alone, the header names the range, and Esc gives the whole session back.
+. "$TESTS_DIR/lib.sh"
+
+command -v tmux >/dev/null || skip "tmux is not installed"
+SOCK="$TMP/tmux.sock"
+T="tmux -S $SOCK"
+
+start() {
+	$T kill-session -t ui 2>/dev/null
+	$T new-session -d -s ui -x 120 -y 30 \
+		"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' $* 2>'$TMP/err'; sleep 30"
+}
+graph() { screen | grep -E "^samples " | head -1; }
+title() { screen | grep -E "^timeline " | head -1; }
+
+# Live: Tab shows the timeline; it follows the samples as they come.
+start --demo
+wait_for "phase_compute"
+$T send-keys -t ui Tab
+wait_for "^timeline +100 ms a column +following"
+wait_for "^samples +[0-9.]+/s"
+g1=$(graph)
+sleep 1.5
+[ "$(graph)" != "$g1" ] || fail "the timeline did not move: $g1"
+screen | grep -Eq "^seconds +\|" || fail "no time axis: $(screen)"
+$T send-keys -t ui Tab
+wait_for "SELF%"
+$T send-keys -t ui q
+sleep 0.5
+
+# A recording whose phases the batch --range finds: a 60 ms window where
+# one phase function has nearly every sample.
+"$SHIMTOP" -b -o "$TMP/rec" -- "$SHIMTOP_DEMO" --seconds 2 >/dev/null 2>"$TMP/err" ||
+	fail "recording failed: $(cat "$TMP/err")"
+found=$(python3 - "$SHIMTOP" "$TMP/rec" <<'PY'
+import json, subprocess, sys
+for i in range(20, 90):
+    a = i * 0.03
+    out = subprocess.run([sys.argv[1], "-i", sys.argv[2], "--range", f"{a:.2f}:{a + 0.06:.2f}",
+                          "--format", "json"], capture_output=True, text=True).stdout
+    rows = json.loads(out)["rows"] if out else []
+    if rows and rows[0]["symbol"].startswith("phase_") and rows[0]["self"] > 97:
+        print(f"{a:.2f} {rows[0]['symbol']}")
+        break
+PY
+)
+[ -n "$found" ] || fail "no 60 ms window of one phase in the recording"
+set -- $found
+at=$1 phase=$2
+
+# The same window in the UI: fit, zoom in twice, cursor onto it, ( ), back to the table.
+start -i "$TMP/rec"
+wait_for "end of recording"
+$T send-keys -t ui 2
+wait_for "^timeline "
+$T send-keys -t ui f Home + +
+wait_for "^timeline +[0-9.]+ ms a column +scrolled"
+sleep 0.3
+step=$(title | sed -n 's/^timeline *\([0-9.]*\) ms a column.*/\1/p')
+cursor=$(title | sed -n 's/.*cursor \([-0-9.]*\) s.*/\1/p')
+n1=$(python3 -c "import math,sys; print(math.ceil((float(sys.argv[1]) + 0.005 - float(sys.argv[2])) * 1000 / float(sys.argv[3])))" "$at" "$cursor" "$step")
+n2=$(python3 -c "import sys; print(int(40 / float(sys.argv[1])))" "$step")
+[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || fail "cannot place the cursor: step $step ms, cursor $cursor s, window at $at s"
+$T send-keys -t ui -N "$n1" Right
+$T send-keys -t ui '('
+wait_for "range starts at"
+$T send-keys -t ui -N "$n2" Right
+$T send-keys -t ui ')'
+wait_for "range [0-9.]+-[0-9.]+ s: every table shows it alone"
+$T send-keys -t ui 1
+wait_for "SELF%"
+screen | head -1 | grep -Eq "range +[0-9.]+-[0-9.]+ s" || fail "the header does not name the range: $(screen | head -1)"
+top=$(screen | sed -n '/SELF%/{n;p}')
+echo "$top" | grep -Eq "^ *(9[0-9]|100)\.[0-9]+% .* $phase\$" ||
+	fail "the window at $at s of $phase: the table's top row is: $top
+$(screen)"
+# Esc in the timeline clears the range: the table has every phase again.
+$T send-keys -t ui 2
+wait_for "^timeline "
+$T send-keys -t ui Escape
+wait_for "range cleared"
+$T send-keys -t ui 1
+wait_for "SELF%"
+screen | grep -q "range " && fail "the header still names a range: $(screen | head -2)"
+for p in phase_compute phase_branchy phase_pointer_chase; do
+	screen | grep -q " $p\$" || fail "$p missing after the range was cleared: $(screen)"
+done
+$T send-keys -t ui q
+sleep 0.3
+$T kill-server 2>/dev/null
+finish
