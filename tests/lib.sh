@@ -44,12 +44,20 @@ expect_run() {
 	fi
 }
 
-# start_demo ARGS...: runs the demo in the background, sets DEMO_PID.
+# start_demo ARGS...: runs the demo in the background and returns once
+# its set-up is done (its phases run); sets DEMO_PID.
 start_demo() {
-	"$SHIMTOP_DEMO" "$@" &
+	rm -f "$TMP/demo-ready"
+	"$SHIMTOP_DEMO" --ready-file "$TMP/demo-ready" "$@" &
 	DEMO_PID=$!
 	BG_PIDS="$BG_PIDS $DEMO_PID"
-	sleep 0.3
+	# Its phases have begun: however slow the set-up, what follows sees them.
+	i=0
+	while [ ! -e "$TMP/demo-ready" ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$TMP/demo-ready" ] || fail "the demo did not finish its set-up in 30 s"
 }
 
 # json_get FILE EXPR: evaluates a Python expression over the JSON in FILE (d).

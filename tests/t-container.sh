@@ -25,12 +25,17 @@ find_pid() {
 }
 unshare --mount --propagation private --fork sh -c "
 	mount -t tmpfs none '$PRIV' && cp '$SHIMTOP_DEMO' '$PRIV/contained-demo' &&
-	exec '$PRIV/contained-demo'" &
+	exec '$PRIV/contained-demo' --ready-file '$TMP/contained-ready'" &
 BG_PIDS="$BG_PIDS $!"
 DEMO_PID=$(find_pid "^$PRIV/contained-demo")
 [ -n "$DEMO_PID" ] || skip "could not start a process in a mount namespace here"
 BG_PIDS="$BG_PIDS $DEMO_PID"
 [ ! -e "$PRIV/contained-demo" ] || fail "the binary leaked out of the namespace"
+i=0
+while [ ! -e "$TMP/contained-ready" ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 "$SHIMTOP" --batch --duration 1.5 -p "$DEMO_PID" >"$TMP/out" 2>"$TMP/err" ||
 	fail "shimtop failed: $(cat "$TMP/err")"
 for fn in phase_compute phase_branchy; do

@@ -243,15 +243,17 @@ int main(int argc, char **argv)
 		{ "thread-delay", required_argument, NULL, 'D' },
 		{ "no-signals", no_argument, NULL, 'N' },
 		{ "report-work", no_argument, NULL, 'R' },
+		{ "ready-file", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int threads = 0, c, publish = 1, report = 0;
+	const char *ready = NULL;
 	double delay = 0.5;
 	uint64_t end = 0, began;
 	pthread_t *tid;
 
-	while ((c = getopt_long(argc, argv, "s:t:D:NRh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:D:NRr:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			run_seconds = atof(optarg);
@@ -268,9 +270,13 @@ int main(int argc, char **argv)
 		case 'R':
 			report = 1;
 			break;
+		case 'r':
+			ready = optarg;
+			break;
 		default:
 			fputs("usage: shimtop-demo [--seconds N] [--threads N] "
-			      "[--thread-delay S] [--no-signals] [--report-work]\n",
+			      "[--thread-delay S] [--no-signals] [--report-work] "
+			      "[--ready-file FILE]\n",
 			      stderr);
 			return c == 'h' ? 0 : 2;
 		}
@@ -282,6 +288,13 @@ int main(int argc, char **argv)
 	if (publish)
 		publish_signals();
 	build_chase();
+	/* Tests attach once the set-up is done, however long it took. */
+	if (ready) {
+		FILE *f = fopen(ready, "w");
+
+		if (f)
+			fclose(f);
+	}
 	began = now_ns();
 	if (run_seconds > 0)
 		end = began + (uint64_t)(run_seconds * 1e9);
