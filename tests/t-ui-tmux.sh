@@ -45,9 +45,18 @@ wait_for "F1Help"
 # by test_ui) and the keys the UI acts on cannot drift apart.
 $T send-keys -t ui F1
 wait_for "^shimtop keys"
+screen >"$TMP/help"
+# Taller than the pane: it scrolls a page at a time to its end.
+while ! screen | grep -q -- "-- end: Up, PgUp"; do
+	screen | grep -q -- "-- more: Down, PgDn" || fail "the help neither ends nor scrolls: $(screen)"
+	$T send-keys -t ui NPage
+	sleep 0.2
+	screen >>"$TMP/help"
+	[ "$(wc -l <"$TMP/help")" -lt 1000 ] || fail "the help never reaches its end"
+done
 "$TESTS_BIN/test_ui" --markdown | sed -n 's/^| \(.*\) | \(.*\) |$/\2/p' | tail -n +2 |
 while IFS= read -r does; do
-	screen | grep -qF -- "$does" || echo "$does"
+	grep -qF -- "$does" "$TMP/help" || echo "$does"
 done >"$TMP/missing"
 [ ! -s "$TMP/missing" ] || fail "help lacks key-table lines: $(cat "$TMP/missing")"
 $T send-keys -t ui x
