@@ -9,6 +9,8 @@
  *   gen_records fork FILE PATH    PATH mapped in process 1, a sample of
  *                                 child 2 before its FORK record, its exit
  *   gen_records observe FILE      observer batches of three threads
+ *   gen_records lossy FILE        100 samples no symbol explains, 50
+ *                                 lost by the kernel, 3 throttles
  */
 #include "ring/record.h"
 #include "ring/record_file.h"
@@ -100,7 +102,7 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path|fork|observe FILE [ARG]\n", stderr);
+		fputs("usage: gen_records empty|pids|path|fork|observe|lossy FILE [ARG]\n", stderr);
 		return 2;
 	}
 	memset(&info, 0, sizeof(info));
@@ -124,6 +126,18 @@ int main(int argc, char **argv)
 		task(w, ST_REC_FORK, 2, 1, 3100);
 		sample(w, 2, 0x401010, 3200);
 		task(w, ST_REC_EXIT, 2, 1, 3300);
+	} else if (!strcmp(argv[1], "lossy")) {
+		struct st_lost lost = { { ST_REC_LOST, ST_SOURCE_PERF, sizeof(lost) }, 50, 5000 };
+
+		for (int i = 0; i < 100; i++)
+			sample(w, 1, 0x7000 + (uint64_t)i, 1000 + (uint64_t)i);
+		record_writer_append(w, &lost);
+		for (int i = 0; i < 3; i++) {
+			struct st_lost t = { { ST_REC_THROTTLE, ST_SOURCE_PERF, sizeof(t) }, 1,
+					     6000 + (uint64_t)i };
+
+			record_writer_append(w, &t);
+		}
 	} else if (!strcmp(argv[1], "observe")) {
 		observe(w);
 	} else if (!strcmp(argv[1], "path") && argc > 3) {

@@ -107,5 +107,8 @@ echo "100,000 processes: replay peak RSS $kib KiB"
 [ "$st" -eq 0 ] || fail "replay of 100,000 processes: exit $st: $(cat "$TMP/pids.err")"
 n=$(json_get "$TMP/pids.out" "d['samples']")
 [ "$n" = 100000 ] || fail "replay of 100,000 processes counted $n samples"
-[ "$kib" -lt 200000 ] || fail "replay of 100,000 processes peaked at $kib KiB"
+# 114 MB in a plain build (2026-11-23), about 1.1 KiB a process with its
+# thread, symbol row and history entry; ASan's redzones and size classes
+# take it to about 205 MB.  A leak of per-process state passes 250 MB.
+[ "$kib" -lt 250000 ] || fail "replay of 100,000 processes peaked at $kib KiB"
 finish

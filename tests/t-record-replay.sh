@@ -47,6 +47,18 @@ expect_run 2 "--range needs START:END" -- "$SHIMTOP" -i "$TMP/rec" --range 2:1
 expect_run 2 "--range needs START:END" -- "$SHIMTOP" -i "$TMP/rec" --range 1
 expect_run 2 "--history needs a positive number of seconds" -- "$SHIMTOP" -i "$TMP/rec" --history 0
 
+# Gauges: a recording whose kernel lost a third of the samples, throttled
+# three times and whose addresses no symbol explains: each gauge says so.
+"$TESTS_BIN/gen_records" lossy "$TMP/lossy.rec" || fail "gen_records lossy"
+"$SHIMTOP" -b -i "$TMP/lossy.rec" --format json >"$TMP/lossy.json" 2>"$TMP/err" || fail "lossy replay: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/lossy.json" "sorted(g['name'] for g in d['gauges'] if g['bad'])")" = "['lost', 'throttled', 'unknown']" ] ||
+	fail "bad gauges: $(json_get "$TMP/lossy.json" "[(g['name'], g['value'], g['bad']) for g in d['gauges']]")"
+json_get "$TMP/lossy.json" "[g['value'] + ': ' + g['meaning'] for g in d['gauges'] if g['name'] == 'lost'][0]" |
+	grep -q "^33.33% (50 lost, 0 dropped): .*lower the rate" || fail "lost gauge: $(json_get "$TMP/lossy.json" "d['gauges'][1]")"
+# A clean recording: nothing bad.
+[ "$(json_get "$TMP/replay" "[g['name'] for g in d['gauges'] if g['bad']]")" = "[]" ] ||
+	fail "a clean recording has bad gauges: $(json_get "$TMP/replay" "[g for g in d['gauges'] if g['bad']]")"
+
 # Real time: a 2 s recording takes about 2 s to replay, full speed much less.
 start=$(date +%s%N)
 "$SHIMTOP" --batch --replay "$TMP/rec" --realtime >/dev/null 2>&1

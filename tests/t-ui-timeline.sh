@@ -1,8 +1,10 @@
 #!/bin/sh
 # t-ui-timeline.sh - the timeline view through tmux: live, it is drawn
-# and moves; on a recording of the demo, a range selected with the cursor
-# and ( ) inside one phase makes the symbol table that phase's function
-# alone, the header names the range, and Esc gives the whole session back.
+# and moves, and with the observer its phase band shows the demo's four
+# phases by name; the gauges view (3) says how far to trust the numbers;
+# on a recording of the demo, a range selected with the cursor and ( )
+# inside one phase makes the symbol table that phase's function alone,
+# the header names the range, and Esc gives the whole session back.
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -28,7 +30,31 @@ sleep 1.5
 [ "$(graph)" != "$g1" ] || fail "the timeline did not move: $g1"
 screen | grep -Eq "^seconds +\|" || fail "no time axis: $(screen)"
 $T send-keys -t ui Tab
+wait_for "^perf +gauge +value"
+screen | grep -Eq "^ +lost +0.00% \(0 lost, 0 dropped\) .*no samples shed" ||
+	fail "no lost gauge: $(screen)"
+$T send-keys -t ui Tab
 wait_for "SELF%"
+$T send-keys -t ui q
+sleep 0.5
+
+# The observer's rows: the phase band names the four phases, a letter
+# each, and the work counter's rate; its gauges say how DTE judged.
+start --demo --observe
+wait_for "phase_compute"
+$T send-keys -t ui 2
+wait_for "^phase  "
+sleep 1.5
+legend=$(screen | sed -n '/^phase /{n;p}')
+for p in compute pointer_chase branchy recursive; do
+	echo "$legend" | grep -Eq "[a-e]=$p( |\$)" || fail "the band's legend lacks $p: $legend"
+done
+band=$(screen | grep "^phase " | cut -c23-)
+[ "$(echo "$band" | grep -o "[a-e]" | sort -u | wc -l)" -ge 4 ] || fail "the band shows fewer than 4 phases: $band"
+screen | grep -Eq "^work items +[0-9.e+]+/s" || fail "no work items rate row: $(screen)"
+$T send-keys -t ui 3
+wait_for "^observer +gauge +value"
+screen | grep -Eq "^ +DTE accepted +[0-9.]+%" || fail "no DTE gauge: $(screen)"
 $T send-keys -t ui q
 sleep 0.5
 

@@ -57,6 +57,7 @@ void obs_model_init(struct obs_model *m, double tolerance)
 void obs_model_free(struct obs_model *m)
 {
 	free_hists(m);
+	obs_series_free(&m->series);
 }
 
 void obs_model_zero(struct obs_model *m)
@@ -65,9 +66,11 @@ void obs_model_zero(struct obs_model *m)
 	bool active = m->active, have_ipc = m->have_ipc;
 	bool have_hardware = m->have_hardware;
 	uint64_t hz = m->tsc_hz;
+	struct obs_series series = m->series;	/* history, not totals: z keeps it */
 
 	free_hists(m);
 	obs_model_init(m, m->tolerance);
+	m->series = series;
 	m->meta = meta;
 	m->active = active;
 	m->have_ipc = have_ipc;
@@ -268,6 +271,21 @@ static void take_sample(struct obs_model *m, const struct st_observe *r,
 	}
 	if (back)
 		v = dte_backwards(&m->dte, v);
+	if (r->mono_base && m->tsc_hz) {
+		/* The sample's time on perf's clock, for the timeline. */
+		double off = (double)(int64_t)(cur[0] - r->tsc_base) * 1e9 / (double)m->tsc_hz;
+		uint64_t ns = off < 0 && -off > (double)r->mono_base ? 0
+			      : (uint64_t)((double)r->mono_base + off);
+		uint64_t d0 = 0;
+
+		for (unsigned t = 0; t < r->nthreads && r->ncounters; t++)
+			if (valid[t][0])
+				d0 += delta[t][0];
+		obs_series_sample(&m->series, ns, v == DTE_ACCEPT, dt, d0);
+		for (unsigned t = 0; t < r->nthreads; t++)
+			obs_series_tag(&m->series, ns, cur[st_observe_tag_at(r->flags,
+				       r->nthreads, r->ncounters, t)]);
+	}
 	for (unsigned t = 0; t < r->nthreads; t++)
 		take_thread(m, r->ncounters, cur + st_observe_tag_at(r->flags,
 			    r->nthreads, r->ncounters, t),

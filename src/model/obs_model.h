@@ -16,6 +16,7 @@
 
 #include "model/dte.h"
 #include "model/histogram.h"
+#include "model/obs_series.h"
 #include "ring/record.h"
 
 struct obs_counter {
@@ -94,6 +95,8 @@ struct obs_model {
 	struct obs_tag_index *index;	/* tag -> position in tags (uthash) */
 	size_t other;			/* index + 1 of the "other" row, 0: none */
 	uint64_t tags_overflowed;	/* thread-samples that went to it */
+
+	struct obs_series series;	/* per millisecond, for the timeline */
 };
 
 void obs_model_init(struct obs_model *m, double tolerance);

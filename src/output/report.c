@@ -1,6 +1,7 @@
 /* report.c - batch output, text and JSON (json-c). */
 #include "output/report.h"
 #include "output/columns.h"
+#include "output/gauges.h"
 #include "model/model.h"
 #include "options.h"
 #include "stop_signal.h"
@@ -136,6 +137,26 @@ static struct json_object *source_json(const struct st_source_info *in,
 	return o;
 }
 
+/* The gauges the UI's view shows, with their verdicts. */
+static struct json_object *gauges_json(const struct session *s)
+{
+	struct json_object *arr = json_object_new_array();
+	struct gauge g[GAUGES_MAX];
+	size_t n = gauges_collect(s, g);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "source", json_object_new_string(g[i].source));
+		json_object_object_add(o, "name", json_object_new_string(g[i].name));
+		json_object_object_add(o, "value", json_object_new_string(g[i].value));
+		json_object_object_add(o, "bad", json_object_new_boolean(g[i].bad));
+		json_object_object_add(o, "meaning", json_object_new_string(g[i].meaning));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 static void print_json(struct session *s, FILE *out)
 {
 	struct json_object *o = json_object_new_object();
@@ -185,6 +206,7 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "per_thread", report_threads_json(s));
 	json_object_object_add(o, "per_process", report_processes_json(s));
 	json_object_object_add(o, "observer", report_observer_json(s));
+	json_object_object_add(o, "gauges", gauges_json(s));
 	/* One object per line, so -d output is JSON Lines. */
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o,
 		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));

@@ -34,6 +34,9 @@ void report_print(struct session *s, FILE *out);
  */
 int report_run_batch(struct session *s);
 
+/* "compute", "phase_compute" (an address tag), or the tag's number. */
+void report_tag_name(const struct session *s, uint64_t tag, char *buf, size_t len);
+
 /* The observer's statistics (report_observer.c); nothing without one. */
 void report_observer_text(struct session *s, FILE *out);
 struct json_object *report_observer_json(struct session *s);

@@ -10,17 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "compute", "phase_compute" (an address tag), or the number. */
-static void tag_label(struct session *s, const struct obs_tag *t, char *buf,
-		      size_t len)
+void report_tag_name(const struct session *s, uint64_t tag, char *buf, size_t len)
 {
 	const struct obs_model *m = &s->model.obs;
-	uint64_t tag = t->tag;
 	const char *name = obs_model_tag_name(m, tag);
 
-	if (t->other) {
-		snprintf(buf, len, "[%u+ other tags]", OBS_MAX_TAGS);
-	} else if (name) {
+	if (name) {
 		snprintf(buf, len, "%s", name);
 	} else if (m->meta.tag_kind == SHIMTOP_TAG_ADDRESS && !tag) {
 		snprintf(buf, len, "[no instrumented function]");
@@ -32,6 +27,15 @@ static void tag_label(struct session *s, const struct obs_tag *t, char *buf,
 	} else {
 		snprintf(buf, len, "%llu", (unsigned long long)tag);
 	}
+}
+
+static void tag_label(struct session *s, const struct obs_tag *t, char *buf,
+		      size_t len)
+{
+	if (t->other)
+		snprintf(buf, len, "[%u+ other tags]", OBS_MAX_TAGS);
+	else
+		report_tag_name(s, t->tag, buf, len);
 }
 
 void report_observer_text(struct session *s, FILE *out)

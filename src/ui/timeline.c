@@ -8,6 +8,7 @@
  */
 #include "model/model.h"
 #include "model/timeline.h"
+#include "output/report.h"
 #include "session.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
@@ -113,6 +114,103 @@ static void labelled_row(const struct ui *ui, WINDOW *w, int y, const char *name
 	draw_row(ui, w, y, LABEL_COLS, v, n, top, in_range);
 }
 
+/*
+ * The observer's rows: its tag in each column as a letter (the tag read
+ * most there), a legend naming the letters, and the first counter's rate
+ * over accepted samples, '!' where DTE rejected most of a column.
+ */
+static int draw_observer(const struct timeline_view *t, WINDOW *w, int y,
+			 uint64_t from, const bool *in_range)
+{
+	const struct ui *ui = t->v.ui;
+	const struct session *s = ui->s;
+	const struct obs_model *o = &s->model.obs;
+	uint64_t letters[26];
+	int nletters = 0, cols = getmaxx(w);
+	double *rate = st_xcalloc((size_t)t->width, sizeof(*rate));
+	bool *rejected = st_xcalloc((size_t)t->width, sizeof(*rejected));
+	uint64_t *tag = st_xcalloc((size_t)t->width, sizeof(*tag));
+	bool *tagged = st_xcalloc((size_t)t->width, sizeof(*tagged));
+	char legend[512] = "", label[64];
+	size_t at = 0;
+
+	snprintf(label, sizeof(label), "%-21.21s", o->meta.tag_name[0] ? o->meta.tag_name : "tag");
+	draw_text(w, y, 0, LABEL_COLS, ui->attr[TH_HEADER], label);
+	for (int c = 0; c < t->width; c++) {
+		uint64_t a = (from + (uint64_t)c * t->step) / 1000000;
+		uint64_t b = (from + (uint64_t)(c + 1) * t->step + 999999) / 1000000;
+		uint64_t best = 0, best_n = 0, taken = 0, accepted = 0, d0 = 0;
+		double cycles = 0;
+
+		/* Columns narrower than a millisecond share their bucket. */
+		for (uint64_t ms = a; ms < b || ms == a; ms++) {
+			const struct obs_bucket *k = obs_series_at(&o->series, ms);
+
+			if (!k)
+				continue;
+			taken += k->taken;
+			accepted += k->accepted;
+			cycles += k->accepted_cycles;
+			d0 += k->delta0;
+			for (unsigned i = 0; i < OBS_SERIES_TAGS; i++)
+				if (k->tag_count[i] > best_n) {
+					best_n = k->tag_count[i];
+					best = k->tag[i];
+				}
+		}
+		rate[c] = cycles > 0 && o->tsc_hz ? (double)d0 * (double)o->tsc_hz / cycles : 0;
+		rejected[c] = taken && accepted * 2 < taken;
+		tag[c] = best;
+		tagged[c] = best_n > 0;
+	}
+	/* Letters in the tags' order, so a tag keeps its letter at every zoom. */
+	for (int c = 0; c < t->width; c++) {
+		int at_l = 0;
+
+		if (!tagged[c])
+			continue;
+		while (at_l < nletters && letters[at_l] < tag[c])
+			at_l++;
+		if ((at_l < nletters && letters[at_l] == tag[c]) || nletters == 26)
+			continue;
+		memmove(&letters[at_l + 1], &letters[at_l],
+			(size_t)(nletters - at_l) * sizeof(letters[0]));
+		letters[at_l] = tag[c];
+		nletters++;
+	}
+	for (int c = 0; c < t->width; c++) {
+		int letter = -1;
+
+		for (int l = 0; tagged[c] && l < nletters; l++)
+			if (letters[l] == tag[c])
+				letter = l;
+		wattrset(w, in_range[c] ? ui->attr[TH_SELECTED] : ui->attr[TH_VALUE]);
+		mvwaddch(w, y, LABEL_COLS + c, letter < 0 ? ' ' : (chtype)('a' + letter));
+	}
+	for (int l = 0; l < nletters && at < sizeof(legend) - 1; l++) {
+		char name[96];
+
+		report_tag_name(s, letters[l], name, sizeof(name));
+		at += (size_t)snprintf(legend + at, sizeof(legend) - at, "%s%c=%s",
+				       l ? "  " : "", 'a' + l, name);
+	}
+	draw_text(w, y + 1, 0, LABEL_COLS, ui->attr[TH_HEADER], "");
+	draw_text(w, y + 1, LABEL_COLS, cols - LABEL_COLS, ui->attr[TH_ROW],
+		  nletters ? legend : "(no observer samples here)");
+	labelled_row(ui, w, y + 2, o->meta.counter_name[0][0] ? o->meta.counter_name[0]
+		     : "counter", "/s", rate, t->width, in_range);
+	for (int c = 0; c < t->width; c++)
+		if (rejected[c]) {
+			wattrset(w, ui->attr[TH_WARNING]);
+			mvwaddch(w, y + 2, LABEL_COLS + c, '!');
+		}
+	free(rate);
+	free(rejected);
+	free(tag);
+	free(tagged);
+	return y + 3;
+}
+
 /* The time axis: a tick label every 12 columns, the cursor as ^. */
 static void draw_axis(const struct timeline_view *t, WINDOW *w, int y,
 		      const struct model *m, uint64_t from)
@@ -138,7 +236,7 @@ static int fixed_rows(const struct session *s)
 	const struct model *m = &s->model;
 
 	return 3 + (s->info.period.unit == ST_PERIOD_NS) +
-	       (m->ipc_cycles >= 0 && m->ipc_instructions >= 0);
+	       (m->ipc_cycles >= 0 && m->ipc_instructions >= 0) + 3 * m->obs.active;
 }
 
 static void timeline_requery(struct view *v)
@@ -219,6 +317,8 @@ static void timeline_draw(struct view *v, WINDOW *w)
 						    (double)tl->col[c].cycles : 0;
 		labelled_row(ui, w, y++, "IPC", "", val, t->width, in_range);
 	}
+	if (m->obs.active && y + 3 < lines)
+		y = draw_observer(t, w, y, from, in_range);
 	for (size_t i = 0; i < tl->ntids && y < lines - 1; i++) {
 		const struct model_thread *th;
 		pid_t tid = tl->tids[i];

@@ -187,22 +187,36 @@ static void pop(struct ui *ui)
 	layout(ui);
 }
 
+/* The main views, in Tab's order and numbered as the keys 1, 2, 3. */
+static const struct {
+	const char *name;
+	struct view *(*create)(struct ui *ui);
+} main_views[] = {
+	{ "symbols", table_view_create },
+	{ "timeline", timeline_view_create },
+	{ "gauges", gauges_view_create },
+};
+#define NMAIN_VIEWS (int)(sizeof(main_views) / sizeof(main_views[0]))
+
 /*
- * Tab, 1, 2: another main view at the bottom of the stack (views pushed
- * on the old one go with it).  which: 0 the table, 1 the timeline, -1 the next.
+ * Tab, 1, 2, 3: another main view at the bottom of the stack (views
+ * pushed on the old one go with it).  which: its index, -1 the next.
  */
 static void switch_view(struct ui *ui, int which)
 {
-	bool timeline = !strcmp(ui->stack[0]->ops->name, "timeline");
+	int now = 0;
 
+	for (int i = 0; i < NMAIN_VIEWS; i++)
+		if (!strcmp(ui->stack[0]->ops->name, main_views[i].name))
+			now = i;
 	if (which < 0)
-		which = !timeline;
-	if ((which == 1) == timeline && ui->depth == 1)
+		which = (now + 1) % NMAIN_VIEWS;
+	if (which == now && ui->depth == 1)
 		return;
 	while (ui->depth > 1)
 		pop(ui);
 	ui->stack[0]->ops->destroy(ui->stack[0]);
-	ui->stack[0] = which ? timeline_view_create(ui) : table_view_create(ui);
+	ui->stack[0] = main_views[which].create(ui);
 	layout(ui);
 	refresh_views(ui);
 }
@@ -256,7 +270,8 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 	case UA_VIEW_NEXT:
 	case UA_VIEW_TABLE:
 	case UA_VIEW_TIMELINE:
-		switch_view(ui, a == UA_VIEW_NEXT ? -1 : a == UA_VIEW_TIMELINE);
+	case UA_VIEW_GAUGES:
+		switch_view(ui, a == UA_VIEW_NEXT ? -1 : (int)(a - UA_VIEW_TABLE));
 		break;
 	case UA_PAUSE:
 		ui->paused = !ui->paused;

@@ -69,5 +69,6 @@ struct view *threads_view_create(struct ui *ui, bool processes);
 struct view *setup_view_create(struct ui *ui);
 struct view *sort_menu_create(struct ui *ui);
 struct view *timeline_view_create(struct ui *ui);
+struct view *gauges_view_create(struct ui *ui);
 
 #endif

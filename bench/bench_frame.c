@@ -1,0 +1,126 @@
+/*
+ * bench_frame.c - what a UI refresh costs the model: a session of 10
+ * minutes at 4 kHz (2,400,000 samples, 8 threads) over 10,000 symbols,
+ * then the work behind each frame: the symbol table sorted (the table
+ * view's requery) and the timeline's columns (100 wide) at the live zoom
+ * (10 s) and fitted to the whole session.  Curses output is not timed:
+ * it writes one screen whatever the model holds.
+ *
+ * bench_frame [SECONDS [HZ [SYMBOLS]]]
+ */
+#include "model/model.h"
+#include "model/timeline.h"
+#include "ring/record.h"
+#include "symbols/symbols.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ROUNDS 20
+
+struct text {
+	uint64_t start, len;
+};
+
+static void find_libc(uint64_t start, uint64_t len, uint64_t pgoff,
+		      const char *path, void *arg)
+{
+	struct text *t = arg;
+
+	(void)pgoff;
+	if (strstr(path, "libc.so") && len > t->len)
+		*t = (struct text){ start, len };
+}
+
+static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path, void *arg)
+{
+	_Alignas(8) unsigned char buf[4096];
+
+	if (st_mmap_make(buf, sizeof(buf), (uint32_t)getpid(), 0, start, len,
+			 pgoff, path))
+		model_ingest(arg, buf);
+}
+
+/* Ascending, for the medians. */
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 600;
+	double hz = argc > 2 ? atof(argv[2]) : 4000;
+	uint64_t nsym = argc > 3 ? strtoull(argv[3], NULL, 10) : 10000;
+	uint64_t n = (uint64_t)(seconds * hz), step = (uint64_t)(1e9 / hz);
+	uint64_t t0 = 1000000000ull, rng = 88172645463325252ull;
+	struct symbolizer *sy = symbolizer_create(true);
+	struct text libc = { 0, 0 };
+	_Alignas(8) unsigned char buf[sizeof(struct st_sample)];
+	struct st_sample *s = (void *)buf;
+	struct st_sort sort = { .key = { ST_SORT_SELF }, .nkeys = 1 };
+	double table[ROUNDS], live[ROUNDS], fit[ROUNDS];
+	uint64_t *ips;
+	struct model m;
+	size_t rows = 0;
+
+	model_init(&m, sy);
+	symbols_read_proc_maps(getpid(), find_libc, &libc);
+	symbols_read_proc_maps(getpid(), add_map, &m);
+	if (!libc.len) {
+		fprintf(stderr, "bench_frame: no libc mapping found\n");
+		return 1;
+	}
+	/* nsym addresses spread over libc's text: as many symbols as it has near them. */
+	ips = st_xcalloc(nsym, sizeof(*ips));
+	for (uint64_t i = 0; i < nsym; i++)
+		ips[i] = libc.start + libc.len * i / nsym;
+	memset(buf, 0, sizeof(buf));
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, sizeof(buf) };
+	s->pid = (uint32_t)getpid();
+	s->period = 250000;
+	for (uint64_t i = 0; i < n; i++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		s->tid = s->pid + (uint32_t)(rng % 8);
+		s->ip = ips[(rng >> 8) % nsym];
+		s->time = t0 + i * step;
+		model_ingest(&m, s);
+	}
+	for (int r = 0; r < ROUNDS; r++) {
+		struct model_row *rw;
+		struct timeline tl;
+		uint64_t t = st_now_ns();
+
+		rows = model_rows_sorted(&m, &sort, false, &rw);
+		free(rw);
+		table[r] = (double)(st_now_ns() - t) / 1e6;
+		t = st_now_ns();
+		timeline_build(&m, t0 + n * step - 10000000000ull, 100000000ull, 100, 20, &tl);
+		timeline_free(&tl);
+		live[r] = (double)(st_now_ns() - t) / 1e6;
+		t = st_now_ns();
+		timeline_build(&m, t0, n * step / 100 + 1, 100, 20, &tl);
+		timeline_free(&tl);
+		fit[r] = (double)(st_now_ns() - t) / 1e6;
+	}
+	qsort(table, ROUNDS, sizeof(double), cmp);
+	qsort(live, ROUNDS, sizeof(double), cmp);
+	qsort(fit, ROUNDS, sizeof(double), cmp);
+	printf("%llu samples (%.0f s at %.0f Hz), %zu rows; medians of %d frames:\n",
+	       (unsigned long long)n, seconds, hz, rows, ROUNDS);
+	printf("  table sorted:            %.2f ms\n", table[ROUNDS / 2]);
+	printf("  timeline, last 10 s:     %.2f ms\n", live[ROUNDS / 2]);
+	printf("  timeline, whole session: %.2f ms\n", fit[ROUNDS / 2]);
+	free(ips);
+	model_free(&m);
+	symbolizer_destroy(sy);
+	return 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * obs_series.h - the observer's samples over time, per millisecond of
+ * CLOCK_MONOTONIC (perf's clock, so the timeline lines both up): how many
+ * were taken and accepted, the accepted time and the first counter's
+ * accepted increments (its rate), and the tags read (the phase band).
+ * A ring of OBS_SERIES_MS buckets: older milliseconds are overwritten,
+ * and the series says from when it is complete.
+ */
+#ifndef SHIMTOP_OBS_SERIES_H
+#define SHIMTOP_OBS_SERIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define OBS_SERIES_MS		120000u	/* 2 minutes: 120,000 x 80 bytes = 9.6 MB */
+#define OBS_SERIES_TAGS		4u	/* distinct tags counted per millisecond */
+
+struct obs_bucket {
+	uint64_t ms;			/* which millisecond (CLOCK_MONOTONIC / 1e6) */
+	uint32_t taken, accepted;
+	double accepted_cycles;
+	uint64_t delta0;		/* counter 0's increments in accepted samples */
+	uint64_t tag[OBS_SERIES_TAGS];
+	uint32_t tag_count[OBS_SERIES_TAGS];
+};
+
+struct obs_series {
+	struct obs_bucket *b;		/* OBS_SERIES_MS, allocated at the first sample */
+	uint64_t newest;		/* the latest millisecond written */
+	uint64_t complete_from;		/* ms: none before it was overwritten */
+};
+
+void obs_series_free(struct obs_series *s);
+
+/* One thread-sample read at `ns` with its tag; once per sample: taken. */
+void obs_series_sample(struct obs_series *s, uint64_t ns, bool accepted,
+		       double cycles, uint64_t delta0);
+void obs_series_tag(struct obs_series *s, uint64_t ns, uint64_t tag);
+
+/* The bucket of millisecond ms, or NULL if none (not written, or gone). */
+const struct obs_bucket *obs_series_at(const struct obs_series *s, uint64_t ms);
+
+#endif

@@ -1,0 +1,176 @@
+/* gauges.c - the session's gauges (see gauges.h). */
+#include "output/gauges.h"
+#include "model/model.h"
+#include "session.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct gauges {
+	struct gauge *g;
+	size_t n;
+};
+
+__attribute__((format(printf, 6, 7)))
+static void add(struct gauges *gs, const char *source, const char *name, double fill,
+		bool bad, const char *meaning_fmt, ...)
+{
+	struct gauge *g;
+	va_list ap;
+
+	if (gs->n == GAUGES_MAX)
+		return;
+	g = &gs->g[gs->n++];
+	memset(g, 0, sizeof(*g));
+	g->source = source;
+	g->name = name;
+	g->fill = fill;
+	g->bad = bad;
+	va_start(ap, meaning_fmt);
+	vsnprintf(g->meaning, sizeof(g->meaning), meaning_fmt, ap);
+	va_end(ap);
+}
+
+/* The value of the gauge just added. */
+__attribute__((format(printf, 2, 3)))
+static void value(struct gauges *gs, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(gs->g[gs->n - 1].value, sizeof(gs->g[0].value), fmt, ap);
+	va_end(ap);
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0;
+}
+
+static void perf_gauges(const struct session *s, struct gauges *gs)
+{
+	const struct model *m = &s->model;
+	const struct st_period *p = &s->info.period;
+	uint64_t dropped = session_dropped(s), seen = m->samples + m->kernel_lost + dropped;
+	double rate = model_rate(m), lost = share(m->kernel_lost + dropped, seen);
+
+	/* A clock samples per CPU-second of the target; a frequency per thread. */
+	if (p->unit == ST_PERIOD_NS && p->value) {
+		double per_cpu = 1e9 / (double)p->value;
+
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		add(gs, "perf", "rate", rate / per_cpu / (double)(cpus > 0 ? cpus : 1), false,
+		    "%.0f/s at %.0f/s for each CPU the target keeps busy: %.2f CPUs",
+		    rate, per_cpu, rate / per_cpu);
+	} else if (p->unit == ST_PERIOD_HZ) {
+		add(gs, "perf", "rate", -1, false, "%.0f/s at %llu Hz a thread while it runs",
+		    rate, (unsigned long long)p->value);
+	} else {
+		add(gs, "perf", "rate", -1, false, "%.0f/s, one sample every %llu events",
+		    rate, (unsigned long long)p->value);
+	}
+	value(gs, "%.0f/s", rate);
+
+	add(gs, "perf", "lost", lost, lost > 0.01,
+	    lost > 0.01 ? "the kernel (lost) or shimtop's ring (dropped) shed samples: "
+			  "lower the rate with ] (or -F/-c)"
+			: "no samples shed, or too few to matter");
+	value(gs, "%.2f%% (%llu lost, %llu dropped)", 100 * lost,
+	      (unsigned long long)m->kernel_lost, (unsigned long long)dropped);
+
+	add(gs, "perf", "throttled", -1, m->throttled > 0,
+	    m->throttled ? "the kernel cut the rate (kernel.perf_event_max_sample_rate): "
+			   "lower it with ], or raise that limit"
+			 : "the kernel never cut the rate");
+	value(gs, "%llu times", (unsigned long long)m->throttled);
+
+	if (m->ipc_cycles >= 0) {
+		double mux = share(m->multiplexed, m->samples);
+
+		add(gs, "perf", "multiplexed", mux, mux > 0.05,
+		    mux > 0.05 ? "the counters were shared with other users: IPC comes from "
+				 "the rest; sample fewer events, stop the other user"
+			       : "the counters ran the whole time");
+		value(gs, "%.1f%% of samples", 100 * mux);
+	}
+
+	if (m->chains) {
+		add(gs, "perf", "call chains", share(m->chains, m->samples), false,
+		    "samples with a chain; mean %.1f frames (code without frame pointers "
+		    "cuts chains short)", (double)m->chain_frames / (double)m->chains);
+		value(gs, "%.1f%%", 100 * share(m->chains, m->samples));
+	}
+
+	{
+		double unknown = share(m->unknown, m->samples);
+
+		add(gs, "perf", "unknown", unknown, unknown > 0.1,
+		    unknown > 0.1 ? "addresses no symbol explains: stripped libraries "
+				    "(install -dbgsym packages or set DEBUGINFOD_URLS), JIT code"
+				  : "nearly every address has its symbol");
+		value(gs, "%.1f%% of samples", 100 * unknown);
+	}
+}
+
+static void observer_gauges(const struct session *s, struct gauges *gs)
+{
+	const struct obs_model *o = &s->model.obs;
+	const struct dte *d = &o->dte;
+	double acc = dte_share(d, d->accepted) / 100;
+	double target = (double)s->obs_info.period.value;
+	double median = hist_quantile(&o->period, 0.5);
+	uint64_t drops = o->missing + session_observer_dropped(s);
+
+	add(gs, "observer", "taken", -1, false, "observer samples over %.1f s",
+	    o->tsc_hz && o->last_tsc > o->first_tsc
+	    ? (double)(o->last_tsc - o->first_tsc) / (double)o->tsc_hz : 0);
+	value(gs, "%llu", (unsigned long long)d->taken);
+
+	add(gs, "observer", "DTE accepted", acc, acc < 0.5,
+	    acc < 0.5 ? "most windows were disturbed: give the observer a core of its "
+			"own (--observer-cpu) and the target its sibling (--pin-target)"
+		      : "rates come from undisturbed windows (|CPC - 1| <= %g)", o->tolerance);
+	value(gs, "%.1f%%", 100 * acc);
+
+	add(gs, "observer", "rejected", -1, false,
+	    "by cause: CPC %.1f%% (clocks disagree), long window %.1f%% (preempted), "
+	    "clock %.1f%%", dte_share(d, d->rejected_cpc), dte_share(d, d->rejected_window),
+	    dte_share(d, d->rejected_clock) + dte_share(d, d->rejected_backwards));
+	value(gs, "%llu", (unsigned long long)(d->taken - d->accepted - d->first));
+
+	add(gs, "observer", "CPC", -1, false,
+	    "median and 99th percentile of the clocks' ratio; 1 is an undisturbed window");
+	value(gs, "%.3f, p99 %.3f", hist_quantile(&o->cpc, 0.5), hist_quantile(&o->cpc, 0.99));
+
+	add(gs, "observer", "period", target > 0 && median > 0 ? fmin(target / median, 1) : -1,
+	    target > 0 && median > 2 * target,
+	    target > 0 && median > 2 * target
+	    ? "the observer runs slower than asked: its CPU is shared; give it its own"
+	    : target > 0 ? "achieved median against the target (TSC cycles)"
+			 : "achieved median, as fast as it can (TSC cycles)");
+	value(gs, "%.0f (target %.0f)", median, target);
+
+	add(gs, "observer", "gap", -1, false,
+	    "median TSC cycles between accepted samples; p90 %.0f", hist_quantile(&o->gap, 0.9));
+	value(gs, "%.0f", hist_quantile(&o->gap, 0.5));
+
+	add(gs, "observer", "ring drops", -1, drops > 0,
+	    drops ? "batches the consumer never saw: the UI fell behind; raise the "
+		    "observer's period with --observer-period"
+		  : "every batch arrived");
+	value(gs, "%llu batches", (unsigned long long)drops);
+}
+
+size_t gauges_collect(const struct session *s, struct gauge *out)
+{
+	struct gauges gs = { out, 0 };
+
+	perf_gauges(s, &gs);
+	if (s->model.obs.active)
+		observer_gauges(s, &gs);
+	return gs.n;
+}
