@@ -8,6 +8,7 @@
  *
  * bench_frame [SECONDS [HZ [SYMBOLS]]]
  */
+#include "bench_model.h"
 #include "model/model.h"
 #include "model/timeline.h"
 #include "ring/record.h"
@@ -20,30 +21,6 @@
 #include <unistd.h>
 
 #define ROUNDS 20
-
-struct text {
-	uint64_t start, len;
-};
-
-static void find_libc(uint64_t start, uint64_t len, uint64_t pgoff,
-		      const char *path, void *arg)
-{
-	struct text *t = arg;
-
-	(void)pgoff;
-	if (strstr(path, "libc.so") && len > t->len)
-		*t = (struct text){ start, len };
-}
-
-static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
-		    const char *path, void *arg)
-{
-	_Alignas(8) unsigned char buf[4096];
-
-	if (st_mmap_make(buf, sizeof(buf), (uint32_t)getpid(), 0, start, len,
-			 pgoff, path))
-		model_ingest(arg, buf);
-}
 
 /* Ascending, for the medians. */
 static int cmp(const void *a, const void *b)
@@ -61,7 +38,7 @@ int main(int argc, char **argv)
 	uint64_t n = (uint64_t)(seconds * hz), step = (uint64_t)(1e9 / hz);
 	uint64_t t0 = 1000000000ull, rng = 88172645463325252ull;
 	struct symbolizer *sy = symbolizer_create(true);
-	struct text libc = { 0, 0 };
+	uint64_t libc_start, libc_len;
 	_Alignas(8) unsigned char buf[sizeof(struct st_sample)];
 	struct st_sample *s = (void *)buf;
 	struct st_sort sort = { .key = { ST_SORT_SELF }, .nkeys = 1 };
@@ -71,16 +48,14 @@ int main(int argc, char **argv)
 	size_t rows = 0;
 
 	model_init(&m, sy);
-	symbols_read_proc_maps(getpid(), find_libc, &libc);
-	symbols_read_proc_maps(getpid(), add_map, &m);
-	if (!libc.len) {
+	if (bench_model_maps(&m, &libc_start, &libc_len) < 0) {
 		fprintf(stderr, "bench_frame: no libc mapping found\n");
 		return 1;
 	}
 	/* nsym addresses spread over libc's text: as many symbols as it has near them. */
 	ips = st_xcalloc(nsym, sizeof(*ips));
 	for (uint64_t i = 0; i < nsym; i++)
-		ips[i] = libc.start + libc.len * i / nsym;
+		ips[i] = libc_start + libc_len * i / nsym;
 	memset(buf, 0, sizeof(buf));
 	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, sizeof(buf) };
 	s->pid = (uint32_t)getpid();

@@ -7,6 +7,7 @@
  *
  * bench_range [SECONDS [HZ]]
  */
+#include "bench_model.h"
 #include "model/model.h"
 #include "ring/record.h"
 #include "symbols/symbols.h"
@@ -16,31 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-struct text {
-	uint64_t start, len;
-};
-
-/* libc's largest mapping in /proc/self/maps: its text. */
-static void find_libc(uint64_t start, uint64_t len, uint64_t pgoff,
-		      const char *path, void *arg)
-{
-	struct text *t = arg;
-
-	(void)pgoff;
-	if (strstr(path, "libc.so") && len > t->len)
-		*t = (struct text){ start, len };
-}
-
-static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
-		    const char *path, void *arg)
-{
-	_Alignas(8) unsigned char buf[4096];
-
-	if (st_mmap_make(buf, sizeof(buf), (uint32_t)getpid(), 0, start, len,
-			 pgoff, path))
-		model_ingest(arg, buf);
-}
 
 static double time_range(const struct model *m, uint64_t from, uint64_t to,
 			 uint64_t *samples)
@@ -62,16 +38,14 @@ int main(int argc, char **argv)
 	uint64_t n = (uint64_t)(seconds * hz), step = (uint64_t)(1e9 / hz);
 	uint64_t t0 = 1000000000ull, rng = 88172645463325252ull, got, start;
 	struct symbolizer *sy = symbolizer_create(true);
-	struct text libc = { 0, 0 };
+	uint64_t libc_start, libc_len;
 	_Alignas(8) unsigned char buf[sizeof(struct st_sample)];
 	struct st_sample *s = (void *)buf;
 	struct model m;
 	double ms;
 
 	model_init(&m, sy);
-	symbols_read_proc_maps(getpid(), find_libc, &libc);
-	symbols_read_proc_maps(getpid(), add_map, &m);
-	if (!libc.len) {
+	if (bench_model_maps(&m, &libc_start, &libc_len) < 0) {
 		fprintf(stderr, "bench_range: no libc mapping found\n");
 		return 1;
 	}
@@ -85,7 +59,7 @@ int main(int argc, char **argv)
 		rng ^= rng >> 7;
 		rng ^= rng << 17;
 		s->tid = s->pid + (uint32_t)(rng % 8);
-		s->ip = libc.start + (rng >> 8) % libc.len;
+		s->ip = libc_start + (rng >> 8) % libc_len;
 		s->time = t0 + i * step;
 		model_ingest(&m, s);
 	}

@@ -1,0 +1,16 @@
+/*
+ * bench_model.h - what the model benchmarks share: a model that knows
+ * this process's mappings, and libc's text to spread sample addresses
+ * over (thousands of real symbols).
+ */
+#ifndef SHIMTOP_BENCH_MODEL_H
+#define SHIMTOP_BENCH_MODEL_H
+
+#include <stdint.h>
+
+struct model;
+
+/* Feeds m this process's mappings; sets libc's text.  -1 if no libc. */
+int bench_model_maps(struct model *m, uint64_t *libc_start, uint64_t *libc_len);
+
+#endif
