@@ -44,6 +44,10 @@ start --demo --observe
 wait_for "phase_compute"
 $T send-keys -t ui 2
 wait_for "^phase  "
+# Columns half a phase wide, so each phase has a column of its own
+# wherever its 100 ms fall.
+$T send-keys -t ui +
+wait_for "^timeline +50 ms a column"
 sleep 1.5
 legend=$(screen | sed -n '/^phase /{n;p}')
 for p in compute pointer_chase branchy recursive; do

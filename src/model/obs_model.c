@@ -273,9 +273,11 @@ static void take_sample(struct obs_model *m, const struct st_observe *r,
 		v = dte_backwards(&m->dte, v);
 	if (r->mono_base && m->tsc_hz) {
 		/* The sample's time on perf's clock, for the timeline. */
-		double off = (double)(int64_t)(cur[0] - r->tsc_base) * 1e9 / (double)m->tsc_hz;
-		uint64_t ns = off < 0 && -off > (double)r->mono_base ? 0
-			      : (uint64_t)((double)r->mono_base + off);
+		double at = (double)r->mono_base + (double)(int64_t)(cur[0] -
+			    r->tsc_base) * 1e9 / (double)m->tsc_hz;
+		/* A hostile recording's clocks clamp rather than overflow. */
+		uint64_t ns = !(at > 0) ? 0 : at >= 0x1p63 ? (uint64_t)INT64_MAX
+			      : (uint64_t)at;
 		uint64_t d0 = 0;
 
 		for (unsigned t = 0; t < r->nthreads && r->ncounters; t++)

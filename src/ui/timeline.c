@@ -140,6 +140,8 @@ static int draw_observer(const struct timeline_view *t, WINDOW *w, int y,
 		uint64_t a = (from + (uint64_t)c * t->step) / 1000000;
 		uint64_t b = (from + (uint64_t)(c + 1) * t->step + 999999) / 1000000;
 		uint64_t best = 0, best_n = 0, taken = 0, accepted = 0, d0 = 0;
+		uint64_t seen[OBS_SERIES_TAGS * 4], seen_n[OBS_SERIES_TAGS * 4];
+		unsigned nseen = 0;
 		double cycles = 0;
 
 		/* Columns narrower than a millisecond share their bucket. */
@@ -152,12 +154,29 @@ static int draw_observer(const struct timeline_view *t, WINDOW *w, int y,
 			accepted += k->accepted;
 			cycles += k->accepted_cycles;
 			d0 += k->delta0;
-			for (unsigned i = 0; i < OBS_SERIES_TAGS; i++)
-				if (k->tag_count[i] > best_n) {
-					best_n = k->tag_count[i];
-					best = k->tag[i];
+			/* The column's tag is the one most seen over all its
+			 * milliseconds, not the one busiest in any one. */
+			for (unsigned i = 0; i < OBS_SERIES_TAGS; i++) {
+				unsigned j = 0;
+
+				if (!k->tag_count[i])
+					continue;
+				while (j < nseen && seen[j] != k->tag[i])
+					j++;
+				if (j == nseen) {
+					if (nseen == sizeof(seen) / sizeof(seen[0]))
+						continue;
+					seen[nseen] = k->tag[i];
+					seen_n[nseen++] = 0;
 				}
+				seen_n[j] += k->tag_count[i];
+			}
 		}
+		for (unsigned j = 0; j < nseen; j++)
+			if (seen_n[j] > best_n) {
+				best_n = seen_n[j];
+				best = seen[j];
+			}
 		rate[c] = cycles > 0 && o->tsc_hz ? (double)d0 * (double)o->tsc_hz / cycles : 0;
 		rejected[c] = taken && accepted * 2 < taken;
 		tag[c] = best;
