@@ -488,7 +488,7 @@ static int observer_option(struct st_options *o, int c)
 	case OPT_OBSERVER_PERIOD:
 		if (!strcmp(optarg, "0"))
 			v = 0;
-		else if (parse_u64(optarg, &v) || v > 100000000000ull)
+		else if (parse_u64(optarg, &v) || v > ST_OBSERVER_PERIOD_MAX)
 			return bad("--observer-period needs TSC cycles (0 to 1e11), not '%s'",
 				   optarg);
 		o->observer_period = v;

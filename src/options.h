@@ -49,6 +49,7 @@ enum st_target_kind {
 #define ST_MAX_TARGETS 1024		/* -p, -t and -u: processes or threads */
 
 #define ST_MAX_SIGNALS		5	/* four counters and a tag */
+#define ST_OBSERVER_PERIOD_MAX	100000000000ull	/* cycles: --observer-period's bound */
 #define ST_OBSERVER_PERIOD	2000	/* cycles: >90% DTE acceptance (SHIM, ISCA 2015, Fig. 4c) */
 
 struct st_options {

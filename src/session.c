@@ -467,6 +467,30 @@ int session_change_period(struct session *s, int step, char *msg, size_t len)
 	return 0;
 }
 
+int session_change_observer_period(struct session *s, int step, char *msg, size_t len)
+{
+	uint64_t was = s->obs_info.period.value, v;
+
+	if (!s->observer) {
+		snprintf(msg, len, "no observer in this session: run with --observe");
+		return -ENOTSUP;
+	}
+	if (!step) {
+		snprintf(msg, len, "the observer's period is not randomized: it reads "
+			 "as soon as its period has passed");
+		return -ENOTSUP;
+	}
+	/* From 0 (as fast as it can), ] starts at 64 cycles. */
+	v = step < 0 ? was / 2 : was ? was * 2 : 64;
+	if (v > ST_OBSERVER_PERIOD_MAX)
+		v = ST_OBSERVER_PERIOD_MAX;
+	observer_set_period(s->observer, v);
+	source_info(s->observer, &s->obs_info);
+	snprintf(msg, len, "observer period %llu cycles (was %llu)%s", (unsigned long long)v,
+		 (unsigned long long)was, v ? "" : ": as fast as it can read");
+	return 0;
+}
+
 void session_target_name(const struct session *s, char *buf, size_t len)
 {
 	if (s->pid > 0)

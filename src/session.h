@@ -112,6 +112,11 @@ void session_clear_range(struct session *s);
  * Returns 0 or -errno.
  */
 int session_change_period(struct session *s, int step, char *msg, size_t len);
+/*
+ * The observer's period halved (step < 0) or doubled, through its
+ * throttle; the message says what it is now.  -ENOTSUP without one.
+ */
+int session_change_observer_period(struct session *s, int step, char *msg, size_t len);
 
 /* The seconds from the first sample to the latest. */
 double session_span(const struct session *s);

@@ -2,6 +2,8 @@
 # t-ui-timeline.sh - the timeline view through tmux: live, it is drawn
 # and moves, and with the observer its phase band shows the demo's four
 # phases by name; the gauges view (3) says how far to trust the numbers;
+# the tags view (4) lists the phases and opens one's distribution, and
+# the distribution view (5) draws the session's;
 # on a recording of the demo, a range selected with the cursor and ( )
 # inside one phase makes the symbol table that phase's function alone,
 # the header names the range, and Esc gives the whole session back.
@@ -33,6 +35,12 @@ $T send-keys -t ui Tab
 wait_for "^perf +gauge +value"
 screen | grep -Eq "^ +lost +0.00% \(0 lost, 0 dropped\) .*no samples shed" ||
 	fail "no lost gauge: $(screen)"
+# Tab goes on to the tags and distributions, which without an observer
+# say how to get one; then round to the table.
+$T send-keys -t ui Tab
+wait_for "^per-tag figures come from the observer: run with --observe"
+$T send-keys -t ui Tab
+wait_for "^distributions come from the observer: run with --observe"
 $T send-keys -t ui Tab
 wait_for "SELF%"
 $T send-keys -t ui q
@@ -59,6 +67,29 @@ screen | grep -Eq "^work items +[0-9.e+]+/s" || fail "no work items rate row: $(
 $T send-keys -t ui 3
 wait_for "^observer +gauge +value"
 screen | grep -Eq "^ +DTE accepted +[0-9.]+%" || fail "no DTE gauge: $(screen)"
+# The tags view (4): the four phases with their time share and the work
+# counter's rate; Enter on one gives its distribution, Esc returns.
+$T send-keys -t ui 4
+wait_for "^ +TIME% +SAMPLES +phase +work items"
+for p in compute pointer_chase branchy recursive; do
+	screen | grep -Eq "^ +[0-9.]+% +[0-9]+ +$p +[0-9.e+]+/s \(" ||
+		fail "the tags view lacks $p: $(screen)"
+done
+$T send-keys -t ui Enter
+wait_for "^distribution of work items per second, phase [a-z_]+"
+screen | grep -Eq "^n [0-9]+ +mean [0-9.e+]+ +sd [0-9.e+]+ .*median" ||
+	fail "no statistics for the tag: $(screen)"
+$T send-keys -t ui Escape
+wait_for "^ +TIME% +SAMPLES +phase"
+# ] in the observer's views doubles the observer's period, not perf's.
+$T send-keys -t ui ]
+wait_for "observer period 4000 cycles \(was 2000\)"
+# The distribution view (5), the whole session's; Down: CPC, about 1.
+$T send-keys -t ui 5
+wait_for "^distribution of work items per second, the whole session"
+$T send-keys -t ui Down
+wait_for "^distribution of CPC"
+screen | grep -Eq "^n [0-9]+ +mean (0\.9|1\.0)" || fail "CPC's mean is not near 1: $(screen)"
 $T send-keys -t ui q
 sleep 0.5
 

@@ -84,6 +84,15 @@ wait_for "^SYMBOL DETAIL"
 screen | grep -Eq "^symbol +phase_compute" || fail "detail of the wrong row: $(screen)"
 screen | grep -Eq "^module +shimtop-demo" || fail "detail has no module: $(screen)"
 screen | grep -q "EscBack" || fail "detail footer lacks Esc: $(screen)"
+# The drill-down: phase_compute's hottest source lines, from the demo's
+# own source, and its disassembly opened at the instructions that took
+# its samples, each with its share.
+wait_for "^disassembly: [0-9]+ instructions at 0x[0-9a-f]+, [0-9]+ of [0-9]+ samples on them"
+screen | grep -Eq "^ +[0-9.]+% +shimtop-demo\.c:[0-9]+ +[^ ]" ||
+	fail "no hot source line with its text: $(screen)"
+screen | grep -Eq "^ +[0-9.]+% +[0-9]+ +[0-9a-f]+: +[a-z]+" ||
+	fail "no instruction with samples: $(screen)"
+screen | grep -Eq "^ +shimtop-demo\.c:[0-9]+ " || fail "no source line in the code: $(screen)"
 $T send-keys -t ui Escape
 wait_for "SELF%v"
 # H: the per-thread table, the demo's one thread with its top symbol; H returns.

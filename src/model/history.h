@@ -22,7 +22,7 @@ struct history_entry {
 	uint16_t flags;		/* HISTORY_* below */
 	uint8_t event;		/* -e a,b: which event took it */
 	uint8_t cpumode;
-	uint32_t reserved;
+	uint32_t offset;	/* bytes into the symbol (SYMBOL_NO_OFFSET) */
 };
 
 #define HISTORY_COUNTERS	0x1u	/* cycles and instructions are usable */

@@ -282,7 +282,7 @@ void model_account_sample(struct model *m, const struct st_sample *s,
 
 /* The sample as the history keeps it: what its tables need again. */
 static void remember_sample(struct model *m, const struct st_sample *s,
-			    const struct st_symbol *sym)
+			    const struct st_symbol *sym, uint32_t offset)
 {
 	struct history_entry e;
 	int ev = sample_event(m, s);
@@ -291,6 +291,7 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 	e.pid = s->pid;
 	e.tid = s->tid;
 	e.sym = sym->id;
+	e.offset = offset;
 	e.weight = s->period ? s->period : 1;
 	e.cpumode = s->cpumode;
 	if (s->flags & ST_SAMPLE_MULTIPLEXED)
@@ -311,12 +312,13 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 static void ingest_sample(struct model *m, const struct st_sample *s)
 {
 	const struct st_symbol *sym;
+	uint32_t offset;
 
-	sym = symbolizer_lookup(m->symbols, (pid_t)s->pid, s->ip,
-				s->cpumode == ST_MODE_KERNEL);
+	sym = symbolizer_lookup_at(m->symbols, (pid_t)s->pid, s->ip,
+				   s->cpumode == ST_MODE_KERNEL, &offset);
 	model_account_sample(m, s, sym);
 	if (m->keep_history)
-		remember_sample(m, s, sym);
+		remember_sample(m, s, sym, offset);
 }
 
 /* ---- samples of processes not known yet ---- */

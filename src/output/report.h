@@ -36,6 +36,10 @@ int report_run_batch(struct session *s);
 
 /* "compute", "phase_compute" (an address tag), or the tag's number. */
 void report_tag_name(const struct session *s, uint64_t tag, char *buf, size_t len);
+/* A tag row's label: its name, or the overflow row's. */
+struct obs_tag;
+void report_tag_label(const struct session *s, const struct obs_tag *t, char *buf,
+		      size_t len);
 
 /* The observer's statistics (report_observer.c); nothing without one. */
 void report_observer_text(struct session *s, FILE *out);

@@ -29,7 +29,7 @@ void report_tag_name(const struct session *s, uint64_t tag, char *buf, size_t le
 	}
 }
 
-static void tag_label(struct session *s, const struct obs_tag *t, char *buf,
+void report_tag_label(const struct session *s, const struct obs_tag *t, char *buf,
 		      size_t len)
 {
 	if (t->other)
@@ -92,7 +92,7 @@ void report_observer_text(struct session *s, FILE *out)
 	for (size_t i = 0; i < n && i < 40; i++) {
 		char label[128];
 
-		tag_label(s, tags[i], label, sizeof(label));
+		report_tag_label(s, tags[i], label, sizeof(label));
 		fprintf(out, "%6.2f%% %10llu  %-24.24s", m->cycles > 0 ?
 			100.0 * tags[i]->cycles / m->cycles : 0,
 			(unsigned long long)tags[i]->samples, label);
@@ -234,7 +234,7 @@ static struct json_object *tag_json(struct session *s, const struct obs_tag *tag
 	struct json_object *t = json_object_new_object();
 	char label[128];
 
-	tag_label(s, tag, label, sizeof(label));
+	report_tag_label(s, tag, label, sizeof(label));
 	report_add_u64(t, "tag", tag->tag);
 	if (tag->other)
 		json_object_object_add(t, "other", json_object_new_boolean(1));

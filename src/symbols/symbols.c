@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,8 @@ struct space {
 struct interned {
 	UT_hash_handle hh;
 	struct st_symbol sym;
+	struct elf_file *file;		/* where its code is, if in a file */
+	uint64_t start, end;		/* its module addresses there */
 	char strings[];
 };
 
@@ -97,6 +100,7 @@ struct cache_slot {
 	uint64_t ip;
 	uint64_t gen;			/* 0: empty; KERNEL_GEN: kernel */
 	const struct st_symbol *sym;
+	uint32_t offset;		/* ip's bytes from the symbol's start */
 };
 
 #define KERNEL_GEN	1u
@@ -156,6 +160,8 @@ static const struct st_symbol *intern_full(struct symbolizer *s,
 		in->sym.aliases = al ? in->strings + kl : NULL;
 		in->sym.unknown = unknown;
 		in->sym.id = (uint32_t)s->nsyms;
+		in->file = NULL;
+		in->start = in->end = 0;
 		HASH_ADD_KEYPTR(hh, s->index, in->strings, kl, in);
 		ST_GROW(s->syms, s->syms_cap, s->nsyms + 1);
 		s->syms[s->nsyms++] = &in->sym;
@@ -163,6 +169,18 @@ static const struct st_symbol *intern_full(struct symbolizer *s,
 	if (key != small)
 		free(key);
 	return &in->sym;
+}
+
+static struct interned *interned_of(const struct st_symbol *sym)
+{
+	return (struct interned *)((char *)(uintptr_t)sym - offsetof(struct interned, sym));
+}
+
+/* The bytes from start to ip, or SYMBOL_NO_OFFSET when out of reach. */
+static uint32_t offset_in(uint64_t start, uint64_t ip)
+{
+	return ip >= start && ip - start < SYMBOL_NO_OFFSET ? (uint32_t)(ip - start)
+							   : SYMBOL_NO_OFFSET;
 }
 
 static const struct st_symbol *intern(struct symbolizer *s, const char *module,
@@ -540,7 +558,8 @@ static struct elf_file *resolve_file(struct symbolizer *s, struct space *sp,
 	return m->file;
 }
 
-static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip)
+static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
+					      uint32_t *offset)
 {
 	const struct range_entry *e;
 
@@ -551,6 +570,7 @@ static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip)
 	e = range_table_find(&s->kernel, ip);
 	if (!e)
 		return intern(s, "[kernel]", "[unknown]", true);
+	*offset = offset_in(e->start, ip);
 	if (e->module) {
 		char mod[160];
 
@@ -570,7 +590,8 @@ static uid_t owner_of(pid_t pid)
 }
 
 static const struct st_symbol *resolve_jit(struct symbolizer *s,
-					  struct space *sp, uint64_t ip)
+					  struct space *sp, uint64_t ip,
+					  uint32_t *offset)
 {
 	const struct range_entry *e;
 
@@ -584,8 +605,10 @@ static const struct st_symbol *resolve_jit(struct symbolizer *s,
 		sp->jit_loads = sp->jit->loads;
 		sp->gen = s->next_gen++;
 	}
-	if ((e = range_table_find(&sp->jit->table, ip)))
+	if ((e = range_table_find(&sp->jit->table, ip))) {
+		*offset = offset_in(e->start, ip);
 		return intern(s, "[jit]", e->name, false);
+	}
 	return NULL;
 }
 
@@ -630,37 +653,50 @@ static struct elf_file *vdso_file(struct symbolizer *s)
 /* The function of f at ip in mapping m, or the file's [unknown]. */
 static const struct st_symbol *from_file(struct symbolizer *s, struct elf_file *f,
 					 const char *module, const struct map *m,
-					 uint64_t ip)
+					 uint64_t ip, uint32_t *offset)
 {
 	const struct elf_symbol *e;
 	uint64_t vaddr;
 
 	if (elf_file_vaddr(f, ip - m->start + m->pgoff, &vaddr) == 0 &&
-	    (e = elf_file_symbol(f, vaddr)))
-		return intern_full(s, module, e->name, e->raw, e->aliases, false);
+	    (e = elf_file_symbol(f, vaddr))) {
+		const struct st_symbol *sym = intern_full(s, module, e->name, e->raw,
+							  e->aliases, false);
+		struct interned *in = interned_of(sym);
+
+		/* The first file that names it is the one annotated. */
+		if (!in->file) {
+			in->file = f;
+			in->start = e->start;
+			in->end = e->end;
+		}
+		if (in->file == f && in->start == e->start)
+			*offset = offset_in(e->start, vaddr);
+		return sym;
+	}
 	return intern(s, module, "[unknown]", true);
 }
 
 /* *anonymous: the answer came from outside any file (JIT or unknown). */
 static const struct st_symbol *resolve_user(struct symbolizer *s,
 					   struct space *sp, uint64_t ip,
-					   bool *anonymous)
+					   bool *anonymous, uint32_t *offset)
 {
 	struct map *m = find_map(sp, ip);
 	const struct st_symbol *jit;
 
 	if (m && !strcmp(m->path, "[vdso]") && vdso_file(s))
-		return from_file(s, s->vdso, "[vdso]", m, ip);
+		return from_file(s, s->vdso, "[vdso]", m, ip, offset);
 	if (m && m->path[0] == '/') {
 		struct elf_file *f = resolve_file(s, sp, m);
 
 		if (f && f->mod)
-			return from_file(s, f, st_basename(m->path), m, ip);
+			return from_file(s, f, st_basename(m->path), m, ip, offset);
 	}
 	if (m && m->path[0] == '[')
 		return intern(s, m->path, "[unknown]", true);
 	*anonymous = true;
-	if ((jit = resolve_jit(s, sp, ip)))
+	if ((jit = resolve_jit(s, sp, ip, offset)))
 		return jit;
 	return intern(s, m && m->path[0] ? st_basename(m->path) : "[anon]",
 		      "[unknown]", true);
@@ -668,6 +704,15 @@ static const struct st_symbol *resolve_user(struct symbolizer *s,
 
 const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 					  uint64_t ip, bool kernel)
+{
+	uint32_t offset;
+
+	return symbolizer_lookup_at(s, pid, ip, kernel, &offset);
+}
+
+const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
+					     uint64_t ip, bool kernel,
+					     uint32_t *offset)
 {
 	size_t home = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 48) & (CACHE_SLOTS - 1);
 	bool in_kernel = kernel || ip >= KERNEL_SPACE;
@@ -682,6 +727,7 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 		struct cache_slot *c = &s->cache[(home + p) & (CACHE_SLOTS - 1)];
 
 		if (c->gen == gen && c->ip == ip) {
+			*offset = c->offset;
 			s->stats.cache_hits++;
 			if (c->sym->unknown)
 				s->stats.unknown++;
@@ -692,17 +738,33 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 			break;
 		}
 	}
-	sym = in_kernel ? resolve_kernel(s, ip) : resolve_user(s, sp, ip, &anonymous);
+	*offset = SYMBOL_NO_OFFSET;
+	sym = in_kernel ? resolve_kernel(s, ip, offset)
+			: resolve_user(s, sp, ip, &anonymous, offset);
 	/*
 	 * Full probe window: overwrite the home slot; it is only a cache.
 	 * An unknown address outside files is not kept: a JIT may list it
 	 * at its next reload (which also moves sp->gen on).
 	 */
 	if (in_kernel || !anonymous || !sym->unknown)
-		s->cache[home] = (struct cache_slot){ ip, in_kernel ? gen : sp->gen, sym };
+		s->cache[home] = (struct cache_slot){ ip, in_kernel ? gen : sp->gen, sym,
+						      *offset };
 	if (sym->unknown)
 		s->stats.unknown++;
 	return sym;
+}
+
+struct elf_file *symbolizer_code_of(const struct symbolizer *s, uint32_t id,
+				    uint64_t *start, uint64_t *end)
+{
+	const struct interned *in;
+
+	if (id >= s->nsyms)
+		return NULL;
+	in = interned_of(s->syms[id]);
+	*start = in->start;
+	*end = in->end;
+	return in->file;
 }
 
 size_t symbolizer_count(const struct symbolizer *s)

@@ -63,6 +63,61 @@ bool symbolizer_knows(struct symbolizer *s, pid_t pid);
 const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 					  uint64_t ip, bool kernel);
 
+/* An address's place in its symbol: bytes from the symbol's start. */
+#define SYMBOL_NO_OFFSET	UINT32_MAX	/* the address has none */
+
+/* symbolizer_lookup, and how far into the symbol ip lies. */
+const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
+					     uint64_t ip, bool kernel,
+					     uint32_t *offset);
+
+/*
+ * A symbol's machine code, copied out of its ELF file for annotation;
+ * the file is the target's, so the copy is bounded by its section and by
+ * SYMBOL_CODE_MAX.
+ */
+#define SYMBOL_CODE_MAX		(1u << 20)
+struct symbol_code {
+	uint64_t start;		/* the first byte's address in its file */
+	uint8_t *bytes;
+	size_t len;
+	bool truncated;		/* the symbol runs past its section or the bound */
+};
+
+/*
+ * 0, or -ENOENT: no file holds the symbol's code (kernel, JIT, unknown
+ * symbols, or one never sampled in a file); -ENODATA: the file has no
+ * bytes there (a section without contents).  Free with symbol_code_free.
+ */
+int symbolizer_code(struct symbolizer *s, uint32_t id, struct symbol_code *out);
+void symbol_code_free(struct symbol_code *c);
+
+/*
+ * The source file and line of the byte at offset into symbol id, from
+ * its file's DWARF line table (its own or /usr/lib/debug's); false when
+ * it has none.  *file stays valid while the symbolizer lives.
+ */
+bool symbolizer_source_line(struct symbolizer *s, uint32_t id, uint32_t offset,
+			    const char **file, int *line);
+
+/*
+ * Source files' lines, for the drill-down: each file read once (at most
+ * SOURCE_FILE_MAX bytes, a regular file only: its name is the target's
+ * DWARF's), SOURCE_FILES_MAX files at most.
+ */
+#define SOURCE_FILE_MAX		(8u << 20)
+#define SOURCE_FILES_MAX	16u
+struct source_file;
+struct source_cache {
+	struct source_file *files;
+	size_t n;
+};
+void source_cache_init(struct source_cache *c);
+/* Line `line` (from 1) of path, *len bytes without its newline; or NULL. */
+const char *source_cache_line(struct source_cache *c, const char *path, int line,
+			      size_t *len);
+void source_cache_free(struct source_cache *c);
+
 /*
  * raw demangled (C++, Rust; libiberty), its @VERSION kept, with the
  * parameter list when params; a copy of raw if it is not mangled.

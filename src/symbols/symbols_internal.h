@@ -121,4 +121,9 @@ int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr);
 const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
 void elf_file_close(struct elf_file *f);
 
+/* The file symbol id was found in and its module addresses, or NULL. */
+struct symbolizer;
+struct elf_file *symbolizer_code_of(const struct symbolizer *s, uint32_t id,
+				    uint64_t *start, uint64_t *end);
+
 #endif

@@ -1,7 +1,13 @@
 /*
- * detail.c - one symbol's detail (Enter on a table row): its full name
- * and module, however long, and its figures with a share bar.
+ * detail.c - the drill-down (Enter on a table row): a symbol's full name
+ * and module, however long, its figures with a share bar, how its
+ * samples split over threads, its hottest source lines, and its
+ * disassembly with the samples of each instruction, as perf annotate
+ * shows it.  Over the selected time range when there is one.  The code
+ * scrolls under the summary and opens at its hottest instruction, as
+ * perf annotate does; it is decoded once, its samples counted each refresh.
  */
+#include "model/annotate.h"
 #include "model/model.h"
 #include "session.h"
 #include "symbols/symbols.h"
@@ -9,6 +15,7 @@
 #include "ui/ui_internal.h"
 #include "util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +26,37 @@ struct detail_view {
 	uint32_t id;
 	bool found;
 	struct model_row row;
+	struct annotation a;
+	struct source_cache src;
+	/* The disassembly's rows: an instruction, or (source) its line first. */
+	struct code_row {
+		uint32_t insn;
+		bool source;
+	} *rows;
+	size_t nrows;
+	int top;		/* the first code row shown */
+	int code_rows;		/* rows the code had, last drawn */
+	bool centred;		/* the hottest instruction was brought into view */
 };
+
+/* One row per instruction, and its source line where that changes. */
+static void lay_out_code(struct detail_view *d)
+{
+	const char *file = NULL;
+	int line = 0;
+
+	d->rows = st_xcalloc(2 * d->a.ninsn + 1, sizeof(*d->rows));
+	for (size_t i = 0; i < d->a.ninsn; i++) {
+		const struct annotated_insn *x = &d->a.insn[i];
+
+		if (x->file && (x->line != line || !file || strcmp(x->file, file))) {
+			d->rows[d->nrows++] = (struct code_row){ (uint32_t)i, true };
+			file = x->file;
+			line = x->line;
+		}
+		d->rows[d->nrows++] = (struct code_row){ (uint32_t)i, false };
+	}
+}
 
 static void detail_refresh(struct view *v)
 {
@@ -28,6 +65,10 @@ static void detail_refresh(struct view *v)
 	size_t n = model_rows(session_tables(v->ui->s), ST_SORT_SELF, false, &rows);
 
 	d->found = false;
+	if (!d->rows) {
+		annotation_load(&d->a, v->ui->s->model.symbols, d->id);
+		lay_out_code(d);
+	}
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].sym->id == d->id) {
 			d->row = rows[i];
@@ -35,83 +76,282 @@ static void detail_refresh(struct view *v)
 			break;
 		}
 	free(rows);
+	{
+		const struct session *s = v->ui->s;
+		const struct model *m = &s->model;
+		uint64_t from = 0, to = UINT64_MAX;
+
+		if (s->ranged) {
+			from = m->first_time + (uint64_t)(s->range_from * 1e9);
+			to = m->first_time + (uint64_t)(s->range_to * 1e9);
+		}
+		annotation_count(&d->a, m, from, to);
+	}
 }
 
-/* Writes s over as many lines as it needs from y; returns the next y. */
-static int wrapped(WINDOW *w, int y, chtype attr, const char *label, const char *s)
+/* Source text fit for one row: unindented, tabs to spaces, control bytes to '?'. */
+static void source_text(struct detail_view *d, const char *file, int line,
+			char *buf, size_t len)
 {
-	int cols = getmaxx(w), rows = getmaxy(w), lw = (int)strlen(label);
-	size_t len = strlen(s), at = 0;
+	size_t n, at = 0;
+	const char *t = source_cache_line(&d->src, file, line, &n);
 
-	draw_text(w, y, 0, lw, attr, label);
-	do {
-		char part[512];
-		size_t take = (size_t)(cols - lw) < sizeof(part) - 1
-			? (size_t)(cols - lw) : sizeof(part) - 1;
+	/* The indentation says nothing here; the text needs the width. */
+	while (t && n && (*t == ' ' || *t == '\t')) {
+		t++;
+		n--;
+	}
+	for (size_t i = 0; t && i < n && at + 1 < len; i++) {
+		unsigned char c = (unsigned char)t[i];
 
-		snprintf(part, sizeof(part), "%.*s", (int)take, s + at);
-		draw_text(w, y, lw, cols - lw, attr, part);
-		at += take;
-		y++;
-	} while (at < len && y < rows);
-	return y;
+		if (c == '\t') {
+			do
+				buf[at++] = ' ';
+			while (at % 8 && at + 1 < len);
+		} else {
+			buf[at++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		}
+	}
+	buf[at] = '\0';
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/*
+ * The rows above the disassembly, into out[] (NULL: only counted):
+ * names, figures, threads, hottest lines, and the disassembly's title.
+ */
+struct text_row {
+	chtype attr;
+	char text[512];
+};
+
+static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
+{
+	const struct ui *ui = d->v.ui;
+	const struct annotation *a = &d->a;
+	const struct st_symbol *sym = d->row.sym;
+	chtype row = ui->attr[TH_ROW], head = ui->attr[TH_HEADER];
+	char bar[256];
+	int n = 0;
+
+#define ROW(at, ...) do {						\
+		if (out) {							\
+			out[n].attr = (at);					\
+			snprintf(out[n].text, sizeof(out[n].text), __VA_ARGS__); \
+		}							\
+		n++;							\
+	} while (0)
+	/* Names however long: wrapped over as many rows as they need. */
+#define WRAPPED(label, str) do {							const char *s_ = (str);							size_t w_ = cols > 19 ? (size_t)cols - 9 : 10, l_ = strlen(s_), at_ = 0; 		do {										ROW(row, "%-9s%.*s", at_ ? "" : (label),				    (int)(l_ - at_ < w_ ? l_ - at_ : w_), s_ + at_); 			at_ += w_;							} while (at_ < l_);						} while (0)
+	WRAPPED("symbol", sym->name);
+	WRAPPED("module", sym->module);
+	if (strcmp(sym->raw, sym->name)) {
+		char *full = symbol_demangle(sym->raw, true);
+
+		WRAPPED("full", full);
+		WRAPPED("raw", sym->raw);
+		free(full);
+	}
+	if (sym->aliases)
+		WRAPPED("aliases", sym->aliases);
+#undef WRAPPED
+	draw_bar(bar, sizeof(bar), d->row.self / 100, cols > 60 ? 40 : cols / 3, ui->utf8);
+	ROW(row, "self     %6.2f%%  %s", d->row.self, bar);
+	if (isnan(d->row.ipc))
+		ROW(row, "samples  %llu   weight %llu   IPC - (no cycle and instruction counts)",
+		    (unsigned long long)d->row.samples, (unsigned long long)d->row.weight);
+	else
+		ROW(row, "samples  %llu   weight %llu   IPC %.2f",
+		    (unsigned long long)d->row.samples, (unsigned long long)d->row.weight,
+		    d->row.ipc);
+	if (a->nthreads) {
+		const struct model *m = &ui->s->model;
+		char line[320];
+		size_t at = 0;
+
+		for (size_t i = 0; i < a->nthreads && i < 6 && at < sizeof(line) - 1; i++) {
+			pid_t tid = (pid_t)a->threads[i].tid;
+			const struct model_thread *t;
+
+			HASH_FIND(hh, m->threads, &tid, sizeof(tid), t);
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%d %.15s %.1f%%",
+					       i ? ", " : "", (int)tid, t ? t->comm : "",
+					       share(a->threads[i].samples, a->samples));
+		}
+		ROW(row, "threads  %s%s", line, a->nthreads > 6 ? ", ..." : "");
+	}
+	ROW(head, "%s", "");
+	if (a->nlines) {
+		ROW(head, "hottest source lines (of %llu samples)", (unsigned long long)a->samples);
+		for (size_t i = 0; i < a->nlines && i < 5; i++) {
+			char text[256] = "";
+
+			if (out)
+				source_text(d, a->lines[i].file, a->lines[i].line, text, sizeof(text));
+			ROW(row, "%6.2f%%  %s:%d  %s", share(a->lines[i].samples, a->samples),
+			    st_basename(a->lines[i].file), a->lines[i].line, text);
+		}
+	} else if (a->ninsn) {
+		ROW(head, "%s", "source lines: none (no DWARF line table for this code; install its -dbgsym package)");
+	}
+	switch (a->code) {
+	case 0:
+		ROW(head, "disassembly: %zu instructions at %#llx, %llu of %llu samples on them%s",
+		    a->ninsn, (unsigned long long)a->start, (unsigned long long)a->placed,
+		    (unsigned long long)a->samples,
+		    a->truncated ? " (the first 1 MiB only)" : "");
+		break;
+	case -ENODATA:
+		ROW(head, "%s", "disassembly: none (its file has no bytes for it)");
+		break;
+	default:
+		ROW(head, "disassembly: none (%s)", sym->unknown ? "no symbol explains these addresses"
+		    : sym->module[0] == '[' ? "no file holds this code: kernel, JIT or vDSO text is not read"
+		    : "its file could not be read");
+		break;
+	}
+#undef ROW
+	return n;
+}
+
+static void code_row(struct detail_view *d, const struct code_row *r, char *buf,
+		     size_t len, chtype *attr)
+{
+	const struct annotated_insn *x = &d->a.insn[r->insn];
+	const struct ui *ui = d->v.ui;
+
+	if (r->source) {
+		char text[256];
+
+		source_text(d, x->file, x->line, text, sizeof(text));
+		snprintf(buf, len, "%17s%s:%d  %s", "", st_basename(x->file), x->line, text);
+		*attr = ui->attr[TH_MODULE];
+		return;
+	}
+	if (x->samples)
+		snprintf(buf, len, "%6.2f%% %8llu  %8llx:  %s", share(x->samples, d->a.samples),
+			 (unsigned long long)x->samples,
+			 (unsigned long long)(d->a.start + x->offset), x->text);
+	else
+		snprintf(buf, len, "%17s  %8llx:  %s", "",
+			 (unsigned long long)(d->a.start + x->offset), x->text);
+	*attr = x->samples * 20 >= d->a.samples && x->samples ? ui->attr[TH_VALUE]
+							     : ui->attr[TH_ROW];
+}
+
+/* The code row of the instruction with the most samples. */
+static int hottest_row(const struct detail_view *d)
+{
+	uint64_t best = 0;
+	int at = 0;
+
+	for (size_t r = 0; r < d->nrows; r++) {
+		const struct annotated_insn *x = &d->a.insn[d->rows[r].insn];
+
+		if (!d->rows[r].source && x->samples > best) {
+			best = x->samples;
+			at = (int)r;
+		}
+	}
+	return at;
 }
 
 static void detail_draw(struct view *v, WINDOW *w)
 {
-	const struct detail_view *d = (const struct detail_view *)v;
-	chtype row = v->ui->attr[TH_ROW];
-	int cols = getmaxx(w), y = 1;
-	char buf[256], bar[256];
+	struct detail_view *d = (struct detail_view *)v;
+	int cols = getmaxx(w), rows = getmaxy(w), nsum, y = 1;
+	struct text_row *sum;
 
 	werase(w);
 	draw_text(w, 0, 0, cols, v->ui->attr[TH_COLUMNS], "SYMBOL DETAIL");
 	if (!d->found) {
-		draw_text(w, 1, 0, cols, row, "no samples (zeroed or filtered); Esc returns");
+		draw_text(w, 1, 0, cols, v->ui->attr[TH_ROW],
+			  v->ui->s->ranged ? "no samples in the selected range; Esc returns"
+					   : "no samples (zeroed or filtered); Esc returns");
 		return;
 	}
-	y = wrapped(w, y, row, "symbol   ", d->row.sym->name);
-	y = wrapped(w, y, row, "module   ", d->row.sym->module);
-	if (strcmp(d->row.sym->raw, d->row.sym->name)) {
-		char *full = symbol_demangle(d->row.sym->raw, true);
-
-		y = wrapped(w, y, row, "full     ", full);
-		y = wrapped(w, y, row, "raw      ", d->row.sym->raw);
-		free(full);
+	nsum = summary_rows(d, NULL, cols);
+	sum = st_xcalloc((size_t)nsum, sizeof(*sum));
+	summary_rows(d, sum, cols);
+	/* The summary gives way to keep a few rows of code in sight. */
+	for (int i = 0; i < nsum && (y < rows - 4 || i == nsum - 1) && y < rows; i++)
+		draw_text(w, y++, 0, cols, sum[i].attr, sum[i].text);
+	free(sum);
+	d->code_rows = rows - y;
+	if (!d->centred && d->a.placed) {
+		d->top = hottest_row(d) - d->code_rows / 2;
+		d->centred = true;
 	}
-	if (d->row.sym->aliases)
-		y = wrapped(w, y, row, "aliases  ", d->row.sym->aliases);
-	snprintf(buf, sizeof(buf), "self     %6.2f%%  ", d->row.self);
-	draw_text(w, y, 0, cols, row, buf);
-	draw_bar(bar, sizeof(bar), d->row.self / 100, cols - (int)strlen(buf) > 40 ? 40
-		 : cols - (int)strlen(buf), v->ui->utf8);
-	draw_text(w, y++, (int)strlen(buf), cols - (int)strlen(buf),
-		  v->ui->attr[TH_VALUE], bar);
-	snprintf(buf, sizeof(buf), "samples  %llu   weight %llu",
-		 (unsigned long long)d->row.samples, (unsigned long long)d->row.weight);
-	draw_text(w, y++, 0, cols, row, buf);
-	if (isnan(d->row.ipc))
-		snprintf(buf, sizeof(buf), "IPC      - (no cycle and instruction counts)");
-	else
-		snprintf(buf, sizeof(buf), "IPC      %.2f", d->row.ipc);
-	draw_text(w, y++, 0, cols, row, buf);
+	if (d->top > (int)d->nrows - d->code_rows)
+		d->top = (int)d->nrows - d->code_rows;
+	if (d->top < 0)
+		d->top = 0;
+	for (int i = d->top; i < (int)d->nrows && y < rows; i++) {
+		char buf[512];
+		chtype attr;
+
+		code_row(d, &d->rows[i], buf, sizeof(buf), &attr);
+		draw_text(w, y++, 0, cols, attr, buf);
+	}
 }
 
+/* Up, Down, PgUp, PgDn, Home, End scroll the code; Esc or Left returns. */
 static enum view_reaction detail_key(struct view *v, int code, enum ui_action a)
 {
-	(void)v;
+	struct detail_view *d = (struct detail_view *)v;
+	int page = d->code_rows > 1 ? d->code_rows - 1 : 1;
+
 	(void)code;
-	return a == UA_BACK ? VIEW_POP : VIEW_IGNORED;
+	d->centred = true;	/* the user scrolls from here on */
+	switch (a) {
+	case UA_BACK:
+		return VIEW_POP;
+	case UA_DOWN:
+		d->top++;
+		return VIEW_REDRAW;
+	case UA_UP:
+		d->top -= d->top > 0;
+		return VIEW_REDRAW;
+	case UA_PAGE_DOWN:
+		d->top += page;
+		return VIEW_REDRAW;
+	case UA_PAGE_UP:
+		d->top = d->top > page ? d->top - page : 0;
+		return VIEW_REDRAW;
+	case UA_FIRST:
+		d->top = 0;
+		return VIEW_REDRAW;
+	case UA_LAST:
+		d->top = INT32_MAX / 2;
+		return VIEW_REDRAW;
+	default:
+		return VIEW_IGNORED;
+	}
 }
 
-static const enum ui_action detail_actions[] = { UA_HELP, UA_BACK, UA_QUIT, UA_NONE };
+static void detail_destroy(struct view *v)
+{
+	struct detail_view *d = (struct detail_view *)v;
+
+	annotation_free(&d->a);
+	source_cache_free(&d->src);
+	free(d->rows);
+	view_free(v);
+}
+
+static const enum ui_action detail_actions[] = { UA_HELP, UA_PAGE_DOWN, UA_BACK, UA_QUIT,
+						 UA_NONE };
 
 static const struct view_ops detail_ops = {
 	.name = "detail",
 	.requery = detail_refresh,
 	.draw = detail_draw,
 	.key = detail_key,
-	.destroy = view_free,
+	.destroy = detail_destroy,
 	.actions = detail_actions,
 };
 
@@ -120,5 +360,6 @@ struct view *detail_view_create(struct ui *ui, uint32_t symbol_id)
 	struct detail_view *d = view_new(sizeof(*d), &detail_ops, ui);
 
 	d->id = symbol_id;
+	source_cache_init(&d->src);
 	return &d->v;
 }

@@ -187,7 +187,7 @@ static void pop(struct ui *ui)
 	layout(ui);
 }
 
-/* The main views, in Tab's order and numbered as the keys 1, 2, 3. */
+/* The main views, in Tab's order and numbered as the keys 1 to 5. */
 static const struct {
 	const char *name;
 	struct view *(*create)(struct ui *ui);
@@ -195,11 +195,13 @@ static const struct {
 	{ "symbols", table_view_create },
 	{ "timeline", timeline_view_create },
 	{ "gauges", gauges_view_create },
+	{ "tags", tags_view_create },
+	{ "distribution", distribution_view_create },
 };
 #define NMAIN_VIEWS (int)(sizeof(main_views) / sizeof(main_views[0]))
 
 /*
- * Tab, 1, 2, 3: another main view at the bottom of the stack (views
+ * Tab, 1 to 5: another main view at the bottom of the stack (views
  * pushed on the old one go with it).  which: its index, -1 the next.
  */
 static void switch_view(struct ui *ui, int which)
@@ -271,6 +273,8 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 	case UA_VIEW_TABLE:
 	case UA_VIEW_TIMELINE:
 	case UA_VIEW_GAUGES:
+	case UA_VIEW_TAGS:
+	case UA_VIEW_DISTRIBUTION:
 		switch_view(ui, a == UA_VIEW_NEXT ? -1 : (int)(a - UA_VIEW_TABLE));
 		break;
 	case UA_PAUSE:
@@ -288,9 +292,17 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 	case UA_PERIOD_HALVE:
 	case UA_PERIOD_DOUBLE:
 	case UA_PERIOD_RANDOM:
-		session_change_period(ui->s, a == UA_PERIOD_HALVE ? -1 :
-				      a == UA_PERIOD_DOUBLE ? 1 : 0,
-				      ui->message, sizeof(ui->message));
+		/* The observer's views focus the observer; the rest, perf. */
+		if (ui->s->observer && (!ui->s->source ||
+					!strcmp(ui->stack[0]->ops->name, "tags") ||
+					!strcmp(ui->stack[0]->ops->name, "distribution")))
+			session_change_observer_period(ui->s, a == UA_PERIOD_HALVE ? -1 :
+						       a == UA_PERIOD_DOUBLE ? 1 : 0,
+						       ui->message, sizeof(ui->message));
+		else
+			session_change_period(ui->s, a == UA_PERIOD_HALVE ? -1 :
+					      a == UA_PERIOD_DOUBLE ? 1 : 0,
+					      ui->message, sizeof(ui->message));
 		break;
 	case UA_EVENT_NEXT:
 	case UA_EVENT_PREV:

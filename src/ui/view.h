@@ -70,5 +70,8 @@ struct view *setup_view_create(struct ui *ui);
 struct view *sort_menu_create(struct ui *ui);
 struct view *timeline_view_create(struct ui *ui);
 struct view *gauges_view_create(struct ui *ui);
+struct view *tags_view_create(struct ui *ui);
+struct view *distribution_view_create(struct ui *ui);
+struct view *distribution_view_of_tag(struct ui *ui, uint64_t tag);
 
 #endif

@@ -1,0 +1,205 @@
+/* annotate.c - a symbol's instructions and lines with their samples (see annotate.h). */
+#include "model/annotate.h"
+#include "model/model.h"
+#include "symbols/symbols.h"
+#include "util.h"
+
+#include <capstone/capstone.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#if defined(__x86_64__)
+#define CS_THIS_ARCH	CS_ARCH_X86
+#define CS_THIS_MODE	CS_MODE_64
+#elif defined(__aarch64__)
+#define CS_THIS_ARCH	CS_ARCH_ARM64
+#define CS_THIS_MODE	CS_MODE_ARM
+#endif
+
+/* Decodes the whole copy; bytes no instruction explains become .byte. */
+static void decode(struct annotation *a, const struct symbol_code *c)
+{
+#ifdef CS_THIS_ARCH
+	csh h;
+	cs_insn *insn;
+	size_t n;
+
+	if (cs_open(CS_THIS_ARCH, CS_THIS_MODE, &h) != CS_ERR_OK)
+		return;
+#if defined(__x86_64__)
+	cs_option(h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+#endif
+	cs_option(h, CS_OPT_SKIPDATA, CS_OPT_ON);
+	n = cs_disasm(h, c->bytes, c->len, c->start, 0, &insn);
+	a->insn = st_xcalloc(n ? n : 1, sizeof(*a->insn));
+	for (size_t i = 0; i < n; i++) {
+		struct annotated_insn *x = &a->insn[a->ninsn++];
+
+		x->offset = (uint32_t)(insn[i].address - c->start);
+		x->size = insn[i].size;
+		snprintf(x->text, sizeof(x->text), "%-7.31s %.100s", insn[i].mnemonic,
+			 insn[i].op_str);
+	}
+	if (n)
+		cs_free(insn, n);
+	cs_close(&h);
+#else
+	(void)a;
+	(void)c;
+#endif
+}
+
+void annotation_load(struct annotation *a, struct symbolizer *s, uint32_t sym)
+{
+	struct symbol_code c;
+
+	memset(a, 0, sizeof(*a));
+	a->sym = sym;
+	a->code = symbolizer_code(s, sym, &c);
+	if (a->code)
+		return;
+	a->start = c.start;
+	a->truncated = c.truncated;
+	decode(a, &c);
+	for (size_t i = 0; i < a->ninsn; i++)
+		if (!symbolizer_source_line(s, sym, a->insn[i].offset, &a->insn[i].file,
+					    &a->insn[i].line))
+			a->insn[i].file = NULL;
+	symbol_code_free(&c);
+}
+
+const struct annotated_insn *annotation_insn_at(const struct annotation *a,
+						uint32_t offset)
+{
+	size_t lo = 0, hi = a->ninsn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->insn[mid].offset <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	return offset - a->insn[lo - 1].offset < a->insn[lo - 1].size ? &a->insn[lo - 1] : NULL;
+}
+
+struct tid_count {
+	UT_hash_handle hh;
+	uint32_t tid;
+	uint64_t samples;
+};
+
+struct count_ctx {
+	struct annotation *a;
+	const struct model *m;
+	struct tid_count *tids;
+};
+
+static void count_one(uint64_t time, const struct history_entry *e, void *arg)
+{
+	struct count_ctx *c = arg;
+	struct annotation *a = c->a;
+	struct annotated_insn *x;
+	struct tid_count *t;
+
+	(void)time;
+	if (e->sym != a->sym || (c->m->nsampled && (!(e->flags & HISTORY_EVENT) ||
+						    e->event != c->m->shown_event)))
+		return;
+	a->samples++;
+	HASH_FIND(hh, c->tids, &e->tid, sizeof(e->tid), t);
+	if (!t) {
+		t = st_xcalloc(1, sizeof(*t));
+		t->tid = e->tid;
+		HASH_ADD(hh, c->tids, tid, sizeof(t->tid), t);
+	}
+	t->samples++;
+	if (e->offset != SYMBOL_NO_OFFSET &&
+	    (x = (struct annotated_insn *)annotation_insn_at(a, e->offset))) {
+		x->samples++;
+		a->placed++;
+	}
+}
+
+static int by_samples_thread(const void *x, const void *y)
+{
+	const struct annotated_thread *a = x, *b = y;
+
+	if (a->samples != b->samples)
+		return a->samples < b->samples ? 1 : -1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static int by_samples_line(const void *x, const void *y)
+{
+	const struct annotated_line *a = x, *b = y;
+	int c;
+
+	if (a->samples != b->samples)
+		return a->samples < b->samples ? 1 : -1;
+	c = strcmp(a->file, b->file);
+	return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* The sampled instructions' lines, summed: the hottest source lines. */
+static void sum_lines(struct annotation *a)
+{
+	for (size_t i = 0; i < a->ninsn; i++) {
+		const struct annotated_insn *x = &a->insn[i];
+		size_t k = 0;
+
+		if (!x->samples || !x->file)
+			continue;
+		while (k < a->nlines && (a->lines[k].line != x->line ||
+					 strcmp(a->lines[k].file, x->file)))
+			k++;
+		if (k == a->nlines) {
+			if (a->nlines == ANNOTATE_LINES_MAX)
+				continue;
+			a->lines[a->nlines++] = (struct annotated_line){ x->file, x->line, 0 };
+		}
+		a->lines[k].samples += x->samples;
+	}
+	qsort(a->lines, a->nlines, sizeof(*a->lines), by_samples_line);
+}
+
+void annotation_count(struct annotation *a, const struct model *m,
+		      uint64_t from, uint64_t to)
+{
+	struct count_ctx c = { a, m, NULL };
+	struct tid_count *t, *tmp;
+	size_t n = 0;
+
+	a->samples = a->placed = 0;
+	for (size_t i = 0; i < a->ninsn; i++)
+		a->insn[i].samples = 0;
+	free(a->threads);
+	free(a->lines);
+	a->threads = NULL;
+	a->nthreads = 0;
+	a->nlines = 0;
+	a->lines = st_xcalloc(ANNOTATE_LINES_MAX, sizeof(*a->lines));
+	history_each(&m->history, from, to, count_one, &c);
+	a->threads = st_xcalloc(HASH_COUNT(c.tids) + 1, sizeof(*a->threads));
+	HASH_ITER(hh, c.tids, t, tmp) {
+		a->threads[n++] = (struct annotated_thread){ t->tid, t->samples };
+		HASH_DEL(c.tids, t);
+		free(t);
+	}
+	a->nthreads = n;
+	qsort(a->threads, n, sizeof(*a->threads), by_samples_thread);
+	sum_lines(a);
+}
+
+void annotation_free(struct annotation *a)
+{
+	free(a->insn);
+	free(a->lines);
+	free(a->threads);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,74 @@
+/*
+ * annotate.h - one symbol taken apart for the drill-down, as perf
+ * annotate and DCPI's dcpicalc do: its instructions (Capstone) with the
+ * samples that fell on each, the source line of each (DWARF), its hottest
+ * source lines, and how its samples split over threads.  The code is
+ * decoded once (annotation_load); the samples are counted again over any
+ * time range of the history (annotation_count).
+ */
+#ifndef SHIMTOP_ANNOTATE_H
+#define SHIMTOP_ANNOTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct model;
+struct symbolizer;
+
+struct annotated_insn {
+	uint32_t offset;	/* bytes from the symbol's start */
+	uint16_t size;
+	uint64_t samples;
+	const char *file;	/* its source line, or NULL */
+	int line;
+	char text[144];		/* mnemonic and operands, AT&T as perf shows */
+};
+
+struct annotated_line {
+	const char *file;
+	int line;
+	uint64_t samples;
+};
+
+struct annotated_thread {
+	uint32_t tid;
+	uint64_t samples;
+};
+
+#define ANNOTATE_LINES_MAX	512u	/* distinct hot source lines kept */
+
+struct annotation {
+	uint32_t sym;
+	uint64_t start;			/* the symbol's address in its file */
+	int code;			/* symbolizer_code: 0, -ENOENT, -ENODATA */
+	bool truncated;			/* only the first SYMBOL_CODE_MAX bytes */
+	struct annotated_insn *insn;	/* by offset */
+	size_t ninsn;
+
+	/* annotation_count's, for the range it was given: */
+	uint64_t samples;		/* the symbol's samples */
+	uint64_t placed;		/* of those, on a decoded instruction */
+	struct annotated_line *lines;	/* by samples, most first */
+	size_t nlines;
+	struct annotated_thread *threads;	/* by samples, most first */
+	size_t nthreads;
+};
+
+/* Decodes symbol sym's code, if a file holds it (a->code says). */
+void annotation_load(struct annotation *a, struct symbolizer *s, uint32_t sym);
+
+/*
+ * Counts the symbol's samples in the history over [from, to) (record
+ * time, ns; 0 and UINT64_MAX: all of it), of the event the tables show.
+ */
+void annotation_count(struct annotation *a, const struct model *m,
+		      uint64_t from, uint64_t to);
+
+/* The instruction holding offset, or NULL. */
+const struct annotated_insn *annotation_insn_at(const struct annotation *a,
+						uint32_t offset);
+
+void annotation_free(struct annotation *a);
+
+#endif
