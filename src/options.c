@@ -72,7 +72,7 @@ static const char usage_text[] =
 "      --range A:B        with -i: print the tables of the samples taken A to\n"
 "                         B seconds after the first (B empty: to the end)\n"
 "      --history S        keep S seconds of samples for ranges (default %d;\n"
-"                         40 bytes a sample, e.g. 96 MB at 4 kHz)\n"
+"                         40 bytes a sample, e.g. 96 MB at 4 kHz; 256 MB at most)\n"
 "  -h, --help             this text\n"
 "  -V, --version          version\n"
 "\n"

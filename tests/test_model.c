@@ -247,6 +247,27 @@ static void ranges(uint64_t one, uint64_t two)
 	model_free(&r);
 	CHECK_EQ_U64(m.samples, 10000);	/* the live totals keep everything */
 	model_free(&m);
+
+	/*
+	 * The byte bound, lowered to 3 chunks: 100,000 samples 10 us apart
+	 * (one chunk of 16,384 is 164 ms) keep the newest 3 or 4 chunks
+	 * whatever --history says, and say from when.
+	 */
+	model_init(&m, sy);
+	model_set_history(&m, 3000 * ms);
+	m.history.max_bytes = 3 * sizeof(struct history_chunk);
+	symbols_read_proc_maps(getpid(), add_map, &m);
+	for (uint64_t i = 0; i < 100000; i++)
+		sample(&m, one, 1, t0 + i * 10000, 1, 0, 0, 0);
+	CHECK(m.history.chunks <= 3);
+	CHECK(history_bytes(&m.history) <= 3 * sizeof(struct history_chunk));
+	CHECK_EQ_U64(m.history.dropped + m.history.entries, 100000);
+	CHECK(m.history.entries > 2 * HISTORY_CHUNK_ENTRIES);
+	CHECK(m.history.complete_from > t0 + 100000 * 10000ull - 4 * HISTORY_CHUNK_ENTRIES * 10000ull);
+	CHECK(!model_range(&m, t0, t0 + 100000 * 10000ull, &r));
+	CHECK_EQ_U64(r.samples, m.history.entries);
+	model_free(&r);
+	model_free(&m);
 	symbolizer_destroy(sy);
 }
 

@@ -9,6 +9,7 @@ void history_init(struct history *h, uint64_t keep_ns)
 {
 	memset(h, 0, sizeof(*h));
 	h->keep_ns = keep_ns;
+	h->max_bytes = HISTORY_MAX_BYTES;
 }
 
 void history_free(struct history *h)
@@ -19,7 +20,12 @@ void history_free(struct history *h)
 		next = c->next;
 		free(c);
 	}
-	history_init(h, h->keep_ns);
+	{
+		size_t max = h->max_bytes;
+
+		history_init(h, h->keep_ns);
+		h->max_bytes = max;
+	}
 }
 
 static void drop_oldest(struct history *h)
@@ -73,6 +79,9 @@ void history_add(struct history *h, uint64_t time, const struct history_entry *e
 	/* The newest chunk stays, however old: it holds the latest samples. */
 	while (h->keep_ns && h->oldest != h->newest &&
 	       h->oldest->max_time + h->keep_ns < time)
+		drop_oldest(h);
+	while (h->oldest != h->newest && h->chunks * sizeof(struct history_chunk) >
+	       h->max_bytes)
 		drop_oldest(h);
 }
 

@@ -1,8 +1,9 @@
 /*
  * history.h - every perf sample the model took, kept compactly in time
  * chunks, so that any time range can be aggregated again (the timeline's
- * selection, --range).  Bounded by age: chunks whose newest sample is
- * older than the bound are dropped whole, and the history says from when
+ * selection, --range).  Bounded by age and by HISTORY_MAX_BYTES: chunks
+ * whose newest sample is older than the bound are dropped whole, oldest
+ * first when the bytes run out, and the history says from when
  * it is complete, so a range reaching further back is never silently short.
  */
 #ifndef SHIMTOP_HISTORY_H
@@ -30,6 +31,12 @@ struct history_entry {
 #define HISTORY_EVENT		0x4u	/* event is set (-e a,b) */
 
 #define HISTORY_CHUNK_ENTRIES	16384u
+/*
+ * However young, no more than this is kept (6.7 million samples: the
+ * default 600 s at 11 kHz); a faster stream keeps a shorter time, and
+ * complete_from says from when.
+ */
+#define HISTORY_MAX_BYTES	(256u << 20)
 
 struct history_chunk {
 	struct history_chunk *next;	/* newer */
@@ -41,6 +48,7 @@ struct history_chunk {
 struct history {
 	struct history_chunk *oldest, *newest;
 	uint64_t keep_ns;		/* the bound; 0 keeps everything */
+	size_t max_bytes;		/* HISTORY_MAX_BYTES unless a test asks less */
 	uint64_t complete_from;		/* no sample before this was dropped */
 	uint64_t dropped;		/* samples dropped with their chunks */
 	uint64_t entries;		/* held now */

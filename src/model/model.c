@@ -142,7 +142,7 @@ static struct model_sym *sym_of(struct model *m, uint32_t id)
 	return &m->per_sym[id];
 }
 
-static void count_time(struct model *m, uint64_t t)
+static void count_time(struct model *m, uint64_t t, uint64_t n)
 {
 	size_t b;
 
@@ -158,7 +158,7 @@ static void count_time(struct model *m, uint64_t t)
 	ST_GROW(m->timeline, m->timeline_cap, b + 1);
 	if (b + 1 > m->timeline_len)
 		m->timeline_len = b + 1;
-	m->timeline[b]++;
+	m->timeline[b] += (uint32_t)n;
 }
 
 /* A multiplexed interval's counts are scaled guesses: kept out of IPC. */
@@ -178,13 +178,17 @@ static int sample_event(const struct model *m, const struct st_sample *s)
 	return m->nsampled && ev < (unsigned)m->nsampled ? (int)ev : -1;
 }
 
-/* One sample into a symbol's totals; counters only where they are usable. */
+/*
+ * n samples into a symbol's totals (1, or a range's samples of one kind
+ * summed: w their weight, the counters their sums); counters only where
+ * they are usable.
+ */
 static void add_sample(const struct model *m, struct model_sym *t,
-		       const struct st_sample *s, uint64_t w)
+		       const struct st_sample *s, uint64_t w, uint64_t n)
 {
 	int ev = sample_event(m, s);
 
-	t->samples++;
+	t->samples += n;
 	t->weight += w;
 	if (ev >= 0)
 		t->event_weight[ev] += w;
@@ -196,7 +200,7 @@ static void add_sample(const struct model *m, struct model_sym *t,
 
 /* Returns the sample's thread, for count_process. */
 static struct model_thread *count_thread(struct model *m, const struct st_sample *s,
-					 const struct st_symbol *sym, uint64_t w)
+					 const struct st_symbol *sym, uint64_t w, uint64_t n)
 {
 	struct model_thread *t = thread_of(m, (pid_t)s->tid);
 	int ev = sample_event(m, s);
@@ -204,7 +208,7 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 	struct model_thread_sym_key key;
 
 	t->pid = (pid_t)s->pid;
-	t->samples++;
+	t->samples += n;
 	t->weight += w;
 	if (ev >= 0)
 		t->event_weight[ev] += w;
@@ -223,13 +227,13 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 		ts->next = t->syms;
 		t->syms = ts;
 	}
-	ts->samples++;
+	ts->samples += n;
 	return t;
 }
 
 static void count_process(struct model *m, const struct st_sample *s,
 			  const struct model_thread *t, const struct st_symbol *sym,
-			  uint64_t w)
+			  uint64_t w, uint64_t n)
 {
 	struct model_proc_sym_key key;
 	struct model_proc_sym *ps;
@@ -243,7 +247,7 @@ static void count_process(struct model *m, const struct st_sample *s,
 		ps->key = key;
 		HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
 	}
-	add_sample(m, &ps->totals, s, w);
+	add_sample(m, &ps->totals, s, w, n);
 	/* The main thread names the process; another thread until it does. */
 	if (t->tid == t->pid || !ps->comm[0])
 		memcpy(ps->comm, t->comm, sizeof(ps->comm));
@@ -252,32 +256,43 @@ static void count_process(struct model *m, const struct st_sample *s,
 		memcpy(ps->comm, "swapper", sizeof("swapper"));
 }
 
-void model_account_sample(struct model *m, const struct st_sample *s,
-			  const struct st_symbol *sym)
+void model_account_samples(struct model *m, const struct st_sample *s,
+			   const struct st_symbol *sym, uint64_t n)
 {
 	struct model_sym *ms = sym_of(m, sym->id);
 	uint64_t w = s->period ? s->period : 1;
 	int ev = sample_event(m, s);
 
-	add_sample(m, ms, s, w);
-	m->samples++;
+	add_sample(m, ms, s, w, n);
+	m->samples += n;
 	m->weight += w;
 	if (ev >= 0) {
-		m->event_samples[ev]++;
+		m->event_samples[ev] += n;
 		m->event_weight[ev] += w;
 	}
 	if (sym->unknown)
-		m->unknown++;
+		m->unknown += n;
 	if (s->cpumode == ST_MODE_KERNEL)
-		m->kernel_samples++;
+		m->kernel_samples += n;
 	if (s->flags & ST_SAMPLE_MULTIPLEXED)
-		m->multiplexed++;
+		m->multiplexed += n;
 	if (s->nchain) {
-		m->chains++;
-		m->chain_frames += s->nchain;
+		m->chains += n;
+		m->chain_frames += s->nchain * n;
 	}
-	count_process(m, s, count_thread(m, s, sym, w), sym, w);
-	count_time(m, s->time);
+	count_process(m, s, count_thread(m, s, sym, w, n), sym, w, n);
+}
+
+void model_count_time(struct model *m, uint64_t time, uint64_t n)
+{
+	count_time(m, time, n);
+}
+
+void model_account_sample(struct model *m, const struct st_sample *s,
+			  const struct st_symbol *sym)
+{
+	model_account_samples(m, s, sym, 1);
+	count_time(m, s->time, 1);
 }
 
 /* The sample as the history keeps it: what its tables need again. */

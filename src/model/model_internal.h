@@ -1,6 +1,6 @@
 /*
- * model_internal.h - what the model's own files share: one sample into
- * every total, its symbol already known (live: looked up; a range: from
+ * model_internal.h - what the model's own files share: samples into
+ * every total, their symbol already known (live: looked up; a range: from
  * the history).
  */
 #ifndef SHIMTOP_MODEL_INTERNAL_H
@@ -13,5 +13,12 @@ struct st_symbol;
 
 void model_account_sample(struct model *m, const struct st_sample *s,
 			  const struct st_symbol *sym);
+/*
+ * n samples of one kind at once (a range's, summed: s->period their
+ * weight, s->data their counters), their times left to model_count_time.
+ */
+void model_account_samples(struct model *m, const struct st_sample *s,
+			   const struct st_symbol *sym, uint64_t n);
+void model_count_time(struct model *m, uint64_t time, uint64_t n);
 
 #endif
