@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 	double hz = argc > 2 ? atof(argv[2]) : 4000;
 	uint64_t nsym = argc > 3 ? strtoull(argv[3], NULL, 10) : 10000;
 	uint64_t n = (uint64_t)(seconds * hz), step = (uint64_t)(1e9 / hz);
+	uint64_t fit_step = 100000000ull;	/* as the UI's f: 100 ms times 2^k */
 	uint64_t t0 = 1000000000ull, rng = 88172645463325252ull;
 	struct symbolizer *sy = symbolizer_create(true);
 	uint64_t libc_start, libc_len;
@@ -69,6 +70,8 @@ int main(int argc, char **argv)
 		s->time = t0 + i * step;
 		model_ingest(&m, s);
 	}
+	while (fit_step * 100 < n * step + fit_step)
+		fit_step *= 2;
 	for (int r = 0; r < ROUNDS; r++) {
 		struct model_row *rw;
 		struct timeline tl;
@@ -82,7 +85,7 @@ int main(int argc, char **argv)
 		timeline_free(&tl);
 		live[r] = (double)(st_now_ns() - t) / 1e6;
 		t = st_now_ns();
-		timeline_build(&m, t0, n * step / 100 + 1, 100, 20, &tl);
+		timeline_build(&m, t0 / fit_step * fit_step, fit_step, 100, 20, &tl);
 		timeline_free(&tl);
 		fit[r] = (double)(st_now_ns() - t) / 1e6;
 	}

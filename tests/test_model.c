@@ -271,6 +271,88 @@ static void ranges(uint64_t one, uint64_t two)
 	symbolizer_destroy(sy);
 }
 
+struct brute {
+	uint64_t from, to, samples, weight, cycles;
+	uint32_t tid;
+	uint64_t tid_samples;
+};
+
+static void brute_count(uint64_t time, const struct history_entry *e, void *arg)
+{
+	struct brute *b = arg;
+
+	(void)time;
+	b->samples++;
+	b->weight += e->weight;
+	if (e->flags & HISTORY_COUNTERS)
+		b->cycles += e->cycles;
+	if (e->tid == b->tid)
+		b->tid_samples++;
+}
+
+/*
+ * The timeline from the history's 100 ms spans agrees with the samples
+ * walked one by one: 24 threads (more than the rows), samples a little
+ * out of order, weights and counters varying, and a history bound that
+ * dropped chunks in the middle of a span, so the window's start is
+ * walked and the rest comes from spans.
+ */
+static void timeline_spans(uint64_t one)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	const uint64_t ms = 1000000, t0 = 7000 * ms, step = 400 * ms;
+	uint64_t rng = 12345, from;
+	struct timeline tl;
+	struct model m;
+
+	model_init(&m, sy);
+	m.ipc_cycles = 0;
+	m.ipc_instructions = 1;
+	model_set_history(&m, 6000 * ms);
+	symbols_read_proc_maps(getpid(), add_map, &m);
+	for (uint64_t i = 0; i < 40000; i++) {
+		uint64_t jitter;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		jitter = rng % 3 * 100000;	/* up to 0.2 ms late */
+		sample(&m, one, (uint32_t)(1 + (rng >> 8) % 24 * ((rng >> 20) % 24) / 24),
+		       t0 + i * ms / 4 + jitter, 1 + rng % 1000, 100 + rng % 7, 50, 0);
+	}
+	CHECK(m.history.dropped > 0);
+	CHECK(m.history.complete_from % HISTORY_SPAN_NS != 0);
+	from = (m.history.complete_from - 2000 * ms) / step * step;
+	timeline_build(&m, from, step, 20, 16, &tl);
+	CHECK_EQ_U64(tl.ntids, 16);
+	for (size_t c = 0; c < 20; c++) {
+		for (size_t k = 0; k < tl.ntids; k++) {
+			struct brute b = { 0 };
+
+			b.tid = (uint32_t)tl.tids[k];
+			history_each(&m.history, from + c * step, from + (c + 1) * step,
+				     brute_count, &b);
+			CHECK_EQ_U64(tl.col[c].samples, b.samples);
+			CHECK_EQ_U64(tl.col[c].weight, b.weight);
+			CHECK_EQ_U64(tl.col[c].cycles, b.cycles);
+			CHECK_EQ_U64(tl.col[c].thread_samples[k], b.tid_samples);
+		}
+	}
+	/* The rows are the heaviest threads of the window. */
+	for (size_t k = 1; k < tl.ntids; k++) {
+		struct brute a = { 0 }, b = { 0 };
+
+		a.tid = (uint32_t)tl.tids[k - 1];
+		b.tid = (uint32_t)tl.tids[k];
+		history_each(&m.history, from, from + 20 * step, brute_count, &a);
+		history_each(&m.history, from, from + 20 * step, brute_count, &b);
+		CHECK(a.tid_samples >= b.tid_samples);
+	}
+	timeline_free(&tl);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 /*
  * Hostile or just busy targets: `z` before any sample; a child's sample
  * that arrives before its FORK record; 20,000 short-lived children whose
@@ -433,5 +515,6 @@ int main(void)
 	hostile(one);
 	separate_events(one, two);
 	ranges(one, two);
+	timeline_spans(one);
 	return check_done("test_model");
 }

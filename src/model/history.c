@@ -16,6 +16,10 @@ void history_free(struct history *h)
 {
 	struct history_chunk *c = h->oldest, *next;
 
+	for (size_t i = 0; i < h->nspans; i++)
+		free(h->spans[h->span_head + i].threads);
+	free(h->spans);
+
 	for (; c; c = next) {
 		next = c->next;
 		free(c);
@@ -25,6 +29,16 @@ void history_free(struct history *h)
 
 		history_init(h, h->keep_ns);
 		h->max_bytes = max;
+	}
+}
+
+/* Spans wholly before complete_from: nothing of them is kept. */
+static void drop_spans(struct history *h)
+{
+	while (h->nspans && h->spans[h->span_head].start + HISTORY_SPAN_NS <= h->complete_from) {
+		free(h->spans[h->span_head].threads);
+		h->span_head++;
+		h->nspans--;
 	}
 }
 
@@ -41,6 +55,89 @@ static void drop_oldest(struct history *h)
 	h->entries -= c->n;
 	h->chunks--;
 	free(c);
+	drop_spans(h);
+}
+
+/* The span holding `time`, made if new (samples come nearly in order). */
+static struct history_span *span_of(struct history *h, uint64_t time)
+{
+	uint64_t start = time / HISTORY_SPAN_NS * HISTORY_SPAN_NS;
+	struct history_span *v;
+	size_t lo = 0, hi = h->nspans;
+
+	if (h->nspans && h->spans[h->span_head + h->nspans - 1].start == start)
+		return &h->spans[h->span_head + h->nspans - 1];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->spans[h->span_head + mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < h->nspans && h->spans[h->span_head + lo].start == start)
+		return &h->spans[h->span_head + lo];
+	/* Room at the end: the dropped head's first, then more. */
+	if (h->span_head + h->nspans == h->spans_cap && h->span_head) {
+		memmove(h->spans, h->spans + h->span_head, h->nspans * sizeof(*h->spans));
+		h->span_head = 0;
+	}
+	ST_GROW(h->spans, h->spans_cap, h->span_head + h->nspans + 1);
+	v = &h->spans[h->span_head];
+	memmove(&v[lo + 1], &v[lo], (h->nspans - lo) * sizeof(*v));
+	memset(&v[lo], 0, sizeof(*v));
+	v[lo].start = start;
+	h->nspans++;
+	return &v[lo];
+}
+
+static void span_add(struct history *h, uint64_t time, const struct history_entry *e)
+{
+	struct history_span *s = span_of(h, time);
+	uint32_t lo = 0, hi = s->nthreads;
+
+	s->samples++;
+	s->weight += e->weight;
+	if (e->flags & HISTORY_COUNTERS) {
+		s->cycles += e->cycles;
+		s->instructions += e->instructions;
+	}
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->threads[mid].tid < e->tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->nthreads || s->threads[lo].tid != e->tid) {
+		if (s->nthreads == s->threads_cap) {
+			s->threads_cap = s->threads_cap ? s->threads_cap * 2 : 8;
+			s->threads = st_xrealloc(s->threads, s->threads_cap * sizeof(*s->threads));
+		}
+		memmove(&s->threads[lo + 1], &s->threads[lo],
+			(s->nthreads - lo) * sizeof(*s->threads));
+		s->threads[lo] = (struct history_span_thread){ e->tid, 0 };
+		s->nthreads++;
+	}
+	s->threads[lo].samples++;
+}
+
+const struct history_span *history_spans(const struct history *h, uint64_t from,
+					 size_t *n)
+{
+	size_t lo = 0, hi = h->nspans;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->spans[h->span_head + mid].start < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*n = h->nspans - lo;
+	return h->spans ? &h->spans[h->span_head + lo] : NULL;
 }
 
 static struct history_chunk *new_chunk(struct history *h, uint64_t time)
@@ -76,6 +173,7 @@ void history_add(struct history *h, uint64_t time, const struct history_entry *e
 	if (time > c->max_time)
 		c->max_time = time;
 	h->entries++;
+	span_add(h, time, e);
 	/* The newest chunk stays, however old: it holds the latest samples. */
 	while (h->keep_ns && h->oldest != h->newest &&
 	       h->oldest->max_time + h->keep_ns < time)

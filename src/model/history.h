@@ -45,8 +45,32 @@ struct history_chunk {
 	struct history_entry e[HISTORY_CHUNK_ENTRIES];
 };
 
+/*
+ * What the timeline needs of each HISTORY_SPAN_NS of record time (100 ms,
+ * at its multiples: the timeline's steps from 100 ms up, 100 ms times a
+ * power of two, are whole numbers of spans), kept as samples arrive: the
+ * timeline adds spans instead of walking samples.  A span the history no
+ * longer holds whole (before complete_from) is not used.
+ */
+#define HISTORY_SPAN_NS		100000000ull
+
+struct history_span_thread {
+	uint32_t tid;
+	uint32_t samples;
+};
+
+struct history_span {
+	uint64_t start;
+	uint64_t samples, weight;
+	uint64_t cycles, instructions;	/* of the samples whose counters count */
+	struct history_span_thread *threads;	/* by tid */
+	uint32_t nthreads, threads_cap;
+};
+
 struct history {
 	struct history_chunk *oldest, *newest;
+	struct history_span *spans;	/* by start, from span_head */
+	size_t span_head, nspans, spans_cap;
 	uint64_t keep_ns;		/* the bound; 0 keeps everything */
 	size_t max_bytes;		/* HISTORY_MAX_BYTES unless a test asks less */
 	uint64_t complete_from;		/* no sample before this was dropped */
@@ -61,6 +85,10 @@ void history_free(struct history *h);
 
 /* Appends one sample at `time`; drops chunks that aged out of the bound. */
 void history_add(struct history *h, uint64_t time, const struct history_entry *e);
+
+/* The spans from `from` on (sorted by start); *n of them. */
+const struct history_span *history_spans(const struct history *h, uint64_t from,
+					 size_t *n);
 
 /* Bytes the history holds (chunks at full size). */
 size_t history_bytes(const struct history *h);

@@ -1,7 +1,9 @@
 /*
  * timeline.c - columns of the history (see timeline.h).  Two passes over
  * the window: the first finds its heaviest threads, the second fills the
- * columns, so each thread's row counts all of its samples.
+ * columns, so each thread's row counts all of its samples.  Columns that
+ * are whole spans (steps of 100 ms and more) add the history's span
+ * summaries; the rest walk the samples.
  */
 #include "model/timeline.h"
 #include "model/model.h"
@@ -21,20 +23,25 @@ struct pass {
 	struct tid_count *counts;	/* first pass: by tid (uthash) */
 };
 
+static void count_tid_n(struct pass *p, pid_t tid, uint64_t n);
+
 static void count_tid(uint64_t time, const struct history_entry *e, void *arg)
 {
-	struct pass *p = arg;
-	pid_t tid = (pid_t)e->tid;
+	(void)time;
+	count_tid_n(arg, (pid_t)e->tid, 1);
+}
+
+static void count_tid_n(struct pass *p, pid_t tid, uint64_t n)
+{
 	struct tid_count *c;
 
-	(void)time;
 	HASH_FIND(hh, p->counts, &tid, sizeof(tid), c);
 	if (!c) {
 		c = st_xcalloc(1, sizeof(*c));
 		c->tid = tid;
 		HASH_ADD(hh, p->counts, tid, sizeof(c->tid), c);
 	}
-	c->samples++;
+	c->samples += n;
 }
 
 static int heavier(const void *pa, const void *pb)
@@ -84,6 +91,61 @@ static void fill(uint64_t time, const struct history_entry *e, void *arg)
 		}
 }
 
+/* A span's summary into its column. */
+static void fill_span(struct timeline *t, const struct history_span *sp)
+{
+	struct timeline_column *c = &t->col[(sp->start - t->from) / t->step];
+
+	c->samples += sp->samples;
+	c->weight += sp->weight;
+	c->cycles += sp->cycles;
+	c->instructions += sp->instructions;
+	for (size_t i = 0; i < t->ntids; i++) {
+		uint32_t lo = 0, hi = sp->nthreads;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (sp->threads[mid].tid < (uint32_t)t->tids[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < sp->nthreads && sp->threads[lo].tid == (uint32_t)t->tids[i])
+			c->thread_samples[i] += sp->threads[lo].samples;
+	}
+}
+
+/*
+ * Columns of whole spans: the spans the history holds whole from `whole`
+ * on, and the samples before it walked (the edge where history was dropped).
+ */
+static void build_by_spans(const struct model *m, struct pass *p, uint64_t from,
+			   uint64_t to, size_t max_threads)
+{
+	const struct history *h = &m->history;
+	uint64_t whole = (h->complete_from + HISTORY_SPAN_NS - 1) / HISTORY_SPAN_NS *
+			 HISTORY_SPAN_NS;
+	const struct history_span *sp;
+	size_t n;
+
+	if (whole < from)
+		whole = from;
+	if (whole > to)
+		whole = to;
+	sp = history_spans(h, whole, &n);
+	if (max_threads) {
+		history_each(h, from, whole, count_tid, p);
+		for (size_t i = 0; i < n && sp[i].start < to; i++)
+			for (uint32_t k = 0; k < sp[i].nthreads; k++)
+				count_tid_n(p, (pid_t)sp[i].threads[k].tid, sp[i].threads[k].samples);
+		pick_threads(p, max_threads);
+	}
+	history_each(h, from, whole, fill, p);
+	for (size_t i = 0; i < n && sp[i].start < to; i++)
+		fill_span(p->t, &sp[i]);
+}
+
 void timeline_build(const struct model *m, uint64_t from, uint64_t step,
 		    size_t ncols, size_t max_threads, struct timeline *out)
 {
@@ -102,6 +164,10 @@ void timeline_build(const struct model *m, uint64_t from, uint64_t step,
 	to = from + out->step * ncols;
 	if (max_threads > TIMELINE_MAX_THREADS)
 		max_threads = TIMELINE_MAX_THREADS;
+	if (out->step % HISTORY_SPAN_NS == 0 && from % HISTORY_SPAN_NS == 0) {
+		build_by_spans(m, &p, from, to, max_threads);
+		return;
+	}
 	if (max_threads) {
 		history_each(&m->history, from, to, count_tid, &p);
 		pick_threads(&p, max_threads);

@@ -314,7 +314,7 @@ static void timeline_draw(struct view *v, WINDOW *w)
 			      at < s->range_to;
 	}
 	format_step(t->step, step, sizeof(step));
-	snprintf(buf, sizeof(buf), "timeline  %s a column  %s  cursor %.6g s%s%s",
+	snprintf(buf, sizeof(buf), "timeline  %s a column  %s  cursor %.6f s%s%s",
 		 step, t->follow ? "following (End)" : "scrolled (End follows)",
 		 seconds(m, from + (uint64_t)t->cursor * t->step),
 		 t->marking ? "  range from ( ... ) ends it" : "",
@@ -367,6 +367,7 @@ static void zoom(struct timeline_view *t, const struct model *m, int dir)
 	t->step = step;
 	t->follow = false;
 	t->from = at > (uint64_t)t->cursor * step ? at - (uint64_t)t->cursor * step : 0;
+	t->from = t->from / step * step;	/* columns on the history's spans */
 }
 
 /* Moves the cursor by n columns, scrolling at the edges. */
@@ -394,12 +395,19 @@ static void move_cursor(struct timeline_view *t, const struct model *m, int n)
 /* The whole session in the width. */
 static void fit(struct timeline_view *t, const struct model *m)
 {
-	uint64_t span = m->last_time - m->first_time + 1, step = MIN_STEP_NS;
+	uint64_t span = m->last_time - m->first_time + 1, step = LIVE_STEP_NS;
+	uint64_t width = t->width > 0 ? (uint64_t)t->width : 1;
 
-	while (step * (uint64_t)t->width < span && step < MAX_STEP_NS)
+	/*
+	 * 100 ms times a power of two, as zoom keeps it, with the columns
+	 * on its multiples: room for the session and the alignment.
+	 */
+	while (step * width < span + step && step * 2 <= MAX_STEP_NS)
 		step *= 2;
+	while (step / 2 >= MIN_STEP_NS && step / 2 * width >= span + step / 2)
+		step /= 2;
 	t->step = step;
-	t->from = m->first_time;
+	t->from = m->first_time / step * step;
 	t->follow = false;
 }
 
