@@ -47,7 +47,8 @@ $T send-keys -t ui q
 sleep 0.5
 
 # The observer's rows: the phase band names the four phases, a letter
-# each, and the work counter's rate; its gauges say how DTE judged.
+# each, and the work counter's rate, down to single samples; its gauges
+# say how DTE judged.
 start --demo --observe
 wait_for "phase_compute"
 $T send-keys -t ui 2
@@ -64,6 +65,12 @@ done
 band=$(screen | grep "^phase " | cut -c23-)
 [ "$(echo "$band" | grep -o "[a-e]" | sort -u | wc -l)" -ge 4 ] || fail "the band shows fewer than 4 phases: $band"
 screen | grep -Eq "^work items +[0-9.e+]+/s" || fail "no work items rate row: $(screen)"
+# Zoomed below a millisecond a column (14 halvings: 3 us), following the
+# observer's newest sample: its single samples, tag and all.
+for i in $(seq 1 14); do $T send-keys -t ui +; done
+$T send-keys -t ui End
+wait_for "^timeline +[0-9.]+ us a column +following"
+wait_for "single samples: [a-e]=(compute|pointer_chase|branchy|recursive)"
 $T send-keys -t ui 3
 wait_for "^observer +gauge +value"
 screen | grep -Eq "^ +DTE accepted +[0-9.]+%" || fail "no DTE gauge: $(screen)"

@@ -143,9 +143,52 @@ static void check_seven(const struct obs_model *m)
 	CHECK(obs_model_tag_name(m, 2) == NULL);
 }
 
+/*
+ * The ring of single samples: what it holds before and after it wraps,
+ * the search by time, saturation of values past 32 bits, and a sample
+ * out of time order (a hostile recording's clocks) left out.
+ */
+static void raw_ring(void)
+{
+	struct obs_series s;
+	const struct obs_raw_sample *r;
+	uint64_t total = OBS_RAW_SAMPLES + 1000;
+
+	memset(&s, 0, sizeof(s));
+	CHECK_EQ_U64(obs_series_raw_count(&s), 0);
+	CHECK_EQ_U64(obs_series_raw_from(&s, 5), 0);
+	for (uint64_t i = 0; i < 10; i++)
+		obs_series_raw(&s, 1000 + i * 10, i % 2 == 0, 2000, i, 7);
+	CHECK_EQ_U64(obs_series_raw_count(&s), 10);
+	CHECK_EQ_U64(obs_series_raw_at(&s, 3)->ns, 1030);
+	CHECK_EQ_U64(obs_series_raw_at(&s, 3)->accepted, 0);
+	CHECK_EQ_U64(obs_series_raw_from(&s, 1031), 4);
+	CHECK_EQ_U64(obs_series_raw_from(&s, 1030), 3);
+	CHECK_EQ_U64(obs_series_raw_from(&s, 99999), 10);
+	obs_series_raw(&s, 500, true, 1, 1, 1);		/* earlier than the last */
+	CHECK_EQ_U64(obs_series_raw_count(&s), 10);
+	obs_series_raw(&s, 1100, true, 1e12, 1ull << 40, 9);
+	r = obs_series_raw_at(&s, 10);
+	CHECK(r->cycles == UINT32_MAX && r->delta0 == UINT32_MAX && r->tag == 9);
+	obs_series_free(&s);
+
+	/* Past the ring's size: the newest OBS_RAW_SAMPLES, oldest first. */
+	memset(&s, 0, sizeof(s));
+	for (uint64_t i = 0; i < total; i++)
+		obs_series_raw(&s, 1000 + i, true, 100, 1, i);
+	CHECK_EQ_U64(obs_series_raw_count(&s), OBS_RAW_SAMPLES);
+	CHECK_EQ_U64(obs_series_raw_at(&s, 0)->tag, total - OBS_RAW_SAMPLES);
+	CHECK_EQ_U64(obs_series_raw_at(&s, OBS_RAW_SAMPLES - 1)->tag, total - 1);
+	CHECK_EQ_U64(obs_series_raw_from(&s, 1000 + total - 5), OBS_RAW_SAMPLES - 5);
+	CHECK_EQ_U64(obs_series_raw_from(&s, 0), 0);
+	obs_series_free(&s);
+}
+
 int main(void)
 {
 	struct obs_model m;
+
+	raw_ring();
 
 	/* One batch. */
 	obs_model_init(&m, 0.01);

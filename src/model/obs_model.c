@@ -287,6 +287,8 @@ static void take_sample(struct obs_model *m, const struct st_observe *r,
 		for (unsigned t = 0; t < r->nthreads; t++)
 			obs_series_tag(&m->series, ns, cur[st_observe_tag_at(r->flags,
 				       r->nthreads, r->ncounters, t)]);
+		obs_series_raw(&m->series, ns, v == DTE_ACCEPT, dt, d0, r->nthreads ?
+			       cur[st_observe_tag_at(r->flags, r->nthreads, r->ncounters, 0)] : 0);
 	}
 	for (unsigned t = 0; t < r->nthreads; t++)
 		take_thread(m, r->ncounters, cur + st_observe_tag_at(r->flags,

@@ -4,7 +4,9 @@
  * were taken and accepted, the accepted time and the first counter's
  * accepted increments (its rate), and the tags read (the phase band).
  * A ring of OBS_SERIES_MS buckets: older milliseconds are overwritten,
- * and the series says from when it is complete.
+ * and the series says from when it is complete.  The latest
+ * OBS_RAW_SAMPLES samples are also kept one by one, for a timeline zoomed
+ * below a millisecond down to single samples.
  */
 #ifndef SHIMTOP_OBS_SERIES_H
 #define SHIMTOP_OBS_SERIES_H
@@ -25,10 +27,25 @@ struct obs_bucket {
 	uint32_t tag_count[OBS_SERIES_TAGS];
 };
 
+/* One sample as the finest zoom shows it: 32 bytes. */
+struct obs_raw_sample {
+	uint64_t ns;
+	uint64_t tag;			/* the first watched thread's */
+	uint32_t delta0;		/* counter 0's increments (saturated) */
+	uint32_t cycles;		/* its period in TSC cycles (saturated) */
+	uint32_t accepted;
+	uint32_t pad;
+};
+
+/* About 1.2 s at this VM's fastest period (860,000 a second); 32 MB. */
+#define OBS_RAW_SAMPLES		(1u << 20)
+
 struct obs_series {
 	struct obs_bucket *b;		/* OBS_SERIES_MS, allocated at the first sample */
 	uint64_t newest;		/* the latest millisecond written */
 	uint64_t complete_from;		/* ms: none before it was overwritten */
+	struct obs_raw_sample *raw;	/* a ring of OBS_RAW_SAMPLES, at the first sample */
+	uint64_t nraw;			/* samples ever written to it */
 };
 
 void obs_series_free(struct obs_series *s);
@@ -37,6 +54,19 @@ void obs_series_free(struct obs_series *s);
 void obs_series_sample(struct obs_series *s, uint64_t ns, bool accepted,
 		       double cycles, uint64_t delta0);
 void obs_series_tag(struct obs_series *s, uint64_t ns, uint64_t tag);
+
+/* One sample into the ring of single samples (times non-decreasing). */
+void obs_series_raw(struct obs_series *s, uint64_t ns, bool accepted, double cycles,
+		    uint64_t delta0, uint64_t tag);
+
+/*
+ * The single samples held: obs_series_raw_count of them, oldest first
+ * through obs_series_raw_at(s, 0 .. count-1); the index of the first at or
+ * after ns by obs_series_raw_from (count if none).
+ */
+size_t obs_series_raw_count(const struct obs_series *s);
+const struct obs_raw_sample *obs_series_raw_at(const struct obs_series *s, size_t i);
+size_t obs_series_raw_from(const struct obs_series *s, uint64_t ns);
 
 /* The bucket of millisecond ms, or NULL if none (not written, or gone). */
 const struct obs_bucket *obs_series_at(const struct obs_series *s, uint64_t ms);

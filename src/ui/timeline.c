@@ -47,11 +47,15 @@ static const char blocks_ascii[8] = { '_', '.', ':', '-', '=', '+', '*', '#' };
 /* The first column's time: the latest samples at the right edge when following. */
 static uint64_t first_column(const struct timeline_view *t, const struct model *m)
 {
-	uint64_t span = t->step * (uint64_t)t->width, end;
+	uint64_t span = t->step * (uint64_t)t->width, end, last = m->last_time;
+	size_t nraw = obs_series_raw_count(&m->obs.series);
 
 	if (!t->follow)
 		return t->from;
-	end = (m->last_time / t->step + 1) * t->step;
+	/* Below a millisecond the observer is the finer source: follow its newest. */
+	if (t->step < 1000000 && nraw)
+		last = obs_series_raw_at(&m->obs.series, nraw - 1)->ns;
+	end = (last / t->step + 1) * t->step;
 	return end > span ? end - span : 0;
 }
 
@@ -119,6 +123,82 @@ static void labelled_row(const struct ui *ui, WINDOW *w, int y, const char *name
  * most there), a legend naming the letters, and the first counter's rate
  * over accepted samples, '!' where DTE rejected most of a column.
  */
+/* One column's observer samples, from the per-ms buckets or one by one. */
+struct column_acc {
+	uint64_t best, best_n, taken, accepted, d0;
+	uint64_t seen[OBS_SERIES_TAGS * 4], seen_n[OBS_SERIES_TAGS * 4];
+	unsigned nseen;
+	double cycles;
+};
+
+/* n more reads of tag: the column's tag is the one read most over all of it. */
+static void see_tag(struct column_acc *k, uint64_t tag, uint64_t n)
+{
+	unsigned j = 0;
+
+	while (j < k->nseen && k->seen[j] != tag)
+		j++;
+	if (j == k->nseen) {
+		if (k->nseen == sizeof(k->seen) / sizeof(k->seen[0]))
+			return;
+		k->seen[j] = tag;
+		k->seen_n[k->nseen++] = 0;
+	}
+	k->seen_n[j] += n;
+}
+
+static void from_buckets(const struct obs_series *s, uint64_t from, uint64_t to,
+			 struct column_acc *k)
+{
+	uint64_t a = from / 1000000, b = (to + 999999) / 1000000;
+
+	/* Columns narrower than a millisecond share their bucket. */
+	for (uint64_t ms = a; ms < b || ms == a; ms++) {
+		const struct obs_bucket *x = obs_series_at(s, ms);
+
+		if (!x)
+			continue;
+		k->taken += x->taken;
+		k->accepted += x->accepted;
+		k->cycles += x->accepted_cycles;
+		k->d0 += x->delta0;
+		for (unsigned i = 0; i < OBS_SERIES_TAGS; i++)
+			if (x->tag_count[i])
+				see_tag(k, x->tag[i], x->tag_count[i]);
+	}
+}
+
+static void from_raw(const struct obs_series *s, uint64_t from, uint64_t to,
+		     struct column_acc *k)
+{
+	size_t n = obs_series_raw_count(s);
+
+	for (size_t i = obs_series_raw_from(s, from); i < n; i++) {
+		const struct obs_raw_sample *r = obs_series_raw_at(s, i);
+
+		if (r->ns >= to)
+			break;
+		k->taken++;
+		if (r->accepted) {
+			k->accepted++;
+			k->cycles += r->cycles;
+			k->d0 += r->delta0;
+		}
+		see_tag(k, r->tag, 1);
+	}
+}
+
+/*
+ * Below a millisecond a column, the single samples when the ring still
+ * holds the window's start; else the per-ms buckets.
+ */
+static bool use_raw(const struct obs_series *s, uint64_t from, uint64_t step)
+{
+	size_t n = obs_series_raw_count(s);
+
+	return step < 1000000 && n && obs_series_raw_at(s, 0)->ns <= from;
+}
+
 static int draw_observer(const struct timeline_view *t, WINDOW *w, int y,
 			 uint64_t from, const bool *in_range)
 {
@@ -132,55 +212,30 @@ static int draw_observer(const struct timeline_view *t, WINDOW *w, int y,
 	uint64_t *tag = st_xcalloc((size_t)t->width, sizeof(*tag));
 	bool *tagged = st_xcalloc((size_t)t->width, sizeof(*tagged));
 	char legend[512] = "", label[64];
-	size_t at = 0;
+	bool raw = use_raw(&o->series, from, t->step);
+	size_t at = raw ? (size_t)snprintf(legend, sizeof(legend), "single samples: ") : 0;
 
 	snprintf(label, sizeof(label), "%-21.21s", o->meta.tag_name[0] ? o->meta.tag_name : "tag");
 	draw_text(w, y, 0, LABEL_COLS, ui->attr[TH_HEADER], label);
 	for (int c = 0; c < t->width; c++) {
-		uint64_t a = (from + (uint64_t)c * t->step) / 1000000;
-		uint64_t b = (from + (uint64_t)(c + 1) * t->step + 999999) / 1000000;
-		uint64_t best = 0, best_n = 0, taken = 0, accepted = 0, d0 = 0;
-		uint64_t seen[OBS_SERIES_TAGS * 4], seen_n[OBS_SERIES_TAGS * 4];
-		unsigned nseen = 0;
-		double cycles = 0;
+		struct column_acc k;
 
-		/* Columns narrower than a millisecond share their bucket. */
-		for (uint64_t ms = a; ms < b || ms == a; ms++) {
-			const struct obs_bucket *k = obs_series_at(&o->series, ms);
-
-			if (!k)
-				continue;
-			taken += k->taken;
-			accepted += k->accepted;
-			cycles += k->accepted_cycles;
-			d0 += k->delta0;
-			/* The column's tag is the one most seen over all its
-			 * milliseconds, not the one busiest in any one. */
-			for (unsigned i = 0; i < OBS_SERIES_TAGS; i++) {
-				unsigned j = 0;
-
-				if (!k->tag_count[i])
-					continue;
-				while (j < nseen && seen[j] != k->tag[i])
-					j++;
-				if (j == nseen) {
-					if (nseen == sizeof(seen) / sizeof(seen[0]))
-						continue;
-					seen[nseen] = k->tag[i];
-					seen_n[nseen++] = 0;
-				}
-				seen_n[j] += k->tag_count[i];
+		memset(&k, 0, sizeof(k));
+		if (raw)
+			from_raw(&o->series, from + (uint64_t)c * t->step,
+				 from + (uint64_t)(c + 1) * t->step, &k);
+		else
+			from_buckets(&o->series, from + (uint64_t)c * t->step,
+				     from + (uint64_t)(c + 1) * t->step, &k);
+		for (unsigned j = 0; j < k.nseen; j++)
+			if (k.seen_n[j] > k.best_n) {
+				k.best_n = k.seen_n[j];
+				k.best = k.seen[j];
 			}
-		}
-		for (unsigned j = 0; j < nseen; j++)
-			if (seen_n[j] > best_n) {
-				best_n = seen_n[j];
-				best = seen[j];
-			}
-		rate[c] = cycles > 0 && o->tsc_hz ? (double)d0 * (double)o->tsc_hz / cycles : 0;
-		rejected[c] = taken && accepted * 2 < taken;
-		tag[c] = best;
-		tagged[c] = best_n > 0;
+		rate[c] = k.cycles > 0 && o->tsc_hz ? (double)k.d0 * (double)o->tsc_hz / k.cycles : 0;
+		rejected[c] = k.taken && k.accepted * 2 < k.taken;
+		tag[c] = k.best;
+		tagged[c] = k.best_n > 0;
 	}
 	/* Letters in the tags' order, so a tag keeps its letter at every zoom. */
 	for (int c = 0; c < t->width; c++) {
