@@ -6,7 +6,8 @@
 # the distribution view (5) draws the session's;
 # on a recording of the demo, a range selected with the cursor and ( )
 # inside one phase makes the symbol table that phase's function alone,
-# the header names the range, and Esc gives the whole session back.
+# the header names the range, the drill-down's time row covers it, and
+# Esc gives the whole session back.
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -146,6 +147,18 @@ top=$(screen | sed -n '/SELF%/{n;p}')
 echo "$top" | grep -Eq "^ *(9[0-9]|100)\.[0-9]+% .* $phase\$" ||
 	fail "the window at $at s of $phase: the table's top row is: $top
 $(screen)"
+# Its drill-down over the range: the time row (the symbol's share of each
+# column's samples) full height wherever the window has samples.
+$T send-keys -t ui Home Enter
+wait_for "^SYMBOL DETAIL"
+wait_for "^time +.* [0-9.]+-[0-9.]+ s\$"
+row=$(screen | grep "^time ")
+set -- $(python3 -c 'import sys; r = sys.argv[1]; print(r.count("\u2588"), sum(r.count(chr(c)) for c in range(0x2581, 0x2588)))' "$row")
+full=$1 part=$2
+[ "$full" -ge 10 ] && [ "$part" -le 2 ] ||
+	fail "$phase over its own window: $full full and $part partial columns: $row"
+$T send-keys -t ui Escape
+wait_for "SELF%"
 # Esc in the timeline clears the range: the table has every phase again.
 $T send-keys -t ui 2
 wait_for "^timeline "

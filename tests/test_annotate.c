@@ -4,7 +4,8 @@
  * from the file (they equal what is mapped), Capstone's instructions of
  * a fixture whose instructions are known, the DWARF line of a C fixture,
  * and samples counted onto instructions, lines and threads from a
- * constructed history (range and -e a,b filters included).  Then the
+ * constructed history (range and -e a,b filters included), with its
+ * timeline columns and IPC distribution.  Then the
  * source cache against files a target could name.
  */
 #include "check.h"
@@ -163,6 +164,82 @@ static void test_known_instructions(struct symbolizer *s)
 }
 #endif
 
+/*
+ * The timeline row and IPC: symbol 1 owns [1 s, 2 s) (IPC 2.0), symbol 2
+ * [2 s, 3 s) (IPC 0.5) with two samples of symbol 1 in its middle (one
+ * at IPC 1.0, one without counts); a sample per 10 ms.
+ */
+static void test_columns_and_ipc(void)
+{
+	struct annotation a;
+	struct model m;
+
+	memset(&a, 0, sizeof(a));
+	model_init(&m, NULL);
+	for (uint64_t t = 0; t < 200; t++) {
+		struct history_entry e = entry(t < 100 ? 1 : 2, SYMBOL_NO_OFFSET, 7);
+
+		e.flags = HISTORY_COUNTERS;
+		e.cycles = 1000;
+		e.instructions = t < 100 ? 2000 : 500;
+		if (t == 150 || t == 151) {
+			e.sym = 1;
+			e.instructions = 1000;
+			e.flags = t == 150 ? HISTORY_COUNTERS : 0;
+		}
+		history_add(&m.history, 1000000000ull + t * 10000000ull, &e);
+	}
+	a.sym = 1;
+	annotation_count(&a, &m, 0, UINT64_MAX);
+	CHECK_EQ_U64(a.samples, 102);
+	/* The history's 1.99 s in 100 columns: 20 ms each from its first sample. */
+	CHECK_EQ_U64(a.col_from, 1000000000ull);
+	CHECK_EQ_U64(a.ncols, ANNOTATE_COLUMNS);
+	CHECK_EQ_U64(a.col_step, 19900001ull);
+	CHECK_EQ_U64(a.col_samples[0], 2);
+	CHECK_EQ_U64(a.col_all[0], 2);
+	CHECK_EQ_U64(a.col_samples[60], 0);
+	CHECK(a.col_all[60] > 0);
+	{
+		uint64_t mine = 0, all = 0;
+
+		for (size_t c = 0; c < a.ncols; c++) {
+			mine += a.col_samples[c];
+			all += a.col_all[c];
+		}
+		CHECK_EQ_U64(mine, 102);
+		CHECK_EQ_U64(all, 200);
+	}
+	/* The column of 2.5 s holds the two of symbol 1 among symbol 2's. */
+	CHECK_EQ_U64(a.col_samples[(2500000000ull - a.col_from) / a.col_step], 2);
+	CHECK_EQ_U64(a.col_samples[(2400000000ull - a.col_from) / a.col_step], 0);
+	/* IPC: 100 at 2.0 and one at 1.0; the sample without counts is not one. */
+	CHECK_EQ_U64(a.ipc.n, 101);
+	CHECK(a.ipc.mean > 1.98 && a.ipc.mean < 1.991);
+	CHECK(hist_quantile(&a.ipc, 0.5) > 1.99 && hist_quantile(&a.ipc, 0.5) <= 2.01);
+	CHECK(a.ipc.min == 1.0 && a.ipc.max == 2.0);
+
+	/* A range: [2.2 s, 2.8 s) in 6 ms columns; only the two mid samples. */
+	annotation_count(&a, &m, 2200000000ull, 2800000000ull);
+	CHECK_EQ_U64(a.samples, 2);
+	CHECK_EQ_U64(a.col_from, 2200000000ull);
+	CHECK_EQ_U64(a.col_step, 6000000ull);
+	CHECK_EQ_U64(a.col_all[0], 1);
+	CHECK_EQ_U64(a.col_samples[50], 1);
+	CHECK_EQ_U64(a.col_samples[51], 1);
+	CHECK_EQ_U64(a.ipc.n, 1);
+	CHECK(a.ipc.mean == 1.0);
+
+	/* An empty history: no columns, nothing counted. */
+	model_free(&m);
+	model_init(&m, NULL);
+	annotation_count(&a, &m, 0, UINT64_MAX);
+	CHECK_EQ_U64(a.ncols, 0);
+	CHECK_EQ_U64(a.ipc.n, 0);
+	annotation_free(&a);
+	model_free(&m);
+}
+
 static void test_source_lines(struct symbolizer *s)
 {
 	uint64_t ip = (uint64_t)(uintptr_t)&annotate_c_fixture;
@@ -250,6 +327,7 @@ int main(void)
 	CHECK(annotate_fixture(1) == 43);
 	test_known_instructions(s);
 #endif
+	test_columns_and_ipc();
 	test_source_lines(s);
 	test_source_cache();
 	symbolizer_destroy(s);

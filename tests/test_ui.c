@@ -195,6 +195,15 @@ static void test_bars(void)
 	CHECK(!strcmp(draw_bar(buf, sizeof(buf), 0.45, 10, false), "#####"));
 	CHECK(!strcmp(draw_bar(buf, sizeof(buf), 2.0, 3, false), "###"));
 	CHECK(!strcmp(draw_bar(buf, sizeof(buf), NAN, 3, true), ""));
+
+	/* Sparklines: eighths of the top (0: the largest value), blank at 0. */
+	CHECK(!strcmp(draw_spark(buf, sizeof(buf), (const double[]){ 0, 1, 4, 8 }, 4, 0,
+				 false), " _-#"));
+	CHECK(!strcmp(draw_spark(buf, sizeof(buf), (const double[]){ 8, -1, 32 }, 3, 16,
+				 true), "\u2584 \u2588"));
+	/* A short buffer ends at a whole glyph. */
+	CHECK(!strcmp(draw_spark(buf, 8, (const double[]){ 1, 1, 1 }, 3, 1, true),
+		      "\u2588\u2588"));
 }
 
 static void test_columns(void)

@@ -107,11 +107,20 @@ static void count_one(uint64_t time, const struct history_entry *e, void *arg)
 	struct annotated_insn *x;
 	struct tid_count *t;
 
-	(void)time;
-	if (e->sym != a->sym || (c->m->nsampled && (!(e->flags & HISTORY_EVENT) ||
-						    e->event != c->m->shown_event)))
+	size_t col = a->col_step && time >= a->col_from ?
+		     (size_t)((time - a->col_from) / a->col_step) : ANNOTATE_COLUMNS;
+
+	if (c->m->nsampled && (!(e->flags & HISTORY_EVENT) || e->event != c->m->shown_event))
+		return;
+	if (col < a->ncols)
+		a->col_all[col]++;
+	if (e->sym != a->sym)
 		return;
 	a->samples++;
+	if (col < a->ncols)
+		a->col_samples[col]++;
+	if ((e->flags & HISTORY_COUNTERS) && e->cycles)
+		hist_add(&a->ipc, (double)e->instructions / e->cycles);
 	HASH_FIND(hh, c->tids, &e->tid, sizeof(e->tid), t);
 	if (!t) {
 		t = st_xcalloc(1, sizeof(*t));
@@ -168,6 +177,24 @@ static void sum_lines(struct annotation *a)
 	qsort(a->lines, a->nlines, sizeof(*a->lines), by_samples_line);
 }
 
+/* The timeline row's columns over [from, to), or what the history holds. */
+static void lay_out_columns(struct annotation *a, const struct history *h,
+			    uint64_t from, uint64_t to)
+{
+	uint64_t lo = from, hi = to;
+
+	if (!from && h->oldest)
+		lo = h->oldest->min_time > h->complete_from ? h->oldest->min_time
+							    : h->complete_from;
+	if (to == UINT64_MAX)
+		hi = h->newest ? h->newest->max_time + 1 : lo;
+	memset(a->col_samples, 0, sizeof(a->col_samples));
+	memset(a->col_all, 0, sizeof(a->col_all));
+	a->col_from = lo;
+	a->ncols = hi > lo ? ANNOTATE_COLUMNS : 0;
+	a->col_step = hi > lo ? (hi - lo + ANNOTATE_COLUMNS - 1) / ANNOTATE_COLUMNS : 0;
+}
+
 void annotation_count(struct annotation *a, const struct model *m,
 		      uint64_t from, uint64_t to)
 {
@@ -175,6 +202,9 @@ void annotation_count(struct annotation *a, const struct model *m,
 	struct tid_count *t, *tmp;
 	size_t n = 0;
 
+	lay_out_columns(a, &m->history, from, to);
+	hist_free(&a->ipc);
+	hist_init_linear(&a->ipc, 0, 4, 500);
 	a->samples = a->placed = 0;
 	for (size_t i = 0; i < a->ninsn; i++)
 		a->insn[i].samples = 0;
@@ -201,5 +231,6 @@ void annotation_free(struct annotation *a)
 	free(a->insn);
 	free(a->lines);
 	free(a->threads);
+	hist_free(&a->ipc);
 	memset(a, 0, sizeof(*a));
 }

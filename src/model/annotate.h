@@ -9,6 +9,8 @@
 #ifndef SHIMTOP_ANNOTATE_H
 #define SHIMTOP_ANNOTATE_H
 
+#include "model/histogram.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +39,7 @@ struct annotated_thread {
 };
 
 #define ANNOTATE_LINES_MAX	512u	/* distinct hot source lines kept */
+#define ANNOTATE_COLUMNS	100u	/* the symbol's timeline row */
 
 struct annotation {
 	uint32_t sym;
@@ -53,6 +56,15 @@ struct annotation {
 	size_t nlines;
 	struct annotated_thread *threads;	/* by samples, most first */
 	size_t nthreads;
+	/*
+	 * Its timeline row: the range (or what the history holds) cut into
+	 * ncols columns of step ns from col_from, with the symbol's samples
+	 * and every symbol's (of the same event) in each.
+	 */
+	uint64_t col_from, col_step;
+	size_t ncols;
+	uint64_t col_samples[ANNOTATE_COLUMNS], col_all[ANNOTATE_COLUMNS];
+	struct histogram ipc;		/* of its samples that carry counts, 0-4 */
 };
 
 /* Decodes symbol sym's code, if a file holds it (a->code says). */
@@ -60,7 +72,8 @@ void annotation_load(struct annotation *a, struct symbolizer *s, uint32_t sym);
 
 /*
  * Counts the symbol's samples in the history over [from, to) (record
- * time, ns; 0 and UINT64_MAX: all of it), of the event the tables show.
+ * time, ns; 0 and UINT64_MAX: all of it), of the event the tables show:
+ * per instruction, line, thread and column, and their IPC.
  */
 void annotation_count(struct annotation *a, const struct model *m,
 		      uint64_t from, uint64_t to);

@@ -1,7 +1,8 @@
 /*
  * detail.c - the drill-down (Enter on a table row): a symbol's full name
  * and module, however long, its figures with a share bar, how its
- * samples split over threads, its hottest source lines, and its
+ * samples split over threads, its share of the samples over time, its
+ * IPC distribution where counters count, its hottest source lines, and its
  * disassembly with the samples of each instruction, as perf annotate
  * shows it.  Over the selected time range when there is one.  The code
  * scrolls under the summary and opens at its hottest instruction, as
@@ -120,9 +121,53 @@ static double share(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+static double seconds_at(const struct ui *ui, uint64_t time)
+{
+	uint64_t first = ui->s->model.first_time;
+
+	return time > first ? (double)(time - first) / 1e9 : 0;
+}
+
+/*
+ * The symbol's timeline row, `width` glyphs at most: its share of the
+ * samples in each column (the annotation's columns merged to fit), so a
+ * phase it owns stands at full height however busy the machine was.
+ */
+static void time_row(const struct detail_view *d, int width, char *buf, size_t len)
+{
+	const struct annotation *a = &d->a;
+	int n = width < (int)a->ncols ? width : (int)a->ncols;
+	double v[ANNOTATE_COLUMNS];
+
+	if (n < 1) {
+		buf[0] = '\0';
+		return;
+	}
+	for (int c = 0; c < n; c++) {
+		uint64_t mine = 0, all = 0;
+
+		for (size_t k = (size_t)c * a->ncols / (size_t)n;
+		     k < (size_t)(c + 1) * a->ncols / (size_t)n; k++) {
+			mine += a->col_samples[k];
+			all += a->col_all[k];
+		}
+		v[c] = all ? (double)mine / (double)all : 0;
+	}
+	draw_spark(buf, len, v, n, 1.0, d->v.ui->utf8);
+}
+
+/* The IPC histogram's 500 buckets over 0-4 summed into n columns. */
+static void ipc_columns(const struct histogram *h, double *v, int n)
+{
+	memset(v, 0, (size_t)n * sizeof(*v));
+	for (size_t i = 0; h->buckets && i < h->nbuckets; i++)
+		v[i * (size_t)n / h->nbuckets] += (double)h->buckets[i];
+}
+
 /*
  * The rows above the disassembly, into out[] (NULL: only counted):
- * names, figures, threads, hottest lines, and the disassembly's title.
+ * names, figures, threads, its timeline row and IPC distribution,
+ * hottest lines, and the disassembly's title.
  */
 struct text_row {
 	chtype attr;
@@ -183,6 +228,25 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 					       share(a->threads[i].samples, a->samples));
 		}
 		ROW(row, "threads  %s%s", line, a->nthreads > 6 ? ", ..." : "");
+	}
+	if (a->ncols && a->samples) {
+		char spark[1024];
+		int width = cols - 9 - 24;
+
+		time_row(d, width, spark, sizeof(spark));
+		ROW(row, "time     %s  %.1f-%.1f s", spark, seconds_at(ui, a->col_from),
+		    seconds_at(ui, a->col_from + a->col_step * a->ncols));
+	}
+	if (a->ipc.n) {
+		char spark[512];
+		double v[40];
+
+		ipc_columns(&a->ipc, v, 40);
+		ROW(row, "IPC      n %llu  mean %.2f  sd %.2f  p10 %.2f  median %.2f  p90 %.2f"
+		    "  0 %s 4", (unsigned long long)a->ipc.n, a->ipc.mean, hist_stddev(&a->ipc),
+		    hist_quantile(&a->ipc, 0.1), hist_quantile(&a->ipc, 0.5),
+		    hist_quantile(&a->ipc, 0.9), draw_spark(spark, sizeof(spark), v, 40, 0,
+							    ui->utf8));
 	}
 	ROW(head, "%s", "");
 	if (a->nlines) {

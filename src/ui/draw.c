@@ -2,6 +2,7 @@
 #include "ui/draw.h"
 
 #include <langinfo.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
@@ -83,5 +84,44 @@ const char *draw_bar(char *buf, size_t len, double frac, int width, bool utf8)
 		at += (size_t)snprintf(buf + at, len - at, "%s", utf8 ? "\u2588" : "#");
 	if (utf8 && units % 8 && at + 4 < len)
 		at += (size_t)snprintf(buf + at, len - at, "%s", eighth[units % 8]);
+	return buf;
+}
+
+const char *draw_level_glyph(double value, double top, bool utf8)
+{
+	static const char *const blocks[8] = {
+		"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
+	};
+	static const char *const ascii[8] = { "_", ".", ":", "-", "=", "+", "*", "#" };
+	int level = top > 0 && value > 0 ? (int)ceil(value / top * 8) - 1 : -1;
+
+	if (level < 0)
+		return " ";
+	if (level > 7)
+		level = 7;
+	return utf8 ? blocks[level] : ascii[level];
+}
+
+const char *draw_spark(char *buf, size_t len, const double *v, int n, double top,
+		       bool utf8)
+{
+	size_t at = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (top <= 0)
+		for (int i = 0; i < n; i++)
+			if (v[i] > top)
+				top = v[i];
+	for (int i = 0; i < n; i++) {
+		const char *g = draw_level_glyph(v[i], top, utf8);
+		size_t l = strlen(g);
+
+		if (at + l >= len)
+			break;
+		memcpy(buf + at, g, l + 1);
+		at += l;
+	}
 	return buf;
 }

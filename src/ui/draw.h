@@ -26,4 +26,17 @@ int draw_text(WINDOW *w, int y, int x, int width, chtype attr, const char *s);
  */
 const char *draw_bar(char *buf, size_t len, double frac, int width, bool utf8);
 
+/*
+ * The glyph of a column value/top high: one to eight eighths of a block
+ * in UTF-8, `_.:-=+*#` otherwise; a space for 0 or less.
+ */
+const char *draw_level_glyph(double value, double top, bool utf8);
+
+/*
+ * n values as a row of such glyphs (a sparkline) into buf, top their full
+ * height (0: the largest of them).  Returns buf.
+ */
+const char *draw_spark(char *buf, size_t len, const double *v, int n, double top,
+		       bool utf8);
+
 #endif

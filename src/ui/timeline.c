@@ -39,11 +39,6 @@ struct timeline_view {
 	int tl_width, tl_lines;
 };
 
-static const char *const blocks_utf8[8] = {
-	"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
-};
-static const char blocks_ascii[8] = { '_', '.', ':', '-', '=', '+', '*', '#' };
-
 /* The first column's time: the latest samples at the right edge when following. */
 static uint64_t first_column(const struct timeline_view *t, const struct model *m)
 {
@@ -81,18 +76,8 @@ static void draw_row(const struct ui *ui, WINDOW *w, int y, int x0,
 		     const double *value, int n, double top, const bool *in_range)
 {
 	for (int c = 0; c < n; c++) {
-		int level = top > 0 && value[c] > 0 ? (int)ceil(value[c] / top * 8) - 1 : -1;
-		chtype attr = in_range[c] ? ui->attr[TH_SELECTED] : ui->attr[TH_VALUE];
-
-		if (level > 7)
-			level = 7;
-		wattrset(w, attr);
-		if (level < 0)
-			mvwaddch(w, y, x0 + c, ' ');
-		else if (ui->utf8)
-			mvwaddstr(w, y, x0 + c, blocks_utf8[level]);
-		else
-			mvwaddch(w, y, x0 + c, (chtype)blocks_ascii[level]);
+		wattrset(w, in_range[c] ? ui->attr[TH_SELECTED] : ui->attr[TH_VALUE]);
+		mvwaddstr(w, y, x0 + c, draw_level_glyph(value[c], top, ui->utf8));
 	}
 }
 
