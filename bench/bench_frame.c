@@ -86,9 +86,7 @@ int main(int argc, char **argv)
 	s->pid = (uint32_t)getpid();
 	s->period = 250000;
 	for (uint64_t i = 0; i < n; i++) {
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
+		bench_random(&rng);
 		s->tid = s->pid + (uint32_t)(rng % 8);
 		s->ip = ips[(rng >> 8) % nsym];
 		s->time = t0 + i * step;

@@ -73,9 +73,7 @@ static void feed_perf(double minutes)
 			       (unsigned long long)m.history.dropped, symbolizer_count(sy));
 			next_report += 10 * 60 * hz;
 		}
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
+		bench_random(&rng);
 		s->tid = s->pid + (uint32_t)(rng % 8);
 		s->ip = libc_start + (rng >> 8) % libc_len;
 		s->time = t0 + i * step;

@@ -14,6 +14,15 @@ struct model;
 /* Feeds m this process's mappings; sets libc's text.  -1 if no libc. */
 int bench_model_maps(struct model *m, uint64_t *libc_start, uint64_t *libc_len);
 
+/* The next of a xorshift64 sequence: the benchmarks' reproducible randomness. */
+static inline uint64_t bench_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
 /*
  * The distinct start addresses of the functions a file's symbol tables
  * name (with a size), plus base, ascending, into *out (malloc'd).

@@ -55,9 +55,7 @@ int main(int argc, char **argv)
 	s->period = 100000;
 	start = st_now_ns();
 	for (uint64_t i = 0; i < n; i++) {
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
+		bench_random(&rng);
 		s->tid = s->pid + (uint32_t)(rng % 8);
 		s->ip = libc_start + (rng >> 8) % libc_len;
 		s->time = t0 + i * step;

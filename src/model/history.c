@@ -58,15 +58,11 @@ static void drop_oldest(struct history *h)
 	drop_spans(h);
 }
 
-/* The span holding `time`, made if new (samples come nearly in order). */
-static struct history_span *span_of(struct history *h, uint64_t time)
+/* The index of the first span starting at or after `start` (nspans if none). */
+static size_t span_at_or_after(const struct history *h, uint64_t start)
 {
-	uint64_t start = time / HISTORY_SPAN_NS * HISTORY_SPAN_NS;
-	struct history_span *v;
 	size_t lo = 0, hi = h->nspans;
 
-	if (h->nspans && h->spans[h->span_head + h->nspans - 1].start == start)
-		return &h->spans[h->span_head + h->nspans - 1];
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -75,6 +71,19 @@ static struct history_span *span_of(struct history *h, uint64_t time)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The span holding `time`, made if new (samples come nearly in order). */
+static struct history_span *span_of(struct history *h, uint64_t time)
+{
+	uint64_t start = time / HISTORY_SPAN_NS * HISTORY_SPAN_NS;
+	struct history_span *v;
+	size_t lo;
+
+	if (h->nspans && h->spans[h->span_head + h->nspans - 1].start == start)
+		return &h->spans[h->span_head + h->nspans - 1];
+	lo = span_at_or_after(h, start);
 	if (lo < h->nspans && h->spans[h->span_head + lo].start == start)
 		return &h->spans[h->span_head + lo];
 	/* Room at the end: the dropped head's first, then more. */
@@ -126,16 +135,8 @@ static void span_add(struct history *h, uint64_t time, const struct history_entr
 const struct history_span *history_spans(const struct history *h, uint64_t from,
 					 size_t *n)
 {
-	size_t lo = 0, hi = h->nspans;
+	size_t lo = span_at_or_after(h, from);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (h->spans[h->span_head + mid].start < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	*n = h->nspans - lo;
 	return h->spans ? &h->spans[h->span_head + lo] : NULL;
 }
