@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,8 +110,10 @@ static void drain(struct ring *r, struct seen *v, uint64_t second)
  * Core-wide counters without a PMU: constructed pages, and an rdpmc
  * whose registers advance on every read, the core's faster than the
  * observer's own, so app = core - self grows by a known step per sample.
+ * Each page is mapped on its own, as the kernel's are: corewide_close
+ * unmaps them (a static array here once lost a page of this test's bss
+ * to it).
  */
-static struct perf_event_mmap_page pages[2][COREWIDE_EVENTS];
 static uint64_t regs[4];
 
 static uint64_t advancing_rdpmc(uint32_t idx, void *arg)
@@ -129,10 +132,16 @@ static int open_fixture(struct corewide *cw, char *why, size_t len)
 	cw->rd = advancing_rdpmc;
 	for (unsigned w = 0; w < 2; w++)
 		for (unsigned e = 0; e < COREWIDE_EVENTS; e++) {
-			pages[w][e].index = w * 2 + e + 1;
-			pages[w][e].pmc_width = 48;
-			pages[w][e].cap_user_rdpmc = 1;
-			cw->page[w][e] = &pages[w][e];
+			struct perf_event_mmap_page *pg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE),
+							       PROT_READ | PROT_WRITE,
+							       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (pg == MAP_FAILED)
+				return -1;
+			pg->index = w * 2 + e + 1;
+			pg->pmc_width = 48;
+			pg->cap_user_rdpmc = 1;
+			cw->page[w][e] = pg;
 			cw->fd[w][e] = -1;
 		}
 	return 0;
