@@ -148,10 +148,11 @@ echo "$top" | grep -Eq "^ *(9[0-9]|100)\.[0-9]+% .* $phase\$" ||
 	fail "the window at $at s of $phase: the table's top row is: $top
 $(screen)"
 # Its drill-down over the range: the time row (the symbol's share of each
-# column's samples) full height wherever the window has samples.
+# column's samples, its peak at full height) peaks at 90% or more and is
+# full height wherever the window has samples.
 $T send-keys -t ui Home Enter
 wait_for "^SYMBOL DETAIL"
-wait_for "^time +.* [0-9.]+-[0-9.]+ s\$"
+wait_for "^time +.* [0-9.]+-[0-9.]+ s, peak (9[0-9]|100)%\$"
 row=$(screen | grep "^time ")
 set -- $(python3 -c 'import sys; r = sys.argv[1]; print(r.count("\u2588"), sum(r.count(chr(c)) for c in range(0x2581, 0x2588)))' "$row")
 full=$1 part=$2

@@ -93,7 +93,7 @@ screen | grep -Eq "^ +[0-9.]+% +shimtop-demo\.c:[0-9]+ +[^ ]" ||
 screen | grep -Eq "^ +[0-9.]+% +[0-9]+ +[0-9a-f]+: +[a-z]+" ||
 	fail "no instruction with samples: $(screen)"
 screen | grep -Eq "^ +shimtop-demo\.c:[0-9]+ " || fail "no source line in the code: $(screen)"
-screen | grep -Eq "^time +[^ ].* [0-9.]+-[0-9.]+ s\$" || fail "no time row: $(screen)"
+screen | grep -Eq "^time +[^ ].* [0-9.]+-[0-9.]+ s, peak [0-9]+%\$" || fail "no time row: $(screen)"
 $T send-keys -t ui Escape
 wait_for "SELF%v"
 # H: the per-thread table, the demo's one thread with its top symbol; H returns.

@@ -30,8 +30,15 @@ __asm__(".text\n"
 	"\tmovl $42, %eax\n"
 	"\taddl %edi, %eax\n"
 	"\tret\n"
-	".size annotate_fixture, .-annotate_fixture\n");
+	".size annotate_fixture, .-annotate_fixture\n"
+	".globl annotate_caller\n"
+	".type annotate_caller, @function\n"
+	"annotate_caller:\n"
+	"\tcall annotate_fixture\n"
+	"\tjmp annotate_fixture+1\n"
+	".size annotate_caller, .-annotate_caller\n");
 int annotate_fixture(int x);
+void annotate_caller(void);
 #endif
 
 int annotate_c_fixture(volatile int *p);
@@ -99,6 +106,27 @@ static void test_known_instructions(struct symbolizer *s)
 	}
 	CHECK(annotation_insn_at(&a, 7) == &a.insn[2]);	/* inside addl */
 	CHECK(annotation_insn_at(&a, 9) == NULL);
+	/* No call or jump: no target named. */
+	CHECK(!strchr(a.insn[0].text, '<') && !strchr(a.insn[3].text, '<'));
+
+	/* A call's and a jump's targets named as objdump does, offset included. */
+	{
+		const struct st_symbol *caller;
+		struct annotation b;
+
+		caller = symbolizer_lookup_at(s, getpid(), (uint64_t)(uintptr_t)&annotate_caller,
+					      false, &offset);
+		CHECK(caller && !strcmp(caller->name, "annotate_caller"));
+		annotation_load(&b, s, caller ? caller->id : UINT32_MAX);
+		CHECK_EQ_U64(b.ninsn, 2);
+		if (b.ninsn == 2) {
+			CHECK(!strncmp(b.insn[0].text, "call", 4) &&
+			      strstr(b.insn[0].text, " <annotate_fixture>"));
+			CHECK(!strncmp(b.insn[1].text, "jmp", 3) &&
+			      strstr(b.insn[1].text, " <annotate_fixture+0x1>"));
+		}
+		annotation_free(&b);
+	}
 
 	/*
 	 * A constructed history: 3 samples on movl (offsets 1 and 4), 3 on

@@ -18,8 +18,32 @@
 #define CS_THIS_MODE	CS_MODE_ARM
 #endif
 
+#if defined(__x86_64__)
+/* A direct call's or jump's target named, as objdump and perf annotate do. */
+static void name_target(struct annotated_insn *x, csh h, const cs_insn *in,
+			struct symbolizer *s, uint32_t sym)
+{
+	const cs_x86 *d = in->detail ? &in->detail->x86 : NULL;
+	const char *name;
+	uint64_t off = 0;
+	size_t used;
+
+	if (!d || d->op_count != 1 || d->operands[0].type != X86_OP_IMM ||
+	    !(cs_insn_group(h, in, CS_GRP_CALL) || cs_insn_group(h, in, CS_GRP_JUMP)) ||
+	    !(name = symbolizer_name_in_file(s, sym, (uint64_t)d->operands[0].imm, &off)))
+		return;
+	used = strlen(x->text);
+	if (off)
+		snprintf(x->text + used, sizeof(x->text) - used, " <%.80s+%#llx>", name,
+			 (unsigned long long)off);
+	else
+		snprintf(x->text + used, sizeof(x->text) - used, " <%.80s>", name);
+}
+#endif
+
 /* Decodes the whole copy; bytes no instruction explains become .byte. */
-static void decode(struct annotation *a, const struct symbol_code *c)
+static void decode(struct annotation *a, const struct symbol_code *c,
+		   struct symbolizer *s)
 {
 #ifdef CS_THIS_ARCH
 	csh h;
@@ -30,6 +54,7 @@ static void decode(struct annotation *a, const struct symbol_code *c)
 		return;
 #if defined(__x86_64__)
 	cs_option(h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
 #endif
 	cs_option(h, CS_OPT_SKIPDATA, CS_OPT_ON);
 	n = cs_disasm(h, c->bytes, c->len, c->start, 0, &insn);
@@ -41,6 +66,9 @@ static void decode(struct annotation *a, const struct symbol_code *c)
 		x->size = insn[i].size;
 		snprintf(x->text, sizeof(x->text), "%-7.31s %.100s", insn[i].mnemonic,
 			 insn[i].op_str);
+#if defined(__x86_64__)
+		name_target(x, h, &insn[i], s, a->sym);
+#endif
 	}
 	if (n)
 		cs_free(insn, n);
@@ -48,6 +76,7 @@ static void decode(struct annotation *a, const struct symbol_code *c)
 #else
 	(void)a;
 	(void)c;
+	(void)s;
 #endif
 }
 
@@ -62,7 +91,7 @@ void annotation_load(struct annotation *a, struct symbolizer *s, uint32_t sym)
 		return;
 	a->start = c.start;
 	a->truncated = c.truncated;
-	decode(a, &c);
+	decode(a, &c, s);
 	for (size_t i = 0; i < a->ninsn; i++)
 		if (!symbolizer_source_line(s, sym, a->insn[i].offset, &a->insn[i].file,
 					    &a->insn[i].line))

@@ -101,6 +101,14 @@ bool symbolizer_source_line(struct symbolizer *s, uint32_t id, uint32_t offset,
 			    const char **file, int *line);
 
 /*
+ * The function at address `at` of the file holding symbol id's code (a
+ * call or jump target in it) and *offset into it; NULL if none.  The name
+ * stays valid while the symbolizer lives.
+ */
+const char *symbolizer_name_in_file(struct symbolizer *s, uint32_t id, uint64_t at,
+				    uint64_t *offset);
+
+/*
  * Source files' lines, for the drill-down: each file read once (at most
  * SOURCE_FILE_MAX bytes, a regular file only: its name is the target's
  * DWARF's), SOURCE_FILES_MAX files at most.

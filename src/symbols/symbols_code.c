@@ -89,3 +89,16 @@ bool symbolizer_source_line(struct symbolizer *s, uint32_t id, uint32_t offset,
 	*line = n;
 	return true;
 }
+
+const char *symbolizer_name_in_file(struct symbolizer *s, uint32_t id, uint64_t at,
+				    uint64_t *offset)
+{
+	uint64_t start, end;
+	struct elf_file *f = symbolizer_code_of(s, id, &start, &end);
+	const struct elf_symbol *e;
+
+	if (!f || !f->mod || !(e = elf_file_symbol(f, at)))
+		return NULL;
+	*offset = at - e->start;
+	return e->name;
+}

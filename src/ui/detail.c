@@ -146,19 +146,19 @@ static double seconds_at(const struct ui *ui, uint64_t time)
 
 /*
  * The symbol's timeline row, `width` glyphs at most: its share of the
- * samples in each column (the annotation's columns merged to fit), so a
- * phase it owns stands at full height however busy the machine was.
+ * samples in each column (the annotation's columns merged to fit), the
+ * highest share at full height, so its shape shows however small its
+ * part; returns that share.
  */
-static void time_row(const struct detail_view *d, int width, char *buf, size_t len)
+static double time_row(const struct detail_view *d, int width, char *buf, size_t len)
 {
 	const struct annotation *a = &d->a;
 	int n = width < (int)a->ncols ? width : (int)a->ncols;
-	double v[ANNOTATE_COLUMNS];
+	double v[ANNOTATE_COLUMNS], peak = 0;
 
-	if (n < 1) {
-		buf[0] = '\0';
-		return;
-	}
+	buf[0] = '\0';
+	if (n < 1)
+		return 0;
 	for (int c = 0; c < n; c++) {
 		uint64_t mine = 0, all = 0;
 
@@ -168,8 +168,11 @@ static void time_row(const struct detail_view *d, int width, char *buf, size_t l
 			all += a->col_all[k];
 		}
 		v[c] = all ? (double)mine / (double)all : 0;
+		if (v[c] > peak)
+			peak = v[c];
 	}
-	draw_spark(buf, len, v, n, 1.0, d->v.ui->utf8);
+	draw_spark(buf, len, v, n, peak, d->v.ui->utf8);
+	return peak;
 }
 
 /* The IPC histogram's 500 buckets over 0-4 summed into n columns. */
@@ -247,11 +250,11 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 	}
 	if (a->ncols && a->samples) {
 		char spark[1024];
-		int width = cols - 9 - 24;
+		double peak = time_row(d, cols - 9 - 32, spark, sizeof(spark));
 
-		time_row(d, width, spark, sizeof(spark));
-		ROW(row, "time     %s  %.1f-%.1f s", spark, seconds_at(ui, a->col_from),
-		    seconds_at(ui, a->col_from + a->col_step * a->ncols));
+		ROW(row, "time     %s  %.1f-%.1f s, peak %.0f%%", spark,
+		    seconds_at(ui, a->col_from),
+		    seconds_at(ui, a->col_from + a->col_step * a->ncols), 100 * peak);
 	}
 	if (a->ipc.n) {
 		char spark[512];
