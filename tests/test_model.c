@@ -157,6 +157,36 @@ static void separate_events(uint64_t one, uint64_t two)
  * threads.  Then a bounded history: 10 s of samples kept 3 s drops its
  * oldest chunks, and a range reaching before what it holds says so.
  */
+
+/*
+ * A target churning threads (a new tid every sample: 10,000 threads a
+ * 100 ms span) grows the spans' per-thread counts; they count against the
+ * byte bound, so the history drops chunks to stay within it.
+ */
+static void history_span_bytes_bounded(void)
+{
+	struct history h;
+	struct history_entry e;
+	size_t most = 0;
+
+	history_init(&h, 0);
+	h.max_bytes = 3 * sizeof(struct history_chunk);
+	memset(&e, 0, sizeof(e));
+	e.weight = 1;
+	for (uint32_t i = 0; i < 100000; i++) {
+		e.tid = i;
+		history_add(&h, 1000000000ull + i * 10000ull, &e);
+		if (history_bytes(&h) > most)
+			most = history_bytes(&h);
+	}
+	CHECK(most <= h.max_bytes);
+	CHECK(h.span_bytes > 10000 * sizeof(struct history_span_thread));
+	/* Fewer chunks than the 3 the bound holds without spans. */
+	CHECK(h.chunks < 3);
+	CHECK_EQ_U64(h.entries + h.dropped, 100000);
+	history_free(&h);
+	CHECK_EQ_U64(h.span_bytes, 0);
+}
 static void ranges(uint64_t one, uint64_t two)
 {
 	struct symbolizer *sy = symbolizer_create(true);
@@ -249,18 +279,19 @@ static void ranges(uint64_t one, uint64_t two)
 	model_free(&m);
 
 	/*
-	 * The byte bound, lowered to 3 chunks: 100,000 samples 10 us apart
-	 * (one chunk of 16,384 is 164 ms) keep the newest 3 or 4 chunks
-	 * whatever --history says, and say from when.
+	 * The byte bound, lowered to 3 chunks and room for the spans: 100,000
+	 * samples 10 us apart (one chunk of 16,384 is 164 ms) keep the newest
+	 * 3 or 4 chunks whatever --history says, and say from when.
 	 */
 	model_init(&m, sy);
 	model_set_history(&m, 3000 * ms);
-	m.history.max_bytes = 3 * sizeof(struct history_chunk);
+	m.history.max_bytes = 3 * sizeof(struct history_chunk) + 65536;
 	symbols_read_proc_maps(getpid(), add_map, &m);
 	for (uint64_t i = 0; i < 100000; i++)
 		sample(&m, one, 1, t0 + i * 10000, 1, 0, 0, 0);
 	CHECK(m.history.chunks <= 3);
-	CHECK(history_bytes(&m.history) <= 3 * sizeof(struct history_chunk));
+	CHECK(history_bytes(&m.history) <= m.history.max_bytes);
+	CHECK(m.history.span_bytes > 0);
 	CHECK_EQ_U64(m.history.dropped + m.history.entries, 100000);
 	CHECK(m.history.entries > 2 * HISTORY_CHUNK_ENTRIES);
 	CHECK(m.history.complete_from > t0 + 100000 * 10000ull - 4 * HISTORY_CHUNK_ENTRIES * 10000ull);
@@ -269,6 +300,7 @@ static void ranges(uint64_t one, uint64_t two)
 	model_free(&r);
 	model_free(&m);
 	symbolizer_destroy(sy);
+	history_span_bytes_bounded();
 }
 
 struct brute {

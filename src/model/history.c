@@ -36,6 +36,8 @@ void history_free(struct history *h)
 static void drop_spans(struct history *h)
 {
 	while (h->nspans && h->spans[h->span_head].start + HISTORY_SPAN_NS <= h->complete_from) {
+		h->span_bytes -= h->spans[h->span_head].threads_cap *
+				 sizeof(struct history_span_thread);
 		free(h->spans[h->span_head].threads);
 		h->span_head++;
 		h->nspans--;
@@ -91,7 +93,9 @@ static struct history_span *span_of(struct history *h, uint64_t time)
 		memmove(h->spans, h->spans + h->span_head, h->nspans * sizeof(*h->spans));
 		h->span_head = 0;
 	}
+	h->span_bytes -= h->spans_cap * sizeof(*h->spans);
 	ST_GROW(h->spans, h->spans_cap, h->span_head + h->nspans + 1);
+	h->span_bytes += h->spans_cap * sizeof(*h->spans);
 	v = &h->spans[h->span_head];
 	memmove(&v[lo + 1], &v[lo], (h->nspans - lo) * sizeof(*v));
 	memset(&v[lo], 0, sizeof(*v));
@@ -121,6 +125,8 @@ static void span_add(struct history *h, uint64_t time, const struct history_entr
 	}
 	if (lo == s->nthreads || s->threads[lo].tid != e->tid) {
 		if (s->nthreads == s->threads_cap) {
+			h->span_bytes += (s->threads_cap ? s->threads_cap : 8) *
+					 sizeof(*s->threads);
 			s->threads_cap = s->threads_cap ? s->threads_cap * 2 : 8;
 			s->threads = st_xrealloc(s->threads, s->threads_cap * sizeof(*s->threads));
 		}
@@ -179,14 +185,13 @@ void history_add(struct history *h, uint64_t time, const struct history_entry *e
 	while (h->keep_ns && h->oldest != h->newest &&
 	       h->oldest->max_time + h->keep_ns < time)
 		drop_oldest(h);
-	while (h->oldest != h->newest && h->chunks * sizeof(struct history_chunk) >
-	       h->max_bytes)
+	while (h->oldest != h->newest && history_bytes(h) > h->max_bytes)
 		drop_oldest(h);
 }
 
 size_t history_bytes(const struct history *h)
 {
-	return h->chunks * sizeof(struct history_chunk);
+	return h->chunks * sizeof(struct history_chunk) + h->span_bytes;
 }
 
 void history_each(const struct history *h, uint64_t from, uint64_t to,

@@ -71,6 +71,7 @@ struct history {
 	struct history_chunk *oldest, *newest;
 	struct history_span *spans;	/* by start, from span_head */
 	size_t span_head, nspans, spans_cap;
+	size_t span_bytes;		/* the spans' arrays, within max_bytes too */
 	uint64_t keep_ns;		/* the bound; 0 keeps everything */
 	size_t max_bytes;		/* HISTORY_MAX_BYTES unless a test asks less */
 	uint64_t complete_from;		/* no sample before this was dropped */
@@ -90,7 +91,7 @@ void history_add(struct history *h, uint64_t time, const struct history_entry *e
 const struct history_span *history_spans(const struct history *h, uint64_t from,
 					 size_t *n);
 
-/* Bytes the history holds (chunks at full size). */
+/* Bytes the history holds: chunks at full size and the spans' arrays. */
 size_t history_bytes(const struct history *h);
 
 typedef void (*history_fn)(uint64_t time, const struct history_entry *e, void *arg);
