@@ -58,12 +58,21 @@ wait_for "^phase  "
 # wherever its 100 ms fall.
 $T send-keys -t ui +
 wait_for "^timeline +50 ms a column"
-sleep 1.5
-legend=$(screen | sed -n '/^phase /{n;p}')
+# The observer starts after the perf table shows (seconds later under
+# ASan): wait, up to 10 s, for its first whole round of four phases.
+band_complete() {
+	legend=$(screen | sed -n '/^phase /{n;p}')
+	band=$(screen | grep "^phase " | cut -c23-)
+	for p in compute pointer_chase branchy recursive; do
+		echo "$legend" | grep -Eq "[a-e]=$p( |\$)" || return 1
+	done
+	[ "$(echo "$band" | grep -o "[a-e]" | sort -u | wc -l)" -ge 4 ]
+}
+i=0
+while ! band_complete && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 for p in compute pointer_chase branchy recursive; do
 	echo "$legend" | grep -Eq "[a-e]=$p( |\$)" || fail "the band's legend lacks $p: $legend"
 done
-band=$(screen | grep "^phase " | cut -c23-)
 [ "$(echo "$band" | grep -o "[a-e]" | sort -u | wc -l)" -ge 4 ] || fail "the band shows fewer than 4 phases: $band"
 screen | grep -Eq "^work items +[0-9.e+]+/s" || fail "no work items rate row: $(screen)"
 # Zoomed below a millisecond a column (14 halvings: 3 us), following the
