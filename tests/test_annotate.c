@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -192,6 +193,29 @@ static void test_known_instructions(struct symbolizer *s)
 }
 #endif
 
+/* What a count from nothing over the whole history gives, against a's. */
+static void same_as_fresh(const struct annotation *a, const struct model *m)
+{
+	struct annotation b;
+
+	memset(&b, 0, sizeof(b));
+	b.sym = a->sym;
+	annotation_count(&b, m, 0, UINT64_MAX);
+	CHECK_EQ_U64(a->samples, b.samples);
+	CHECK_EQ_U64(a->ncols, b.ncols);
+	CHECK_EQ_U64(a->col_from, b.col_from);
+	CHECK_EQ_U64(a->col_step, b.col_step);
+	CHECK(!memcmp(a->col_samples, b.col_samples, sizeof(b.col_samples)));
+	CHECK(!memcmp(a->col_all, b.col_all, sizeof(b.col_all)));
+	CHECK_EQ_U64(a->ipc.n, b.ipc.n);
+	CHECK(fabs(a->ipc.mean - b.ipc.mean) < 1e-9);
+	CHECK_EQ_U64(a->nthreads, b.nthreads);
+	for (size_t i = 0; i < a->nthreads && i < b.nthreads; i++)
+		CHECK(a->threads[i].tid == b.threads[i].tid &&
+		      a->threads[i].samples == b.threads[i].samples);
+	annotation_free(&b);
+}
+
 /*
  * The timeline row and IPC: symbol 1 owns [1 s, 2 s) (IPC 2.0), symbol 2
  * [2 s, 3 s) (IPC 0.5) with two samples of symbol 1 in its middle (one
@@ -220,14 +244,14 @@ static void test_columns_and_ipc(void)
 	a.sym = 1;
 	annotation_count(&a, &m, 0, UINT64_MAX);
 	CHECK_EQ_U64(a.samples, 102);
-	/* The history's 1.99 s in 100 columns: 20 ms each from its first sample. */
+	/* The whole history, 1.0-2.99 s, in whole 100 ms spans: 20 columns. */
 	CHECK_EQ_U64(a.col_from, 1000000000ull);
-	CHECK_EQ_U64(a.ncols, ANNOTATE_COLUMNS);
-	CHECK_EQ_U64(a.col_step, 19900001ull);
-	CHECK_EQ_U64(a.col_samples[0], 2);
-	CHECK_EQ_U64(a.col_all[0], 2);
-	CHECK_EQ_U64(a.col_samples[60], 0);
-	CHECK(a.col_all[60] > 0);
+	CHECK_EQ_U64(a.ncols, 20);
+	CHECK_EQ_U64(a.col_step, 100000000ull);
+	CHECK_EQ_U64(a.col_samples[0], 10);
+	CHECK_EQ_U64(a.col_all[0], 10);
+	CHECK_EQ_U64(a.col_samples[12], 0);
+	CHECK_EQ_U64(a.col_all[12], 10);
 	{
 		uint64_t mine = 0, all = 0;
 
@@ -239,13 +263,32 @@ static void test_columns_and_ipc(void)
 		CHECK_EQ_U64(all, 200);
 	}
 	/* The column of 2.5 s holds the two of symbol 1 among symbol 2's. */
-	CHECK_EQ_U64(a.col_samples[(2500000000ull - a.col_from) / a.col_step], 2);
-	CHECK_EQ_U64(a.col_samples[(2400000000ull - a.col_from) / a.col_step], 0);
+	CHECK_EQ_U64(a.col_samples[15], 2);
+	CHECK_EQ_U64(a.col_samples[14], 0);
 	/* IPC: 100 at 2.0 and one at 1.0; the sample without counts is not one. */
 	CHECK_EQ_U64(a.ipc.n, 101);
 	CHECK(a.ipc.mean > 1.98 && a.ipc.mean < 1.991);
 	CHECK(hist_quantile(&a.ipc, 0.5) > 1.99 && hist_quantile(&a.ipc, 0.5) <= 2.01);
 	CHECK(a.ipc.min == 1.0 && a.ipc.max == 2.0);
+
+	/*
+	 * Counted again after more samples, the whole session adds only the
+	 * new ones: the same as a count from nothing.  Then a dropped chunk
+	 * starts it over, again the same as a fresh count.
+	 */
+	for (uint64_t t = 200; t < 1250; t++) {
+		struct history_entry e = entry(t % 3 ? 1 : 3, SYMBOL_NO_OFFSET, 7 + t % 2);
+
+		e.flags = HISTORY_COUNTERS;
+		e.cycles = 1000;
+		e.instructions = 1500;
+		history_add(&m.history, 1000000000ull + t * 10000000ull, &e);
+	}
+	annotation_count(&a, &m, 0, UINT64_MAX);
+	same_as_fresh(&a, &m);
+	CHECK_EQ_U64(a.samples, 102 + 700);
+	CHECK_EQ_U64(a.ncols, 63);		/* 125 spans, 2 a column */
+	CHECK_EQ_U64(a.nthreads, 2);
 
 	/* A range: [2.2 s, 2.8 s) in 6 ms columns; only the two mid samples. */
 	annotation_count(&a, &m, 2200000000ull, 2800000000ull);
@@ -257,6 +300,20 @@ static void test_columns_and_ipc(void)
 	CHECK_EQ_U64(a.col_samples[51], 1);
 	CHECK_EQ_U64(a.ipc.n, 1);
 	CHECK(a.ipc.mean == 1.0);
+
+	/* Whole again after the range: counted from nothing; then a chunk dropped. */
+	annotation_count(&a, &m, 0, UINT64_MAX);
+	same_as_fresh(&a, &m);
+	m.history.keep_ns = 1000000000ull;
+	{
+		struct history_entry e = entry(1, SYMBOL_NO_OFFSET, 9);
+
+		history_add(&m.history, 20000000000ull, &e);
+	}
+	CHECK(m.history.dropped > 0);
+	annotation_count(&a, &m, 0, UINT64_MAX);
+	same_as_fresh(&a, &m);
+	CHECK(a.samples > 0 && a.samples < 802);
 
 	/* An empty history: no columns, nothing counted. */
 	model_free(&m);

@@ -123,11 +123,60 @@ struct tid_count {
 	uint64_t samples;
 };
 
+/*
+ * What a count walked, so that a count of the whole session again adds
+ * only the samples appended since (the drill-down refreshes each second
+ * over a history of millions).  A dropped chunk, another event shown or
+ * a range starts it over.  Over the whole session the columns are built
+ * from per-100 ms counts; a range's are counted exactly.
+ */
+struct annotation_tally {
+	bool whole;
+	int event;
+	uint64_t dropped;		/* the history's, when it began */
+	const struct history_chunk *chunk;	/* the last chunk walked */
+	uint32_t n;			/* its samples walked */
+	struct tid_count *tids;
+	uint64_t span0;			/* whole: the start of spans[0]; MAX: none yet */
+	uint64_t (*spans)[2];		/* whole: the symbol's and all samples per span */
+	size_t nspans, spans_cap;
+};
+
 struct count_ctx {
 	struct annotation *a;
 	const struct model *m;
-	struct tid_count *tids;
+	struct annotation_tally *t;
 };
+
+/* Into the columns: a range's exact ones, or the whole session's spans. */
+static void count_time(struct count_ctx *c, uint64_t time, bool mine)
+{
+	struct annotation *a = c->a;
+	struct annotation_tally *t = c->t;
+
+	if (t->whole) {
+		size_t k;
+
+		if (t->span0 == UINT64_MAX)	/* the first sample of an empty start */
+			t->span0 = a->col_from = time / HISTORY_SPAN_NS * HISTORY_SPAN_NS;
+		if (time < t->span0)
+			return;	/* before the first span: out of order, not drawn */
+		k = (size_t)((time - t->span0) / HISTORY_SPAN_NS);
+		if (k >= t->nspans) {
+			ST_GROW(t->spans, t->spans_cap, k + 1);
+			memset(t->spans + t->nspans, 0, (k + 1 - t->nspans) * sizeof(*t->spans));
+			t->nspans = k + 1;
+		}
+		t->spans[k][0] += mine;
+		t->spans[k][1]++;
+	} else if (a->col_step && time >= a->col_from &&
+		   (time - a->col_from) / a->col_step < a->ncols) {
+		size_t col = (size_t)((time - a->col_from) / a->col_step);
+
+		a->col_samples[col] += mine;
+		a->col_all[col]++;
+	}
+}
 
 static void count_one(uint64_t time, const struct history_entry *e, void *arg)
 {
@@ -136,25 +185,19 @@ static void count_one(uint64_t time, const struct history_entry *e, void *arg)
 	struct annotated_insn *x;
 	struct tid_count *t;
 
-	size_t col = a->col_step && time >= a->col_from ?
-		     (size_t)((time - a->col_from) / a->col_step) : ANNOTATE_COLUMNS;
-
 	if (c->m->nsampled && (!(e->flags & HISTORY_EVENT) || e->event != c->m->shown_event))
 		return;
-	if (col < a->ncols)
-		a->col_all[col]++;
+	count_time(c, time, e->sym == a->sym);
 	if (e->sym != a->sym)
 		return;
 	a->samples++;
-	if (col < a->ncols)
-		a->col_samples[col]++;
 	if ((e->flags & HISTORY_COUNTERS) && e->cycles)
 		hist_add(&a->ipc, (double)e->instructions / e->cycles);
-	HASH_FIND(hh, c->tids, &e->tid, sizeof(e->tid), t);
+	HASH_FIND(hh, c->t->tids, &e->tid, sizeof(e->tid), t);
 	if (!t) {
 		t = st_xcalloc(1, sizeof(*t));
 		t->tid = e->tid;
-		HASH_ADD(hh, c->tids, tid, sizeof(t->tid), t);
+		HASH_ADD(hh, c->t->tids, tid, sizeof(t->tid), t);
 	}
 	t->samples++;
 	if (e->offset != SYMBOL_NO_OFFSET &&
@@ -206,57 +249,126 @@ static void sum_lines(struct annotation *a)
 	qsort(a->lines, a->nlines, sizeof(*a->lines), by_samples_line);
 }
 
-/* The timeline row's columns over [from, to), or what the history holds. */
-static void lay_out_columns(struct annotation *a, const struct history *h,
-			    uint64_t from, uint64_t to)
+static void forget_tally(struct annotation_tally *t)
 {
-	uint64_t lo = from, hi = to;
+	struct tid_count *tc, *tmp;
 
-	if (!from && h->oldest)
-		lo = h->oldest->min_time > h->complete_from ? h->oldest->min_time
-							    : h->complete_from;
-	if (to == UINT64_MAX)
-		hi = h->newest ? h->newest->max_time + 1 : lo;
-	memset(a->col_samples, 0, sizeof(a->col_samples));
-	memset(a->col_all, 0, sizeof(a->col_all));
-	a->col_from = lo;
-	a->ncols = hi > lo ? ANNOTATE_COLUMNS : 0;
-	a->col_step = hi > lo ? (hi - lo + ANNOTATE_COLUMNS - 1) / ANNOTATE_COLUMNS : 0;
+	HASH_ITER(hh, t->tids, tc, tmp) {
+		HASH_DEL(t->tids, tc);
+		free(tc);
+	}
+	free(t->spans);
+	memset(t, 0, sizeof(*t));
 }
 
-void annotation_count(struct annotation *a, const struct model *m,
-		      uint64_t from, uint64_t to)
+/* Forgets every count: a new tally over [from, to). */
+static void start_over(struct annotation *a, const struct model *m, uint64_t from,
+		       uint64_t to)
 {
-	struct count_ctx c = { a, m, NULL };
-	struct tid_count *t, *tmp;
-	size_t n = 0;
+	const struct history *h = &m->history;
+	struct annotation_tally *t = a->tally;
+	uint64_t lo = from, hi = to;
 
-	lay_out_columns(a, &m->history, from, to);
+	forget_tally(t);
+	t->whole = !from && to == UINT64_MAX;
+	t->event = m->shown_event;
+	t->dropped = h->dropped;
 	hist_free(&a->ipc);
 	hist_init_linear(&a->ipc, 0, 4, 500);
 	a->samples = a->placed = 0;
 	for (size_t i = 0; i < a->ninsn; i++)
 		a->insn[i].samples = 0;
+	memset(a->col_samples, 0, sizeof(a->col_samples));
+	memset(a->col_all, 0, sizeof(a->col_all));
+	a->ncols = 0;
+	a->col_step = 0;
+	if (h->oldest)
+		lo = h->oldest->min_time > h->complete_from ? h->oldest->min_time
+							    : h->complete_from;
+	if (t->whole) {
+		t->span0 = h->oldest ? lo / HISTORY_SPAN_NS * HISTORY_SPAN_NS : UINT64_MAX;
+		a->col_from = h->oldest ? t->span0 : 0;
+		return;
+	}
+	if (from)
+		lo = from;
+	if (to == UINT64_MAX)
+		hi = h->newest ? h->newest->max_time + 1 : lo;
+	a->col_from = lo;
+	a->ncols = hi > lo ? ANNOTATE_COLUMNS : 0;
+	a->col_step = hi > lo ? (hi - lo + ANNOTATE_COLUMNS - 1) / ANNOTATE_COLUMNS : 0;
+}
+
+/* The whole session's samples not walked yet: from where the last count stopped. */
+static void walk_new(struct count_ctx *c, const struct history *h)
+{
+	struct annotation_tally *t = c->t;
+	const struct history_chunk *ch = t->chunk ? t->chunk : h->oldest;
+	uint32_t i = t->chunk ? t->n : 0;
+
+	for (; ch; ch = ch->next, i = 0) {
+		for (; i < ch->n; i++)
+			count_one(ch->base + (uint64_t)(int64_t)ch->e[i].dt, &ch->e[i], c);
+		t->chunk = ch;
+		t->n = ch->n;
+	}
+}
+
+/* The whole session's columns: its spans, as many to a column as fit 100. */
+static void spans_to_columns(struct annotation *a, const struct annotation_tally *t)
+{
+	size_t per = (t->nspans + ANNOTATE_COLUMNS - 1) / ANNOTATE_COLUMNS;
+
+	memset(a->col_samples, 0, sizeof(a->col_samples));
+	memset(a->col_all, 0, sizeof(a->col_all));
+	a->col_from = t->span0;
+	a->col_step = per * HISTORY_SPAN_NS;
+	a->ncols = per ? (t->nspans + per - 1) / per : 0;
+	for (size_t k = 0; k < t->nspans; k++) {
+		a->col_samples[k / per] += t->spans[k][0];
+		a->col_all[k / per] += t->spans[k][1];
+	}
+}
+
+void annotation_count(struct annotation *a, const struct model *m,
+		      uint64_t from, uint64_t to)
+{
+	const struct history *h = &m->history;
+	struct count_ctx c = { a, m, NULL };
+	struct tid_count *tc, *tmp;
+	bool whole = !from && to == UINT64_MAX;
+	size_t n = 0;
+
+	if (!a->tally)
+		a->tally = st_xcalloc(1, sizeof(*a->tally));
+	c.t = a->tally;
+	if (!whole || !c.t->whole || c.t->dropped != h->dropped ||
+	    c.t->event != m->shown_event || (c.t->chunk && !h->oldest))
+		start_over(a, m, from, to);
+	if (whole) {
+		walk_new(&c, h);
+		spans_to_columns(a, c.t);
+	} else {
+		history_each(h, from, to, count_one, &c);
+	}
 	free(a->threads);
-	free(a->lines);
-	a->threads = NULL;
-	a->nthreads = 0;
-	a->nlines = 0;
-	a->lines = st_xcalloc(ANNOTATE_LINES_MAX, sizeof(*a->lines));
-	history_each(&m->history, from, to, count_one, &c);
-	a->threads = st_xcalloc(HASH_COUNT(c.tids) + 1, sizeof(*a->threads));
-	HASH_ITER(hh, c.tids, t, tmp) {
-		a->threads[n++] = (struct annotated_thread){ t->tid, t->samples };
-		HASH_DEL(c.tids, t);
-		free(t);
+	a->threads = st_xcalloc(HASH_COUNT(c.t->tids) + 1, sizeof(*a->threads));
+	HASH_ITER(hh, c.t->tids, tc, tmp) {
+		a->threads[n++] = (struct annotated_thread){ tc->tid, tc->samples };
 	}
 	a->nthreads = n;
 	qsort(a->threads, n, sizeof(*a->threads), by_samples_thread);
+	free(a->lines);
+	a->lines = st_xcalloc(ANNOTATE_LINES_MAX, sizeof(*a->lines));
+	a->nlines = 0;
 	sum_lines(a);
 }
 
 void annotation_free(struct annotation *a)
 {
+	if (a->tally)
+		forget_tally(a->tally);
+	free(a->tally);
 	free(a->insn);
 	free(a->lines);
 	free(a->threads);

@@ -17,6 +17,7 @@
 
 struct model;
 struct symbolizer;
+struct annotation_tally;
 
 struct annotated_insn {
 	uint32_t offset;	/* bytes from the symbol's start */
@@ -65,6 +66,7 @@ struct annotation {
 	size_t ncols;
 	uint64_t col_samples[ANNOTATE_COLUMNS], col_all[ANNOTATE_COLUMNS];
 	struct histogram ipc;		/* of its samples that carry counts, 0-4 */
+	struct annotation_tally *tally;	/* what was counted (annotate.c) */
 };
 
 /* Decodes symbol sym's code, if a file holds it (a->code says). */
@@ -73,7 +75,11 @@ void annotation_load(struct annotation *a, struct symbolizer *s, uint32_t sym);
 /*
  * Counts the symbol's samples in the history over [from, to) (record
  * time, ns; 0 and UINT64_MAX: all of it), of the event the tables show:
- * per instruction, line, thread and column, and their IPC.
+ * per instruction, line, thread and column, and their IPC.  Over the
+ * whole session (0, UINT64_MAX) counted again, only the samples added
+ * since are walked, unless the history dropped some; its columns are then
+ * whole 100 ms spans (fewer than ANNOTATE_COLUMNS under 10 s).  An
+ * annotation counts one model's history only.
  */
 void annotation_count(struct annotation *a, const struct model *m,
 		      uint64_t from, uint64_t to);
