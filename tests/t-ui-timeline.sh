@@ -107,6 +107,35 @@ wait_for "^distribution of work items per second, the whole session"
 $T send-keys -t ui Down
 wait_for "^distribution of CPC"
 screen | grep -Eq "^n [0-9]+ +mean (0\.9|1\.0)" || fail "CPC's mean is not near 1: $(screen)"
+# A range of 20 columns of 50 ms, a second back: the tags view gives the
+# phases' time shares and rates in it (adding up to 100%), the
+# distributions say they are the whole session's; Esc clears.
+$T send-keys -t ui 2
+wait_for "^timeline "
+# The view opens again at 100 ms a column; + halves it.
+$T send-keys -t ui +
+wait_for "^timeline +50 ms a column"
+$T send-keys -t ui End
+$T send-keys -t ui -N 30 Left
+$T send-keys -t ui '('
+wait_for "range starts at"
+$T send-keys -t ui -N 20 Right
+$T send-keys -t ui ')'
+wait_for "range [0-9.]+-[0-9.]+ s: every table shows it alone"
+$T send-keys -t ui 4
+wait_for "^range [0-9.]+-[0-9.]+ s: time and work items per second in it"
+wait_for "^ +[0-9.]+% +[0-9]+ +(compute|pointer_chase|branchy|recursive) +[0-9.e+]+/s"
+sum=$(screen | sed -n 's/^ *\([0-9.]*\)% .*/\1/p' | awk '{ s += $1 } END { printf "%.1f", s }')
+python3 -c "import sys; sys.exit(0 if 99.0 <= float(sys.argv[1]) <= 101.0 else 1)" "$sum" ||
+	fail "the range's tag shares add up to $sum%: $(screen)"
+$T send-keys -t ui 5
+wait_for "^distribution of work items per second, the whole session, not the selected range"
+$T send-keys -t ui 2
+wait_for "^timeline "
+$T send-keys -t ui Escape
+wait_for "range cleared"
+$T send-keys -t ui 4
+wait_for "^ +TIME% +SAMPLES +phase +work items"
 $T send-keys -t ui q
 sleep 0.5
 

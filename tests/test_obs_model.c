@@ -184,11 +184,68 @@ static void raw_ring(void)
 	obs_series_free(&s);
 }
 
+/*
+ * A window of the per-millisecond series: tag 1 in ms 0-4, tag 2 in ms
+ * 5-9 (one of its samples' counter going backwards at ms 7), and at ms
+ * 8 four more tags, one more than a millisecond keeps.
+ */
+static void window_tags(void)
+{
+	struct obs_series s;
+	struct obs_window_tag *v;
+	double all;
+	size_t n;
+
+	memset(&s, 0, sizeof(s));
+	for (uint64_t ms = 0; ms < 10; ms++) {
+		uint64_t ns = 1000000000ull + ms * 1000000ull + 100;
+
+		obs_series_sample(&s, ns, true, 1000, 0);
+		obs_series_tag(&s, ns, ms < 5 ? 1 : 2, 1000, ms < 5 ? 10 : 30, true);
+		if (ms == 7)
+			obs_series_tag(&s, ns, 2, 500, 999, false);
+		for (uint64_t t = 3; ms == 8 && t <= 6; t++)
+			obs_series_tag(&s, ns, t, 100, 1, true);
+	}
+	n = obs_series_window_tags(&s, 1002000000ull, 1008000000ull, &v, &all);
+	CHECK_EQ_U64(n, 2);
+	CHECK(all == 6500);
+	if (n == 2) {
+		CHECK_EQ_U64(v[0].tag, 2);		/* the most time first */
+		CHECK_EQ_U64(v[0].samples, 4);
+		CHECK(v[0].cycles == 3500);
+		CHECK_EQ_U64(v[0].delta0, 90);	/* not the backwards one */
+		CHECK_EQ_U64(v[1].tag, 1);
+		CHECK(v[1].cycles == 3000);
+		CHECK_EQ_U64(v[1].delta0, 30);
+	}
+	free(v);
+	/* The whole series: tag 6 found no slot, but its time counts in the total. */
+	n = obs_series_window_tags(&s, 0, UINT64_MAX, &v, &all);
+	CHECK_EQ_U64(n, 5);
+	CHECK(all == 10900);
+	for (size_t i = 0; i < n; i++)
+		CHECK(v[i].tag != 6);
+	free(v);
+	/* After the newest millisecond, nothing. */
+	n = obs_series_window_tags(&s, 1010000000ull, 1020000000ull, &v, &all);
+	CHECK_EQ_U64(n, 0);
+	CHECK(all == 0);
+	free(v);
+	/* Over two minutes on, the ring no longer holds those milliseconds. */
+	obs_series_sample(&s, 1000000000ull + OBS_SERIES_MS * 1000000ull + 20000000ull, true, 1, 0);
+	n = obs_series_window_tags(&s, 1000000000ull, 1010000000ull, &v, &all);
+	CHECK_EQ_U64(n, 0);
+	free(v);
+	obs_series_free(&s);
+}
+
 int main(void)
 {
 	struct obs_model m;
 
 	raw_ring();
+	window_tags();
 
 	/* One batch. */
 	obs_model_init(&m, 0.01);

@@ -286,7 +286,9 @@ static void take_sample(struct obs_model *m, const struct st_observe *r,
 		obs_series_sample(&m->series, ns, v == DTE_ACCEPT, dt, d0);
 		for (unsigned t = 0; t < r->nthreads; t++)
 			obs_series_tag(&m->series, ns, cur[st_observe_tag_at(r->flags,
-				       r->nthreads, r->ncounters, t)]);
+				       r->nthreads, r->ncounters, t)], dt,
+				       r->ncounters ? delta[t][0] : 0,
+				       r->ncounters && valid[t][0]);
 		obs_series_raw(&m->series, ns, v == DTE_ACCEPT, dt, d0, r->nthreads ?
 			       cur[st_observe_tag_at(r->flags, r->nthreads, r->ncounters, 0)] : 0);
 	}

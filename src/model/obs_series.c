@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <uthash.h>
 
 void obs_series_free(struct obs_series *s)
 {
@@ -49,19 +50,77 @@ void obs_series_sample(struct obs_series *s, uint64_t ns, bool accepted,
 	}
 }
 
-void obs_series_tag(struct obs_series *s, uint64_t ns, uint64_t tag)
+void obs_series_tag(struct obs_series *s, uint64_t ns, uint64_t tag, double cycles,
+		    uint64_t delta0, bool valid0)
 {
 	struct obs_bucket *b = bucket_of(s, ns);
 
 	if (!b)
 		return;
+	b->cycles += cycles;
 	for (unsigned i = 0; i < OBS_SERIES_TAGS; i++) {
 		if (b->tag_count[i] && b->tag[i] != tag)
 			continue;
 		b->tag[i] = tag;
 		b->tag_count[i]++;
+		b->tag_cycles[i] += cycles;
+		if (valid0)
+			b->tag_delta0[i] += delta0;
 		return;
 	}
+}
+
+struct window_tag {
+	UT_hash_handle hh;
+	struct obs_window_tag t;
+};
+
+static int by_cycles(const void *x, const void *y)
+{
+	const struct obs_window_tag *a = x, *b = y;
+
+	if (a->cycles != b->cycles)
+		return a->cycles < b->cycles ? 1 : -1;
+	return (a->tag > b->tag) - (a->tag < b->tag);
+}
+
+size_t obs_series_window_tags(const struct obs_series *s, uint64_t from, uint64_t to,
+			      struct obs_window_tag **out, double *cycles)
+{
+	struct window_tag *all = NULL, *w, *tmp;
+	uint64_t first = from / 1000000, last = to / 1000000;
+	size_t n = 0;
+
+	*cycles = 0;
+	/* At most the ring's span: older milliseconds are not held anyway. */
+	if (s->newest >= OBS_SERIES_MS && first < s->newest + 1 - OBS_SERIES_MS)
+		first = s->newest + 1 - OBS_SERIES_MS;
+	for (uint64_t ms = first; ms < last && ms <= s->newest; ms++) {
+		const struct obs_bucket *b = obs_series_at(s, ms);
+
+		if (!b)
+			continue;
+		*cycles += b->cycles;
+		for (unsigned i = 0; i < OBS_SERIES_TAGS && b->tag_count[i]; i++) {
+			HASH_FIND(hh, all, &b->tag[i], sizeof(b->tag[i]), w);
+			if (!w) {
+				w = st_xcalloc(1, sizeof(*w));
+				w->t.tag = b->tag[i];
+				HASH_ADD(hh, all, t.tag, sizeof(w->t.tag), w);
+			}
+			w->t.samples += b->tag_count[i];
+			w->t.cycles += b->tag_cycles[i];
+			w->t.delta0 += b->tag_delta0[i];
+		}
+	}
+	*out = st_xcalloc(HASH_COUNT(all) + 1, sizeof(**out));
+	HASH_ITER(hh, all, w, tmp) {
+		(*out)[n++] = w->t;
+		HASH_DEL(all, w);
+		free(w);
+	}
+	qsort(*out, n, sizeof(**out), by_cycles);
+	return n;
 }
 
 void obs_series_raw(struct obs_series *s, uint64_t ns, bool accepted, double cycles,

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define OBS_SERIES_MS		120000u	/* 2 minutes: 120,000 x 80 bytes = 9.6 MB */
+#define OBS_SERIES_MS		120000u	/* 2 minutes: 120,000 x 152 bytes = 18 MB */
 #define OBS_SERIES_TAGS		4u	/* distinct tags counted per millisecond */
 
 struct obs_bucket {
@@ -25,6 +25,10 @@ struct obs_bucket {
 	uint64_t delta0;		/* counter 0's increments in accepted samples */
 	uint64_t tag[OBS_SERIES_TAGS];
 	uint32_t tag_count[OBS_SERIES_TAGS];
+	/* Each thread's sample time, all and per tag, and counter 0's increments per tag. */
+	double cycles;
+	double tag_cycles[OBS_SERIES_TAGS];
+	uint64_t tag_delta0[OBS_SERIES_TAGS];
 };
 
 /* One sample as the finest zoom shows it: 32 bytes. */
@@ -53,7 +57,29 @@ void obs_series_free(struct obs_series *s);
 /* One thread-sample read at `ns` with its tag; once per sample: taken. */
 void obs_series_sample(struct obs_series *s, uint64_t ns, bool accepted,
 		       double cycles, uint64_t delta0);
-void obs_series_tag(struct obs_series *s, uint64_t ns, uint64_t tag);
+/*
+ * A watched thread's sample: its tag, its period in TSC cycles, and
+ * counter 0's increments (valid0: they went forwards).
+ */
+void obs_series_tag(struct obs_series *s, uint64_t ns, uint64_t tag, double cycles,
+		    uint64_t delta0, bool valid0);
+
+/* A tag over a window of the series: its samples, time and counter 0's increments. */
+struct obs_window_tag {
+	uint64_t tag;
+	uint64_t samples;
+	double cycles;
+	uint64_t delta0;
+};
+
+/*
+ * The tags of the milliseconds in [from, to) (ns) that the series holds,
+ * by time, most first, into *out (malloc'd); *cycles the time of every
+ * thread sample there, tags beyond the OBS_SERIES_TAGS of a millisecond
+ * included.  Returns how many.
+ */
+size_t obs_series_window_tags(const struct obs_series *s, uint64_t from, uint64_t to,
+			      struct obs_window_tag **out, double *cycles);
 
 /* One sample into the ring of single samples (times non-decreasing). */
 void obs_series_raw(struct obs_series *s, uint64_t ns, bool accepted, double cycles,

@@ -200,7 +200,7 @@ static void distribution_draw(struct view *v, WINDOW *w)
 	const struct obs_model *m = &ui->s->model.obs;
 	struct quantity q[DIST_MAX];
 	int n = m->active ? quantities(d, q) : 0, rows = getmaxy(w), cols = getmaxx(w);
-	char line[512], who[160] = "the whole session";
+	char line[512], who[160];
 	const struct histogram *h;
 
 	werase(w);
@@ -213,12 +213,15 @@ static void distribution_draw(struct view *v, WINDOW *w)
 	if (d->which >= n)
 		d->which = n - 1;
 	h = q[d->which].h;
+	/* Kept for the session only: a range does not re-cut them. */
+	snprintf(who, sizeof(who), "%s", ui->s->ranged
+		 ? "the whole session, not the selected range" : "the whole session");
 	if (d->for_tag) {
 		char name[128];
 
 		report_tag_name(ui->s, d->tag, name, sizeof(name));
-		snprintf(who, sizeof(who), "%s %.100s", m->meta.tag_name[0] ? m->meta.tag_name
-			 : "tag", name);
+		snprintf(who, sizeof(who), "%s %.100s%s", m->meta.tag_name[0] ? m->meta.tag_name
+			 : "tag", name, ui->s->ranged ? " over the whole session" : "");
 	}
 	snprintf(line, sizeof(line), "distribution of %s, %s  (%d of %d: Up/Down another)",
 		 q[d->which].name, who, d->which + 1, n);

@@ -5,7 +5,9 @@
  * time, its thread-samples, each counter's rate over the tag's time with
  * the mean and standard deviation of its accepted samples, and the
  * core's IPC where that is read.  Up and Down select; Enter opens the
- * selected tag's distributions.
+ * selected tag's distributions.  With a range selected, each tag's time
+ * share and first counter's rate in the range instead, from the
+ * observer's per-millisecond series.
  */
 #include "model/obs_model.h"
 #include "output/report.h"
@@ -27,6 +29,78 @@ struct tags_view {
 	int rows;		/* table rows shown, last drawn */
 };
 
+/* Keeps the selection on its tag as the rows reorder, and in sight. */
+static void follow_selection(struct tags_view *t, const uint64_t *ids, size_t n, int rows)
+{
+	for (size_t i = 0; t->have_selection && i < n; i++)
+		if (ids[i] == t->selected_tag)
+			t->selected = i;
+	if (t->selected >= n)
+		t->selected = n - 1;
+	t->rows = rows;
+	if (t->selected < t->top)
+		t->top = t->selected;
+	if (t->rows > 0 && t->selected >= t->top + (size_t)t->rows)
+		t->top = t->selected - (size_t)t->rows + 1;
+	t->selected_tag = ids[t->selected];
+	t->have_selection = true;
+}
+
+/*
+ * With a range selected: each tag's time share and counter 0's rate in
+ * the window, from the observer's per-millisecond series (the rest of the
+ * table's figures are kept for the whole session only).
+ */
+static void draw_window(struct tags_view *t, WINDOW *w)
+{
+	const struct ui *ui = t->v.ui;
+	const struct session *s = ui->s;
+	const struct obs_model *m = &s->model.obs;
+	uint64_t from = s->model.first_time + (uint64_t)(s->range_from * 1e9);
+	uint64_t to = s->model.first_time + (uint64_t)(s->range_to * 1e9);
+	int rows = getmaxy(w), cols = getmaxx(w);
+	struct obs_window_tag *v;
+	double all;
+	size_t n = obs_series_window_tags(&m->series, from, to, &v, &all);
+	uint64_t *ids = st_xcalloc(n + 1, sizeof(*ids));
+	bool partly = m->series.complete_from && from / 1000000 < m->series.complete_from;
+	char line[512];
+
+	snprintf(line, sizeof(line), "range %.3f-%.3f s: time and %s per second in it%s; "
+		 "Esc in the timeline clears", s->range_from, s->range_to,
+		 m->meta.ncounters ? m->meta.counter_name[0] : "no counter",
+		 partly ? " (partly older than the observer's 2-minute series)" : "");
+	draw_text(w, 0, 0, cols, ui->attr[TH_HEADER], line);
+	snprintf(line, sizeof(line), "%7s %10s  %-24.24s  %-20.20s", "TIME%", "SAMPLES",
+		 m->meta.tag_name[0] ? m->meta.tag_name : "TAG",
+		 m->meta.ncounters ? m->meta.counter_name[0] : "");
+	draw_text(w, 1, 0, cols, ui->attr[TH_COLUMNS], line);
+	if (!n) {
+		draw_text(w, 2, 0, cols, ui->attr[TH_ROW], "no observer samples in the selected range");
+		free(v);
+		free(ids);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ids[i] = v[i].tag;
+	follow_selection(t, ids, n, rows - 2);
+	for (size_t i = t->top; i < n && (int)(i - t->top) < t->rows; i++) {
+		char label[128], rate[32] = "-";
+
+		report_tag_name(s, v[i].tag, label, sizeof(label));
+		if (m->meta.ncounters && v[i].cycles > 0 && m->tsc_hz)
+			snprintf(rate, sizeof(rate), "%.4g/s", (double)v[i].delta0 *
+				 (double)m->tsc_hz / v[i].cycles);
+		snprintf(line, sizeof(line), "%6.2f%% %10llu  %-24.24s  %-20s",
+			 all > 0 ? 100.0 * v[i].cycles / all : 0,
+			 (unsigned long long)v[i].samples, label, rate);
+		draw_text(w, 2 + (int)(i - t->top), 0, cols,
+			  i == t->selected ? ui->attr[TH_SELECTED] : ui->attr[TH_ROW], line);
+	}
+	free(v);
+	free(ids);
+}
+
 static void tags_draw(struct view *v, WINDOW *w)
 {
 	struct tags_view *t = (struct tags_view *)v;
@@ -44,6 +118,10 @@ static void tags_draw(struct view *v, WINDOW *w)
 			  "(the demo publishes its phases) or --signal NAME");
 		return;
 	}
+	if (ui->s->ranged) {
+		draw_window(t, w);
+		return;
+	}
 	n = obs_model_tags(m, &tags);
 	at = (size_t)snprintf(line, sizeof(line), "%7s %10s  %-24.24s", "TIME%", "SAMPLES",
 			      m->meta.tag_name[0] ? m->meta.tag_name : "TAG");
@@ -58,19 +136,14 @@ static void tags_draw(struct view *v, WINDOW *w)
 		free(tags);
 		return;
 	}
-	/* The selection follows its tag as the order changes. */
-	for (size_t i = 0; t->have_selection && i < n; i++)
-		if (tags[i]->tag == t->selected_tag)
-			t->selected = i;
-	if (t->selected >= n)
-		t->selected = n - 1;
-	t->rows = rows - 1;
-	if (t->selected < t->top)
-		t->top = t->selected;
-	if (t->rows > 0 && t->selected >= t->top + (size_t)t->rows)
-		t->top = t->selected - (size_t)t->rows + 1;
-	t->selected_tag = tags[t->selected]->tag;
-	t->have_selection = true;
+	{
+		uint64_t *ids = st_xcalloc(n, sizeof(*ids));
+
+		for (size_t i = 0; i < n; i++)
+			ids[i] = tags[i]->tag;
+		follow_selection(t, ids, n, rows - 1);
+		free(ids);
+	}
 	for (size_t i = t->top; i < n && (int)(i - t->top) < t->rows; i++) {
 		const struct obs_tag *g = tags[i];
 		char label[128];
