@@ -201,6 +201,9 @@ static void test_bars(void)
 				 false), " _-#"));
 	CHECK(!strcmp(draw_spark(buf, sizeof(buf), (const double[]){ 8, -1, 32 }, 3, 16,
 				 true), "\u2584 \u2588"));
+	CHECK(!strcmp(draw_block(-1, true), " "));
+	CHECK(!strcmp(draw_block(3, true), "\u2584"));
+	CHECK(!strcmp(draw_block(9, false), "#"));
 	/* A short buffer ends at a whole glyph. */
 	CHECK(!strcmp(draw_spark(buf, 8, (const double[]){ 1, 1, 1 }, 3, 1, true),
 		      "\u2588\u2588"));

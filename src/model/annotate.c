@@ -126,16 +126,19 @@ struct tid_count {
 /*
  * What a count walked, so that a count of the whole session again adds
  * only the samples appended since (the drill-down refreshes each second
- * over a history of millions).  A dropped chunk, another event shown or
- * a range starts it over.  Over the whole session the columns are built
- * from per-100 ms counts; a range's are counted exactly.
+ * over a history of millions), and a range counted again over an
+ * unchanged history is not walked at all.  A dropped chunk, another event
+ * shown or another window starts it over.  Over the whole session the
+ * columns are built from per-100 ms counts; a range's are counted exactly.
  */
 struct annotation_tally {
+	bool counted;
 	bool whole;
+	uint64_t from, to;		/* a range's window */
 	int event;
 	uint64_t dropped;		/* the history's, when it began */
-	const struct history_chunk *chunk;	/* the last chunk walked */
-	uint32_t n;			/* its samples walked */
+	uint64_t entries;		/* a range: the history's, when counted */
+	struct history_cursor walked;	/* whole: where the walk stopped */
 	struct tid_count *tids;
 	uint64_t span0;			/* whole: the start of spans[0]; MAX: none yet */
 	uint64_t (*spans)[2];		/* whole: the symbol's and all samples per span */
@@ -270,9 +273,13 @@ static void start_over(struct annotation *a, const struct model *m, uint64_t fro
 	uint64_t lo = from, hi = to;
 
 	forget_tally(t);
+	t->counted = true;
 	t->whole = !from && to == UINT64_MAX;
+	t->from = from;
+	t->to = to;
 	t->event = m->shown_event;
 	t->dropped = h->dropped;
+	t->entries = h->entries;
 	hist_free(&a->ipc);
 	hist_init_linear(&a->ipc, 0, 4, 500);
 	a->samples = a->placed = 0;
@@ -297,21 +304,6 @@ static void start_over(struct annotation *a, const struct model *m, uint64_t fro
 	a->col_from = lo;
 	a->ncols = hi > lo ? ANNOTATE_COLUMNS : 0;
 	a->col_step = hi > lo ? (hi - lo + ANNOTATE_COLUMNS - 1) / ANNOTATE_COLUMNS : 0;
-}
-
-/* The whole session's samples not walked yet: from where the last count stopped. */
-static void walk_new(struct count_ctx *c, const struct history *h)
-{
-	struct annotation_tally *t = c->t;
-	const struct history_chunk *ch = t->chunk ? t->chunk : h->oldest;
-	uint32_t i = t->chunk ? t->n : 0;
-
-	for (; ch; ch = ch->next, i = 0) {
-		for (; i < ch->n; i++)
-			count_one(ch->base + (uint64_t)(int64_t)ch->e[i].dt, &ch->e[i], c);
-		t->chunk = ch;
-		t->n = ch->n;
-	}
 }
 
 /* The whole session's columns: its spans, as many to a column as fit 100. */
@@ -342,11 +334,15 @@ void annotation_count(struct annotation *a, const struct model *m,
 	if (!a->tally)
 		a->tally = st_xcalloc(1, sizeof(*a->tally));
 	c.t = a->tally;
-	if (!whole || !c.t->whole || c.t->dropped != h->dropped ||
-	    c.t->event != m->shown_event || (c.t->chunk && !h->oldest))
+	if (c.t->counted && !whole && !c.t->whole && c.t->from == from && c.t->to == to &&
+	    c.t->dropped == h->dropped && c.t->entries == h->entries &&
+	    c.t->event == m->shown_event)
+		return;		/* the same range of the same history */
+	if (!c.t->counted || !whole || !c.t->whole || c.t->dropped != h->dropped ||
+	    c.t->event != m->shown_event || (c.t->walked.chunk && !h->oldest))
 		start_over(a, m, from, to);
 	if (whole) {
-		walk_new(&c, h);
+		history_each_new(h, &c.t->walked, count_one, &c);
 		spans_to_columns(a, c.t);
 	} else {
 		history_each(h, from, to, count_one, &c);

@@ -78,7 +78,8 @@ void annotation_load(struct annotation *a, struct symbolizer *s, uint32_t sym);
  * per instruction, line, thread and column, and their IPC.  Over the
  * whole session (0, UINT64_MAX) counted again, only the samples added
  * since are walked, unless the history dropped some; its columns are then
- * whole 100 ms spans (fewer than ANNOTATE_COLUMNS under 10 s).  An
+ * whole 100 ms spans (fewer than ANNOTATE_COLUMNS under 10 s).  The same
+ * range of an unchanged history is not counted again.  An
  * annotation counts one model's history only.
  */
 void annotation_count(struct annotation *a, const struct model *m,

@@ -194,6 +194,11 @@ size_t history_bytes(const struct history *h)
 	return h->chunks * sizeof(struct history_chunk) + h->span_bytes;
 }
 
+static uint64_t time_of(const struct history_chunk *c, uint32_t i)
+{
+	return c->base + (uint64_t)(int64_t)c->e[i].dt;
+}
+
 void history_each(const struct history *h, uint64_t from, uint64_t to,
 		  history_fn fn, void *arg)
 {
@@ -201,10 +206,24 @@ void history_each(const struct history *h, uint64_t from, uint64_t to,
 		if (c->max_time < from || c->min_time >= to)
 			continue;
 		for (uint32_t i = 0; i < c->n; i++) {
-			uint64_t t = c->base + (uint64_t)(int64_t)c->e[i].dt;
+			uint64_t t = time_of(c, i);
 
 			if (t >= from && t < to)
 				fn(t, &c->e[i], arg);
 		}
+	}
+}
+
+void history_each_new(const struct history *h, struct history_cursor *cur,
+		      history_fn fn, void *arg)
+{
+	const struct history_chunk *c = cur->chunk ? cur->chunk : h->oldest;
+	uint32_t i = cur->chunk ? cur->n : 0;
+
+	for (; c; c = c->next, i = 0) {
+		for (; i < c->n; i++)
+			fn(time_of(c, i), &c->e[i], arg);
+		cur->chunk = c;
+		cur->n = c->n;
 	}
 }

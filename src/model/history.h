@@ -100,4 +100,18 @@ typedef void (*history_fn)(uint64_t time, const struct history_entry *e, void *a
 void history_each(const struct history *h, uint64_t from, uint64_t to,
 		  history_fn fn, void *arg);
 
+/*
+ * Where a walk of the whole history stopped: history_each_new calls fn
+ * for every sample added since (all of them from a zeroed cursor), in
+ * the order they were added.  Valid while no chunk is dropped (dropped
+ * unchanged); after that, start again from a zeroed cursor.
+ */
+struct history_cursor {
+	const struct history_chunk *chunk;	/* the last chunk walked */
+	uint32_t n;				/* its samples walked */
+};
+
+void history_each_new(const struct history *h, struct history_cursor *c,
+		      history_fn fn, void *arg);
+
 #endif

@@ -38,10 +38,6 @@ struct detail_view {
 	int top;		/* the first code row shown */
 	int code_rows;		/* rows the code had, last drawn */
 	bool centred;		/* the hottest instruction was brought into view */
-	/* What the annotation was last counted over. */
-	bool counted;
-	uint64_t counted_from, counted_to, counted_entries, counted_dropped;
-	int counted_event;
 };
 
 /* One row per instruction, and its source line where that changes. */
@@ -90,19 +86,7 @@ static void detail_refresh(struct view *v)
 			from = m->first_time + (uint64_t)(s->range_from * 1e9);
 			to = m->first_time + (uint64_t)(s->range_to * 1e9);
 		}
-		/* Counted again only when the window or the history changed. */
-		if (from != d->counted_from || to != d->counted_to ||
-		    m->history.entries != d->counted_entries ||
-		    m->history.dropped != d->counted_dropped ||
-		    m->shown_event != d->counted_event || !d->counted) {
-			annotation_count(&d->a, m, from, to);
-			d->counted = true;
-			d->counted_from = from;
-			d->counted_to = to;
-			d->counted_entries = m->history.entries;
-			d->counted_dropped = m->history.dropped;
-			d->counted_event = m->shown_event;
-		}
+		annotation_count(&d->a, m, from, to);
 	}
 }
 

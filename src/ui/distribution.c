@@ -119,10 +119,6 @@ static bool drawn_range(const struct histogram *h, double *lo, double *hi)
 	return *hi > *lo;
 }
 
-static const char *const eighths[] = {
-	"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
-};
-
 static void draw_histogram(const struct ui *ui, WINDOW *w, int y, int rows,
 			   const struct histogram *h)
 {
@@ -165,13 +161,13 @@ static void draw_histogram(const struct ui *ui, WINDOW *w, int y, int rows,
 		for (int c = 0; c < cols; c++) {
 			double f = top ? (double)col[c] / (double)top : 0;
 			double in = (f - floor_at) * (rows - 1);
-			char glyph[8] = " ";
+			const char *glyph = " ";
 
+			/* A full block, or a partial one in UTF-8; '#' for any part in ASCII. */
 			if (in >= 1 || (in > 0 && !ui->utf8))
-				snprintf(glyph, sizeof(glyph), "%s", ui->utf8 ? "\u2588" : "#");
+				glyph = draw_block(7, ui->utf8);
 			else if (in > 0)
-				snprintf(glyph, sizeof(glyph), "%s",
-					 eighths[(int)(in * 8) < 8 ? (int)(in * 8) : 7]);
+				glyph = draw_block((int)(in * 8), true);
 			draw_text(w, y + r, 10 + c, 1, ui->attr[TH_VALUE], glyph);
 		}
 	}

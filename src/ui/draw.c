@@ -87,19 +87,23 @@ const char *draw_bar(char *buf, size_t len, double frac, int width, bool utf8)
 	return buf;
 }
 
-const char *draw_level_glyph(double value, double top, bool utf8)
+const char *draw_block(int level, bool utf8)
 {
 	static const char *const blocks[8] = {
 		"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
 	};
 	static const char *const ascii[8] = { "_", ".", ":", "-", "=", "+", "*", "#" };
-	int level = top > 0 && value > 0 ? (int)ceil(value / top * 8) - 1 : -1;
 
 	if (level < 0)
 		return " ";
 	if (level > 7)
 		level = 7;
 	return utf8 ? blocks[level] : ascii[level];
+}
+
+const char *draw_level_glyph(double value, double top, bool utf8)
+{
+	return draw_block(top > 0 && value > 0 ? (int)ceil(value / top * 8) - 1 : -1, utf8);
 }
 
 const char *draw_spark(char *buf, size_t len, const double *v, int n, double top,

@@ -27,6 +27,12 @@ int draw_text(WINDOW *w, int y, int x, int width, chtype attr, const char *s);
 const char *draw_bar(char *buf, size_t len, double frac, int width, bool utf8);
 
 /*
+ * A column `level` + 1 eighths high (0..7; below 0 a space): lower
+ * eighth blocks in UTF-8, `_.:-=+*#` otherwise.
+ */
+const char *draw_block(int level, bool utf8);
+
+/*
  * The glyph of a column value/top high: one to eight eighths of a block
  * in UTF-8, `_.:-=+*#` otherwise; a space for 0 or less.
  */
