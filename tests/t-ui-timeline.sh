@@ -56,8 +56,10 @@ $T send-keys -t ui 2
 wait_for "^phase  "
 # Columns half a phase wide, so each phase has a column of its own
 # wherever its 100 ms fall.
+# Zooming a live view keeps it live: frozen at the keypress, it would hold
+# only what the observer had sent by then.
 $T send-keys -t ui +
-wait_for "^timeline +50 ms a column"
+wait_for "^timeline +50 ms a column +following"
 # The observer starts after the perf table shows (seconds later under
 # ASan): wait, up to 10 s, for its first whole round of four phases.
 band_complete() {
@@ -113,8 +115,10 @@ screen | grep -Eq "^n [0-9]+ +mean (0\.9|1\.0)" || fail "CPC's mean is not near 
 $T send-keys -t ui 2
 wait_for "^timeline "
 # The view opens again at 100 ms a column; + halves it.
+# Zooming a live view keeps it live: frozen at the keypress, it would hold
+# only what the observer had sent by then.
 $T send-keys -t ui +
-wait_for "^timeline +50 ms a column"
+wait_for "^timeline +50 ms a column +following"
 $T send-keys -t ui End
 $T send-keys -t ui -N 30 Left
 $T send-keys -t ui '('

@@ -396,7 +396,11 @@ static void timeline_draw(struct view *v, WINDOW *w)
 	free(in_range);
 }
 
-/* Zooms by factor 2 (in: -1, out: 1), keeping the cursor's time in place. */
+/*
+ * Zooms by factor 2 (in: -1, out: 1).  A live view stays live, its right
+ * edge the newest sample (zooming must not freeze what is being watched);
+ * a scrolled one keeps the cursor's time in place.
+ */
 static void zoom(struct timeline_view *t, const struct model *m, int dir)
 {
 	uint64_t from = first_column(t, m), at = from + (uint64_t)t->cursor * t->step;
@@ -405,7 +409,8 @@ static void zoom(struct timeline_view *t, const struct model *m, int dir)
 	if (step < MIN_STEP_NS || step > MAX_STEP_NS)
 		return;
 	t->step = step;
-	t->follow = false;
+	if (t->follow)
+		return;
 	t->from = at > (uint64_t)t->cursor * step ? at - (uint64_t)t->cursor * step : 0;
 	t->from = t->from / step * step;	/* columns on the history's spans */
 }
