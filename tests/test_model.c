@@ -187,6 +187,93 @@ static void history_span_bytes_bounded(void)
 	history_free(&h);
 	CHECK_EQ_U64(h.span_bytes, 0);
 }
+/*
+ * A long range walked in 1 to 4 windows side by side gives the same
+ * tables, timeline and bounds, and they match the samples counted here:
+ * 300,000 samples (19 chunks) slightly out of time order, five threads,
+ * two functions, weights, counters on some and multiplexing on others.
+ */
+static void range_windows(uint64_t one, uint64_t two)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	const uint64_t us = 1000, t0 = 7000000000ull, from = t0 + 3000000 * us,
+		       to = t0 + 27000000 * us;
+	uint64_t want = 0, want_weight = 0, want_two = 0, want_tid[5] = { 0 };
+	uint64_t bounds[5], first = UINT64_MAX;
+	struct model m, r[4];
+	struct model_row *rows;
+	struct model_thread_row *tr;
+
+	model_init(&m, sy);
+	m.ipc_cycles = 0;
+	m.ipc_instructions = 1;
+	symbols_read_proc_maps(getpid(), add_map, &m);
+	for (uint64_t i = 0; i < 300000; i++) {
+		uint64_t time = t0 + i * 100 * us + (i % 7) * 30 * us, w = i % 5 + 1;
+		bool is_two = i % 3 == 0;
+
+		sample(&m, is_two ? two : one, 100 + (uint32_t)(i % 5), time, w,
+		       i % 2 ? 1000 : 0, (int)(i % 4) * 100, i % 11 == 0 ? ST_SAMPLE_MULTIPLEXED : 0);
+		if (time >= from && time < to) {
+			if (time < first)
+				first = time;
+			want++;
+			want_weight += w;
+			want_two += is_two;
+			want_tid[i % 5]++;
+		}
+	}
+	CHECK(m.history.chunks >= 16);
+	history_split(&m.history, from, to, 4, bounds);
+	CHECK(bounds[0] == from && bounds[4] == to);
+	for (int i = 0; i < 4; i++)
+		CHECK(bounds[i] <= bounds[i + 1]);
+	CHECK(bounds[1] > from && bounds[3] < to);	/* four windows, none empty */
+	CHECK_EQ_U64(history_first_time(&m.history, from, to), first);
+	CHECK(first > from);	/* the out-of-order sample, not the range's start */
+	for (unsigned p = 0; p < 4; p++) {
+		size_t n;
+
+		CHECK(model_range_split(&m, from, to, p + 1, &r[p]));
+		CHECK_EQ_U64(r[p].samples, want);
+		CHECK_EQ_U64(r[p].weight, want_weight);
+		n = model_rows(&r[p], ST_SORT_SELF, false, &rows);
+		CHECK(n == 2);
+		for (size_t i = 0; i < n; i++)
+			CHECK_EQ_U64(rows[i].samples, !strcmp(rows[i].sym->name, "model_fn_two")
+				     ? want_two : want - want_two);
+		free(rows);
+		n = model_thread_rows(&r[p], &tr);
+		CHECK(n == 5);
+		for (size_t i = 0; i < n; i++)
+			CHECK_EQ_U64(tr[i].t->samples, want_tid[tr[i].t->tid - 100]);
+		free(tr);
+		if (p == 0)
+			continue;
+		/* Everything else as one window has it. */
+		CHECK(r[p].first_time == r[0].first_time && r[p].last_time == r[0].last_time);
+		CHECK(r[p].timeline_len == r[0].timeline_len && r[p].timeline_len > 200);
+		CHECK(!memcmp(r[p].timeline, r[0].timeline, r[0].timeline_len * sizeof(*r[0].timeline)));
+		CHECK(r[p].multiplexed == r[0].multiplexed && r[p].multiplexed > 0);
+		n = model_rows(&r[p], ST_SORT_SELF, false, &rows);
+		for (size_t i = 0; i < n; i++) {
+			struct model_row *one_rows;
+			size_t k = model_rows(&r[0], ST_SORT_SELF, false, &one_rows);
+
+			for (size_t j = 0; j < k; j++)
+				if (one_rows[j].sym == rows[i].sym)
+					CHECK(fabs(one_rows[j].ipc - rows[i].ipc) < 1e-12 &&
+					      rows[i].ipc > 0);
+			free(one_rows);
+		}
+		free(rows);
+	}
+	for (unsigned p = 0; p < 4; p++)
+		model_free(&r[p]);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 static void ranges(uint64_t one, uint64_t two)
 {
 	struct symbolizer *sy = symbolizer_create(true);
@@ -547,6 +634,7 @@ int main(void)
 	hostile(one);
 	separate_events(one, two);
 	ranges(one, two);
+	range_windows(one, two);
 	timeline_spans(one);
 	return check_done("test_model");
 }

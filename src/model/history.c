@@ -214,6 +214,64 @@ void history_each(const struct history *h, uint64_t from, uint64_t to,
 	}
 }
 
+static bool overlaps(const struct history_chunk *c, uint64_t from, uint64_t to)
+{
+	return c->n && c->max_time >= from && c->min_time < to;
+}
+
+uint64_t history_first_time(const struct history *h, uint64_t from, uint64_t to)
+{
+	uint64_t first = 0;
+
+	for (const struct history_chunk *c = h->oldest; c; c = c->next) {
+		if (!overlaps(c, from, to) || (first && c->min_time >= first))
+			continue;
+		if (c->min_time >= from && c->max_time < to) {
+			first = c->min_time;
+			continue;
+		}
+		for (uint32_t i = 0; i < c->n; i++) {
+			uint64_t t = time_of(c, i);
+
+			if (t >= from && t < to && (!first || t < first))
+				first = t;
+		}
+	}
+	return first;
+}
+
+size_t history_chunks_in(const struct history *h, uint64_t from, uint64_t to)
+{
+	size_t n = 0;
+
+	for (const struct history_chunk *c = h->oldest; c; c = c->next)
+		n += overlaps(c, from, to);
+	return n;
+}
+
+void history_split(const struct history *h, uint64_t from, uint64_t to,
+		   unsigned parts, uint64_t *bounds)
+{
+	size_t n = history_chunks_in(h, from, to), k = 0;
+	unsigned p = 1;
+
+	bounds[0] = from;
+	for (const struct history_chunk *c = h->oldest; c && p < parts; c = c->next) {
+		if (!overlaps(c, from, to))
+			continue;
+		/* Window p starts at the chunk p/parts of the way through. */
+		while (k && p < parts && k >= (size_t)p * n / parts) {
+			uint64_t at = c->min_time;
+
+			bounds[p] = at < bounds[p - 1] ? bounds[p - 1] : at > to ? to : at;
+			p++;
+		}
+		k++;
+	}
+	for (; p <= parts; p++)
+		bounds[p] = to;
+}
+
 void history_each_new(const struct history *h, struct history_cursor *cur,
 		      history_fn fn, void *arg)
 {

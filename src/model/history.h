@@ -101,6 +101,20 @@ void history_each(const struct history *h, uint64_t from, uint64_t to,
 		  history_fn fn, void *arg);
 
 /*
+ * The earliest sample time in [from, to) (0 if none): whole chunks by
+ * their bounds, only the two ends walked.
+ */
+uint64_t history_first_time(const struct history *h, uint64_t from, uint64_t to);
+/*
+ * Cuts [from, to) into `parts` consecutive time windows, bounds[0] = from
+ * .. bounds[parts] = to, each over about as many of its chunks, so the
+ * windows can be walked side by side (each sample is in one window).
+ */
+void history_split(const struct history *h, uint64_t from, uint64_t to,
+		   unsigned parts, uint64_t *bounds);
+/* Chunks holding samples that may fall in [from, to). */
+size_t history_chunks_in(const struct history *h, uint64_t from, uint64_t to);
+/*
  * Where a walk of the whole history stopped: history_each_new calls fn
  * for every sample added since (all of them from a zeroed cursor), in
  * the order they were added.  Valid while no chunk is dropped (dropped

@@ -205,6 +205,13 @@ void model_set_history(struct model *m, uint64_t keep_ns);
  */
 bool model_range(const struct model *m, uint64_t from, uint64_t to,
 		 struct model *out);
+/*
+ * The same, walked in `parts` windows side by side (model_range picks as
+ * many as there are CPUs, up to 4, for a long range); the tables do not
+ * depend on it.
+ */
+bool model_range_split(const struct model *m, uint64_t from, uint64_t to,
+		       unsigned parts, struct model *out);
 
 /* The DTE tolerance for observer samples (--dte-tolerance). */
 void model_set_dte_tolerance(struct model *m, double tolerance);
