@@ -525,6 +525,16 @@ void session_clear_range(struct session *s)
 	s->ranged = false;
 }
 
+void session_range_ns(const struct session *s, uint64_t *from, uint64_t *to)
+{
+	*from = 0;
+	*to = UINT64_MAX;
+	if (s->ranged) {
+		*from = s->model.first_time + (uint64_t)(s->range_from * 1e9);
+		*to = s->model.first_time + (uint64_t)(s->range_to * 1e9);
+	}
+}
+
 int session_select_range(struct session *s, double from, double to)
 {
 	const struct model *m = &s->model;

@@ -104,6 +104,8 @@ const struct model *session_tables(const struct session *s);
  */
 int session_select_range(struct session *s, double from, double to);
 void session_clear_range(struct session *s);
+/* The selected range as record times [*from, *to) (ns); the whole of time without one. */
+void session_range_ns(const struct session *s, uint64_t *from, uint64_t *to);
 
 /*
  * The UI's [ and ]: halves (step -1) or doubles (step 1) the sampling

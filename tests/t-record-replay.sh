@@ -90,4 +90,27 @@ done
 a=$(json_get "$TMP/obs-live" "[(t['name'], t['samples']) for t in d['observer']['tags']]")
 b=$(json_get "$TMP/obs-replay" "[(t['name'], t['samples']) for t in d['observer']['tags']]")
 [ "$a" = "$b" ] || fail "observer tags differ: live $a, replay $b"
+# --range cuts the observer's tags and rate again for the window (the
+# rest stays the session's): two windows that tile the recording hold
+# every thread sample the session's tags counted, each phase's in the
+# one or the other.
+"$SHIMTOP" --replay "$TMP/obs.rec" --range 0:0.8 --format json >"$TMP/or1" 2>"$TMP/err" ||
+	fail "observer --range 0:0.8: $(cat "$TMP/err")"
+"$SHIMTOP" --replay "$TMP/obs.rec" --range 0.8: --format json >"$TMP/or2" 2>"$TMP/err" ||
+	fail "observer --range 0.8:: $(cat "$TMP/err")"
+all=$(json_get "$TMP/obs-replay" "sum(t['samples'] for t in d['observer']['tags'])")
+a=$(json_get "$TMP/or1" "sum(t['samples'] for t in d['observer']['range']['tags'])")
+b=$(json_get "$TMP/or2" "sum(t['samples'] for t in d['observer']['range']['tags'])")
+[ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ $((a + b)) -eq "$all" ] ||
+	fail "the observer's tags in 0:0.8 ($a) and 0.8: ($b) do not add up to the session's $all"
+share=$(json_get "$TMP/or1" "round(sum(t['time_share'] for t in d['observer']['range']['tags']), 6)")
+[ "$share" = "1.0" ] || fail "the range's tag shares add up to $share"
+n=$(json_get "$TMP/or1" "d['observer']['range']['rate']['n']")
+[ "$n" -gt 0 ] || fail "no rate distribution in the range: $(json_get "$TMP/or1" "d['observer']['range']")"
+"$SHIMTOP" --replay "$TMP/obs.rec" --range 0.2:0.6 >"$TMP/otext" 2>"$TMP/err" ||
+	fail "observer --range text: $(cat "$TMP/err")"
+grep -Eq "^observer in the range 0.200-0.600 s \(above: the whole session\)" "$TMP/otext" ||
+	fail "the text report does not cut the observer for the range: $(cat "$TMP/otext")"
+grep -Eq "^work items/s per (sample|millisecond): n [1-9][0-9]* " "$TMP/otext" ||
+	fail "no rate distribution in the range's text: $(cat "$TMP/otext")"
 finish

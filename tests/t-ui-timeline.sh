@@ -106,17 +106,17 @@ wait_for "observer period 4000 cycles \(was 2000\)"
 # The distribution view (5), the whole session's; Down: CPC, about 1.
 $T send-keys -t ui 5
 wait_for "^distribution of work items per second, the whole session"
+n_session=$(screen | sed -n 's/^n \([0-9]*\) .*/\1/p')
 $T send-keys -t ui Down
 wait_for "^distribution of CPC"
 screen | grep -Eq "^n [0-9]+ +mean (0\.9|1\.0)" || fail "CPC's mean is not near 1: $(screen)"
 # A range of 20 columns of 50 ms, a second back: the tags view gives the
-# phases' time shares and rates in it (adding up to 100%), the
-# distributions say they are the whole session's; Esc clears.
+# phases' time shares and rates in it (adding up to 100%), the work
+# counter's distribution is cut again for it (fewer samples than the
+# session's), CPC's says it is the session's; Esc clears.
 $T send-keys -t ui 2
 wait_for "^timeline "
 # The view opens again at 100 ms a column; + halves it.
-# Zooming a live view keeps it live: frozen at the keypress, it would hold
-# only what the observer had sent by then.
 $T send-keys -t ui +
 wait_for "^timeline +50 ms a column +following"
 $T send-keys -t ui End
@@ -133,7 +133,13 @@ sum=$(screen | sed -n 's/^ *\([0-9.]*\)% .*/\1/p' | awk '{ s += $1 } END { print
 python3 -c "import sys; sys.exit(0 if 99.0 <= float(sys.argv[1]) <= 101.0 else 1)" "$sum" ||
 	fail "the range's tag shares add up to $sum%: $(screen)"
 $T send-keys -t ui 5
-wait_for "^distribution of work items per second, the whole session, not the selected range"
+$T send-keys -t ui Up
+wait_for "^distribution of work items per second, the selected range, per (sample|millisecond)"
+n_range=$(screen | sed -n 's/^n \([0-9]*\) .*/\1/p')
+[ -n "$n_range" ] && [ -n "$n_session" ] && [ "$n_range" -gt 0 ] && [ "$n_range" -lt "$n_session" ] ||
+	fail "the range's distribution has $n_range samples, the session's had $n_session: $(screen)"
+$T send-keys -t ui Down
+wait_for "^distribution of CPC \(DTE's clock ratio\), the whole session \(a range cuts again only"
 $T send-keys -t ui 2
 wait_for "^timeline "
 $T send-keys -t ui Escape

@@ -185,6 +185,60 @@ static void raw_ring(void)
 }
 
 /*
+ * A window's distributions: 10 ms of 10 samples each (the tenth
+ * rejected), tag 1 with 10 increments a sample in ms 0-4, tag 2 with 30
+ * in ms 5-9, 2000 cycles at 2 GHz (10 and 30 million a second).  From
+ * the single samples, then from the buckets alone (no ring kept).
+ */
+static void window_dist(void)
+{
+	struct obs_series s, b;
+	struct obs_window_dist d;
+	const uint64_t ms = 1000000, two = 2;
+
+	memset(&s, 0, sizeof(s));
+	memset(&b, 0, sizeof(b));
+	for (uint64_t k = 0; k < 10; k++)
+		for (uint64_t j = 0; j < 10; j++) {
+			uint64_t ns = k * ms + j * 100000, tag = k < 5 ? 1 : 2, d0 = k < 5 ? 10 : 30;
+
+			obs_series_sample(&s, ns, j != 9, 2000, d0);
+			obs_series_tag(&s, ns, tag, 2000, d0, true);
+			obs_series_raw(&s, ns, j != 9, 2000, d0, tag);
+			obs_series_sample(&b, ns, j != 9, 2000, d0);
+			obs_series_tag(&b, ns, tag, 2000, d0, true);
+		}
+	obs_series_window_dist(&s, 2 * ms, 7 * ms, 2000000000, NULL, &d);
+	CHECK(d.per_sample);
+	CHECK_EQ_U64(d.samples, 50);
+	CHECK_EQ_U64(d.rate.n, 45);
+	CHECK(fabs(d.rate.mean - 1.8e7) < 1);
+	CHECK(fabs(d.rate.min - 1e7) < 1 && fabs(d.rate.max - 3e7) < 1);
+	CHECK(d.period.n == 50 && fabs(d.period.mean - 2000) < 1e-9);
+	obs_window_dist_free(&d);
+	obs_series_window_dist(&s, 2 * ms, 7 * ms, 2000000000, &two, &d);
+	CHECK(d.samples == 20 && d.rate.n == 18 && fabs(d.rate.mean - 3e7) < 1);
+	obs_window_dist_free(&d);
+
+	/* Per millisecond: five of them, accepted time and increments only. */
+	obs_series_window_dist(&b, 2 * ms, 7 * ms, 2000000000, NULL, &d);
+	CHECK(!d.per_sample);
+	CHECK_EQ_U64(d.samples, 50);
+	CHECK(d.rate.n == 5 && fabs(d.rate.mean - 1.8e7) < 1);
+	CHECK_EQ_U64(d.period.n, 0);
+	obs_window_dist_free(&d);
+	obs_series_window_dist(&b, 2 * ms, 7 * ms, 2000000000, &two, &d);
+	CHECK(d.samples == 20 && d.rate.n == 2 && fabs(d.rate.mean - 3e7) < 1);
+	obs_window_dist_free(&d);
+	/* A window with nothing in it. */
+	obs_series_window_dist(&s, 20 * ms, 30 * ms, 2000000000, NULL, &d);
+	CHECK(d.samples == 0 && d.rate.n == 0);
+	obs_window_dist_free(&d);
+	obs_series_free(&s);
+	obs_series_free(&b);
+}
+
+/*
  * A window of the per-millisecond series: tag 1 in ms 0-4, tag 2 in ms
  * 5-9 (one of its samples' counter going backwards at ms 7), and at ms
  * 8 four more tags, one more than a millisecond keeps.
@@ -246,6 +300,7 @@ int main(void)
 
 	raw_ring();
 	window_tags();
+	window_dist();
 
 	/* One batch. */
 	obs_model_init(&m, 0.01);

@@ -143,6 +143,79 @@ void obs_series_raw(struct obs_series *s, uint64_t ns, bool accepted, double cyc
 	r->accepted = accepted;
 }
 
+void obs_window_dist_free(struct obs_window_dist *d)
+{
+	hist_free(&d->rate);
+	hist_free(&d->period);
+}
+
+static void window_from_raw(const struct obs_series *s, uint64_t from, uint64_t to,
+			    uint64_t tsc_hz, const uint64_t *tag, struct obs_window_dist *d)
+{
+	size_t n = obs_series_raw_count(s);
+
+	for (size_t i = obs_series_raw_from(s, from); i < n; i++) {
+		const struct obs_raw_sample *r = obs_series_raw_at(s, i);
+
+		if (r->ns >= to)
+			break;
+		if (tag && r->tag != *tag)
+			continue;
+		d->samples++;
+		if (r->cycles)
+			hist_add(&d->period, r->cycles);
+		if (r->accepted && r->cycles)
+			hist_add(&d->rate, (double)r->delta0 * (double)tsc_hz / r->cycles);
+	}
+}
+
+static void window_from_buckets(const struct obs_series *s, uint64_t from, uint64_t to,
+				uint64_t tsc_hz, const uint64_t *tag,
+				struct obs_window_dist *d)
+{
+	uint64_t first = from / 1000000, last = to / 1000000;
+
+	if (s->newest >= OBS_SERIES_MS && first < s->newest + 1 - OBS_SERIES_MS)
+		first = s->newest + 1 - OBS_SERIES_MS;
+	for (uint64_t ms = first; ms < last && ms <= s->newest; ms++) {
+		const struct obs_bucket *b = obs_series_at(s, ms);
+
+		if (!b)
+			continue;
+		if (!tag) {
+			d->samples += b->taken;
+			if (b->accepted_cycles > 0)
+				hist_add(&d->rate, (double)b->delta0 * (double)tsc_hz /
+					 b->accepted_cycles);
+			continue;
+		}
+		for (unsigned i = 0; i < OBS_SERIES_TAGS && b->tag_count[i]; i++) {
+			if (b->tag[i] != *tag)
+				continue;
+			d->samples += b->tag_count[i];
+			if (b->tag_cycles[i] > 0)
+				hist_add(&d->rate, (double)b->tag_delta0[i] * (double)tsc_hz /
+					 b->tag_cycles[i]);
+		}
+	}
+}
+
+void obs_series_window_dist(const struct obs_series *s, uint64_t from, uint64_t to,
+			    uint64_t tsc_hz, const uint64_t *tag, struct obs_window_dist *out)
+{
+	size_t n = obs_series_raw_count(s);
+
+	memset(out, 0, sizeof(*out));
+	hist_init_log(&out->rate);
+	hist_init_log(&out->period);
+	/* The ring holds the window if it holds its start, or every sample yet. */
+	out->per_sample = n && (s->nraw <= OBS_RAW_SAMPLES || obs_series_raw_at(s, 0)->ns <= from);
+	if (out->per_sample)
+		window_from_raw(s, from, to, tsc_hz, tag, out);
+	else
+		window_from_buckets(s, from, to, tsc_hz, tag, out);
+}
+
 size_t obs_series_raw_count(const struct obs_series *s)
 {
 	return s->nraw < OBS_RAW_SAMPLES ? (size_t)s->nraw : OBS_RAW_SAMPLES;

@@ -11,6 +11,8 @@
 #ifndef SHIMTOP_OBS_SERIES_H
 #define SHIMTOP_OBS_SERIES_H
 
+#include "model/histogram.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,6 +95,28 @@ void obs_series_raw(struct obs_series *s, uint64_t ns, bool accepted, double cyc
 size_t obs_series_raw_count(const struct obs_series *s);
 const struct obs_raw_sample *obs_series_raw_at(const struct obs_series *s, size_t i);
 size_t obs_series_raw_from(const struct obs_series *s, uint64_t ns);
+
+/*
+ * The distributions of a window [from, to) (ns), for a time range: one by
+ * one from the single samples where their ring still holds the window's
+ * start, else per millisecond from the buckets (the ring's 2 minutes).
+ * rate: counter 0's rate, tsc_hz ticks a second: per accepted sample (the
+ * watched threads' increments over its period), or per millisecond (its
+ * accepted increments over its accepted time); period: each sample's
+ * period in TSC cycles, single samples only.  With tag, only its samples
+ * (the first thread's tag), or per millisecond its increments over its
+ * time, accepted or not (the buckets keep no acceptance per tag).
+ * Histograms made here (log buckets), freed by obs_window_dist_free.
+ */
+struct obs_window_dist {
+	bool per_sample;		/* else per millisecond */
+	uint64_t samples;		/* taken in the window (with the tag) */
+	struct histogram rate, period;
+};
+
+void obs_series_window_dist(const struct obs_series *s, uint64_t from, uint64_t to,
+			    uint64_t tsc_hz, const uint64_t *tag, struct obs_window_dist *out);
+void obs_window_dist_free(struct obs_window_dist *d);
 
 /* The bucket of millisecond ms, or NULL if none (not written, or gone). */
 const struct obs_bucket *obs_series_at(const struct obs_series *s, uint64_t ms);

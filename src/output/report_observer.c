@@ -38,6 +38,76 @@ void report_tag_label(const struct session *s, const struct obs_tag *t, char *bu
 		report_tag_name(s, t->tag, buf, len);
 }
 
+/*
+ * The selected range's part of the observer (--range): each tag's time
+ * share and counter 0's rate in it, and counter 0's distribution, from
+ * the observer's series (report_range_json gives the same).
+ */
+struct range_observed {
+	uint64_t from, to;
+	bool partly;			/* reaching before the series' 2 minutes */
+	struct obs_window_tag *tags;
+	size_t ntags;
+	double all;			/* every thread sample's time */
+	struct obs_window_dist dist;
+};
+
+static void range_observed_make(const struct session *s, struct range_observed *r)
+{
+	const struct obs_model *m = &s->model.obs;
+
+	session_range_ns(s, &r->from, &r->to);
+	r->partly = m->series.complete_from && r->from / 1000000 < m->series.complete_from;
+	r->ntags = obs_series_window_tags(&m->series, r->from, r->to, &r->tags, &r->all);
+	obs_series_window_dist(&m->series, r->from, r->to, m->tsc_hz, NULL, &r->dist);
+}
+
+static void range_observed_free(struct range_observed *r)
+{
+	free(r->tags);
+	obs_window_dist_free(&r->dist);
+}
+
+static double window_tag_rate(const struct obs_model *m, const struct obs_window_tag *t)
+{
+	return m->meta.ncounters && t->cycles > 0 && m->tsc_hz
+	       ? (double)t->delta0 * (double)m->tsc_hz / t->cycles : 0;
+}
+
+static void range_text(struct session *s, FILE *out)
+{
+	const struct obs_model *m = &s->model.obs;
+	const struct histogram *h;
+	struct range_observed r;
+
+	range_observed_make(s, &r);
+	h = &r.dist.rate;
+	fprintf(out, "\nobserver in the range %.3f-%.3f s (above: the whole session)%s\n",
+		s->range_from, s->range_to, r.partly
+		? "; partly older than the observer's 2-minute series" : "");
+	if (m->meta.ncounters)
+		fprintf(out, "%s/s per %s: n %llu  mean %.4g  sd %.4g  median %.4g  "
+			"p90 %.4g  max %.4g\n", m->meta.counter_name[0],
+			r.dist.per_sample ? "sample" : "millisecond", (unsigned long long)h->n,
+			h->mean, hist_stddev(h), h->n ? hist_quantile(h, 0.5) : 0,
+			h->n ? hist_quantile(h, 0.9) : 0, h->n ? h->max : 0);
+	fprintf(out, "%7s %10s  %-24s  %s/s\n", "TIME%", "SAMPLES",
+		m->meta.tag_name[0] ? m->meta.tag_name : "tag",
+		m->meta.ncounters ? m->meta.counter_name[0] : "counter");
+	for (size_t i = 0; i < r.ntags && i < 40; i++) {
+		char label[128];
+
+		report_tag_name(s, r.tags[i].tag, label, sizeof(label));
+		fprintf(out, "%6.2f%% %10llu  %-24.24s  %.4g\n",
+			r.all > 0 ? 100.0 * r.tags[i].cycles / r.all : 0,
+			(unsigned long long)r.tags[i].samples, label,
+			window_tag_rate(m, &r.tags[i]));
+	}
+	if (!r.ntags)
+		fprintf(out, "no observer samples in the range\n");
+	range_observed_free(&r);
+}
+
 void report_observer_text(struct session *s, FILE *out)
 {
 	const struct obs_model *m = &s->model.obs;
@@ -104,6 +174,8 @@ void report_observer_text(struct session *s, FILE *out)
 		fputc('\n', out);
 	}
 	free(tags);
+	if (s->ranged)
+		range_text(s, out);
 }
 
 /*
@@ -254,6 +326,38 @@ static struct json_object *tag_json(struct session *s, const struct obs_tag *tag
 	return t;
 }
 
+static struct json_object *range_json(struct session *s)
+{
+	const struct obs_model *m = &s->model.obs;
+	struct json_object *o = json_object_new_object(), *tarr = json_object_new_array();
+	struct range_observed r;
+
+	range_observed_make(s, &r);
+	add_double(o, "from", s->range_from);
+	add_double(o, "to", s->range_to);
+	json_object_object_add(o, "partly_older", json_object_new_boolean(r.partly));
+	json_object_object_add(o, "per_sample", json_object_new_boolean(r.dist.per_sample));
+	report_add_u64(o, "samples", r.dist.samples);
+	json_object_object_add(o, "rate", hist_json(&r.dist.rate));
+	if (r.dist.per_sample)
+		json_object_object_add(o, "period", hist_json(&r.dist.period));
+	for (size_t i = 0; i < r.ntags; i++) {
+		struct json_object *t = json_object_new_object();
+		char label[128];
+
+		report_tag_name(s, r.tags[i].tag, label, sizeof(label));
+		report_add_u64(t, "tag", r.tags[i].tag);
+		json_object_object_add(t, "name", json_object_new_string(label));
+		report_add_u64(t, "samples", r.tags[i].samples);
+		add_double(t, "time_share", r.all > 0 ? r.tags[i].cycles / r.all : 0);
+		add_double(t, "rate", window_tag_rate(m, &r.tags[i]));
+		json_object_array_add(tarr, t);
+	}
+	json_object_object_add(o, "tags", tarr);
+	range_observed_free(&r);
+	return o;
+}
+
 struct json_object *report_observer_json(struct session *s)
 {
 	const struct obs_model *m = &s->model.obs;
@@ -292,5 +396,8 @@ struct json_object *report_observer_json(struct session *s)
 		json_object_array_add(tarr, tag_json(s, tags[i]));
 	free(tags);
 	json_object_object_add(o, "tags", tarr);
+	/* The rest is the whole session's: a range cuts again only this. */
+	if (s->ranged)
+		json_object_object_add(o, "range", range_json(s));
 	return o;
 }

@@ -79,14 +79,10 @@ static void detail_refresh(struct view *v)
 	free(rows);
 	{
 		const struct session *s = v->ui->s;
-		const struct model *m = &s->model;
-		uint64_t from = 0, to = UINT64_MAX;
+		uint64_t from, to;
 
-		if (s->ranged) {
-			from = m->first_time + (uint64_t)(s->range_from * 1e9);
-			to = m->first_time + (uint64_t)(s->range_to * 1e9);
-		}
-		annotation_count(&d->a, m, from, to);
+		session_range_ns(s, &from, &to);
+		annotation_count(&d->a, &s->model, from, to);
 	}
 }
 

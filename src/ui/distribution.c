@@ -3,9 +3,12 @@
  * histograms drawn as columns, as SHIM's Fig. 1b-c show IPC: a counter's
  * rate over accepted samples, IPC where the core's counters are read,
  * CPC, the achieved period and the gap between accepted samples; for the
- * whole session or, from the tags view, one tag.  Up and Down pick the
- * quantity; the header line gives n, mean, standard deviation and
- * quantiles.
+ * whole session or, from the tags view, one tag.  With a time range
+ * selected, the first counter's rate and the period are cut again for it
+ * from the observer's series (per sample while its ring of single samples
+ * holds the range, else per millisecond); the rest stay the session's and
+ * say so.  Up and Down pick the quantity; the header line gives n, mean,
+ * standard deviation and quantiles.
  */
 #include "model/obs_model.h"
 #include "output/report.h"
@@ -31,10 +34,12 @@ struct distribution_view {
 struct quantity {
 	char name[64];
 	const struct histogram *h;
+	bool ranged;		/* cut for the selected range */
 };
 
-/* What can be shown, for the session or the tag. */
-static int quantities(const struct distribution_view *d, struct quantity *q)
+/* What can be shown, for the session or the tag; w: the range's, if one is selected. */
+static int quantities(const struct distribution_view *d, const struct obs_window_dist *w,
+		      struct quantity *q)
 {
 	const struct obs_model *m = &d->v.ui->s->model.obs;
 	const struct obs_tag *t = NULL;
@@ -49,7 +54,9 @@ static int quantities(const struct distribution_view *d, struct quantity *q)
 	}
 	for (unsigned c = 0; c < m->meta.ncounters && n < DIST_MAX - 4; c++) {
 		snprintf(q[n].name, sizeof(q[n].name), "%.50s per second", m->meta.counter_name[c]);
-		q[n++].h = t ? &t->rate[c] : &m->counter[c].rate;
+		q[n].ranged = w && c == 0;
+		q[n].h = q[n].ranged ? &w->rate : t ? &t->rate[c] : &m->counter[c].rate;
+		n++;
 	}
 	if (t ? t->ipc.n > 0 : m->have_ipc) {
 		snprintf(q[n].name, sizeof(q[n].name), "IPC");
@@ -59,7 +66,9 @@ static int quantities(const struct distribution_view *d, struct quantity *q)
 		snprintf(q[n].name, sizeof(q[n].name), "CPC (DTE's clock ratio)");
 		q[n++].h = &m->cpc;
 		snprintf(q[n].name, sizeof(q[n].name), "sample period (TSC cycles)");
-		q[n++].h = &m->period;
+		q[n].ranged = w && w->per_sample;
+		q[n].h = q[n].ranged ? &w->period : &m->period;
+		n++;
 		snprintf(q[n].name, sizeof(q[n].name), "gap between accepted samples (cycles)");
 		q[n++].h = &m->gap;
 	}
@@ -189,42 +198,68 @@ static void draw_histogram(const struct ui *ui, WINDOW *w, int y, int rows,
 	free(col);
 }
 
+/* Whose distribution, and over what time. */
+static void describe(const struct distribution_view *d, const struct quantity *q,
+		     const struct obs_window_dist *w, char *who, size_t len)
+{
+	const struct ui *ui = d->v.ui;
+	const struct obs_model *m = &ui->s->model.obs;
+	char name[128] = "";
+	const char *when = !ui->s->ranged ? (d->for_tag ? "" : "the whole session")
+		: q->ranged ? (w->per_sample ? "the selected range, per sample"
+			       : "the selected range, per millisecond (its single samples "
+				 "are no longer held)")
+		: "the whole session (a range cuts again only the first counter's "
+		  "rate and the period)";
+
+	if (!d->for_tag) {
+		snprintf(who, len, "%s", when);
+		return;
+	}
+	report_tag_name(ui->s, d->tag, name, sizeof(name));
+	snprintf(who, len, "%s %.100s%s%s", m->meta.tag_name[0] ? m->meta.tag_name : "tag",
+		 name, *when ? " over " : "", when);
+}
+
 static void distribution_draw(struct view *v, WINDOW *w)
 {
 	struct distribution_view *d = (struct distribution_view *)v;
 	const struct ui *ui = v->ui;
-	const struct obs_model *m = &ui->s->model.obs;
+	const struct session *s = ui->s;
+	const struct obs_model *m = &s->model.obs;
 	struct quantity q[DIST_MAX];
-	int n = m->active ? quantities(d, q) : 0, rows = getmaxy(w), cols = getmaxx(w);
-	char line[512], who[160];
+	struct obs_window_dist range;
+	int n, rows = getmaxy(w), cols = getmaxx(w);
+	char line[512], who[256];
 	const struct histogram *h;
 
 	werase(w);
+	memset(q, 0, sizeof(q));
+	if (s->ranged && m->active) {
+		uint64_t from, to;
+
+		session_range_ns(s, &from, &to);
+		obs_series_window_dist(&m->series, from, to, m->tsc_hz,
+				       d->for_tag ? &d->tag : NULL, &range);
+	}
+	n = m->active ? quantities(d, s->ranged ? &range : NULL, q) : 0;
 	if (!n) {
 		draw_text(w, 0, 0, cols, ui->attr[TH_ROW], !m->active
 			  ? "distributions come from the observer: run with --observe or --signal NAME"
 			  : "that tag has no samples any more (zeroed); Esc returns");
-		return;
+		goto out;
 	}
 	if (d->which >= n)
 		d->which = n - 1;
 	h = q[d->which].h;
-	/* Kept for the session only: a range does not re-cut them. */
-	snprintf(who, sizeof(who), "%s", ui->s->ranged
-		 ? "the whole session, not the selected range" : "the whole session");
-	if (d->for_tag) {
-		char name[128];
-
-		report_tag_name(ui->s, d->tag, name, sizeof(name));
-		snprintf(who, sizeof(who), "%s %.100s%s", m->meta.tag_name[0] ? m->meta.tag_name
-			 : "tag", name, ui->s->ranged ? " over the whole session" : "");
-	}
+	describe(d, &q[d->which], &range, who, sizeof(who));
 	snprintf(line, sizeof(line), "distribution of %s, %s  (%d of %d: Up/Down another)",
 		 q[d->which].name, who, d->which + 1, n);
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
 	if (!h->n) {
-		draw_text(w, 1, 0, cols, ui->attr[TH_ROW], "no accepted samples yet");
-		return;
+		draw_text(w, 1, 0, cols, ui->attr[TH_ROW], q[d->which].ranged
+			  ? "no accepted samples in the selected range" : "no accepted samples yet");
+		goto out;
 	}
 	snprintf(line, sizeof(line), "n %llu   mean %.4g   sd %.4g   min %.4g   p10 %.4g   "
 		 "median %.4g   p90 %.4g   p99 %.4g   max %.4g",
@@ -243,6 +278,9 @@ static void distribution_draw(struct view *v, WINDOW *w)
 		draw_text(w, 2, 0, cols, ui->attr[TH_ROW], line);
 	}
 	draw_histogram(ui, w, 3, rows - 3, h);
+out:
+	if (s->ranged && m->active)
+		obs_window_dist_free(&range);
 }
 
 static enum view_reaction distribution_key(struct view *v, int code, enum ui_action a)

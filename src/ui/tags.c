@@ -56,15 +56,19 @@ static void draw_window(struct tags_view *t, WINDOW *w)
 	const struct ui *ui = t->v.ui;
 	const struct session *s = ui->s;
 	const struct obs_model *m = &s->model.obs;
-	uint64_t from = s->model.first_time + (uint64_t)(s->range_from * 1e9);
-	uint64_t to = s->model.first_time + (uint64_t)(s->range_to * 1e9);
+	uint64_t from, to;
 	int rows = getmaxy(w), cols = getmaxx(w);
 	struct obs_window_tag *v;
 	double all;
-	size_t n = obs_series_window_tags(&m->series, from, to, &v, &all);
-	uint64_t *ids = st_xcalloc(n + 1, sizeof(*ids));
-	bool partly = m->series.complete_from && from / 1000000 < m->series.complete_from;
+	size_t n;
+	uint64_t *ids;
+	bool partly;
 	char line[512];
+
+	session_range_ns(s, &from, &to);
+	n = obs_series_window_tags(&m->series, from, to, &v, &all);
+	ids = st_xcalloc(n + 1, sizeof(*ids));
+	partly = m->series.complete_from && from / 1000000 < m->series.complete_from;
 
 	snprintf(line, sizeof(line), "range %.3f-%.3f s: time and %s per second in it%s; "
 		 "Esc in the timeline clears", s->range_from, s->range_to,
