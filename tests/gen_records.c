@@ -9,6 +9,11 @@
  *   gen_records fork FILE PATH    PATH mapped in process 1, a sample of
  *                                 child 2 before its FORK record, its exit
  *   gen_records observe FILE      observer batches of three threads
+ *   gen_records corewide FILE     2 s of perf samples and of observer
+ *                                 batches with the core's counters and the
+ *                                 observer's own (as on an Intel SMT pair):
+ *                                 phases 1 and 2 every 500 ms, the target's
+ *                                 IPC 1.5 then 0.5, the observer's 2.0
  *   gen_records lossy FILE        100 samples no symbol explains, 50
  *                                 lost by the kernel, 3 throttles
  */
@@ -95,6 +100,72 @@ static void observe(struct record_writer *w)
 	}
 }
 
+/*
+ * Observer samples every 100 us for 2 s (TSC 1 GHz, on perf's clock from
+ * 1 s) and a perf sample every millisecond beside them.
+ */
+static void corewide(struct record_writer *w)
+{
+	_Alignas(8) unsigned char buf[16384];
+	struct st_observe_meta meta;
+	struct st_observe *r = (void *)buf;
+	const uint32_t flags = ST_OBS_HARDWARE | ST_OBS_SELF;
+	const unsigned per = 100;
+	size_t words = st_observe_words(1, 1, flags);
+	uint64_t acc[4] = { 0 }, items = 0, n = 0;
+
+	memset(&meta, 0, sizeof(meta));
+	meta.h = (struct st_header){ ST_REC_OBSERVE_META, ST_SOURCE_OBSERVER, sizeof(meta) };
+	meta.pid = 1;
+	meta.mode = ST_OBS_SHARED_MEMORY;
+	meta.ncounters = 1;
+	meta.width[0] = 64;
+	snprintf(meta.counter_name[0], ST_OBS_NAME_LEN, "items");
+	snprintf(meta.tag_name, ST_OBS_NAME_LEN, "phase");
+	snprintf(meta.tag_value_name[1], ST_OBS_NAME_LEN, "fast");
+	snprintf(meta.tag_value_name[2], ST_OBS_NAME_LEN, "slow");
+	record_writer_append(w, &meta);
+	for (uint32_t seq = 0; n < 20000; seq++) {
+		unsigned first = seq ? 1 : 0;
+
+		memset(buf, 0, sizeof(buf));
+		r->h = (struct st_header){ ST_REC_OBSERVE, ST_SOURCE_OBSERVER, 0 };
+		r->pid = 1;
+		r->seq = seq;
+		r->flags = flags | (seq ? ST_OBS_CONTINUES : 0);
+		r->nsamples = (uint16_t)per;
+		r->nthreads = 1;
+		r->ncounters = 1;
+		r->tsc_hz = 1000000000;
+		r->tsc_base = 0;
+		r->mono_base = 1000000000;
+		r->tid[0] = 1;
+		/* A continuing batch repeats the last sample of the one before. */
+		if (first)
+			n--;
+		for (unsigned i = 0; i < per; i++, n++) {
+			uint64_t *p = r->data + i * words, tag = n / 5000 % 2 ? 2 : 1;
+
+			if (n && !(first && i == 0)) {
+				acc[0] += 100000;
+				acc[1] += tag == 1 ? 150000 : 50000;
+				acc[2] += 100000;
+				acc[3] += 200000;
+				items += tag == 1 ? 30 : 10;
+			}
+			p[0] = 100000 * n;
+			p[1] = 100000 * n + 100;
+			memcpy(&p[2], acc, sizeof(acc));
+			p[st_observe_counters_at(flags, 1, 0)] = items;
+			p[st_observe_tag_at(flags, 1, 1, 0)] = tag;
+		}
+		r->h.size = (uint32_t)(sizeof(*r) + per * words * 8);
+		record_writer_append(w, r);
+	}
+	for (uint64_t ms = 0; ms < 2000; ms++)
+		sample(w, 1, 0x401000, 1000000000 + ms * 1000000);
+}
+
 int main(int argc, char **argv)
 {
 	struct st_source_info info;
@@ -102,7 +173,8 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path|fork|observe|lossy FILE [ARG]\n", stderr);
+		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy FILE [ARG]\n",
+		      stderr);
 		return 2;
 	}
 	memset(&info, 0, sizeof(info));
@@ -140,6 +212,8 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "observe")) {
 		observe(w);
+	} else if (!strcmp(argv[1], "corewide")) {
+		corewide(w);
 	} else if (!strcmp(argv[1], "path") && argc > 3) {
 		mapping(w, 1, argv[3]);
 		sample(w, 1, 0x401000, 2000);

@@ -79,6 +79,10 @@ grep -q "exited" "$TMP/shm.err" || fail "the target's exit was not reported: $(c
 check_run "$TMP/shm.json" "$TMP/shm.err" "shared memory"
 [ "$(json_get "$TMP/shm.json" "d['observer']['mode']")" = shared_memory ] ||
 	fail "not in shared-memory mode"
+# Its own CPU: the thread's CPU time over its run, a share of one CPU.
+cpu=$(json_get "$TMP/shm.json" "[g['value'] for g in d['gauges'] if g['name'] == 'own CPU'][0].rstrip('%')")
+[ -n "$cpu" ] && [ "$cpu" -gt 0 ] && [ "$cpu" -le 101 ] ||
+	fail "the observer's own CPU gauge says '$cpu'%: $(json_get "$TMP/shm.json" "d['gauges']")"
 
 # Text output names the phases and the DTE counts.  The demo runs its
 # phases for 1.2 s after building its data, however long that takes on a

@@ -90,6 +90,15 @@ done
 a=$(json_get "$TMP/obs-live" "[(t['name'], t['samples']) for t in d['observer']['tags']]")
 b=$(json_get "$TMP/obs-replay" "[(t['name'], t['samples']) for t in d['observer']['tags']]")
 [ "$a" = "$b" ] || fail "observer tags differ: live $a, replay $b"
+# The observer's own core counts beside the target's (a constructed
+# recording: no PMU here): the JSON and the effect gauge.
+"$TESTS_BIN/gen_records" corewide "$TMP/corewide.rec" || fail "gen_records corewide"
+"$SHIMTOP" -i "$TMP/corewide.rec" --batch --format json >"$TMP/cw.json" 2>"$TMP/err" ||
+	fail "corewide replay: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/cw.json" "(round(d['observer']['hardware']['ipc'], 3), d['observer']['hardware']['self']['ipc'], round(d['observer']['hardware']['core_ipc'], 3))")" = "(1.002, 2.0, 1.501)" ] ||
+	fail "observer effect figures: $(json_get "$TMP/cw.json" "d['observer']['hardware']")"
+[ "$(json_get "$TMP/cw.json" "[(g['value'], g['bad']) for g in d['gauges'] if g['name'] == 'effect']")" = "[('66.6%', True)]" ] ||
+	fail "effect gauge: $(json_get "$TMP/cw.json" "[g for g in d['gauges'] if g['name'] == 'effect']")"
 # --range cuts the observer's tags and rate again for the window (the
 # rest stays the session's): two windows that tile the recording hold
 # every thread sample the session's tags counted, each phase's in the

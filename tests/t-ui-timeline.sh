@@ -221,5 +221,30 @@ for p in phase_compute phase_branchy phase_pointer_chase; do
 done
 $T send-keys -t ui q
 sleep 0.3
+
+# The observer effect (SHIM §4.3) from a constructed recording with the
+# core's counters and the observer's own, as an Intel SMT pair gives them
+# (no PMU here): one scale for three IPC rows, the target's stepping
+# between its phases (1.5, 0.5), the observer's flat at the top (2.0),
+# the core's between; the gauge gives the observer's share of the core's
+# instructions (2/3) and says it competes.
+"$TESTS_BIN/gen_records" corewide "$TMP/corewide.rec" || fail "gen_records corewide"
+start -i "$TMP/corewide.rec"
+wait_for "end of recording"
+$T send-keys -t ui 2
+wait_for "^timeline "
+$T send-keys -t ui f
+wait_for "^IPC core +2 "
+for r in "IPC target" "IPC self" "IPC core"; do
+	screen | grep -q "^$r  *2  " || fail "no $r row scaled to 2: $(screen)"
+done
+levels() { screen | grep "^$1 " | cut -c23- | grep -o . | sort -u | tr -d '\n'; }
+[ "$(levels "IPC self")" = "█" ] || fail "the observer's IPC is not flat at the top: $(levels "IPC self")"
+[ "$(levels "IPC target")" = "▂▆" ] || fail "the target's IPC does not step 0.5/1.5: $(levels "IPC target")"
+[ "$(levels "IPC core")" = "▅▇" ] || fail "the core's IPC does not step 1.25/1.75: $(levels "IPC core")"
+$T send-keys -t ui 3
+wait_for "^ +effect +66\.[0-9]% .* IPC target 1\.00, observer 2\.00, core 1\.50;"
+$T send-keys -t ui q
+sleep 0.3
 $T kill-server 2>/dev/null
 finish

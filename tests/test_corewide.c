@@ -60,7 +60,7 @@ static void page(unsigned who, unsigned e, uint32_t index, int64_t offset)
 static void app_is_core_minus_self(void)
 {
 	struct corewide cw;
-	uint64_t app[COREWIDE_EVENTS], fallback = 300;
+	uint64_t app[2 * COREWIDE_EVENTS], fallback = 300;
 	int pipefd[2];
 
 	memset(&cw, 0, sizeof(cw));
@@ -83,6 +83,9 @@ static void app_is_core_minus_self(void)
 	corewide_read(&cw, app);
 	CHECK_EQ_U64(app[COREWIDE_CYCLES], 4500);
 	CHECK_EQ_U64(app[COREWIDE_INSTRUCTIONS], 700);
+	/* Self beside it, for the observer-effect display. */
+	CHECK_EQ_U64(app[COREWIDE_EVENTS + COREWIDE_CYCLES], 1500);
+	CHECK_EQ_U64(app[COREWIDE_EVENTS + COREWIDE_INSTRUCTIONS], 300);
 	CHECK_EQ_U64(cw.slow_reads, 0);
 
 	/* The observer's instructions are off their register: read(). */

@@ -18,7 +18,7 @@ struct smp {
 	uint64_t start, end;
 	uint64_t c[2][2];	/* [thread][counter] */
 	uint64_t tag[2];
-	uint64_t hw[2];		/* with ST_OBS_HARDWARE: core cycles, instructions */
+	uint64_t hw[4];		/* ST_OBS_HARDWARE: app cycles, instructions; ST_OBS_SELF: self's */
 };
 
 static _Alignas(8) unsigned char buf[65536];
@@ -64,6 +64,10 @@ static const void *batch(uint32_t seq, uint32_t flags, unsigned nthreads,
 		if (flags & ST_OBS_HARDWARE) {
 			p[2] = s[i].hw[0];
 			p[3] = s[i].hw[1];
+		}
+		if (flags & ST_OBS_SELF) {
+			p[4] = s[i].hw[2];
+			p[5] = s[i].hw[3];
 		}
 		/* record.h: every thread's counters, then every (tag, depth). */
 		for (unsigned t = 0; t < nthreads; t++)
@@ -436,6 +440,64 @@ int main(void)
 	}
 
 	/*
+	 * The observer's own counts (ST_OBS_SELF), as the observer-effect
+	 * display shows them: the same samples as above with self's cycles
+	 * and instructions beside app's.  Accepted: samples 1, 2 and 4 (the
+	 * third's CPC is out); per millisecond on a clock that puts each
+	 * sample in its own millisecond.
+	 */
+	{
+		struct smp hw[] = {
+			{ 0, 100, { { 0 } }, { 1 }, { 0, 0, 0, 0 } },
+			{ 1000, 1100, { { 5 } }, { 1 }, { 1000, 2000, 1000, 3000 } },
+			{ 2000, 2100, { { 10 } }, { 2 }, { 2000, 2500, 2000, 4000 } },
+			{ 3000, 3200, { { 15 } }, { 2 }, { 3000, 6500, 3000, 9000 } },
+			{ 4000, 4200, { { 20 } }, { 2 }, { 5000, 7500, 4000, 12000 } },
+		};
+		struct st_observe *r;
+		const struct obs_bucket *b;
+
+		obs_model_init(&m, 0.01);
+		meta(&m, 1, "items", "");
+		r = (struct st_observe *)batch(0, ST_OBS_HARDWARE | ST_OBS_SELF, 1, 1, hw, 5);
+		r->mono_base = 1000000000;	/* TSC 0 at 1 s; 1 MHz: 1000 cycles a millisecond */
+		r->tsc_base = 0;
+		r->tsc_hz = 1000000;
+		CHECK(st_record_check(r, r->h.size) == r->h.size);
+		obs_model_ingest(&m, r);
+		CHECK(m.have_hardware && m.have_self);
+		CHECK_EQ_U64(m.dte.accepted, 3);
+		CHECK_EQ_U64(m.self_delta_all[0], 4000);
+		CHECK_EQ_U64(m.self_delta_all[1], 12000);
+		CHECK_EQ_U64(m.self_delta[0], 3000);	/* 1000 + 1000 + 1000 */
+		CHECK_EQ_U64(m.self_delta[1], 7000);	/* 3000 + 1000 + 3000 */
+		CHECK(fabs(obs_model_self_ipc(&m) - 3.0) < 1e-12);
+		CHECK(fabs(obs_model_hardware_ipc(&m) - 1.5) < 1e-12);
+		CHECK(fabs(obs_model_core_ipc(&m) - 19500.0 / 9000) < 1e-12);
+		/* The per-millisecond series: app and self of accepted samples only. */
+		b = obs_series_at(&m.series, 1001);
+		CHECK(b && b->hw[0] == 1000 && b->hw[1] == 2000 && b->hw[2] == 1000 && b->hw[3] == 3000);
+		b = obs_series_at(&m.series, 1003);
+		CHECK(b && b->hw[0] == 0 && b->hw[2] == 0);	/* rejected */
+		b = obs_series_at(&m.series, 1004);
+		CHECK(b && b->hw[0] == 2000 && b->hw[3] == 3000);
+		obs_model_free(&m);
+
+		/* Without it, no self figures: NAN, and nothing in the series' self. */
+		obs_model_init(&m, 0.01);
+		meta(&m, 1, "items", "");
+		r = (struct st_observe *)batch(0, ST_OBS_HARDWARE, 1, 1, hw, 5);
+		r->mono_base = 1000000000;
+		r->tsc_hz = 1000000;
+		obs_model_ingest(&m, r);
+		CHECK(m.have_hardware && !m.have_self);
+		CHECK(isnan(obs_model_self_ipc(&m)));
+		b = obs_series_at(&m.series, 1001);
+		CHECK(b && b->hw[0] == 1000 && b->hw[2] == 0);
+		obs_model_free(&m);
+	}
+
+	/*
 	 * The layout spelled out word by word, as the observer writes it:
 	 * start, end, both threads' two counters, then both (tag, depth).
 	 * A reader that took each thread's block as (counters, tag, depth)
@@ -524,6 +586,14 @@ int main(void)
 		r->nthreads = 1;
 		r->flags = ST_OBS_HARDWARE;
 		CHECK(st_record_check(r, r->h.size) == 0);
+		/* Self's counts without the core's, and flags no layout knows. */
+		batch(0, 0, 1, 1, seven, 7);
+		r->flags = ST_OBS_SELF;
+		CHECK(st_record_check(r, r->h.size) == 0);
+		r->flags = 0x100;
+		CHECK(st_record_check(r, r->h.size) == 0);
+		r->flags = 0;
+		CHECK(st_record_check(r, r->h.size) == r->h.size);
 	}
 	return check_done("test_obs_model");
 }

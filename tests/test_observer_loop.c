@@ -89,6 +89,10 @@ static void drain(struct ring *r, struct seen *v, uint64_t second)
 					v->hw_samples++;
 					v->hw_bad_steps += b[2] - a[2] != CORE_STEP - SELF_STEP ||
 							   b[3] - a[3] != 2 * (CORE_STEP - SELF_STEP);
+					/* The observer's own counts beside them (§4.3). */
+					v->hw_bad_steps += !(o->flags & ST_OBS_SELF) ||
+							   b[4] - a[4] != SELF_STEP ||
+							   b[5] - a[5] != 2 * SELF_STEP;
 				}
 			}
 			if (o->ncounters > v->max_ncounters)

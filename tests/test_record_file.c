@@ -216,6 +216,21 @@ static void test_not_ours(void)
 	fclose(f);
 	CHECK(record_reader_open(path, &h) == NULL);
 	CHECK(record_reader_open("/nonexistent/file", &h) == NULL);
+
+	/* Version 3 (before the observer's own counts) still reads; 5 does not. */
+	for (uint32_t v = 3; v <= 5; v++) {
+		struct record_reader *r;
+
+		write_file(1);
+		f = fopen(path, "r+b");
+		fseek(f, 8, SEEK_SET);
+		fwrite(&v, sizeof(v), 1, f);
+		fclose(f);
+		r = record_reader_open(path, &h);
+		CHECK((r != NULL) == (v <= ST_FILE_VERSION));
+		if (r)
+			record_reader_close(r);
+	}
 }
 
 int main(void)

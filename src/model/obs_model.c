@@ -64,7 +64,7 @@ void obs_model_zero(struct obs_model *m)
 {
 	struct st_observe_meta meta = m->meta;
 	bool active = m->active, have_ipc = m->have_ipc;
-	bool have_hardware = m->have_hardware;
+	bool have_hardware = m->have_hardware, have_self = m->have_self;
 	uint64_t hz = m->tsc_hz;
 	struct obs_series series = m->series;	/* history, not totals: z keeps it */
 
@@ -75,6 +75,7 @@ void obs_model_zero(struct obs_model *m)
 	m->active = active;
 	m->have_ipc = have_ipc;
 	m->have_hardware = have_hardware;
+	m->have_self = have_self;
 	m->tsc_hz = hz;
 }
 
@@ -212,11 +213,17 @@ static double ipc_of(const uint64_t *d)
  * The core's cycles and instructions in sample n; t is the tag of the
  * thread on the sibling (NULL when no thread is watched yet).
  */
+/* delta: app's cycles and instructions, then self's where the batch has them. */
 static void take_hardware(struct obs_model *m, struct obs_tag *t,
-			  const uint64_t *delta, bool ok)
+			  const uint64_t *delta, bool self, bool ok)
 {
 	double ipc = ipc_of(delta);
 
+	for (unsigned i = 0; self && i < 2; i++) {
+		m->self_delta_all[i] += delta[2 + i];
+		if (ok)
+			m->self_delta[i] += delta[2 + i];
+	}
 	for (unsigned i = 0; i < 2; i++) {
 		m->hw_delta_all[i] += delta[i];
 		if (t)
@@ -244,7 +251,7 @@ static void take_sample(struct obs_model *m, const struct st_observe *r,
 			size_t words, size_t head, size_t n)
 {
 	const uint64_t *cur = r->data + n * words, *prev = cur - words;
-	uint64_t delta[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS], hw[2];
+	uint64_t delta[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS], hw[4] = { 0 };
 	bool valid[ST_OBS_MAX_THREADS][ST_OBS_MAX_COUNTERS], back = false;
 	double cpc, dt;
 	enum dte_verdict v = dte_check(&m->dte, cur[0], cur[1], &cpc);
@@ -291,6 +298,8 @@ static void take_sample(struct obs_model *m, const struct st_observe *r,
 				       r->ncounters && valid[t][0]);
 		obs_series_raw(&m->series, ns, v == DTE_ACCEPT, dt, d0, r->nthreads ?
 			       cur[st_observe_tag_at(r->flags, r->nthreads, r->ncounters, 0)] : 0);
+		if (head > 2 && v == DTE_ACCEPT)
+			obs_series_hardware(&m->series, ns, hw, (r->flags & ST_OBS_SELF) != 0);
 	}
 	for (unsigned t = 0; t < r->nthreads; t++)
 		take_thread(m, r->ncounters, cur + st_observe_tag_at(r->flags,
@@ -299,7 +308,7 @@ static void take_sample(struct obs_model *m, const struct st_observe *r,
 	if (head > 2 && v != DTE_REJECT_BACKWARDS)
 		take_hardware(m, r->nthreads ? tag_of(m, cur[st_observe_tag_at(
 			      r->flags, r->nthreads, r->ncounters, 0)]) : NULL,
-			      hw, v == DTE_ACCEPT);
+			      hw, (r->flags & ST_OBS_SELF) != 0, v == DTE_ACCEPT);
 	if (v == DTE_ACCEPT) {
 		m->accepted_cycles += dt;
 		if (m->have_accept)
@@ -333,6 +342,8 @@ void obs_model_ingest(struct obs_model *m, const void *rec)
 	m->next_seq = r->seq + 1;
 	words = st_observe_words(r->nthreads, r->ncounters, r->flags);
 	head = st_observe_head(r->flags);
+	if ((r->flags & ST_OBS_SELF) && (r->flags & ST_OBS_HARDWARE))
+		m->have_self = true;
 	if ((r->flags & ST_OBS_HARDWARE) && !m->have_hardware) {
 		m->have_hardware = true;
 		enable_ipc(m);
@@ -391,6 +402,19 @@ double obs_tag_rate(const struct obs_model *m, const struct obs_tag *t,
 double obs_model_hardware_ipc(const struct obs_model *m)
 {
 	return ipc_of(m->hw_delta_all);
+}
+
+double obs_model_self_ipc(const struct obs_model *m)
+{
+	return ipc_of(m->self_delta_all);
+}
+
+double obs_model_core_ipc(const struct obs_model *m)
+{
+	uint64_t core[2] = { m->hw_delta_all[0] + m->self_delta_all[0],
+			     m->hw_delta_all[1] + m->self_delta_all[1] };
+
+	return ipc_of(core);
 }
 
 double obs_tag_hardware_ipc(const struct obs_tag *t)

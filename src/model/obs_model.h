@@ -86,6 +86,13 @@ struct obs_model {
 	bool have_hardware;
 	uint64_t hw_delta[2], hw_delta_all[2];
 	double hw_rejected_max_ipc;	/* the highest IPC DTE threw out */
+	/*
+	 * ST_OBS_SELF batches too: the observer's own cycles and instructions
+	 * (self; core = app + self), for the observer-effect display (SHIM,
+	 * ISCA 2015, §4.3 and Fig. 6).
+	 */
+	bool have_self;
+	uint64_t self_delta[2], self_delta_all[2];
 	bool have_accept;
 	uint64_t last_accept;
 
@@ -127,6 +134,10 @@ double obs_tag_rate(const struct obs_model *m, const struct obs_tag *t,
 
 /* Instructions per cycle of the target's core over the run, or NAN. */
 double obs_model_hardware_ipc(const struct obs_model *m);
+
+/* The observer's own IPC and the whole core's (both hyperthreads) over the run, or NAN. */
+double obs_model_self_ipc(const struct obs_model *m);
+double obs_model_core_ipc(const struct obs_model *m);
 
 /* The same for the time attributed to one tag. */
 double obs_tag_hardware_ipc(const struct obs_tag *t);

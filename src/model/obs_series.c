@@ -70,6 +70,14 @@ void obs_series_tag(struct obs_series *s, uint64_t ns, uint64_t tag, double cycl
 	}
 }
 
+void obs_series_hardware(struct obs_series *s, uint64_t ns, const uint64_t *hw, bool self)
+{
+	struct obs_bucket *b = bucket_of(s, ns);
+
+	for (unsigned i = 0; b && i < (self ? 4u : 2u); i++)
+		b->hw[i] += hw[i];
+}
+
 struct window_tag {
 	UT_hash_handle hh;
 	struct obs_window_tag t;

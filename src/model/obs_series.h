@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define OBS_SERIES_MS		120000u	/* 2 minutes: 120,000 x 152 bytes = 18 MB */
+#define OBS_SERIES_MS		120000u	/* 2 minutes: 120,000 x 184 bytes = 22 MB */
 #define OBS_SERIES_TAGS		4u	/* distinct tags counted per millisecond */
 
 struct obs_bucket {
@@ -31,6 +31,8 @@ struct obs_bucket {
 	double cycles;
 	double tag_cycles[OBS_SERIES_TAGS];
 	uint64_t tag_delta0[OBS_SERIES_TAGS];
+	/* ST_OBS_HARDWARE, accepted samples: app's cycles, instructions; self's (ST_OBS_SELF). */
+	uint64_t hw[4];
 };
 
 /* One sample as the finest zoom shows it: 32 bytes. */
@@ -82,6 +84,9 @@ struct obs_window_tag {
  */
 size_t obs_series_window_tags(const struct obs_series *s, uint64_t from, uint64_t to,
 			      struct obs_window_tag **out, double *cycles);
+
+/* An accepted sample's core counts: app's cycles, instructions, then self's if self. */
+void obs_series_hardware(struct obs_series *s, uint64_t ns, const uint64_t *hw, bool self);
 
 /* One sample into the ring of single samples (times non-decreasing). */
 void obs_series_raw(struct obs_series *s, uint64_t ns, bool accepted, double cycles,

@@ -116,6 +116,33 @@ static void perf_gauges(const struct session *s, struct gauges *gs)
 	}
 }
 
+/*
+ * What the observer takes from the target's core (SHIM, ISCA 2015, §4.3,
+ * Fig. 6): its own IPC beside the target's and the whole core's, and its
+ * share of the core's instructions.  Only the core-wide counters show it.
+ */
+static void observer_effect_gauge(const struct obs_model *o, struct gauges *gs)
+{
+	uint64_t core_i = o->hw_delta_all[1] + o->self_delta_all[1];
+	double self_share = share(o->self_delta_all[1], core_i);
+
+	if (!o->have_self) {
+		add(gs, "observer", "effect", -1, false, "%s",
+		    o->have_hardware ? "this recording has the target's core counts only, "
+				       "not the observer's own"
+				     : "needs the core's counters (an SMT sibling and "
+				       "core-wide counting): the observer's note says why not here");
+		value(gs, "unavailable");
+		return;
+	}
+	add(gs, "observer", "effect", self_share, self_share > 0.5,
+	    "IPC target %.2f, observer %.2f, core %.2f; the value is the observer's "
+	    "share of the core's instructions%s", obs_model_hardware_ipc(o),
+	    obs_model_self_ipc(o), obs_model_core_ipc(o), self_share > 0.5
+	    ? ": it competes with the target, raise --observer-period" : "");
+	value(gs, "%.1f%%", 100 * self_share);
+}
+
 static void observer_gauges(const struct session *s, struct gauges *gs)
 {
 	const struct obs_model *o = &s->model.obs;
@@ -163,6 +190,16 @@ static void observer_gauges(const struct session *s, struct gauges *gs)
 		    "observer's period with --observer-period"
 		  : "every batch arrived");
 	value(gs, "%llu batches", (unsigned long long)drops);
+
+	if (s->obs_info.run_seconds > 0) {
+		double cpu = s->obs_info.cpu_seconds / s->obs_info.run_seconds;
+
+		add(gs, "observer", "own CPU", fmin(cpu, 1), false,
+		    "of one CPU, its thread's: it spins between samples by design; "
+		    "periods over 200 us let it sleep (--observer-period)");
+		value(gs, "%.0f%%", 100 * cpu);
+	}
+	observer_effect_gauge(o, gs);
 }
 
 size_t gauges_collect(const struct session *s, struct gauge *out)

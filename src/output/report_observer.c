@@ -151,6 +151,11 @@ void report_observer_text(struct session *s, FILE *out)
 			"instructions\n", obs_model_hardware_ipc(m), m->ipc.mean,
 			hist_stddev(&m->ipc), (unsigned long long)m->hw_delta_all[0],
 			(unsigned long long)m->hw_delta_all[1]);
+	if (m->have_self)
+		fprintf(out, "observer effect: the observer's own IPC %.3f (%llu cycles, %llu "
+			"instructions), the whole core's %.3f\n", obs_model_self_ipc(m),
+			(unsigned long long)m->self_delta_all[0],
+			(unsigned long long)m->self_delta_all[1], obs_model_core_ipc(m));
 	n = obs_model_tags(m, &tags);
 	fprintf(out, "\n%7s %10s  %-24s", "TIME%", "SAMPLES",
 		m->meta.tag_name[0] ? m->meta.tag_name : "tag");
@@ -386,6 +391,12 @@ struct json_object *report_observer_json(struct session *s)
 						       obs_model_hardware_ipc(m));
 
 		add_double(hw, "rejected_max_ipc", m->hw_rejected_max_ipc);
+		/* The observer's own beside the target's (SHIM, ISCA 2015, §4.3). */
+		if (m->have_self) {
+			json_object_object_add(hw, "self", hardware_json(
+				m->self_delta_all, m->self_delta, obs_model_self_ipc(m)));
+			add_double(hw, "core_ipc", finite_or_0(obs_model_core_ipc(m)));
+		}
 		json_object_object_add(o, "hardware", hw);
 	}
 	json_object_object_add(o, "counters", counters_json(m));

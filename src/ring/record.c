@@ -76,8 +76,11 @@ size_t st_record_check(const void *rec, size_t avail)
 		size_t need = sizeof(*o) + (size_t)o->nsamples * sizeof(uint64_t) *
 			st_observe_words(o->nthreads, o->ncounters, o->flags);
 
+		/* Unknown flags would change the layout: not guessed at. */
 		if (o->nthreads > ST_OBS_MAX_THREADS ||
-		    o->ncounters > ST_OBS_MAX_COUNTERS || need > h.size)
+		    o->ncounters > ST_OBS_MAX_COUNTERS || need > h.size ||
+		    (o->flags & ~ST_OBS_FLAGS) ||
+		    (o->flags & (ST_OBS_HARDWARE | ST_OBS_SELF)) == ST_OBS_SELF)
 			return 0;
 	} else if (h.type == ST_REC_OBSERVE_META) {
 		const struct st_observe_meta *m = rec;

@@ -120,6 +120,8 @@ struct st_lost {
  *     start, end               rdtscp before and after the counters
  *     cycles, instructions     with ST_OBS_HARDWARE only: the target
  *                              core's counts, app = core - self (SHIM, ISCA 2015, §3)
+ *     cycles, instructions     with ST_OBS_SELF too: self, the observer's
+ *                              own, for the observer-effect display (§4.3)
  *     counter[nthreads][ncounters]   every thread's counters, read
  *                              between the two clock reads
  *     (tag, depth)[nthreads]   read after the second clock read
@@ -134,6 +136,8 @@ struct st_lost {
 #define ST_OBS_TAG_NAMES	16u
 #define ST_OBS_CONTINUES	0x1u
 #define ST_OBS_HARDWARE		0x2u
+#define ST_OBS_SELF		0x4u	/* only with ST_OBS_HARDWARE */
+#define ST_OBS_FLAGS		(ST_OBS_CONTINUES | ST_OBS_HARDWARE | ST_OBS_SELF)
 
 struct st_observe {
 	struct st_header h;
@@ -153,7 +157,7 @@ struct st_observe {
 /* Where thread 0's words begin in a sample. */
 static inline size_t st_observe_head(uint32_t flags)
 {
-	return (flags & ST_OBS_HARDWARE) ? 4u : 2u;
+	return !(flags & ST_OBS_HARDWARE) ? 2u : (flags & ST_OBS_SELF) ? 6u : 4u;
 }
 
 static inline size_t st_observe_words(unsigned nthreads, unsigned ncounters,

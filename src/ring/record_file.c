@@ -116,12 +116,13 @@ struct record_reader *record_reader_open(const char *path,
 		fclose(f);
 		return NULL;
 	}
+	/* 3 differs from 4 only in having no ST_OBS_SELF batches. */
 	if (!(h->version == 2 && h->header_size == ST_FILE_HEADER_V2_SIZE) &&
-	    !(h->version == ST_FILE_VERSION && h->header_size == sizeof(*h) &&
+	    !((h->version == 3 || h->version == ST_FILE_VERSION) && h->header_size == sizeof(*h) &&
 	      fread((char *)h + ST_FILE_HEADER_V2_SIZE,
 		    sizeof(*h) - ST_FILE_HEADER_V2_SIZE, 1, f) == 1)) {
 		st_error("record file '%s' is version %u; this shimtop reads "
-			 "version %u: replay it with the shimtop that wrote it",
+			 "versions 2 to %u: replay it with the shimtop that wrote it",
 			 path, h->version, ST_FILE_VERSION);
 		fclose(f);
 		return NULL;

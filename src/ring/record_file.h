@@ -20,7 +20,8 @@
 #include "sampler/source.h"
 
 #define ST_FILE_MAGIC	"SHIMTOP"
-#define ST_FILE_VERSION	3u	/* 2: the period as value and unit; 3: -e a,b */
+/* 2: the period as value and unit; 3: -e a,b; 4: the observer's own counts */
+#define ST_FILE_VERSION	4u
 
 struct st_file_header {
 	char magic[8];

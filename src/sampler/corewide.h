@@ -69,9 +69,11 @@ int corewide_open(struct corewide *cw, char *why, size_t len);
 
 /*
  * app = core - self for cycles and instructions: what the target's
- * hyperthread did, without the observer's own share (SHIM, ISCA 2015, §3).
+ * hyperthread did, without the observer's own share (SHIM, ISCA 2015, §3),
+ * into out[0..1]; self, the observer's own, into out[2..3] (what the
+ * observer-effect display of §4.3 needs beside them).
  */
-void corewide_read(struct corewide *cw, uint64_t app[COREWIDE_EVENTS]);
+void corewide_read(struct corewide *cw, uint64_t out[2 * COREWIDE_EVENTS]);
 
 void corewide_close(struct corewide *cw);
 

@@ -94,7 +94,7 @@ static uint64_t count_of(struct corewide *cw, unsigned w, unsigned e)
 	return v;
 }
 
-void corewide_read(struct corewide *cw, uint64_t app[COREWIDE_EVENTS])
+void corewide_read(struct corewide *cw, uint64_t out[2 * COREWIDE_EVENTS])
 {
 	uint64_t core[COREWIDE_EVENTS], self[COREWIDE_EVENTS];
 
@@ -106,8 +106,10 @@ void corewide_read(struct corewide *cw, uint64_t app[COREWIDE_EVENTS])
 		core[e] = count_of(cw, COREWIDE_CORE, e);
 	for (unsigned e = 0; e < COREWIDE_EVENTS; e++)
 		self[e] = count_of(cw, COREWIDE_SELF, e);
-	for (unsigned e = 0; e < COREWIDE_EVENTS; e++)
-		app[e] = core[e] - self[e];
+	for (unsigned e = 0; e < COREWIDE_EVENTS; e++) {
+		out[e] = core[e] - self[e];
+		out[COREWIDE_EVENTS + e] = self[e];
+	}
 }
 
 void corewide_close(struct corewide *cw)

@@ -34,6 +34,7 @@ struct observer {
 
 	pthread_mutex_t lock;	/* guards info */
 	struct st_source_info info;
+	uint64_t started_ns;	/* CLOCK_MONOTONIC at start */
 };
 
 /* The observer thread's working state. */
@@ -42,7 +43,7 @@ struct loop {
 	const volatile struct shimtop_slot *slot[ST_OBS_MAX_THREADS];
 	uint32_t tid[ST_OBS_MAX_THREADS];	/* as read by scan_slots */
 	unsigned nthreads, ncounters;
-	uint32_t flags;			/* ST_OBS_HARDWARE: the core's counters */
+	uint32_t flags;			/* ST_OBS_HARDWARE | ST_OBS_SELF: the core's counters */
 	struct corewide cw;
 	size_t head, words;		/* thread 0's first word; per sample */
 	unsigned cap;			/* samples per batch */
@@ -486,7 +487,7 @@ static void open_counters(struct loop *l)
 	if (!o->cfg.open_counters)
 		return;
 	if (o->cfg.open_counters(&l->cw, why, sizeof(why)) == 0) {
-		l->flags |= ST_OBS_HARDWARE;
+		l->flags |= ST_OBS_HARDWARE | ST_OBS_SELF;
 		note_placement(o, "reads the core's cycles and instructions with "
 			       "rdpmc (app = core - self)");
 	} else {
@@ -502,6 +503,7 @@ static void *observer_main(void *arg)
 {
 	struct observer *o = arg;
 	struct loop *l = calloc(1, sizeof(*l));
+	struct timespec cpu;
 	cpu_set_t one;
 
 	if (!l) {
@@ -533,6 +535,11 @@ static void *observer_main(void *arg)
 	if (l->flags & ST_OBS_HARDWARE)
 		corewide_close(&l->cw);
 	pthread_mutex_lock(&o->lock);
+	/* Its own CPU for good: the thread's clock goes with the thread. */
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) {
+		o->info.cpu_seconds = (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9;
+		o->info.run_seconds = (double)(st_now_ns() - o->started_ns) / 1e9;
+	}
 	o->info.finished = true;
 	if (!o->info.finish_reason[0])
 		snprintf(o->info.finish_reason, sizeof(o->info.finish_reason),
@@ -573,6 +580,7 @@ static int observer_start(struct st_source *s)
 		st_error("%s", err);
 		return -EPERM;
 	}
+	o->started_ns = st_now_ns();
 	return source_thread_start(&o->th, observer_main, o, "observer");
 }
 
@@ -588,9 +596,18 @@ static void observer_info(struct st_source *s, struct st_source_info *out)
 	struct observer *o = (struct observer *)s;
 	uint64_t p = atomic_load(&o->period);
 
+	clockid_t cid;
+	struct timespec cpu;
+
 	pthread_mutex_lock(&o->lock);
 	*out = o->info;
 	pthread_mutex_unlock(&o->lock);
+	/* While it runs, its CPU clock read from here (the gauges' own CPU). */
+	if (!out->finished && o->th.running &&
+	    pthread_getcpuclockid(o->th.thread, &cid) == 0 && clock_gettime(cid, &cpu) == 0) {
+		out->cpu_seconds = (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9;
+		out->run_seconds = (double)(st_now_ns() - o->started_ns) / 1e9;
+	}
 	out->produced = atomic_load(&o->samples);
 	out->period = (struct st_period){ p, ST_PERIOD_CYCLES, false };
 }

@@ -59,6 +59,8 @@ struct st_source_info {
 	uint64_t kernel_lost;		/* samples the kernel dropped */
 	uint64_t throttled;		/* times the kernel throttled us */
 	uint64_t produced;		/* samples made (observer) */
+	double cpu_seconds;		/* the observer thread's CPU time ... */
+	double run_seconds;		/* ... over how long it has run (0: unknown) */
 	bool finished;			/* target gone / stream ended */
 	bool failed;			/* ended by bad input (corrupt file) */
 	char finish_reason[128];

@@ -91,16 +91,23 @@ static double row_max(const double *v, int n)
 	return top;
 }
 
-/* A labelled row: its name and the value its full height stands for. */
-static void labelled_row(const struct ui *ui, WINDOW *w, int y, const char *name,
-			 const char *unit, const double *v, int n, const bool *in_range)
+/* A labelled row: its name and the value its full height (top) stands for. */
+static void scaled_row(const struct ui *ui, WINDOW *w, int y, const char *name,
+		       const char *unit, const double *v, int n, double top,
+		       const bool *in_range)
 {
 	char label[64];
-	double top = row_max(v, n);
 
 	snprintf(label, sizeof(label), "%-11.11s%8.4g%-2s ", name, top, unit);
 	draw_text(w, y, 0, LABEL_COLS, ui->attr[TH_HEADER], label);
 	draw_row(ui, w, y, LABEL_COLS, v, n, top, in_range);
+}
+
+/* The same, its full height its own largest value. */
+static void labelled_row(const struct ui *ui, WINDOW *w, int y, const char *name,
+			 const char *unit, const double *v, int n, const bool *in_range)
+{
+	scaled_row(ui, w, y, name, unit, v, n, row_max(v, n), in_range);
 }
 
 /*
@@ -111,6 +118,7 @@ static void labelled_row(const struct ui *ui, WINDOW *w, int y, const char *name
 /* One column's observer samples, from the per-ms buckets or one by one. */
 struct column_acc {
 	uint64_t best, best_n, taken, accepted, d0;
+	uint64_t hw[4];		/* accepted: target's cycles, instructions; observer's */
 	uint64_t seen[OBS_SERIES_TAGS * 4], seen_n[OBS_SERIES_TAGS * 4];
 	unsigned nseen;
 	double cycles;
@@ -147,6 +155,8 @@ static void from_buckets(const struct obs_series *s, uint64_t from, uint64_t to,
 		k->accepted += x->accepted;
 		k->cycles += x->accepted_cycles;
 		k->d0 += x->delta0;
+		for (unsigned i = 0; i < 4; i++)
+			k->hw[i] += x->hw[i];
 		for (unsigned i = 0; i < OBS_SERIES_TAGS; i++)
 			if (x->tag_count[i])
 				see_tag(k, x->tag[i], x->tag_count[i]);
@@ -196,22 +206,36 @@ static int draw_observer(const struct timeline_view *t, WINDOW *w, int y,
 	bool *rejected = st_xcalloc((size_t)t->width, sizeof(*rejected));
 	uint64_t *tag = st_xcalloc((size_t)t->width, sizeof(*tag));
 	bool *tagged = st_xcalloc((size_t)t->width, sizeof(*tagged));
+	/* The core's IPC rows: the target's, the observer's own, the core's (§4.3). */
+	double *ipc[3];
 	char legend[512] = "", label[64];
 	bool raw = use_raw(&o->series, from, t->step);
 	size_t at = raw ? (size_t)snprintf(legend, sizeof(legend), "single samples: ") : 0;
 
+	for (int i = 0; i < 3; i++)
+		ipc[i] = st_xcalloc((size_t)t->width, sizeof(*ipc[i]));
 	snprintf(label, sizeof(label), "%-21.21s", o->meta.tag_name[0] ? o->meta.tag_name : "tag");
 	draw_text(w, y, 0, LABEL_COLS, ui->attr[TH_HEADER], label);
 	for (int c = 0; c < t->width; c++) {
+		uint64_t a = from + (uint64_t)c * t->step, b = a + t->step;
 		struct column_acc k;
 
 		memset(&k, 0, sizeof(k));
-		if (raw)
-			from_raw(&o->series, from + (uint64_t)c * t->step,
-				 from + (uint64_t)(c + 1) * t->step, &k);
-		else
-			from_buckets(&o->series, from + (uint64_t)c * t->step,
-				     from + (uint64_t)(c + 1) * t->step, &k);
+		if (raw) {
+			struct column_acc ms;
+
+			/* Single samples carry no core counts: those from their milliseconds. */
+			from_raw(&o->series, a, b, &k);
+			memset(&ms, 0, sizeof(ms));
+			from_buckets(&o->series, a, b, &ms);
+			memcpy(k.hw, ms.hw, sizeof(k.hw));
+		} else {
+			from_buckets(&o->series, a, b, &k);
+		}
+		ipc[0][c] = k.hw[0] ? (double)k.hw[1] / (double)k.hw[0] : 0;
+		ipc[1][c] = k.hw[2] ? (double)k.hw[3] / (double)k.hw[2] : 0;
+		ipc[2][c] = k.hw[0] + k.hw[2] ? (double)(k.hw[1] + k.hw[3]) /
+						(double)(k.hw[0] + k.hw[2]) : 0;
 		for (unsigned j = 0; j < k.nseen; j++)
 			if (k.seen_n[j] > k.best_n) {
 				k.best_n = k.seen_n[j];
@@ -263,11 +287,25 @@ static int draw_observer(const struct timeline_view *t, WINDOW *w, int y,
 			wattrset(w, ui->attr[TH_WARNING]);
 			mvwaddch(w, y + 2, LABEL_COLS + c, '!');
 		}
+	y += 3;
+	if (o->have_hardware) {
+		/* One scale for the three, so their heights compare. */
+		double top = fmax(row_max(ipc[0], t->width), o->have_self
+				  ? fmax(row_max(ipc[1], t->width), row_max(ipc[2], t->width)) : 0);
+
+		scaled_row(ui, w, y++, "IPC target", "", ipc[0], t->width, top, in_range);
+		if (o->have_self) {
+			scaled_row(ui, w, y++, "IPC self", "", ipc[1], t->width, top, in_range);
+			scaled_row(ui, w, y++, "IPC core", "", ipc[2], t->width, top, in_range);
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		free(ipc[i]);
 	free(rate);
 	free(rejected);
 	free(tag);
 	free(tagged);
-	return y + 3;
+	return y;
 }
 
 /* The time axis: a tick label every 12 columns, the cursor as ^. */
@@ -295,7 +333,8 @@ static int fixed_rows(const struct session *s)
 	const struct model *m = &s->model;
 
 	return 3 + (s->info.period.unit == ST_PERIOD_NS) +
-	       (m->ipc_cycles >= 0 && m->ipc_instructions >= 0) + 3 * m->obs.active;
+	       (m->ipc_cycles >= 0 && m->ipc_instructions >= 0) + 3 * m->obs.active +
+	       m->obs.have_hardware + 2 * m->obs.have_self;
 }
 
 static void timeline_requery(struct view *v)
