@@ -38,7 +38,9 @@ static const char usage_text[] =
 "  -F, --freq HZ          sample at HZ per thread (kernel-adjusted period)\n"
 "  -c, --period N         sample every N events (ns for clocks)\n"
 "      --no-randomize     keep the period fixed (default varies it +/-3%%)\n"
-"      --no-callchain     do not collect call chains\n"
+"  -g, --call-graph MODE  call chains for the call tree: fp (frame pointers,\n"
+"                         the default; -g alone) or none (--no-callchain);\n"
+"                         dwarf and callerchain are not built yet\n"
 "output:\n"
 "  -b, --batch            no UI: print the table at the end (or every -d s)\n"
 "      --stdio            the same as --batch\n"
@@ -46,7 +48,8 @@ static const char usage_text[] =
 "  -d, --delay S          batch print interval / UI refresh (default 1)\n"
 "  -n, --iterations N     batch: print N tables, -d apart, then stop\n"
 "  -E, --entries N        print the top N rows (default all)\n"
-"      --format FMT       batch output: text (default) or json\n"
+"      --format FMT       batch output: text (default), json, or folded (the\n"
+"                         call tree as FlameGraph's folded stacks)\n"
 "  -s, --sort KEYS        comma list: perf's names (overhead, dso, sym, comm,\n"
 "                         pid) order by overhead, ties by the keys; ipc,\n"
 "                         self, module, symbol order by that column; comm\n"
@@ -100,7 +103,7 @@ enum {
 	OPT_BATCH = 256, OPT_HISTORY, OPT_RANGE, OPT_DURATION, OPT_FORMAT, OPT_REALTIME, OPT_THEME,
 	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO,
-	OPT_LIST_EVENTS,
+	OPT_LIST_EVENTS, OPT_CALL_GRAPH,
 };
 
 static const struct option long_options[] = {
@@ -116,6 +119,7 @@ static const struct option long_options[] = {
 	{ "period", required_argument, NULL, 'c' },
 	{ "no-randomize", no_argument, NULL, OPT_NO_RANDOM },
 	{ "no-callchain", no_argument, NULL, OPT_NO_CHAIN },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "stdio", no_argument, NULL, 'b' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -361,7 +365,7 @@ static int target_option(struct st_options *o, int c, bool *tids)
 	return 0;
 }
 
-/* -e -F -c -d -n -E -s, --no-randomize, --no-callchain:  0, -EINVAL, or 1: not one of these. */
+/* -e -F -c -d -n -E -s -g, --no-randomize, --no-callchain, --call-graph:  0, -EINVAL, or 1: not one of these. */
 static int sampling_option(struct st_options *o, int c)
 {
 	uint64_t v;
@@ -401,6 +405,22 @@ static int sampling_option(struct st_options *o, int c)
 	case OPT_NO_CHAIN:
 		o->callchain = false;
 		break;
+	case 'g':
+		o->callchain = true;
+		break;
+	case OPT_CALL_GRAPH:
+		/* perf's spelling; a size after a comma belongs to dwarf's stack copy. */
+		if (!strcmp(optarg, "fp"))
+			o->callchain = true;
+		else if (!strcmp(optarg, "none"))
+			o->callchain = false;
+		else if (!strncmp(optarg, "dwarf", 5) || !strncmp(optarg, "callerchain", 11) ||
+			 !strncmp(optarg, "lbr", 3))
+			return bad("--call-graph %s is not built yet: use fp (frame pointers; "
+				   "code built without them gives short chains)", optarg);
+		else
+			return bad("--call-graph takes fp or none, not '%s'", optarg);
+		break;
 	default:
 		return 1;
 	}
@@ -423,8 +443,10 @@ static int output_option(struct st_options *o, int c)
 			o->format = ST_FORMAT_TEXT;
 		else if (!strcmp(optarg, "json"))
 			o->format = ST_FORMAT_JSON;
+		else if (!strcmp(optarg, "folded"))
+			o->format = ST_FORMAT_FOLDED;
 		else
-			return bad("unknown format '%s' (text or json)", optarg);
+			return bad("unknown format '%s' (text, json or folded)", optarg);
 		break;
 	case OPT_THEME:
 		o->theme = optarg;
@@ -556,6 +578,9 @@ static int check_combinations(const struct st_options *o)
 		return bad("%s", "-F and -c both set the sampling rate: give one");
 	if (o->replay_path && o->record_path)
 		return bad("%s", "-i shows a file: it takes no -o");
+	if (o->ranged && o->format == ST_FORMAT_FOLDED)
+		return bad("%s", "--format folded prints the whole session's call tree: "
+			   "--range does not cut the tree yet; drop one of them");
 	if (o->realtime && !o->replay_path)
 		return bad("%s", "--realtime applies to -i/--replay only");
 	if (o->ranged && !o->replay_path)
@@ -586,7 +611,7 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 	o->history = ST_HISTORY_SECONDS;
 	o->sort.nkeys = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+aC:p:t:u:e:F:c:d:n:E:s:bo:i:HPhV",
+	while ((c = getopt_long(argc, argv, "+aC:p:t:u:e:F:c:d:n:E:s:bgo:i:HPhV",
 				long_options, NULL)) != -1) {
 		if (target_kind_of(c) >= 0)
 			given |= 1u << target_kind_of(c);

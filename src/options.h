@@ -11,6 +11,7 @@
 enum st_format {
 	ST_FORMAT_TEXT,
 	ST_FORMAT_JSON,
+	ST_FORMAT_FOLDED,	/* the call tree as folded stacks (FlameGraph's) */
 };
 
 enum st_sort_key {

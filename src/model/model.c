@@ -16,6 +16,7 @@ void model_init(struct model *m, struct symbolizer *symbols)
 	obs_model_init(&m->obs, DTE_DEFAULT_TOLERANCE);
 	m->keep_history = true;
 	history_init(&m->history, 0);
+	cct_init(&m->tree);
 }
 
 void model_set_history(struct model *m, uint64_t keep_ns)
@@ -77,6 +78,7 @@ void model_free(struct model *m)
 	thread_free_all(m);
 	free(m->timeline);
 	history_free(&m->history);
+	cct_free(&m->tree);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -332,6 +334,7 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 	sym = symbolizer_lookup_at(m->symbols, (pid_t)s->pid, s->ip,
 				   s->cpumode == ST_MODE_KERNEL, &offset);
 	model_account_sample(m, s, sym);
+	model_take_chain(m, s, sym);
 	if (m->keep_history)
 		remember_sample(m, s, sym, offset);
 }
@@ -503,6 +506,7 @@ void model_zero(struct model *m)
 	memset(m->event_samples, 0, sizeof(m->event_samples));
 	memset(m->event_weight, 0, sizeof(m->event_weight));
 	m->multiplexed = m->chains = m->chain_frames = 0;
+	cct_clear(&m->tree);
 	obs_model_zero(&m->obs);
 }
 

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <uthash.h>
 
+#include "model/cct.h"
 #include "model/history.h"
 #include "model/obs_model.h"
 #include "options.h"
@@ -168,6 +169,7 @@ struct model {
 
 	bool keep_history;			/* every sample into history */
 	struct history history;
+	struct cct tree;			/* every sample's call path */
 };
 
 void model_init(struct model *m, struct symbolizer *symbols);

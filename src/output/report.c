@@ -219,6 +219,8 @@ void report_print(struct session *s, FILE *out)
 {
 	if (s->opt->format == ST_FORMAT_JSON)
 		print_json(s, out);
+	else if (s->opt->format == ST_FORMAT_FOLDED)
+		report_folded(&s->model, out);
 	else
 		print_text(s, out);
 }

@@ -15,6 +15,7 @@
 #define REPORT_JSON_SCHEMA 2
 
 struct session;
+struct model;
 struct json_object;
 struct st_period;
 
@@ -26,6 +27,13 @@ struct json_object *report_period_json(const struct st_period *p);
 
 /* Prints one report of the session's model to out. */
 void report_print(struct session *s, FILE *out);
+
+/*
+ * The session's calling context tree as folded stacks, FlameGraph's and
+ * perf script's format: "root;...;leaf samples", one line a path that
+ * samples ended in, root first.
+ */
+void report_folded(const struct model *m, FILE *out);
 
 /*
  * Runs a batch session to its end (duration, target exit, SIGINT or

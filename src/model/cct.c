@@ -1,0 +1,151 @@
+/* cct.c - the calling context tree (see cct.h). */
+#include "model/cct.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void make_root(struct cct *t)
+{
+	t->nodes = st_xcalloc(64, sizeof(*t->nodes));
+	t->cap = 64;
+	t->n = 1;
+	t->nodes[CCT_ROOT].sym = CCT_SYM_ROOT;
+}
+
+void cct_init(struct cct *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void cct_free(struct cct *t)
+{
+	free(t->nodes);
+	free(t->keys);
+	free(t->vals);
+	memset(t, 0, sizeof(*t));
+}
+
+void cct_clear(struct cct *t)
+{
+	cct_free(t);
+}
+
+static size_t slot_of(const struct cct *t, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (t->index_cap - 1);
+
+	while (t->vals[i] && t->keys[i] != key)
+		i = (i + 1) & (t->index_cap - 1);
+	return i;
+}
+
+static void grow_index(struct cct *t)
+{
+	uint64_t *keys = t->keys;
+	uint32_t *vals = t->vals;
+	size_t old = t->index_cap;
+
+	t->index_cap = old ? old * 2 : 256;
+	t->keys = st_xcalloc(t->index_cap, sizeof(*t->keys));
+	t->vals = st_xcalloc(t->index_cap, sizeof(*t->vals));
+	for (size_t i = 0; i < old; i++)
+		if (vals[i]) {
+			size_t at = slot_of(t, keys[i]);
+
+			t->keys[at] = keys[i];
+			t->vals[at] = vals[i];
+		}
+	free(keys);
+	free(vals);
+}
+
+static uint64_t key_of(uint32_t parent, uint32_t sym)
+{
+	return (uint64_t)parent << 32 | sym;
+}
+
+uint32_t cct_find(const struct cct *t, uint32_t parent, uint32_t sym)
+{
+	return t->index_cap ? t->vals[slot_of(t, key_of(parent, sym))] : 0;
+}
+
+/* parent's child for sym, made if new; 0 when the tree is full. */
+static uint32_t child_of(struct cct *t, uint32_t parent, uint32_t sym)
+{
+	struct cct_node *c;
+	size_t at;
+
+	if ((t->n + 1) * 2 > t->index_cap)
+		grow_index(t);
+	at = slot_of(t, key_of(parent, sym));
+	if (t->vals[at])
+		return t->vals[at];
+	if (t->n >= CCT_MAX_NODES)
+		return 0;
+	ST_GROW(t->nodes, t->cap, t->n + 1);
+	c = &t->nodes[t->n];
+	memset(c, 0, sizeof(*c));
+	c->parent = parent;
+	c->sym = sym;
+	c->depth = t->nodes[parent].depth + 1;
+	c->sibling = t->nodes[parent].child;
+	t->nodes[parent].child = (uint32_t)t->n;
+	t->keys[at] = key_of(parent, sym);
+	t->vals[at] = (uint32_t)t->n;
+	return (uint32_t)t->n++;
+}
+
+uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
+		 uint64_t weight)
+{
+	uint32_t at = CCT_ROOT;
+	bool capped = false;
+
+	if (!t->nodes)
+		make_root(t);
+	/* Too deep: the innermost frames, under the marker. */
+	if (n > CCT_MAX_DEPTH) {
+		frames += n - CCT_MAX_DEPTH;
+		n = CCT_MAX_DEPTH;
+		truncated = true;
+	}
+	t->samples++;
+	t->nodes[CCT_ROOT].total++;
+	t->nodes[CCT_ROOT].total_weight += weight;
+	if (truncated) {
+		uint32_t next = child_of(t, at, CCT_SYM_TRUNCATED);
+
+		t->truncated++;
+		if (next) {
+			at = next;
+			t->nodes[at].total++;
+			t->nodes[at].total_weight += weight;
+		} else {
+			capped = true;
+		}
+	}
+	for (size_t i = 0; i < n && !capped; i++) {
+		uint32_t next = child_of(t, at, frames[i]);
+
+		if (!next) {
+			capped = true;
+			break;
+		}
+		at = next;
+		t->nodes[at].total++;
+		t->nodes[at].total_weight += weight;
+	}
+	t->capped += capped;
+	if (n > t->max_depth)
+		t->max_depth = n;
+	t->nodes[at].self++;
+	t->nodes[at].self_weight += weight;
+	return at;
+}
+
+size_t cct_bytes(const struct cct *t)
+{
+	return t->cap * sizeof(*t->nodes) +
+	       t->index_cap * (sizeof(*t->keys) + sizeof(*t->vals));
+}

@@ -1,0 +1,73 @@
+/*
+ * cct.h - the calling context tree: every sample's call path, root
+ * first, merged where paths share a prefix (Ammons, Ball and Larus'
+ * CCT).  A node is a function in one context, keyed by (parent,
+ * function); it keeps the samples that ended in it (self) and that
+ * passed through it (total), counted and weighted by their periods.
+ * Bounded: paths deeper than CCT_MAX_DEPTH keep their innermost frames
+ * under a "[truncated chain]" node (as do chains the kernel cut short),
+ * and past CCT_MAX_NODES a sample stops at the deepest node it already
+ * has, counted as capped, so the tree never silently loses a sample.
+ */
+#ifndef SHIMTOP_CCT_H
+#define SHIMTOP_CCT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CCT_MAX_DEPTH		512u
+#define CCT_MAX_NODES		(1u << 19)	/* 524,288 x 48 bytes = 25 MB, and the index */
+
+#define CCT_ROOT		0u
+/* Function ids beyond the symbolizer's: the synthetic nodes. */
+#define CCT_SYM_ROOT		UINT32_MAX
+#define CCT_SYM_TRUNCATED	(UINT32_MAX - 1)
+
+struct cct_node {
+	uint32_t parent;		/* the root's is itself */
+	uint32_t sym;			/* st_symbol.id, or CCT_SYM_* */
+	uint32_t child, sibling;	/* first child, next sibling; 0: none */
+	uint32_t depth;			/* the root 0, its children 1 */
+	uint32_t pad;
+	uint64_t self, total;		/* samples */
+	uint64_t self_weight, total_weight;
+};
+
+struct cct {
+	struct cct_node *nodes;		/* nodes[0] is the root */
+	size_t n, cap;
+	uint64_t *keys;			/* open addressing: parent << 32 | sym ... */
+	uint32_t *vals;			/* ... -> node; 0 (the root, no one's child): empty */
+	size_t index_cap;
+	uint64_t samples;		/* every sample added */
+	uint64_t truncated;		/* of them, under "[truncated chain]" */
+	uint64_t capped;		/* of them, stopped short at CCT_MAX_NODES */
+	uint64_t max_depth;		/* the deepest path seen, frames */
+};
+
+void cct_init(struct cct *t);
+void cct_free(struct cct *t);
+/* Forgets every path (z). */
+void cct_clear(struct cct *t);
+
+/*
+ * One sample whose path is frames[0..n-1], outermost first, the sampled
+ * function last; truncated: its outer frames are missing.  Returns its
+ * node.
+ */
+uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
+		 uint64_t weight);
+
+static inline const struct cct_node *cct_node(const struct cct *t, uint32_t i)
+{
+	return &t->nodes[i];
+}
+
+/* The child of parent for function sym, or 0 if it has none. */
+uint32_t cct_find(const struct cct *t, uint32_t parent, uint32_t sym);
+
+/* Bytes the tree holds. */
+size_t cct_bytes(const struct cct *t);
+
+#endif

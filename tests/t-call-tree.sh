@@ -1,0 +1,38 @@
+#!/bin/sh
+# t-call-tree.sh - the calling context tree on the demo, as folded
+# stacks: main calls run_phases, which calls the phases; the recursive
+# phase nests recurse_tree nine levels under
+# phase_recursive, every sample is on one path (a recording replayed as
+# JSON and as folded stacks agree), and perf's --call-graph spellings
+# are taken or refused in one line.
+. "$TESTS_DIR/lib.sh"
+
+"$SHIMTOP" --batch --record "$TMP/rec" -- "$SHIMTOP_DEMO" --seconds 1.5 \
+	>/dev/null 2>"$TMP/err" || fail "recording the demo failed: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/rec" --batch --format folded >"$TMP/folded" 2>"$TMP/err" ||
+	fail "--format folded failed: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/rec" --batch --format json >"$TMP/json" 2>"$TMP/err" ||
+	fail "--format json failed: $(cat "$TMP/err")"
+
+# Every line: frames joined by ';', a space, a count.
+bad=$(grep -Evc '^[^ ;][^;]*(;[^;]+)* [0-9]+$' "$TMP/folded")
+[ "$bad" -eq 0 ] || fail "$bad lines are not folded stacks: $(grep -Ev '^[^ ;][^;]*(;[^;]+)* [0-9]+$' "$TMP/folded" | head -3)"
+sum=$(awk '{ s += $NF } END { print s }' "$TMP/folded")
+samples=$(json_get "$TMP/json" "d['samples']")
+[ "$sum" = "$samples" ] || fail "the folded stacks hold $sum samples of $samples"
+# main calls run_phases, which calls each phase.
+for p in phase_compute phase_pointer_chase phase_branchy; do
+	grep -q ";main;run_phases;$p " "$TMP/folded" || fail "no main;run_phases;$p path: $(head -20 "$TMP/folded")"
+done
+# recurse_tree(8) down to recurse_tree(0): nine levels.
+deepest=$(grep ";run_phases;phase_recursive;" "$TMP/folded" |
+	awk '{ n = gsub(/recurse_tree/, "&"); if (n > m) m = n } END { print m + 0 }')
+[ "$deepest" -eq 9 ] || fail "recurse_tree nests $deepest levels, not 9: $(grep recurse_tree "$TMP/folded" | head -3)"
+"$SHIMTOP" -i "$TMP/rec" --batch -g --format folded >"$TMP/g" 2>"$TMP/err" || fail "-g: $(cat "$TMP/err")"
+cmp -s "$TMP/g" "$TMP/folded" || fail "-g (fp, the default) changed the tree"
+expect_run 2 "--call-graph dwarf,8192 is not built yet: use fp" -- "$SHIMTOP" --demo --call-graph dwarf,8192
+expect_run 2 "--call-graph takes fp or none, not 'frames'" -- "$SHIMTOP" --demo --call-graph frames
+expect_run 2 "--format folded prints the whole session's call tree: --range does not cut" -- \
+	"$SHIMTOP" -i "$TMP/rec" --format folded --range 0:1
+expect_run 2 "unknown format 'flame' \(text, json or folded\)" -- "$SHIMTOP" -i "$TMP/rec" --format flame
+finish

@@ -1,0 +1,197 @@
+/*
+ * test_cct.c - the calling context tree: paths merged on shared
+ * prefixes with exact self and total counts, a function in two contexts
+ * kept apart, recursion nested, chains cut by the kernel or deeper than
+ * the cap under "[truncated chain]", a full tree stopping samples short
+ * and counting them; then through the model, samples' chains of this
+ * program's functions printed as folded stacks.
+ */
+#include "check.h"
+#include "model/cct.h"
+#include "model/model.h"
+#include "output/report.h"
+#include "ring/record.h"
+#include "symbols/symbols.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int cct_fn_main(void);
+__attribute__((noinline)) int cct_fn_main(void)
+{
+	return 1;
+}
+
+__attribute__((noinline)) int cct_fn_a(void);
+__attribute__((noinline)) int cct_fn_a(void)
+{
+	return 2;
+}
+
+__attribute__((noinline)) int cct_fn_b(void);
+__attribute__((noinline)) int cct_fn_b(void)
+{
+	return 3;
+}
+
+static void paths(void)
+{
+	struct cct t;
+	const uint32_t mab[] = { 1, 2, 3 }, ma[] = { 1, 2 }, mcb[] = { 1, 4, 3 };
+	const uint32_t xy[] = { 8, 9 }, rec[] = { 1, 5, 5, 5 };
+	uint32_t main_n, a, b_in_a, c, b_in_c, trunc, r1, r2, r3;
+
+	cct_init(&t);
+	for (int i = 0; i < 3; i++)
+		cct_add(&t, mab, 3, false, 10);
+	cct_add(&t, ma, 2, false, 10);
+	cct_add(&t, mcb, 3, false, 10);
+	CHECK(cct_add(&t, mcb, 3, false, 30) == cct_find(&t, cct_find(&t, cct_find(&t, 0, 1), 4), 3));
+	cct_add(&t, xy, 2, true, 10);
+	main_n = cct_find(&t, CCT_ROOT, 1);
+	a = cct_find(&t, main_n, 2);
+	b_in_a = cct_find(&t, a, 3);
+	c = cct_find(&t, main_n, 4);
+	b_in_c = cct_find(&t, c, 3);
+	trunc = cct_find(&t, CCT_ROOT, CCT_SYM_TRUNCATED);
+	CHECK(main_n && a && b_in_a && c && b_in_c && trunc);
+	CHECK(b_in_a != b_in_c);	/* one function, two contexts */
+	CHECK_EQ_U64(cct_node(&t, CCT_ROOT)->total, 7);
+	CHECK_EQ_U64(cct_node(&t, CCT_ROOT)->self, 0);
+	CHECK_EQ_U64(cct_node(&t, main_n)->total, 6);
+	CHECK_EQ_U64(cct_node(&t, main_n)->total_weight, 80);
+	CHECK_EQ_U64(cct_node(&t, a)->total, 4);
+	CHECK_EQ_U64(cct_node(&t, a)->self, 1);
+	CHECK_EQ_U64(cct_node(&t, b_in_a)->self, 3);
+	CHECK_EQ_U64(cct_node(&t, b_in_c)->self, 2);
+	CHECK_EQ_U64(cct_node(&t, b_in_c)->self_weight, 40);
+	CHECK_EQ_U64(cct_node(&t, b_in_c)->depth, 3);
+	CHECK_EQ_U64(cct_node(&t, cct_find(&t, cct_find(&t, trunc, 8), 9))->self, 1);
+	CHECK(cct_find(&t, CCT_ROOT, 8) == 0);	/* a cut chain is not a root path */
+	CHECK_EQ_U64(t.truncated, 1);
+	CHECK_EQ_U64(t.samples, 7);
+
+	/* Recursion nests, a level a call. */
+	cct_add(&t, rec, 4, false, 1);
+	r1 = cct_find(&t, main_n, 5);
+	r2 = cct_find(&t, r1, 5);
+	r3 = cct_find(&t, r2, 5);
+	CHECK(r1 && r2 && r3 && cct_node(&t, r3)->self == 1 && cct_node(&t, r1)->total == 1);
+
+	/* Deeper than the cap: the innermost CCT_MAX_DEPTH under the marker. */
+	{
+		uint32_t deep[CCT_MAX_DEPTH + 88], at;
+
+		for (size_t i = 0; i < CCT_MAX_DEPTH + 88; i++)
+			deep[i] = 1000 + (uint32_t)i;
+		at = cct_add(&t, deep, CCT_MAX_DEPTH + 88, false, 1);
+		CHECK_EQ_U64(cct_node(&t, at)->depth, CCT_MAX_DEPTH + 1);
+		CHECK_EQ_U64(cct_node(&t, at)->sym, 1000 + CCT_MAX_DEPTH + 87);
+		CHECK(cct_find(&t, trunc, 1088) != 0);	/* the first frame kept */
+		CHECK_EQ_U64(t.truncated, 2);
+	}
+	cct_clear(&t);
+	CHECK(t.samples == 0 && t.nodes == NULL);
+	cct_free(&t);
+
+	/* Full: a new path stops at the deepest node it has; counted, never lost. */
+	cct_init(&t);
+	for (uint32_t i = 0; i < CCT_MAX_NODES - 1; i++)
+		cct_add(&t, &i, 1, false, 1);
+	CHECK_EQ_U64(t.n, CCT_MAX_NODES);
+	{
+		const uint32_t known_then_new[] = { 7, 424242424 };
+
+		CHECK(cct_add(&t, known_then_new, 2, false, 1) == cct_find(&t, CCT_ROOT, 7));
+		CHECK_EQ_U64(t.capped, 1);
+		CHECK_EQ_U64(cct_node(&t, cct_find(&t, CCT_ROOT, 7))->self, 2);
+		CHECK_EQ_U64(cct_node(&t, CCT_ROOT)->total, CCT_MAX_NODES);
+	}
+	CHECK(cct_bytes(&t) > CCT_MAX_NODES * sizeof(struct cct_node));
+	cct_free(&t);
+}
+
+static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path, void *arg)
+{
+	_Alignas(8) unsigned char buf[4096];
+
+	if (st_mmap_make(buf, sizeof(buf), (uint32_t)getpid(), 0, start, len,
+			 pgoff, path))
+		model_ingest(arg, buf);
+}
+
+/* A sample in ip, its chain: ip, then return addresses, innermost first. */
+static void sample(struct model *m, const uint64_t *chain, uint16_t n, uint32_t flags)
+{
+	_Alignas(8) unsigned char buf[sizeof(struct st_sample) + 16 * sizeof(uint64_t)];
+	struct st_sample *s = (void *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF,
+				   (uint32_t)(sizeof(*s) + n * sizeof(uint64_t)) };
+	s->pid = s->tid = (uint32_t)getpid();
+	s->time = 1000000000;
+	s->ip = chain[0];
+	s->period = 1;
+	s->nchain = n;
+	s->flags = flags;
+	memcpy(s->data, chain, n * sizeof(uint64_t));
+	model_ingest(m, s);
+}
+
+static void folded(void)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	/* Return addresses point past a call: a few bytes into the caller. */
+	uint64_t fmain = (uint64_t)(uintptr_t)&cct_fn_main + 4;
+	uint64_t fa = (uint64_t)(uintptr_t)&cct_fn_a + 4, fb = (uint64_t)(uintptr_t)&cct_fn_b + 1;
+	const uint64_t mab[] = { fb, fa, fmain }, ma[] = { fa, fmain }, mb[] = { fb, fmain };
+	struct model m;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	model_init(&m, sy);
+	symbols_read_proc_maps(getpid(), add_map, &m);
+	for (int i = 0; i < 3; i++)
+		sample(&m, mab, 3, 0);
+	sample(&m, ma, 2, 0);
+	sample(&m, mb, 2, 0);
+	sample(&m, mb, 2, ST_SAMPLE_CHAIN_TRUNC);
+	out = open_memstream(&text, &len);
+	report_folded(&m, out);
+	fclose(out);
+	CHECK(text && strstr(text, "cct_fn_main;cct_fn_a;cct_fn_b 3\n"));
+	CHECK(text && strstr(text, "cct_fn_main;cct_fn_a 1\n"));
+	CHECK(text && strstr(text, "cct_fn_main;cct_fn_b 1\n"));
+	CHECK(text && strstr(text, "[truncated chain];cct_fn_main;cct_fn_b 1\n"));
+	/* Four paths, six samples: nothing else printed. */
+	{
+		char *copy = strdup(text ? text : ""), *save = NULL;
+		int lines = 0;
+		unsigned long sum = 0;
+
+		for (char *line = strtok_r(copy, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			sum += strtoul(strrchr(line, ' ') + 1, NULL, 10);
+			lines++;
+		}
+		CHECK(lines == 4 && sum == 6);
+		free(copy);
+	}
+	free(text);
+	CHECK_EQ_U64(m.tree.samples, 6);
+	model_zero(&m);
+	CHECK_EQ_U64(m.tree.samples, 0);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
+int main(void)
+{
+	paths();
+	folded();
+	return check_done("test_cct");
+}
