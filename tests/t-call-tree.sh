@@ -4,7 +4,9 @@
 # phase nests recurse_tree nine levels under
 # phase_recursive, every sample is on one path (a recording replayed as
 # JSON and as folded stacks agree), and perf's --call-graph spellings
-# are taken or refused in one line.
+# are taken or refused in one line.  The tree view (F5) on a recording:
+# main > run_phases > the phases, recurse_tree nine levels deep, closed
+# and opened again with - and +.
 . "$TESTS_DIR/lib.sh"
 
 "$SHIMTOP" --batch --record "$TMP/rec" -- "$SHIMTOP_DEMO" --seconds 1.5 \
@@ -35,4 +37,34 @@ expect_run 2 "--call-graph takes fp or none, not 'frames'" -- "$SHIMTOP" --demo 
 expect_run 2 "--format folded prints the whole session's call tree: --range does not cut" -- \
 	"$SHIMTOP" -i "$TMP/rec" --format folded --range 0:1
 expect_run 2 "unknown format 'flame' \(text, json or folded\)" -- "$SHIMTOP" -i "$TMP/rec" --format flame
+
+command -v tmux >/dev/null || { finish; exit; }
+SOCK="$TMP/tmux.sock"
+T="tmux -S $SOCK"
+$T new-session -d -s ui -x 120 -y 40 \
+	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
+wait_for "end of recording"
+$T send-keys -t ui F5
+wait_for "^ TOTAL% +SELF% +CALL TREE"
+wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
+wait_for "^ +[0-9.]+% +[0-9.]+% +- run_phases\$"
+for p in phase_compute phase_pointer_chase phase_branchy phase_recursive; do
+	screen | grep -Eq "^ +[0-9.]+% +[0-9.]+% +[-+ ] $p\$" || fail "no row for $p under run_phases: $(screen)"
+done
+# The recursion is hot: open to its leaves, a level an indent.
+n=$(screen | grep -c " recurse_tree\$")
+[ "$n" -eq 9 ] || fail "recurse_tree shows $n levels, not 9: $(screen)"
+# Search to the first recurse_tree; - closes it (and so its eight below).
+$T send-keys -t ui / recurse_tree Enter
+$T send-keys -t ui -
+wait_for "^ +[0-9.]+% +[0-9.]+% +\+ recurse_tree\$"
+n=$(screen | grep -c " recurse_tree\$")
+[ "$n" -eq 1 ] || fail "closed, recurse_tree still shows $n rows: $(screen)"
+$T send-keys -t ui +
+wait_for "^ +[0-9.]+% +[0-9.]+% +- recurse_tree\$"
+n=$(screen | grep -c " recurse_tree\$")
+[ "$n" -eq 9 ] || fail "opened again, recurse_tree shows $n levels: $(screen)"
+$T send-keys -t ui q
+sleep 0.3
+$T kill-server 2>/dev/null
 finish

@@ -187,7 +187,7 @@ static void pop(struct ui *ui)
 	layout(ui);
 }
 
-/* The main views, in Tab's order and numbered as the keys 1 to 5. */
+/* The main views, in Tab's order and numbered as the keys 1 to 6. */
 static const struct {
 	const char *name;
 	struct view *(*create)(struct ui *ui);
@@ -197,6 +197,7 @@ static const struct {
 	{ "gauges", gauges_view_create },
 	{ "tags", tags_view_create },
 	{ "distribution", distribution_view_create },
+	{ "tree", tree_view_create },
 };
 #define NMAIN_VIEWS (int)(sizeof(main_views) / sizeof(main_views[0]))
 
@@ -275,6 +276,7 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 	case UA_VIEW_GAUGES:
 	case UA_VIEW_TAGS:
 	case UA_VIEW_DISTRIBUTION:
+	case UA_VIEW_TREE:
 		switch_view(ui, a == UA_VIEW_NEXT ? -1 : (int)(a - UA_VIEW_TABLE));
 		break;
 	case UA_PAUSE:

@@ -73,5 +73,6 @@ struct view *gauges_view_create(struct ui *ui);
 struct view *tags_view_create(struct ui *ui);
 struct view *distribution_view_create(struct ui *ui);
 struct view *distribution_view_of_tag(struct ui *ui, uint64_t tag);
+struct view *tree_view_create(struct ui *ui);
 
 #endif

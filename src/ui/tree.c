@@ -1,0 +1,255 @@
+/*
+ * tree.c - the call tree view (F5, as htop's tree; 6): the calling
+ * context tree top-down, a row a function in one context with its total
+ * (it and what it calls) and self shares, children hottest first.  Paths
+ * holding a tenth of the samples open by themselves; Right or + opens
+ * the selected node, Left or - closes it (Left on a closed node goes to
+ * its caller), * opens everything under it, Enter toggles.  Search (/)
+ * finds a function among the rows shown.
+ */
+#include "model/cct.h"
+#include "model/model.h"
+#include "session.h"
+#include "symbols/symbols.h"
+#include "ui/draw.h"
+#include "ui/list.h"
+#include "ui/ui_internal.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TREE_HOT	0.10	/* paths with this share open unless closed by hand */
+#define TREE_INDENT_MAX	60	/* columns of indentation at most */
+
+enum { NODE_DEFAULT, NODE_OPEN, NODE_CLOSED };
+
+struct tree_view {
+	struct view v;
+	struct list list;
+	uint8_t *state;		/* per node: NODE_*, as the user left it */
+	size_t state_cap;
+	uint32_t *rows;		/* the visible nodes, in order */
+	size_t nrows, rows_cap;
+};
+
+static const struct cct *tree_of(const struct tree_view *t)
+{
+	return &t->v.ui->s->model.tree;
+}
+
+static const char *name_of(const struct tree_view *t, uint32_t node)
+{
+	const struct cct_node *n = cct_node(tree_of(t), node);
+
+	return n->sym == CCT_SYM_TRUNCATED ? "[truncated chain]"
+	       : symbolizer_symbol(t->v.ui->s->model.symbols, n->sym)->name;
+}
+
+static uint64_t row_id(void *ctx, size_t i)
+{
+	return ((const struct tree_view *)ctx)->rows[i];
+}
+
+static const char *row_text(void *ctx, size_t i)
+{
+	const struct tree_view *t = ctx;
+
+	return name_of(t, t->rows[i]);
+}
+
+static bool is_open(const struct tree_view *t, uint32_t node)
+{
+	const struct cct *c = tree_of(t);
+	uint8_t s = node < t->state_cap ? t->state[node] : NODE_DEFAULT;
+
+	if (s != NODE_DEFAULT)
+		return s == NODE_OPEN;
+	return c->samples && (double)cct_node(c, node)->total >= TREE_HOT * (double)c->samples;
+}
+
+static void set_state(struct tree_view *t, uint32_t node, uint8_t s)
+{
+	size_t had = t->state_cap;
+
+	ST_GROW(t->state, t->state_cap, (size_t)node + 1);
+	memset(t->state + had, NODE_DEFAULT, t->state_cap - had);
+	t->state[node] = s;
+}
+
+static const struct cct *sort_tree;
+
+static int hotter(const void *a, const void *b)
+{
+	uint64_t x = cct_node(sort_tree, *(const uint32_t *)a)->total;
+	uint64_t y = cct_node(sort_tree, *(const uint32_t *)b)->total;
+
+	if (x != y)
+		return x < y ? 1 : -1;
+	return (*(const uint32_t *)a > *(const uint32_t *)b) -
+	       (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* node's children, hottest first, appended to rows with theirs if open. */
+static void add_children(struct tree_view *t, uint32_t node)
+{
+	const struct cct *c = tree_of(t);
+	size_t n = 0;
+	uint32_t *kids;
+
+	for (uint32_t k = cct_node(c, node)->child; k; k = cct_node(c, k)->sibling)
+		n++;
+	if (!n)
+		return;
+	kids = st_xcalloc(n, sizeof(*kids));
+	n = 0;
+	for (uint32_t k = cct_node(c, node)->child; k; k = cct_node(c, k)->sibling)
+		kids[n++] = k;
+	sort_tree = c;
+	qsort(kids, n, sizeof(*kids), hotter);
+	for (size_t i = 0; i < n; i++) {
+		ST_GROW(t->rows, t->rows_cap, t->nrows + 1);
+		t->rows[t->nrows++] = kids[i];
+		if (cct_node(c, kids[i])->child && is_open(t, kids[i]))
+			add_children(t, kids[i]);
+	}
+	free(kids);
+}
+
+static void tree_refresh(struct view *v)
+{
+	struct tree_view *t = (struct tree_view *)v;
+	const struct cct *c = tree_of(t);
+
+	t->nrows = 0;
+	if (c->nodes)
+		add_children(t, CCT_ROOT);
+	t->list.n = t->nrows;
+	list_refreshed(&t->list);
+}
+
+static void tree_draw(struct view *v, WINDOW *w)
+{
+	struct tree_view *t = (struct tree_view *)v;
+	const struct ui *ui = v->ui;
+	const struct cct *c = tree_of(t);
+	int lines, cols;
+	char line[1024];
+
+	getmaxyx(w, lines, cols);
+	werase(w);
+	if (!c->samples) {
+		draw_text(w, 0, 0, cols, ui->attr[TH_ROW],
+			  "no samples yet (the tree is every sample's call path)");
+		return;
+	}
+	snprintf(line, sizeof(line), "%7s %7s  %s  (%llu samples%s%s; + - * Enter open and close)",
+		 "TOTAL%", "SELF%", "CALL TREE", (unsigned long long)c->samples,
+		 c->truncated ? ", some chains truncated" : "",
+		 c->capped ? ", the tree is full: some stop short" : "");
+	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
+	t->list.height = lines - 1;
+	list_select(&t->list, (long)t->list.selected);
+	for (int r = 0; r < lines - 1; r++) {
+		size_t i = t->list.top + (size_t)r;
+		const struct cct_node *n;
+		int indent;
+
+		if (i >= t->nrows) {
+			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
+			continue;
+		}
+		n = cct_node(c, t->rows[i]);
+		indent = (int)(n->depth - 1) * 2;
+		if (indent > TREE_INDENT_MAX)
+			indent = TREE_INDENT_MAX;
+		snprintf(line, sizeof(line), "%6.2f%% %6.2f%%  %*s%s %s",
+			 100.0 * (double)n->total / (double)c->samples,
+			 100.0 * (double)n->self / (double)c->samples, indent, "",
+			 !n->child ? " " : is_open(t, t->rows[i]) ? "-" : "+",
+			 name_of(t, t->rows[i]));
+		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
+			  : ui->attr[TH_ROW], line);
+	}
+}
+
+/* Opens node and everything below it. */
+static void open_all(struct tree_view *t, uint32_t node)
+{
+	const struct cct *c = tree_of(t);
+
+	set_state(t, node, NODE_OPEN);
+	for (uint32_t k = cct_node(c, node)->child; k; k = cct_node(c, k)->sibling)
+		open_all(t, k);
+}
+
+static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
+{
+	struct tree_view *t = (struct tree_view *)v;
+	uint32_t node;
+
+	if (list_key(&t->list, code, a) == LIST_MOVED)
+		return VIEW_REDRAW;
+	if (!t->nrows)
+		return VIEW_IGNORED;
+	node = t->rows[t->list.selected];
+	if (code == '+' || (a == UA_OPEN && code == KEY_RIGHT)) {
+		set_state(t, node, NODE_OPEN);
+		return VIEW_REQUERY;
+	}
+	if (code == '*') {
+		open_all(t, node);
+		return VIEW_REQUERY;
+	}
+	if (a == UA_OPEN) {
+		set_state(t, node, is_open(t, node) ? NODE_CLOSED : NODE_OPEN);
+		return VIEW_REQUERY;
+	}
+	if (code == '-' || code == KEY_LEFT) {
+		const struct cct_node *n = cct_node(tree_of(t), node);
+
+		if (n->child && is_open(t, node)) {
+			set_state(t, node, NODE_CLOSED);
+			return VIEW_REQUERY;
+		}
+		/* Closed already: to its caller. */
+		for (size_t i = 0; n->parent != CCT_ROOT && i < t->nrows; i++)
+			if (t->rows[i] == n->parent)
+				list_select(&t->list, (long)i);
+		return VIEW_REDRAW;
+	}
+	return VIEW_IGNORED;
+}
+
+static void tree_destroy(struct view *v)
+{
+	struct tree_view *t = (struct tree_view *)v;
+
+	free(t->state);
+	free(t->rows);
+	free(t);
+}
+
+static const enum ui_action tree_actions[] = {
+	UA_HELP, UA_VIEW_NEXT, UA_SEARCH, UA_OPEN, UA_ZERO, UA_QUIT, UA_NONE,
+};
+
+static const struct view_ops tree_ops = {
+	.name = "tree",
+	.requery = tree_refresh,
+	.draw = tree_draw,
+	.key = tree_key,
+	.destroy = tree_destroy,
+	.actions = tree_actions,
+};
+
+struct view *tree_view_create(struct ui *ui)
+{
+	struct tree_view *t = view_new(sizeof(*t), &tree_ops, ui);
+
+	t->list.id = row_id;
+	t->list.text = row_text;
+	t->list.ctx = t;
+	return &t->v;
+}
