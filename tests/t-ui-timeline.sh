@@ -37,13 +37,15 @@ wait_for "^perf +gauge +value"
 screen | grep -Eq "^ +lost +0.00% \(0 lost, 0 dropped\) .*no samples shed" ||
 	fail "no lost gauge: $(screen)"
 # Tab goes on to the tags and distributions, which without an observer
-# say how to get one; then round to the table.
+# say how to get one, the call tree; then round to the table.
 $T send-keys -t ui Tab
 wait_for "^per-tag figures come from the observer: run with --observe"
 $T send-keys -t ui Tab
 wait_for "^distributions come from the observer: run with --observe"
 $T send-keys -t ui Tab
-wait_for "SELF%"
+wait_for "^ TOTAL% +SELF% +CALL TREE"
+$T send-keys -t ui Tab
+wait_for "^ +SELF%"
 $T send-keys -t ui q
 sleep 0.5
 
