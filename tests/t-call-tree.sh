@@ -22,6 +22,38 @@ bad=$(grep -Evc '^[^ ;][^;]*(;[^;]+)* [0-9]+$' "$TMP/folded")
 sum=$(awk '{ s += $NF } END { print s }' "$TMP/folded")
 samples=$(json_get "$TMP/json" "d['samples']")
 [ "$sum" = "$samples" ] || fail "the folded stacks hold $sum samples of $samples"
+# The JSON carries the same tree: every sample's path ends in one node,
+# each node's total is its self and its children's totals, and the
+# folded stacks are its paths.
+python3 - "$TMP/json" "$TMP/folded" <<'PY' || fail "the JSON tree does not match the folded stacks"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d['tree']
+nodes = {n['id']: n for n in t['nodes']}
+assert sum(n['self'] for n in nodes.values()) == t['samples'] == d['samples'], 'self sums'
+kids = {}
+for n in nodes.values():
+    assert n['parent'] == 0 or n['parent'] in nodes, 'parent'
+    kids.setdefault(n['parent'], []).append(n)
+for n in nodes.values():
+    assert n['total'] == n['self'] + sum(k['total'] for k in kids.get(n['id'], [])), 'total'
+def path(n):
+    p = []
+    while n:
+        p.append(n['name']); n = nodes.get(n['parent'])
+    return ';'.join(reversed(p))
+folded = {}
+for line in open(sys.argv[2]):
+    stack, count = line.rsplit(' ', 1)
+    folded[stack] = folded.get(stack, 0) + int(count)
+mine = {}
+for n in nodes.values():
+    if n['self']:
+        k = path(n).replace(';;', '?')
+        mine[k] = mine.get(k, 0) + n['self']
+assert sum(mine.values()) == sum(folded.values()), 'sums'
+assert len(mine) == len(folded), (len(mine), len(folded))
+PY
 # main calls run_phases, which calls each phase.
 for p in phase_compute phase_pointer_chase phase_branchy; do
 	grep -q ";main;run_phases;$p " "$TMP/folded" || fail "no main;run_phases;$p path: $(head -20 "$TMP/folded")"
@@ -64,6 +96,16 @@ $T send-keys -t ui +
 wait_for "^ +[0-9.]+% +[0-9.]+% +- recurse_tree\$"
 n=$(screen | grep -c " recurse_tree\$")
 [ "$n" -eq 9 ] || fail "opened again, recurse_tree shows $n levels: $(screen)"
+# b: bottom-up.  recurse_tree at the top (samples end in it), its eight
+# recursive callers under it, then phase_recursive and run_phases.
+$T send-keys -t ui b
+wait_for "^ TOTAL% +CALLERS, BOTTOM-UP"
+$T send-keys -t ui / recurse_tree Enter '*'
+wait_for " phase_recursive\$"
+n=$(screen | grep -c " recurse_tree\$")
+[ "$n" -eq 9 ] || fail "bottom-up, recurse_tree and its callers show $n rows, not 9: $(screen)"
+screen | grep -A1 " phase_recursive\$" | grep -q " run_phases\$" ||
+	fail "bottom-up, phase_recursive's caller is not run_phases: $(screen)"
 $T send-keys -t ui q
 sleep 0.3
 $T kill-server 2>/dev/null

@@ -72,6 +72,32 @@ static void paths(void)
 	CHECK_EQ_U64(t.truncated, 1);
 	CHECK_EQ_U64(t.samples, 7);
 
+	/* Bottom-up: where samples ended at the top, callers under them. */
+	{
+		struct cct inv;
+		uint32_t b, b_a, b_c, a_top, y;
+
+		cct_invert(&t, &inv);
+		b = cct_find(&inv, CCT_ROOT, 3);
+		b_a = cct_find(&inv, b, 2);
+		b_c = cct_find(&inv, b, 4);
+		a_top = cct_find(&inv, CCT_ROOT, 2);
+		y = cct_find(&inv, CCT_ROOT, 9);
+		CHECK(b && b_a && b_c && a_top && y);
+		CHECK_EQ_U64(inv.samples, 7);
+		CHECK_EQ_U64(cct_node(&inv, b)->total, 5);
+		CHECK_EQ_U64(cct_node(&inv, b)->total_weight, 70);
+		CHECK_EQ_U64(cct_node(&inv, b_a)->total, 3);
+		CHECK_EQ_U64(cct_node(&inv, cct_find(&inv, b_a, 1))->self, 3);
+		CHECK_EQ_U64(cct_node(&inv, b_c)->total, 2);
+		CHECK_EQ_U64(cct_node(&inv, a_top)->total, 1);
+		CHECK_EQ_U64(cct_node(&inv, cct_find(&inv, cct_find(&inv, y, 8),
+						 CCT_SYM_TRUNCATED))->self, 1);
+		CHECK(cct_find(&inv, CCT_ROOT, 1) == 0);	/* main: no sample ended there */
+		CHECK_EQ_U64(inv.truncated, 1);
+		cct_free(&inv);
+	}
+
 	/* Recursion nests, a level a call. */
 	cct_add(&t, rec, 4, false, 1);
 	r1 = cct_find(&t, main_n, 5);

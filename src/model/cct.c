@@ -99,6 +99,12 @@ static uint32_t child_of(struct cct *t, uint32_t parent, uint32_t sym)
 uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
 		 uint64_t weight)
 {
+	return cct_add_samples(t, frames, n, truncated, 1, weight);
+}
+
+uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
+			 uint64_t count, uint64_t weight)
+{
 	uint32_t at = CCT_ROOT;
 	bool capped = false;
 
@@ -110,16 +116,16 @@ uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated
 		n = CCT_MAX_DEPTH;
 		truncated = true;
 	}
-	t->samples++;
-	t->nodes[CCT_ROOT].total++;
+	t->samples += count;
+	t->nodes[CCT_ROOT].total += count;
 	t->nodes[CCT_ROOT].total_weight += weight;
 	if (truncated) {
 		uint32_t next = child_of(t, at, CCT_SYM_TRUNCATED);
 
-		t->truncated++;
+		t->truncated += count;
 		if (next) {
 			at = next;
-			t->nodes[at].total++;
+			t->nodes[at].total += count;
 			t->nodes[at].total_weight += weight;
 		} else {
 			capped = true;
@@ -133,15 +139,37 @@ uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated
 			break;
 		}
 		at = next;
-		t->nodes[at].total++;
+		t->nodes[at].total += count;
 		t->nodes[at].total_weight += weight;
 	}
-	t->capped += capped;
+	t->capped += capped ? count : 0;
 	if (n > t->max_depth)
 		t->max_depth = n;
-	t->nodes[at].self++;
+	t->nodes[at].self += count;
 	t->nodes[at].self_weight += weight;
 	return at;
+}
+
+void cct_invert(const struct cct *from, struct cct *to)
+{
+	uint32_t path[CCT_MAX_DEPTH];
+
+	cct_init(to);
+	for (size_t i = 1; i < from->n; i++) {
+		const struct cct_node *n = &from->nodes[i];
+		size_t k = 0;
+
+		if (!n->self)
+			continue;
+		/* Leaf first: the bottom-up tree's root-first order (callers past 512 left off). */
+		for (uint32_t at = (uint32_t)i; at != CCT_ROOT && k < CCT_MAX_DEPTH;
+		     at = from->nodes[at].parent)
+			path[k++] = from->nodes[at].sym;
+		cct_add_samples(to, path, k, false, n->self, n->self_weight);
+	}
+	/* Cut and capped samples were counted when they came in; capped here too. */
+	to->truncated = from->truncated;
+	to->capped += from->capped;
 }
 
 size_t cct_bytes(const struct cct *t)

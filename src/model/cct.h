@@ -58,6 +58,18 @@ void cct_clear(struct cct *t);
  */
 uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
 		 uint64_t weight);
+/* The same for count samples of one path, weight their sum. */
+uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
+			 uint64_t count, uint64_t weight);
+
+/*
+ * The bottom-up tree of from into to (made here; cct_free it): at the
+ * top each function where samples ended, under it its callers, theirs
+ * under them, so a node's total is the samples of its top function
+ * reached through that chain of callers.  "[truncated chain]" is the
+ * outermost caller of a cut chain.
+ */
+void cct_invert(const struct cct *from, struct cct *to);
 
 static inline const struct cct_node *cct_node(const struct cct *t, uint32_t i)
 {

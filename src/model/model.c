@@ -506,6 +506,7 @@ void model_zero(struct model *m)
 	memset(m->event_samples, 0, sizeof(m->event_samples));
 	memset(m->event_weight, 0, sizeof(m->event_weight));
 	m->multiplexed = m->chains = m->chain_frames = 0;
+	m->tree_frames = m->tree_unknown = 0;
 	cct_clear(&m->tree);
 	obs_model_zero(&m->obs);
 }

@@ -136,6 +136,7 @@ struct model {
 	uint64_t kernel_lost, throttled;
 	uint64_t multiplexed;
 	uint64_t chains, chain_frames;
+	uint64_t tree_frames, tree_unknown;	/* callers symbolized for the tree; unexplained */
 	uint64_t first_time, last_time;
 
 	struct model_sym *per_sym;		/* indexed by st_symbol.id */

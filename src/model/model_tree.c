@@ -23,9 +23,13 @@ void model_take_chain(struct model *m, const struct st_sample *s,
 		uint64_t ip = chain[i];
 		bool kernel = ip >= KERNEL_START;
 
-		frames[k++] = symbolizer_lookup(m->symbols, (pid_t)s->pid, ip ? ip - 1 : 0,
-						kernel)->id;
+		const struct st_symbol *sym = symbolizer_lookup(m->symbols, (pid_t)s->pid,
+								ip ? ip - 1 : 0, kernel);
+
+		frames[k++] = sym->id;
+		m->tree_unknown += sym->unknown;
 	}
+	m->tree_frames += k;
 	frames[k++] = leaf->id;
 	cct_add(&m->tree, frames, k, (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0,
 		s->period ? s->period : 1);

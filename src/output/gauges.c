@@ -105,6 +105,18 @@ static void perf_gauges(const struct session *s, struct gauges *gs)
 		value(gs, "%.1f%%", 100 * share(m->chains, m->samples));
 	}
 
+	if (m->tree.samples && m->tree_frames) {
+		double unknown = share(m->tree_unknown, m->tree_frames);
+		double cut = share(m->tree.truncated + m->tree.capped, m->tree.samples);
+
+		add(gs, "perf", "call tree", unknown, unknown > 0.1 || cut > 0.05,
+		    "callers no symbol explains; %.1f%% of samples on a cut chain%s",
+		    100 * cut, unknown > 0.1 ? ": code without frame pointers or symbols "
+		    "(install -dbgsym packages, DEBUGINFOD_URLS)" : cut > 0.05
+		    ? ": deep recursion or the kernel's stack limit" : "");
+		value(gs, "%.1f%% unknown", 100 * unknown);
+	}
+
 	{
 		double unknown = share(m->unknown, m->samples);
 

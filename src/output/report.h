@@ -34,6 +34,8 @@ void report_print(struct session *s, FILE *out);
  * samples ended in, root first.
  */
 void report_folded(const struct model *m, FILE *out);
+/* The same tree for the JSON report: counts and a flat node list (id, parent, name, self, total). */
+struct json_object *report_tree_json(const struct model *m);
 
 /*
  * Runs a batch session to its end (duration, target exit, SIGINT or

@@ -5,7 +5,9 @@
  * holding a tenth of the samples open by themselves; Right or + opens
  * the selected node, Left or - closes it (Left on a closed node goes to
  * its caller), * opens everything under it, Enter toggles.  Search (/)
- * finds a function among the rows shown.
+ * finds a function among the rows shown.  b turns it bottom-up: at the
+ * top the functions samples ended in, under each its callers (the tree
+ * inverted at each refresh).
  */
 #include "model/cct.h"
 #include "model/model.h"
@@ -32,11 +34,13 @@ struct tree_view {
 	size_t state_cap;
 	uint32_t *rows;		/* the visible nodes, in order */
 	size_t nrows, rows_cap;
+	bool bottom_up;
+	struct cct inverted;	/* bottom_up: the session's tree inverted */
 };
 
 static const struct cct *tree_of(const struct tree_view *t)
 {
-	return &t->v.ui->s->model.tree;
+	return t->bottom_up ? &t->inverted : &t->v.ui->s->model.tree;
 }
 
 static const char *name_of(const struct tree_view *t, uint32_t node)
@@ -120,8 +124,13 @@ static void add_children(struct tree_view *t, uint32_t node)
 static void tree_refresh(struct view *v)
 {
 	struct tree_view *t = (struct tree_view *)v;
-	const struct cct *c = tree_of(t);
+	const struct cct *c;
 
+	if (t->bottom_up) {
+		cct_free(&t->inverted);
+		cct_invert(&v->ui->s->model.tree, &t->inverted);
+	}
+	c = tree_of(t);
 	t->nrows = 0;
 	if (c->nodes)
 		add_children(t, CCT_ROOT);
@@ -144,16 +153,19 @@ static void tree_draw(struct view *v, WINDOW *w)
 			  "no samples yet (the tree is every sample's call path)");
 		return;
 	}
-	snprintf(line, sizeof(line), "%7s %7s  %s  (%llu samples%s%s; + - * Enter open and close)",
-		 "TOTAL%", "SELF%", "CALL TREE", (unsigned long long)c->samples,
+	snprintf(line, sizeof(line), "%7s %7s  %s  (%llu samples%s%s; + - * open, close; b %s)",
+		 "TOTAL%", t->bottom_up ? "" : "SELF%",
+		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE", (unsigned long long)c->samples,
 		 c->truncated ? ", some chains truncated" : "",
-		 c->capped ? ", the tree is full: some stop short" : "");
+		 c->capped ? ", the tree is full: some stop short" : "",
+		 t->bottom_up ? "top-down" : "bottom-up");
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
 	t->list.height = lines - 1;
 	list_select(&t->list, (long)t->list.selected);
 	for (int r = 0; r < lines - 1; r++) {
 		size_t i = t->list.top + (size_t)r;
 		const struct cct_node *n;
+		char self[16];
 		int indent;
 
 		if (i >= t->nrows) {
@@ -164,9 +176,14 @@ static void tree_draw(struct view *v, WINDOW *w)
 		indent = (int)(n->depth - 1) * 2;
 		if (indent > TREE_INDENT_MAX)
 			indent = TREE_INDENT_MAX;
-		snprintf(line, sizeof(line), "%6.2f%% %6.2f%%  %*s%s %s",
-			 100.0 * (double)n->total / (double)c->samples,
-			 100.0 * (double)n->self / (double)c->samples, indent, "",
+		/* Bottom-up, self would be "the path starts here": left out. */
+		if (t->bottom_up)
+			snprintf(self, sizeof(self), "%7s", "");
+		else
+			snprintf(self, sizeof(self), "%6.2f%%",
+				 100.0 * (double)n->self / (double)c->samples);
+		snprintf(line, sizeof(line), "%6.2f%% %s  %*s%s %s",
+			 100.0 * (double)n->total / (double)c->samples, self, indent, "",
 			 !n->child ? " " : is_open(t, t->rows[i]) ? "-" : "+",
 			 name_of(t, t->rows[i]));
 		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
@@ -191,6 +208,16 @@ static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
 
 	if (list_key(&t->list, code, a) == LIST_MOVED)
 		return VIEW_REDRAW;
+	if (code == 'b') {
+		/* The other tree: its nodes are others, so is what is open. */
+		t->bottom_up = !t->bottom_up;
+		free(t->state);
+		t->state = NULL;
+		t->state_cap = 0;
+		t->list.have_selection = false;
+		t->list.selected = t->list.top = 0;
+		return VIEW_REQUERY;
+	}
 	if (!t->nrows)
 		return VIEW_IGNORED;
 	node = t->rows[t->list.selected];
@@ -228,6 +255,7 @@ static void tree_destroy(struct view *v)
 
 	free(t->state);
 	free(t->rows);
+	cct_free(&t->inverted);
 	free(t);
 }
 
