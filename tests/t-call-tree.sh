@@ -106,6 +106,25 @@ n=$(screen | grep -c " recurse_tree\$")
 [ "$n" -eq 9 ] || fail "bottom-up, recurse_tree and its callers show $n rows, not 9: $(screen)"
 screen | grep -A1 " phase_recursive\$" | grep -q " run_phases\$" ||
 	fail "bottom-up, phase_recursive's caller is not run_phases: $(screen)"
+# Top-down again, the Firefox Profiler's transforms: r collapses the
+# recursion to one recurse_tree, f focuses on phase_recursive (it is the
+# root, 100%), m merges run_phases away (main calls the phases), u undoes.
+$T send-keys -t ui b
+wait_for "^ TOTAL% +SELF% +CALL TREE"
+$T send-keys -t ui r
+wait_for "\[recursion collapsed; u undoes\]"
+wait_for " - phase_recursive\$"
+n=$(screen | grep -c " recurse_tree\$")
+[ "$n" -eq 1 ] || fail "recursion collapsed, recurse_tree still shows $n rows: $(screen)"
+$T send-keys -t ui u / phase_recursive Enter f
+wait_for "\[focus on phase_recursive; u undoes\]"
+wait_for "^100\.00% +0\.00%  - phase_recursive\$"
+$T send-keys -t ui u / run_phases Enter m
+wait_for "\[merged 1; u undoes\]"
+wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
+screen | grep -q " run_phases\$" && fail "run_phases merged away is still shown: $(screen)"
+screen | grep -Eq "^ +[0-9.]+% +[0-9.]+%      [-+ ] phase_(compute|branchy|pointer_chase)\$" ||
+	fail "merged, the phases are not right under main: $(screen)"
 $T send-keys -t ui q
 sleep 0.3
 $T kill-server 2>/dev/null

@@ -105,6 +105,45 @@ static void paths(void)
 	r3 = cct_find(&t, r2, 5);
 	CHECK(r1 && r2 && r3 && cct_node(&t, r3)->self == 1 && cct_node(&t, r1)->total == 1);
 
+	/* The transforms: collapse recursion, merge a function, focus on one. */
+	{
+		struct cct_transform x;
+		struct cct out;
+		uint32_t m1, m_a, m_c;
+
+		memset(&x, 0, sizeof(x));
+		x.collapse_recursion = true;
+		cct_transform(&t, &x, &out);
+		m1 = cct_find(&out, CCT_ROOT, 1);
+		CHECK(m1 && cct_find(&out, m1, 5) && !cct_find(&out, cct_find(&out, m1, 5), 5));
+		CHECK_EQ_U64(cct_node(&out, cct_find(&out, m1, 5))->self, 1);
+		CHECK_EQ_U64(out.samples, 8);
+		cct_free(&out);
+
+		/* a merged away: main;a;b becomes main;b, main;a's sample is main's own. */
+		memset(&x, 0, sizeof(x));
+		x.merged[x.nmerged++] = 2;
+		cct_transform(&t, &x, &out);
+		m1 = cct_find(&out, CCT_ROOT, 1);
+		CHECK(m1 && !cct_find(&out, m1, 2));
+		CHECK_EQ_U64(cct_node(&out, cct_find(&out, m1, 3))->self, 3);
+		CHECK_EQ_U64(cct_node(&out, m1)->self, 1);
+		CHECK_EQ_U64(cct_node(&out, m1)->total, 7);
+		cct_free(&out);
+
+		/* Focus on a: only paths through it, from it. */
+		memset(&x, 0, sizeof(x));
+		x.focus = true;
+		x.focus_sym = 2;
+		cct_transform(&t, &x, &out);
+		m_a = cct_find(&out, CCT_ROOT, 2);
+		m_c = cct_find(&out, CCT_ROOT, 4);
+		CHECK(m_a && !m_c && !cct_find(&out, CCT_ROOT, 1));
+		CHECK_EQ_U64(out.samples, 4);
+		CHECK_EQ_U64(cct_node(&out, cct_find(&out, m_a, 3))->self, 3);
+		cct_free(&out);
+	}
+
 	/* Deeper than the cap: the innermost CCT_MAX_DEPTH under the marker. */
 	{
 		uint32_t deep[CCT_MAX_DEPTH + 88], at;

@@ -172,6 +172,54 @@ void cct_invert(const struct cct *from, struct cct *to)
 	to->capped += from->capped;
 }
 
+static bool merged(const struct cct_transform *x, uint32_t sym)
+{
+	for (unsigned i = 0; i < x->nmerged; i++)
+		if (x->merged[i] == sym)
+			return true;
+	return false;
+}
+
+void cct_transform(const struct cct *from, const struct cct_transform *x, struct cct *to)
+{
+	uint32_t path[CCT_MAX_DEPTH + 1];
+
+	cct_init(to);
+	for (size_t i = 1; i < from->n; i++) {
+		const struct cct_node *n = &from->nodes[i];
+		size_t k = 0, out = 0, start = 0;
+
+		if (!n->self)
+			continue;
+		for (uint32_t at = (uint32_t)i; at != CCT_ROOT && k < CCT_MAX_DEPTH + 1;
+		     at = from->nodes[at].parent)
+			path[k++] = from->nodes[at].sym;
+		/* Root first; then focus, merge and collapse in place. */
+		for (size_t a = 0, b = k - 1; a < b; a++, b--) {
+			uint32_t swap = path[a];
+
+			path[a] = path[b];
+			path[b] = swap;
+		}
+		if (x->focus) {
+			while (start < k && path[start] != x->focus_sym)
+				start++;
+			if (start == k)
+				continue;	/* not through it: out of the focused tree */
+		}
+		for (size_t j = start; j < k; j++) {
+			if (merged(x, path[j]))
+				continue;
+			if (x->collapse_recursion && out && path[out - 1] == path[j])
+				continue;
+			path[out++] = path[j];
+		}
+		cct_add_samples(to, path, out, false, n->self, n->self_weight);
+	}
+	to->truncated = from->truncated;
+	to->capped += from->capped;
+}
+
 size_t cct_bytes(const struct cct *t)
 {
 	return t->cap * sizeof(*t->nodes) +

@@ -71,6 +71,29 @@ uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool t
  */
 void cct_invert(const struct cct *from, struct cct *to);
 
+/*
+ * The transforms users know from the Firefox Profiler, applied to every
+ * sample's path: focus on a function (only paths through it, starting
+ * at it), merge functions away (their samples go to their callers), and
+ * collapse direct recursion (f f f is f).
+ */
+#define CCT_MERGE_MAX	8u
+struct cct_transform {
+	bool focus;
+	uint32_t focus_sym;
+	uint32_t merged[CCT_MERGE_MAX];
+	unsigned nmerged;
+	bool collapse_recursion;
+};
+
+static inline bool cct_transform_any(const struct cct_transform *x)
+{
+	return x->focus || x->nmerged || x->collapse_recursion;
+}
+
+/* from's paths through x into to (made here; cct_free it). */
+void cct_transform(const struct cct *from, const struct cct_transform *x, struct cct *to);
+
 static inline const struct cct_node *cct_node(const struct cct *t, uint32_t i)
 {
 	return &t->nodes[i];

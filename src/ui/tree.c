@@ -7,7 +7,9 @@
  * its caller), * opens everything under it, Enter toggles.  Search (/)
  * finds a function among the rows shown.  b turns it bottom-up: at the
  * top the functions samples ended in, under each its callers (the tree
- * inverted at each refresh).
+ * inverted at each refresh).  The Firefox Profiler's transforms: f
+ * focuses on the selected function, m merges it away, r collapses direct
+ * recursion, u undoes them all.
  */
 #include "model/cct.h"
 #include "model/model.h"
@@ -35,12 +37,15 @@ struct tree_view {
 	uint32_t *rows;		/* the visible nodes, in order */
 	size_t nrows, rows_cap;
 	bool bottom_up;
-	struct cct inverted;	/* bottom_up: the session's tree inverted */
+	struct cct inverted;	/* bottom_up: the tree shown, inverted */
+	struct cct_transform x;
+	struct cct transformed;	/* the session's through x, when any */
 };
 
 static const struct cct *tree_of(const struct tree_view *t)
 {
-	return t->bottom_up ? &t->inverted : &t->v.ui->s->model.tree;
+	return t->bottom_up ? &t->inverted : cct_transform_any(&t->x) ? &t->transformed
+	       : &t->v.ui->s->model.tree;
 }
 
 static const char *name_of(const struct tree_view *t, uint32_t node)
@@ -124,11 +129,16 @@ static void add_children(struct tree_view *t, uint32_t node)
 static void tree_refresh(struct view *v)
 {
 	struct tree_view *t = (struct tree_view *)v;
-	const struct cct *c;
+	const struct cct *c = &v->ui->s->model.tree;
 
+	if (cct_transform_any(&t->x)) {
+		cct_free(&t->transformed);
+		cct_transform(c, &t->x, &t->transformed);
+		c = &t->transformed;
+	}
 	if (t->bottom_up) {
 		cct_free(&t->inverted);
-		cct_invert(&v->ui->s->model.tree, &t->inverted);
+		cct_invert(c, &t->inverted);
 	}
 	c = tree_of(t);
 	t->nrows = 0;
@@ -159,6 +169,20 @@ static void tree_draw(struct view *v, WINDOW *w)
 		 c->truncated ? ", some chains truncated" : "",
 		 c->capped ? ", the tree is full: some stop short" : "",
 		 t->bottom_up ? "top-down" : "bottom-up");
+	if (cct_transform_any(&t->x)) {
+		char name[64] = "";
+
+		if (t->x.focus)
+			snprintf(name, sizeof(name), "%.60s", t->x.focus_sym == CCT_SYM_TRUNCATED
+				 ? "[truncated chain]"
+				 : symbolizer_symbol(ui->s->model.symbols, t->x.focus_sym)->name);
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 "  [%s%s%s%s%.0u%s%s; u undoes]", t->x.focus ? "focus on " : "", name,
+			 t->x.focus && (t->x.nmerged || t->x.collapse_recursion) ? ", " : "",
+			 t->x.nmerged ? "merged " : "", t->x.nmerged,
+			 t->x.nmerged && t->x.collapse_recursion ? ", " : "",
+			 t->x.collapse_recursion ? "recursion collapsed" : "");
+	}
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
 	t->list.height = lines - 1;
 	list_select(&t->list, (long)t->list.selected);
@@ -191,6 +215,16 @@ static void tree_draw(struct view *v, WINDOW *w)
 	}
 }
 
+/* Another tree: its nodes are others, so is what is open and selected. */
+static void start_over(struct tree_view *t)
+{
+	free(t->state);
+	t->state = NULL;
+	t->state_cap = 0;
+	t->list.have_selection = false;
+	t->list.selected = t->list.top = 0;
+}
+
 /* Opens node and everything below it. */
 static void open_all(struct tree_view *t, uint32_t node)
 {
@@ -208,19 +242,35 @@ static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
 
 	if (list_key(&t->list, code, a) == LIST_MOVED)
 		return VIEW_REDRAW;
-	if (code == 'b') {
-		/* The other tree: its nodes are others, so is what is open. */
-		t->bottom_up = !t->bottom_up;
-		free(t->state);
-		t->state = NULL;
-		t->state_cap = 0;
-		t->list.have_selection = false;
-		t->list.selected = t->list.top = 0;
+	if (code == 'b' || code == 'u' || code == 'r') {
+		if (code == 'b')
+			t->bottom_up = !t->bottom_up;
+		else if (code == 'r')
+			t->x.collapse_recursion = !t->x.collapse_recursion;
+		else
+			memset(&t->x, 0, sizeof(t->x));
+		start_over(t);
 		return VIEW_REQUERY;
 	}
 	if (!t->nrows)
 		return VIEW_IGNORED;
 	node = t->rows[t->list.selected];
+	if (code == 'f' || code == 'm') {
+		uint32_t sym = cct_node(tree_of(t), node)->sym;
+
+		if (code == 'f') {
+			t->x.focus = true;
+			t->x.focus_sym = sym;
+		} else if (t->x.nmerged < CCT_MERGE_MAX) {
+			t->x.merged[t->x.nmerged++] = sym;
+		} else {
+			snprintf(v->ui->message, sizeof(v->ui->message),
+				 "%u functions merged already: u undoes", CCT_MERGE_MAX);
+			return VIEW_REDRAW;
+		}
+		start_over(t);
+		return VIEW_REQUERY;
+	}
 	if (code == '+' || (a == UA_OPEN && code == KEY_RIGHT)) {
 		set_state(t, node, NODE_OPEN);
 		return VIEW_REQUERY;
@@ -256,6 +306,7 @@ static void tree_destroy(struct view *v)
 	free(t->state);
 	free(t->rows);
 	cct_free(&t->inverted);
+	cct_free(&t->transformed);
 	free(t);
 }
 
