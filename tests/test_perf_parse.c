@@ -128,6 +128,25 @@ static void test_samples_and_wrap(void)
 	CHECK(((const struct st_sample *)(const void *)seen.out[2])->flags &
 	      ST_SAMPLE_MULTIPLEXED);
 	CHECK(st_record_check(seen.out[1], seen.size[1]) == seen.size[1]);
+	CHECK(!(a->flags & ST_SAMPLE_CHAIN_TRUNC));
+
+	/* At the kernel's perf_event_max_stack (here 3 frames): a cut chain. */
+	{
+		struct perf_layout l = group_layout;
+		struct perf_group_state gs;
+		_Alignas(8) unsigned char out[4096];
+		const struct st_sample *s = (const void *)out;
+
+		len = build_sample(w, 0x400100, 1000, 2000, 100, 100);
+		memset(&gs, 0, sizeof(gs));
+		l.max_stack = 3;
+		CHECK(perf_convert(&l, &gs, (const void *)w, out) > 0);
+		CHECK(s->nchain == 3 && (s->flags & ST_SAMPLE_CHAIN_TRUNC));
+		memset(&gs, 0, sizeof(gs));
+		l.max_stack = 4;
+		CHECK(perf_convert(&l, &gs, (const void *)w, out) > 0);
+		CHECK(s->nchain == 3 && !(s->flags & ST_SAMPLE_CHAIN_TRUNC));
+	}
 }
 
 static void test_side_records(void)

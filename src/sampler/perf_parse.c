@@ -175,7 +175,8 @@ static int take_read(struct cursor *c, uint64_t rf, struct perf_group_state *gs,
 }
 
 /* PERF_SAMPLE_CALLCHAIN: the frames after the counters, markers left out. */
-static int take_callchain(struct cursor *c, struct st_sample *s, size_t words)
+static int take_callchain(struct cursor *c, struct st_sample *s, size_t words,
+			  unsigned max_stack)
 {
 	uint64_t nr = take64(c);
 
@@ -192,6 +193,9 @@ static int take_callchain(struct cursor *c, struct st_sample *s, size_t words)
 		}
 		s->data[words + s->nchain++] = ip;
 	}
+	/* The kernel stops at its limit without saying so: at the limit, cut. */
+	if (max_stack && s->nchain >= max_stack)
+		s->flags |= ST_SAMPLE_CHAIN_TRUNC;
 	return 0;
 }
 
@@ -227,7 +231,7 @@ static size_t convert_sample(const struct perf_layout *l,
 	if ((t & PERF_SAMPLE_READ) && take_read(&c, l->read_format, gs, s) < 0)
 		return 0;
 	words = s->ncounters;
-	if ((t & PERF_SAMPLE_CALLCHAIN) && take_callchain(&c, s, words) < 0)
+	if ((t & PERF_SAMPLE_CALLCHAIN) && take_callchain(&c, s, words, l->max_stack) < 0)
 		return 0;
 	if (c.bad)
 		return 0;

@@ -17,6 +17,11 @@ struct perf_layout {
 	uint64_t sample_type;
 	uint64_t read_format;
 	int sample_id_all;
+	/*
+	 * The kernel's limit on a chain's frames (perf_event_max_stack), 0 if
+	 * unknown: a chain that reaches it was cut, and is marked so.
+	 */
+	unsigned max_stack;
 };
 
 /* Per-buffer state: the previous group values, for per-interval deltas. */

@@ -1042,8 +1042,18 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	ps->rng = st_now_ns() | 1;
 	ps->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 		PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-	if (cfg->callchain)
+	if (cfg->callchain) {
+		char *max = st_read_file("/proc/sys/kernel/perf_event_max_stack", NULL);
+
 		ps->layout.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		/* Chains that reach the kernel's limit were cut: say so in the tree. */
+		if (max) {
+			long v = atol(max);
+
+			ps->layout.max_stack = v > 0 && v < 65536 ? (unsigned)v : 0;
+			free(max);
+		}
+	}
 	if (cfg->separate) {
 		/* First in every record, so the event is read before parsing. */
 		ps->layout.sample_type |= PERF_SAMPLE_IDENTIFIER;
