@@ -92,18 +92,24 @@ static int by_cycles(const void *x, const void *y)
 	return (a->tag > b->tag) - (a->tag < b->tag);
 }
 
+/* The milliseconds of [from, to) (ns) to visit: at most the ring's span. */
+static uint64_t window_first_ms(const struct obs_series *s, uint64_t from)
+{
+	uint64_t first = from / 1000000;
+
+	if (s->newest >= OBS_SERIES_MS && first < s->newest + 1 - OBS_SERIES_MS)
+		first = s->newest + 1 - OBS_SERIES_MS;
+	return first;
+}
+
 size_t obs_series_window_tags(const struct obs_series *s, uint64_t from, uint64_t to,
 			      struct obs_window_tag **out, double *cycles)
 {
 	struct window_tag *all = NULL, *w, *tmp;
-	uint64_t first = from / 1000000, last = to / 1000000;
 	size_t n = 0;
 
 	*cycles = 0;
-	/* At most the ring's span: older milliseconds are not held anyway. */
-	if (s->newest >= OBS_SERIES_MS && first < s->newest + 1 - OBS_SERIES_MS)
-		first = s->newest + 1 - OBS_SERIES_MS;
-	for (uint64_t ms = first; ms < last && ms <= s->newest; ms++) {
+	for (uint64_t ms = window_first_ms(s, from); ms < to / 1000000 && ms <= s->newest; ms++) {
 		const struct obs_bucket *b = obs_series_at(s, ms);
 
 		if (!b)
@@ -181,11 +187,7 @@ static void window_from_buckets(const struct obs_series *s, uint64_t from, uint6
 				uint64_t tsc_hz, const uint64_t *tag,
 				struct obs_window_dist *d)
 {
-	uint64_t first = from / 1000000, last = to / 1000000;
-
-	if (s->newest >= OBS_SERIES_MS && first < s->newest + 1 - OBS_SERIES_MS)
-		first = s->newest + 1 - OBS_SERIES_MS;
-	for (uint64_t ms = first; ms < last && ms <= s->newest; ms++) {
+	for (uint64_t ms = window_first_ms(s, from); ms < to / 1000000 && ms <= s->newest; ms++) {
 		const struct obs_bucket *b = obs_series_at(s, ms);
 
 		if (!b)
