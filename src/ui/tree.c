@@ -40,6 +40,7 @@ struct tree_view {
 	struct cct inverted;	/* bottom_up: the tree shown, inverted */
 	struct cct_transform x;
 	struct cct transformed;	/* the session's through x, when any */
+	uint64_t seen;		/* the session's tree's samples at the last refresh */
 };
 
 static const struct cct *tree_of(const struct tree_view *t)
@@ -126,11 +127,25 @@ static void add_children(struct tree_view *t, uint32_t node)
 	free(kids);
 }
 
+/* Another tree: its nodes are others, so is what is open and selected. */
+static void start_over(struct tree_view *t)
+{
+	free(t->state);
+	t->state = NULL;
+	t->state_cap = 0;
+	t->list.have_selection = false;
+	t->list.selected = t->list.top = 0;
+}
+
 static void tree_refresh(struct view *v)
 {
 	struct tree_view *t = (struct tree_view *)v;
 	const struct cct *c = &v->ui->s->model.tree;
 
+	/* Zeroed (z): the node numbers the open and closed marks name are reused. */
+	if (c->samples < t->seen)
+		start_over(t);
+	t->seen = c->samples;
 	if (cct_transform_any(&t->x)) {
 		cct_free(&t->transformed);
 		cct_transform(c, &t->x, &t->transformed);
@@ -213,16 +228,6 @@ static void tree_draw(struct view *v, WINDOW *w)
 		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
 			  : ui->attr[TH_ROW], line);
 	}
-}
-
-/* Another tree: its nodes are others, so is what is open and selected. */
-static void start_over(struct tree_view *t)
-{
-	free(t->state);
-	t->state = NULL;
-	t->state_cap = 0;
-	t->list.have_selection = false;
-	t->list.selected = t->list.top = 0;
 }
 
 /* Opens node and everything below it. */
