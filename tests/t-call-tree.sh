@@ -62,6 +62,44 @@ done
 deepest=$(grep ";run_phases;phase_recursive;" "$TMP/folded" |
 	awk '{ n = gsub(/recurse_tree/, "&"); if (n > m) m = n } END { print m + 0 }')
 [ "$deepest" -eq 9 ] || fail "recurse_tree nests $deepest levels, not 9: $(grep recurse_tree "$TMP/folded" | head -3)"
+# A target with a known call tree (tests/call_paths.c): leaf_work reached
+# by five paths, at depths 3, 4 and 8, two of them twins with equal
+# frames; each path an equal part of the work.  Every path is there as
+# written, with a fifth of the samples (10-30%), and nothing else holds
+# more than 2%.
+if [ -x "$TESTS_BIN/call_paths" ]; then
+	"$SHIMTOP" --batch --format folded -- "$TESTS_BIN/call_paths" --seconds 2 \
+		>"$TMP/paths" 2>"$TMP/err" || fail "call_paths under shimtop: $(cat "$TMP/err")"
+	python3 - "$TMP/paths" <<'PY' || fail "call_paths' tree: $(sort -t' ' -k2 -n "$TMP/paths" | tail -8)"
+import sys
+want = {
+    'main;via_one;leaf_work',
+    'main;via_two;via_three;leaf_work',
+    'main;' + 'recurse;' * 6 + 'leaf_work',
+    'main;twin_left;leaf_work',
+    'main;twin_right;leaf_work',
+}
+counts = {}
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(' ', 1)
+    frames = stack.split(';')
+    # From main down; what the kernel adds at the leaf (interrupts) is the leaf's.
+    if 'main' not in frames:
+        key = stack
+    else:
+        frames = frames[frames.index('main'):]
+        if 'leaf_work' in frames:
+            frames = frames[:frames.index('leaf_work') + 1]
+        key = ';'.join(frames)
+    counts[key] = counts.get(key, 0) + int(n)
+total = sum(counts.values())
+for w in want:
+    share = counts.get(w, 0) / total
+    assert 0.10 <= share <= 0.30, (w, share)
+for k, n in counts.items():
+    assert k in want or n / total <= 0.02, (k, n / total)
+PY
+fi
 "$SHIMTOP" -i "$TMP/rec" --batch -g --format folded >"$TMP/g" 2>"$TMP/err" || fail "-g: $(cat "$TMP/err")"
 cmp -s "$TMP/g" "$TMP/folded" || fail "-g (fp, the default) changed the tree"
 expect_run 2 "--call-graph dwarf,8192 is not built yet: use fp" -- "$SHIMTOP" --demo --call-graph dwarf,8192
