@@ -5,7 +5,9 @@
  *     main > via_two > via_three > leaf_work
  *     main > recurse(5) > ... > recurse(0) > leaf_work   (six levels)
  * and a twin pair with equal frames (twin_left, twin_right > leaf_work).
- * Each path does the same work in turn, for --seconds.
+ * Each path does the same work in turn, for --seconds.  --deep N: only
+ * recurse(N), deeper than the kernel's chains reach (10,000 for the
+ * test).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,9 +88,12 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double seconds = argc > 2 && !strcmp(argv[1], "--seconds") ? atof(argv[2]) : 2;
+	int deep = argc > 2 && !strcmp(argv[1], "--deep") ? atoi(argv[2]) : 0;
 	double end = now() + seconds;
 
-	while (now() < end) {
+	while (deep > 0 && now() < end)
+		recurse(deep);
+	while (!deep && now() < end) {
 		via_one();
 		via_two();
 		recurse(5);

@@ -99,6 +99,21 @@ for w in want:
 for k, n in counts.items():
     assert k in want or n / total <= 0.02, (k, n / total)
 PY
+	# Recursion 10,000 deep: the kernel gives perf_event_max_stack frames
+	# and says nothing; the tree puts such chains under [truncated chain]
+	# and the gauge says how many.
+	"$SHIMTOP" --batch --format json -- "$TESTS_BIN/call_paths" --deep 10000 \
+		>"$TMP/deep.json" 2>"$TMP/err" || fail "call_paths --deep under shimtop: $(cat "$TMP/err")"
+	python3 - "$TMP/deep.json" <<'PY' || fail "10,000 deep: $(json_get "$TMP/deep.json" "[g for g in d['gauges'] if g['name'] == 'call tree']")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d['tree']
+assert t['truncated'] > 0.5 * t['samples'], (t['truncated'], t['samples'])
+top = [n for n in t['nodes'] if n['parent'] == 0 and n['name'] == '[truncated chain]']
+assert top and top[0]['total'] == t['truncated'], top
+g = [g for g in d['gauges'] if g['name'] == 'call tree'][0]
+assert g['bad'] and 'on a cut chain' in g['meaning'], g
+PY
 fi
 "$SHIMTOP" -i "$TMP/rec" --batch -g --format folded >"$TMP/g" 2>"$TMP/err" || fail "-g: $(cat "$TMP/err")"
 cmp -s "$TMP/g" "$TMP/folded" || fail "-g (fp, the default) changed the tree"
