@@ -25,7 +25,8 @@
  */
 #define PUMP_NS		(50u * 1000 * 1000)
 #define STOP_NS		(500u * 1000 * 1000)
-#define CLOCK_EVERY	256u	/* records between clock reads */
+#define CLOCK_EVERY	256u	/* perf records between clock reads */
+#define CLOCK_EVERY_OBS	1u	/* observer batches: hundreds of samples each */
 
 /*
  * What already runs is told to the model as records, as perf synthesizes
@@ -346,12 +347,13 @@ int session_start(struct session *s)
 	return s->observer ? source_start(s->observer) : 0;
 }
 
-static void finish(struct session *s, const char *why)
+/* Sampling ended at `end` (ns): what is drained after it is not sampling time. */
+static void finish(struct session *s, const char *why, uint64_t end)
 {
 	if (s->finished)
 		return;
 	s->finished = true;
-	s->end_ns = st_now_ns();
+	s->end_ns = end;
 	model_flush(&s->model);
 	snprintf(s->status, sizeof(s->status), "%s after %.1f s", why,
 		 session_elapsed(s));
@@ -360,14 +362,14 @@ static void finish(struct session *s, const char *why)
 /* Ingests records until the ring is empty or the clock passes deadline. */
 static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 {
-	size_t n = 0, len;
+	size_t n = 0, len, every = r == s->obs_ring ? CLOCK_EVERY_OBS : CLOCK_EVERY;
 	const void *rec;
 
 	while ((rec = ring_peek(r, &len))) {
 		/* Records in the ring are whole and aligned: we wrote them. */
 		take(s, rec);
 		ring_release(r);
-		if (++n % CLOCK_EVERY == 0 && st_now_ns() >= deadline)
+		if (++n % every == 0 && st_now_ns() >= deadline)
 			break;
 	}
 	return n;
@@ -404,7 +406,7 @@ static size_t pump_until(struct session *s, uint64_t deadline)
 	if (s->has_target)
 		target_reap(&s->target);
 	if (s->info.finished && !ring_peek(s->ring, &len))
-		finish(s, s->info.finish_reason);
+		finish(s, s->info.finish_reason, st_now_ns());
 	return n;
 }
 
@@ -581,7 +583,7 @@ void session_metrics(const struct session *s, struct session_metrics *out)
 
 int session_stop(struct session *s)
 {
-	uint64_t deadline = st_now_ns() + STOP_NS;
+	uint64_t stopped = st_now_ns(), deadline = stopped + STOP_NS;
 	int rc = 0;
 
 	if (s->observer) {
@@ -594,7 +596,7 @@ int session_stop(struct session *s)
 		while (pump_until(s, deadline) && st_now_ns() < deadline)
 			;
 		abandon(s, s->ring, &s->abandoned);
-		finish(s, s->info.finished ? s->info.finish_reason : "stopped");
+		finish(s, s->info.finished ? s->info.finish_reason : "stopped", stopped);
 		source_destroy(s->source);
 		s->source = NULL;
 	}
