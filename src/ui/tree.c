@@ -169,7 +169,7 @@ static void tree_draw(struct view *v, WINDOW *w)
 	const struct ui *ui = v->ui;
 	const struct cct *c = tree_of(t);
 	int lines, cols;
-	char line[1024];
+	char line[1024], applied[160] = "";
 
 	getmaxyx(w, lines, cols);
 	werase(w);
@@ -178,12 +178,7 @@ static void tree_draw(struct view *v, WINDOW *w)
 			  "no samples yet (the tree is every sample's call path)");
 		return;
 	}
-	snprintf(line, sizeof(line), "%7s %7s  %s  (%llu samples%s%s; + - * open, close; b %s)",
-		 "TOTAL%", t->bottom_up ? "" : "SELF%",
-		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE", (unsigned long long)c->samples,
-		 c->truncated ? ", some chains truncated" : "",
-		 c->capped ? ", the tree is full: some stop short" : "",
-		 t->bottom_up ? "top-down" : "bottom-up");
+	/* What is applied first: a narrow terminal cuts the title's end. */
 	if (cct_transform_any(&t->x)) {
 		char name[64] = "";
 
@@ -191,13 +186,20 @@ static void tree_draw(struct view *v, WINDOW *w)
 			snprintf(name, sizeof(name), "%.60s", t->x.focus_sym == CCT_SYM_TRUNCATED
 				 ? "[truncated chain]"
 				 : symbolizer_symbol(ui->s->model.symbols, t->x.focus_sym)->name);
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 "  [%s%s%s%s%.0u%s%s; u undoes]", t->x.focus ? "focus on " : "", name,
+		snprintf(applied, sizeof(applied), "  [%s%s%s%s%.0u%s%s; u undoes]",
+			 t->x.focus ? "focus on " : "", name,
 			 t->x.focus && (t->x.nmerged || t->x.collapse_recursion) ? ", " : "",
 			 t->x.nmerged ? "merged " : "", t->x.nmerged,
 			 t->x.nmerged && t->x.collapse_recursion ? ", " : "",
 			 t->x.collapse_recursion ? "recursion collapsed" : "");
 	}
+	snprintf(line, sizeof(line), "%7s %7s  %s%s  (%llu samples%s%s; + - * open, close; b %s)",
+		 "TOTAL%", t->bottom_up ? "" : "SELF%",
+		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE", applied,
+		 (unsigned long long)c->samples,
+		 c->truncated ? ", some chains truncated" : "",
+		 c->capped ? ", the tree is full: some stop short" : "",
+		 t->bottom_up ? "top-down" : "bottom-up");
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
 	t->list.height = lines - 1;
 	list_select(&t->list, (long)t->list.selected);
