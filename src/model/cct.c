@@ -150,6 +150,16 @@ uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool t
 	return at;
 }
 
+/* node's functions, itself first and up to the root's child, at most max: how many. */
+static size_t path_up(const struct cct *t, uint32_t node, uint32_t *path, size_t max)
+{
+	size_t k = 0;
+
+	for (uint32_t at = node; at != CCT_ROOT && k < max; at = t->nodes[at].parent)
+		path[k++] = t->nodes[at].sym;
+	return k;
+}
+
 void cct_invert(const struct cct *from, struct cct *to)
 {
 	uint32_t path[CCT_MAX_DEPTH];
@@ -157,14 +167,12 @@ void cct_invert(const struct cct *from, struct cct *to)
 	cct_init(to);
 	for (size_t i = 1; i < from->n; i++) {
 		const struct cct_node *n = &from->nodes[i];
-		size_t k = 0;
+		size_t k;
 
 		if (!n->self)
 			continue;
 		/* Leaf first: the bottom-up tree's root-first order (callers past 512 left off). */
-		for (uint32_t at = (uint32_t)i; at != CCT_ROOT && k < CCT_MAX_DEPTH;
-		     at = from->nodes[at].parent)
-			path[k++] = from->nodes[at].sym;
+		k = path_up(from, (uint32_t)i, path, CCT_MAX_DEPTH);
 		cct_add_samples(to, path, k, false, n->self, n->self_weight);
 	}
 	/* Cut and capped samples were counted when they came in; capped here too. */
@@ -187,13 +195,11 @@ void cct_transform(const struct cct *from, const struct cct_transform *x, struct
 	cct_init(to);
 	for (size_t i = 1; i < from->n; i++) {
 		const struct cct_node *n = &from->nodes[i];
-		size_t k = 0, out = 0, start = 0;
+		size_t k, out = 0, start = 0;
 
 		if (!n->self)
 			continue;
-		for (uint32_t at = (uint32_t)i; at != CCT_ROOT && k < CCT_MAX_DEPTH + 1;
-		     at = from->nodes[at].parent)
-			path[k++] = from->nodes[at].sym;
+		k = path_up(from, (uint32_t)i, path, CCT_MAX_DEPTH + 1);
 		/* Root first; then focus, merge and collapse in place. */
 		for (size_t a = 0, b = k - 1; a < b; a++, b--) {
 			uint32_t swap = path[a];

@@ -175,6 +175,9 @@ struct model {
 
 void model_init(struct model *m, struct symbolizer *symbols);
 
+/* A call tree frame's name: its function's, or "[truncated chain]". */
+const char *model_frame_name(const struct model *m, uint32_t sym);
+
 /*
  * The weight that shares are of: the shown event's with -e a,b, else
  * all of it.  `weight` and `event_weight` are one total's (a symbol's, a

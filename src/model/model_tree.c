@@ -9,6 +9,12 @@
 /* x86-64: the kernel's half of the address space (chains lose perf's markers). */
 #define KERNEL_START	0xffff800000000000ull
 
+const char *model_frame_name(const struct model *m, uint32_t sym)
+{
+	return sym == CCT_SYM_TRUNCATED ? "[truncated chain]"
+	       : symbolizer_symbol(m->symbols, sym)->name;
+}
+
 void model_take_chain(struct model *m, const struct st_sample *s,
 		      const struct st_symbol *leaf)
 {

@@ -2,22 +2,15 @@
 #include "model/cct.h"
 #include "output/report.h"
 #include "model/model.h"
-#include "symbols/symbols.h"
 #include "util.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
 
-static const char *name_of(const struct model *m, uint32_t sym)
-{
-	return sym == CCT_SYM_TRUNCATED ? "[truncated chain]"
-	       : symbolizer_symbol(m->symbols, sym)->name;
-}
-
 /* A frame's name, with what would break the format (';', controls) replaced. */
 static void put_name(const struct model *m, uint32_t sym, FILE *out)
 {
-	const char *name = name_of(m, sym);
+	const char *name = model_frame_name(m, sym);
 
 	for (const char *p = name; *p; p++)
 		fputc(*p == ';' || (unsigned char)*p < ' ' ? '?' : *p, out);
@@ -79,7 +72,7 @@ struct json_object *report_tree_json(const struct model *m)
 
 		report_add_u64(j, "id", i);
 		report_add_u64(j, "parent", n->parent);
-		json_object_object_add(j, "name", json_object_new_string(name_of(m, n->sym)));
+		json_object_object_add(j, "name", json_object_new_string(model_frame_name(m, n->sym)));
 		report_add_u64(j, "self", n->self);
 		report_add_u64(j, "total", n->total);
 		json_object_array_add(nodes, j);

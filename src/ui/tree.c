@@ -14,7 +14,6 @@
 #include "model/cct.h"
 #include "model/model.h"
 #include "session.h"
-#include "symbols/symbols.h"
 #include "ui/draw.h"
 #include "ui/list.h"
 #include "ui/ui_internal.h"
@@ -51,10 +50,7 @@ static const struct cct *tree_of(const struct tree_view *t)
 
 static const char *name_of(const struct tree_view *t, uint32_t node)
 {
-	const struct cct_node *n = cct_node(tree_of(t), node);
-
-	return n->sym == CCT_SYM_TRUNCATED ? "[truncated chain]"
-	       : symbolizer_symbol(t->v.ui->s->model.symbols, n->sym)->name;
+	return model_frame_name(&t->v.ui->s->model, cct_node(tree_of(t), node)->sym);
 }
 
 static uint64_t row_id(void *ctx, size_t i)
@@ -183,9 +179,8 @@ static void tree_draw(struct view *v, WINDOW *w)
 		char name[64] = "";
 
 		if (t->x.focus)
-			snprintf(name, sizeof(name), "%.60s", t->x.focus_sym == CCT_SYM_TRUNCATED
-				 ? "[truncated chain]"
-				 : symbolizer_symbol(ui->s->model.symbols, t->x.focus_sym)->name);
+			snprintf(name, sizeof(name), "%.60s",
+				 model_frame_name(&ui->s->model, t->x.focus_sym));
 		snprintf(applied, sizeof(applied), "  [%s%s%s%s%.0u%s%s; u undoes]",
 			 t->x.focus ? "focus on " : "", name,
 			 t->x.focus && (t->x.nmerged || t->x.collapse_recursion) ? ", " : "",
