@@ -1,0 +1,511 @@
+/*
+ * callerchain.c - CallerChaining: quadruples chained into a tree by
+ * depth, samples mapped onto it, the result checked against full chains.
+ */
+#include "model/callerchain.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#define PAIR(sym, depth)	((uint64_t)(sym) << 32 | (uint32_t)(depth))
+#define PAIR_SYM(k)		((uint32_t)((k) >> 32))
+#define PAIR_DEPTH(k)		((uint32_t)(k))
+
+struct cc_pair_entry {
+	UT_hash_handle hh;
+	uint64_t key;
+	uint64_t count;
+};
+
+struct cc_edge_key {
+	uint64_t caller, callee;
+};
+
+struct cc_edge_entry {
+	UT_hash_handle hh;
+	struct cc_edge_key key;
+	uint64_t count;
+};
+
+struct cc_check_key {
+	uint64_t pair;
+	uint32_t callers[CC_LEVELS];
+	uint32_t n;
+};
+
+struct cc_check_entry {
+	UT_hash_handle hh;
+	struct cc_check_key key;
+	uint64_t count;
+};
+
+void callerchain_init(struct callerchain *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void callerchain_clear(struct callerchain *c)
+{
+	struct cc_pair_entry *p, *pt;
+	struct cc_edge_entry *e, *et;
+	struct cc_check_entry *k, *kt;
+
+	HASH_ITER(hh, c->pairs, p, pt) {
+		HASH_DEL(c->pairs, p);
+		free(p);
+	}
+	HASH_ITER(hh, c->edges, e, et) {
+		HASH_DEL(c->edges, e);
+		free(e);
+	}
+	HASH_ITER(hh, c->checks, k, kt) {
+		HASH_DEL(c->checks, k);
+		free(k);
+	}
+	callerchain_init(c);
+}
+
+void callerchain_free(struct callerchain *c)
+{
+	callerchain_clear(c);
+}
+
+void callerchain_add_call(struct callerchain *c, uint32_t callee, uint32_t callee_depth,
+			  uint32_t caller, uint32_t caller_depth, uint64_t count)
+{
+	struct cc_edge_key key = { PAIR(caller, caller_depth), PAIR(callee, callee_depth) };
+	struct cc_edge_entry *e;
+
+	c->quadruples += count;
+	/* The stack grows down: a callee's frame lies below its caller's. */
+	if (callee_depth <= caller_depth) {
+		c->backward += count;
+		return;
+	}
+	HASH_FIND(hh, c->edges, &key, sizeof(key), e);
+	if (!e) {
+		if (c->nedges >= CC_MAX_EDGES) {
+			c->dropped += count;
+			return;
+		}
+		e = st_xcalloc(1, sizeof(*e));
+		e->key = key;
+		HASH_ADD(hh, c->edges, key, sizeof(e->key), e);
+		c->nedges++;
+	}
+	e->count += count;
+}
+
+void callerchain_add_sample(struct callerchain *c, uint32_t sym, uint32_t depth,
+			    const uint32_t *callers, size_t ncallers, uint64_t count)
+{
+	uint64_t key = PAIR(sym, depth);
+	struct cc_pair_entry *p;
+
+	HASH_FIND(hh, c->pairs, &key, sizeof(key), p);
+	if (!p) {
+		if (c->npairs >= CC_MAX_PAIRS) {
+			c->dropped += count;
+			return;
+		}
+		p = st_xcalloc(1, sizeof(*p));
+		p->key = key;
+		HASH_ADD(hh, c->pairs, key, sizeof(p->key), p);
+		c->npairs++;
+	}
+	p->count += count;
+	c->samples += count;
+	if (ncallers && c->nchecks < CC_MAX_CHECKS) {
+		struct cc_check_key k;
+		struct cc_check_entry *e;
+
+		memset(&k, 0, sizeof(k));
+		k.pair = key;
+		k.n = (uint32_t)(ncallers < CC_LEVELS ? ncallers : CC_LEVELS);
+		for (uint32_t i = 0; i < CC_LEVELS; i++)
+			k.callers[i] = i < k.n ? callers[i] : CC_NONE;
+		HASH_FIND(hh, c->checks, &k, sizeof(k), e);
+		if (!e) {
+			e = st_xcalloc(1, sizeof(*e));
+			e->key = k;
+			HASH_ADD(hh, c->checks, key, sizeof(e->key), e);
+			c->nchecks++;
+		}
+		e->count += count;
+		c->checked += count;
+	}
+}
+
+/* The build's view of the pairs: an index each, and edges in and out. */
+struct pair_slot {
+	UT_hash_handle hh;
+	uint64_t key;
+	uint32_t index;
+};
+
+struct build {
+	struct pair_slot *slots, *by_key;
+	size_t npairs;
+	uint32_t *out_start, *out_edge;		/* edges by caller: CSR */
+	uint32_t *node_start, *node_list;	/* nodes by pair: CSR */
+	uint32_t *child, *sibling;		/* each node's callees */
+	uint64_t *by_sym;			/* sym << 32 | node, sorted */
+	uint64_t *in_weight;			/* observations into a pair */
+	uint32_t *in_callers;			/* distinct callers of a pair */
+	bool *has_in;
+	struct cc_edge_entry **edge_v;
+	size_t nedges;
+};
+
+static uint32_t slot_of(struct build *b, uint64_t key, bool add)
+{
+	struct pair_slot *s;
+
+	HASH_FIND(hh, b->by_key, &key, sizeof(key), s);
+	if (s)
+		return s->index;
+	if (!add)
+		return UINT32_MAX;
+	s = &b->slots[b->npairs];
+	s->key = key;
+	s->index = (uint32_t)b->npairs++;
+	HASH_ADD(hh, b->by_key, key, sizeof(s->key), s);
+	return s->index;
+}
+
+static void build_graph(const struct callerchain *c, struct build *b)
+{
+	size_t cap = c->npairs + 2 * c->nedges + 1, i = 0;
+	const struct cc_pair_entry *p, *pt;
+	struct cc_edge_entry *e, *et;
+
+	b->slots = st_xcalloc(cap, sizeof(*b->slots));
+	HASH_ITER(hh, c->pairs, p, pt)
+		slot_of(b, p->key, true);
+	b->edge_v = st_xcalloc(c->nedges + 1, sizeof(*b->edge_v));
+	HASH_ITER(hh, c->edges, e, et) {
+		slot_of(b, e->key.caller, true);
+		slot_of(b, e->key.callee, true);
+		b->edge_v[b->nedges++] = e;
+	}
+	b->in_weight = st_xcalloc(b->npairs + 1, sizeof(*b->in_weight));
+	b->in_callers = st_xcalloc(b->npairs + 1, sizeof(*b->in_callers));
+	b->has_in = st_xcalloc(b->npairs + 1, sizeof(*b->has_in));
+	b->out_start = st_xcalloc(b->npairs + 1, sizeof(*b->out_start));
+	b->out_edge = st_xcalloc(b->nedges + 1, sizeof(*b->out_edge));
+	for (i = 0; i < b->nedges; i++) {
+		uint32_t from = slot_of(b, b->edge_v[i]->key.caller, false);
+		uint32_t to = slot_of(b, b->edge_v[i]->key.callee, false);
+
+		b->out_start[from + 1]++;
+		b->in_weight[to] += b->edge_v[i]->count;
+		b->in_callers[to]++;
+		b->has_in[to] = true;
+	}
+	for (i = 0; i < b->npairs; i++)
+		b->out_start[i + 1] += b->out_start[i];
+	{
+		uint32_t *fill = st_xcalloc(b->npairs + 1, sizeof(*fill));
+
+		for (i = 0; i < b->nedges; i++) {
+			uint32_t from = slot_of(b, b->edge_v[i]->key.caller, false);
+
+			b->out_edge[b->out_start[from] + fill[from]++] = (uint32_t)i;
+		}
+		free(fill);
+	}
+}
+
+static void build_free(struct build *b)
+{
+	HASH_CLEAR(hh, b->by_key);
+	free(b->slots);
+	free(b->edge_v);
+	free(b->in_weight);
+	free(b->in_callers);
+	free(b->has_in);
+	free(b->out_start);
+	free(b->out_edge);
+	free(b->node_start);
+	free(b->node_list);
+	free(b->child);
+	free(b->sibling);
+	free(b->by_sym);
+}
+
+static uint32_t add_node(struct cc_result *r, size_t *cap, uint64_t key, uint32_t parent,
+			 double share, bool ambiguous)
+{
+	struct cc_node *n;
+
+	if (r->n >= CC_MAX_NODES) {
+		r->capped = true;
+		return UINT32_MAX;
+	}
+	ST_GROW(r->nodes, *cap, r->n + 1);
+	n = &r->nodes[r->n];
+	memset(n, 0, sizeof(*n));
+	n->sym = PAIR_SYM(key);
+	n->depth = PAIR_DEPTH(key);
+	n->parent = parent;
+	n->level = parent == UINT32_MAX ? 0 : r->nodes[parent].level + 1;
+	n->share = share;
+	n->ambiguous = ambiguous;
+	return (uint32_t)r->n++;
+}
+
+/*
+ * Every root pair (calls, but no caller observed) and, under each node, a node per
+ * observed callee of its pair: depths grow strictly along edges, so the
+ * walk ends; an explicit stack keeps deep recursion off the C stack.
+ */
+static void chain(const struct build *b, struct cc_result *r)
+{
+	size_t cap = 0, scap = 0, sn = 0;
+	uint32_t *stack = NULL;
+
+	add_node(r, &cap, PAIR(CCT_SYM_ROOT, 0), UINT32_MAX, 1.0, false);
+	r->nodes[0].parent = 0;
+	for (size_t i = 0; i < b->npairs; i++) {
+		uint32_t n;
+
+		/* A pair seen only in samples is fitted, or unresolved. */
+		if (b->has_in[i] || b->out_start[i] == b->out_start[i + 1])
+			continue;
+		n = add_node(r, &cap, b->slots[i].key, 0, 1.0, false);
+		if (n == UINT32_MAX)
+			break;
+		ST_GROW(stack, scap, sn + 1);
+		stack[sn++] = n;
+		while (sn) {
+			uint32_t at = stack[--sn];
+			uint32_t from = slot_of((struct build *)b, PAIR(r->nodes[at].sym,
+							  r->nodes[at].depth), false);
+
+			for (uint32_t k = b->out_start[from]; k < b->out_start[from + 1]; k++) {
+				const struct cc_edge_entry *e = b->edge_v[b->out_edge[k]];
+				uint32_t to = slot_of((struct build *)b, e->key.callee, false);
+				double share = r->nodes[at].share * (double)e->count /
+					(double)b->in_weight[to];
+				uint32_t child = add_node(r, &cap, e->key.callee, at, share,
+							  b->in_callers[to] > 1);
+
+				if (child == UINT32_MAX)
+					break;
+				ST_GROW(stack, scap, sn + 1);
+				stack[sn++] = child;
+			}
+		}
+	}
+	free(stack);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void index_nodes(struct build *b, const struct cc_result *r)
+{
+	uint32_t *fill;
+
+	b->node_start = st_xcalloc(b->npairs + 1, sizeof(*b->node_start));
+	b->node_list = st_xcalloc(r->n + 1, sizeof(*b->node_list));
+	for (size_t i = 1; i < r->n; i++)
+		b->node_start[slot_of(b, PAIR(r->nodes[i].sym, r->nodes[i].depth), false) + 1]++;
+	for (size_t i = 0; i < b->npairs; i++)
+		b->node_start[i + 1] += b->node_start[i];
+	fill = st_xcalloc(b->npairs + 1, sizeof(*fill));
+	for (size_t i = 1; i < r->n; i++) {
+		uint32_t s = slot_of(b, PAIR(r->nodes[i].sym, r->nodes[i].depth), false);
+
+		b->node_list[b->node_start[s] + fill[s]++] = (uint32_t)i;
+	}
+	free(fill);
+	b->child = st_xcalloc(r->n + 1, sizeof(*b->child));
+	b->sibling = st_xcalloc(r->n + 1, sizeof(*b->sibling));
+	b->by_sym = st_xcalloc(r->n + 1, sizeof(*b->by_sym));
+	for (size_t i = r->n; i-- > 1;) {
+		uint32_t parent = r->nodes[i].parent;
+
+		b->sibling[i] = b->child[parent];
+		b->child[parent] = (uint32_t)i;
+	}
+	for (size_t i = 1; i < r->n; i++)
+		b->by_sym[i - 1] = (uint64_t)r->nodes[i].sym << 32 | i;
+	if (r->n > 1)
+		qsort(b->by_sym, r->n - 1, sizeof(*b->by_sym), compare_u64);
+}
+
+/* A node's k-th caller's function, CC_NONE past the root. */
+static uint32_t caller_at(const struct cc_result *r, uint32_t n, unsigned k)
+{
+	for (unsigned i = 0; i < k; i++) {
+		n = r->nodes[n].parent;
+		if (n == 0)
+			return CC_NONE;
+	}
+	return r->nodes[n].sym;
+}
+
+#define MAX_CANDIDATES	64u
+
+/*
+ * The nodes a sample at key maps to, with their shares summing to 1: its
+ * pair's nodes, else (fitted) its function's nodes whose caller or a
+ * callee has its depth.  Returns how many; *fitted says which way.
+ */
+static size_t candidates(const struct build *b, const struct cc_result *r, uint64_t key,
+			 uint32_t *out, double *share, bool *fitted)
+{
+	uint32_t s = slot_of((struct build *)b, key, false), sym = PAIR_SYM(key);
+	uint32_t depth = PAIR_DEPTH(key);
+	size_t n = 0;
+	double sum = 0;
+
+	*fitted = false;
+	if (s != UINT32_MAX)
+		for (uint32_t i = b->node_start[s]; i < b->node_start[s + 1] &&
+		     n < MAX_CANDIDATES; i++)
+			out[n++] = b->node_list[i];
+	if (!n && r->n > 1) {
+		/* The first node of sym in by_sym, then each one of them. */
+		size_t lo = 0, hi = r->n - 1;
+
+		*fitted = true;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if ((uint32_t)(b->by_sym[mid] >> 32) < sym)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < r->n - 1 && (uint32_t)(b->by_sym[lo] >> 32) == sym &&
+		     n < MAX_CANDIDATES; lo++) {
+			uint32_t i = (uint32_t)b->by_sym[lo];
+			bool fits = r->nodes[i].parent && r->nodes[r->nodes[i].parent].depth == depth;
+
+			for (uint32_t k = b->child[i]; k && !fits; k = b->sibling[k])
+				fits = r->nodes[k].depth == depth;
+			if (fits)
+				out[n++] = i;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		sum += r->nodes[out[i]].share;
+	for (size_t i = 0; i < n; i++)
+		share[i] = sum > 0 ? r->nodes[out[i]].share / sum : 1.0 / (double)n;
+	return n;
+}
+
+/* How many levels of callers all of cand agree on (CC_LEVELS at most). */
+static unsigned agreed_levels(const struct cc_result *r, const uint32_t *cand, size_t n)
+{
+	unsigned k;
+
+	for (k = 1; k <= CC_LEVELS; k++) {
+		uint32_t first = caller_at(r, cand[0], k);
+
+		for (size_t i = 1; i < n; i++)
+			if (caller_at(r, cand[i], k) != first)
+				return k - 1;
+		if (first == CC_NONE)
+			return CC_LEVELS;	/* one root: every level is one */
+	}
+	return CC_LEVELS;
+}
+
+void callerchain_build(const struct callerchain *c, struct cc_result *r)
+{
+	struct build b;
+	const struct cc_pair_entry *p, *pt;
+	const struct cc_check_entry *e, *et;
+	uint32_t cand[MAX_CANDIDATES];
+	double share[MAX_CANDIDATES];
+
+	memset(r, 0, sizeof(*r));
+	memset(&b, 0, sizeof(b));
+	build_graph(c, &b);
+	chain(&b, r);
+	index_nodes(&b, r);
+	for (size_t i = 1; i < r->n; i++)
+		r->ambiguous_nodes += r->nodes[i].ambiguous;
+	/* Functions: distinct syms among the nodes, which by_sym sorts. */
+	for (size_t i = 0; i + 1 < r->n; i++)
+		r->functions += i == 0 || b.by_sym[i] >> 32 != b.by_sym[i - 1] >> 32;
+	HASH_ITER(hh, c->pairs, p, pt) {
+		bool fitted;
+		size_t n = candidates(&b, r, p->key, cand, share, &fitted);
+		unsigned levels;
+
+		r->samples += p->count;
+		if (!n) {
+			r->unresolved += (double)p->count;
+			continue;
+		}
+		if (fitted)
+			r->fitted += (double)p->count;
+		for (size_t i = 0; i < n; i++)
+			r->nodes[cand[i]].self += (double)p->count * share[i];
+		levels = agreed_levels(r, cand, n);
+		for (unsigned k = 1; k <= levels; k++)
+			r->unique[k] += (double)p->count;
+	}
+	HASH_ITER(hh, c->checks, e, et) {
+		bool fitted;
+		size_t n = candidates(&b, r, e->key.pair, cand, share, &fitted);
+		bool clear = n == 1 && !r->nodes[cand[0]].ambiguous;
+
+		for (unsigned k = 1; k <= e->key.n; k++) {
+			double agree = 0;
+
+			for (size_t i = 0; i < n; i++) {
+				bool same = true;
+
+				for (unsigned j = 1; j <= k && same; j++)
+					same = caller_at(r, cand[i], j) == e->key.callers[j - 1];
+				agree += same ? share[i] : 0;
+			}
+			r->compared[k] += (double)e->count;
+			r->agreed[k] += (double)e->count * agree;
+			if (clear) {
+				r->compared_clear[k] += (double)e->count;
+				r->agreed_clear[k] += (double)e->count * agree;
+			}
+		}
+	}
+	build_free(&b);
+}
+
+void callerchain_result_free(struct cc_result *r)
+{
+	free(r->nodes);
+	memset(r, 0, sizeof(*r));
+}
+
+void callerchain_to_cct(const struct cc_result *r, struct cct *to)
+{
+	uint32_t frames[CCT_MAX_DEPTH];
+
+	for (size_t i = 1; i < r->n; i++) {
+		uint64_t count = (uint64_t)(r->nodes[i].self + 0.5);
+		size_t n = 0;
+
+		if (!count)
+			continue;
+		for (uint32_t at = (uint32_t)i; at && n < CCT_MAX_DEPTH; at = r->nodes[at].parent)
+			frames[n++] = r->nodes[at].sym;
+		for (size_t a = 0, z = n - 1; a < z; a++, z--) {
+			uint32_t t = frames[a];
+
+			frames[a] = frames[z];
+			frames[z] = t;
+		}
+		cct_add_samples(to, frames, n, false, count, count);
+	}
+}

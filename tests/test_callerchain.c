@@ -1,0 +1,214 @@
+/*
+ * test_callerchain.c - CallerChaining on the paper's own examples
+ * (Inoue and Nakatani, OOPSLA 2009): Fig. 6's quadruples give exactly
+ * its tree with its depths; both of Fig. 7's cases are flagged
+ * ambiguous and their samples shared by edge hotness; a sample whose
+ * depth is its caller's is fitted (§6.2); the agreement with reference
+ * chains is counted level by level.
+ */
+#include "check.h"
+#include "model/callerchain.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { A = 1, B, C, D, E, F };
+
+static const char *name(uint32_t sym)
+{
+	static const char *names[] = { "?", "A", "B", "C", "D", "E", "F" };
+
+	return sym < 7 ? names[sym] : "?";
+}
+
+/* Each node as "A10>B50>D90", sorted into one line: the tree's shape. */
+static void shape(const struct cc_result *r, char *out, size_t room)
+{
+	char lines[64][128];
+	size_t n = 0;
+
+	for (size_t i = 1; i < r->n && n < 64; i++) {
+		uint32_t path[32], k = 0;
+		size_t at = 0;
+
+		for (uint32_t x = (uint32_t)i; x && k < 32; x = r->nodes[x].parent)
+			path[k++] = x;
+		lines[n][0] = '\0';
+		while (k--)
+			at += (size_t)snprintf(lines[n] + at, sizeof(lines[n]) - at, "%s%s%u",
+					       at ? ">" : "", name(r->nodes[path[k]].sym),
+					       r->nodes[path[k]].depth);
+		n++;
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(lines[j - 1], lines[j]) > 0; j--) {
+			char t[128];
+
+			memcpy(t, lines[j], sizeof(t));
+			memcpy(lines[j], lines[j - 1], sizeof(t));
+			memcpy(lines[j - 1], t, sizeof(t));
+		}
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		strncat(out, lines[i], room - strlen(out) - 1);
+		strncat(out, " ", room - strlen(out) - 1);
+	}
+}
+
+#define CHECK_STR(got, want) do {					\
+	bool same_ = strcmp((got), (want)) == 0;			\
+	CHECK(same_);							\
+	if (!same_)							\
+		fprintf(stderr, "  got  '%s'\n  want '%s'\n", (got), (want)); \
+} while (0)
+
+static const struct cc_node *find(const struct cc_result *r, uint32_t sym, uint32_t depth,
+				  uint32_t parent_sym)
+{
+	for (size_t i = 1; i < r->n; i++)
+		if (r->nodes[i].sym == sym && r->nodes[i].depth == depth &&
+		    r->nodes[r->nodes[i].parent].sym == parent_sym)
+			return &r->nodes[i];
+	return NULL;
+}
+
+/* Fig. 6: the table's rows, samples as the paper counts them. */
+static void figure6(void)
+{
+	struct callerchain c;
+	struct cc_result r;
+	char got[1024];
+
+	callerchain_init(&c);
+	callerchain_add_call(&c, B, 50, A, 10, 10);
+	callerchain_add_call(&c, C, 40, A, 10, 10);
+	callerchain_add_call(&c, D, 90, B, 50, 20);
+	callerchain_add_call(&c, D, 80, C, 40, 40);
+	callerchain_add_call(&c, E, 50, C, 40, 10);
+	callerchain_add_call(&c, E, 100, D, 90, 80);
+	/* Samples in E at depth 100: only A-B-D puts D at 90. */
+	callerchain_add_sample(&c, E, 100, NULL, 0, 8);
+	callerchain_add_sample(&c, E, 50, NULL, 0, 2);
+	callerchain_build(&c, &r);
+	shape(&r, got, sizeof(got));
+	CHECK_STR(got, "A10 A10>B50 A10>B50>D90 A10>B50>D90>E100 A10>C40 A10>C40>D80 "
+		  "A10>C40>E50 ");
+	CHECK(r.ambiguous_nodes == 0);
+	CHECK(find(&r, E, 100, D) && fabs(find(&r, E, 100, D)->self - 8) < 1e-9);
+	CHECK(find(&r, E, 50, C) && fabs(find(&r, E, 50, C)->self - 2) < 1e-9);
+	CHECK(fabs(r.unique[1] - 10) < 1e-9 && fabs(r.unique[3] - 10) < 1e-9);
+	CHECK(r.functions == 5);
+
+	/*
+	 * §6.2's fitting: a miss in E taken at depth 40, after E returned to
+	 * C, matches no node; E under A-C has a caller at 40, so it goes there.
+	 */
+	callerchain_add_sample(&c, E, 40, NULL, 0, 3);
+	callerchain_result_free(&r);
+	callerchain_build(&c, &r);
+	CHECK(fabs(find(&r, E, 50, C)->self - 5) < 1e-9);
+	CHECK(fabs(r.fitted - 3) < 1e-9 && r.unresolved == 0);
+	/* Nothing of F at any depth: unresolved, never guessed. */
+	callerchain_add_sample(&c, F, 70, NULL, 0, 4);
+	callerchain_result_free(&r);
+	callerchain_build(&c, &r);
+	CHECK(fabs(r.unresolved - 4) < 1e-9);
+	callerchain_result_free(&r);
+	callerchain_free(&c);
+}
+
+/*
+ * Fig. 7 (A): B and F have equal frames, so D at 90 has two callers at
+ * one depth; E under D is ambiguous and shared 3:1 as B-D and F-D are
+ * observed.  The reference says every E sample came through B.
+ */
+static void figure7a(void)
+{
+	struct callerchain c;
+	struct cc_result r;
+	const uint32_t via_b[] = { D, B, A };
+	char got[1024];
+
+	callerchain_init(&c);
+	callerchain_add_call(&c, B, 50, A, 10, 5);
+	callerchain_add_call(&c, F, 50, A, 10, 5);
+	callerchain_add_call(&c, D, 90, B, 50, 30);
+	callerchain_add_call(&c, D, 90, F, 50, 10);
+	callerchain_add_call(&c, E, 100, D, 90, 40);
+	callerchain_add_sample(&c, E, 100, via_b, 3, 100);
+	callerchain_build(&c, &r);
+	shape(&r, got, sizeof(got));
+	CHECK_STR(got, "A10 A10>B50 A10>B50>D90 A10>B50>D90>E100 A10>F50 A10>F50>D90 "
+		  "A10>F50>D90>E100 ");
+	/* Both D nodes and (their pair's callers being two) nothing else. */
+	CHECK(r.ambiguous_nodes == 2);
+	CHECK(find(&r, D, 90, B)->ambiguous && find(&r, D, 90, F)->ambiguous);
+	{
+		double via_bd = 0, via_fd = 0;
+
+		for (size_t i = 1; i < r.n; i++)
+			if (r.nodes[i].sym == E) {
+				uint32_t d = r.nodes[i].parent;
+
+				if (r.nodes[r.nodes[d].parent].sym == B)
+					via_bd = r.nodes[i].self;
+				else
+					via_fd = r.nodes[i].self;
+			}
+		CHECK(fabs(via_bd - 75) < 1e-9 && fabs(via_fd - 25) < 1e-9);
+	}
+	/* One level up is D either way; two levels up, only 75% say B. */
+	CHECK(fabs(r.unique[1] - 100) < 1e-9 && r.unique[2] == 0);
+	CHECK(fabs(r.compared[1] - 100) < 1e-9 && fabs(r.agreed[1] - 100) < 1e-9);
+	CHECK(fabs(r.agreed[2] - 75) < 1e-9 && fabs(r.agreed[3] - 75) < 1e-9);
+	CHECK(r.compared[4] == 0);
+	CHECK(r.compared_clear[1] == 0);	/* E's one pair has two nodes */
+	callerchain_result_free(&r);
+	callerchain_free(&c);
+}
+
+/* Fig. 7 (B): B and C called in both orders with equal frames. */
+static void figure7b(void)
+{
+	struct callerchain c;
+	struct cc_result r;
+
+	callerchain_init(&c);
+	callerchain_add_call(&c, B, 30, A, 10, 4);
+	callerchain_add_call(&c, C, 50, B, 30, 4);
+	callerchain_add_call(&c, E, 70, C, 50, 6);
+	callerchain_add_call(&c, C, 30, A, 10, 4);
+	callerchain_add_call(&c, B, 50, C, 30, 4);
+	callerchain_add_call(&c, E, 70, B, 50, 2);
+	callerchain_add_sample(&c, E, 70, NULL, 0, 40);
+	callerchain_build(&c, &r);
+	CHECK(r.ambiguous_nodes == 2);	/* E under A-B-C and under A-C-B */
+	CHECK(fabs(find(&r, E, 70, C)->self - 30) < 1e-9);
+	CHECK(fabs(find(&r, E, 70, B)->self - 10) < 1e-9);
+	CHECK(r.unique[1] == 0);
+	callerchain_result_free(&r);
+	callerchain_free(&c);
+}
+
+/* A callee no deeper than its caller cannot be: dropped and counted. */
+static void backward(void)
+{
+	struct callerchain c;
+
+	callerchain_init(&c);
+	callerchain_add_call(&c, B, 10, A, 10, 1);
+	callerchain_add_call(&c, B, 5, A, 10, 2);
+	CHECK(c.backward == 3 && c.nedges == 0);
+	callerchain_free(&c);
+}
+
+int main(void)
+{
+	figure6();
+	figure7a();
+	figure7b();
+	backward();
+	return check_done("test_callerchain");
+}
