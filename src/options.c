@@ -39,8 +39,11 @@ static const char usage_text[] =
 "  -c, --period N         sample every N events (ns for clocks)\n"
 "      --no-randomize     keep the period fixed (default varies it +/-3%%)\n"
 "  -g, --call-graph MODE  call chains for the call tree: fp (frame pointers,\n"
-"                         the default; -g alone) or none (--no-callchain);\n"
-"                         dwarf and callerchain are not built yet\n"
+"                         the default; -g alone), dwarf[,SIZE] (copy SIZE\n"
+"                         bytes of stack, default 8192, unwound with the\n"
+"                         CFI: code without frame pointers), callerchain\n"
+"                         [,SIZE] (the tree rebuilt from stack depth and a\n"
+"                         SIZE-byte copy, default 512) or none\n"
 "output:\n"
 "  -b, --batch            no UI: print the table at the end (or every -d s)\n"
 "      --stdio            the same as --batch\n"
@@ -365,6 +368,46 @@ static int target_option(struct st_options *o, int c, bool *tids)
 	return 0;
 }
 
+/*
+ * --call-graph MODE[,SIZE], perf's spelling: the size after a comma is the
+ * stack copy's, rounded up to 8 bytes as perf does, and small enough that
+ * a sample with a full chain still fits one record.
+ */
+#define STACK_COPY_MAX	(48u * 1024u)
+static int parse_call_graph(struct st_options *o, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	uint64_t size = 0;
+	bool dwarf = len == 5 && !strncmp(arg, "dwarf", 5);
+	bool chaining = len == 11 && !strncmp(arg, "callerchain", 11);
+
+	if (comma && !dwarf && !chaining)
+		return bad("--call-graph %.*s takes no size", (int)len, arg);
+	if (comma && (parse_u64(comma + 1, &size) || size < 8 || size > STACK_COPY_MAX))
+		return bad("--call-graph %.*s: the stack copy's size must be 8 to %u bytes, "
+			   "not '%s'", (int)len, arg, STACK_COPY_MAX, comma + 1);
+	o->callchain = o->callerchain = false;
+	o->stack_copy = 0;
+	if (dwarf) {
+		o->stack_copy = comma ? (unsigned)((size + 7) & ~7ull) : 8192;
+	} else if (chaining) {
+		/* The kernel's frame-pointer chain rides along: the reference
+		 * the rebuilt tree's agreement is measured against. */
+		o->stack_copy = comma ? (unsigned)((size + 7) & ~7ull) : 512;
+		o->callerchain = o->callchain = true;
+	} else if (len == 2 && !strncmp(arg, "fp", 2)) {
+		o->callchain = true;
+	} else if (len == 3 && !strncmp(arg, "lbr", 3)) {
+		return bad("--call-graph lbr needs Intel's last-branch records, which shimtop "
+			   "does not read: use fp or dwarf");
+	} else if (!(len == 4 && !strncmp(arg, "none", 4))) {
+		return bad("--call-graph takes fp, dwarf[,SIZE], callerchain[,SIZE] or none, "
+			   "not '%s'", arg);
+	}
+	return 0;
+}
+
 /* -e -F -c -d -n -E -s -g, --no-randomize, --no-callchain, --call-graph:  0, -EINVAL, or 1: not one of these. */
 static int sampling_option(struct st_options *o, int c)
 {
@@ -403,24 +446,11 @@ static int sampling_option(struct st_options *o, int c)
 		o->randomize = false;
 		break;
 	case OPT_NO_CHAIN:
-		o->callchain = false;
-		break;
+		return parse_call_graph(o, "none");
 	case 'g':
-		o->callchain = true;
-		break;
+		return parse_call_graph(o, "fp");
 	case OPT_CALL_GRAPH:
-		/* perf's spelling; a size after a comma belongs to dwarf's stack copy. */
-		if (!strcmp(optarg, "fp"))
-			o->callchain = true;
-		else if (!strcmp(optarg, "none"))
-			o->callchain = false;
-		else if (!strncmp(optarg, "dwarf", 5) || !strncmp(optarg, "callerchain", 11) ||
-			 !strncmp(optarg, "lbr", 3))
-			return bad("--call-graph %s is not built yet: use fp (frame pointers; "
-				   "code built without them gives short chains)", optarg);
-		else
-			return bad("--call-graph takes fp or none, not '%s'", optarg);
-		break;
+		return parse_call_graph(o, optarg);
 	default:
 		return 1;
 	}

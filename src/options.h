@@ -67,7 +67,13 @@ struct st_options {
 	uint64_t freq;			/* -F, Hz; 0 if not given */
 	uint64_t period;		/* -c; 0 if not given */
 	bool randomize;			/* vary the period as DCPI does */
-	bool callchain;
+	bool callchain;			/* the kernel's frame-pointer chains */
+	/*
+	 * --call-graph dwarf or callerchain: bytes of user stack copied with
+	 * each sample (and the user registers), unwound by shimtop; 0: none.
+	 */
+	unsigned stack_copy;
+	bool callerchain;		/* the call tree rebuilt from stack depth */
 	bool batch;
 	double duration;		/* seconds; 0: until the target exits */
 	double delay;			/* -d: batch print interval, UI refresh */

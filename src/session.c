@@ -325,6 +325,8 @@ int session_open(struct session *s, const struct st_options *o)
 	s->model.ipc_instructions = s->info.ipc_instructions;
 	s->model.nsampled = s->info.nsampled;
 	model_set_history(&s->model, (uint64_t)(o->history * 1e9));
+	model_set_call_graph(&s->model, o->callerchain ? o->stack_copy : MODEL_CHAIN_WINDOW,
+			     o->callerchain);
 	session_show_event(s, 0);
 	model_set_dte_tolerance(&s->model, o->dte_tolerance);
 	return 0;

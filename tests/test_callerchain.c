@@ -64,6 +64,15 @@ static void shape(const struct cc_result *r, char *out, size_t room)
 		fprintf(stderr, "  got  '%s'\n  want '%s'\n", (got), (want)); \
 } while (0)
 
+/* The paper's sample: its function and depth alone. */
+static void add_sample(struct callerchain *c, uint32_t sym, uint32_t depth,
+		       const uint32_t *reference, size_t nreference, uint64_t count)
+{
+	struct cc_frame f = { sym, depth };
+
+	callerchain_add_sample(c, &f, 1, reference, nreference, count);
+}
+
 static const struct cc_node *find(const struct cc_result *r, uint32_t sym, uint32_t depth,
 				  uint32_t parent_sym)
 {
@@ -89,8 +98,8 @@ static void figure6(void)
 	callerchain_add_call(&c, E, 50, C, 40, 10);
 	callerchain_add_call(&c, E, 100, D, 90, 80);
 	/* Samples in E at depth 100: only A-B-D puts D at 90. */
-	callerchain_add_sample(&c, E, 100, NULL, 0, 8);
-	callerchain_add_sample(&c, E, 50, NULL, 0, 2);
+	add_sample(&c, E, 100, NULL, 0, 8);
+	add_sample(&c, E, 50, NULL, 0, 2);
 	callerchain_build(&c, &r);
 	shape(&r, got, sizeof(got));
 	CHECK_STR(got, "A10 A10>B50 A10>B50>D90 A10>B50>D90>E100 A10>C40 A10>C40>D80 "
@@ -98,20 +107,22 @@ static void figure6(void)
 	CHECK(r.ambiguous_nodes == 0);
 	CHECK(find(&r, E, 100, D) && fabs(find(&r, E, 100, D)->self - 8) < 1e-9);
 	CHECK(find(&r, E, 50, C) && fabs(find(&r, E, 50, C)->self - 2) < 1e-9);
-	CHECK(fabs(r.unique[1] - 10) < 1e-9 && fabs(r.unique[3] - 10) < 1e-9);
+	/* E at 50 has two callers above it (C, A); at 100, three (D, B, A). */
+	CHECK(fabs(r.unique[1] - 10) < 1e-9 && fabs(r.unique[3] - 8) < 1e-9);
+	CHECK(r.unique[4] == 0);
 	CHECK(r.functions == 5);
 
 	/*
 	 * §6.2's fitting: a miss in E taken at depth 40, after E returned to
 	 * C, matches no node; E under A-C has a caller at 40, so it goes there.
 	 */
-	callerchain_add_sample(&c, E, 40, NULL, 0, 3);
+	add_sample(&c, E, 40, NULL, 0, 3);
 	callerchain_result_free(&r);
 	callerchain_build(&c, &r);
 	CHECK(fabs(find(&r, E, 50, C)->self - 5) < 1e-9);
 	CHECK(fabs(r.fitted - 3) < 1e-9 && r.unresolved == 0);
 	/* Nothing of F at any depth: unresolved, never guessed. */
-	callerchain_add_sample(&c, F, 70, NULL, 0, 4);
+	add_sample(&c, F, 70, NULL, 0, 4);
 	callerchain_result_free(&r);
 	callerchain_build(&c, &r);
 	CHECK(fabs(r.unresolved - 4) < 1e-9);
@@ -137,7 +148,7 @@ static void figure7a(void)
 	callerchain_add_call(&c, D, 90, B, 50, 30);
 	callerchain_add_call(&c, D, 90, F, 50, 10);
 	callerchain_add_call(&c, E, 100, D, 90, 40);
-	callerchain_add_sample(&c, E, 100, via_b, 3, 100);
+	add_sample(&c, E, 100, via_b, 3, 100);
 	callerchain_build(&c, &r);
 	shape(&r, got, sizeof(got));
 	CHECK_STR(got, "A10 A10>B50 A10>B50>D90 A10>B50>D90>E100 A10>F50 A10>F50>D90 "
@@ -166,6 +177,29 @@ static void figure7a(void)
 	CHECK(r.compared[4] == 0);
 	CHECK(r.compared_clear[1] == 0);	/* E's one pair has two nodes */
 	callerchain_result_free(&r);
+
+	/*
+	 * On x86-64 a sample's copy may reach its callers: anchored at D90 it
+	 * is as ambiguous as before; reaching B50, it is placed exactly.
+	 */
+	{
+		const struct cc_frame to_d[] = { { E, 100 }, { D, 90 } };
+		const struct cc_frame to_b[] = { { E, 100 }, { D, 90 }, { B, 50 } };
+
+		callerchain_add_sample(&c, to_d, 2, via_b, 3, 100);
+		callerchain_add_sample(&c, to_b, 3, via_b, 3, 100);
+		callerchain_build(&c, &r);
+		CHECK(r.samples == 300);
+		CHECK(fabs(r.unique[1] - 300) < 1e-9 && fabs(r.unique[2] - 100) < 1e-9);
+		CHECK(fabs(r.unique[3] - 100) < 1e-9 && r.unique[4] == 0);
+		CHECK(fabs(r.agreed[2] - (75 + 75 + 100)) < 1e-9);
+		for (size_t i = 1; i < r.n; i++)
+			if (r.nodes[i].sym == E)
+				CHECK(fabs(r.nodes[i].self -
+					   (r.nodes[r.nodes[r.nodes[i].parent].parent].sym == B ?
+					    250 : 50)) < 1e-9);
+		callerchain_result_free(&r);
+	}
 	callerchain_free(&c);
 }
 
@@ -182,7 +216,7 @@ static void figure7b(void)
 	callerchain_add_call(&c, C, 30, A, 10, 4);
 	callerchain_add_call(&c, B, 50, C, 30, 4);
 	callerchain_add_call(&c, E, 70, B, 50, 2);
-	callerchain_add_sample(&c, E, 70, NULL, 0, 40);
+	add_sample(&c, E, 70, NULL, 0, 40);
 	callerchain_build(&c, &r);
 	CHECK(r.ambiguous_nodes == 2);	/* E under A-B-C and under A-C-B */
 	CHECK(fabs(find(&r, E, 70, C)->self - 30) < 1e-9);

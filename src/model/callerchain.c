@@ -13,12 +13,6 @@
 #define PAIR_SYM(k)		((uint32_t)((k) >> 32))
 #define PAIR_DEPTH(k)		((uint32_t)(k))
 
-struct cc_pair_entry {
-	UT_hash_handle hh;
-	uint64_t key;
-	uint64_t count;
-};
-
 struct cc_edge_key {
 	uint64_t caller, callee;
 };
@@ -29,15 +23,16 @@ struct cc_edge_entry {
 	uint64_t count;
 };
 
-struct cc_check_key {
-	uint64_t pair;
-	uint32_t callers[CC_LEVELS];
-	uint32_t n;
+struct cc_sample_key {
+	uint64_t path[CC_PATH];		/* PAIR()s, leaf first */
+	uint32_t npath;
+	uint32_t reference[CC_LEVELS];
+	uint32_t nreference;
 };
 
-struct cc_check_entry {
+struct cc_sample_entry {
 	UT_hash_handle hh;
-	struct cc_check_key key;
+	struct cc_sample_key key;
 	uint64_t count;
 };
 
@@ -48,21 +43,16 @@ void callerchain_init(struct callerchain *c)
 
 void callerchain_clear(struct callerchain *c)
 {
-	struct cc_pair_entry *p, *pt;
+	struct cc_sample_entry *p, *pt;
 	struct cc_edge_entry *e, *et;
-	struct cc_check_entry *k, *kt;
 
-	HASH_ITER(hh, c->pairs, p, pt) {
-		HASH_DEL(c->pairs, p);
+	HASH_ITER(hh, c->samples_by_path, p, pt) {
+		HASH_DEL(c->samples_by_path, p);
 		free(p);
 	}
 	HASH_ITER(hh, c->edges, e, et) {
 		HASH_DEL(c->edges, e);
 		free(e);
-	}
-	HASH_ITER(hh, c->checks, k, kt) {
-		HASH_DEL(c->checks, k);
-		free(k);
 	}
 	callerchain_init(c);
 }
@@ -98,44 +88,36 @@ void callerchain_add_call(struct callerchain *c, uint32_t callee, uint32_t calle
 	e->count += count;
 }
 
-void callerchain_add_sample(struct callerchain *c, uint32_t sym, uint32_t depth,
-			    const uint32_t *callers, size_t ncallers, uint64_t count)
+void callerchain_add_sample(struct callerchain *c, const struct cc_frame *path, size_t npath,
+			    const uint32_t *reference, size_t nreference, uint64_t count)
 {
-	uint64_t key = PAIR(sym, depth);
-	struct cc_pair_entry *p;
+	struct cc_sample_key key;
+	struct cc_sample_entry *e;
 
-	HASH_FIND(hh, c->pairs, &key, sizeof(key), p);
-	if (!p) {
-		if (c->npairs >= CC_MAX_PAIRS) {
+	if (!npath)
+		return;
+	memset(&key, 0, sizeof(key));
+	key.npath = (uint32_t)(npath < CC_PATH ? npath : CC_PATH);
+	for (uint32_t i = 0; i < key.npath; i++)
+		key.path[i] = PAIR(path[i].sym, path[i].depth);
+	key.nreference = (uint32_t)(nreference < CC_LEVELS ? nreference : CC_LEVELS);
+	for (uint32_t i = 0; i < CC_LEVELS; i++)
+		key.reference[i] = i < key.nreference ? reference[i] : CC_NONE;
+	HASH_FIND(hh, c->samples_by_path, &key, sizeof(key), e);
+	if (!e) {
+		if (c->npaths >= CC_MAX_PAIRS) {
 			c->dropped += count;
 			return;
 		}
-		p = st_xcalloc(1, sizeof(*p));
-		p->key = key;
-		HASH_ADD(hh, c->pairs, key, sizeof(p->key), p);
-		c->npairs++;
+		e = st_xcalloc(1, sizeof(*e));
+		e->key = key;
+		HASH_ADD(hh, c->samples_by_path, key, sizeof(e->key), e);
+		c->npaths++;
 	}
-	p->count += count;
+	e->count += count;
 	c->samples += count;
-	if (ncallers && c->nchecks < CC_MAX_CHECKS) {
-		struct cc_check_key k;
-		struct cc_check_entry *e;
-
-		memset(&k, 0, sizeof(k));
-		k.pair = key;
-		k.n = (uint32_t)(ncallers < CC_LEVELS ? ncallers : CC_LEVELS);
-		for (uint32_t i = 0; i < CC_LEVELS; i++)
-			k.callers[i] = i < k.n ? callers[i] : CC_NONE;
-		HASH_FIND(hh, c->checks, &k, sizeof(k), e);
-		if (!e) {
-			e = st_xcalloc(1, sizeof(*e));
-			e->key = k;
-			HASH_ADD(hh, c->checks, key, sizeof(e->key), e);
-			c->nchecks++;
-		}
-		e->count += count;
+	if (key.nreference)
 		c->checked += count;
-	}
 }
 
 /* The build's view of the pairs: an index each, and edges in and out. */
@@ -177,13 +159,14 @@ static uint32_t slot_of(struct build *b, uint64_t key, bool add)
 
 static void build_graph(const struct callerchain *c, struct build *b)
 {
-	size_t cap = c->npairs + 2 * c->nedges + 1, i = 0;
-	const struct cc_pair_entry *p, *pt;
+	size_t cap = CC_PATH * c->npaths + 2 * c->nedges + 1, i = 0;
+	const struct cc_sample_entry *p, *pt;
 	struct cc_edge_entry *e, *et;
 
 	b->slots = st_xcalloc(cap, sizeof(*b->slots));
-	HASH_ITER(hh, c->pairs, p, pt)
-		slot_of(b, p->key, true);
+	HASH_ITER(hh, c->samples_by_path, p, pt)
+		for (uint32_t k = 0; k < p->key.npath; k++)
+			slot_of(b, p->key.path[k], true);
 	b->edge_v = st_xcalloc(c->nedges + 1, sizeof(*b->edge_v));
 	HASH_ITER(hh, c->edges, e, et) {
 		slot_of(b, e->key.caller, true);
@@ -403,7 +386,7 @@ static size_t candidates(const struct build *b, const struct cc_result *r, uint6
 	return n;
 }
 
-/* How many levels of callers all of cand agree on (CC_LEVELS at most). */
+/* How many levels of callers all of cand know and agree on (CC_LEVELS at most). */
 static unsigned agreed_levels(const struct cc_result *r, const uint32_t *cand, size_t n)
 {
 	unsigned k;
@@ -415,18 +398,93 @@ static unsigned agreed_levels(const struct cc_result *r, const uint32_t *cand, s
 			if (caller_at(r, cand[i], k) != first)
 				return k - 1;
 		if (first == CC_NONE)
-			return CC_LEVELS;	/* one root: every level is one */
+			return k - 1;	/* no caller known: not identified */
 	}
 	return CC_LEVELS;
+}
+
+/* From node at, down the sample's own frames path[j-1..0]: where it ends. */
+static uint32_t descend(const struct build *b, const struct cc_result *r, uint32_t at,
+			const uint64_t *path, uint32_t j, bool *whole)
+{
+	*whole = true;
+	while (j--) {
+		uint32_t k;
+
+		for (k = b->child[at]; k; k = b->sibling[k])
+			if (PAIR(r->nodes[k].sym, r->nodes[k].depth) == path[j])
+				break;
+		if (!k) {
+			*whole = false;
+			return at;
+		}
+		at = k;
+	}
+	return at;
+}
+
+/* The k-th caller of a sample anchored at its own frame j, placed at node c. */
+static uint32_t sample_caller(const struct cc_result *r, const struct cc_sample_key *key,
+			      uint32_t j, uint32_t c, unsigned k)
+{
+	return k <= j ? PAIR_SYM(key->path[k]) : caller_at(r, c, k - j);
+}
+
+static void map_sample(const struct build *b, struct cc_result *r,
+		       const struct cc_sample_entry *e)
+{
+	const struct cc_sample_key *key = &e->key;
+	uint32_t cand[MAX_CANDIDATES], j = key->npath;
+	double share[MAX_CANDIDATES], count = (double)e->count;
+	bool fitted = false, clear;
+	size_t n = 0;
+	unsigned levels;
+
+	r->samples += e->count;
+	/* The outermost own frame the tree knows anchors the sample. */
+	while (j-- > 0 && !(n = candidates(b, r, key->path[j], cand, share, &fitted)))
+		;
+	if (!n) {
+		r->unresolved += count;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool whole;
+		uint32_t at = descend(b, r, cand[i], key->path, j, &whole);
+
+		r->nodes[at].self += count * share[i];
+		fitted |= !whole;
+	}
+	if (fitted)
+		r->fitted += count;
+	levels = agreed_levels(r, cand, n);
+	levels = levels >= CC_LEVELS || j + levels >= CC_LEVELS ? CC_LEVELS : j + levels;
+	for (unsigned k = 1; k <= levels; k++)
+		r->unique[k] += count;
+	clear = n == 1 && !r->nodes[cand[0]].ambiguous;
+	for (unsigned k = 1; k <= key->nreference; k++) {
+		double agree = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			bool same = true;
+
+			for (unsigned l = 1; l <= k && same; l++)
+				same = sample_caller(r, key, j, cand[i], l) == key->reference[l - 1];
+			agree += same ? share[i] : 0;
+		}
+		r->compared[k] += count;
+		r->agreed[k] += count * agree;
+		if (clear) {
+			r->compared_clear[k] += count;
+			r->agreed_clear[k] += count * agree;
+		}
+	}
 }
 
 void callerchain_build(const struct callerchain *c, struct cc_result *r)
 {
 	struct build b;
-	const struct cc_pair_entry *p, *pt;
-	const struct cc_check_entry *e, *et;
-	uint32_t cand[MAX_CANDIDATES];
-	double share[MAX_CANDIDATES];
+	const struct cc_sample_entry *e, *et;
 
 	memset(r, 0, sizeof(*r));
 	memset(&b, 0, sizeof(b));
@@ -438,47 +496,8 @@ void callerchain_build(const struct callerchain *c, struct cc_result *r)
 	/* Functions: distinct syms among the nodes, which by_sym sorts. */
 	for (size_t i = 0; i + 1 < r->n; i++)
 		r->functions += i == 0 || b.by_sym[i] >> 32 != b.by_sym[i - 1] >> 32;
-	HASH_ITER(hh, c->pairs, p, pt) {
-		bool fitted;
-		size_t n = candidates(&b, r, p->key, cand, share, &fitted);
-		unsigned levels;
-
-		r->samples += p->count;
-		if (!n) {
-			r->unresolved += (double)p->count;
-			continue;
-		}
-		if (fitted)
-			r->fitted += (double)p->count;
-		for (size_t i = 0; i < n; i++)
-			r->nodes[cand[i]].self += (double)p->count * share[i];
-		levels = agreed_levels(r, cand, n);
-		for (unsigned k = 1; k <= levels; k++)
-			r->unique[k] += (double)p->count;
-	}
-	HASH_ITER(hh, c->checks, e, et) {
-		bool fitted;
-		size_t n = candidates(&b, r, e->key.pair, cand, share, &fitted);
-		bool clear = n == 1 && !r->nodes[cand[0]].ambiguous;
-
-		for (unsigned k = 1; k <= e->key.n; k++) {
-			double agree = 0;
-
-			for (size_t i = 0; i < n; i++) {
-				bool same = true;
-
-				for (unsigned j = 1; j <= k && same; j++)
-					same = caller_at(r, cand[i], j) == e->key.callers[j - 1];
-				agree += same ? share[i] : 0;
-			}
-			r->compared[k] += (double)e->count;
-			r->agreed[k] += (double)e->count * agree;
-			if (clear) {
-				r->compared_clear[k] += (double)e->count;
-				r->agreed_clear[k] += (double)e->count * agree;
-			}
-		}
-	}
+	HASH_ITER(hh, c->samples_by_path, e, et)
+		map_sample(&b, r, e);
 	build_free(&b);
 }
 

@@ -15,6 +15,11 @@
  * is fitted to a node of its function whose caller's or callee's depth
  * it has (§6.2), else counted as unresolved.
  *
+ * On x86-64 a sample's few innermost callers come with it: its small
+ * stack copy unwinds them exactly.  Those levels are taken as they are,
+ * and the tree answers only for what lies beyond the copy, mapped from
+ * the outermost frame the copy reached.
+ *
  * Where a sample also has its full chain (an unwound stack, a
  * frame-pointer chain), the rebuilt context is checked against it, level
  * by level: the method's measured accuracy.
@@ -32,19 +37,22 @@
 #define CC_MAX_PAIRS	(1u << 17)	/* distinct (function, depth) */
 #define CC_MAX_EDGES	(1u << 18)	/* distinct quadruples */
 #define CC_MAX_NODES	(1u << 18)	/* nodes of the rebuilt tree */
-#define CC_MAX_CHECKS	(1u << 17)	/* distinct (pair, reference callers) */
+#define CC_PATH		8u		/* a sample's own frames kept, leaf first */
 #define CC_NONE		UINT32_MAX	/* "no caller": past a chain's root */
 
-struct cc_pair_entry;
+struct cc_sample_entry;
 struct cc_edge_entry;
-struct cc_check_entry;
+
+/* A frame as CallerChaining knows it. */
+struct cc_frame {
+	uint32_t sym, depth;
+};
 
 /* What a session fed in; bounded, and what did not fit is counted. */
 struct callerchain {
-	struct cc_pair_entry *pairs;	/* (function, depth) -> samples */
+	struct cc_sample_entry *samples_by_path;	/* (own frames, reference) -> samples */
 	struct cc_edge_entry *edges;	/* quadruple -> observations */
-	struct cc_check_entry *checks;	/* (pair, reference callers) -> samples */
-	size_t npairs, nedges, nchecks;
+	size_t npaths, nedges;
 	uint64_t samples;		/* with a depth */
 	uint64_t no_depth;		/* without: no stack base, or no CFA */
 	uint64_t quadruples;		/* observed */
@@ -85,11 +93,14 @@ void callerchain_clear(struct callerchain *c);
 void callerchain_add_call(struct callerchain *c, uint32_t callee, uint32_t callee_depth,
 			  uint32_t caller, uint32_t caller_depth, uint64_t count);
 /*
- * A sample in sym at depth; callers[0..ncallers-1] its reference chain's
- * callers, innermost first (ncallers 0: none to check against).
+ * A sample: path[0] its function and depth, path[1..npath-1] the callers
+ * its own stack copy gave (the paper's samples have none: npath 1), the
+ * outermost of them the anchor mapped onto the tree;
+ * reference[0..nreference-1] its full chain's callers, innermost first
+ * (0: none to check against).
  */
-void callerchain_add_sample(struct callerchain *c, uint32_t sym, uint32_t depth,
-			    const uint32_t *callers, size_t ncallers, uint64_t count);
+void callerchain_add_sample(struct callerchain *c, const struct cc_frame *path, size_t npath,
+			    const uint32_t *reference, size_t nreference, uint64_t count);
 
 /* Chains, maps and checks: into r (callerchain_result_free it). */
 void callerchain_build(const struct callerchain *c, struct cc_result *r);

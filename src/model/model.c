@@ -2,6 +2,7 @@
 #include "model/model_internal.h"
 #include "ring/record.h"
 #include "symbols/symbols.h"
+#include "symbols/unwind.h"
 #include "util.h"
 
 #include <math.h>
@@ -17,6 +18,8 @@ void model_init(struct model *m, struct symbolizer *symbols)
 	m->keep_history = true;
 	history_init(&m->history, 0);
 	cct_init(&m->tree);
+	callerchain_init(&m->chaining);
+	m->chain_window = MODEL_CHAIN_WINDOW;
 }
 
 void model_set_history(struct model *m, uint64_t keep_ns)
@@ -79,6 +82,8 @@ void model_free(struct model *m)
 	free(m->timeline);
 	history_free(&m->history);
 	cct_free(&m->tree);
+	callerchain_free(&m->chaining);
+	unwinder_destroy(m->unwinder);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -121,8 +126,11 @@ static void forget_oldest_exit(struct model *m)
 		m->gone_samples += t->samples;
 		thread_free(m, t);
 	}
-	if (e->pid == e->tid)
+	if (e->pid == e->tid) {
+		if (m->unwinder)
+			unwinder_forget(m->unwinder, e->pid);
 		symbolizer_forget(m->symbols, e->pid);
+	}
 	m->exit_head = (m->exit_head + 1) % MODEL_EXITS_KEPT;
 	m->nexits--;
 }
@@ -508,6 +516,8 @@ void model_zero(struct model *m)
 	m->multiplexed = m->chains = m->chain_frames = 0;
 	m->tree_frames = m->tree_unknown = 0;
 	cct_clear(&m->tree);
+	callerchain_clear(&m->chaining);
+	m->unwound = m->unwind_cut = m->unwind_lost = 0;
 	obs_model_zero(&m->obs);
 }
 

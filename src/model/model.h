@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <uthash.h>
 
+#include "model/callerchain.h"
 #include "model/cct.h"
 #include "model/history.h"
 #include "model/obs_model.h"
@@ -111,6 +112,8 @@ struct model_thread_row {
  */
 #define MODEL_FORGET_NS	1000000000ull
 #define MODEL_EXITS_KEPT 1024u
+/* CallerChaining's default stack window: --call-graph callerchain's copy. */
+#define MODEL_CHAIN_WINDOW 512u
 
 /*
  * A sample of a process not known yet (its FORK record is still in
@@ -171,9 +174,28 @@ struct model {
 	bool keep_history;			/* every sample into history */
 	struct history history;
 	struct cct tree;			/* every sample's call path */
+
+	/* --call-graph dwarf and callerchain: stacks unwound here. */
+	struct unwinder *unwinder;		/* made for the first stack */
+	uint64_t unwound, unwind_cut, unwind_lost;	/* samples, by how the walk ended */
+	/*
+	 * CallerChaining's input: every user sample's (function, depth),
+	 * quadruples from frames within chain_window bytes of its stack
+	 * pointer (what a copy that size unwinds), and its full chain as the
+	 * reference.  callerchain_mode: the tree shown is the one rebuilt.
+	 */
+	struct callerchain chaining;
+	uint32_t chain_window;
+	bool callerchain_mode;
 };
 
 void model_init(struct model *m, struct symbolizer *symbols);
+
+/*
+ * How samples' stacks feed CallerChaining: quadruples from the window
+ * bytes above the stack pointer; rebuilt: the tree shown is CallerChaining's.
+ */
+void model_set_call_graph(struct model *m, uint32_t window, bool rebuilt);
 
 /* A call tree frame's name: its function's, or "[truncated chain]". */
 const char *model_frame_name(const struct model *m, uint32_t sym);

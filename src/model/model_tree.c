@@ -2,9 +2,12 @@
  * model_tree.c - samples' call chains into the calling context tree:
  * each frame symbolized (a caller's return address less one, so a call
  * that ends its function is not taken for the next one), root first.
+ * A sample with a stack copy is unwound here first, and its frames'
+ * depths feed CallerChaining.
  */
 #include "model/model_internal.h"
 #include "symbols/symbols.h"
+#include "symbols/unwind.h"
 
 /* x86-64: the kernel's half of the address space (chains lose perf's markers). */
 #define KERNEL_START	0xffff800000000000ull
@@ -15,28 +18,139 @@ const char *model_frame_name(const struct model *m, uint32_t sym)
 	       : symbolizer_symbol(m->symbols, sym)->name;
 }
 
-void model_take_chain(struct model *m, const struct st_sample *s,
-		      const struct st_symbol *leaf)
+void model_set_call_graph(struct model *m, uint32_t window, bool rebuilt)
 {
-	uint32_t frames[ST_CHAIN_MAX + 1];
+	m->chain_window = window;
+	m->callerchain_mode = rebuilt;
+}
+
+static uint32_t caller_sym(struct model *m, pid_t pid, uint64_t ip)
+{
+	const struct st_symbol *sym = symbolizer_lookup(m->symbols, pid, ip ? ip - 1 : 0,
+							ip >= KERNEL_START);
+
+	m->tree_frames++;
+	m->tree_unknown += sym->unknown;
+	return sym->id;
+}
+
+/* Bytes from the stack's base down to a frame's CFA; false if unknown. */
+static bool depth_of(const struct st_stack *k, uint64_t cfa, uint32_t *depth)
+{
+	if (!k->base || !cfa || cfa > k->base || k->base - cfa > UINT32_MAX)
+		return false;
+	*depth = (uint32_t)(k->base - cfa);
+	return true;
+}
+
+/*
+ * CallerChaining's input from one unwound user sample: its (function,
+ * depth), the calls between frames a chain_window-byte copy would
+ * reach, and its callers as the reference.  syms[i] is frame i's.
+ */
+static void feed_chaining(struct model *m, const struct st_stack *k,
+			  const struct unwound_frame *f, const uint32_t *syms, size_t n,
+			  const uint32_t *reference, size_t nreference, uint64_t count)
+{
+	struct cc_frame path[CC_PATH];
+	size_t npath = 0;
+
+	if (n < 2 || !depth_of(k, f[1].sp, &path[0].depth)) {
+		m->chaining.no_depth += count;
+		return;
+	}
+	path[npath++].sym = syms[0];
+	/* The callers this sample's own copy reaches, and their calls. */
+	for (size_t i = 0; i + 2 < n && f[i + 2].sp - k->sp <= m->chain_window; i++) {
+		uint32_t d, dc;
+
+		if (!depth_of(k, f[i + 1].sp, &d) || !depth_of(k, f[i + 2].sp, &dc))
+			break;
+		callerchain_add_call(&m->chaining, syms[i], d, syms[i + 1], dc, count);
+		if (npath < CC_PATH)
+			path[npath++] = (struct cc_frame){ syms[i + 1], dc };
+	}
+	callerchain_add_sample(&m->chaining, path, npath, reference, nreference, count);
+}
+
+/* The kernel's frame-pointer chain: frames[] root first, leaf not included. */
+static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint32_t *frames)
+{
 	const uint64_t *chain = st_sample_chain(s);
 	size_t n = s->nchain, first = 0, k = 0;
 
 	/* The chain starts at the sampled address itself, as perf gives it. */
 	if (n && chain[0] == s->ip)
 		first = 1;
-	for (size_t i = n; i-- > first;) {
-		uint64_t ip = chain[i];
-		bool kernel = ip >= KERNEL_START;
+	for (size_t i = n; i-- > first;)
+		frames[k++] = caller_sym(m, (pid_t)s->pid, chain[i]);
+	return k;
+}
 
-		const struct st_symbol *sym = symbolizer_lookup(m->symbols, (pid_t)s->pid,
-								ip ? ip - 1 : 0, kernel);
+/*
+ * A stack copy's frames, root first, into frames (the leaf not
+ * included); also CallerChaining's input.  Returns how many; *cut: the
+ * walk ended before the outermost frame.
+ */
+static size_t take_unwound(struct model *m, const struct st_sample *s,
+			   const struct st_symbol *leaf, uint32_t *frames, bool *cut)
+{
+	struct unwound_frame f[ST_CHAIN_MAX];
+	uint32_t syms[ST_CHAIN_MAX], reference[ST_CHAIN_MAX];
+	const struct st_stack *k = st_sample_stack(s);
+	bool kernel = s->cpumode == ST_MODE_KERNEL;
+	enum unwind_end end;
+	size_t n, nref = 0, out = 0;
 
-		frames[k++] = sym->id;
-		m->tree_unknown += sym->unknown;
+	if (!m->unwinder)
+		m->unwinder = unwinder_create(m->symbols);
+	n = unwinder_walk(m->unwinder, (pid_t)s->pid, (pid_t)s->tid, k, f, ST_CHAIN_MAX, &end);
+	m->unwound++;
+	m->unwind_cut += end == UNWIND_CUT;
+	m->unwind_lost += end == UNWIND_LOST;
+	*cut = end != UNWIND_COMPLETE;
+	/* Frame 0 is where user code was: the leaf, or under a kernel leaf. */
+	syms[0] = kernel ? symbolizer_lookup(m->symbols, (pid_t)s->pid, k->ip, false)->id
+			 : leaf->id;
+	for (size_t i = 1; i < n; i++)
+		syms[i] = caller_sym(m, (pid_t)s->pid, f[i].pc);
+	for (size_t i = n; i-- > (kernel ? 0 : 1);)
+		frames[out++] = syms[i];
+	if (kernel)
+		return out;
+	/* The reference: the kernel's chain in callerchain mode, else these frames. */
+	if (m->callerchain_mode && s->nchain) {
+		uint32_t fp[ST_CHAIN_MAX];
+		size_t nfp = take_kernel_chain(m, s, fp);
+
+		for (size_t i = nfp; i-- > 0;)
+			reference[nref++] = fp[i];
+	} else {
+		for (size_t i = 1; i < n; i++)
+			reference[nref++] = syms[i];
 	}
-	m->tree_frames += k;
+	feed_chaining(m, k, f, syms, n, reference, nref, 1);
+	return out;
+}
+
+void model_take_chain(struct model *m, const struct st_sample *s,
+		      const struct st_symbol *leaf)
+{
+	uint32_t frames[ST_CHAIN_MAX + 1];
+	bool truncated = (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0, cut;
+	size_t k;
+
+	/*
+	 * In callerchain mode the copy is small and only feeds CallerChaining;
+	 * the tree kept live is the kernel's chains, the reference.
+	 */
+	if ((s->flags & ST_SAMPLE_HAS_STACK) && !(m->callerchain_mode && s->nchain)) {
+		k = take_unwound(m, s, leaf, frames, &truncated);
+	} else {
+		if (s->flags & ST_SAMPLE_HAS_STACK)
+			take_unwound(m, s, leaf, frames, &cut);
+		k = take_kernel_chain(m, s, frames);
+	}
 	frames[k++] = leaf->id;
-	cct_add(&m->tree, frames, k, (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0,
-		s->period ? s->period : 1);
+	cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);
 }

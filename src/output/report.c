@@ -209,6 +209,12 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "gauges", gauges_json(s));
 	/* The whole session's, with or without a range. */
 	json_object_object_add(o, "tree", report_tree_json(&s->model));
+	{
+		struct json_object *cc = report_callerchain_json(&s->model);
+
+		if (cc)
+			json_object_object_add(o, "callerchain", cc);
+	}
 	/* One object per line, so -d output is JSON Lines. */
 	fprintf(out, "%s\n", json_object_to_json_string_ext(o,
 		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));

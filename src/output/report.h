@@ -36,6 +36,11 @@ void report_print(struct session *s, FILE *out);
 void report_folded(const struct model *m, FILE *out);
 /* The same tree for the JSON report: counts and a flat node list (id, parent, name, self, total). */
 struct json_object *report_tree_json(const struct model *m);
+/*
+ * CallerChaining's figures (the paper's Table 1, and its agreement with
+ * the reference chains per level), or NULL when no sample had a depth.
+ */
+struct json_object *report_callerchain_json(const struct model *m);
 
 /*
  * Runs a batch session to its end (duration, target exit, SIGINT or

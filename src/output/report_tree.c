@@ -16,9 +16,8 @@ static void put_name(const struct model *m, uint32_t sym, FILE *out)
 		fputc(*p == ';' || (unsigned char)*p < ' ' ? '?' : *p, out);
 }
 
-void report_folded(const struct model *m, FILE *out)
+static void folded(const struct model *m, const struct cct *t, FILE *out)
 {
-	const struct cct *t = &m->tree;
 	uint32_t *path;
 	size_t depth = 0;
 	uint32_t at;
@@ -54,6 +53,84 @@ void report_folded(const struct model *m, FILE *out)
 	free(path);
 }
 
+void report_folded(const struct model *m, FILE *out)
+{
+	struct cc_result r;
+	struct cct t;
+
+	if (!m->callerchain_mode) {
+		folded(m, &m->tree, out);
+		return;
+	}
+	/* The tree CallerChaining rebuilt from depths is the one asked for. */
+	callerchain_build(&m->chaining, &r);
+	cct_init(&t);
+	callerchain_to_cct(&r, &t);
+	folded(m, &t, out);
+	cct_free(&t);
+	callerchain_result_free(&r);
+}
+
+static double percent(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+struct json_object *report_callerchain_json(const struct model *m)
+{
+	const struct callerchain *c = &m->chaining;
+	struct json_object *o, *agreement = json_object_new_array(), *unique;
+	struct cc_result r;
+
+	if (!c->samples && !c->no_depth)
+		return NULL;
+	o = json_object_new_object();
+	unique = json_object_new_object();
+	callerchain_build(c, &r);
+	report_add_u64(o, "window", m->chain_window);
+	json_object_object_add(o, "rebuilt_tree_shown", json_object_new_boolean(m->callerchain_mode));
+	report_add_u64(o, "samples", c->samples);
+	report_add_u64(o, "no_depth", c->no_depth);
+	report_add_u64(o, "quadruples", c->quadruples);
+	report_add_u64(o, "backward", c->backward);
+	report_add_u64(o, "dropped", c->dropped);
+	/* The paper's Table 1: nodes, of them with several callers at one depth. */
+	report_add_u64(o, "nodes", r.n ? r.n - 1 : 0);
+	json_object_object_add(o, "capped", json_object_new_boolean(r.capped));
+	report_add_u64(o, "ambiguous_nodes", r.ambiguous_nodes);
+	json_object_object_add(o, "ambiguous_pct",
+			       json_object_new_double(percent((double)r.ambiguous_nodes,
+							      r.n > 1 ? (double)(r.n - 1) : 0)));
+	report_add_u64(o, "functions", r.functions);
+	json_object_object_add(unique, "1", json_object_new_double(percent(r.unique[1],
+									  (double)r.samples)));
+	json_object_object_add(unique, "3", json_object_new_double(percent(r.unique[3],
+									  (double)r.samples)));
+	json_object_object_add(o, "unique_pct", unique);
+	json_object_object_add(o, "fitted", json_object_new_double(r.fitted));
+	json_object_object_add(o, "unresolved", json_object_new_double(r.unresolved));
+	json_object_object_add(o, "reference", json_object_new_string(
+		m->callerchain_mode ? "frame-pointer chains" : "unwound chains"));
+	report_add_u64(o, "checked", c->checked);
+	for (unsigned k = 1; k <= CC_LEVELS; k++) {
+		struct json_object *j = json_object_new_object();
+
+		report_add_u64(j, "level", k);
+		json_object_object_add(j, "compared", json_object_new_double(r.compared[k]));
+		json_object_object_add(j, "agreed_pct",
+				       json_object_new_double(percent(r.agreed[k], r.compared[k])));
+		json_object_object_add(j, "unambiguous_compared",
+				       json_object_new_double(r.compared_clear[k]));
+		json_object_object_add(j, "unambiguous_agreed_pct",
+				       json_object_new_double(percent(r.agreed_clear[k],
+								      r.compared_clear[k])));
+		json_object_array_add(agreement, j);
+	}
+	json_object_object_add(o, "agreement", agreement);
+	callerchain_result_free(&r);
+	return o;
+}
+
 struct json_object *report_tree_json(const struct model *m)
 {
 	const struct cct *t = &m->tree;
@@ -65,6 +142,9 @@ struct json_object *report_tree_json(const struct model *m)
 	report_add_u64(o, "max_depth", t->max_depth);
 	report_add_u64(o, "caller_frames", m->tree_frames);
 	report_add_u64(o, "unknown_frames", m->tree_unknown);
+	report_add_u64(o, "unwound", m->unwound);
+	report_add_u64(o, "unwind_cut", m->unwind_cut);
+	report_add_u64(o, "unwind_lost", m->unwind_lost);
 	/* Node 0 is the root: every other names its parent (0 at the top). */
 	for (size_t i = 1; i < t->n; i++) {
 		const struct cct_node *n = cct_node(t, (uint32_t)i);

@@ -65,6 +65,13 @@ size_t st_record_check(const void *rec, size_t avail)
 
 		if (need > h.size || s->nchain > ST_CHAIN_MAX)
 			return 0;
+		if (s->flags & ST_SAMPLE_HAS_STACK) {
+			const struct st_stack *k = st_sample_stack(s);
+
+			if (need + sizeof(*k) > h.size ||
+			    need + sizeof(*k) + st_align8(k->size) > h.size)
+				return 0;
+		}
 	} else if (h.type == ST_REC_MMAP) {
 		const struct st_mmap *m = rec;
 		size_t room = h.size - sizeof(*m);

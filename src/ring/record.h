@@ -54,6 +54,7 @@ enum st_cpumode {
 #define ST_SAMPLE_MULTIPLEXED	0x1u	/* counters did not run the whole interval */
 #define ST_SAMPLE_HAS_COUNTERS	0x2u	/* data[0..1] are cycles and instructions */
 #define ST_SAMPLE_CHAIN_TRUNC	0x4u	/* the kernel cut the call chain short */
+#define ST_SAMPLE_HAS_STACK	0x8u	/* a struct st_stack follows the chain */
 /* Which of the events sampled each on its own (-e a,b) took it: 0..15. */
 #define ST_SAMPLE_EVENT_SHIFT	8u
 #define ST_SAMPLE_EVENT_MASK	0xf00u
@@ -213,6 +214,26 @@ static inline size_t st_align8(size_t n)
 static inline const uint64_t *st_sample_chain(const struct st_sample *s)
 {
 	return s->data + s->ncounters;
+}
+
+/*
+ * With ST_SAMPLE_HAS_STACK (--call-graph dwarf, callerchain): the user
+ * registers an unwinder starts from and size bytes of the user stack from
+ * sp up, padded to 8, after the chain.  base is the top of the mapping
+ * that holds sp, read by the sampler when the thread was new: stack
+ * depths (CallerChaining) count down from it; 0 if unknown.
+ */
+struct st_stack {
+	uint64_t ip, sp, bp;
+	uint64_t base;
+	uint32_t size;
+	uint32_t pad;
+	unsigned char bytes[];
+};
+
+static inline const struct st_stack *st_sample_stack(const struct st_sample *s)
+{
+	return (const struct st_stack *)(const void *)(st_sample_chain(s) + s->nchain);
 }
 
 /*

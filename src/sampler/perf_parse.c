@@ -199,6 +199,57 @@ static int take_callchain(struct cursor *c, struct st_sample *s, size_t words,
 	return 0;
 }
 
+/*
+ * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER into a struct st_stack
+ * after the chain, the copy cut to what fits one record.  A sample of a
+ * kernel thread has no user registers (abi 0) and gets no stack.
+ */
+static int take_stack(struct cursor *c, const struct perf_layout *l, struct st_sample *s,
+		      size_t used)
+{
+	uint64_t regs[3] = { 0, 0, 0 }, abi = 0, size = 0, dyn;
+	struct st_stack *k;
+	size_t room;
+
+	if (l->sample_type & PERF_SAMPLE_REGS_USER) {
+		abi = take64(c);
+		if (abi != PERF_SAMPLE_REGS_ABI_NONE)
+			for (unsigned i = 0; i < (unsigned)__builtin_popcountll(l->regs_user); i++) {
+				uint64_t v = take64(c);
+
+				if (i < 3)
+					regs[i] = v;	/* bp, sp, ip: bit order */
+			}
+	}
+	if (!(l->sample_type & PERF_SAMPLE_STACK_USER))
+		return 0;
+	size = take64(c);
+	if (c->bad || size > (uint64_t)(c->end - c->p) || size % 8)
+		return -EBADMSG;
+	const unsigned char *bytes = c->p;
+
+	c->p += size;
+	dyn = size ? take64(c) : 0;
+	if (c->bad || dyn > size)
+		return -EBADMSG;
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE || l->regs_user != PERF_STACK_REGS)
+		return 0;
+	if (used + sizeof(*k) > ST_RECORD_MAX)
+		return 0;
+	room = ST_RECORD_MAX - used - sizeof(*k);
+	k = (struct st_stack *)(void *)((unsigned char *)s + used);
+	k->bp = regs[0];
+	k->sp = regs[1];
+	k->ip = regs[2];
+	k->base = 0;
+	k->size = (uint32_t)(dyn < room ? dyn : room & ~(size_t)7);
+	k->pad = 0;
+	memcpy(k->bytes, bytes, k->size);
+	memset(k->bytes + k->size, 0, st_align8(k->size) - k->size);
+	s->flags |= ST_SAMPLE_HAS_STACK;
+	return (int)(sizeof(*k) + st_align8(k->size));
+}
+
 static size_t convert_sample(const struct perf_layout *l,
 			     struct perf_group_state *gs,
 			     const struct perf_event_header *ev, void *out)
@@ -207,7 +258,8 @@ static size_t convert_sample(const struct perf_layout *l,
 			    (const unsigned char *)ev + ev->size, 0 };
 	struct st_sample *s = out;
 	uint64_t t = l->sample_type;
-	size_t words;
+	size_t words, size;
+	int stack;
 
 	memset(s, 0, sizeof(*s));
 	if (t & PERF_SAMPLE_IDENTIFIER)
@@ -233,12 +285,13 @@ static size_t convert_sample(const struct perf_layout *l,
 	words = s->ncounters;
 	if ((t & PERF_SAMPLE_CALLCHAIN) && take_callchain(&c, s, words, l->max_stack) < 0)
 		return 0;
-	if (c.bad)
+	size = sizeof(*s) + (words + s->nchain) * sizeof(uint64_t);
+	stack = take_stack(&c, l, s, size);
+	if (c.bad || stack < 0)
 		return 0;
 	s->cpumode = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		PERF_RECORD_MISC_KERNEL ? ST_MODE_KERNEL : ST_MODE_USER;
-	init_header(s, ST_REC_SAMPLE,
-		    sizeof(*s) + (words + s->nchain) * sizeof(uint64_t));
+	init_header(s, ST_REC_SAMPLE, size + (size_t)stack);
 	return s->h.size;
 }
 

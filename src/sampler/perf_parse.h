@@ -6,6 +6,7 @@
 #ifndef SHIMTOP_PERF_PARSE_H
 #define SHIMTOP_PERF_PARSE_H
 
+#include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +23,13 @@ struct perf_layout {
 	 * unknown: a chain that reaches it was cut, and is marked so.
 	 */
 	unsigned max_stack;
+	/* PERF_SAMPLE_REGS_USER's mask: PERF_STACK_REGS (bp, sp, ip) or 0. */
+	uint64_t regs_user;
 };
+
+/* The user registers --call-graph dwarf asks for: what CFI rules use. */
+#define PERF_STACK_REGS	((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | \
+			 (1ull << PERF_REG_X86_IP))
 
 /* Per-buffer state: the previous group values, for per-interval deltas. */
 struct perf_group_state {

@@ -13,6 +13,7 @@
  */
 #include "sampler/perf_source.h"
 #include "sampler/reorder.h"
+#include "sampler/stack_base.h"
 #include "cpulist.h"
 #include "options.h"
 #include "sampler/perf_parse.h"
@@ -40,6 +41,7 @@
 #define DEFAULT_SW_PERIOD	250000u		/* ns of cpu-clock: 4 kHz */
 #define DEFAULT_FREQ		4000u		/* Hz: perf's default, for -e a,b */
 #define RING_PAGES		32u
+#define STACK_RING_PAGES	128u
 #define RESCAN_NS		500000000u
 
 /* One CPU's ring, owned by the first leader opened on that CPU. */
@@ -106,6 +108,7 @@ struct perf_source {
 	unsigned char scratch[ST_RECORD_MAX];
 	_Alignas(8) unsigned char out[ST_RECORD_MAX];
 	struct reorder order;		/* records of all rings, back in time order */
+	struct stack_bases stacks;	/* with a stack copy: each thread's base */
 	uint64_t prev_pass;		/* when the previous drain pass began */
 
 	/* A new period asked for by another thread, applied by the sampler's. */
@@ -166,6 +169,7 @@ int perf_source_configure(const struct st_options *o, bool launched,
 	cfg->period = o->period;
 	cfg->randomize = o->randomize && !o->freq;
 	cfg->callchain = o->callchain;
+	cfg->stack_copy = o->stack_copy;
 	if (o->events) {
 		bool hw = false, grouped;
 
@@ -321,6 +325,8 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 		a->sample_period = random_period(ps);
 	}
 	a->sample_type = ps->layout.sample_type;
+	a->sample_regs_user = ps->layout.regs_user;
+	a->sample_stack_user = ps->cfg.stack_copy;
 	a->read_format = ps->layout.read_format;
 	a->sample_id_all = 1;	/* CLOCK_MONOTONIC (above): shimtop's clock, so timelines line up */
 	a->mmap = 1;
@@ -674,6 +680,21 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	if (ps->cfg.separate && !mark_event(ps, ev, ps->out))
 		return;
 	switch (((struct st_header *)ps->out)->type) {
+	case ST_REC_SAMPLE: {
+		struct st_sample *sm = (void *)ps->out;
+
+		if (sm->flags & ST_SAMPLE_HAS_STACK) {
+			struct st_stack *k = (struct st_stack *)(uintptr_t)st_sample_stack(sm);
+
+			k->base = stack_base_of(&ps->stacks, (pid_t)sm->pid, k->sp, sm->time);
+		}
+		break;
+	}
+	case ST_REC_EXEC:
+		if (ps->cfg.stack_copy)
+			stack_bases_forget(&ps->stacks,
+					   (pid_t)((const struct st_comm *)(const void *)ps->out)->pid);
+		break;
 	case ST_REC_FORK: {
 		const struct st_task *tk = (const void *)ps->out;
 
@@ -920,6 +941,7 @@ static void perf_destroy(struct st_source *s)
 	free(ps->threads);
 	free(ps->rings);
 	reorder_free(&ps->order);
+	stack_bases_free(&ps->stacks);
 	{
 		struct tid_state *t, *next;
 
@@ -1053,6 +1075,13 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 			ps->layout.max_stack = v > 0 && v < 65536 ? (unsigned)v : 0;
 			free(max);
 		}
+	}
+	if (cfg->stack_copy) {
+		ps->layout.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		ps->layout.regs_user = PERF_STACK_REGS;
+		/* perf record's 512 KiB: a few dozen stack copies per drain. */
+		ps->pages = STACK_RING_PAGES;
+		stack_bases_init(&ps->stacks);
 	}
 	if (cfg->separate) {
 		/* First in every record, so the event is read before parsing. */

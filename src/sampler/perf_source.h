@@ -36,6 +36,7 @@ struct perf_source_config {
 	uint64_t period;
 	bool randomize;
 	bool callchain;
+	unsigned stack_copy;	/* bytes of user stack per sample; 0: none */
 };
 
 /*

@@ -612,6 +612,54 @@ static const struct st_symbol *resolve_jit(struct symbolizer *s,
 	return NULL;
 }
 
+static struct elf_file *vdso_file(struct symbolizer *s);
+
+uint64_t symbolizer_report_modules(struct symbolizer *s, pid_t pid, Dwfl *dwfl)
+{
+	struct space *sp = space_find(s, pid);
+	const struct elf_file *done[256];
+	size_t ndone = 0;
+
+	if (!sp)
+		return 0;
+	find_map(sp, 0);	/* sorts: each file is placed by its lowest mapping */
+	for (size_t i = 0; i < sp->nmaps; i++) {
+		struct map *m = &sp->maps[i];
+		struct elf_file *f;
+		uint64_t vaddr;
+		bool seen = false;
+		int fd;
+
+		if (!strcmp(m->path, "[vdso]"))
+			f = vdso_file(s);
+		else
+			f = m->path[0] == '/' ? resolve_file(s, sp, m) : NULL;
+		if (!f || !f->mod || f->fd < 0 || elf_file_vaddr(f, m->pgoff, &vaddr) < 0)
+			continue;
+		for (size_t k = 0; k < ndone && !seen; k++)
+			seen = done[k] == f;
+		if (seen || ndone == sizeof(done) / sizeof(done[0]))
+			continue;
+		done[ndone++] = f;
+		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		/* libdwfl takes the descriptor, and the module's addresses are
+		 * the process's: p_vaddr plus the mapping's bias. */
+		if (!dwfl_report_elf(dwfl, st_basename(m->path), f->path, fd,
+				     m->start - vaddr, true))
+			close(fd);
+	}
+	return sp->gen;
+}
+
+uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid)
+{
+	struct space *sp = space_find(s, pid);
+
+	return sp ? sp->gen : 0;
+}
+
 /* symbols_read_proc_maps callback: where our own vDSO is. */
 static void find_vdso(uint64_t start, uint64_t len, uint64_t pgoff,
 		      const char *path, void *arg)
@@ -785,7 +833,8 @@ void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 	out->files = s->nfiles;
 }
 
-int symbols_read_proc_maps(pid_t pid, map_fn fn, void *arg)
+/* Every line of /proc/PID/maps, or (code_only) the ones symbols need. */
+static int read_maps(pid_t pid, bool code_only, map_fn fn, void *arg)
 {
 	char path[64], line[4096];
 	FILE *f;
@@ -800,15 +849,52 @@ int symbols_read_proc_maps(pid_t pid, map_fn fn, void *arg)
 		int name_at = 0;
 
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n",
-			   &start, &end, perms, &pgoff, &name_at) < 4 || !name_at)
+			   &start, &end, perms, &pgoff, &name_at) < 4 || !name_at ||
+		    end < start)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		/* File-backed mappings of every permission: libdwfl needs the
 		 * lowest one of each file to place it. */
-		if (line[name_at] != '/' && perms[2] != 'x')
+		if (code_only && line[name_at] != '/' && perms[2] != 'x')
 			continue;
 		fn(start, end - start, pgoff, line + name_at, arg);
 	}
 	fclose(f);
+	return 0;
+}
+
+int symbols_read_proc_maps(pid_t pid, map_fn fn, void *arg)
+{
+	return read_maps(pid, true, fn, arg);
+}
+
+struct containing {
+	uint64_t addr, start, end;
+};
+
+static void find_containing(uint64_t start, uint64_t len, uint64_t pgoff,
+			    const char *path, void *arg)
+{
+	struct containing *c = arg;
+
+	(void)pgoff;
+	(void)path;
+	if (c->addr >= start && c->addr - start < len) {
+		c->start = start;
+		c->end = start + len;
+	}
+}
+
+int symbols_mapping_of(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	struct containing c = { addr, 0, 0 };
+	int rc = read_maps(pid, false, find_containing, &c);
+
+	if (rc < 0)
+		return rc;
+	if (c.end <= c.start)
+		return -ENOENT;
+	*start = c.start;
+	*end = c.end;
 	return 0;
 }

@@ -145,5 +145,7 @@ void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out);
 typedef void (*map_fn)(uint64_t start, uint64_t len, uint64_t pgoff,
 		       const char *path, void *arg);
 int symbols_read_proc_maps(pid_t pid, map_fn fn, void *arg);
+/* The mapping of pid's that holds addr (any kind: a thread's stack); -errno. */
+int symbols_mapping_of(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <gelf.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,6 +63,9 @@ struct elf_file *elf_file_open(int fd, const char *path,
 	size_t n = 0;
 
 	f->path = st_xstrdup(path);
+	/* The same file for a process's unwinder (symbols_unwind.c), however
+	 * its path changes later. */
+	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	f->dwfl = dwfl_begin(callbacks);
 	if (!f->dwfl) {
 		close(fd);
@@ -128,6 +132,8 @@ void elf_file_close(struct elf_file *f)
 		return;
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
+	if (f->fd >= 0)
+		close(f->fd);
 	symbol_table_clear(&f->table);
 	free(f->loads);
 	free(f->path);

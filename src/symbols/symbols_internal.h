@@ -107,6 +107,7 @@ struct elf_file {
 	size_t nloads;
 	struct symbol_table table;	/* built on the first lookup */
 	bool table_built;
+	int fd;				/* a copy of the descriptor, for unwinders */
 };
 /* libdwfl's find_debuginfo callback: this machine's /usr/lib/debug only. */
 int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -121,8 +122,16 @@ int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr);
 const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
 void elf_file_close(struct elf_file *f);
 
-/* The file symbol id was found in and its module addresses, or NULL. */
+/*
+ * Reports pid's ELF files to dwfl at the process's addresses (an
+ * unwinder's modules).  Returns the map generation they reflect (it
+ * changes when the process maps or unmaps code), 0 if pid is unknown.
+ */
 struct symbolizer;
+uint64_t symbolizer_report_modules(struct symbolizer *s, pid_t pid, Dwfl *dwfl);
+uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid);
+
+/* The file symbol id was found in and its module addresses, or NULL. */
 struct elf_file *symbolizer_code_of(const struct symbolizer *s, uint32_t id,
 				    uint64_t *start, uint64_t *end);
 

@@ -1,0 +1,46 @@
+/*
+ * unwind.h - call chains from a sample's copy of its user stack
+ * (--call-graph dwarf and callerchain), unwound with libdwfl over the
+ * CFI of the process's ELF files, as perf report does.
+ *
+ * The copy is the target's, so every read is checked against it: an
+ * address outside the copy ends the chain (counted as cut), it is never
+ * read from anywhere else.
+ */
+#ifndef SHIMTOP_UNWIND_H
+#define SHIMTOP_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ring/record.h"
+
+struct symbolizer;
+struct unwinder;
+
+/* One frame: pc is the sampled address (frame 0) or a return address. */
+struct unwound_frame {
+	uint64_t pc;
+	uint64_t sp;	/* its stack pointer: for frame i > 0, frame i-1's CFA */
+};
+
+enum unwind_end {
+	UNWIND_COMPLETE,	/* the outermost frame was reached */
+	UNWIND_CUT,		/* the stack copy ended first */
+	UNWIND_LOST,		/* no CFI or no module for a frame's address */
+};
+
+struct unwinder *unwinder_create(struct symbolizer *s);
+void unwinder_destroy(struct unwinder *u);
+/* pid is gone (or exec'd): its modules are let go. */
+void unwinder_forget(struct unwinder *u, pid_t pid);
+
+/*
+ * The frames of thread tid of pid from k (at most max), innermost first;
+ * frames[0] is k's ip.  *end says why the walk stopped.
+ */
+size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_stack *k,
+		     struct unwound_frame *frames, size_t max, enum unwind_end *end);
+
+#endif
