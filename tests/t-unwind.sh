@@ -1,0 +1,90 @@
+#!/bin/sh
+# t-unwind.sh - --call-graph dwarf and callerchain on tests/call_paths.
+# Built without frame pointers, the kernel's chains lose every caller
+# while the stack copies unwound with the CFI give the known tree; the
+# same copies feed CallerChaining, whose agreement with the unwound
+# chains is at least 90% one level up and 80% three levels up where it
+# is unambiguous; in callerchain mode the tree rebuilt from depths holds
+# the known paths and the twins' equal frames are flagged ambiguous.
+# Code without any CFI gives cut chains, counted, and no crash; bad
+# --call-graph values are refused in one line.
+. "$TESTS_DIR/lib.sh"
+
+NOFP="$TESTS_BIN/call_paths_nofp"
+[ -x "$NOFP" ] || skip "call_paths_nofp is not built"
+
+# Frame pointers omitted: the kernel's walk finds no caller of leaf_work.
+"$SHIMTOP" --batch --format folded -- "$NOFP" --seconds 1.5 >"$TMP/fp" 2>"$TMP/err" ||
+	fail "fp on call_paths_nofp: $(cat "$TMP/err")"
+if python3 "$TESTS_DIR/check_paths.py" "$TMP/fp" 2>/dev/null; then
+	fail "frame-pointer chains found call_paths_nofp's tree: the test binary has frame pointers"
+fi
+
+# dwarf: the tree as written.
+"$SHIMTOP" --batch --call-graph dwarf --format json -- "$NOFP" --seconds 2 >"$TMP/dwarf.json" \
+	2>"$TMP/err" || fail "--call-graph dwarf: $(cat "$TMP/err")"
+"$SHIMTOP" --batch --call-graph dwarf,4096 --format folded -- "$NOFP" --seconds 2 \
+	>"$TMP/dwarf" 2>"$TMP/err" || fail "--call-graph dwarf,4096: $(cat "$TMP/err")"
+python3 "$TESTS_DIR/check_paths.py" "$TMP/dwarf" ||
+	fail "dwarf's tree: $(sort -t' ' -k2 -n "$TMP/dwarf" | tail -8)"
+python3 - "$TMP/dwarf.json" <<'PY' || fail "dwarf's figures: $(json_get "$TMP/dwarf.json" "d['callerchain']")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t, c = d['tree'], d['callerchain']
+assert t['unwound'] == t['samples'] > 1000, t
+# Walks end at _start, not in the copy: a few cut at process start at most.
+assert t['unwind_cut'] + t['unwind_lost'] <= 0.02 * t['unwound'], t
+assert c['samples'] >= 0.95 * t['samples'] and c['checked'] == c['samples'], c
+a = {x['level']: x for x in c['agreement']}
+assert a[1]['unambiguous_agreed_pct'] >= 90 and a[3]['unambiguous_agreed_pct'] >= 80, a
+assert a[1]['unambiguous_compared'] >= 0.5 * c['samples'], a
+PY
+
+# callerchain: the tree rebuilt from depths, measured against the kernel's
+# frame-pointer chains (call_paths keeps frame pointers).
+FP="$TESTS_BIN/call_paths"
+"$SHIMTOP" --batch --call-graph callerchain --format json -- "$FP" --seconds 2 >"$TMP/cc.json" \
+	2>"$TMP/err" || fail "--call-graph callerchain: $(cat "$TMP/err")"
+python3 - "$TMP/cc.json" <<'PY' || fail "callerchain's figures: $(json_get "$TMP/cc.json" "d['callerchain']")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d['callerchain']
+assert c['rebuilt_tree_shown'] and c['window'] == 512 and c['reference'] == 'frame-pointer chains', c
+a = {x['level']: x for x in c['agreement']}
+assert a[1]['agreed_pct'] >= 90 and a[3]['agreed_pct'] >= 80, a
+# leaf_work under via_one, twin_left and twin_right: one depth, three callers.
+assert c['ambiguous_nodes'] >= 2 and c['nodes'] > 10, c
+assert c['unique_pct']['1'] >= 90, c
+PY
+"$SHIMTOP" --batch --call-graph callerchain --format folded -- "$FP" --seconds 2 >"$TMP/cc" \
+	2>"$TMP/err" || fail "--call-graph callerchain folded: $(cat "$TMP/err")"
+python3 "$TESTS_DIR/check_paths.py" "$TMP/cc" ||
+	fail "the rebuilt tree: $(sort -t' ' -k2 -n "$TMP/cc" | tail -8)"
+
+# No CFI at all (.eh_frame and .debug_frame removed) and no frame
+# pointers: nothing unwinds; every chain is counted as cut, none invented.
+if command -v objcopy >/dev/null; then
+	objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr \
+		--remove-section .debug_frame "$TESTS_BIN/call_paths_noeh" "$TMP/noeh"
+	"$SHIMTOP" --batch --call-graph dwarf --format json -- "$TMP/noeh" --seconds 1 \
+		>"$TMP/noeh.json" 2>"$TMP/err" || fail "dwarf without CFI: $(cat "$TMP/err")"
+	python3 - "$TMP/noeh.json" <<'PY' || fail "without CFI: $(json_get "$TMP/noeh.json" "d['tree']['truncated']")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d['tree']
+assert t['samples'] > 500 and t['truncated'] >= 0.9 * t['samples'], t
+assert t['unwind_cut'] + t['unwind_lost'] >= 0.9 * t['unwound'], t
+names = {n['name'] for n in t['nodes']}
+assert 'main' not in names or t['truncated'] >= 0.9 * t['samples'], names
+g = [g for g in d['gauges'] if g['name'] == 'call tree'][0]
+assert g['bad'] and 'on a cut chain' in g['meaning'], g
+PY
+fi
+
+expect_run 2 "--call-graph dwarf: the stack copy's size must be 8 to 49152 bytes, not '4'" -- \
+	"$SHIMTOP" --demo --call-graph dwarf,4
+expect_run 2 "--call-graph callerchain: the stack copy's size must be 8 to 49152 bytes, not '1e9'" -- \
+	"$SHIMTOP" --demo --call-graph callerchain,1e9
+expect_run 2 "--call-graph fp takes no size" -- "$SHIMTOP" --demo --call-graph fp,64
+expect_run 2 "--call-graph lbr needs Intel's last-branch records" -- "$SHIMTOP" --demo --call-graph lbr
+finish
