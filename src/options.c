@@ -44,6 +44,7 @@ static const char usage_text[] =
 "                         CFI: code without frame pointers), callerchain\n"
 "                         [,SIZE] (the tree rebuilt from stack depth and a\n"
 "                         SIZE-byte copy, default 512) or none\n"
+"                         (--no-callchain)\n"
 "output:\n"
 "  -b, --batch            no UI: print the table at the end (or every -d s)\n"
 "      --stdio            the same as --batch\n"

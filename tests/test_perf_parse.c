@@ -298,8 +298,82 @@ static void test_truncated_sample(void)
 	CHECK(perf_convert(&group_layout, &gs, (const void *)w, out) == 0);
 }
 
+/*
+ * A sample with user registers and a stack copy, as --call-graph dwarf
+ * asks: ip, tid, then abi, bp, sp, ip, then the copy's size, its bytes
+ * and the part the kernel filled (dyn_size).
+ */
+static size_t build_stack_sample(uint64_t *w, uint64_t abi, uint64_t size, uint64_t dyn)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
+	size_t n = 1;
+
+	w[n++] = 0x401000;			/* IP */
+	w[n++] = 43ull << 32 | 42;		/* TID */
+	w[n++] = abi;
+	if (abi) {
+		w[n++] = 0x7ffd0100;		/* bp */
+		w[n++] = 0x7ffd0000;		/* sp */
+		w[n++] = 0x401000;		/* ip */
+	}
+	w[n++] = size;
+	for (uint64_t i = 0; i < size / 8; i++)
+		w[n++] = 0x1111111111111111ull * (i + 1);
+	if (size)
+		w[n++] = dyn;
+	h.size = (uint16_t)(n * 8);
+	memcpy(w, &h, sizeof(h));
+	return n * 8;
+}
+
+static void test_stack_copy(void)
+{
+	struct perf_layout l = { PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
+				 PERF_SAMPLE_STACK_USER, 0, 0, 0, PERF_STACK_REGS };
+	_Alignas(8) unsigned char out[4096];
+	const struct st_sample *s = (const void *)out;
+	const struct st_stack *k;
+	struct perf_group_state gs;
+	uint64_t w[64];
+	size_t n;
+
+	memset(&gs, 0, sizeof(gs));
+	/* 64 bytes copied, 24 of them filled by the kernel: 24 kept. */
+	build_stack_sample(w, PERF_SAMPLE_REGS_ABI_64, 64, 24);
+	n = perf_convert(&l, &gs, (const void *)w, out);
+	CHECK(n > 0 && st_record_check(out, n) == n);
+	CHECK(s->flags & ST_SAMPLE_HAS_STACK);
+	k = st_sample_stack(s);
+	CHECK_EQ_U64(k->bp, 0x7ffd0100);
+	CHECK_EQ_U64(k->sp, 0x7ffd0000);
+	CHECK_EQ_U64(k->ip, 0x401000);
+	CHECK(k->size == 24 && k->base == 0);
+	CHECK(memcmp(k->bytes, &w[8], 24) == 0);
+	CHECK(n == sizeof(*s) + sizeof(*k) + 24);
+	/* A kernel thread: no user registers, so no stack. */
+	build_stack_sample(w, PERF_SAMPLE_REGS_ABI_NONE, 64, 64);
+	n = perf_convert(&l, &gs, (const void *)w, out);
+	CHECK(n == sizeof(*s) && !(s->flags & ST_SAMPLE_HAS_STACK));
+	/* dyn_size past the copy, a size past the record, an odd size: corrupt. */
+	build_stack_sample(w, PERF_SAMPLE_REGS_ABI_64, 64, 72);
+	CHECK(perf_convert(&l, &gs, (const void *)w, out) == 0);
+	build_stack_sample(w, PERF_SAMPLE_REGS_ABI_64, 64, 64);
+	w[7] = 4096;
+	CHECK(perf_convert(&l, &gs, (const void *)w, out) == 0);
+	w[7] = 60;
+	CHECK(perf_convert(&l, &gs, (const void *)w, out) == 0);
+	/* A record that claims a stack its size cannot hold fails the check. */
+	build_stack_sample(w, PERF_SAMPLE_REGS_ABI_64, 64, 64);
+	n = perf_convert(&l, &gs, (const void *)w, out);
+	CHECK(n > 0);
+	k = st_sample_stack(s);
+	((struct st_stack *)(uintptr_t)k)->size = 4000;
+	CHECK(st_record_check(out, n) == 0);
+}
+
 int main(void)
 {
+	test_stack_copy();
 	test_samples_and_wrap();
 	test_side_records();
 	test_data_mmap_ignored();

@@ -160,15 +160,15 @@ static uint32_t slot_of(struct build *b, uint64_t key, bool add)
 static void build_graph(const struct callerchain *c, struct build *b)
 {
 	size_t cap = CC_PATH * c->npaths + 2 * c->nedges + 1, i = 0;
-	const struct cc_sample_entry *p, *pt;
-	struct cc_edge_entry *e, *et;
+	const struct cc_sample_entry *p;
+	struct cc_edge_entry *e;
 
 	b->slots = st_xcalloc(cap, sizeof(*b->slots));
-	HASH_ITER(hh, c->samples_by_path, p, pt)
+	for (p = c->samples_by_path; p; p = p->hh.next)
 		for (uint32_t k = 0; k < p->key.npath; k++)
 			slot_of(b, p->key.path[k], true);
 	b->edge_v = st_xcalloc(c->nedges + 1, sizeof(*b->edge_v));
-	HASH_ITER(hh, c->edges, e, et) {
+	for (e = c->edges; e; e = e->hh.next) {
 		slot_of(b, e->key.caller, true);
 		slot_of(b, e->key.callee, true);
 		b->edge_v[b->nedges++] = e;
@@ -484,7 +484,7 @@ static void map_sample(const struct build *b, struct cc_result *r,
 void callerchain_build(const struct callerchain *c, struct cc_result *r)
 {
 	struct build b;
-	const struct cc_sample_entry *e, *et;
+	const struct cc_sample_entry *e;
 
 	memset(r, 0, sizeof(*r));
 	memset(&b, 0, sizeof(b));
@@ -496,7 +496,7 @@ void callerchain_build(const struct callerchain *c, struct cc_result *r)
 	/* Functions: distinct syms among the nodes, which by_sym sorts. */
 	for (size_t i = 0; i + 1 < r->n; i++)
 		r->functions += i == 0 || b.by_sym[i] >> 32 != b.by_sym[i - 1] >> 32;
-	HASH_ITER(hh, c->samples_by_path, e, et)
+	for (e = c->samples_by_path; e; e = e->hh.next)
 		map_sample(&b, r, e);
 	build_free(&b);
 }

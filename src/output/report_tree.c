@@ -79,12 +79,13 @@ static double percent(double part, double whole)
 struct json_object *report_callerchain_json(const struct model *m)
 {
 	const struct callerchain *c = &m->chaining;
-	struct json_object *o, *agreement = json_object_new_array(), *unique;
+	struct json_object *o, *agreement, *unique;
 	struct cc_result r;
 
 	if (!c->samples && !c->no_depth)
 		return NULL;
 	o = json_object_new_object();
+	agreement = json_object_new_array();
 	unique = json_object_new_object();
 	callerchain_build(c, &r);
 	report_add_u64(o, "window", m->chain_window);

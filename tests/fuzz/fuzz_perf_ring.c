@@ -52,7 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.layout.sample_type &= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 		PERF_SAMPLE_ADDR | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |
 		PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-		PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_IDENTIFIER;
+		PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_IDENTIFIER |
+		PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	/* The registers shimtop asks for, or (a kernel that differs) others. */
+	c.layout.regs_user = data[6] & 1 ? PERF_STACK_REGS : data[7];
 	c.layout.read_format = data[4] & (PERF_FORMAT_TOTAL_TIME_ENABLED |
 		PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID | PERF_FORMAT_GROUP);
 	c.layout.sample_id_all = data[5] & 1;
