@@ -24,13 +24,16 @@ void model_set_call_graph(struct model *m, uint32_t window, bool rebuilt)
 	m->callerchain_mode = rebuilt;
 }
 
-static uint32_t caller_sym(struct model *m, pid_t pid, uint64_t ip)
+/* A caller's function; counted in the tree's gauge when it goes into the tree. */
+static uint32_t caller_sym(struct model *m, pid_t pid, uint64_t ip, bool in_tree)
 {
 	const struct st_symbol *sym = symbolizer_lookup(m->symbols, pid, ip ? ip - 1 : 0,
 							ip >= KERNEL_START);
 
-	m->tree_frames++;
-	m->tree_unknown += sym->unknown;
+	if (in_tree) {
+		m->tree_frames++;
+		m->tree_unknown += sym->unknown;
+	}
 	return sym->id;
 }
 
@@ -83,17 +86,20 @@ static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint
 	if (n && chain[0] == s->ip)
 		first = 1;
 	for (size_t i = n; i-- > first;)
-		frames[k++] = caller_sym(m, (pid_t)s->pid, chain[i]);
+		frames[k++] = caller_sym(m, (pid_t)s->pid, chain[i], true);
 	return k;
 }
 
 /*
  * A stack copy's frames, root first, into frames (the leaf not
- * included); also CallerChaining's input.  Returns how many; *cut: the
- * walk ended before the outermost frame.
+ * included; NULL: CallerChaining's input only); also CallerChaining's
+ * input, its reference the kernel's chain fp[0..nfp-1] (root first) when
+ * given, else these frames.  Returns how many; *cut: the walk ended
+ * before the outermost frame.
  */
 static size_t take_unwound(struct model *m, const struct st_sample *s,
-			   const struct st_symbol *leaf, uint32_t *frames, bool *cut)
+			   const struct st_symbol *leaf, uint32_t *frames, bool *cut,
+			   const uint32_t *fp, size_t nfp)
 {
 	struct unwound_frame f[ST_CHAIN_MAX];
 	uint32_t syms[ST_CHAIN_MAX], reference[ST_CHAIN_MAX];
@@ -113,16 +119,12 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	syms[0] = kernel ? symbolizer_lookup(m->symbols, (pid_t)s->pid, k->ip, false)->id
 			 : leaf->id;
 	for (size_t i = 1; i < n; i++)
-		syms[i] = caller_sym(m, (pid_t)s->pid, f[i].pc);
-	for (size_t i = n; i-- > (kernel ? 0 : 1);)
+		syms[i] = caller_sym(m, (pid_t)s->pid, f[i].pc, frames != NULL);
+	for (size_t i = n; frames && i-- > (kernel ? 0 : 1);)
 		frames[out++] = syms[i];
 	if (kernel)
 		return out;
-	/* The reference: the kernel's chain in callerchain mode, else these frames. */
-	if (m->callerchain_mode && s->nchain) {
-		uint32_t fp[ST_CHAIN_MAX];
-		size_t nfp = take_kernel_chain(m, s, fp);
-
+	if (fp) {
 		for (size_t i = nfp; i-- > 0;)
 			reference[nref++] = fp[i];
 	} else {
@@ -142,14 +144,14 @@ void model_take_chain(struct model *m, const struct st_sample *s,
 
 	/*
 	 * In callerchain mode the copy is small and only feeds CallerChaining;
-	 * the tree kept live is the kernel's chains, the reference.
+	 * the tree kept live is the kernel's chains, also the reference.
 	 */
 	if ((s->flags & ST_SAMPLE_HAS_STACK) && !(m->callerchain_mode && s->nchain)) {
-		k = take_unwound(m, s, leaf, frames, &truncated);
+		k = take_unwound(m, s, leaf, frames, &truncated, NULL, 0);
 	} else {
-		if (s->flags & ST_SAMPLE_HAS_STACK)
-			take_unwound(m, s, leaf, frames, &cut);
 		k = take_kernel_chain(m, s, frames);
+		if (s->flags & ST_SAMPLE_HAS_STACK)
+			take_unwound(m, s, leaf, NULL, &cut, frames, k);
 	}
 	frames[k++] = leaf->id;
 	cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);
