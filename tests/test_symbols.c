@@ -43,6 +43,15 @@ static void check_alias_rule(void)
 	CHECK(symbol_preferred(&sized, &local) && !symbol_preferred(&local, &sized));
 	CHECK(symbol_preferred(&plain, &under) && !symbol_preferred(&under, &plain));
 	CHECK(symbol_preferred(&longer, &plain) && !symbol_preferred(&plain, &longer));
+	/* glibc's free: free@@GLIBC_2.2.5, not its old alias cfree@GLIBC_2.2.5. */
+	{
+		struct symbol_candidate current = { 0x10, 8, "free@@GLIBC_2.2.5", true, false, true };
+		struct symbol_candidate old = { 0x10, 8, "cfree@GLIBC_2.2.5", true, false, true };
+		struct symbol_candidate bare = { 0x10, 8, "free", true, false, true };
+
+		CHECK(symbol_preferred(&current, &old) && !symbol_preferred(&old, &current));
+		CHECK(symbol_preferred(&bare, &old) && !symbol_preferred(&old, &bare));
+	}
 	/* The order of the rules: a size outweighs everything after it. */
 	CHECK(symbol_preferred(&(struct symbol_candidate){ 0x10, 8, "__x", false, true, false },
 			       &(struct symbol_candidate){ 0x10, 0, "x", true, false, true }));

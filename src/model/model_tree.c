@@ -122,8 +122,12 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 		syms[i] = caller_sym(m, (pid_t)s->pid, f[i].pc, frames != NULL);
 	for (size_t i = n; frames && i-- > (kernel ? 0 : 1);)
 		frames[out++] = syms[i];
-	if (kernel)
+	if (kernel) {
+		/* The kernel's own chain (kernel frames only, in dwarf mode) below. */
+		if (frames && !fp)
+			out += take_kernel_chain(m, s, frames + out);
 		return out;
+	}
 	if (fp) {
 		for (size_t i = nfp; i-- > 0;)
 			reference[nref++] = fp[i];

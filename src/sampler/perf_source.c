@@ -327,6 +327,8 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	a->sample_type = ps->layout.sample_type;
 	a->sample_regs_user = ps->layout.regs_user;
 	a->sample_stack_user = ps->cfg.stack_copy;
+	/* dwarf: the kernel's chain holds only kernel frames; the copy gives the rest. */
+	a->exclude_callchain_user = ps->cfg.stack_copy && !ps->cfg.callchain;
 	a->read_format = ps->layout.read_format;
 	a->sample_id_all = 1;	/* CLOCK_MONOTONIC (above): shimtop's clock, so timelines line up */
 	a->mmap = 1;
@@ -1064,7 +1066,7 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	ps->rng = st_now_ns() | 1;
 	ps->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 		PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-	if (cfg->callchain) {
+	if (cfg->callchain || cfg->stack_copy) {
 		char *max = st_read_file("/proc/sys/kernel/perf_event_max_stack", NULL);
 
 		ps->layout.sample_type |= PERF_SAMPLE_CALLCHAIN;

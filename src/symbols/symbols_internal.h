@@ -79,7 +79,8 @@ struct symbol_candidate {
 
 /*
  * Whether a names an address better than b, by perf's rule: a symbol
- * with a size, a typed one over an untyped one, non-weak over weak,
+ * with a size, a typed one over an untyped one, non-weak over weak, a
+ * default or no symbol version over an old one (name@VERSION),
  * global over local, fewer leading underscores, then the longer name.
  */
 bool symbol_preferred(const struct symbol_candidate *a,

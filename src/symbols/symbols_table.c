@@ -31,6 +31,13 @@ static size_t leading_underscores(const char *s)
 }
 
 /* perf's order of preference (symbols_internal.h). */
+static bool compat_version(const char *raw)
+{
+	const char *at = strchr(raw, '@');
+
+	return at && at[1] != '@';
+}
+
 bool symbol_preferred(const struct symbol_candidate *a,
 		      const struct symbol_candidate *b)
 {
@@ -42,6 +49,9 @@ bool symbol_preferred(const struct symbol_candidate *a,
 		return a->typed;
 	if (a->weak != b->weak)
 		return !a->weak;
+	/* name@VERSION (one @) is an old binary's alias: cfree@GLIBC_2.2.5 for free. */
+	if (compat_version(a->raw) != compat_version(b->raw))
+		return !compat_version(a->raw);
 	if (a->global != b->global)
 		return a->global;
 	ua = leading_underscores(a->raw);
