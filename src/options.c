@@ -79,7 +79,7 @@ static const char usage_text[] =
 "      --range A:B        with -i: print the tables of the samples taken A to\n"
 "                         B seconds after the first (B empty: to the end)\n"
 "      --history S        keep S seconds of samples for ranges (default %d;\n"
-"                         40 bytes a sample, e.g. 96 MB at 4 kHz; 256 MB at most)\n"
+"                         48 bytes a sample, e.g. 115 MB at 4 kHz; 256 MB at most)\n"
 "  -h, --help             this text\n"
 "  -V, --version          version\n"
 "\n"
@@ -609,9 +609,9 @@ static int check_combinations(const struct st_options *o)
 		return bad("%s", "-F and -c both set the sampling rate: give one");
 	if (o->replay_path && o->record_path)
 		return bad("%s", "-i shows a file: it takes no -o");
-	if (o->ranged && o->format == ST_FORMAT_FOLDED)
-		return bad("%s", "--format folded prints the whole session's call tree: "
-			   "--range does not cut the tree yet; drop one of them");
+	if (o->ranged && o->callerchain)
+		return bad("%s", "--call-graph callerchain rebuilds the whole session's tree: "
+			   "--range does not cut it; drop one of them");
 	if (o->realtime && !o->replay_path)
 		return bad("%s", "--realtime applies to -i/--replay only");
 	if (o->ranged && !o->replay_path)

@@ -92,8 +92,29 @@ fi
 cmp -s "$TMP/g" "$TMP/folded" || fail "-g (fp, the default) changed the tree"
 expect_run 2 "--call-graph takes fp, dwarf\[,SIZE\], callerchain\[,SIZE\] or none, not 'frames'" -- \
 	"$SHIMTOP" --demo --call-graph frames
-expect_run 2 "--format folded prints the whole session's call tree: --range does not cut" -- \
-	"$SHIMTOP" -i "$TMP/rec" --format folded --range 0:1
+# A time range cuts the tree as it cuts the tables: the range's samples,
+# each on the path it had in the whole session's tree.
+"$SHIMTOP" -i "$TMP/rec" --batch --format folded --range 0.5:1 >"$TMP/rfolded" 2>"$TMP/err" ||
+	fail "--format folded --range: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/rec" --batch --format json --range 0.5:1 >"$TMP/rjson" 2>"$TMP/err" ||
+	fail "--format json --range: $(cat "$TMP/err")"
+python3 - "$TMP/rfolded" "$TMP/rjson" "$TMP/folded" <<'PY' || fail "the range's tree: $(head -5 "$TMP/rfolded")"
+import json, sys
+def load(p):
+    out = {}
+    for line in open(p):
+        stack, n = line.rsplit(' ', 1)
+        out[stack] = out.get(stack, 0) + int(n)
+    return out
+part, whole = load(sys.argv[1]), load(sys.argv[3])
+d = json.load(open(sys.argv[2]))
+assert sum(part.values()) == d['samples'] == d['tree']['samples'], (sum(part.values()), d['samples'])
+assert 0 < sum(part.values()) < sum(whole.values()), 'a range is a part'
+for k, n in part.items():
+    assert k in whole and n <= whole[k], (k, n, whole.get(k))
+PY
+expect_run 2 "--call-graph callerchain rebuilds the whole session's tree: --range does not cut it" -- \
+	"$SHIMTOP" -i "$TMP/rec" --call-graph callerchain --range 0:1
 expect_run 2 "unknown format 'flame' \(text, json or folded\)" -- "$SHIMTOP" -i "$TMP/rec" --format flame
 
 command -v tmux >/dev/null || { finish; exit; }

@@ -187,6 +187,8 @@ static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
 		model_ingest(arg, buf);
 }
 
+static uint64_t sample_time = 1000000000;
+
 /* A sample in ip, its chain: ip, then return addresses, innermost first. */
 static void sample(struct model *m, const uint64_t *chain, uint16_t n, uint32_t flags)
 {
@@ -197,7 +199,7 @@ static void sample(struct model *m, const uint64_t *chain, uint16_t n, uint32_t 
 	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF,
 				   (uint32_t)(sizeof(*s) + n * sizeof(uint64_t)) };
 	s->pid = s->tid = (uint32_t)getpid();
-	s->time = 1000000000;
+	s->time = sample_time;
 	s->ip = chain[0];
 	s->period = 1;
 	s->nchain = n;
@@ -222,6 +224,7 @@ static void folded(void)
 	symbols_read_proc_maps(getpid(), add_map, &m);
 	for (int i = 0; i < 3; i++)
 		sample(&m, mab, 3, 0);
+	sample_time = 2000000000;	/* the rest a second later */
 	sample(&m, ma, 2, 0);
 	sample(&m, mb, 2, 0);
 	sample(&m, mb, 2, ST_SAMPLE_CHAIN_TRUNC);
@@ -248,8 +251,39 @@ static void folded(void)
 	}
 	free(text);
 	CHECK_EQ_U64(m.tree.samples, 6);
+	/* The second second's tree: its three samples on their paths. */
+	{
+		struct model r;
+		uint32_t main_sym = 0;
+
+		CHECK(model_range(&m, 1500000000, 3000000000, &r));
+		CHECK_EQ_U64(r.tree.samples, 3);
+		CHECK_EQ_U64(r.tree.truncated, 1);
+		for (size_t i = 1; i < m.tree.n; i++)
+			if (m.tree.nodes[i].parent == CCT_ROOT &&
+			    m.tree.nodes[i].sym != CCT_SYM_TRUNCATED)
+				main_sym = m.tree.nodes[i].sym;
+		{
+			uint32_t rm = cct_find(&r.tree, CCT_ROOT, main_sym);
+
+			/* main > a (1) and main > b (1); a > b is not in this second. */
+			CHECK(rm && cct_node(&r.tree, rm)->total == 2);
+			CHECK(rm && cct_node(&r.tree, rm)->child &&
+			      !cct_node(&r.tree, cct_node(&r.tree, rm)->child)->child);
+		}
+		model_free(&r);
+	}
 	model_zero(&m);
 	CHECK_EQ_U64(m.tree.samples, 0);
+	/* Zeroed, the history's samples still name the right nodes. */
+	{
+		struct model r;
+
+		CHECK(model_range(&m, 0, 3000000000, &r));
+		CHECK_EQ_U64(r.tree.samples, 6);
+		CHECK_EQ_U64(r.tree.max_depth, 3);	/* main a b */
+		model_free(&r);
+	}
 	model_free(&m);
 	symbolizer_destroy(sy);
 }

@@ -31,6 +31,15 @@ void cct_clear(struct cct *t)
 	cct_free(t);
 }
 
+void cct_zero(struct cct *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		t->nodes[i].self = t->nodes[i].total = 0;
+		t->nodes[i].self_weight = t->nodes[i].total_weight = 0;
+	}
+	t->samples = t->truncated = t->capped = t->max_depth = 0;
+}
+
 static size_t slot_of(const struct cct *t, uint64_t key)
 {
 	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (t->index_cap - 1);
@@ -188,6 +197,19 @@ static bool merged(const struct cct_transform *x, uint32_t sym)
 	return false;
 }
 
+size_t cct_path(const struct cct *t, uint32_t node, uint32_t *frames)
+{
+	size_t k = path_up(t, node, frames, CCT_MAX_DEPTH + 1);
+
+	for (size_t a = 0, b = k ? k - 1 : 0; a < b; a++, b--) {
+		uint32_t swap = frames[a];
+
+		frames[a] = frames[b];
+		frames[b] = swap;
+	}
+	return k;
+}
+
 void cct_transform(const struct cct *from, const struct cct_transform *x, struct cct *to)
 {
 	uint32_t path[CCT_MAX_DEPTH + 1];
@@ -199,14 +221,8 @@ void cct_transform(const struct cct *from, const struct cct_transform *x, struct
 
 		if (!n->self)
 			continue;
-		k = path_up(from, (uint32_t)i, path, CCT_MAX_DEPTH + 1);
 		/* Root first; then focus, merge and collapse in place. */
-		for (size_t a = 0, b = k - 1; a < b; a++, b--) {
-			uint32_t swap = path[a];
-
-			path[a] = path[b];
-			path[b] = swap;
-		}
+		k = cct_path(from, (uint32_t)i, path);
 		if (x->focus) {
 			while (start < k && path[start] != x->focus_sym)
 				start++;

@@ -48,8 +48,15 @@ struct cct {
 
 void cct_init(struct cct *t);
 void cct_free(struct cct *t);
-/* Forgets every path (z). */
+/* Forgets every path. */
 void cct_clear(struct cct *t);
+/* Every count to zero, the nodes kept (z): node numbers stay valid. */
+void cct_zero(struct cct *t);
+/*
+ * node's path, root first (the root left out), into frames (room for
+ * CCT_MAX_DEPTH + 1): how many.
+ */
+size_t cct_path(const struct cct *t, uint32_t node, uint32_t *frames);
 
 /*
  * One sample whose path is frames[0..n-1], outermost first, the sampled

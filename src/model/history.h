@@ -13,7 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One sample: 40 bytes.  Counters only where the model used them for IPC. */
+/*
+ * One sample: 48 bytes.  Counters only where the model used them for
+ * IPC; node is where it ended in the session's calling context tree, so
+ * a time range's tree is made again from its samples.
+ */
 struct history_entry {
 	int32_t dt;		/* ns from its chunk's base time */
 	uint32_t pid, tid;
@@ -24,6 +28,7 @@ struct history_entry {
 	uint8_t event;		/* -e a,b: which event took it */
 	uint8_t cpumode;
 	uint32_t offset;	/* bytes into the symbol (SYMBOL_NO_OFFSET) */
+	uint32_t node;		/* the model's tree node */
 };
 
 #define HISTORY_COUNTERS	0x1u	/* cycles and instructions are usable */
@@ -32,7 +37,7 @@ struct history_entry {
 
 #define HISTORY_CHUNK_ENTRIES	16384u
 /*
- * However young, no more than this is kept (6.7 million samples: the
+ * However young, no more than this is kept (5.6 million samples: the
  * default 600 s at 11 kHz); a faster stream keeps a shorter time, and
  * complete_from says from when.
  */

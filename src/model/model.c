@@ -307,7 +307,7 @@ void model_account_sample(struct model *m, const struct st_sample *s,
 
 /* The sample as the history keeps it: what its tables need again. */
 static void remember_sample(struct model *m, const struct st_sample *s,
-			    const struct st_symbol *sym, uint32_t offset)
+			    const struct st_symbol *sym, uint32_t offset, uint32_t node)
 {
 	struct history_entry e;
 	int ev = sample_event(m, s);
@@ -317,6 +317,7 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 	e.tid = s->tid;
 	e.sym = sym->id;
 	e.offset = offset;
+	e.node = node;
 	e.weight = s->period ? s->period : 1;
 	e.cpumode = s->cpumode;
 	if (s->flags & ST_SAMPLE_MULTIPLEXED)
@@ -341,10 +342,12 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 
 	sym = symbolizer_lookup_at(m->symbols, (pid_t)s->pid, s->ip,
 				   s->cpumode == ST_MODE_KERNEL, &offset);
+	uint32_t node;
+
 	model_account_sample(m, s, sym);
-	model_take_chain(m, s, sym);
+	node = model_take_chain(m, s, sym);
 	if (m->keep_history)
-		remember_sample(m, s, sym, offset);
+		remember_sample(m, s, sym, offset, node);
 }
 
 /* ---- samples of processes not known yet ---- */
@@ -515,7 +518,8 @@ void model_zero(struct model *m)
 	memset(m->event_weight, 0, sizeof(m->event_weight));
 	m->multiplexed = m->chains = m->chain_frames = 0;
 	m->tree_frames = m->tree_unknown = 0;
-	cct_clear(&m->tree);
+	/* Counts only: the history's samples still name their nodes. */
+	cct_zero(&m->tree);
 	callerchain_clear(&m->chaining);
 	m->unwound = m->unwind_cut = m->unwind_lost = 0;
 	obs_model_zero(&m->obs);

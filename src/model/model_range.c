@@ -3,7 +3,8 @@
  * the range, taken again by a fresh model through the same accounting as
  * live samples (summed by kind first), so every table (symbols, threads,
  * processes) agrees with what the live session would have shown for that
- * window alone.
+ * window alone.  Its call tree: each sample's node in the session's tree
+ * (kept in the history) counted, and the paths to them added again.
  */
 #include "model/model_internal.h"
 #include "symbols/symbols.h"
@@ -54,6 +55,10 @@ struct range_part {
 	struct run *runs;
 	size_t nruns, runs_cap;
 	uint64_t run_start, run_end;	/* the current run's bucket */
+	struct node_sum {
+		uint64_t n, weight;
+	} *node;			/* samples and weight by tree node */
+	size_t nodes;			/* the live tree's, when the walk began */
 	pthread_t thread;
 	bool threaded;
 };
@@ -133,6 +138,10 @@ static void take(uint64_t time, const struct history_entry *e, void *arg)
 		c->run_start = c->first + (time - c->first) / MODEL_BUCKET_NS * MODEL_BUCKET_NS;
 		c->run_end = c->run_start + MODEL_BUCKET_NS;
 	}
+	if (e->node < c->nodes) {
+		c->node[e->node].n++;
+		c->node[e->node].weight += e->weight;
+	}
 	k = kind_of(c, a, b);
 	k->n++;
 	k->weight += e->weight;
@@ -168,6 +177,10 @@ static unsigned parts_for(const struct history *h, uint64_t from, uint64_t to)
 /* Part i's kinds into part 0's. */
 static void merge_part(struct range_part *into, const struct range_part *p)
 {
+	for (size_t i = 0; i < into->nodes; i++) {
+		into->node[i].n += p->node[i].n;
+		into->node[i].weight += p->node[i].weight;
+	}
 	for (size_t i = 0; i < p->cap; i++) {
 		const struct kind *src = &p->v[i];
 		struct kind *k;
@@ -215,6 +228,24 @@ static void account(struct model *out, const struct model *m, const struct kind 
 			      k->n);
 }
 
+/* The range's tree: each node's samples along the live tree's path to it. */
+static void take_tree(struct model *out, const struct cct *live, const struct range_part *p)
+{
+	uint32_t path[CCT_MAX_DEPTH + 1];
+
+	for (size_t i = 1; i < p->nodes; i++) {
+		size_t k;
+		bool cut;
+
+		if (!p->node[i].n)
+			continue;
+		k = cct_path(live, (uint32_t)i, path);
+		cut = k && path[0] == CCT_SYM_TRUNCATED;
+		cct_add_samples(&out->tree, path + cut, k - cut, cut, p->node[i].n,
+				p->node[i].weight);
+	}
+}
+
 bool model_range(const struct model *m, uint64_t from, uint64_t to,
 		 struct model *out)
 {
@@ -245,6 +276,8 @@ bool model_range_split(const struct model *m, uint64_t from, uint64_t to,
 		part[i].lo = bounds[i];
 		part[i].hi = bounds[i + 1];
 		part[i].first = first;
+		part[i].nodes = m->tree.n;
+		part[i].node = st_xcalloc(m->tree.n + 1, sizeof(*part[i].node));
 		/* Part 0 is the caller's; a thread that cannot start is walked here. */
 		part[i].threaded = i > 0 &&
 			pthread_create(&part[i].thread, NULL, walk_part, &part[i]) == 0;
@@ -266,8 +299,11 @@ bool model_range_split(const struct model *m, uint64_t from, uint64_t to,
 			merge_part(&part[0], &part[i]);
 			free(part[i].v);
 			free(part[i].cv);
+			free(part[i].node);
 		}
 	}
+	take_tree(out, &m->tree, &part[0]);
+	free(part[0].node);
 	for (size_t i = 0; i < part[0].cap; i++)
 		if (part[0].v[i].b)
 			account(out, m, &part[0].v[i], part[0].cv ? &part[0].cv[i] : NULL);

@@ -139,8 +139,8 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	return out;
 }
 
-void model_take_chain(struct model *m, const struct st_sample *s,
-		      const struct st_symbol *leaf)
+uint32_t model_take_chain(struct model *m, const struct st_sample *s,
+			  const struct st_symbol *leaf)
 {
 	uint32_t frames[ST_CHAIN_MAX + 1];
 	bool truncated = (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0, cut;
@@ -158,5 +158,5 @@ void model_take_chain(struct model *m, const struct st_sample *s,
 			take_unwound(m, s, leaf, NULL, &cut, frames, k);
 	}
 	frames[k++] = leaf->id;
-	cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);
+	return cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);
 }

@@ -207,8 +207,8 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "per_process", report_processes_json(s));
 	json_object_object_add(o, "observer", report_observer_json(s));
 	json_object_object_add(o, "gauges", gauges_json(s));
-	/* The whole session's, with or without a range. */
-	json_object_object_add(o, "tree", report_tree_json(&s->model));
+	/* The range's, as the tables (its samples along the session's paths). */
+	json_object_object_add(o, "tree", report_tree_json(m));
 	{
 		struct json_object *cc = report_callerchain_json(&s->model);
 
@@ -228,7 +228,7 @@ void report_print(struct session *s, FILE *out)
 	if (s->opt->format == ST_FORMAT_JSON)
 		print_json(s, out);
 	else if (s->opt->format == ST_FORMAT_FOLDED)
-		report_folded(&s->model, out);
+		report_folded(session_tables(s), out);
 	else
 		print_text(s, out);
 }

@@ -39,13 +39,14 @@ struct tree_view {
 	struct cct inverted;	/* bottom_up: the tree shown, inverted */
 	struct cct_transform x;
 	struct cct transformed;	/* the session's through x, when any */
-	uint64_t seen;		/* the session's tree's samples at the last refresh */
+	const struct model *seen_model;	/* the session's or a range's */
+	double seen_from, seen_to;	/* the range it was */
 };
 
 static const struct cct *tree_of(const struct tree_view *t)
 {
 	return t->bottom_up ? &t->inverted : cct_transform_any(&t->x) ? &t->transformed
-	       : &t->v.ui->s->model.tree;
+	       : &session_tables(t->v.ui->s)->tree;
 }
 
 static const char *name_of(const struct tree_view *t, uint32_t node)
@@ -110,8 +111,10 @@ static void add_children(struct tree_view *t, uint32_t node)
 		return;
 	kids = st_xcalloc(n, sizeof(*kids));
 	n = 0;
+	/* Zeroed (z) paths keep their nodes, without samples: not shown. */
 	for (uint32_t k = cct_node(c, node)->child; k; k = cct_node(c, k)->sibling)
-		kids[n++] = k;
+		if (cct_node(c, k)->total)
+			kids[n++] = k;
 	sort_tree = c;
 	qsort(kids, n, sizeof(*kids), hotter);
 	for (size_t i = 0; i < n; i++) {
@@ -136,12 +139,17 @@ static void start_over(struct tree_view *t)
 static void tree_refresh(struct view *v)
 {
 	struct tree_view *t = (struct tree_view *)v;
-	const struct cct *c = &v->ui->s->model.tree;
+	const struct session *s = v->ui->s;
+	const struct model *m = session_tables(s);
+	const struct cct *c = &m->tree;
 
-	/* Zeroed (z): the node numbers the open and closed marks name are reused. */
-	if (c->samples < t->seen)
+	/* Another range's tree: its node numbers name other paths. */
+	if (m != t->seen_model || (s->ranged && (s->range_from != t->seen_from ||
+						   s->range_to != t->seen_to)))
 		start_over(t);
-	t->seen = c->samples;
+	t->seen_model = m;
+	t->seen_from = s->range_from;
+	t->seen_to = s->range_to;
 	if (cct_transform_any(&t->x)) {
 		cct_free(&t->transformed);
 		cct_transform(c, &t->x, &t->transformed);
@@ -188,10 +196,10 @@ static void tree_draw(struct view *v, WINDOW *w)
 			 t->x.nmerged && t->x.collapse_recursion ? ", " : "",
 			 t->x.collapse_recursion ? "recursion collapsed" : "");
 	}
-	snprintf(line, sizeof(line), "%7s %7s  %s%s  (%llu samples%s%s; + - * open, close; b %s)",
+	snprintf(line, sizeof(line), "%7s %7s  %s%s  (%llu samples%s%s%s; + - * open, close; b %s)",
 		 "TOTAL%", t->bottom_up ? "" : "SELF%",
 		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE", applied,
-		 (unsigned long long)c->samples,
+		 (unsigned long long)c->samples, ui->s->ranged ? " in the range" : "",
 		 c->truncated ? ", some chains truncated" : "",
 		 c->capped ? ", the tree is full: some stop short" : "",
 		 t->bottom_up ? "top-down" : "bottom-up");
