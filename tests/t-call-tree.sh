@@ -172,6 +172,11 @@ wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
 screen | grep -q " run_phases\$" && fail "run_phases merged away is still shown: $(screen)"
 screen | grep -Eq "^ +[0-9.]+% +[0-9.]+%      [-+ ] phase_(compute|branchy|pointer_chase)\$" ||
 	fail "merged, the phases are not right under main: $(screen)"
+# %: cold paths hidden, the title says how many; again and again, back.
+$T send-keys -t ui u %
+wait_for "\[[0-9]+ under 0\.5% hidden; % shows more\]"
+$T send-keys -t ui % % %
+wait_for "^ TOTAL% +SELF% +CALL TREE  \("
 $T send-keys -t ui q
 sleep 0.3
 $T kill-server 2>/dev/null

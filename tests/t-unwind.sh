@@ -81,6 +81,32 @@ assert g['bad'] and 'on a cut chain' in g['meaning'], g
 PY
 fi
 
+# The tree view's c: the tree CallerChaining rebuilt, from a recording
+# of stack copies; leaf_work's node under via_one and the twins (one
+# depth, three callers) is marked ambiguous.
+if command -v tmux >/dev/null; then
+	"$SHIMTOP" --batch --call-graph dwarf --record "$TMP/rec" -- "$NOFP" --seconds 1.5 \
+		>/dev/null 2>"$TMP/err" || fail "recording with stacks: $(cat "$TMP/err")"
+	SOCK="$TMP/tmux.sock"
+	T="tmux -S $SOCK"
+	$T new-session -d -s ui -x 140 -y 40 \
+		"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
+	wait_for "end of recording"
+	$T send-keys -t ui F5 c
+	wait_for "CALL TREE REBUILT BY CALLERCHAINING \(\? ambiguous\)"
+	$T send-keys -t ui / main Enter '*'
+	wait_for " \? leaf_work\$"
+	for f in via_one via_two via_three twin_left twin_right; do
+		screen | grep -Eq " [-+] $f\$" || fail "the rebuilt tree has no $f: $(screen)"
+	done
+	$T send-keys -t ui c
+	wait_for "^ TOTAL% +SELF% +CALL TREE  \("
+	screen | grep -q "? leaf_work" && fail "the unwound tree marks nodes ambiguous: $(screen)"
+	$T send-keys -t ui q
+	sleep 0.3
+	$T kill-server 2>/dev/null
+fi
+
 expect_run 2 "--call-graph dwarf: the stack copy's size must be 8 to 49152 bytes, not '4'" -- \
 	"$SHIMTOP" --demo --call-graph dwarf,4
 expect_run 2 "--call-graph callerchain: the stack copy's size must be 8 to 49152 bytes, not '1e9'" -- \

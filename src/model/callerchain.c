@@ -507,13 +507,17 @@ void callerchain_result_free(struct cc_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void callerchain_to_cct(const struct cc_result *r, struct cct *to)
+void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **marks)
 {
 	uint32_t frames[CCT_MAX_DEPTH];
+	size_t marks_cap = 0;
 
+	if (marks)
+		*marks = NULL;
 	for (size_t i = 1; i < r->n; i++) {
 		uint64_t count = (uint64_t)(r->nodes[i].self + 0.5);
 		size_t n = 0;
+		uint32_t leaf;
 
 		if (!count)
 			continue;
@@ -525,6 +529,19 @@ void callerchain_to_cct(const struct cc_result *r, struct cct *to)
 			frames[a] = frames[z];
 			frames[z] = t;
 		}
-		cct_add_samples(to, frames, n, false, count, count);
+		leaf = cct_add_samples(to, frames, n, false, count, count);
+		if (!marks || cct_node(to, leaf)->depth != n)
+			continue;	/* the tree is full: not where the path ends */
+		/* The two paths side by side, up to the root: mark the ambiguous. */
+		for (uint32_t at = (uint32_t)i, c = leaf; at && c; at = r->nodes[at].parent,
+		     c = cct_node(to, c)->parent) {
+			size_t had = marks_cap;
+
+			if (!r->nodes[at].ambiguous)
+				continue;
+			ST_GROW(*marks, marks_cap, (size_t)c + 1);
+			memset(*marks + had, 0, marks_cap - had);
+			(*marks)[c] = 1;
+		}
 	}
 }

@@ -105,7 +105,11 @@ void callerchain_add_sample(struct callerchain *c, const struct cc_frame *path, 
 /* Chains, maps and checks: into r (callerchain_result_free it). */
 void callerchain_build(const struct callerchain *c, struct cc_result *r);
 void callerchain_result_free(struct cc_result *r);
-/* r's tree as a calling context tree of samples (rounded), root first. */
-void callerchain_to_cct(const struct cc_result *r, struct cct *to);
+/*
+ * r's tree as a calling context tree of samples (rounded), root first;
+ * with marks, (*marks)[node of to] is set where an ambiguous node went
+ * (allocated: free it).
+ */
+void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **marks);
 
 #endif

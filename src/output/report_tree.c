@@ -65,7 +65,7 @@ void report_folded(const struct model *m, FILE *out)
 	/* The tree CallerChaining rebuilt from depths is the one asked for. */
 	callerchain_build(&m->chaining, &r);
 	cct_init(&t);
-	callerchain_to_cct(&r, &t);
+	callerchain_to_cct(&r, &t, NULL);
 	folded(m, &t, out);
 	cct_free(&t);
 	callerchain_result_free(&r);

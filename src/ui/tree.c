@@ -9,7 +9,10 @@
  * top the functions samples ended in, under each its callers (the tree
  * inverted at each refresh).  The Firefox Profiler's transforms: f
  * focuses on the selected function, m merges it away, r collapses direct
- * recursion, u undoes them all.
+ * recursion, u undoes them all.  % hides cold nodes (under 0.5, 1 or 5%
+ * of the samples, in turn).  c shows the tree CallerChaining rebuilt
+ * from stack depths instead (built again only when new samples came),
+ * its ambiguous nodes marked '?'.
  */
 #include "model/cct.h"
 #include "model/model.h"
@@ -26,6 +29,9 @@
 #define TREE_HOT	0.10	/* paths with this share open unless closed by hand */
 #define TREE_INDENT_MAX	60	/* columns of indentation at most */
 
+/* The cold-node limits % steps through, percent of the samples. */
+static const double cold_limits[] = { 0, 0.5, 1, 5 };
+
 enum { NODE_DEFAULT, NODE_OPEN, NODE_CLOSED };
 
 struct tree_view {
@@ -39,6 +45,12 @@ struct tree_view {
 	struct cct inverted;	/* bottom_up: the tree shown, inverted */
 	struct cct_transform x;
 	struct cct transformed;	/* the session's through x, when any */
+	unsigned cold;		/* cold_limits[cold]: rows under it hidden */
+	size_t hidden;		/* rows it hid at the last refresh */
+	bool chained;		/* c: CallerChaining's tree, not the unwound one */
+	struct cct rebuilt;	/* chained: built from the session's depths ... */
+	uint8_t *marks;		/* ... its ambiguous nodes ... */
+	uint64_t rebuilt_from;	/* ... when the session had this many */
 	const struct model *seen_model;	/* the session's or a range's */
 	double seen_from, seen_to;	/* the range it was */
 };
@@ -46,7 +58,7 @@ struct tree_view {
 static const struct cct *tree_of(const struct tree_view *t)
 {
 	return t->bottom_up ? &t->inverted : cct_transform_any(&t->x) ? &t->transformed
-	       : &session_tables(t->v.ui->s)->tree;
+	       : t->chained ? &t->rebuilt : &session_tables(t->v.ui->s)->tree;
 }
 
 static const char *name_of(const struct tree_view *t, uint32_t node)
@@ -112,9 +124,14 @@ static void add_children(struct tree_view *t, uint32_t node)
 	kids = st_xcalloc(n, sizeof(*kids));
 	n = 0;
 	/* Zeroed (z) paths keep their nodes, without samples: not shown. */
-	for (uint32_t k = cct_node(c, node)->child; k; k = cct_node(c, k)->sibling)
-		if (cct_node(c, k)->total)
+	for (uint32_t k = cct_node(c, node)->child; k; k = cct_node(c, k)->sibling) {
+		uint64_t total = cct_node(c, k)->total;
+
+		if (total && (double)total * 100.0 >= cold_limits[t->cold] * (double)c->samples)
 			kids[n++] = k;
+		else if (total)
+			t->hidden++;
+	}
 	sort_tree = c;
 	qsort(kids, n, sizeof(*kids), hotter);
 	for (size_t i = 0; i < n; i++) {
@@ -143,6 +160,25 @@ static void tree_refresh(struct view *v)
 	const struct model *m = session_tables(s);
 	const struct cct *c = &m->tree;
 
+	if (t->chained) {
+		/* Built again only when samples came (a build walks every path). */
+		const struct callerchain *cc = &s->model.chaining;
+
+		if (!t->rebuilt.nodes || cc->samples != t->rebuilt_from) {
+			struct cc_result r;
+
+			cct_free(&t->rebuilt);
+			free(t->marks);
+			callerchain_build(cc, &r);
+			cct_init(&t->rebuilt);
+			callerchain_to_cct(&r, &t->rebuilt, &t->marks);
+			callerchain_result_free(&r);
+			t->rebuilt_from = cc->samples;
+		}
+		c = &t->rebuilt;
+		m = &s->model;
+	}
+
 	/* Another range's tree: its node numbers name other paths. */
 	if (m != t->seen_model || (s->ranged && (s->range_from != t->seen_from ||
 						   s->range_to != t->seen_to)))
@@ -161,10 +197,18 @@ static void tree_refresh(struct view *v)
 	}
 	c = tree_of(t);
 	t->nrows = 0;
+	t->hidden = 0;
 	if (c->nodes)
 		add_children(t, CCT_ROOT);
 	t->list.n = t->nrows;
 	list_refreshed(&t->list);
+}
+
+/* CallerChaining put samples of two contexts here: shown, not resolved. */
+static bool marked(const struct tree_view *t, uint32_t node)
+{
+	return t->chained && !t->bottom_up && !cct_transform_any(&t->x) && t->marks &&
+	       node < t->rebuilt.n && t->marks[node];
 }
 
 static void tree_draw(struct view *v, WINDOW *w)
@@ -178,8 +222,9 @@ static void tree_draw(struct view *v, WINDOW *w)
 	getmaxyx(w, lines, cols);
 	werase(w);
 	if (!c->samples) {
-		draw_text(w, 0, 0, cols, ui->attr[TH_ROW],
-			  "no samples yet (the tree is every sample's call path)");
+		draw_text(w, 0, 0, cols, ui->attr[TH_ROW], t->chained
+			  ? "no samples with stack depths (--call-graph dwarf or callerchain); c returns"
+			  : "no samples yet (the tree is every sample's call path)");
 		return;
 	}
 	/* What is applied first: a narrow terminal cuts the title's end. */
@@ -196,10 +241,16 @@ static void tree_draw(struct view *v, WINDOW *w)
 			 t->x.nmerged && t->x.collapse_recursion ? ", " : "",
 			 t->x.collapse_recursion ? "recursion collapsed" : "");
 	}
-	snprintf(line, sizeof(line), "%7s %7s  %s%s  (%llu samples%s%s%s; + - * open, close; b %s)",
+	if (t->cold)
+		snprintf(applied + strlen(applied), sizeof(applied) - strlen(applied),
+			 "  [%zu under %.1f%% hidden; %% shows more]", t->hidden,
+			 cold_limits[t->cold]);
+	snprintf(line, sizeof(line), "%7s %7s  %s%s%s  (%llu samples%s%s%s; + - * open, close; b %s)",
 		 "TOTAL%", t->bottom_up ? "" : "SELF%",
-		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE", applied,
-		 (unsigned long long)c->samples, ui->s->ranged ? " in the range" : "",
+		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE",
+		 t->chained ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied,
+		 (unsigned long long)c->samples,
+		 ui->s->ranged && !t->chained ? " in the range" : "",
 		 c->truncated ? ", some chains truncated" : "",
 		 c->capped ? ", the tree is full: some stop short" : "",
 		 t->bottom_up ? "top-down" : "bottom-up");
@@ -226,10 +277,10 @@ static void tree_draw(struct view *v, WINDOW *w)
 		else
 			snprintf(self, sizeof(self), "%6.2f%%",
 				 100.0 * (double)n->self / (double)c->samples);
-		snprintf(line, sizeof(line), "%6.2f%% %s  %*s%s %s",
+		snprintf(line, sizeof(line), "%6.2f%% %s  %*s%s %s%s",
 			 100.0 * (double)n->total / (double)c->samples, self, indent, "",
 			 !n->child ? " " : is_open(t, t->rows[i]) ? "-" : "+",
-			 name_of(t, t->rows[i]));
+			 marked(t, t->rows[i]) ? "? " : "", name_of(t, t->rows[i]));
 		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
 			  : ui->attr[TH_ROW], line);
 	}
@@ -252,9 +303,15 @@ static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
 
 	if (list_key(&t->list, code, a) == LIST_MOVED)
 		return VIEW_REDRAW;
-	if (code == 'b' || code == 'u' || code == 'r') {
+	if (code == '%') {
+		t->cold = (t->cold + 1) % (sizeof(cold_limits) / sizeof(cold_limits[0]));
+		return VIEW_REQUERY;
+	}
+	if (code == 'b' || code == 'u' || code == 'r' || code == 'c') {
 		if (code == 'b')
 			t->bottom_up = !t->bottom_up;
+		else if (code == 'c')
+			t->chained = !t->chained;
 		else if (code == 'r')
 			t->x.collapse_recursion = !t->x.collapse_recursion;
 		else
@@ -317,6 +374,8 @@ static void tree_destroy(struct view *v)
 	free(t->rows);
 	cct_free(&t->inverted);
 	cct_free(&t->transformed);
+	cct_free(&t->rebuilt);
+	free(t->marks);
 	free(t);
 }
 
