@@ -172,6 +172,13 @@ wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
 screen | grep -q " run_phases\$" && fail "run_phases merged away is still shown: $(screen)"
 screen | grep -Eq "^ +[0-9.]+% +[0-9.]+%      [-+ ] phase_(compute|branchy|pointer_chase)\$" ||
 	fail "merged, the phases are not right under main: $(screen)"
+# The drill-down's callers and callees: recurse_tree is called by itself
+# and by phase_recursive, and calls itself and leaf work.
+$T send-keys -t ui 1 / recurse_tree Enter Enter
+wait_for "^callers  (recurse_tree|phase_recursive) [0-9.]+%, (recurse_tree|phase_recursive) [0-9.]+%"
+wait_for "^callees  recurse_tree [0-9.]+%"
+$T send-keys -t ui Escape 6
+wait_for "^ TOTAL% +SELF% +CALL TREE"
 # %: cold paths hidden, the title says how many; again and again, back.
 $T send-keys -t ui u %
 wait_for "\[[0-9]+ under 0\.5% hidden; % shows more\]"

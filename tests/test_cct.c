@@ -288,9 +288,53 @@ static void folded(void)
 	symbolizer_destroy(sy);
 }
 
+/*
+ * Callers and callees over every context: main > a > b (3), main > b (1),
+ * main > a (2), a > b > b (recursion, 1).  b is reached from a (4, its
+ * recursive node's 1 within), main (1) and itself (1); 5 samples pass
+ * through b, the recursive one once.
+ */
+static void links(void)
+{
+	enum { MAIN = 10, A, B };
+	const uint32_t mab[] = { MAIN, A, B }, mb[] = { MAIN, B }, ma[] = { MAIN, A };
+	const uint32_t mabb[] = { MAIN, A, B, B };
+	struct cct_link *callers, *callees;
+	size_t ncallers, ncallees;
+	struct cct t;
+
+	cct_init(&t);
+	cct_add_samples(&t, mab, 3, false, 3, 3);
+	cct_add_samples(&t, mb, 2, false, 1, 1);
+	cct_add_samples(&t, ma, 2, false, 2, 2);
+	cct_add_samples(&t, mabb, 4, false, 1, 1);
+	CHECK_EQ_U64(cct_links(&t, B, &callers, &ncallers, &callees, &ncallees), 5);
+	CHECK(ncallers == 3 && callers[0].sym == A && callers[0].samples == 4);
+	/* Equal samples: the lower id first, a fixed order. */
+	CHECK(callers[1].sym == MAIN && callers[1].samples == 1);
+	CHECK(callers[2].sym == B && callers[2].samples == 1);
+	CHECK(ncallees == 1 && callees[0].sym == B && callees[0].samples == 1);
+	free(callers);
+	free(callees);
+	/* main: called from nowhere; calls a (6) and b (1). */
+	CHECK_EQ_U64(cct_links(&t, MAIN, &callers, &ncallers, &callees, &ncallees), 7);
+	CHECK(ncallers == 1 && callers[0].sym == CCT_SYM_ROOT && callers[0].samples == 7);
+	CHECK(ncallees == 2 && callees[0].sym == A && callees[0].samples == 6 &&
+	      callees[1].sym == B && callees[1].samples == 1);
+	free(callers);
+	free(callees);
+	/* Not in the tree: nothing. */
+	CHECK_EQ_U64(cct_links(&t, 99, &callers, &ncallers, &callees, &ncallees), 0);
+	CHECK(!ncallers && !ncallees);
+	free(callers);
+	free(callees);
+	cct_free(&t);
+}
+
 int main(void)
 {
 	paths();
+	links();
 	folded();
 	return check_done("test_cct");
 }

@@ -242,6 +242,75 @@ void cct_transform(const struct cct *from, const struct cct_transform *x, struct
 	to->capped += from->capped;
 }
 
+static int by_sym(const void *a, const void *b)
+{
+	const struct cct_link *x = a, *y = b;
+
+	return (x->sym > y->sym) - (x->sym < y->sym);
+}
+
+static int hotter_link(const void *a, const void *b)
+{
+	const struct cct_link *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return by_sym(a, b);
+}
+
+/* Sums the links of one function, then sorts them hottest first: how many. */
+static size_t merge_links(struct cct_link *v, size_t n)
+{
+	size_t k = 0;
+
+	if (!v)
+		return 0;
+	qsort(v, n, sizeof(*v), by_sym);
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[k - 1].sym == v[i].sym)
+			v[k - 1].samples += v[i].samples;
+		else
+			v[k++] = v[i];
+	}
+	qsort(v, k, sizeof(*v), hotter_link);
+	return k;
+}
+
+uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
+		   size_t *ncallers, struct cct_link **callees, size_t *ncallees)
+{
+	size_t ncap = 0, ecap = 0;
+	uint64_t through = 0;
+
+	*callers = *callees = NULL;
+	*ncallers = *ncallees = 0;
+	for (size_t i = 1; i < t->n; i++) {
+		const struct cct_node *n = &t->nodes[i];
+		bool outer = true;
+
+		if (n->sym != sym || !n->total)
+			continue;
+		/* Through sym once: its outermost nodes' totals. */
+		for (uint32_t at = n->parent; at != CCT_ROOT && outer; at = t->nodes[at].parent)
+			outer = t->nodes[at].sym != sym;
+		if (outer)
+			through += n->total;
+		ST_GROW(*callers, ncap, *ncallers + 1);
+		(*callers)[(*ncallers)++] = (struct cct_link){
+			n->parent == CCT_ROOT ? CCT_SYM_ROOT : t->nodes[n->parent].sym, n->total };
+		for (uint32_t k = n->child; k; k = t->nodes[k].sibling) {
+			if (!t->nodes[k].total)
+				continue;
+			ST_GROW(*callees, ecap, *ncallees + 1);
+			(*callees)[(*ncallees)++] = (struct cct_link){ t->nodes[k].sym,
+								       t->nodes[k].total };
+		}
+	}
+	*ncallers = merge_links(*callers, *ncallers);
+	*ncallees = merge_links(*callees, *ncallees);
+	return through;
+}
+
 size_t cct_bytes(const struct cct *t)
 {
 	return t->cap * sizeof(*t->nodes) +

@@ -109,6 +109,22 @@ static inline const struct cct_node *cct_node(const struct cct *t, uint32_t i)
 /* The child of parent for function sym, or 0 if it has none. */
 uint32_t cct_find(const struct cct *t, uint32_t parent, uint32_t sym);
 
+/* A caller or callee of a function, with the samples along that edge. */
+struct cct_link {
+	uint32_t sym;		/* CCT_SYM_ROOT: called from nowhere known */
+	uint64_t samples;
+};
+
+/*
+ * Who calls sym and whom it calls, over all its contexts (perf report's
+ * caller/callee view): each caller with the samples that reached sym
+ * from it, each callee with the samples sym passed to it; hottest
+ * first, allocated (free them).  Returns the samples through sym, a
+ * recursive call counted once.
+ */
+uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
+		   size_t *ncallers, struct cct_link **callees, size_t *ncallees);
+
 /* Bytes the tree holds. */
 size_t cct_bytes(const struct cct *t);
 

@@ -2,13 +2,15 @@
  * detail.c - the drill-down (Enter on a table row): a symbol's full name
  * and module, however long, its figures with a share bar, how its
  * samples split over threads, its share of the samples over time, its
- * IPC distribution where counters count, its hottest source lines, and its
+ * IPC distribution where counters count, its callers and callees in the
+ * call tree (perf report's caller/callee view), its hottest source lines, and its
  * disassembly with the samples of each instruction, as perf annotate
  * shows it.  Over the selected time range when there is one.  The code
  * scrolls under the summary and opens at its hottest instruction, as
  * perf annotate does; it is decoded once, its samples counted each refresh.
  */
 #include "model/annotate.h"
+#include "model/cct.h"
 #include "model/model.h"
 #include "session.h"
 #include "symbols/symbols.h"
@@ -38,6 +40,9 @@ struct detail_view {
 	int top;		/* the first code row shown */
 	int code_rows;		/* rows the code had, last drawn */
 	bool centred;		/* the hottest instruction was brought into view */
+	struct cct_link *callers, *callees;	/* from the call tree, hottest first */
+	size_t ncallers, ncallees;
+	uint64_t through;	/* samples through it in the tree */
 };
 
 /* One row per instruction, and its source line where that changes. */
@@ -83,7 +88,27 @@ static void detail_refresh(struct view *v)
 
 		session_range_ns(s, &from, &to);
 		annotation_count(&d->a, &s->model, from, to);
+		free(d->callers);
+		free(d->callees);
+		d->through = cct_links(&session_tables(s)->tree, d->id, &d->callers, &d->ncallers,
+				       &d->callees, &d->ncallees);
 	}
+}
+
+/* "name share%, ..." of the first links, into line. */
+static void links_text(const struct model *m, const struct cct_link *v, size_t n,
+		       uint64_t whole, char *line, size_t len)
+{
+	size_t at = 0;
+
+	line[0] = '\0';
+	for (size_t i = 0; i < n && i < 5 && at < len - 1; i++)
+		at += (size_t)snprintf(line + at, len - at, "%s%.40s %.1f%%", i ? ", " : "",
+				       v[i].sym == CCT_SYM_ROOT ? "(no caller)"
+				       : model_frame_name(m, v[i].sym),
+				       whole ? 100.0 * (double)v[i].samples / (double)whole : 0.0);
+	if (n > 5 && at < len - 1)
+		snprintf(line + at, len - at, ", ... (%zu in all)", n);
 }
 
 /* Source text fit for one row: unindented, tabs to spaces, control bytes to '?'. */
@@ -227,6 +252,23 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 					       share(a->threads[i].samples, a->samples));
 		}
 		ROW(row, "threads  %s%s", line, a->nthreads > 6 ? ", ..." : "");
+	}
+	if (d->through) {
+		const struct model *m = &ui->s->model;
+		uint64_t called = 0;
+		char line[400];
+
+		for (size_t i = 0; i < d->ncallers; i++)
+			called += d->callers[i].samples;
+		links_text(m, d->callers, d->ncallers, called, line, sizeof(line));
+		ROW(row, "callers  %s", line);
+		if (d->ncallees) {
+			links_text(m, d->callees, d->ncallees, d->through, line, sizeof(line));
+			ROW(row, "callees  %s (of its %llu samples)", line,
+			    (unsigned long long)d->through);
+		} else {
+			ROW(row, "callees  none: every sample of it ends in it");
+		}
 	}
 	if (a->ncols && a->samples) {
 		char spark[1024];
@@ -403,6 +445,8 @@ static void detail_destroy(struct view *v)
 	annotation_free(&d->a);
 	source_cache_free(&d->src);
 	free(d->rows);
+	free(d->callers);
+	free(d->callees);
 	view_free(v);
 }
 
