@@ -423,11 +423,14 @@ static uint32_t descend(const struct build *b, const struct cc_result *r, uint32
 	return at;
 }
 
-/* The k-th caller of a sample anchored at its own frame j, placed at node c. */
+/*
+ * The k-th caller of a sample anchored at its own frame j, placed at node
+ * c: its own copy's where it reaches, the tree's above.
+ */
 static uint32_t sample_caller(const struct cc_result *r, const struct cc_sample_key *key,
 			      uint32_t j, uint32_t c, unsigned k)
 {
-	return k <= j ? PAIR_SYM(key->path[k]) : caller_at(r, c, k - j);
+	return k < key->npath ? PAIR_SYM(key->path[k]) : caller_at(r, c, k - j);
 }
 
 static void map_sample(const struct build *b, struct cc_result *r,
@@ -445,7 +448,20 @@ static void map_sample(const struct build *b, struct cc_result *r,
 	while (j-- > 0 && !(n = candidates(b, r, key->path[j], cand, share, &fitted)))
 		;
 	if (!n) {
+		/* Not in the tree (or past its cap): its own copy's callers still count. */
+		unsigned own = key->npath - 1;
+
 		r->unresolved += count;
+		for (unsigned k = 1; k <= own && k <= CC_LEVELS; k++)
+			r->unique[k] += count;
+		for (unsigned k = 1; k <= key->nreference; k++) {
+			bool same = k <= own;
+
+			for (unsigned l = 1; l <= k && same; l++)
+				same = PAIR_SYM(key->path[l]) == key->reference[l - 1];
+			r->compared[k] += count;
+			r->agreed[k] += same ? count : 0;
+		}
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -459,6 +475,8 @@ static void map_sample(const struct build *b, struct cc_result *r,
 		r->fitted += count;
 	levels = agreed_levels(r, cand, n);
 	levels = levels >= CC_LEVELS || j + levels >= CC_LEVELS ? CC_LEVELS : j + levels;
+	if (levels < key->npath - 1)
+		levels = key->npath - 1 < CC_LEVELS ? key->npath - 1 : CC_LEVELS;
 	for (unsigned k = 1; k <= levels; k++)
 		r->unique[k] += count;
 	clear = n == 1 && !r->nodes[cand[0]].ambiguous;
