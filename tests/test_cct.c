@@ -188,23 +188,30 @@ static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
 }
 
 static uint64_t sample_time = 1000000000;
+static const uint64_t *sample_counters;	/* cycles, instructions; NULL: none */
 
 /* A sample in ip, its chain: ip, then return addresses, innermost first. */
 static void sample(struct model *m, const uint64_t *chain, uint16_t n, uint32_t flags)
 {
 	_Alignas(8) unsigned char buf[sizeof(struct st_sample) + 16 * sizeof(uint64_t)];
 	struct st_sample *s = (void *)buf;
+	unsigned nc = sample_counters ? 2 : 0;
 
 	memset(buf, 0, sizeof(buf));
 	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF,
-				   (uint32_t)(sizeof(*s) + n * sizeof(uint64_t)) };
+				   (uint32_t)(sizeof(*s) + (nc + n) * sizeof(uint64_t)) };
 	s->pid = s->tid = (uint32_t)getpid();
 	s->time = sample_time;
 	s->ip = chain[0];
 	s->period = 1;
 	s->nchain = n;
 	s->flags = flags;
-	memcpy(s->data, chain, n * sizeof(uint64_t));
+	s->ncounters = (uint8_t)nc;
+	if (nc) {
+		s->flags |= ST_SAMPLE_HAS_COUNTERS;
+		memcpy(s->data, sample_counters, 2 * sizeof(uint64_t));
+	}
+	memcpy(s->data + nc, chain, n * sizeof(uint64_t));
 	model_ingest(m, s);
 }
 
@@ -331,9 +338,60 @@ static void links(void)
 	cct_free(&t);
 }
 
+/*
+ * A node's IPC is that of the samples through it: main > a > b took 100
+ * cycles and 200 instructions, main > a 100 and 50; main and a 250/200,
+ * b 2.0.  A range's tree carries them too.
+ */
+static void node_ipc(void)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	uint64_t fmain = (uint64_t)(uintptr_t)&cct_fn_main + 4;
+	uint64_t fa = (uint64_t)(uintptr_t)&cct_fn_a + 4, fb = (uint64_t)(uintptr_t)&cct_fn_b + 1;
+	const uint64_t mab[] = { fb, fa, fmain }, ma[] = { fa, fmain };
+	const uint64_t fast[] = { 100, 200 }, slow[] = { 100, 50 };
+	struct model m, r;
+
+	model_init(&m, sy);
+	m.ipc_cycles = 0;
+	m.ipc_instructions = 1;
+	symbols_read_proc_maps(getpid(), add_map, &m);
+	sample_time = 1000000000;
+	sample_counters = fast;
+	sample(&m, mab, 3, 0);
+	sample_counters = slow;
+	sample(&m, ma, 2, 0);
+	sample_counters = NULL;
+	sample(&m, ma, 2, 0);	/* no counters: in the samples, not the IPC */
+	CHECK(model_range(&m, 0, 2000000000, &r));
+	for (int pass = 0; pass < 2; pass++) {
+		const struct cct *t = pass ? &r.tree : &m.tree;
+		uint32_t main_node = 0, a = 0, b = 0;
+
+		for (uint32_t i = 1; i < t->n; i++)
+			if (t->nodes[i].parent == CCT_ROOT)
+				main_node = i;
+		a = main_node ? t->nodes[main_node].child : 0;
+		b = a ? t->nodes[a].child : 0;
+		CHECK(main_node && a && b);
+		if (!b)
+			break;
+		CHECK_EQ_U64(t->nodes[main_node].total, 3);
+		CHECK_EQ_U64(t->nodes[main_node].cycles, 200);
+		CHECK_EQ_U64(t->nodes[main_node].instructions, 250);
+		CHECK_EQ_U64(t->nodes[a].instructions, 250);
+		CHECK_EQ_U64(t->nodes[b].cycles, 100);
+		CHECK_EQ_U64(t->nodes[b].instructions, 200);
+	}
+	model_free(&r);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 int main(void)
 {
 	paths();
+	node_ipc();
 	links();
 	folded();
 	return check_done("test_cct");

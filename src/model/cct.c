@@ -36,6 +36,7 @@ void cct_zero(struct cct *t)
 	for (size_t i = 0; i < t->n; i++) {
 		t->nodes[i].self = t->nodes[i].total = 0;
 		t->nodes[i].self_weight = t->nodes[i].total_weight = 0;
+		t->nodes[i].cycles = t->nodes[i].instructions = 0;
 	}
 	t->samples = t->truncated = t->capped = t->max_depth = 0;
 }
@@ -109,6 +110,18 @@ uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated
 		 uint64_t weight)
 {
 	return cct_add_samples(t, frames, n, truncated, 1, weight);
+}
+
+void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t instructions)
+{
+	if (!t->nodes || node >= t->n)
+		return;
+	for (uint32_t at = node;; at = t->nodes[at].parent) {
+		t->nodes[at].cycles += cycles;
+		t->nodes[at].instructions += instructions;
+		if (at == CCT_ROOT)
+			break;
+	}
 }
 
 uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool truncated,

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define CCT_MAX_DEPTH		512u
-#define CCT_MAX_NODES		(1u << 19)	/* 524,288 x 48 bytes = 25 MB, and the index */
+#define CCT_MAX_NODES		(1u << 19)	/* 524,288 x 64 bytes = 32 MB, and the index */
 
 #define CCT_ROOT		0u
 /* Function ids beyond the symbolizer's: the synthetic nodes. */
@@ -32,6 +32,7 @@ struct cct_node {
 	uint32_t pad;
 	uint64_t self, total;		/* samples */
 	uint64_t self_weight, total_weight;
+	uint64_t cycles, instructions;	/* of the samples through it that had them */
 };
 
 struct cct {
@@ -65,6 +66,12 @@ size_t cct_path(const struct cct *t, uint32_t node, uint32_t *frames);
  */
 uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
 		 uint64_t weight);
+/*
+ * Samples that ended in node had these cycles and instructions: added to
+ * it and every node above, so a node's IPC is that of the samples
+ * through it.
+ */
+void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t instructions);
 /* The same for count samples of one path, weight their sum. */
 uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
 			 uint64_t count, uint64_t weight);

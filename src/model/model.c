@@ -345,7 +345,13 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 	uint32_t node;
 
 	model_account_sample(m, s, sym);
-	node = model_take_chain(m, s, sym);
+	if (counters_usable(m, s)) {
+		uint64_t counters[2] = { s->data[m->ipc_cycles], s->data[m->ipc_instructions] };
+
+		node = model_take_chain(m, s, sym, counters);
+	} else {
+		node = model_take_chain(m, s, sym, NULL);
+	}
 	if (m->keep_history)
 		remember_sample(m, s, sym, offset, node);
 }

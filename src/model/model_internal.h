@@ -20,8 +20,11 @@ void model_account_sample(struct model *m, const struct st_sample *s,
 void model_account_samples(struct model *m, const struct st_sample *s,
 			   const struct st_symbol *sym, uint64_t n);
 void model_count_time(struct model *m, uint64_t time, uint64_t n);
-/* The sample's call path into the tree; leaf: its own symbol.  Returns its node. */
+/*
+ * The sample's call path into the tree; leaf: its own symbol; counters
+ * its cycles and instructions, or NULL.  Returns its node.
+ */
 uint32_t model_take_chain(struct model *m, const struct st_sample *s,
-			  const struct st_symbol *leaf);
+			  const struct st_symbol *leaf, const uint64_t *counters);
 
 #endif

@@ -57,7 +57,8 @@ struct range_part {
 	uint64_t run_start, run_end;	/* the current run's bucket */
 	struct node_sum {
 		uint64_t n, weight;
-	} *node;			/* samples and weight by tree node */
+		uint64_t cycles, instructions;
+	} *node;			/* samples, weight and counters by tree node */
 	size_t nodes;			/* the live tree's, when the walk began */
 	pthread_t thread;
 	bool threaded;
@@ -139,8 +140,14 @@ static void take(uint64_t time, const struct history_entry *e, void *arg)
 		c->run_end = c->run_start + MODEL_BUCKET_NS;
 	}
 	if (e->node < c->nodes) {
-		c->node[e->node].n++;
-		c->node[e->node].weight += e->weight;
+		struct node_sum *ns = &c->node[e->node];
+
+		ns->n++;
+		ns->weight += e->weight;
+		if (e->flags & HISTORY_COUNTERS) {
+			ns->cycles += e->cycles;
+			ns->instructions += e->instructions;
+		}
 	}
 	k = kind_of(c, a, b);
 	k->n++;
@@ -180,6 +187,8 @@ static void merge_part(struct range_part *into, const struct range_part *p)
 	for (size_t i = 0; i < into->nodes; i++) {
 		into->node[i].n += p->node[i].n;
 		into->node[i].weight += p->node[i].weight;
+		into->node[i].cycles += p->node[i].cycles;
+		into->node[i].instructions += p->node[i].instructions;
 	}
 	for (size_t i = 0; i < p->cap; i++) {
 		const struct kind *src = &p->v[i];
@@ -241,8 +250,10 @@ static void take_tree(struct model *out, const struct cct *live, const struct ra
 			continue;
 		k = cct_path(live, (uint32_t)i, path);
 		cut = k && path[0] == CCT_SYM_TRUNCATED;
-		cct_add_samples(&out->tree, path + cut, k - cut, cut, p->node[i].n,
-				p->node[i].weight);
+		cct_add_counters(&out->tree,
+				 cct_add_samples(&out->tree, path + cut, k - cut, cut,
+						 p->node[i].n, p->node[i].weight),
+				 p->node[i].cycles, p->node[i].instructions);
 	}
 }
 

@@ -140,8 +140,10 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 }
 
 uint32_t model_take_chain(struct model *m, const struct st_sample *s,
-			  const struct st_symbol *leaf)
+			  const struct st_symbol *leaf, const uint64_t *counters)
 {
+	uint32_t node;
+
 	uint32_t frames[ST_CHAIN_MAX + 1];
 	bool truncated = (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0, cut;
 	size_t k;
@@ -158,5 +160,8 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 			take_unwound(m, s, leaf, NULL, &cut, frames, k);
 	}
 	frames[k++] = leaf->id;
-	return cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);
+	node = cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);
+	if (counters)
+		cct_add_counters(&m->tree, node, counters[0], counters[1]);
+	return node;
 }

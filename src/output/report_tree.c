@@ -156,6 +156,9 @@ struct json_object *report_tree_json(const struct model *m)
 		json_object_object_add(j, "name", json_object_new_string(model_frame_name(m, n->sym)));
 		report_add_u64(j, "self", n->self);
 		report_add_u64(j, "total", n->total);
+		if (n->cycles && n->instructions)
+			json_object_object_add(j, "ipc", json_object_new_double(
+				(double)n->instructions / (double)n->cycles));
 		json_object_array_add(nodes, j);
 	}
 	json_object_object_add(o, "nodes", nodes);

@@ -218,6 +218,7 @@ static void tree_draw(struct view *v, WINDOW *w)
 	const struct cct *c = tree_of(t);
 	int lines, cols;
 	char line[1024], applied[160] = "";
+	bool ipc;
 
 	getmaxyx(w, lines, cols);
 	werase(w);
@@ -245,8 +246,10 @@ static void tree_draw(struct view *v, WINDOW *w)
 		snprintf(applied + strlen(applied), sizeof(applied) - strlen(applied),
 			 "  [%zu under %.1f%% hidden; %% shows more]", t->hidden,
 			 cold_limits[t->cold]);
-	snprintf(line, sizeof(line), "%7s %7s  %s%s%s  (%llu samples%s%s%s; + - * open, close; b %s)",
-		 "TOTAL%", t->bottom_up ? "" : "SELF%",
+	/* IPC where samples had counters: the plain tree carries them. */
+	ipc = c->nodes && c->nodes[CCT_ROOT].cycles && c->nodes[CCT_ROOT].instructions;
+	snprintf(line, sizeof(line), "%7s %7s%s  %s%s%s  (%llu samples%s%s%s; + - * open, close; b %s)",
+		 "TOTAL%", t->bottom_up ? "" : "SELF%", ipc ? "   IPC" : "",
 		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE",
 		 t->chained ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied,
 		 (unsigned long long)c->samples,
@@ -260,7 +263,7 @@ static void tree_draw(struct view *v, WINDOW *w)
 	for (int r = 0; r < lines - 1; r++) {
 		size_t i = t->list.top + (size_t)r;
 		const struct cct_node *n;
-		char self[16];
+		char self[16], ipc_text[16];
 		int indent;
 
 		if (i >= t->nrows) {
@@ -277,8 +280,15 @@ static void tree_draw(struct view *v, WINDOW *w)
 		else
 			snprintf(self, sizeof(self), "%6.2f%%",
 				 100.0 * (double)n->self / (double)c->samples);
-		snprintf(line, sizeof(line), "%6.2f%% %s  %*s%s %s%s",
-			 100.0 * (double)n->total / (double)c->samples, self, indent, "",
+		if (!ipc)
+			ipc_text[0] = '\0';
+		else if (n->cycles && n->instructions)
+			snprintf(ipc_text, sizeof(ipc_text), " %5.2f",
+				 (double)n->instructions / (double)n->cycles);
+		else
+			snprintf(ipc_text, sizeof(ipc_text), " %5s", "-");
+		snprintf(line, sizeof(line), "%6.2f%% %s%s  %*s%s %s%s",
+			 100.0 * (double)n->total / (double)c->samples, self, ipc_text, indent, "",
 			 !n->child ? " " : is_open(t, t->rows[i]) ? "-" : "+",
 			 marked(t, t->rows[i]) ? "? " : "", name_of(t, t->rows[i]));
 		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
