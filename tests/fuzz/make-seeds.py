@@ -61,6 +61,18 @@ rf = GROUP | ENABLED | RUNNING
 body = sample(st3, 0x401000, 100, 1000, [0x401000], [1000, 2500]) + \
        sample(st3, 0x401000, 100, 2000, [0x401000], [2000, 4000])
 put("fuzz_perf_ring", "group-read", prefix(st3, rf) + body)
+# --call-graph dwarf: user registers (bp, sp, ip) and a 64-byte stack copy;
+# prefix byte 6 set: the harness asks for shimtop's registers.
+REGS_USER, STACK_USER = 1 << 12, 1 << 13
+st4 = st | REGS_USER | STACK_USER
+def stack_sample(ip, pid, time, sp):
+    copy = b"".join(struct.pack("<Q", sp + 16 * i) for i in range(8))
+    b = struct.pack("<QIIQQ", ip, pid, pid, time, 250000)
+    b += struct.pack("<QQQQ", 2, sp + 32, sp, ip) + struct.pack("<Q", 64) + copy + struct.pack("<Q", 64)
+    return rec(9, USER, b)
+body = (mmap2(100, 0x400000, 0x10000, 0, "/usr/bin/true")
+        + stack_sample(0x401000, 100, 1000, 0x7ffd0000) + stack_sample(0x401010, 100, 1100, 0x7ffd0040))
+put("fuzz_perf_ring", "stack-copies", struct.pack("<IBBB9x", st4, 0, 1, 1) + body)
 
 # ---- signal segment headers (the first page).
 def header(version=1, ncounters=2, tag_kind=0, names=True):
