@@ -46,7 +46,21 @@ for t in phases:
         sys.exit(f"{sys.argv[2]}: phase {t['tag']} counted no work")
 PY
 done
-a=$(json_get "$TMP/live.out" "[(t['tag'], t['samples'], t['rates'][0]['delta']) for t in d['observer']['tags']]")
-b=$(json_get "$TMP/replay.out" "[(t['tag'], t['samples'], t['rates'][0]['delta']) for t in d['observer']['tags']]")
-[ "$a" = "$b" ] || fail "replay differs from live: live $a, replay $b"
+# The replay holds what the live session took.  A live session that could
+# not drain its ring within the stop's 500 ms (a slow machine: ASan)
+# records the rest unread and counts it as dropped: then the replay has
+# those batches too, and more samples, never fewer.
+python3 - "$TMP/live.out" "$TMP/replay.out" <<'PY' || fail "replay differs from live"
+import json, sys
+live, replay = (json.load(open(p))['observer'] for p in sys.argv[1:3])
+a = {t['tag']: (t['samples'], t['rates'][0]['delta']) for t in live['tags']}
+b = {t['tag']: (t['samples'], t['rates'][0]['delta']) for t in replay['tags']}
+if live['ring_dropped'] == 0:
+    assert a == b, f"nothing dropped live, yet live {a} and replay {b}"
+else:
+    print(f"live dropped {live['ring_dropped']} observer batches at its stop")
+    assert set(a) == set(b), (a, b)
+    for tag in a:
+        assert b[tag][0] >= a[tag][0] and b[tag][1] >= a[tag][1], (tag, a[tag], b[tag])
+PY
 finish

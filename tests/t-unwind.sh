@@ -92,7 +92,9 @@ if command -v tmux >/dev/null; then
 	$T new-session -d -s ui -x 140 -y 40 \
 		"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
 	wait_for "end of recording"
-	$T send-keys -t ui F5 c
+	$T send-keys -t ui F5
+	wait_for "^ TOTAL% +SELF% +CALL TREE  \("
+	$T send-keys -t ui c
 	wait_for "CALL TREE REBUILT BY CALLERCHAINING \(\? ambiguous\)"
 	$T send-keys -t ui / main Enter '*'
 	wait_for " \? leaf_work\$"

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { A = 1, B, C, D, E, F };
@@ -176,6 +177,24 @@ static void figure7a(void)
 	CHECK(fabs(r.agreed[2] - 75) < 1e-9 && fabs(r.agreed[3] - 75) < 1e-9);
 	CHECK(r.compared[4] == 0);
 	CHECK(r.compared_clear[1] == 0);	/* E's one pair has two nodes */
+	/* As a calling context tree: both D nodes marked, a mark for every node. */
+	{
+		struct cct t;
+		uint8_t *marks;
+		size_t marked = 0;
+
+		cct_init(&t);
+		callerchain_to_cct(&r, &t, &marks);
+		CHECK(t.samples == 100 && marks != NULL);
+		for (size_t i = 0; marks && i < t.n; i++)
+			marked += marks[i];
+		CHECK(marked == 2);
+		for (size_t i = 1; marks && i < t.n; i++)
+			if (marks[i])
+				CHECK(cct_node(&t, (uint32_t)i)->sym == D);
+		free(marks);
+		cct_free(&t);
+	}
 	callerchain_result_free(&r);
 
 	/*

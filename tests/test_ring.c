@@ -31,16 +31,20 @@ static void test_full(void)
 	size_t len;
 
 	memset(rec, 0xab, sizeof(rec));
-	while (ring_push(r, rec, sizeof(rec)))
+	/* ring_fits says what a push would do, and counts nothing. */
+	while (ring_fits(r, sizeof(rec)) && ring_push(r, rec, sizeof(rec)))
 		pushed++;
+	CHECK(pushed == 32 && ring_dropped(r) == 0 && !ring_fits(r, 8));
+	CHECK_EQ_U64(ring_dropped(r), 0);
 	/* 4096 bytes hold 32 slots of 8 + 120 bytes. */
-	CHECK(pushed == 32);
+	CHECK(!ring_push(r, rec, sizeof(rec)));
 	CHECK_EQ_U64(ring_dropped(r), 1);
 	CHECK(!ring_push(r, rec, 8));
 	CHECK_EQ_U64(ring_dropped(r), 2);
 	/* Freeing one slot makes room for exactly one more. */
 	CHECK(ring_peek(r, &len) != NULL);
 	ring_release(r);
+	CHECK(ring_fits(r, sizeof(rec)) && !ring_fits(r, sizeof(rec) + 8));
 	CHECK(ring_push(r, rec, sizeof(rec)));
 	CHECK(!ring_push(r, rec, sizeof(rec)));
 	CHECK_EQ_U64(ring_dropped(r), 3);

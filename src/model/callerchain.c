@@ -562,4 +562,11 @@ void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **mar
 			(*marks)[c] = 1;
 		}
 	}
+	/* A mark for every node of to, so readers index by node alone. */
+	if (marks) {
+		size_t had = marks_cap;
+
+		ST_GROW(*marks, marks_cap, to->n + 1);
+		memset(*marks + had, 0, marks_cap - had);
+	}
 }

@@ -107,8 +107,8 @@ void callerchain_build(const struct callerchain *c, struct cc_result *r);
 void callerchain_result_free(struct cc_result *r);
 /*
  * r's tree as a calling context tree of samples (rounded), root first;
- * with marks, (*marks)[node of to] is set where an ambiguous node went
- * (allocated: free it).
+ * with marks, (*marks)[node] (one for each of to's nodes) is set where
+ * an ambiguous node went (allocated: free it).
  */
 void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **marks);
 

@@ -81,20 +81,35 @@ static void put_len(struct ring *r, uint64_t pos, uint32_t len)
 	memcpy(r->buf + (pos & r->mask), &len, sizeof(len));
 }
 
-void *ring_reserve(struct ring *r, size_t len)
+/* Whether a record of len fits now; *pad: the bytes to skip to the ring's start. */
+static bool room_for(const struct ring *r, size_t len, uint64_t *head, size_t *pad)
 {
-	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
 	size_t cap = r->mask + 1;
 	size_t need = SLOT_HDR + ((len + 7u) & ~(size_t)7u);
-	size_t off = head & r->mask;
-	size_t pad = 0;
+	size_t off;
 
-	if (len == 0 || len > ring_max_record(r))
-		goto drop;
-	if (off + need > cap)
-		pad = cap - off;
-	if (head + pad + need - tail > cap)
+	*head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	off = *head & r->mask;
+	*pad = off + need > cap ? cap - off : 0;
+	return len && len <= ring_max_record(r) && *head + *pad + need - tail <= cap;
+}
+
+bool ring_fits(const struct ring *r, size_t len)
+{
+	uint64_t head;
+	size_t pad;
+
+	return room_for(r, len, &head, &pad);
+}
+
+void *ring_reserve(struct ring *r, size_t len)
+{
+	size_t need = SLOT_HDR + ((len + 7u) & ~(size_t)7u);
+	uint64_t head;
+	size_t pad;
+
+	if (!room_for(r, len, &head, &pad))
 		goto drop;
 	if (pad) {
 		put_len(r, head, PAD_MARK);

@@ -48,9 +48,11 @@ static void *replay_main(void *arg)
 			       t - first_rec > st_now_ns() - first_wall)
 				sleep_ns(1000000);
 		}
-		while (!ring_push(rs->base.ring, rec, (size_t)n) &&
-		       !source_thread_stopping(&rs->th))
+		/* A file can wait for the model: nothing is dropped, nor counted so. */
+		while (n <= (long)ring_max_record(rs->base.ring) &&
+		       !ring_fits(rs->base.ring, (size_t)n) && !source_thread_stopping(&rs->th))
 			sleep_ns(200000);
+		ring_push(rs->base.ring, rec, (size_t)n);
 	}
 	if (n < 0)
 		snprintf(reason, sizeof(reason), "%s", record_reader_error(rs->reader));
