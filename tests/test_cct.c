@@ -338,6 +338,56 @@ static void links(void)
 	cct_free(&t);
 }
 
+/* Top-level node of t for function sym (by name), or 0. */
+static uint32_t top_named(const struct model *m, const struct cct *t, const char *name)
+{
+	for (uint32_t k = t->nodes[CCT_ROOT].child; k; k = t->nodes[k].sibling)
+		if (!strcmp(model_frame_name(m, t->nodes[k].sym), name))
+			return k;
+	return 0;
+}
+
+/*
+ * The bottom-up and transformed trees carry each sample's counters to
+ * its new path: bottom-up, b (ended in b: 100/200) and a (ended in a:
+ * 100/50, and b's sample does not count there); a merged away, main
+ * keeps a's own samples and main > b b's.
+ */
+static void derived_ipc(const struct model *m)
+{
+	struct cct inv, merged;
+	struct cct_transform x = { 0 };
+	uint32_t b, a, mainn;
+
+	cct_invert(&m->tree, &inv);
+	b = top_named(m, &inv, "cct_fn_b");
+	a = top_named(m, &inv, "cct_fn_a");
+	CHECK(a && b);
+	if (a && b) {
+		CHECK_EQ_U64(inv.nodes[b].cycles, 100);
+		CHECK_EQ_U64(inv.nodes[b].instructions, 200);
+		CHECK_EQ_U64(inv.nodes[a].cycles, 100);
+		CHECK_EQ_U64(inv.nodes[a].instructions, 50);
+		/* b's callers a, then main: the same sample's counters. */
+		CHECK(inv.nodes[b].child && inv.nodes[inv.nodes[b].child].instructions == 200);
+	}
+	x.merged[x.nmerged++] = m->tree.nodes[m->tree.nodes[top_named(m, &m->tree, "cct_fn_main")]
+					      .child].sym;
+	cct_transform(&m->tree, &x, &merged);
+	mainn = top_named(m, &merged, "cct_fn_main");
+	CHECK(mainn && merged.nodes[mainn].child);
+	if (mainn && merged.nodes[mainn].child) {
+		uint32_t kid = merged.nodes[mainn].child;
+
+		CHECK(!strcmp(model_frame_name(m, merged.nodes[kid].sym), "cct_fn_b"));
+		CHECK_EQ_U64(merged.nodes[mainn].cycles, 200);
+		CHECK_EQ_U64(merged.nodes[mainn].instructions, 250);
+		CHECK_EQ_U64(merged.nodes[kid].instructions, 200);
+	}
+	cct_free(&inv);
+	cct_free(&merged);
+}
+
 /*
  * A node's IPC is that of the samples through it: main > a > b took 100
  * cycles and 200 instructions, main > a 100 and 50; main and a 250/200,
@@ -383,6 +433,7 @@ static void node_ipc(void)
 		CHECK_EQ_U64(t->nodes[b].cycles, 100);
 		CHECK_EQ_U64(t->nodes[b].instructions, 200);
 	}
+	derived_ipc(&m);
 	model_free(&r);
 	model_free(&m);
 	symbolizer_destroy(sy);

@@ -182,6 +182,33 @@ static size_t path_up(const struct cct *t, uint32_t node, uint32_t *path, size_t
 	return k;
 }
 
+/* The cycles and instructions of the samples that ended in node (not its callees'). */
+static void self_counters(const struct cct *t, uint32_t node, uint64_t *cycles,
+			  uint64_t *instructions)
+{
+	const struct cct_node *n = &t->nodes[node];
+
+	*cycles = n->cycles;
+	*instructions = n->instructions;
+	for (uint32_t k = n->child; k; k = t->nodes[k].sibling) {
+		*cycles -= t->nodes[k].cycles;
+		*instructions -= t->nodes[k].instructions;
+	}
+}
+
+/* A derived tree's sample of count samples along path, with from's node i's own counters. */
+static void add_derived(struct cct *to, const uint32_t *path, size_t k,
+			const struct cct *from, uint32_t i)
+{
+	const struct cct_node *n = &from->nodes[i];
+	uint32_t at = cct_add_samples(to, path, k, false, n->self, n->self_weight);
+	uint64_t cycles, instructions;
+
+	self_counters(from, i, &cycles, &instructions);
+	if (cycles || instructions)
+		cct_add_counters(to, at, cycles, instructions);
+}
+
 void cct_invert(const struct cct *from, struct cct *to)
 {
 	uint32_t path[CCT_MAX_DEPTH];
@@ -195,7 +222,7 @@ void cct_invert(const struct cct *from, struct cct *to)
 			continue;
 		/* Leaf first: the bottom-up tree's root-first order (callers past 512 left off). */
 		k = path_up(from, (uint32_t)i, path, CCT_MAX_DEPTH);
-		cct_add_samples(to, path, k, false, n->self, n->self_weight);
+		add_derived(to, path, k, from, (uint32_t)i);
 	}
 	/* Cut and capped samples were counted when they came in; capped here too. */
 	to->truncated = from->truncated;
@@ -249,7 +276,7 @@ void cct_transform(const struct cct *from, const struct cct_transform *x, struct
 				continue;
 			path[out++] = path[j];
 		}
-		cct_add_samples(to, path, out, false, n->self, n->self_weight);
+		add_derived(to, path, out, from, (uint32_t)i);
 	}
 	to->truncated = from->truncated;
 	to->capped += from->capped;
