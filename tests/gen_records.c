@@ -16,13 +16,20 @@
  *                                 IPC 1.5 then 0.5, the observer's 2.0
  *   gen_records lossy FILE        100 samples no symbol explains, 50
  *                                 lost by the kernel, 3 throttles
+ *   gen_records chains FILE       this program's text mapped, and samples
+ *                                 with call chains and counters (as a
+ *                                 PMU gives): 300 on gen_fn_main >
+ *                                 gen_fn_a > gen_fn_b at IPC 3, 100 on
+ *                                 gen_fn_main > gen_fn_a at IPC 1
  */
 #include "ring/record.h"
 #include "ring/record_file.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void sample(struct record_writer *w, uint32_t pid, uint64_t ip,
 		   uint64_t time)
@@ -166,6 +173,77 @@ static void corewide(struct record_writer *w)
 		sample(w, 1, 0x401000, 1000000000 + ms * 1000000);
 }
 
+/* The functions the chains mode samples in; never called. */
+__attribute__((noinline, used)) void gen_fn_main(void);
+__attribute__((noinline, used)) void gen_fn_main(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); }
+__attribute__((noinline, used)) void gen_fn_a(void);
+__attribute__((noinline, used)) void gen_fn_a(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); }
+__attribute__((noinline, used)) void gen_fn_b(void);
+__attribute__((noinline, used)) void gen_fn_b(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); }
+
+/* This program's executable mappings, as the kernel would report them. */
+static void own_mappings(struct record_writer *w)
+{
+	char exe[PATH_MAX], line[PATH_MAX + 128], path[PATH_MAX];
+	_Alignas(8) unsigned char buf[PATH_MAX + 128];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (n <= 0 || !f) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	exe[n] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end, pgoff;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end, perms, &pgoff,
+			   path) == 5 && perms[2] == 'x' && !strcmp(path, exe) &&
+		    st_mmap_make(buf, sizeof(buf), 1, 1000, start, end - start, pgoff, exe))
+			record_writer_append(w, buf);
+	}
+	fclose(f);
+}
+
+static void chain_sample(struct record_writer *w, uint64_t time, const uint64_t *chain,
+			 unsigned n, uint64_t cycles, uint64_t instructions)
+{
+	_Alignas(8) unsigned char buf[256];
+	struct st_sample *s = (void *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF,
+				   (uint32_t)(sizeof(*s) + (2 + n) * 8) };
+	s->pid = s->tid = 1;
+	s->time = time;
+	s->ip = chain[0];
+	s->period = 250000;
+	s->ncounters = 2;
+	s->nchain = (uint16_t)n;
+	s->flags = ST_SAMPLE_HAS_COUNTERS;
+	s->data[0] = cycles;
+	s->data[1] = instructions;
+	memcpy(s->data + 2, chain, n * 8);
+	record_writer_append(w, s);
+}
+
+static void chains(struct record_writer *w)
+{
+	const uint64_t fmain = (uint64_t)(uintptr_t)&gen_fn_main + 2;
+	const uint64_t fa = (uint64_t)(uintptr_t)&gen_fn_a + 2, fb = (uint64_t)(uintptr_t)&gen_fn_b + 2;
+	const uint64_t mab[] = { fb, fa, fmain }, ma[] = { fa, fmain };
+
+	own_mappings(w);
+	for (uint64_t i = 0; i < 400; i++) {
+		if (i % 4)
+			chain_sample(w, 1000000000 + i * 1000000, mab, 3, 100, 300);
+		else
+			chain_sample(w, 1000000000 + i * 1000000, ma, 2, 100, 100);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct st_source_info info;
@@ -173,7 +251,7 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy FILE [ARG]\n",
+		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains FILE [ARG]\n",
 		      stderr);
 		return 2;
 	}
@@ -182,6 +260,13 @@ int main(int argc, char **argv)
 	info.period = (struct st_period){ 250000, ST_PERIOD_NS, false };
 	snprintf(info.events, sizeof(info.events), "cpu-clock");
 	info.ipc_cycles = info.ipc_instructions = -1;
+	if (!strcmp(argv[1], "chains")) {
+		/* A {cycles,instructions} group: the counters ride with each sample. */
+		info.ncounters = 2;
+		info.ipc_cycles = 0;
+		info.ipc_instructions = 1;
+		snprintf(info.events, sizeof(info.events), "cycles,instructions");
+	}
 	record_header_from_info(&h, &info, 1, "gen_records");
 	w = record_writer_open(argv[2], &h);
 	if (!w)
@@ -214,6 +299,8 @@ int main(int argc, char **argv)
 		observe(w);
 	} else if (!strcmp(argv[1], "corewide")) {
 		corewide(w);
+	} else if (!strcmp(argv[1], "chains")) {
+		chains(w);
 	} else if (!strcmp(argv[1], "path") && argc > 3) {
 		mapping(w, 1, argv[3]);
 		sample(w, 1, 0x401000, 2000);

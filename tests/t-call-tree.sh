@@ -184,6 +184,34 @@ $T send-keys -t ui u %
 wait_for "\[[0-9]+ under 0\.5% hidden; % shows more\]"
 $T send-keys -t ui % % %
 wait_for "^ TOTAL% +SELF% +CALL TREE  \("
+# i: the icicle, on the selected node; Up goes to its caller.
+$T send-keys -t ui / recurse_tree Enter i
+wait_for "^ICICLE  recurse_tree: total [0-9.]+%"
+screen | grep -Eq "^main +" || fail "the icicle's first bar under all is not main: $(screen)"
+$T send-keys -t ui Up
+wait_for "^ICICLE  phase_recursive: total"
+$T send-keys -t ui i
+wait_for "^ TOTAL% +SELF% +CALL TREE  \("
+$T send-keys -t ui q
+sleep 0.3
+$T kill-server 2>/dev/null
+
+# IPC per node, from samples that carry cycles and instructions (a
+# constructed recording: no PMU here): main > a > b at 3.00, main > a at
+# 1.00, so main and a 2.50; bottom-up b 3.00 and a 1.00 at the top.
+"$TESTS_BIN/gen_records" chains "$TMP/chains.rec" || fail "gen_records chains"
+$T new-session -d -s ui -x 120 -y 30 \
+	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/chains.rec' 2>'$TMP/err'; sleep 30"
+wait_for "end of recording"
+$T send-keys -t ui F5
+wait_for "^ TOTAL% +SELF% +IPC  CALL TREE"
+wait_for "^100\.00% +0\.00% +2\.50  - gen_fn_main\$"
+wait_for "^100\.00% +25\.00% +2\.50    - gen_fn_a\$"
+wait_for "^ 75\.00% +75\.00% +3\.00        gen_fn_b\$"
+$T send-keys -t ui b
+wait_for "^ TOTAL% +IPC  CALLERS, BOTTOM-UP"
+wait_for "^ 75\.00% +3\.00  [-+] gen_fn_b\$"
+wait_for "^ 25\.00% +1\.00  [-+] gen_fn_a\$"
 $T send-keys -t ui q
 sleep 0.3
 $T kill-server 2>/dev/null

@@ -81,21 +81,40 @@ assert g['bad'] and 'on a cut chain' in g['meaning'], g
 PY
 fi
 
-# The tree view's c: the tree CallerChaining rebuilt, from a recording
-# of stack copies; leaf_work's node under via_one and the twins (one
-# depth, three callers) is marked ambiguous.
+# The tree view's c: both trees side by side, then the tree CallerChaining
+# rebuilt alone, from a recording of stack copies; leaf_work's node under
+# via_one and the twins (one depth, three callers) is marked ambiguous.
+# Side by side the other pane marks ('>') the node on the selected path;
+# i draws the tree as an icicle.
 if command -v tmux >/dev/null; then
 	"$SHIMTOP" --batch --call-graph dwarf --record "$TMP/rec" -- "$NOFP" --seconds 1.5 \
 		>/dev/null 2>"$TMP/err" || fail "recording with stacks: $(cat "$TMP/err")"
 	SOCK="$TMP/tmux.sock"
 	T="tmux -S $SOCK"
-	$T new-session -d -s ui -x 140 -y 40 \
+	$T new-session -d -s ui -x 150 -y 40 \
 		"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
 	wait_for "end of recording"
 	$T send-keys -t ui F5
 	wait_for "^ TOTAL% +SELF% +CALL TREE  \("
 	$T send-keys -t ui c
-	wait_for "CALL TREE REBUILT BY CALLERCHAINING \(\? ambiguous\)"
+	wait_for "^ TOTAL% +SELF% +CALL TREE  \(.*\| TOTAL% +SELF% +CALL TREE REBUILT BY CALLERCHAINING"
+	# twin_left > leaf_work selected on the left: the right marks its own.
+	$T send-keys -t ui / twin_left Enter Down
+	wait_for "\|>[ 0-9].*\? leaf_work\$"
+	screen | awk -F'|' '/\|>/ { print prev } { prev = $2 }' | grep -Eq -- "- twin_left\$" ||
+		fail "the rebuilt pane did not follow to twin_left's leaf_work: $(screen)"
+	# w: keys act on the right; the left follows to twin_right.
+	$T send-keys -t ui w / twin_right Enter
+	wait_for "^>[ 0-9].*- twin_right +\|"
+	# The icicle of the rebuilt tree, on the selected node; Up to main.
+	$T send-keys -t ui i
+	wait_for "^ICICLE OF THE REBUILT TREE  twin_right: total"
+	screen | awk '/twin_left/ && /twin_right/ && /via_one/ && /via_two/ && /recurse/' | grep -q . ||
+		fail "no icicle row of main's callees: $(screen)"
+	$T send-keys -t ui Up
+	wait_for "^ICICLE OF THE REBUILT TREE  main: total "
+	$T send-keys -t ui i c
+	wait_for "^ TOTAL% +SELF% +CALL TREE REBUILT BY CALLERCHAINING \(\? ambiguous\)"
 	$T send-keys -t ui / main Enter '*'
 	wait_for " \? leaf_work\$"
 	for f in via_one via_two via_three twin_left twin_right; do

@@ -2,13 +2,16 @@
  * test_ui.c - the UI's pieces that need no terminal: the key table
  * against the README (one source for keys), the list widget (selection,
  * paging, search, filter), bars with and without UTF-8, and the shared
- * columns.  `test_ui --markdown` prints the README's key table.
+ * columns, and the icicle's layout and moves (drawn into a window of a
+ * terminal that writes to /dev/null).  `test_ui --markdown` prints the
+ * README's key table.
  */
 #include "check.h"
 #include "model/model.h"
 #include "output/columns.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"
+#include "ui/icicle.h"
 #include "ui/keys.h"
 #include "ui/list.h"
 #include "ui/settings.h"
@@ -278,6 +281,98 @@ static void test_settings(void)
 	rmdir(dir);
 }
 
+static const char *icicle_names[] = { "all", "main", "a", "x", "b" };
+
+static const char *icicle_name(void *ctx, uint32_t node)
+{
+	const struct cct *c = ctx;
+
+	return node == CCT_ROOT ? "all" : icicle_names[cct_node(c, node)->sym];
+}
+
+/* Columns from..to-1 of row y of w, as text. */
+static const char *row_text_at(WINDOW *w, int y, int from, int to)
+{
+	static char buf[128];
+
+	mvwinnstr(w, y, from, buf, to - from);
+	return buf;
+}
+
+/*
+ * main took 100 samples: 60 through a (into x), 30 in b, 10 itself.  In
+ * 100 columns a is 60 wide (its last a gap), b 30 after it, x under a,
+ * nothing under main's own 10.  The moves walk it as the keys do.
+ */
+static void test_icicle(void)
+{
+	const uint32_t max[] = { 1, 2, 3 }, mb[] = { 1, 4 }, m[] = { 1 };
+	struct cct c;
+	struct icicle ic = { CCT_ROOT, CCT_ROOT };
+	struct icicle_style style = { icicle_name, &c, A_REVERSE, A_BOLD, A_UNDERLINE, A_NORMAL };
+	FILE *null = fopen("/dev/null", "r+");
+	SCREEN *scr = null ? newterm("xterm", null, null) : NULL;
+	uint32_t main_node, a, b, x;
+	WINDOW *w;
+
+	cct_init(&c);
+	cct_add_samples(&c, max, 3, false, 60, 60);
+	cct_add_samples(&c, mb, 2, false, 30, 30);
+	cct_add_samples(&c, m, 1, false, 10, 10);
+	main_node = cct_find(&c, CCT_ROOT, 1);
+	a = cct_find(&c, main_node, 2);
+	x = cct_find(&c, a, 3);
+	b = cct_find(&c, main_node, 4);
+	CHECK(scr != NULL);
+	if (scr) {
+		w = newwin(6, 100, 0, 0);
+		icicle_draw(&ic, &c, w, 0, 0, 6, 100, &style);
+		CHECK(!strncmp(row_text_at(w, 0, 0, 4), "all ", 4));
+		CHECK(!strncmp(row_text_at(w, 1, 0, 5), "main ", 5));
+		CHECK(!strcmp(row_text_at(w, 2, 0, 2), "a "));
+		CHECK(!strcmp(row_text_at(w, 2, 59, 61), " b"));
+		CHECK(!strcmp(row_text_at(w, 2, 89, 91), "  "));
+		CHECK(!strcmp(row_text_at(w, 3, 0, 2), "x "));
+		CHECK(!strcmp(row_text_at(w, 3, 60, 62), "  "));
+		/* The selected bar has its own look. */
+		ic.selected = b;
+		icicle_draw(&ic, &c, w, 0, 0, 6, 100, &style);
+		CHECK((mvwinch(w, 2, 60) & A_UNDERLINE) && !(mvwinch(w, 2, 0) & A_UNDERLINE));
+		/* Zoomed into a: it fills the width, x under it. */
+		ic.zoom = ic.selected = a;
+		icicle_draw(&ic, &c, w, 0, 0, 6, 100, &style);
+		CHECK(!strcmp(row_text_at(w, 0, 0, 2), "a "));
+		CHECK(!strcmp(row_text_at(w, 1, 0, 2), "x "));
+		CHECK((mvwinch(w, 1, 98) & A_REVERSE) && !(mvwinch(w, 1, 99) & A_REVERSE));
+		delwin(w);
+		endwin();
+		delscreen(scr);
+	}
+	if (null)
+		fclose(null);
+
+	ic = (struct icicle){ CCT_ROOT, CCT_ROOT };
+	CHECK(icicle_move(&ic, &c, ICICLE_CALLEE) && ic.selected == main_node);
+	CHECK(icicle_move(&ic, &c, ICICLE_CALLEE) && ic.selected == a);
+	CHECK(icicle_move(&ic, &c, ICICLE_NEXT) && ic.selected == b);
+	CHECK(!icicle_move(&ic, &c, ICICLE_NEXT) && ic.selected == b);
+	CHECK(icicle_move(&ic, &c, ICICLE_PREVIOUS) && ic.selected == a);
+	CHECK(icicle_move(&ic, &c, ICICLE_ZOOM) && ic.zoom == a && ic.selected == a);
+	/* The zoom has no siblings in sight; Enter on it zooms out. */
+	CHECK(!icicle_move(&ic, &c, ICICLE_NEXT));
+	CHECK(icicle_move(&ic, &c, ICICLE_ZOOM) && ic.zoom == main_node && ic.selected == a);
+	CHECK(icicle_move(&ic, &c, ICICLE_ZOOM) && ic.zoom == a);
+	/* Up from the zoom leaves it. */
+	CHECK(icicle_move(&ic, &c, ICICLE_CALLER) && ic.zoom == main_node && ic.selected == main_node);
+	/* Selecting a node outside the zoom zooms out to it. */
+	ic.zoom = a;
+	icicle_select(&ic, &c, b);
+	CHECK(ic.selected == b && ic.zoom == main_node);
+	icicle_select(&ic, &c, x);
+	CHECK(ic.selected == x && ic.zoom == main_node);
+	cct_free(&c);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--markdown")) {
@@ -290,5 +385,6 @@ int main(int argc, char **argv)
 	test_bars();
 	test_columns();
 	test_settings();
+	test_icicle();
 	return check_done("test_ui");
 }

@@ -282,6 +282,35 @@ void cct_transform(const struct cct *from, const struct cct_transform *x, struct
 	to->capped += from->capped;
 }
 
+static int hotter_node(const void *a, const void *b, void *tree)
+{
+	const struct cct *t = tree;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+
+	if (t->nodes[i].total != t->nodes[j].total)
+		return t->nodes[i].total < t->nodes[j].total ? 1 : -1;
+	return (i > j) - (i < j);
+}
+
+size_t cct_children_hottest(const struct cct *t, uint32_t node, uint32_t **kids)
+{
+	size_t n = 0, cap = 0;
+
+	*kids = NULL;
+	if (!t->nodes || node >= t->n)
+		return 0;
+	/* Zeroed (z) paths keep their nodes, without samples: left out. */
+	for (uint32_t k = t->nodes[node].child; k; k = t->nodes[k].sibling) {
+		if (!t->nodes[k].total)
+			continue;
+		ST_GROW(*kids, cap, n + 1);
+		(*kids)[n++] = k;
+	}
+	if (n > 1)
+		qsort_r(*kids, n, sizeof(**kids), hotter_node, (void *)t);
+	return n;
+}
+
 static int by_sym(const void *a, const void *b)
 {
 	const struct cct_link *x = a, *y = b;

@@ -116,6 +116,13 @@ static inline const struct cct_node *cct_node(const struct cct *t, uint32_t i)
 /* The child of parent for function sym, or 0 if it has none. */
 uint32_t cct_find(const struct cct *t, uint32_t parent, uint32_t sym);
 
+/*
+ * node's children that have samples, hottest first (ties by node
+ * number, so the order is stable across refreshes), into *kids
+ * (allocated; free it): how many.
+ */
+size_t cct_children_hottest(const struct cct *t, uint32_t node, uint32_t **kids);
+
 /* A caller or callee of a function, with the samples along that edge. */
 struct cct_link {
 	uint32_t sym;		/* CCT_SYM_ROOT: called from nowhere known */

@@ -10,14 +10,21 @@
  * inverted at each refresh).  The Firefox Profiler's transforms: f
  * focuses on the selected function, m merges it away, r collapses direct
  * recursion, u undoes them all.  % hides cold nodes (under 0.5, 1 or 5%
- * of the samples, in turn).  c shows the tree CallerChaining rebuilt
- * from stack depths instead (built again only when new samples came),
- * its ambiguous nodes marked '?'.
+ * of the samples, in turn).
+ *
+ * c steps through the tree from the call chains, both trees side by side
+ * (the tree CallerChaining rebuilt from stack depths on the right, built
+ * again only when new samples came, its ambiguous nodes marked '?'), and
+ * the rebuilt tree alone.  Side by side, keys act on one pane (w
+ * switches) and the other selects the same path where it has it, so the
+ * two reconstructions are compared node by node.  i draws the selected
+ * pane as an icicle (a flame graph hanging from its root).
  */
 #include "model/cct.h"
 #include "model/model.h"
 #include "session.h"
 #include "ui/draw.h"
+#include "ui/icicle.h"
 #include "ui/list.h"
 #include "ui/ui_internal.h"
 #include "util.h"
@@ -28,129 +35,251 @@
 
 #define TREE_HOT	0.10	/* paths with this share open unless closed by hand */
 #define TREE_INDENT_MAX	60	/* columns of indentation at most */
+#define PANE_MIN_WIDTH	56	/* side by side needs two panes this wide */
 
 /* The cold-node limits % steps through, percent of the samples. */
 static const double cold_limits[] = { 0, 0.5, 1, 5 };
 
 enum { NODE_DEFAULT, NODE_OPEN, NODE_CLOSED };
 
-struct tree_view {
-	struct view v;
+/* What c shows. */
+enum tree_layout { SHOW_UNWOUND, SHOW_BOTH, SHOW_REBUILT };
+
+enum { PANE_UNWOUND, PANE_REBUILT };
+
+struct tree_view;
+
+/* One tree on screen: its rows, what is open in it and its selection. */
+struct tree_pane {
+	struct tree_view *t;
+	bool rebuilt;		/* CallerChaining's tree, not the call chains' */
 	struct list list;
 	uint8_t *state;		/* per node: NODE_*, as the user left it */
 	size_t state_cap;
+	uint32_t reveal;	/* its callers are open: the other pane's path */
 	uint32_t *rows;		/* the visible nodes, in order */
 	size_t nrows, rows_cap;
+	size_t hidden;		/* rows the cold limit hid at the last refresh */
+	const struct cct *shown;	/* the tree the rows index; NULL: not built */
+	struct cct transformed;	/* the base through the transforms, when any */
+	struct cct inverted;	/* bottom-up: that, inverted */
+};
+
+struct tree_view {
+	struct view v;
+	struct tree_pane pane[2];
+	enum tree_layout layout;
+	int active;		/* the pane keys act on */
 	bool bottom_up;
-	struct cct inverted;	/* bottom_up: the tree shown, inverted */
 	struct cct_transform x;
-	struct cct transformed;	/* the session's through x, when any */
 	unsigned cold;		/* cold_limits[cold]: rows under it hidden */
-	size_t hidden;		/* rows it hid at the last refresh */
-	bool chained;		/* c: CallerChaining's tree, not the unwound one */
-	struct cct rebuilt;	/* chained: built from the session's depths ... */
+	bool icicle;		/* i: the active pane as an icicle */
+	struct icicle ic;
+	struct cct rebuilt;	/* CallerChaining's tree of the session's depths ... */
 	uint8_t *marks;		/* ... its ambiguous nodes ... */
 	uint64_t rebuilt_from;	/* ... when the session had this many */
 	const struct model *seen_model;	/* the session's or a range's */
 	double seen_from, seen_to;	/* the range it was */
 };
 
-static const struct cct *tree_of(const struct tree_view *t)
+static const char *name_of(const struct tree_pane *p, uint32_t node)
 {
-	return t->bottom_up ? &t->inverted : cct_transform_any(&t->x) ? &t->transformed
-	       : t->chained ? &t->rebuilt : &session_tables(t->v.ui->s)->tree;
-}
-
-static const char *name_of(const struct tree_view *t, uint32_t node)
-{
-	return model_frame_name(&t->v.ui->s->model, cct_node(tree_of(t), node)->sym);
+	if (node == CCT_ROOT)
+		return "all";
+	return model_frame_name(&p->t->v.ui->s->model, cct_node(p->shown, node)->sym);
 }
 
 static uint64_t row_id(void *ctx, size_t i)
 {
-	return ((const struct tree_view *)ctx)->rows[i];
+	return ((const struct tree_pane *)ctx)->rows[i];
 }
 
 static const char *row_text(void *ctx, size_t i)
 {
-	const struct tree_view *t = ctx;
+	const struct tree_pane *p = ctx;
 
-	return name_of(t, t->rows[i]);
+	return name_of(p, p->rows[i]);
 }
 
-static bool is_open(const struct tree_view *t, uint32_t node)
+static const char *node_text(void *ctx, uint32_t node)
 {
-	const struct cct *c = tree_of(t);
-	uint8_t s = node < t->state_cap ? t->state[node] : NODE_DEFAULT;
+	return name_of(ctx, node);
+}
+
+/* Whether both panes fit side by side in cols columns. */
+static bool side_by_side(const struct tree_view *t, int cols)
+{
+	return t->layout == SHOW_BOTH && !t->icicle && cols >= 2 * PANE_MIN_WIDTH + 1;
+}
+
+static bool pane_used(const struct tree_view *t, int which)
+{
+	return t->layout == SHOW_BOTH || (t->layout == SHOW_REBUILT) == (which == PANE_REBUILT);
+}
+
+/* Whether node is a caller (at any distance) of p->reveal. */
+static bool revealed(const struct tree_pane *p, uint32_t node)
+{
+	const struct cct *c = p->shown;
+
+	if (!p->reveal || p->reveal >= c->n)
+		return false;
+	for (uint32_t at = cct_node(c, p->reveal)->parent; at != CCT_ROOT;
+	     at = cct_node(c, at)->parent)
+		if (at == node)
+			return true;
+	return false;
+}
+
+static bool is_open(const struct tree_pane *p, uint32_t node)
+{
+	const struct cct *c = p->shown;
+	uint8_t s = node < p->state_cap ? p->state[node] : NODE_DEFAULT;
 
 	if (s != NODE_DEFAULT)
 		return s == NODE_OPEN;
-	return c->samples && (double)cct_node(c, node)->total >= TREE_HOT * (double)c->samples;
+	return revealed(p, node) ||
+	       (c->samples && (double)cct_node(c, node)->total >= TREE_HOT * (double)c->samples);
 }
 
-static void set_state(struct tree_view *t, uint32_t node, uint8_t s)
+static void set_state(struct tree_pane *p, uint32_t node, uint8_t s)
 {
-	size_t had = t->state_cap;
+	size_t had = p->state_cap;
 
-	ST_GROW(t->state, t->state_cap, (size_t)node + 1);
-	memset(t->state + had, NODE_DEFAULT, t->state_cap - had);
-	t->state[node] = s;
-}
-
-static const struct cct *sort_tree;
-
-static int hotter(const void *a, const void *b)
-{
-	uint64_t x = cct_node(sort_tree, *(const uint32_t *)a)->total;
-	uint64_t y = cct_node(sort_tree, *(const uint32_t *)b)->total;
-
-	if (x != y)
-		return x < y ? 1 : -1;
-	return (*(const uint32_t *)a > *(const uint32_t *)b) -
-	       (*(const uint32_t *)a < *(const uint32_t *)b);
+	ST_GROW(p->state, p->state_cap, (size_t)node + 1);
+	memset(p->state + had, NODE_DEFAULT, p->state_cap - had);
+	p->state[node] = s;
 }
 
 /* node's children, hottest first, appended to rows with theirs if open. */
-static void add_children(struct tree_view *t, uint32_t node)
+static void add_children(struct tree_pane *p, uint32_t node)
 {
-	const struct cct *c = tree_of(t);
-	size_t n = 0;
+	const struct cct *c = p->shown;
+	double cold = cold_limits[p->t->cold] * (double)c->samples;
 	uint32_t *kids;
+	size_t n = cct_children_hottest(c, node, &kids);
 
-	for (uint32_t k = cct_node(c, node)->child; k; k = cct_node(c, k)->sibling)
-		n++;
-	if (!n)
-		return;
-	kids = st_xcalloc(n, sizeof(*kids));
-	n = 0;
-	/* Zeroed (z) paths keep their nodes, without samples: not shown. */
-	for (uint32_t k = cct_node(c, node)->child; k; k = cct_node(c, k)->sibling) {
-		uint64_t total = cct_node(c, k)->total;
-
-		if (total && (double)total * 100.0 >= cold_limits[t->cold] * (double)c->samples)
-			kids[n++] = k;
-		else if (total)
-			t->hidden++;
-	}
-	sort_tree = c;
-	qsort(kids, n, sizeof(*kids), hotter);
 	for (size_t i = 0; i < n; i++) {
-		ST_GROW(t->rows, t->rows_cap, t->nrows + 1);
-		t->rows[t->nrows++] = kids[i];
-		if (cct_node(c, kids[i])->child && is_open(t, kids[i]))
-			add_children(t, kids[i]);
+		if ((double)cct_node(c, kids[i])->total * 100.0 < cold) {
+			p->hidden++;
+			continue;
+		}
+		ST_GROW(p->rows, p->rows_cap, p->nrows + 1);
+		p->rows[p->nrows++] = kids[i];
+		if (cct_node(c, kids[i])->child && is_open(p, kids[i]))
+			add_children(p, kids[i]);
 	}
 	free(kids);
 }
 
-/* Another tree: its nodes are others, so is what is open and selected. */
-static void start_over(struct tree_view *t)
+static void pane_rows(struct tree_pane *p)
 {
-	free(t->state);
-	t->state = NULL;
-	t->state_cap = 0;
-	t->list.have_selection = false;
-	t->list.selected = t->list.top = 0;
+	p->nrows = 0;
+	p->hidden = 0;
+	if (p->shown && p->shown->nodes)
+		add_children(p, CCT_ROOT);
+	p->list.n = p->nrows;
+	list_refreshed(&p->list);
+}
+
+/* Another tree: its nodes are others, so is what is open and selected. */
+static void start_over(struct tree_pane *p)
+{
+	free(p->state);
+	p->state = NULL;
+	p->state_cap = 0;
+	p->reveal = 0;
+	p->list.have_selection = false;
+	p->list.selected = p->list.top = 0;
+}
+
+static void start_all_over(struct tree_view *t)
+{
+	start_over(&t->pane[PANE_UNWOUND]);
+	start_over(&t->pane[PANE_REBUILT]);
+	t->ic.zoom = t->ic.selected = CCT_ROOT;
+}
+
+/* base through the transforms and b into what p shows. */
+static void pane_refresh(struct tree_pane *p, const struct cct *base)
+{
+	const struct tree_view *t = p->t;
+
+	p->shown = base;
+	if (cct_transform_any(&t->x)) {
+		cct_free(&p->transformed);
+		cct_transform(base, &t->x, &p->transformed);
+		p->shown = &p->transformed;
+	}
+	if (t->bottom_up) {
+		cct_free(&p->inverted);
+		cct_invert(p->shown, &p->inverted);
+		p->shown = &p->inverted;
+	}
+	pane_rows(p);
+}
+
+/* The tree CallerChaining rebuilds, again only when samples came (a build walks every path). */
+static const struct cct *rebuilt_tree(struct tree_view *t)
+{
+	const struct callerchain *cc = &t->v.ui->s->model.chaining;
+	struct cc_result r;
+
+	if (t->rebuilt.nodes && cc->samples == t->rebuilt_from)
+		return &t->rebuilt;
+	cct_free(&t->rebuilt);
+	free(t->marks);
+	callerchain_build(cc, &r);
+	cct_init(&t->rebuilt);
+	callerchain_to_cct(&r, &t->rebuilt, &t->marks);
+	callerchain_result_free(&r);
+	t->rebuilt_from = cc->samples;
+	return &t->rebuilt;
+}
+
+/* Opens node's callers in p and selects it. */
+static void pane_reveal(struct tree_pane *p, uint32_t node)
+{
+	p->reveal = node;
+	pane_rows(p);
+	for (size_t i = 0; i < p->nrows; i++)
+		if (p->rows[i] == node)
+			list_select(&p->list, (long)i);
+}
+
+/*
+ * Side by side, the other pane selects the active one's path, as far as
+ * it has it.  The trees may start differently (CallerChaining anchors at
+ * the outermost frame it knows, not at _start), so the match is from the
+ * selected function outwards: the node of that function whose callers
+ * agree longest with the selected path, the hotter on a tie.
+ */
+static void follow(struct tree_view *t)
+{
+	const struct tree_pane *from = &t->pane[t->active];
+	struct tree_pane *to = &t->pane[!t->active];
+	const struct cct *c = to->shown;
+	uint32_t path[CCT_MAX_DEPTH + 1], best = CCT_ROOT;
+	size_t k, best_len = 0;
+
+	if (t->layout != SHOW_BOTH || from->list.selected >= from->nrows || !c || !c->nodes)
+		return;
+	k = cct_path(from->shown, from->rows[from->list.selected], path);
+	for (uint32_t i = 1; k && i < c->n; i++) {
+		size_t len = 0;
+
+		if (c->nodes[i].sym != path[k - 1] || !c->nodes[i].total)
+			continue;
+		for (uint32_t at = i; at != CCT_ROOT && len < k &&
+		     c->nodes[at].sym == path[k - 1 - len]; at = c->nodes[at].parent)
+			len++;
+		if (len > best_len || (len == best_len && c->nodes[i].total > c->nodes[best].total)) {
+			best_len = len;
+			best = i;
+		}
+	}
+	if (best != CCT_ROOT)
+		pane_reveal(to, best);
 }
 
 static void tree_refresh(struct view *v)
@@ -158,84 +287,47 @@ static void tree_refresh(struct view *v)
 	struct tree_view *t = (struct tree_view *)v;
 	const struct session *s = v->ui->s;
 	const struct model *m = session_tables(s);
-	const struct cct *c = &m->tree;
-
-	if (t->chained) {
-		/* Built again only when samples came (a build walks every path). */
-		const struct callerchain *cc = &s->model.chaining;
-
-		if (!t->rebuilt.nodes || cc->samples != t->rebuilt_from) {
-			struct cc_result r;
-
-			cct_free(&t->rebuilt);
-			free(t->marks);
-			callerchain_build(cc, &r);
-			cct_init(&t->rebuilt);
-			callerchain_to_cct(&r, &t->rebuilt, &t->marks);
-			callerchain_result_free(&r);
-			t->rebuilt_from = cc->samples;
-		}
-		c = &t->rebuilt;
-		m = &s->model;
-	}
 
 	/* Another range's tree: its node numbers name other paths. */
 	if (m != t->seen_model || (s->ranged && (s->range_from != t->seen_from ||
-						   s->range_to != t->seen_to)))
-		start_over(t);
+						   s->range_to != t->seen_to))) {
+		start_over(&t->pane[PANE_UNWOUND]);
+		if (t->active == PANE_UNWOUND)
+			t->ic.zoom = t->ic.selected = CCT_ROOT;
+	}
 	t->seen_model = m;
 	t->seen_from = s->range_from;
 	t->seen_to = s->range_to;
-	if (cct_transform_any(&t->x)) {
-		cct_free(&t->transformed);
-		cct_transform(c, &t->x, &t->transformed);
-		c = &t->transformed;
+	for (int i = 0; i < 2; i++) {
+		if (!pane_used(t, i))
+			continue;
+		pane_refresh(&t->pane[i], i == PANE_REBUILT ? rebuilt_tree(t) : &m->tree);
 	}
-	if (t->bottom_up) {
-		cct_free(&t->inverted);
-		cct_invert(c, &t->inverted);
-	}
-	c = tree_of(t);
-	t->nrows = 0;
-	t->hidden = 0;
-	if (c->nodes)
-		add_children(t, CCT_ROOT);
-	t->list.n = t->nrows;
-	list_refreshed(&t->list);
+	follow(t);
 }
 
 /* CallerChaining put samples of two contexts here: shown, not resolved. */
-static bool marked(const struct tree_view *t, uint32_t node)
+static bool marked(const struct tree_pane *p, uint32_t node)
 {
-	return t->chained && !t->bottom_up && !cct_transform_any(&t->x) && t->marks &&
+	const struct tree_view *t = p->t;
+
+	return p->rebuilt && !t->bottom_up && !cct_transform_any(&t->x) && t->marks &&
 	       node < t->rebuilt.n && t->marks[node];
 }
 
-static void tree_draw(struct view *v, WINDOW *w)
+/* What is applied to the trees, for the title: a narrow terminal cuts its end. */
+static void describe_applied(const struct tree_view *t, const struct tree_pane *p, char *out,
+			     size_t len)
 {
-	struct tree_view *t = (struct tree_view *)v;
-	const struct ui *ui = v->ui;
-	const struct cct *c = tree_of(t);
-	int lines, cols;
-	char line[1024], applied[160] = "";
-	bool ipc;
+	const struct model *m = &t->v.ui->s->model;
 
-	getmaxyx(w, lines, cols);
-	werase(w);
-	if (!c->samples) {
-		draw_text(w, 0, 0, cols, ui->attr[TH_ROW], t->chained
-			  ? "no samples with stack depths (--call-graph dwarf or callerchain); c returns"
-			  : "no samples yet (the tree is every sample's call path)");
-		return;
-	}
-	/* What is applied first: a narrow terminal cuts the title's end. */
+	out[0] = '\0';
 	if (cct_transform_any(&t->x)) {
 		char name[64] = "";
 
 		if (t->x.focus)
-			snprintf(name, sizeof(name), "%.60s",
-				 model_frame_name(&ui->s->model, t->x.focus_sym));
-		snprintf(applied, sizeof(applied), "  [%s%s%s%s%.0u%s%s; u undoes]",
+			snprintf(name, sizeof(name), "%.60s", model_frame_name(m, t->x.focus_sym));
+		snprintf(out, len, "  [%s%s%s%s%.0u%s%s; u undoes]",
 			 t->x.focus ? "focus on " : "", name,
 			 t->x.focus && (t->x.nmerged || t->x.collapse_recursion) ? ", " : "",
 			 t->x.nmerged ? "merged " : "", t->x.nmerged,
@@ -243,34 +335,59 @@ static void tree_draw(struct view *v, WINDOW *w)
 			 t->x.collapse_recursion ? "recursion collapsed" : "");
 	}
 	if (t->cold)
-		snprintf(applied + strlen(applied), sizeof(applied) - strlen(applied),
-			 "  [%zu under %.1f%% hidden; %% shows more]", t->hidden,
+		snprintf(out + strlen(out), len - strlen(out),
+			 "  [%zu under %.1f%% hidden; %% shows more]", p->hidden,
 			 cold_limits[t->cold]);
-	/* IPC where samples had counters: the plain tree carries them. */
-	ipc = c->nodes && c->nodes[CCT_ROOT].cycles && c->nodes[CCT_ROOT].instructions;
-	snprintf(line, sizeof(line), "%7s %7s%s  %s%s%s  (%llu samples%s%s%s; + - * open, close; b %s)",
+}
+
+static bool has_ipc(const struct cct *c)
+{
+	return c->nodes && c->nodes[CCT_ROOT].cycles && c->nodes[CCT_ROOT].instructions;
+}
+
+/* One pane's title and rows in columns x .. x+width-1. */
+static void draw_pane(struct tree_pane *p, WINDOW *w, int x, int width, int lines, bool keys)
+{
+	const struct tree_view *t = p->t;
+	const struct ui *ui = t->v.ui;
+	const struct cct *c = p->shown;
+	char line[1024], applied[160];
+	bool ipc;
+
+	if (!c)
+		return;
+	ipc = has_ipc(c);
+	if (!c->samples) {
+		draw_text(w, 0, x, width, ui->attr[TH_ROW], p->rebuilt
+			  ? "no samples with stack depths (--call-graph dwarf or callerchain); c switches"
+			  : "no samples yet (the tree is every sample's call path)");
+		return;
+	}
+	describe_applied(t, p, applied, sizeof(applied));
+	snprintf(line, sizeof(line), "%7s %7s%s  %s%s%s  (%llu samples%s%s%s; + - * open, close; b %s%s)",
 		 "TOTAL%", t->bottom_up ? "" : "SELF%", ipc ? "   IPC" : "",
 		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE",
-		 t->chained ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied,
+		 p->rebuilt ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied,
 		 (unsigned long long)c->samples,
-		 ui->s->ranged && !t->chained ? " in the range" : "",
+		 ui->s->ranged && !p->rebuilt ? " in the range" : "",
 		 c->truncated ? ", some chains truncated" : "",
 		 c->capped ? ", the tree is full: some stop short" : "",
-		 t->bottom_up ? "top-down" : "bottom-up");
-	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
-	t->list.height = lines - 1;
-	list_select(&t->list, (long)t->list.selected);
+		 t->bottom_up ? "top-down" : "bottom-up",
+		 t->layout == SHOW_BOTH ? "; w the other tree" : "");
+	draw_text(w, 0, x, width, ui->attr[TH_COLUMNS], line);
+	p->list.height = lines - 1;
+	list_select(&p->list, (long)p->list.selected);
 	for (int r = 0; r < lines - 1; r++) {
-		size_t i = t->list.top + (size_t)r;
+		size_t i = p->list.top + (size_t)r;
 		const struct cct_node *n;
 		char self[16], ipc_text[16];
 		int indent;
 
-		if (i >= t->nrows) {
-			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
+		if (i >= p->nrows) {
+			draw_text(w, 1 + r, x, width, ui->attr[TH_ROW], "");
 			continue;
 		}
-		n = cct_node(c, t->rows[i]);
+		n = cct_node(c, p->rows[i]);
 		indent = (int)(n->depth - 1) * 2;
 		if (indent > TREE_INDENT_MAX)
 			indent = TREE_INDENT_MAX;
@@ -289,51 +406,163 @@ static void tree_draw(struct view *v, WINDOW *w)
 			snprintf(ipc_text, sizeof(ipc_text), " %5s", "-");
 		snprintf(line, sizeof(line), "%6.2f%% %s%s  %*s%s %s%s",
 			 100.0 * (double)n->total / (double)c->samples, self, ipc_text, indent, "",
-			 !n->child ? " " : is_open(t, t->rows[i]) ? "-" : "+",
-			 marked(t, t->rows[i]) ? "? " : "", name_of(t, t->rows[i]));
-		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
-			  : ui->attr[TH_ROW], line);
+			 !n->child ? " " : is_open(p, p->rows[i]) ? "-" : "+",
+			 marked(p, p->rows[i]) ? "? " : "", name_of(p, p->rows[i]));
+		/* The pane keys do not act on shows its selection dimmed, and marked for monochrome. */
+		if (!keys && i == p->list.selected && line[0] == ' ')
+			line[0] = '>';
+		draw_text(w, 1 + r, x, width, i != p->list.selected ? ui->attr[TH_ROW]
+			  : keys ? ui->attr[TH_SELECTED] : ui->attr[TH_SEARCH], line);
 	}
 }
 
-/* Opens node and everything below it. */
-static void open_all(struct tree_view *t, uint32_t node)
+static void draw_icicle(struct tree_view *t, WINDOW *w, int lines, int cols)
 {
-	const struct cct *c = tree_of(t);
+	const struct ui *ui = t->v.ui;
+	struct tree_pane *p = &t->pane[t->active];
+	const struct cct *c = p->shown;
+	const struct cct_node *sel;
+	const struct icicle_style style = {
+		.name = node_text, .ctx = p, .bar = ui->attr[TH_COLUMNS],
+		.unknown = ui->attr[TH_UNKNOWN], .selected = ui->attr[TH_SELECTED],
+		.gap = ui->attr[TH_ROW],
+	};
+	char line[1024];
 
-	set_state(t, node, NODE_OPEN);
+	if (!c || !c->samples) {
+		draw_text(w, 0, 0, cols, ui->attr[TH_ROW], "no samples yet; i returns to the tree");
+		return;
+	}
+	icicle_select(&t->ic, c, t->ic.selected);
+	sel = cct_node(c, t->ic.selected);
+	snprintf(line, sizeof(line), "ICICLE%s%s  %s: total %.2f%% self %.2f%%  (arrows move, Enter zooms%s; i the tree)",
+		 p->rebuilt ? " OF THE REBUILT TREE" : "", t->bottom_up ? ", BOTTOM-UP" : "",
+		 name_of(p, t->ic.selected), 100.0 * (double)sel->total / (double)c->samples,
+		 100.0 * (double)sel->self / (double)c->samples,
+		 t->ic.zoom != CCT_ROOT ? ", on the top bar out" : "");
+	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
+	icicle_draw(&t->ic, c, w, 1, 0, lines - 1, cols, &style);
+}
+
+static void tree_draw(struct view *v, WINDOW *w)
+{
+	struct tree_view *t = (struct tree_view *)v;
+	int lines, cols, half;
+
+	getmaxyx(w, lines, cols);
+	werase(w);
+	if (t->icicle) {
+		draw_icicle(t, w, lines, cols);
+		return;
+	}
+	if (!side_by_side(t, cols)) {
+		draw_pane(&t->pane[t->active], w, 0, cols, lines, true);
+		return;
+	}
+	half = (cols - 1) / 2;
+	draw_pane(&t->pane[PANE_UNWOUND], w, 0, half, lines, t->active == PANE_UNWOUND);
+	for (int y = 0; y < lines; y++)
+		mvwaddch(w, y, half, '|' | v->ui->attr[TH_ROW]);
+	draw_pane(&t->pane[PANE_REBUILT], w, half + 1, cols - half - 1, lines,
+		  t->active == PANE_REBUILT);
+}
+
+/* Opens node and everything below it. */
+static void open_all(struct tree_pane *p, uint32_t node)
+{
+	const struct cct *c = p->shown;
+
+	set_state(p, node, NODE_OPEN);
 	for (uint32_t k = cct_node(c, node)->child; k; k = cct_node(c, k)->sibling)
-		open_all(t, k);
+		open_all(p, k);
+}
+
+static enum view_reaction icicle_key(struct tree_view *t, int code)
+{
+	struct tree_pane *p = &t->pane[t->active];
+	static const struct {
+		int code;
+		enum icicle_move how;
+	} moves[] = {
+		{ KEY_UP, ICICLE_CALLER }, { 'k', ICICLE_CALLER },
+		{ KEY_DOWN, ICICLE_CALLEE }, { 'j', ICICLE_CALLEE },
+		{ KEY_LEFT, ICICLE_PREVIOUS }, { KEY_RIGHT, ICICLE_NEXT },
+		{ '\n', ICICLE_ZOOM }, { KEY_ENTER, ICICLE_ZOOM },
+	};
+
+	if (code == 'i') {
+		t->icicle = false;
+		pane_reveal(p, t->ic.selected);
+		return VIEW_REQUERY;
+	}
+	for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++)
+		if (moves[i].code == code) {
+			if (p->shown)
+				icicle_move(&t->ic, p->shown, moves[i].how);
+			return VIEW_REDRAW;
+		}
+	return VIEW_IGNORED;
+}
+
+/* Keys that change what the trees are: b c w u r %. */
+static enum view_reaction layout_key(struct tree_view *t, int code)
+{
+	switch (code) {
+	case '%':
+		t->cold = (t->cold + 1) % (sizeof(cold_limits) / sizeof(cold_limits[0]));
+		return VIEW_REQUERY;
+	case 'c':
+		t->layout = (t->layout + 1) % (SHOW_REBUILT + 1);
+		t->active = t->layout == SHOW_REBUILT ? PANE_REBUILT : PANE_UNWOUND;
+		return VIEW_REQUERY;
+	case 'w':
+		if (t->layout != SHOW_BOTH)
+			return VIEW_IGNORED;
+		t->active = !t->active;
+		t->pane[t->active].reveal = 0;
+		return VIEW_REQUERY;
+	case 'b':
+		t->bottom_up = !t->bottom_up;
+		break;
+	case 'r':
+		t->x.collapse_recursion = !t->x.collapse_recursion;
+		break;
+	case 'u':
+		memset(&t->x, 0, sizeof(t->x));
+		break;
+	default:
+		return VIEW_IGNORED;
+	}
+	start_all_over(t);
+	return VIEW_REQUERY;
 }
 
 static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
 {
 	struct tree_view *t = (struct tree_view *)v;
+	struct tree_pane *p = &t->pane[t->active];
+	enum view_reaction r;
 	uint32_t node;
 
-	if (list_key(&t->list, code, a) == LIST_MOVED)
+	/* A prompt (search) takes every key first; the icicle has none. */
+	if (t->icicle && (r = icicle_key(t, code)) != VIEW_IGNORED)
+		return r;
+	if (!t->icicle && list_key(&p->list, code, a) == LIST_MOVED) {
+		follow(t);
 		return VIEW_REDRAW;
-	if (code == '%') {
-		t->cold = (t->cold + 1) % (sizeof(cold_limits) / sizeof(cold_limits[0]));
-		return VIEW_REQUERY;
 	}
-	if (code == 'b' || code == 'u' || code == 'r' || code == 'c') {
-		if (code == 'b')
-			t->bottom_up = !t->bottom_up;
-		else if (code == 'c')
-			t->chained = !t->chained;
-		else if (code == 'r')
-			t->x.collapse_recursion = !t->x.collapse_recursion;
-		else
-			memset(&t->x, 0, sizeof(t->x));
-		start_over(t);
-		return VIEW_REQUERY;
-	}
-	if (!t->nrows)
+	if ((r = layout_key(t, code)) != VIEW_IGNORED)
+		return r;
+	if (!p->nrows)
 		return VIEW_IGNORED;
-	node = t->rows[t->list.selected];
-	if (code == 'f' || code == 'm') {
-		uint32_t sym = cct_node(tree_of(t), node)->sym;
+	node = t->icicle ? t->ic.selected : p->rows[p->list.selected];
+	if (code == 'i') {
+		t->icicle = true;
+		icicle_select(&t->ic, p->shown, node);
+		return VIEW_REDRAW;
+	}
+	if ((code == 'f' || code == 'm') && node != CCT_ROOT) {
+		uint32_t sym = cct_node(p->shown, node)->sym;
 
 		if (code == 'f') {
 			t->x.focus = true;
@@ -345,32 +574,35 @@ static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
 				 "%u functions merged already: u undoes", CCT_MERGE_MAX);
 			return VIEW_REDRAW;
 		}
-		start_over(t);
+		start_all_over(t);
 		return VIEW_REQUERY;
 	}
+	if (t->icicle)
+		return VIEW_IGNORED;
 	if (code == '+' || (a == UA_OPEN && code == KEY_RIGHT)) {
-		set_state(t, node, NODE_OPEN);
+		set_state(p, node, NODE_OPEN);
 		return VIEW_REQUERY;
 	}
 	if (code == '*') {
-		open_all(t, node);
+		open_all(p, node);
 		return VIEW_REQUERY;
 	}
 	if (a == UA_OPEN) {
-		set_state(t, node, is_open(t, node) ? NODE_CLOSED : NODE_OPEN);
+		set_state(p, node, is_open(p, node) ? NODE_CLOSED : NODE_OPEN);
 		return VIEW_REQUERY;
 	}
 	if (code == '-' || code == KEY_LEFT) {
-		const struct cct_node *n = cct_node(tree_of(t), node);
+		const struct cct_node *n = cct_node(p->shown, node);
 
-		if (n->child && is_open(t, node)) {
-			set_state(t, node, NODE_CLOSED);
+		if (n->child && is_open(p, node)) {
+			set_state(p, node, NODE_CLOSED);
 			return VIEW_REQUERY;
 		}
 		/* Closed already: to its caller. */
-		for (size_t i = 0; n->parent != CCT_ROOT && i < t->nrows; i++)
-			if (t->rows[i] == n->parent)
-				list_select(&t->list, (long)i);
+		for (size_t i = 0; n->parent != CCT_ROOT && i < p->nrows; i++)
+			if (p->rows[i] == n->parent)
+				list_select(&p->list, (long)i);
+		follow(t);
 		return VIEW_REDRAW;
 	}
 	return VIEW_IGNORED;
@@ -380,10 +612,12 @@ static void tree_destroy(struct view *v)
 {
 	struct tree_view *t = (struct tree_view *)v;
 
-	free(t->state);
-	free(t->rows);
-	cct_free(&t->inverted);
-	cct_free(&t->transformed);
+	for (int i = 0; i < 2; i++) {
+		free(t->pane[i].state);
+		free(t->pane[i].rows);
+		cct_free(&t->pane[i].inverted);
+		cct_free(&t->pane[i].transformed);
+	}
 	cct_free(&t->rebuilt);
 	free(t->marks);
 	free(t);
@@ -406,8 +640,14 @@ struct view *tree_view_create(struct ui *ui)
 {
 	struct tree_view *t = view_new(sizeof(*t), &tree_ops, ui);
 
-	t->list.id = row_id;
-	t->list.text = row_text;
-	t->list.ctx = t;
+	for (int i = 0; i < 2; i++) {
+		struct tree_pane *p = &t->pane[i];
+
+		p->t = t;
+		p->rebuilt = i == PANE_REBUILT;
+		p->list.id = row_id;
+		p->list.text = row_text;
+		p->list.ctx = p;
+	}
 	return &t->v;
 }
