@@ -81,6 +81,21 @@ $(screen)"
 	return 1
 }
 
+# replay_ui FILE COLUMNS LINES: shimtop -i FILE in the tmux pane "ui" of
+# that size (sets T), once the recording has been read to its end;
+# quit_ui ends it.
+replay_ui() {
+	T="tmux -S $TMP/tmux.sock"
+	$T new-session -d -s ui -x "$2" -y "$3" \
+		"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$1' 2>'$TMP/err'; sleep 30"
+	wait_for "end of recording"
+}
+quit_ui() {
+	$T send-keys -t ui q
+	sleep 0.3
+	$T kill-server 2>/dev/null
+}
+
 finish() {
 	if [ "$failures" -ne 0 ]; then
 		echo "$failures check(s) failed"

@@ -118,11 +118,7 @@ expect_run 2 "--call-graph callerchain rebuilds the whole session's tree: --rang
 expect_run 2 "unknown format 'flame' \(text, json or folded\)" -- "$SHIMTOP" -i "$TMP/rec" --format flame
 
 command -v tmux >/dev/null || { finish; exit; }
-SOCK="$TMP/tmux.sock"
-T="tmux -S $SOCK"
-$T new-session -d -s ui -x 120 -y 40 \
-	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
-wait_for "end of recording"
+replay_ui "$TMP/rec" 120 40
 $T send-keys -t ui F5
 wait_for "^ TOTAL% +SELF% +CALL TREE"
 wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
@@ -192,17 +188,13 @@ $T send-keys -t ui Up
 wait_for "^ICICLE  phase_recursive: total"
 $T send-keys -t ui i
 wait_for "^ TOTAL% +SELF% +CALL TREE  \("
-$T send-keys -t ui q
-sleep 0.3
-$T kill-server 2>/dev/null
+quit_ui
 
 # IPC per node, from samples that carry cycles and instructions (a
 # constructed recording: no PMU here): main > a > b at 3.00, main > a at
 # 1.00, so main and a 2.50; bottom-up b 3.00 and a 1.00 at the top.
 "$TESTS_BIN/gen_records" chains "$TMP/chains.rec" || fail "gen_records chains"
-$T new-session -d -s ui -x 120 -y 30 \
-	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/chains.rec' 2>'$TMP/err'; sleep 30"
-wait_for "end of recording"
+replay_ui "$TMP/chains.rec" 120 30
 $T send-keys -t ui F5
 wait_for "^ TOTAL% +SELF% +IPC  CALL TREE"
 wait_for "^100\.00% +0\.00% +2\.50  - gen_fn_main\$"
@@ -212,7 +204,5 @@ $T send-keys -t ui b
 wait_for "^ TOTAL% +IPC  CALLERS, BOTTOM-UP"
 wait_for "^ 75\.00% +3\.00  [-+] gen_fn_b\$"
 wait_for "^ 25\.00% +1\.00  [-+] gen_fn_a\$"
-$T send-keys -t ui q
-sleep 0.3
-$T kill-server 2>/dev/null
+quit_ui
 finish

@@ -89,11 +89,7 @@ fi
 if command -v tmux >/dev/null; then
 	"$SHIMTOP" --batch --call-graph dwarf --record "$TMP/rec" -- "$NOFP" --seconds 1.5 \
 		>/dev/null 2>"$TMP/err" || fail "recording with stacks: $(cat "$TMP/err")"
-	SOCK="$TMP/tmux.sock"
-	T="tmux -S $SOCK"
-	$T new-session -d -s ui -x 150 -y 40 \
-		"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
-	wait_for "end of recording"
+	replay_ui "$TMP/rec" 150 40
 	$T send-keys -t ui F5
 	wait_for "^ TOTAL% +SELF% +CALL TREE  \("
 	$T send-keys -t ui c
@@ -123,9 +119,7 @@ if command -v tmux >/dev/null; then
 	$T send-keys -t ui c
 	wait_for "^ TOTAL% +SELF% +CALL TREE  \("
 	screen | grep -q "? leaf_work" && fail "the unwound tree marks nodes ambiguous: $(screen)"
-	$T send-keys -t ui q
-	sleep 0.3
-	$T kill-server 2>/dev/null
+	quit_ui
 fi
 
 expect_run 2 "--call-graph dwarf: the stack copy's size must be 8 to 49152 bytes, not '4'" -- \
