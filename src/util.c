@@ -215,3 +215,13 @@ int st_open_untrusted(int root, const char *path, int nofollow)
 	}
 	return fd;
 }
+
+void st_reverse_u32(uint32_t *v, size_t n)
+{
+	for (size_t a = 0, z = n ? n - 1 : 0; a < z; a++, z--) {
+		uint32_t t = v[a];
+
+		v[a] = v[z];
+		v[z] = t;
+	}
+}

@@ -49,6 +49,9 @@ char *st_xstrdup(const char *s);
 void st_grow(void *pp, size_t *cap, size_t need, size_t size);
 #define ST_GROW(p, cap, need) st_grow(&(p), &(cap), (need), sizeof(*(p)))
 
+/* Reverses n ids in place (paths leaf first to root first). */
+void st_reverse_u32(uint32_t *v, size_t n);
+
 /* Reads a whole small file (under /proc) into a NUL-terminated buffer. */
 char *st_read_file(const char *path, size_t *len);
 

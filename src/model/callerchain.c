@@ -541,12 +541,7 @@ void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **mar
 			continue;
 		for (uint32_t at = (uint32_t)i; at && n < CCT_MAX_DEPTH; at = r->nodes[at].parent)
 			frames[n++] = r->nodes[at].sym;
-		for (size_t a = 0, z = n - 1; a < z; a++, z--) {
-			uint32_t t = frames[a];
-
-			frames[a] = frames[z];
-			frames[z] = t;
-		}
+		st_reverse_u32(frames, n);
 		leaf = cct_add_samples(to, frames, n, false, count, count);
 		if (!marks || cct_node(to, leaf)->depth != n)
 			continue;	/* the tree is full: not where the path ends */

@@ -241,12 +241,7 @@ size_t cct_path(const struct cct *t, uint32_t node, uint32_t *frames)
 {
 	size_t k = path_up(t, node, frames, CCT_MAX_DEPTH + 1);
 
-	for (size_t a = 0, b = k ? k - 1 : 0; a < b; a++, b--) {
-		uint32_t swap = frames[a];
-
-		frames[a] = frames[b];
-		frames[b] = swap;
-	}
+	st_reverse_u32(frames, k);
 	return k;
 }
 

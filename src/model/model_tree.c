@@ -53,13 +53,13 @@ static bool depth_of(const struct st_stack *k, uint64_t cfa, uint32_t *depth)
  */
 static void feed_chaining(struct model *m, const struct st_stack *k,
 			  const struct unwound_frame *f, const uint32_t *syms, size_t n,
-			  const uint32_t *reference, size_t nreference, uint64_t count)
+			  const uint32_t *reference, size_t nreference)
 {
 	struct cc_frame path[CC_PATH];
 	size_t npath = 0;
 
 	if (n < 2 || !depth_of(k, f[1].sp, &path[0].depth)) {
-		m->chaining.no_depth += count;
+		m->chaining.no_depth++;
 		return;
 	}
 	path[npath++].sym = syms[0];
@@ -69,11 +69,11 @@ static void feed_chaining(struct model *m, const struct st_stack *k,
 
 		if (!depth_of(k, f[i + 1].sp, &d) || !depth_of(k, f[i + 2].sp, &dc))
 			break;
-		callerchain_add_call(&m->chaining, syms[i], d, syms[i + 1], dc, count);
+		callerchain_add_call(&m->chaining, syms[i], d, syms[i + 1], dc, 1);
 		if (npath < CC_PATH)
 			path[npath++] = (struct cc_frame){ syms[i + 1], dc };
 	}
-	callerchain_add_sample(&m->chaining, path, npath, reference, nreference, count);
+	callerchain_add_sample(&m->chaining, path, npath, reference, nreference, 1);
 }
 
 /* The kernel's frame-pointer chain: frames[] root first, leaf not included. */
@@ -135,7 +135,7 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 		for (size_t i = 1; i < n; i++)
 			reference[nref++] = syms[i];
 	}
-	feed_chaining(m, k, f, syms, n, reference, nref, 1);
+	feed_chaining(m, k, f, syms, n, reference, nref);
 	return out;
 }
 
