@@ -7,6 +7,7 @@
  * program's functions printed as folded stacks.
  */
 #include "check.h"
+#include "own_maps.h"
 #include "model/cct.h"
 #include "model/model.h"
 #include "output/report.h"
@@ -177,16 +178,6 @@ static void paths(void)
 	cct_free(&t);
 }
 
-static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
-		    const char *path, void *arg)
-{
-	_Alignas(8) unsigned char buf[4096];
-
-	if (st_mmap_make(buf, sizeof(buf), (uint32_t)getpid(), 0, start, len,
-			 pgoff, path))
-		model_ingest(arg, buf);
-}
-
 static uint64_t sample_time = 1000000000;
 static const uint64_t *sample_counters;	/* cycles, instructions; NULL: none */
 
@@ -228,7 +219,7 @@ static void folded(void)
 	FILE *out;
 
 	model_init(&m, sy);
-	symbols_read_proc_maps(getpid(), add_map, &m);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	for (int i = 0; i < 3; i++)
 		sample(&m, mab, 3, 0);
 	sample_time = 2000000000;	/* the rest a second later */
@@ -405,7 +396,7 @@ static void node_ipc(void)
 	model_init(&m, sy);
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;
-	symbols_read_proc_maps(getpid(), add_map, &m);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	sample_time = 1000000000;
 	sample_counters = fast;
 	sample(&m, mab, 3, 0);

@@ -6,6 +6,7 @@
  * aggregated again from the history, with its bound.
  */
 #include "check.h"
+#include "own_maps.h"
 #include "model/model.h"
 #include "model/timeline.h"
 #include "ring/record.h"
@@ -26,16 +27,6 @@ __attribute__((noinline)) int model_fn_two(void);
 __attribute__((noinline)) int model_fn_two(void)
 {
 	return 2;
-}
-
-static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
-		    const char *path, void *arg)
-{
-	_Alignas(8) unsigned char buf[4096];
-
-	if (st_mmap_make(buf, sizeof(buf), (uint32_t)getpid(), 0, start, len,
-			 pgoff, path))
-		model_ingest(arg, buf);
 }
 
 static void sample_of(struct model *m, uint32_t pid, uint64_t ip, uint32_t tid,
@@ -98,7 +89,7 @@ static void separate_events(uint64_t one, uint64_t two)
 
 	model_init(&m, sy);
 	m.nsampled = 2;
-	symbols_read_proc_maps(getpid(), add_map, &m);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	for (int i = 0; i < 9; i++)
 		sample(&m, one, 1, 1000 + (uint64_t)i, 1000, 0, 0, 0);
 	sample(&m, two, 2, 2000, 1000, 0, 0, 0);
@@ -207,7 +198,7 @@ static void range_windows(uint64_t one, uint64_t two)
 	model_init(&m, sy);
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;
-	symbols_read_proc_maps(getpid(), add_map, &m);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	for (uint64_t i = 0; i < 300000; i++) {
 		uint64_t time = t0 + i * 100 * us + (i % 7) * 30 * us, w = i % 5 + 1;
 		bool is_two = i % 3 == 0;
@@ -286,7 +277,7 @@ static void ranges(uint64_t one, uint64_t two)
 	model_init(&m, sy);
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;
-	symbols_read_proc_maps(getpid(), add_map, &m);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	for (uint64_t i = 0; i < 1000; i++)
 		sample(&m, one, 1, t0 + i * ms, 100, 1000, 2000, 0);
 	for (uint64_t i = 1000; i < 2000; i++)
@@ -349,7 +340,7 @@ static void ranges(uint64_t one, uint64_t two)
 	/* 10 s kept 3 s: chunks close every 2.1 s (their int32 offsets). */
 	model_init(&m, sy);
 	model_set_history(&m, 3000 * ms);
-	symbols_read_proc_maps(getpid(), add_map, &m);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	for (uint64_t i = 0; i < 10000; i++)
 		sample(&m, one, 1, t0 + i * ms, 1, 0, 0, 0);
 	CHECK(m.history.dropped > 0);
@@ -373,7 +364,7 @@ static void ranges(uint64_t one, uint64_t two)
 	model_init(&m, sy);
 	model_set_history(&m, 3000 * ms);
 	m.history.max_bytes = 3 * sizeof(struct history_chunk) + 65536;
-	symbols_read_proc_maps(getpid(), add_map, &m);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	for (uint64_t i = 0; i < 100000; i++)
 		sample(&m, one, 1, t0 + i * 10000, 1, 0, 0, 0);
 	CHECK(m.history.chunks <= 3);
@@ -428,7 +419,7 @@ static void timeline_spans(uint64_t one)
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;
 	model_set_history(&m, 6000 * ms);
-	symbols_read_proc_maps(getpid(), add_map, &m);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	for (uint64_t i = 0; i < 40000; i++) {
 		uint64_t jitter;
 
@@ -491,7 +482,7 @@ static void hostile(uint64_t one)
 	model_init(&m, sy);
 	model_zero(&m);		/* undefined behaviour once (memset of NULL) */
 	CHECK_EQ_U64(m.samples, 0);
-	symbols_read_proc_maps(getpid(), add_map, &m);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 
 	/* The child's sample first, its FORK after: still model_fn_one. */
 	sample_of(&m, 4000001, one, 4000001, t0, 1, 0, 0, 0);
@@ -549,7 +540,7 @@ int main(void)
 	model_init(&m, sy);
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;
-	symbols_read_proc_maps(getpid(), add_map, &m);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 
 	/* 30 samples in one (period 100), 10 in two (period 100), and 20 in
 	 * two with period 50: weight 3000 : 2000. */
