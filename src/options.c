@@ -75,6 +75,10 @@ static const char usage_text[] =
 "record and replay:\n"
 "  -o, --record FILE      also save the raw record stream to FILE\n"
 "  -i, --replay FILE      show a recorded stream instead of a live target\n"
+"      --export FORMAT    with -i: write it for other tools instead of the\n"
+"                         report, to -o FILE or stdout: folded, speedscope,\n"
+"                         pprof (gzip protobuf: go tool pprof, Parca,\n"
+"                         Pyroscope), csv (symbols), csv-tags, csv-timeline\n"
 "      --realtime         replay at the recorded speed (default: full speed)\n"
 "      --range A:B        with -i: print the tables of the samples taken A to\n"
 "                         B seconds after the first (B empty: to the end)\n"
@@ -107,7 +111,7 @@ enum {
 	OPT_BATCH = 256, OPT_HISTORY, OPT_RANGE, OPT_DURATION, OPT_FORMAT, OPT_REALTIME, OPT_THEME,
 	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO,
-	OPT_LIST_EVENTS, OPT_CALL_GRAPH,
+	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT,
 };
 
 static const struct option long_options[] = {
@@ -131,6 +135,7 @@ static const struct option long_options[] = {
 	{ "iterations", required_argument, NULL, 'n' },
 	{ "entries", required_argument, NULL, 'E' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "sort", required_argument, NULL, 's' },
 	{ "threads", no_argument, NULL, 'H' },
 	{ "processes", no_argument, NULL, 'P' },
@@ -235,6 +240,15 @@ static int parse_ids(struct st_options *o, const char *list, const char *opt)
 			return bad("%s: '%s' ends with a comma", opt, list);
 	}
 	return 0;
+}
+
+static const char *const export_names[ST_EXPORT_COUNT] = {
+	"", "folded", "speedscope", "pprof", "csv", "csv-tags", "csv-timeline",
+};
+
+const char *st_export_name(enum st_export how)
+{
+	return how < ST_EXPORT_COUNT ? export_names[how] : "?";
 }
 
 /* The --sort names, in enum st_sort_key order. */
@@ -479,6 +493,18 @@ static int output_option(struct st_options *o, int c)
 		else
 			return bad("unknown format '%s' (text, json or folded)", optarg);
 		break;
+	case OPT_EXPORT: {
+		int k;
+
+		for (k = ST_EXPORT_FOLDED; k < ST_EXPORT_COUNT; k++)
+			if (!strcmp(optarg, st_export_name((enum st_export)k)))
+				break;
+		if (k == ST_EXPORT_COUNT)
+			return bad("unknown export format '%s' (folded, speedscope, pprof, csv, "
+				   "csv-tags or csv-timeline)", optarg);
+		o->export_format = (enum st_export)k;
+		break;
+	}
 	case OPT_THEME:
 		o->theme = optarg;
 		break;
@@ -607,8 +633,12 @@ static int check_combinations(const struct st_options *o)
 {
 	if (o->freq && o->period)
 		return bad("%s", "-F and -c both set the sampling rate: give one");
+	if (o->export_format && !o->replay_path)
+		return bad("%s", "--export reads a recording: give -i FILE (record a live "
+			   "session with -o FILE first)");
 	if (o->replay_path && o->record_path)
-		return bad("%s", "-i shows a file: it takes no -o");
+		return bad("%s", "-i shows a file: it takes no -o (with --export, -o names "
+			   "the export)");
 	if (o->ranged && o->callerchain)
 		return bad("%s", "--call-graph callerchain rebuilds the whole session's tree: "
 			   "--range does not cut it; drop one of them");
@@ -692,5 +722,12 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 	if (!sort_given && (o->target == ST_TARGET_SYSTEM ||
 			    o->target == ST_TARGET_USER || o->npids > 1))
 		o->sort.by_process = true;
+	/* With --export, -o names the export, not a recording. */
+	if (o->export_format && o->replay_path && o->record_path) {
+		o->export_path = o->record_path;
+		o->record_path = NULL;
+	}
+	if (o->export_format)
+		o->batch = true;
 	return check_combinations(o);
 }

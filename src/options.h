@@ -14,6 +14,21 @@ enum st_format {
 	ST_FORMAT_FOLDED,	/* the call tree as folded stacks (FlameGraph's) */
 };
 
+/* --export: another tool's format, written instead of the report. */
+enum st_export {
+	ST_EXPORT_NONE,
+	ST_EXPORT_FOLDED,	/* FlameGraph's folded stacks */
+	ST_EXPORT_SPEEDSCOPE,	/* speedscope's JSON, a sampled profile */
+	ST_EXPORT_PPROF,	/* pprof's gzip-compressed protobuf */
+	ST_EXPORT_CSV,		/* the symbol table */
+	ST_EXPORT_CSV_TAGS,	/* the observer's tag table */
+	ST_EXPORT_CSV_TIMELINE,	/* samples per 100 ms */
+	ST_EXPORT_COUNT
+};
+
+/* The format's name as --export spells it. */
+const char *st_export_name(enum st_export how);
+
 enum st_sort_key {
 	ST_SORT_SELF,		/* samples, the default */
 	ST_SORT_IPC,
@@ -86,6 +101,8 @@ struct st_options {
 	struct st_sort sort;
 	const char *record_path;
 	const char *replay_path;
+	enum st_export export_format;	/* --export, with -i */
+	const char *export_path;	/* -o with --export; NULL: stdout */
 	double history;			/* --history: seconds of samples kept */
 #define ST_HISTORY_SECONDS 600
 	bool ranged;			/* --range given */

@@ -68,4 +68,6 @@ complete_words "$SHIMTOP" -e cpu-c | grep -qx "cpu-clock" || fail "completion: -
 complete_words "$SHIMTOP" -p "$$" | grep -qx "$$" || fail "completion: -p $$"
 complete_words "$SHIMTOP" -p "1,$$" | grep -qx "1,$$" || fail "completion: -p 1,$$"
 complete_words "$SHIMTOP" -s pid,s | grep -qx "pid,sym" || fail "completion: -s pid,s"
+complete_words "$SHIMTOP" --export sp | grep -qx "speedscope" || fail "completion: --export sp"
+complete_words "$SHIMTOP" --call-graph dw | grep -qx "dwarf" || fail "completion: --call-graph dw"
 finish

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "model/model.h"
 #include "output/columns.h"
+#include "output/export.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"
 #include "ui/icicle.h"
@@ -373,6 +374,31 @@ static void test_icicle(void)
 	cct_free(&c);
 }
 
+/* CSV fields as RFC 4180 quotes them: C++ names carry commas and quotes. */
+static void test_csv_field(void)
+{
+	static const char *const in[] = {
+		"main", "std::map<int, int>::find", "say \"hi\"", "two\nlines", "",
+	};
+	static const char *const want[] = {
+		"main", "\"std::map<int, int>::find\"", "\"say \"\"hi\"\"\"", "\"two\nlines\"", "",
+	};
+
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		CHECK(f != NULL);
+		if (!f)
+			continue;
+		export_csv_field(f, in[i]);
+		fclose(f);
+		CHECK(!strcmp(buf, want[i]));
+		free(buf);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--markdown")) {
@@ -386,5 +412,6 @@ int main(int argc, char **argv)
 	test_columns();
 	test_settings();
 	test_icicle();
+	test_csv_field();
 	return check_done("test_ui");
 }

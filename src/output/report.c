@@ -1,4 +1,5 @@
 /* report.c - batch output, text and JSON (json-c). */
+#include "output/export.h"
 #include "output/report.h"
 #include "output/columns.h"
 #include "output/gauges.h"
@@ -274,7 +275,14 @@ int report_run_batch(struct session *s)
 			 "its first sample is 0-%.3f s", o->range_from, to, session_span(s));
 		return -ENODATA;
 	}
-	report_print(s, stdout);
+	if (o->export_format) {
+		int rc = export_session(s, o->export_format, o->export_path);
+
+		if (rc < 0)
+			return rc;
+	} else {
+		report_print(s, stdout);
+	}
 	if (s->info.failed) {
 		st_error("%s; the table covers the records before it", s->info.finish_reason);
 		return -EIO;

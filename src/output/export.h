@@ -1,0 +1,34 @@
+/*
+ * export.h - what a session holds, in the formats other tools read:
+ * FlameGraph's folded stacks, speedscope's JSON, pprof's protobuf (the
+ * way shimtop's profiles reach go tool pprof, Parca and Pyroscope), and
+ * CSV tables for spreadsheets.  Each writes the tables the session shows
+ * (a --range's when one is selected).
+ */
+#ifndef SHIMTOP_EXPORT_H
+#define SHIMTOP_EXPORT_H
+
+#include <stdio.h>
+
+#include "options.h"
+
+struct session;
+
+/*
+ * Writes the session in format how to path (through a temporary name
+ * and a rename, so a failure never leaves part of a file), or to stdout
+ * when path is NULL.  Returns 0, or -errno after a one-line error.
+ */
+int export_session(struct session *s, enum st_export how, const char *path);
+
+/* The formats, each to an open stream: 0 or -errno (the stream failed). */
+int export_speedscope(struct session *s, FILE *out);
+int export_pprof(struct session *s, FILE *out);
+int export_csv_symbols(struct session *s, FILE *out);
+int export_csv_tags(struct session *s, FILE *out);
+int export_csv_timeline(struct session *s, FILE *out);
+
+/* A CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
+void export_csv_field(FILE *out, const char *s);
+
+#endif
