@@ -75,6 +75,8 @@ static const char usage_text[] =
 "record and replay:\n"
 "  -o, --record FILE      also save the raw record stream to FILE\n"
 "  -i, --replay FILE      show a recorded stream instead of a live target\n"
+"      --diff FILE        with -i: compare it with FILE, per symbol and per\n"
+"                         path: shares, IPC and the change, largest first\n"
 "      --export FORMAT    with -i: write it for other tools instead of the\n"
 "                         report, to -o FILE or stdout: folded, speedscope,\n"
 "                         pprof (gzip protobuf: go tool pprof, Parca,\n"
@@ -111,7 +113,7 @@ enum {
 	OPT_BATCH = 256, OPT_HISTORY, OPT_RANGE, OPT_DURATION, OPT_FORMAT, OPT_REALTIME, OPT_THEME,
 	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO,
-	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT,
+	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF,
 };
 
 static const struct option long_options[] = {
@@ -136,6 +138,7 @@ static const struct option long_options[] = {
 	{ "entries", required_argument, NULL, 'E' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "sort", required_argument, NULL, 's' },
 	{ "threads", no_argument, NULL, 'H' },
 	{ "processes", no_argument, NULL, 'P' },
@@ -505,6 +508,9 @@ static int output_option(struct st_options *o, int c)
 		o->export_format = (enum st_export)k;
 		break;
 	}
+	case OPT_DIFF:
+		o->diff_path = optarg;
+		break;
 	case OPT_THEME:
 		o->theme = optarg;
 		break;
@@ -633,6 +639,10 @@ static int check_combinations(const struct st_options *o)
 {
 	if (o->freq && o->period)
 		return bad("%s", "-F and -c both set the sampling rate: give one");
+	if (o->diff_path && !o->replay_path)
+		return bad("%s", "--diff compares two recordings: give -i A --diff B");
+	if (o->diff_path && o->export_format)
+		return bad("%s", "--diff and --export: export each recording on its own");
 	if (o->export_format && !o->replay_path)
 		return bad("%s", "--export reads a recording: give -i FILE (record a live "
 			   "session with -o FILE first)");

@@ -103,6 +103,7 @@ struct st_options {
 	const char *replay_path;
 	enum st_export export_format;	/* --export, with -i */
 	const char *export_path;	/* -o with --export; NULL: stdout */
+	const char *diff_path;		/* --diff: the recording -i is compared with */
 	double history;			/* --history: seconds of samples kept */
 #define ST_HISTORY_SECONDS 600
 	bool ranged;			/* --range given */

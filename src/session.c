@@ -8,6 +8,7 @@
 #include "sampler/perf_source.h"
 #include "sampler/replay_source.h"
 #include "symbols/symbols.h"
+#include "stop_signal.h"
 #include "target.h"
 #include "util.h"
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define RING_BYTES	(8u << 20)
 #define OBS_RING_BYTES	(32u << 20)	/* ~0.3 s of the fastest observer */
@@ -581,6 +583,20 @@ void session_metrics(const struct session *s, struct session_metrics *out)
 	if (out->observing && out->elapsed > 0)
 		out->observer_rate = (double)s->obs_info.produced / out->elapsed;
 	out->dte_accepted_pct = dte_share(&s->model.obs.dte, s->model.obs.dte.accepted);
+}
+
+int session_read_all(struct session *s)
+{
+	const struct timespec tick = { 0, 5 * 1000 * 1000 };
+	int rc = session_start(s);
+
+	if (rc < 0)
+		return rc;
+	while (!s->finished && !stop_signal_received()) {
+		if (!session_pump(s))
+			nanosleep(&tick, NULL);
+	}
+	return session_stop(s);
 }
 
 int session_stop(struct session *s)

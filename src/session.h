@@ -51,6 +51,8 @@ struct session {
 	uint64_t obs_abandoned;		/* the same, of the observer's ring */
 	bool finished;
 	char status[192];		/* why it finished, for the UI and stderr */
+
+	const struct session *diff_with;	/* --diff: the recording compared with */
 };
 
 /*
@@ -66,6 +68,12 @@ int session_start(struct session *s);
 
 /* Moves what the ring holds into the model.  Returns records taken. */
 size_t session_pump(struct session *s);
+
+/*
+ * Starts a session and takes everything until its source ends (a
+ * replay read to its end), then stops it.  0 or -errno.
+ */
+int session_read_all(struct session *s);
 
 /* Records the ring had to drop because the model fell behind. */
 uint64_t session_dropped(const struct session *s);

@@ -13,10 +13,35 @@
 #include <stdio.h>
 #include <unistd.h>
 
+/*
+ * --diff B: B read to its end first, as the side -i A is compared with;
+ * A then runs as any replay (batch or UI).
+ */
+static int open_compared(const struct st_options *opt, struct st_options *bopt,
+			 struct session *b)
+{
+	int rc;
+
+	*bopt = *opt;
+	bopt->replay_path = opt->diff_path;
+	bopt->diff_path = NULL;
+	bopt->ranged = false;
+	bopt->realtime = false;
+	bopt->batch = true;
+	rc = session_open(b, bopt);
+	if (rc < 0)
+		return rc;
+	stop_signal_install();
+	rc = session_read_all(b);
+	if (rc < 0)
+		session_close(b);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	struct st_options opt;
-	struct session s;
+	struct st_options opt, bopt;
+	struct session s, b;
 	int rc = st_options_parse(&opt, argc, argv);
 
 	if (rc < 0 || opt.printed_only)
@@ -33,11 +58,22 @@ int main(int argc, char **argv)
 	/* A launched target that dies must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	target_raise_fd_limit();
+	if (opt.diff_path) {
+		rc = open_compared(&opt, &bopt, &b);
+		if (rc < 0)
+			return st_exit_status(rc);
+	}
 	rc = session_open(&s, &opt);
-	if (rc < 0)
+	if (rc < 0) {
+		if (opt.diff_path)
+			session_close(&b);
 		return st_exit_status(rc);
+	}
+	s.diff_with = opt.diff_path ? &b : NULL;
 	rc = opt.batch ? report_run_batch(&s) : ui_run(&s);
 	session_close(&s);
+	if (opt.diff_path)
+		session_close(&b);
 	/* The UI stopped by Ctrl-C: the shell's convention, 128 + SIGINT. */
 	if (rc == 0 && !opt.batch && stop_signal_received() == SIGINT)
 		return ST_EXIT_SIGINT;

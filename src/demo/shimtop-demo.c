@@ -10,6 +10,7 @@
  *
  * --threads N starts N more threads running the same phases after
  * --thread-delay S seconds, to show that threads born later are followed.
+ * --weights C,P,B,R runs the phases for times in that ratio (1,1,1,1).
  *
  * It publishes software signals (<shimtop/signals.h>): each thread's
  * current phase (1-4, 0 when not in one) as its tag, and its work items
@@ -42,6 +43,8 @@ static size_t *chase;
 static unsigned char *branch_data;
 static volatile uint64_t sink;		/* keeps results alive */
 static double run_seconds;
+/* --weights: each phase's slice in SLICE_NS units (a phase of weight 0 is skipped). */
+static unsigned phase_weight[4] = { 1, 1, 1, 1 };
 static struct shimtop_signals *signals;
 static char segment_path[64];
 
@@ -207,9 +210,11 @@ static void *run_phases(void *arg)
 				shimtop_demo_phase = PHASE_NONE;
 				return NULL;
 			}
+			if (!phase_weight[i])
+				continue;
 			shimtop_tag(my_slot, PHASE_COMPUTE + i, 0);
 			shimtop_demo_phase = PHASE_COMPUTE + i;
-			phase[i](t + SLICE_NS);
+			phase[i](t + SLICE_NS * phase_weight[i]);
 		}
 	}
 }
@@ -244,6 +249,7 @@ int main(int argc, char **argv)
 		{ "no-signals", no_argument, NULL, 'N' },
 		{ "report-work", no_argument, NULL, 'R' },
 		{ "ready-file", required_argument, NULL, 'r' },
+		{ "weights", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -253,7 +259,7 @@ int main(int argc, char **argv)
 	uint64_t end = 0, began;
 	pthread_t *tid;
 
-	while ((c = getopt_long(argc, argv, "s:t:D:NRr:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:D:NRr:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			run_seconds = atof(optarg);
@@ -273,10 +279,24 @@ int main(int argc, char **argv)
 		case 'r':
 			ready = optarg;
 			break;
+		case 'w': {
+			unsigned w[4];
+			char end_char;
+
+			if (sscanf(optarg, "%u,%u,%u,%u%c", &w[0], &w[1], &w[2], &w[3],
+				   &end_char) != 4 || w[0] > 100 || w[1] > 100 || w[2] > 100 ||
+			    w[3] > 100 || !(w[0] + w[1] + w[2] + w[3])) {
+				fputs("shimtop-demo: --weights takes four numbers 0..100, not all 0, "
+				      "e.g. 1,1,1,4\n", stderr);
+				return 2;
+			}
+			memcpy(phase_weight, w, sizeof(w));
+			break;
+		}
 		default:
 			fputs("usage: shimtop-demo [--seconds N] [--threads N] "
 			      "[--thread-delay S] [--no-signals] [--report-work] "
-			      "[--ready-file FILE]\n",
+			      "[--ready-file FILE] [--weights C,P,B,R]\n",
 			      stderr);
 			return c == 'h' ? 0 : 2;
 		}

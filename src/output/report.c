@@ -210,6 +210,8 @@ static void print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "gauges", gauges_json(s));
 	/* The range's, as the tables (its samples along the session's paths). */
 	json_object_object_add(o, "tree", report_tree_json(m));
+	if (s->diff_with)
+		json_object_object_add(o, "diff", report_diff_json(s, s->diff_with));
 	{
 		struct json_object *cc = report_callerchain_json(&s->model);
 
@@ -230,6 +232,8 @@ void report_print(struct session *s, FILE *out)
 		print_json(s, out);
 	else if (s->opt->format == ST_FORMAT_FOLDED)
 		report_folded(session_tables(s), out);
+	else if (s->diff_with)
+		report_diff_text(s, s->diff_with, out);
 	else
 		print_text(s, out);
 }

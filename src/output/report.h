@@ -56,6 +56,13 @@ struct obs_tag;
 void report_tag_label(const struct session *s, const struct obs_tag *t, char *buf,
 		      size_t len);
 
+/*
+ * --diff (report_diff.c): a's tables against b's, per symbol and per
+ * calling context, largest change first; text, and the JSON "diff".
+ */
+void report_diff_text(struct session *a, const struct session *b, FILE *out);
+struct json_object *report_diff_json(struct session *a, const struct session *b);
+
 /* The observer's statistics (report_observer.c); nothing without one. */
 void report_observer_text(struct session *s, FILE *out);
 struct json_object *report_observer_json(struct session *s);

@@ -69,6 +69,8 @@ const struct ui_key ui_keys[] = {
 	  "the per-thread table (H again or Esc returns)" },
 	{ UA_PROCESSES, { 'P' }, "`P`", "Procs", "P",
 	  "the per-process table (P again or Esc returns; H switches)" },
+	{ UA_DIFF, { 'D' }, "`D`", NULL, NULL,
+	  "with --diff: the comparison per symbol, largest change first (p: paths)" },
 	{ UA_REDRAW, { CTRL('l') }, "Ctrl-L", NULL, NULL, "redraw the screen" },
 	{ UA_QUIT, { 'q', KEY_F(10) }, "`q`, F10", "Quit", "q",
 	  "quit (a launched target is ended too)" },

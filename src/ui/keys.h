@@ -46,6 +46,7 @@ enum ui_action {
 	UA_SETUP,
 	UA_THREADS,
 	UA_PROCESSES,
+	UA_DIFF,
 	UA_REDRAW,
 	UA_QUIT,
 	UA_COUNT

@@ -390,6 +390,9 @@ static int start_terminal(struct ui *ui)
 	ui->strip_lines[ui->nstrips++] = UI_HEADER_LINES;
 	ui->stack[ui->depth++] = table_view_create(ui);
 	ui_apply_settings(ui);	/* lays the windows out */
+	/* --diff: the comparison first; Esc shows A's own table. */
+	if (ui->s->diff_with)
+		push(ui, diff_view_create(ui));
 	return 0;
 }
 

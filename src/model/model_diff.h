@@ -1,0 +1,46 @@
+/*
+ * model_diff.h - two profiles compared (--diff): per symbol and per
+ * calling context, each side's share and IPC and the change, largest
+ * change first.  The sides come from different runs, so symbols and
+ * paths are matched by name (module and function), not by id.
+ */
+#ifndef SHIMTOP_MODEL_DIFF_H
+#define SHIMTOP_MODEL_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct model;
+
+/* Side 0 is the profile shown (-i A), side 1 the one it is compared with (--diff B). */
+struct diff_row {
+	const char *module, *name;	/* the model's strings, of the side that has it */
+	bool present[2];
+	uint64_t samples[2];
+	double share[2];		/* % of the side's samples' weight */
+	double ipc[2];			/* NAN: no counters */
+	double delta;			/* share[1] - share[0], percentage points */
+};
+
+struct diff_path {
+	char *path;			/* "main;run;leaf", as folded stacks */
+	bool present[2];
+	uint64_t samples[2];		/* that ended on this path */
+	double share[2];		/* % of the side's samples */
+	double delta;
+};
+
+struct model_diff {
+	struct diff_row *rows;
+	size_t nrows;
+	struct diff_path *paths;
+	size_t npaths;
+	uint64_t samples[2];
+};
+
+/* a against b into d, rows and paths by |delta|, largest first. */
+void model_diff(const struct model *a, const struct model *b, struct model_diff *d);
+void model_diff_free(struct model_diff *d);
+
+#endif

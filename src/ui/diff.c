@@ -1,0 +1,175 @@
+/*
+ * diff.c - the comparison view (--diff B; D on the symbol table): -i A's
+ * symbols against B's, largest change of share first, with both shares
+ * and IPCs; p switches to calling contexts (folded paths).  A symbol one
+ * side lacks shows "-" there.  Esc returns to A's symbol table.
+ */
+#include "model/model_diff.h"
+#include "session.h"
+#include "ui/draw.h"
+#include "ui/list.h"
+#include "ui/ui_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct diff_view {
+	struct view v;
+	struct list list;
+	bool paths;		/* p: calling contexts, not symbols */
+	struct model_diff d;
+};
+
+/* An id that survives re-sorting: the row's name (FNV-1a). */
+static uint64_t name_id(const char *a, const char *b)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (const char *p = a; p && *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = (h ^ 0x1f) * 1099511628211ull;
+	for (const char *p = b; p && *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t diff_id(void *ctx, size_t i)
+{
+	const struct diff_view *d = ctx;
+
+	return d->paths ? name_id(d->d.paths[i].path, NULL)
+			: name_id(d->d.rows[i].module, d->d.rows[i].name);
+}
+
+static const char *diff_text(void *ctx, size_t i)
+{
+	const struct diff_view *d = ctx;
+
+	return d->paths ? d->d.paths[i].path : d->d.rows[i].name;
+}
+
+static void diff_refresh(struct view *v)
+{
+	struct diff_view *d = (struct diff_view *)v;
+	const struct session *s = v->ui->s;
+
+	model_diff_free(&d->d);
+	model_diff(session_tables(s), session_tables(s->diff_with), &d->d);
+	d->list.n = d->paths ? d->d.npaths : d->d.nrows;
+	list_refreshed(&d->list);
+}
+
+static void share_text(char *buf, size_t len, bool present, double v)
+{
+	if (present)
+		snprintf(buf, len, "%6.2f%%", v);
+	else
+		snprintf(buf, len, "%7s", "-");
+}
+
+static void row_line(const struct diff_view *d, size_t i, char *line, size_t len)
+{
+	char sa[16], sb[16], ia[16] = "     -", ib[16] = "     -";
+
+	if (d->paths) {
+		const struct diff_path *p = &d->d.paths[i];
+
+		share_text(sa, sizeof(sa), p->present[0], p->share[0]);
+		share_text(sb, sizeof(sb), p->present[1], p->share[1]);
+		snprintf(line, len, "%s %s %+8.2f  %s", sa, sb, p->delta, p->path);
+		return;
+	}
+	{
+		const struct diff_row *r = &d->d.rows[i];
+
+		share_text(sa, sizeof(sa), r->present[0], r->share[0]);
+		share_text(sb, sizeof(sb), r->present[1], r->share[1]);
+		if (!isnan(r->ipc[0]))
+			snprintf(ia, sizeof(ia), "%6.2f", r->ipc[0]);
+		if (!isnan(r->ipc[1]))
+			snprintf(ib, sizeof(ib), "%6.2f", r->ipc[1]);
+		snprintf(line, len, "%s %s %+8.2f %s %s  %-24.24s  %s%s", sa, sb, r->delta, ia,
+			 ib, r->module, r->name, !r->present[0] ? "  (only in B)"
+			 : !r->present[1] ? "  (only in A)" : "");
+	}
+}
+
+static void diff_draw(struct view *v, WINDOW *w)
+{
+	struct diff_view *d = (struct diff_view *)v;
+	const struct ui *ui = v->ui;
+	int lines, cols;
+	char line[4096];
+
+	getmaxyx(w, lines, cols);
+	d->list.height = lines - 1;
+	list_select(&d->list, (long)d->list.selected);
+	if (d->paths)
+		snprintf(line, sizeof(line), "%7s %7s %8s  CALLING CONTEXT, B - A  (A %s, B %s; "
+			 "p symbols)", "A%", "B%", "CHANGE", ui->s->opt->replay_path,
+			 ui->s->opt->diff_path);
+	else
+		snprintf(line, sizeof(line), "%7s %7s %8s %6s %6s  %-24s  SYMBOL, B - A  (A %s, "
+			 "B %s; p paths)", "A%", "B%", "CHANGE", "IPC A", "IPC B", "MODULE",
+			 ui->s->opt->replay_path, ui->s->opt->diff_path);
+	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
+	for (int r = 0; r < lines - 1; r++) {
+		size_t i = d->list.top + (size_t)r;
+
+		if (i >= d->list.n) {
+			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
+			continue;
+		}
+		row_line(d, i, line, sizeof(line));
+		draw_text(w, 1 + r, 0, cols, i == d->list.selected ? ui->attr[TH_SELECTED]
+			  : ui->attr[TH_ROW], line);
+	}
+}
+
+static enum view_reaction diff_key(struct view *v, int code, enum ui_action a)
+{
+	struct diff_view *d = (struct diff_view *)v;
+
+	if (list_key(&d->list, code, a) == LIST_MOVED)
+		return VIEW_REDRAW;
+	if (code == 'p') {
+		d->paths = !d->paths;
+		d->list.have_selection = false;
+		d->list.selected = d->list.top = 0;
+		return VIEW_REQUERY;
+	}
+	if (a == UA_BACK || a == UA_DIFF)
+		return VIEW_POP;
+	return VIEW_IGNORED;
+}
+
+static void diff_destroy(struct view *v)
+{
+	model_diff_free(&((struct diff_view *)v)->d);
+	free(v);
+}
+
+static const enum ui_action diff_actions[] = {
+	UA_HELP, UA_SEARCH, UA_BACK, UA_QUIT, UA_NONE,
+};
+
+static const struct view_ops diff_ops = {
+	.name = "diff",
+	.requery = diff_refresh,
+	.draw = diff_draw,
+	.key = diff_key,
+	.destroy = diff_destroy,
+	.actions = diff_actions,
+};
+
+struct view *diff_view_create(struct ui *ui)
+{
+	struct diff_view *d = view_new(sizeof(*d), &diff_ops, ui);
+
+	d->list.id = diff_id;
+	d->list.text = diff_text;
+	d->list.ctx = d;
+	return &d->v;
+}

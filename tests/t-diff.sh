@@ -1,0 +1,84 @@
+#!/bin/sh
+# t-diff.sh - -i A --diff B on two demo recordings taken with
+# --no-signals, B running the recursive phase four times as long: in the
+# JSON diff recurse_tree gains share, the pointer chase and the branchy
+# phase lose it, rows are sorted by the size of the change, and the path
+# that changed most ends in recurse_tree.  Against a recording of another
+# program, each side's own symbols are marked absent on the other (null,
+# "only in A/B"); a recording against itself changes nothing.  The UI
+# opens on the comparison; p shows paths, Esc A's table, D the
+# comparison again.  Bad input: --diff without -i, a file that is not
+# there, --diff with --export.
+. "$TESTS_DIR/lib.sh"
+
+"$SHIMTOP" --batch --record "$TMP/a.rec" -- "$SHIMTOP_DEMO" --seconds 1.5 --no-signals \
+	>/dev/null 2>"$TMP/err" || fail "recording A: $(cat "$TMP/err")"
+"$SHIMTOP" --batch --record "$TMP/b.rec" -- "$SHIMTOP_DEMO" --seconds 1.5 --no-signals \
+	--weights 1,1,1,4 >/dev/null 2>"$TMP/err" || fail "recording B: $(cat "$TMP/err")"
+"$SHIMTOP" --batch --record "$TMP/c.rec" -- "$TESTS_BIN/call_paths" --seconds 0.5 \
+	>/dev/null 2>"$TMP/err" || fail "recording call_paths: $(cat "$TMP/err")"
+
+"$SHIMTOP" -b -i "$TMP/a.rec" --diff "$TMP/b.rec" --format json >"$TMP/ab.json" 2>"$TMP/err" ||
+	fail "--diff: $(cat "$TMP/err")"
+python3 - "$TMP/ab.json" <<'PY' || fail "the diff of the phase weights: $(head -c 1500 "$TMP/ab.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))['diff']
+rows = {r['symbol']: r for r in d['rows']}
+# Phases: 1,1,1,1 against 1,1,1,4 of the phase time (the set-up is the same).
+assert rows['recurse_tree']['change'] > 10, rows['recurse_tree']
+for p in ('phase_pointer_chase', 'phase_branchy'):
+    assert rows[p]['change'] < -4, rows[p]
+    assert rows[p]['a'] is not None and rows[p]['b'] is not None
+    assert abs(rows[p]['change'] - (rows[p]['b'] - rows[p]['a'])) < 1e-9, rows[p]
+changes = [abs(r['change']) for r in d['rows']]
+assert changes == sorted(changes, reverse=True), 'not sorted by the change'
+assert d['rows'][0]['symbol'] == 'recurse_tree', d['rows'][0]
+assert d['paths'][0]['path'].endswith(';recurse_tree') and d['paths'][0]['change'] > 10, d['paths'][0]
+assert d['a_samples'] > 1000 and d['b_samples'] > 1000
+PY
+
+# Another program: each side's functions only on its side.
+"$SHIMTOP" -b -i "$TMP/a.rec" --diff "$TMP/c.rec" --format json >"$TMP/ac.json" 2>"$TMP/err" ||
+	fail "--diff of two programs: $(cat "$TMP/err")"
+python3 - "$TMP/ac.json" <<'PY' || fail "symbols of one side only"
+import json, sys
+rows = {r['symbol']: r for r in json.load(open(sys.argv[1]))['diff']['rows']}
+assert rows['recurse_tree']['b'] is None and rows['recurse_tree']['a'] > 0, rows['recurse_tree']
+assert rows['leaf_work']['a'] is None and rows['leaf_work']['b'] > 0, rows['leaf_work']
+assert abs(rows['leaf_work']['change'] - rows['leaf_work']['b']) < 1e-9
+PY
+"$SHIMTOP" -b -i "$TMP/a.rec" --diff "$TMP/c.rec" >"$TMP/ac.txt" 2>"$TMP/err" ||
+	fail "--diff text: $(cat "$TMP/err")"
+grep -Eq "^ +- +[0-9.]+% +\+[0-9.]+ .* leaf_work  \(only in B\)$" "$TMP/ac.txt" ||
+	fail "the text does not mark leaf_work as B's only: $(head -12 "$TMP/ac.txt")"
+grep -Eq "^ +[0-9.]+% +- +-[0-9.]+ .* recurse_tree  \(only in A\)$" "$TMP/ac.txt" ||
+	fail "the text does not mark recurse_tree as A's only: $(head -12 "$TMP/ac.txt")"
+
+# A recording against itself.
+"$SHIMTOP" -b -i "$TMP/a.rec" --diff "$TMP/a.rec" --format json >"$TMP/aa.json" 2>"$TMP/err" ||
+	fail "--diff with itself: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/aa.json" "max(abs(r['change']) for r in d['diff']['rows'] + d['diff']['paths'])")" = "0.0" ] ||
+	fail "a recording against itself changes"
+
+expect_run 2 "--diff compares two recordings: give -i A --diff B" -- \
+	"$SHIMTOP" -b --diff "$TMP/b.rec" -- "$TESTS_BIN/call_paths" --seconds 0.1
+expect_run 1 "cannot open record file '$TMP/none.rec': No such file or directory" -- \
+	"$SHIMTOP" -b -i "$TMP/a.rec" --diff "$TMP/none.rec"
+expect_run 2 "--diff and --export: export each recording on its own" -- \
+	"$SHIMTOP" -i "$TMP/a.rec" --diff "$TMP/b.rec" --export csv
+
+command -v tmux >/dev/null || { finish; exit; }
+T="tmux -S $TMP/tmux.sock"
+$T new-session -d -s ui -x 140 -y 30 \
+	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/a.rec' --diff '$TMP/b.rec' 2>'$TMP/err'; sleep 30"
+wait_for "^ +A% +B% +CHANGE +IPC A +IPC B +MODULE +SYMBOL, B - A"
+wait_for "^ +[0-9.]+% +[0-9.]+% +\+[0-9.]+ .* recurse_tree\$"
+$T send-keys -t ui p
+wait_for "^ +A% +B% +CHANGE  CALLING CONTEXT, B - A"
+wait_for "^ +[0-9.]+% +[0-9.]+% +\+[0-9.]+  .*;phase_recursive;recurse_tree"
+$T send-keys -t ui Escape
+wait_for "^ SELF%.* +SAMPLES +IPC +MODULE +SYMBOL"
+$T send-keys -t ui D
+wait_for "^ +A% +B% +CHANGE"
+quit_ui
+finish
