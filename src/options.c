@@ -75,6 +75,9 @@ static const char usage_text[] =
 "record and replay:\n"
 "  -o, --record FILE      also save the raw record stream to FILE\n"
 "  -i, --replay FILE      show a recorded stream instead of a live target\n"
+"      --snapshot-on-exit FILE  at the end, save everything the session holds\n"
+"                         to FILE (also s in the UI, SIGUSR1: a file named\n"
+"                         by the time); -i opens a snapshot as a recording\n"
 "      --diff FILE        with -i: compare it with FILE, per symbol and per\n"
 "                         path: shares, IPC and the change, largest first\n"
 "      --export FORMAT    with -i: write it for other tools instead of the\n"
@@ -113,7 +116,7 @@ enum {
 	OPT_BATCH = 256, OPT_HISTORY, OPT_RANGE, OPT_DURATION, OPT_FORMAT, OPT_REALTIME, OPT_THEME,
 	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO,
-	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF,
+	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SNAPSHOT_ON_EXIT,
 };
 
 static const struct option long_options[] = {
@@ -139,6 +142,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "snapshot-on-exit", required_argument, NULL, OPT_SNAPSHOT_ON_EXIT },
 	{ "sort", required_argument, NULL, 's' },
 	{ "threads", no_argument, NULL, 'H' },
 	{ "processes", no_argument, NULL, 'P' },
@@ -510,6 +514,11 @@ static int output_option(struct st_options *o, int c)
 	}
 	case OPT_DIFF:
 		o->diff_path = optarg;
+		break;
+	case OPT_SNAPSHOT_ON_EXIT:
+		if (!*optarg)
+			return bad("%s", "--snapshot-on-exit needs a file name");
+		o->snapshot_path = optarg;
 		break;
 	case OPT_THEME:
 		o->theme = optarg;

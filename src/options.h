@@ -104,6 +104,7 @@ struct st_options {
 	enum st_export export_format;	/* --export, with -i */
 	const char *export_path;	/* -o with --export; NULL: stdout */
 	const char *diff_path;		/* --diff: the recording -i is compared with */
+	const char *snapshot_path;	/* --snapshot-on-exit */
 	double history;			/* --history: seconds of samples kept */
 #define ST_HISTORY_SECONDS 600
 	bool ranged;			/* --range given */

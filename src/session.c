@@ -112,9 +112,23 @@ static int open_replay(struct session *s, const struct st_options *o)
 {
 	struct st_file_header h;
 
+	const char *path = o->replay_path;
+
 	s->symbols = symbolizer_create(false);
 	model_init(&s->model, s->symbols);
-	s->source = replay_source_create(o->replay_path, o->realtime, s->ring, &h);
+	s->snap.records_fd = -1;
+	/* A snapshot: its symbols stand in for the files, its records replay. */
+	if (snapshot_is(path)) {
+		/* Said why; a file that cannot be read (exit 1, as a recording's). */
+		if (snapshot_open(path, s->symbols, &s->snap) < 0)
+			return -EIO;
+		s->is_snapshot = true;
+		if (s->snap.skipped[0])
+			st_warn("snapshot '%s': sections %s are newer than this shimtop and "
+				"were skipped", path, s->snap.skipped);
+		path = s->snap.records_path;
+	}
+	s->source = replay_source_create(path, o->realtime, s->ring, &h);
 	if (!s->source)
 		return -EIO;	/* said why; a file that cannot be read */
 	s->pid = h.pid;
@@ -644,4 +658,6 @@ void session_close(struct session *s)
 	s->ring = NULL;
 	ring_destroy(s->obs_ring);
 	s->obs_ring = NULL;
+	if (s->is_snapshot)
+		snapshot_opened_close(&s->snap);
 }

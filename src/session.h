@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "snapshot.h"
 #include "options.h"
 #include "sampler/source.h"
 #include "target.h"
@@ -53,6 +54,9 @@ struct session {
 	char status[192];		/* why it finished, for the UI and stderr */
 
 	const struct session *diff_with;	/* --diff: the recording compared with */
+
+	bool is_snapshot;		/* -i opened a snapshot, not a recording */
+	struct snapshot_opened snap;	/* its label, meta and records */
 };
 
 /*

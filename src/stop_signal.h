@@ -6,6 +6,8 @@
 #ifndef SHIMTOP_STOP_SIGNAL_H
 #define SHIMTOP_STOP_SIGNAL_H
 
+#include <stdbool.h>
+
 /*
  * Catches SIGINT and SIGTERM from now on.  Installed before ncurses
  * starts, so ncurses leaves them to us.  Blocking calls return EINTR
@@ -15,5 +17,11 @@ void stop_signal_install(void);
 
 /* The signal that asked to stop (SIGINT or SIGTERM), or 0. */
 int stop_signal_received(void);
+
+/*
+ * SIGUSR1 asks for a snapshot (caught from stop_signal_install on):
+ * whether one came since the last call.
+ */
+bool stop_signal_snapshot_asked(void);
 
 #endif

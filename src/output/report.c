@@ -1,5 +1,6 @@
 /* report.c - batch output, text and JSON (json-c). */
 #include "output/export.h"
+#include "output/snapshot_write.h"
 #include "output/report.h"
 #include "output/columns.h"
 #include "output/gauges.h"
@@ -41,6 +42,8 @@ static void print_text(struct session *s, FILE *out)
 		(unsigned long long)mt.unknown, mt.unknown_pct, mt.elapsed);
 	if (s->info.note[0])
 		fprintf(out, "note: %s\n", s->info.note);
+	if (s->is_snapshot)
+		fprintf(out, "snapshot taken %s\n", s->snap.label);
 	if (s->ranged)
 		fprintf(out, "range %.3f-%.3f s of %.3f s%s\n", s->range_from, s->range_to,
 			session_span(s), s->range_complete ? ""
@@ -158,7 +161,7 @@ static struct json_object *gauges_json(const struct session *s)
 	return arr;
 }
 
-static void print_json(struct session *s, FILE *out)
+void report_print_json(struct session *s, FILE *out)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *threads = json_object_new_object();
@@ -229,7 +232,7 @@ static void print_json(struct session *s, FILE *out)
 void report_print(struct session *s, FILE *out)
 {
 	if (s->opt->format == ST_FORMAT_JSON)
-		print_json(s, out);
+		report_print_json(s, out);
 	else if (s->opt->format == ST_FORMAT_FOLDED)
 		report_folded(session_tables(s), out);
 	else if (s->diff_with)
@@ -253,9 +256,14 @@ int report_run_batch(struct session *s)
 		return status;
 	while (!stop_signal_received() && !s->finished) {
 		double t;
+		char msg[512];
 
 		nanosleep(&tick, NULL);
 		session_pump(s);
+		if (stop_signal_snapshot_asked()) {
+			snapshot_save(s, NULL, msg, sizeof(msg));
+			fprintf(stderr, "shimtop: %s\n", msg);
+		}
 		t = session_elapsed(s);
 		if (o->duration && t >= o->duration)
 			break;
@@ -270,6 +278,18 @@ int report_run_batch(struct session *s)
 		}
 	}
 	status = session_stop(s);
+	if (o->snapshot_path) {
+		char msg[512];
+		int rc = snapshot_save(s, o->snapshot_path, msg, sizeof(msg));
+
+		/* Not written: said, the report still printed, the exit status says so. */
+		if (rc < 0)
+			st_error("%s", msg);
+		else
+			fprintf(stderr, "shimtop: %s\n", msg);
+		if (rc < 0 && status >= 0)
+			status = rc;
+	}
 	if (o->ranged && session_select_range(s, o->range_from, o->range_to) < 0) {
 		char to[32] = "";
 

@@ -25,6 +25,9 @@ void report_add_u64(struct json_object *o, const char *key, uint64_t v);
 /* {"value": 250000, "unit": "ns", "randomized": true} */
 struct json_object *report_period_json(const struct st_period *p);
 
+/* The JSON report, one line, whatever --format says (snapshots keep one). */
+void report_print_json(struct session *s, FILE *out);
+
 /* Prints one report of the session's model to out. */
 void report_print(struct session *s, FILE *out);
 

@@ -133,6 +133,10 @@ struct symbolizer {
 
 	struct cache_slot *cache;
 	struct symbolizer_stats stats;
+
+	/* A snapshot's: every address resolves through these, by stand-in address. */
+	const struct st_symbol **standins;
+	size_t nstandins, standins_cap;
 };
 
 static const struct st_symbol *intern_full(struct symbolizer *s,
@@ -258,6 +262,7 @@ void symbolizer_destroy(struct symbolizer *s)
 		}
 	}
 	free(s->syms);
+	free(s->standins);
 	free(s->cache);
 	free(s);
 }
@@ -453,7 +458,8 @@ void symbolizer_forget(struct symbolizer *s, pid_t pid)
 
 bool symbolizer_knows(struct symbolizer *s, pid_t pid)
 {
-	return space_find(s, pid) != NULL;
+	/* A snapshot's stand-ins name every process's addresses. */
+	return s->standins || space_find(s, pid) != NULL;
 }
 
 static int map_by_start(const void *a, const void *b)
@@ -750,6 +756,30 @@ static const struct st_symbol *resolve_user(struct symbolizer *s,
 		      "[unknown]", true);
 }
 
+void symbolizer_add_standin(struct symbolizer *s, const char *module, const char *name,
+			    const char *raw, const char *aliases, bool unknown)
+{
+	ST_GROW(s->standins, s->standins_cap, s->nstandins + 1);
+	s->standins[s->nstandins++] = intern_full(s, module, name, raw ? raw : name,
+						  aliases, unknown);
+}
+
+/* A snapshot's lookup: its stand-ins, and nothing on this machine. */
+static const struct st_symbol *standin_lookup(struct symbolizer *s, uint64_t ip,
+					      uint32_t *offset)
+{
+	uint64_t slot = (ip - SYMBOL_STANDIN_BASE) / SYMBOL_STANDIN_STRIDE;
+	const struct st_symbol *sym;
+
+	*offset = SYMBOL_NO_OFFSET;
+	s->stats.lookups++;
+	sym = ip >= SYMBOL_STANDIN_BASE && slot < s->nstandins ? s->standins[slot]
+	      : intern(s, "[snapshot]", "[unknown]", true);
+	if (sym->unknown)
+		s->stats.unknown++;
+	return sym;
+}
+
 const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 					  uint64_t ip, bool kernel)
 {
@@ -769,6 +799,8 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 	const struct st_symbol *sym;
 	bool anonymous = false;
 
+	if (s->standins)
+		return standin_lookup(s, ip, offset);
 	s->stats.lookups++;
 	home = (home ^ (size_t)(gen * 0x9e3779b1u)) & (CACHE_SLOTS - 1);
 	for (size_t p = 0; p < CACHE_PROBES; p++) {

@@ -63,6 +63,23 @@ bool symbolizer_knows(struct symbolizer *s, pid_t pid);
 const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 					  uint64_t ip, bool kernel);
 
+/*
+ * Snapshots: a symbol per stand-in address, given in the order of their
+ * ids (the n-th at SYMBOL_STANDIN_BASE + n * SYMBOL_STANDIN_STRIDE), so a
+ * snapshot's samples resolve to the names they had without the files.
+ * Once one is added, every lookup goes through them; other addresses
+ * are unknown.
+ */
+#define SYMBOL_STANDIN_BASE	0x100000000000ull
+#define SYMBOL_STANDIN_STRIDE	16u
+void symbolizer_add_standin(struct symbolizer *s, const char *module, const char *name,
+			    const char *raw, const char *aliases, bool unknown);
+
+static inline uint64_t symbol_standin_address(uint32_t n)
+{
+	return SYMBOL_STANDIN_BASE + (uint64_t)n * SYMBOL_STANDIN_STRIDE;
+}
+
 /* An address's place in its symbol: bytes from the symbol's start. */
 #define SYMBOL_NO_OFFSET	UINT32_MAX	/* the address has none */
 

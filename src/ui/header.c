@@ -45,7 +45,10 @@ static void draw_target_line(const struct ui *ui, WINDOW *w,
 
 	session_target_name(s, buf, sizeof(buf));
 	x = pair(ui, w, 0, 0, "shimtop", PACKAGE_VERSION);
-	x = pair(ui, w, 0, x, s->has_target ? "target" : "replay of", buf);
+	x = pair(ui, w, 0, x, s->has_target ? "target" : s->is_snapshot ? "snapshot of"
+		 : "replay of", buf);
+	if (s->is_snapshot && s->snap.label[0])
+		x = pair(ui, w, 0, x, "taken", s->snap.label);
 	snprintf(buf, sizeof(buf), "%zu (%zu seen)", mt->threads_live, mt->threads_seen);
 	x = pair(ui, w, 0, x, "threads", buf);
 	snprintf(buf, sizeof(buf), "%.0f s", mt->elapsed);

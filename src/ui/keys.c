@@ -71,6 +71,8 @@ const struct ui_key ui_keys[] = {
 	  "the per-process table (P again or Esc returns; H switches)" },
 	{ UA_DIFF, { 'D' }, "`D`", NULL, NULL,
 	  "with --diff: the comparison per symbol, largest change first (p: paths)" },
+	{ UA_SNAPSHOT, { 's' }, "`s`", NULL, NULL,
+	  "save a snapshot (shimtop-DATE-TIME.snap; -i opens it; SIGUSR1 too)" },
 	{ UA_REDRAW, { CTRL('l') }, "Ctrl-L", NULL, NULL, "redraw the screen" },
 	{ UA_QUIT, { 'q', KEY_F(10) }, "`q`, F10", "Quit", "q",
 	  "quit (a launched target is ended too)" },

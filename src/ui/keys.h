@@ -47,6 +47,7 @@ enum ui_action {
 	UA_THREADS,
 	UA_PROCESSES,
 	UA_DIFF,
+	UA_SNAPSHOT,
 	UA_REDRAW,
 	UA_QUIT,
 	UA_COUNT

@@ -5,6 +5,7 @@
  */
 #include "output/columns.h"
 #include "session.h"
+#include "output/snapshot_write.h"
 #include "stop_signal.h"
 #include "ui/draw.h"
 #include "ui/ui.h"
@@ -313,6 +314,9 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 	case UA_BACK:
 		pop(ui);
 		break;
+	case UA_SNAPSHOT:
+		snapshot_save(ui->s, NULL, ui->message, sizeof(ui->message));
+		break;
 	case UA_REDRAW:
 		clearok(curscr, TRUE);
 		break;
@@ -425,6 +429,8 @@ static void run_loop(struct ui *ui)
 		code = getch();
 		if (stop_signal_received())
 			break;		/* Ctrl-C, SIGTERM: the same stop as q */
+		if (stop_signal_snapshot_asked())
+			snapshot_save(ui->s, NULL, ui->message, sizeof(ui->message));
 		if (code == ERR)
 			continue;
 		if (!handle_key(ui, code))
@@ -502,6 +508,17 @@ int ui_run(struct session *s)
 	run_loop(&ui);
 	stop_terminal(&ui);
 	status = session_stop(s);
+	if (s->opt->snapshot_path) {
+		char msg[512];
+		int rc = snapshot_save(s, s->opt->snapshot_path, msg, sizeof(msg));
+
+		if (rc < 0)
+			st_error("%s", msg);
+		else
+			fprintf(stderr, "shimtop: %s\n", msg);
+		if (rc < 0 && status >= 0)
+			status = rc;
+	}
 	if (s->obs_info.failed) {
 		st_error("%s; the observer's figures covered the samples before it",
 			 s->obs_info.finish_reason);

@@ -105,3 +105,25 @@ with tempfile.TemporaryDirectory() as d:
         subprocess.run(["cc", "-Os", "-o", out, src] + args, check=True)
         subprocess.run(["strip", "--strip-unneeded", "-o", out + ".s", out], check=True) if name == "small-so" else None
         put("fuzz_elf", name, open(out + (".s" if name == "small-so" else ""), "rb").read())
+
+# ---- snapshots (the container, snapshot_file.h): uncompressed sections
+# here; a real one, compressed, is corpus/fuzz_snapshot/demo-chains.snap,
+# written by `shimtop -b -i chains.rec --snapshot-on-exit` from
+# `gen_records chains`.
+def snap(sections, version=1):
+    out = b"SHIMSNAP" + struct.pack("<II", version, len(sections))
+    for name, data in sections:
+        out += name.encode().ljust(16, b"\0") + struct.pack("<IIQQ", 0, 0, len(data), len(data))
+        out += data
+    return out
+def symbol(module, name, raw=b"", aliases=None, unknown=0):
+    a = aliases or b""
+    return (struct.pack("<BBH", unknown, aliases is not None, 0) +
+            struct.pack("<IIII", len(module), len(name), len(raw), len(a)) + module + name + raw + a)
+syms = struct.pack("<I", 3) + symbol(b"libc.so.6", b"malloc", b"", b"__libc_malloc") + \
+    symbol(b"demo", b"std::map<int, int>::find", b"_ZNSt3mapIiiE4findERKi") + \
+    symbol(b"[anon]", b"[unknown]", unknown=1)
+put("fuzz_snapshot", "empty-container", snap([]))
+put("fuzz_snapshot", "symbols", snap([("label", b"taken now on here"), ("symbols", syms)]))
+put("fuzz_snapshot", "newer", snap([("label", b"x")], version=2))
+put("fuzz_snapshot", "unknown-section", snap([("meta", b"{}"), ("future", b"\1\2\3")]))

@@ -1,0 +1,369 @@
+/*
+ * snapshot_write.c - a session frozen to a file (snapshot.h): the label,
+ * the meta data (json-c), the symbols in id order, the history's samples
+ * as a record stream (each at its symbol's stand-in address, its call
+ * path as a chain, so replaying it builds the same tables, tree and
+ * history) and the report as JSON, through snapshot_file_write.
+ */
+#include "output/report.h"
+#include "output/snapshot_write.h"
+#include "model/model.h"
+#include "ring/record.h"
+#include "ring/record_file.h"
+#include "ring/snapshot_file.h"
+#include "sampler/events.h"
+#include "session.h"
+#include "snapshot.h"
+#include "symbols/symbols.h"
+#include "util.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CALLER_OFFSET	8u	/* a caller's address: inside its stand-in, past ip - 1 */
+
+void snapshot_default_name(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(buf, len, "shimtop-%Y%m%d-%H%M%S.snap", &tm);
+}
+
+/* A growable byte buffer. */
+struct bytes {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static void put(struct bytes *b, const void *data, size_t n)
+{
+	ST_GROW(b->p, b->cap, b->n + n);
+	memcpy(b->p + b->n, data, n);
+	b->n += n;
+}
+
+static void symbols_section(const struct symbolizer *sy, struct bytes *b)
+{
+	uint32_t count = (uint32_t)symbolizer_count(sy);
+
+	put(b, &count, 4);
+	for (uint32_t id = 0; id < count; id++) {
+		const struct st_symbol *sym = symbolizer_symbol(sy, id);
+		const char *raw = sym->raw && strcmp(sym->raw, sym->name) ? sym->raw : "";
+		const char *s[4] = { sym->module, sym->name, raw, sym->aliases ? sym->aliases : "" };
+		uint8_t flags[4] = { sym->unknown, sym->aliases != NULL, 0, 0 };
+		uint32_t lens[4];
+
+		for (int k = 0; k < 4; k++)
+			lens[k] = (uint32_t)strlen(s[k]);
+		put(b, flags, 4);
+		put(b, lens, sizeof(lens));
+		for (int k = 0; k < 4; k++)
+			put(b, s[k], lens[k]);
+	}
+}
+
+struct record_maker {
+	struct record_writer *w;
+	const struct model *m;
+	uint32_t path[CCT_MAX_DEPTH + 1];
+	_Alignas(8) uint8_t buf[ST_RECORD_MAX];
+	int rc;
+};
+
+/* One history sample as the record that makes it again. */
+static void sample_record(uint64_t time, const struct history_entry *e, void *arg)
+{
+	struct record_maker *r = arg;
+	struct st_sample *s = (struct st_sample *)r->buf;
+	size_t k = e->node && e->node < r->m->tree.n ? cct_path(&r->m->tree, e->node, r->path) : 0;
+	size_t first = 0, nchain = 0, nc = (e->flags & HISTORY_COUNTERS) ? 2 : 0;
+	uint64_t *chain;
+
+	memset(s, 0, sizeof(*s));
+	s->h.type = ST_REC_SAMPLE;
+	s->h.source = ST_SOURCE_PERF;
+	s->pid = e->pid;
+	s->tid = e->tid;
+	s->time = time;
+	s->ip = symbol_standin_address(e->sym);
+	s->period = e->weight;
+	s->cpumode = e->cpumode;
+	s->ncounters = (uint8_t)nc;
+	if (e->flags & HISTORY_MULTIPLEXED)
+		s->flags |= ST_SAMPLE_MULTIPLEXED;
+	if (e->flags & HISTORY_EVENT)
+		s->flags |= (uint32_t)(e->event & 0xf) << ST_SAMPLE_EVENT_SHIFT;
+	if (nc) {
+		s->flags |= ST_SAMPLE_HAS_COUNTERS;
+		s->data[0] = e->cycles;
+		s->data[1] = e->instructions;
+	}
+	/* The path root first, the leaf last; a cut chain's marker is a flag. */
+	if (k && r->path[0] == CCT_SYM_TRUNCATED) {
+		s->flags |= ST_SAMPLE_CHAIN_TRUNC;
+		first = 1;
+	}
+	chain = s->data + nc;
+	if (k > first + 1) {
+		chain[nchain++] = s->ip;
+		for (size_t i = k - 1; i-- > first;)
+			chain[nchain++] = symbol_standin_address(r->path[i]) + CALLER_OFFSET;
+	}
+	s->nchain = (uint16_t)nchain;
+	s->h.size = (uint32_t)(sizeof(*s) + (nc + nchain) * sizeof(uint64_t));
+	if (!r->rc && record_writer_append(r->w, s) < 0)
+		r->rc = -EIO;
+}
+
+static void thread_records(struct record_maker *r, bool exits)
+{
+	const struct model *m = r->m;
+
+	for (const struct model_thread *t = m->threads; t; t = t->hh.next) {
+		if (!t->pid || (exits && !t->exited))
+			continue;
+		if (exits) {
+			struct st_task x = { { ST_REC_EXIT, ST_SOURCE_PERF, sizeof(x) },
+					     (uint32_t)t->pid, (uint32_t)t->tid, (uint32_t)t->pid,
+					     (uint32_t)t->pid, m->last_time };
+
+			if (record_writer_append(r->w, &x) < 0)
+				r->rc = -EIO;
+		} else {
+			struct st_comm c = { { ST_REC_COMM, ST_SOURCE_PERF, sizeof(c) },
+					     (uint32_t)t->pid, (uint32_t)t->tid,
+					     m->first_time ? m->first_time : 1, { 0 } };
+
+			memcpy(c.comm, t->comm, sizeof(c.comm));
+			if (record_writer_append(r->w, &c) < 0)
+				r->rc = -EIO;
+		}
+	}
+}
+
+static void loss_record(struct record_maker *r, uint16_t type, uint64_t count)
+{
+	struct st_lost l = { { type, ST_SOURCE_PERF, sizeof(l) }, count, r->m->last_time };
+
+	if (count && record_writer_append(r->w, &l) < 0)
+		r->rc = -EIO;
+}
+
+/* The records section: a record file written to a memfd, read back. */
+static int records_section(struct session *s, struct bytes *b)
+{
+	struct record_maker *r = st_xcalloc(1, sizeof(*r));
+	struct st_file_header h;
+	char path[48];
+	int fd = memfd_create("shimtop-snapshot", MFD_CLOEXEC), rc;
+	off_t size;
+
+	if (fd < 0) {
+		free(r);
+		return -errno;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r->m = &s->model;
+	record_header_from_info(&h, &s->info, s->pid, s->comm);
+	/* The records' own first time, not the clock now: saved again, the same bytes. */
+	h.start_time = s->model.first_time;
+	/* The history keeps cycles and instructions alone, first and second. */
+	memset(h.counters, 0, sizeof(h.counters));
+	if (s->model.ipc_cycles >= 0 && s->model.ipc_instructions >= 0) {
+		h.ncounters = 2;
+		h.ipc_cycles = 0;
+		h.ipc_instructions = 1;
+		snprintf(h.counters[0], sizeof(h.counters[0]), "cycles");
+		snprintf(h.counters[1], sizeof(h.counters[1]), "instructions");
+	} else {
+		h.ncounters = 0;
+		h.ipc_cycles = h.ipc_instructions = -1;
+	}
+	r->w = record_writer_open(path, &h);
+	if (!r->w) {
+		close(fd);
+		free(r);
+		return -EIO;
+	}
+	thread_records(r, false);
+	history_each(&s->model.history, 0, UINT64_MAX, sample_record, r);
+	loss_record(r, ST_REC_LOST, s->model.kernel_lost);
+	loss_record(r, ST_REC_THROTTLE, s->model.throttled);
+	thread_records(r, true);
+	rc = record_writer_close(r->w) < 0 ? -EIO : r->rc;
+	free(r);
+	size = lseek(fd, 0, SEEK_END);
+	if (!rc && size > 0) {
+		ST_GROW(b->p, b->cap, (size_t)size);
+		if (pread(fd, b->p, (size_t)size, 0) != size)
+			rc = -EIO;
+		b->n = (size_t)size;
+	}
+	close(fd);
+	return rc;
+}
+
+static void iso_time(char *buf, size_t len, time_t t)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* The first "model name" of /proc/cpuinfo, or "". */
+static void cpu_model(char *buf, size_t len)
+{
+	size_t n;
+	char *text = st_read_file("/proc/cpuinfo", &n), *line, *colon;
+
+	buf[0] = '\0';
+	line = text ? strstr(text, "model name") : NULL;
+	colon = line ? strchr(line, ':') : NULL;
+	if (colon) {
+		colon += strspn(colon + 1, " \t") + 1;
+		snprintf(buf, len, "%.*s", (int)strcspn(colon, "\n"), colon);
+	}
+	free(text);
+}
+
+static char *meta_section(struct session *s, time_t taken)
+{
+	struct json_object *o = json_object_new_object(), *h = json_object_new_object();
+	const struct history *hist = &s->model.history;
+	struct utsname u;
+	char buf[256];
+	double running = session_elapsed(s);
+	char *text;
+
+	json_object_object_add(o, "format", json_object_new_string("shimtop snapshot"));
+	json_object_object_add(o, "version", json_object_new_int(SNAPSHOT_VERSION));
+	json_object_object_add(o, "shimtop", json_object_new_string(PACKAGE_VERSION));
+	iso_time(buf, sizeof(buf), taken);
+	json_object_object_add(o, "taken", json_object_new_string(buf));
+	iso_time(buf, sizeof(buf), taken - (time_t)running);
+	json_object_object_add(o, "started", json_object_new_string(buf));
+	if (!uname(&u)) {
+		json_object_object_add(o, "host", json_object_new_string(u.nodename));
+		json_object_object_add(o, "kernel", json_object_new_string(u.release));
+		json_object_object_add(o, "machine", json_object_new_string(u.machine));
+	}
+	cpu_model(buf, sizeof(buf));
+	json_object_object_add(o, "cpu", json_object_new_string(buf));
+	json_object_object_add(o, "hardware_pmu", json_object_new_boolean(
+		s->is_snapshot ? false : events_have_hardware_pmu()));
+	session_target_name(s, buf, sizeof(buf));
+	json_object_object_add(o, "target", json_object_new_string(buf));
+	json_object_object_add(o, "pid", json_object_new_int(s->pid));
+	json_object_object_add(o, "comm", json_object_new_string(s->comm));
+	json_object_object_add(o, "events", json_object_new_string(s->info.events));
+	json_object_object_add(o, "period", report_period_json(&s->info.period));
+	json_object_object_add(o, "note", json_object_new_string(s->info.note));
+	json_object_object_add(o, "elapsed", json_object_new_double(running));
+	report_add_u64(o, "samples", s->model.samples);
+	report_add_u64(h, "samples", hist->entries);
+	report_add_u64(h, "dropped", hist->dropped);
+	json_object_object_add(h, "keep_seconds", json_object_new_double((double)hist->keep_ns / 1e9));
+	json_object_object_add(o, "history", h);
+	text = st_xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return text;
+}
+
+static char *report_section(struct session *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return st_xstrdup("");
+	report_print_json(s, f);
+	fclose(f);
+	return text;
+}
+
+int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
+{
+	struct bytes sym = { 0 }, rec = { 0 };
+	struct snapshot_section sec[5];
+	struct utsname u;
+	time_t taken = time(NULL);
+	char label[SNAPSHOT_LABEL_MAX], when[64], *meta, *report;
+	struct tm tm;
+	int rc;
+
+	*bytes = 0;
+	/* A snapshot of a snapshot keeps the first one's moment and host. */
+	if (s->is_snapshot && s->snap.label[0]) {
+		snprintf(label, sizeof(label), "%s", s->snap.label);
+	} else {
+		gmtime_r(&taken, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		snprintf(label, sizeof(label), "%s on %.64s", when,
+			 uname(&u) ? "an unknown host" : u.nodename);
+	}
+	symbols_section(s->symbols, &sym);
+	rc = records_section(s, &rec);
+	if (rc < 0) {
+		free(sym.p);
+		free(rec.p);
+		return rc;
+	}
+	meta = s->is_snapshot && s->snap.meta ? st_xstrdup(s->snap.meta) : meta_section(s, taken);
+	report = report_section(s);
+	memset(sec, 0, sizeof(sec));
+	snprintf(sec[0].name, SNAPSHOT_NAME_LEN, "label");
+	sec[0].data = (uint8_t *)label;
+	sec[0].size = strlen(label);
+	snprintf(sec[1].name, SNAPSHOT_NAME_LEN, "meta");
+	sec[1].data = (uint8_t *)meta;
+	sec[1].size = strlen(meta);
+	snprintf(sec[2].name, SNAPSHOT_NAME_LEN, "symbols");
+	sec[2].data = sym.p;
+	sec[2].size = sym.n;
+	snprintf(sec[3].name, SNAPSHOT_NAME_LEN, "records");
+	sec[3].data = rec.p;
+	sec[3].size = rec.n;
+	snprintf(sec[4].name, SNAPSHOT_NAME_LEN, "report");
+	sec[4].data = (uint8_t *)report;
+	sec[4].size = strlen(report);
+	rc = snapshot_file_write(path, sec, 5, bytes);
+	free(sym.p);
+	free(rec.p);
+	free(meta);
+	free(report);
+	return rc;
+}
+
+int snapshot_save(struct session *s, const char *path, char *msg, size_t len)
+{
+	char name[64];
+	uint64_t bytes;
+	int rc;
+
+	if (!path) {
+		snapshot_default_name(name, sizeof(name));
+		path = name;
+	}
+	rc = snapshot_write(s, path, &bytes);
+	if (rc < 0)
+		snprintf(msg, len, "cannot write snapshot %s: %s; choose another path", path,
+			 strerror(-rc));
+	else
+		snprintf(msg, len, "snapshot %s (%.1f %s)", path,
+			 bytes < 1000000 ? (double)bytes / 1e3 : (double)bytes / 1e6,
+			 bytes < 1000000 ? "kB" : "MB");
+	return rc;
+}

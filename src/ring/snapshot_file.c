@@ -1,0 +1,286 @@
+/*
+ * snapshot_file.c - the snapshot container (snapshot_file.h): every
+ * field of a file is checked against the bytes before it is used, and a
+ * section's size is the one zstd's frame declares and delivers.
+ */
+#include "ring/snapshot_file.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define SECTION_ZSTD	0x1u
+#define HEADER_BYTES	16u
+#define SECTION_BYTES	40u
+
+bool snapshot_file_magic(const void *bytes, size_t len)
+{
+	return len >= 8 && !memcmp(bytes, SNAPSHOT_MAGIC, 8);
+}
+
+static int problem(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int problem(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* A name: printable, NUL-terminated inside its 16 bytes, not empty. */
+static bool name_ok(const uint8_t *p)
+{
+	size_t i;
+
+	for (i = 0; i < SNAPSHOT_NAME_LEN && p[i]; i++)
+		if (p[i] < 0x21 || p[i] > 0x7e)
+			return false;
+	return i > 0 && i < SNAPSHOT_NAME_LEN;
+}
+
+static int take_section(const uint8_t *at, const uint8_t *end, struct snapshot_file *out,
+			size_t index, size_t *used, char *err, size_t errlen)
+{
+	struct snapshot_section *s = &out->sections[out->nsections];
+	uint32_t flags;
+	uint64_t stored, raw;
+
+	if ((size_t)(end - at) < SECTION_BYTES)
+		return problem(err, errlen, "section %zu's header is cut short: the file is truncated",
+			       index + 1);
+	if (!name_ok(at))
+		return problem(err, errlen, "section %zu has no valid name: the file is corrupt",
+			       index + 1);
+	memcpy(s->name, at, SNAPSHOT_NAME_LEN);
+	flags = get32(at + 16);
+	stored = get64(at + 24);
+	raw = get64(at + 32);
+	if (flags & ~SECTION_ZSTD || get32(at + 20))
+		return problem(err, errlen, "section '%s' has unknown flags %#x: the file is "
+			       "corrupt or from a newer shimtop", s->name, flags);
+	if (stored > (uint64_t)(end - at) - SECTION_BYTES)
+		return problem(err, errlen, "section '%s' needs %llu bytes, the file has %zu: "
+			       "it is truncated", s->name, (unsigned long long)stored,
+			       (size_t)(end - at) - SECTION_BYTES);
+	if (raw > SNAPSHOT_SECTION_MAX)
+		return problem(err, errlen, "section '%s' holds %llu bytes, more than shimtop reads "
+			       "(%llu)", s->name, (unsigned long long)raw, SNAPSHOT_SECTION_MAX);
+	for (size_t i = 0; i < out->nsections; i++)
+		if (!strcmp(out->sections[i].name, s->name))
+			return problem(err, errlen, "section '%s' appears twice: the file is corrupt",
+				       s->name);
+	at += SECTION_BYTES;
+	s->data = st_xmalloc(raw ? raw : 1);
+	s->size = raw;
+	if (!(flags & SECTION_ZSTD)) {
+		if (stored != raw) {
+			free(s->data);
+			return problem(err, errlen, "section '%s' is stored with %llu bytes for %llu: "
+				       "the file is corrupt", s->name, (unsigned long long)stored,
+				       (unsigned long long)raw);
+		}
+		memcpy(s->data, at, raw);
+	} else {
+		unsigned long long declared = ZSTD_getFrameContentSize(at, stored);
+		size_t got = declared == raw ? ZSTD_decompress(s->data, raw, at, stored) : 0;
+
+		if (declared != raw || ZSTD_isError(got) || got != raw) {
+			free(s->data);
+			return problem(err, errlen, "section '%s' does not decompress to its %llu "
+				       "bytes: the file is corrupt", s->name,
+				       (unsigned long long)raw);
+		}
+	}
+	out->nsections++;
+	*used = SECTION_BYTES + stored;
+	return 0;
+}
+
+int snapshot_file_parse(const uint8_t *buf, size_t len, struct snapshot_file *out,
+			char *err, size_t errlen)
+{
+	const uint8_t *at = buf + HEADER_BYTES, *end = buf + len;
+	uint32_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (!len)
+		return problem(err, errlen, "the file is empty");
+	if (!snapshot_file_magic(buf, len))
+		return problem(err, errlen, "not a shimtop snapshot (no SHIMSNAP magic)");
+	if (len < HEADER_BYTES)
+		return problem(err, errlen, "the file is truncated inside its header");
+	out->version = get32(buf + 8);
+	n = get32(buf + 12);
+	if (out->version > SNAPSHOT_VERSION)
+		return problem(err, errlen, "snapshot version %u is newer than this shimtop reads "
+			       "(%u): open it with a newer shimtop", out->version, SNAPSHOT_VERSION);
+	if (!out->version)
+		return problem(err, errlen, "version 0 is no snapshot version: the file is corrupt");
+	if (n > SNAPSHOT_MAX_SECTIONS)
+		return problem(err, errlen, "%u sections, more than any snapshot has (%u): the "
+			       "file is corrupt", n, SNAPSHOT_MAX_SECTIONS);
+	for (uint32_t i = 0; i < n; i++) {
+		size_t used = 0;
+		int rc = take_section(at, end, out, i, &used, err, errlen);
+
+		if (rc < 0) {
+			snapshot_file_free(out);
+			return rc;
+		}
+		at += used;
+	}
+	if (at != end) {
+		snapshot_file_free(out);
+		return problem(err, errlen, "%zu bytes follow its last section: the file is corrupt",
+			       (size_t)(end - at));
+	}
+	return 0;
+}
+
+int snapshot_file_read(const char *path, struct snapshot_file *out)
+{
+	char err[256];
+	size_t len;
+	uint8_t *buf;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	buf = (uint8_t *)st_read_file(path, &len);
+	if (!buf) {
+		rc = -errno;
+		st_error("cannot read snapshot '%s': %s", path, strerror(errno));
+		return rc ? rc : -EIO;
+	}
+	rc = snapshot_file_parse(buf, len, out, err, sizeof(err));
+	free(buf);
+	if (rc < 0)
+		st_error("snapshot '%s': %s", path, err);
+	return rc;
+}
+
+const struct snapshot_section *snapshot_file_section(const struct snapshot_file *f,
+						     const char *name)
+{
+	for (size_t i = 0; i < f->nsections; i++)
+		if (!strcmp(f->sections[i].name, name))
+			return &f->sections[i];
+	return NULL;
+}
+
+void snapshot_file_free(struct snapshot_file *f)
+{
+	for (size_t i = 0; i < f->nsections; i++)
+		free(f->sections[i].data);
+	f->nsections = 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int write_section(int fd, const struct snapshot_section *s, uint64_t *bytes)
+{
+	size_t bound = ZSTD_compressBound(s->size);
+	uint8_t head[SECTION_BYTES], *packed = st_xmalloc(bound ? bound : 1);
+	size_t stored = ZSTD_compress(packed, bound, s->data, s->size, 3);
+	uint32_t flags = SECTION_ZSTD, reserved = 0;
+	uint64_t st, raw = s->size;
+	int rc;
+
+	if (ZSTD_isError(stored)) {
+		free(packed);
+		return -ENOMEM;
+	}
+	st = stored;
+	memset(head, 0, sizeof(head));
+	memcpy(head, s->name, strnlen(s->name, SNAPSHOT_NAME_LEN - 1));
+	memcpy(head + 16, &flags, 4);
+	memcpy(head + 20, &reserved, 4);
+	memcpy(head + 24, &st, 8);
+	memcpy(head + 32, &raw, 8);
+	rc = write_all(fd, head, sizeof(head));
+	if (!rc)
+		rc = write_all(fd, packed, stored);
+	free(packed);
+	*bytes += sizeof(head) + stored;
+	return rc;
+}
+
+int snapshot_file_write(const char *path, const struct snapshot_section *sections, size_t n,
+			uint64_t *bytes)
+{
+	uint8_t head[HEADER_BYTES];
+	uint32_t version = SNAPSHOT_VERSION, count = (uint32_t)n;
+	char *tmp = st_xmalloc(strlen(path) + 8);
+	mode_t mask = umask(0);
+	int fd, rc;
+
+	umask(mask);
+	*bytes = HEADER_BYTES;
+	sprintf(tmp, "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		rc = -errno;
+		free(tmp);
+		return rc;
+	}
+	/* mkstemp's 0600 would outlive the rename: the mode a new file gets. */
+	(void)fchmod(fd, 0666 & ~mask);
+	memcpy(head, SNAPSHOT_MAGIC, 8);
+	memcpy(head + 8, &version, 4);
+	memcpy(head + 12, &count, 4);
+	rc = write_all(fd, head, sizeof(head));
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = write_section(fd, &sections[i], bytes);
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,67 @@
+/*
+ * snapshot_file.h - the snapshot container: named sections, each
+ * compressed with zstd, behind a magic and a version.
+ *
+ *   "SHIMSNAP"  u32 version (1)  u32 sections
+ *   per section: char name[16] (NUL-padded)  u32 flags (1: zstd)
+ *                u32 reserved (0)  u64 stored bytes  u64 raw bytes
+ *                then the stored bytes
+ *
+ * All numbers little-endian (x86-64's own).  A reader skips sections it
+ * does not know, so newer writers add sections without breaking older
+ * readers; a new version number is for changes old readers must refuse.
+ * What the sections hold is snapshot.h's business, not this file's.
+ */
+#ifndef SHIMTOP_SNAPSHOT_FILE_H
+#define SHIMTOP_SNAPSHOT_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SNAPSHOT_MAGIC		"SHIMSNAP"
+#define SNAPSHOT_VERSION	1u
+#define SNAPSHOT_NAME_LEN	16u
+#define SNAPSHOT_MAX_SECTIONS	64u
+#define SNAPSHOT_SECTION_MAX	(1ull << 30)	/* raw bytes of one section, at most */
+
+struct snapshot_section {
+	char name[SNAPSHOT_NAME_LEN];
+	uint8_t *data;
+	size_t size;
+};
+
+struct snapshot_file {
+	struct snapshot_section sections[SNAPSHOT_MAX_SECTIONS];
+	size_t nsections;
+	uint32_t version;
+};
+
+/* Whether the bytes start as a snapshot does (at least 8 of them). */
+bool snapshot_file_magic(const void *bytes, size_t len);
+
+/*
+ * Checks and decompresses a whole snapshot held in buf.  Returns 0, or
+ * -EINVAL with what is wrong in err (one line, no file name).
+ */
+int snapshot_file_parse(const uint8_t *buf, size_t len, struct snapshot_file *out,
+			char *err, size_t errlen);
+
+/* Reads path and parses it; 0, or -errno after a one-line error naming the file. */
+int snapshot_file_read(const char *path, struct snapshot_file *out);
+
+/* The section called name, or NULL. */
+const struct snapshot_section *snapshot_file_section(const struct snapshot_file *f,
+						     const char *name);
+
+void snapshot_file_free(struct snapshot_file *f);
+
+/*
+ * Writes n sections, each compressed, to path through a temporary file
+ * in its directory and a rename: a failure leaves no part of a file.
+ * Returns 0 and the file's size in *bytes, or -errno (nothing printed).
+ */
+int snapshot_file_write(const char *path, const struct snapshot_section *sections,
+			size_t n, uint64_t *bytes);
+
+#endif

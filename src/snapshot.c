@@ -1,0 +1,213 @@
+/*
+ * snapshot.c - reading a snapshot back (snapshot.h): the container
+ * checked, the symbols section parsed field by field against its length,
+ * the records handed to the replay through a memfd (the record reader
+ * checks them as it checks any recording).
+ */
+#include "snapshot.h"
+#include "ring/snapshot_file.h"
+#include "symbols/symbols.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define SYMBOL_HEAD	20u	/* flags and four lengths */
+
+static int bad(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, void *arg,
+			   char *err, size_t errlen)
+{
+	const uint8_t *end = p + len;
+	uint32_t count;
+
+	if (len < 4)
+		return bad(err, errlen, "its symbols section is cut short");
+	memcpy(&count, p, 4);
+	p += 4;
+	if (count > (len - 4) / SYMBOL_HEAD)
+		return bad(err, errlen, "its symbols section claims %u symbols in %zu bytes",
+			   count, len);
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t lens[4];
+		char *s[4];
+		size_t total = 0;
+
+		if ((size_t)(end - p) < SYMBOL_HEAD)
+			return bad(err, errlen, "symbol %u of %u is cut short", i + 1, count);
+		if (p[0] > 1 || p[1] > 1 || p[2] || p[3])
+			return bad(err, errlen, "symbol %u has bad flags", i + 1);
+		memcpy(lens, p + 4, sizeof(lens));
+		for (int k = 0; k < 4; k++) {
+			if (lens[k] > (size_t)(end - p) - SYMBOL_HEAD - total)
+				return bad(err, errlen, "symbol %u's strings run past the section",
+					   i + 1);
+			total += lens[k];
+		}
+		if (!lens[0] || !lens[1])
+			return bad(err, errlen, "symbol %u has no module or no name", i + 1);
+		if (memchr(p + SYMBOL_HEAD, 0, total))
+			return bad(err, errlen, "symbol %u's strings hold a NUL byte", i + 1);
+		{
+			const uint8_t *at = p + SYMBOL_HEAD;
+
+			for (int k = 0; k < 4; k++) {
+				s[k] = st_xcalloc(1, lens[k] + 1);
+				memcpy(s[k], at, lens[k]);
+				at += lens[k];
+			}
+		}
+		fn(s[0], s[1], lens[2] ? s[2] : s[1], p[1] ? s[3] : NULL, p[0], arg);
+		for (int k = 0; k < 4; k++)
+			free(s[k]);
+		p += SYMBOL_HEAD + total;
+	}
+	if (p != end)
+		return bad(err, errlen, "%zu bytes follow its last symbol", (size_t)(end - p));
+	return 0;
+}
+
+static void add_standin(const char *module, const char *name, const char *raw,
+			const char *aliases, int unknown, void *arg)
+{
+	symbolizer_add_standin(arg, module, name, raw, aliases, unknown != 0);
+}
+
+/* A section's text as a C string (it may hold anything: NULs end it). */
+static char *text_of(const struct snapshot_section *s)
+{
+	char *t;
+
+	if (!s)
+		return NULL;
+	t = st_xcalloc(1, s->size + 1);
+	memcpy(t, s->data, s->size);
+	return t;
+}
+
+static const char *const known[] = { "label", "meta", "symbols", "records", "report" };
+
+static void note_skipped(const struct snapshot_file *f, struct snapshot_opened *out)
+{
+	for (size_t i = 0; i < f->nsections; i++) {
+		bool is_known = false;
+
+		for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+			is_known |= !strcmp(f->sections[i].name, known[k]);
+		if (!is_known)
+			snprintf(out->skipped + strlen(out->skipped),
+				 sizeof(out->skipped) - strlen(out->skipped), "%s%s",
+				 out->skipped[0] ? ", " : "", f->sections[i].name);
+	}
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opened *out)
+{
+	struct snapshot_file f;
+	const struct snapshot_section *sym, *rec, *label;
+	char err[256];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->records_fd = -1;
+	rc = snapshot_file_read(path, &f);
+	if (rc < 0)
+		return rc;
+	sym = snapshot_file_section(&f, "symbols");
+	rec = snapshot_file_section(&f, "records");
+	if (!sym || !rec) {
+		st_error("snapshot '%s' has no %s section: the file is corrupt", path,
+			 sym ? "records" : "symbols");
+		snapshot_file_free(&f);
+		return -EINVAL;
+	}
+	rc = snapshot_parse_symbols(sym->data, sym->size, add_standin, sy, err, sizeof(err));
+	if (rc < 0) {
+		st_error("snapshot '%s': %s: the file is corrupt", path, err);
+		snapshot_file_free(&f);
+		return rc;
+	}
+	out->nsymbols = symbolizer_count(sy);
+	out->records_fd = memfd_create("shimtop-snapshot", MFD_CLOEXEC);
+	rc = out->records_fd < 0 ? -errno : write_all(out->records_fd, rec->data, rec->size);
+	if (rc < 0) {
+		st_error("cannot hold the snapshot's records in memory: %s", strerror(-rc));
+		snapshot_file_free(&f);
+		snapshot_opened_close(out);
+		return rc;
+	}
+	snprintf(out->records_path, sizeof(out->records_path), "/proc/self/fd/%d",
+		 out->records_fd);
+	label = snapshot_file_section(&f, "label");
+	if (label) {
+		char *t = text_of(label);
+
+		/* Shown in the header: printable characters only. */
+		for (char *c = t; *c; c++)
+			if ((unsigned char)*c < ' ' || *c == 0x7f)
+				*c = '?';
+		snprintf(out->label, sizeof(out->label), "%s", t);
+		free(t);
+	}
+	out->meta = text_of(snapshot_file_section(&f, "meta"));
+	out->report = text_of(snapshot_file_section(&f, "report"));
+	note_skipped(&f, out);
+	snapshot_file_free(&f);
+	return 0;
+}
+
+void snapshot_opened_close(struct snapshot_opened *o)
+{
+	if (o->records_fd >= 0)
+		close(o->records_fd);
+	o->records_fd = -1;
+	free(o->meta);
+	free(o->report);
+	o->meta = o->report = NULL;
+}
+
+int snapshot_is(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	return n == (ssize_t)sizeof(magic) && snapshot_file_magic(magic, sizeof(magic));
+}

@@ -1,0 +1,61 @@
+/*
+ * snapshot.h - what a snapshot holds, and reading one back.
+ *
+ * A snapshot (s, SIGUSR1, --snapshot-on-exit) is a snapshot_file.h
+ * container with these sections:
+ *   label    one line of text: when it was taken, on which host
+ *   meta     JSON: host, kernel, CPU, PMU, start and snapshot times,
+ *            target, options, the history's bound (snapshot_write.c)
+ *   symbols  every symbol the session named, in id order (below)
+ *   records  a record file (record_file.h) of the samples the history
+ *            held, each at its symbol's stand-in address with its call
+ *            path as a chain, plus the threads' names, exits and losses
+ *   report   the JSON report as batch printed it at that moment
+ * Opening one (-i) replays its records through the same model with the
+ * symbols standing in for the files, so every view and a time range work
+ * as they did live, on any machine.
+ *
+ * symbols: u32 count; per symbol u8 unknown, u8 has_aliases, u16 0, then
+ * u32 lengths of module, name, raw name and aliases, then those bytes
+ * (no NULs in them).
+ */
+#ifndef SHIMTOP_SNAPSHOT_H
+#define SHIMTOP_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbolizer;
+
+#define SNAPSHOT_LABEL_MAX 160u
+
+struct snapshot_opened {
+	int records_fd;			/* a memfd holding the records section */
+	char records_path[48];		/* /proc/self/fd/N: replayed as a recording */
+	char label[SNAPSHOT_LABEL_MAX];	/* "taken ... on HOST" */
+	char *meta;			/* the meta JSON, NUL-terminated, or NULL */
+	char *report;			/* the report JSON, or NULL */
+	char skipped[128];		/* sections this shimtop does not know */
+	size_t nsymbols;
+};
+
+/*
+ * Opens the snapshot at path: its symbols become sy's stand-ins and its
+ * records a memfd to replay.  0, or -errno after a one-line error.
+ */
+int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opened *out);
+void snapshot_opened_close(struct snapshot_opened *o);
+
+/*
+ * The symbols section's bytes checked and handed to fn in order; 0, or
+ * -EINVAL with the problem in err.  (snapshot_open's parser, for fuzzing.)
+ */
+typedef void (*snapshot_symbol_fn)(const char *module, const char *name, const char *raw,
+				   const char *aliases, int unknown, void *arg);
+int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, void *arg,
+			   char *err, size_t errlen);
+
+/* Whether the file at path starts as a snapshot. */
+int snapshot_is(const char *path);
+
+#endif

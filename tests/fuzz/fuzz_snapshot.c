@@ -1,0 +1,50 @@
+/*
+ * fuzz_snapshot.c - libFuzzer: a snapshot file someone handed us (-i).
+ * The container parses or is refused with a one-line reason; a symbols
+ * section that parses hands over only NUL-terminated strings, as many as
+ * it claims.
+ */
+#include "fuzz.h"
+#include "ring/snapshot_file.h"
+#include "snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void take(const char *module, const char *name, const char *raw, const char *aliases,
+		 int unknown, void *arg)
+{
+	size_t *n = arg;
+
+	/* Each string is read through: a missing NUL would run off here. */
+	if (!strlen(module) || !strlen(name) || strlen(raw) > 1u << 30 ||
+	    (aliases && strlen(aliases) > 1u << 30) || (unknown != 0 && unknown != 1))
+		abort();
+	(*n)++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct snapshot_file f;
+	char err[256];
+	const struct snapshot_section *s;
+
+	if (snapshot_file_parse(data, size, &f, err, sizeof(err)) < 0) {
+		if (!err[0] || strchr(err, '\n'))
+			abort();
+		return 0;
+	}
+	s = snapshot_file_section(&f, "symbols");
+	if (s) {
+		size_t n = 0;
+		uint32_t claimed = 0;
+
+		if (snapshot_parse_symbols(s->data, s->size, take, &n, err, sizeof(err)) == 0) {
+			memcpy(&claimed, s->data, sizeof(claimed));
+			if (n != claimed)
+				abort();
+		}
+	}
+	snapshot_file_free(&f);
+	return 0;
+}

@@ -1,0 +1,124 @@
+#!/bin/sh
+# t-snapshot.sh - snapshots of the demo: --snapshot-on-exit beside the
+# live JSON report, then -i on the snapshot prints the same rows, tree
+# and threads; saved again from the snapshot, every section but the
+# report (its elapsed time) is identical (the round trip); a range, a
+# diff and an export read it; SIGUSR1 writes one while batch runs; the
+# UI's s writes one that reopens with the same top rows and a timeline.
+# Bad input: truncated, newer version, damaged, foreign and empty files
+# (one line, exit 1), and a --snapshot-on-exit path nobody can write
+# (the report still printed, exit 1).
+. "$TESTS_DIR/lib.sh"
+
+SECTIONS="$TESTS_BIN/snapshot_sections"
+"$SHIMTOP" -b --format json --snapshot-on-exit "$TMP/a.snap" -- \
+	"$SHIMTOP_DEMO" --seconds 1.5 >"$TMP/live.json" 2>"$TMP/err" ||
+	fail "--snapshot-on-exit: $(cat "$TMP/err")"
+grep -Eq "^shimtop: snapshot $TMP/a.snap \([0-9.]+ (kB|MB)\)$" "$TMP/err" ||
+	fail "no line says where the snapshot went: $(cat "$TMP/err")"
+"$SHIMTOP" -b -i "$TMP/a.snap" --format json >"$TMP/snap.json" 2>"$TMP/err" ||
+	fail "-i on a snapshot: $(cat "$TMP/err")"
+python3 - "$TMP/live.json" "$TMP/snap.json" <<'PY' || fail "the snapshot's report differs from the live one"
+import json, sys
+live, snap = (json.load(open(f)) for f in sys.argv[1:3])
+def rows(d):
+    return [(r['module'], r['symbol'], r['samples'], round(r['self'], 6)) for r in d['rows']]
+assert rows(live) == rows(snap), (rows(live)[:5], rows(snap)[:5])
+assert live['samples'] == snap['samples'] > 1000
+tree = lambda d: sorted((n['name'], n['self'], n['total']) for n in d['tree']['nodes'])
+assert tree(live) == tree(snap), 'the tree'
+threads = lambda d: [(t['tid'], t['comm'], t['samples']) for t in d['per_thread']]
+assert threads(live) == threads(snap), (threads(live), threads(snap))
+PY
+"$SHIMTOP" -b -i "$TMP/a.snap" >"$TMP/snap.txt" 2>&1 || fail "text of a snapshot"
+grep -Eq "^snapshot taken [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} UTC on .+" "$TMP/snap.txt" ||
+	fail "the report does not say when and where the snapshot was taken: $(head -5 "$TMP/snap.txt")"
+
+# The round trip: saved from the snapshot, the same content.
+"$SHIMTOP" -b -i "$TMP/a.snap" --snapshot-on-exit "$TMP/b.snap" >/dev/null 2>"$TMP/err" ||
+	fail "a snapshot of a snapshot: $(cat "$TMP/err")"
+"$SECTIONS" "$TMP/a.snap" | grep -v '^report ' >"$TMP/a.sections"
+"$SECTIONS" "$TMP/b.snap" | grep -v '^report ' >"$TMP/b.sections"
+[ "$(wc -l <"$TMP/a.sections")" -eq 4 ] || fail "sections: $(cat "$TMP/a.sections")"
+cmp -s "$TMP/a.sections" "$TMP/b.sections" ||
+	fail "saved again, the snapshot differs: $(diff "$TMP/a.sections" "$TMP/b.sections")"
+
+# A time range, a diff and an export of a snapshot.
+"$SHIMTOP" -b -i "$TMP/a.snap" --range 0:0.5 --format json >"$TMP/range.json" 2>"$TMP/err" ||
+	fail "--range of a snapshot: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/range.json" "0 < d['samples'] < 0.6 * $(json_get "$TMP/snap.json" "d['samples']")")" = True ] ||
+	fail "the range of a snapshot is not a part of it"
+"$SHIMTOP" -b -i "$TMP/a.snap" --diff "$TMP/b.snap" --format json >"$TMP/diff.json" 2>"$TMP/err" ||
+	fail "--diff of snapshots: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/diff.json" "max(abs(r['change']) for r in d['diff']['rows'])")" = "0.0" ] ||
+	fail "a snapshot and its copy differ"
+"$SHIMTOP" -i "$TMP/a.snap" --export folded >"$TMP/folded" 2>"$TMP/err" ||
+	fail "--export of a snapshot: $(cat "$TMP/err")"
+grep -q "^main;run_phases;phase_recursive;recurse_tree" "$TMP/folded" ||
+	grep -q ";main;run_phases;phase_recursive;recurse_tree" "$TMP/folded" ||
+	fail "the snapshot's folded stacks lack the recursion: $(head -3 "$TMP/folded")"
+
+# SIGUSR1 while batch runs: a snapshot named by the time, in the directory.
+mkdir "$TMP/usr1"
+(cd "$TMP/usr1" && exec "$SHIMTOP" -b --duration 3 -- "$SHIMTOP_DEMO" --seconds 4 \
+	>/dev/null 2>"$TMP/usr1.err") &
+SH_PID=$!
+BG_PIDS="$BG_PIDS $SH_PID"
+sleep 1.5
+kill -USR1 "$SH_PID"
+wait "$SH_PID" || fail "shimtop after SIGUSR1: $(cat "$TMP/usr1.err")"
+snap=$(ls "$TMP"/usr1/shimtop-*.snap 2>/dev/null | head -1)
+[ -n "$snap" ] || fail "SIGUSR1 wrote no snapshot: $(cat "$TMP/usr1.err")"
+grep -q "^shimtop: snapshot shimtop-.*\.snap (" "$TMP/usr1.err" || fail "SIGUSR1: $(cat "$TMP/usr1.err")"
+[ -n "$snap" ] && { "$SHIMTOP" -b -i "$snap" >/dev/null 2>"$TMP/err" || fail "the SIGUSR1 snapshot: $(cat "$TMP/err")"; }
+
+# Bad input.
+size=$(wc -c <"$TMP/a.snap")
+head -c $((size / 2)) "$TMP/a.snap" >"$TMP/half.snap"
+expect_run 1 "snapshot '$TMP/half.snap': section '[a-z]+' needs [0-9]+ bytes, the file has [0-9]+: it is truncated" -- \
+	"$SHIMTOP" -b -i "$TMP/half.snap"
+cp "$TMP/a.snap" "$TMP/v9.snap"
+printf '\011' | dd of="$TMP/v9.snap" bs=1 seek=8 conv=notrunc 2>/dev/null
+expect_run 1 "snapshot '$TMP/v9.snap': snapshot version 9 is newer than this shimtop reads \(1\)" -- \
+	"$SHIMTOP" -b -i "$TMP/v9.snap"
+cp "$TMP/a.snap" "$TMP/bad.snap"
+printf 'XXXXXXXX' | dd of="$TMP/bad.snap" bs=1 seek=$((size - 40)) conv=notrunc 2>/dev/null
+expect_run 1 "snapshot '$TMP/bad.snap': section '[a-z]+' does not decompress" -- \
+	"$SHIMTOP" -b -i "$TMP/bad.snap"
+: >"$TMP/empty.snap"
+expect_run 1 "$TMP/empty.snap" -- "$SHIMTOP" -b -i "$TMP/empty.snap"
+expect_run 1 "/bin/sh" -- "$SHIMTOP" -b -i /bin/sh
+# An unwritable path: the report still comes, the error is one line, exit 1.
+"$SHIMTOP" -b --snapshot-on-exit "$TMP/none/x.snap" -- "$SHIMTOP_DEMO" --seconds 0.5 \
+	>"$TMP/report.txt" 2>"$TMP/err"
+[ $? -eq 1 ] || fail "an unwritable snapshot path did not exit 1"
+grep -q "cannot write snapshot $TMP/none/x.snap: No such file or directory; choose another path" \
+	"$TMP/err" || fail "the unwritable path's error: $(cat "$TMP/err")"
+grep -q "phase_" "$TMP/report.txt" || fail "the report was lost with the snapshot"
+
+# The UI: s writes a snapshot; -i on it shows the same top rows, and the timeline.
+command -v tmux >/dev/null || { finish; exit; }
+"$SHIMTOP" --batch --record "$TMP/rec" -- "$SHIMTOP_DEMO" --seconds 1 >/dev/null 2>&1 ||
+	fail "recording the demo"
+mkdir "$TMP/ui"
+T="tmux -S $TMP/tmux.sock"
+$T new-session -d -s ui -x 120 -y 30 -c "$TMP/ui" \
+	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
+wait_for "end of recording"
+# The table refreshed after the end: the phases lead it.
+wait_for "^ +[0-9.]+% +[0-9]+ .* phase_[a-z_]+\$"
+top=$(screen | grep -E "^ +[0-9.]+% " | head -3)
+$T send-keys -t ui s
+wait_for "snapshot shimtop-[0-9]+-[0-9]+\.snap \("
+quit_ui
+snap=$(ls "$TMP"/ui/shimtop-*.snap 2>/dev/null | head -1)
+[ -n "$snap" ] || fail "s wrote no snapshot"
+replay_ui "$snap" 120 30
+wait_for "snapshot of pid [0-9]+ \(shimtop-demo\)  taken [0-9-]+ [0-9:]+ UTC on "
+wait_for "^ +[0-9.]+% +[0-9]+ .* phase_[a-z_]+\$"
+[ "$(screen | grep -E "^ +[0-9.]+% " | head -3)" = "$top" ] ||
+	fail "the snapshot's top rows differ: $top / $(screen | grep -E "^ +[0-9.]+% " | head -3)"
+$T send-keys -t ui 2
+wait_for "^timeline  100 ms a column"
+quit_ui
+finish

@@ -1,0 +1,256 @@
+/*
+ * test_snapshot.c - the snapshot container and its symbols section:
+ * sections written and read back alike; every damage a file can carry
+ * (empty, foreign, truncated anywhere, a newer version, unknown flags, a
+ * duplicate or nameless section, bytes after the end, a zstd frame that
+ * lies about its size) refused with its own one-line reason; the
+ * symbols section's lengths, flags and NULs checked.
+ */
+#include "check.h"
+#include "ring/snapshot_file.h"
+#include "snapshot.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/test_snapshot.XXXXXX";
+
+/* A snapshot of two sections, written and read back whole. */
+static uint8_t *sample_file(size_t *len)
+{
+	static char big[100000];
+	struct snapshot_section sec[2];
+	char path[256];
+	uint64_t bytes;
+	uint8_t *buf;
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)('a' + i % 7);
+	memset(sec, 0, sizeof(sec));
+	snprintf(sec[0].name, sizeof(sec[0].name), "label");
+	sec[0].data = (uint8_t *)"taken now";
+	sec[0].size = 9;
+	snprintf(sec[1].name, sizeof(sec[1].name), "future-part");
+	sec[1].data = (uint8_t *)big;
+	sec[1].size = sizeof(big);
+	snprintf(path, sizeof(path), "%s/a.snap", dir);
+	CHECK(snapshot_file_write(path, sec, 2, &bytes) == 0);
+	buf = (uint8_t *)st_read_file(path, len);
+	CHECK(buf && *len == bytes);
+	/* Compressed: 100,000 repetitive bytes take far less. */
+	CHECK(bytes < 2000);
+	return buf;
+}
+
+static void round_trip(const uint8_t *buf, size_t len)
+{
+	struct snapshot_file f;
+	const struct snapshot_section *s;
+	char err[256];
+
+	CHECK(snapshot_file_parse(buf, len, &f, err, sizeof(err)) == 0);
+	CHECK(f.nsections == 2 && f.version == SNAPSHOT_VERSION);
+	s = snapshot_file_section(&f, "label");
+	CHECK(s && s->size == 9 && !memcmp(s->data, "taken now", 9));
+	s = snapshot_file_section(&f, "future-part");
+	CHECK(s && s->size == 100000 && s->data[99999] == 'a' + 99999 % 7);
+	CHECK(!snapshot_file_section(&f, "records"));
+	snapshot_file_free(&f);
+}
+
+/* buf (len bytes) refused, the reason containing want. */
+static void refused(const uint8_t *buf, size_t len, const char *want)
+{
+	struct snapshot_file f;
+	char err[256] = "";
+	int rc = snapshot_file_parse(buf, len, &f, err, sizeof(err));
+
+	CHECK(rc == -EINVAL);
+	CHECK(strstr(err, want) != NULL);
+	CHECK(!strchr(err, '\n'));
+	if (!strstr(err, want))
+		fprintf(stderr, "wanted '%s', got '%s'\n", want, err);
+}
+
+static void damaged(const uint8_t *good, size_t len)
+{
+	uint8_t *b = st_xmalloc(len + 16);
+	uint32_t v;
+
+	refused(good, 0, "empty");
+	refused((const uint8_t *)"PK\3\4 not ours at all", 21, "not a shimtop snapshot");
+	refused(good, 12, "truncated inside its header");
+	/* Cut anywhere inside a section: truncated, never read past the end. */
+	for (size_t cut = 16; cut < len; cut += 7)
+		refused(good, cut, "trunc");
+	memcpy(b, good, len);
+	v = SNAPSHOT_VERSION + 1;
+	memcpy(b + 8, &v, 4);
+	refused(b, len, "snapshot version 2 is newer than this shimtop reads (1)");
+	v = 0;
+	memcpy(b + 8, &v, 4);
+	refused(b, len, "version 0");
+	memcpy(b, good, len);
+	v = 1000;
+	memcpy(b + 12, &v, 4);
+	refused(b, len, "1000 sections");
+	/* The first section's flags, name, and the second's name made the first's. */
+	memcpy(b, good, len);
+	b[16 + 16] = 0x6;
+	refused(b, len, "unknown flags");
+	memcpy(b, good, len);
+	b[16] = '\0';
+	refused(b, len, "no valid name");
+	memcpy(b, good, len);
+	b[16 + 3] = '\t';
+	refused(b, len, "no valid name");
+	memcpy(b, good, len);
+	memset(b + len, 0, 16);
+	refused(b, len + 16, "16 bytes follow its last section");
+	/* A lie about the raw size: zstd's frame says otherwise. */
+	memcpy(b, good, len);
+	b[16 + 32] ^= 1;
+	refused(b, len, "does not decompress");
+	/* A raw size beyond what shimtop reads. */
+	memcpy(b, good, len);
+	b[16 + 32 + 5] = 0x40;
+	refused(b, len, "more than shimtop reads");
+	/* Compressed bytes damaged. */
+	memcpy(b, good, len);
+	b[16 + 40 + 6] ^= 0xff;
+	refused(b, len, "section 'label'");
+	free(b);
+}
+
+static void duplicate(void)
+{
+	struct snapshot_section sec[2];
+	char path[256];
+	uint64_t bytes;
+	size_t len;
+	uint8_t *buf;
+
+	memset(sec, 0, sizeof(sec));
+	for (int i = 0; i < 2; i++) {
+		snprintf(sec[i].name, sizeof(sec[i].name), "meta");
+		sec[i].data = (uint8_t *)"{}";
+		sec[i].size = 2;
+	}
+	snprintf(path, sizeof(path), "%s/dup.snap", dir);
+	CHECK(snapshot_file_write(path, sec, 2, &bytes) == 0);
+	buf = (uint8_t *)st_read_file(path, &len);
+	refused(buf, len, "section 'meta' appears twice");
+	free(buf);
+	/* A directory that does not exist: an error, and no file anywhere. */
+	snprintf(path, sizeof(path), "%s/none/x.snap", dir);
+	CHECK(snapshot_file_write(path, sec, 1, &bytes) == -ENOENT);
+}
+
+struct names {
+	char got[256];
+	int n;
+};
+
+static void collect(const char *module, const char *name, const char *raw,
+		    const char *aliases, int unknown, void *arg)
+{
+	struct names *w = arg;
+
+	snprintf(w->got + strlen(w->got), sizeof(w->got) - strlen(w->got), "%s|%s|%s|%s|%d;",
+		 module, name, raw, aliases ? aliases : "-", unknown);
+	w->n++;
+}
+
+static size_t symbol(uint8_t *p, int unknown, int has_aliases, const char *m,
+		     const char *n, const char *r, const char *a)
+{
+	uint32_t lens[4] = { (uint32_t)strlen(m), (uint32_t)strlen(n), (uint32_t)strlen(r),
+			     (uint32_t)strlen(a) };
+	size_t at = 20;
+
+	p[0] = (uint8_t)unknown;
+	p[1] = (uint8_t)has_aliases;
+	p[2] = p[3] = 0;
+	memcpy(p + 4, lens, sizeof(lens));
+	memcpy(p + at, m, lens[0]);
+	at += lens[0];
+	memcpy(p + at, n, lens[1]);
+	at += lens[1];
+	memcpy(p + at, r, lens[2]);
+	at += lens[2];
+	memcpy(p + at, a, lens[3]);
+	return at + lens[3];
+}
+
+static void symbols(void)
+{
+	uint8_t buf[512];
+	uint32_t two = 2;
+	size_t len = 4;
+	struct names w;
+	char err[256];
+
+	memcpy(buf, &two, 4);
+	len += symbol(buf + len, 0, 1, "libc.so.6", "malloc", "", "__libc_malloc");
+	len += symbol(buf + len, 1, 0, "[anon]", "[unknown]", "", "");
+	memset(&w, 0, sizeof(w));
+	CHECK(snapshot_parse_symbols(buf, len, collect, &w, err, sizeof(err)) == 0);
+	CHECK(w.n == 2);
+	CHECK(!strcmp(w.got, "libc.so.6|malloc|malloc|__libc_malloc|0;[anon]|[unknown]|[unknown]|-|1;"));
+	/* Every cut is refused, never read past. */
+	for (size_t cut = 0; cut < len; cut++)
+		CHECK(snapshot_parse_symbols(buf, cut, collect, &w, err, sizeof(err)) == -EINVAL);
+	/* More symbols claimed than bytes could hold. */
+	two = 1000;
+	memcpy(buf, &two, 4);
+	CHECK(snapshot_parse_symbols(buf, len, collect, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "claims 1000 symbols") != NULL);
+	two = 2;
+	memcpy(buf, &two, 4);
+	/* Bad flags, a NUL inside a name, an empty module, bytes after the last. */
+	buf[4] = 2;
+	CHECK(snapshot_parse_symbols(buf, len, collect, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "bad flags") != NULL);
+	buf[4] = 0;
+	buf[4 + 20 + 3] = '\0';
+	CHECK(snapshot_parse_symbols(buf, len, collect, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "NUL") != NULL);
+	buf[4 + 20 + 3] = 'c';
+	CHECK(snapshot_parse_symbols(buf, len + 3, collect, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "3 bytes follow") != NULL);
+	len = 4;
+	two = 1;
+	memcpy(buf, &two, 4);
+	len += symbol(buf + len, 0, 0, "", "x", "", "");
+	CHECK(snapshot_parse_symbols(buf, len, collect, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "no module") != NULL);
+}
+
+int main(void)
+{
+	size_t len = 0;
+	uint8_t *good;
+
+	if (!mkdtemp(dir))
+		return 99;
+	good = sample_file(&len);
+	if (good) {
+		round_trip(good, len);
+		damaged(good, len);
+		free(good);
+	}
+	duplicate();
+	symbols();
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+	}
+	return check_done("test_snapshot");
+}
