@@ -1,5 +1,5 @@
 #!/bin/sh
-# t-diff.sh - -i A --diff B on two demo recordings taken with
+# t-diff.sh - -i A --diff B on two demo snapshots taken with
 # --no-signals, B running the recursive phase four times as long: in the
 # JSON diff recurse_tree gains share, the pointer chase and the branchy
 # phase lose it, rows are sorted by the size of the change, and the path
@@ -11,10 +11,11 @@
 # there, --diff with --export.
 . "$TESTS_DIR/lib.sh"
 
-"$SHIMTOP" --batch --record "$TMP/a.rec" -- "$SHIMTOP_DEMO" --seconds 1.5 --no-signals \
-	>/dev/null 2>"$TMP/err" || fail "recording A: $(cat "$TMP/err")"
-"$SHIMTOP" --batch --record "$TMP/b.rec" -- "$SHIMTOP_DEMO" --seconds 1.5 --no-signals \
-	--weights 1,1,1,4 >/dev/null 2>"$TMP/err" || fail "recording B: $(cat "$TMP/err")"
+# A and B are snapshots (--snapshot-on-exit); the third side a recording.
+"$SHIMTOP" --batch --snapshot-on-exit "$TMP/a.rec" -- "$SHIMTOP_DEMO" --seconds 1.5 --no-signals \
+	>/dev/null 2>"$TMP/err" || fail "snapshot A: $(cat "$TMP/err")"
+"$SHIMTOP" --batch --snapshot-on-exit "$TMP/b.rec" -- "$SHIMTOP_DEMO" --seconds 1.5 --no-signals \
+	--weights 1,1,1,4 >/dev/null 2>"$TMP/err" || fail "snapshot B: $(cat "$TMP/err")"
 "$SHIMTOP" --batch --record "$TMP/c.rec" -- "$TESTS_BIN/call_paths" --seconds 0.5 \
 	>/dev/null 2>"$TMP/err" || fail "recording call_paths: $(cat "$TMP/err")"
 

@@ -4,7 +4,8 @@
 # and threads; saved again from the snapshot, every section but the
 # report (its elapsed time) is identical (the round trip); a range, a
 # diff and an export read it; SIGUSR1 writes one while batch runs; the
-# UI's s writes one that reopens with the same top rows and a timeline.
+# UI's s writes one that reopens with the same top rows and a timeline,
+# and where it cannot write says so and goes on.
 # Bad input: truncated, newer version, damaged, foreign and empty files
 # (one line, exit 1), and a --snapshot-on-exit path nobody can write
 # (the report still printed, exit 1).
@@ -118,6 +119,19 @@ wait_for "snapshot of pid [0-9]+ \(shimtop-demo\)  taken [0-9-]+ [0-9:]+ UTC on 
 wait_for "^ +[0-9.]+% +[0-9]+ .* phase_[a-z_]+\$"
 [ "$(screen | grep -E "^ +[0-9.]+% " | head -3)" = "$top" ] ||
 	fail "the snapshot's top rows differ: $top / $(screen | grep -E "^ +[0-9.]+% " | head -3)"
+$T send-keys -t ui 2
+wait_for "^timeline  100 ms a column"
+quit_ui
+
+# s where nothing can be written (the working directory is gone): the
+# status line says so and the session goes on.
+mkdir "$TMP/gone"
+$T new-session -d -s ui -x 120 -y 30 -c "$TMP/gone" \
+	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
+wait_for "end of recording"
+rmdir "$TMP/gone"
+$T send-keys -t ui s
+wait_for "cannot write snapshot shimtop-[0-9-]+\.snap: No such file or directory"
 $T send-keys -t ui 2
 wait_for "^timeline  100 ms a column"
 quit_ui

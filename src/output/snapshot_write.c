@@ -237,6 +237,26 @@ static void cpu_model(char *buf, size_t len)
 	free(text);
 }
 
+/* The options that shaped what was sampled and kept. */
+static struct json_object *options_json(const struct st_options *o)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "events", json_object_new_string(o->events ? o->events : ""));
+	json_object_object_add(j, "frequency", json_object_new_uint64(o->freq));
+	json_object_object_add(j, "period", json_object_new_uint64(o->period));
+	json_object_object_add(j, "randomized", json_object_new_boolean(o->randomize));
+	json_object_object_add(j, "call_graph", json_object_new_string(
+		!o->callchain ? "none" : o->callerchain ? "callerchain"
+		: o->stack_copy ? "dwarf" : "fp"));
+	json_object_object_add(j, "stack_copy", json_object_new_int((int)o->stack_copy));
+	json_object_object_add(j, "history_seconds", json_object_new_double(o->history));
+	json_object_object_add(j, "observe", json_object_new_boolean(o->observe));
+	json_object_object_add(j, "replay", o->replay_path ? json_object_new_string(o->replay_path)
+			       : NULL);
+	return j;
+}
+
 static char *meta_section(struct session *s, time_t taken)
 {
 	struct json_object *o = json_object_new_object(), *h = json_object_new_object();
@@ -275,6 +295,7 @@ static char *meta_section(struct session *s, time_t taken)
 	report_add_u64(h, "dropped", hist->dropped);
 	json_object_object_add(h, "keep_seconds", json_object_new_double((double)hist->keep_ns / 1e9));
 	json_object_object_add(o, "history", h);
+	json_object_object_add(o, "options", options_json(s->opt));
 	text = st_xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 							 JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
