@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +19,6 @@
 
 #define SYMBOL_HEAD	20u	/* flags and four lengths */
 
-static int bad(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, void *arg,
 			   char *err, size_t errlen)
 {
@@ -40,11 +26,11 @@ int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, 
 	uint32_t count;
 
 	if (len < 4)
-		return bad(err, errlen, "its symbols section is cut short");
+		return st_refuse(err, errlen, "its symbols section is cut short");
 	memcpy(&count, p, 4);
 	p += 4;
 	if (count > (len - 4) / SYMBOL_HEAD)
-		return bad(err, errlen, "its symbols section claims %u symbols in %zu bytes",
+		return st_refuse(err, errlen, "its symbols section claims %u symbols in %zu bytes",
 			   count, len);
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t lens[4];
@@ -52,20 +38,20 @@ int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, 
 		size_t total = 0;
 
 		if ((size_t)(end - p) < SYMBOL_HEAD)
-			return bad(err, errlen, "symbol %u of %u is cut short", i + 1, count);
+			return st_refuse(err, errlen, "symbol %u of %u is cut short", i + 1, count);
 		if (p[0] > 1 || p[1] > 1 || p[2] || p[3])
-			return bad(err, errlen, "symbol %u has bad flags", i + 1);
+			return st_refuse(err, errlen, "symbol %u has bad flags", i + 1);
 		memcpy(lens, p + 4, sizeof(lens));
 		for (int k = 0; k < 4; k++) {
 			if (lens[k] > (size_t)(end - p) - SYMBOL_HEAD - total)
-				return bad(err, errlen, "symbol %u's strings run past the section",
+				return st_refuse(err, errlen, "symbol %u's strings run past the section",
 					   i + 1);
 			total += lens[k];
 		}
 		if (!lens[0] || !lens[1])
-			return bad(err, errlen, "symbol %u has no module or no name", i + 1);
+			return st_refuse(err, errlen, "symbol %u has no module or no name", i + 1);
 		if (memchr(p + SYMBOL_HEAD, 0, total))
-			return bad(err, errlen, "symbol %u's strings hold a NUL byte", i + 1);
+			return st_refuse(err, errlen, "symbol %u's strings hold a NUL byte", i + 1);
 		{
 			const uint8_t *at = p + SYMBOL_HEAD;
 
@@ -81,7 +67,7 @@ int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, 
 		p += SYMBOL_HEAD + total;
 	}
 	if (p != end)
-		return bad(err, errlen, "%zu bytes follow its last symbol", (size_t)(end - p));
+		return st_refuse(err, errlen, "%zu bytes follow its last symbol", (size_t)(end - p));
 	return 0;
 }
 

@@ -225,3 +225,13 @@ void st_reverse_u32(uint32_t *v, size_t n)
 		v[z] = t;
 	}
 }
+
+int st_refuse(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}

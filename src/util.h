@@ -49,6 +49,13 @@ char *st_xstrdup(const char *s);
 void st_grow(void *pp, size_t *cap, size_t need, size_t size);
 #define ST_GROW(p, cap, need) st_grow(&(p), &(cap), (need), sizeof(*(p)))
 
+/*
+ * A parser's reason for refusing its input, into err (one line, the
+ * caller adds what input it was): returns -EINVAL.
+ */
+int st_refuse(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Reverses n ids in place (paths leaf first to root first). */
 void st_reverse_u32(uint32_t *v, size_t n);
 

@@ -278,15 +278,10 @@ int report_run_batch(struct session *s)
 		}
 	}
 	status = session_stop(s);
-	if (o->snapshot_path) {
-		char msg[512];
-		int rc = snapshot_save(s, o->snapshot_path, msg, sizeof(msg));
-
+	{
 		/* Not written: said, the report still printed, the exit status says so. */
-		if (rc < 0)
-			st_error("%s", msg);
-		else
-			fprintf(stderr, "shimtop: %s\n", msg);
+		int rc = snapshot_on_exit(s);
+
 		if (rc < 0 && status >= 0)
 			status = rc;
 	}

@@ -5,6 +5,7 @@
  * there (JSON: null) and is marked "only in A" or "only in B".
  */
 #include "model/model_diff.h"
+#include "output/columns.h"
 #include "output/report.h"
 #include "session.h"
 #include "util.h"
@@ -15,31 +16,11 @@
 
 #define DIFF_PATHS_SHOWN 20u	/* text: the paths that changed most */
 
-static void share_text(char *buf, size_t len, bool present, double v)
-{
-	if (present)
-		snprintf(buf, len, "%6.2f%%", v);
-	else
-		snprintf(buf, len, "%7s", "-");
-}
-
-static void ipc_text(char *buf, size_t len, double v)
-{
-	if (isnan(v))
-		snprintf(buf, len, "%6s", "-");
-	else
-		snprintf(buf, len, "%6.2f", v);
-}
-
-static const char *only_text(const bool *present)
-{
-	return !present[0] ? "  (only in B)" : !present[1] ? "  (only in A)" : "";
-}
-
 void report_diff_text(struct session *a, const struct session *b, FILE *out)
 {
 	struct model_diff d;
 	size_t limit;
+	char line[8192];
 
 	model_diff(session_tables(a), session_tables(b), &d);
 	limit = a->opt->rows ? (size_t)a->opt->rows : d.nrows;
@@ -47,28 +28,17 @@ void report_diff_text(struct session *a, const struct session *b, FILE *out)
 		"CHANGE is B - A in points of share\n\n", a->opt->replay_path, (int)a->pid,
 		(unsigned long long)d.samples[0], a->opt->diff_path, (int)b->pid,
 		(unsigned long long)d.samples[1]);
-	fprintf(out, "%7s %7s %8s %6s %6s  %-24s  %s\n", "A%", "B%", "CHANGE", "IPC A",
-		"IPC B", "MODULE", "SYMBOL");
+	diff_columns_title(line, sizeof(line), false);
+	fprintf(out, "%s\n", line);
 	for (size_t i = 0; i < d.nrows && i < limit; i++) {
-		const struct diff_row *r = &d.rows[i];
-		char sa[16], sb[16], ia[16], ib[16];
-
-		share_text(sa, sizeof(sa), r->present[0], r->share[0]);
-		share_text(sb, sizeof(sb), r->present[1], r->share[1]);
-		ipc_text(ia, sizeof(ia), r->ipc[0]);
-		ipc_text(ib, sizeof(ib), r->ipc[1]);
-		fprintf(out, "%s %s %+8.2f %s %s  %-24.24s  %s%s\n", sa, sb, r->delta, ia, ib,
-			r->module, r->name, only_text(r->present));
+		diff_columns_row(line, sizeof(line), &d.rows[i]);
+		fprintf(out, "%s\n", line);
 	}
-	fprintf(out, "\n%7s %7s %8s  %s\n", "A%", "B%", "CHANGE", "CALLING CONTEXT (root first)");
+	diff_columns_title(line, sizeof(line), true);
+	fprintf(out, "\n%s (root first)\n", line);
 	for (size_t i = 0; i < d.npaths && i < DIFF_PATHS_SHOWN; i++) {
-		const struct diff_path *p = &d.paths[i];
-		char sa[16], sb[16];
-
-		share_text(sa, sizeof(sa), p->present[0], p->share[0]);
-		share_text(sb, sizeof(sb), p->present[1], p->share[1]);
-		fprintf(out, "%s %s %+8.2f  %s%s\n", sa, sb, p->delta, p->path,
-			only_text(p->present));
+		diff_columns_path(line, sizeof(line), &d.paths[i]);
+		fprintf(out, "%s\n", line);
 	}
 	model_diff_free(&d);
 }

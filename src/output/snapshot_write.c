@@ -388,3 +388,18 @@ int snapshot_save(struct session *s, const char *path, char *msg, size_t len)
 			 bytes < 1000000 ? "kB" : "MB");
 	return rc;
 }
+
+int snapshot_on_exit(struct session *s)
+{
+	char msg[512];
+	int rc;
+
+	if (!s->opt->snapshot_path)
+		return 0;
+	rc = snapshot_save(s, s->opt->snapshot_path, msg, sizeof(msg));
+	if (rc < 0)
+		st_error("%s", msg);
+	else
+		fprintf(stderr, "shimtop: %s\n", msg);
+	return rc;
+}

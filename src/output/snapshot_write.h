@@ -24,6 +24,12 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes);
  */
 int snapshot_save(struct session *s, const char *path, char *msg, size_t len);
 
+/*
+ * --snapshot-on-exit: the snapshot saved and said on stderr (an error if
+ * it could not be).  0, or -errno; nothing to do without the option.
+ */
+int snapshot_on_exit(struct session *s);
+
 /* shimtop-YYYYmmdd-HHMMSS.snap, local time, for s and SIGUSR1. */
 void snapshot_default_name(char *buf, size_t len);
 

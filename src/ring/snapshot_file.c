@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,19 +22,6 @@
 bool snapshot_file_magic(const void *bytes, size_t len)
 {
 	return len >= 8 && !memcmp(bytes, SNAPSHOT_MAGIC, 8);
-}
-
-static int problem(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int problem(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 static uint32_t get32(const uint8_t *p)
@@ -73,28 +59,28 @@ static int take_section(const uint8_t *at, const uint8_t *end, struct snapshot_f
 	uint64_t stored, raw;
 
 	if ((size_t)(end - at) < SECTION_BYTES)
-		return problem(err, errlen, "section %zu's header is cut short: the file is truncated",
+		return st_refuse(err, errlen, "section %zu's header is cut short: the file is truncated",
 			       index + 1);
 	if (!name_ok(at))
-		return problem(err, errlen, "section %zu has no valid name: the file is corrupt",
+		return st_refuse(err, errlen, "section %zu has no valid name: the file is corrupt",
 			       index + 1);
 	memcpy(s->name, at, SNAPSHOT_NAME_LEN);
 	flags = get32(at + 16);
 	stored = get64(at + 24);
 	raw = get64(at + 32);
 	if (flags & ~SECTION_ZSTD || get32(at + 20))
-		return problem(err, errlen, "section '%s' has unknown flags %#x: the file is "
+		return st_refuse(err, errlen, "section '%s' has unknown flags %#x: the file is "
 			       "corrupt or from a newer shimtop", s->name, flags);
 	if (stored > (uint64_t)(end - at) - SECTION_BYTES)
-		return problem(err, errlen, "section '%s' needs %llu bytes, the file has %zu: "
+		return st_refuse(err, errlen, "section '%s' needs %llu bytes, the file has %zu: "
 			       "it is truncated", s->name, (unsigned long long)stored,
 			       (size_t)(end - at) - SECTION_BYTES);
 	if (raw > SNAPSHOT_SECTION_MAX)
-		return problem(err, errlen, "section '%s' holds %llu bytes, more than shimtop reads "
+		return st_refuse(err, errlen, "section '%s' holds %llu bytes, more than shimtop reads "
 			       "(%llu)", s->name, (unsigned long long)raw, SNAPSHOT_SECTION_MAX);
 	for (size_t i = 0; i < out->nsections; i++)
 		if (!strcmp(out->sections[i].name, s->name))
-			return problem(err, errlen, "section '%s' appears twice: the file is corrupt",
+			return st_refuse(err, errlen, "section '%s' appears twice: the file is corrupt",
 				       s->name);
 	at += SECTION_BYTES;
 	s->data = st_xmalloc(raw ? raw : 1);
@@ -102,7 +88,7 @@ static int take_section(const uint8_t *at, const uint8_t *end, struct snapshot_f
 	if (!(flags & SECTION_ZSTD)) {
 		if (stored != raw) {
 			free(s->data);
-			return problem(err, errlen, "section '%s' is stored with %llu bytes for %llu: "
+			return st_refuse(err, errlen, "section '%s' is stored with %llu bytes for %llu: "
 				       "the file is corrupt", s->name, (unsigned long long)stored,
 				       (unsigned long long)raw);
 		}
@@ -113,7 +99,7 @@ static int take_section(const uint8_t *at, const uint8_t *end, struct snapshot_f
 
 		if (declared != raw || ZSTD_isError(got) || got != raw) {
 			free(s->data);
-			return problem(err, errlen, "section '%s' does not decompress to its %llu "
+			return st_refuse(err, errlen, "section '%s' does not decompress to its %llu "
 				       "bytes: the file is corrupt", s->name,
 				       (unsigned long long)raw);
 		}
@@ -131,20 +117,20 @@ int snapshot_file_parse(const uint8_t *buf, size_t len, struct snapshot_file *ou
 
 	memset(out, 0, sizeof(*out));
 	if (!len)
-		return problem(err, errlen, "the file is empty");
+		return st_refuse(err, errlen, "the file is empty");
 	if (!snapshot_file_magic(buf, len))
-		return problem(err, errlen, "not a shimtop snapshot (no SHIMSNAP magic)");
+		return st_refuse(err, errlen, "not a shimtop snapshot (no SHIMSNAP magic)");
 	if (len < HEADER_BYTES)
-		return problem(err, errlen, "the file is truncated inside its header");
+		return st_refuse(err, errlen, "the file is truncated inside its header");
 	out->version = get32(buf + 8);
 	n = get32(buf + 12);
 	if (out->version > SNAPSHOT_VERSION)
-		return problem(err, errlen, "snapshot version %u is newer than this shimtop reads "
+		return st_refuse(err, errlen, "snapshot version %u is newer than this shimtop reads "
 			       "(%u): open it with a newer shimtop", out->version, SNAPSHOT_VERSION);
 	if (!out->version)
-		return problem(err, errlen, "version 0 is no snapshot version: the file is corrupt");
+		return st_refuse(err, errlen, "version 0 is no snapshot version: the file is corrupt");
 	if (n > SNAPSHOT_MAX_SECTIONS)
-		return problem(err, errlen, "%u sections, more than any snapshot has (%u): the "
+		return st_refuse(err, errlen, "%u sections, more than any snapshot has (%u): the "
 			       "file is corrupt", n, SNAPSHOT_MAX_SECTIONS);
 	for (uint32_t i = 0; i < n; i++) {
 		size_t used = 0;
@@ -158,7 +144,7 @@ int snapshot_file_parse(const uint8_t *buf, size_t len, struct snapshot_file *ou
 	}
 	if (at != end) {
 		snapshot_file_free(out);
-		return problem(err, errlen, "%zu bytes follow its last section: the file is corrupt",
+		return st_refuse(err, errlen, "%zu bytes follow its last section: the file is corrupt",
 			       (size_t)(end - at));
 	}
 	return 0;

@@ -5,6 +5,7 @@
  * side lacks shows "-" there.  Esc returns to A's symbol table.
  */
 #include "model/model_diff.h"
+#include "output/columns.h"
 #include "session.h"
 #include "ui/draw.h"
 #include "ui/list.h"
@@ -61,39 +62,12 @@ static void diff_refresh(struct view *v)
 	list_refreshed(&d->list);
 }
 
-static void share_text(char *buf, size_t len, bool present, double v)
-{
-	if (present)
-		snprintf(buf, len, "%6.2f%%", v);
-	else
-		snprintf(buf, len, "%7s", "-");
-}
-
 static void row_line(const struct diff_view *d, size_t i, char *line, size_t len)
 {
-	char sa[16], sb[16], ia[16] = "     -", ib[16] = "     -";
-
-	if (d->paths) {
-		const struct diff_path *p = &d->d.paths[i];
-
-		share_text(sa, sizeof(sa), p->present[0], p->share[0]);
-		share_text(sb, sizeof(sb), p->present[1], p->share[1]);
-		snprintf(line, len, "%s %s %+8.2f  %s", sa, sb, p->delta, p->path);
-		return;
-	}
-	{
-		const struct diff_row *r = &d->d.rows[i];
-
-		share_text(sa, sizeof(sa), r->present[0], r->share[0]);
-		share_text(sb, sizeof(sb), r->present[1], r->share[1]);
-		if (!isnan(r->ipc[0]))
-			snprintf(ia, sizeof(ia), "%6.2f", r->ipc[0]);
-		if (!isnan(r->ipc[1]))
-			snprintf(ib, sizeof(ib), "%6.2f", r->ipc[1]);
-		snprintf(line, len, "%s %s %+8.2f %s %s  %-24.24s  %s%s", sa, sb, r->delta, ia,
-			 ib, r->module, r->name, !r->present[0] ? "  (only in B)"
-			 : !r->present[1] ? "  (only in A)" : "");
-	}
+	if (d->paths)
+		diff_columns_path(line, len, &d->d.paths[i]);
+	else
+		diff_columns_row(line, len, &d->d.rows[i]);
 }
 
 static void diff_draw(struct view *v, WINDOW *w)
@@ -106,14 +80,9 @@ static void diff_draw(struct view *v, WINDOW *w)
 	getmaxyx(w, lines, cols);
 	d->list.height = lines - 1;
 	list_select(&d->list, (long)d->list.selected);
-	if (d->paths)
-		snprintf(line, sizeof(line), "%7s %7s %8s  CALLING CONTEXT, B - A  (A %s, B %s; "
-			 "p symbols)", "A%", "B%", "CHANGE", ui->s->opt->replay_path,
-			 ui->s->opt->diff_path);
-	else
-		snprintf(line, sizeof(line), "%7s %7s %8s %6s %6s  %-24s  SYMBOL, B - A  (A %s, "
-			 "B %s; p paths)", "A%", "B%", "CHANGE", "IPC A", "IPC B", "MODULE",
-			 ui->s->opt->replay_path, ui->s->opt->diff_path);
+	diff_columns_title(line, sizeof(line), d->paths);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), "  (A %s, B %s; p %s)",
+		 ui->s->opt->replay_path, ui->s->opt->diff_path, d->paths ? "symbols" : "paths");
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
 	for (int r = 0; r < lines - 1; r++) {
 		size_t i = d->list.top + (size_t)r;

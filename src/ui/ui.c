@@ -508,14 +508,9 @@ int ui_run(struct session *s)
 	run_loop(&ui);
 	stop_terminal(&ui);
 	status = session_stop(s);
-	if (s->opt->snapshot_path) {
-		char msg[512];
-		int rc = snapshot_save(s, s->opt->snapshot_path, msg, sizeof(msg));
+	{
+		int rc = snapshot_on_exit(s);
 
-		if (rc < 0)
-			st_error("%s", msg);
-		else
-			fprintf(stderr, "shimtop: %s\n", msg);
 		if (rc < 0 && status >= 0)
 			status = rc;
 	}
