@@ -1,7 +1,8 @@
 /*
  * snapshot_sections.c - prints each section of a snapshot, a line each:
  * its name, size and an FNV-1a hash of its bytes, so the tests compare
- * two snapshots' contents (the round trip) without a zstd of their own.
+ * two snapshots' contents (the round trip) without a zstd of their own;
+ * with a section's name after the file, that section's bytes.
  */
 #include "ring/snapshot_file.h"
 
@@ -11,12 +12,20 @@ int main(int argc, char **argv)
 {
 	struct snapshot_file f;
 
-	if (argc != 2) {
-		fputs("usage: snapshot_sections FILE\n", stderr);
+	if (argc != 2 && argc != 3) {
+		fputs("usage: snapshot_sections FILE [SECTION]\n", stderr);
 		return 2;
 	}
 	if (snapshot_file_read(argv[1], &f) < 0)
 		return 1;
+	if (argc == 3) {
+		const struct snapshot_section *s = snapshot_file_section(&f, argv[2]);
+
+		if (s)
+			fwrite(s->data, 1, s->size, stdout);
+		snapshot_file_free(&f);
+		return s ? 0 : 1;
+	}
 	for (size_t i = 0; i < f.nsections; i++) {
 		uint64_t h = 1469598103934665603ull;
 

@@ -35,6 +35,21 @@ PY
 grep -Eq "^snapshot taken [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} UTC on .+" "$TMP/snap.txt" ||
 	fail "the report does not say when and where the snapshot was taken: $(head -5 "$TMP/snap.txt")"
 
+# The meta data: where, what, and the build of each file the names came from.
+"$SECTIONS" "$TMP/a.snap" meta >"$TMP/meta.json" || fail "no meta section"
+build_id=$(readelf -n "$SHIMTOP_DEMO" 2>/dev/null | sed -n 's/.*Build ID: *//p')
+python3 - "$TMP/meta.json" "$SHIMTOP_DEMO" "$build_id" <<'PY' || fail "the meta section: $(cat "$TMP/meta.json")"
+import json, os, sys
+m = json.load(open(sys.argv[1]))
+assert m['format'] == 'shimtop snapshot' and m['version'] == 1
+assert m['host'] == os.uname().nodename and m['kernel'] == os.uname().release
+assert m['comm'] == 'shimtop-demo' and m['samples'] > 1000 and m['taken'] >= m['started']
+assert m['options']['call_graph'] == 'fp'
+demo = [x for x in m['modules'] if os.path.realpath(x['path']) == os.path.realpath(sys.argv[2])]
+assert demo, m['modules']
+assert not sys.argv[3] or demo[0]['build_id'] == sys.argv[3], (demo, sys.argv[3])
+PY
+
 # The round trip: saved from the snapshot, the same content.
 "$SHIMTOP" -b -i "$TMP/a.snap" --snapshot-on-exit "$TMP/b.snap" >/dev/null 2>"$TMP/err" ||
 	fail "a snapshot of a snapshot: $(cat "$TMP/err")"
@@ -126,6 +141,7 @@ quit_ui
 # s where nothing can be written (the working directory is gone): the
 # status line says so and the session goes on.
 mkdir "$TMP/gone"
+T="tmux -S $TMP/tmux-gone.sock"
 $T new-session -d -s ui -x 120 -y 30 -c "$TMP/gone" \
 	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
 wait_for "end of recording"

@@ -237,6 +237,15 @@ static void cpu_model(char *buf, size_t len)
 	free(text);
 }
 
+static void module_json(const char *path, const char *build_id, void *arg)
+{
+	struct json_object *m = json_object_new_object();
+
+	json_object_object_add(m, "path", json_object_new_string(path));
+	json_object_object_add(m, "build_id", json_object_new_string(build_id));
+	json_object_array_add(arg, m);
+}
+
 /* The options that shaped what was sampled and kept. */
 static struct json_object *options_json(const struct st_options *o)
 {
@@ -296,6 +305,13 @@ static char *meta_section(struct session *s, time_t taken)
 	json_object_object_add(h, "keep_seconds", json_object_new_double((double)hist->keep_ns / 1e9));
 	json_object_object_add(o, "history", h);
 	json_object_object_add(o, "options", options_json(s->opt));
+	{
+		/* The module map: which build of each file the names came from. */
+		struct json_object *mods = json_object_new_array();
+
+		symbolizer_each_file(s->symbols, module_json, mods);
+		json_object_object_add(o, "modules", mods);
+	}
 	text = st_xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 							 JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

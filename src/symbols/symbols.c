@@ -847,6 +847,24 @@ struct elf_file *symbolizer_code_of(const struct symbolizer *s, uint32_t id,
 	return in->file;
 }
 
+size_t symbolizer_each_file(const struct symbolizer *s, symbolizer_file_fn fn, void *arg)
+{
+	size_t n = 0;
+
+	for (const struct file_entry *f = s->files; f; f = f->hh.next) {
+		const unsigned char *bits = NULL;
+		GElf_Addr vaddr;
+		char hex[2 * 64 + 1] = "";
+		int len = f->file->mod ? dwfl_module_build_id(f->file->mod, &bits, &vaddr) : 0;
+
+		for (int i = 0; bits && i < len && i < 64; i++)
+			snprintf(hex + 2 * i, sizeof(hex) - 2 * (size_t)i, "%02x", bits[i]);
+		fn(f->file->path, hex, arg);
+		n++;
+	}
+	return n;
+}
+
 size_t symbolizer_count(const struct symbolizer *s)
 {
 	return s->nsyms;

@@ -151,6 +151,10 @@ void source_cache_free(struct source_cache *c);
 char *symbol_demangle(const char *raw, bool params);
 
 size_t symbolizer_count(const struct symbolizer *s);
+
+/* Each ELF file opened so far, with its GNU build-id in hex ("" if none): how many. */
+typedef void (*symbolizer_file_fn)(const char *path, const char *build_id, void *arg);
+size_t symbolizer_each_file(const struct symbolizer *s, symbolizer_file_fn fn, void *arg);
 const struct st_symbol *symbolizer_symbol(const struct symbolizer *s,
 					  uint32_t id);
 void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out);

@@ -50,7 +50,7 @@ const struct ui_key ui_keys[] = {
 	{ UA_VIEW_DISTRIBUTION, { '5' }, "`5`", NULL, NULL,
 	  "the observer's distributions: rates, IPC, CPC, period, gap (Up/Down)" },
 	{ UA_VIEW_TREE, { KEY_F(5), '6' }, "F5, `6`", "Tree", "F5",
-	  "call tree: +-* b bottom-up, f m r u transform, % cold, c w rebuilt, i icicle" },
+	  "tree: +-* b bottom-up, f m r u transform, % cold, c w rebuilt, i icicle" },
 	{ UA_PAUSE, { 'Z' }, "`Z`", NULL, NULL,
 	  "pause the tables, as htop's Z: sampling goes on, Z again catches up" },
 	{ UA_PERIOD_HALVE, { '[' }, "`[`", NULL, NULL,
