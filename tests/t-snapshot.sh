@@ -77,10 +77,16 @@ grep -q "^main;run_phases;phase_recursive;recurse_tree" "$TMP/folded" ||
 # SIGUSR1 while batch runs: a snapshot named by the time, in the directory.
 mkdir "$TMP/usr1"
 (cd "$TMP/usr1" && exec "$SHIMTOP" -b --duration 3 -- "$SHIMTOP_DEMO" --seconds 4 \
-	>/dev/null 2>"$TMP/usr1.err") &
+	--ready-file "$TMP/usr1-ready" >/dev/null 2>"$TMP/usr1.err") &
 SH_PID=$!
 BG_PIDS="$BG_PIDS $SH_PID"
-sleep 1.5
+# The demo runs once shimtop samples, so its signal handlers are in place.
+i=0
+while [ ! -e "$TMP/usr1-ready" ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 0.3
 kill -USR1 "$SH_PID"
 wait "$SH_PID" || fail "shimtop after SIGUSR1: $(cat "$TMP/usr1.err")"
 snap=$(ls "$TMP"/usr1/shimtop-*.snap 2>/dev/null | head -1)
