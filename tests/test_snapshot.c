@@ -145,6 +145,12 @@ static void duplicate(void)
 	buf = (uint8_t *)st_read_file(path, &len);
 	refused(buf, len, "section 'meta' appears twice");
 	free(buf);
+	/* A section no reader would take is not written (its bytes are never read). */
+	sec[0].size = SNAPSHOT_SECTION_MAX + 1;
+	snprintf(path, sizeof(path), "%s/big.snap", dir);
+	CHECK(snapshot_file_write(path, sec, 1, &bytes) == -EFBIG);
+	CHECK(access(path, F_OK) != 0);
+	sec[0].size = 2;
 	/* A directory that does not exist: an error, and no file anywhere. */
 	snprintf(path, sizeof(path), "%s/none/x.snap", dir);
 	CHECK(snapshot_file_write(path, sec, 1, &bytes) == -ENOENT);

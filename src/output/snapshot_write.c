@@ -395,7 +395,10 @@ int snapshot_save(struct session *s, const char *path, char *msg, size_t len)
 		path = name;
 	}
 	rc = snapshot_write(s, path, &bytes);
-	if (rc < 0)
+	if (rc == -EFBIG)
+		snprintf(msg, len, "cannot write snapshot %s: the history is larger than a "
+			 "snapshot holds (1 GiB a section); keep less with --history", path);
+	else if (rc < 0)
 		snprintf(msg, len, "cannot write snapshot %s: %s; choose another path", path,
 			 strerror(-rc));
 	else

@@ -244,6 +244,12 @@ int snapshot_file_write(const char *path, const struct snapshot_section *section
 
 	umask(mask);
 	*bytes = HEADER_BYTES;
+	/* What a reader would refuse is not written. */
+	for (size_t i = 0; i < n; i++)
+		if (sections[i].size > SNAPSHOT_SECTION_MAX) {
+			free(tmp);
+			return -EFBIG;
+		}
 	sprintf(tmp, "%s.XXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {

@@ -59,7 +59,9 @@ void snapshot_file_free(struct snapshot_file *f);
 /*
  * Writes n sections, each compressed, to path through a temporary file
  * in its directory and a rename: a failure leaves no part of a file.
- * Returns 0 and the file's size in *bytes, or -errno (nothing printed).
+ * Returns 0 and the file's size in *bytes, or -errno (nothing printed);
+ * -EFBIG for a section larger than SNAPSHOT_SECTION_MAX, which readers
+ * refuse.
  */
 int snapshot_file_write(const char *path, const struct snapshot_section *sections,
 			size_t n, uint64_t *bytes);

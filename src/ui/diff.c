@@ -21,6 +21,9 @@ struct diff_view {
 	struct list list;
 	bool paths;		/* p: calling contexts, not symbols */
 	struct model_diff d;
+	const struct model *of;	/* the tables d was made of ... */
+	uint64_t of_samples;	/* ... when they held this many ... */
+	double of_from, of_to;	/* ... of this range */
 };
 
 /* An id that survives re-sorting: the row's name (FNV-1a). */
@@ -56,8 +59,16 @@ static void diff_refresh(struct view *v)
 	struct diff_view *d = (struct diff_view *)v;
 	const struct session *s = v->ui->s;
 
-	model_diff_free(&d->d);
-	model_diff(session_tables(s), session_tables(s->diff_with), &d->d);
+	/* Made again only when A's tables changed (B's are read to the end). */
+	if (d->of != session_tables(s) || d->of_samples != session_tables(s)->samples ||
+	    d->of_from != s->range_from || d->of_to != s->range_to || !d->d.samples[0]) {
+		model_diff_free(&d->d);
+		model_diff(session_tables(s), session_tables(s->diff_with), &d->d);
+		d->of = session_tables(s);
+		d->of_samples = session_tables(s)->samples;
+		d->of_from = s->range_from;
+		d->of_to = s->range_to;
+	}
 	d->list.n = d->paths ? d->d.npaths : d->d.nrows;
 	list_refreshed(&d->list);
 }
