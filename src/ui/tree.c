@@ -514,12 +514,15 @@ static enum view_reaction layout_key(struct tree_view *t, int code)
 	case 'c':
 		t->layout = (t->layout + 1) % (SHOW_REBUILT + 1);
 		t->active = t->layout == SHOW_REBUILT ? PANE_REBUILT : PANE_UNWOUND;
+		/* The icicle's nodes were the other tree's. */
+		t->ic.zoom = t->ic.selected = CCT_ROOT;
 		return VIEW_REQUERY;
 	case 'w':
 		if (t->layout != SHOW_BOTH)
 			return VIEW_IGNORED;
 		t->active = !t->active;
 		t->pane[t->active].reveal = 0;
+		t->ic.zoom = t->ic.selected = CCT_ROOT;
 		return VIEW_REQUERY;
 	case 'b':
 		t->bottom_up = !t->bottom_up;
