@@ -105,21 +105,6 @@ static void note_skipped(const struct snapshot_file *f, struct snapshot_opened *
 	}
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opened *out)
 {
 	struct snapshot_file f;
@@ -148,7 +133,7 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 	}
 	out->nsymbols = symbolizer_count(sy);
 	out->records_fd = memfd_create("shimtop-snapshot", MFD_CLOEXEC);
-	rc = out->records_fd < 0 ? -errno : write_all(out->records_fd, rec->data, rec->size);
+	rc = out->records_fd < 0 ? -errno : st_write_all(out->records_fd, rec->data, rec->size);
 	if (rc < 0) {
 		st_error("cannot hold the snapshot's records in memory: %s", strerror(-rc));
 		snapshot_file_free(&f);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Functions that can fail print one line saying why and return 0 or a
@@ -76,6 +77,24 @@ const char *st_basename(const char *path);
  * a regular file).
  */
 int st_open_untrusted(int root, const char *path, int nofollow);
+
+/*
+ * A file replaced whole: written under a temporary name beside path and
+ * renamed over it only once complete, so a crash or a full disk never
+ * leaves part of one.  st_replace_begin gives the stream to write (0, or
+ * -errno); st_replace_end with rc 0 syncs and renames, with rc < 0 (or
+ * a failed write) removes the temporary file.  Returns the first error.
+ */
+struct st_replacing {
+	FILE *f;
+	char *tmp;
+	char *path;
+};
+int st_replace_begin(struct st_replacing *r, const char *path);
+int st_replace_end(struct st_replacing *r, int rc);
+
+/* write(2) until all n bytes are written; 0 or -errno. */
+int st_write_all(int fd, const void *p, size_t n);
 
 /*
  * Field n (1-based, as in proc(5)) of /proc/PID/stat as a number, or -1:

@@ -81,14 +81,14 @@ $(screen)"
 	return 1
 }
 
-# replay_ui FILE COLUMNS LINES: shimtop -i FILE in the tmux pane "ui" of
-# that size (sets T), once the recording has been read to its end;
-# quit_ui ends it.
+# replay_ui FILE COLUMNS LINES [DIR]: shimtop -i FILE in the tmux pane
+# "ui" of that size (sets T), working in DIR (where s writes), once the
+# recording has been read to its end; quit_ui ends it.
 replay_ui() {
 	# A socket of its own: a server just killed may still hold the last one.
 	UI_N=$((${UI_N:-0} + 1))
 	T="tmux -S $TMP/tmux-ui$UI_N.sock"
-	$T new-session -d -s ui -x "$2" -y "$3" \
+	$T new-session -d -s ui -x "$2" -y "$3" -c "${4:-$PWD}" \
 		"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$1' 2>'$TMP/err'; sleep 30"
 	wait_for "end of recording"
 }

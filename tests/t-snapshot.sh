@@ -123,10 +123,7 @@ command -v tmux >/dev/null || { finish; exit; }
 "$SHIMTOP" --batch --record "$TMP/rec" -- "$SHIMTOP_DEMO" --seconds 1 >/dev/null 2>&1 ||
 	fail "recording the demo"
 mkdir "$TMP/ui"
-T="tmux -S $TMP/tmux.sock"
-$T new-session -d -s ui -x 120 -y 30 -c "$TMP/ui" \
-	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
-wait_for "end of recording"
+replay_ui "$TMP/rec" 120 30 "$TMP/ui"
 # The table refreshed after the end: the phases lead it.
 wait_for "^ +[0-9.]+% +[0-9]+ .* phase_[a-z_]+\$"
 top=$(screen | grep -E "^ +[0-9.]+% " | head -3)
@@ -147,10 +144,7 @@ quit_ui
 # s where nothing can be written (the working directory is gone): the
 # status line says so and the session goes on.
 mkdir "$TMP/gone"
-T="tmux -S $TMP/tmux-gone.sock"
-$T new-session -d -s ui -x 120 -y 30 -c "$TMP/gone" \
-	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/rec' 2>'$TMP/err'; sleep 30"
-wait_for "end of recording"
+replay_ui "$TMP/rec" 120 30 "$TMP/gone"
 rmdir "$TMP/gone"
 $T send-keys -t ui s
 wait_for "cannot write snapshot shimtop-[0-9-]+\.snap: No such file or directory"

@@ -139,10 +139,8 @@ static int write_format(struct session *s, enum st_export how, FILE *out)
 
 int export_session(struct session *s, enum st_export how, const char *path)
 {
-	char *tmp;
-	FILE *f;
-	int rc, fd;
-	mode_t mask;
+	struct st_replacing out;
+	int rc;
 
 	if (!path) {
 		if (how == ST_EXPORT_PPROF && isatty(STDOUT_FILENO)) {
@@ -158,36 +156,13 @@ int export_session(struct session *s, enum st_export how, const char *path)
 				 st_export_name(how), strerror(-rc));
 		return rc;
 	}
-	tmp = st_xcalloc(1, strlen(path) + 16);
-	sprintf(tmp, "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	/* mkstemp's 0600 would outlive the rename: the mode a new file gets. */
-	mask = umask(0);
-	umask(mask);
-	if (fd >= 0)
-		(void)fchmod(fd, 0666 & ~mask);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		rc = -errno;
-		st_error("cannot write %s: %s; choose another -o path", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
+	rc = st_replace_begin(&out, path);
+	if (rc) {
+		st_error("cannot write %s: %s; choose another -o path", path, strerror(-rc));
 		return rc;
 	}
-	rc = write_format(s, how, f);
-	if (fclose(f) && !rc)
-		rc = errno ? -errno : -EIO;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc) {
-		if (rc != -ENODATA)
-			st_error("cannot write %s: %s; nothing was written there", path,
-				 strerror(-rc));
-		unlink(tmp);
-	}
-	free(tmp);
+	rc = st_replace_end(&out, write_format(s, how, out.f));
+	if (rc && rc != -ENODATA)
+		st_error("cannot write %s: %s; nothing was written there", path, strerror(-rc));
 	return rc;
 }

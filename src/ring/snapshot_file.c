@@ -187,25 +187,7 @@ void snapshot_file_free(struct snapshot_file *f)
 	f->nsections = 0;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int write_section(int fd, const struct snapshot_section *s, uint64_t *bytes)
+static int write_section(FILE *f, const struct snapshot_section *s, uint64_t *bytes)
 {
 	size_t bound = ZSTD_compressBound(s->size);
 	uint8_t head[SECTION_BYTES], *packed = st_xmalloc(bound ? bound : 1);
@@ -225,9 +207,8 @@ static int write_section(int fd, const struct snapshot_section *s, uint64_t *byt
 	memcpy(head + 20, &reserved, 4);
 	memcpy(head + 24, &st, 8);
 	memcpy(head + 32, &raw, 8);
-	rc = write_all(fd, head, sizeof(head));
-	if (!rc)
-		rc = write_all(fd, packed, stored);
+	rc = fwrite(head, sizeof(head), 1, f) == 1 && fwrite(packed, 1, stored, f) == stored
+		? 0 : -EIO;
 	free(packed);
 	*bytes += sizeof(head) + stored;
 	return rc;
@@ -238,41 +219,22 @@ int snapshot_file_write(const char *path, const struct snapshot_section *section
 {
 	uint8_t head[HEADER_BYTES];
 	uint32_t version = SNAPSHOT_VERSION, count = (uint32_t)n;
-	char *tmp = st_xmalloc(strlen(path) + 8);
-	mode_t mask = umask(0);
-	int fd, rc;
+	struct st_replacing out;
+	int rc;
 
-	umask(mask);
 	*bytes = HEADER_BYTES;
 	/* What a reader would refuse is not written. */
 	for (size_t i = 0; i < n; i++)
-		if (sections[i].size > SNAPSHOT_SECTION_MAX) {
-			free(tmp);
+		if (sections[i].size > SNAPSHOT_SECTION_MAX)
 			return -EFBIG;
-		}
-	sprintf(tmp, "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = -errno;
-		free(tmp);
+	rc = st_replace_begin(&out, path);
+	if (rc)
 		return rc;
-	}
-	/* mkstemp's 0600 would outlive the rename: the mode a new file gets. */
-	(void)fchmod(fd, 0666 & ~mask);
 	memcpy(head, SNAPSHOT_MAGIC, 8);
 	memcpy(head + 8, &version, 4);
 	memcpy(head + 12, &count, 4);
-	rc = write_all(fd, head, sizeof(head));
+	rc = fwrite(head, sizeof(head), 1, out.f) == 1 ? 0 : -EIO;
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = write_section(fd, &sections[i], bytes);
-	if (!rc && fsync(fd) < 0)
-		rc = -errno;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+		rc = write_section(out.f, &sections[i], bytes);
+	return st_replace_end(&out, rc);
 }

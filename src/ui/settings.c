@@ -1,5 +1,6 @@
 /* settings.c - F2's settings file (see settings.h). */
 #include "ui/settings.h"
+#include "util.h"
 
 #include <errno.h>
 #include <ini.h>
@@ -152,7 +153,7 @@ static int make_parents(const char *path)
 int settings_write(const struct ui_settings *s, const char *path, char *err,
 		   size_t len)
 {
-	char tmp[4200];
+	struct st_replacing out;
 	FILE *f;
 	int rc = make_parents(path);
 
@@ -160,13 +161,12 @@ int settings_write(const struct ui_settings *s, const char *path, char *err,
 		snprintf(err, len, "cannot make the directory of %s: %s", path, strerror(-rc));
 		return rc;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		rc = -errno;
-		snprintf(err, len, "cannot write %s: %s", tmp, strerror(-rc));
+	rc = st_replace_begin(&out, path);
+	if (rc) {
+		snprintf(err, len, "cannot write %s: %s", path, strerror(-rc));
 		return rc;
 	}
+	f = out.f;
 	fprintf(f, "# shimtop settings, written by F2 (shimtop(1), FILES)\n"
 		"[display]\ntheme = %s\ndelay = %g\nsort = %s\ninvert = %s\nheader = %s\n"
 		"\n[columns]\n", s->theme, s->delay, sort_key_name(s->sort),
@@ -174,9 +174,8 @@ int settings_write(const struct ui_settings *s, const char *path, char *err,
 	for (size_t i = 0; i < sizeof(hideable) / sizeof(hideable[0]); i++)
 		fprintf(f, "%s = %s\n", hideable[i].name,
 			s->hidden & hideable[i].bit ? "false" : "true");
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
-		rc = -errno;
-		unlink(tmp);
+	rc = st_replace_end(&out, 0);
+	if (rc) {
 		snprintf(err, len, "cannot write %s: %s", path, strerror(-rc));
 		return rc;
 	}
