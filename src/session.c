@@ -345,6 +345,12 @@ int session_open(struct session *s, const struct st_options *o)
 			     o->callerchain);
 	session_show_event(s, 0);
 	model_set_dte_tolerance(&s->model, o->dte_tolerance);
+	/* What the snapshot's records cannot replay: said why (exit 1). */
+	if (s->is_snapshot && snapshot_load_model(&s->snap, &s->model, s->symbols,
+						  o->replay_path) < 0) {
+		session_close(s);
+		return -EIO;
+	}
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "snapshot.h"
 #include "ring/snapshot_file.h"
 #include "symbols/symbols.h"
+#include "model/model.h"
 #include "util.h"
 
 #include <errno.h>
@@ -89,7 +90,21 @@ static char *text_of(const struct snapshot_section *s)
 	return t;
 }
 
-static const char *const known[] = { "label", "meta", "symbols", "records", "report" };
+static struct snapshot_bytes copy_of(const struct snapshot_section *s)
+{
+	struct snapshot_bytes b = { NULL, 0 };
+
+	if (s) {
+		b.data = st_xmalloc(s->size ? s->size : 1);
+		memcpy(b.data, s->data, s->size);
+		b.size = s->size;
+	}
+	return b;
+}
+
+static const char *const known[] = {
+	"label", "meta", "symbols", "records", "report", "observer", "chaining"
+};
 
 static void note_skipped(const struct snapshot_file *f, struct snapshot_opened *out)
 {
@@ -153,6 +168,8 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 		snprintf(out->label, sizeof(out->label), "%s", t);
 		free(t);
 	}
+	out->observer = copy_of(snapshot_file_section(&f, "observer"));
+	out->chaining = copy_of(snapshot_file_section(&f, "chaining"));
 	out->meta = text_of(snapshot_file_section(&f, "meta"));
 	out->report = text_of(snapshot_file_section(&f, "report"));
 	note_skipped(&f, out);
@@ -167,7 +184,39 @@ void snapshot_opened_close(struct snapshot_opened *o)
 	o->records_fd = -1;
 	free(o->meta);
 	free(o->report);
+	free(o->observer.data);
+	free(o->chaining.data);
 	o->meta = o->report = NULL;
+	memset(&o->observer, 0, sizeof(o->observer));
+	memset(&o->chaining, 0, sizeof(o->chaining));
+}
+
+static uint32_t standin_id(uint32_t id, void *arg)
+{
+	return symbolizer_standin_id(arg, id);
+}
+
+int snapshot_load_model(const struct snapshot_opened *o, struct model *m,
+			const struct symbolizer *sy, const char *path)
+{
+	char err[256];
+	int rc = 0;
+
+	if (o->observer.data)
+		rc = obs_model_load(&m->obs, o->observer.data, o->observer.size, err,
+				    sizeof(err));
+	if (!rc && o->chaining.data) {
+		if (!o->chaining.size)
+			rc = st_refuse(err, sizeof(err), "the chaining section is empty");
+		else
+			rc = callerchain_load(&m->chaining, o->chaining.data + 1,
+					      o->chaining.size - 1, standin_id, (void *)sy,
+					      err, sizeof(err));
+		m->callerchain_mode = o->chaining.size && o->chaining.data[0] == 1;
+	}
+	if (rc)
+		st_error("snapshot '%s': %s: the file is corrupt", path, err);
+	return rc;
 }
 
 int snapshot_is(const char *path)

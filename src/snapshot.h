@@ -11,6 +11,11 @@
  *            held, each at its symbol's stand-in address with its call
  *            path as a chain, plus the threads' names, exits and losses
  *   report   the JSON report as batch printed it at that moment
+ *   observer the SHIM observer's statistics, histograms and timeline
+ *            (obs_model_save.c), when it ran
+ *   chaining CallerChaining's input (callerchain.c), when samples had
+ *            stack depths: u8 1 if the rebuilt tree was the one shown,
+ *            then callerchain_save's bytes, symbols as in "symbols"
  * Opening one (-i) replays its records through the same model with the
  * symbols standing in for the files, so every view and a time range work
  * as they did live, on any machine.
@@ -37,6 +42,10 @@ struct snapshot_opened {
 	char *report;			/* the report JSON, or NULL */
 	char skipped[128];		/* sections this shimtop does not know */
 	size_t nsymbols;
+	struct snapshot_bytes {
+		uint8_t *data;
+		size_t size;
+	} observer, chaining;		/* the sections, if the snapshot has them */
 };
 
 /*
@@ -45,6 +54,15 @@ struct snapshot_opened {
  */
 int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opened *out);
 void snapshot_opened_close(struct snapshot_opened *o);
+
+/*
+ * The observer's statistics and CallerChaining's input, if the snapshot
+ * has them, into m (model_init'ed, its options set), symbols through
+ * sy's stand-ins.  0, or -EINVAL after a one-line error naming path.
+ */
+struct model;
+int snapshot_load_model(const struct snapshot_opened *o, struct model *m,
+			const struct symbolizer *sy, const char *path);
 
 /*
  * The symbols section's bytes checked and handed to fn in order; 0, or

@@ -5,7 +5,8 @@
 # report (its elapsed time) is identical (the round trip); a range, a
 # diff and an export read it; SIGUSR1 writes one while batch runs; the
 # UI's s writes one that reopens with the same top rows and a timeline,
-# and where it cannot write says so and goes on.
+# and where it cannot write says so and goes on.  The observer's figures
+# (report, tags view, gauges) and CallerChaining's come back as they were.
 # Bad input: truncated, newer version, damaged, foreign and empty files
 # (one line, exit 1), and a --snapshot-on-exit path nobody can write
 # (the report still printed, exit 1).
@@ -94,6 +95,50 @@ snap=$(ls "$TMP"/usr1/shimtop-*.snap 2>/dev/null | head -1)
 grep -q "^shimtop: snapshot shimtop-.*\.snap (" "$TMP/usr1.err" || fail "SIGUSR1: $(cat "$TMP/usr1.err")"
 [ -n "$snap" ] && { "$SHIMTOP" -b -i "$snap" >/dev/null 2>"$TMP/err" || fail "the SIGUSR1 snapshot: $(cat "$TMP/err")"; }
 
+# The observer: its statistics, histograms and timeline are kept (its
+# samples are not), so the snapshot's report says what the live one did.
+"$SHIMTOP" -b --observe --format json --snapshot-on-exit "$TMP/o.snap" -- \
+	"$SHIMTOP_DEMO" --seconds 1.5 >"$TMP/olive.json" 2>"$TMP/err" ||
+	fail "--observe --snapshot-on-exit: $(cat "$TMP/err")"
+"$SHIMTOP" -b -i "$TMP/o.snap" --format json >"$TMP/osnap.json" 2>"$TMP/err" ||
+	fail "-i on an observer's snapshot: $(cat "$TMP/err")"
+python3 - "$TMP/olive.json" "$TMP/osnap.json" <<'PY' || fail "the observer's figures differ in the snapshot"
+import json, sys
+live, snap = (json.load(open(f))['observer'] for f in sys.argv[1:3])
+assert live['taken'] > 1000, live['taken']
+# Said by the observer itself, not by what it measured.
+for k in ('note', 'produced', 'ring_dropped'):
+    live.pop(k, None)
+    snap.pop(k, None)
+assert live == snap, [k for k in live if live[k] != snap.get(k)]
+assert {t['name'] for t in snap['tags']} >= {'compute', 'pointer_chase', 'branchy', 'recursive'}
+PY
+"$SHIMTOP" -b -i "$TMP/o.snap" --snapshot-on-exit "$TMP/o2.snap" >/dev/null 2>"$TMP/err" ||
+	fail "an observer's snapshot saved again: $(cat "$TMP/err")"
+"$SECTIONS" "$TMP/o.snap" | grep -v '^report ' >"$TMP/o.sections"
+"$SECTIONS" "$TMP/o2.snap" | grep -v '^report ' >"$TMP/o2.sections"
+grep -q "^observer " "$TMP/o.sections" || fail "no observer section: $(cat "$TMP/o.sections")"
+cmp -s "$TMP/o.sections" "$TMP/o2.sections" ||
+	fail "saved again, the observer's snapshot differs: $(diff "$TMP/o.sections" "$TMP/o2.sections")"
+# Its section cut short: one line, exit 1.
+"$SECTIONS" "$TMP/o.snap" observer 1000 "$TMP/ocut.snap" || fail "cutting the observer section"
+expect_run 1 "snapshot '$TMP/ocut.snap': the observer.* the file is corrupt" -- \
+	"$SHIMTOP" -b -i "$TMP/ocut.snap"
+
+# Stack depths (--call-graph dwarf) are not in the records: CallerChaining's
+# input is kept, so the rebuilt tree and its agreement come back the same.
+"$SHIMTOP" -b --call-graph dwarf --format json --snapshot-on-exit "$TMP/c.snap" -- \
+	"$SHIMTOP_DEMO" --seconds 1 >"$TMP/clive.json" 2>"$TMP/err" ||
+	fail "--call-graph dwarf --snapshot-on-exit: $(cat "$TMP/err")"
+"$SHIMTOP" -b -i "$TMP/c.snap" --format json >"$TMP/csnap.json" 2>"$TMP/err" ||
+	fail "-i on a snapshot with stack depths: $(cat "$TMP/err")"
+python3 - "$TMP/clive.json" "$TMP/csnap.json" <<'PY' || fail "CallerChaining differs in the snapshot"
+import json, sys
+live, snap = (json.load(open(f))['callerchain'] for f in sys.argv[1:3])
+assert live['samples'] > 500 and live['nodes'] > 5, live
+assert live == snap, [k for k in live if live[k] != snap.get(k)]
+PY
+
 # Bad input.
 size=$(wc -c <"$TMP/a.snap")
 head -c $((size / 2)) "$TMP/a.snap" >"$TMP/half.snap"
@@ -150,5 +195,17 @@ $T send-keys -t ui s
 wait_for "cannot write snapshot shimtop-[0-9-]+\.snap: No such file or directory"
 $T send-keys -t ui 2
 wait_for "^timeline  100 ms a column"
+quit_ui
+
+# The observer's snapshot in the UI: its tags view and gauges, as live.
+replay_ui "$TMP/o.snap" 120 30
+$T send-keys -t ui 4
+wait_for "^ +TIME% +SAMPLES +phase +work items"
+for p in compute pointer_chase branchy recursive; do
+	screen | grep -Eq "^ +[0-9.]+% +[0-9]+ +$p +[0-9.e+]+/s \(" ||
+		fail "the snapshot's tags view lacks $p: $(screen)"
+done
+$T send-keys -t ui 3
+wait_for "^ +DTE accepted +[0-9.]+%"
 quit_ui
 finish

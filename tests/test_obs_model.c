@@ -3,12 +3,16 @@
  * exact DTE verdicts and counts, rates and their time base, tag
  * attribution, a counter going backwards, batches that continue one
  * another (the same answer as one batch), a dropped batch, two threads,
- * IPC from cycle and instruction counters, and record validation.
+ * IPC from cycle and instruction counters, record validation, and the
+ * statistics saved for a snapshot and read back whole.
  */
 #include "check.h"
 #include "model/obs_model.h"
+#include "ring/packed.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define HZ 1000000000ull	/* 1 GHz: one cycle is one ns */
@@ -298,9 +302,94 @@ static void window_tags(void)
 	obs_series_free(&s);
 }
 
+/* A model saved, read back into a new one: the same figures, the same bytes. */
+static void saved(void)
+{
+	struct obs_model m, back;
+	struct packed_out o = { 0 }, again = { 0 };
+	char err[256];
+	size_t cut;
+
+	obs_model_init(&m, 0.02);
+	meta(&m, 2, "cycles", "instructions");
+	{
+		/* At 5 s on the monotonic clock: the timeline keeps it. */
+		struct st_observe *r = (void *)batch(0, 0, 1, 2, seven, 7);
+
+		r->mono_base = 5000000000ull;
+		obs_model_ingest(&m, r);
+	}
+	CHECK(m.have_ipc && m.ntags == 2 && m.series.nraw == 6);
+	obs_model_save(&m, &o);
+
+	obs_model_init(&back, 0.01);
+	CHECK(obs_model_load(&back, o.p, o.n, err, sizeof(err)) == 0);
+	CHECK(back.active && back.have_ipc && back.tolerance == 0.02);
+	CHECK(!strcmp(back.meta.counter_name[1], "instructions"));
+	CHECK(!strcmp(obs_model_tag_name(&back, 1), "parse"));
+	CHECK_EQ_U64(back.dte.accepted, m.dte.accepted);
+	CHECK_EQ_U64(back.cpc.n, m.cpc.n);
+	CHECK(back.cpc.max == m.cpc.max && back.gap.mean == m.gap.mean);
+	CHECK(hist_quantile(&back.cpc, 0.5) == hist_quantile(&m.cpc, 0.5));
+	CHECK(hist_quantile(&back.counter[0].rate, 0.9) == hist_quantile(&m.counter[0].rate, 0.9));
+	CHECK(obs_model_rate(&back, 0) == obs_model_rate(&m, 0));
+	CHECK(back.ntags == 2 && back.tags[1].tag == m.tags[1].tag);
+	CHECK(back.tags[0].ipc.n == m.tags[0].ipc.n);
+	CHECK(obs_tag_rate(&back, &back.tags[1], 0) == obs_tag_rate(&m, &m.tags[1], 0));
+	/* The timeline: the same milliseconds and single samples. */
+	CHECK(obs_series_raw_count(&back.series) == 6);
+	CHECK(obs_series_raw_at(&back.series, 5)->ns == obs_series_raw_at(&m.series, 5)->ns);
+	CHECK(obs_series_at(&back.series, 5000) != NULL);
+	for (uint64_t ms = 5000; ms < 5002; ms++) {
+		const struct obs_bucket *a = obs_series_at(&m.series, ms);
+		const struct obs_bucket *b = obs_series_at(&back.series, ms);
+
+		CHECK(!a == !b);
+		if (a && b)
+			CHECK(a->taken == b->taken && a->accepted_cycles == b->accepted_cycles);
+	}
+	obs_model_save(&back, &again);
+	CHECK(again.n == o.n && !memcmp(again.p, o.p, o.n));
+	obs_model_free(&back);
+
+	/* Cut anywhere, or followed by more: refused with a reason. */
+	for (cut = 0; cut < o.n; cut += 1 + cut / 64) {
+		obs_model_init(&back, 0.01);
+		err[0] = '\0';
+		CHECK(obs_model_load(&back, o.p, cut, err, sizeof(err)) == -EINVAL);
+		CHECK(err[0] != '\0' && !strchr(err, '\n'));
+		obs_model_free(&back);
+	}
+	packed_u64(&o, 0);
+	obs_model_init(&back, 0.01);
+	CHECK(obs_model_load(&back, o.p, o.n, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "8 bytes follow") != NULL);
+	obs_model_free(&back);
+	/* A histogram of another shape: the CPC histogram's bucket count (after meta, totals). */
+	{
+		size_t at = 4 + sizeof(struct st_observe_meta) + 8 * 4 + 4 + 1 + 8 * 5 + 1 + 1 +
+			    8 * 4 + 8 + 1 + 8 * 4 + 1 + 8 + 8 * 9 + 1 + 8 * 2 + 1;
+		uint32_t n;
+
+		memcpy(&n, o.p + at, 4);
+		CHECK(n == 400);
+		n = 401;
+		memcpy(o.p + at, &n, 4);
+		obs_model_init(&back, 0.01);
+		CHECK(obs_model_load(&back, o.p, o.n - 8, err, sizeof(err)) == -EINVAL);
+		CHECK(strstr(err, "histogram is malformed") != NULL);
+		obs_model_free(&back);
+	}
+	free(o.p);
+	free(again.p);
+	obs_model_free(&m);
+}
+
 int main(void)
 {
 	struct obs_model m;
+
+	saved();
 
 	raw_ring();
 	window_tags();

@@ -3,6 +3,7 @@
  * depth, samples mapped onto it, the result checked against full chains.
  */
 #include "model/callerchain.h"
+#include "ring/packed.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -118,6 +119,122 @@ void callerchain_add_sample(struct callerchain *c, const struct cc_frame *path, 
 	c->samples += count;
 	if (key.nreference)
 		c->checked += count;
+}
+
+/*
+ * The chaining section: u32 version (1); u64 samples, no_depth,
+ * quadruples, backward, dropped, checked; u32 edges, each u32 caller,
+ * caller depth, callee, callee depth and u64 count; u32 paths, each
+ * u32 frames (1 to CC_PATH) and as many u32 symbol and depth, u32
+ * reference callers (to CC_LEVELS) and as many symbols, u64 count.
+ */
+#define CC_SAVE_VERSION 1u
+
+void callerchain_save(const struct callerchain *c, struct packed_out *o)
+{
+	const struct cc_edge_entry *e;
+	const struct cc_sample_entry *s;
+
+	packed_u32(o, CC_SAVE_VERSION);
+	packed_u64(o, c->samples);
+	packed_u64(o, c->no_depth);
+	packed_u64(o, c->quadruples);
+	packed_u64(o, c->backward);
+	packed_u64(o, c->dropped);
+	packed_u64(o, c->checked);
+	packed_u32(o, (uint32_t)c->nedges);
+	for (e = c->edges; e; e = e->hh.next) {
+		packed_u32(o, PAIR_SYM(e->key.caller));
+		packed_u32(o, PAIR_DEPTH(e->key.caller));
+		packed_u32(o, PAIR_SYM(e->key.callee));
+		packed_u32(o, PAIR_DEPTH(e->key.callee));
+		packed_u64(o, e->count);
+	}
+	packed_u32(o, (uint32_t)c->npaths);
+	for (s = c->samples_by_path; s; s = s->hh.next) {
+		packed_u32(o, s->key.npath);
+		for (uint32_t i = 0; i < s->key.npath; i++) {
+			packed_u32(o, PAIR_SYM(s->key.path[i]));
+			packed_u32(o, PAIR_DEPTH(s->key.path[i]));
+		}
+		packed_u32(o, s->key.nreference);
+		for (uint32_t i = 0; i < s->key.nreference; i++)
+			packed_u32(o, s->key.reference[i]);
+		packed_u64(o, s->count);
+	}
+}
+
+static uint32_t mapped(struct packed_in *in, cc_symbol_map map, void *arg)
+{
+	uint32_t id = packed_get_u32(in);
+
+	return id == CC_NONE ? CC_NONE : map(id, arg);
+}
+
+int callerchain_load(struct callerchain *c, const uint8_t *p, size_t len, cc_symbol_map map,
+		     void *arg, char *err, size_t errlen)
+{
+	struct packed_in in = { p, len, 0, false };
+	uint64_t totals[6];
+	uint32_t n;
+
+	if (packed_get_u32(&in) != CC_SAVE_VERSION || in.bad)
+		return st_refuse(err, errlen, "the chaining section is of another version");
+	for (int i = 0; i < 6; i++)
+		totals[i] = packed_get_u64(&in);
+	n = packed_get_u32(&in);
+	if (in.bad || n > CC_MAX_EDGES)
+		return st_refuse(err, errlen, "the chaining section holds %u calls, more than %u",
+				 n, CC_MAX_EDGES);
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t caller = mapped(&in, map, arg), caller_depth = packed_get_u32(&in);
+		uint32_t callee = mapped(&in, map, arg), callee_depth = packed_get_u32(&in);
+		uint64_t count = packed_get_u64(&in);
+
+		if (in.bad || caller == CC_NONE || callee == CC_NONE)
+			return st_refuse(err, errlen, "call %u of the chaining section names no "
+					 "symbol of the snapshot, or is cut short", k);
+		callerchain_add_call(c, callee, callee_depth, caller, caller_depth, count);
+	}
+	n = packed_get_u32(&in);
+	if (in.bad || n > CC_MAX_PAIRS)
+		return st_refuse(err, errlen, "the chaining section holds %u paths, more than %u",
+				 n, CC_MAX_PAIRS);
+	for (uint32_t k = 0; k < n; k++) {
+		struct cc_frame path[CC_PATH];
+		uint32_t reference[CC_LEVELS], npath = packed_get_u32(&in), nreference;
+		uint64_t count;
+
+		if (in.bad || !npath || npath > CC_PATH)
+			return st_refuse(err, errlen, "path %u of the chaining section has %u "
+					 "frames, not 1 to %u", k, npath, CC_PATH);
+		for (uint32_t i = 0; i < npath; i++) {
+			path[i].sym = mapped(&in, map, arg);
+			path[i].depth = packed_get_u32(&in);
+			if (path[i].sym == CC_NONE)
+				in.bad = true;
+		}
+		nreference = packed_get_u32(&in);
+		if (in.bad || nreference > CC_LEVELS)
+			return st_refuse(err, errlen, "path %u of the chaining section is "
+					 "malformed", k);
+		for (uint32_t i = 0; i < nreference; i++)
+			reference[i] = mapped(&in, map, arg);
+		count = packed_get_u64(&in);
+		if (in.bad)
+			return st_refuse(err, errlen, "the chaining section is cut short");
+		callerchain_add_sample(c, path, npath, reference, nreference, count);
+	}
+	if (packed_left(&in))
+		return st_refuse(err, errlen, "%zu bytes follow the chaining section's end",
+				 packed_left(&in));
+	c->samples = totals[0];
+	c->no_depth = totals[1];
+	c->quadruples = totals[2];
+	c->backward = totals[3];
+	c->dropped = totals[4];
+	c->checked = totals[5];
+	return 0;
 }
 
 /* The build's view of the pairs: an index each, and edges in and out. */

@@ -102,6 +102,18 @@ void callerchain_add_call(struct callerchain *c, uint32_t callee, uint32_t calle
 void callerchain_add_sample(struct callerchain *c, const struct cc_frame *path, size_t npath,
 			    const uint32_t *reference, size_t nreference, uint64_t count);
 
+/*
+ * Snapshots (the chaining section, snapshot.h): what was fed in, and
+ * read back into an empty c with every symbol id put through map
+ * (UINT32_MAX: no such symbol, refused).  0, or -EINVAL with the problem
+ * in err.
+ */
+struct packed_out;
+typedef uint32_t (*cc_symbol_map)(uint32_t id, void *arg);
+void callerchain_save(const struct callerchain *c, struct packed_out *o);
+int callerchain_load(struct callerchain *c, const uint8_t *p, size_t len, cc_symbol_map map,
+		     void *arg, char *err, size_t errlen);
+
 /* Chains, maps and checks: into r (callerchain_result_free it). */
 void callerchain_build(const struct callerchain *c, struct cc_result *r);
 void callerchain_result_free(struct cc_result *r);

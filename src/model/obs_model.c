@@ -118,6 +118,23 @@ static struct obs_tag *tag_of(struct obs_model *m, uint64_t tag)
 	return &m->tags[ix->at];
 }
 
+struct obs_tag *obs_model_add_row(struct obs_model *m, uint64_t tag, bool other)
+{
+	struct obs_tag_index *ix;
+
+	if (other) {
+		if (m->other)
+			return NULL;
+		new_tag(m, 0)->other = true;
+		m->other = m->ntags;
+		return &m->tags[m->ntags - 1];
+	}
+	HASH_FIND(hh, m->index, &tag, sizeof(tag), ix);
+	if (ix || m->ntags - (m->other != 0) >= OBS_MAX_TAGS)
+		return NULL;
+	return tag_of(m, tag);
+}
+
 /* ---- records ---- */
 
 /* IPC histograms from now on, for tags made before too. */

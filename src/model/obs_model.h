@@ -142,6 +142,22 @@ double obs_model_core_ipc(const struct obs_model *m);
 /* The same for the time attributed to one tag. */
 double obs_tag_hardware_ipc(const struct obs_tag *t);
 
+/*
+ * A tag's row made for a snapshot being read (other: the row for tags
+ * past OBS_MAX_TAGS); NULL if the model has it already or no room.
+ */
+struct obs_tag *obs_model_add_row(struct obs_model *m, uint64_t tag, bool other);
+
+/*
+ * Snapshots (obs_model_save.c): every statistic, histogram and the
+ * series as the observer section's bytes; read back into a model just
+ * obs_model_init'ed, every field checked against the bytes.  0, or
+ * -EINVAL with the problem in err (the model then holds a part: free it).
+ */
+struct packed_out;
+void obs_model_save(const struct obs_model *m, struct packed_out *out);
+int obs_model_load(struct obs_model *m, const uint8_t *p, size_t len, char *err, size_t errlen);
+
 /* The name of a value tag (from the program), or NULL. */
 const char *obs_model_tag_name(const struct obs_model *m, uint64_t tag);
 

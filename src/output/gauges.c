@@ -160,7 +160,8 @@ static void observer_gauges(const struct session *s, struct gauges *gs)
 	const struct obs_model *o = &s->model.obs;
 	const struct dte *d = &o->dte;
 	double acc = dte_share(d, d->accepted) / 100;
-	double target = (double)s->obs_info.period.value;
+	/* A replay or snapshot has no observer of its own: the period its meta data said. */
+	double target = s->observer ? (double)s->obs_info.period.value : (double)o->meta.period;
 	double median = hist_quantile(&o->period, 0.5);
 	uint64_t drops = o->missing + session_observer_dropped(s);
 

@@ -9,6 +9,7 @@
 #include "output/snapshot_write.h"
 #include "model/model.h"
 #include "ring/record.h"
+#include "ring/packed.h"
 #include "ring/record_file.h"
 #include "ring/snapshot_file.h"
 #include "sampler/events.h"
@@ -38,24 +39,11 @@ void snapshot_default_name(char *buf, size_t len)
 	strftime(buf, len, "shimtop-%Y%m%d-%H%M%S.snap", &tm);
 }
 
-/* A growable byte buffer. */
-struct bytes {
-	uint8_t *p;
-	size_t n, cap;
-};
-
-static void put(struct bytes *b, const void *data, size_t n)
-{
-	ST_GROW(b->p, b->cap, b->n + n);
-	memcpy(b->p + b->n, data, n);
-	b->n += n;
-}
-
-static void symbols_section(const struct symbolizer *sy, struct bytes *b)
+static void symbols_section(const struct symbolizer *sy, struct packed_out *b)
 {
 	uint32_t count = (uint32_t)symbolizer_count(sy);
 
-	put(b, &count, 4);
+	packed_put(b, &count, 4);
 	for (uint32_t id = 0; id < count; id++) {
 		const struct st_symbol *sym = symbolizer_symbol(sy, id);
 		const char *raw = sym->raw && strcmp(sym->raw, sym->name) ? sym->raw : "";
@@ -65,10 +53,10 @@ static void symbols_section(const struct symbolizer *sy, struct bytes *b)
 
 		for (int k = 0; k < 4; k++)
 			lens[k] = (uint32_t)strlen(s[k]);
-		put(b, flags, 4);
-		put(b, lens, sizeof(lens));
+		packed_put(b, flags, 4);
+		packed_put(b, lens, sizeof(lens));
 		for (int k = 0; k < 4; k++)
-			put(b, s[k], lens[k]);
+			packed_put(b, s[k], lens[k]);
 	}
 }
 
@@ -160,7 +148,7 @@ static void loss_record(struct record_maker *r, uint16_t type, uint64_t count)
 }
 
 /* The records section: a record file written to a memfd, read back. */
-static int records_section(struct session *s, struct bytes *b)
+static int records_section(struct session *s, struct packed_out *b)
 {
 	struct record_maker *r = st_xcalloc(1, sizeof(*r));
 	struct st_file_header h;
@@ -333,8 +321,9 @@ static char *report_section(struct session *s)
 
 int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 {
-	struct bytes sym = { 0 }, rec = { 0 };
-	struct snapshot_section sec[5];
+	struct packed_out sym = { 0 }, rec = { 0 }, obs = { 0 }, chaining = { 0 };
+	struct snapshot_section sec[7];
+	size_t n = 5;
 	struct utsname u;
 	time_t taken = time(NULL);
 	char label[SNAPSHOT_LABEL_MAX], when[64], *meta, *report;
@@ -376,9 +365,26 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 	snprintf(sec[4].name, SNAPSHOT_NAME_LEN, "report");
 	sec[4].data = (uint8_t *)report;
 	sec[4].size = strlen(report);
-	rc = snapshot_file_write(path, sec, 5, bytes);
+	/* The observer's samples are not kept: what they added up to is. */
+	if (s->model.obs.active) {
+		obs_model_save(&s->model.obs, &obs);
+		snprintf(sec[n].name, SNAPSHOT_NAME_LEN, "observer");
+		sec[n].data = obs.p;
+		sec[n++].size = obs.n;
+	}
+	/* Stack depths are not in the records: CallerChaining's input is kept whole. */
+	if (s->model.chaining.samples || s->model.chaining.nedges) {
+		packed_u8(&chaining, s->model.callerchain_mode);
+		callerchain_save(&s->model.chaining, &chaining);
+		snprintf(sec[n].name, SNAPSHOT_NAME_LEN, "chaining");
+		sec[n].data = chaining.p;
+		sec[n++].size = chaining.n;
+	}
+	rc = snapshot_file_write(path, sec, n, bytes);
 	free(sym.p);
 	free(rec.p);
+	free(obs.p);
+	free(chaining.p);
 	free(meta);
 	free(report);
 	return rc;

@@ -764,6 +764,11 @@ void symbolizer_add_standin(struct symbolizer *s, const char *module, const char
 						  aliases, unknown);
 }
 
+uint32_t symbolizer_standin_id(const struct symbolizer *s, uint32_t n)
+{
+	return n < s->nstandins ? s->standins[n]->id : UINT32_MAX;
+}
+
 /* A snapshot's lookup: its stand-ins, and nothing on this machine. */
 static const struct st_symbol *standin_lookup(struct symbolizer *s, uint64_t ip,
 					      uint32_t *offset)

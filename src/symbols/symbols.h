@@ -75,6 +75,9 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 void symbolizer_add_standin(struct symbolizer *s, const char *module, const char *name,
 			    const char *raw, const char *aliases, bool unknown);
 
+/* The id the n-th stand-in has here, or UINT32_MAX past the last. */
+uint32_t symbolizer_standin_id(const struct symbolizer *s, uint32_t n);
+
 static inline uint64_t symbol_standin_address(uint32_t n)
 {
 	return SYMBOL_STANDIN_BASE + (uint64_t)n * SYMBOL_STANDIN_STRIDE;

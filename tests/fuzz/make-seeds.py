@@ -123,6 +123,10 @@ def symbol(module, name, raw=b"", aliases=None, unknown=0):
 syms = struct.pack("<I", 3) + symbol(b"libc.so.6", b"malloc", b"", b"__libc_malloc") + \
     symbol(b"demo", b"std::map<int, int>::find", b"_ZNSt3mapIiiE4findERKi") + \
     symbol(b"[anon]", b"[unknown]", unknown=1)
+# fuzz_snapshot_model's seeds are real sections, a selector byte before
+# them (0 observer, 1 chaining): observer-gen-observe from `gen_records
+# observe` replayed with --snapshot-on-exit, chaining-demo-dwarf from the
+# demo under --call-graph dwarf; `snapshot_sections FILE SECTION` prints them.
 put("fuzz_snapshot", "empty-container", snap([]))
 put("fuzz_snapshot", "symbols", snap([("label", b"taken now on here"), ("symbols", syms)]))
 put("fuzz_snapshot", "newer", snap([("label", b"x")], version=2))
