@@ -74,6 +74,22 @@ cmp -s "$TMP/a.sections" "$TMP/b.sections" ||
 grep -q "^main;run_phases;phase_recursive;recurse_tree" "$TMP/folded" ||
 	grep -q ";main;run_phases;phase_recursive;recurse_tree" "$TMP/folded" ||
 	fail "the snapshot's folded stacks lack the recursion: $(head -3 "$TMP/folded")"
+# pprof's time_nanos: the first sample's wall-clock time, between the
+# snapshot's start and its taking (the meta data's seconds).
+"$SHIMTOP" -i "$TMP/a.snap" --export pprof -o "$TMP/a.pb.gz" 2>"$TMP/err" ||
+	fail "--export pprof of a snapshot: $(cat "$TMP/err")"
+if command -v go >/dev/null; then
+	HOME=$TMP GOCACHE=$TMP/go-cache go tool pprof -raw "$TMP/a.pb.gz" >"$TMP/raw" 2>"$TMP/err" ||
+		fail "go tool pprof cannot read the snapshot's export: $(cat "$TMP/err")"
+	python3 - "$TMP/raw" "$TMP/meta.json" <<'PY' || fail "the export's time: $(head -5 "$TMP/raw")"
+import datetime, json, re, sys
+m = json.load(open(sys.argv[2]))
+t = re.search(r'^Time: (\S+ \d\d:\d\d:\d\d)', open(sys.argv[1]).read(), re.M).group(1)
+when = datetime.datetime.strptime(t, '%Y-%m-%d %H:%M:%S')
+iso = lambda s: datetime.datetime.strptime(s[:19], '%Y-%m-%dT%H:%M:%S')
+assert iso(m['started']) - datetime.timedelta(seconds=1) <= when <= iso(m['taken']), (t, m['started'], m['taken'])
+PY
+fi
 
 # SIGUSR1 while batch runs: a snapshot named by the time, in the directory.
 mkdir "$TMP/usr1"

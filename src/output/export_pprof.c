@@ -15,6 +15,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
@@ -228,6 +229,22 @@ static void free_profile(struct pprof *x)
 	free(x->location_of);
 }
 
+/* When the first sample was taken, from a snapshot's meta data; 0: unknown. */
+static int64_t first_sample_unix_ns(const struct session *s)
+{
+	struct json_object *meta, *v;
+	int64_t ns = 0;
+
+	if (!s->is_snapshot || !s->snap.meta)
+		return 0;
+	meta = json_tokener_parse(s->snap.meta);
+	if (meta && json_object_object_get_ex(meta, "first_sample_unix_ns", &v) &&
+	    json_object_is_type(v, json_type_int))
+		ns = json_object_get_int64(v);
+	json_object_put(meta);
+	return ns > 0 ? ns : 0;
+}
+
 int export_pprof(struct session *s, FILE *out)
 {
 	const struct model *m = session_tables(s);
@@ -247,6 +264,7 @@ int export_pprof(struct session *s, FILE *out)
 	for (uint32_t i = 1; i < t->n; i++)
 		if (cct_node(t, i)->self)
 			add_sample(&x, s, t, i, path);
+	x.p.time_nanos = first_sample_unix_ns(s);
 	if (m->first_time && m->last_time > m->first_time)
 		x.p.duration_nanos = (int64_t)(m->last_time - m->first_time);
 	x.p.comment = st_xcalloc(1, sizeof(*x.p.comment));
