@@ -116,7 +116,6 @@ static int open_replay(struct session *s, const struct st_options *o)
 
 	s->symbols = symbolizer_create(false);
 	model_init(&s->model, s->symbols);
-	s->snap.records_fd = -1;
 	/* A snapshot: its symbols stand in for the files, its records replay. */
 	if (snapshot_is(path)) {
 		/* Said why; a file that cannot be read (exit 1, as a recording's). */
@@ -126,9 +125,18 @@ static int open_replay(struct session *s, const struct st_options *o)
 		if (s->snap.skipped[0])
 			st_warn("snapshot '%s': sections %s are newer than this shimtop and "
 				"were skipped", path, s->snap.skipped);
-		path = s->snap.records_path;
 	}
-	s->source = replay_source_create(path, o->realtime, s->ring, &h);
+	if (s->is_snapshot) {
+		FILE *f = snapshot_records(&s->snap);
+
+		s->source = replay_source_from(f ? record_reader_on(f, "the snapshot's records", &h)
+					       : NULL, o->realtime, s->ring, &h);
+		if (!f)
+			st_error("snapshot '%s' has an empty records section: the file is corrupt",
+				 path);
+	} else {
+		s->source = replay_source_create(path, o->realtime, s->ring, &h);
+	}
 	if (!s->source)
 		return -EIO;	/* said why; a file that cannot be read */
 	s->pid = h.pid;

@@ -1,7 +1,7 @@
 /*
  * snapshot.c - reading a snapshot back (snapshot.h): the container
  * checked, the symbols section parsed field by field against its length,
- * the records handed to the replay through a memfd (the record reader
+ * the records handed to the replay as a stream in memory (the record reader
  * checks them as it checks any recording).
  */
 #include "snapshot.h"
@@ -90,15 +90,18 @@ static char *text_of(const struct snapshot_section *s)
 	return t;
 }
 
-static struct snapshot_bytes copy_of(const struct snapshot_section *s)
+/* A section's bytes, taken from f (no copy), or none. */
+static struct snapshot_bytes take(struct snapshot_file *f, const char *name)
 {
 	struct snapshot_bytes b = { NULL, 0 };
 
-	if (s) {
-		b.data = st_xmalloc(s->size ? s->size : 1);
-		memcpy(b.data, s->data, s->size);
-		b.size = s->size;
-	}
+	for (size_t i = 0; i < f->nsections; i++)
+		if (!strcmp(f->sections[i].name, name)) {
+			b.data = f->sections[i].data;
+			b.size = f->sections[i].size;
+			f->sections[i].data = NULL;
+			f->sections[i].size = 0;
+		}
 	return b;
 }
 
@@ -124,11 +127,11 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 {
 	struct snapshot_file f;
 	const struct snapshot_section *sym, *rec, *label;
+	struct snapshot_bytes rec_bytes;
 	char err[256];
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	out->records_fd = -1;
 	rc = snapshot_file_read(path, &f);
 	if (rc < 0)
 		return rc;
@@ -147,16 +150,9 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 		return rc;
 	}
 	out->nsymbols = symbolizer_count(sy);
-	out->records_fd = memfd_create("shimtop-snapshot", MFD_CLOEXEC);
-	rc = out->records_fd < 0 ? -errno : st_write_all(out->records_fd, rec->data, rec->size);
-	if (rc < 0) {
-		st_error("cannot hold the snapshot's records in memory: %s", strerror(-rc));
-		snapshot_file_free(&f);
-		snapshot_opened_close(out);
-		return rc;
-	}
-	snprintf(out->records_path, sizeof(out->records_path), "/proc/self/fd/%d",
-		 out->records_fd);
+	rec_bytes = take(&f, "records");
+	out->records = rec_bytes.data;
+	out->records_size = rec_bytes.size;
 	label = snapshot_file_section(&f, "label");
 	if (label) {
 		char *t = text_of(label);
@@ -168,8 +164,8 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 		snprintf(out->label, sizeof(out->label), "%s", t);
 		free(t);
 	}
-	out->observer = copy_of(snapshot_file_section(&f, "observer"));
-	out->chaining = copy_of(snapshot_file_section(&f, "chaining"));
+	out->observer = take(&f, "observer");
+	out->chaining = take(&f, "chaining");
 	out->meta = text_of(snapshot_file_section(&f, "meta"));
 	out->report = text_of(snapshot_file_section(&f, "report"));
 	note_skipped(&f, out);
@@ -179,9 +175,9 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 
 void snapshot_opened_close(struct snapshot_opened *o)
 {
-	if (o->records_fd >= 0)
-		close(o->records_fd);
-	o->records_fd = -1;
+	free(o->records);
+	o->records = NULL;
+	o->records_size = 0;
 	free(o->meta);
 	free(o->report);
 	free(o->observer.data);
@@ -189,6 +185,12 @@ void snapshot_opened_close(struct snapshot_opened *o)
 	o->meta = o->report = NULL;
 	memset(&o->observer, 0, sizeof(o->observer));
 	memset(&o->chaining, 0, sizeof(o->chaining));
+}
+
+FILE *snapshot_records(const struct snapshot_opened *o)
+{
+	/* An empty section still has to read as one: fmemopen refuses size 0. */
+	return o->records && o->records_size ? fmemopen(o->records, o->records_size, "rb") : NULL;
 }
 
 static uint32_t standin_id(uint32_t id, void *arg)

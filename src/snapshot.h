@@ -29,14 +29,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct symbolizer;
 
 #define SNAPSHOT_LABEL_MAX 160u
 
 struct snapshot_opened {
-	int records_fd;			/* a memfd holding the records section */
-	char records_path[48];		/* /proc/self/fd/N: replayed as a recording */
+	uint8_t *records;		/* the records section: a recording to replay */
+	size_t records_size;
 	char label[SNAPSHOT_LABEL_MAX];	/* "taken ... on HOST" */
 	char *meta;			/* the meta JSON, NUL-terminated, or NULL */
 	char *report;			/* the report JSON, or NULL */
@@ -50,10 +51,13 @@ struct snapshot_opened {
 
 /*
  * Opens the snapshot at path: its symbols become sy's stand-ins and its
- * records a memfd to replay.  0, or -errno after a one-line error.
+ * records a recording in memory to replay (snapshot_records).  0, or -errno after a one-line error.
  */
 int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opened *out);
 void snapshot_opened_close(struct snapshot_opened *o);
+
+/* The records as a stream to replay (fmemopen: read in place), or NULL. */
+FILE *snapshot_records(const struct snapshot_opened *o);
 
 /*
  * The observer's statistics and CallerChaining's input, if the snapshot

@@ -21,6 +21,9 @@
  *                                 PMU gives): 300 on gen_fn_main >
  *                                 gen_fn_a > gen_fn_b at IPC 3, 100 on
  *                                 gen_fn_main > gen_fn_a at IPC 1
+ *   gen_records steady FILE S HZ  the chains mode's samples and paths for
+ *                                 S seconds at HZ (a long session, for
+ *                                 the snapshot benchmark)
  */
 #include "ring/record.h"
 #include "ring/record_file.h"
@@ -244,6 +247,26 @@ static void chains(struct record_writer *w)
 	}
 }
 
+static void steady(struct record_writer *w, double seconds, double hz)
+{
+	const uint64_t fmain = (uint64_t)(uintptr_t)&gen_fn_main + 2;
+	const uint64_t fa = (uint64_t)(uintptr_t)&gen_fn_a + 2, fb = (uint64_t)(uintptr_t)&gen_fn_b + 2;
+	const uint64_t mab[] = { fb, fa, fmain }, ma[] = { fa, fmain }, m[] = { fmain };
+	uint64_t n = (uint64_t)(seconds * hz), step = (uint64_t)(1e9 / hz);
+
+	own_mappings(w);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t t = 1000000000 + i * step;
+
+		if (i % 4 == 0)
+			chain_sample(w, t, ma, 2, 100, 100);
+		else if (i % 8 == 1)
+			chain_sample(w, t, m, 1, 100, 200);
+		else
+			chain_sample(w, t, mab, 3, 100, 300);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct st_source_info info;
@@ -251,7 +274,7 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains FILE [ARG]\n",
+		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|steady FILE [ARG...]\n",
 		      stderr);
 		return 2;
 	}
@@ -260,7 +283,7 @@ int main(int argc, char **argv)
 	info.period = (struct st_period){ 250000, ST_PERIOD_NS, false };
 	snprintf(info.events, sizeof(info.events), "cpu-clock");
 	info.ipc_cycles = info.ipc_instructions = -1;
-	if (!strcmp(argv[1], "chains")) {
+	if (!strcmp(argv[1], "chains") || !strcmp(argv[1], "steady")) {
 		/* A {cycles,instructions} group: the counters ride with each sample. */
 		info.ncounters = 2;
 		info.ipc_cycles = 0;
@@ -301,6 +324,8 @@ int main(int argc, char **argv)
 		corewide(w);
 	} else if (!strcmp(argv[1], "chains")) {
 		chains(w);
+	} else if (!strcmp(argv[1], "steady") && argc > 4) {
+		steady(w, atof(argv[3]), atof(argv[4]));
 	} else if (!strcmp(argv[1], "path") && argc > 3) {
 		mapping(w, 1, argv[3]);
 		sample(w, 1, 0x401000, 2000);

@@ -16,7 +16,7 @@ SECTIONS="$TESTS_BIN/snapshot_sections"
 "$SHIMTOP" -b --format json --snapshot-on-exit "$TMP/a.snap" -- \
 	"$SHIMTOP_DEMO" --seconds 1.5 >"$TMP/live.json" 2>"$TMP/err" ||
 	fail "--snapshot-on-exit: $(cat "$TMP/err")"
-grep -Eq "^shimtop: snapshot $TMP/a.snap \([0-9.]+ (kB|MB)\)$" "$TMP/err" ||
+grep -Eq "^shimtop: snapshot $TMP/a.snap \([0-9.]+ (kB|MB) in [0-9.]+ s\)$" "$TMP/err" ||
 	fail "no line says where the snapshot went: $(cat "$TMP/err")"
 "$SHIMTOP" -b -i "$TMP/a.snap" --format json >"$TMP/snap.json" 2>"$TMP/err" ||
 	fail "-i on a snapshot: $(cat "$TMP/err")"
@@ -42,7 +42,7 @@ build_id=$(readelf -n "$SHIMTOP_DEMO" 2>/dev/null | sed -n 's/.*Build ID: *//p')
 python3 - "$TMP/meta.json" "$SHIMTOP_DEMO" "$build_id" <<'PY' || fail "the meta section: $(cat "$TMP/meta.json")"
 import json, os, sys
 m = json.load(open(sys.argv[1]))
-assert m['format'] == 'shimtop snapshot' and m['version'] == 1
+assert m['format'] == 'shimtop snapshot' and m['version'] == 2
 assert m['host'] == os.uname().nodename and m['kernel'] == os.uname().release
 assert m['comm'] == 'shimtop-demo' and m['samples'] > 1000 and m['taken'] >= m['started']
 assert m['options']['call_graph'] == 'fp'
@@ -162,7 +162,7 @@ expect_run 1 "snapshot '$TMP/half.snap': section '[a-z]+' needs [0-9]+ bytes, th
 	"$SHIMTOP" -b -i "$TMP/half.snap"
 cp "$TMP/a.snap" "$TMP/v9.snap"
 printf '\011' | dd of="$TMP/v9.snap" bs=1 seek=8 conv=notrunc 2>/dev/null
-expect_run 1 "snapshot '$TMP/v9.snap': snapshot version 9 is newer than this shimtop reads \(1\)" -- \
+expect_run 1 "snapshot '$TMP/v9.snap': snapshot version 9 is newer than this shimtop reads \(2\)" -- \
 	"$SHIMTOP" -b -i "$TMP/v9.snap"
 cp "$TMP/a.snap" "$TMP/bad.snap"
 printf 'XXXXXXXX' | dd of="$TMP/bad.snap" bs=1 seek=$((size - 40)) conv=notrunc 2>/dev/null

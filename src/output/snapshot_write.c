@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,20 +147,18 @@ static void loss_record(struct record_maker *r, uint16_t type, uint64_t count)
 		r->rc = -EIO;
 }
 
-/* The records section: a record file written to a memfd, read back. */
-static int records_section(struct session *s, struct packed_out *b)
+/*
+ * The records section: a record file compressed as it is made, never
+ * held whole (ten minutes at 10 kHz would be 500 MB of records).
+ */
+static int records_section(struct session *s, struct snapshot_section *out)
 {
 	struct record_maker *r = st_xcalloc(1, sizeof(*r));
 	struct st_file_header h;
-	char path[48];
-	int fd = memfd_create("shimtop-snapshot", MFD_CLOEXEC), rc;
-	off_t size;
+	struct snapshot_stream *z = snapshot_stream_new();
+	FILE *f = snapshot_stream_file(z);
+	int rc;
 
-	if (fd < 0) {
-		free(r);
-		return -errno;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	r->m = &s->model;
 	record_header_from_info(&h, &s->info, s->pid, s->comm);
 	/* The records' own first time, not the clock now: saved again, the same bytes. */
@@ -178,11 +175,11 @@ static int records_section(struct session *s, struct packed_out *b)
 		h.ncounters = 0;
 		h.ipc_cycles = h.ipc_instructions = -1;
 	}
-	r->w = record_writer_open(path, &h);
+	r->w = f ? record_writer_on(f, "the snapshot's records", &h) : NULL;
 	if (!r->w) {
-		close(fd);
 		free(r);
-		return -EIO;
+		memset(out, 0, sizeof(*out));
+		return snapshot_stream_section(z, "records", out) ?: -ENOMEM;
 	}
 	thread_records(r, false);
 	history_each(&s->model.history, 0, UINT64_MAX, sample_record, r);
@@ -191,15 +188,8 @@ static int records_section(struct session *s, struct packed_out *b)
 	thread_records(r, true);
 	rc = record_writer_close(r->w) < 0 ? -EIO : r->rc;
 	free(r);
-	size = lseek(fd, 0, SEEK_END);
-	if (!rc && size > 0) {
-		ST_GROW(b->p, b->cap, (size_t)size);
-		if (pread(fd, b->p, (size_t)size, 0) != size)
-			rc = -EIO;
-		b->n = (size_t)size;
-	}
-	close(fd);
-	return rc;
+	/* The stream's own failure (-EFBIG, -ENOMEM) says more than -EIO. */
+	return snapshot_stream_section(z, "records", out) ?: rc;
 }
 
 static void iso_time(char *buf, size_t len, time_t t)
@@ -340,7 +330,7 @@ static char *report_section(struct session *s)
 
 int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 {
-	struct packed_out sym = { 0 }, rec = { 0 }, obs = { 0 }, chaining = { 0 };
+	struct packed_out sym = { 0 }, obs = { 0 }, chaining = { 0 };
 	struct snapshot_section sec[7];
 	size_t n = 5;
 	struct utsname u;
@@ -359,16 +349,16 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 		snprintf(label, sizeof(label), "%s on %.64s", when,
 			 uname(&u) ? "an unknown host" : u.nodename);
 	}
+	memset(sec, 0, sizeof(sec));
 	symbols_section(s->symbols, &sym);
-	rc = records_section(s, &rec);
+	rc = records_section(s, &sec[3]);
 	if (rc < 0) {
 		free(sym.p);
-		free(rec.p);
+		free(sec[3].data);
 		return rc;
 	}
 	meta = s->is_snapshot && s->snap.meta ? st_xstrdup(s->snap.meta) : meta_section(s, taken);
 	report = report_section(s);
-	memset(sec, 0, sizeof(sec));
 	snprintf(sec[0].name, SNAPSHOT_NAME_LEN, "label");
 	sec[0].data = (uint8_t *)label;
 	sec[0].size = strlen(label);
@@ -378,9 +368,6 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 	snprintf(sec[2].name, SNAPSHOT_NAME_LEN, "symbols");
 	sec[2].data = sym.p;
 	sec[2].size = sym.n;
-	snprintf(sec[3].name, SNAPSHOT_NAME_LEN, "records");
-	sec[3].data = rec.p;
-	sec[3].size = rec.n;
 	snprintf(sec[4].name, SNAPSHOT_NAME_LEN, "report");
 	sec[4].data = (uint8_t *)report;
 	sec[4].size = strlen(report);
@@ -401,7 +388,7 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 	}
 	rc = snapshot_file_write(path, sec, n, bytes);
 	free(sym.p);
-	free(rec.p);
+	free(sec[3].data);
 	free(obs.p);
 	free(chaining.p);
 	free(meta);
@@ -412,13 +399,14 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 int snapshot_save(struct session *s, const char *path, char *msg, size_t len)
 {
 	char name[64];
-	uint64_t bytes;
+	uint64_t bytes, t0;
 	int rc;
 
 	if (!path) {
 		snapshot_default_name(name, sizeof(name));
 		path = name;
 	}
+	t0 = st_now_ns();
 	rc = snapshot_write(s, path, &bytes);
 	if (rc == -EFBIG)
 		snprintf(msg, len, "cannot write snapshot %s: the history is larger than a "
@@ -427,9 +415,20 @@ int snapshot_save(struct session *s, const char *path, char *msg, size_t len)
 		snprintf(msg, len, "cannot write snapshot %s: %s; choose another path", path,
 			 strerror(-rc));
 	else
-		snprintf(msg, len, "snapshot %s (%.1f %s)", path,
+		snprintf(msg, len, "snapshot %s (%.1f %s in %.2f s)", path,
 			 bytes < 1000000 ? (double)bytes / 1e3 : (double)bytes / 1e6,
-			 bytes < 1000000 ? "kB" : "MB");
+			 bytes < 1000000 ? "kB" : "MB", (double)(st_now_ns() - t0) / 1e9);
+	/* Its tables are rebuilt from the history: say when that lost the oldest. */
+	if (!rc && s->model.history.dropped) {
+		size_t at = strlen(msg);
+
+		snprintf(msg + at, len - at, "; it holds the newest %llu of %llu samples "
+			 "(the history keeps %.0f s, at most %zu MiB)",
+			 (unsigned long long)s->model.history.entries,
+			 (unsigned long long)(s->model.history.entries + s->model.history.dropped),
+			 (double)s->model.history.keep_ns / 1e9,
+			 s->model.history.max_bytes >> 20);
+	}
 	return rc;
 }
 

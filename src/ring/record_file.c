@@ -48,13 +48,20 @@ void record_header_from_info(struct st_file_header *h,
 struct record_writer *record_writer_open(const char *path,
 					 const struct st_file_header *h)
 {
-	struct record_writer *w;
 	FILE *f = fopen(path, "wbe");
 
 	if (!f) {
 		st_error("cannot create record file '%s': %s", path, strerror(errno));
 		return NULL;
 	}
+	return record_writer_on(f, path, h);
+}
+
+struct record_writer *record_writer_on(FILE *f, const char *path,
+				       const struct st_file_header *h)
+{
+	struct record_writer *w;
+
 	if (fwrite(h, sizeof(*h), 1, f) != 1) {
 		st_error("cannot write record file '%s': %s", path, strerror(errno));
 		fclose(f);
@@ -101,13 +108,19 @@ int record_writer_close(struct record_writer *w)
 struct record_reader *record_reader_open(const char *path,
 					 struct st_file_header *h)
 {
-	struct record_reader *r;
 	FILE *f = fopen(path, "rbe");
 
 	if (!f) {
 		st_error("cannot open record file '%s': %s", path, strerror(errno));
 		return NULL;
 	}
+	return record_reader_on(f, path, h);
+}
+
+struct record_reader *record_reader_on(FILE *f, const char *path, struct st_file_header *h)
+{
+	struct record_reader *r;
+
 	memset(h, 0, sizeof(*h));
 	if (fread(h, ST_FILE_HEADER_V2_SIZE, 1, f) != 1 ||
 	    memcmp(h->magic, ST_FILE_MAGIC, sizeof(ST_FILE_MAGIC)) != 0) {

@@ -59,6 +59,9 @@ void record_header_from_info(struct st_file_header *h,
 /* NULL after a one-line error naming the file. */
 struct record_writer *record_writer_open(const char *path,
 					 const struct st_file_header *h);
+/* The same on a stream already open (its name for messages); closes it. */
+struct record_writer *record_writer_on(FILE *f, const char *name,
+				       const struct st_file_header *h);
 /* Returns -EIO (said once) if the file cannot be written. */
 int record_writer_append(struct record_writer *w, const void *rec);
 /* Flushes and closes; -EIO after an error if anything was lost. */
@@ -67,6 +70,8 @@ int record_writer_close(struct record_writer *w);
 /* NULL after a one-line error naming the file and the problem. */
 struct record_reader *record_reader_open(const char *path,
 					 struct st_file_header *h);
+/* The same on a stream already open (its name for messages); closes it. */
+struct record_reader *record_reader_on(FILE *f, const char *name, struct st_file_header *h);
 /*
  * The next record, valid until the next call: >0 its size, 0 at the end,
  * -EBADMSG if the file is corrupt or truncated there (record_reader_error says

@@ -95,9 +95,12 @@ static int take_section(const uint8_t *at, const uint8_t *end, struct snapshot_f
 		memcpy(s->data, at, raw);
 	} else {
 		unsigned long long declared = ZSTD_getFrameContentSize(at, stored);
-		size_t got = declared == raw ? ZSTD_decompress(s->data, raw, at, stored) : 0;
+		/* Streamed (version 2): the header's size bounds what it may give. */
+		bool fits = declared == raw || (declared == ZSTD_CONTENTSIZE_UNKNOWN &&
+						out->version >= 2);
+		size_t got = fits ? ZSTD_decompress(s->data, raw, at, stored) : 0;
 
-		if (declared != raw || ZSTD_isError(got) || got != raw) {
+		if (!fits || ZSTD_isError(got) || got != raw) {
 			free(s->data);
 			return st_refuse(err, errlen, "section '%s' does not decompress to its %llu "
 				       "bytes: the file is corrupt", s->name,
@@ -189,11 +192,11 @@ void snapshot_file_free(struct snapshot_file *f)
 
 static int write_section(FILE *f, const struct snapshot_section *s, uint64_t *bytes)
 {
-	size_t bound = ZSTD_compressBound(s->size);
-	uint8_t head[SECTION_BYTES], *packed = st_xmalloc(bound ? bound : 1);
-	size_t stored = ZSTD_compress(packed, bound, s->data, s->size, 3);
+	size_t bound = s->raw ? 0 : ZSTD_compressBound(s->size);
+	uint8_t head[SECTION_BYTES], *packed = s->raw ? s->data : st_xmalloc(bound ? bound : 1);
+	size_t stored = s->raw ? s->size : ZSTD_compress(packed, bound, s->data, s->size, 3);
 	uint32_t flags = SECTION_ZSTD, reserved = 0;
-	uint64_t st, raw = s->size;
+	uint64_t st, raw = s->raw ? s->raw : s->size;
 	int rc;
 
 	if (ZSTD_isError(stored)) {
@@ -209,8 +212,105 @@ static int write_section(FILE *f, const struct snapshot_section *s, uint64_t *by
 	memcpy(head + 32, &raw, 8);
 	rc = fwrite(head, sizeof(head), 1, f) == 1 && fwrite(packed, 1, stored, f) == stored
 		? 0 : -EIO;
-	free(packed);
+	if (!s->raw)
+		free(packed);
 	*bytes += sizeof(head) + stored;
+	return rc;
+}
+
+struct snapshot_stream {
+	ZSTD_CCtx *z;
+	FILE *f;
+	uint8_t *out;
+	size_t n, cap;
+	uint64_t raw;
+	int error;
+};
+
+/* Compresses what is given (all of it: ZSTD_e_end once at the close). */
+static int stream_push(struct snapshot_stream *s, const void *p, size_t len,
+		       ZSTD_EndDirective how)
+{
+	ZSTD_inBuffer in = { p, len, 0 };
+	size_t left;
+
+	do {
+		ZSTD_outBuffer o;
+
+		ST_GROW(s->out, s->cap, s->n + ZSTD_CStreamOutSize());
+		o = (ZSTD_outBuffer){ s->out + s->n, s->cap - s->n, 0 };
+		left = ZSTD_compressStream2(s->z, &o, &in, how);
+		if (ZSTD_isError(left))
+			return -ENOMEM;
+		s->n += o.pos;
+	} while (how == ZSTD_e_end ? left != 0 : in.pos < in.size);
+	return 0;
+}
+
+/*
+ * Never fails the writer (whose messages would name a record file): a
+ * section past the bound, or zstd out of memory, is only noted and said
+ * by snapshot_stream_section.
+ */
+static ssize_t stream_write(void *cookie, const char *p, size_t len)
+{
+	struct snapshot_stream *s = cookie;
+
+	s->raw += len;
+	if (s->raw > SNAPSHOT_SECTION_MAX && !s->error)
+		s->error = -EFBIG;
+	if (!s->error)
+		s->error = stream_push(s, p, len, ZSTD_e_continue);
+	return (ssize_t)len;
+}
+
+static int stream_close(void *cookie)
+{
+	struct snapshot_stream *s = cookie;
+
+	if (!s->error)
+		s->error = stream_push(s, NULL, 0, ZSTD_e_end);
+	s->f = NULL;
+	return s->error ? -1 : 0;
+}
+
+struct snapshot_stream *snapshot_stream_new(void)
+{
+	struct snapshot_stream *s = st_xcalloc(1, sizeof(*s));
+	cookie_io_functions_t io = { NULL, stream_write, NULL, stream_close };
+
+	s->z = ZSTD_createCCtx();
+	s->f = s->z ? fopencookie(s, "w", io) : NULL;
+	if (s->f)
+		ZSTD_CCtx_setParameter(s->z, ZSTD_c_compressionLevel, 3);
+	else
+		s->error = -ENOMEM;
+	return s;
+}
+
+FILE *snapshot_stream_file(struct snapshot_stream *s)
+{
+	return s->f;
+}
+
+int snapshot_stream_section(struct snapshot_stream *s, const char *name,
+			    struct snapshot_section *out)
+{
+	int rc = s->f ? -EIO : s->error;	/* still open: not finished */
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, SNAPSHOT_NAME_LEN, "%s", name);
+	if (!rc && s->raw) {
+		out->data = s->out;
+		out->size = s->n;
+		out->raw = s->raw;
+		s->out = NULL;
+	}
+	if (s->f)
+		fclose(s->f);
+	ZSTD_freeCCtx(s->z);
+	free(s->out);
+	free(s);
 	return rc;
 }
 
@@ -225,7 +325,7 @@ int snapshot_file_write(const char *path, const struct snapshot_section *section
 	*bytes = HEADER_BYTES;
 	/* What a reader would refuse is not written. */
 	for (size_t i = 0; i < n; i++)
-		if (sections[i].size > SNAPSHOT_SECTION_MAX)
+		if (sections[i].size > SNAPSHOT_SECTION_MAX || sections[i].raw > SNAPSHOT_SECTION_MAX)
 			return -EFBIG;
 	rc = st_replace_begin(&out, path);
 	if (rc)

@@ -2,10 +2,13 @@
  * snapshot_file.h - the snapshot container: named sections, each
  * compressed with zstd, behind a magic and a version.
  *
- *   "SHIMSNAP"  u32 version (1)  u32 sections
+ *   "SHIMSNAP"  u32 version (2)  u32 sections
  *   per section: char name[16] (NUL-padded)  u32 flags (1: zstd)
  *                u32 reserved (0)  u64 stored bytes  u64 raw bytes
- *                then the stored bytes
+ *                then the stored bytes: with flag 1, one zstd frame that
+ *                decompresses to exactly the raw bytes (version 1: its
+ *                header declares them; from 2 it may not, when written
+ *                as a stream)
  *
  * All numbers little-endian (x86-64's own).  A reader skips sections it
  * does not know, so newer writers add sections without breaking older
@@ -18,9 +21,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SNAPSHOT_MAGIC		"SHIMSNAP"
-#define SNAPSHOT_VERSION	1u
+/* 2: a zstd frame may leave its size undeclared (a streamed section) */
+#define SNAPSHOT_VERSION	2u
 #define SNAPSHOT_NAME_LEN	16u
 #define SNAPSHOT_MAX_SECTIONS	64u
 #define SNAPSHOT_SECTION_MAX	(1ull << 30)	/* raw bytes of one section, at most */
@@ -29,6 +34,7 @@ struct snapshot_section {
 	char name[SNAPSHOT_NAME_LEN];
 	uint8_t *data;
 	size_t size;
+	uint64_t raw;		/* written: 0, or data is a zstd frame of raw bytes */
 };
 
 struct snapshot_file {
@@ -65,5 +71,18 @@ void snapshot_file_free(struct snapshot_file *f);
  */
 int snapshot_file_write(const char *path, const struct snapshot_section *sections,
 			size_t n, uint64_t *bytes);
+
+/*
+ * A section compressed as it is written, for one too large to hold raw
+ * (the history's records): write to snapshot_stream_file's stream and
+ * fclose it, then snapshot_stream_section hands the zstd frame over as a
+ * section (raw set; free its data) and frees the stream.  0, -EFBIG past
+ * SNAPSHOT_SECTION_MAX raw bytes, or -ENOMEM / -EIO.
+ */
+struct snapshot_stream;
+struct snapshot_stream *snapshot_stream_new(void);
+FILE *snapshot_stream_file(struct snapshot_stream *s);
+int snapshot_stream_section(struct snapshot_stream *s, const char *name,
+			    struct snapshot_section *out);
 
 #endif

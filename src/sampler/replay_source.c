@@ -108,7 +108,12 @@ struct st_source *replay_source_create(const char *path, bool realtime,
 				       struct ring *ring,
 				       struct st_file_header *h)
 {
-	struct record_reader *reader = record_reader_open(path, h);
+	return replay_source_from(record_reader_open(path, h), realtime, ring, h);
+}
+
+struct st_source *replay_source_from(struct record_reader *reader, bool realtime,
+				     struct ring *ring, const struct st_file_header *h)
+{
 	struct replay_source *rs;
 
 	if (!reader)

@@ -15,5 +15,8 @@
 struct st_source *replay_source_create(const char *path, bool realtime,
 				       struct ring *ring,
 				       struct st_file_header *header);
+/* The same from a reader already open (a snapshot's records); NULL if reader is. */
+struct st_source *replay_source_from(struct record_reader *reader, bool realtime,
+				     struct ring *ring, const struct st_file_header *header);
 
 #endif

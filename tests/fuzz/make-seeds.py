@@ -129,5 +129,5 @@ syms = struct.pack("<I", 3) + symbol(b"libc.so.6", b"malloc", b"", b"__libc_mall
 # demo under --call-graph dwarf; `snapshot_sections FILE SECTION` prints them.
 put("fuzz_snapshot", "empty-container", snap([]))
 put("fuzz_snapshot", "symbols", snap([("label", b"taken now on here"), ("symbols", syms)]))
-put("fuzz_snapshot", "newer", snap([("label", b"x")], version=2))
+put("fuzz_snapshot", "newer", snap([("label", b"x")], version=3))
 put("fuzz_snapshot", "unknown-section", snap([("meta", b"{}"), ("future", b"\1\2\3")]))
