@@ -111,14 +111,24 @@ snap=$(ls "$TMP"/usr1/shimtop-*.snap 2>/dev/null | head -1)
 grep -q "^shimtop: snapshot shimtop-.*\.snap (" "$TMP/usr1.err" || fail "SIGUSR1: $(cat "$TMP/usr1.err")"
 [ -n "$snap" ] && { "$SHIMTOP" -b -i "$snap" >/dev/null 2>"$TMP/err" || fail "the SIGUSR1 snapshot: $(cat "$TMP/err")"; }
 
+# snapshot_beside_live NAME SECONDS OPTION...: the demo for SECONDS under
+# shimtop -b --format json OPTION... --snapshot-on-exit $TMP/NAME.snap,
+# then -i on the snapshot: the reports in $TMP/NAME-live.json and
+# $TMP/NAME-snap.json.
+snapshot_beside_live() {
+	name=$1 secs=$2
+	shift 2
+	"$SHIMTOP" -b --format json "$@" --snapshot-on-exit "$TMP/$name.snap" -- \
+		"$SHIMTOP_DEMO" --seconds "$secs" >"$TMP/$name-live.json" 2>"$TMP/err" ||
+		fail "$* --snapshot-on-exit: $(cat "$TMP/err")"
+	"$SHIMTOP" -b -i "$TMP/$name.snap" --format json >"$TMP/$name-snap.json" 2>"$TMP/err" ||
+		fail "-i on the snapshot of $*: $(cat "$TMP/err")"
+}
+
 # The observer: its statistics, histograms and timeline are kept (its
 # samples are not), so the snapshot's report says what the live one did.
-"$SHIMTOP" -b --observe --format json --snapshot-on-exit "$TMP/o.snap" -- \
-	"$SHIMTOP_DEMO" --seconds 1.5 >"$TMP/olive.json" 2>"$TMP/err" ||
-	fail "--observe --snapshot-on-exit: $(cat "$TMP/err")"
-"$SHIMTOP" -b -i "$TMP/o.snap" --format json >"$TMP/osnap.json" 2>"$TMP/err" ||
-	fail "-i on an observer's snapshot: $(cat "$TMP/err")"
-python3 - "$TMP/olive.json" "$TMP/osnap.json" <<'PY' || fail "the observer's figures differ in the snapshot"
+snapshot_beside_live o 1.5 --observe
+python3 - "$TMP/o-live.json" "$TMP/o-snap.json" <<'PY' || fail "the observer's figures differ in the snapshot"
 import json, sys
 live, snap = (json.load(open(f))['observer'] for f in sys.argv[1:3])
 assert live['taken'] > 1000, live['taken']
@@ -143,12 +153,8 @@ expect_run 1 "snapshot '$TMP/ocut.snap': the observer.* the file is corrupt" -- 
 
 # Stack depths (--call-graph dwarf) are not in the records: CallerChaining's
 # input is kept, so the rebuilt tree and its agreement come back the same.
-"$SHIMTOP" -b --call-graph dwarf --format json --snapshot-on-exit "$TMP/c.snap" -- \
-	"$SHIMTOP_DEMO" --seconds 1 >"$TMP/clive.json" 2>"$TMP/err" ||
-	fail "--call-graph dwarf --snapshot-on-exit: $(cat "$TMP/err")"
-"$SHIMTOP" -b -i "$TMP/c.snap" --format json >"$TMP/csnap.json" 2>"$TMP/err" ||
-	fail "-i on a snapshot with stack depths: $(cat "$TMP/err")"
-python3 - "$TMP/clive.json" "$TMP/csnap.json" <<'PY' || fail "CallerChaining differs in the snapshot"
+snapshot_beside_live c 1 --call-graph dwarf
+python3 - "$TMP/c-live.json" "$TMP/c-snap.json" <<'PY' || fail "CallerChaining differs in the snapshot"
 import json, sys
 live, snap = (json.load(open(f))['callerchain'] for f in sys.argv[1:3])
 assert live['samples'] > 500 and live['nodes'] > 5, live

@@ -134,6 +134,16 @@ static void figure6(void)
 	callerchain_free(&c);
 }
 
+/* Fig. 7 (A)'s quadruples: D at 90 called from B and from F, both at 50. */
+static void figure7a_calls(struct callerchain *c)
+{
+	callerchain_add_call(c, B, 50, A, 10, 5);
+	callerchain_add_call(c, F, 50, A, 10, 5);
+	callerchain_add_call(c, D, 90, B, 50, 30);
+	callerchain_add_call(c, D, 90, F, 50, 10);
+	callerchain_add_call(c, E, 100, D, 90, 40);
+}
+
 /*
  * Fig. 7 (A): B and F have equal frames, so D at 90 has two callers at
  * one depth; E under D is ambiguous and shared 3:1 as B-D and F-D are
@@ -147,11 +157,7 @@ static void figure7a(void)
 	char got[1024];
 
 	callerchain_init(&c);
-	callerchain_add_call(&c, B, 50, A, 10, 5);
-	callerchain_add_call(&c, F, 50, A, 10, 5);
-	callerchain_add_call(&c, D, 90, B, 50, 30);
-	callerchain_add_call(&c, D, 90, F, 50, 10);
-	callerchain_add_call(&c, E, 100, D, 90, 40);
+	figure7a_calls(&c);
 	add_sample(&c, E, 100, via_b, 3, 100);
 	callerchain_build(&c, &r);
 	shape(&r, got, sizeof(got));
@@ -284,11 +290,7 @@ static void saved(void)
 	size_t cut;
 
 	callerchain_init(&c);
-	callerchain_add_call(&c, B, 50, A, 10, 5);
-	callerchain_add_call(&c, F, 50, A, 10, 5);
-	callerchain_add_call(&c, D, 90, B, 50, 30);
-	callerchain_add_call(&c, D, 90, F, 50, 10);
-	callerchain_add_call(&c, E, 100, D, 90, 40);
+	figure7a_calls(&c);
 	callerchain_add_call(&c, E, 80, D, 90, 1);	/* backward: counted only */
 	add_sample(&c, E, 100, via_b, 3, 100);
 	callerchain_add_sample(&c, to_b, 3, via_b, 3, 100);
