@@ -9,6 +9,7 @@ BG_PIDS=""
 LEFT_FILES=""	# files outside $TMP a test made, e.g. a killed target's segment
 
 cleanup() {
+	[ -n "${T_SOCK:-}" ] && tmux -S "$T_SOCK" kill-server 2>/dev/null
 	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	for f in $LEFT_FILES; do rm -f "$f"; done
@@ -81,14 +82,24 @@ $(screen)"
 	return 1
 }
 
+# ui_session TMUX-OPTION... COMMAND: a new tmux session "ui" running
+# COMMAND (sets T), the last one's server killed first.  Each on a
+# socket of its own: a server whose last session was just killed may
+# still hold its socket and refuse the next ("server exited
+# unexpectedly").
+ui_session() {
+	[ -n "${T_SOCK:-}" ] && tmux -S "$T_SOCK" kill-server 2>/dev/null
+	UI_N=$((${UI_N:-0} + 1))
+	T_SOCK="$TMP/tmux-ui$UI_N.sock"
+	T="tmux -S $T_SOCK"
+	$T new-session -d -s ui "$@"
+}
+
 # replay_ui FILE COLUMNS LINES [DIR]: shimtop -i FILE in the tmux pane
 # "ui" of that size (sets T), working in DIR (where s writes), once the
 # recording has been read to its end; quit_ui ends it.
 replay_ui() {
-	# A socket of its own: a server just killed may still hold the last one.
-	UI_N=$((${UI_N:-0} + 1))
-	T="tmux -S $TMP/tmux-ui$UI_N.sock"
-	$T new-session -d -s ui -x "$2" -y "$3" -c "${4:-$PWD}" \
+	ui_session -x "$2" -y "$3" -c "${4:-$PWD}" \
 		"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$1' 2>'$TMP/err'; sleep 30"
 	wait_for "end of recording"
 }

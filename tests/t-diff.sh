@@ -69,8 +69,7 @@ expect_run 2 "--diff and --export: export each recording on its own" -- \
 	"$SHIMTOP" -i "$TMP/a.rec" --diff "$TMP/b.rec" --export csv
 
 command -v tmux >/dev/null || { finish; exit; }
-T="tmux -S $TMP/tmux.sock"
-$T new-session -d -s ui -x 140 -y 30 \
+ui_session -x 140 -y 30 \
 	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i '$TMP/a.rec' --diff '$TMP/b.rec' 2>'$TMP/err'; sleep 30"
 wait_for "^ +A% +B% +CHANGE +IPC A +IPC B +MODULE +SYMBOL, B - A"
 wait_for "^ +[0-9.]+% +[0-9.]+% +\+[0-9.]+ .* recurse_tree\$"

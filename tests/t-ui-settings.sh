@@ -9,14 +9,11 @@
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
-SOCK="$TMP/tmux.sock"
-T="tmux -S $SOCK"
 CFG=$TMP/config
 RC=$CFG/shimtop/shimtoprc
 
 start() {
-	$T kill-session -t ui 2>/dev/null
-	$T new-session -d -s ui -x 110 -y 30 \
+	ui_session -x 110 -y 30 \
 		"env XDG_CONFIG_HOME='$CFG' SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' --demo $* 2>'$TMP/err'; sleep 30"
 	wait_for "^ +SELF%"
 }

@@ -11,12 +11,9 @@
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
-SOCK="$TMP/tmux.sock"
-T="tmux -S $SOCK"
 
 start() {
-	$T kill-session -t ui 2>/dev/null
-	$T new-session -d -s ui -x 120 -y 30 \
+	ui_session -x 120 -y 30 \
 		"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' $* 2>'$TMP/err'; sleep 30"
 }
 graph() { screen | grep -E "^samples " | head -1; }

@@ -7,11 +7,9 @@
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
-SOCK="$TMP/tmux.sock"
-T="tmux -S $SOCK"
 
 
-$T new-session -d -s ui -x 100 -y 30 \
+ui_session -x 100 -y 30 \
 	"env SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' --demo; echo \"EXIT=\$?\" >'$TMP/exit'; sleep 30"
 wait_for "phase_compute"
 wait_for "^shimtop 0\.1\.0 +target +pid [0-9]+ \(shimtop-demo\)"
@@ -126,10 +124,9 @@ sleep 0.3
 if [ -n "$demo" ] && kill -0 "$demo" 2>/dev/null; then
 	fail "the launched demo outlived the UI"
 fi
-$T kill-session -t ui 2>/dev/null
 
 # The target exits during the session: a status line, and the table stays.
-$T new-session -d -s ui -x 100 -y 30 \
+ui_session -x 100 -y 30 \
 	"'$SHIMTOP' -- '$SHIMTOP_DEMO' --seconds 1; echo \"EXIT=\$?\" >'$TMP/exit2'; sleep 30"
 wait_for "target [0-9]+ exited after [0-9.]+ s; table kept, q quits"
 screen | grep -q "phase_compute" || fail "the table was not kept after the target exited"
@@ -137,13 +134,12 @@ $T send-keys -t ui q
 i=0
 while [ ! -s "$TMP/exit2" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(cat "$TMP/exit2" 2>/dev/null)" = "EXIT=0" ] || fail "quit after exit: $(cat "$TMP/exit2" 2>/dev/null)"
-$T kill-session -t ui 2>/dev/null
 
 # Ctrl-C and SIGTERM stop as q does: exit 130 and 0, the terminal back,
 # the launched demo ended, the recording complete (it replays to its end).
 for how in C-c TERM; do
 	rm -f "$TMP/exit5" "$TMP/sig.rec"
-	$T new-session -d -s ui -x 100 -y 30 \
+	ui_session -x 100 -y 30 \
 		"'$SHIMTOP' --demo --record '$TMP/sig.rec'; echo \"EXIT=\$?\" >'$TMP/exit5'; sleep 30"
 	wait_for "phase_compute"
 	demo=$(pgrep -f "^$SHIMTOP_DEMO" | head -1)
@@ -167,13 +163,12 @@ for how in C-c TERM; do
 	"end of recording"*) ;;
 	*) fail "$how: recording incomplete: $(json_get "$TMP/sig.json" "d['status']")" ;;
 	esac
-	$T kill-session -t ui 2>/dev/null
-done
+	done
 
 # `z` before the first sample (a recording with no records): nothing to
 # zero, no crash (it was a memset of NULL, fatal under UBSan).
 "$TESTS_BIN/gen_records" empty "$TMP/empty.rec" || fail "cannot make an empty recording"
-$T new-session -d -s ui -x 100 -y 30 \
+ui_session -x 100 -y 30 \
 	"'$SHIMTOP' --replay '$TMP/empty.rec' 2>'$TMP/z.err'; echo \"EXIT=\$?\" >'$TMP/exit3'; sleep 30"
 wait_for "end of recording"
 $T send-keys -t ui z
@@ -183,12 +178,11 @@ i=0
 while [ ! -s "$TMP/exit3" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(cat "$TMP/exit3" 2>/dev/null)" = "EXIT=0" ] ||
 	fail "z before any sample: $(cat "$TMP/exit3" 2>/dev/null) $(cat "$TMP/z.err")"
-$T kill-session -t ui 2>/dev/null
 
 # The target truncates its signal segment under the observer: the header
 # says so, the table stays, and quitting prints it and exits 1.
 start_demo --seconds 30
-$T new-session -d -s ui -x 160 -y 30 \
+ui_session -x 160 -y 30 \
 	"'$SHIMTOP' -p $DEMO_PID --observe 2>'$TMP/t.err'; echo \"EXIT=\$?\" >'$TMP/exit4'; sleep 30"
 wait_for "DTE accepted"
 wait_for "phase_compute"
@@ -203,10 +197,9 @@ while [ ! -s "$TMP/exit4" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(cat "$TMP/exit4" 2>/dev/null)" = "EXIT=1" ] ||
 	fail "quit after truncation: $(cat "$TMP/exit4" 2>/dev/null)"
 grep -q "truncated its signal segment" "$TMP/t.err" || fail "no error line: $(cat "$TMP/t.err")"
-$T kill-session -t ui 2>/dev/null
 
 # NO_COLOR: attributes only.
-$T new-session -d -s ui -x 100 -y 30 "env NO_COLOR=1 '$SHIMTOP' --demo; sleep 30"
+ui_session -x 100 -y 30 "env NO_COLOR=1 '$SHIMTOP' --demo; sleep 30"
 wait_for "phase_compute"
 if $T capture-pane -e -p -t ui | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m"; then
 	fail "NO_COLOR still shows colour"
