@@ -23,7 +23,7 @@ void ring_destroy(struct ring *r);
  * Producer side: whether a record of len would fit now (nothing counted;
  * for a producer that may wait, as a replay).
  */
-bool ring_fits(const struct ring *r, size_t len);
+bool ring_fits(struct ring *r, size_t len);
 /* Producer side.  Returns false (and counts a drop) when full. */
 bool ring_push(struct ring *r, const void *rec, size_t len);
 /* Two-step form: reserve room, fill it, commit.  NULL (counted) if full. */
