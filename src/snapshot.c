@@ -1,8 +1,8 @@
 /*
  * snapshot.c - reading a snapshot back (snapshot.h): the container
  * checked, the symbols section parsed field by field against its length,
- * the records handed to the replay as a stream in memory (the record reader
- * checks them as it checks any recording).
+ * the records handed to the replay as a stream, decompressed as they are
+ * read (the record reader checks them as it checks any recording).
  */
 #include "snapshot.h"
 #include "ring/snapshot_file.h"
@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define SYMBOL_HEAD	20u	/* flags and four lengths */
@@ -127,12 +126,11 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 {
 	struct snapshot_file f;
 	const struct snapshot_section *sym, *rec, *label;
-	struct snapshot_bytes rec_bytes;
 	char err[256];
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = snapshot_file_read(path, &f);
+	rc = snapshot_file_read(path, "records", &f);
 	if (rc < 0)
 		return rc;
 	sym = snapshot_file_section(&f, "symbols");
@@ -150,9 +148,8 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 		return rc;
 	}
 	out->nsymbols = symbolizer_count(sy);
-	rec_bytes = take(&f, "records");
-	out->records = rec_bytes.data;
-	out->records_size = rec_bytes.size;
+	out->records = *rec;
+	f.sections[rec - f.sections].data = NULL;
 	label = snapshot_file_section(&f, "label");
 	if (label) {
 		char *t = text_of(label);
@@ -175,9 +172,8 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 
 void snapshot_opened_close(struct snapshot_opened *o)
 {
-	free(o->records);
-	o->records = NULL;
-	o->records_size = 0;
+	free(o->records.data);
+	memset(&o->records, 0, sizeof(o->records));
 	free(o->meta);
 	free(o->report);
 	free(o->observer.data);
@@ -189,8 +185,8 @@ void snapshot_opened_close(struct snapshot_opened *o)
 
 FILE *snapshot_records(const struct snapshot_opened *o)
 {
-	/* An empty section still has to read as one: fmemopen refuses size 0. */
-	return o->records && o->records_size ? fmemopen(o->records, o->records_size, "rb") : NULL;
+	/* An empty section has no header to read: NULL, said by the caller. */
+	return o->records.data ? snapshot_section_open(&o->records) : NULL;
 }
 
 static uint32_t standin_id(uint32_t id, void *arg)

@@ -31,13 +31,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ring/snapshot_file.h"
+
 struct symbolizer;
 
 #define SNAPSHOT_LABEL_MAX 160u
 
 struct snapshot_opened {
-	uint8_t *records;		/* the records section: a recording to replay */
-	size_t records_size;
+	struct snapshot_section records;	/* a recording to replay, still compressed */
 	char label[SNAPSHOT_LABEL_MAX];	/* "taken ... on HOST" */
 	char *meta;			/* the meta JSON, NUL-terminated, or NULL */
 	char *report;			/* the report JSON, or NULL */
@@ -51,12 +52,13 @@ struct snapshot_opened {
 
 /*
  * Opens the snapshot at path: its symbols become sy's stand-ins and its
- * records a recording in memory to replay (snapshot_records).  0, or -errno after a one-line error.
+ * records a recording to replay (snapshot_records).  0, or -errno after
+ * a one-line error.
  */
 int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opened *out);
 void snapshot_opened_close(struct snapshot_opened *o);
 
-/* The records as a stream to replay (fmemopen: read in place), or NULL. */
+/* The records as a stream to replay (decompressed as read), or NULL. */
 FILE *snapshot_records(const struct snapshot_opened *o);
 
 /*

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 		fputs("usage: snapshot_sections FILE [SECTION [LENGTH OUT]]\n", stderr);
 		return 2;
 	}
-	if (snapshot_file_read(argv[1], &f) < 0)
+	if (snapshot_file_read(argv[1], NULL, &f) < 0)
 		return 1;
 	if (argc == 5) {
 		uint64_t bytes;

@@ -53,7 +53,7 @@ static void round_trip(const uint8_t *buf, size_t len)
 	const struct snapshot_section *s;
 	char err[256];
 
-	CHECK(snapshot_file_parse(buf, len, &f, err, sizeof(err)) == 0);
+	CHECK(snapshot_file_parse(buf, len, NULL, &f, err, sizeof(err)) == 0);
 	CHECK(f.nsections == 2 && f.version == SNAPSHOT_VERSION);
 	s = snapshot_file_section(&f, "label");
 	CHECK(s && s->size == 9 && !memcmp(s->data, "taken now", 9));
@@ -68,7 +68,7 @@ static void refused(const uint8_t *buf, size_t len, const char *want)
 {
 	struct snapshot_file f;
 	char err[256] = "";
-	int rc = snapshot_file_parse(buf, len, &f, err, sizeof(err));
+	int rc = snapshot_file_parse(buf, len, NULL, &f, err, sizeof(err));
 
 	CHECK(rc == -EINVAL);
 	CHECK(strstr(err, want) != NULL);
@@ -158,6 +158,58 @@ static void duplicate(void)
 }
 
 /* A section compressed as written: read back alike, beside an ordinary one. */
+/* The kept section's stream read to its end: its bytes, and whether it failed. */
+static uint64_t read_kept(const uint8_t *buf, size_t len, int *failed)
+{
+	struct snapshot_file f;
+	char err[256], line[32], got[32];
+	uint64_t n = 0;
+	FILE *in;
+
+	*failed = -1;
+	if (snapshot_file_parse(buf, len, "records", &f, err, sizeof(err)) < 0)
+		return 0;
+	in = snapshot_section_open(snapshot_file_section(&f, "records"));
+	CHECK(in != NULL);
+	for (int i = 0; in && fgets(got, sizeof(got), in); i++) {
+		snprintf(line, sizeof(line), "record %d\n", i % 1000);
+		if (strcmp(got, line))
+			break;
+		n += strlen(got);
+	}
+	*failed = in ? ferror(in) != 0 : -1;
+	if (*failed)
+		CHECK(errno == EBADMSG);
+	if (in)
+		fclose(in);
+	snapshot_file_free(&f);
+	return n;
+}
+
+/*
+ * Kept compressed (-i's records), the section reads as a stream: all of
+ * it; a damaged frame, or one short of or past its raw size, fails the
+ * read where it shows, after the bytes before it.
+ */
+static void kept_stream(const uint8_t *good, size_t len, uint64_t raw)
+{
+	uint8_t *buf = st_xmalloc(len);
+	uint64_t more = raw + 1, less = raw - 1;
+	int failed;
+
+	memcpy(buf, good, len);
+	CHECK(read_kept(buf, len, &failed) == raw && failed == 0);
+	/* The section's data: after the file's 16 bytes and its 40. */
+	buf[56 + (len - 56) / 2] ^= 0x55;
+	CHECK(read_kept(buf, len, &failed) < raw && failed == 1);
+	memcpy(buf, good, len);
+	memcpy(buf + 48, &more, 8);
+	CHECK(read_kept(buf, len, &failed) == raw && failed == 1);
+	memcpy(buf + 48, &less, 8);
+	CHECK(read_kept(buf, len, &failed) < raw && failed == 1);
+	free(buf);
+}
+
 static void streamed(void)
 {
 	struct snapshot_stream *z = snapshot_stream_new();
@@ -185,7 +237,7 @@ static void streamed(void)
 	snprintf(path, sizeof(path), "%s/streamed.snap", dir);
 	CHECK(snapshot_file_write(path, sec, 2, &bytes) == 0);
 	buf = (uint8_t *)st_read_file(path, &len);
-	CHECK(buf && snapshot_file_parse(buf, len, &back, err, sizeof(err)) == 0);
+	CHECK(buf && snapshot_file_parse(buf, len, NULL, &back, err, sizeof(err)) == 0);
 	if (buf && back.nsections == 2) {
 		const struct snapshot_section *r = snapshot_file_section(&back, "records");
 		char line[32];
@@ -200,10 +252,12 @@ static void streamed(void)
 		CHECK(ok);
 		snapshot_file_free(&back);
 	}
-	/* A version 1 reader's file must declare every frame's size. */
 	if (buf) {
+		kept_stream(buf, len, sec[0].raw);
+		/* A version 1 reader's file must declare every frame's size. */
 		memcpy(buf + 8, &one, 4);
 		refused(buf, len, "section 'records' does not decompress to its");
+		CHECK(snapshot_file_parse(buf, len, "records", &back, err, sizeof(err)) == -EINVAL);
 	}
 	free(buf);
 	free(sec[0].data);

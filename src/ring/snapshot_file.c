@@ -51,8 +51,9 @@ static bool name_ok(const uint8_t *p)
 	return i > 0 && i < SNAPSHOT_NAME_LEN;
 }
 
-static int take_section(const uint8_t *at, const uint8_t *end, struct snapshot_file *out,
-			size_t index, size_t *used, char *err, size_t errlen)
+static int take_section(const uint8_t *at, const uint8_t *end, const char *kept,
+			struct snapshot_file *out, size_t index, size_t *used, char *err,
+			size_t errlen)
 {
 	struct snapshot_section *s = &out->sections[out->nsections];
 	uint32_t flags;
@@ -83,6 +84,22 @@ static int take_section(const uint8_t *at, const uint8_t *end, struct snapshot_f
 			return st_refuse(err, errlen, "section '%s' appears twice: the file is corrupt",
 				       s->name);
 	at += SECTION_BYTES;
+	if (kept && (flags & SECTION_ZSTD) && raw && !strcmp(s->name, kept)) {
+		unsigned long long declared = ZSTD_getFrameContentSize(at, stored);
+
+		/* What can be checked without decompressing; the rest as it is read. */
+		if (declared != raw && !(declared == ZSTD_CONTENTSIZE_UNKNOWN && out->version >= 2))
+			return st_refuse(err, errlen, "section '%s' does not decompress to its %llu "
+				       "bytes: the file is corrupt", s->name,
+				       (unsigned long long)raw);
+		s->data = st_xmalloc(stored ? stored : 1);
+		memcpy(s->data, at, stored);
+		s->size = stored;
+		s->raw = raw;
+		out->nsections++;
+		*used = SECTION_BYTES + stored;
+		return 0;
+	}
 	s->data = st_xmalloc(raw ? raw : 1);
 	s->size = raw;
 	if (!(flags & SECTION_ZSTD)) {
@@ -112,8 +129,8 @@ static int take_section(const uint8_t *at, const uint8_t *end, struct snapshot_f
 	return 0;
 }
 
-int snapshot_file_parse(const uint8_t *buf, size_t len, struct snapshot_file *out,
-			char *err, size_t errlen)
+int snapshot_file_parse(const uint8_t *buf, size_t len, const char *kept,
+			struct snapshot_file *out, char *err, size_t errlen)
 {
 	const uint8_t *at = buf + HEADER_BYTES, *end = buf + len;
 	uint32_t n;
@@ -137,7 +154,7 @@ int snapshot_file_parse(const uint8_t *buf, size_t len, struct snapshot_file *ou
 			       "file is corrupt", n, SNAPSHOT_MAX_SECTIONS);
 	for (uint32_t i = 0; i < n; i++) {
 		size_t used = 0;
-		int rc = take_section(at, end, out, i, &used, err, errlen);
+		int rc = take_section(at, end, kept, out, i, &used, err, errlen);
 
 		if (rc < 0) {
 			snapshot_file_free(out);
@@ -153,7 +170,7 @@ int snapshot_file_parse(const uint8_t *buf, size_t len, struct snapshot_file *ou
 	return 0;
 }
 
-int snapshot_file_read(const char *path, struct snapshot_file *out)
+int snapshot_file_read(const char *path, const char *kept, struct snapshot_file *out)
 {
 	char err[256];
 	size_t len;
@@ -167,7 +184,7 @@ int snapshot_file_read(const char *path, struct snapshot_file *out)
 		st_error("cannot read snapshot '%s': %s", path, strerror(errno));
 		return rc ? rc : -EIO;
 	}
-	rc = snapshot_file_parse(buf, len, out, err, sizeof(err));
+	rc = snapshot_file_parse(buf, len, kept, out, err, sizeof(err));
 	free(buf);
 	if (rc < 0)
 		st_error("snapshot '%s': %s", path, err);
@@ -188,6 +205,71 @@ void snapshot_file_free(struct snapshot_file *f)
 	for (size_t i = 0; i < f->nsections; i++)
 		free(f->sections[i].data);
 	f->nsections = 0;
+}
+
+/* ---- a kept section read as a stream ---- */
+
+struct section_reader {
+	ZSTD_DCtx *z;
+	ZSTD_inBuffer in;
+	uint64_t raw, given;
+	bool ended, bad;
+};
+
+static ssize_t section_read(void *cookie, char *p, size_t len)
+{
+	struct section_reader *r = cookie;
+	ZSTD_outBuffer o = { p, len, 0 };
+
+	while (o.pos == 0 && !r->ended && !r->bad) {
+		size_t left = ZSTD_decompressStream(r->z, &o, &r->in);
+
+		r->given += o.pos;
+		/* Undecodable, past its raw bytes, or cut short: nothing more of it. */
+		if (ZSTD_isError(left) || r->given > r->raw ||
+		    (left && o.pos == 0 && r->in.pos == r->in.size)) {
+			r->bad = true;
+			o.pos = 0;
+		}
+		/* Whole (its checksum checked) but not its raw size: this much is good. */
+		r->ended = left == 0;
+		if (r->ended && (r->given != r->raw || r->in.pos != r->in.size))
+			r->bad = true;
+	}
+	if (o.pos == 0 && r->bad) {
+		errno = EBADMSG;
+		return -1;
+	}
+	return (ssize_t)o.pos;
+}
+
+static int section_close(void *cookie)
+{
+	struct section_reader *r = cookie;
+
+	ZSTD_freeDCtx(r->z);
+	free(r);
+	return 0;
+}
+
+FILE *snapshot_section_open(const struct snapshot_section *s)
+{
+	cookie_io_functions_t io = { section_read, NULL, NULL, section_close };
+	struct section_reader *r;
+	FILE *f;
+
+	if (!s->raw)
+		return s->size ? fmemopen(s->data, s->size, "rb") : NULL;
+	r = st_xcalloc(1, sizeof(*r));
+	r->z = ZSTD_createDCtx();
+	r->in = (ZSTD_inBuffer){ s->data, s->size, 0 };
+	r->raw = s->raw;
+	f = r->z ? fopencookie(r, "rb", io) : NULL;
+	if (!f) {
+		ZSTD_freeDCtx(r->z);
+		free(r);
+	}
+	return f;
 }
 
 static int write_section(FILE *f, const struct snapshot_section *s, uint64_t *bytes)
@@ -281,9 +363,11 @@ struct snapshot_stream *snapshot_stream_new(void)
 
 	s->z = ZSTD_createCCtx();
 	s->f = s->z ? fopencookie(s, "w", io) : NULL;
-	if (s->f)
+	/* The checksum: a damaged stream is told apart from records (read late). */
+	if (s->f) {
 		ZSTD_CCtx_setParameter(s->z, ZSTD_c_compressionLevel, 3);
-	else
+		ZSTD_CCtx_setParameter(s->z, ZSTD_c_checksumFlag, 1);
+	} else
 		s->error = -ENOMEM;
 	return s;
 }

@@ -34,7 +34,7 @@ struct snapshot_section {
 	char name[SNAPSHOT_NAME_LEN];
 	uint8_t *data;
 	size_t size;
-	uint64_t raw;		/* written: 0, or data is a zstd frame of raw bytes */
+	uint64_t raw;		/* 0, or data is a zstd frame of raw bytes (still compressed) */
 };
 
 struct snapshot_file {
@@ -47,14 +47,25 @@ struct snapshot_file {
 bool snapshot_file_magic(const void *bytes, size_t len);
 
 /*
- * Checks and decompresses a whole snapshot held in buf.  Returns 0, or
- * -EINVAL with what is wrong in err (one line, no file name).
+ * Checks and decompresses a whole snapshot held in buf, except the
+ * section called `kept` (NULL: none), which stays compressed (raw set)
+ * to be read as a stream (snapshot_section_open): the history's records
+ * are read once, never held whole.  Returns 0, or -EINVAL with what is
+ * wrong in err (one line, no file name).
  */
-int snapshot_file_parse(const uint8_t *buf, size_t len, struct snapshot_file *out,
-			char *err, size_t errlen);
+int snapshot_file_parse(const uint8_t *buf, size_t len, const char *kept,
+			struct snapshot_file *out, char *err, size_t errlen);
 
 /* Reads path and parses it; 0, or -errno after a one-line error naming the file. */
-int snapshot_file_read(const char *path, struct snapshot_file *out);
+int snapshot_file_read(const char *path, const char *kept, struct snapshot_file *out);
+
+/*
+ * A section's raw bytes as a stream, decompressed as they are read; s's
+ * data must outlive it.  A frame that is corrupt (its checksum, when it
+ * has one) or gives other than its raw bytes fails the read (ferror, errno
+ * EBADMSG) where that shows.  NULL if out of memory.
+ */
+FILE *snapshot_section_open(const struct snapshot_section *s);
 
 /* The section called name, or NULL. */
 const struct snapshot_section *snapshot_file_section(const struct snapshot_file *f,
