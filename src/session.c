@@ -401,8 +401,10 @@ static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 		/* Records in the ring are whole and aligned: we wrote them. */
 		take(s, rec);
 		ring_release(r);
-		if (++n % every == 0 && st_now_ns() >= deadline)
+		if (++n % every == 0 && st_now_ns() >= deadline) {
+			s->behind = true;
 			break;
+		}
 	}
 	return n;
 }
@@ -426,7 +428,10 @@ static void abandon(struct session *s, struct ring *r, uint64_t *count)
 
 static size_t pump_until(struct session *s, uint64_t deadline)
 {
-	size_t n = drain(s, s->ring, deadline), len;
+	size_t n, len;
+
+	s->behind = false;
+	n = drain(s, s->ring, deadline);
 
 	if (s->obs_ring)
 		n += drain(s, s->obs_ring, deadline);
@@ -621,7 +626,7 @@ int session_read_all(struct session *s)
 	if (rc < 0)
 		return rc;
 	while (!s->finished && !stop_signal_received()) {
-		if (!session_pump(s))
+		if (!session_pump(s) || !s->behind)
 			nanosleep(&tick, NULL);
 	}
 	return session_stop(s);

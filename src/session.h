@@ -51,6 +51,7 @@ struct session {
 	uint64_t abandoned;		/* records left in the ring at the stop deadline */
 	uint64_t obs_abandoned;		/* the same, of the observer's ring */
 	bool finished;
+	bool behind;			/* the last pump left records waiting */
 	char status[192];		/* why it finished, for the UI and stderr */
 
 	const struct session *diff_with;	/* --diff: the recording compared with */
@@ -70,7 +71,11 @@ int session_open(struct session *s, const struct st_options *o);
 /* Starts the source (and lets a launched target exec).  0 or -errno. */
 int session_start(struct session *s);
 
-/* Moves what the ring holds into the model.  Returns records taken. */
+/*
+ * Moves what the ring holds into the model, for up to 50 ms.  Returns
+ * records taken; s->behind says it stopped with records waiting (a
+ * replay faster than the model): pump again before sleeping.
+ */
 size_t session_pump(struct session *s);
 
 /*

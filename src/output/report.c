@@ -258,7 +258,9 @@ int report_run_batch(struct session *s)
 		double t;
 		char msg[512];
 
-		nanosleep(&tick, NULL);
+		/* A replay the model has not caught up with: no pause. */
+		if (!s->behind)
+			nanosleep(&tick, NULL);
 		session_pump(s);
 		if (stop_signal_snapshot_asked()) {
 			snapshot_save(s, NULL, msg, sizeof(msg));

@@ -414,18 +414,25 @@ static void stop_terminal(struct ui *ui)
 static void run_loop(struct ui *ui)
 {
 	uint64_t next_refresh = 0;
+	bool was_finished = false;
 
 	for (;;) {
 		int code;
 		uint64_t now;
+		bool ended;
 
 		session_pump(ui->s);
 		now = st_now_ns();
-		if (now >= next_refresh && !ui->paused) {
+		/* The end shows the final tables at once, not at the next refresh. */
+		ended = ui->s->finished && !was_finished;
+		was_finished = ui->s->finished;
+		if ((now >= next_refresh || ended) && !ui->paused) {
 			refresh_interval(ui);
 			next_refresh = now + (uint64_t)(ui->delay * 1e9);
 		}
 		draw(ui);
+		/* Keys still answer while a replay fills the model: no pause then. */
+		timeout(ui->s->behind ? 0 : 100);
 		code = getch();
 		if (stop_signal_received())
 			break;		/* Ctrl-C, SIGTERM: the same stop as q */
