@@ -67,7 +67,7 @@ void st_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void *checked(void *p)
+void *st_xcheck(void *p)
 {
 	if (!p) {
 		st_error("out of memory");
@@ -78,17 +78,17 @@ static void *checked(void *p)
 
 void *st_xmalloc(size_t n)
 {
-	return checked(malloc(n ? n : 1));
+	return st_xcheck(malloc(n ? n : 1));
 }
 
 void *st_xcalloc(size_t n, size_t size)
 {
-	return checked(calloc(n ? n : 1, size ? size : 1));
+	return st_xcheck(calloc(n ? n : 1, size ? size : 1));
 }
 
 void *st_xrealloc(void *p, size_t n)
 {
-	return checked(realloc(p, n ? n : 1));
+	return st_xcheck(realloc(p, n ? n : 1));
 }
 
 void st_grow(void *pp, size_t *cap, size_t need, size_t size)
@@ -101,7 +101,7 @@ void st_grow(void *pp, size_t *cap, size_t need, size_t size)
 	while (n < need)
 		n *= 2;
 	if (n > SIZE_MAX / size)
-		checked(NULL);		/* no such array fits: out of memory */
+		st_xcheck(NULL);		/* no such array fits: out of memory */
 	memcpy(&p, pp, sizeof(p));
 	p = st_xrealloc(p, n * size);
 	memset((char *)p + *cap * size, 0, (n - *cap) * size);
@@ -111,7 +111,7 @@ void st_grow(void *pp, size_t *cap, size_t need, size_t size)
 
 char *st_xstrdup(const char *s)
 {
-	return checked(strdup(s));
+	return st_xcheck(strdup(s));
 }
 
 char *st_read_file(const char *path, size_t *len)

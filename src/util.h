@@ -37,6 +37,8 @@ void st_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void st_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Allocation that cannot fail: out of memory ends the program. */
+/* p, unless it is NULL: then "out of memory" and exit, as st_xmalloc. */
+void *st_xcheck(void *p);
 void *st_xmalloc(size_t n);
 void *st_xcalloc(size_t n, size_t size);
 void *st_xrealloc(void *p, size_t n);

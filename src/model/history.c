@@ -4,6 +4,20 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+static struct history_chunk *chunk_map(void)
+{
+	void *p = mmap(NULL, sizeof(struct history_chunk), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	return st_xcheck(p == MAP_FAILED ? NULL : p);
+}
+
+static void chunk_unmap(struct history_chunk *c)
+{
+	munmap(c, sizeof(*c));
+}
 
 void history_init(struct history *h, uint64_t keep_ns)
 {
@@ -22,7 +36,7 @@ void history_free(struct history *h)
 
 	for (; c; c = next) {
 		next = c->next;
-		free(c);
+		chunk_unmap(c);
 	}
 	{
 		size_t max = h->max_bytes;
@@ -56,7 +70,7 @@ static void drop_oldest(struct history *h)
 	h->dropped += c->n;
 	h->entries -= c->n;
 	h->chunks--;
-	free(c);
+	chunk_unmap(c);
 	drop_spans(h);
 }
 
@@ -149,7 +163,7 @@ const struct history_span *history_spans(const struct history *h, uint64_t from,
 
 static struct history_chunk *new_chunk(struct history *h, uint64_t time)
 {
-	struct history_chunk *c = st_xmalloc(sizeof(*c));
+	struct history_chunk *c = chunk_map();
 
 	c->next = NULL;
 	c->base = c->min_time = c->max_time = time;
