@@ -21,6 +21,15 @@
 "$SHIMTOP" -i "$TMP/rec" --export folded -o "$TMP/folded" 2>"$TMP/err" ||
 	fail "--export folded: $(cat "$TMP/err")"
 cmp -s "$TMP/folded" "$TMP/folded.report" || fail "--export folded differs from --format folded"
+# A reader gone before the export (| head): ended by SIGPIPE, as perf script is, no message.
+python3 - "$SHIMTOP" "$TMP/rec" <<'PY' || fail "--export folded into a closed pipe"
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run([sys.argv[1], "-i", sys.argv[2], "--export", "folded"], stdout=w,
+                   stderr=subprocess.PIPE)
+assert p.returncode == -13 and not p.stderr, (p.returncode, p.stderr)
+PY
 
 # speedscope: the file format's fields; every stack root first (main
 # above leaf_work), its weights the symbol table's per leaf.

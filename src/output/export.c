@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -148,6 +149,11 @@ int export_session(struct session *s, enum st_export how, const char *path)
 				 "or redirect standard output");
 			return -EINVAL;
 		}
+		/*
+		 * A reader that stops early (| head) ends us as it ends perf
+		 * script: the session is stopped and its snapshot written.
+		 */
+		signal(SIGPIPE, SIG_DFL);
 		rc = write_format(s, how, stdout);
 		if (!rc && fflush(stdout))
 			rc = -errno;
