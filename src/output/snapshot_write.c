@@ -252,33 +252,25 @@ static char *meta_section(struct session *s, time_t taken)
 	struct utsname u;
 	char buf[256];
 	double running = session_elapsed(s);
+	/* One reading of both clocks: the times below agree with each other. */
+	struct timespec wall;
+	uint64_t mono = st_now_ns();
 	char *text;
 
+	clock_gettime(CLOCK_REALTIME, &wall);
 	json_object_object_add(o, "format", json_object_new_string("shimtop snapshot"));
 	json_object_object_add(o, "version", json_object_new_int(SNAPSHOT_VERSION));
 	json_object_object_add(o, "shimtop", json_object_new_string(PACKAGE_VERSION));
 	iso_time(buf, sizeof(buf), taken);
 	json_object_object_add(o, "taken", json_object_new_string(buf));
-	{
-		struct timespec wall;
-
-		/* Rounded down, the second the session started in. */
-		clock_gettime(CLOCK_REALTIME, &wall);
-		iso_time(buf, sizeof(buf), (time_t)floor((double)wall.tv_sec +
-							 wall.tv_nsec / 1e9 - running));
-	}
+	/* Rounded down, the second the session started in. */
+	iso_time(buf, sizeof(buf), (time_t)floor((double)wall.tv_sec + wall.tv_nsec / 1e9 - running));
 	json_object_object_add(o, "started", json_object_new_string(buf));
 	/* The first sample's wall-clock time (pprof's time_nanos): live samples only. */
-	if (!s->opt->replay_path && s->model.first_time) {
-		struct timespec now;
-		uint64_t mono = st_now_ns();
-
-		clock_gettime(CLOCK_REALTIME, &now);
-		if (mono >= s->model.first_time)
-			json_object_object_add(o, "first_sample_unix_ns", json_object_new_int64(
-				(int64_t)now.tv_sec * 1000000000 + now.tv_nsec -
-				(int64_t)(mono - s->model.first_time)));
-	}
+	if (!s->opt->replay_path && s->model.first_time && mono >= s->model.first_time)
+		json_object_object_add(o, "first_sample_unix_ns", json_object_new_int64(
+			(int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec -
+			(int64_t)(mono - s->model.first_time)));
 	if (!uname(&u)) {
 		json_object_object_add(o, "host", json_object_new_string(u.nodename));
 		json_object_object_add(o, "kernel", json_object_new_string(u.release));
