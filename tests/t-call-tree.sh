@@ -160,7 +160,7 @@ wait_for "^ TOTAL% +SELF% +CALL TREE"
 $T send-keys -t ui r
 wait_for "\[recursion collapsed; u undoes\]"
 wait_for " - phase_recursive\$"
-n=$(screen | grep -c " recurse_tree\$")
+n=$(hot_rows recurse_tree)
 [ "$n" -eq 1 ] || fail "recursion collapsed, recurse_tree still shows $n rows: $(screen)"
 $T send-keys -t ui u / phase_recursive Enter f
 wait_for "\[focus on phase_recursive; u undoes\]"
