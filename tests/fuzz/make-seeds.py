@@ -131,3 +131,22 @@ put("fuzz_snapshot", "empty-container", snap([]))
 put("fuzz_snapshot", "symbols", snap([("label", b"taken now on here"), ("symbols", syms)]))
 put("fuzz_snapshot", "newer", snap([("label", b"x")], version=3))
 put("fuzz_snapshot", "unknown-section", snap([("meta", b"{}"), ("future", b"\1\2\3")]))
+
+# ---- IBS raw samples: a selector byte (bit 0 fetch, bits 1-2 the family
+# 10h/17h/19h/1Ah, bits 3-7 the model), then caps and the registers.
+def ibs(name, sel, caps, regs):
+    put("fuzz_ibs", name, bytes([sel]) + struct.pack("<I", caps) +
+        b"".join(struct.pack("<Q", r) for r in regs))
+ibs("op-zen2-dram-load", 0x02, 0x1ff,
+    [0x10006ffff | 1 << 18, 0x401234, 0x2000100010, 3, 1 | 1 << 7 | 1 << 20 | 1 << 17 | 300 << 32,
+     0x7f0000001000, 0x100001000, 0x401300])
+ibs("op-zen4-cxl", 0x04 | (0x61 << 3 & 0xf8), 0xfff,
+    [0x1234 | 1 << 19 | 1 << 18 | 5 << 20, 0x401234, 1 << 35 | 1 << 37, 1 << 6,
+     1 | 1 << 7 | 1 << 20 | 1 << 17 | 1 << 18 | 900 << 32 | 20 << 48, 0x7f0000002000, 0x200002000,
+     0x401400, 1])
+ibs("op-zen3-swpf", 0x04, 0x1ff,
+    [0x10000 | 1 << 18, 0x401000, 1 << 38, 3, 1 | 1 << 7 | 1 << 21, 0, 0, 0x401010])
+ibs("fetch-zen4", 0x05, 0xfff,
+    [0xffff | 10 << 16 | 50 << 32 | 1 << 48 | 1 << 49 | 1 << 50 | 1 << 51 | 1 << 52 | 1 << 55,
+     0x401000, 0x101000, 7])
+ibs("fetch-fam10h", 0x01, 0x1f, [0xffff | 1 << 49 | 1 << 50, 0x400000, 0x100000])
