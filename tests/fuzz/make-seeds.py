@@ -109,7 +109,9 @@ with tempfile.TemporaryDirectory() as d:
 # ---- snapshots (the container, snapshot_file.h): uncompressed sections
 # here; a real one, compressed, is corpus/fuzz_snapshot/demo-chains.snap,
 # written by `shimtop -b -i chains.rec --snapshot-on-exit` from
-# `gen_records chains`.
+# `gen_records chains`; streamed-records (version 2, its records a zstd
+# stream with a checksum, read as a stream) from `gen_records steady
+# small.rec 1 50` the same way.
 def snap(sections, version=1):
     out = b"SHIMSNAP" + struct.pack("<II", version, len(sections))
     for name, data in sections:
