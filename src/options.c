@@ -35,6 +35,9 @@ static const char usage_text[] =
 "                         -F/-c; key e shows each one's shares); default\n"
 "                         {cycles,instructions}, or cpu-clock without a PMU\n"
 "      --list-events      the event names this machine offers, and exit\n"
+"      --ibs[=op|fetch]   AMD IBS samples (ops by default): checks that this\n"
+"                         machine has them and says why not; sampling them\n"
+"                         is not built yet (perf record -e ibs_op// is)\n"
 "  -F, --freq HZ          sample at HZ per thread (kernel-adjusted period)\n"
 "  -c, --period N         sample every N events (ns for clocks)\n"
 "      --no-randomize     keep the period fixed (default varies it +/-3%%)\n"
@@ -115,7 +118,7 @@ static const char usage_text[] =
 enum {
 	OPT_BATCH = 256, OPT_HISTORY, OPT_RANGE, OPT_DURATION, OPT_FORMAT, OPT_REALTIME, OPT_THEME,
 	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
-	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO,
+	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
 	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SNAPSHOT_ON_EXIT,
 };
 
@@ -126,6 +129,7 @@ static const struct option long_options[] = {
 	{ "tid", required_argument, NULL, 't' },
 	{ "uid", required_argument, NULL, 'u' },
 	{ "demo", no_argument, NULL, OPT_DEMO },
+	{ "ibs", optional_argument, NULL, OPT_IBS },
 	{ "event", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "freq", required_argument, NULL, 'F' },
@@ -438,6 +442,14 @@ static int sampling_option(struct st_options *o, int c)
 	switch (c) {
 	case 'e':
 		o->events = optarg;
+		break;
+	case OPT_IBS:
+		if (!optarg || !strcmp(optarg, "op"))
+			o->ibs = ST_IBS_OP;
+		else if (!strcmp(optarg, "fetch"))
+			o->ibs = ST_IBS_FETCH;
+		else
+			return bad("--ibs takes op or fetch, not '%s'", optarg);
 		break;
 	case 'F':
 		if (parse_u64(optarg, &o->freq) || o->freq > 1000000)

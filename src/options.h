@@ -112,6 +112,9 @@ struct st_options {
 	bool realtime;			/* replay at recorded speed */
 	const char *theme;
 
+	/* --ibs: AMD IBS samples asked for (checked; not sampled yet). */
+	enum { ST_IBS_NONE, ST_IBS_OP, ST_IBS_FETCH } ibs;
+
 	/* The SHIM observer (--observe). */
 	bool observe;			/* --observe, or implied by its options */
 	int observer_cpu;		/* --observer-cpu; -1: choose */

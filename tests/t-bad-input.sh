@@ -42,4 +42,16 @@ grep -Eq "target [0-9]+ exited after [1-5]\.[0-9] s" "$TMP/err" ||
 grep -q "phase_compute" "$TMP/out" || fail "target exit: table lost"
 grep -q "^status: target [0-9]* exited" "$TMP/out" || fail "target exit: no status in report"
 
+# --ibs: this machine's answer in one line, exit 1.  Where IBS is missing
+# (no ibs_op PMU) it says why; where it is there, that it is not sampled yet.
+if [ -e /sys/bus/event_source/devices/ibs_op ]; then
+	want="IBS is available here \(ibs_op PMU type [0-9]+, capabilities 0x[0-9a-f]+\), but"
+elif grep -q AuthenticAMD /proc/cpuinfo; then
+	want="IBS is not available: this AMD CPU \(family 0x[0-9a-f]+\) does not report it in CPUID|the kernel offers no ibs_op PMU"
+else
+	want="IBS is not available: it is an AMD feature and this CPU is [A-Za-z]+"
+fi
+expect_run 1 "$want" -- "$SHIMTOP" --ibs -b -- true
+expect_run 2 "--ibs takes op or fetch, not 'ops'" -- "$SHIMTOP" --ibs=ops -b -- true
+
 finish

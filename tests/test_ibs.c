@@ -6,10 +6,13 @@
  */
 #include "check.h"
 #include "sampler/ibs.h"
+#include "sampler/ibs_probe.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define ALL_CAPS	0xfffu
 
@@ -321,8 +324,102 @@ static void dump(void)
 	free(text);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The attribute bits a PMU's format files give, and text that is none. */
+static void formats(void)
+{
+	static const char *const bad[] = {
+		"", "config", "config:", "config:x", "config3:1", "config:5-2", "config:64",
+		"config:1-", "config:1,3", "config:1\nx", "cfg:1",
+	};
+	struct ibs_format f;
+
+	CHECK(ibs_format_parse("config:19\n", &f) == 0 && f.word == 0 && f.lo == 19 && f.hi == 19);
+	CHECK(ibs_format_parse("config1:0-11", &f) == 0 && f.word == 1 && f.lo == 0 && f.hi == 11);
+	CHECK(ibs_format_parse("config2:0", &f) == 0 && f.word == 2 && f.lo == 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(ibs_format_parse(bad[i], &f) == -EINVAL);
+}
+
+/* A sysfs tree built here: the PMUs' types and ibs_op's format, read back. */
+static void sysfs_tree(void)
+{
+	char root[] = "/tmp/test_ibs.XXXXXX", path[256];
+	struct ibs_probe p;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(path, sizeof(path), "%s/ibs_op", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/ibs_op/format", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/ibs_op/type", root);
+	write_file(path, "11\n");
+	snprintf(path, sizeof(path), "%s/ibs_op/format/cnt_ctl", root);
+	write_file(path, "config:19\n");
+	snprintf(path, sizeof(path), "%s/ibs_op/format/ldlat", root);
+	write_file(path, "config1:0-11\n");
+	snprintf(path, sizeof(path), "%s/ibs_op/format/l3missonly", root);
+	write_file(path, "nonsense\n");
+	memset(&p, 0, sizeof(p));
+	ibs_probe_sysfs(&p, root);
+	CHECK(p.op_type == 11 && p.fetch_type == -1);
+	CHECK(p.cnt_ctl.word == 0 && p.cnt_ctl.lo == 19);
+	CHECK(p.ldlat.word == 1 && p.ldlat.hi == 11);
+	CHECK(p.l3missonly.word == -1 && p.swfilt.word == -1);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	CHECK(system(path) == 0);
+}
+
+/* Each reason IBS is missing, in one line; and none when it is there. */
+static void explained(void)
+{
+	struct ibs_probe p;
+	char why[320];
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.vendor, sizeof(p.vendor), "GenuineIntel");
+	p.op_type = p.fetch_type = -1;
+	CHECK(ibs_probe_explain(&p, IBS_OP, why, sizeof(why)) == -ENODEV);
+	CHECK(strstr(why, "AMD feature and this CPU is GenuineIntel") != NULL);
+	snprintf(p.vendor, sizeof(p.vendor), "AuthenticAMD");
+	p.family = 0x19;
+	p.hypervisor = true;
+	CHECK(ibs_probe_explain(&p, IBS_OP, why, sizeof(why)) == -ENODEV);
+	CHECK(strstr(why, "family 0x19") && strstr(why, "Fn8000_0001 ECX bit 10") &&
+	      strstr(why, "this VM"));
+	p.hypervisor = false;
+	CHECK(ibs_probe_explain(&p, IBS_OP, why, sizeof(why)) == -ENODEV && !strstr(why, "VM"));
+	p.cpuid_ibs = true;
+	p.caps = IBS_CAPS_AVAIL | IBS_CAPS_FETCHSAM;
+	CHECK(ibs_probe_explain(&p, IBS_OP, why, sizeof(why)) == -ENODEV);
+	CHECK(strstr(why, "no op sampling (capabilities 0x3)") != NULL);
+	p.caps |= IBS_CAPS_OPSAM;
+	CHECK(ibs_probe_explain(&p, IBS_OP, why, sizeof(why)) == -ENODEV);
+	CHECK(strstr(why, "no ibs_op PMU") != NULL);
+	p.op_type = 11;
+	CHECK(ibs_probe_explain(&p, IBS_OP, why, sizeof(why)) == 0);
+	CHECK(ibs_probe_explain(&p, IBS_FETCH, why, sizeof(why)) == -ENODEV);
+	CHECK(strstr(why, "no ibs_fetch PMU") != NULL && !strchr(why, '\n'));
+	/* This machine's own answer is one of these, whatever it is. */
+	ibs_probe_cpu(&p);
+	CHECK(p.vendor[0] != '\0');
+}
+
 int main(void)
 {
+	formats();
+	sysfs_tree();
+	explained();
 	every_field();
 	register_count();
 	gated();
