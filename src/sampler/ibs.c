@@ -155,6 +155,12 @@ uint64_t ibs_get(const struct ibs_sample *s, enum ibs_field f)
 	return i->width == 64 ? v : v & ((1ull << i->width) - 1);
 }
 
+/* A load or a store: the ops whose data fields mean anything. */
+static bool memory_op(const struct ibs_sample *s)
+{
+	return s->kind == IBS_OP && (ibs_get(s, IBS_F_LD_OP) || ibs_get(s, IBS_F_ST_OP));
+}
+
 /* Zen 3's erratum 1293: OpData2 of these ops is not to be believed. */
 static bool op_data2_untrusted(const struct ibs_sample *s, unsigned family, unsigned model)
 {
@@ -197,7 +203,7 @@ enum ibs_data_source ibs_data_source(const struct ibs_sample *s, unsigned family
 {
 	bool untrusted;
 
-	if (s->kind != IBS_OP || !(ibs_get(s, IBS_F_LD_OP) || ibs_get(s, IBS_F_ST_OP)))
+	if (!memory_op(s))
 		return IBS_SRC_NONE;
 	if (!ibs_get(s, IBS_F_DC_MISS))
 		return IBS_SRC_L1;
@@ -239,7 +245,7 @@ const char *ibs_data_source_name(enum ibs_data_source src)
 
 uint64_t ibs_data_page_size(const struct ibs_sample *s)
 {
-	if (s->kind != IBS_OP || !(ibs_get(s, IBS_F_LD_OP) || ibs_get(s, IBS_F_ST_OP)))
+	if (!memory_op(s))
 		return 0;
 	if (!ibs_get(s, IBS_F_DC_L1TLB_MISS))
 		return ibs_get(s, IBS_F_DC_L1TLB_HIT_1G) ? 1ull << 30
@@ -252,7 +258,7 @@ uint64_t ibs_data_page_size(const struct ibs_sample *s)
 
 bool ibs_data_address(const struct ibs_sample *s, uint64_t *linear)
 {
-	if (s->kind != IBS_OP || !(ibs_get(s, IBS_F_LD_OP) || ibs_get(s, IBS_F_ST_OP)) ||
+	if (!memory_op(s) ||
 	    !ibs_get(s, IBS_F_DC_LIN_VALID))
 		return false;
 	*linear = ibs_get(s, IBS_F_DC_LIN_AD);
