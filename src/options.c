@@ -35,9 +35,12 @@ static const char usage_text[] =
 "                         -F/-c; key e shows each one's shares); default\n"
 "                         {cycles,instructions}, or cpu-clock without a PMU\n"
 "      --list-events      the event names this machine offers, and exit\n"
-"      --ibs[=op|fetch]   AMD IBS samples (ops by default): checks that this\n"
-"                         machine has them and says why not; sampling them\n"
-"                         is not built yet (perf record -e ibs_op// is)\n"
+"      --ibs[=op|fetch]   sample with AMD IBS (ops by default) instead of\n"
+"                         perf events: data cache misses, latencies, data\n"
+"                         sources and pages; says why where IBS is missing\n"
+"      --ibs-l3miss       IBS: only ops that missed L3 (Zen 4 and later)\n"
+"      --ibs-ldlat CYCLES IBS: only loads slower than CYCLES, 128-2048 (Zen 5)\n"
+"      --ibs-dump FILE    print every IBS sample of a recording, decoded, and exit\n"
 "  -F, --freq HZ          sample at HZ per thread (kernel-adjusted period)\n"
 "  -c, --period N         sample every N events (ns for clocks)\n"
 "      --no-randomize     keep the period fixed (default varies it +/-3%%)\n"
@@ -120,6 +123,7 @@ enum {
 	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
 	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SNAPSHOT_ON_EXIT,
+	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP,
 };
 
 static const struct option long_options[] = {
@@ -130,6 +134,9 @@ static const struct option long_options[] = {
 	{ "uid", required_argument, NULL, 'u' },
 	{ "demo", no_argument, NULL, OPT_DEMO },
 	{ "ibs", optional_argument, NULL, OPT_IBS },
+	{ "ibs-l3miss", no_argument, NULL, OPT_IBS_L3MISS },
+	{ "ibs-ldlat", required_argument, NULL, OPT_IBS_LDLAT },
+	{ "ibs-dump", required_argument, NULL, OPT_IBS_DUMP },
 	{ "event", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "freq", required_argument, NULL, 'F' },
@@ -451,6 +458,18 @@ static int sampling_option(struct st_options *o, int c)
 		else
 			return bad("--ibs takes op or fetch, not '%s'", optarg);
 		break;
+	case OPT_IBS_L3MISS:
+		o->ibs_l3miss = true;
+		break;
+	case OPT_IBS_LDLAT:
+		if (parse_u64(optarg, &v) || v < 128 || v > 2048)
+			return bad("--ibs-ldlat needs a load latency of 128 to 2048 cycles, not '%s'",
+				   optarg);
+		o->ibs_ldlat = (unsigned)v;
+		break;
+	case OPT_IBS_DUMP:
+		o->ibs_dump_path = optarg;
+		break;
 	case 'F':
 		if (parse_u64(optarg, &o->freq) || o->freq > 1000000)
 			return bad("-F needs a rate in Hz (1 to 1000000), not '%s'", optarg);
@@ -658,6 +677,10 @@ static int check_target(struct st_options *o, unsigned given)
 /* Options that cannot go together. */
 static int check_combinations(const struct st_options *o)
 {
+	if ((o->ibs_l3miss || o->ibs_ldlat) && o->ibs == ST_IBS_NONE)
+		return bad("%s", "--ibs-l3miss and --ibs-ldlat filter IBS samples: add --ibs");
+	if (o->ibs != ST_IBS_NONE && o->replay_path)
+		return bad("%s", "--ibs samples live; a recording's IBS samples replay with -i alone");
 	if (o->freq && o->period)
 		return bad("%s", "-F and -c both set the sampling rate: give one");
 	if (o->diff_path && !o->replay_path)

@@ -112,8 +112,11 @@ struct st_options {
 	bool realtime;			/* replay at recorded speed */
 	const char *theme;
 
-	/* --ibs: AMD IBS samples asked for (checked; not sampled yet). */
+	/* --ibs: AMD IBS samples instead of perf events. */
 	enum { ST_IBS_NONE, ST_IBS_OP, ST_IBS_FETCH } ibs;
+	bool ibs_l3miss;		/* --ibs-l3miss */
+	unsigned ibs_ldlat;		/* --ibs-ldlat CYCLES; 0: none */
+	const char *ibs_dump_path;	/* --ibs-dump FILE: decode a recording's IBS samples */
 
 	/* The SHIM observer (--observe). */
 	bool observe;			/* --observe, or implied by its options */

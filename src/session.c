@@ -481,6 +481,7 @@ int session_change_period(struct session *s, int step, char *msg, size_t len)
 		return -ENOTSUP;
 	}
 	period_format(p, was, sizeof(was));
+	why[0] = '\0';
 	if (step && p->unit == ST_PERIOD_HZ)
 		v = step < 0 ? v * 2 : v / 2;
 	else if (step)
@@ -495,9 +496,9 @@ int session_change_period(struct session *s, int step, char *msg, size_t len)
 		struct st_period now = *p;
 		char to[64];
 
-		now.value = v;
+		now.value = s->info.period.value;	/* what the source took */
 		period_format(&now, to, sizeof(to));
-		snprintf(msg, len, "period %s (was %s)", to, was);
+		snprintf(msg, len, "period %s (was %s)%s%s", to, was, why[0] ? ": " : "", why);
 	} else {
 		snprintf(msg, len, "period randomization %s",
 			 p->unit == ST_PERIOD_HZ ? "does not apply to a frequency (-F)"

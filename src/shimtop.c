@@ -4,7 +4,7 @@
  */
 #include "options.h"
 #include "output/report.h"
-#include "sampler/ibs_probe.h"
+#include "output/ibs_dump.h"
 #include "session.h"
 #include "stop_signal.h"
 #include "ui/ui.h"
@@ -39,28 +39,6 @@ static int open_compared(const struct st_options *opt, struct st_options *bopt,
 	return rc;
 }
 
-/*
- * --ibs: whether this machine has IBS, said in one line (exit 1 either
- * way until the ibs source exists; never a sample made up).
- */
-static int ibs_check(enum ibs_kind kind)
-{
-	struct ibs_probe p;
-	char why[320];
-
-	ibs_probe_cpu(&p);
-	ibs_probe_sysfs(&p, IBS_SYSFS_ROOT);
-	if (ibs_probe_explain(&p, kind, why, sizeof(why)) < 0) {
-		st_error("%s", why);
-		return ST_EXIT_FAIL;
-	}
-	st_error("IBS is available here (%s PMU type %d, capabilities %#x), but this shimtop "
-		 "does not sample it yet; perf record -e %s// does", kind == IBS_OP ? "ibs_op"
-		 : "ibs_fetch", kind == IBS_OP ? p.op_type : p.fetch_type, p.caps,
-		 kind == IBS_OP ? "ibs_op" : "ibs_fetch");
-	return ST_EXIT_FAIL;
-}
-
 int main(int argc, char **argv)
 {
 	struct st_options opt, bopt;
@@ -69,8 +47,8 @@ int main(int argc, char **argv)
 
 	if (rc < 0 || opt.printed_only)
 		return st_exit_status(rc);
-	if (opt.ibs != ST_IBS_NONE)
-		return ibs_check(opt.ibs == ST_IBS_FETCH ? IBS_FETCH : IBS_OP);
+	if (opt.ibs_dump_path)
+		return st_exit_status(ibs_dump_recording(opt.ibs_dump_path, stdout));
 	if (!opt.batch && ui_prepare(&opt) < 0)
 		return ST_EXIT_USAGE;
 	/* Refuse before launching anything: a UI needs a terminal. */

@@ -42,16 +42,30 @@ grep -Eq "target [0-9]+ exited after [1-5]\.[0-9] s" "$TMP/err" ||
 grep -q "phase_compute" "$TMP/out" || fail "target exit: table lost"
 grep -q "^status: target [0-9]* exited" "$TMP/out" || fail "target exit: no status in report"
 
-# --ibs: this machine's answer in one line, exit 1.  Where IBS is missing
-# (no ibs_op PMU) it says why; where it is there, that it is not sampled yet.
-if [ -e /sys/bus/event_source/devices/ibs_op ]; then
-	want="IBS is available here \(ibs_op PMU type [0-9]+, capabilities 0x[0-9a-f]+\), but"
-elif grep -q AuthenticAMD /proc/cpuinfo; then
-	want="IBS is not available: this AMD CPU \(family 0x[0-9a-f]+\) does not report it in CPUID|the kernel offers no ibs_op PMU"
-else
-	want="IBS is not available: it is an AMD feature and this CPU is [A-Za-z]+"
+# --ibs: where IBS is missing, one line saying why and exit 1 (where it
+# is there, bare metal, it samples: nothing to refuse).
+if [ ! -e /sys/bus/event_source/devices/ibs_op ]; then
+	if grep -q AuthenticAMD /proc/cpuinfo; then
+		want="IBS is not available: this AMD CPU \(family 0x[0-9a-f]+\) does not report it in CPUID|the kernel offers no ibs_op PMU"
+	else
+		want="IBS is not available: it is an AMD feature and this CPU is [A-Za-z]+"
+	fi
+	expect_run 1 "$want" -- "$SHIMTOP" --ibs -b -- true
+	expect_run 1 "$want" -- "$SHIMTOP" --ibs=fetch -b -- true
 fi
-expect_run 1 "$want" -- "$SHIMTOP" --ibs -b -- true
 expect_run 2 "--ibs takes op or fetch, not 'ops'" -- "$SHIMTOP" --ibs=ops -b -- true
+expect_run 2 "--ibs-ldlat needs a load latency of 128 to 2048 cycles, not '64'" -- \
+	"$SHIMTOP" --ibs --ibs-ldlat 64 -b -- true
+expect_run 2 "--ibs-l3miss and --ibs-ldlat filter IBS samples: add --ibs" -- \
+	"$SHIMTOP" --ibs-l3miss -b -- true
+expect_run 2 "--ibs samples IBS alone: drop -e" -- "$SHIMTOP" --ibs -e cpu-clock -b -- true
+
+# --ibs-dump: a recording without IBS samples, and a file that is none.
+"$SHIMTOP" -b -d 0.3 -o "$TMP/plain.rec" -- "$SHIMTOP_DEMO" 1 >/dev/null 2>&1 ||
+	fail "could not record the demo for --ibs-dump"
+expect_run 1 "plain.rec holds no IBS samples: it was recorded without --ibs" -- \
+	"$SHIMTOP" --ibs-dump "$TMP/plain.rec"
+printf 'not a recording' >"$TMP/junk.rec"
+expect_run 1 "junk.rec" -- "$SHIMTOP" --ibs-dump "$TMP/junk.rec"
 
 finish

@@ -328,8 +328,9 @@ static size_t build_stack_sample(uint64_t *w, uint64_t abi, uint64_t size, uint6
 
 static void test_stack_copy(void)
 {
-	struct perf_layout l = { PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
-				 PERF_SAMPLE_STACK_USER, 0, 0, 0, PERF_STACK_REGS };
+	struct perf_layout l = { .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+				 .regs_user = PERF_STACK_REGS };
 	_Alignas(8) unsigned char out[4096];
 	const struct st_sample *s = (const void *)out;
 	const struct st_stack *k;
@@ -371,8 +372,69 @@ static void test_stack_copy(void)
 	CHECK(st_record_check(out, n) == 0);
 }
 
+/*
+ * An ibs_op sample as the kernel writes it: ip, pid/tid, time, cpu,
+ * period, then the raw size and the capabilities and registers.
+ */
+static size_t build_ibs(uint64_t *w, uint32_t caps, unsigned nregs, uint32_t cpu)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
+	size_t n = 1;
+	uint32_t raw = 4 + 8 * nregs;
+
+	w[n++] = 0x401000;			/* ip */
+	w[n++] = 7ull | 8ull << 32;		/* pid 7, tid 8 */
+	w[n++] = 5000;				/* time */
+	w[n++] = cpu;				/* cpu, res */
+	w[n++] = 0x100000;			/* period */
+	/* u32 size, u32 caps, then the registers at 8-byte alignment */
+	w[n++] = raw | (uint64_t)caps << 32;
+	for (unsigned i = 0; i < nregs; i++)
+		w[n++] = 0x1111111111111111ull * (i + 1);
+	h.size = (uint16_t)(n * 8);
+	memcpy(w, &h, sizeof(h));
+	return n * 8;
+}
+
+static void test_ibs_raw(void)
+{
+	struct perf_layout l = { .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+				 PERF_SAMPLE_RAW, .sample_id_all = 1, .ibs = true,
+				 .ibs_kind = ST_IBS_OP_KIND, .family = 0x19, .model = 0x11 };
+	_Alignas(8) unsigned char out[ST_RECORD_MAX];
+	const struct st_ibs *b = (const void *)out;
+	uint64_t w[32];
+	/* OpSam with BrnTrgt: seven registers and the branch target */
+	uint32_t caps = 0x1 | 0x4 | 0x20;
+	size_t len = build_ibs(w, caps, 8, 3);
+
+	CHECK(perf_convert(&l, NULL, (const void *)w, out) == sizeof(*b) + 8 * 8);
+	CHECK(b->h.type == ST_REC_IBS && b->h.source == ST_SOURCE_IBS);
+	CHECK(b->pid == 7 && b->tid == 8 && b->time == 5000 && b->cpu == 3);
+	CHECK(b->ip == 0x401000 && b->period == 0x100000 && b->cpumode == ST_MODE_USER);
+	CHECK(b->caps == caps && b->nregs == 8 && b->kind == ST_IBS_OP_KIND);
+	CHECK(b->family == 0x19 && b->model == 0x11);
+	CHECK(b->reg[0] == 0x1111111111111111ull && b->reg[7] == 0x8888888888888888ull);
+	CHECK(st_record_check(out, sizeof(out)) == b->h.size);
+	(void)len;
+	/* Capabilities promising a register the sample lacks: dropped, not misread. */
+	build_ibs(w, caps | 0x400, 8, 3);
+	CHECK(perf_convert(&l, NULL, (const void *)w, out) == 0);
+	/* A raw size past the record's end. */
+	build_ibs(w, caps, 8, 3);
+	w[6] = 0xfff0 | (uint64_t)caps << 32;
+	CHECK(perf_convert(&l, NULL, (const void *)w, out) == 0);
+	/* A record claiming more registers than any sample has. */
+	build_ibs(w, caps, 8, 3);
+	CHECK(perf_convert(&l, NULL, (const void *)w, out) > 0);
+	((struct st_ibs *)(void *)out)->nregs = 10;
+	CHECK(st_record_check(out, sizeof(out)) == 0);
+}
+
 int main(void)
 {
+	test_ibs_raw();
 	test_stack_copy();
 	test_samples_and_wrap();
 	test_side_records();

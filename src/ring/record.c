@@ -23,6 +23,8 @@ static size_t min_size(uint16_t type)
 		return sizeof(struct st_observe);
 	case ST_REC_OBSERVE_META:
 		return sizeof(struct st_observe_meta);
+	case ST_REC_IBS:
+		return sizeof(struct st_ibs);
 	default:
 		return sizeof(struct st_header);	/* unknown: skippable */
 	}
@@ -43,6 +45,8 @@ uint64_t st_record_time(const void *rec)
 	case ST_REC_FORK:
 	case ST_REC_EXIT:
 		return ((const struct st_task *)rec)->time;
+	case ST_REC_IBS:
+		return ((const struct st_ibs *)rec)->time;
 	default:
 		return 0;
 	}
@@ -93,6 +97,12 @@ size_t st_record_check(const void *rec, size_t avail)
 		const struct st_observe_meta *m = rec;
 
 		if (m->ncounters > ST_OBS_MAX_COUNTERS)
+			return 0;
+	} else if (h.type == ST_REC_IBS) {
+		const struct st_ibs *b = rec;
+
+		if (b->nregs > ST_IBS_MAX_REGS || b->kind > ST_IBS_FETCH_KIND ||
+		    sizeof(*b) + (size_t)b->nregs * sizeof(uint64_t) > h.size)
 			return 0;
 	}
 	return h.size;

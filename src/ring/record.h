@@ -24,6 +24,7 @@ enum st_record_type {
 	ST_REC_OBSERVE = 8,	/* struct st_observe: observer samples */
 	ST_REC_OBSERVE_META = 9, /* struct st_observe_meta: what they hold */
 	ST_REC_EXEC = 10,	/* struct st_comm: the process exec'd a new image */
+	ST_REC_IBS = 11,	/* struct st_ibs: an AMD IBS op or fetch sample */
 };
 
 /*
@@ -200,6 +201,37 @@ struct st_observe_meta {
 	char tag_name[ST_OBS_NAME_LEN];
 	char counter_name[ST_OBS_MAX_COUNTERS][ST_OBS_NAME_LEN];
 	char tag_value_name[ST_OBS_TAG_NAMES][ST_OBS_NAME_LEN];
+};
+
+/*
+ * An AMD IBS sample: the registers of perf's raw sample as they came
+ * (sampler/ibs.h names them), decoded by the model with the family and
+ * model of the CPU that took it, so a recording decodes the same on any
+ * machine.  ip is perf's: the op's RIP when the hardware gave a valid
+ * one, else where the interrupt landed.  period: ops (or cycles) per
+ * sample.  The register count must be what caps promises: the model
+ * checks, as it checks everything a record file holds.
+ */
+#define ST_IBS_MAX_REGS		9u
+#define ST_IBS_OP_KIND		0u	/* kind: ibs_op */
+#define ST_IBS_FETCH_KIND	1u	/* kind: ibs_fetch */
+
+struct st_ibs {
+	struct st_header h;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time;
+	uint64_t ip;
+	uint64_t period;
+	uint32_t caps;		/* CPUID Fn8000_001B EAX, as the kernel read it */
+	uint8_t kind;
+	uint8_t nregs;
+	uint8_t cpumode;
+	uint8_t family;		/* CPUID family and model of the sampled CPU */
+	uint8_t model;
+	uint8_t pad[3];
+	uint32_t cpu;
+	uint64_t reg[];
 };
 
 /* The largest record a source may produce (a deep chain fits). */

@@ -6,11 +6,14 @@
  * older part's reserved bits never read as data.
  */
 #include "sampler/ibs.h"
+#include "ring/record.h"
 #include "util.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+
+_Static_assert(IBS_MAX_REGS == ST_IBS_MAX_REGS, "a record holds every register a sample may have");
 
 #define Z4	IBS_CAPS_ZEN4
 
@@ -118,22 +121,48 @@ int ibs_parse(enum ibs_kind kind, const void *raw, size_t len, struct ibs_sample
 	      char *err, size_t errlen)
 {
 	const uint8_t *p = raw;
+	uint64_t reg[IBS_MAX_REGS];
+	uint32_t caps;
 	unsigned want;
 
 	memset(out, 0, sizeof(*out));
 	if (len < 4)
 		return st_refuse(err, errlen, "IBS raw sample of %zu bytes has no capabilities word",
 				 len);
-	memcpy(&out->caps, p, 4);
-	out->kind = kind;
-	want = regs_for(kind, out->caps);
+	memcpy(&caps, p, 4);
+	want = regs_for(kind, caps);
 	if ((len - 4) % 8 || (len - 4) / 8 != want)
 		return st_refuse(err, errlen, "IBS %s sample of %zu bytes: its capabilities %#x "
 				 "promise %u registers (%u bytes)", kind == IBS_OP ? "op" : "fetch",
-				 len, out->caps, want, 4 + 8 * want);
+				 len, caps, want, 4 + 8 * want);
+	memcpy(reg, p + 4, 8 * (size_t)want);
+	return ibs_from_regs(kind, caps, reg, want, out, err, errlen);
+}
+
+int ibs_from_regs(enum ibs_kind kind, uint32_t caps, const uint64_t *reg, unsigned nregs,
+		  struct ibs_sample *out, char *err, size_t errlen)
+{
+	unsigned want = regs_for(kind, caps);
+
+	memset(out, 0, sizeof(*out));
+	if (nregs != want)
+		return st_refuse(err, errlen, "IBS %s sample with %u registers: its capabilities "
+				 "%#x promise %u", kind == IBS_OP ? "op" : "fetch", nregs, caps,
+				 want);
+	out->kind = kind;
+	out->caps = caps;
 	out->nregs = want;
-	memcpy(out->reg, p + 4, 8 * (size_t)want);
+	memcpy(out->reg, reg, 8 * (size_t)want);
 	return 0;
+}
+
+int ibs_from_record(const struct st_ibs *r, struct ibs_sample *out, char *err, size_t errlen)
+{
+	if (r->kind > ST_IBS_FETCH_KIND || r->nregs > IBS_MAX_REGS)
+		return st_refuse(err, errlen, "IBS record of kind %u with %u registers",
+				 r->kind, r->nregs);
+	return ibs_from_regs(r->kind == ST_IBS_FETCH_KIND ? IBS_FETCH : IBS_OP, r->caps, r->reg,
+			     r->nregs, out, err, errlen);
 }
 
 bool ibs_has(const struct ibs_sample *s, enum ibs_field f)

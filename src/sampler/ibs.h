@@ -109,6 +109,14 @@ const struct ibs_field_info *ibs_field_info(enum ibs_field f);
 int ibs_parse(enum ibs_kind kind, const void *raw, size_t len, struct ibs_sample *out,
 	      char *err, size_t errlen);
 
+/* The same from registers already split out: their count is checked. */
+int ibs_from_regs(enum ibs_kind kind, uint32_t caps, const uint64_t *reg, unsigned nregs,
+		  struct ibs_sample *out, char *err, size_t errlen);
+
+struct st_ibs;
+/* A record's sample (ring/record.h), checked the same way. */
+int ibs_from_record(const struct st_ibs *r, struct ibs_sample *out, char *err, size_t errlen);
+
 bool ibs_has(const struct ibs_sample *s, enum ibs_field f);
 uint64_t ibs_get(const struct ibs_sample *s, enum ibs_field f);
 

@@ -8,6 +8,7 @@
  */
 #include "sampler/perf_parse.h"
 #include "ring/record.h"
+#include "sampler/ibs.h"
 
 #include <errno.h>
 #include <string.h>
@@ -295,6 +296,63 @@ static size_t convert_sample(const struct perf_layout *l,
 	return s->h.size;
 }
 
+/*
+ * An IBS sample: perf's fields up to the period, then the raw registers,
+ * checked against the count their capabilities promise (the kernel wrote
+ * them, but a sample the decoder would misread is dropped here).
+ */
+static size_t convert_ibs(const struct perf_layout *l, const struct perf_event_header *ev,
+			  void *out)
+{
+	struct cursor c = { (const unsigned char *)(ev + 1),
+			    (const unsigned char *)ev + ev->size, 0 };
+	struct st_ibs *b = out;
+	struct ibs_sample smp;
+	uint64_t t = l->sample_type;
+	uint32_t raw, unused;
+
+	memset(b, 0, sizeof(*b));
+	if ((t & (PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN)) || !(t & PERF_SAMPLE_RAW))
+		return 0;	/* not how the ibs source opens its events */
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		take64(&c);
+	if (t & PERF_SAMPLE_IP)
+		b->ip = take64(&c);
+	if (t & PERF_SAMPLE_TID)
+		take_pair32(&c, &b->pid, &b->tid);
+	if (t & PERF_SAMPLE_TIME)
+		b->time = take64(&c);
+	if (t & PERF_SAMPLE_ADDR)
+		take64(&c);
+	if (t & PERF_SAMPLE_ID)
+		take64(&c);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		take64(&c);
+	if (t & PERF_SAMPLE_CPU)
+		take_pair32(&c, &b->cpu, &unused);
+	if (t & PERF_SAMPLE_PERIOD)
+		b->period = take64(&c);
+	if (c.bad || c.end - c.p < 4)
+		return 0;
+	memcpy(&raw, c.p, 4);
+	c.p += 4;
+	if (raw > (size_t)(c.end - c.p) ||
+	    ibs_parse(l->ibs_kind == ST_IBS_FETCH_KIND ? IBS_FETCH : IBS_OP, c.p, raw, &smp,
+		      NULL, 0) < 0)
+		return 0;
+	b->caps = smp.caps;
+	b->kind = l->ibs_kind;
+	b->nregs = (uint8_t)smp.nregs;
+	memcpy(b->reg, smp.reg, smp.nregs * sizeof(uint64_t));
+	b->family = l->family;
+	b->model = l->model;
+	b->cpumode = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		PERF_RECORD_MISC_KERNEL ? ST_MODE_KERNEL : ST_MODE_USER;
+	init_header(b, ST_REC_IBS, sizeof(*b) + smp.nregs * sizeof(uint64_t));
+	b->h.source = ST_SOURCE_IBS;
+	return b->h.size;
+}
+
 static size_t convert_mmap2(const struct perf_layout *l,
 			    const struct perf_event_header *ev, void *out)
 {
@@ -398,7 +456,7 @@ size_t perf_convert(const struct perf_layout *l, struct perf_group_state *gs,
 {
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE:
-		return convert_sample(l, gs, ev, out);
+		return l->ibs ? convert_ibs(l, ev, out) : convert_sample(l, gs, ev, out);
 	case PERF_RECORD_MMAP2:
 		return convert_mmap2(l, ev, out);
 	case PERF_RECORD_COMM:

@@ -8,6 +8,7 @@
 
 #include <asm/perf_regs.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,14 @@ struct perf_layout {
 	unsigned max_stack;
 	/* PERF_SAMPLE_REGS_USER's mask: PERF_STACK_REGS (bp, sp, ip) or 0. */
 	uint64_t regs_user;
+	/*
+	 * An IBS PMU's events: samples carry PERF_SAMPLE_RAW registers and
+	 * become st_ibs records of ibs_kind (ST_IBS_OP_KIND ...), stamped
+	 * with the CPU's family and model for their decoding.
+	 */
+	bool ibs;
+	uint8_t ibs_kind;
+	uint8_t family, model;
 };
 
 /* The user registers --call-graph dwarf asks for: what CFI rules use. */

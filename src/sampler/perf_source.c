@@ -12,6 +12,7 @@
  * drains, converts and pushes: it never waits for the model.
  */
 #include "sampler/perf_source.h"
+#include "sampler/ibs_source.h"
 #include "sampler/reorder.h"
 #include "sampler/stack_base.h"
 #include "cpulist.h"
@@ -33,6 +34,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <uthash.h>
@@ -156,6 +158,43 @@ static int choose_cpus(const char *list, cpu_set_t *cpus)
 	return 0;
 }
 
+/*
+ * --ibs: this machine's IBS PMU, or one line saying why there is none.
+ * The samples are the hardware's own: nothing here stands in for them.
+ */
+static int configure_ibs(const struct st_options *o, struct perf_source_config *cfg)
+{
+	struct ibs_request rq = {
+		.kind = o->ibs == ST_IBS_FETCH ? IBS_FETCH : IBS_OP,
+		.period = o->period, .freq = o->freq, .l3miss = o->ibs_l3miss,
+		.ldlat = o->ibs_ldlat, .randomize = o->randomize,
+	};
+	struct ibs_probe p;
+	struct utsname u;
+	char why[320];
+	int rc;
+
+	if (o->events || o->stack_copy) {
+		st_error("--ibs samples IBS alone: drop %s", o->events ? "-e"
+			 : "--call-graph dwarf (IBS samples carry no stacks yet)");
+		return -EINVAL;
+	}
+	/* Each sample is one op; the tree gets its function, not a chain. */
+	cfg->callchain = false;
+	ibs_probe_cpu(&p);
+	ibs_probe_sysfs(&p, IBS_SYSFS_ROOT);
+	if (ibs_probe_explain(&p, rq.kind, why, sizeof(why)) < 0) {
+		st_error("%s", why);
+		return -ENODEV;
+	}
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	rc = ibs_source_configure(&p, &rq, u.release, cfg, why, sizeof(why));
+	if (rc < 0)
+		st_error("%s", why);
+	return rc;
+}
+
 int perf_source_configure(const struct st_options *o, bool launched,
 			  struct perf_source_config *cfg)
 {
@@ -170,6 +209,8 @@ int perf_source_configure(const struct st_options *o, bool launched,
 	cfg->randomize = o->randomize && !o->freq;
 	cfg->callchain = o->callchain;
 	cfg->stack_copy = o->stack_copy;
+	if (o->ibs != ST_IBS_NONE)
+		return configure_ibs(o, cfg);
 	if (o->events) {
 		bool hw = false, grouped;
 
@@ -260,9 +301,13 @@ static uint64_t random_period(struct perf_source *ps)
 {
 	uint64_t base = ps->cfg.period, spread = base / 16;
 
+	uint64_t p;
+
 	if (!ps->cfg.randomize || spread == 0)
 		return base;
-	return base - spread / 2 + next_random(ps) % (spread + 1);
+	p = base - spread / 2 + next_random(ps) % (spread + 1);
+	/* IBS takes only multiples of 16 from 0x90 up. */
+	return ps->cfg.ibs ? ibs_period_clamp(p, NULL) : p;
 }
 
 static struct tid_state *tid_find(const struct perf_source *ps, pid_t tid)
@@ -306,7 +351,8 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	*a = ps->cfg.events[i].attr;
 	a->size = sizeof(*a);
 	a->exclude_kernel = ps->exclude_kernel;
-	a->exclude_hv = 1;
+	/* IBS refuses every exclude bit unless the PMU filters in software. */
+	a->exclude_hv = !ps->cfg.ibs;
 	a->inherit = ps->inherit;
 	/* The kernel refuses a group whose members keep other clocks. */
 	a->use_clockid = 1;
@@ -337,7 +383,7 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	a->comm_exec = 1;
 	a->task = 1;
 	a->disabled = 1;
-	a->enable_on_exec = ps->cfg.launched;
+	a->enable_on_exec = ps->cfg.launched && !ps->cfg.ibs_per_cpu;
 	a->wakeup_watermark = (uint32_t)(ps->pages * (size_t)getpagesize() / 4);
 	a->watermark = 1;
 }
@@ -497,7 +543,8 @@ static int open_first(struct perf_source *ps, pid_t tid)
 {
 	int err = open_thread(ps, tid);
 
-	if ((err == -EACCES || err == -EPERM) && !ps->exclude_kernel) {
+	if ((err == -EACCES || err == -EPERM) && !ps->exclude_kernel &&
+	    (!ps->cfg.ibs || ps->cfg.ibs_swfilt)) {
 		ps->exclude_kernel = true;
 		err = open_thread(ps, tid);
 	}
@@ -509,12 +556,48 @@ static int open_first(struct perf_source *ps, pid_t tid)
 	return err;
 }
 
+/* IBS's own refusals: privilege, a PMU another user holds, a period. */
+static bool report_ibs_error(const struct perf_source *ps, int err)
+{
+	const char *ev = ps->cfg.events[0].name;
+	char who[256];
+
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		st_error("no permission to open %s: IBS samples need CAP_PERFMON (or root, or "
+			 "kernel.perf_event_paranoid at most 1 where the PMU cannot leave the "
+			 "kernel out); run shimtop as root or setcap cap_perfmon", ev);
+		return true;
+	case EBUSY:
+		if (ibs_other_users("/proc", getpid(), who, sizeof(who)))
+			st_error("%s is busy: IBS takes one event per CPU and another profiler "
+				 "holds it (processes with perf events: %s); stop it and retry",
+				 ev, who);
+		else
+			st_error("%s is busy: IBS takes one event per CPU and another profiler "
+				 "(perf mem, perf record -e %s, a kernel user) holds it; stop it "
+				 "and retry", ev, ev);
+		return true;
+	case EINVAL:
+		st_error("the kernel refused %s's attributes (period %llu%s): try the default "
+			 "period, without --ibs-l3miss or --ibs-ldlat", ev,
+			 (unsigned long long)ps->cfg.period, ps->cfg.freq ? ", -F" : "");
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int report_open_error(const struct perf_source *ps, int err)
 {
 	const char *ev = ps->cfg.events[0].name;
 	char paranoid[16] = "?";
-	char *p = st_read_file("/proc/sys/kernel/perf_event_paranoid", NULL);
+	char *p;
 
+	if (ps->cfg.ibs && report_ibs_error(ps, err))
+		return err == EINVAL ? -EOPNOTSUPP : -err;
+	p = st_read_file("/proc/sys/kernel/perf_event_paranoid", NULL);
 	if (p) {
 		snprintf(paranoid, sizeof(paranoid), "%d", atoi(p));
 		free(p);
@@ -667,6 +750,44 @@ static bool mark_event(const struct perf_source *ps,
 	return true;
 }
 
+/*
+ * Per-CPU IBS events (kernels before 6.2) see every process: only the
+ * targets' records are kept (their children are not followed).
+ */
+static bool wanted(const struct perf_source *ps, const void *rec)
+{
+	const struct st_header *h = rec;
+	uint32_t pid, tid;
+
+	if (!ps->cfg.ibs_per_cpu || ps->cfg.scope == PERF_SCOPE_SYSTEM)
+		return true;
+	switch (h->type) {
+	case ST_REC_IBS:
+		pid = ((const struct st_ibs *)rec)->pid;
+		tid = ((const struct st_ibs *)rec)->tid;
+		break;
+	case ST_REC_MMAP:
+		pid = tid = ((const struct st_mmap *)rec)->pid;
+		break;
+	case ST_REC_COMM:
+	case ST_REC_EXEC:
+		pid = ((const struct st_comm *)rec)->pid;
+		tid = ((const struct st_comm *)rec)->tid;
+		break;
+	case ST_REC_FORK:
+	case ST_REC_EXIT:
+		pid = ((const struct st_task *)rec)->pid;
+		tid = ((const struct st_task *)rec)->tid;
+		break;
+	default:
+		return true;
+	}
+	for (size_t i = 0; i < ps->cfg.npids; i++)
+		if ((pid_t)(ps->cfg.scope == PERF_SCOPE_THREADS ? tid : pid) == ps->cfg.pids[i])
+			return true;
+	return false;
+}
+
 static void on_record(const struct perf_event_header *ev, void *arg)
 {
 	struct perf_source *ps = arg;
@@ -677,7 +798,7 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	    (ps->layout.sample_type & PERF_SAMPLE_READ))
 		gs = group_state(ps, sample_tid(ev, &ps->layout));
 	n = perf_convert(&ps->layout, gs, ev, ps->out);
-	if (!n)
+	if (!n || !wanted(ps, ps->out))
 		return;
 	if (ps->cfg.separate && !mark_event(ps, ev, ps->out))
 		return;
@@ -811,6 +932,15 @@ static int perf_set_period(struct st_source *s, uint64_t value, int randomize,
 		snprintf(why, len, "a period of %llu is too long", (unsigned long long)value);
 		return -ERANGE;
 	}
+	if (ps->cfg.ibs && !ps->by_freq) {
+		bool clamped;
+		uint64_t got = ibs_period_clamp(value, &clamped);
+
+		if (clamped)
+			snprintf(why, len, "IBS takes %llu, not %llu (at least 144, in steps of 16)",
+				 (unsigned long long)got, (unsigned long long)value);
+		value = got;
+	}
 	atomic_store(&ps->want_value, value);
 	atomic_store(&ps->want_random, randomize);
 	atomic_store(&ps->change, true);
@@ -903,7 +1033,8 @@ static int perf_start(struct st_source *s)
 	struct perf_source *ps = (struct perf_source *)s;
 
 	ps->last_rescan = st_now_ns();
-	if (!ps->cfg.launched)
+	/* Per-CPU events cannot wait for the target's exec: on at once. */
+	if (!ps->cfg.launched || ps->cfg.ibs_per_cpu)
 		for (size_t i = 0; i < ps->nthreads; i++)
 			enable_thread(ps, &ps->threads[i]);
 	return source_thread_start(&ps->th, sampler_main, ps, "sampler");
@@ -1012,7 +1143,7 @@ static void describe(struct perf_source *ps)
 	struct st_source_info *in = &ps->info;
 	size_t len = 0;
 
-	in->kind = ST_SOURCE_PERF;
+	in->kind = ps->cfg.ibs ? ST_SOURCE_IBS : ST_SOURCE_PERF;
 	in->ipc_cycles = in->ipc_instructions = -1;
 	for (size_t i = 0; i < ps->cfg.nevents; i++) {
 		const struct st_event *e = &ps->cfg.events[i];
@@ -1062,7 +1193,7 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	atomic_init(&ps->want_random, -1);
 	ps->pages = RING_PAGES;
 	/* perf's -t and -a do not inherit: threads are named, CPUs cover all. */
-	ps->inherit = cfg->scope == PERF_SCOPE_PROCESSES;
+	ps->inherit = cfg->scope == PERF_SCOPE_PROCESSES && !cfg->ibs_per_cpu;
 	ps->rng = st_now_ns() | 1;
 	ps->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 		PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
@@ -1093,6 +1224,13 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 		ps->layout.read_format = PERF_FORMAT_GROUP |
 			PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	}
+	if (cfg->ibs) {
+		ps->layout.sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_CPU;
+		ps->layout.ibs = true;
+		ps->layout.ibs_kind = cfg->ibs_kind;
+		ps->layout.family = cfg->family;
+		ps->layout.model = cfg->model;
+	}
 	ps->layout.sample_id_all = 1;
 	pthread_mutex_init(&ps->lock, NULL);
 	ps->nrings = make_rings(&cfg->cpus, &ps->rings);
@@ -1102,7 +1240,7 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 		free(ps);
 		return NULL;
 	}
-	if (cfg->scope == PERF_SCOPE_SYSTEM) {
+	if (cfg->scope == PERF_SCOPE_SYSTEM || cfg->ibs_per_cpu) {
 		/* pid -1: every task on each CPU. */
 		err = open_first(ps, -1);
 	} else if (cfg->launched) {

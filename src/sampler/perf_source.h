@@ -37,6 +37,12 @@ struct perf_source_config {
 	bool randomize;
 	bool callchain;
 	unsigned stack_copy;	/* bytes of user stack per sample; 0: none */
+	/* --ibs (ibs_source.h): events[0] is an IBS PMU's; samples are st_ibs. */
+	bool ibs;
+	uint8_t ibs_kind;	/* ST_IBS_OP_KIND or ST_IBS_FETCH_KIND */
+	uint8_t family, model;	/* of this CPU, stamped on every sample */
+	bool ibs_per_cpu;	/* before Linux 6.2: per-CPU events, other processes' dropped */
+	bool ibs_swfilt;	/* the PMU filters kernel samples itself (swfilt) */
 };
 
 /*
