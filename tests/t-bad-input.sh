@@ -61,7 +61,7 @@ expect_run 2 "--ibs-l3miss and --ibs-ldlat filter IBS samples: add --ibs" -- \
 expect_run 2 "--ibs samples IBS alone: drop -e" -- "$SHIMTOP" --ibs -e cpu-clock -b -- true
 
 # --ibs-dump: a recording without IBS samples, and a file that is none.
-"$SHIMTOP" -b -d 0.3 -o "$TMP/plain.rec" -- "$SHIMTOP_DEMO" 1 >/dev/null 2>&1 ||
+"$SHIMTOP" --demo -b --duration 0.5 --record "$TMP/plain.rec" >/dev/null 2>&1 ||
 	fail "could not record the demo for --ibs-dump"
 expect_run 1 "plain.rec holds no IBS samples: it was recorded without --ibs" -- \
 	"$SHIMTOP" --ibs-dump "$TMP/plain.rec"
