@@ -24,11 +24,24 @@
  *   gen_records steady FILE S HZ  the chains mode's samples and paths for
  *                                 S seconds at HZ (a long session, for
  *                                 the snapshot benchmark)
+ *   gen_records ibs FILE          IBS op samples of a Zen 4 (family 0x19
+ *                                 model 0x11), this program's text mapped:
+ *                                 gen_fn_a 400 loads in page 0x7f0000001000
+ *                                 at 1.0-1.4 s, every 4th a DC miss from DRAM
+ *                                 of 256 cycles; gen_fn_b 100 stores to
+ *                                 page 0x7f0000002000 and 100 retired
+ *                                 branches, 25 mispredicted, tag-to-retire
+ *                                 40 cycles, at 1.4-1.6 s; gen_fn_main 100
+ *                                 loads in page 0x7f0000003000 at 2.0-2.1 s,
+ *                                 each an L1 DTLB and DC miss served by L3
+ *                                 in 64 cycles; then one sample whose
+ *                                 capabilities promise a register it lacks
  */
 #include "ring/record.h"
 #include "ring/record_file.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +280,80 @@ static void steady(struct record_writer *w, double seconds, double hz)
 	}
 }
 
+/* IbsOpData3's bits and IbsOpCtl's, as ibs.c's table has them. */
+#define OP_VAL		(1ull << 18)
+#define OP_CNT_CTL	(1ull << 19)
+#define LD_OP		(1ull << 0)
+#define ST_OP		(1ull << 1)
+#define L1TLB_MISS	(1ull << 2)
+#define DC_MISS		(1ull << 7)
+#define LIN_VALID	(1ull << 17)
+#define L2_MISS		(1ull << 20)
+#define BRN_MISP	(1ull << 36)
+#define BRN_RET		(1ull << 37)
+/* AVAIL, OPSAM, OPCNT, BRNTRGT, OPCNTEXT, RIPINVALIDCHK, ZEN4: 8 registers */
+#define ZEN4_CAPS	0x8f5u
+
+static void ibs_op(struct record_writer *w, uint64_t time, uint64_t rip, uint64_t data,
+		   uint64_t data2, uint64_t data3, uint64_t lin, unsigned nregs)
+{
+	_Alignas(8) unsigned char buf[sizeof(struct st_ibs) + ST_IBS_MAX_REGS * 8];
+	struct st_ibs *b = (void *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	b->h = (struct st_header){ ST_REC_IBS, ST_SOURCE_IBS,
+				   (uint32_t)(sizeof(*b) + nregs * 8u) };
+	b->pid = b->tid = 1;
+	b->time = time;
+	b->ip = rip;
+	b->period = 0x100000;
+	b->caps = ZEN4_CAPS;
+	b->nregs = (uint8_t)nregs;
+	b->family = 0x19;
+	b->model = 0x11;
+	b->reg[0] = OP_VAL | OP_CNT_CTL | (0x100000 >> 4 & 0xffff);
+	b->reg[1] = rip;
+	b->reg[2] = data;
+	b->reg[3] = data2;
+	b->reg[4] = data3;
+	b->reg[5] = lin;
+	record_writer_append(w, b);
+}
+
+static void ibs(struct record_writer *w)
+{
+	const uint64_t fmain = (uint64_t)(uintptr_t)&gen_fn_main + 2;
+	const uint64_t fa = (uint64_t)(uintptr_t)&gen_fn_a + 2, fb = (uint64_t)(uintptr_t)&gen_fn_b + 2;
+	const uint64_t lat256 = 256ull << 32, lat64 = 64ull << 32;
+
+	own_mappings(w);
+	for (uint64_t i = 0; i < 400; i++) {
+		bool miss = i % 4 == 0;
+
+		/* Zen 4 DataSrc 3: DRAM */
+		ibs_op(w, 1000000000 + i * 1000000, fa, 0, miss ? 3 : 0,
+		       LD_OP | LIN_VALID | (miss ? DC_MISS | L2_MISS | lat256 : 0),
+		       0x7f0000001000 + i % 64 * 8, 8);
+	}
+	for (uint64_t i = 0; i < 200; i++) {
+		uint64_t data = 40ull << 16;
+
+		if (i % 2 == 0) {
+			ibs_op(w, 1400000000 + i * 1000000, fb, data, 0, ST_OP | LIN_VALID,
+			       0x7f0000002000 + i % 64 * 8, 8);
+			continue;
+		}
+		data |= BRN_RET | (i % 8 == 1 ? BRN_MISP : 0);
+		ibs_op(w, 1400000000 + i * 1000000, fb, data, 0, 0, 0, 8);
+	}
+	for (uint64_t i = 0; i < 100; i++)	/* Zen 4 DataSrc 1: local L3 */
+		ibs_op(w, 2000000000 + i * 1000000, fmain, 0, 1,
+		       LD_OP | LIN_VALID | L1TLB_MISS | DC_MISS | L2_MISS | lat64,
+		       0x7f0000003000 + i % 64 * 8, 8);
+	/* BrnTrgt promised, seven registers given: the model must refuse it. */
+	ibs_op(w, 2200000000, fmain, 0, 0, 0, 0, 7);
+}
+
 int main(int argc, char **argv)
 {
 	struct st_source_info info;
@@ -274,7 +361,7 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|steady FILE [ARG...]\n",
+		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|steady|ibs FILE [ARG...]\n",
 		      stderr);
 		return 2;
 	}
@@ -289,6 +376,11 @@ int main(int argc, char **argv)
 		info.ipc_cycles = 0;
 		info.ipc_instructions = 1;
 		snprintf(info.events, sizeof(info.events), "cycles,instructions");
+	}
+	if (!strcmp(argv[1], "ibs")) {
+		info.kind = ST_SOURCE_IBS;
+		info.period = (struct st_period){ 0x100000, ST_PERIOD_EVENTS, false };
+		snprintf(info.events, sizeof(info.events), "ibs_op");
 	}
 	record_header_from_info(&h, &info, 1, "gen_records");
 	w = record_writer_open(argv[2], &h);
@@ -324,6 +416,8 @@ int main(int argc, char **argv)
 		corewide(w);
 	} else if (!strcmp(argv[1], "chains")) {
 		chains(w);
+	} else if (!strcmp(argv[1], "ibs")) {
+		ibs(w);
 	} else if (!strcmp(argv[1], "steady") && argc > 4) {
 		steady(w, atof(argv[3]), atof(argv[4]));
 	} else if (!strcmp(argv[1], "path") && argc > 3) {

@@ -15,6 +15,7 @@ void model_init(struct model *m, struct symbolizer *symbols)
 	m->symbols = symbols;
 	m->ipc_cycles = m->ipc_instructions = -1;
 	obs_model_init(&m->obs, DTE_DEFAULT_TOLERANCE);
+	ibs_model_init(&m->ibs);
 	m->keep_history = true;
 	history_init(&m->history, 0);
 	cct_init(&m->tree);
@@ -77,6 +78,7 @@ void model_free(struct model *m)
 		free(m->held[(m->held_head + i) % MODEL_HOLD_MAX].rec);
 	free(m->held);
 	obs_model_free(&m->obs);
+	ibs_model_free(&m->ibs);
 	free(m->per_sym);
 	thread_free_all(m);
 	free(m->timeline);
@@ -335,7 +337,7 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 	history_add(&m->history, s->time, &e);
 }
 
-static void ingest_sample(struct model *m, const struct st_sample *s)
+static const struct st_symbol *ingest_sample(struct model *m, const struct st_sample *s)
 {
 	const struct st_symbol *sym;
 	uint32_t offset;
@@ -354,6 +356,40 @@ static void ingest_sample(struct model *m, const struct st_sample *s)
 	}
 	if (m->keep_history)
 		remember_sample(m, s, sym, offset, node);
+	return sym;
+}
+
+/*
+ * An IBS sample counts as a sample of its op's function (its period in
+ * ops), and what its registers say goes to the IBS figures.  Registers
+ * that do not check (a hostile or corrupt recording) count it as bad.
+ */
+static void ingest_ibs(struct model *m, const struct st_ibs *b)
+{
+	_Alignas(8) unsigned char buf[sizeof(struct st_sample)];
+	struct st_sample *s = (struct st_sample *)(void *)buf;
+	struct ibs_sample smp;
+	const struct st_symbol *sym;
+	uint64_t rip;
+	char err[160];
+
+	if (ibs_from_record(b, &smp, err, sizeof(err)) < 0) {
+		if (!m->ibs.bad++)
+			snprintf(m->ibs.first_bad, sizeof(m->ibs.first_bad), "%s", err);
+		return;
+	}
+	memset(buf, 0, sizeof(buf));
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_IBS, sizeof(buf) };
+	s->pid = b->pid;
+	s->tid = b->tid;
+	s->time = b->time;
+	s->ip = smp.kind == IBS_OP && ibs_op_rip(&smp, &rip) ? rip : b->ip;
+	s->period = b->period;
+	s->cpumode = b->cpumode;
+	sym = ingest_sample(m, s);
+	ibs_model_add(&m->ibs, &smp, b->family, b->model, (pid_t)b->pid, sym->id,
+		      b->time > m->first_time ? (size_t)((b->time - m->first_time) /
+							 MODEL_BUCKET_NS) : 0);
 }
 
 /* ---- samples of processes not known yet ---- */
@@ -500,6 +536,10 @@ void model_ingest(struct model *m, const void *rec)
 	case ST_REC_OBSERVE_META:
 		obs_model_ingest(&m->obs, rec);
 		break;
+	case ST_REC_IBS:
+		advance(m, ((const struct st_ibs *)rec)->time);
+		ingest_ibs(m, rec);
+		break;
 	default:
 		break;
 	}
@@ -529,6 +569,7 @@ void model_zero(struct model *m)
 	callerchain_clear(&m->chaining);
 	m->unwound = m->unwind_cut = m->unwind_lost = 0;
 	obs_model_zero(&m->obs);
+	ibs_model_zero(&m->ibs);
 }
 
 struct sort_ctx {
@@ -608,6 +649,8 @@ static void fill_row(const struct model *m, struct model_row *r, uint32_t id,
 		r->event_share[e] = m->event_weight[e]
 			? 100.0 * (double)t->event_weight[e] / (double)m->event_weight[e] : 0;
 	r->ipc = t->cycles ? (double)t->instructions / (double)t->cycles : NAN;
+	/* Of the symbol in every process: IBS figures are not split by process. */
+	r->ibs = ibs_model_symbol(&m->ibs, id);
 }
 
 static size_t rows_by_symbol(const struct model *m, struct model_row **rows)

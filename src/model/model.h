@@ -15,6 +15,7 @@
 #include "model/callerchain.h"
 #include "model/cct.h"
 #include "model/history.h"
+#include "model/ibs_model.h"
 #include "model/obs_model.h"
 #include "options.h"
 #include "sampler/events.h"
@@ -32,6 +33,7 @@ struct model_row {
 	double ipc;		/* NAN when no counters were read */
 	/* -e a,b: the share of each event sampled (self is the shown one's). */
 	double event_share[ST_MAX_SAMPLED];
+	const struct ibs_stats *ibs;	/* the symbol's IBS figures, or NULL */
 };
 
 /*
@@ -170,6 +172,7 @@ struct model {
 	size_t timeline_len, timeline_cap;
 
 	struct obs_model obs;			/* the SHIM observer's samples */
+	struct ibs_model ibs;			/* what IBS op samples add */
 
 	bool keep_history;			/* every sample into history */
 	struct history history;

@@ -42,14 +42,96 @@ static void process_cell(const struct model_row *r, char *buf, size_t len)
 	snprintf(buf, len, "%d %s", (int)r->pid, r->comm[0] ? r->comm : "?");
 }
 
+/* ---- IBS: what the op samples of a symbol say ("-" without them) ---- */
+
+static void pct_cell(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", v);
+}
+
+static void cycles_cell(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+static void load_cell(const struct model_row *r, char *buf, size_t len)
+{
+	pct_cell(r->ibs ? ibs_load_share(r->ibs) : NAN, buf, len);
+}
+
+static void store_cell(const struct model_row *r, char *buf, size_t len)
+{
+	pct_cell(r->ibs ? ibs_store_share(r->ibs) : NAN, buf, len);
+}
+
+static void dc_miss_cell(const struct model_row *r, char *buf, size_t len)
+{
+	pct_cell(r->ibs ? ibs_miss_pct(r->ibs) : NAN, buf, len);
+}
+
+static void latency_cell(const struct model_row *r, char *buf, size_t len)
+{
+	cycles_cell(r->ibs ? ibs_mean_latency(r->ibs) : NAN, buf, len);
+}
+
+static void p90_cell(const struct model_row *r, char *buf, size_t len)
+{
+	cycles_cell(r->ibs ? ibs_latency_quantile(r->ibs, 0.9) : NAN, buf, len);
+}
+
+/* Where most loads that missed L1 were served from, and their share. */
+static void source_cell(const struct model_row *r, char *buf, size_t len)
+{
+	double share;
+	enum ibs_data_source src = r->ibs ? ibs_main_source(r->ibs, &share) : IBS_SRC_NONE;
+
+	if (src == IBS_SRC_NONE)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s %.0f%%", ibs_data_source_name(src), share);
+}
+
+static void tlb_cell(const struct model_row *r, char *buf, size_t len)
+{
+	pct_cell(r->ibs && r->ibs->loads + r->ibs->stores
+		 ? 100.0 * (double)r->ibs->tlb_misses / (double)(r->ibs->loads + r->ibs->stores)
+		 : NAN, buf, len);
+}
+
+static void misp_cell(const struct model_row *r, char *buf, size_t len)
+{
+	pct_cell(r->ibs && r->ibs->branches
+		 ? 100.0 * (double)r->ibs->mispredicts / (double)r->ibs->branches : NAN, buf, len);
+}
+
+static void tag_cell(const struct model_row *r, char *buf, size_t len)
+{
+	cycles_cell(r->ibs ? ibs_tag_to_retire(r->ibs) : NAN, buf, len);
+}
+
 const struct column columns[] = {
-	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, false, false, self_cell },
-	{ "EVENT%", "events", 10, false, -1, 0, false, true, NULL },
-	{ "SAMPLES", "samples", 9, false, -1, 60, false, false, samples_cell },
-	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, false, false, ipc_cell },
-	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, true, false, process_cell },
-	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, false, false, module_cell },
-	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, false, false, symbol_cell },
+	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, false, false, self_cell, false },
+	{ "EVENT%", "events", 10, false, -1, 0, false, true, NULL, false },
+	{ "SAMPLES", "samples", 9, false, -1, 60, false, false, samples_cell, false },
+	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, false, false, ipc_cell, false },
+	{ "LOAD%", "load_pct", 6, false, -1, 100, false, false, load_cell, true },
+	{ "STORE%", "store_pct", 7, false, -1, 120, false, false, store_cell, true },
+	{ "DCMISS%", "dc_miss_pct", 8, false, -1, 100, false, false, dc_miss_cell, true },
+	{ "LAT", "miss_latency", 6, false, -1, 100, false, false, latency_cell, true },
+	{ "P90", "miss_latency_p90", 6, false, -1, 110, false, false, p90_cell, true },
+	{ "SOURCE", "data_source", 15, false, -1, 110, false, false, source_cell, true },
+	{ "DTLB%", "dtlb_miss_pct", 6, false, -1, 130, false, false, tlb_cell, true },
+	{ "MISP%", "mispredict_pct", 6, false, -1, 130, false, false, misp_cell, true },
+	{ "T2RET", "tag_to_retire", 6, false, -1, 130, false, false, tag_cell, true },
+	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, true, false, process_cell, false },
+	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, false, false, module_cell, false },
+	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, false, false, symbol_cell, false },
 };
 const size_t ncolumns = sizeof(columns) / sizeof(columns[0]);
 
@@ -105,9 +187,17 @@ void columns_hide(const char *const *keys, size_t n)
 	}
 }
 
+static bool ibs_columns;
+
+void columns_ibs(bool on)
+{
+	ibs_columns = on;
+}
+
 static bool shown(const struct column *c, int screen, bool by_process)
 {
-	if ((c->per_process && !by_process) || hidden[c - columns] || !cells_of(c))
+	if ((c->per_process && !by_process) || hidden[c - columns] || !cells_of(c) ||
+	    (c->ibs && !ibs_columns))
 		return false;
 	return screen == 0 || screen >= c->min_screen;
 }

@@ -24,6 +24,7 @@ struct column {
 	bool per_event;			/* a cell per event sampled on its own */
 	/* The cell's text ("-" where there is no value). */
 	void (*format)(const struct model_row *r, char *buf, size_t len);
+	bool ibs;			/* an IBS figure: shown once IBS samples arrive */
 };
 
 extern const struct column columns[];
@@ -58,6 +59,9 @@ void columns_hide(const char *const *keys, size_t n);
  * SELF%.  n 0 shows none.
  */
 void columns_events(const char (*names)[64], int n, int shown);
+
+/* Shows the IBS columns (LOAD% ... T2RET) from now on, or hides them. */
+void columns_ibs(bool on);
 
 /* The sort key of the column under x in a line columns_title wrote; -1 if none. */
 int columns_sort_at(int x, int screen, bool by_process);

@@ -57,6 +57,7 @@ static void print_text(struct session *s, FILE *out)
 	}
 	if (s->finished)
 		fprintf(out, "status: %s\n", s->status);
+	columns_ibs(ibs_model_active(&m->ibs));
 	columns_title(line, sizeof(line), 0, by_process, -1, false);
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n && i < limit; i++) {
@@ -68,6 +69,7 @@ static void print_text(struct session *s, FILE *out)
 		report_processes_text(s, out);
 	if (s->opt->per_thread)
 		report_threads_text(s, out);
+	report_ibs_text(s, out);
 	report_observer_text(s, out);
 	fflush(out);
 }
@@ -90,6 +92,8 @@ static struct json_object *row_json(const struct session *s,
 	json_object_object_add(o, "ipc", isnan(r->ipc) ? NULL
 				  : json_object_new_double(r->ipc));
 	json_object_object_add(o, "unknown", json_object_new_boolean(r->sym->unknown));
+	if (r->ibs)
+		json_object_object_add(o, "ibs", report_ibs_stats_json(r->ibs));
 	if (s->model.nsampled) {
 		struct json_object *ev = json_object_new_object();
 
@@ -210,6 +214,7 @@ void report_print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "per_thread", report_threads_json(s));
 	json_object_object_add(o, "per_process", report_processes_json(s));
 	json_object_object_add(o, "observer", report_observer_json(s));
+	json_object_object_add(o, "ibs", report_ibs_json(s));
 	json_object_object_add(o, "gauges", gauges_json(s));
 	/* The range's, as the tables (its samples along the session's paths). */
 	json_object_object_add(o, "tree", report_tree_json(m));

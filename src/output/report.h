@@ -66,6 +66,17 @@ void report_tag_label(const struct session *s, const struct obs_tag *t, char *bu
 void report_diff_text(struct session *a, const struct session *b, FILE *out);
 struct json_object *report_diff_json(struct session *a, const struct session *b);
 
+/* IBS's totals and hot data pages (report_ibs.c); nothing without IBS samples. */
+struct ibs_stats;
+struct ibs_page;
+struct model;
+void report_ibs_text(struct session *s, FILE *out);
+struct json_object *report_ibs_json(struct session *s);
+struct json_object *report_ibs_stats_json(const struct ibs_stats *t);
+/* A page's symbols, heaviest first, "a, b, c". */
+void report_ibs_page_symbols(const struct model *m, const struct ibs_page *p, char *buf,
+			     size_t len);
+
 /* The observer's statistics (report_observer.c); nothing without one. */
 void report_observer_text(struct session *s, FILE *out);
 struct json_object *report_observer_json(struct session *s);

@@ -1,0 +1,296 @@
+/* ibs_model.c - aggregation of IBS op samples (ibs_model.h). */
+#include "model/ibs_model.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_PAGE	4096u
+
+void ibs_model_init(struct ibs_model *im)
+{
+	memset(im, 0, sizeof(*im));
+}
+
+static void free_pages(struct ibs_model *im)
+{
+	struct ibs_page *p, *tmp;
+
+	HASH_ITER(hh, im->pages, p, tmp) {
+		HASH_DEL(im->pages, p);
+		free(p);
+	}
+	im->npages = 0;
+}
+
+void ibs_model_free(struct ibs_model *im)
+{
+	for (size_t i = 0; i < im->per_sym_cap; i++)
+		free(im->per_sym[i]);
+	free(im->per_sym);
+	free(im->steps);
+	free_pages(im);
+	memset(im, 0, sizeof(*im));
+}
+
+void ibs_model_zero(struct ibs_model *im)
+{
+	for (size_t i = 0; i < im->per_sym_cap; i++) {
+		free(im->per_sym[i]);
+		im->per_sym[i] = NULL;
+	}
+	free_pages(im);
+	memset(&im->total, 0, sizeof(im->total));
+	im->pages_dropped = im->fetches = 0;
+	/* The timeline keeps its past, as the model's does. */
+}
+
+/* 0-3 exactly, then four buckets per power of two. */
+static unsigned lat_bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < 4)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v);
+	return 4u * (e - 1u) + (unsigned)((v >> (e - 2u)) & 3u);
+}
+
+static uint64_t lat_bucket_low(unsigned b)
+{
+	if (b < 4)
+		return b;
+	return (uint64_t)(4u + b % 4u) << (b / 4u - 1u);
+}
+
+static void add_stats(struct ibs_stats *st, const struct ibs_sample *s,
+		      enum ibs_data_source src)
+{
+	bool load = ibs_get(s, IBS_F_LD_OP), store = ibs_get(s, IBS_F_ST_OP);
+
+	st->ops++;
+	st->loads += load;
+	st->stores += store;
+	if (ibs_has(s, IBS_F_TAG_TO_RET)) {
+		st->tag_n++;
+		st->tag_sum += ibs_get(s, IBS_F_TAG_TO_RET);
+	}
+	if (ibs_get(s, IBS_F_BRN_RET)) {
+		st->branches++;
+		st->mispredicts += ibs_get(s, IBS_F_BRN_MISP);
+	}
+	if (!load && !store)
+		return;
+	st->tlb_misses += ibs_get(s, IBS_F_DC_L1TLB_MISS);
+	st->l2tlb_misses += ibs_get(s, IBS_F_DC_L2TLB_MISS);
+	if (ibs_get(s, IBS_F_DC_MISS)) {
+		st->dc_misses++;
+		/* The latency counts only for loads (stores do not wait). */
+		if (load) {
+			uint64_t lat = ibs_get(s, IBS_F_DC_MISS_LAT);
+
+			st->lat_n++;
+			st->lat_sum += lat;
+			st->lat[lat_bucket(lat)]++;
+		}
+	}
+	if (load)
+		st->source[src]++;
+}
+
+static void add_page_sym(struct ibs_page *p, uint32_t sym)
+{
+	unsigned min = 0;
+
+	for (unsigned i = 0; i < p->nsyms; i++)
+		if (p->sym[i] == sym) {
+			p->sym_count[i]++;
+			return;
+		}
+	if (p->nsyms < IBS_PAGE_SYMS) {
+		p->sym[p->nsyms] = sym;
+		p->sym_count[p->nsyms++] = 1;
+		return;
+	}
+	for (unsigned i = 1; i < IBS_PAGE_SYMS; i++)
+		if (p->sym_count[i] < p->sym_count[min])
+			min = i;
+	p->sym[min] = sym;
+	p->sym_count[min]++;
+}
+
+static void add_page(struct ibs_model *im, const struct ibs_sample *s, pid_t pid, uint32_t sym)
+{
+	struct ibs_page_key key;
+	struct ibs_page *p;
+	uint64_t addr, size = ibs_data_page_size(s);
+	bool load = ibs_get(s, IBS_F_LD_OP);
+
+	if (!ibs_data_address(s, &addr))
+		return;
+	if (!size)
+		size = DEFAULT_PAGE;
+	memset(&key, 0, sizeof(key));
+	key.pid = pid;
+	key.base = addr & ~(size - 1);
+	HASH_FIND(hh, im->pages, &key, sizeof(key), p);
+	if (!p) {
+		if (im->npages >= IBS_MAX_PAGES) {
+			im->pages_dropped++;
+			return;
+		}
+		p = st_xcalloc(1, sizeof(*p));
+		p->key = key;
+		p->size = size;
+		HASH_ADD(hh, im->pages, key, sizeof(key), p);
+		im->npages++;
+	}
+	p->loads += load;
+	p->stores += ibs_get(s, IBS_F_ST_OP);
+	if (ibs_get(s, IBS_F_DC_MISS)) {
+		p->dc_misses++;
+		if (load) {
+			p->lat_n++;
+			p->lat_sum += ibs_get(s, IBS_F_DC_MISS_LAT);
+		}
+	}
+	add_page_sym(p, sym);
+}
+
+static void add_step(struct ibs_model *im, const struct ibs_sample *s, size_t at)
+{
+	struct ibs_step *st;
+
+	if (at >= 1u << 24)
+		return;		/* the model's timeline stops there too */
+	ST_GROW(im->steps, im->steps_cap, at + 1);
+	if (at >= im->nsteps)
+		im->nsteps = at + 1;
+	st = &im->steps[at];
+	st->ops++;
+	if (ibs_get(s, IBS_F_DC_MISS) && (ibs_get(s, IBS_F_LD_OP) || ibs_get(s, IBS_F_ST_OP))) {
+		st->misses++;
+		if (ibs_get(s, IBS_F_LD_OP)) {
+			st->lat_n++;
+			st->lat_sum += ibs_get(s, IBS_F_DC_MISS_LAT);
+		}
+	}
+}
+
+void ibs_model_add(struct ibs_model *im, const struct ibs_sample *s, unsigned family,
+		   unsigned model, pid_t pid, uint32_t sym, size_t step_index)
+{
+	enum ibs_data_source src;
+
+	if (s->kind != IBS_OP) {
+		im->fetches++;
+		return;
+	}
+	im->family = family;
+	im->model = model;
+	src = ibs_get(s, IBS_F_LD_OP) ? ibs_data_source(s, family, model) : IBS_SRC_NONE;
+	ST_GROW(im->per_sym, im->per_sym_cap, (size_t)sym + 1);
+	if (!im->per_sym[sym])
+		im->per_sym[sym] = st_xcalloc(1, sizeof(struct ibs_stats));
+	add_stats(im->per_sym[sym], s, src);
+	add_stats(&im->total, s, src);
+	add_page(im, s, pid, sym);
+	add_step(im, s, step_index);
+}
+
+const struct ibs_stats *ibs_model_symbol(const struct ibs_model *im, uint32_t sym)
+{
+	return sym < im->per_sym_cap ? im->per_sym[sym] : NULL;
+}
+
+static double ratio(uint64_t a, uint64_t b, double scale)
+{
+	return b ? scale * (double)a / (double)b : NAN;
+}
+
+double ibs_load_share(const struct ibs_stats *st)
+{
+	return ratio(st->loads, st->ops, 100.0);
+}
+
+double ibs_store_share(const struct ibs_stats *st)
+{
+	return ratio(st->stores, st->ops, 100.0);
+}
+
+double ibs_miss_pct(const struct ibs_stats *st)
+{
+	return ratio(st->dc_misses, st->loads + st->stores, 100.0);
+}
+
+double ibs_mean_latency(const struct ibs_stats *st)
+{
+	return ratio(st->lat_sum, st->lat_n, 1.0);
+}
+
+double ibs_tag_to_retire(const struct ibs_stats *st)
+{
+	return ratio(st->tag_sum, st->tag_n, 1.0);
+}
+
+double ibs_latency_quantile(const struct ibs_stats *st, double q)
+{
+	uint64_t want, seen = 0;
+
+	if (!st->lat_n)
+		return NAN;
+	want = (uint64_t)ceil(q * (double)st->lat_n);
+	if (want == 0)
+		want = 1;
+	for (unsigned b = 0; b < IBS_LAT_BUCKETS; b++) {
+		seen += st->lat[b];
+		if (seen >= want)
+			return (double)lat_bucket_low(b);
+	}
+	return NAN;
+}
+
+enum ibs_data_source ibs_main_source(const struct ibs_stats *st, double *share)
+{
+	enum ibs_data_source best = IBS_SRC_NONE;
+	uint64_t past_l1 = 0, most = 0;
+
+	for (int i = IBS_SRC_L2; i < IBS_NSOURCES; i++) {
+		past_l1 += st->source[i];
+		if (st->source[i] > most) {
+			most = st->source[i];
+			best = (enum ibs_data_source)i;
+		}
+	}
+	*share = best == IBS_SRC_NONE ? NAN : ratio(st->source[best], past_l1, 100.0);
+	return best;
+}
+
+static int by_misses(const void *a, const void *b)
+{
+	const struct ibs_page *x = *(const struct ibs_page *const *)a;
+	const struct ibs_page *y = *(const struct ibs_page *const *)b;
+	uint64_t tx = x->loads + x->stores, ty = y->loads + y->stores;
+
+	if (x->dc_misses != y->dc_misses)
+		return x->dc_misses < y->dc_misses ? 1 : -1;
+	if (tx != ty)
+		return tx < ty ? 1 : -1;
+	if (x->key.pid != y->key.pid)
+		return x->key.pid < y->key.pid ? -1 : 1;
+	return x->key.base < y->key.base ? -1 : x->key.base > y->key.base;
+}
+
+size_t ibs_model_pages(const struct ibs_model *im, const struct ibs_page ***out)
+{
+	const struct ibs_page **v = st_xcalloc(im->npages ? im->npages : 1, sizeof(*v));
+	const struct ibs_page *p;
+	size_t n = 0;
+
+	for (p = im->pages; p; p = p->hh.next)
+		v[n++] = p;
+	qsort(v, n, sizeof(*v), by_misses);
+	*out = v;
+	return n;
+}

@@ -1,0 +1,139 @@
+/*
+ * report_ibs.c - the batch report's IBS part: the session's totals and
+ * the hot data pages (ibs_model.h), text and JSON.  Nothing without IBS.
+ */
+#include "output/report.h"
+#include "model/ibs_model.h"
+#include "session.h"
+#include "symbols/symbols.h"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define PAGES_SHOWN	20u
+
+void report_ibs_page_symbols(const struct model *m, const struct ibs_page *p, char *buf,
+			     size_t len)
+{
+	size_t used = 0;
+	uint64_t shown[IBS_PAGE_SYMS] = { 0 };
+
+	buf[0] = '\0';
+	/* Heaviest first: the counts are few, a selection sort does. */
+	for (unsigned k = 0; k < p->nsyms && used < len; k++) {
+		unsigned best = IBS_PAGE_SYMS;
+
+		for (unsigned i = 0; i < p->nsyms; i++)
+			if (!shown[i] && (best == IBS_PAGE_SYMS || p->sym_count[i] > p->sym_count[best]))
+				best = i;
+		shown[best] = 1;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? ", " : "",
+					 symbolizer_symbol(m->symbols, p->sym[best])->name);
+	}
+}
+
+void report_ibs_text(struct session *s, FILE *out)
+{
+	const struct ibs_model *im = &s->model.ibs;
+	const struct ibs_stats *t = &im->total;
+	const struct ibs_page **pages;
+	size_t n;
+	char syms[512];
+
+	if (!ibs_model_active(im))
+		return;
+	fprintf(out, "\nIBS: %" PRIu64 " ops, %.1f%% loads, %.1f%% stores, DC miss %.1f%%, "
+		"miss latency mean %.0f p90 %.0f cycles, %" PRIu64 " DTLB misses, "
+		"%" PRIu64 " of %" PRIu64 " branches mispredicted\n", t->ops, ibs_load_share(t),
+		ibs_store_share(t), ibs_miss_pct(t), ibs_mean_latency(t),
+		ibs_latency_quantile(t, 0.9), t->tlb_misses, t->mispredicts, t->branches);
+	fprintf(out, "IBS data sources:");
+	for (int i = IBS_SRC_L1; i < IBS_NSOURCES; i++)
+		if (t->source[i])
+			fprintf(out, " %s %" PRIu64, ibs_data_source_name((enum ibs_data_source)i),
+				t->source[i]);
+	fprintf(out, "\n");
+	if (im->bad)
+		fprintf(out, "IBS samples not decoded: %" PRIu64 ", the first because: %s\n",
+			im->bad, im->first_bad);
+	n = ibs_model_pages(im, &pages);
+	fprintf(out, "\nhot data pages (%zu):\n%7s %-18s %5s %7s %7s %7s %6s  %s\n", n, "PID",
+		"PAGE", "SIZE", "LOADS", "STORES", "MISSES", "LAT", "SYMBOLS");
+	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++) {
+		const struct ibs_page *p = pages[i];
+
+		report_ibs_page_symbols(&s->model, p, syms, sizeof(syms));
+		fprintf(out, "%7d %#-18" PRIx64 " %4" PRIu64 "%c %7" PRIu64 " %7" PRIu64
+			" %7" PRIu64 " %6.0f  %s\n", (int)p->key.pid, p->key.base,
+			p->size >= 1u << 30 ? p->size >> 30 : p->size >= 1u << 20 ? p->size >> 20
+			: p->size >> 10, p->size >= 1u << 30 ? 'G' : p->size >= 1u << 20 ? 'M' : 'K',
+			p->loads, p->stores, p->dc_misses,
+			p->lat_n ? (double)p->lat_sum / (double)p->lat_n : 0.0, syms);
+	}
+	free(pages);
+}
+
+static struct json_object *number_or_null(double v)
+{
+	return isnan(v) ? NULL : json_object_new_double(v);
+}
+
+struct json_object *report_ibs_stats_json(const struct ibs_stats *t)
+{
+	struct json_object *o = json_object_new_object(), *src = json_object_new_object();
+
+	report_add_u64(o, "ops", t->ops);
+	report_add_u64(o, "loads", t->loads);
+	report_add_u64(o, "stores", t->stores);
+	report_add_u64(o, "dc_misses", t->dc_misses);
+	json_object_object_add(o, "miss_latency", number_or_null(ibs_mean_latency(t)));
+	json_object_object_add(o, "miss_latency_p90", number_or_null(ibs_latency_quantile(t, 0.9)));
+	report_add_u64(o, "dtlb_misses", t->tlb_misses);
+	report_add_u64(o, "l2_dtlb_misses", t->l2tlb_misses);
+	report_add_u64(o, "branches", t->branches);
+	report_add_u64(o, "mispredicts", t->mispredicts);
+	json_object_object_add(o, "tag_to_retire", number_or_null(ibs_tag_to_retire(t)));
+	for (int i = IBS_SRC_L1; i < IBS_NSOURCES; i++)
+		if (t->source[i])
+			report_add_u64(src, ibs_data_source_name((enum ibs_data_source)i),
+				       t->source[i]);
+	json_object_object_add(o, "data_sources", src);
+	return o;
+}
+
+struct json_object *report_ibs_json(struct session *s)
+{
+	const struct ibs_model *im = &s->model.ibs;
+	struct json_object *o, *arr;
+	const struct ibs_page **pages;
+	size_t n;
+
+	if (!ibs_model_active(im))
+		return NULL;
+	o = report_ibs_stats_json(&im->total);
+	report_add_u64(o, "undecoded", im->bad);
+	arr = json_object_new_array();
+	n = ibs_model_pages(im, &pages);
+	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++) {
+		const struct ibs_page *p = pages[i];
+		struct json_object *po = json_object_new_object(), *syms = json_object_new_array();
+
+		json_object_object_add(po, "pid", json_object_new_int(p->key.pid));
+		report_add_u64(po, "page", p->key.base);
+		report_add_u64(po, "size", p->size);
+		report_add_u64(po, "loads", p->loads);
+		report_add_u64(po, "stores", p->stores);
+		report_add_u64(po, "dc_misses", p->dc_misses);
+		for (unsigned k = 0; k < p->nsyms; k++)
+			json_object_array_add(syms, json_object_new_string(
+				symbolizer_symbol(s->model.symbols, p->sym[k])->name));
+		json_object_object_add(po, "symbols", syms);
+		json_object_array_add(arr, po);
+	}
+	free(pages);
+	json_object_object_add(o, "pages", arr);
+	return o;
+}
