@@ -64,39 +64,61 @@ static uint64_t lat_bucket_low(unsigned b)
 	return (uint64_t)(4u + b % 4u) << (b / 4u - 1u);
 }
 
-static void add_stats(struct ibs_stats *st, const struct ibs_sample *s,
-		      enum ibs_data_source src)
+/* What one op sample says, read from its registers once. */
+struct op_facts {
+	bool load, store, miss, branch, misp, tlb1, tlb2, has_tag, has_addr;
+	uint64_t lat, tag, addr, page;
+	enum ibs_data_source src;
+};
+
+static void read_facts(const struct ibs_sample *s, unsigned family, unsigned model,
+		       struct op_facts *f)
 {
-	bool load = ibs_get(s, IBS_F_LD_OP), store = ibs_get(s, IBS_F_ST_OP);
-
-	st->ops++;
-	st->loads += load;
-	st->stores += store;
-	if (ibs_has(s, IBS_F_TAG_TO_RET)) {
-		st->tag_n++;
-		st->tag_sum += ibs_get(s, IBS_F_TAG_TO_RET);
-	}
-	if (ibs_get(s, IBS_F_BRN_RET)) {
-		st->branches++;
-		st->mispredicts += ibs_get(s, IBS_F_BRN_MISP);
-	}
-	if (!load && !store)
+	memset(f, 0, sizeof(*f));
+	f->load = ibs_get(s, IBS_F_LD_OP);
+	f->store = ibs_get(s, IBS_F_ST_OP);
+	f->has_tag = ibs_has(s, IBS_F_TAG_TO_RET);
+	f->tag = ibs_get(s, IBS_F_TAG_TO_RET);
+	f->branch = ibs_get(s, IBS_F_BRN_RET);
+	f->misp = f->branch && ibs_get(s, IBS_F_BRN_MISP);
+	if (!f->load && !f->store)
 		return;
-	st->tlb_misses += ibs_get(s, IBS_F_DC_L1TLB_MISS);
-	st->l2tlb_misses += ibs_get(s, IBS_F_DC_L2TLB_MISS);
-	if (ibs_get(s, IBS_F_DC_MISS)) {
-		st->dc_misses++;
-		/* The latency counts only for loads (stores do not wait). */
-		if (load) {
-			uint64_t lat = ibs_get(s, IBS_F_DC_MISS_LAT);
-
-			st->lat_n++;
-			st->lat_sum += lat;
-			st->lat[lat_bucket(lat)]++;
-		}
+	f->tlb1 = ibs_get(s, IBS_F_DC_L1TLB_MISS);
+	f->tlb2 = ibs_get(s, IBS_F_DC_L2TLB_MISS);
+	f->miss = ibs_get(s, IBS_F_DC_MISS);
+	/* The latency counts only for loads (stores do not wait). */
+	if (f->miss && f->load)
+		f->lat = ibs_get(s, IBS_F_DC_MISS_LAT);
+	f->src = f->load ? ibs_data_source(s, family, model) : IBS_SRC_NONE;
+	f->has_addr = ibs_data_address(s, &f->addr);
+	if (f->has_addr) {
+		f->page = ibs_data_page_size(s);
+		if (!f->page)
+			f->page = DEFAULT_PAGE;
 	}
-	if (load)
-		st->source[src]++;
+}
+
+static void add_stats(struct ibs_stats *st, const struct op_facts *f)
+{
+	st->ops++;
+	st->loads += f->load;
+	st->stores += f->store;
+	st->tag_n += f->has_tag;
+	st->tag_sum += f->tag;
+	st->branches += f->branch;
+	st->mispredicts += f->misp;
+	if (!f->load && !f->store)
+		return;
+	st->tlb_misses += f->tlb1;
+	st->l2tlb_misses += f->tlb2;
+	st->dc_misses += f->miss;
+	if (f->miss && f->load) {
+		st->lat_n++;
+		st->lat_sum += f->lat;
+		st->lat[lat_bucket(f->lat)]++;
+	}
+	if (f->load)
+		st->source[f->src]++;
 }
 
 static void add_page_sym(struct ibs_page *p, uint32_t sym)
@@ -120,20 +142,16 @@ static void add_page_sym(struct ibs_page *p, uint32_t sym)
 	p->sym_count[min]++;
 }
 
-static void add_page(struct ibs_model *im, const struct ibs_sample *s, pid_t pid, uint32_t sym)
+static void add_page(struct ibs_model *im, const struct op_facts *f, pid_t pid, uint32_t sym)
 {
 	struct ibs_page_key key;
 	struct ibs_page *p;
-	uint64_t addr, size = ibs_data_page_size(s);
-	bool load = ibs_get(s, IBS_F_LD_OP);
 
-	if (!ibs_data_address(s, &addr))
+	if (!f->has_addr)
 		return;
-	if (!size)
-		size = DEFAULT_PAGE;
 	memset(&key, 0, sizeof(key));
 	key.pid = pid;
-	key.base = addr & ~(size - 1);
+	key.base = f->addr & ~(f->page - 1);
 	HASH_FIND(hh, im->pages, &key, sizeof(key), p);
 	if (!p) {
 		if (im->npages >= IBS_MAX_PAGES) {
@@ -142,23 +160,21 @@ static void add_page(struct ibs_model *im, const struct ibs_sample *s, pid_t pid
 		}
 		p = st_xcalloc(1, sizeof(*p));
 		p->key = key;
-		p->size = size;
+		p->size = f->page;
 		HASH_ADD(hh, im->pages, key, sizeof(key), p);
 		im->npages++;
 	}
-	p->loads += load;
-	p->stores += ibs_get(s, IBS_F_ST_OP);
-	if (ibs_get(s, IBS_F_DC_MISS)) {
-		p->dc_misses++;
-		if (load) {
-			p->lat_n++;
-			p->lat_sum += ibs_get(s, IBS_F_DC_MISS_LAT);
-		}
+	p->loads += f->load;
+	p->stores += f->store;
+	p->dc_misses += f->miss;
+	if (f->miss && f->load) {
+		p->lat_n++;
+		p->lat_sum += f->lat;
 	}
 	add_page_sym(p, sym);
 }
 
-static void add_step(struct ibs_model *im, const struct ibs_sample *s, size_t at)
+static void add_step(struct ibs_model *im, const struct op_facts *f, size_t at)
 {
 	struct ibs_step *st;
 
@@ -169,19 +185,17 @@ static void add_step(struct ibs_model *im, const struct ibs_sample *s, size_t at
 		im->nsteps = at + 1;
 	st = &im->steps[at];
 	st->ops++;
-	if (ibs_get(s, IBS_F_DC_MISS) && (ibs_get(s, IBS_F_LD_OP) || ibs_get(s, IBS_F_ST_OP))) {
-		st->misses++;
-		if (ibs_get(s, IBS_F_LD_OP)) {
-			st->lat_n++;
-			st->lat_sum += ibs_get(s, IBS_F_DC_MISS_LAT);
-		}
+	st->misses += f->miss;
+	if (f->miss && f->load) {
+		st->lat_n++;
+		st->lat_sum += f->lat;
 	}
 }
 
 void ibs_model_add(struct ibs_model *im, const struct ibs_sample *s, unsigned family,
 		   unsigned model, pid_t pid, uint32_t sym, size_t step_index)
 {
-	enum ibs_data_source src;
+	struct op_facts f;
 
 	if (s->kind != IBS_OP) {
 		im->fetches++;
@@ -189,14 +203,14 @@ void ibs_model_add(struct ibs_model *im, const struct ibs_sample *s, unsigned fa
 	}
 	im->family = family;
 	im->model = model;
-	src = ibs_get(s, IBS_F_LD_OP) ? ibs_data_source(s, family, model) : IBS_SRC_NONE;
+	read_facts(s, family, model, &f);
 	ST_GROW(im->per_sym, im->per_sym_cap, (size_t)sym + 1);
 	if (!im->per_sym[sym])
 		im->per_sym[sym] = st_xcalloc(1, sizeof(struct ibs_stats));
-	add_stats(im->per_sym[sym], s, src);
-	add_stats(&im->total, s, src);
-	add_page(im, s, pid, sym);
-	add_step(im, s, step_index);
+	add_stats(im->per_sym[sym], &f);
+	add_stats(&im->total, &f);
+	add_page(im, &f, pid, sym);
+	add_step(im, &f, step_index);
 }
 
 const struct ibs_stats *ibs_model_symbol(const struct ibs_model *im, uint32_t sym)

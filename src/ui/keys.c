@@ -69,6 +69,8 @@ const struct ui_key ui_keys[] = {
 	  "the per-thread table (H again or Esc returns)" },
 	{ UA_PROCESSES, { 'P' }, "`P`", "Procs", "P",
 	  "the per-process table (P again or Esc returns; H switches)" },
+	{ UA_PAGES, { 'M' }, "`M`", NULL, NULL,
+	  "with IBS: the hot data pages, most cache misses first, and who touches them" },
 	{ UA_DIFF, { 'D' }, "`D`", NULL, NULL,
 	  "with --diff: the comparison per symbol, largest change first (p: paths)" },
 	{ UA_SNAPSHOT, { 's' }, "`s`", NULL, NULL,

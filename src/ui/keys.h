@@ -46,6 +46,7 @@ enum ui_action {
 	UA_SETUP,
 	UA_THREADS,
 	UA_PROCESSES,
+	UA_PAGES,
 	UA_DIFF,
 	UA_SNAPSHOT,
 	UA_REDRAW,

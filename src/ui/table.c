@@ -63,6 +63,7 @@ static void table_draw(struct view *v, WINDOW *w)
 	getmaxyx(w, lines, cols);
 	t->list.height = lines - 1;
 	list_select(&t->list, (long)t->list.selected);	/* fits a new height */
+	columns_ibs(ibs_model_active(&session_tables(ui->s)->ibs));
 	columns_title(line, sizeof(line), cols, ui->sort.by_process, (int)ui->sort.key[0],
 		      ui->invert);
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
@@ -135,6 +136,9 @@ static enum view_reaction table_key(struct view *v, int code, enum ui_action a)
 	case UA_THREADS:
 	case UA_PROCESSES:
 		v->next = threads_view_create(v->ui, a == UA_PROCESSES);
+		return VIEW_PUSH;
+	case UA_PAGES:
+		v->next = pages_view_create(v->ui);
 		return VIEW_PUSH;
 	case UA_DIFF:
 		if (!v->ui->s->diff_with) {

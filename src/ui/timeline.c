@@ -327,12 +327,49 @@ static void draw_axis(const struct timeline_view *t, WINDOW *w, int y,
 	mvwaddch(w, y, LABEL_COLS + t->cursor, '^');
 }
 
-/* The rows besides the threads': title, rate, CPU (a clock), IPC, axis. */
+/*
+ * IBS's rows from its 100 ms steps: data cache misses per second and
+ * their mean latency in cycles.  A column narrower than a step shows the
+ * step it lies in; a wider one sums the steps starting in it.
+ */
+static void draw_ibs(const struct timeline_view *t, WINDOW *w, int y, uint64_t from,
+		     double *val, const bool *in_range)
+{
+	const struct ui *ui = t->v.ui;
+	const struct model *m = &ui->s->model;
+	const struct ibs_model *im = &m->ibs;
+	double *lat = st_xcalloc((size_t)t->width, sizeof(*lat));
+
+	for (int c = 0; c < t->width; c++) {
+		uint64_t t0 = from + (uint64_t)c * t->step, t1 = t0 + t->step;
+		size_t a, b;
+		uint64_t misses = 0, lat_sum = 0, lat_n = 0;
+
+		val[c] = lat[c] = 0;
+		if (t1 <= m->first_time)
+			continue;
+		a = t0 > m->first_time ? (size_t)((t0 - m->first_time) / MODEL_BUCKET_NS) : 0;
+		b = (size_t)((t1 - 1 - m->first_time) / MODEL_BUCKET_NS);
+		for (size_t k = a; k <= b && k < im->nsteps; k++) {
+			misses += im->steps[k].misses;
+			lat_sum += im->steps[k].lat_sum;
+			lat_n += im->steps[k].lat_n;
+		}
+		/* Per second of what was summed: whole steps, or the column's one. */
+		val[c] = (double)misses * 1e9 / (double)((b - a + 1) * MODEL_BUCKET_NS);
+		lat[c] = lat_n ? (double)lat_sum / (double)lat_n : 0;
+	}
+	labelled_row(ui, w, y, "DC misses", "/s", val, t->width, in_range);
+	labelled_row(ui, w, y + 1, "miss lat", "cy", lat, t->width, in_range);
+	free(lat);
+}
+
+/* The rows besides the threads': title, rate, CPU (a clock), IPC, IBS, axis. */
 static int fixed_rows(const struct session *s)
 {
 	const struct model *m = &s->model;
 
-	return 3 + (s->info.period.unit == ST_PERIOD_NS) +
+	return 3 + (s->info.period.unit == ST_PERIOD_NS) + 2 * ibs_model_active(&m->ibs) +
 	       (m->ipc_cycles >= 0 && m->ipc_instructions >= 0) + 3 * m->obs.active +
 	       m->obs.have_hardware + 2 * m->obs.have_self;
 }
@@ -414,6 +451,10 @@ static void timeline_draw(struct view *v, WINDOW *w)
 			val[c] = tl->col[c].cycles ? (double)tl->col[c].instructions /
 						    (double)tl->col[c].cycles : 0;
 		labelled_row(ui, w, y++, "IPC", "", val, t->width, in_range);
+	}
+	if (ibs_model_active(&m->ibs) && y + 2 < lines) {
+		draw_ibs(t, w, y, from, val, in_range);
+		y += 2;
 	}
 	if (m->obs.active && y + 3 < lines)
 		y = draw_observer(t, w, y, from, in_range);

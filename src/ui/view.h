@@ -75,5 +75,6 @@ struct view *distribution_view_create(struct ui *ui);
 struct view *distribution_view_of_tag(struct ui *ui, uint64_t tag);
 struct view *tree_view_create(struct ui *ui);
 struct view *diff_view_create(struct ui *ui);
+struct view *pages_view_create(struct ui *ui);
 
 #endif

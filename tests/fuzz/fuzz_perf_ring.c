@@ -1,7 +1,9 @@
 /*
  * fuzz_perf_ring.c - libFuzzer: a perf mmap ring the kernel filled with
  * whatever the target caused.  The first 16 bytes choose the sample and
- * read formats and where the tail starts; the rest is the data area.
+ * read formats and where the tail starts (byte 8 bit 0: an IBS PMU's
+ * events, bit 1 fetch; bytes 9-10 the CPU's family and model); the rest
+ * is the data area.
  * Every converted record must pass the record check and feed the model.
  */
 #include "fuzz.h"
@@ -53,7 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		PERF_SAMPLE_ADDR | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |
 		PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 		PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_IDENTIFIER |
-		PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_RAW;
+	c.layout.ibs = data[8] & 1;
+	c.layout.ibs_kind = data[8] >> 1 & 1;
+	c.layout.family = data[9];
+	c.layout.model = data[10];
 	/* The registers shimtop asks for, or (a kernel that differs) others. */
 	c.layout.regs_user = data[6] & 1 ? PERF_STACK_REGS : data[7];
 	c.layout.read_format = data[4] & (PERF_FORMAT_TOTAL_TIME_ENABLED |

@@ -73,6 +73,21 @@ def stack_sample(ip, pid, time, sp):
 body = (mmap2(100, 0x400000, 0x10000, 0, "/usr/bin/true")
         + stack_sample(0x401000, 100, 1000, 0x7ffd0000) + stack_sample(0x401010, 100, 1100, 0x7ffd0040))
 put("fuzz_perf_ring", "stack-copies", struct.pack("<IBBB9x", st4, 0, 1, 1) + body)
+# ibs_op: cpu, period and the raw registers (caps 0x8f5: eight of them), a
+# Zen 4 (family 0x19 model 0x11) load that missed to DRAM.
+CPU, RAW = 1 << 7, 1 << 10
+st5 = IP | TID | TIME | CPU | PERIOD | RAW
+def ibs_sample(rip, pid, time, data3, caps=0x8f5, nregs=8):
+    regs = [1 << 18 | 1 << 19 | 0x1000, rip, 40 << 16, 3, data3, 0x7f0000001008] + [0] * (nregs - 6)
+    raw = struct.pack("<I", caps) + b"".join(struct.pack("<Q", r) for r in regs)
+    b = struct.pack("<QIIQIIQ", rip, pid, pid, time, 2, 0, 0x10000)
+    b += struct.pack("<I", len(raw)) + raw
+    return rec(9, USER, b)
+body = (mmap2(100, 0x400000, 0x10000, 0, "/usr/bin/true")
+        + ibs_sample(0x401000, 100, 1000, 1 | 1 << 7 | 1 << 17 | 1 << 20 | 256 << 32)
+        + ibs_sample(0x401010, 100, 1100, 2 | 1 << 17)
+        + ibs_sample(0x401020, 100, 1200, 1, caps=0xcf5))   # OpData4 promised, not given
+put("fuzz_perf_ring", "ibs-op", struct.pack("<IBBBBBB6x", st5, 0, 1, 0, 1, 0x19, 0x11) + body)
 
 # ---- signal segment headers (the first page).
 def header(version=1, ncounters=2, tag_kind=0, names=True):
