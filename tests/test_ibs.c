@@ -7,6 +7,9 @@
 #include "check.h"
 #include "sampler/ibs.h"
 #include "sampler/ibs_probe.h"
+#include "sampler/ibs_source.h"
+#include "model/ibs_model.h"
+#include "ring/record.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -415,8 +418,198 @@ static void explained(void)
 	CHECK(p.vendor[0] != '\0');
 }
 
+/* IBS's period limits, the kernel releases with per-task IBS, format bits. */
+static void periods_and_formats(void)
+{
+	struct perf_event_attr a;
+	struct ibs_format f;
+	bool clamped;
+
+	CHECK(ibs_period_clamp(0, &clamped) == 144 && clamped);
+	CHECK(ibs_period_clamp(100, &clamped) == 144 && clamped);
+	CHECK(ibs_period_clamp(144, &clamped) == 144 && !clamped);
+	CHECK(ibs_period_clamp(150, &clamped) == 144 && clamped);
+	CHECK(ibs_period_clamp(160, &clamped) == 160 && !clamped);
+	CHECK(ibs_period_clamp(0x100005, &clamped) == 0x100000 && clamped);
+	CHECK(!ibs_kernel_per_task("6.1.0-28-amd64"));
+	CHECK(ibs_kernel_per_task("6.2.0"));
+	CHECK(ibs_kernel_per_task("6.12.3+deb13-amd64"));
+	CHECK(ibs_kernel_per_task("7.0"));
+	CHECK(!ibs_kernel_per_task("5.19.17"));
+	CHECK(!ibs_kernel_per_task("unknown"));
+	memset(&a, 0, sizeof(a));
+	f = (struct ibs_format){ 0, 19, 19 };
+	CHECK(ibs_format_set(&f, 1, &a) == 0 && a.config == 1ull << 19);
+	CHECK(ibs_format_set(&f, 2, &a) == -ERANGE);
+	f = (struct ibs_format){ 1, 0, 11 };
+	CHECK(ibs_format_set(&f, 300, &a) == 0 && a.config1 == 300);
+	CHECK(ibs_format_set(&f, 4096, &a) == -ERANGE);
+	f = (struct ibs_format){ -1, 0, 0 };
+	CHECK(ibs_format_set(&f, 1, &a) == -ERANGE);
+}
+
+/* The perf source's events for --ibs, from a probe of a made-up machine. */
+static void source_configured(void)
+{
+	struct perf_source_config cfg;
+	struct ibs_request rq = { .kind = IBS_OP, .randomize = true };
+	struct ibs_probe p;
+	char why[320];
+
+	memset(&p, 0, sizeof(p));
+	p.family = 0x19;
+	p.model = 0x11;
+	p.op_type = 11;
+	p.fetch_type = 12;
+	p.cnt_ctl = (struct ibs_format){ 0, 19, 19 };
+	p.l3missonly = (struct ibs_format){ 0, 16, 16 };
+	p.ldlat = (struct ibs_format){ -1, 0, 0 };
+	p.swfilt = (struct ibs_format){ -1, 0, 0 };
+	memset(&cfg, 0, sizeof(cfg));
+	CHECK(ibs_source_configure(&p, &rq, "6.8.0", &cfg, why, sizeof(why)) == 0);
+	CHECK(cfg.ibs && cfg.nevents == 1 && !strcmp(cfg.events[0].name, "ibs_op"));
+	CHECK(cfg.events[0].attr.type == 11 && cfg.events[0].attr.config == 1ull << 19);
+	CHECK(cfg.period == IBS_DEFAULT_PERIOD && cfg.randomize && !cfg.ibs_per_cpu);
+	CHECK(cfg.family == 0x19 && cfg.model == 0x11 && cfg.ibs_kind == ST_IBS_OP_KIND);
+	CHECK(!strcmp(cfg.note, "IBS ops, per task"));
+	/* A short period raised, an old kernel per CPU, the L3 filter set. */
+	rq.period = 100;
+	rq.l3miss = true;
+	memset(&cfg, 0, sizeof(cfg));
+	CHECK(ibs_source_configure(&p, &rq, "6.1.0-28-amd64", &cfg, why, sizeof(why)) == 0);
+	CHECK(cfg.period == 144 && cfg.ibs_per_cpu);
+	CHECK(cfg.events[0].attr.config == (1ull << 19 | 1ull << 16));
+	CHECK(strstr(cfg.note, "per CPU filtered by process") &&
+	      strstr(cfg.note, "raised to IBS's minimum of 144") && strstr(cfg.note, "L3 misses"));
+	/* Filters the PMU does not offer: one line each, no events. */
+	rq.l3miss = false;
+	rq.ldlat = 256;
+	CHECK(ibs_source_configure(&p, &rq, "6.8.0", &cfg, why, sizeof(why)) == -EINVAL);
+	CHECK(strstr(why, "--ibs-ldlat: this CPU's ibs_op PMU has no load latency filter") != NULL);
+	p.ldlat = (struct ibs_format){ 1, 0, 11 };
+	memset(&cfg, 0, sizeof(cfg));
+	CHECK(ibs_source_configure(&p, &rq, "6.8.0", &cfg, why, sizeof(why)) == 0);
+	CHECK(cfg.events[0].attr.config1 == 256);
+	rq.ldlat = 100;
+	CHECK(ibs_source_configure(&p, &rq, "6.8.0", &cfg, why, sizeof(why)) == -EINVAL);
+	CHECK(strstr(why, "128 to 2048 cycles") != NULL);
+	rq = (struct ibs_request){ .kind = IBS_FETCH, .l3miss = true };
+	CHECK(ibs_source_configure(&p, &rq, "6.8.0", &cfg, why, sizeof(why)) == -EINVAL);
+	CHECK(strstr(why, "ibs_fetch PMU has no l3missonly") != NULL);
+	rq.l3miss = false;
+	rq.freq = 4000;
+	memset(&cfg, 0, sizeof(cfg));
+	CHECK(ibs_source_configure(&p, &rq, "6.8.0", &cfg, why, sizeof(why)) == 0);
+	CHECK(cfg.events[0].attr.type == 12 && cfg.events[0].attr.config == 0);
+	CHECK(cfg.freq == 4000 && cfg.period == 0 && cfg.ibs_kind == ST_IBS_FETCH_KIND);
+}
+
+/* The processes a busy PMU's message names: those holding perf events. */
+static void other_users(void)
+{
+	char root[] = "/tmp/test_ibs_proc.XXXXXX", path[256], out[256];
+
+	CHECK(mkdtemp(root) != NULL);
+	for (int pid = 100; pid <= 300; pid += 100) {
+		snprintf(path, sizeof(path), "%s/%d", root, pid);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/%d/fd", root, pid);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/%d/comm", root, pid);
+		write_file(path, pid == 100 ? "perf\n" : pid == 200 ? "bash\n" : "shimtop\n");
+		snprintf(path, sizeof(path), "%s/%d/fd/3", root, pid);
+		CHECK(symlink(pid == 200 ? "/dev/null" : "anon_inode:[perf_event]", path) == 0);
+	}
+	snprintf(path, sizeof(path), "%s/self", root);
+	mkdir(path, 0755);
+	/* 300 is ourselves; 200 holds no perf event. */
+	CHECK(ibs_other_users(root, 300, out, sizeof(out)) == 1);
+	CHECK(!strcmp(out, "perf (100)"));
+	CHECK(ibs_other_users("/nonexistent", 1, out, sizeof(out)) == 0 && out[0] == '\0');
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	CHECK(system(path) == 0);
+}
+
+/* An op sample of Zen 4 registers: a load (or not) that missed with lat. */
+static void load_sample(struct ibs_sample *s, bool load, bool miss, unsigned lat,
+			unsigned src, uint64_t addr)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = IBS_OP;
+	s->caps = 0x8f5;
+	s->nregs = 8;
+	s->reg[0] = 1ull << 18;
+	s->reg[3] = src;
+	s->reg[4] = (load ? 1u : 2u) | 1ull << 17 |
+		(miss ? 1ull << 7 | 1ull << 20 | (uint64_t)lat << 32 : 0);
+	s->reg[5] = addr;
+}
+
+/* The model's IBS figures: latency quantiles, the main source, pages. */
+static void model_figures(void)
+{
+	struct ibs_model im;
+	struct ibs_sample s;
+	const struct ibs_page **pages;
+	const struct ibs_stats *st;
+	double share;
+
+	ibs_model_init(&im);
+	CHECK(!ibs_model_active(&im));
+	/* 90 loads at 100 cycles from L3, 10 at 1000 from DRAM, 20 L1 hits. */
+	for (int i = 0; i < 90; i++) {
+		load_sample(&s, true, true, 100, 1, 0x1000 + (uint64_t)i);
+		ibs_model_add(&im, &s, 0x19, 0x11, 7, 3, 0);
+	}
+	for (int i = 0; i < 10; i++) {
+		load_sample(&s, true, true, 1000, 3, 0x5000);
+		ibs_model_add(&im, &s, 0x19, 0x11, 7, 3, 2);
+	}
+	for (int i = 0; i < 20; i++) {
+		load_sample(&s, true, false, 0, 0, 0x5008);
+		ibs_model_add(&im, &s, 0x19, 0x11, 7, 4, 2);
+	}
+	st = ibs_model_symbol(&im, 3);
+	CHECK(st && st->ops == 100 && st->loads == 100 && st->dc_misses == 100);
+	CHECK(ibs_model_symbol(&im, 5) == NULL && ibs_model_symbol(&im, 100000) == NULL);
+	/* 100 = 64 + 36: bucket [96, 112); 1000: [896, 1024). */
+	CHECK(ibs_latency_quantile(st, 0.9) == 96.0);
+	CHECK(ibs_latency_quantile(st, 0.95) == 896.0);
+	CHECK(ibs_mean_latency(st) == 190.0);
+	CHECK(ibs_main_source(st, &share) == IBS_SRC_L3 && share == 90.0);
+	CHECK(ibs_main_source(ibs_model_symbol(&im, 4), &share) == IBS_SRC_NONE && share != share);
+	CHECK(im.total.source[IBS_SRC_L1] == 20 && im.total.ops == 120);
+	CHECK(im.nsteps == 3 && im.steps[0].misses == 90 && im.steps[2].lat_sum == 10000 &&
+	      im.steps[2].ops == 30 && im.steps[1].ops == 0);
+	CHECK(ibs_model_pages(&im, &pages) == 2);
+	CHECK(pages[0]->key.base == 0x1000 && pages[0]->dc_misses == 90 && pages[0]->key.pid == 7);
+	CHECK(pages[1]->key.base == 0x5000 && pages[1]->loads == 30 && pages[1]->nsyms == 2);
+	free(pages);
+	/* A page touched by six symbols keeps four, the heaviest surviving. */
+	for (uint32_t sym = 10; sym < 16; sym++)
+		for (uint32_t k = 0; k < (sym == 10 ? 50u : 1u); k++) {
+			load_sample(&s, true, false, 0, 0, 0x9000);
+			ibs_model_add(&im, &s, 0x19, 0x11, 7, sym, 3);
+		}
+	CHECK(ibs_model_pages(&im, &pages) == 3);
+	CHECK(pages[2]->key.base == 0x9000 && pages[2]->nsyms == IBS_PAGE_SYMS &&
+	      pages[2]->sym[0] == 10 && pages[2]->sym_count[0] == 50);
+	free(pages);
+	/* A store that missed: no latency, no source; a non-memory op: no page. */
+	load_sample(&s, false, true, 500, 3, 0xa000);
+	ibs_model_add(&im, &s, 0x19, 0x11, 7, 20, 3);
+	CHECK(ibs_model_symbol(&im, 20)->lat_n == 0 && ibs_model_symbol(&im, 20)->dc_misses == 1);
+	ibs_model_zero(&im);
+	CHECK(!ibs_model_active(&im) && im.npages == 0 && ibs_model_symbol(&im, 3) == NULL);
+	ibs_model_free(&im);
+}
+
 int main(void)
 {
+	periods_and_formats();
+	source_configured();
+	other_users();
+	model_figures();
 	formats();
 	sysfs_tree();
 	explained();
