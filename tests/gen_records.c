@@ -36,6 +36,11 @@
  *                                 each an L1 DTLB and DC miss served by L3
  *                                 in 64 cycles; then one sample whose
  *                                 capabilities promise a register it lacks
+ *   gen_records ibs-from IN OUT   the recording IN with each sample turned
+ *                                 into an IBS op sample of the same thread,
+ *                                 time, RIP and stack copy (--call-graph
+ *                                 dwarf or callerchain): what the ibs
+ *                                 source records on a machine with IBS
  */
 #include "ring/record.h"
 #include "ring/record_file.h"
@@ -354,6 +359,56 @@ static void ibs(struct record_writer *w)
 	ibs_op(w, 2200000000, fmain, 0, 0, 0, 0, 7);
 }
 
+/* A recording's samples as IBS op samples (non-memory ops) with their stacks. */
+static int ibs_from(const char *in, const char *out)
+{
+	static _Alignas(8) unsigned char buf[ST_RECORD_MAX];
+	struct st_file_header h;
+	struct record_reader *r = record_reader_open(in, &h);
+	struct record_writer *w;
+	const void *rec;
+	long len;
+
+	if (!r)
+		return 1;
+	w = record_writer_open(out, &h);
+	if (!w)
+		return 1;
+	while ((len = record_reader_next(r, &rec)) > 0) {
+		const struct st_sample *s = rec;
+		struct st_ibs *b = (void *)buf;
+		size_t size = sizeof(*b) + 8 * 8, stack = 0;
+
+		if (s->h.type != ST_REC_SAMPLE) {
+			record_writer_append(w, rec);
+			continue;
+		}
+		memset(buf, 0, size);
+		if (s->flags & ST_SAMPLE_HAS_STACK) {
+			stack = sizeof(struct st_stack) + st_align8(st_sample_stack(s)->size);
+			memcpy(buf + size, st_sample_stack(s), stack);
+			b->flags = ST_IBS_HAS_STACK;
+		}
+		b->h = (struct st_header){ ST_REC_IBS, ST_SOURCE_IBS, (uint32_t)(size + stack) };
+		b->pid = s->pid;
+		b->tid = s->tid;
+		b->time = s->time;
+		b->ip = s->ip;
+		b->period = 0x10000;
+		b->cpumode = s->cpumode;
+		b->caps = ZEN4_CAPS;
+		b->nregs = 8;
+		b->family = 0x19;
+		b->model = 0x11;
+		b->reg[0] = OP_VAL | OP_CNT_CTL | 0x1000;
+		b->reg[1] = s->ip;
+		b->reg[2] = 20ull << 16;
+		record_writer_append(w, b);
+	}
+	record_reader_close(r);
+	return record_writer_close(w) < 0 || len < 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct st_source_info info;
@@ -361,10 +416,12 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|steady|ibs FILE [ARG...]\n",
+		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|steady|ibs FILE, ibs-from IN OUT [ARG...]\n",
 		      stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "ibs-from"))
+		return argc > 3 ? ibs_from(argv[2], argv[3]) : 2;
 	memset(&info, 0, sizeof(info));
 	info.kind = ST_SOURCE_PERF;
 	info.period = (struct st_period){ 250000, ST_PERIOD_NS, false };

@@ -68,4 +68,35 @@ $T send-keys -t ui Escape 2
 wait_for "^DC misses +1000/s"
 wait_for "^miss lat +256cy"
 quit_ui
+
+# IBS samples as CallerChaining's input: a --call-graph dwarf recording of
+# call_paths_nofp with each sample turned into an IBS op sample of the same
+# thread, RIP and stack copy.  Unwound, the IBS samples give the known
+# tree, and CallerChaining the very figures the perf samples gave (kernel
+# frames aside: IBS samples carry no kernel chain, and CallerChaining
+# takes only user frames).
+NOFP="$TESTS_BIN/call_paths_nofp"
+if [ -x "$NOFP" ]; then
+	"$SHIMTOP" --batch --call-graph dwarf --record "$TMP/cp.rec" -- "$NOFP" --seconds 1.5 \
+		>/dev/null 2>"$TMP/err" || fail "recording call_paths_nofp: $(cat "$TMP/err")"
+	"$TESTS_BIN/gen_records" ibs-from "$TMP/cp.rec" "$TMP/cp-ibs.rec" || fail "gen_records ibs-from"
+	for f in cp cp-ibs; do
+		"$SHIMTOP" -i "$TMP/$f.rec" --batch --format json >"$TMP/$f.json" 2>"$TMP/err" ||
+			fail "replaying $f.rec: $(cat "$TMP/err")"
+	done
+	"$SHIMTOP" -i "$TMP/cp-ibs.rec" --batch --format folded >"$TMP/cp-ibs.folded" 2>"$TMP/err" ||
+		fail "folded IBS stacks: $(cat "$TMP/err")"
+	python3 "$TESTS_DIR/check_paths.py" "$TMP/cp-ibs.folded" ||
+		fail "the IBS samples' tree: $(sort -t' ' -k2 -n "$TMP/cp-ibs.folded" | tail -8)"
+	python3 - "$TMP/cp.json" "$TMP/cp-ibs.json" <<'PY' || fail "CallerChaining differs between the perf and the IBS samples"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert b['ibs']['ops'] == a['samples'] == b['samples'] > 1000, (a['samples'], b['ibs'])
+assert a['tree']['unwound'] == b['tree']['unwound'], (a['tree']['unwound'], b['tree']['unwound'])
+ka = {k: a['callerchain'][k] for k in ('samples', 'quadruples', 'nodes', 'functions', 'agreement')}
+kb = {k: b['callerchain'][k] for k in ka}
+assert ka == kb, (ka, kb)
+assert ka['samples'] >= 0.95 * a['samples'], ka
+PY
+fi
 finish

@@ -417,7 +417,6 @@ static void test_ibs_raw(void)
 	CHECK(b->family == 0x19 && b->model == 0x11);
 	CHECK(b->reg[0] == 0x1111111111111111ull && b->reg[7] == 0x8888888888888888ull);
 	CHECK(st_record_check(out, sizeof(out)) == b->h.size);
-	(void)len;
 	/* Capabilities promising a register the sample lacks: dropped, not misread. */
 	build_ibs(w, caps | 0x400, 8, 3);
 	CHECK(perf_convert(&l, NULL, (const void *)w, out) == 0);
@@ -429,6 +428,39 @@ static void test_ibs_raw(void)
 	build_ibs(w, caps, 8, 3);
 	CHECK(perf_convert(&l, NULL, (const void *)w, out) > 0);
 	((struct st_ibs *)(void *)out)->nregs = 10;
+	CHECK(st_record_check(out, sizeof(out)) == 0);
+
+	/* With a stack copy (--call-graph dwarf): registers and bytes after the raw ones. */
+	l.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	l.regs_user = PERF_STACK_REGS;
+	len = build_ibs(w, caps, 8, 3) / 8;
+	w[len++] = PERF_SAMPLE_REGS_ABI_64;
+	w[len++] = 0x7ffd1000;		/* bp */
+	w[len++] = 0x7ffd0f00;		/* sp */
+	w[len++] = 0x401000;		/* ip */
+	w[len++] = 16;			/* size */
+	w[len++] = 0xaaaa;
+	w[len++] = 0xbbbb;
+	w[len++] = 16;			/* dyn_size */
+	{
+		struct perf_event_header eh;
+
+		memcpy(&eh, w, sizeof(eh));
+		eh.size = (uint16_t)(len * 8);
+		memcpy(w, &eh, sizeof(eh));
+	}
+	CHECK(perf_convert(&l, NULL, (const void *)w, out) == sizeof(*b) + 8 * 8 +
+	      sizeof(struct st_stack) + 16);
+	CHECK(b->flags == ST_IBS_HAS_STACK && b->reg[7] == 0x8888888888888888ull);
+	CHECK(st_ibs_stack(b)->sp == 0x7ffd0f00 && st_ibs_stack(b)->ip == 0x401000 &&
+	      st_ibs_stack(b)->size == 16 && st_ibs_stack(b)->bytes[0] == 0xaa);
+	CHECK(st_record_check(out, sizeof(out)) == b->h.size);
+	/* A stack size past the record: the record check refuses it. */
+	((struct st_stack *)(uintptr_t)st_ibs_stack(b))->size = 4096;
+	CHECK(st_record_check(out, sizeof(out)) == 0);
+	/* An unknown flag would change the layout: refused. */
+	((struct st_stack *)(uintptr_t)st_ibs_stack(b))->size = 16;
+	((struct st_ibs *)(void *)out)->flags = 0x3;
 	CHECK(st_record_check(out, sizeof(out)) == 0);
 }
 

@@ -361,15 +361,19 @@ static const struct st_symbol *ingest_sample(struct model *m, const struct st_sa
 
 /*
  * An IBS sample counts as a sample of its op's function (its period in
- * ops), and what its registers say goes to the IBS figures.  Registers
- * that do not check (a hostile or corrupt recording) count it as bad.
+ * ops), and what its registers say goes to the IBS figures.  With a
+ * stack copy it is unwound into the tree and feeds CallerChaining, as a
+ * perf sample's copy does.  Registers that do not check (a hostile or
+ * corrupt recording) count it as bad.
  */
 static void ingest_ibs(struct model *m, const struct st_ibs *b)
 {
-	_Alignas(8) unsigned char buf[sizeof(struct st_sample)];
-	struct st_sample *s = (struct st_sample *)(void *)buf;
+	_Alignas(8) unsigned char small[sizeof(struct st_sample)];
+	unsigned char *buf = small;
+	struct st_sample *s;
 	struct ibs_sample smp;
 	const struct st_symbol *sym;
+	size_t size = sizeof(*s), stack = 0;
 	uint64_t rip;
 	char err[160];
 
@@ -378,8 +382,18 @@ static void ingest_ibs(struct model *m, const struct st_ibs *b)
 			snprintf(m->ibs.first_bad, sizeof(m->ibs.first_bad), "%s", err);
 		return;
 	}
-	memset(buf, 0, sizeof(buf));
-	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_IBS, sizeof(buf) };
+	if (b->flags & ST_IBS_HAS_STACK) {
+		stack = sizeof(struct st_stack) + st_align8(st_ibs_stack(b)->size);
+		size += stack;
+		buf = st_xmalloc(size);
+	}
+	memset(buf, 0, sizeof(*s));
+	s = (struct st_sample *)(void *)buf;
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_IBS, (uint32_t)size };
+	if (stack) {
+		memcpy(buf + sizeof(*s), st_ibs_stack(b), stack);
+		s->flags = ST_SAMPLE_HAS_STACK;
+	}
 	s->pid = b->pid;
 	s->tid = b->tid;
 	s->time = b->time;
@@ -387,6 +401,8 @@ static void ingest_ibs(struct model *m, const struct st_ibs *b)
 	s->period = b->period;
 	s->cpumode = b->cpumode;
 	sym = ingest_sample(m, s);
+	if (buf != small)
+		free(buf);
 	ibs_model_add(&m->ibs, &smp, b->family, b->model, (pid_t)b->pid, sym->id,
 		      b->time > m->first_time ? (size_t)((b->time - m->first_time) /
 							 MODEL_BUCKET_NS) : 0);

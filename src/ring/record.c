@@ -101,9 +101,18 @@ size_t st_record_check(const void *rec, size_t avail)
 	} else if (h.type == ST_REC_IBS) {
 		const struct st_ibs *b = rec;
 
-		if (b->nregs > ST_IBS_MAX_REGS || b->kind > ST_IBS_FETCH_KIND ||
-		    sizeof(*b) + (size_t)b->nregs * sizeof(uint64_t) > h.size)
+		size_t need = sizeof(*b) + (size_t)b->nregs * sizeof(uint64_t);
+
+		if (b->nregs > ST_IBS_MAX_REGS || b->kind > ST_IBS_FETCH_KIND || need > h.size ||
+		    (b->flags & ~ST_IBS_HAS_STACK))
 			return 0;
+		if (b->flags & ST_IBS_HAS_STACK) {
+			const struct st_stack *k = st_ibs_stack(b);
+
+			if (need + sizeof(*k) > h.size ||
+			    need + sizeof(*k) + st_align8(k->size) > h.size)
+				return 0;
+		}
 	}
 	return h.size;
 }

@@ -229,10 +229,14 @@ struct st_ibs {
 	uint8_t cpumode;
 	uint8_t family;		/* CPUID family and model of the sampled CPU */
 	uint8_t model;
-	uint8_t pad[3];
+	uint8_t flags;		/* ST_IBS_HAS_STACK */
+	uint8_t pad[2];
 	uint32_t cpu;
 	uint64_t reg[];
 };
+
+/* A struct st_stack (--call-graph dwarf, callerchain) follows the registers. */
+#define ST_IBS_HAS_STACK	0x1u
 
 /* The largest record a source may produce (a deep chain fits). */
 #define ST_RECORD_MAX	(64u * 1024u)
@@ -266,6 +270,11 @@ struct st_stack {
 static inline const struct st_stack *st_sample_stack(const struct st_sample *s)
 {
 	return (const struct st_stack *)(const void *)(st_sample_chain(s) + s->nchain);
+}
+
+static inline const struct st_stack *st_ibs_stack(const struct st_ibs *b)
+{
+	return (const struct st_stack *)(const void *)(b->reg + b->nregs);
 }
 
 /*

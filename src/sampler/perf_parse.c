@@ -202,11 +202,11 @@ static int take_callchain(struct cursor *c, struct st_sample *s, size_t words,
 
 /*
  * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER into a struct st_stack
- * after the chain, the copy cut to what fits one record.  A sample of a
- * kernel thread has no user registers (abi 0) and gets no stack.
+ * at rec + used (after a sample's chain, an IBS sample's registers), the
+ * copy cut to what fits one record: its size, 0 when there is none.  A
+ * sample of a kernel thread has no user registers (abi 0) and gets no stack.
  */
-static int take_stack(struct cursor *c, const struct perf_layout *l, struct st_sample *s,
-		      size_t used)
+static int take_stack(struct cursor *c, const struct perf_layout *l, void *rec, size_t used)
 {
 	uint64_t regs[3] = { 0, 0, 0 }, abi = 0, size = 0, dyn;
 	struct st_stack *k;
@@ -238,7 +238,7 @@ static int take_stack(struct cursor *c, const struct perf_layout *l, struct st_s
 	if (used + sizeof(*k) > ST_RECORD_MAX)
 		return 0;
 	room = ST_RECORD_MAX - used - sizeof(*k);
-	k = (struct st_stack *)(void *)((unsigned char *)s + used);
+	k = (struct st_stack *)(void *)((unsigned char *)rec + used);
 	k->bp = regs[0];
 	k->sp = regs[1];
 	k->ip = regs[2];
@@ -247,7 +247,6 @@ static int take_stack(struct cursor *c, const struct perf_layout *l, struct st_s
 	k->pad = 0;
 	memcpy(k->bytes, bytes, k->size);
 	memset(k->bytes + k->size, 0, st_align8(k->size) - k->size);
-	s->flags |= ST_SAMPLE_HAS_STACK;
 	return (int)(sizeof(*k) + st_align8(k->size));
 }
 
@@ -290,6 +289,8 @@ static size_t convert_sample(const struct perf_layout *l,
 	stack = take_stack(&c, l, s, size);
 	if (c.bad || stack < 0)
 		return 0;
+	if (stack > 0)
+		s->flags |= ST_SAMPLE_HAS_STACK;
 	s->cpumode = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		PERF_RECORD_MISC_KERNEL ? ST_MODE_KERNEL : ST_MODE_USER;
 	init_header(s, ST_REC_SAMPLE, size + (size_t)stack);
@@ -310,6 +311,8 @@ static size_t convert_ibs(const struct perf_layout *l, const struct perf_event_h
 	struct ibs_sample smp;
 	uint64_t t = l->sample_type;
 	uint32_t raw, unused;
+	size_t size;
+	int stack;
 
 	memset(b, 0, sizeof(*b));
 	if ((t & (PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN)) || !(t & PERF_SAMPLE_RAW))
@@ -340,6 +343,14 @@ static size_t convert_ibs(const struct perf_layout *l, const struct perf_event_h
 	    ibs_parse(l->ibs_kind == ST_IBS_FETCH_KIND ? IBS_FETCH : IBS_OP, c.p, raw, &smp,
 		      NULL, 0) < 0)
 		return 0;
+	c.p += raw;
+	size = sizeof(*b) + smp.nregs * sizeof(uint64_t);
+	/* --call-graph dwarf or callerchain: the user stack, as samples carry it. */
+	stack = take_stack(&c, l, b, size);
+	if (c.bad || stack < 0)
+		return 0;
+	if (stack > 0)
+		b->flags |= ST_IBS_HAS_STACK;
 	b->caps = smp.caps;
 	b->kind = l->ibs_kind;
 	b->nregs = (uint8_t)smp.nregs;
@@ -348,7 +359,7 @@ static size_t convert_ibs(const struct perf_layout *l, const struct perf_event_h
 	b->model = l->model;
 	b->cpumode = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		PERF_RECORD_MISC_KERNEL ? ST_MODE_KERNEL : ST_MODE_USER;
-	init_header(b, ST_REC_IBS, sizeof(*b) + smp.nregs * sizeof(uint64_t));
+	init_header(b, ST_REC_IBS, size + (size_t)stack);
 	b->h.source = ST_SOURCE_IBS;
 	return b->h.size;
 }

@@ -174,12 +174,15 @@ static int configure_ibs(const struct st_options *o, struct perf_source_config *
 	char why[320];
 	int rc;
 
-	if (o->events || o->stack_copy) {
-		st_error("--ibs samples IBS alone: drop %s", o->events ? "-e"
-			 : "--call-graph dwarf (IBS samples carry no stacks yet)");
+	if (o->events) {
+		st_error("--ibs samples IBS alone: drop -e");
 		return -EINVAL;
 	}
-	/* Each sample is one op; the tree gets its function, not a chain. */
+	/*
+	 * The kernel's frame-pointer chains are not taken with IBS: its
+	 * samples feed the tree through a stack copy (--call-graph dwarf or
+	 * callerchain), or give their function alone.
+	 */
 	cfg->callchain = false;
 	ibs_probe_cpu(&p);
 	ibs_probe_sysfs(&p, IBS_SYSFS_ROOT);
@@ -813,6 +816,16 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 		}
 		break;
 	}
+	case ST_REC_IBS: {
+		struct st_ibs *b = (void *)ps->out;
+
+		if (b->flags & ST_IBS_HAS_STACK) {
+			struct st_stack *k = (struct st_stack *)(uintptr_t)st_ibs_stack(b);
+
+			k->base = stack_base_of(&ps->stacks, (pid_t)b->pid, k->sp, b->time);
+		}
+		break;
+	}
 	case ST_REC_EXEC:
 		if (ps->cfg.stack_copy)
 			stack_bases_forget(&ps->stacks,
@@ -1197,7 +1210,7 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	ps->rng = st_now_ns() | 1;
 	ps->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 		PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-	if (cfg->callchain || cfg->stack_copy) {
+	if ((cfg->callchain || cfg->stack_copy) && !cfg->ibs) {
 		char *max = st_read_file("/proc/sys/kernel/perf_event_max_stack", NULL);
 
 		ps->layout.sample_type |= PERF_SAMPLE_CALLCHAIN;
