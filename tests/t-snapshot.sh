@@ -224,8 +224,7 @@ replay_ui "$TMP/o.snap" 120 30
 $T send-keys -t ui 4
 wait_for "^ +TIME% +SAMPLES +phase +work items"
 for p in compute pointer_chase branchy recursive; do
-	screen | grep -Eq "^ +[0-9.]+% +[0-9]+ +$p +[0-9.e+]+/s \(" ||
-		fail "the snapshot's tags view lacks $p: $(screen)"
+	wait_for "^ +[0-9.]+% +[0-9]+ +$p +[0-9.e+]+/s \("
 done
 $T send-keys -t ui 3
 wait_for "^ +DTE accepted +[0-9.]+%"

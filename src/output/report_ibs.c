@@ -26,9 +26,11 @@ void report_ibs_page_symbols(const struct model *m, const struct ibs_page *p, ch
 	for (unsigned k = 0; k < p->nsyms && used < len; k++) {
 		unsigned best = IBS_PAGE_SYMS;
 
-		for (unsigned i = 0; i < p->nsyms; i++)
+		for (unsigned i = 0; i < p->nsyms && i < IBS_PAGE_SYMS; i++)
 			if (!shown[i] && (best == IBS_PAGE_SYMS || p->sym_count[i] > p->sym_count[best]))
 				best = i;
+		if (best == IBS_PAGE_SYMS)
+			break;
 		shown[best] = 1;
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? ", " : "",
 					 symbolizer_symbol(m->symbols, p->sym[best])->name);
