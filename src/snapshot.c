@@ -105,7 +105,7 @@ static struct snapshot_bytes take(struct snapshot_file *f, const char *name)
 }
 
 static const char *const known[] = {
-	"label", "meta", "symbols", "records", "report", "observer", "chaining"
+	"label", "meta", "symbols", "records", "report", "observer", "chaining", "ibs"
 };
 
 static void note_skipped(const struct snapshot_file *f, struct snapshot_opened *out)
@@ -163,6 +163,7 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 	}
 	out->observer = take(&f, "observer");
 	out->chaining = take(&f, "chaining");
+	out->ibs = take(&f, "ibs");
 	out->meta = text_of(snapshot_file_section(&f, "meta"));
 	out->report = text_of(snapshot_file_section(&f, "report"));
 	note_skipped(&f, out);
@@ -178,9 +179,11 @@ void snapshot_opened_close(struct snapshot_opened *o)
 	free(o->report);
 	free(o->observer.data);
 	free(o->chaining.data);
+	free(o->ibs.data);
 	o->meta = o->report = NULL;
 	memset(&o->observer, 0, sizeof(o->observer));
 	memset(&o->chaining, 0, sizeof(o->chaining));
+	memset(&o->ibs, 0, sizeof(o->ibs));
 }
 
 FILE *snapshot_records(const struct snapshot_opened *o)
@@ -212,6 +215,9 @@ int snapshot_load_model(const struct snapshot_opened *o, struct model *m,
 					      err, sizeof(err));
 		m->callerchain_mode = o->chaining.size && o->chaining.data[0] == 1;
 	}
+	if (!rc && o->ibs.data)
+		rc = ibs_model_load(&m->ibs, o->ibs.data, o->ibs.size, standin_id, (void *)sy,
+				    err, sizeof(err));
 	if (rc)
 		st_error("snapshot '%s': %s: the file is corrupt", path, err);
 	return rc;

@@ -16,6 +16,8 @@
  *   chaining CallerChaining's input (callerchain.c), when samples had
  *            stack depths: u8 1 if the rebuilt tree was the one shown,
  *            then callerchain_save's bytes, symbols as in "symbols"
+ *   ibs      IBS's per-symbol figures, pages and steps (ibs_model_save.c),
+ *            when IBS samples arrived (the records do not hold registers)
  * Opening one (-i) replays its records through the same model with the
  * symbols standing in for the files, so every view and a time range work
  * as they did live, on any machine.
@@ -47,7 +49,7 @@ struct snapshot_opened {
 	struct snapshot_bytes {
 		uint8_t *data;
 		size_t size;
-	} observer, chaining;		/* the sections, if the snapshot has them */
+	} observer, chaining, ibs;	/* the sections, if the snapshot has them */
 };
 
 /*

@@ -44,6 +44,18 @@ grep -A4 "^hot data pages (3):" "$TMP/text" | tail -3 | tr -s ' ' >"$TMP/pages"
 [ "$(json_get "$TMP/json" "[(p['page'], p['symbols']) for p in d['ibs']['pages']][0]")" = "(139637976731648, ['gen_fn_a'])" ] ||
 	fail "JSON hot pages: $(json_get "$TMP/json" "d['ibs']['pages']")"
 
+# A snapshot keeps what the registers added up to (its records are plain
+# samples): reopened, the table, totals and pages read the same.
+"$SHIMTOP" -i "$TMP/ibs.rec" --batch --snapshot-on-exit "$TMP/ibs.snap" >"$TMP/live" 2>"$TMP/err" ||
+	fail "--snapshot-on-exit: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/ibs.snap" --batch >"$TMP/reopened" 2>"$TMP/err" ||
+	fail "reopening the IBS snapshot: $(cat "$TMP/err")"
+sed -n '/SELF%/,$p' "$TMP/live" >"$TMP/live.tables"
+sed -n '/SELF%/,$p' "$TMP/reopened" >"$TMP/reopened.tables"
+grep -q "^hot data pages (3):" "$TMP/reopened.tables" &&
+	cmp -s "$TMP/live.tables" "$TMP/reopened.tables" ||
+	fail "the reopened snapshot's IBS tables differ: $(diff "$TMP/live.tables" "$TMP/reopened.tables")"
+
 # --ibs-dump: every sample decoded; the bad one said and exit 1.
 "$SHIMTOP" --ibs-dump "$TMP/ibs.rec" >"$TMP/dump" 2>"$TMP/err"
 [ $? -eq 1 ] || fail "--ibs-dump of a file with a bad sample did not exit 1"

@@ -109,4 +109,15 @@ enum ibs_data_source ibs_main_source(const struct ibs_stats *st, double *share);
 /* The pages, most misses (then loads and stores) first; *out allocated. */
 size_t ibs_model_pages(const struct ibs_model *im, const struct ibs_page ***out);
 
+/*
+ * Snapshots (ibs_model_save.c): every figure, by symbol id; the reader
+ * maps the writer's ids to its own (UINT32_MAX: none, refused) into an
+ * empty model, and returns 0 or -EINVAL with why in err.
+ */
+struct packed_out;
+typedef uint32_t (*ibs_symbol_map)(uint32_t id, void *arg);
+void ibs_model_save(const struct ibs_model *im, struct packed_out *out);
+int ibs_model_load(struct ibs_model *im, const uint8_t *p, size_t len, ibs_symbol_map map,
+		   void *arg, char *err, size_t errlen);
+
 #endif

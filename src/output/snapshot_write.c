@@ -322,8 +322,8 @@ static char *report_section(struct session *s)
 
 int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 {
-	struct packed_out sym = { 0 }, obs = { 0 }, chaining = { 0 };
-	struct snapshot_section sec[7];
+	struct packed_out sym = { 0 }, obs = { 0 }, chaining = { 0 }, ibs = { 0 };
+	struct snapshot_section sec[8];
 	size_t n = 5;
 	struct utsname u;
 	time_t taken = time(NULL);
@@ -378,11 +378,19 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 		sec[n].data = chaining.p;
 		sec[n++].size = chaining.n;
 	}
+	/* The records carry no IBS registers: what they added up to is kept. */
+	if (ibs_model_active(&s->model.ibs)) {
+		ibs_model_save(&s->model.ibs, &ibs);
+		snprintf(sec[n].name, SNAPSHOT_NAME_LEN, "ibs");
+		sec[n].data = ibs.p;
+		sec[n++].size = ibs.n;
+	}
 	rc = snapshot_file_write(path, sec, n, bytes);
 	free(sym.p);
 	free(sec[3].data);
 	free(obs.p);
 	free(chaining.p);
+	free(ibs.p);
 	free(meta);
 	free(report);
 	return rc;
