@@ -498,10 +498,12 @@ static void source_configured(void)
 	CHECK(strstr(why, "ibs_fetch PMU has no l3missonly") != NULL);
 	rq.l3miss = false;
 	rq.freq = 4000;
+	p.swfilt = (struct ibs_format){ 2, 0, 0 };
 	memset(&cfg, 0, sizeof(cfg));
 	CHECK(ibs_source_configure(&p, &rq, "6.8.0", &cfg, why, sizeof(why)) == 0);
 	CHECK(cfg.events[0].attr.type == 12 && cfg.events[0].attr.config == 0);
 	CHECK(cfg.freq == 4000 && cfg.period == 0 && cfg.ibs_kind == ST_IBS_FETCH_KIND);
+	CHECK(cfg.ibs_swfilt && cfg.events[0].attr.config2 == 1);
 }
 
 /* The processes a busy PMU's message names: those holding perf events. */

@@ -66,7 +66,12 @@ int ibs_source_configure(const struct ibs_probe *p, const struct ibs_request *rq
 	cfg->ibs_kind = op ? ST_IBS_OP_KIND : ST_IBS_FETCH_KIND;
 	cfg->family = (uint8_t)p->family;
 	cfg->model = (uint8_t)p->model;
-	cfg->ibs_swfilt = p->swfilt.word >= 0;
+	/*
+	 * IBS refuses exclude_kernel unless the PMU filters in software
+	 * (swfilt): set where offered, so an unprivileged user's retry
+	 * without kernel samples can work.
+	 */
+	cfg->ibs_swfilt = p->swfilt.word >= 0 && ibs_format_set(&p->swfilt, 1, &e->attr) == 0;
 	/* Dispatched ops, not cycles: every op equally likely (DCPI's unbiased sampling). */
 	if (op && p->cnt_ctl.word >= 0)
 		ibs_format_set(&p->cnt_ctl, 1, &e->attr);
