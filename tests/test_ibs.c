@@ -606,6 +606,65 @@ static void model_figures(void)
 	ibs_model_free(&im);
 }
 
+/*
+ * ibs_read_op is the model's one-pass read: over random registers, every
+ * capability word and both encodings, it must say what the field-by-field
+ * readers say (its inlined reads cannot drift from the table).
+ */
+static void read_op_agrees(void)
+{
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	unsigned families[] = { 0x10, 0x17, 0x19, 0x1a };
+
+	for (unsigned i = 0; i < 20000; i++) {
+		uint64_t regs[IBS_MAX_REGS], v;
+		uint32_t caps = (uint32_t)(i * 2654435761u) & ALL_CAPS;
+		unsigned fam = families[i % 4], n;
+		struct ibs_sample s;
+		struct ibs_op op;
+		bool load, store;
+
+		for (unsigned r = 0; r < IBS_MAX_REGS; r++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			regs[r] = x;
+		}
+		n = 7u + !!(caps & IBS_CAPS_BRNTRGT) + !!(caps & IBS_CAPS_OPDATA4);
+		s = op_with(caps, regs, n);
+		ibs_read_op(&s, fam, i % 16, &op);
+		load = ibs_get(&s, IBS_F_LD_OP);
+		store = ibs_get(&s, IBS_F_ST_OP);
+		CHECK(op.load == load && op.store == store);
+		CHECK(op.has_rip == ibs_op_rip(&s, &v) && (!op.has_rip || op.rip == v));
+		CHECK(op.tag == ibs_get(&s, IBS_F_TAG_TO_RET));
+		CHECK(op.branch == (bool)ibs_get(&s, IBS_F_BRN_RET));
+		CHECK(op.mispredict == (op.branch && ibs_get(&s, IBS_F_BRN_MISP)));
+		if (!load && !store) {
+			CHECK(!op.dc_miss && !op.has_addr && !op.page_size && !op.miss_latency);
+			continue;
+		}
+		CHECK(op.dc_miss == (bool)ibs_get(&s, IBS_F_DC_MISS));
+		CHECK(op.l1tlb_miss == (bool)ibs_get(&s, IBS_F_DC_L1TLB_MISS));
+		CHECK(op.l2tlb_miss == (bool)ibs_get(&s, IBS_F_DC_L2TLB_MISS));
+		CHECK(op.miss_latency == (op.dc_miss && load ? ibs_get(&s, IBS_F_DC_MISS_LAT) : 0));
+		CHECK(op.source == (load ? ibs_data_source(&s, fam, i % 16) : IBS_SRC_NONE));
+		CHECK(op.has_addr == ibs_data_address(&s, &v) && (!op.has_addr || op.addr == v));
+		CHECK(op.page_size == (op.has_addr ? ibs_data_page_size(&s) : 0));
+	}
+	/* A fetch sample has no op to read. */
+	{
+		uint64_t regs[3] = { ~0ull, ~0ull, ~0ull };
+		uint8_t buf[4 + 8 * 3];
+		struct ibs_sample s;
+		struct ibs_op op;
+
+		CHECK(ibs_parse(IBS_FETCH, buf, raw_of(buf, 0, regs, 3), &s, NULL, 0) == 0);
+		ibs_read_op(&s, 0x19, 1, &op);
+		CHECK(!op.load && !op.store && !op.has_rip && !op.tag && !op.has_addr);
+	}
+}
+
 int main(void)
 {
 	periods_and_formats();
@@ -622,5 +681,6 @@ int main(void)
 	addresses_and_rip();
 	page_sizes_and_period();
 	dump();
+	read_op_agrees();
 	return check_done("test_ibs");
 }

@@ -64,61 +64,27 @@ static uint64_t lat_bucket_low(unsigned b)
 	return (uint64_t)(4u + b % 4u) << (b / 4u - 1u);
 }
 
-/* What one op sample says, read from its registers once. */
-struct op_facts {
-	bool load, store, miss, branch, misp, tlb1, tlb2, has_tag, has_addr;
-	uint64_t lat, tag, addr, page;
-	enum ibs_data_source src;
-};
-
-static void read_facts(const struct ibs_sample *s, unsigned family, unsigned model,
-		       struct op_facts *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->load = ibs_get(s, IBS_F_LD_OP);
-	f->store = ibs_get(s, IBS_F_ST_OP);
-	f->has_tag = ibs_has(s, IBS_F_TAG_TO_RET);
-	f->tag = ibs_get(s, IBS_F_TAG_TO_RET);
-	f->branch = ibs_get(s, IBS_F_BRN_RET);
-	f->misp = f->branch && ibs_get(s, IBS_F_BRN_MISP);
-	if (!f->load && !f->store)
-		return;
-	f->tlb1 = ibs_get(s, IBS_F_DC_L1TLB_MISS);
-	f->tlb2 = ibs_get(s, IBS_F_DC_L2TLB_MISS);
-	f->miss = ibs_get(s, IBS_F_DC_MISS);
-	/* The latency counts only for loads (stores do not wait). */
-	if (f->miss && f->load)
-		f->lat = ibs_get(s, IBS_F_DC_MISS_LAT);
-	f->src = f->load ? ibs_data_source(s, family, model) : IBS_SRC_NONE;
-	f->has_addr = ibs_data_address(s, &f->addr);
-	if (f->has_addr) {
-		f->page = ibs_data_page_size(s);
-		if (!f->page)
-			f->page = DEFAULT_PAGE;
-	}
-}
-
-static void add_stats(struct ibs_stats *st, const struct op_facts *f)
+static void add_stats(struct ibs_stats *st, const struct ibs_op *f)
 {
 	st->ops++;
 	st->loads += f->load;
 	st->stores += f->store;
-	st->tag_n += f->has_tag;
+	st->tag_n++;		/* every op sample carries TagToRetCtr */
 	st->tag_sum += f->tag;
 	st->branches += f->branch;
-	st->mispredicts += f->misp;
+	st->mispredicts += f->mispredict;
 	if (!f->load && !f->store)
 		return;
-	st->tlb_misses += f->tlb1;
-	st->l2tlb_misses += f->tlb2;
-	st->dc_misses += f->miss;
-	if (f->miss && f->load) {
+	st->tlb_misses += f->l1tlb_miss;
+	st->l2tlb_misses += f->l2tlb_miss;
+	st->dc_misses += f->dc_miss;
+	if (f->dc_miss && f->load) {
 		st->lat_n++;
-		st->lat_sum += f->lat;
-		st->lat[lat_bucket(f->lat)]++;
+		st->lat_sum += f->miss_latency;
+		st->lat[lat_bucket(f->miss_latency)]++;
 	}
 	if (f->load)
-		st->source[f->src]++;
+		st->source[f->source]++;
 }
 
 static void add_page_sym(struct ibs_page *p, uint32_t sym)
@@ -142,8 +108,10 @@ static void add_page_sym(struct ibs_page *p, uint32_t sym)
 	p->sym_count[min]++;
 }
 
-static void add_page(struct ibs_model *im, const struct op_facts *f, pid_t pid, uint32_t sym)
+static void add_page(struct ibs_model *im, const struct ibs_op *f, pid_t pid, uint32_t sym)
 {
+	/* A table walk does not tell the size: 4 KiB, the smallest. */
+	uint64_t size = f->page_size ? f->page_size : DEFAULT_PAGE;
 	struct ibs_page_key key;
 	struct ibs_page *p;
 
@@ -151,7 +119,7 @@ static void add_page(struct ibs_model *im, const struct op_facts *f, pid_t pid, 
 		return;
 	memset(&key, 0, sizeof(key));
 	key.pid = pid;
-	key.base = f->addr & ~(f->page - 1);
+	key.base = f->addr & ~(size - 1);
 	HASH_FIND(hh, im->pages, &key, sizeof(key), p);
 	if (!p) {
 		if (im->npages >= IBS_MAX_PAGES) {
@@ -160,21 +128,21 @@ static void add_page(struct ibs_model *im, const struct op_facts *f, pid_t pid, 
 		}
 		p = st_xcalloc(1, sizeof(*p));
 		p->key = key;
-		p->size = f->page;
+		p->size = size;
 		HASH_ADD(hh, im->pages, key, sizeof(key), p);
 		im->npages++;
 	}
 	p->loads += f->load;
 	p->stores += f->store;
-	p->dc_misses += f->miss;
-	if (f->miss && f->load) {
+	p->dc_misses += f->dc_miss;
+	if (f->dc_miss && f->load) {
 		p->lat_n++;
-		p->lat_sum += f->lat;
+		p->lat_sum += f->miss_latency;
 	}
 	add_page_sym(p, sym);
 }
 
-static void add_step(struct ibs_model *im, const struct op_facts *f, size_t at)
+static void add_step(struct ibs_model *im, const struct ibs_op *f, size_t at)
 {
 	struct ibs_step *st;
 
@@ -185,17 +153,17 @@ static void add_step(struct ibs_model *im, const struct op_facts *f, size_t at)
 		im->nsteps = at + 1;
 	st = &im->steps[at];
 	st->ops++;
-	st->misses += f->miss;
-	if (f->miss && f->load) {
+	st->misses += f->dc_miss;
+	if (f->dc_miss && f->load) {
 		st->lat_n++;
-		st->lat_sum += f->lat;
+		st->lat_sum += f->miss_latency;
 	}
 }
 
 void ibs_model_add(struct ibs_model *im, const struct ibs_sample *s, unsigned family,
 		   unsigned model, pid_t pid, uint32_t sym, size_t step_index)
 {
-	struct op_facts f;
+	struct ibs_op f;
 
 	if (s->kind != IBS_OP) {
 		im->fetches++;
@@ -203,7 +171,7 @@ void ibs_model_add(struct ibs_model *im, const struct ibs_sample *s, unsigned fa
 	}
 	im->family = family;
 	im->model = model;
-	read_facts(s, family, model, &f);
+	ibs_read_op(s, family, model, &f);
 	ST_GROW(im->per_sym, im->per_sym_cap, (size_t)sym + 1);
 	if (!im->per_sym[sym])
 		im->per_sym[sym] = st_xcalloc(1, sizeof(struct ibs_stats));

@@ -173,28 +173,44 @@ bool ibs_has(const struct ibs_sample *s, enum ibs_field f)
 	       position_of(s, i->reg) >= 0;
 }
 
+/*
+ * ibs_has and the read in one pass.  Inlined with a constant field, the
+ * row's bits fold away: the helpers below and ibs_read_op use it.
+ */
+static inline uint64_t field(const struct ibs_sample *s, enum ibs_field f)
+{
+	const struct ibs_field_info *i;
+	uint64_t v;
+	int at;
+
+	if ((unsigned)f >= IBS_NFIELDS)
+		return 0;
+	i = &fields[f];
+	if (i->kind != s->kind || (s->caps & i->caps) != i->caps)
+		return 0;
+	at = position_of(s, i->reg);
+	if (at < 0)
+		return 0;
+	v = s->reg[at] >> i->lo;
+	return i->width == 64 ? v : v & ((1ull << i->width) - 1);
+}
+
 uint64_t ibs_get(const struct ibs_sample *s, enum ibs_field f)
 {
-	const struct ibs_field_info *i = ibs_field_info(f);
-	uint64_t v;
-
-	if (!ibs_has(s, f))
-		return 0;
-	v = s->reg[position_of(s, i->reg)] >> i->lo;
-	return i->width == 64 ? v : v & ((1ull << i->width) - 1);
+	return field(s, f);
 }
 
 /* A load or a store: the ops whose data fields mean anything. */
 static bool memory_op(const struct ibs_sample *s)
 {
-	return s->kind == IBS_OP && (ibs_get(s, IBS_F_LD_OP) || ibs_get(s, IBS_F_ST_OP));
+	return s->kind == IBS_OP && (field(s, IBS_F_LD_OP) || field(s, IBS_F_ST_OP));
 }
 
 /* Zen 3's erratum 1293: OpData2 of these ops is not to be believed. */
 static bool op_data2_untrusted(const struct ibs_sample *s, unsigned family, unsigned model)
 {
 	return family == 0x19 && model <= 0xf &&
-	       (ibs_get(s, IBS_F_SW_PF) || ibs_get(s, IBS_F_DC_MISS_NO_MAB));
+	       (field(s, IBS_F_SW_PF) || field(s, IBS_F_DC_MISS_NO_MAB));
 }
 
 static enum ibs_data_source extended_source(unsigned code)
@@ -234,20 +250,20 @@ enum ibs_data_source ibs_data_source(const struct ibs_sample *s, unsigned family
 
 	if (!memory_op(s))
 		return IBS_SRC_NONE;
-	if (!ibs_get(s, IBS_F_DC_MISS))
+	if (!field(s, IBS_F_DC_MISS))
 		return IBS_SRC_L1;
 	untrusted = op_data2_untrusted(s, family, model);
-	if (!ibs_get(s, IBS_F_L2_MISS) && !untrusted)
+	if (!field(s, IBS_F_L2_MISS) && !untrusted)
 		return IBS_SRC_L2;
 	/* DataSrc is given for loads only. */
-	if (!ibs_get(s, IBS_F_LD_OP))
+	if (!field(s, IBS_F_LD_OP))
 		return IBS_SRC_NONE;
 	if (untrusted)
 		return IBS_SRC_UNTRUSTED;
 	if (s->caps & IBS_CAPS_ZEN4)
-		return extended_source((unsigned)(ibs_get(s, IBS_F_DATA_SRC_LO) |
-						  ibs_get(s, IBS_F_DATA_SRC_HI) << 3));
-	return legacy_source((unsigned)ibs_get(s, IBS_F_DATA_SRC_LO), family);
+		return extended_source((unsigned)(field(s, IBS_F_DATA_SRC_LO) |
+						  field(s, IBS_F_DATA_SRC_HI) << 3));
+	return legacy_source((unsigned)field(s, IBS_F_DATA_SRC_LO), family);
 }
 
 const char *ibs_data_source_name(enum ibs_data_source src)
@@ -276,35 +292,61 @@ uint64_t ibs_data_page_size(const struct ibs_sample *s)
 {
 	if (!memory_op(s))
 		return 0;
-	if (!ibs_get(s, IBS_F_DC_L1TLB_MISS))
-		return ibs_get(s, IBS_F_DC_L1TLB_HIT_1G) ? 1ull << 30
-		       : ibs_get(s, IBS_F_DC_L1TLB_HIT_2M) ? 2ull << 20 : 4096;
-	if (!ibs_get(s, IBS_F_DC_L2TLB_MISS))
-		return ibs_get(s, IBS_F_DC_L2TLB_HIT_1G) ? 1ull << 30
-		       : ibs_get(s, IBS_F_DC_L2TLB_HIT_2M) ? 2ull << 20 : 4096;
+	if (!field(s, IBS_F_DC_L1TLB_MISS))
+		return field(s, IBS_F_DC_L1TLB_HIT_1G) ? 1ull << 30
+		       : field(s, IBS_F_DC_L1TLB_HIT_2M) ? 2ull << 20 : 4096;
+	if (!field(s, IBS_F_DC_L2TLB_MISS))
+		return field(s, IBS_F_DC_L2TLB_HIT_1G) ? 1ull << 30
+		       : field(s, IBS_F_DC_L2TLB_HIT_2M) ? 2ull << 20 : 4096;
 	return 0;	/* a walk: the size is not told */
 }
 
 bool ibs_data_address(const struct ibs_sample *s, uint64_t *linear)
 {
 	if (!memory_op(s) ||
-	    !ibs_get(s, IBS_F_DC_LIN_VALID))
+	    !field(s, IBS_F_DC_LIN_VALID))
 		return false;
-	*linear = ibs_get(s, IBS_F_DC_LIN_AD);
+	*linear = field(s, IBS_F_DC_LIN_AD);
 	return true;
 }
 
 bool ibs_op_rip(const struct ibs_sample *s, uint64_t *rip)
 {
-	if (s->kind != IBS_OP || ibs_get(s, IBS_F_RIP_INVALID))
+	if (s->kind != IBS_OP || field(s, IBS_F_RIP_INVALID))
 		return false;
-	*rip = ibs_get(s, IBS_F_OP_RIP);
+	*rip = field(s, IBS_F_OP_RIP);
 	return true;
 }
 
 uint64_t ibs_op_period(const struct ibs_sample *s)
 {
-	return (ibs_get(s, IBS_F_OP_MAXCNT_EXT) << 16 | ibs_get(s, IBS_F_OP_MAXCNT)) << 4;
+	return (field(s, IBS_F_OP_MAXCNT_EXT) << 16 | field(s, IBS_F_OP_MAXCNT)) << 4;
+}
+
+void ibs_read_op(const struct ibs_sample *s, unsigned family, unsigned model,
+		 struct ibs_op *op)
+{
+	memset(op, 0, sizeof(*op));
+	if (s->kind != IBS_OP)
+		return;
+	op->has_rip = ibs_op_rip(s, &op->rip);
+	op->load = field(s, IBS_F_LD_OP);
+	op->store = field(s, IBS_F_ST_OP);
+	op->tag = field(s, IBS_F_TAG_TO_RET);
+	op->branch = field(s, IBS_F_BRN_RET);
+	op->mispredict = op->branch && field(s, IBS_F_BRN_MISP);
+	if (!op->load && !op->store)
+		return;
+	op->l1tlb_miss = field(s, IBS_F_DC_L1TLB_MISS);
+	op->l2tlb_miss = field(s, IBS_F_DC_L2TLB_MISS);
+	op->dc_miss = field(s, IBS_F_DC_MISS);
+	/* The latency counts only for loads (stores do not wait). */
+	if (op->dc_miss && op->load)
+		op->miss_latency = field(s, IBS_F_DC_MISS_LAT);
+	op->source = op->load ? ibs_data_source(s, family, model) : IBS_SRC_NONE;
+	op->has_addr = ibs_data_address(s, &op->addr);
+	if (op->has_addr)
+		op->page_size = ibs_data_page_size(s);
 }
 
 void ibs_dump(const struct ibs_sample *s, unsigned family, unsigned model, FILE *out)

@@ -161,6 +161,20 @@ bool ibs_op_rip(const struct ibs_sample *s, uint64_t *rip);
 uint64_t ibs_op_period(const struct ibs_sample *s);
 
 /*
+ * What the model reads of an op sample, in one pass over its registers
+ * (every field as ibs_get and the functions above read it; all zero for
+ * a fetch sample).  page_size is 0 when the TLB bits do not tell.
+ */
+struct ibs_op {
+	bool has_rip, load, store, branch, mispredict;
+	bool l1tlb_miss, l2tlb_miss, dc_miss, has_addr;
+	uint64_t rip, tag, miss_latency, addr, page_size;
+	enum ibs_data_source source;
+};
+void ibs_read_op(const struct ibs_sample *s, unsigned family, unsigned model,
+		 struct ibs_op *op);
+
+/*
  * Every field the sample has, one "name: value" a line, decoded (perf
  * report -D's AMD lines, for bug reports).
  */
