@@ -52,6 +52,15 @@ if [ ! -e /sys/bus/event_source/devices/ibs_op ]; then
 	fi
 	expect_run 1 "$want" -- "$SHIMTOP" --ibs -b -- true
 	expect_run 1 "$want" -- "$SHIMTOP" --ibs=fetch -b -- true
+	# Without --ibs the header's note says where IBS is missing, on AMD alone.
+	"$SHIMTOP" --demo --batch --duration 0.5 >"$TMP/out" 2>"$TMP/err" ||
+		fail "a session without IBS failed: $(cat "$TMP/err")"
+	if grep -q AuthenticAMD /proc/cpuinfo; then
+		grep -Eq "^note: .*no IBS \((this VM's hypervisor hides it|not in this CPU's CPUID|the kernel offers no ibs_op PMU)\)" "$TMP/out" ||
+			fail "the note does not say IBS is missing: $(grep '^note' "$TMP/out")"
+	elif grep -q "IBS" "$TMP/out"; then
+		fail "the note speaks of IBS on a CPU without it: $(grep '^note' "$TMP/out")"
+	fi
 fi
 expect_run 2 "--ibs takes op or fetch, not 'ops'" -- "$SHIMTOP" --ibs=ops -b -- true
 expect_run 2 "--ibs-ldlat needs a load latency of 128 to 2048 cycles, not '64'" -- \

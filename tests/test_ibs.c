@@ -413,6 +413,32 @@ static void explained(void)
 	CHECK(ibs_probe_explain(&p, IBS_OP, why, sizeof(why)) == 0);
 	CHECK(ibs_probe_explain(&p, IBS_FETCH, why, sizeof(why)) == -ENODEV);
 	CHECK(strstr(why, "no ibs_fetch PMU") != NULL && !strchr(why, '\n'));
+	/* The header's brief form: said on AMD alone, in a few words. */
+	{
+		struct ibs_probe q;
+		char brief[64];
+
+		memset(&q, 0, sizeof(q));
+		q.op_type = -1;
+		snprintf(q.vendor, sizeof(q.vendor), "GenuineIntel");
+		CHECK(ibs_probe_brief(&q, brief, sizeof(brief)) == 0);
+		snprintf(q.vendor, sizeof(q.vendor), "AuthenticAMD");
+		q.hypervisor = true;
+		CHECK(ibs_probe_brief(&q, brief, sizeof(brief)) == 1 &&
+		      !strcmp(brief, "no IBS (this VM's hypervisor hides it)"));
+		q.hypervisor = false;
+		CHECK(ibs_probe_brief(&q, brief, sizeof(brief)) == 1 &&
+		      !strcmp(brief, "no IBS (not in this CPU's CPUID)"));
+		q.cpuid_ibs = true;
+		q.caps = IBS_CAPS_AVAIL | IBS_CAPS_FETCHSAM;
+		CHECK(ibs_probe_brief(&q, brief, sizeof(brief)) == 1 &&
+		      !strcmp(brief, "no IBS (this CPU has no op sampling)"));
+		q.caps |= IBS_CAPS_OPSAM;
+		CHECK(ibs_probe_brief(&q, brief, sizeof(brief)) == 1 &&
+		      !strcmp(brief, "no IBS (the kernel offers no ibs_op PMU)"));
+		q.op_type = 11;
+		CHECK(ibs_probe_brief(&q, brief, sizeof(brief)) == 0);
+	}
 	/* This machine's own answer is one of these, whatever it is. */
 	ibs_probe_cpu(&p);
 	CHECK(p.vendor[0] != '\0');

@@ -143,3 +143,21 @@ int ibs_probe_explain(const struct ibs_probe *p, enum ibs_kind kind, char *why, 
 	}
 	return 0;
 }
+
+int ibs_probe_brief(const struct ibs_probe *p, char *out, size_t len)
+{
+	const char *why;
+
+	if (strcmp(p->vendor, "AuthenticAMD") && strcmp(p->vendor, "HygonGenuine"))
+		return 0;	/* no one expects IBS here */
+	if (!p->cpuid_ibs)
+		why = p->hypervisor ? "this VM's hypervisor hides it" : "not in this CPU's CPUID";
+	else if (p->caps && !(p->caps & IBS_CAPS_OPSAM))
+		why = "this CPU has no op sampling";
+	else if (p->op_type < 0)
+		why = "the kernel offers no ibs_op PMU";
+	else
+		return 0;
+	snprintf(out, len, "no IBS (%s)", why);
+	return 1;
+}

@@ -43,6 +43,13 @@ void ibs_probe_sysfs(struct ibs_probe *p, const char *root);
  */
 int ibs_probe_explain(const struct ibs_probe *p, enum ibs_kind kind, char *why, size_t len);
 
+/*
+ * For a header that says where IBS is missing: 1 and "no IBS (why)" in a
+ * few words when this is an AMD CPU without IBS op sampling; else 0 (not
+ * AMD: nobody expects IBS; or it is there).
+ */
+int ibs_probe_brief(const struct ibs_probe *p, char *out, size_t len);
+
 /* A format file's text ("config:19", "config1:0-11"): 0, or -EINVAL. */
 int ibs_format_parse(const char *text, struct ibs_format *out);
 

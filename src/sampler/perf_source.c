@@ -162,6 +162,19 @@ static int choose_cpus(const char *list, cpu_set_t *cpus)
  * --ibs: this machine's IBS PMU, or one line saying why there is none.
  * The samples are the hardware's own: nothing here stands in for them.
  */
+/* On an AMD CPU without IBS the header says so, as it says the PMU is missing. */
+static void note_ibs_missing(struct perf_source_config *cfg)
+{
+	struct ibs_probe p;
+	char brief[64];
+	size_t l = strlen(cfg->note);
+
+	ibs_probe_cpu(&p);
+	ibs_probe_sysfs(&p, IBS_SYSFS_ROOT);
+	if (ibs_probe_brief(&p, brief, sizeof(brief)))
+		snprintf(cfg->note + l, sizeof(cfg->note) - l, "%s%s", l ? "; " : "", brief);
+}
+
 static int configure_ibs(const struct st_options *o, struct perf_source_config *cfg)
 {
 	struct ibs_request rq = {
@@ -239,6 +252,7 @@ int perf_source_configure(const struct st_options *o, bool launched,
 		snprintf(cfg->note, sizeof(cfg->note),
 			 "no hardware PMU: IPC unavailable, sampling cpu-clock");
 	}
+	note_ibs_missing(cfg);
 	/* One period cannot suit events of different kinds; a rate can. */
 	if (cfg->separate && !cfg->freq && !cfg->period) {
 		cfg->freq = DEFAULT_FREQ;
