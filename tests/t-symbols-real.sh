@@ -5,7 +5,8 @@
 # tens of thousands of mangled dynamic symbols), a JIT (node with
 # --perf-basic-prof), a fork+exec workload (make -j2, launched), sqlite3
 # and python3.  The C++ compile also checks that --duration 5 returns on
-# time however large the binary.
+# time however large the binary (within 2 s: 0.4 s here, 1.3 s under ASan
+# with both vCPUs busy).
 . "$TESTS_DIR/lib.sh"
 
 for p in clang++ node make cc sqlite3 /usr/bin/python3; do
@@ -47,8 +48,8 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 wall=$(python3 -c "print('%.2f' % ($t1 - $t0))")
 echo "--duration 5 on clang++ returned after $wall s"
-python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 6 else 1)" "$wall" ||
-	fail "--duration 5 on clang++ returned after $wall s, expected under 6 s"
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 7 else 1)" "$wall" ||
+	fail "--duration 5 on clang++ returned after $wall s, expected under 7 s"
 perf_overlap "clang++ (C++ compile)"
 # Demangled as perf shows them: no raw _Z names among the hot rows.
 raw=$(json_get "$TMP/shimtop.json" "sum(r['self'] for r in d['rows'] if r['symbol'].startswith('_Z'))")
