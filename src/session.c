@@ -6,6 +6,7 @@
 #include "ring/ring.h"
 #include "sampler/observer.h"
 #include "sampler/perf_source.h"
+#include "sampler/kmod_source.h"
 #include "sampler/replay_source.h"
 #include "symbols/symbols.h"
 #include "stop_signal.h"
@@ -272,7 +273,11 @@ static int open_live(struct session *s, const struct st_options *o)
 	if (status == 0)
 		status = resolve_target(s, o, cfg);
 	if (status == 0) {
-		s->source = perf_source_create(cfg, s->ring, &status);
+		/* --ibs: shimtop's own module where it is loaded, else perf's ibs_op. */
+		if (cfg->ibs && cfg->ibs_kind == ST_IBS_OP_KIND && kmod_source_available())
+			s->source = kmod_source_create(cfg, s->ring, &status);
+		else
+			s->source = perf_source_create(cfg, s->ring, &status);
 		if (s->source)
 			status = 0;
 	}

@@ -1,0 +1,211 @@
+/*
+ * test_kmod_ring.c - shimtop's reader of the IBS module's rings over a
+ * ring image built here the way the module writes it (uapi/shimtop_ibs.h):
+ * op samples become st_ibs records, counts become weighted samples, and
+ * what does not check (a selftest record, a wrong register count, another
+ * CPU's record, a head out of reach) is skipped and counted.
+ */
+#include "check.h"
+#include "ring/record.h"
+#include "sampler/kmod_ring.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RINGS	2u
+#define NREC	64u
+#define PERIOD	0x10000u
+
+static struct shimtop_ibs_info info;
+static uint8_t *map;
+static uint32_t seq[RINGS];
+
+static struct shimtop_ibs_ring *ring_of(uint32_t r)
+{
+	return (void *)(map + info.ring_stride * r);
+}
+
+/* As the module's ring_insert: the record, then head moved on. */
+static void put(uint32_t r, struct shimtop_ibs_record rec)
+{
+	struct shimtop_ibs_ring *rg = ring_of(r);
+	struct shimtop_ibs_record *recs = (void *)(rg + 1);
+
+	rec.seq = seq[r]++;
+	recs[rg->head % NREC] = rec;
+	__atomic_store_n(&rg->head, rg->head + 1, __ATOMIC_RELEASE);
+}
+
+static struct shimtop_ibs_record op(uint32_t cpu, uint64_t rip, uint8_t nregs, uint8_t flags)
+{
+	struct shimtop_ibs_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = SHIMTOP_IBS_REC_OP;
+	r.nregs = nregs;
+	r.flags = flags;
+	r.cpu = cpu;
+	r.pid = 100;
+	r.tid = 101;
+	r.time = 5000 + rip;
+	r.rip = rip;
+	r.count = 1;
+	r.caps = 0x8f5;		/* Zen 4: BrnTrgt, eight registers */
+	r.reg[0] = 1ull << 18 | 1ull << 19;
+	r.reg[1] = rip;
+	r.reg[4] = 1 | 1ull << 17;	/* a load, its address valid */
+	r.reg[5] = 0x7f0000001000 + rip;
+	return r;
+}
+
+static struct {
+	unsigned char rec[512];
+	size_t size;
+} got[256];
+static size_t ngot;
+
+static void take(const void *rec, void *arg)
+{
+	const struct st_header *h = rec;
+
+	(void)arg;
+	if (ngot < 256 && h->size <= sizeof(got[0].rec)) {
+		memcpy(got[ngot].rec, rec, h->size);
+		got[ngot++].size = h->size;
+	}
+}
+
+static void info_checks(void)
+{
+	struct shimtop_ibs_info in = info;
+	char err[256];
+
+	CHECK(kmod_info_check(&info, err, sizeof(err)) == 0);
+	in.version = 2;
+	CHECK(kmod_info_check(&in, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "speaks version 2, shimtop 1"));
+	in = info;
+	in.nrec = 100;
+	CHECK(kmod_info_check(&in, err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "2 rings of 100 records"));
+	in = info;
+	in.ring_stride = 4096;
+	CHECK(kmod_info_check(&in, err, sizeof(err)) == -EINVAL && strstr(err, "do not hold"));
+	in = info;
+	in.map_size = info.ring_stride;
+	CHECK(kmod_info_check(&in, err, sizeof(err)) == -EINVAL && strstr(err, "do not hold"));
+	in = info;
+	in.rings = 0;
+	CHECK(kmod_info_check(&in, err, sizeof(err)) == -EINVAL);
+}
+
+static void records(void)
+{
+	struct kmod_ring_cursor cur[RINGS];
+	struct kmod_ring_stats st;
+	struct shimtop_ibs_record r;
+	const struct st_ibs *b;
+	const struct st_sample *s;
+
+	memset(cur, 0, sizeof(cur));
+	memset(&st, 0, sizeof(st));
+	put(1, op(1, 0x401000, 8, 0));
+	put(1, op(1, 0x401010, 8, SHIMTOP_IBS_KERNEL));
+	r = op(1, 0x401020, 7, 0);		/* caps promise 8 */
+	put(1, r);
+	r = op(0, 0x401030, 8, 0);		/* CPU 0's record in CPU 1's ring */
+	put(1, r);
+	memset(&r, 0, sizeof(r));
+	r.type = SHIMTOP_IBS_REC_TEST;		/* selftest: never a sample */
+	r.cpu = 1;
+	put(1, r);
+	r.type = SHIMTOP_IBS_REC_COUNT;
+	r.tid = r.pid = 7;
+	r.rip = 0x402000;
+	r.count = 5;
+	r.time = 9000;
+	put(1, r);
+	ngot = 0;
+	CHECK(kmod_ring_drain(map, &info, 1, &cur[1], 0x19, 0x11, PERIOD, take, NULL, &st) == 3);
+	CHECK(ngot == 3 && st.records == 3 && st.bad == 3 && st.seq_gaps == 0);
+	CHECK(ring_of(1)->tail == ring_of(1)->head);
+	b = (const void *)got[0].rec;
+	CHECK(b->h.type == ST_REC_IBS && b->h.source == ST_SOURCE_IBS &&
+	      b->h.size == sizeof(*b) + 8 * 8);
+	CHECK(b->pid == 100 && b->tid == 101 && b->ip == 0x401000 && b->time == 5000 + 0x401000);
+	CHECK(b->period == PERIOD && b->caps == 0x8f5 && b->nregs == 8 && b->family == 0x19 &&
+	      b->model == 0x11 && b->cpu == 1 && b->cpumode == ST_MODE_USER);
+	CHECK(b->reg[5] == 0x7f0000001000 + 0x401000 && b->reg[1] == 0x401000);
+	b = (const void *)got[1].rec;
+	CHECK(b->cpumode == ST_MODE_KERNEL && b->ip == 0x401010);
+	s = (const void *)got[2].rec;
+	CHECK(s->h.type == ST_REC_SAMPLE && s->h.source == ST_SOURCE_IBS && s->tid == 7 &&
+	      s->ip == 0x402000 && s->period == 5ull * PERIOD && s->time == 9000);
+	/* Nothing new: nothing handed on, nothing counted. */
+	CHECK(kmod_ring_drain(map, &info, 1, &cur[1], 0x19, 0x11, PERIOD, take, NULL, &st) == 0);
+	CHECK(st.records == 3 && st.bad == 3);
+	/* The module's drops show as lost, counted once. */
+	ring_of(1)->dropped = 7;
+	kmod_ring_drain(map, &info, 1, &cur[1], 0x19, 0x11, PERIOD, take, NULL, &st);
+	ring_of(1)->dropped = 9;
+	kmod_ring_drain(map, &info, 1, &cur[1], 0x19, 0x11, PERIOD, take, NULL, &st);
+	CHECK_EQ_U64(st.lost, 9);
+	/* Records missing between two read: a gap in the sequence. */
+	seq[1] += 2;
+	put(1, op(1, 0x401040, 8, 0));
+	kmod_ring_drain(map, &info, 1, &cur[1], 0x19, 0x11, PERIOD, take, NULL, &st);
+	CHECK_EQ_U64(st.seq_gaps, 2);
+	/* A head out of reach: skipped to it, nothing read. */
+	ngot = 0;
+	ring_of(1)->head = ring_of(1)->tail + NREC + 1;
+	CHECK(kmod_ring_drain(map, &info, 1, &cur[1], 0x19, 0x11, PERIOD, take, NULL, &st) == 0);
+	CHECK(ngot == 0 && st.resyncs == 1 && ring_of(1)->tail == ring_of(1)->head);
+	/* A ring past the last is not read. */
+	CHECK(kmod_ring_drain(map, &info, RINGS, &cur[0], 0x19, 0x11, PERIOD, take, NULL,
+			      &st) == 0);
+}
+
+/* Many laps of ring 0, drained in uneven batches: all of it, in order. */
+static void wraps(void)
+{
+	struct kmod_ring_cursor cur;
+	struct kmod_ring_stats st;
+	uint64_t want = 0x500000, bad_order = 0, taken = 0;
+
+	memset(&cur, 0, sizeof(cur));
+	memset(&st, 0, sizeof(st));
+	for (unsigned round = 0; round < 40; round++) {
+		unsigned n = 1 + round * 7 % NREC;
+
+		for (unsigned i = 0; i < n; i++)
+			put(0, op(0, 0x500000 + taken + i, 8, 0));
+		ngot = 0;
+		CHECK(kmod_ring_drain(map, &info, 0, &cur, 0x1a, 0x02, PERIOD, take, NULL,
+				      &st) == n);
+		for (size_t i = 0; i < ngot; i++)
+			bad_order += ((const struct st_ibs *)(const void *)got[i].rec)->ip != want++;
+		taken += n;
+	}
+	CHECK(bad_order == 0 && st.records == taken && st.bad == 0 && st.seq_gaps == 0);
+}
+
+int main(void)
+{
+	info.version = SHIMTOP_IBS_VERSION;
+	info.rings = RINGS;
+	info.nrec = NREC;
+	info.selftest = 0;
+	info.ring_stride = (sizeof(struct shimtop_ibs_ring) +
+			    NREC * sizeof(struct shimtop_ibs_record) + 4095) & ~4095ull;
+	info.map_size = info.ring_stride * RINGS;
+	map = aligned_alloc(4096, info.map_size);
+	memset(map, 0, info.map_size);
+	for (uint32_t r = 0; r < RINGS; r++)
+		ring_of(r)->nrec = NREC;
+	info_checks();
+	records();
+	wraps();
+	free(map);
+	return check_done("test_kmod_ring");
+}
