@@ -250,6 +250,37 @@ static int take_stack(struct cursor *c, const struct perf_layout *l, void *rec, 
 	return (int)(sizeof(*k) + st_align8(k->size));
 }
 
+/* The fields every sample starts with, up to the period, as sample_type lays them. */
+struct sample_head {
+	uint64_t ip, time, period;
+	uint32_t pid, tid, cpu;
+};
+
+static void take_sample_head(struct cursor *c, uint64_t t, struct sample_head *h)
+{
+	uint32_t unused;
+
+	memset(h, 0, sizeof(*h));
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		take64(c);
+	if (t & PERF_SAMPLE_IP)
+		h->ip = take64(c);
+	if (t & PERF_SAMPLE_TID)
+		take_pair32(c, &h->pid, &h->tid);
+	if (t & PERF_SAMPLE_TIME)
+		h->time = take64(c);
+	if (t & PERF_SAMPLE_ADDR)
+		take64(c);
+	if (t & PERF_SAMPLE_ID)
+		take64(c);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		take64(c);
+	if (t & PERF_SAMPLE_CPU)
+		take_pair32(c, &h->cpu, &unused);
+	if (t & PERF_SAMPLE_PERIOD)
+		h->period = take64(c);
+}
+
 static size_t convert_sample(const struct perf_layout *l,
 			     struct perf_group_state *gs,
 			     const struct perf_event_header *ev, void *out)
@@ -261,25 +292,15 @@ static size_t convert_sample(const struct perf_layout *l,
 	size_t words, size;
 	int stack;
 
+	struct sample_head hd;
+
 	memset(s, 0, sizeof(*s));
-	if (t & PERF_SAMPLE_IDENTIFIER)
-		take64(&c);
-	if (t & PERF_SAMPLE_IP)
-		s->ip = take64(&c);
-	if (t & PERF_SAMPLE_TID)
-		take_pair32(&c, &s->pid, &s->tid);
-	if (t & PERF_SAMPLE_TIME)
-		s->time = take64(&c);
-	if (t & PERF_SAMPLE_ADDR)
-		take64(&c);
-	if (t & PERF_SAMPLE_ID)
-		take64(&c);
-	if (t & PERF_SAMPLE_STREAM_ID)
-		take64(&c);
-	if (t & PERF_SAMPLE_CPU)
-		take64(&c);
-	if (t & PERF_SAMPLE_PERIOD)
-		s->period = take64(&c);
+	take_sample_head(&c, t, &hd);
+	s->ip = hd.ip;
+	s->pid = hd.pid;
+	s->tid = hd.tid;
+	s->time = hd.time;
+	s->period = hd.period;
 	if ((t & PERF_SAMPLE_READ) && take_read(&c, l->read_format, gs, s) < 0)
 		return 0;
 	words = s->ncounters;
@@ -309,32 +330,22 @@ static size_t convert_ibs(const struct perf_layout *l, const struct perf_event_h
 			    (const unsigned char *)ev + ev->size, 0 };
 	struct st_ibs *b = out;
 	struct ibs_sample smp;
+	struct sample_head hd;
 	uint64_t t = l->sample_type;
-	uint32_t raw, unused;
+	uint32_t raw;
 	size_t size;
 	int stack;
 
 	memset(b, 0, sizeof(*b));
 	if ((t & (PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN)) || !(t & PERF_SAMPLE_RAW))
 		return 0;	/* not how the ibs source opens its events */
-	if (t & PERF_SAMPLE_IDENTIFIER)
-		take64(&c);
-	if (t & PERF_SAMPLE_IP)
-		b->ip = take64(&c);
-	if (t & PERF_SAMPLE_TID)
-		take_pair32(&c, &b->pid, &b->tid);
-	if (t & PERF_SAMPLE_TIME)
-		b->time = take64(&c);
-	if (t & PERF_SAMPLE_ADDR)
-		take64(&c);
-	if (t & PERF_SAMPLE_ID)
-		take64(&c);
-	if (t & PERF_SAMPLE_STREAM_ID)
-		take64(&c);
-	if (t & PERF_SAMPLE_CPU)
-		take_pair32(&c, &b->cpu, &unused);
-	if (t & PERF_SAMPLE_PERIOD)
-		b->period = take64(&c);
+	take_sample_head(&c, t, &hd);
+	b->ip = hd.ip;
+	b->pid = hd.pid;
+	b->tid = hd.tid;
+	b->time = hd.time;
+	b->cpu = hd.cpu;
+	b->period = hd.period;
 	if (c.bad || c.end - c.p < 4)
 		return 0;
 	memcpy(&raw, c.p, 4);
