@@ -138,18 +138,22 @@ perf_start() {
 # perf_overlap LABEL [MIN]: stops perf_start's perf and requires the
 # overlap of shimtop's per-symbol profile ($TMP/shimtop.json) with perf's
 # (Inoue and Nakatani, OOPSLA 2009, §7.2, tests/overlap.py) to be >= MIN
-# (default 90) percent.
+# (default 90) percent, or, where two perfect samplers with these sample
+# counts would not reach MIN (a flat profile), within 3 points of what
+# they would reach (overlap.py's floor).
 perf_overlap() {
 	kill -INT "$perf_pid" 2>/dev/null	# a timed perf may be done already
 	wait "$perf_pid"
 	[ -s "$TMP/perf.data" ] || skip "perf record failed here: $(cat "$TMP/perf.err")"
 	perf script -i "$TMP/perf.data" -F ip,sym >"$TMP/perf.txt" 2>/dev/null
-	overlap=$(python3 "$TESTS_DIR/overlap.py" "$TMP/shimtop.json" "$TMP/perf.txt" \
-		2>"$TMP/overlap.err")
-	echo "overlap with perf on $1: $overlap%"
+	set -- "$1" "${2:-90}" $(python3 "$TESTS_DIR/overlap.py" "$TMP/shimtop.json" \
+		"$TMP/perf.txt" 2>"$TMP/overlap.err")
+	need=$(python3 -c "import sys; print('%.1f' % min(float(sys.argv[1]), float(sys.argv[2]) - 3))" \
+		"$2" "${4:-100}")
+	echo "overlap with perf on $1: ${3:-none}% (two independent samplers: ${4:-?}%; required $need%)"
 	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)" \
-		"$overlap" "${2:-90}" ||
-		fail "overlap $overlap% with perf on $1 is under ${2:-90}%; largest differences:
+		"${3:-0}" "$need" ||
+		fail "overlap ${3:-none}% with perf on $1 is under $need%; largest differences:
 $(cat "$TMP/overlap.err")"
 }
 
