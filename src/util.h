@@ -47,10 +47,16 @@ char *st_xstrdup(const char *s);
 /*
  * The growable array: makes *pp (holding *cap elements of size bytes)
  * hold at least need, doubling from 16 and zeroing the new elements.
- * ST_GROW(p, cap, need) for a typed pointer p.
+ * ST_GROW(p, cap, need) for a typed pointer p, a statement: the check
+ * is inline, since the model grows its arrays on every sample and they
+ * almost never need it.
  */
 void st_grow(void *pp, size_t *cap, size_t need, size_t size);
-#define ST_GROW(p, cap, need) st_grow(&(p), &(cap), (need), sizeof(*(p)))
+#define ST_GROW(p, cap, need) do {					\
+	size_t st_grow_need_ = (need);					\
+	if (st_grow_need_ > (cap))					\
+		st_grow(&(p), &(cap), st_grow_need_, sizeof(*(p)));	\
+} while (0)
 
 /*
  * A parser's reason for refusing its input, into err (one line, the
