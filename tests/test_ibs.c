@@ -633,6 +633,50 @@ static void model_figures(void)
 }
 
 /*
+ * The pages' index past many growths: 40,000 pages of two processes at
+ * the same addresses (each key twice in the table's hash but for the
+ * pid), every one found with its own counts, none made twice, and one
+ * that was never added not found.
+ */
+static void many_pages(void)
+{
+	enum { N = 20000 };
+	struct ibs_model im;
+	struct ibs_sample s;
+	const struct ibs_page **pages;
+	size_t found = 0;
+
+	ibs_model_init(&im);
+	for (int round = 0; round < 2; round++)
+		for (uint64_t i = 0; i < N; i++)
+			for (pid_t pid = 1; pid <= 2; pid++) {
+				/* page i of process pid, loaded pid * (i % 3 + 1) times */
+				for (uint64_t k = 0; k < (uint64_t)pid * (i % 3 + 1); k++) {
+					load_sample(&s, true, false, 0, 0,
+						    0x7f0000000000ull + i * 4096 + k);
+					ibs_model_add(&im, &s, 0x19, 0x11, pid, 1, 0);
+				}
+			}
+	CHECK(im.npages == 2 * N && im.nslots >= 4 * N && !im.pages_dropped);
+	for (uint64_t i = 0; i < N; i++)
+		for (pid_t pid = 1; pid <= 2; pid++) {
+			const struct ibs_page *p =
+				ibs_model_page(&im, pid, 0x7f0000000000ull + i * 4096);
+
+			found += p && p->key.pid == pid && p->loads == 2u * pid * (i % 3 + 1);
+		}
+	CHECK(found == 2 * N);
+	CHECK(ibs_model_page(&im, 3, 0x7f0000000000ull) == NULL);
+	CHECK(ibs_model_page(&im, 1, 0x7f0000000000ull + N * 4096ull) == NULL);
+	CHECK(ibs_model_pages(&im, &pages) == 2 * N && pages[0]->loads == 12 &&
+	      pages[2 * N - 1]->loads == 2);
+	free(pages);
+	ibs_model_zero(&im);
+	CHECK(im.npages == 0 && ibs_model_page(&im, 1, 0x7f0000000000ull) == NULL);
+	ibs_model_free(&im);
+}
+
+/*
  * ibs_read_op is the model's one-pass read: over random registers, every
  * capability word and both encodings, it must say what the field-by-field
  * readers say (its inlined reads cannot drift from the table).
@@ -697,6 +741,7 @@ int main(void)
 	source_configured();
 	other_users();
 	model_figures();
+	many_pages();
 	formats();
 	sysfs_tree();
 	explained();

@@ -15,13 +15,13 @@ void ibs_model_init(struct ibs_model *im)
 
 static void free_pages(struct ibs_model *im)
 {
-	struct ibs_page *p, *tmp;
-
-	HASH_ITER(hh, im->pages, p, tmp) {
-		HASH_DEL(im->pages, p);
-		free(p);
-	}
-	im->npages = 0;
+	for (size_t i = 0; i < im->npages; i++)
+		free(im->pages[i]);
+	free(im->pages);
+	free(im->slots);
+	im->pages = NULL;
+	im->slots = NULL;
+	im->npages = im->pages_cap = im->nslots = 0;
 }
 
 void ibs_model_free(struct ibs_model *im)
@@ -108,29 +108,72 @@ static void add_page_sym(struct ibs_page *p, uint32_t sym)
 	p->sym_count[min]++;
 }
 
+/* The first slot to look at for (pid, base): nslots is a power of two. */
+static size_t slot_home(const struct ibs_model *im, pid_t pid, uint64_t base)
+{
+	uint64_t h = ((base >> 12) ^ (uint64_t)(uint32_t)pid << 40) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (im->nslots - 1);
+}
+
+struct ibs_page *ibs_model_page(const struct ibs_model *im, pid_t pid, uint64_t base)
+{
+	if (!im->nslots)
+		return NULL;
+	for (size_t i = slot_home(im, pid, base);; i = (i + 1) & (im->nslots - 1)) {
+		const struct ibs_page_slot *sl = &im->slots[i];
+
+		if (!sl->at)
+			return NULL;
+		if (sl->base == base && sl->pid == pid)
+			return im->pages[sl->at - 1];
+	}
+}
+
+static void slot_put(struct ibs_model *im, const struct ibs_page *p, uint32_t at)
+{
+	size_t i = slot_home(im, p->key.pid, p->key.base);
+
+	while (im->slots[i].at)
+		i = (i + 1) & (im->nslots - 1);
+	im->slots[i] = (struct ibs_page_slot){ p->key.base, p->key.pid, at };
+}
+
+void ibs_model_add_page(struct ibs_model *im, struct ibs_page *p)
+{
+	ST_GROW(im->pages, im->pages_cap, im->npages + 1);
+	im->pages[im->npages++] = p;
+	if (2 * im->npages > im->nslots) {
+		free(im->slots);
+		im->nslots = im->nslots ? 2 * im->nslots : 1024;
+		im->slots = st_xcalloc(im->nslots, sizeof(*im->slots));
+		for (size_t i = 0; i < im->npages; i++)
+			slot_put(im, im->pages[i], (uint32_t)i + 1);
+		return;
+	}
+	slot_put(im, p, (uint32_t)im->npages);
+}
+
 static void add_page(struct ibs_model *im, const struct ibs_op *f, pid_t pid, uint32_t sym)
 {
 	/* A table walk does not tell the size: 4 KiB, the smallest. */
 	uint64_t size = f->page_size ? f->page_size : DEFAULT_PAGE;
-	struct ibs_page_key key;
+	uint64_t base = f->addr & ~(size - 1);
 	struct ibs_page *p;
 
 	if (!f->has_addr)
 		return;
-	memset(&key, 0, sizeof(key));
-	key.pid = pid;
-	key.base = f->addr & ~(size - 1);
-	HASH_FIND(hh, im->pages, &key, sizeof(key), p);
+	p = ibs_model_page(im, pid, base);
 	if (!p) {
 		if (im->npages >= IBS_MAX_PAGES) {
 			im->pages_dropped++;
 			return;
 		}
 		p = st_xcalloc(1, sizeof(*p));
-		p->key = key;
+		p->key.pid = pid;
+		p->key.base = base;
 		p->size = size;
-		HASH_ADD(hh, im->pages, key, sizeof(key), p);
-		im->npages++;
+		ibs_model_add_page(im, p);
 	}
 	p->loads += f->load;
 	p->stores += f->store;
@@ -267,12 +310,10 @@ static int by_misses(const void *a, const void *b)
 size_t ibs_model_pages(const struct ibs_model *im, const struct ibs_page ***out)
 {
 	const struct ibs_page **v = st_xcalloc(im->npages ? im->npages : 1, sizeof(*v));
-	const struct ibs_page *p;
-	size_t n = 0;
 
-	for (p = im->pages; p; p = p->hh.next)
-		v[n++] = p;
-	qsort(v, n, sizeof(*v), by_misses);
+	for (size_t i = 0; i < im->npages; i++)
+		v[i] = im->pages[i];
+	qsort(v, im->npages, sizeof(*v), by_misses);
 	*out = v;
-	return n;
+	return im->npages;
 }

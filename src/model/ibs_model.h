@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <uthash.h>
 
 #include "sampler/ibs.h"
 
@@ -37,7 +36,6 @@ struct ibs_stats {
 
 /* One data page (linear address, by the TLB's page size) of one process. */
 struct ibs_page {
-	UT_hash_handle hh;
 	struct ibs_page_key {
 		pid_t pid;
 		uint32_t pad;
@@ -49,6 +47,18 @@ struct ibs_page {
 	uint32_t sym[IBS_PAGE_SYMS];
 	uint64_t sym_count[IBS_PAGE_SYMS];
 	unsigned nsyms;
+};
+
+/*
+ * The index of the pages by key: open addressing with the key in the
+ * slot, so a lookup costs one cache line of the index (a page touched
+ * by one sample in a thousand is not in any cache: uthash's chains cost
+ * a miss per entry walked, a third of the model's time per IBS sample).
+ */
+struct ibs_page_slot {
+	uint64_t base;
+	pid_t pid;
+	uint32_t at;			/* pages[at - 1]; 0: empty */
 };
 
 /* A 100 ms step of the timeline (the model's bucket). */
@@ -65,8 +75,10 @@ struct ibs_model {
 	struct ibs_stats total;
 	struct ibs_stats **per_sym;	/* by st_symbol.id; NULL where none */
 	size_t per_sym_cap;
-	struct ibs_page *pages;		/* by (pid, base) (uthash) */
-	size_t npages;
+	struct ibs_page **pages;	/* as they came; each its own allocation */
+	size_t npages, pages_cap;
+	struct ibs_page_slot *slots;	/* a power of two, at most half full */
+	size_t nslots;
 	uint64_t pages_dropped;		/* samples of pages past IBS_MAX_PAGES */
 	struct ibs_step *steps;		/* from the model's first_time */
 	size_t nsteps, steps_cap;
@@ -105,6 +117,11 @@ double ibs_latency_quantile(const struct ibs_stats *st, double q);
 double ibs_tag_to_retire(const struct ibs_stats *st);	/* mean cycles */
 /* The source of most loads past L1, and its share of those loads (%). */
 enum ibs_data_source ibs_main_source(const struct ibs_stats *st, double *share);
+
+/* The page of (pid, base), or NULL. */
+struct ibs_page *ibs_model_page(const struct ibs_model *im, pid_t pid, uint64_t base);
+/* Takes p (allocated, its key not in the model yet) into the pages. */
+void ibs_model_add_page(struct ibs_model *im, struct ibs_page *p);
 
 /* The pages, most misses (then loads and stores) first; *out allocated. */
 size_t ibs_model_pages(const struct ibs_model *im, const struct ibs_page ***out);

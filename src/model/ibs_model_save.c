@@ -75,7 +75,9 @@ void ibs_model_save(const struct ibs_model *im, struct packed_out *o)
 			save_stats(o, im->per_sym[i]);
 		}
 	packed_u32(o, (uint32_t)im->npages);
-	for (const struct ibs_page *p = im->pages; p; p = p->hh.next) {
+	for (size_t i = 0; i < im->npages; i++) {
+		const struct ibs_page *p = im->pages[i];
+
 		packed_u32(o, (uint32_t)p->key.pid);
 		packed_u64(o, p->key.base);
 		packed_u64(o, p->size);
@@ -157,7 +159,8 @@ static int load_pages(struct ibs_model *im, struct packed_in *in, ibs_symbol_map
 		return st_refuse(err, errlen, "its ibs section claims %u pages in %zu bytes", n,
 				 packed_left(in));
 	for (uint32_t i = 0; i < n; i++) {
-		struct ibs_page *p = st_xcalloc(1, sizeof(*p)), *dup;
+		struct ibs_page *p = st_xcalloc(1, sizeof(*p));
+		bool dup;
 
 		p->key.pid = (pid_t)packed_get_u32(in);
 		p->key.base = packed_get_u64(in);
@@ -181,14 +184,13 @@ static int load_pages(struct ibs_model *im, struct packed_in *in, ibs_symbol_map
 						 "it does not have", i);
 			}
 		}
-		HASH_FIND(hh, im->pages, &p->key, sizeof(p->key), dup);
+		dup = ibs_model_page(im, p->key.pid, p->key.base) != NULL;
 		if (dup || in->bad) {
 			free(p);
 			return st_refuse(err, errlen, "its ibs section's page %u is %s", i,
 					 dup ? "there twice" : "cut short");
 		}
-		HASH_ADD(hh, im->pages, key, sizeof(p->key), p);
-		im->npages++;
+		ibs_model_add_page(im, p);
 	}
 	return 0;
 }
