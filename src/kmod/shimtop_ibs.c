@@ -50,10 +50,22 @@ static ulong ibs_config;
 module_param(ibs_config, ulong, 0444);
 MODULE_PARM_DESC(ibs_config, "ibs_op config bits (e.g. cnt_ctl), as its sysfs format places them");
 
-/* One (tid, rip) count: four to a cache line, DCPI's bucket. */
+/*
+ * One (pid, tid, mode, rip) count in 16 bytes, four to a cache line:
+ * DCPI's bucket.  key packs the tid and the pid (each under
+ * PID_MAX_LIMIT, 2^22), the kernel-mode bit and, above them, the count,
+ * which flushes when it would overflow its 19 bits.  A count of 0 is
+ * an empty way.
+ */
+#define AGG_ID_BITS		22
+#define AGG_KERNEL		BIT_ULL(2 * AGG_ID_BITS)
+#define AGG_COUNT_SHIFT		(2 * AGG_ID_BITS + 1)
+#define AGG_COUNT_ONE		BIT_ULL(AGG_COUNT_SHIFT)
+#define AGG_COUNT_MAX		((u64)(-1) >> AGG_COUNT_SHIFT)
+#define AGG_ID_MASK		(BIT_ULL(AGG_ID_BITS) - 1)
+
 struct agg_entry {
-	u32 tid;
-	u32 count;
+	u64 key;
 	u64 rip;
 };
 
@@ -92,7 +104,7 @@ static u32 nrec = 4096;
 static u64 period = 0x10000;
 static bool running, aggregate;
 static atomic_t mappings = ATOMIC_INIT(0);
-static unsigned int opens;
+static bool held;		/* one holder at a time: the state is global */
 static u32 ibs_caps;
 
 static bool target_wanted(const struct task_struct *t)
@@ -136,22 +148,26 @@ static void flush_entry(struct cpu_state *cs, struct agg_entry *e, int cpu)
 {
 	struct shimtop_ibs_record r = {
 		.type = SHIMTOP_IBS_REC_COUNT,
+		.flags = e->key & AGG_KERNEL ? SHIMTOP_IBS_KERNEL : 0,
 		.cpu = cpu,
-		.tid = e->tid,
+		.pid = (e->key >> AGG_ID_BITS) & AGG_ID_MASK,
+		.tid = e->key & AGG_ID_MASK,
 		.time = ktime_get_mono_fast_ns(),
 		.rip = e->rip,
-		.count = e->count,
+		.count = e->key >> AGG_COUNT_SHIFT,
 	};
 
 	ring_insert(cs, &r);
 	cs->flushed++;
-	e->count = 0;
+	e->key = 0;
 }
 
 /* DCPI: count in the bucket; a full bucket flushes one way, round robin. */
 static void aggregate_insert(struct cpu_state *cs, const struct shimtop_ibs_record *r)
 {
-	u64 h = (r->rip ^ ((u64)r->tid << 32)) * 0x9e3779b97f4a7c15ull;
+	u64 key = r->tid | (u64)r->pid << AGG_ID_BITS |
+		  (r->flags & SHIMTOP_IBS_KERNEL ? AGG_KERNEL : 0);
+	u64 h = (r->rip ^ key << 20) * 0x9e3779b97f4a7c15ull;
 	struct agg_bucket *b = &cs->agg[(h >> 56) % AGG_BUCKETS];
 	struct agg_entry *e;
 	int i;
@@ -159,20 +175,22 @@ static void aggregate_insert(struct cpu_state *cs, const struct shimtop_ibs_reco
 	cs->aggregated++;
 	for (i = 0; i < AGG_WAYS; i++) {
 		e = &b->e[i];
-		if (e->count && e->tid == r->tid && e->rip == r->rip) {
-			if (++e->count == U32_MAX)
+		if (e->key >> AGG_COUNT_SHIFT && (e->key & (AGG_COUNT_ONE - 1)) == key &&
+		    e->rip == r->rip) {
+			e->key += AGG_COUNT_ONE;
+			if (e->key >> AGG_COUNT_SHIFT == AGG_COUNT_MAX)
 				flush_entry(cs, e, r->cpu);
 			return;
 		}
 	}
 	for (i = 0; i < AGG_WAYS; i++)
-		if (!b->e[i].count)
+		if (!b->e[i].key)
 			break;
 	if (i == AGG_WAYS) {
 		i = cs->evict++ % AGG_WAYS;
 		flush_entry(cs, &b->e[i], r->cpu);
 	}
-	b->e[i] = (struct agg_entry){ r->tid, 1, r->rip };
+	b->e[i] = (struct agg_entry){ key | AGG_COUNT_ONE, r->rip };
 }
 
 static void insert(struct cpu_state *cs, struct shimtop_ibs_record *r)
@@ -190,7 +208,7 @@ static void aggregate_flush(struct cpu_state *cs, int cpu)
 
 	for (b = 0; b < AGG_BUCKETS; b++)
 		for (i = 0; i < AGG_WAYS; i++)
-			if (cs->agg[b].e[i].count)
+			if (cs->agg[b].e[i].key)
 				flush_entry(cs, &cs->agg[b].e[i], cpu);
 }
 
@@ -404,7 +422,7 @@ static int get_target(const void __user *arg, u32 *id, u64 *kind)
 
 	if (copy_from_user(&t, arg, sizeof(t)))
 		return -EFAULT;
-	if (t.flags & ~SHIMTOP_IBS_PROCESS || !t.id || t.id > PID_MAX_LIMIT)
+	if (t.flags & ~SHIMTOP_IBS_PROCESS || !t.id || t.id >= PID_MAX_LIMIT)
 		return -EINVAL;
 	*id = t.id;
 	*kind = t.flags & SHIMTOP_IBS_PROCESS ? TARGET_PROCESS : 0;
@@ -529,7 +547,7 @@ static long ctl_push(const void __user *arg)
 	if (copy_from_user(&p, arg, sizeof(p)))
 		return -EFAULT;
 	if (p.cpu >= nr_cpu_ids || !cpu_possible(p.cpu) || !p.count || p.count > nrec ||
-	    p.pad)
+	    !p.tid || p.tid >= PID_MAX_LIMIT || p.pad)
 		return -EINVAL;
 	for (i = 0; i < p.count; i++) {
 		struct shimtop_ibs_record r = {
@@ -646,22 +664,46 @@ static int ibs_mmap(struct file *f, struct vm_area_struct *vma)
 	return err;
 }
 
+/*
+ * One holder: the targets, period, rings and aggregation are the
+ * module's, not a file's, so a second profiler would change the first's.
+ */
 static int ibs_open(struct inode *inode, struct file *f)
 {
+	int err = 0;
+
 	if (!perfmon_capable())
 		return -EPERM;
 	mutex_lock(&ctl_lock);
-	opens++;
+	if (held)
+		err = -EBUSY;
+	else
+		held = true;
 	mutex_unlock(&ctl_lock);
-	return 0;
+	return err;
 }
 
-/* The last one out stops sampling: no counters run for no reader. */
+/* The rings' unread records go: the next holder starts with empty rings. */
+static void rings_empty(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(cpus[cpu].ring->tail, cpus[cpu].head);
+}
+
+/*
+ * The holder is gone (its file and every mapping of it): sampling stops,
+ * its targets and unread records go, aggregation is off.
+ */
 static int ibs_release(struct inode *inode, struct file *f)
 {
 	mutex_lock(&ctl_lock);
-	if (!--opens)
-		ctl_enable(0);
+	ctl_enable(0);
+	ctl_aggregate(0);
+	targets_clear();
+	rings_empty();
+	held = false;
 	mutex_unlock(&ctl_lock);
 	return 0;
 }
@@ -710,6 +752,9 @@ static int ibs_present(void)
 static int __init shimtop_ibs_init(void)
 {
 	int err;
+
+	/* A tid and a pid fit an aggregation entry's key. */
+	BUILD_BUG_ON(BIT(AGG_ID_BITS) < PID_MAX_LIMIT);
 
 	if (!selftest) {
 		err = ibs_present();

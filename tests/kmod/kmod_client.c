@@ -6,6 +6,9 @@
  *                         arguments, a reader racing the writer with the
  *                         conservation law, aggregation's traffic
  *   kmod_client open      the device opens (for the reload loop)
+ *   kmod_client unload    the module cannot go while a mapping of its
+ *                         rings outlives the file: read after close, then
+ *                         unmapped, it unloads
  *   kmod_client load KO [PARAMS]
  *                         one finit_module call (busybox's insmod retries
  *                         with init_module): prints its errno's name
@@ -94,6 +97,8 @@ static void validation(int fd, const struct shimtop_ibs_info *in)
 	CHECK(ctl(fd, SHIMTOP_IBS_IOC_ADD, (void *)8) == -EFAULT, "ADD from a bad pointer");
 	CHECK(ctl_target(fd, SHIMTOP_IBS_IOC_ADD, 0, 0) == -EINVAL, "ADD tid 0");
 	CHECK(ctl_target(fd, SHIMTOP_IBS_IOC_ADD, 1u << 31, 0) == -EINVAL, "ADD a huge tid");
+	CHECK(ctl_target(fd, SHIMTOP_IBS_IOC_ADD, 1u << 22, 0) == -EINVAL,
+	      "ADD tid PID_MAX_LIMIT");
 	CHECK(ctl_target(fd, SHIMTOP_IBS_IOC_ADD, 5, 0x2) == -EINVAL, "ADD unknown flags");
 	CHECK(ctl_target(fd, SHIMTOP_IBS_IOC_ADD, 5, 0) == 0, "ADD 5");
 	CHECK(ctl_target(fd, SHIMTOP_IBS_IOC_ADD, 5, 0) == -EEXIST, "ADD 5 twice");
@@ -134,6 +139,11 @@ static void validation(int fd, const struct shimtop_ibs_info *in)
 	CHECK(push(fd, in->rings, 1, 0) == -EINVAL, "PUSH to a ring past the last");
 	CHECK(push(fd, 0, 0, 0) == -EINVAL, "PUSH of 0 records");
 	CHECK(push(fd, 0, in->nrec + 1, 0) == -EINVAL, "PUSH of more than a ring");
+	memset(&p, 0, sizeof(p));
+	p.count = 1;
+	CHECK(ctl(fd, SHIMTOP_IBS_IOC_PUSH, &p) == -EINVAL, "PUSH of tid 0");
+	p.tid = 1u << 22;
+	CHECK(ctl(fd, SHIMTOP_IBS_IOC_PUSH, &p) == -EINVAL, "PUSH of a tid past PID_MAX_LIMIT");
 	memset(&p, 0, sizeof(p));
 	p.count = 1;
 	p.pad = 1;
@@ -296,8 +306,8 @@ static void aggregation(int fd, const struct shimtop_ibs_info *in, uint8_t *map)
 	for (uint64_t i = start; i != r->head; i++) {
 		const struct shimtop_ibs_record *x = &rec[i % in->nrec];
 
-		CHECK(x->type == SHIMTOP_IBS_REC_COUNT && x->tid == 42 &&
-		      x->rip >= 0x400000 && x->rip < 0x400008, "count record %llu",
+		CHECK(x->type == SHIMTOP_IBS_REC_COUNT && x->tid == 42 && x->pid == 42 &&
+		      !x->flags && x->rip >= 0x400000 && x->rip < 0x400008, "count record %llu",
 		      (unsigned long long)i);
 		sum += x->count;
 	}
@@ -310,6 +320,145 @@ static void aggregation(int fd, const struct shimtop_ibs_info *in, uint8_t *map)
 	       (unsigned long long)records,
 	       (unsigned long long)(records * sizeof(struct shimtop_ibs_record)), n,
 	       n * sizeof(struct shimtop_ibs_record), (double)n / (double)records);
+}
+
+/* Reads ring 0's records from its tail to its head, summing counts. */
+static uint64_t drain_counts(volatile struct shimtop_ibs_ring *r,
+			     const struct shimtop_ibs_record *rec, uint32_t nrec,
+			     uint64_t *records, uint64_t *bad)
+{
+	uint64_t sum = 0, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+	for (uint64_t i = r->tail; i != head; i++) {
+		const struct shimtop_ibs_record *x = &rec[i % nrec];
+
+		*bad += x->type != SHIMTOP_IBS_REC_COUNT || x->tid != 42 || x->pid != 42;
+		sum += x->count;
+		(*records)++;
+	}
+	__atomic_store_n(&r->tail, head, __ATOMIC_RELEASE);
+	return sum;
+}
+
+/*
+ * Aggregation where it is not the best case: 512 code addresses of 8
+ * RIPs each (4,096 (tid, rip) pairs, four times the table's ways),
+ * sampled in a Zipf distribution (the k-th 1/k as often), interleaved in
+ * 20 rounds; the ring is read after every push, as shimtop reads it.
+ * needs a ring of at least 1,024 records: the table's flush at the end.
+ */
+static void aggregation_spread(int fd, const struct shimtop_ibs_info *in, uint8_t *map)
+{
+	volatile struct shimtop_ibs_ring *r = (void *)map;
+	const struct shimtop_ibs_record *rec = (const void *)(map + sizeof(*r));
+	uint64_t pushed = 0, sum = 0, records = 0, bad = 0, dropped0 = r->dropped;
+	enum { SITES = 512, ROUNDS = 20 };
+
+	r->tail = r->head;
+	CHECK(ctl_u32(fd, SHIMTOP_IBS_IOC_AGGREGATE, 1) == 0, "AGGREGATE 1");
+	for (uint32_t round = 0; round < ROUNDS; round++)
+		for (uint32_t k = 0; k < SITES; k++) {
+			uint32_t n = 8000 / (k + 1), c = n / ROUNDS + (round < n % ROUNDS);
+
+			if (!c)
+				continue;
+			CHECK(push(fd, 0, c, 0x400000 + 64ull * k) == 0, "PUSH %u at site %u", c, k);
+			pushed += c;
+			sum += drain_counts(r, rec, in->nrec, &records, &bad);
+		}
+	CHECK(ctl_u32(fd, SHIMTOP_IBS_IOC_AGGREGATE, 0) == 0, "AGGREGATE 0 (flushes)");
+	sum += drain_counts(r, rec, in->nrec, &records, &bad);
+	CHECK(r->dropped == dropped0, "%llu records dropped", (unsigned long long)(r->dropped - dropped0));
+	CHECK(sum == pushed && bad == 0, "the counts add up to %llu of %llu; %llu records not ours",
+	      (unsigned long long)sum, (unsigned long long)pushed, (unsigned long long)bad);
+	CHECK(records < pushed, "%llu records for %llu samples", (unsigned long long)records,
+	      (unsigned long long)pushed);
+	printf("figure: aggregation, 4096 (tid, rip) pairs in a Zipf distribution: %llu samples "
+	       "reach user space as %llu records (%llu bytes) instead of %llu: %.1fx less\n",
+	       (unsigned long long)pushed, (unsigned long long)records,
+	       (unsigned long long)(records * sizeof(struct shimtop_ibs_record)),
+	       (unsigned long long)pushed, (double)pushed / (double)records);
+}
+
+/*
+ * One holder: a second open is refused while the first lasts; when the
+ * holder closes, the next one finds no targets and empty rings.
+ */
+static void holder(int fd, const struct shimtop_ibs_info *in)
+{
+	int again = open(SHIMTOP_IBS_DEVICE, O_RDWR);
+	struct shimtop_ibs_info now_in;
+	uint8_t *map;
+
+	CHECK(again < 0 && errno == EBUSY, "a second open while held: %s",
+	      again < 0 ? strerror(errno) : "opened");
+	if (again >= 0)
+		close(again);
+	CHECK(ctl_target(fd, SHIMTOP_IBS_IOC_ADD, 77, 0) == 0, "ADD 77");
+	CHECK(push(fd, 0, 10, 0x500000) == 0, "PUSH 10 left unread");
+	close(fd);
+	fd = open(SHIMTOP_IBS_DEVICE, O_RDWR);
+	CHECK(fd >= 0, "open after the holder closed: %s", strerror(errno));
+	if (fd < 0)
+		return;
+	CHECK(ctl_target(fd, SHIMTOP_IBS_IOC_REMOVE, 77, 0) == -ESRCH,
+	      "the last holder's target outlived it");
+	CHECK(ctl(fd, SHIMTOP_IBS_IOC_INFO, &now_in) == 0 && now_in.nrec == in->nrec,
+	      "INFO: %u records a ring, not the %u the last holder set", now_in.nrec, in->nrec);
+	map = mmap(NULL, now_in.map_size, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(map != MAP_FAILED, "mmap: %s", strerror(errno));
+	if (map != MAP_FAILED) {
+		const volatile struct shimtop_ibs_ring *r = (const void *)map;
+
+		CHECK(r->head >= 10 && r->tail == r->head,
+		      "the last holder's unread records are still there: head %llu tail %llu",
+		      (unsigned long long)r->head, (unsigned long long)r->tail);
+		munmap(map, now_in.map_size);
+	}
+	close(fd);
+}
+
+/*
+ * Unloading with records in the rings and a mapping that outlives its
+ * file: the mapping holds the module, whose rings it reads; once
+ * unmapped, the module goes.
+ */
+static int unload(void)
+{
+	int fd = open(SHIMTOP_IBS_DEVICE, O_RDWR);
+	struct shimtop_ibs_info in;
+	volatile struct shimtop_ibs_ring *r;
+	const struct shimtop_ibs_record *rec;
+	uint8_t *map;
+	uint64_t head;
+	int busy;
+
+	CHECK(fd >= 0, "open: %s", strerror(errno));
+	if (fd < 0)
+		return 1;
+	CHECK(ctl(fd, SHIMTOP_IBS_IOC_INFO, &in) == 0, "INFO");
+	map = mmap(NULL, in.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(map != MAP_FAILED, "mmap: %s", strerror(errno));
+	if (map == MAP_FAILED)
+		return 1;
+	r = (void *)map;
+	rec = (const void *)(map + sizeof(struct shimtop_ibs_ring));
+	CHECK(push(fd, 0, 32, 0x600000) == 0, "PUSH 32");
+	close(fd);
+	busy = (int)syscall(SYS_delete_module, "shimtop_ibs", O_NONBLOCK);
+	CHECK(busy < 0, "the module unloaded while its rings were mapped");
+	if (busy == 0)
+		return 1;	/* the mapping is gone with it: read no further */
+	head = r->head;
+	CHECK(head - r->tail == 32 && rec[(head - 1) % in.nrec].type == SHIMTOP_IBS_REC_TEST &&
+	      rec[(head - 1) % in.nrec].rip == 0x600000 + 31 % 8,
+	      "the mapping after close: %llu records buffered",
+	      (unsigned long long)(head - r->tail));
+	munmap(map, in.map_size);
+	CHECK(syscall(SYS_delete_module, "shimtop_ibs", O_NONBLOCK) == 0,
+	      "unloading once unmapped: %s", strerror(errno));
+	printf("kmod_client unload: %d checks, %d failed\n", checks, failed);
+	return failed != 0;
 }
 
 static void unprivileged(void)
@@ -349,6 +498,8 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[1], "load"))
 		return load(argv[2], argc > 3 ? argv[3] : "");
+	if (argc > 1 && !strcmp(argv[1], "unload"))
+		return unload();
 	fd = open(SHIMTOP_IBS_DEVICE, O_RDWR);
 
 	if (fd < 0) {
@@ -379,7 +530,14 @@ int main(int argc, char **argv)
 	aggregation(fd, &in, map);
 	munmap(map, in.map_size);
 	CHECK(ctl_u32(fd, SHIMTOP_IBS_IOC_RING, 1024) == 0, "RING after unmapping");
-	close(fd);
+	CHECK(ctl(fd, SHIMTOP_IBS_IOC_INFO, &in) == 0 && in.nrec == 1024, "INFO after RING");
+	map = mmap(NULL, in.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(map != MAP_FAILED, "mmap: %s", strerror(errno));
+	if (map == MAP_FAILED)
+		return 1;
+	aggregation_spread(fd, &in, map);
+	munmap(map, in.map_size);
+	holder(fd, &in);	/* closes fd */
 	printf("kmod_client: %d checks, %d failed\n", checks, failed);
 	return failed != 0;
 }

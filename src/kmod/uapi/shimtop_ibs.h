@@ -3,10 +3,11 @@
  * The interface of shimtop's IBS module, shared by the module
  * (src/kmod/) and shimtop's kmod source (src/sampler/).
  *
- * /dev/shimtop_ibs (root or CAP_PERFMON) takes the ioctls below and maps
- * the rings: one per possible CPU, each at cpu * info.ring_stride in the
- * mapping.  A ring is written by that CPU's overflow handler (an NMI)
- * and read by user space without a system call:
+ * /dev/shimtop_ibs (root or CAP_PERFMON; one holder at a time, others get
+ * EBUSY) takes the ioctls below and maps the rings: one per possible
+ * CPU, each at cpu * info.ring_stride in the mapping.  A ring is
+ * written by that CPU's overflow handler (an NMI) and read by user
+ * space without a system call:
  *
  *   the handler: if head - tail < nrec, write rec[head % nrec], then
  *                publish head + 1 (release); else count a drop
@@ -15,7 +16,9 @@
  *
  * so that, at all times, produced = consumed (tail) + buffered (head -
  * tail) + dropped.  The module never indexes by tail: a reader that
- * writes nonsense there loses its own samples, nothing else.
+ * writes nonsense there loses its own samples, nothing else.  When the
+ * holder closes the device (and unmaps it), sampling stops and its
+ * targets and unread records are gone.
  */
 #ifndef SHIMTOP_IBS_UAPI_H
 #define SHIMTOP_IBS_UAPI_H
@@ -38,7 +41,7 @@
 
 /* A record's type. */
 #define SHIMTOP_IBS_REC_OP	1	/* one op sample: its registers */
-#define SHIMTOP_IBS_REC_COUNT	2	/* aggregated: count ops at rip by tid */
+#define SHIMTOP_IBS_REC_COUNT	2	/* aggregated: count ops of pid, tid at rip */
 #define SHIMTOP_IBS_REC_TEST	3	/* selftest: pushed by SHIMTOP_IBS_IOC_PUSH */
 
 /* flags */
