@@ -40,6 +40,9 @@ static const char usage_text[] =
 "                         sources and pages; says why where IBS is missing\n"
 "      --ibs-l3miss       IBS: only ops that missed L3 (Zen 4 and later)\n"
 "      --ibs-ldlat CYCLES IBS: only loads slower than CYCLES, 128-2048 (Zen 5)\n"
+"      --ibs-aggregate    IBS through shimtop's module: ops counted per thread\n"
+"                         and RIP in the kernel (DCPI), far less traffic, no\n"
+"                         per-op figures\n"
 "      --ibs-dump FILE    print every IBS sample of a recording, decoded, and exit\n"
 "  -F, --freq HZ          sample at HZ per thread (kernel-adjusted period)\n"
 "  -c, --period N         sample every N events (ns for clocks)\n"
@@ -123,7 +126,7 @@ enum {
 	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
 	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SNAPSHOT_ON_EXIT,
-	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP,
+	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE,
 };
 
 static const struct option long_options[] = {
@@ -137,6 +140,7 @@ static const struct option long_options[] = {
 	{ "ibs-l3miss", no_argument, NULL, OPT_IBS_L3MISS },
 	{ "ibs-ldlat", required_argument, NULL, OPT_IBS_LDLAT },
 	{ "ibs-dump", required_argument, NULL, OPT_IBS_DUMP },
+	{ "ibs-aggregate", no_argument, NULL, OPT_IBS_AGGREGATE },
 	{ "event", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "freq", required_argument, NULL, 'F' },
@@ -470,6 +474,9 @@ static int sampling_option(struct st_options *o, int c)
 	case OPT_IBS_DUMP:
 		o->ibs_dump_path = optarg;
 		break;
+	case OPT_IBS_AGGREGATE:
+		o->ibs_aggregate = true;
+		break;
 	case 'F':
 		if (parse_u64(optarg, &o->freq) || o->freq > 1000000)
 			return bad("-F needs a rate in Hz (1 to 1000000), not '%s'", optarg);
@@ -679,6 +686,8 @@ static int check_combinations(const struct st_options *o)
 {
 	if ((o->ibs_l3miss || o->ibs_ldlat) && o->ibs == ST_IBS_NONE)
 		return bad("%s", "--ibs-l3miss and --ibs-ldlat filter IBS samples: add --ibs");
+	if (o->ibs_aggregate && o->ibs != ST_IBS_OP)
+		return bad("%s", "--ibs-aggregate counts IBS op samples: add --ibs (or --ibs=op)");
 	if (o->ibs != ST_IBS_NONE && o->replay_path)
 		return bad("%s", "--ibs samples live; a recording's IBS samples replay with -i alone");
 	if (o->freq && o->period)

@@ -116,6 +116,7 @@ struct st_options {
 	enum { ST_IBS_NONE, ST_IBS_OP, ST_IBS_FETCH } ibs;
 	bool ibs_l3miss;		/* --ibs-l3miss */
 	unsigned ibs_ldlat;		/* --ibs-ldlat CYCLES; 0: none */
+	bool ibs_aggregate;		/* --ibs-aggregate: counts in shimtop's module */
 	const char *ibs_dump_path;	/* --ibs-dump FILE: decode a recording's IBS samples */
 
 	/* The SHIM observer (--observe). */

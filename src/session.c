@@ -274,10 +274,16 @@ static int open_live(struct session *s, const struct st_options *o)
 		status = resolve_target(s, o, cfg);
 	if (status == 0) {
 		/* --ibs: shimtop's own module where it is loaded, else perf's ibs_op. */
-		if (cfg->ibs && cfg->ibs_kind == ST_IBS_OP_KIND && kmod_source_available())
+		if (cfg->ibs && cfg->ibs_kind == ST_IBS_OP_KIND && kmod_source_available()) {
 			s->source = kmod_source_create(cfg, s->ring, &status);
-		else
+		} else if (cfg->ibs_aggregate) {
+			st_error("--ibs-aggregate counts in shimtop's IBS module, and %s is not "
+				 "there: load it (src/kmod/README.md) or drop --ibs-aggregate",
+				 SHIMTOP_IBS_DEVICE);
+			status = -ENODEV;
+		} else {
 			s->source = perf_source_create(cfg, s->ring, &status);
+		}
 		if (s->source)
 			status = 0;
 	}

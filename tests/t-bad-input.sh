@@ -52,6 +52,7 @@ if [ ! -e /sys/bus/event_source/devices/ibs_op ]; then
 	fi
 	expect_run 1 "$want" -- "$SHIMTOP" --ibs -b -- true
 	expect_run 1 "$want" -- "$SHIMTOP" --ibs=fetch -b -- true
+	expect_run 1 "$want" -- "$SHIMTOP" --ibs --ibs-aggregate -b -- true
 	# Without --ibs the header's note says where IBS is missing, on AMD alone.
 	"$SHIMTOP" --demo --batch --duration 0.5 >"$TMP/out" 2>"$TMP/err" ||
 		fail "a session without IBS failed: $(cat "$TMP/err")"
@@ -68,6 +69,10 @@ expect_run 2 "--ibs-ldlat needs a load latency of 128 to 2048 cycles, not '64'" 
 expect_run 2 "--ibs-l3miss and --ibs-ldlat filter IBS samples: add --ibs" -- \
 	"$SHIMTOP" --ibs-l3miss -b -- true
 expect_run 2 "--ibs samples IBS alone: drop -e" -- "$SHIMTOP" --ibs -e cpu-clock -b -- true
+expect_run 2 "--ibs-aggregate counts IBS op samples: add --ibs \\(or --ibs=op\\)" -- \
+	"$SHIMTOP" --ibs-aggregate -b -- true
+expect_run 2 "--ibs-aggregate counts IBS op samples: add --ibs \\(or --ibs=op\\)" -- \
+	"$SHIMTOP" --ibs=fetch --ibs-aggregate -b -- true
 
 # --ibs-dump: a recording without IBS samples, and a file that is none.
 "$SHIMTOP" --demo -b --duration 0.5 --record "$TMP/plain.rec" >/dev/null 2>&1 ||

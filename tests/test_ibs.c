@@ -551,9 +551,10 @@ static void other_users(void)
 	snprintf(path, sizeof(path), "%s/self", root);
 	mkdir(path, 0755);
 	/* 300 is ourselves; 200 holds no perf event. */
-	CHECK(ibs_other_users(root, 300, out, sizeof(out)) == 1);
+	CHECK(ibs_fd_holders(root, 300, "anon_inode:[perf_event]", out, sizeof(out)) == 1);
 	CHECK(!strcmp(out, "perf (100)"));
-	CHECK(ibs_other_users("/nonexistent", 1, out, sizeof(out)) == 0 && out[0] == '\0');
+	CHECK(ibs_fd_holders("/nonexistent", 1, "anon_inode:[perf_event]", out, sizeof(out)) == 0 &&
+	      out[0] == '\0');
 	snprintf(path, sizeof(path), "rm -rf %s", root);
 	CHECK(system(path) == 0);
 }

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "ring/record.h"
 #include "sampler/kmod_ring.h"
+#include "sampler/kmod_source.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -121,14 +122,21 @@ static void records(void)
 	r.cpu = 1;
 	put(1, r);
 	r.type = SHIMTOP_IBS_REC_COUNT;
-	r.tid = r.pid = 7;
+	r.pid = 7;
+	r.tid = 8;
 	r.rip = 0x402000;
 	r.count = 5;
 	r.time = 9000;
 	put(1, r);
+	r.flags = SHIMTOP_IBS_KERNEL;		/* a kernel RIP's count */
+	r.rip = 0xffffffff81000000ull;
+	put(1, r);
+	r.flags = 0;
+	r.pid = 0;				/* a count of no process */
+	put(1, r);
 	ngot = 0;
-	CHECK(kmod_ring_drain(map, &info, 1, &cur[1], 0x19, 0x11, PERIOD, take, NULL, &st) == 3);
-	CHECK(ngot == 3 && st.records == 3 && st.bad == 3 && st.seq_gaps == 0);
+	CHECK(kmod_ring_drain(map, &info, 1, &cur[1], 0x19, 0x11, PERIOD, take, NULL, &st) == 4);
+	CHECK(ngot == 4 && st.records == 4 && st.bad == 4 && st.seq_gaps == 0);
 	CHECK(ring_of(1)->tail == ring_of(1)->head);
 	b = (const void *)got[0].rec;
 	CHECK(b->h.type == ST_REC_IBS && b->h.source == ST_SOURCE_IBS &&
@@ -140,11 +148,14 @@ static void records(void)
 	b = (const void *)got[1].rec;
 	CHECK(b->cpumode == ST_MODE_KERNEL && b->ip == 0x401010);
 	s = (const void *)got[2].rec;
-	CHECK(s->h.type == ST_REC_SAMPLE && s->h.source == ST_SOURCE_IBS && s->tid == 7 &&
-	      s->ip == 0x402000 && s->period == 5ull * PERIOD && s->time == 9000);
+	CHECK(s->h.type == ST_REC_SAMPLE && s->h.source == ST_SOURCE_IBS && s->pid == 7 &&
+	      s->tid == 8 && s->ip == 0x402000 && s->period == 5ull * PERIOD && s->time == 9000 &&
+	      s->cpumode == ST_MODE_USER);
+	s = (const void *)got[3].rec;
+	CHECK(s->pid == 7 && s->ip == 0xffffffff81000000ull && s->cpumode == ST_MODE_KERNEL);
 	/* Nothing new: nothing handed on, nothing counted. */
 	CHECK(kmod_ring_drain(map, &info, 1, &cur[1], 0x19, 0x11, PERIOD, take, NULL, &st) == 0);
-	CHECK(st.records == 3 && st.bad == 3);
+	CHECK(st.records == 4 && st.bad == 4);
 	/* The module's drops show as lost, counted once. */
 	ring_of(1)->dropped = 7;
 	kmod_ring_drain(map, &info, 1, &cur[1], 0x19, 0x11, PERIOD, take, NULL, &st);
@@ -190,6 +201,41 @@ static void wraps(void)
 	CHECK(bad_order == 0 && st.records == taken && st.bad == 0 && st.seq_gaps == 0);
 }
 
+/* Which side-band records change the module's targets. */
+static void follow(void)
+{
+	struct st_task t;
+	struct shimtop_ibs_target tg;
+	unsigned long cmd = 0;
+
+	memset(&t, 0, sizeof(t));
+	t.h = (struct st_header){ ST_REC_FORK, ST_SOURCE_PERF, sizeof(t) };
+	t.pid = t.tid = 200;
+	t.ppid = t.ptid = 100;
+	CHECK(kmod_source_follow(&t, PERF_SCOPE_PROCESSES, &cmd, &tg) == 1 &&
+	      cmd == SHIMTOP_IBS_IOC_ADD && tg.id == 200 && tg.flags == SHIMTOP_IBS_PROCESS);
+	/* -t follows no one; a new thread is its process's already. */
+	CHECK(kmod_source_follow(&t, PERF_SCOPE_THREADS, &cmd, &tg) == 0);
+	t.pid = t.ppid = 100;
+	t.tid = 101;
+	CHECK(kmod_source_follow(&t, PERF_SCOPE_PROCESSES, &cmd, &tg) == 0);
+	/* A process exits (its main thread); another thread's exit is not one. */
+	t.h.type = ST_REC_EXIT;
+	CHECK(kmod_source_follow(&t, PERF_SCOPE_PROCESSES, &cmd, &tg) == 0);
+	t.tid = 100;
+	CHECK(kmod_source_follow(&t, PERF_SCOPE_PROCESSES, &cmd, &tg) == 1 &&
+	      cmd == SHIMTOP_IBS_IOC_REMOVE && tg.id == 100);
+	/* A record too short to be a task, pid 0, another type: nothing. */
+	t.h.size = sizeof(t) - 8;
+	CHECK(kmod_source_follow(&t, PERF_SCOPE_PROCESSES, &cmd, &tg) == 0);
+	t.h.size = sizeof(t);
+	t.pid = t.tid = 0;
+	CHECK(kmod_source_follow(&t, PERF_SCOPE_PROCESSES, &cmd, &tg) == 0);
+	t.pid = t.tid = 100;
+	t.h.type = ST_REC_COMM;
+	CHECK(kmod_source_follow(&t, PERF_SCOPE_PROCESSES, &cmd, &tg) == 0);
+}
+
 int main(void)
 {
 	info.version = SHIMTOP_IBS_VERSION;
@@ -206,6 +252,7 @@ int main(void)
 	info_checks();
 	records();
 	wraps();
+	follow();
 	free(map);
 	return check_done("test_kmod_ring");
 }

@@ -107,8 +107,8 @@ int ibs_source_configure(const struct ibs_probe *p, const struct ibs_request *rq
 	return 0;
 }
 
-/* Whether process dir (under /proc) holds a perf event fd. */
-static bool holds_perf_event(const char *proc, const char *pid)
+/* Whether process dir (under /proc) holds an fd whose link reads want. */
+static bool holds_fd(const char *proc, const char *pid, const char *want)
 {
 	char path[PATH_MAX], link[64];
 	struct dirent *d;
@@ -126,14 +126,14 @@ static bool holds_perf_event(const char *proc, const char *pid)
 		n = readlink(path, link, sizeof(link) - 1);
 		if (n > 0) {
 			link[n] = '\0';
-			found = strcmp(link, "anon_inode:[perf_event]") == 0;
+			found = strcmp(link, want) == 0;
 		}
 	}
 	closedir(fds);
 	return found;
 }
 
-size_t ibs_other_users(const char *proc, pid_t self, char *out, size_t len)
+size_t ibs_fd_holders(const char *proc, pid_t self, const char *link, char *out, size_t len)
 {
 	DIR *dir = opendir(proc);
 	struct dirent *d;
@@ -147,7 +147,7 @@ size_t ibs_other_users(const char *proc, pid_t self, char *out, size_t len)
 		FILE *f;
 
 		if (d->d_name[0] < '1' || d->d_name[0] > '9' || atoi(d->d_name) == (int)self ||
-		    !holds_perf_event(proc, d->d_name))
+		    !holds_fd(proc, d->d_name, link))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/comm", proc, d->d_name);
 		f = fopen(path, "r");

@@ -60,10 +60,12 @@ int ibs_source_configure(const struct ibs_probe *p, const struct ibs_request *rq
 			 char *why, size_t len);
 
 /*
- * Processes under proc ("/proc") other than self that hold perf events,
- * as "perf (4242), ..." in out: who may hold IBS when the PMU is busy
- * (it takes one event per CPU).  Returns how many (up to 4 named).
+ * Processes under proc ("/proc") other than self with a file descriptor
+ * whose link reads `link` ("anon_inode:[perf_event]", "/dev/shimtop_ibs"),
+ * as "perf (4242), ..." in out: who may hold IBS when the PMU (one event
+ * per CPU) or shimtop's module (one holder) is busy.  Returns how many
+ * (up to 4 named).
  */
-size_t ibs_other_users(const char *proc, pid_t self, char *out, size_t len);
+size_t ibs_fd_holders(const char *proc, pid_t self, const char *link, char *out, size_t len);
 
 #endif

@@ -61,12 +61,15 @@ static size_t op_record(const struct shimtop_ibs_record *r, uint8_t family, uint
 	return b->h.size;
 }
 
-/* The module's aggregated count: one sample standing for count periods. */
+/*
+ * The module's aggregated count: one sample standing for count periods
+ * (its time is the count's flush, not the ops').
+ */
 static size_t count_record(const struct shimtop_ibs_record *r, uint64_t period, void *buf)
 {
 	struct st_sample *s = buf;
 
-	if (!r->count || r->count > UINT32_MAX)
+	if (!r->count || r->count > UINT32_MAX || !r->pid || !r->tid)
 		return 0;
 	memset(s, 0, sizeof(*s));
 	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_IBS, sizeof(*s) };
@@ -75,7 +78,7 @@ static size_t count_record(const struct shimtop_ibs_record *r, uint64_t period, 
 	s->time = r->time;
 	s->ip = r->rip;
 	s->period = period * r->count;
-	s->cpumode = ST_MODE_USER;
+	s->cpumode = r->flags & SHIMTOP_IBS_KERNEL ? ST_MODE_KERNEL : ST_MODE_USER;
 	return s->h.size;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define DRAIN_EVERY_NS	10000000L	/* 10 ms: 64K records a ring outlast it */
+#define SIDEBAND_RING	(1u << 20)	/* maps, comms, forks and exits */
 
 struct kmod_source {
 	struct st_source base;
@@ -24,8 +25,14 @@ struct kmod_source {
 	struct shimtop_ibs_info in;
 	struct kmod_ring_cursor *cursors;
 	struct kmod_ring_stats stats;
+	enum perf_scope scope;
 	uint8_t family, model;
 	_Atomic uint64_t period;
+	/* The target's maps, comms, forks and exits: perf's dummy event. */
+	struct st_source *sideband;
+	struct ring *sideband_ring;
+	uint64_t children_refused;	/* the module's table of targets was full */
+	char note[256];		/* info.note before anything is said of children */
 	pthread_mutex_t lock;
 	struct st_source_info info;
 };
@@ -33,6 +40,23 @@ struct kmod_source {
 bool kmod_source_available(void)
 {
 	return access(SHIMTOP_IBS_DEVICE, F_OK) == 0;
+}
+
+int kmod_source_follow(const void *rec, enum perf_scope scope, unsigned long *cmd,
+		       struct shimtop_ibs_target *t)
+{
+	const struct st_header *h = rec;
+	const struct st_task *task = rec;
+
+	if (scope != PERF_SCOPE_PROCESSES || (h->type != ST_REC_FORK && h->type != ST_REC_EXIT) ||
+	    h->size < sizeof(*task) || task->pid != task->tid || !task->pid)
+		return 0;
+	/* A new process forks (a thread is its process's already); a process exits. */
+	if (h->type == ST_REC_FORK && task->pid == task->ppid)
+		return 0;
+	*cmd = h->type == ST_REC_FORK ? SHIMTOP_IBS_IOC_ADD : SHIMTOP_IBS_IOC_REMOVE;
+	*t = (struct shimtop_ibs_target){ task->pid, SHIMTOP_IBS_PROCESS };
+	return 1;
 }
 
 static void push(const void *rec, void *arg)
@@ -43,17 +67,54 @@ static void push(const void *rec, void *arg)
 	ring_push(ks->base.ring, rec, h->size);	/* a full ring counts its drop */
 }
 
+/*
+ * The side band into our ring, before the samples that may need it; a
+ * child the target forks is registered with the module (its samples
+ * between its fork and this are not taken), an exited one removed.
+ */
+static void forward_sideband(struct kmod_source *ks)
+{
+	const void *rec;
+	size_t len;
+
+	while ((rec = ring_peek(ks->sideband_ring, &len))) {
+		struct shimtop_ibs_target t;
+		unsigned long cmd;
+
+		if (kmod_source_follow(rec, ks->scope, &cmd, &t)) {
+			bool added = ioctl(ks->fd, cmd, &t) == 0 || errno == EEXIST;
+
+			if (cmd == SHIMTOP_IBS_IOC_ADD &&
+			    (!added || ioctl(ks->fd, SHIMTOP_IBS_IOC_START, &t) < 0))
+				ks->children_refused++;
+		}
+		push(rec, ks);
+		ring_release(ks->sideband_ring);
+	}
+}
+
 /* Every ring once; the figures the header shows. */
 static void drain(struct kmod_source *ks)
 {
 	uint64_t period = atomic_load(&ks->period);
+	struct st_source_info sb;
 
+	forward_sideband(ks);
 	for (uint32_t r = 0; r < ks->in.rings; r++)
 		kmod_ring_drain(ks->map, &ks->in, r, &ks->cursors[r], ks->family, ks->model,
 				period, push, ks, &ks->stats);
+	source_info(ks->sideband, &sb);
 	pthread_mutex_lock(&ks->lock);
-	ks->info.kernel_lost = ks->stats.lost + ks->stats.seq_gaps;
+	ks->info.kernel_lost = ks->stats.lost + ks->stats.seq_gaps + sb.kernel_lost +
+			       ring_dropped(ks->sideband_ring);
 	ks->info.produced = ks->stats.records;
+	ks->info.finished = sb.finished;
+	ks->info.failed = sb.failed;
+	memcpy(ks->info.finish_reason, sb.finish_reason, sizeof(sb.finish_reason));
+	if (ks->children_refused)
+		snprintf(ks->info.note, sizeof(ks->info.note), "%s; %llu child processes not "
+			 "sampled: the module takes %d targets", ks->note,
+			 (unsigned long long)ks->children_refused, SHIMTOP_IBS_MAX_TIDS);
 	pthread_mutex_unlock(&ks->lock);
 }
 
@@ -69,6 +130,7 @@ static void *kmod_main(void *arg)
 	}
 	/* Off first: the module flushes its aggregation table into the rings. */
 	ioctl(ks->fd, SHIMTOP_IBS_IOC_ENABLE, &off);
+	source_stop(ks->sideband);
 	drain(ks);
 	return NULL;
 }
@@ -77,15 +139,23 @@ static int kmod_start(struct st_source *s)
 {
 	struct kmod_source *ks = (struct kmod_source *)s;
 	uint32_t on = 1;
+	int err = source_start(ks->sideband);
 
+	if (err < 0)
+		return err;
 	if (ioctl(ks->fd, SHIMTOP_IBS_IOC_ENABLE, &on) < 0) {
-		int err = errno;
-
+		err = errno;
 		st_error("the IBS module cannot start sampling: %s%s", strerror(err),
 			 err == EBUSY || err == ENODEV ? " (another IBS user, e.g. perf mem?)" : "");
+		source_stop(ks->sideband);
 		return -err;
 	}
-	return source_thread_start(&ks->th, kmod_main, ks, "IBS module");
+	err = source_thread_start(&ks->th, kmod_main, ks, "IBS module");
+	if (err < 0) {
+		ioctl(ks->fd, SHIMTOP_IBS_IOC_ENABLE, &(uint32_t){ 0 });
+		source_stop(ks->sideband);
+	}
+	return err;
 }
 
 static void kmod_stop(struct st_source *s)
@@ -127,17 +197,24 @@ static int kmod_set_period(struct st_source *s, uint64_t value, int randomize,
 	return 0;
 }
 
-static void kmod_destroy(struct st_source *s)
+/* Everything but the thread, which is not running. */
+static void release(struct kmod_source *ks)
 {
-	struct kmod_source *ks = (struct kmod_source *)s;
-
-	kmod_stop(s);
+	source_destroy(ks->sideband);
+	ring_destroy(ks->sideband_ring);
 	if (ks->map)
 		munmap(ks->map, ks->in.map_size);
-	close(ks->fd);	/* the last close stops the module's counters too */
+	if (ks->fd >= 0)
+		close(ks->fd);	/* the last close stops the module's counters too */
 	pthread_mutex_destroy(&ks->lock);
 	free(ks->cursors);
 	free(ks);
+}
+
+static void kmod_destroy(struct st_source *s)
+{
+	kmod_stop(s);
+	release((struct kmod_source *)s);
 }
 
 static const struct st_source_ops kmod_ops = {
@@ -170,6 +247,7 @@ static int add_targets(struct kmod_source *ks, const struct perf_source_config *
 static int configure(struct kmod_source *ks, const struct perf_source_config *cfg)
 {
 	uint64_t period = cfg->period;
+	uint32_t aggregate = cfg->ibs_aggregate;
 	char err[256];
 
 	if (ioctl(ks->fd, SHIMTOP_IBS_IOC_INFO, &ks->in) < 0) {
@@ -197,7 +275,41 @@ static int configure(struct kmod_source *ks, const struct perf_source_config *cf
 			 (unsigned long long)period, strerror(errno));
 		return -EINVAL;
 	}
+	if (ioctl(ks->fd, SHIMTOP_IBS_IOC_AGGREGATE, &aggregate) < 0) {
+		st_error("the IBS module refuses %s aggregation: %s",
+			 aggregate ? "to turn on" : "to turn off", strerror(errno));
+		return -EINVAL;
+	}
 	return add_targets(ks, cfg);
+}
+
+/* The side band, in a ring of its own that our thread reads. */
+static int open_sideband(struct kmod_source *ks, const struct perf_source_config *cfg)
+{
+	int status = -ENOMEM;
+
+	ks->sideband_ring = ring_create(SIDEBAND_RING);
+	if (ks->sideband_ring)
+		ks->sideband = perf_sideband_create(cfg, ks->sideband_ring, &status);
+	return ks->sideband ? 0 : status;
+}
+
+/* The device is one profiler's at a time: say whose it is. */
+static void report_open_error(int err)
+{
+	char who[256];
+
+	if (err == EBUSY) {
+		if (ibs_fd_holders("/proc", getpid(), SHIMTOP_IBS_DEVICE, who, sizeof(who)))
+			st_error("%s is busy: another profiler holds it (%s); stop it and retry",
+				 SHIMTOP_IBS_DEVICE, who);
+		else
+			st_error("%s is busy: another profiler holds it; stop it and retry",
+				 SHIMTOP_IBS_DEVICE);
+		return;
+	}
+	st_error("cannot open %s: %s%s", SHIMTOP_IBS_DEVICE, strerror(err),
+		 err == EACCES || err == EPERM ? " (it needs root or CAP_PERFMON)" : "");
 }
 
 struct st_source *kmod_source_create(const struct perf_source_config *cfg,
@@ -212,9 +324,8 @@ struct st_source *kmod_source_create(const struct perf_source_config *cfg,
 	ks->fd = open(SHIMTOP_IBS_DEVICE, O_RDWR | O_CLOEXEC);
 	if (ks->fd < 0) {
 		err = errno;
-		st_error("cannot open %s: %s%s", SHIMTOP_IBS_DEVICE, strerror(err),
-			 err == EACCES || err == EPERM ? " (it needs root or CAP_PERFMON)" : "");
-		free(ks);
+		report_open_error(err);
+		release(ks);
 		*status = -err;
 		return NULL;
 	}
@@ -227,13 +338,15 @@ struct st_source *kmod_source_create(const struct perf_source_config *cfg,
 			st_error("cannot map the IBS module's rings: %s", strerror(-err));
 		}
 	}
+	if (!err)
+		err = open_sideband(ks, cfg);
 	if (err) {
-		close(ks->fd);
-		free(ks);
+		release(ks);
 		*status = err;
 		return NULL;
 	}
 	ks->cursors = st_xcalloc(ks->in.rings, sizeof(*ks->cursors));
+	ks->scope = cfg->scope;
 	ks->family = cfg->family;
 	ks->model = cfg->model;
 	atomic_store(&ks->period, cfg->period);
@@ -241,9 +354,11 @@ struct st_source *kmod_source_create(const struct perf_source_config *cfg,
 	ks->info.ipc_cycles = ks->info.ipc_instructions = -1;
 	snprintf(ks->info.events, sizeof(ks->info.events), "ibs_op (shimtop module)");
 	ks->info.period = (struct st_period){ cfg->period, ST_PERIOD_EVENTS, true };
-	snprintf(ks->info.note, sizeof(ks->info.note),
-		 "IBS ops through shimtop's module: %u rings of %u records", ks->in.rings,
-		 ks->in.nrec);
+	snprintf(ks->note, sizeof(ks->note),
+		 "IBS ops through shimtop's module: %u rings of %u records%s", ks->in.rings,
+		 ks->in.nrec, cfg->ibs_aggregate ? "; counted per thread and RIP in the kernel "
+		 "(DCPI): SAMPLES counts its records, SELF% the ops; no per-op figures" : "");
+	snprintf(ks->info.note, sizeof(ks->info.note), "%s", ks->note);
 	*status = 0;
 	return &ks->base;
 }

@@ -187,6 +187,7 @@ static int configure_ibs(const struct st_options *o, struct perf_source_config *
 	char why[320];
 	int rc;
 
+	cfg->ibs_aggregate = o->ibs_aggregate;
 	if (o->events) {
 		st_error("--ibs samples IBS alone: drop -e");
 		return -EINVAL;
@@ -587,7 +588,7 @@ static bool report_ibs_error(const struct perf_source *ps, int err)
 			 "kernel out); run shimtop as root or setcap cap_perfmon", ev);
 		return true;
 	case EBUSY:
-		if (ibs_other_users("/proc", getpid(), who, sizeof(who)))
+		if (ibs_fd_holders("/proc", getpid(), "anon_inode:[perf_event]", who, sizeof(who)))
 			st_error("%s is busy: IBS takes one event per CPU and another profiler "
 				 "holds it (processes with perf events: %s); stop it and retry",
 				 ev, who);
@@ -1283,4 +1284,30 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	}
 	describe(ps);
 	return &ps->base;
+}
+
+struct st_source *perf_sideband_create(const struct perf_source_config *cfg,
+				       struct ring *ring, int *status)
+{
+	struct perf_source_config *sb = st_xmalloc(sizeof(*sb));
+	struct st_source *s;
+
+	*sb = *cfg;
+	memset(sb->events, 0, sizeof(sb->events));
+	snprintf(sb->events[0].name, sizeof(sb->events[0].name), "dummy");
+	sb->events[0].attr.type = PERF_TYPE_SOFTWARE;
+	sb->events[0].attr.config = PERF_COUNT_SW_DUMMY;
+	sb->nevents = 1;
+	sb->separate = false;
+	sb->freq = 0;
+	sb->period = 1;		/* a dummy event never counts: no sample comes */
+	sb->randomize = false;
+	sb->callchain = false;
+	sb->stack_copy = 0;
+	sb->ibs = false;
+	sb->ibs_per_cpu = false;
+	sb->ibs_aggregate = false;
+	s = perf_source_create(sb, ring, status);
+	free(sb);
+	return s;
 }

@@ -43,6 +43,7 @@ struct perf_source_config {
 	uint8_t family, model;	/* of this CPU, stamped on every sample */
 	bool ibs_per_cpu;	/* before Linux 6.2: per-CPU events, other processes' dropped */
 	bool ibs_swfilt;	/* the PMU filters kernel samples itself (swfilt) */
+	bool ibs_aggregate;	/* --ibs-aggregate: counts per (thread, RIP), shimtop's module */
 };
 
 /*
@@ -62,5 +63,15 @@ int perf_source_configure(const struct st_options *o, bool launched,
  */
 struct st_source *perf_source_create(const struct perf_source_config *cfg,
 				     struct ring *ring, int *status);
+
+/*
+ * perf's dummy event on cfg's targets (scope, pids, launched, CPUs; its
+ * events are ignored): no samples, only the side band another source's
+ * samples need (maps, also of libraries loaded later and of a launched
+ * command after its exec; comms; forks; exits, which finish it as they
+ * finish a perf source).  NULL as perf_source_create.
+ */
+struct st_source *perf_sideband_create(const struct perf_source_config *cfg,
+				       struct ring *ring, int *status);
 
 #endif
