@@ -38,6 +38,31 @@ modinfo "$TMP/kmod/shimtop_ibs.ko" | grep -q "^license: *GPL$" || die "the modul
 modinfo "$TMP/kmod/shimtop_ibs.ko" | grep -q "^vermagic: *$VER " || die "vermagic is not $VER"
 echo "ok built against $VER with W=1, no warnings"
 
+# --- the loader: the PMU's type and cnt_ctl bit as sysfs says, else why not ---
+pmu=$TMP/ibs_op
+mkdir -p "$pmu/format"
+echo 11 >"$pmu/type"
+echo config:19 >"$pmu/format/cnt_ctl"
+got=$(SHIMTOP_IBS_PMU=$pmu INSMOD=echo sh "$SRC/src/kmod/load.sh" m.ko 2>&1)
+[ "$got" = "m.ko ibs_type=11 ibs_config=524288" ] || fail "load.sh with cnt_ctl at bit 19: $got"
+echo config:7 >"$pmu/format/cnt_ctl"
+got=$(SHIMTOP_IBS_PMU=$pmu INSMOD=echo sh "$SRC/src/kmod/load.sh" m.ko 2>&1)
+[ "$got" = "m.ko ibs_type=11 ibs_config=128" ] || fail "load.sh with cnt_ctl at bit 7: $got"
+for bad in config:19-20 config1:3 config:64; do
+	echo "$bad" >"$pmu/format/cnt_ctl"
+	got=$(SHIMTOP_IBS_PMU=$pmu INSMOD=echo sh "$SRC/src/kmod/load.sh" m.ko 2>&1) &&
+		fail "load.sh took cnt_ctl '$bad': $got"
+	case $got in *"reads '$bad', not one bit of config"*) ;;
+	*) fail "load.sh on cnt_ctl '$bad' said: $got" ;; esac
+done
+rm "$pmu/format/cnt_ctl"
+got=$(SHIMTOP_IBS_PMU=$pmu INSMOD=echo sh "$SRC/src/kmod/load.sh" m.ko 2>&1)
+[ "$got" = "m.ko ibs_type=11 ibs_config=0" ] || fail "load.sh without cnt_ctl (cycles): $got"
+got=$(SHIMTOP_IBS_PMU=$TMP/none INSMOD=echo sh "$SRC/src/kmod/load.sh" m.ko 2>&1) &&
+	fail "load.sh without a PMU loaded: $got"
+case $got in *"the kernel offers no ibs_op PMU"*) ;; *) fail "load.sh without a PMU said: $got" ;; esac
+echo "ok load.sh reads the PMU's type and cnt_ctl from sysfs"
+
 # --- checkpatch --strict, from the kernel's source package ---
 SRCTAR=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | tail -1)
 [ -n "$SRCTAR" ] || die "no /usr/src/linux-source-*.tar.xz for checkpatch.pl: install linux-source"

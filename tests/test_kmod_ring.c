@@ -83,9 +83,9 @@ static void info_checks(void)
 	char err[256];
 
 	CHECK(kmod_info_check(&info, err, sizeof(err)) == 0);
-	in.version = 2;
+	in.version = 1;
 	CHECK(kmod_info_check(&in, err, sizeof(err)) == -EINVAL &&
-	      strstr(err, "speaks version 2, shimtop 1"));
+	      strstr(err, "speaks version 1, shimtop 2"));
 	in = info;
 	in.nrec = 100;
 	CHECK(kmod_info_check(&in, err, sizeof(err)) == -EINVAL &&

@@ -106,6 +106,7 @@ static bool running, aggregate;
 static atomic_t mappings = ATOMIC_INIT(0);
 static bool held;		/* one holder at a time: the state is global */
 static u32 ibs_caps;
+static struct shimtop_ibs_config attr_config;	/* from ibs_config until set */
 
 static bool target_wanted(const struct task_struct *t)
 {
@@ -288,7 +289,8 @@ static int events_start(void)
 	struct perf_event_attr attr = {
 		.type = ibs_type,
 		.size = sizeof(attr),
-		.config = ibs_config,
+		.config = attr_config.config,
+		.config1 = attr_config.config1,
 		.sample_period = period,
 		.sample_type = PERF_SAMPLE_RAW,
 	};
@@ -519,6 +521,19 @@ static long ctl_aggregate(u32 on)
 	return 0;
 }
 
+/* The attributes for the next start; the IBS driver checks them then. */
+static long ctl_config(const void __user *arg)
+{
+	struct shimtop_ibs_config c;
+
+	if (copy_from_user(&c, arg, sizeof(c)))
+		return -EFAULT;
+	if (running)
+		return -EBUSY;
+	attr_config = c;
+	return 0;
+}
+
 static void stats_sum(struct shimtop_ibs_stats *st)
 {
 	int cpu;
@@ -578,6 +593,8 @@ static long ctl_info(void __user *arg)
 		.period = period,
 		.caps = ibs_caps,
 		.running = running,
+		.config = attr_config.config,
+		.config1 = attr_config.config1,
 	};
 
 	return copy_to_user(arg, &in, sizeof(in)) ? -EFAULT : 0;
@@ -624,6 +641,9 @@ static long ibs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		break;
 	case SHIMTOP_IBS_IOC_PUSH:
 		err = ctl_push(p);
+		break;
+	case SHIMTOP_IBS_IOC_CONFIG:
+		err = ctl_config(p);
 		break;
 	default:
 		err = -ENOTTY;
@@ -694,7 +714,8 @@ static void rings_empty(void)
 
 /*
  * The holder is gone (its file and every mapping of it): sampling stops,
- * its targets and unread records go, aggregation is off.
+ * its targets and unread records go, aggregation is off, the attributes
+ * are the parameter's again.
  */
 static int ibs_release(struct inode *inode, struct file *f)
 {
@@ -703,6 +724,7 @@ static int ibs_release(struct inode *inode, struct file *f)
 	ctl_aggregate(0);
 	targets_clear();
 	rings_empty();
+	attr_config = (struct shimtop_ibs_config){ ibs_config, 0 };
 	held = false;
 	mutex_unlock(&ctl_lock);
 	return 0;
@@ -761,6 +783,7 @@ static int __init shimtop_ibs_init(void)
 		if (err)
 			return err;
 	}
+	attr_config.config = ibs_config;
 	cpus = kcalloc(nr_cpu_ids, sizeof(*cpus), GFP_KERNEL);
 	if (!cpus)
 		return -ENOMEM;

@@ -248,6 +248,8 @@ static int configure(struct kmod_source *ks, const struct perf_source_config *cf
 {
 	uint64_t period = cfg->period;
 	uint32_t aggregate = cfg->ibs_aggregate;
+	struct shimtop_ibs_config attrs = { cfg->events[0].attr.config,
+					    cfg->events[0].attr.config1 };
 	char err[256];
 
 	if (ioctl(ks->fd, SHIMTOP_IBS_IOC_INFO, &ks->in) < 0) {
@@ -261,12 +263,24 @@ static int configure(struct kmod_source *ks, const struct perf_source_config *cf
 	}
 	if (ks->in.selftest) {
 		st_error("the IBS module was loaded with selftest=1, which does not sample: "
-			 "reload it without (rmmod shimtop_ibs; insmod shimtop_ibs.ko ibs_type=...)");
+			 "reload it without (rmmod shimtop_ibs; src/kmod/load.sh)");
 		return -ENODEV;
 	}
 	if (cfg->scope == PERF_SCOPE_SYSTEM || !cfg->npids) {
 		st_error("the IBS module samples given processes or threads: add -p or -t, "
 			 "or a command");
+		return -EINVAL;
+	}
+	if (cfg->freq) {
+		st_error("the IBS module samples every N ops, not at a rate: give -c N instead "
+			 "of -F");
+		return -EINVAL;
+	}
+	/* cnt_ctl, l3missonly, ldlat: the bits ibs_source_configure set from sysfs. */
+	if (ioctl(ks->fd, SHIMTOP_IBS_IOC_CONFIG, &attrs) < 0) {
+		st_error("the IBS module refuses the attributes %#llx, %#llx: %s",
+			 (unsigned long long)attrs.config, (unsigned long long)attrs.config1,
+			 strerror(errno));
 		return -EINVAL;
 	}
 	if (ioctl(ks->fd, SHIMTOP_IBS_IOC_CLEAR) < 0 ||

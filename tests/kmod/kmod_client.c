@@ -130,6 +130,17 @@ static void validation(int fd, const struct shimtop_ibs_info *in)
 		CHECK(ctl(fd, SHIMTOP_IBS_IOC_INFO, &now_in) == 0 && now_in.period == 0x12340,
 		      "the period is rounded down to 16: %#llx", (unsigned long long)now_in.period);
 	}
+	/* The attributes: any bits (the IBS driver checks them at start), kept. */
+	CHECK(ctl(fd, SHIMTOP_IBS_IOC_CONFIG, (void *)8) == -EFAULT, "CONFIG from a bad pointer");
+	{
+		struct shimtop_ibs_config c = { 1ull << 19 | 1ull << 16, 256 };
+		struct shimtop_ibs_info now_in;
+
+		CHECK(ctl(fd, SHIMTOP_IBS_IOC_CONFIG, &c) == 0, "CONFIG");
+		CHECK(ctl(fd, SHIMTOP_IBS_IOC_INFO, &now_in) == 0 && now_in.config == c.config &&
+		      now_in.config1 == 256, "INFO after CONFIG: %#llx %#llx",
+		      (unsigned long long)now_in.config, (unsigned long long)now_in.config1);
+	}
 	/* Rings. */
 	CHECK(ctl_u32(fd, SHIMTOP_IBS_IOC_RING, 63) == -EINVAL, "RING 63");
 	CHECK(ctl_u32(fd, SHIMTOP_IBS_IOC_RING, 100) == -EINVAL, "RING 100 (not a power of 2)");
@@ -150,7 +161,9 @@ static void validation(int fd, const struct shimtop_ibs_info *in)
 	CHECK(ctl(fd, SHIMTOP_IBS_IOC_PUSH, &p) == -EINVAL, "PUSH with padding set");
 	CHECK(ctl(fd, SHIMTOP_IBS_IOC_PUSH, (void *)8) == -EFAULT, "PUSH from a bad pointer");
 	/* Commands it does not know, including its own numbers at other sizes. */
-	CHECK(ctl(fd, _IO(SHIMTOP_IBS_IOC_MAGIC, 13), NULL) == -ENOTTY, "command 13");
+	CHECK(ctl(fd, _IO(SHIMTOP_IBS_IOC_MAGIC, 14), NULL) == -ENOTTY, "command 14");
+	CHECK(ctl(fd, _IO(SHIMTOP_IBS_IOC_MAGIC, 13), NULL) == -ENOTTY,
+	      "CONFIG's number without its argument");
 	CHECK(ctl(fd, _IOR(SHIMTOP_IBS_IOC_MAGIC, 1, uint32_t), NULL) == -ENOTTY,
 	      "INFO's number at another size");
 	CHECK(ctl(fd, _IO('T', 1), NULL) == -ENOTTY, "a terminal's command");
@@ -405,6 +418,9 @@ static void holder(int fd, const struct shimtop_ibs_info *in)
 	      "the last holder's target outlived it");
 	CHECK(ctl(fd, SHIMTOP_IBS_IOC_INFO, &now_in) == 0 && now_in.nrec == in->nrec,
 	      "INFO: %u records a ring, not the %u the last holder set", now_in.nrec, in->nrec);
+	CHECK(now_in.config == 0 && now_in.config1 == 0,
+	      "the last holder's attributes outlived it: %#llx %#llx",
+	      (unsigned long long)now_in.config, (unsigned long long)now_in.config1);
 	map = mmap(NULL, now_in.map_size, PROT_READ, MAP_SHARED, fd, 0);
 	CHECK(map != MAP_FAILED, "mmap: %s", strerror(errno));
 	if (map != MAP_FAILED) {

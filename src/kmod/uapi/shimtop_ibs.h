@@ -26,7 +26,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SHIMTOP_IBS_VERSION	1
+#define SHIMTOP_IBS_VERSION	2
 #define SHIMTOP_IBS_DEVICE	"/dev/shimtop_ibs"
 
 /* IBS's own limits on the op period (in ops or cycles). */
@@ -84,6 +84,8 @@ struct shimtop_ibs_info {
 	__u64 period;
 	__u32 caps;		/* IBS capabilities, 0 under selftest */
 	__u32 running;
+	__u64 config;		/* the ibs_op attributes sampling starts with */
+	__u64 config1;
 };
 
 struct shimtop_ibs_stats {
@@ -100,6 +102,18 @@ struct shimtop_ibs_stats {
 struct shimtop_ibs_target {
 	__u32 id;		/* a tid, or a pid with SHIMTOP_IBS_PROCESS */
 	__u32 flags;
+};
+
+/*
+ * SHIMTOP_IBS_IOC_CONFIG: the ibs_op attributes, as perf_event_attr's
+ * config and config1 (cnt_ctl, l3missonly, ldlat: the bits sysfs's
+ * format/ names), while sampling is off; the kernel's IBS driver checks
+ * them when sampling starts.  Until set, config is the ibs_config
+ * module parameter and config1 0.
+ */
+struct shimtop_ibs_config {
+	__u64 config;
+	__u64 config1;
 };
 
 struct shimtop_ibs_push {
@@ -123,5 +137,6 @@ struct shimtop_ibs_push {
 #define SHIMTOP_IBS_IOC_AGGREGATE _IOW(SHIMTOP_IBS_IOC_MAGIC, 10, __u32)
 #define SHIMTOP_IBS_IOC_STATS	_IOR(SHIMTOP_IBS_IOC_MAGIC, 11, struct shimtop_ibs_stats)
 #define SHIMTOP_IBS_IOC_PUSH	_IOW(SHIMTOP_IBS_IOC_MAGIC, 12, struct shimtop_ibs_push)
+#define SHIMTOP_IBS_IOC_CONFIG	_IOW(SHIMTOP_IBS_IOC_MAGIC, 13, struct shimtop_ibs_config)
 
 #endif
