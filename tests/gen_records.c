@@ -36,6 +36,8 @@
  *                                 each an L1 DTLB and DC miss served by L3
  *                                 in 64 cycles; then one sample whose
  *                                 capabilities promise a register it lacks
+ *   gen_records ibs-fetch FILE    IBS fetch samples of the same CPU: 100 in
+ *                                 gen_fn_a, 50 in gen_fn_b
  *   gen_records ibs-from IN OUT   the recording IN with each sample turned
  *                                 into an IBS op sample of the same thread,
  *                                 time, RIP and stack copy (--call-graph
@@ -359,6 +361,39 @@ static void ibs(struct record_writer *w)
 	ibs_op(w, 2200000000, fmain, 0, 0, 0, 0, 7);
 }
 
+/*
+ * IBS fetch samples (Zen 4's capabilities: three registers): 100 fetches
+ * in gen_fn_a, 50 in gen_fn_b, each completed, every fourth an IC miss.
+ */
+static void ibs_fetch(struct record_writer *w)
+{
+	const uint64_t fa = (uint64_t)(uintptr_t)&gen_fn_a + 2, fb = (uint64_t)(uintptr_t)&gen_fn_b + 2;
+	_Alignas(8) unsigned char buf[sizeof(struct st_ibs) + ST_IBS_MAX_REGS * 8];
+	struct st_ibs *b = (void *)buf;
+
+	own_mappings(w);
+	for (uint64_t i = 0; i < 150; i++) {
+		uint64_t at = i < 100 ? fa : fb;
+
+		memset(buf, 0, sizeof(buf));
+		b->h = (struct st_header){ ST_REC_IBS, ST_SOURCE_IBS, sizeof(*b) + 3 * 8 };
+		b->pid = b->tid = 1;
+		b->time = 1000000000 + i * 1000000;
+		b->ip = at;
+		b->period = 0x10000;
+		b->caps = ZEN4_CAPS;
+		b->kind = ST_IBS_FETCH_KIND;
+		b->nregs = 3;
+		b->family = 0x19;
+		b->model = 0x11;
+		/* FetchVal, FetchComp, IcMiss; latency 30 cycles; MaxCnt 0x1000 */
+		b->reg[0] = 1ull << 49 | 1ull << 50 | (i % 4 == 0 ? 1ull << 51 : 0) |
+			    30ull << 32 | 0x1000;
+		b->reg[1] = at;
+		record_writer_append(w, b);
+	}
+}
+
 /* A recording's samples as IBS op samples (non-memory ops) with their stacks. */
 static int ibs_from(const char *in, const char *out)
 {
@@ -416,7 +451,7 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|steady|ibs FILE, ibs-from IN OUT [ARG...]\n",
+		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|steady|ibs|ibs-fetch FILE, ibs-from IN OUT [ARG...]\n",
 		      stderr);
 		return 2;
 	}
@@ -434,10 +469,11 @@ int main(int argc, char **argv)
 		info.ipc_instructions = 1;
 		snprintf(info.events, sizeof(info.events), "cycles,instructions");
 	}
-	if (!strcmp(argv[1], "ibs")) {
+	if (!strcmp(argv[1], "ibs") || !strcmp(argv[1], "ibs-fetch")) {
 		info.kind = ST_SOURCE_IBS;
 		info.period = (struct st_period){ 0x100000, ST_PERIOD_EVENTS, false };
-		snprintf(info.events, sizeof(info.events), "ibs_op");
+		snprintf(info.events, sizeof(info.events), "%s",
+			 argv[1][3] ? "ibs_fetch" : "ibs_op");
 	}
 	record_header_from_info(&h, &info, 1, "gen_records");
 	w = record_writer_open(argv[2], &h);
@@ -475,6 +511,8 @@ int main(int argc, char **argv)
 		chains(w);
 	} else if (!strcmp(argv[1], "ibs")) {
 		ibs(w);
+	} else if (!strcmp(argv[1], "ibs-fetch")) {
+		ibs_fetch(w);
 	} else if (!strcmp(argv[1], "steady") && argc > 4) {
 		steady(w, atof(argv[3]), atof(argv[4]));
 	} else if (!strcmp(argv[1], "path") && argc > 3) {

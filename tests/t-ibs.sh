@@ -66,6 +66,27 @@ grep -q "1 of 701 IBS samples could not be decoded, the first (sample 701) becau
 [ "$(grep -c '^  IbsDcMissLat: 64$' "$TMP/dump")" -eq 100 ] || fail "--ibs-dump: 64-cycle misses"
 [ "$(grep -c '^  IbsOpBrnMisp: 1$' "$TMP/dump")" -eq 25 ] || fail "--ibs-dump: mispredicts"
 
+# Fetch samples count where they fetched, and say their own fields are
+# not summed: no op columns, no pages; --ibs-dump decodes their fields.
+"$TESTS_BIN/gen_records" ibs-fetch "$TMP/fetch.rec" || fail "gen_records ibs-fetch"
+"$SHIMTOP" -i "$TMP/fetch.rec" --batch >"$TMP/fetch.text" 2>"$TMP/err" ||
+	fail "replaying the fetch fixture: $(cat "$TMP/err")"
+[ "$(grep -E " gen_records +gen_fn_a\$" "$TMP/fetch.text" | tr -s ' ' | sed 's/^ //' | cut -d' ' -f1-2)" = "66.67% 100" ] ||
+	fail "gen_fn_a's fetch row: $(grep gen_fn_a "$TMP/fetch.text")"
+grep -q "^IBS: 150 fetch samples, counted where they fetched" "$TMP/fetch.text" ||
+	fail "the fetch samples are not reported: $(grep '^IBS' "$TMP/fetch.text")"
+! grep -Eq "LOAD%|^hot data pages" "$TMP/fetch.text" ||
+	fail "op columns or pages for fetch samples: $(grep -E 'LOAD%|^hot' "$TMP/fetch.text")"
+"$SHIMTOP" -i "$TMP/fetch.rec" --batch --format json >"$TMP/fetch.json" 2>"$TMP/err" ||
+	fail "the fetch fixture's JSON: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/fetch.json" "(d['ibs']['fetches'], d['ibs']['ops'], d['samples'])")" = "(150, 0, 150)" ] ||
+	fail "JSON fetches: $(json_get "$TMP/fetch.json" "d.get('ibs')")"
+"$SHIMTOP" --ibs-dump "$TMP/fetch.rec" >"$TMP/fetch.dump" 2>"$TMP/err" ||
+	fail "--ibs-dump of fetch samples: $(cat "$TMP/err")"
+[ "$(grep -c '^  IbsIcMiss: 1$' "$TMP/fetch.dump")" -eq 38 ] &&
+	[ "$(grep -c '^  IbsFetchLat: 30$' "$TMP/fetch.dump")" -eq 150 ] ||
+	fail "--ibs-dump's fetch fields: $(grep -c IbsIcMiss "$TMP/fetch.dump") IC miss lines"
+
 # The UI: the table's IBS columns, the hot pages view (M), the timeline's IBS rows.
 replay_ui "$TMP/ibs.rec" 200 40
 wait_for "LOAD% +STORE% +DCMISS% +LAT +P90 +SOURCE +DTLB% +MISP% +T2RET"

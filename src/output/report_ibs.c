@@ -45,9 +45,21 @@ void report_ibs_text(struct session *s, FILE *out)
 	size_t n;
 	char syms[512];
 
-	if (!ibs_model_active(im))
+	if (!ibs_model_active(im) && !im->fetches && !im->bad)
 		return;
-	fprintf(out, "\nIBS: %" PRIu64 " ops, %.1f%% loads, %.1f%% stores, DC miss %.1f%%, "
+	fprintf(out, "\n");
+	/* Fetch samples count where they fetched; their fields are not summed. */
+	if (im->fetches)
+		fprintf(out, "IBS: %" PRIu64 " fetch samples, counted where they fetched (their "
+			"IC, ITLB and latency fields are not summed: --ibs-dump prints them)\n",
+			im->fetches);
+	if (!ibs_model_active(im)) {
+		if (im->bad)
+			fprintf(out, "IBS samples not decoded: %" PRIu64 ", the first because: %s\n",
+				im->bad, im->first_bad);
+		return;
+	}
+	fprintf(out, "IBS: %" PRIu64 " ops, %.1f%% loads, %.1f%% stores, DC miss %.1f%%, "
 		"miss latency mean %.0f p90 %.0f cycles, %" PRIu64 " DTLB misses, "
 		"%" PRIu64 " of %" PRIu64 " branches mispredicted\n", t->ops, ibs_load_share(t),
 		ibs_store_share(t), ibs_miss_pct(t), ibs_mean_latency(t),
@@ -113,9 +125,10 @@ struct json_object *report_ibs_json(struct session *s)
 	const struct ibs_page **pages;
 	size_t n;
 
-	if (!ibs_model_active(im))
+	if (!ibs_model_active(im) && !im->fetches && !im->bad)
 		return NULL;
 	o = report_ibs_stats_json(&im->total);
+	report_add_u64(o, "fetches", im->fetches);
 	report_add_u64(o, "undecoded", im->bad);
 	arr = json_object_new_array();
 	n = ibs_model_pages(im, &pages);
