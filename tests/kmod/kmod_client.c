@@ -302,12 +302,35 @@ static void race(int fd, const struct shimtop_ibs_info *in, uint8_t *map)
 	       100.0 * (double)(rc.r->dropped - dropped0) / (double)pushed);
 }
 
+/*
+ * Reads ring 0's records from its tail to its head and moves the tail:
+ * the sum of their counts; each that is not a count of pid and tid 42
+ * at a RIP in [lo, hi) is bad.
+ */
+static uint64_t drain_counts(volatile struct shimtop_ibs_ring *r,
+			     const struct shimtop_ibs_record *rec, uint32_t nrec, uint64_t lo,
+			     uint64_t hi, uint64_t *records, uint64_t *bad)
+{
+	uint64_t sum = 0, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+	for (uint64_t i = r->tail; i != head; i++) {
+		const struct shimtop_ibs_record *x = &rec[i % nrec];
+
+		*bad += x->type != SHIMTOP_IBS_REC_COUNT || x->tid != 42 || x->pid != 42 ||
+			x->flags || x->rip < lo || x->rip >= hi;
+		sum += x->count;
+		(*records)++;
+	}
+	__atomic_store_n(&r->tail, head, __ATOMIC_RELEASE);
+	return sum;
+}
+
 /* Aggregation: what reaches user space for the same pushes, with and without. */
 static void aggregation(int fd, const struct shimtop_ibs_info *in, uint8_t *map)
 {
 	volatile struct shimtop_ibs_ring *r = (void *)map;
-	struct shimtop_ibs_record *rec = (void *)(map + sizeof(struct shimtop_ibs_ring));
-	uint64_t start = r->head, sum = 0, records;
+	const struct shimtop_ibs_record *rec = (const void *)(map + sizeof(*r));
+	uint64_t sum, records = 0, bad = 0;
 	const uint32_t n = 20000;
 
 	r->tail = r->head;
@@ -315,16 +338,8 @@ static void aggregation(int fd, const struct shimtop_ibs_info *in, uint8_t *map)
 	for (uint32_t done = 0; done < n; done += 100)
 		CHECK(push(fd, 0, 100, 0x400000) == 0, "PUSH with aggregation");
 	CHECK(ctl_u32(fd, SHIMTOP_IBS_IOC_AGGREGATE, 0) == 0, "AGGREGATE 0 (flushes)");
-	records = r->head - start;
-	for (uint64_t i = start; i != r->head; i++) {
-		const struct shimtop_ibs_record *x = &rec[i % in->nrec];
-
-		CHECK(x->type == SHIMTOP_IBS_REC_COUNT && x->tid == 42 && x->pid == 42 &&
-		      !x->flags && x->rip >= 0x400000 && x->rip < 0x400008, "count record %llu",
-		      (unsigned long long)i);
-		sum += x->count;
-	}
-	r->tail = r->head;
+	sum = drain_counts(r, rec, in->nrec, 0x400000, 0x400008, &records, &bad);
+	CHECK(bad == 0, "%llu records not counts of tid 42 at 0x400000-7", (unsigned long long)bad);
 	CHECK(sum == n, "the counts add up to %llu, not %u", (unsigned long long)sum, n);
 	CHECK(records >= 8 && records <= 16, "%llu count records for 8 (tid, rip) pairs",
 	      (unsigned long long)records);
@@ -333,24 +348,6 @@ static void aggregation(int fd, const struct shimtop_ibs_info *in, uint8_t *map)
 	       (unsigned long long)records,
 	       (unsigned long long)(records * sizeof(struct shimtop_ibs_record)), n,
 	       n * sizeof(struct shimtop_ibs_record), (double)n / (double)records);
-}
-
-/* Reads ring 0's records from its tail to its head, summing counts. */
-static uint64_t drain_counts(volatile struct shimtop_ibs_ring *r,
-			     const struct shimtop_ibs_record *rec, uint32_t nrec,
-			     uint64_t *records, uint64_t *bad)
-{
-	uint64_t sum = 0, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-
-	for (uint64_t i = r->tail; i != head; i++) {
-		const struct shimtop_ibs_record *x = &rec[i % nrec];
-
-		*bad += x->type != SHIMTOP_IBS_REC_COUNT || x->tid != 42 || x->pid != 42;
-		sum += x->count;
-		(*records)++;
-	}
-	__atomic_store_n(&r->tail, head, __ATOMIC_RELEASE);
-	return sum;
 }
 
 /*
@@ -377,10 +374,11 @@ static void aggregation_spread(int fd, const struct shimtop_ibs_info *in, uint8_
 				continue;
 			CHECK(push(fd, 0, c, 0x400000 + 64ull * k) == 0, "PUSH %u at site %u", c, k);
 			pushed += c;
-			sum += drain_counts(r, rec, in->nrec, &records, &bad);
+			sum += drain_counts(r, rec, in->nrec, 0x400000, 0x400000 + 64 * SITES,
+					    &records, &bad);
 		}
 	CHECK(ctl_u32(fd, SHIMTOP_IBS_IOC_AGGREGATE, 0) == 0, "AGGREGATE 0 (flushes)");
-	sum += drain_counts(r, rec, in->nrec, &records, &bad);
+	sum += drain_counts(r, rec, in->nrec, 0x400000, 0x400000 + 64 * SITES, &records, &bad);
 	CHECK(r->dropped == dropped0, "%llu records dropped", (unsigned long long)(r->dropped - dropped0));
 	CHECK(sum == pushed && bad == 0, "the counts add up to %llu of %llu; %llu records not ours",
 	      (unsigned long long)sum, (unsigned long long)pushed, (unsigned long long)bad);
