@@ -65,9 +65,10 @@ check() {
 	fi
 	for log in "$TOP/$dir"/tests/*.log; do
 		case "$log" in */test-suite.log) continue ;; esac
-		if grep -q "^FAIL\|^ERROR" "${log%.log}.trs" 2>/dev/null; then
+		# automake's .trs says ":test-result: FAIL", never FAIL alone.
+		if grep -Eq "^:test-result: (FAIL|ERROR|XPASS)" "${log%.log}.trs" 2>/dev/null; then
 			echo "---- $log"
-			tail -20 "$log"
+			tail -30 "$log"
 		fi
 	done
 	passed=$((passed + p))

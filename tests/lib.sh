@@ -67,17 +67,45 @@ json_get() {
 }
 
 # The UI tests' view of a tmux pane: set T (the tmux command with its
-# socket) first.  screen prints the pane "ui"; wait_for REGEX waits up to
-# 5 s for it to show REGEX, else fails with the screen.
+# socket) first.  screen prints the pane "ui".  wait_for REGEX [WHAT]
+# waits up to 20 s for it to show REGEX, wait_gone REGEX [WHAT] for REGEX
+# to leave it, else each fails with WHAT and the screen.  A check made
+# once, right after another line showed, can read half a frame: tmux
+# parses a redraw wider than the pty's buffer in several reads.
 screen() { $T capture-pane -p -t ui; }
 wait_for() {
 	i=0
-	while [ $i -lt 50 ]; do
+	while [ $i -lt 200 ]; do
 		screen | grep -Eq -- "$1" && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
-	fail "screen never showed /$1/:
+	fail "${2:-screen never showed /$1/}:
+$(screen)"
+	return 1
+}
+# screen_settled: the pane once two captures 0.2 s apart agree (up to 20
+# s), for a static view read whole.
+screen_settled() {
+	i=0
+	last=$(screen)
+	while [ $i -lt 100 ]; do
+		sleep 0.2
+		now=$(screen)
+		[ "$now" = "$last" ] && break
+		last=$now
+		i=$((i + 1))
+	done
+	printf '%s\n' "$last"
+}
+wait_gone() {
+	i=0
+	while [ $i -lt 200 ]; do
+		screen | grep -Eq -- "$1" || return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "${2:-screen kept /$1/}:
 $(screen)"
 	return 1
 }

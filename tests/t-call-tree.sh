@@ -124,7 +124,7 @@ wait_for "^ TOTAL% +SELF% +CALL TREE"
 wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
 wait_for "^ +[0-9.]+% +[0-9.]+% +- run_phases\$"
 for p in phase_compute phase_pointer_chase phase_branchy phase_recursive; do
-	screen | grep -Eq "^ +[0-9.]+% +[0-9.]+% +[-+ ] $p\$" || fail "no row for $p under run_phases: $(screen)"
+	wait_for "^ +[0-9.]+% +[0-9.]+% +[-+ ] $p\$" "no row for $p under run_phases"
 done
 # The recursion is hot: open to its leaves, a level an indent.  Rows of
 # 1% or more: a sample in recurse_tree's prologue, before it saved its
@@ -170,8 +170,7 @@ $T send-keys -t ui u / run_phases Enter m
 wait_for "\[merged 1; u undoes\]"
 wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
 screen | grep -q " run_phases\$" && fail "run_phases merged away is still shown: $(screen)"
-screen | grep -Eq "^ +[0-9.]+% +[0-9.]+%      [-+ ] phase_(compute|branchy|pointer_chase)\$" ||
-	fail "merged, the phases are not right under main: $(screen)"
+wait_for "^ +[0-9.]+% +[0-9.]+%      [-+ ] phase_(compute|branchy|pointer_chase)\$" "merged, the phases are not right under main"
 # The drill-down's callers and callees: recurse_tree is called by itself
 # and by phase_recursive, and calls itself and leaf work.
 $T send-keys -t ui 1 / recurse_tree Enter Enter
@@ -187,7 +186,7 @@ wait_for "^ TOTAL% +SELF% +CALL TREE  \("
 # i: the icicle, on the selected node; Up goes to its caller.
 $T send-keys -t ui / recurse_tree Enter i
 wait_for "^ICICLE  recurse_tree: total [0-9.]+%"
-screen | grep -Eq "^main( |\$)" || fail "the icicle has no bar of main across the screen: $(screen)"
+wait_for "^main( |\$)" "the icicle has no bar of main across the screen"
 $T send-keys -t ui Up
 wait_for "^ICICLE  phase_recursive: total"
 $T send-keys -t ui i

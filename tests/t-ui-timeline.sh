@@ -28,11 +28,10 @@ wait_for "^samples +[0-9.]+/s"
 g1=$(graph)
 sleep 1.5
 [ "$(graph)" != "$g1" ] || fail "the timeline did not move: $g1"
-screen | grep -Eq "^seconds +\|" || fail "no time axis: $(screen)"
+wait_for "^seconds +\|" "no time axis"
 $T send-keys -t ui Tab
 wait_for "^perf +gauge +value"
-screen | grep -Eq "^ +lost +0.00% \(0 lost, 0 dropped\) .*no samples shed" ||
-	fail "no lost gauge: $(screen)"
+wait_for "^ +lost +0.00% \(0 lost, 0 dropped\) .*no samples shed" "no lost gauge"
 # Tab goes on to the tags and distributions, which without an observer
 # say how to get one, the call tree; then round to the table.
 $T send-keys -t ui Tab
@@ -75,7 +74,7 @@ for p in compute pointer_chase branchy recursive; do
 	echo "$legend" | grep -Eq "[a-e]=$p( |\$)" || fail "the band's legend lacks $p: $legend"
 done
 [ "$(echo "$band" | grep -o "[a-e]" | sort -u | wc -l)" -ge 4 ] || fail "the band shows fewer than 4 phases: $band"
-screen | grep -Eq "^work items +[0-9.e+]+/s" || fail "no work items rate row: $(screen)"
+wait_for "^work items +[0-9.e+]+/s" "no work items rate row"
 # Zoomed below a millisecond a column (14 halvings: 3 us), following the
 # observer's newest sample: its single samples, tag and all.
 for i in $(seq 1 14); do $T send-keys -t ui +; done
@@ -84,7 +83,7 @@ wait_for "^timeline +[0-9.]+ us a column +following"
 wait_for "single samples: [a-e]=(compute|pointer_chase|branchy|recursive)"
 $T send-keys -t ui 3
 wait_for "^observer +gauge +value"
-screen | grep -Eq "^ +DTE accepted +[0-9.]+%" || fail "no DTE gauge: $(screen)"
+wait_for "^ +DTE accepted +[0-9.]+%" "no DTE gauge"
 # The tags view (4): the four phases with their time share and the work
 # counter's rate; Enter on one gives its distribution, Esc returns.
 $T send-keys -t ui 4
@@ -95,8 +94,7 @@ for p in compute pointer_chase branchy recursive; do
 done
 $T send-keys -t ui Enter
 wait_for "^distribution of work items per second, phase [a-z_]+"
-screen | grep -Eq "^n [0-9]+ +mean [0-9.e+]+ +sd [0-9.e+]+ .*median" ||
-	fail "no statistics for the tag: $(screen)"
+wait_for "^n [0-9]+ +mean [0-9.e+]+ +sd [0-9.e+]+ .*median" "no statistics for the tag"
 $T send-keys -t ui Escape
 wait_for "^ +TIME% +SAMPLES +phase"
 # ] in the observer's views doubles the observer's period, not perf's.
@@ -109,7 +107,7 @@ n_session=$(screen | sed -n 's/^n \([0-9]*\) .*/\1/p')
 $T send-keys -t ui Down
 wait_for "^distribution of CPC"
 # The median: one preempted sample (a CPC of 24,000) moves the mean past 1.1.
-screen | grep -Eq "^n [0-9]+ .* median (0\.9|1\.0)" || fail "CPC's median is not near 1: $(screen)"
+wait_for "^n [0-9]+ .* median (0\.9|1\.0)" "CPC's median is not near 1"
 # A range of 20 columns of 50 ms, a second back: the tags view gives the
 # phases' time shares and rates in it (adding up to 100%), the work
 # counter's distribution is cut again for it (fewer samples than the
@@ -217,7 +215,7 @@ $T send-keys -t ui 1
 wait_for "SELF%"
 screen | grep -q "range " && fail "the header still names a range: $(screen | head -2)"
 for p in phase_compute phase_branchy phase_pointer_chase; do
-	screen | grep -q " $p\$" || fail "$p missing after the range was cleared: $(screen)"
+	wait_for " $p\$" "$p missing after the range was cleared"
 done
 $T send-keys -t ui q
 sleep 0.3
@@ -236,7 +234,7 @@ wait_for "^timeline "
 $T send-keys -t ui f
 wait_for "^IPC core +2 "
 for r in "IPC target" "IPC self" "IPC core"; do
-	screen | grep -q "^$r  *2  " || fail "no $r row scaled to 2: $(screen)"
+	wait_for "^$r  *2  " "no $r row scaled to 2"
 done
 levels() { screen | grep "^$1 " | cut -c23- | grep -o . | sort -u | tr -d '\n'; }
 [ "$(levels "IPC self")" = "█" ] || fail "the observer's IPC is not flat at the top: $(levels "IPC self")"

@@ -13,9 +13,9 @@ ui_session -x 100 -y 30 \
 	"env SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' --demo; echo \"EXIT=\$?\" >'$TMP/exit'; sleep 30"
 wait_for "phase_compute"
 wait_for "^shimtop 0\.1\.0 +target +pid [0-9]+ \(shimtop-demo\)"
-screen | grep -Eq "^perf (cpu-clock|cycles)" || fail "no source line: $(screen)"
-screen | grep -Eq "samples [0-9.k]+ +rate [0-9]+/s +lost 0" || fail "no samples line"
-screen | grep -q "SELF%v" || fail "not sorted by SELF% at start"
+wait_for "^perf (cpu-clock|cycles)" "no source line"
+wait_for "samples [0-9.k]+ +rate [0-9]+/s +lost 0" "no samples line"
+wait_for "SELF%v" "not sorted by SELF% at start"
 demo=$(pgrep -f "$SHIMTOP_DEMO" | head -1)
 [ -n "$demo" ] || fail "the demo is not running under the UI"
 
@@ -43,14 +43,26 @@ wait_for "F1Help"
 # by test_ui) and the keys the UI acts on cannot drift apart.
 $T send-keys -t ui F1
 wait_for "^shimtop keys"
-screen >"$TMP/help"
+screen_settled >"$TMP/page"
+cp "$TMP/page" "$TMP/help"
 # Taller than the pane: it scrolls a page at a time to its end.
-while ! screen | grep -q -- "-- end: Up, PgUp"; do
-	screen | grep -q -- "-- more: Down, PgDn" || fail "the help neither ends nor scrolls: $(screen)"
+while ! grep -q -- "-- end: Up, PgUp" "$TMP/page"; do
+	if ! grep -q -- "-- more: Down, PgDn" "$TMP/page"; then
+		fail "the help neither ends nor scrolls: $(cat "$TMP/page")"
+		break
+	fi
 	$T send-keys -t ui NPage
-	sleep 0.2
-	screen >>"$TMP/help"
-	[ "$(wc -l <"$TMP/help")" -lt 1000 ] || fail "the help never reaches its end"
+	i=0
+	while [ "$(screen)" = "$(cat "$TMP/page")" ] && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	screen_settled >"$TMP/page"
+	cat "$TMP/page" >>"$TMP/help"
+	if [ "$(wc -l <"$TMP/help")" -ge 1000 ]; then
+		fail "the help never reaches its end"
+		break
+	fi
 done
 "$TESTS_BIN/test_ui" --markdown | sed -n 's/^| \(.*\) | \(.*\) |$/\2/p' | tail -n +2 |
 while IFS= read -r does; do
@@ -66,12 +78,10 @@ $T send-keys -t ui F4 'p' 'h' 'a' 's' 'e'
 wait_for "^Filter: phase"
 $T send-keys -t ui Enter
 wait_for "filter: phase"
-screen | grep -Eq "recurse_tree|build_chase" && fail "filtered rows still shown: $(screen)"
-screen | grep -q "phase_compute" || fail "filter hid matching rows: $(screen)"
+wait_gone "recurse_tree|build_chase" "filtered rows still shown"
+wait_for "phase_compute" "filter hid matching rows"
 $T send-keys -t ui F4 Escape
-i=0
-while screen | grep -q "filter: phase" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-screen | grep -q "filter: phase" && fail "Esc in the filter prompt kept the filter"
+wait_gone "filter: phase" "Esc in the filter prompt kept the filter"
 $T send-keys -t ui Home
 wait_for "recurse_tree"
 
@@ -79,19 +89,17 @@ wait_for "recurse_tree"
 $T send-keys -t ui '/' 'p' 'h' 'a' 's' 'e' '_' 'c' 'o' 'm' Enter
 $T send-keys -t ui Enter
 wait_for "^SYMBOL DETAIL"
-screen | grep -Eq "^symbol +phase_compute" || fail "detail of the wrong row: $(screen)"
-screen | grep -Eq "^module +shimtop-demo" || fail "detail has no module: $(screen)"
-screen | grep -q "EscBack" || fail "detail footer lacks Esc: $(screen)"
+wait_for "^symbol +phase_compute" "detail of the wrong row"
+wait_for "^module +shimtop-demo" "detail has no module"
+wait_for "EscBack" "detail footer lacks Esc"
 # The drill-down: phase_compute's hottest source lines, from the demo's
 # own source, and its disassembly opened at the instructions that took
 # its samples, each with its share.
 wait_for "^disassembly: [0-9]+ instructions at 0x[0-9a-f]+, [0-9]+ of [0-9]+ samples on them"
-screen | grep -Eq "^ +[0-9.]+% +shimtop-demo\.c:[0-9]+ +[^ ]" ||
-	fail "no hot source line with its text: $(screen)"
-screen | grep -Eq "^ +[0-9.]+% +[0-9]+ +[0-9a-f]+: +[a-z]+" ||
-	fail "no instruction with samples: $(screen)"
-screen | grep -Eq "^ +shimtop-demo\.c:[0-9]+ " || fail "no source line in the code: $(screen)"
-screen | grep -Eq "^time +[^ ].* [0-9.]+-[0-9.]+ s, peak [0-9]+%\$" || fail "no time row: $(screen)"
+wait_for "^ +[0-9.]+% +shimtop-demo\.c:[0-9]+ +[^ ]" "no hot source line with its text"
+wait_for "^ +[0-9.]+% +[0-9]+ +[0-9a-f]+: +[a-z]+" "no instruction with samples"
+wait_for "^ +shimtop-demo\.c:[0-9]+ " "no source line in the code"
+wait_for "^time +[^ ].* [0-9.]+-[0-9.]+ s, peak [0-9]+%\$" "no time row"
 $T send-keys -t ui Escape
 wait_for "SELF%v"
 # H: the per-thread table, the demo's one thread with its top symbol; H returns.
@@ -108,7 +116,7 @@ $T capture-pane -e -p -t ui | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m\|$(print
 # Resize: 40x10 still shows header and rows; smaller says so.
 $T resize-window -t ui -x 40 -y 10
 wait_for "phase_|recurse_tree"
-screen | grep -q "^shimtop" || fail "40x10: no header: $(screen)"
+wait_for "^shimtop" "40x10: no header"
 $T resize-window -t ui -x 30 -y 8
 wait_for "terminal too small"
 $T resize-window -t ui -x 100 -y 30
@@ -129,7 +137,7 @@ fi
 ui_session -x 100 -y 30 \
 	"'$SHIMTOP' -- '$SHIMTOP_DEMO' --seconds 1; echo \"EXIT=\$?\" >'$TMP/exit2'; sleep 30"
 wait_for "target [0-9]+ exited after [0-9.]+ s; table kept, q quits"
-screen | grep -q "phase_compute" || fail "the table was not kept after the target exited"
+wait_for "phase_compute" "the table was not kept after the target exited"
 $T send-keys -t ui q
 i=0
 while [ ! -s "$TMP/exit2" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -154,7 +162,7 @@ for how in C-c TERM; do
 	while [ ! -s "$TMP/exit5" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	[ "$(cat "$TMP/exit5" 2>/dev/null)" = "EXIT=$want" ] ||
 		fail "$how: $(cat "$TMP/exit5" 2>/dev/null), expected EXIT=$want"
-	screen | grep -q "SELF%" && fail "$how: the terminal was not restored: $(screen)"
+	wait_gone "SELF%" "$how: the terminal was not restored"
 	sleep 0.3
 	[ -n "$demo" ] && kill -0 "$demo" 2>/dev/null && fail "$how: the launched demo outlived the UI"
 	"$SHIMTOP" --replay "$TMP/sig.rec" --batch --format json >"$TMP/sig.json" 2>"$TMP/err" ||
@@ -190,7 +198,7 @@ wait_for "phase_compute"
 LEFT_FILES="$LEFT_FILES /dev/shm/shimtop-$DEMO_PID"
 truncate -s 0 "/dev/shm/shimtop-$DEMO_PID"
 wait_for "process $DEMO_PID truncated its signal segment"
-screen | grep -q "phase_compute" || fail "the table was not kept after the truncation"
+wait_for "phase_compute" "the table was not kept after the truncation"
 $T send-keys -t ui q
 i=0
 while [ ! -s "$TMP/exit4" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done

@@ -114,7 +114,7 @@ if command -v tmux >/dev/null; then
 	$T send-keys -t ui / main Enter '*'
 	wait_for " \? leaf_work\$"
 	for f in via_one via_two via_three twin_left twin_right; do
-		screen | grep -Eq " [-+] $f\$" || fail "the rebuilt tree has no $f: $(screen)"
+		wait_for " [-+] $f\$" "the rebuilt tree has no $f"
 	done
 	$T send-keys -t ui c
 	wait_for "^ TOTAL% +SELF% +CALL TREE  \("
