@@ -4,11 +4,14 @@
  * target's maps, forks and exits from): on a child that maps a file
  * executable, forks and exits, the ring gets the map, the fork and the
  * exits, no sample, and the source finishes when the child is gone.
+ * Its complete_ns, which the module's reader merges samples by, holds:
+ * no record stamped at or before it arrives after it was said.
  * Skips (77) where this kernel refuses perf events to us.
  */
 #include "check.h"
 #include "ring/record.h"
 #include "ring/ring.h"
+#include "sampler/kmod_source.h"
 #include "sampler/perf_source.h"
 #include "util.h"
 
@@ -39,6 +42,8 @@ static void child(int go)
 	if (kid == 0)
 		_exit(0);
 	waitpid(kid, NULL, 0);
+	/* Alive for some passes of the side band's reader: complete_ns moves. */
+	nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
 	_exit(0);
 }
 
@@ -51,8 +56,8 @@ int main(void)
 	int go[2], status = 0;
 	pid_t pid, grandchild = 0;
 	bool mapped = false, exited = false, grandchild_exited = false;
-	size_t samples = 0;
-	uint64_t deadline;
+	size_t samples = 0, late = 0, said = 0;
+	uint64_t deadline, complete = 0;
 
 	if (!ring || pipe(go) < 0)
 		return 99;
@@ -92,6 +97,10 @@ int main(void)
 			const struct st_header *h = rec;
 			const struct st_mmap *m = rec;
 			const struct st_task *t = rec;
+			uint64_t time = kmod_sideband_time(rec);
+
+			/* Not in the ring when the last complete_ns was read. */
+			late += time && time <= complete;
 
 			if (h->type == ST_REC_MMAP && m->pid == (uint32_t)pid &&
 			    strstr(m->filename, "true"))
@@ -106,6 +115,9 @@ int main(void)
 			samples += h->type == ST_REC_SAMPLE || h->type == ST_REC_IBS;
 			ring_release(ring);
 		}
+		CHECK(info.complete_ns >= complete);
+		said += info.complete_ns > 0 && info.complete_ns < UINT64_MAX;
+		complete = info.complete_ns;
 		if (!info.finished)
 			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	} while (!(info.finished && exited) && st_now_ns() < deadline);
@@ -116,6 +128,8 @@ int main(void)
 	CHECK(exited);
 	CHECK(info.finished);
 	CHECK(samples == 0);
+	CHECK(late == 0);
+	CHECK(said > 0 && complete == UINT64_MAX);
 	source_destroy(sb);
 	ring_destroy(ring);
 	return check_done("test_sideband");

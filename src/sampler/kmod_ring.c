@@ -84,7 +84,7 @@ static size_t count_record(const struct shimtop_ibs_record *r, uint64_t period, 
 
 size_t kmod_ring_drain(uint8_t *map, const struct shimtop_ibs_info *in, uint32_t ring,
 		       struct kmod_ring_cursor *cur, uint8_t family, uint8_t model,
-		       uint64_t period, kmod_record_fn fn, void *arg,
+		       uint64_t period, uint64_t until, kmod_record_fn fn, void *arg,
 		       struct kmod_ring_stats *st)
 {
 	_Alignas(8) unsigned char buf[sizeof(struct st_ibs) + SHIMTOP_IBS_MAX_REGS * 8];
@@ -114,6 +114,8 @@ size_t kmod_ring_drain(uint8_t *map, const struct shimtop_ibs_info *in, uint32_t
 
 		/* Copied once, then checked: the bytes stay the kernel's to write. */
 		memcpy(&r, &recs[tail & (in->nrec - 1)], sizeof(r));
+		if (r.time > until)
+			break;
 		if (cur->seen && r.seq != cur->next_seq)
 			st->seq_gaps += (uint32_t)(r.seq - cur->next_seq);
 		cur->next_seq = r.seq + 1;

@@ -39,13 +39,15 @@ struct kmod_ring_cursor {
  * Each checked record of ring `ring` becomes a shimtop record in buf (at
  * least sizeof(struct st_ibs) + 9 registers) handed to fn: an op sample
  * as st_ibs (family, model and period stamped), a count as an st_sample
- * standing for count samples.  Moves the ring's tail past what it read.
- * Returns how many it handed on.
+ * standing for count samples.  Stops before the first record stamped
+ * after `until` (a ring is in time order: one CPU's), left for a later
+ * call; UINT64_MAX reads to the head.  Moves the ring's tail past what it
+ * read.  Returns how many it handed on.
  */
 typedef void (*kmod_record_fn)(const void *rec, void *arg);
 size_t kmod_ring_drain(uint8_t *map, const struct shimtop_ibs_info *in, uint32_t ring,
 		       struct kmod_ring_cursor *cur, uint8_t family, uint8_t model,
-		       uint64_t period, kmod_record_fn fn, void *arg,
+		       uint64_t period, uint64_t until, kmod_record_fn fn, void *arg,
 		       struct kmod_ring_stats *st);
 
 #endif

@@ -16,6 +16,8 @@
 
 #define DRAIN_EVERY_NS	10000000L	/* 10 ms: 64K records a ring outlast it */
 #define SIDEBAND_RING	(1u << 20)	/* maps, comms, forks and exits */
+/* Samples wait for the side band this long at most, then go on without it. */
+#define HOLD_MAX_NS	250000000ull
 
 struct kmod_source {
 	struct st_source base;
@@ -59,6 +61,25 @@ int kmod_source_follow(const void *rec, enum perf_scope scope, unsigned long *cm
 	return 1;
 }
 
+uint64_t kmod_sideband_time(const void *rec)
+{
+	const struct st_header *h = rec;
+
+	switch (h->type) {
+	case ST_REC_MMAP:
+		return h->size >= sizeof(struct st_mmap) ? ((const struct st_mmap *)rec)->time : 0;
+	case ST_REC_COMM:
+		return h->size >= sizeof(struct st_comm) ? ((const struct st_comm *)rec)->time : 0;
+	case ST_REC_FORK:
+	case ST_REC_EXIT:
+		return h->size >= sizeof(struct st_task) ? ((const struct st_task *)rec)->time : 0;
+	case ST_REC_LOST:
+		return h->size >= sizeof(struct st_lost) ? ((const struct st_lost *)rec)->time : 0;
+	default:
+		return 0;
+	}
+}
+
 static void push(const void *rec, void *arg)
 {
 	struct kmod_source *ks = arg;
@@ -67,10 +88,23 @@ static void push(const void *rec, void *arg)
 	ring_push(ks->base.ring, rec, h->size);	/* a full ring counts its drop */
 }
 
+/* The module's records stamped up to `until`, every ring. */
+static void drain_module(struct kmod_source *ks, uint64_t until)
+{
+	uint64_t period = atomic_load(&ks->period);
+
+	for (uint32_t r = 0; r < ks->in.rings; r++)
+		kmod_ring_drain(ks->map, &ks->in, r, &ks->cursors[r], ks->family, ks->model,
+				period, until, push, ks, &ks->stats);
+}
+
 /*
- * The side band into our ring, before the samples that may need it; a
- * child the target forks is registered with the module (its samples
- * between its fork and this are not taken), an exited one removed.
+ * The side band into our ring merged by time with the module's samples:
+ * each side-band record after the samples stamped before it, so that a
+ * library's map comes before the samples in it and a process's exit
+ * after its samples.  A child the target forks is registered with the
+ * module (its samples between its fork and this are not taken), an
+ * exited one removed.
  */
 static void forward_sideband(struct kmod_source *ks)
 {
@@ -78,14 +112,17 @@ static void forward_sideband(struct kmod_source *ks)
 	size_t len;
 
 	while ((rec = ring_peek(ks->sideband_ring, &len))) {
-		struct shimtop_ibs_target t;
+		uint64_t t = kmod_sideband_time(rec);
+		struct shimtop_ibs_target tg;
 		unsigned long cmd;
 
-		if (kmod_source_follow(rec, ks->scope, &cmd, &t)) {
-			bool added = ioctl(ks->fd, cmd, &t) == 0 || errno == EEXIST;
+		if (t)
+			drain_module(ks, t);
+		if (kmod_source_follow(rec, ks->scope, &cmd, &tg)) {
+			bool added = ioctl(ks->fd, cmd, &tg) == 0 || errno == EEXIST;
 
 			if (cmd == SHIMTOP_IBS_IOC_ADD &&
-			    (!added || ioctl(ks->fd, SHIMTOP_IBS_IOC_START, &t) < 0))
+			    (!added || ioctl(ks->fd, SHIMTOP_IBS_IOC_START, &tg) < 0))
 				ks->children_refused++;
 		}
 		push(rec, ks);
@@ -93,17 +130,23 @@ static void forward_sideband(struct kmod_source *ks)
 	}
 }
 
-/* Every ring once; the figures the header shows. */
-static void drain(struct kmod_source *ks)
+/*
+ * Every ring once; the figures the header shows.  Samples wait in the
+ * module's rings until the side band has said everything up to their
+ * time (its complete_ns, read before its records), at most HOLD_MAX_NS;
+ * the last drain takes all.
+ */
+static void drain(struct kmod_source *ks, bool last)
 {
-	uint64_t period = atomic_load(&ks->period);
 	struct st_source_info sb;
+	uint64_t until, now = st_now_ns();
 
-	forward_sideband(ks);
-	for (uint32_t r = 0; r < ks->in.rings; r++)
-		kmod_ring_drain(ks->map, &ks->in, r, &ks->cursors[r], ks->family, ks->model,
-				period, push, ks, &ks->stats);
 	source_info(ks->sideband, &sb);
+	until = last || sb.failed ? UINT64_MAX : sb.complete_ns;
+	if (until < now && now - until > HOLD_MAX_NS)
+		until = now - HOLD_MAX_NS;
+	forward_sideband(ks);
+	drain_module(ks, until);
 	pthread_mutex_lock(&ks->lock);
 	ks->info.kernel_lost = ks->stats.lost + ks->stats.seq_gaps + sb.kernel_lost +
 			       ring_dropped(ks->sideband_ring);
@@ -125,13 +168,13 @@ static void *kmod_main(void *arg)
 	uint32_t off = 0;
 
 	while (!source_thread_stopping(&ks->th)) {
-		drain(ks);
+		drain(ks, false);
 		nanosleep(&pause, NULL);
 	}
 	/* Off first: the module flushes its aggregation table into the rings. */
 	ioctl(ks->fd, SHIMTOP_IBS_IOC_ENABLE, &off);
 	source_stop(ks->sideband);
-	drain(ks);
+	drain(ks, true);
 	return NULL;
 }
 

@@ -984,6 +984,14 @@ static int perf_set_period(struct st_source *s, uint64_t value, int randomize,
 	return 0;
 }
 
+/* Records up to t are all pushed (the reorder flushed them). */
+static void said_complete(struct perf_source *ps, uint64_t t)
+{
+	pthread_mutex_lock(&ps->lock);
+	ps->info.complete_ns = t;
+	pthread_mutex_unlock(&ps->lock);
+}
+
 static long drain_rings(struct perf_source *ps)
 {
 	size_t page = (size_t)getpagesize();
@@ -1002,6 +1010,7 @@ static long drain_rings(struct perf_source *ps)
 			total += n;
 	}
 	reorder_flush(&ps->order, ps->prev_pass, push_record, ps);
+	said_complete(ps, ps->prev_pass);
 	ps->prev_pass = pass;
 	if (total > 0 && ps->cfg.randomize)
 		vary_periods(ps);
@@ -1032,7 +1041,8 @@ static void *sampler_main(void *arg)
 				pfd[n++] = (struct pollfd){ .fd = ps->rings[k].fd,
 							    .events = POLLIN };
 		pfd[n] = (struct pollfd){ .fd = ps->wake[0], .events = POLLIN };
-		if (poll(pfd, n + 1, 100) < 0 && errno != EINTR)
+		if (poll(pfd, n + 1, ps->cfg.poll_ms ? ps->cfg.poll_ms : 100) < 0 &&
+		    errno != EINTR)
 			break;
 		apply_period(ps);
 		drain_rings(ps);
@@ -1049,9 +1059,9 @@ static void *sampler_main(void *arg)
 	if (reason[0]) {
 		/* The target is gone: nothing more comes; the rest, in order. */
 		reorder_flush(&ps->order, UINT64_MAX, push_record, ps);
-	}
-	if (reason[0])
+		said_complete(ps, UINT64_MAX);
 		mark_finished(ps, reason);
+	}
 	free(pfd);
 	return NULL;
 }
@@ -1078,6 +1088,7 @@ static void perf_stop(struct st_source *s)
 	/* What the kernel buffered after the last drain still counts. */
 	drain_rings(ps);
 	reorder_flush(&ps->order, UINT64_MAX, push_record, ps);
+	said_complete(ps, UINT64_MAX);
 }
 
 static void perf_info(struct st_source *s, struct st_source_info *out)
@@ -1307,6 +1318,8 @@ struct st_source *perf_sideband_create(const struct perf_source_config *cfg,
 	sb->ibs = false;
 	sb->ibs_per_cpu = false;
 	sb->ibs_aggregate = false;
+	/* Its reader merges samples by its complete_ns: keep that recent. */
+	sb->poll_ms = 10;
 	s = perf_source_create(sb, ring, status);
 	free(sb);
 	return s;

@@ -44,6 +44,7 @@ struct perf_source_config {
 	bool ibs_per_cpu;	/* before Linux 6.2: per-CPU events, other processes' dropped */
 	bool ibs_swfilt;	/* the PMU filters kernel samples itself (swfilt) */
 	bool ibs_aggregate;	/* --ibs-aggregate: counts per (thread, RIP), shimtop's module */
+	int poll_ms;		/* longest wait between drains; 0: 100 ms */
 };
 
 /*

@@ -61,6 +61,12 @@ struct st_source_info {
 	uint64_t produced;		/* samples made (observer) */
 	double cpu_seconds;		/* the observer thread's CPU time ... */
 	double run_seconds;		/* ... over how long it has run (0: unknown) */
+	/*
+	 * Every record stamped up to this time (CLOCK_MONOTONIC ns) is in the
+	 * ring: a reader merging another stream by time waits for it.  0: not
+	 * yet; UINT64_MAX: all of them.
+	 */
+	uint64_t complete_ns;
 	bool finished;			/* target gone / stream ended */
 	bool failed;			/* ended by bad input (corrupt file) */
 	char finish_reason[128];

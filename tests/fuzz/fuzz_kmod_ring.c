@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint32_t r = 0; r < RINGS; r++) {
 			struct shimtop_ibs_ring *rg = (void *)(map + in.ring_stride * r);
 
-			handed += kmod_ring_drain(map, &in, r, &cur[r], 0x19, 0x11, 0x10000,
+			handed += kmod_ring_drain(map, &in, r, &cur[r], 0x19, 0x11, 0x10000, UINT64_MAX,
 						  taken, &handed, &st);
 			if (rg->tail != rg->head)
 				abort();
