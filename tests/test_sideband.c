@@ -11,7 +11,6 @@
 #include "check.h"
 #include "ring/record.h"
 #include "ring/ring.h"
-#include "sampler/kmod_source.h"
 #include "sampler/perf_source.h"
 #include "util.h"
 
@@ -97,7 +96,7 @@ int main(void)
 			const struct st_header *h = rec;
 			const struct st_mmap *m = rec;
 			const struct st_task *t = rec;
-			uint64_t time = kmod_sideband_time(rec);
+			uint64_t time = st_record_time(rec);
 
 			/* Not in the ring when the last complete_ns was read. */
 			late += time && time <= complete;

@@ -61,25 +61,6 @@ int kmod_source_follow(const void *rec, enum perf_scope scope, unsigned long *cm
 	return 1;
 }
 
-uint64_t kmod_sideband_time(const void *rec)
-{
-	const struct st_header *h = rec;
-
-	switch (h->type) {
-	case ST_REC_MMAP:
-		return h->size >= sizeof(struct st_mmap) ? ((const struct st_mmap *)rec)->time : 0;
-	case ST_REC_COMM:
-		return h->size >= sizeof(struct st_comm) ? ((const struct st_comm *)rec)->time : 0;
-	case ST_REC_FORK:
-	case ST_REC_EXIT:
-		return h->size >= sizeof(struct st_task) ? ((const struct st_task *)rec)->time : 0;
-	case ST_REC_LOST:
-		return h->size >= sizeof(struct st_lost) ? ((const struct st_lost *)rec)->time : 0;
-	default:
-		return 0;
-	}
-}
-
 static void push(const void *rec, void *arg)
 {
 	struct kmod_source *ks = arg;
@@ -112,7 +93,7 @@ static void forward_sideband(struct kmod_source *ks)
 	size_t len;
 
 	while ((rec = ring_peek(ks->sideband_ring, &len))) {
-		uint64_t t = kmod_sideband_time(rec);
+		uint64_t t = st_record_time(rec);	/* 0: none (LOST) */
 		struct shimtop_ibs_target tg;
 		unsigned long cmd;
 

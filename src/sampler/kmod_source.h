@@ -20,9 +20,6 @@
 /* Whether the module's device is there (then --ibs uses it). */
 bool kmod_source_available(void);
 
-/* A side-band record's time (maps, comms, forks, exits, losses), else 0. */
-uint64_t kmod_sideband_time(const void *rec);
-
 /*
  * Whether a side-band record (st_task) changes the module's targets:
  * with scope PERF_SCOPE_PROCESSES a new process (FORK, pid != ppid) is
