@@ -1,6 +1,7 @@
 /* options.c - command-line parsing. */
 #include "options.h"
 #include "sampler/events.h"
+#include "output_file.h"
 #include "util.h"
 
 #include <errno.h>
@@ -82,7 +83,8 @@ static const char usage_text[] =
 "      --pin-target       pin the target's threads to the paired CPU\n"
 "      --dte-tolerance X  accept a rate sample when |CPC - 1| <= X (0.01)\n"
 "record and replay:\n"
-"  -o, --record FILE      also save the raw record stream to FILE\n"
+"  -o, --record FILE      also save the raw record stream to FILE (0600: it may\n"
+"                         hold the target's stack bytes)\n"
 "  -i, --replay FILE      show a recorded stream instead of a live target\n"
 "      --snapshot-on-exit FILE  at the end, save everything the session holds\n"
 "                         to FILE (also s in the UI, SIGUSR1: a file named\n"
@@ -93,6 +95,8 @@ static const char usage_text[] =
 "                         report, to -o FILE or stdout: folded, speedscope,\n"
 "                         pprof (gzip protobuf: go tool pprof, Parca,\n"
 "                         Pyroscope), csv (symbols), csv-tags, csv-timeline\n"
+"      --follow-symlinks  write output files through a symbolic link (refused\n"
+"                         by default: as root, a planted link could aim anywhere)\n"
 "      --realtime         replay at the recorded speed (default: full speed)\n"
 "      --range A:B        with -i: print the tables of the samples taken A to\n"
 "                         B seconds after the first (B empty: to the end)\n"
@@ -126,7 +130,7 @@ enum {
 	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
 	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SNAPSHOT_ON_EXIT,
-	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE,
+	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE, OPT_FOLLOW_SYMLINKS,
 };
 
 static const struct option long_options[] = {
@@ -165,6 +169,7 @@ static const struct option long_options[] = {
 	{ "record", required_argument, NULL, 'o' },
 	{ "replay", required_argument, NULL, 'i' },
 	{ "realtime", no_argument, NULL, OPT_REALTIME },
+	{ "follow-symlinks", no_argument, NULL, OPT_FOLLOW_SYMLINKS },
 	{ "history", required_argument, NULL, OPT_HISTORY },
 	{ "range", required_argument, NULL, OPT_RANGE },
 	{ "observe", no_argument, NULL, OPT_OBSERVE },
@@ -552,6 +557,9 @@ static int output_option(struct st_options *o, int c)
 	}
 	case OPT_DIFF:
 		o->diff_path = optarg;
+		break;
+	case OPT_FOLLOW_SYMLINKS:
+		st_output_follow_symlinks(true);
 		break;
 	case OPT_SNAPSHOT_ON_EXIT:
 		if (!*optarg)

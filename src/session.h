@@ -52,7 +52,7 @@ struct session {
 	uint64_t obs_abandoned;		/* the same, of the observer's ring */
 	bool finished;
 	bool behind;			/* the last pump left records waiting */
-	char status[192];		/* why it finished, for the UI and stderr */
+	char status[320];		/* why it finished, for the UI and stderr */
 
 	const struct session *diff_with;	/* --diff: the recording compared with */
 

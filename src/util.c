@@ -236,55 +236,6 @@ int st_refuse(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int st_replace_begin(struct st_replacing *r, const char *path)
-{
-	mode_t mask = umask(0);
-	int fd, rc;
-
-	umask(mask);
-	r->f = NULL;
-	r->path = st_xstrdup(path);
-	r->tmp = st_xmalloc(strlen(path) + 8);
-	sprintf(r->tmp, "%s.XXXXXX", path);
-	fd = mkstemp(r->tmp);
-	if (fd < 0)
-		goto fail;
-	/* mkstemp's 0600 would outlive the rename: the mode a new file gets. */
-	(void)fchmod(fd, 0666 & ~mask);
-	r->f = fdopen(fd, "w");
-	if (r->f)
-		return 0;
-	close(fd);
-	unlink(r->tmp);
-fail:
-	rc = -errno;
-	free(r->tmp);
-	free(r->path);
-	r->tmp = r->path = NULL;
-	return rc;
-}
-
-int st_replace_end(struct st_replacing *r, int rc)
-{
-	if (!r->f)
-		return rc ? rc : -EBADF;
-	if (!rc && (fflush(r->f) || ferror(r->f)))
-		rc = errno ? -errno : -EIO;
-	if (!rc && fsync(fileno(r->f)) < 0)
-		rc = -errno;
-	if (fclose(r->f) && !rc)
-		rc = errno ? -errno : -EIO;
-	if (!rc && rename(r->tmp, r->path) < 0)
-		rc = -errno;
-	if (rc)
-		unlink(r->tmp);
-	free(r->tmp);
-	free(r->path);
-	r->f = NULL;
-	r->tmp = r->path = NULL;
-	return rc;
-}
-
 int st_write_all(int fd, const void *p, size_t n)
 {
 	const uint8_t *b = p;

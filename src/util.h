@@ -86,21 +86,6 @@ const char *st_basename(const char *path);
  */
 int st_open_untrusted(int root, const char *path, int nofollow);
 
-/*
- * A file replaced whole: written under a temporary name beside path and
- * renamed over it only once complete, so a crash or a full disk never
- * leaves part of one.  st_replace_begin gives the stream to write (0, or
- * -errno); st_replace_end with rc 0 syncs and renames, with rc < 0 (or
- * a failed write) removes the temporary file.  Returns the first error.
- */
-struct st_replacing {
-	FILE *f;
-	char *tmp;
-	char *path;
-};
-int st_replace_begin(struct st_replacing *r, const char *path);
-int st_replace_end(struct st_replacing *r, int rc);
-
 /* write(2) until all n bytes are written; 0 or -errno. */
 int st_write_all(int fd, const void *p, size_t n);
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char dir[] = "/tmp/test_snapshot.XXXXXX";
 
@@ -77,9 +78,41 @@ static void refused(const uint8_t *buf, size_t len, const char *want)
 		fprintf(stderr, "wanted '%s', got '%s'\n", want, err);
 }
 
+/*
+ * The end check made to agree again after a change, so that what lies
+ * behind it (each section's own checks) is what a damage meets.
+ */
+static void reseal(uint8_t *b, size_t len)
+{
+	uint32_t crc = (uint32_t)crc32(0, b, (uInt)(len - 16));
+
+	memcpy(b + len - 8, &crc, 4);
+}
+
+/* Every bit of the file flipped, one at a time: always refused. */
+static void every_flip(const uint8_t *good, size_t len)
+{
+	uint8_t *b = st_xmalloc(len);
+	struct snapshot_file f;
+	char err[256];
+	size_t accepted = 0;
+
+	for (size_t i = 0; i < len * 8; i++) {
+		memcpy(b, good, len);
+		b[i / 8] ^= (uint8_t)(1u << (i % 8));
+		if (snapshot_file_parse(b, len, NULL, &f, err, sizeof(err)) == 0) {
+			accepted++;
+			snapshot_file_free(&f);
+		}
+	}
+	CHECK(accepted == 0);
+	free(b);
+}
+
 static void damaged(const uint8_t *good, size_t len)
 {
 	uint8_t *b = st_xmalloc(len + 16);
+	char want[96];
 	uint32_t v;
 
 	refused(good, 0, "empty");
@@ -88,41 +121,60 @@ static void damaged(const uint8_t *good, size_t len)
 	/* Cut anywhere inside a section: truncated, never read past the end. */
 	for (size_t cut = 16; cut < len; cut += 7)
 		refused(good, cut, "trunc");
+	/* A byte changed or the end marker lost: corrupt, truncated. */
+	memcpy(b, good, len);
+	b[len / 2] ^= 0x10;
+	refused(b, len, "corrupt: its checksum disagrees");
+	memcpy(b, good, len);
+	b[len - 16] = 'X';
+	refused(b, len, "truncated: it ends without its end marker");
 	memcpy(b, good, len);
 	v = SNAPSHOT_VERSION + 1;
 	memcpy(b + 8, &v, 4);
-	refused(b, len, "snapshot version 3 is newer than this shimtop reads (2)");
+	snprintf(want, sizeof(want), "snapshot version %u is newer than this shimtop reads (%u)",
+		 SNAPSHOT_VERSION + 1, SNAPSHOT_VERSION);
+	refused(b, len, want);
 	v = 0;
 	memcpy(b + 8, &v, 4);
 	refused(b, len, "version 0");
 	memcpy(b, good, len);
 	v = 1000;
 	memcpy(b + 12, &v, 4);
+	reseal(b, len);
 	refused(b, len, "1000 sections");
 	/* The first section's flags, name, and the second's name made the first's. */
 	memcpy(b, good, len);
 	b[16 + 16] = 0x6;
+	reseal(b, len);
 	refused(b, len, "unknown flags");
 	memcpy(b, good, len);
 	b[16] = '\0';
+	reseal(b, len);
 	refused(b, len, "no valid name");
 	memcpy(b, good, len);
 	b[16 + 3] = '\t';
+	reseal(b, len);
 	refused(b, len, "no valid name");
-	memcpy(b, good, len);
-	memset(b + len, 0, 16);
+	/* Bytes between the last section and the end marker. */
+	memcpy(b, good, len - 16);
+	memset(b + len - 16, 0, 16);
+	memcpy(b + len, good + len - 16, 16);
+	reseal(b, len + 16);
 	refused(b, len + 16, "16 bytes follow its last section");
 	/* A lie about the raw size: zstd's frame says otherwise. */
 	memcpy(b, good, len);
 	b[16 + 32] ^= 1;
+	reseal(b, len);
 	refused(b, len, "does not decompress");
 	/* A raw size beyond what shimtop reads. */
 	memcpy(b, good, len);
 	b[16 + 32 + 5] = 0x40;
+	reseal(b, len);
 	refused(b, len, "more than shimtop reads");
 	/* Compressed bytes damaged. */
 	memcpy(b, good, len);
 	b[16 + 40 + 6] ^= 0xff;
+	reseal(b, len);
 	refused(b, len, "section 'label'");
 	free(b);
 }
@@ -199,13 +251,16 @@ static void kept_stream(const uint8_t *good, size_t len, uint64_t raw)
 
 	memcpy(buf, good, len);
 	CHECK(read_kept(buf, len, &failed) == raw && failed == 0);
-	/* The section's data: after the file's 16 bytes and its 40. */
-	buf[56 + (len - 56) / 2] ^= 0x55;
+	/* The section's data: after the file's 16 bytes and its 40, before the end check. */
+	buf[56 + (len - 16 - 56) / 2] ^= 0x55;
+	reseal(buf, len);
 	CHECK(read_kept(buf, len, &failed) < raw && failed == 1);
 	memcpy(buf, good, len);
 	memcpy(buf + 48, &more, 8);
+	reseal(buf, len);
 	CHECK(read_kept(buf, len, &failed) == raw && failed == 1);
 	memcpy(buf + 48, &less, 8);
+	reseal(buf, len);
 	CHECK(read_kept(buf, len, &failed) < raw && failed == 1);
 	free(buf);
 }
@@ -256,6 +311,7 @@ static void streamed(void)
 		kept_stream(buf, len, sec[0].raw);
 		/* A version 1 reader's file must declare every frame's size. */
 		memcpy(buf + 8, &one, 4);
+		reseal(buf, len);
 		refused(buf, len, "section 'records' does not decompress to its");
 		CHECK(snapshot_file_parse(buf, len, "records", &back, err, sizeof(err)) == -EINVAL);
 	}
@@ -354,6 +410,7 @@ int main(void)
 	if (good) {
 		round_trip(good, len);
 		damaged(good, len);
+		every_flip(good, len);
 		free(good);
 	}
 	duplicate();

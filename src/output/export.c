@@ -8,6 +8,7 @@
 #include "output/report.h"
 #include "session.h"
 #include "symbols/symbols.h"
+#include "output_file.h"
 #include "util.h"
 
 #include <errno.h>
@@ -140,7 +141,7 @@ static int write_format(struct session *s, enum st_export how, FILE *out)
 
 int export_session(struct session *s, enum st_export how, const char *path)
 {
-	struct st_replacing out;
+	struct st_output out;
 	int rc;
 
 	if (!path) {
@@ -162,13 +163,15 @@ int export_session(struct session *s, enum st_export how, const char *path)
 				 st_export_name(how), strerror(-rc));
 		return rc;
 	}
-	rc = st_replace_begin(&out, path);
+	rc = st_output_replace(&out, path, 0);
 	if (rc) {
-		st_error("cannot write %s: %s; choose another -o path", path, strerror(-rc));
+		st_error("cannot write %s: %s; choose another -o path", path,
+			 st_output_strerror(rc));
 		return rc;
 	}
-	rc = st_replace_end(&out, write_format(s, how, out.f));
+	rc = st_output_finish(&out, write_format(s, how, out.f));
 	if (rc && rc != -ENODATA)
-		st_error("cannot write %s: %s; nothing was written there", path, strerror(-rc));
+		st_error("cannot write %s: %s; nothing was written there", path,
+			 st_output_strerror(rc));
 	return rc;
 }

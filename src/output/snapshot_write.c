@@ -12,6 +12,7 @@
 #include "ring/packed.h"
 #include "ring/record_file.h"
 #include "ring/snapshot_file.h"
+#include "output_file.h"
 #include "sampler/events.h"
 #include "session.h"
 #include "snapshot.h"
@@ -413,7 +414,7 @@ int snapshot_save(struct session *s, const char *path, char *msg, size_t len)
 			 "snapshot holds (1 GiB a section); keep less with --history", path);
 	else if (rc < 0)
 		snprintf(msg, len, "cannot write snapshot %s: %s; choose another path", path,
-			 strerror(-rc));
+			 st_output_strerror(rc));
 	else
 		snprintf(msg, len, "snapshot %s (%.1f %s in %.2f s)", path,
 			 bytes < 1000000 ? (double)bytes / 1e3 : (double)bytes / 1e6,

@@ -3,11 +3,18 @@
  * then the record stream exactly as the model received it (record.h),
  * module map included, so a replay symbolizes and aggregates the same.
  *
- * Layout, version 3, native byte order (x86-64: little-endian):
+ * Layout, version 5, native byte order (x86-64: little-endian):
  *   struct st_file_header   magic "SHIMTOP\0", version, header_size, ...
  *   records                 each a struct st_header + body, size % 8 == 0
- * Readers skip record types they do not know, read version 2 (the header
- * without the sampled events) and refuse other versions.
+ *   a struct st_file_check  after every RECORD_CHECK_BYTES or so, and last
+ *                           with ST_CHECK_END: the CRC-32 (zlib's) of the
+ *                           bytes since the previous check (the first
+ *                           covers the header)
+ * A file whose checksums disagree is corrupt; one that ends without its
+ * end check was cut short.  Both are said, after the records before the
+ * fault are read.  Readers skip record types they do not know, read
+ * versions 2 to 4 (no checks: 2 has the header without the sampled
+ * events) and refuse other versions.
  */
 #ifndef SHIMTOP_RECORD_FILE_H
 #define SHIMTOP_RECORD_FILE_H
@@ -20,8 +27,23 @@
 #include "sampler/source.h"
 
 #define ST_FILE_MAGIC	"SHIMTOP"
-/* 2: the period as value and unit; 3: -e a,b; 4: the observer's own counts */
-#define ST_FILE_VERSION	4u
+/* 2: the period as value and unit; 3: -e a,b; 4: the observer's own counts; 5: checks */
+#define ST_FILE_VERSION	5u
+
+/* Only in files, never in a ring: the reader checks it and hands it on to no one. */
+#define ST_FILE_CHECK		0x7fffu
+#define ST_CHECK_END		1u
+#define RECORD_CHECK_BYTES	(256u << 10)	/* a block and its check fit the reader's buffer */
+
+struct st_file_check {
+	uint16_t type;			/* ST_FILE_CHECK */
+	uint16_t flags;			/* ST_CHECK_END: the last record */
+	uint32_t size;			/* sizeof(struct st_file_check) */
+	uint32_t crc;			/* of the bytes since the previous check */
+	uint32_t reserved;
+	uint64_t bytes;			/* how many bytes that is */
+	uint64_t records;		/* records in the file before this check */
+};
 
 struct st_file_header {
 	char magic[8];
@@ -64,7 +86,10 @@ struct record_writer *record_writer_on(FILE *f, const char *name,
 				       const struct st_file_header *h);
 /* Returns -EIO (said once) if the file cannot be written. */
 int record_writer_append(struct record_writer *w, const void *rec);
-/* Flushes and closes; -EIO after an error if anything was lost. */
+/*
+ * Writes the end check, flushes and closes; -errno after an error if
+ * anything was lost (said once).
+ */
 int record_writer_close(struct record_writer *w);
 
 /* NULL after a one-line error naming the file and the problem. */
@@ -74,8 +99,9 @@ struct record_reader *record_reader_open(const char *path,
 struct record_reader *record_reader_on(FILE *f, const char *name, struct st_file_header *h);
 /*
  * The next record, valid until the next call: >0 its size, 0 at the end,
- * -EBADMSG if the file is corrupt or truncated there (record_reader_error says
- * where).
+ * -EBADMSG if the file is corrupt or truncated there, its checksum
+ * disagrees or it ends without its end check (record_reader_error says
+ * where and what).  Checks are read here, never handed out.
  */
 long record_reader_next(struct record_reader *r, const void **rec);
 const char *record_reader_error(const struct record_reader *r);

@@ -4,6 +4,7 @@
  * section's size is the one zstd's frame declares and delivers.
  */
 #include "ring/snapshot_file.h"
+#include "output_file.h"
 #include "util.h"
 
 #include <errno.h>
@@ -13,11 +14,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #define SECTION_ZSTD	0x1u
 #define HEADER_BYTES	16u
 #define SECTION_BYTES	40u
+/* From version 3: "SHIMEND\0", the CRC-32 (zlib's) of every byte before it, 4 zero bytes. */
+#define TRAILER_MAGIC	"SHIMEND"
+#define TRAILER_BYTES	16u
 
 bool snapshot_file_magic(const void *bytes, size_t len)
 {
@@ -152,6 +157,18 @@ int snapshot_file_parse(const uint8_t *buf, size_t len, const char *kept,
 	if (n > SNAPSHOT_MAX_SECTIONS)
 		return st_refuse(err, errlen, "%u sections, more than any snapshot has (%u): the "
 			       "file is corrupt", n, SNAPSHOT_MAX_SECTIONS);
+	if (out->version >= 3) {
+		const uint8_t *t = end - TRAILER_BYTES;
+
+		/* Every byte checked before any is believed. */
+		if (len < HEADER_BYTES + TRAILER_BYTES || memcmp(t, TRAILER_MAGIC, 8) || get32(t + 12))
+			return st_refuse(err, errlen, "the file is truncated: it ends without its "
+				       "end marker");
+		if ((uint32_t)crc32_z(crc32(0, NULL, 0), buf, len - TRAILER_BYTES) !=
+		    get32(t + 8))
+			return st_refuse(err, errlen, "the file is corrupt: its checksum disagrees");
+		end = t;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		size_t used = 0;
 		int rc = take_section(at, end, kept, out, i, &used, err, errlen);
@@ -272,7 +289,15 @@ FILE *snapshot_section_open(const struct snapshot_section *s)
 	return f;
 }
 
-static int write_section(FILE *f, const struct snapshot_section *s, uint64_t *bytes)
+/* Written and added to the whole file's checksum. */
+static int put(FILE *f, const void *p, size_t n, uint32_t *crc)
+{
+	*crc = (uint32_t)crc32_z(*crc, p, n);
+	return st_output_write(f, p, n);
+}
+
+static int write_section(FILE *f, const struct snapshot_section *s, uint64_t *bytes,
+			 uint32_t *crc)
 {
 	size_t bound = s->raw ? 0 : ZSTD_compressBound(s->size);
 	uint8_t head[SECTION_BYTES], *packed = s->raw ? s->data : st_xmalloc(bound ? bound : 1);
@@ -292,8 +317,9 @@ static int write_section(FILE *f, const struct snapshot_section *s, uint64_t *by
 	memcpy(head + 20, &reserved, 4);
 	memcpy(head + 24, &st, 8);
 	memcpy(head + 32, &raw, 8);
-	rc = fwrite(head, sizeof(head), 1, f) == 1 && fwrite(packed, 1, stored, f) == stored
-		? 0 : -EIO;
+	rc = put(f, head, sizeof(head), crc);
+	if (!rc)
+		rc = put(f, packed, stored, crc);
 	if (!s->raw)
 		free(packed);
 	*bytes += sizeof(head) + stored;
@@ -401,24 +427,27 @@ int snapshot_stream_section(struct snapshot_stream *s, const char *name,
 int snapshot_file_write(const char *path, const struct snapshot_section *sections, size_t n,
 			uint64_t *bytes)
 {
-	uint8_t head[HEADER_BYTES];
-	uint32_t version = SNAPSHOT_VERSION, count = (uint32_t)n;
-	struct st_replacing out;
+	uint8_t head[HEADER_BYTES], end[TRAILER_BYTES] = TRAILER_MAGIC;
+	uint32_t version = SNAPSHOT_VERSION, count = (uint32_t)n, crc = (uint32_t)crc32(0, NULL, 0);
+	struct st_output out;
 	int rc;
 
-	*bytes = HEADER_BYTES;
+	*bytes = HEADER_BYTES + TRAILER_BYTES;
 	/* What a reader would refuse is not written. */
 	for (size_t i = 0; i < n; i++)
 		if (sections[i].size > SNAPSHOT_SECTION_MAX || sections[i].raw > SNAPSHOT_SECTION_MAX)
 			return -EFBIG;
-	rc = st_replace_begin(&out, path);
+	rc = st_output_replace(&out, path, ST_OUTPUT_PRIVATE);
 	if (rc)
 		return rc;
 	memcpy(head, SNAPSHOT_MAGIC, 8);
 	memcpy(head + 8, &version, 4);
 	memcpy(head + 12, &count, 4);
-	rc = fwrite(head, sizeof(head), 1, out.f) == 1 ? 0 : -EIO;
+	rc = put(out.f, head, sizeof(head), &crc);
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = write_section(out.f, &sections[i], bytes);
-	return st_replace_end(&out, rc);
+		rc = write_section(out.f, &sections[i], bytes, &crc);
+	memcpy(end + 8, &crc, 4);
+	if (!rc)
+		rc = st_output_write(out.f, end, sizeof(end));
+	return st_output_finish(&out, rc);
 }

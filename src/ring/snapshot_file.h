@@ -2,13 +2,15 @@
  * snapshot_file.h - the snapshot container: named sections, each
  * compressed with zstd, behind a magic and a version.
  *
- *   "SHIMSNAP"  u32 version (2)  u32 sections
+ *   "SHIMSNAP"  u32 version (3)  u32 sections
  *   per section: char name[16] (NUL-padded)  u32 flags (1: zstd)
  *                u32 reserved (0)  u64 stored bytes  u64 raw bytes
  *                then the stored bytes: with flag 1, one zstd frame that
  *                decompresses to exactly the raw bytes (version 1: its
  *                header declares them; from 2 it may not, when written
  *                as a stream)
+ *   from version 3: "SHIMEND\0"  u32 CRC-32 (zlib's) of every byte before
+ *                it  u32 0: a corrupt or truncated file is always refused
  *
  * All numbers little-endian (x86-64's own).  A reader skips sections it
  * does not know, so newer writers add sections without breaking older
@@ -24,8 +26,8 @@
 #include <stdio.h>
 
 #define SNAPSHOT_MAGIC		"SHIMSNAP"
-/* 2: a zstd frame may leave its size undeclared (a streamed section) */
-#define SNAPSHOT_VERSION	2u
+/* 2: a zstd frame may leave its size undeclared (a streamed section); 3: the end check */
+#define SNAPSHOT_VERSION	3u
 #define SNAPSHOT_NAME_LEN	16u
 #define SNAPSHOT_MAX_SECTIONS	64u
 #define SNAPSHOT_SECTION_MAX	(1ull << 30)	/* raw bytes of one section, at most */

@@ -69,7 +69,7 @@ struct st_source_info {
 	uint64_t complete_ns;
 	bool finished;			/* target gone / stream ended */
 	bool failed;			/* ended by bad input (corrupt file) */
-	char finish_reason[128];
+	char finish_reason[320];
 };
 
 /*

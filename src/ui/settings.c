@@ -1,5 +1,6 @@
 /* settings.c - F2's settings file (see settings.h). */
 #include "ui/settings.h"
+#include "output_file.h"
 #include "util.h"
 
 #include <errno.h>
@@ -153,7 +154,7 @@ static int make_parents(const char *path)
 int settings_write(const struct ui_settings *s, const char *path, char *err,
 		   size_t len)
 {
-	struct st_replacing out;
+	struct st_output out;
 	FILE *f;
 	int rc = make_parents(path);
 
@@ -161,9 +162,9 @@ int settings_write(const struct ui_settings *s, const char *path, char *err,
 		snprintf(err, len, "cannot make the directory of %s: %s", path, strerror(-rc));
 		return rc;
 	}
-	rc = st_replace_begin(&out, path);
+	rc = st_output_replace(&out, path, 0);
 	if (rc) {
-		snprintf(err, len, "cannot write %s: %s", path, strerror(-rc));
+		snprintf(err, len, "cannot write %s: %s", path, st_output_strerror(rc));
 		return rc;
 	}
 	f = out.f;
@@ -174,9 +175,9 @@ int settings_write(const struct ui_settings *s, const char *path, char *err,
 	for (size_t i = 0; i < sizeof(hideable) / sizeof(hideable[0]); i++)
 		fprintf(f, "%s = %s\n", hideable[i].name,
 			s->hidden & hideable[i].bit ? "false" : "true");
-	rc = st_replace_end(&out, 0);
+	rc = st_output_finish(&out, 0);
 	if (rc) {
-		snprintf(err, len, "cannot write %s: %s", path, strerror(-rc));
+		snprintf(err, len, "cannot write %s: %s", path, st_output_strerror(rc));
 		return rc;
 	}
 	return 0;

@@ -1,0 +1,66 @@
+/*
+ * output_file.h - the files shimtop writes, as a program run by root must
+ * write them.
+ *
+ * shimtop often runs as root in directories other users can write.  A name
+ * there may be a planted symbolic link (to /etc/shadow, to a device) or a
+ * hard link to someone's file, so nothing here writes through a link or
+ * truncates a file in place:
+ *  - a missing name or a regular file gets a new file (a whole output under
+ *    a temporary name renamed over it once complete; a stream unlinks the
+ *    old name and creates the new one exclusively);
+ *  - a FIFO or a character device (/dev/null, a terminal) is written in
+ *    place, as is "-", standard output, and any name that is standard
+ *    output or standard error (/dev/stdout, /proc/self/fd/1);
+ *  - a symbolic link is refused unless --follow-symlinks, and then what it
+ *    points to is treated as above; directories, sockets and block devices
+ *    are refused.
+ * Files that hold the target's memory (records, snapshots) are 0600, as
+ * perf writes perf.data; others get 0666 less the umask.
+ */
+#ifndef SHIMTOP_OUTPUT_FILE_H
+#define SHIMTOP_OUTPUT_FILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum {
+	ST_OUTPUT_PRIVATE = 1,	/* the target's memory: 0600 */
+};
+
+struct output_sink;
+
+struct st_output {
+	FILE *f;
+	struct output_sink *sink;	/* the descriptor under f and its first error */
+	char *path;		/* the name given, resolved if a followed link */
+	char *tmp;		/* renamed over path at the end; NULL: in place */
+	bool borrowed;		/* standard output or error: flushed, not closed */
+};
+
+/* --follow-symlinks: write where a symbolic link points (off by default). */
+void st_output_follow_symlinks(bool follow);
+
+/* A whole output (snapshot, export, settings): 0 or -errno. */
+int st_output_replace(struct st_output *o, const char *path, unsigned flags);
+
+/* A stream written as it comes (a record file): 0 or -errno. */
+int st_output_stream(struct st_output *o, const char *path, unsigned flags);
+
+/*
+ * Flushes, syncs a regular file and renames it into place if rc is 0 and
+ * every write went; otherwise removes a temporary file.  Returns the first
+ * error (a stream's own errno where a write failed, e.g. -ENOSPC).
+ */
+int st_output_finish(struct st_output *o, int rc);
+
+/*
+ * fwrite that keeps the reason: 0, or -errno of the failed write (-EIO if
+ * the C library gave none).
+ */
+int st_output_write(FILE *f, const void *p, size_t n);
+
+/* What a refusal means, in words for "cannot write PATH: %s". */
+const char *st_output_strerror(int rc);
+
+#endif
