@@ -1,4 +1,8 @@
-/* stop_signal.c - SIGINT and SIGTERM as a request to stop; SIGUSR1 for a snapshot. */
+/*
+ * stop_signal.c - SIGINT, SIGTERM and SIGHUP as a request to stop; SIGUSR1
+ * for a snapshot.  SIGHUP is a closed terminal or ssh session: what was
+ * collected is still reported and saved, as for SIGTERM.
+ */
 #include "stop_signal.h"
 
 #include <signal.h>
@@ -26,6 +30,7 @@ void stop_signal_install(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_snapshot;
 	sigaction(SIGUSR1, &sa, NULL);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -81,7 +82,7 @@ int target_attach(struct st_target *t, pid_t pid)
 int target_launch(struct st_target *t, char *const argv[])
 {
 	int go[2], err[2];
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	memset(t, 0, sizeof(*t));
 	t->exit_status = -1;
@@ -104,6 +105,13 @@ int target_launch(struct st_target *t, char *const argv[])
 
 		close(go[1]);
 		close(err[0]);
+		/*
+		 * Never outlive shimtop, even killed by SIGKILL: the kernel
+		 * kills us when the forking thread (main, which lives until
+		 * exit) is gone.  If it went before prctl, no signal comes.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
 		/* Wait until the events are open, so none of it is missed. */
 		if (read(go[0], &byte, 1) != 1)
 			_exit(127);
