@@ -780,6 +780,10 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
+		/* perf's -g takes no mode either: say where one goes. */
+		if (!strcmp(argv[optind - 1], "-g"))
+			return bad("-g takes no mode (it is fp); give --call-graph %s, or put a "
+				   "command after --", argv[optind]);
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return bad("unexpected argument '%s' (put a command after --)",
 				   argv[optind]);

@@ -7,10 +7,13 @@
 #include "output/ibs_dump.h"
 #include "session.h"
 #include "stop_signal.h"
+#include "ui/theme.h"
 #include "ui/ui.h"
 #include "util.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -47,10 +50,24 @@ int main(int argc, char **argv)
 
 	if (rc < 0 || opt.printed_only)
 		return st_exit_status(rc);
-	if (opt.ibs_dump_path)
-		return st_exit_status(ibs_dump_recording(opt.ibs_dump_path, stdout));
+	if (opt.ibs_dump_path) {
+		rc = ibs_dump_recording(opt.ibs_dump_path, stdout);
+		if (!rc && (fflush(stdout) || ferror(stdout))) {
+			st_error("cannot write the IBS dump to standard output: %s",
+				 strerror(errno ? errno : EIO));
+			rc = -EIO;
+		}
+		return st_exit_status(rc);
+	}
 	if (!opt.batch && ui_prepare(&opt) < 0)
 		return ST_EXIT_USAGE;
+	/* A theme does nothing in batch, but a wrong name is still a mistake to say. */
+	if (opt.batch && opt.theme) {
+		struct theme t;
+
+		if (theme_load(&t, opt.theme) < 0)
+			return ST_EXIT_USAGE;
+	}
 	/* Refuse before launching anything: a UI needs a terminal. */
 	if (!opt.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		st_error("standard %s is not a terminal; use --batch (with "

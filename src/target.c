@@ -76,6 +76,13 @@ int target_attach(struct st_target *t, pid_t pid)
 		return -ENOENT;
 	}
 	target_comm(pid, t->comm, sizeof(t->comm));
+	/* proc(5)'s flags, field 9: PF_KTHREAD.  It would run with no samples, silently. */
+	if (st_proc_stat_field(pid, 9) > 0 && (st_proc_stat_field(pid, 9) & 0x00200000)) {
+		st_error("process %d (%s) is a kernel thread: it has no program of its own "
+			 "to sample; shimtop -a shows the kernel's work, its threads' included",
+			 (int)pid, t->comm);
+		return -EOPNOTSUPP;
+	}
 	return 0;
 }
 

@@ -82,4 +82,38 @@ expect_run 1 "plain.rec holds no IBS samples: it was recorded without --ibs" -- 
 printf 'not a recording' >"$TMP/junk.rec"
 expect_run 1 "junk.rec" -- "$SHIMTOP" --ibs-dump "$TMP/junk.rec"
 
+# Failures that once went unsaid.  A report standard output cannot take:
+# one line with the reason, exit 1 (it was 0, silently).
+for fmt in text json; do
+	"$SHIMTOP" -i "$TMP/plain.rec" --batch --format $fmt >/dev/full 2>"$TMP/err"
+	st=$?
+	[ "$st" -eq 1 ] || fail "--format $fmt into /dev/full exited $st, expected 1"
+	grep -q "cannot write the report to standard output: No space left on device" "$TMP/err" ||
+		fail "--format $fmt into /dev/full: $(cat "$TMP/err")"
+done
+"$SHIMTOP" -i "$TMP/plain.rec" --batch -d 0.001 -n 3 >/dev/full 2>"$TMP/err"
+[ $? -eq 1 ] && [ "$(grep -c . "$TMP/err")" -eq 1 ] ||
+	fail "periodic reports into /dev/full: $(cat "$TMP/err")"
+# A theme is checked in batch too, where it would do nothing.
+expect_run 2 "no theme named 'nosuch'" -- "$SHIMTOP" --theme nosuch -b -i "$TMP/plain.rec"
+# -g takes no mode, as perf's: the message says where the mode goes.
+expect_run 2 "-g takes no mode \\(it is fp\\); give --call-graph bogus" -- \
+	"$SHIMTOP" -g bogus -b -- true
+expect_run 2 "-g takes no mode \\(it is fp\\); give --call-graph dwarf,99999999999" -- \
+	"$SHIMTOP" -g dwarf,99999999999 -b -- true
+expect_run 2 "the stack copy's size must be 8 to [0-9]+ bytes, not '99999999999'" -- \
+	"$SHIMTOP" --call-graph dwarf,99999999999 -b -- true
+# -F above the kernel's limit names the limit.
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo 0)
+if [ "$max" -gt 0 ] && [ "$max" -lt 1000000 ]; then
+	expect_run 1 "-F 1000000 is above the kernel's limit of $max Hz \\(kernel.perf_event_max_sample_rate\\)" -- \
+		"$SHIMTOP" -F 1000000 -b --duration 0.2 -- true
+fi
+# A kernel thread has no program to sample: said, not an empty table.
+kthread=$(ps -eo pid=,comm= | awk '$2 == "kthreadd" { print $1; exit }')
+if [ -n "$kthread" ]; then
+	expect_run 1 "process $kthread \\(kthreadd\\) is a kernel thread" -- \
+		"$SHIMTOP" -p "$kthread" -b --duration 0.2
+fi
+
 finish

@@ -231,6 +231,25 @@ int main(void)
 	CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -EPROTO);
 	CHECK(strstr(err, "is version 99, not 1") != NULL);
 	sig->header.version = SHIMTOP_SIGNALS_VERSION;
+	/* The right version with another field rewritten: that field is named. */
+	{
+		struct { uint32_t *field, bad; const char *want; } rewritten[] = {
+			{ &sig->header.header_size, 100, "has a 100-byte header, not 4096" },
+			{ &sig->header.slot_size, 32, "has 32-byte slots, not 64" },
+			{ &sig->header.nslots, 7, "has 7 slots, not" },
+			{ &sig->header.ncounters, 99, "claims 99 counters, more than" },
+		};
+
+		for (size_t i = 0; i < sizeof(rewritten) / sizeof(rewritten[0]); i++) {
+			uint32_t keep = *rewritten[i].field;
+
+			*rewritten[i].field = rewritten[i].bad;
+			CHECK(signal_segment_attach(&seg, getpid(), err, sizeof(err)) == -EPROTO);
+			CHECK(strstr(err, rewritten[i].want) != NULL);
+			CHECK(strstr(err, "is version") == NULL);
+			*rewritten[i].field = keep;
+		}
+	}
 
 	/*
 	 * The creator's start time is this process's, and a segment whose

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void print_text(struct session *s, FILE *out)
 {
@@ -246,6 +247,35 @@ void report_print(struct session *s, FILE *out)
 		print_text(s, out);
 }
 
+/*
+ * One report, written whole to standard output with its own write(2)s, so
+ * a failure keeps its reason (stdio says only that a write failed): 0, or
+ * -errno after one line (a full disk, /dev/full, a closed pipe), so the
+ * exit status says the report was lost.
+ */
+static int print_report(struct session *s, bool spaced)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc;
+
+	if (!m)
+		return -ENOMEM;
+	report_print(s, m);
+	if (spaced)
+		fputc('\n', m);
+	rc = fclose(m) ? -ENOMEM : 0;
+	if (!rc && fflush(stdout))
+		rc = -errno;
+	if (!rc)
+		rc = st_write_all(STDOUT_FILENO, buf, len);
+	free(buf);
+	if (rc)
+		st_error("cannot write the report to standard output: %s", strerror(-rc));
+	return rc;
+}
+
 int report_run_batch(struct session *s)
 {
 	const struct st_options *o = s->opt;
@@ -253,6 +283,7 @@ int report_run_batch(struct session *s)
 	double next_print = o->delay;
 	bool periodic = o->delay_set || o->iterations;
 	unsigned printed = 0;
+	bool lost = false;	/* standard output refused a report: said once */
 	int status;
 
 	stop_signal_install();
@@ -278,9 +309,10 @@ int report_run_batch(struct session *s)
 			/* -n N: the Nth report is the final one, after the stop. */
 			if (o->iterations && ++printed == o->iterations)
 				break;
-			report_print(s, stdout);
-			if (o->format == ST_FORMAT_TEXT)
-				fputc('\n', stdout);
+			if (print_report(s, o->format == ST_FORMAT_TEXT) < 0) {
+				lost = true;
+				break;
+			}
 			next_print += o->delay;
 		}
 	}
@@ -306,8 +338,13 @@ int report_run_batch(struct session *s)
 
 		if (rc < 0)
 			return rc;
+	} else if (lost) {
+		return -EIO;
 	} else {
-		report_print(s, stdout);
+		int rc = print_report(s, false);
+
+		if (rc < 0)
+			return rc;
 	}
 	if (s->info.failed) {
 		st_error("%s; the table covers the records before it", s->info.finish_reason);

@@ -611,6 +611,7 @@ static int report_open_error(const struct perf_source *ps, int err)
 {
 	const char *ev = ps->cfg.events[0].name;
 	char paranoid[16] = "?";
+	int max_rate = 0;
 	char *p;
 
 	if (ps->cfg.ibs && report_ibs_error(ps, err))
@@ -618,6 +619,11 @@ static int report_open_error(const struct perf_source *ps, int err)
 	p = st_read_file("/proc/sys/kernel/perf_event_paranoid", NULL);
 	if (p) {
 		snprintf(paranoid, sizeof(paranoid), "%d", atoi(p));
+		free(p);
+	}
+	p = st_read_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
+	if (p) {
+		max_rate = atoi(p);
 		free(p);
 	}
 	switch (err) {
@@ -649,6 +655,13 @@ static int report_open_error(const struct perf_source *ps, int err)
 		st_error("out of file descriptors for the events; raise ulimit -n");
 		break;
 	case EINVAL:
+		if (ps->cfg.freq && max_rate && ps->cfg.freq > (uint64_t)max_rate) {
+			st_error("-F %llu is above the kernel's limit of %d Hz "
+				 "(kernel.perf_event_max_sample_rate): use -F %d or less, or "
+				 "raise the limit with sysctl", (unsigned long long)ps->cfg.freq,
+				 max_rate, max_rate);
+			break;
+		}
 		if (ps->cfg.nevents > 1 && !ps->cfg.separate) {
 			st_error("the kernel refused the group of %zu events led by '%s' "
 				 "(more events than the PMU's counters, or events of "

@@ -60,17 +60,31 @@ static void terminate_names(struct shimtop_signals_header *h)
 int signal_header_check(struct shimtop_signals_header *h, const char *name,
 			char *err, size_t errlen)
 {
-	if (memcmp(h->magic, SHIMTOP_SIGNALS_MAGIC, 8) != 0 ||
-	    h->version != SHIMTOP_SIGNALS_VERSION ||
-	    h->header_size != SHIMTOP_SIGNALS_HEADER_SIZE ||
-	    h->slot_size != sizeof(struct shimtop_slot) ||
-	    h->nslots != SHIMTOP_SIGNALS_SLOTS ||
-	    h->ncounters > SHIMTOP_SIGNALS_COUNTERS) {
-		snprintf(err, errlen,
-			 "signal segment /dev/shm%s is version %u, not %u (or not a "
-			 "signal segment): rebuild the program with this shimtop's "
-			 "<shimtop/signals.h>", name, h->version,
+	char what[96] = "";
+
+	/* Name the field that differs: "version 1, not 1" helped no one. */
+	if (memcmp(h->magic, SHIMTOP_SIGNALS_MAGIC, 8) != 0)
+		snprintf(what, sizeof(what), "is not a signal segment (no magic)");
+	else if (h->version != SHIMTOP_SIGNALS_VERSION)
+		snprintf(what, sizeof(what), "is version %u, not %u", h->version,
 			 SHIMTOP_SIGNALS_VERSION);
+	else if (h->header_size != SHIMTOP_SIGNALS_HEADER_SIZE)
+		snprintf(what, sizeof(what), "has a %u-byte header, not %u", h->header_size,
+			 (unsigned)SHIMTOP_SIGNALS_HEADER_SIZE);
+	else if (h->slot_size != sizeof(struct shimtop_slot))
+		snprintf(what, sizeof(what), "has %u-byte slots, not %zu", h->slot_size,
+			 sizeof(struct shimtop_slot));
+	else if (h->nslots != SHIMTOP_SIGNALS_SLOTS)
+		snprintf(what, sizeof(what), "has %u slots, not %u", h->nslots,
+			 (unsigned)SHIMTOP_SIGNALS_SLOTS);
+	else if (h->ncounters > SHIMTOP_SIGNALS_COUNTERS)
+		snprintf(what, sizeof(what), "claims %u counters, more than %u", h->ncounters,
+			 (unsigned)SHIMTOP_SIGNALS_COUNTERS);
+	if (what[0]) {
+		snprintf(err, errlen,
+			 "signal segment /dev/shm%s %s (a rewritten or foreign header): "
+			 "rebuild the program with this shimtop's <shimtop/signals.h>",
+			 name, what);
 		return -EPROTO;
 	}
 	terminate_names(h);
