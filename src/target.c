@@ -1,5 +1,6 @@
 /* target.c - attaching to and launching the sampled process. */
 #include "target.h"
+#include "text_safe.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -57,6 +58,7 @@ void target_comm(pid_t pid, char *buf, size_t len)
 	s = st_read_file(path, NULL);
 	snprintf(buf, len, "%s", s ? s : "?");
 	buf[strcspn(buf, "\n")] = '\0';
+	st_text_safe(buf);
 	free(s);
 }
 

@@ -3,6 +3,7 @@
 #include "ring/record.h"
 #include "symbols/symbols.h"
 #include "symbols/unwind.h"
+#include "text_safe.h"
 #include "util.h"
 
 #include <math.h>
@@ -510,7 +511,13 @@ void model_ingest(struct model *m, const void *rec)
 		const struct st_comm *c = rec;
 
 		advance(m, c->time);
-		memcpy(thread_of(m, (pid_t)c->tid)->comm, c->comm, sizeof(c->comm));
+		{
+			struct model_thread *t = thread_of(m, (pid_t)c->tid);
+
+			memcpy(t->comm, c->comm, sizeof(c->comm));
+			t->comm[sizeof(t->comm) - 1] = '\0';
+			st_text_safe(t->comm);	/* the target names itself */
+		}
 		if (h->type == ST_REC_EXEC)
 			symbolizer_exec(m->symbols, (pid_t)c->pid);
 		break;

@@ -9,6 +9,7 @@
 #include "session.h"
 #include "symbols/symbols.h"
 #include "output_file.h"
+#include "text_safe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -118,7 +119,7 @@ int export_csv_timeline(struct session *s, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-static int write_format(struct session *s, enum st_export how, FILE *out)
+static int write_text(struct session *s, enum st_export how, FILE *out)
 {
 	switch (how) {
 	case ST_EXPORT_FOLDED:
@@ -137,6 +138,23 @@ static int write_format(struct session *s, enum st_export how, FILE *out)
 	default:
 		return -EINVAL;
 	}
+}
+
+/* Every text format through text_safe.h's stream: pprof is binary. */
+static int write_format(struct session *s, enum st_export how, FILE *out)
+{
+	FILE *safe;
+	int rc;
+
+	if (how == ST_EXPORT_PPROF)
+		return write_text(s, how, out);
+	safe = st_text_safe_stream(out);
+	if (!safe)
+		return -ENOMEM;
+	rc = write_text(s, how, safe);
+	if (fclose(safe) && !rc)
+		rc = -EIO;
+	return rc;
 }
 
 int export_session(struct session *s, enum st_export how, const char *path)

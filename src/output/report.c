@@ -9,6 +9,7 @@
 #include "stop_signal.h"
 #include "session.h"
 #include "symbols/symbols.h"
+#include "text_safe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -257,15 +258,20 @@ static int print_report(struct session *s, bool spaced)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	FILE *m = open_memstream(&buf, &len), *safe = m ? st_text_safe_stream(m) : NULL;
 	int rc;
 
-	if (!m)
+	if (!safe) {
+		if (m)
+			fclose(m);
+		free(buf);
 		return -ENOMEM;
-	report_print(s, m);
+	}
+	/* Names are made safe where they enter; this is for anything else. */
+	report_print(s, safe);
 	if (spaced)
-		fputc('\n', m);
-	rc = fclose(m) ? -ENOMEM : 0;
+		fputc('\n', safe);
+	rc = fclose(safe) | fclose(m) ? -ENOMEM : 0;
 	if (!rc && fflush(stdout))
 		rc = -errno;
 	if (!rc)

@@ -2,6 +2,7 @@
 #include "ring/record_file.h"
 #include "ring/record.h"
 #include "output_file.h"
+#include "text_safe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -216,6 +217,7 @@ struct record_reader *record_reader_on(FILE *f, const char *path, struct st_file
 	crc = (uint32_t)crc32(crc, (const Bytef *)h, h->header_size);
 	/* Strings come from the file: make sure they end. */
 	h->comm[sizeof(h->comm) - 1] = '\0';
+	st_text_safe(h->comm);
 	h->events[sizeof(h->events) - 1] = '\0';
 	h->note[sizeof(h->note) - 1] = '\0';
 	for (int i = 0; i < ST_MAX_EVENTS; i++)

@@ -1,6 +1,7 @@
 /* signal_segment.c - validating and mapping a program's signal segment. */
 #include "sampler/signal_segment.h"
 #include "sampler/bus_guard.h"
+#include "text_safe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -49,10 +50,15 @@ static long namespace_pid(pid_t pid)
 static void terminate_names(struct shimtop_signals_header *h)
 {
 	h->tag_name[SHIMTOP_SIGNALS_NAME_LEN - 1] = '\0';
-	for (unsigned i = 0; i < SHIMTOP_SIGNALS_COUNTERS; i++)
+	st_text_safe(h->tag_name);
+	for (unsigned i = 0; i < SHIMTOP_SIGNALS_COUNTERS; i++) {
 		h->counter_name[i][SHIMTOP_SIGNALS_NAME_LEN - 1] = '\0';
-	for (unsigned i = 0; i < SHIMTOP_SIGNALS_TAG_NAMES; i++)
+		st_text_safe(h->counter_name[i]);
+	}
+	for (unsigned i = 0; i < SHIMTOP_SIGNALS_TAG_NAMES; i++) {
 		h->tag_value_name[i][SHIMTOP_SIGNALS_NAME_LEN - 1] = '\0';
+		st_text_safe(h->tag_value_name[i]);
+	}
 	if (h->tag_kind != SHIMTOP_TAG_VALUE && h->tag_kind != SHIMTOP_TAG_ADDRESS)
 		h->tag_kind = SHIMTOP_TAG_VALUE;
 }

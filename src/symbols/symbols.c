@@ -11,6 +11,7 @@
  */
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
+#include "text_safe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -149,15 +150,25 @@ static const struct st_symbol *intern_full(struct symbolizer *s,
 	char small[512], *key = kl <= sizeof(small) ? small : st_xmalloc(kl);
 	struct interned *in;
 
+	/*
+	 * The target names these (its ELF files, its JIT map): what reaches a
+	 * terminal is made safe once, here (text_safe.h).  Only shorter.
+	 */
 	memcpy(key, module, ml);
+	ml = strlen(st_text_safe(key)) + 1;
 	memcpy(key + ml, name, nl);
+	nl = strlen(st_text_safe(key + ml)) + 1;
 	memcpy(key + ml + nl, raw, rl);
+	rl = strlen(st_text_safe(key + ml + nl)) + 1;
+	kl = ml + nl + rl;
 	HASH_FIND(hh, s->index, key, kl, in);
 	if (!in) {
 		in = st_xmalloc(sizeof(*in) + kl + al);
 		memcpy(in->strings, key, kl);
-		if (al)
+		if (al) {
 			memcpy(in->strings + kl, aliases, al);
+			st_text_safe(in->strings + kl);
+		}
 		in->sym.module = in->strings;
 		in->sym.name = in->strings + ml;
 		in->sym.raw = in->strings + ml + nl;
