@@ -101,7 +101,11 @@ static const char usage_text[] =
 "      --range A:B        with -i: print the tables of the samples taken A to\n"
 "                         B seconds after the first (B empty: to the end)\n"
 "      --history S        keep S seconds of samples for ranges (default %d;\n"
-"                         48 bytes a sample, e.g. 115 MB at 4 kHz; 256 MB at most)\n"
+"                         about 60 bytes a sample, e.g. 145 MB at 4 kHz for\n"
+"                         600 s; 256 MB at most; the oldest go first)\n"
+"      --memory MB        shimtop's resident memory at most MB (default %d): the\n"
+"                         history gives up its oldest samples to stay within it,\n"
+"                         and the report says so\n"
 "  -h, --help             this text\n"
 "  -V, --version          version\n"
 "\n"
@@ -131,6 +135,7 @@ enum {
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
 	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SNAPSHOT_ON_EXIT,
 	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE, OPT_FOLLOW_SYMLINKS,
+	OPT_MEMORY,
 };
 
 static const struct option long_options[] = {
@@ -171,6 +176,7 @@ static const struct option long_options[] = {
 	{ "realtime", no_argument, NULL, OPT_REALTIME },
 	{ "follow-symlinks", no_argument, NULL, OPT_FOLLOW_SYMLINKS },
 	{ "history", required_argument, NULL, OPT_HISTORY },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "range", required_argument, NULL, OPT_RANGE },
 	{ "observe", no_argument, NULL, OPT_OBSERVE },
 	{ "signal", required_argument, NULL, OPT_SIGNAL },
@@ -525,6 +531,8 @@ static int sampling_option(struct st_options *o, int c)
 /* -b, --duration, --format, --theme, -o, -i, -H, -P:  0, -EINVAL, or 1: not one of these. */
 static int output_option(struct st_options *o, int c)
 {
+	uint64_t v;
+
 	switch (c) {
 	case 'b':
 		o->batch = true;
@@ -581,6 +589,12 @@ static int output_option(struct st_options *o, int c)
 	case OPT_HISTORY:
 		if (parse_seconds(optarg, &o->history))
 			return bad("--history needs a positive number of seconds, not '%s'", optarg);
+		break;
+	case OPT_MEMORY:
+		if (parse_u64(optarg, &v) || v < ST_MEMORY_MIN_MB || v > (1u << 20))
+			return bad("--memory needs %u to 1048576 MB (shimtop itself needs about "
+				   "30), not '%s'", ST_MEMORY_MIN_MB, optarg);
+		o->memory_mb = (unsigned)v;
 		break;
 	case OPT_RANGE:
 		if (parse_range(optarg, &o->range_from, &o->range_to))
@@ -741,6 +755,7 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 	o->observer_period = ST_OBSERVER_PERIOD;
 	o->dte_tolerance = 0.01;
 	o->history = ST_HISTORY_SECONDS;
+	o->memory_mb = ST_MEMORY_MB;
 	o->sort.nkeys = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+aC:p:t:u:e:F:c:d:n:E:s:bgo:i:HPhV",
@@ -758,7 +773,7 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 		}
 		switch (c) {
 		case 'h':
-			printf(usage_text, ST_OBSERVER_PERIOD, ST_HISTORY_SECONDS);
+			printf(usage_text, ST_OBSERVER_PERIOD, ST_HISTORY_SECONDS, ST_MEMORY_MB);
 			o->printed_only = true;
 			return 0;
 		case 'V':

@@ -107,6 +107,9 @@ struct st_options {
 	const char *snapshot_path;	/* --snapshot-on-exit */
 	double history;			/* --history: seconds of samples kept */
 #define ST_HISTORY_SECONDS 600
+	unsigned memory_mb;		/* --memory: resident MiB at most */
+#define ST_MEMORY_MB 512
+#define ST_MEMORY_MIN_MB 32
 	bool ranged;			/* --range given */
 	double range_from, range_to;	/* seconds from the first sample */
 	bool realtime;			/* replay at recorded speed */

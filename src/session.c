@@ -360,6 +360,7 @@ int session_open(struct session *s, const struct st_options *o)
 	s->model.ipc_instructions = s->info.ipc_instructions;
 	s->model.nsampled = s->info.nsampled;
 	model_set_history(&s->model, (uint64_t)(o->history * 1e9));
+	s->model.history.rss_cap = (size_t)o->memory_mb << 20;
 	model_set_call_graph(&s->model, o->callerchain ? o->stack_copy : MODEL_CHAIN_WINDOW,
 			     o->callerchain);
 	session_show_event(s, 0);
@@ -398,7 +399,7 @@ static void finish(struct session *s, const char *why, uint64_t end)
 	s->finished = true;
 	s->end_ns = end;
 	model_flush(&s->model);
-	snprintf(s->status, sizeof(s->status), "%s after %.1f s", why,
+	snprintf(s->status, sizeof(s->status), "%.300s after %.1f s", why,
 		 session_elapsed(s));
 }
 
@@ -567,6 +568,24 @@ double session_span(const struct session *s)
 	const struct model *m = &s->model;
 
 	return m->last_time > m->first_time ? (double)(m->last_time - m->first_time) / 1e9 : 0;
+}
+
+bool session_history_note(const struct session *s, char *buf, size_t len)
+{
+	const struct history *h = &s->model.history;
+	char bound[48];
+
+	if (!h->dropped_for_bytes)
+		return false;
+	if (h->rss_capped)
+		snprintf(bound, sizeof(bound), "--memory %zu MB", h->rss_cap >> 20);
+	else
+		snprintf(bound, sizeof(bound), "the history's %zu MB", h->max_bytes >> 20);
+	snprintf(buf, len, "history: %llu oldest samples dropped to stay within %s; "
+		 "ranges reach back to %.1f s", (unsigned long long)h->dropped_for_bytes, bound,
+		 h->complete_from > s->model.first_time
+		 ? (double)(h->complete_from - s->model.first_time) / 1e9 : 0.0);
+	return true;
 }
 
 void session_clear_range(struct session *s)

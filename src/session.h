@@ -140,6 +140,12 @@ int session_change_observer_period(struct session *s, int step, char *msg, size_
 /* The seconds from the first sample to the latest. */
 double session_span(const struct session *s);
 
+/*
+ * Whether the history gave up samples to its byte bound or --memory, and
+ * then a line saying so (the report's, the UI header's).
+ */
+bool session_history_note(const struct session *s, char *buf, size_t len);
+
 /* Changes the observer's period (TSC cycles, 0: no pause) while running. */
 void session_set_observer_period(struct session *s, uint64_t cycles);
 

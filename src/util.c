@@ -157,6 +157,25 @@ const char *st_basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+size_t st_resident_bytes(void)
+{
+	char buf[128];
+	unsigned long size, resident;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu", &size, &resident) != 2)
+		return 0;
+	return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
 long long st_proc_stat_field(int pid, int n)
 {
 	char path[64], buf[1024], *p;

@@ -95,4 +95,7 @@ int st_write_all(int fd, const void *p, size_t n);
  */
 long long st_proc_stat_field(int pid, int n);
 
+/* This process's resident memory in bytes (/proc/self/statm), or 0. */
+size_t st_resident_bytes(void);
+
 #endif

@@ -39,10 +39,11 @@ void history_free(struct history *h)
 		chunk_unmap(c);
 	}
 	{
-		size_t max = h->max_bytes;
+		size_t max = h->max_bytes, cap = h->rss_cap;
 
 		history_init(h, h->keep_ns);
 		h->max_bytes = max;
+		h->rss_cap = cap;
 	}
 }
 
@@ -161,9 +162,37 @@ const struct history_span *history_spans(const struct history *h, uint64_t from,
 	return h->spans ? &h->spans[h->span_head + lo] : NULL;
 }
 
+/*
+ * Before a chunk is mapped: the room rss_cap leaves beside everything else
+ * the process holds (symbols, trees, the rest of the model) becomes the
+ * bound, never under two chunks.  Read once a chunk, 16,384 samples: a
+ * replay at millions a second never runs far past it.
+ */
+static void fit_memory(struct history *h)
+{
+	size_t rss = st_resident_bytes(), held = history_bytes(h), other, room;
+	const size_t chunk = sizeof(struct history_chunk);
+
+	if (!h->rss_cap || !rss)
+		return;
+	other = rss > held ? rss - held : 0;
+	room = h->rss_cap > other + chunk ? h->rss_cap - other - chunk : 0;
+	if (room < 2 * chunk)
+		room = 2 * chunk;
+	h->rss_capped = room < HISTORY_MAX_BYTES;
+	h->max_bytes = h->rss_capped ? room : HISTORY_MAX_BYTES;
+	while (h->oldest && history_bytes(h) + chunk > h->max_bytes) {
+		h->dropped_for_bytes += h->oldest->n;
+		drop_oldest(h);
+	}
+}
+
 static struct history_chunk *new_chunk(struct history *h, uint64_t time)
 {
-	struct history_chunk *c = chunk_map();
+	struct history_chunk *c;
+
+	fit_memory(h);
+	c = chunk_map();
 
 	c->next = NULL;
 	c->base = c->min_time = c->max_time = time;
@@ -199,8 +228,10 @@ void history_add(struct history *h, uint64_t time, const struct history_entry *e
 	while (h->keep_ns && h->oldest != h->newest &&
 	       h->oldest->max_time + h->keep_ns < time)
 		drop_oldest(h);
-	while (h->oldest != h->newest && history_bytes(h) > h->max_bytes)
+	while (h->oldest != h->newest && history_bytes(h) > h->max_bytes) {
+		h->dropped_for_bytes += h->oldest->n;
 		drop_oldest(h);
+	}
 }
 
 size_t history_bytes(const struct history *h)

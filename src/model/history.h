@@ -85,6 +85,14 @@ struct history {
 	size_t span_bytes;		/* the spans' arrays, within max_bytes too */
 	uint64_t keep_ns;		/* the bound; 0 keeps everything */
 	size_t max_bytes;		/* HISTORY_MAX_BYTES unless a test asks less */
+	/*
+	 * --memory: the whole process's resident bytes at most (0: no
+	 * bound).  At each new chunk the history takes what the rest of the
+	 * process leaves under it, so the oldest samples go first.
+	 */
+	size_t rss_cap;
+	uint64_t dropped_for_bytes;	/* of dropped: for max_bytes, not age */
+	bool rss_capped;		/* max_bytes was lowered for rss_cap */
 	uint64_t complete_from;		/* no sample before this was dropped */
 	uint64_t dropped;		/* samples dropped with their chunks */
 	uint64_t entries;		/* held now */
@@ -95,7 +103,8 @@ struct history {
 void history_init(struct history *h, uint64_t keep_ns);
 void history_free(struct history *h);
 
-/* Appends one sample at `time`; drops chunks that aged out of the bound. */
+/* Appends one sample at `time`; drops chunks that aged out of the bound,
+ * and the oldest past max_bytes or what rss_cap leaves. */
 void history_add(struct history *h, uint64_t time, const struct history_entry *e);
 
 /* The spans from `from` on (sorted by start); *n of them. */

@@ -44,12 +44,14 @@ static void print_text(struct session *s, FILE *out)
 		(unsigned long long)mt.unknown, mt.unknown_pct, mt.elapsed);
 	if (s->info.note[0])
 		fprintf(out, "note: %s\n", s->info.note);
+	if (session_history_note(s, line, sizeof(line)))
+		fprintf(out, "%s\n", line);
 	if (s->is_snapshot)
 		fprintf(out, "snapshot taken %s\n", s->snap.label);
 	if (s->ranged)
 		fprintf(out, "range %.3f-%.3f s of %.3f s%s\n", s->range_from, s->range_to,
 			session_span(s), s->range_complete ? ""
-			: " (its start is older than --history keeps: only the rest)");
+			: " (its start is older than the history keeps, --history or --memory: only the rest)");
 	if (m->nsampled) {
 		fprintf(out, "sampled each:");
 		for (int e = 0; e < m->nsampled; e++)
@@ -333,10 +335,19 @@ int report_run_batch(struct session *s)
 	if (o->ranged && session_select_range(s, o->range_from, o->range_to) < 0) {
 		char to[32] = "";
 
+		const struct history *h = &s->model.history;
+		double kept = h->complete_from > s->model.first_time
+			? (double)(h->complete_from - s->model.first_time) / 1e9 : 0;
+
 		if (o->range_to < 1e9)
 			snprintf(to, sizeof(to), "%g", o->range_to);
-		st_error("--range %g:%s holds no samples: the recording's span from "
-			 "its first sample is 0-%.3f s", o->range_from, to, session_span(s));
+		if (h->dropped && o->range_to <= kept)
+			st_error("--range %g:%s is older than the history keeps: it reaches back "
+				 "to %.1f s (raise --memory or --history to keep more)",
+				 o->range_from, to, kept);
+		else
+			st_error("--range %g:%s holds no samples: the recording's span from "
+				 "its first sample is 0-%.3f s", o->range_from, to, session_span(s));
 		return -ENODATA;
 	}
 	if (o->export_format) {

@@ -130,8 +130,15 @@ static void draw_caveat_line(const struct ui *ui, WINDOW *w)
 	else if (s->obs_info.failed)
 		snprintf(buf, sizeof(buf), "%.200s; perf sampling goes on",
 			 s->obs_info.finish_reason);
-	else
-		snprintf(buf, sizeof(buf), "%.384s", s->info.note);
+	else {
+		char history[192];
+
+		if (session_history_note(s, history, sizeof(history)))
+			snprintf(buf, sizeof(buf), "%s%s%.300s", history, s->info.note[0] ? "; " : "",
+				 s->info.note);
+		else
+			snprintf(buf, sizeof(buf), "%.384s", s->info.note);
+	}
 	draw_text(w, 3, 0, getmaxx(w), ui->attr[TH_WARNING], buf);
 }
 

@@ -1,0 +1,58 @@
+#!/bin/sh
+# memory_cap.sh - what shimtop's memory costs, and that --memory holds.
+#  1. bytes a sample: the demo live at 10 kHz (cpu-clock -c 100000) for
+#     SECONDS (default 30); the growth of shimtop's resident memory from
+#     5 s on over the samples taken meanwhile (at the session's mean
+#     rate; the history grows a 786 kB chunk at a time); perf top (--stdio, same
+#     event and period, same run) beside it, both resident sizes at the end.
+#  2. the cap: a replay of gen_records steady (300 s at 10 kHz, 3,000,000
+#     samples with call chains and counters, at full speed) with --memory
+#     64, 128 and the default: the peak resident size (VmHWM) and what the
+#     report says of the history.
+set -eu
+: "${SHIMTOP:?}" "${SHIMTOP_DEMO:?}" "${GEN_RECORDS:?}"
+SECONDS_LIVE=${SECONDS_LIVE:-30}
+tmp=$(mktemp -d)
+trap 'kill $demo 2>/dev/null; rm -rf "$tmp"' EXIT
+
+rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+
+"$SHIMTOP_DEMO" >/dev/null 2>&1 &
+demo=$!
+sleep 1
+"$SHIMTOP" -p "$demo" -b --duration "$SECONDS_LIVE" -e cpu-clock -c 100000 \
+	--format json >"$tmp/live.json" 2>/dev/null &
+st=$!
+perf_pid=""
+if command -v perf >/dev/null; then
+	perf top -p "$demo" -e cpu-clock -c 100000 --stdio -d 5 >/dev/null 2>&1 &
+	perf_pid=$!
+fi
+sleep 5
+a=$(rss_kb "$st")
+sleep $((SECONDS_LIVE - 7))
+b=$(rss_kb "$st")
+p=$([ -n "$perf_pid" ] && rss_kb "$perf_pid" || echo 0)
+[ -n "$perf_pid" ] && kill -INT "$perf_pid" 2>/dev/null
+wait "$st"
+python3 - "$tmp/live.json" "$a" "$b" "$p" "$SECONDS_LIVE" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+a, b, p, secs = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+rate = r['samples'] / r['elapsed']
+grown = (b - a) * 1024
+taken = rate * (secs - 7)
+print(f"live demo at {rate:.0f} samples/s: resident {a / 1024:.1f} MB at 5 s, "
+      f"{b / 1024:.1f} MB at {secs - 2} s: {grown / taken:.1f} bytes a sample")
+if p:
+    print(f"perf top beside it at {secs - 2} s: {p / 1024:.1f} MB resident "
+          f"(shimtop / perf top: {b / p:.2f})")
+PY
+
+"$GEN_RECORDS" steady "$tmp/steady.rec" 300 10000
+for cap in 64 128 ""; do
+	/usr/bin/time -f "%M" -o "$tmp/peak" "$SHIMTOP" -b -i "$tmp/steady.rec" \
+		${cap:+--memory $cap} >"$tmp/report" 2>&1
+	said=$(grep '^history:' "$tmp/report" || echo "history: nothing dropped")
+	echo "--memory ${cap:-512 (default)}: peak $(($(cat "$tmp/peak") / 1024)) MB; $said"
+done

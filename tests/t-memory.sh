@@ -1,0 +1,36 @@
+#!/bin/sh
+# t-memory.sh - --memory holds.  A replay of 120 s at 10 kHz (1,200,000
+# samples with call chains: about 60 MB of history) with --memory 48:
+# the peak resident size stays under 48 MB (not checked under ASan, whose
+# shadow memory and quarantine are not shimtop's), the report says how
+# many samples went and from when ranges reach, and the tables still
+# count every sample.  Without the cap nothing is dropped or said.
+. "$TESTS_DIR/lib.sh"
+
+"$TESTS_BIN/gen_records" steady "$TMP/steady.rec" 120 10000 || fail "gen_records steady"
+/usr/bin/time -f "%M" -o "$TMP/peak" "$SHIMTOP" -b -i "$TMP/steady.rec" --memory 48 \
+	>"$TMP/capped" 2>"$TMP/err" || fail "--memory 48: $(cat "$TMP/err")"
+grep -Eq "^history: [0-9]+ oldest samples dropped to stay within --memory 48 MB; ranges reach back to [0-9.]+ s" \
+	"$TMP/capped" || fail "the report does not say what the cap dropped: $(head -5 "$TMP/capped")"
+grep -q "^samples 1200000 " "$TMP/capped" || fail "the table lost samples: $(sed -n 2p "$TMP/capped")"
+if ldd "$SHIMTOP" 2>/dev/null | grep -q libasan; then
+	echo "ASan build: the peak ($(cat "$TMP/peak") kB) is not shimtop's own"
+else
+	peak=$(cat "$TMP/peak")
+	echo "peak resident with --memory 48: $peak kB"
+	[ "$peak" -le $((48 * 1024)) ] || fail "--memory 48 peaked at $peak kB"
+fi
+"$SHIMTOP" -b -i "$TMP/steady.rec" >"$TMP/free" 2>"$TMP/err" || fail "no cap: $(cat "$TMP/err")"
+grep -q "^history:" "$TMP/free" && fail "history dropped without a cap: $(grep '^history' "$TMP/free")"
+# A range before what is kept says why it is empty; one across the edge says it is partial.
+expect_run 1 "--range 1:2 is older than the history keeps: it reaches back to [0-9.]+ s" -- \
+	"$SHIMTOP" -b -i "$TMP/steady.rec" --memory 48 --range 1:2
+"$SHIMTOP" -b -i "$TMP/steady.rec" --memory 48 --range 50:119 >"$TMP/edge" 2>&1 ||
+	fail "--range 50:119 with --memory 48: $(cat "$TMP/edge")"
+grep -q "its start is older than the history keeps" "$TMP/edge" ||
+	fail "a range across the kept history's edge is not said: $(head -6 "$TMP/edge")"
+
+expect_run 2 "--memory needs 32 to 1048576 MB" -- "$SHIMTOP" --memory 8 -b -i "$TMP/steady.rec"
+expect_run 2 "--memory needs 32 to 1048576 MB" -- "$SHIMTOP" --memory lots -b -i "$TMP/steady.rec"
+
+finish
