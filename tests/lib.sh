@@ -153,6 +153,8 @@ finish() {
 # perf_overlap stops it.
 perf_start() {
 	command -v perf >/dev/null || skip "perf (Debian linux-perf) is not installed"
+	# A case that failed before must not leave its perf.data to the next.
+	rm -f "$TMP/perf.data" "$TMP/perf.txt"
 	if [ -n "${3:-}" ]; then
 		perf record -q -e cpu-clock -c "$2" -p "$1" -o "$TMP/perf.data" \
 			-- sleep "$3" >/dev/null 2>"$TMP/perf.err" &
@@ -161,6 +163,44 @@ perf_start() {
 			>/dev/null 2>"$TMP/perf.err" &
 	fi
 	perf_pid=$!
+}
+
+# perf_attached: waits (up to 20 s) until perf_start's perf has its events
+# open (perf_event descriptors), so what follows is sampled by it too.
+perf_attached() {
+	i=0
+	while [ $i -lt 200 ]; do
+		ls -l "/proc/$perf_pid/fd" 2>/dev/null | grep -q 'perf_event' && return 0
+		kill -0 "$perf_pid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "perf record did not open its events: $(cat "$TMP/perf.err" 2>/dev/null)"
+	return 1
+}
+
+# child_of PID [NAME]: prints PID's first child (named NAME if given) once
+# it exists, waiting up to 20 s; fails (status 1) if none appears.
+child_of() {
+	i=0
+	while [ $i -lt 200 ]; do
+		c=$(pgrep -P "$1" ${2:+-x "$2"} | head -1)
+		[ -n "$c" ] && { echo "$c"; return 0; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# wait_file FILE [SECONDS]: true once FILE is not empty (default 20 s).
+wait_file() {
+	i=0
+	while [ $i -lt $((${2:-20} * 10)) ]; do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
 }
 
 # perf_overlap LABEL [MIN]: stops perf_start's perf and requires the

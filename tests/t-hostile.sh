@@ -15,7 +15,13 @@ LEFT_FILES="$LEFT_FILES $seg"
 "$SHIMTOP" -p "$DEMO_PID" --observe --batch --duration 4 --format json \
 	>"$TMP/trunc.json" 2>"$TMP/trunc.err" &
 sp=$!
-sleep 1.5
+# Truncated once shimtop has the segment mapped and has read it a while.
+i=0
+while ! grep -q "shimtop-$DEMO_PID" "/proc/$sp/maps" 2>/dev/null && [ $i -lt 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 1
 truncate -s 0 "$seg"
 wait "$sp"
 st=$?

@@ -75,10 +75,16 @@ grep -q "phase_compute" "$TMP/out" || fail "the perf table was lost: $(cat "$TMP
 expect_run 2 "--observer-cpu 4095: no such CPU is online" -- \
 	"$SHIMTOP" --batch --duration 1 --observe -p "$DEMO_PID" --observer-cpu 4095
 if [ "$(nproc)" -ge 2 ]; then
-	taskset -c 1 "$SHIMTOP_DEMO" --seconds 5 &
+	taskset -c 1 "$SHIMTOP_DEMO" --ready-file "$TMP/pinned-ready" --seconds 5 &
 	pinned=$!
 	BG_PIDS="$BG_PIDS $pinned"
-	sleep 0.3
+	# Pinned (taskset did its part) once the demo has run its set-up.
+	i=0
+	while [ ! -e "$TMP/pinned-ready" ] && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$TMP/pinned-ready" ] || fail "the pinned demo did not start in 20 s"
 	expect_run 2 "--observer-cpu 1 is the only CPU the target may run on" -- \
 		"$SHIMTOP" --batch --duration 1 --observe -p "$pinned" --observer-cpu 1
 	# Left to choose, the observer goes elsewhere and works.

@@ -13,14 +13,15 @@ cc -O1 -shared -fPIC -DHOT_NAME=hot_a -o "$TMP/liba.so" "$SRC/hot.c" &&
 	cc -O1 -shared -fPIC -DHOT_NAME=hot_b -o "$TMP/libb.so" "$SRC/hot.c" ||
 	fail "cannot build the libraries"
 
-# run_target NAME ARGS...: starts $TMP/NAME ARGS in the background ($TPID).
+# run_target NAME ARGS...: starts $TMP/NAME ARGS in the background ($TPID)
+# and returns once it has said its set-up is done (its first line).
 run_target() {
 	name=$1
 	shift
 	"$TMP/$name" "$@" >"$TMP/$name.out" &
 	TPID=$!
 	BG_PIDS="$BG_PIDS $TPID"
-	sleep 0.3
+	wait_file "$TMP/$name.out" || fail "$name $*: no first line in 20 s"
 }
 
 # profile LABEL: 1.5 s of shimtop on $TPID into $TMP/p.json; fails unless
