@@ -42,7 +42,10 @@ int main(void)
 	/* The stream: a euro sign written a byte at a time comes out whole. */
 	m = open_memstream(&out, &len);
 	safe = st_text_safe_stream(m);
-	CHECK(safe != NULL);
+	if (!safe) {
+		CHECK(!"st_text_safe_stream");
+		return check_done("test_text_safe");
+	}
 	setvbuf(safe, NULL, _IONBF, 0);
 	fputs("x\342", safe);
 	fputs("\202", safe);
