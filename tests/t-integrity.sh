@@ -30,19 +30,14 @@ cuts += [rnd.randrange(hsize, len(data)) for _ in range(10)]
 for n, c in enumerate(cuts):
     open(os.path.join(sys.argv[2], 'cut%d' % n), 'wb').write(data[:c])
     print('cut', 'cut%d' % n)
-for n in range(40):
-    b = bytearray(data)
-    i = rnd.randrange(len(b))
-    b[i] ^= 1 << rnd.randrange(8)
-    open(os.path.join(sys.argv[2], 'flip%d' % n), 'wb').write(b)
-    print('flip', 'flip%d' % n)
-snap = open(sys.argv[2] + '/snap', 'rb').read()
-for n in range(40):
-    b = bytearray(snap)
-    i = rnd.randrange(len(b))
-    b[i] ^= 1 << rnd.randrange(8)
-    open(os.path.join(sys.argv[2], 'snapflip%d' % n), 'wb').write(b)
-    print('snapflip', 'snapflip%d' % n)
+def flips(kind, whole):
+    for n in range(40):
+        b = bytearray(whole)
+        b[rnd.randrange(len(b))] ^= 1 << rnd.randrange(8)
+        open(os.path.join(sys.argv[2], '%s%d' % (kind, n)), 'wb').write(b)
+        print(kind, '%s%d' % (kind, n))
+flips('flip', data)
+flips('snapflip', open(sys.argv[2] + '/snap', 'rb').read())
 PY
 
 whole=0

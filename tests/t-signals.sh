@@ -6,18 +6,6 @@
 # SIGKILL at any moment (before or after the command's exec).
 . "$TESTS_DIR/lib.sh"
 
-# launched_child PID: the command shimtop PID launched, once it exists (10 s).
-launched_child() {
-	i=0
-	while [ $i -lt 100 ]; do
-		c=$(pgrep -P "$1" | head -1)
-		[ -n "$c" ] && { echo "$c"; return 0; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 # gone PID: true once PID is no longer a live process (10 s).
 gone() {
 	i=0
@@ -35,7 +23,7 @@ gone() {
 	>"$TMP/report" 2>"$TMP/err" &
 st_pid=$!
 BG_PIDS="$BG_PIDS $st_pid"
-child=$(launched_child "$st_pid") || fail "shimtop launched nothing"
+child=$(child_of "$st_pid") || fail "shimtop launched nothing"
 sleep 1
 kill -HUP "$st_pid"
 wait "$st_pid"
@@ -64,7 +52,7 @@ done
 for delay in 0 0.01 0.05 0.2 0.5 1; do
 	"$SHIMTOP" --batch -- sleep 600 >/dev/null 2>&1 &
 	st_pid=$!
-	child=$(launched_child "$st_pid")
+	child=$(child_of "$st_pid")
 	sleep "$delay"
 	kill -KILL "$st_pid"
 	wait "$st_pid" 2>/dev/null
