@@ -570,6 +570,33 @@ double session_span(const struct session *s)
 	return m->last_time > m->first_time ? (double)(m->last_time - m->first_time) / 1e9 : 0;
 }
 
+void session_period_text(const struct session *s, char *buf, size_t len)
+{
+	const struct st_source_info *in = &s->info;
+	uint64_t want = in->period_expected, seen = in->period_seen;
+	char p[64];
+
+	period_format(&in->period, p, sizeof(p));
+	/*
+	 * The effect, not the request: a second after a change, samples still
+	 * taken with another period (beyond the +/-3% randomization) mean it
+	 * did not take, and the header says so.
+	 */
+	if (want && seen && st_now_ns() > in->period_asked_ns + 1000000000u &&
+	    (seen > want + want / 8 || seen < want - want / 8)) {
+		snprintf(buf, len, "%s NOT APPLIED: samples still every %llu %s", p,
+			 (unsigned long long)seen,
+			 in->period.unit == ST_PERIOD_EVENTS ? "events" : "ns");
+		return;
+	}
+	if (in->period.unit == ST_PERIOD_NS && in->period.value)
+		snprintf(buf, len, "%s (%.0f/s a busy thread)", p, 1e9 / (double)in->period.value);
+	else if (in->period.unit == ST_PERIOD_HZ)
+		snprintf(buf, len, "%s (a busy thread)", p);
+	else
+		snprintf(buf, len, "%s", p);
+}
+
 bool session_history_note(const struct session *s, char *buf, size_t len)
 {
 	const struct history *h = &s->model.history;

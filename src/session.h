@@ -141,6 +141,13 @@ int session_change_observer_period(struct session *s, int step, char *msg, size_
 double session_span(const struct session *s);
 
 /*
+ * The header's period: as asked, with the rate it allows a busy thread;
+ * "NOT APPLIED" with the period samples still carry when, a second after
+ * a change, they disagree with it.
+ */
+void session_period_text(const struct session *s, char *buf, size_t len);
+
+/*
  * Whether the history gave up samples to its byte bound or --memory, and
  * then a line saying so (the report's, the UI header's).
  */

@@ -102,7 +102,7 @@ python3 -c "import sys; r1, r2, r3 = map(int, sys.argv[1:]); sys.exit(not (1.5 <
 	"$r1" "$r2" "$r3" || fail "rates $r1/s, then $r2/s after [, then $r3/s after ] ]: not about x2 and /4"
 $T send-keys -t ui R
 wait_for "period randomization off"
-wait_for "^perf cpu-clock  period 500000 ns *$"
+wait_for "^perf cpu-clock  period 500000 ns \\(2000/s a busy thread\\) *$"
 # Z: the table holds still while the header's count moves on; Z resumes.
 body() { screen | sed -n '/SELF%/,$p' | sed -n 2,4p; }
 count() { screen | sed -n 's/^samples \([0-9.]*[kM]*\) .*/\1/p'; }

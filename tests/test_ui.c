@@ -10,6 +10,8 @@
 #include "model/model.h"
 #include "output/columns.h"
 #include "output/export.h"
+#include "session.h"
+#include "util.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"
 #include "ui/icicle.h"
@@ -399,6 +401,38 @@ static void test_csv_field(void)
 	}
 }
 
+/*
+ * The header's period says what samples carry, not what was asked: a
+ * second after a change, samples still taken with the old period (past
+ * the 3% randomization) read NOT APPLIED with that period.
+ */
+static void test_period_text(void)
+{
+	static struct session s;
+	char buf[192];
+
+	s.info.period = (struct st_period){ 2000000, ST_PERIOD_NS, true };
+	s.info.period_expected = 2000000;
+	s.info.period_seen = 1990000;
+	s.info.period_asked_ns = 1;
+	session_period_text(&s, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "2000000 ns +/-3% (500/s a busy thread)"));
+	s.info.period_seen = 250000;
+	session_period_text(&s, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "2000000 ns +/-3% NOT APPLIED: samples still every 250000 ns"));
+	/* Within the first second the old period's samples are still arriving. */
+	s.info.period_asked_ns = st_now_ns();
+	session_period_text(&s, buf, sizeof(buf));
+	CHECK(!strstr(buf, "NOT APPLIED"));
+	/* -F 62 on a clock: a sample every 16129032 ns; 62 ns is no such thing. */
+	s.info.period = (struct st_period){ 62, ST_PERIOD_HZ, false };
+	s.info.period_expected = 16129032;
+	s.info.period_seen = 62;
+	s.info.period_asked_ns = 1;
+	session_period_text(&s, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "62 Hz NOT APPLIED: samples still every 62 ns"));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--markdown")) {
@@ -413,5 +447,6 @@ int main(int argc, char **argv)
 	test_settings();
 	test_icicle();
 	test_csv_field();
+	test_period_text();
 	return check_done("test_ui");
 }

@@ -28,10 +28,10 @@ static void print_text(struct session *s, FILE *out)
 	bool by_process = s->sort.by_process;
 	size_t n = model_rows_sorted(m, &s->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
-	char line[8192], period[64], target[128];
+	char line[8192], period[192], target[128];
 
 	session_metrics(s, &mt);
-	period_format(&s->info.period, period, sizeof(period));
+	session_period_text(s, period, sizeof(period));
 	session_target_name(s, target, sizeof(target));
 	fprintf(out, "shimtop %s  %s  threads %zu (%zu seen)  %s %s  "
 		"period %s\n", PACKAGE_VERSION, target,

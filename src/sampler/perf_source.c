@@ -118,6 +118,7 @@ struct perf_source {
 	atomic_bool change;
 	_Atomic uint64_t want_value;
 	atomic_int want_random;		/* -1: keep */
+	_Atomic uint64_t period_seen;	/* of the latest sample (source.h) */
 };
 
 static bool is_clock(const struct perf_event_attr *a)
@@ -837,6 +838,7 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	case ST_REC_SAMPLE: {
 		struct st_sample *sm = (void *)ps->out;
 
+		atomic_store_explicit(&ps->period_seen, sm->period, memory_order_relaxed);
 		if (sm->flags & ST_SAMPLE_HAS_STACK) {
 			struct st_stack *k = (struct st_stack *)(uintptr_t)st_sample_stack(sm);
 
@@ -867,6 +869,9 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 				remember_tid(ps, (pid_t)tk->tid);
 			else if (open_thread(ps, (pid_t)tk->tid) == 0)
 				enable_thread(ps, &ps->threads[ps->nthreads - 1]);
+		} else if (ps->inherit && tid_known(ps, (pid_t)tk->ptid)) {
+			/* A descendant, sampled through inherited copies: a period change reopens it. */
+			remember_tid(ps, (pid_t)tk->tid);
 		}
 		break;
 	}
@@ -915,11 +920,77 @@ static void vary_periods(struct perf_source *ps)
 }
 
 /*
- * Applies a period asked for (the UI's [ and ]) to every sampling event
- * opened: the kernel's PERF_EVENT_IOC_PERIOD sets the period, or the
- * frequency of a -F event.  Threads born later open with it, and copies
- * inherited after now take it from their parent event; copies inherited
- * before keep theirs (the kernel does not pass it on).
+ * What PERF_EVENT_IOC_PERIOD takes for event i.  The kernel turns a clock
+ * event's frequency into a fixed period of ns when it opens it and then
+ * forgets it was a frequency: given 62 (Hz) it samples every 62 ns (its
+ * floor, 10 us).  So a clock event is given the period in ns.
+ */
+static uint64_t ioctl_period(struct perf_source *ps, size_t i)
+{
+	if (!ps->cfg.freq)
+		return random_period(ps);
+	if (is_clock(&ps->cfg.events[i].attr))
+		return ps->cfg.freq >= 1000000000u ? 1 : 1000000000u / ps->cfg.freq;
+	return ps->cfg.freq;
+}
+
+/*
+ * With inherit, PERF_EVENT_IOC_PERIOD is not enough: it sets the event it
+ * is given, never the copies its threads' children inherited, and once a
+ * target has forked the kernel may run it on those copies (it swaps a
+ * task's context with an equivalent clone at a context switch), so the
+ * period shown would not be the one sampled.  The events are opened
+ * again instead, with the new period, on every thread known (the
+ * target's, and its descendants' from their FORK records); closing the
+ * old ones removes their inherited copies.  The events that hold a ring's
+ * mapping stay, disabled (which reaches their copies), for the new
+ * events to write into.
+ */
+static void reopen_threads(struct perf_source *ps)
+{
+	struct perf_thread *old = ps->threads;
+	size_t nold = ps->nthreads;
+	struct tid_state *t, *tmp;
+	pid_t *tids = NULL;
+	size_t n = 0, cap = 0;
+	bool launched = ps->cfg.launched;
+
+	HASH_ITER(hh, ps->known, t, tmp) {
+		ST_GROW(tids, cap, n + 1);
+		tids[n++] = t->tid;
+		t->gs.have_prev = 0;	/* new counters start from 0 */
+	}
+	ps->threads = NULL;
+	ps->nthreads = ps->cap = 0;
+	/* Running already: no waiting for an exec. */
+	ps->cfg.launched = false;
+	for (size_t i = 0; i < n; i++) {
+		if (open_thread(ps, tids[i]) == 0)
+			enable_thread(ps, &ps->threads[ps->nthreads - 1]);
+		else if (!target_exists(tids[i]))
+			drop_tid(ps, tids[i]);
+	}
+	ps->cfg.launched = launched;
+	for (size_t i = 0; i < nold; i++) {
+		if (owns_ring(ps, &old[i])) {
+			for (size_t k = 0; k < old[i].nfd; k++)
+				ioctl(old[i].fd[k], PERF_EVENT_IOC_DISABLE, 0);
+			ST_GROW(ps->threads, ps->cap, ps->nthreads + 1);
+			ps->threads[ps->nthreads++] = old[i];
+			continue;
+		}
+		forget_ids(ps, &old[i]);
+		close_thread(&old[i]);
+	}
+	free(old);
+	free(tids);
+}
+
+/*
+ * Applies a period asked for (the UI's [ and ]) to every sampling event:
+ * by reopening them where they are inherited (above), else with the
+ * kernel's PERF_EVENT_IOC_PERIOD, which sets the period or the frequency.
+ * Threads born later open with it.
  */
 static void apply_period(struct perf_source *ps)
 {
@@ -940,11 +1011,15 @@ static void apply_period(struct perf_source *ps)
 		ps->cfg.period = v;
 	if (r >= 0 && !ps->cfg.freq)
 		ps->cfg.randomize = r;
+	if (ps->inherit) {
+		reopen_threads(ps);
+		return;
+	}
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		const struct perf_thread *t = &ps->threads[i];
 
 		for (size_t k = 0; k < t->nfd; k += g) {
-			uint64_t p = ps->cfg.freq ? ps->cfg.freq : random_period(ps);
+			uint64_t p = ioctl_period(ps, ps->cfg.separate ? k % ps->cfg.nevents : 0);
 
 			ioctl(t->fd[k], PERF_EVENT_IOC_PERIOD, &p);
 		}
@@ -988,6 +1063,7 @@ static int perf_set_period(struct st_source *s, uint64_t value, int randomize,
 	/* Said at once, so that a second key press starts from this one. */
 	pthread_mutex_lock(&ps->lock);
 	ps->info.period.value = value;
+	ps->info.period_asked_ns = st_now_ns();
 	if (randomize >= 0 && !ps->by_freq)
 		ps->info.period.randomized = randomize;
 	pthread_mutex_unlock(&ps->lock);
@@ -1111,6 +1187,14 @@ static void perf_info(struct st_source *s, struct st_source_info *out)
 	pthread_mutex_lock(&ps->lock);
 	*out = ps->info;
 	pthread_mutex_unlock(&ps->lock);
+	out->period_seen = atomic_load_explicit(&ps->period_seen, memory_order_relaxed);
+	/* A kernel-kept frequency varies a counting event's period: nothing to check. */
+	if (!ps->by_freq)
+		out->period_expected = out->period.value;
+	else if (is_clock(&ps->cfg.events[0].attr) && out->period.value)
+		out->period_expected = 1000000000u / out->period.value;
+	else
+		out->period_expected = 0;
 }
 
 static void perf_destroy(struct st_source *s)

@@ -57,6 +57,15 @@ struct st_source_info {
 	char sampled[ST_MAX_SAMPLED][64]; /* -e a,b: the events sampled each */
 	int nsampled;			/* 0, or 2..ST_MAX_SAMPLED */
 	uint64_t kernel_lost;		/* samples the kernel dropped */
+	/*
+	 * The check of a period change: the period the latest sample was
+	 * taken with (ns or events; 0: none yet, or a kernel-kept frequency
+	 * on a counting event, whose samples' periods vary), and when the
+	 * period shown was asked for (CLOCK_MONOTONIC ns; 0: at the start).
+	 */
+	uint64_t period_seen;
+	uint64_t period_expected;	/* what period_seen should be; 0: no check */
+	uint64_t period_asked_ns;
 	uint64_t throttled;		/* times the kernel throttled us */
 	uint64_t produced;		/* samples made (observer) */
 	double cpu_seconds;		/* the observer thread's CPU time ... */

@@ -66,10 +66,10 @@ static void draw_source_line(const struct ui *ui, WINDOW *w,
 {
 	const struct session *s = ui->s;
 	const struct model *m = &s->model;
-	char a[32], b[48];
+	char a[32], b[160];
 	int x;
 
-	period_format(&s->info.period, b, sizeof(b));
+	session_period_text(s, b, sizeof(b));
 	x = pair(ui, w, 1, 0, source_kind_name(s->info.kind), s->info.events);
 	x = pair(ui, w, 1, x, "period", b);
 	if (m->nsampled) {
