@@ -81,25 +81,25 @@ wait_for "IPCv"
 $T send-keys -t ui q
 sleep 0.5
 
-# [ and ]: the header says the new period at once, and the rate (over
-# the last whole second) follows within two; the demo keeps one CPU busy.
+# [ and ]: the header says the new period at once, and the samples (each
+# carries its period) follow within a second; the demo keeps one CPU busy.
 rm -f "$RC"
 start
 wait_for "phase_compute"
 sleep 2
-rate() { screen | sed -n 's/.*  rate \([0-9]*\)\/s.*/\1/p' | head -1; }
-r1=$(rate)
+# The effect, checked in the samples (the header compares their periods
+# with the one asked for), not by rates, which a busy machine bends.
+applied() {
+	sleep 1.5	# past the header's second of grace
+	screen | grep -q "NOT APPLIED" && fail "$1: $(screen | grep 'NOT APPLIED')"
+}
 $T send-keys -t ui '['
 wait_for "period 125000 ns \\+/-3% \\(was 250000 ns \\+/-3%\\)"
-wait_for "^perf cpu-clock  period 125000 ns"
-sleep 2.5
-r2=$(rate)
+wait_for "^perf cpu-clock  period 125000 ns \\+/-3% \\(8000/s a busy thread\\)"
+applied "["
 $T send-keys -t ui ']' ']'
-wait_for "^perf cpu-clock  period 500000 ns"
-sleep 2.5
-r3=$(rate)
-python3 -c "import sys; r1, r2, r3 = map(int, sys.argv[1:]); sys.exit(not (1.5 < r2 / r1 < 2.6 and 3.0 < r2 / r3 < 5.5))" \
-	"$r1" "$r2" "$r3" || fail "rates $r1/s, then $r2/s after [, then $r3/s after ] ]: not about x2 and /4"
+wait_for "^perf cpu-clock  period 500000 ns \\+/-3% \\(2000/s a busy thread\\)"
+applied "] ]"
 $T send-keys -t ui R
 wait_for "period randomization off"
 wait_for "^perf cpu-clock  period 500000 ns \\(2000/s a busy thread\\) *$"
