@@ -369,7 +369,8 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 {
 	*a = ps->cfg.events[i].attr;
 	a->size = sizeof(*a);
-	a->exclude_kernel = ps->exclude_kernel;
+	/* Where paranoia forbids the kernel, and where -e EVENT:u asked. */
+	a->exclude_kernel = ps->exclude_kernel || ps->cfg.events[i].attr.exclude_kernel;
 	/* IBS refuses every exclude bit unless the PMU filters in software. */
 	a->exclude_hv = !ps->cfg.ibs;
 	a->inherit = ps->inherit;
