@@ -18,6 +18,7 @@ cc -O1 -shared -fPIC -DHOT_NAME=hot_a -o "$TMP/liba.so" "$SRC/hot.c" &&
 run_target() {
 	name=$1
 	shift
+	rm -f "$TMP/$name.out"	# the last run's first line is no answer
 	"$TMP/$name" "$@" >"$TMP/$name.out" &
 	TPID=$!
 	BG_PIDS="$BG_PIDS $TPID"
@@ -45,13 +46,33 @@ profile "deleted binary"
 s=$(share "r['symbol'] == 'hot_loop' and r['module'] == 'deleted (deleted)'")
 [ "$s" -ge 50 ] || fail "deleted binary: hot_loop has $s%, expected most samples"
 
-# Stripped (no .symtab): its static functions are unknown, of its module.
+# Stripped (no .symtab): its static hot_loop is a row of its own all the
+# same, by its .eh_frame entry: stripped+0xSTART, at the unstripped address.
 cp "$TMP/target" "$TMP/stripped"
+hot=$(nm "$TMP/target" | awk '$3 == "hot_loop" { sub(/^0+/, "", $1); print $1 }')
 strip --strip-all "$TMP/stripped"
 run_target stripped run
 profile "stripped binary"
-s=$(share "r['unknown'] and r['module'] == 'stripped'")
-[ "$s" -ge 50 ] || fail "stripped binary: [unknown] of 'stripped' has $s%, expected most"
+s=$(share "r['symbol'] == 'stripped+0x$hot' and r['module'] == 'stripped'")
+[ "$s" -ge 50 ] || fail "stripped binary: stripped+0x$hot (hot_loop) has $s%, expected most"
+
+# Stripped as Debian ships libraries (.dynsym only): its static functions
+# become rows of their own by their .eh_frame entries, named
+# MODULE+0xSTART at the addresses the unstripped copy's symbols give.
+cc -O2 -shared -fPIC -o "$TMP/libstatic.so" "$SRC/static_hot.c" || fail "cannot build libstatic.so"
+a=$(nm "$TMP/libstatic.so" | awk '$3 == "heavy_a" { sub(/^0+/, "", $1); print $1 }')
+b=$(nm "$TMP/libstatic.so" | awk '$3 == "heavy_b" { sub(/^0+/, "", $1); print $1 }')
+strip --strip-all "$TMP/libstatic.so"
+readelf -SW "$TMP/libstatic.so" | grep -q '\.symtab' && fail "strip left a symbol table in libstatic.so"
+run_target target lib "$TMP/libstatic.so"
+profile "stripped library"
+sa=$(share "r['symbol'] == 'libstatic.so+0x$a' and r['module'] == 'libstatic.so'")
+sb=$(share "r['symbol'] == 'libstatic.so+0x$b' and r['module'] == 'libstatic.so'")
+su=$(share "r['unknown'] and r['module'] == 'libstatic.so'")
+echo "stripped library: heavy_a (0x$a) $sa%, heavy_b (0x$b) $sb%, [unknown] $su%"
+[ "$sa" -ge 50 ] && [ "$sb" -ge 12 ] && [ "$su" -le 2 ] ||
+	fail "stripped library: heavy_a $sa%, heavy_b $sb%, [unknown] $su% (expected about 75, 25, 0)"
+kill "$TPID" 2>/dev/null
 
 # A library whose ELF header is overwritten once loaded: not ELF any more.
 cp "$TMP/liba.so" "$TMP/libcorrupt.so"

@@ -120,7 +120,7 @@ const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
 		GElf_Addr bias = 0;
 		Elf *elf = dwfl_module_getelf(f->mod, &bias);
 
-		symbol_table_build(&f->table, f->mod, elf, bias);
+		symbol_table_build(&f->table, f->mod, elf, bias, st_basename(f->path));
 		f->table_built = true;
 	}
 	return symbol_table_find(&f->table, vaddr);

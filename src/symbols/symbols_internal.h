@@ -62,6 +62,7 @@ struct elf_symbol {
 	char *name;		/* demangled, without parameters */
 	char *raw;		/* as in the symbol table */
 	char *aliases;		/* other names at start, ", "-separated; or NULL */
+	bool from_cfi;		/* no symbol: bounds from .eh_frame (symbols_cfi.c) */
 };
 
 /* A file's functions sorted by address, one entry per address. */
@@ -87,7 +88,14 @@ bool symbol_preferred(const struct symbol_candidate *a,
 		      const struct symbol_candidate *b);
 /* Functions from mod's symbol table, and PLT stubs from elf when given. */
 void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
-			uint64_t bias);
+			uint64_t bias, const char *module);
+/*
+ * The functions .eh_frame describes that no entry of named covers, as
+ * symbols named MODULE+0xSTART (symbols_cfi.c); their count, *out
+ * allocated (NULL when none).
+ */
+size_t cfi_functions(Elf *elf, uint64_t bias, const char *module,
+		     const struct symbol_table *named, struct elf_symbol **out);
 const struct elf_symbol *symbol_table_find(const struct symbol_table *t,
 					   uint64_t addr);
 void symbol_table_clear(struct symbol_table *t);

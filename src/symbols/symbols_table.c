@@ -360,17 +360,34 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 				      t->v[i].start + LAST_SYMBOL_SPAN;
 }
 
+static int by_start(const void *a, const void *b)
+{
+	const struct elf_symbol *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
-			uint64_t bias)
+			uint64_t bias, const char *module)
 {
 	struct symbol_candidate *v = NULL;
-	size_t n = 0, cap = 0;
+	struct elf_symbol *cfi;
+	size_t n = 0, cap = 0, ncfi;
 	struct made_names made = { NULL, 0, 0 };
 
 	collect_symbols(mod, &v, &n, &cap);
 	if (elf)
 		collect_plt(elf, bias, &v, &n, &cap, &made);
 	merge_aliases(t, v, n);
+	/* Stripped code: the functions no symbol names, by their unwind entries. */
+	ncfi = cfi_functions(elf, bias, module, t, &cfi);
+	if (ncfi) {
+		t->v = st_xrealloc(t->v, (t->n + ncfi) * sizeof(*t->v));
+		memcpy(t->v + t->n, cfi, ncfi * sizeof(*cfi));
+		t->n += ncfi;
+		qsort(t->v, t->n, sizeof(*t->v), by_start);
+	}
+	free(cfi);
 	for (size_t i = 0; i < made.n; i++)
 		free(made.v[i]);
 	free(made.v);

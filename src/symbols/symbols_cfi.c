@@ -1,0 +1,197 @@
+/*
+ * symbols_cfi.c - functions no symbol names, found by their unwind
+ * information.  Debian ships its libraries with .dynsym only: their
+ * static functions have no name, and every address in them used to fall
+ * into one [unknown] row per module.  Every .eh_frame FDE describes one
+ * function's code, so each FDE no symbol covers becomes a function of
+ * its own, named MODULE+0xSTART (its module address), with its bounds
+ * for the disassembly.  libdw walks the section (dwarf_next_cfi: lengths,
+ * CIEs, augmentation); this file decodes only the two encoded numbers of
+ * each FDE, in the encodings x86-64 toolchains write.
+ */
+#include "symbols/symbols_internal.h"
+#include "util.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CFI_MAX_CIES	256u	/* a file has a handful */
+
+struct cie_encoding {
+	Dwarf_Off offset;
+	int enc;		/* the FDEs' pointer encoding (DW_EH_PE_*), -1: unknown */
+};
+
+/* Bytes an encoded value of this format takes; 0: one not decoded here. */
+static size_t encoded_size(int enc)
+{
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		return 8;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		return 4;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t decode(const uint8_t *p, int enc)
+{
+	int32_t s4;
+	int16_t s2;
+	uint32_t u4;
+	uint16_t u2;
+	uint64_t u8;
+
+	switch (enc & 0x0f) {
+	case DW_EH_PE_sdata4:
+		memcpy(&s4, p, 4);
+		return (uint64_t)(int64_t)s4;
+	case DW_EH_PE_udata4:
+		memcpy(&u4, p, 4);
+		return u4;
+	case DW_EH_PE_sdata2:
+		memcpy(&s2, p, 2);
+		return (uint64_t)(int64_t)s2;
+	case DW_EH_PE_udata2:
+		memcpy(&u2, p, 2);
+		return u2;
+	default:
+		memcpy(&u8, p, 8);
+		return u8;
+	}
+}
+
+/* The FDE pointer encoding a CIE's augmentation gives ('R'), or -1. */
+static int fde_encoding(const Dwarf_CIE *c)
+{
+	const uint8_t *d = c->augmentation_data, *end;
+	const char *a = c->augmentation;
+
+	if (!a || a[0] != 'z' || !d)
+		return a && !a[0] ? DW_EH_PE_absptr : -1;
+	end = d + c->augmentation_data_size;
+	for (a++; *a; a++) {
+		if (d >= end && *a != 'S')
+			return -1;
+		switch (*a) {
+		case 'R':
+			return *d;
+		case 'L':
+			d++;
+			break;
+		case 'P': {
+			size_t n = encoded_size(*d);
+
+			if (!n || (size_t)(end - d) < 1 + n)
+				return -1;
+			d += 1 + n;
+			break;
+		}
+		case 'S':
+			break;
+		default:
+			return -1;
+		}
+	}
+	return DW_EH_PE_absptr;
+}
+
+static Elf_Scn *eh_frame(Elf *elf, GElf_Shdr *sh)
+{
+	size_t strndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &strndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, strndx, sh->sh_name);
+		if (name && !strcmp(name, ".eh_frame"))
+			return scn;
+	}
+	return NULL;
+}
+
+size_t cfi_functions(Elf *elf, uint64_t bias, const char *module,
+		     const struct symbol_table *named, struct elf_symbol **out)
+{
+	struct cie_encoding cies[CFI_MAX_CIES];
+	size_t ncies = 0, n = 0, cap = 0;
+	const unsigned char *ident;
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry e;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	int rc;
+
+	*out = NULL;
+	ident = elf ? (const unsigned char *)elf_getident(elf, NULL) : NULL;
+	scn = ident ? eh_frame(elf, &sh) : NULL;
+	data = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!data || !data->d_buf)
+		return 0;
+	while ((rc = dwarf_next_cfi(ident, data, true, off, &next, &e)) != 1) {
+		const uint8_t *base = data->d_buf, *p;
+		uint64_t start, range;
+		int enc = -1;
+		size_t size;
+
+		if (rc < 0) {
+			/* Skippable when next moved on; otherwise the rest is unreadable. */
+			if (next == (Dwarf_Off)-1 || next <= off)
+				break;
+			off = next;
+			continue;
+		}
+		if (dwarf_cfi_cie_p(&e)) {
+			if (ncies < CFI_MAX_CIES)
+				cies[ncies++] = (struct cie_encoding){ off, fde_encoding(&e.cie) };
+			off = next;
+			continue;
+		}
+		off = next;
+		for (size_t i = 0; i < ncies; i++)
+			if (cies[i].offset == e.fde.CIE_pointer)
+				enc = cies[i].enc;
+		size = enc < 0 || (enc & 0x70) > DW_EH_PE_pcrel ? 0 : encoded_size(enc);
+		p = e.fde.start;
+		/* Both numbers inside the entry (and so the section). */
+		if (!size || p < base || e.fde.end > base + data->d_size ||
+		    (size_t)(e.fde.end - p) < 2 * size)
+			continue;
+		start = decode(p, enc);
+		if ((enc & 0x70) == DW_EH_PE_pcrel)
+			start += sh.sh_addr + (uint64_t)(p - base);
+		range = decode(p + size, enc & 0x0f);
+		if (!range || range > (1u << 30) || start + range < start)
+			continue;
+		start += bias;
+		if (symbol_table_find(named, start))
+			continue;	/* a symbol names it */
+		ST_GROW(*out, cap, n + 1);
+		(*out)[n].start = start;
+		(*out)[n].end = start + range;
+		(*out)[n].name = st_xmalloc(strlen(module) + 24);
+		sprintf((*out)[n].name, "%s+0x%llx", module, (unsigned long long)(start - bias));
+		(*out)[n].raw = st_xstrdup((*out)[n].name);
+		(*out)[n].aliases = NULL;
+		(*out)[n].from_cfi = true;
+		n++;
+	}
+	return n;
+}
