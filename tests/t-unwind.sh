@@ -7,7 +7,8 @@
 # is unambiguous; in callerchain mode the tree rebuilt from depths holds
 # the known paths and the twins' equal frames are flagged ambiguous.
 # Code without any CFI gives cut chains, counted, and no crash; bad
-# --call-graph values are refused in one line.
+# --call-graph values are refused in one line.  Chains that stop before
+# main (frame pointers missing) are said, with what unwinds them.
 . "$TESTS_DIR/lib.sh"
 
 NOFP="$TESTS_BIN/call_paths_nofp"
@@ -19,6 +20,19 @@ NOFP="$TESTS_BIN/call_paths_nofp"
 if python3 "$TESTS_DIR/check_paths.py" "$TMP/fp" 2>/dev/null; then
 	fail "frame-pointer chains found call_paths_nofp's tree: the test binary has frame pointers"
 fi
+
+# ... and says so, with what unwinds it: in the text report, and in the
+# gauges (JSON).  With frame pointers, or with dwarf, nothing is said.
+"$SHIMTOP" --batch -- "$NOFP" --seconds 1 >"$TMP/fp.txt" 2>"$TMP/err" ||
+	fail "fp on call_paths_nofp, text: $(cat "$TMP/err")"
+grep -Eq "^chains: (9[0-9]|100)% of call chains stop before main or a thread's start: code without frame pointers \(as Debian builds\); --call-graph dwarf unwinds it" \
+	"$TMP/fp.txt" || fail "broken chains not said: $(head -5 "$TMP/fp.txt")"
+"$SHIMTOP" --batch -- "$TESTS_BIN/call_paths" --seconds 1 >"$TMP/withfp.txt" 2>"$TMP/err" ||
+	fail "fp on call_paths: $(cat "$TMP/err")"
+grep -q "^chains:" "$TMP/withfp.txt" && fail "whole chains said to be broken: $(grep '^chains' "$TMP/withfp.txt")"
+"$SHIMTOP" --batch --call-graph dwarf -- "$NOFP" --seconds 1 >"$TMP/dw.txt" 2>"$TMP/err" ||
+	fail "dwarf on call_paths_nofp, text: $(cat "$TMP/err")"
+grep -q "^chains:" "$TMP/dw.txt" && fail "unwound chains said to be broken: $(grep '^chains' "$TMP/dw.txt")"
 
 # dwarf: the tree as written.
 "$SHIMTOP" --batch --call-graph dwarf --format json -- "$NOFP" --seconds 2 >"$TMP/dwarf.json" \

@@ -81,6 +81,7 @@ void model_free(struct model *m)
 	obs_model_free(&m->obs);
 	ibs_model_free(&m->ibs);
 	free(m->per_sym);
+	free(m->root_kind);
 	thread_free_all(m);
 	free(m->timeline);
 	history_free(&m->history);

@@ -142,6 +142,14 @@ struct model {
 	uint64_t multiplexed;
 	uint64_t chains, chain_frames;
 	uint64_t tree_frames, tree_unknown;	/* callers symbolized for the tree; unexplained */
+	/*
+	 * Frame-pointer chains of user samples, and those whose outermost
+	 * frame is no process or thread start (main's caller, start_thread,
+	 * clone): code without frame pointers ends them early (model_tree.c).
+	 */
+	uint64_t fp_user_chains, fp_rootless;
+	uint8_t *root_kind;			/* by symbol id: 0 unseen, 1 a start, 2 not */
+	size_t root_kind_cap;
 	uint64_t first_time, last_time;
 
 	struct model_sym *per_sym;		/* indexed by st_symbol.id */
@@ -199,6 +207,13 @@ void model_init(struct model *m, struct symbolizer *symbols);
  * bytes above the stack pointer; rebuilt: the tree shown is CallerChaining's.
  */
 void model_set_call_graph(struct model *m, uint32_t window, bool rebuilt);
+
+/*
+ * When most frame-pointer chains stop short of a process or thread start
+ * (code built without frame pointers, as Debian builds), a line saying so
+ * and what unwinds them; false otherwise.
+ */
+bool model_chain_note(const struct model *m, char *buf, size_t len);
 
 /* A call tree frame's name: its function's, or "[truncated chain]". */
 const char *model_frame_name(const struct model *m, uint32_t sym);

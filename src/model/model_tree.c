@@ -8,6 +8,10 @@
 #include "model/model_internal.h"
 #include "symbols/symbols.h"
 #include "symbols/unwind.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
 
 /* x86-64: the kernel's half of the address space (chains lose perf's markers). */
 #define KERNEL_START	0xffff800000000000ull
@@ -22,6 +26,47 @@ void model_set_call_graph(struct model *m, uint32_t window, bool rebuilt)
 {
 	m->chain_window = window;
 	m->callerchain_mode = rebuilt;
+}
+
+/* Where a whole chain ends: a process's or a thread's start. */
+static bool is_start(const char *name)
+{
+	static const char *const starts[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
+		"clone", "clone3", "__clone", "__clone3", "thread_start", "_dl_start_user",
+	};
+
+	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+		if (!strcmp(name, starts[i]))
+			return true;
+	return false;
+}
+
+/* Counts a user sample's frame-pointer chain, whole or ended early. */
+static void count_fp_chain(struct model *m, uint32_t root)
+{
+	if (root >= m->root_kind_cap) {
+		size_t was = m->root_kind_cap;
+
+		ST_GROW(m->root_kind, m->root_kind_cap, (size_t)root + 1);
+		memset(m->root_kind + was, 0, m->root_kind_cap - was);
+	}
+	if (!m->root_kind[root])
+		m->root_kind[root] = is_start(model_frame_name(m, root)) ? 1 : 2;
+	m->fp_user_chains++;
+	m->fp_rootless += m->root_kind[root] == 2;
+}
+
+bool model_chain_note(const struct model *m, char *buf, size_t len)
+{
+	double rootless = m->fp_user_chains ? (double)m->fp_rootless / (double)m->fp_user_chains : 0;
+
+	if (m->fp_user_chains < 100 || rootless < 0.25)
+		return false;
+	snprintf(buf, len, "%.0f%% of call chains stop before main or a thread's start: "
+		 "code without frame pointers (as Debian builds); --call-graph dwarf unwinds it",
+		 100 * rootless);
+	return true;
 }
 
 /* A caller's function; counted in the tree's gauge when it goes into the tree. */
@@ -156,6 +201,8 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 		k = take_unwound(m, s, leaf, frames, &truncated, NULL, 0);
 	} else {
 		k = take_kernel_chain(m, s, frames);
+		if (s->cpumode == ST_MODE_USER && s->nchain)
+			count_fp_chain(m, k ? frames[0] : leaf->id);
 		if (s->flags & ST_SAMPLE_HAS_STACK)
 			take_unwound(m, s, leaf, NULL, &cut, frames, k);
 	}

@@ -105,6 +105,16 @@ static void perf_gauges(const struct session *s, struct gauges *gs)
 		value(gs, "%.1f%%", 100 * share(m->chains, m->samples));
 	}
 
+	if (m->fp_user_chains) {
+		double rootless = share(m->fp_rootless, m->fp_user_chains);
+
+		add(gs, "perf", "whole chains", 1 - rootless, rootless >= 0.25,
+		    "user call chains that reach main or a thread's start%s",
+		    rootless >= 0.25 ? ": the rest stop early in code without frame pointers "
+				       "(as Debian builds); --call-graph dwarf unwinds it" : "");
+		value(gs, "%.1f%%", 100 * (1 - rootless));
+	}
+
 	if (m->tree.samples && m->tree_frames) {
 		double unknown = share(m->tree_unknown, m->tree_frames);
 		double cut = share(m->tree.truncated + m->tree.capped, m->tree.samples);

@@ -46,6 +46,8 @@ static void print_text(struct session *s, FILE *out)
 		fprintf(out, "note: %s\n", s->info.note);
 	if (session_history_note(s, line, sizeof(line)))
 		fprintf(out, "%s\n", line);
+	if (model_chain_note(&s->model, line, sizeof(line)))
+		fprintf(out, "chains: %s\n", line);
 	if (s->is_snapshot)
 		fprintf(out, "snapshot taken %s\n", s->snap.label);
 	if (s->ranged)

@@ -133,7 +133,11 @@ static void draw_caveat_line(const struct ui *ui, WINDOW *w)
 	else {
 		char history[192];
 
-		if (session_history_note(s, history, sizeof(history)))
+		/* The caveats that change what the tables mean come first. */
+		if (model_chain_note(&s->model, history, sizeof(history)))
+			snprintf(buf, sizeof(buf), "%s%s%.300s", history, s->info.note[0] ? "; " : "",
+				 s->info.note);
+		else if (session_history_note(s, history, sizeof(history)))
 			snprintf(buf, sizeof(buf), "%s%s%.300s", history, s->info.note[0] ? "; " : "",
 				 s->info.note);
 		else
