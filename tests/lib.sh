@@ -53,12 +53,17 @@ start_demo() {
 	DEMO_PID=$!
 	BG_PIDS="$BG_PIDS $DEMO_PID"
 	# Its phases have begun: however slow the set-up, what follows sees them.
+	wait_exists "$TMP/demo-ready" 30 || fail "the demo did not finish its set-up in 30 s"
+}
+
+# wait_exists FILE [SECONDS]: true once FILE exists (default 20 s).
+wait_exists() {
 	i=0
-	while [ ! -e "$TMP/demo-ready" ] && [ $i -lt 300 ]; do
+	while [ ! -e "$1" ] && [ $i -lt $((${2:-20} * 10)) ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	[ -e "$TMP/demo-ready" ] || fail "the demo did not finish its set-up in 30 s"
+	[ -e "$1" ]
 }
 
 # json_get FILE EXPR: evaluates a Python expression over the JSON in FILE (d).

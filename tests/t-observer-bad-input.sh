@@ -79,12 +79,7 @@ if [ "$(nproc)" -ge 2 ]; then
 	pinned=$!
 	BG_PIDS="$BG_PIDS $pinned"
 	# Pinned (taskset did its part) once the demo has run its set-up.
-	i=0
-	while [ ! -e "$TMP/pinned-ready" ] && [ $i -lt 200 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -e "$TMP/pinned-ready" ] || fail "the pinned demo did not start in 20 s"
+	wait_exists "$TMP/pinned-ready" || fail "the pinned demo did not start in 20 s"
 	expect_run 2 "--observer-cpu 1 is the only CPU the target may run on" -- \
 		"$SHIMTOP" --batch --duration 1 --observe -p "$pinned" --observer-cpu 1
 	# Left to choose, the observer goes elsewhere and works.

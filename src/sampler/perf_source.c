@@ -952,12 +952,11 @@ static void reopen_threads(struct perf_source *ps)
 	struct perf_thread *old = ps->threads;
 	size_t nold = ps->nthreads;
 	struct tid_state *t, *tmp;
-	pid_t *tids = NULL;
-	size_t n = 0, cap = 0;
+	pid_t *tids = st_xcalloc(HASH_COUNT(ps->known) + 1, sizeof(*tids));
+	size_t n = 0;
 	bool launched = ps->cfg.launched;
 
 	HASH_ITER(hh, ps->known, t, tmp) {
-		ST_GROW(tids, cap, n + 1);
 		tids[n++] = t->tid;
 		t->gs.have_prev = 0;	/* new counters start from 0 */
 	}
