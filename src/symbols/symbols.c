@@ -725,7 +725,9 @@ static const struct st_symbol *from_file(struct symbolizer *s, struct elf_file *
 
 	if (elf_file_vaddr(f, ip - m->start + m->pgoff, &vaddr) == 0 &&
 	    (e = elf_file_symbol(f, vaddr))) {
-		const struct st_symbol *sym = intern_full(s, module, e->name, e->raw,
+		char buf[320];
+		const char *name = elf_symbol_name(f, e, buf, sizeof(buf));
+		const struct st_symbol *sym = intern_full(s, module, name, e->raw ? e->raw : name,
 							  e->aliases, false);
 		struct interned *in = interned_of(sym);
 

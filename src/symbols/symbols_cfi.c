@@ -126,8 +126,8 @@ static Elf_Scn *eh_frame(Elf *elf, GElf_Shdr *sh)
 	return NULL;
 }
 
-size_t cfi_functions(Elf *elf, uint64_t bias, const char *module,
-		     const struct symbol_table *named, struct elf_symbol **out)
+size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
+		     struct elf_symbol **out)
 {
 	struct cie_encoding cies[CFI_MAX_CIES];
 	size_t ncies = 0, n = 0, cap = 0;
@@ -184,13 +184,9 @@ size_t cfi_functions(Elf *elf, uint64_t bias, const char *module,
 		if (symbol_table_find(named, start))
 			continue;	/* a symbol names it */
 		ST_GROW(*out, cap, n + 1);
-		(*out)[n].start = start;
-		(*out)[n].end = start + range;
-		(*out)[n].name = st_xmalloc(strlen(module) + 24);
-		sprintf((*out)[n].name, "%s+0x%llx", module, (unsigned long long)(start - bias));
-		(*out)[n].raw = st_xstrdup((*out)[n].name);
-		(*out)[n].aliases = NULL;
-		(*out)[n].from_cfi = true;
+		/* Named when asked (elf_symbol_name): libLLVM has 100,000 such. */
+		(*out)[n] = (struct elf_symbol){ .start = start, .end = start + range,
+						 .from_cfi = true };
 		n++;
 	}
 	return n;

@@ -100,5 +100,5 @@ const char *symbolizer_name_in_file(struct symbolizer *s, uint32_t id, uint64_t 
 	if (!f || !f->mod || !(e = elf_file_symbol(f, at)))
 		return NULL;
 	*offset = at - e->start;
-	return e->name;
+	return elf_symbol_name(f, e, f->name, sizeof(f->name));
 }

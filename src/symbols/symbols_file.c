@@ -120,10 +120,20 @@ const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
 		GElf_Addr bias = 0;
 		Elf *elf = dwfl_module_getelf(f->mod, &bias);
 
-		symbol_table_build(&f->table, f->mod, elf, bias, st_basename(f->path));
+		symbol_table_build(&f->table, f->mod, elf, bias);
 		f->table_built = true;
 	}
 	return symbol_table_find(&f->table, vaddr);
+}
+
+const char *elf_symbol_name(const struct elf_file *f, const struct elf_symbol *e,
+			    char *buf, size_t len)
+{
+	if (!e->from_cfi)
+		return e->name;
+	snprintf(buf, len, "%s+0x%llx", st_basename(f->path),
+		 (unsigned long long)(e->start - f->bias));
+	return buf;
 }
 
 void elf_file_close(struct elf_file *f)

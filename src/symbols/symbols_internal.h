@@ -88,14 +88,14 @@ bool symbol_preferred(const struct symbol_candidate *a,
 		      const struct symbol_candidate *b);
 /* Functions from mod's symbol table, and PLT stubs from elf when given. */
 void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
-			uint64_t bias, const char *module);
+			uint64_t bias);
 /*
  * The functions .eh_frame describes that no entry of named covers, as
- * symbols named MODULE+0xSTART (symbols_cfi.c); their count, *out
+ * nameless entries (from_cfi; symbols_cfi.c); their count, *out
  * allocated (NULL when none).
  */
-size_t cfi_functions(Elf *elf, uint64_t bias, const char *module,
-		     const struct symbol_table *named, struct elf_symbol **out);
+size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
+		     struct elf_symbol **out);
 const struct elf_symbol *symbol_table_find(const struct symbol_table *t,
 					   uint64_t addr);
 void symbol_table_clear(struct symbol_table *t);
@@ -117,6 +117,7 @@ struct elf_file {
 	struct symbol_table table;	/* built on the first lookup */
 	bool table_built;
 	int fd;				/* a copy of the descriptor, for unwinders */
+	char name[320];			/* symbolizer_name_in_file's last answer */
 };
 /* libdwfl's find_debuginfo callback: this machine's /usr/lib/debug only. */
 int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -129,6 +130,12 @@ struct elf_file *elf_file_open(int fd, const char *path,
 int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr);
 /* The function at a module address, or NULL. */
 const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
+/*
+ * Its name: the symbol's, or for a function only .eh_frame bounds
+ * MODULE+0xSTART (its module address), made in buf.
+ */
+const char *elf_symbol_name(const struct elf_file *f, const struct elf_symbol *e,
+			    char *buf, size_t len);
 void elf_file_close(struct elf_file *f);
 
 /*

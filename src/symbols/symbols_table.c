@@ -368,7 +368,7 @@ static int by_start(const void *a, const void *b)
 }
 
 void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
-			uint64_t bias, const char *module)
+			uint64_t bias)
 {
 	struct symbol_candidate *v = NULL;
 	struct elf_symbol *cfi;
@@ -380,7 +380,7 @@ void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 		collect_plt(elf, bias, &v, &n, &cap, &made);
 	merge_aliases(t, v, n);
 	/* Stripped code: the functions no symbol names, by their unwind entries. */
-	ncfi = cfi_functions(elf, bias, module, t, &cfi);
+	ncfi = cfi_functions(elf, bias, t, &cfi);
 	if (ncfi) {
 		t->v = st_xrealloc(t->v, (t->n + ncfi) * sizeof(*t->v));
 		memcpy(t->v + t->n, cfi, ncfi * sizeof(*cfi));
