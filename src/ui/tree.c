@@ -20,6 +20,7 @@
  * two reconstructions are compared node by node.  i draws the selected
  * pane as an icicle (a flame graph hanging from its root).
  */
+#include "model/callerchain.h"
 #include "model/cct.h"
 #include "model/model.h"
 #include "session.h"
@@ -27,7 +28,11 @@
 #include "ui/icicle.h"
 #include "ui/list.h"
 #include "ui/ui_internal.h"
+#include "ring/packed.h"
 #include "util.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +83,8 @@ struct tree_view {
 	struct cct rebuilt;	/* CallerChaining's tree of the session's depths ... */
 	uint8_t *marks;		/* ... its ambiguous nodes ... */
 	uint64_t rebuilt_from;	/* ... when the session had this many */
+	struct rebuild_job *job;	/* the next one, being built */
+	uint64_t next_job_ns;	/* not started again before this */
 	const struct model *seen_model;	/* the session's or a range's */
 	double seen_from, seen_to;	/* the range it was */
 };
@@ -219,21 +226,92 @@ static void pane_refresh(struct tree_pane *p, const struct cct *base)
 	pane_rows(p);
 }
 
-/* The tree CallerChaining rebuilds, again only when samples came (a build walks every path). */
+/*
+ * CallerChaining's tree is rebuilt off the UI thread: a build walks every
+ * path and took seconds on a compiler's recording, with keys waiting.  The
+ * UI thread only packs the session's input (bounded by CC_MAX_PAIRS and
+ * CC_MAX_EDGES: milliseconds); a worker reads it back, builds and
+ * converts; the pane shows the last tree until the new one is done.
+ */
+struct rebuild_job {
+	pthread_t thread;
+	struct packed_out input;	/* callerchain_save's */
+	uint64_t from;			/* the session's samples then */
+	struct cct tree;
+	uint8_t *marks;
+	bool ok;
+	atomic_bool done;
+};
+
+#define REBUILD_EVERY_NS	1000000000ull	/* at most a build a second */
+
+static uint32_t same_symbol(uint32_t id, void *arg)
+{
+	(void)arg;
+	return id;
+}
+
+static void *rebuild_main(void *arg)
+{
+	struct rebuild_job *j = arg;
+	struct callerchain cc;
+	char err[128];
+
+	callerchain_init(&cc);
+	j->ok = callerchain_load(&cc, j->input.p, j->input.n, same_symbol, NULL, err,
+				 sizeof(err)) == 0;
+	if (j->ok) {
+		struct cc_result r;
+
+		callerchain_build(&cc, &r);
+		cct_init(&j->tree);
+		callerchain_to_cct(&r, &j->tree, &j->marks);
+		callerchain_result_free(&r);
+	}
+	callerchain_free(&cc);
+	atomic_store(&j->done, true);
+	return NULL;
+}
+
+/* Waits for the job, takes its tree if it made one, and frees it. */
+static void rebuild_finish(struct tree_view *t)
+{
+	struct rebuild_job *j = t->job;
+
+	pthread_join(j->thread, NULL);
+	if (j->ok) {
+		cct_free(&t->rebuilt);
+		free(t->marks);
+		t->rebuilt = j->tree;
+		t->marks = j->marks;
+		t->rebuilt_from = j->from;
+	}
+	free(j->input.p);
+	free(j);
+	t->job = NULL;
+}
+
+/* The tree CallerChaining rebuilt, the newest done; a new build starts when samples came. */
 static const struct cct *rebuilt_tree(struct tree_view *t)
 {
 	const struct callerchain *cc = &t->v.ui->s->model.chaining;
-	struct cc_result r;
+	uint64_t now = st_now_ns();
+	struct rebuild_job *j;
 
-	if (t->rebuilt.nodes && cc->samples == t->rebuilt_from)
+	if (t->job && atomic_load(&t->job->done))
+		rebuild_finish(t);
+	if (t->job || cc->samples == t->rebuilt_from || now < t->next_job_ns)
 		return &t->rebuilt;
-	cct_free(&t->rebuilt);
-	free(t->marks);
-	callerchain_build(cc, &r);
-	cct_init(&t->rebuilt);
-	callerchain_to_cct(&r, &t->rebuilt, &t->marks);
-	callerchain_result_free(&r);
-	t->rebuilt_from = cc->samples;
+	j = st_xcalloc(1, sizeof(*j));
+	callerchain_save(cc, &j->input);
+	j->from = cc->samples;
+	t->next_job_ns = now + REBUILD_EVERY_NS;
+	if (st_thread_start(&j->thread, rebuild_main, j, "callerchain rebuild") != 0) {
+		free(j->input.p);
+		free(j);
+		return &t->rebuilt;
+	}
+	t->job = j;
 	return &t->rebuilt;
 }
 
@@ -358,9 +436,10 @@ static void draw_pane(struct tree_pane *p, WINDOW *w, int x, int width, int line
 		return;
 	ipc = has_ipc(c);
 	if (!c->samples) {
-		draw_text(w, 0, x, width, ui->attr[TH_ROW], p->rebuilt
-			  ? "no samples with stack depths (--call-graph dwarf or callerchain); c switches"
-			  : "no samples yet (the tree is every sample's call path)");
+		draw_text(w, 0, x, width, ui->attr[TH_ROW], !p->rebuilt
+			  ? "no samples yet (the tree is every sample's call path)"
+			  : t->job ? "CallerChaining is rebuilding the tree from the stack depths..."
+			  : "no samples with stack depths (--call-graph dwarf or callerchain); c switches");
 		return;
 	}
 	describe_applied(t, p, applied, sizeof(applied));
@@ -621,6 +700,8 @@ static void tree_destroy(struct view *v)
 		cct_free(&t->pane[i].inverted);
 		cct_free(&t->pane[i].transformed);
 	}
+	if (t->job)
+		rebuild_finish(t);
 	cct_free(&t->rebuilt);
 	free(t->marks);
 	free(t);

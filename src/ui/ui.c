@@ -10,6 +10,7 @@
 #include "ui/draw.h"
 #include "ui/ui.h"
 #include "ui/ui_internal.h"
+#include "output_file.h"
 #include "util.h"
 
 #include <errno.h>
@@ -410,10 +411,28 @@ static void stop_terminal(struct ui *ui)
 		ui->strips[ui->nstrips - 1]->ops->destroy(ui->strips[ui->nstrips - 1]);
 }
 
+/*
+ * SHIMTOP_UI_STATS=FILE: at the end, how long the loop's work kept keys
+ * waiting (from one key read to the next, the wait for a key left out),
+ * for the benchmarks: "work_max_ms", "work_over_50ms", "iterations".
+ */
+static void write_loop_stats(uint64_t max_ns, uint64_t over, uint64_t iterations)
+{
+	const char *path = getenv("SHIMTOP_UI_STATS");
+	struct st_output out;
+
+	if (!path || !path[0] || st_output_replace(&out, path, 0) < 0)
+		return;
+	fprintf(out.f, "work_max_ms %.1f\nwork_over_50ms %llu\niterations %llu\n",
+		(double)max_ns / 1e6, (unsigned long long)over, (unsigned long long)iterations);
+	st_output_finish(&out, 0);
+}
+
 /* Pumps, refreshes and draws until a key quits or a signal stops us. */
 static void run_loop(struct ui *ui)
 {
-	uint64_t next_refresh = 0;
+	uint64_t next_refresh = 0, work_max = 0, over = 0, iterations = 0;
+	uint64_t began = st_now_ns();	/* the last key read's return */
 	bool was_finished = false;
 
 	for (;;) {
@@ -433,7 +452,12 @@ static void run_loop(struct ui *ui)
 		draw(ui);
 		/* Keys still answer while a replay fills the model: no pause then. */
 		timeout(ui->s->behind ? 0 : 100);
+		now = st_now_ns() - began;
+		work_max = now > work_max ? now : work_max;
+		over += now > 50000000u;
+		iterations++;
 		code = getch();
+		began = st_now_ns();
 		if (stop_signal_received())
 			break;		/* Ctrl-C, SIGTERM: the same stop as q */
 		if (stop_signal_snapshot_asked())
@@ -443,6 +467,7 @@ static void run_loop(struct ui *ui)
 		if (!handle_key(ui, code))
 			break;
 	}
+	write_loop_stats(work_max, over, iterations);
 }
 
 void ui_set_sort(struct ui *ui, enum st_sort_key key)
