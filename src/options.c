@@ -123,6 +123,7 @@ static const char usage_text[] =
 "  XDG_CONFIG_HOME   where F2's settings go (shimtop/shimtoprc; default ~/.config)\n"
 "  DEBUGINFOD_URLS   servers libdw asks for debug info of stripped binaries\n"
 "  SHIMTOP_NO_PMU    1: behave as if the machine had no hardware PMU\n"
+"  SHIMTOP_UI_STATS  a file: at the end, the UI's longest work between key reads\n"
 "\n"
 "exit status: 0 done; 1 the session could not start or failed (a message\n"
 "says why); 2 bad command line; 130 stopped by Ctrl-C in the UI.\n"
