@@ -20,6 +20,9 @@ import sys
 
 def clean(name):
     name = name.strip()
+    # A function shimtop names by its .eh_frame bounds is perf's [unknown].
+    if re.fullmatch(r"[^ ;]+\+0x[0-9a-f]+", name):
+        return "[unknown]"
     if name.endswith(" (inlined)"):
         name = name[:-len(" (inlined)")]
     name = re.sub(r"@@?[A-Za-z_][A-Za-z0-9_.]*$", "", name)
