@@ -125,7 +125,7 @@ command -v tmux >/dev/null || { finish; exit; }
 replay_ui "$TMP/rec" 120 40
 $T send-keys -t ui F5
 wait_for "^ TOTAL% +SELF% +CALL TREE"
-wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
+wait_for "^ *[0-9.]+% +[0-9.]+% +- main\$"
 wait_for "^ +[0-9.]+% +[0-9.]+% +- run_phases\$"
 for p in phase_compute phase_pointer_chase phase_branchy phase_recursive; do
 	wait_for "^ +[0-9.]+% +[0-9.]+% +[-+ ] $p\$" "no row for $p under run_phases"
@@ -172,7 +172,7 @@ wait_for "\[focus on phase_recursive; u undoes\]"
 wait_for "^100\.00% +[0-9.]+%  - phase_recursive\$"
 $T send-keys -t ui u / run_phases Enter m
 wait_for "\[merged 1; u undoes\]"
-wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
+wait_for "^ *[0-9.]+% +[0-9.]+% +- main\$"
 screen | grep -q " run_phases\$" && fail "run_phases merged away is still shown: $(screen)"
 wait_for "^ +[0-9.]+% +[0-9.]+%      [-+ ] phase_(compute|branchy|pointer_chase)\$" "merged, the phases are not right under main"
 # The drill-down's callers and callees: recurse_tree is called by itself
