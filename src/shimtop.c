@@ -7,6 +7,7 @@
 #include "output/ibs_dump.h"
 #include "session.h"
 #include "stop_signal.h"
+#include "symbols/symbols.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
 #include "util.h"
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
 	/* A launched target that dies must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	target_raise_fd_limit();
+	/* A report comes once: it waits for debuginfod's names; the UI does not. */
+	symbols_debuginfod_wait(opt.batch);
 	if (opt.diff_path) {
 		rc = open_compared(&opt, &bopt, &b);
 		if (rc < 0)

@@ -39,7 +39,8 @@ int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, 
 
 		if ((size_t)(end - p) < SYMBOL_HEAD)
 			return st_refuse(err, errlen, "symbol %u of %u is cut short", i + 1, count);
-		if (p[0] > 1 || p[1] > 1 || p[2] || p[3])
+		/* p[2]: what named it (enum st_named_by); 0 in files before it. */
+		if (p[0] > 1 || p[1] > 1 || p[2] > NAMED_BY_KERNEL || p[3])
 			return st_refuse(err, errlen, "symbol %u has bad flags", i + 1);
 		memcpy(lens, p + 4, sizeof(lens));
 		for (int k = 0; k < 4; k++) {
@@ -61,7 +62,7 @@ int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, 
 				at += lens[k];
 			}
 		}
-		fn(s[0], s[1], lens[2] ? s[2] : s[1], p[1] ? s[3] : NULL, p[0], arg);
+		fn(s[0], s[1], lens[2] ? s[2] : s[1], p[1] ? s[3] : NULL, p[0], p[2], arg);
 		for (int k = 0; k < 4; k++)
 			free(s[k]);
 		p += SYMBOL_HEAD + total;
@@ -72,9 +73,10 @@ int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, 
 }
 
 static void add_standin(const char *module, const char *name, const char *raw,
-			const char *aliases, int unknown, void *arg)
+			const char *aliases, int unknown, int named_by, void *arg)
 {
-	symbolizer_add_standin(arg, module, name, raw, aliases, unknown != 0);
+	symbolizer_add_standin(arg, module, name, raw, aliases, unknown != 0,
+			       (enum st_named_by)named_by);
 }
 
 /* A section's text as a C string (it may hold anything: NULs end it). */

@@ -77,7 +77,7 @@ int snapshot_load_model(const struct snapshot_opened *o, struct model *m,
  * -EINVAL with the problem in err.  (snapshot_open's parser, for fuzzing.)
  */
 typedef void (*snapshot_symbol_fn)(const char *module, const char *name, const char *raw,
-				   const char *aliases, int unknown, void *arg);
+				   const char *aliases, int unknown, int named_by, void *arg);
 int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, void *arg,
 			   char *err, size_t errlen);
 

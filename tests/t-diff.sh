@@ -77,7 +77,7 @@ $T send-keys -t ui p
 wait_for "^ +A% +B% +CHANGE  CALLING CONTEXT, B - A"
 wait_for "^ +[0-9.]+% +[0-9.]+% +\+[0-9.]+  .*;phase_recursive;recurse_tree"
 $T send-keys -t ui Escape
-wait_for "^ SELF%.* +SAMPLES +IPC +MODULE +SYMBOL"
+wait_for "^ SELF%.* +SAMPLES +IPC +(NAMED BY +)?MODULE +SYMBOL"
 $T send-keys -t ui D
 wait_for "^ +A% +B% +CHANGE"
 quit_ui

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "ring/snapshot_file.h"
 #include "snapshot.h"
+#include "symbols/symbols.h"
 #include "util.h"
 
 #include <errno.h>
@@ -325,12 +326,13 @@ struct names {
 };
 
 static void collect(const char *module, const char *name, const char *raw,
-		    const char *aliases, int unknown, void *arg)
+		    const char *aliases, int unknown, int named_by, void *arg)
 {
 	struct names *w = arg;
 
-	snprintf(w->got + strlen(w->got), sizeof(w->got) - strlen(w->got), "%s|%s|%s|%s|%d;",
-		 module, name, raw, aliases ? aliases : "-", unknown);
+	snprintf(w->got + strlen(w->got), sizeof(w->got) - strlen(w->got), "%s|%s|%s|%s|%d|%s;",
+		 module, name, raw, aliases ? aliases : "-", unknown,
+		 st_named_by_word((enum st_named_by)named_by));
 	w->n++;
 }
 
@@ -343,7 +345,8 @@ static size_t symbol(uint8_t *p, int unknown, int has_aliases, const char *m,
 
 	p[0] = (uint8_t)unknown;
 	p[1] = (uint8_t)has_aliases;
-	p[2] = p[3] = 0;
+	p[2] = (uint8_t)(unknown ? NAMED_BY_NONE : NAMED_BY_DEBUGINFOD);
+	p[3] = 0;
 	memcpy(p + 4, lens, sizeof(lens));
 	memcpy(p + at, m, lens[0]);
 	at += lens[0];
@@ -369,7 +372,8 @@ static void symbols(void)
 	memset(&w, 0, sizeof(w));
 	CHECK(snapshot_parse_symbols(buf, len, collect, &w, err, sizeof(err)) == 0);
 	CHECK(w.n == 2);
-	CHECK(!strcmp(w.got, "libc.so.6|malloc|malloc|__libc_malloc|0;[anon]|[unknown]|[unknown]|-|1;"));
+	CHECK(!strcmp(w.got, "libc.so.6|malloc|malloc|__libc_malloc|0|debuginfod;"
+		      "[anon]|[unknown]|[unknown]|-|1|-;"));
 	/* Every cut is refused, never read past. */
 	for (size_t cut = 0; cut < len; cut++)
 		CHECK(snapshot_parse_symbols(buf, cut, collect, &w, err, sizeof(err)) == -EINVAL);
@@ -385,6 +389,10 @@ static void symbols(void)
 	CHECK(snapshot_parse_symbols(buf, len, collect, &w, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "bad flags") != NULL);
 	buf[4] = 0;
+	buf[4 + 2] = NAMED_BY_KERNEL + 1;	/* no such source */
+	CHECK(snapshot_parse_symbols(buf, len, collect, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "bad flags") != NULL);
+	buf[4 + 2] = NAMED_BY_DEBUGINFOD;
 	buf[4 + 20 + 3] = '\0';
 	CHECK(snapshot_parse_symbols(buf, len, collect, &w, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "NUL") != NULL);

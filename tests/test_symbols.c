@@ -28,14 +28,14 @@ __attribute__((noinline)) int known_function_alpha(int x)
 
 static void check_alias_rule(void)
 {
-	struct symbol_candidate sized = { 0x10, 8, "b", true, false, true };
-	struct symbol_candidate sizeless = { 0x10, 0, "a", true, false, true };
-	struct symbol_candidate untyped = { 0x10, 8, "a", false, false, true };
-	struct symbol_candidate weak = { 0x10, 8, "a", true, true, true };
-	struct symbol_candidate local = { 0x10, 8, "a", true, false, false };
-	struct symbol_candidate under = { 0x10, 8, "__libc_malloc", true, false, true };
-	struct symbol_candidate plain = { 0x10, 8, "malloc", true, false, true };
-	struct symbol_candidate longer = { 0x10, 8, "mallocx", true, false, true };
+	struct symbol_candidate sized = { 0x10, 8, "b", true, false, true, NAMED_BY_SYMTAB };
+	struct symbol_candidate sizeless = { 0x10, 0, "a", true, false, true, NAMED_BY_SYMTAB };
+	struct symbol_candidate untyped = { 0x10, 8, "a", false, false, true, NAMED_BY_SYMTAB };
+	struct symbol_candidate weak = { 0x10, 8, "a", true, true, true, NAMED_BY_SYMTAB };
+	struct symbol_candidate local = { 0x10, 8, "a", true, false, false, NAMED_BY_SYMTAB };
+	struct symbol_candidate under = { 0x10, 8, "__libc_malloc", true, false, true, NAMED_BY_SYMTAB };
+	struct symbol_candidate plain = { 0x10, 8, "malloc", true, false, true, NAMED_BY_SYMTAB };
+	struct symbol_candidate longer = { 0x10, 8, "mallocx", true, false, true, NAMED_BY_SYMTAB };
 
 	CHECK(symbol_preferred(&sized, &sizeless) && !symbol_preferred(&sizeless, &sized));
 	CHECK(symbol_preferred(&sized, &untyped) && !symbol_preferred(&untyped, &sized));
@@ -45,16 +45,16 @@ static void check_alias_rule(void)
 	CHECK(symbol_preferred(&longer, &plain) && !symbol_preferred(&plain, &longer));
 	/* glibc's free: free@@GLIBC_2.2.5, not its old alias cfree@GLIBC_2.2.5. */
 	{
-		struct symbol_candidate current = { 0x10, 8, "free@@GLIBC_2.2.5", true, false, true };
-		struct symbol_candidate old = { 0x10, 8, "cfree@GLIBC_2.2.5", true, false, true };
-		struct symbol_candidate bare = { 0x10, 8, "free", true, false, true };
+		struct symbol_candidate current = { 0x10, 8, "free@@GLIBC_2.2.5", true, false, true, NAMED_BY_SYMTAB };
+		struct symbol_candidate old = { 0x10, 8, "cfree@GLIBC_2.2.5", true, false, true, NAMED_BY_SYMTAB };
+		struct symbol_candidate bare = { 0x10, 8, "free", true, false, true, NAMED_BY_SYMTAB };
 
 		CHECK(symbol_preferred(&current, &old) && !symbol_preferred(&old, &current));
 		CHECK(symbol_preferred(&bare, &old) && !symbol_preferred(&old, &bare));
 	}
 	/* The order of the rules: a size outweighs everything after it. */
-	CHECK(symbol_preferred(&(struct symbol_candidate){ 0x10, 8, "__x", false, true, false },
-			       &(struct symbol_candidate){ 0x10, 0, "x", true, false, true }));
+	CHECK(symbol_preferred(&(struct symbol_candidate){ 0x10, 8, "__x", false, true, false, NAMED_BY_SYMTAB },
+			       &(struct symbol_candidate){ 0x10, 0, "x", true, false, true, NAMED_BY_SYMTAB }));
 }
 
 static void check_demangle(void)

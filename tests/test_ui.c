@@ -217,15 +217,19 @@ static void test_bars(void)
 
 static void test_columns(void)
 {
-	struct st_symbol sym = { .id = 7, .name = "main", .module = "a.out" };
+	struct st_symbol sym = { .id = 7, .name = "main", .module = "a.out",
+				 .named_by = NAMED_BY_DEBUGINFOD };
 	struct model_row r = { .sym = &sym, .samples = 12, .weight = 12,
 			       .self = 50, .ipc = NAN };
 	char line[256];
 
 	columns_title(line, sizeof(line), 0, false, ST_SORT_SELF, false);
-	CHECK(!strcmp(line, " SELF%v   SAMPLES    IPC  MODULE                    SYMBOL"));
+	CHECK(!strcmp(line, " SELF%v   SAMPLES    IPC  NAMED BY    MODULE                    SYMBOL"));
 	columns_row(line, sizeof(line), 0, false, &r);
-	CHECK(!strcmp(line, " 50.00%        12      -  a.out                     main"));
+	CHECK(!strcmp(line, " 50.00%        12      -  debuginfod  a.out                     main"));
+	/* What named a row is shown from 120 columns. */
+	columns_title(line, sizeof(line), 119, false, ST_SORT_SELF, false);
+	CHECK(!strcmp(line, " SELF%v   SAMPLES    IPC  MODULE                    SYMBOL"));
 	/* A 50-column screen drops SAMPLES and MODULE. */
 	columns_title(line, sizeof(line), 50, false, ST_SORT_IPC, true);
 	CHECK(!strcmp(line, "  SELF%   IPC^  SYMBOL"));
@@ -233,9 +237,9 @@ static void test_columns(void)
 	r.pid = 4242;
 	r.comm = "make";
 	columns_title(line, sizeof(line), 0, true, ST_SORT_PROCESS, false);
-	CHECK(!strcmp(line, "  SELF%   SAMPLES    IPC  PID COMMANDv            MODULE                    SYMBOL"));
+	CHECK(!strcmp(line, "  SELF%   SAMPLES    IPC  PID COMMANDv            NAMED BY    MODULE                    SYMBOL"));
 	columns_row(line, sizeof(line), 0, true, &r);
-	CHECK(!strcmp(line, " 50.00%        12      -  4242 make               a.out                     main"));
+	CHECK(!strcmp(line, " 50.00%        12      -  4242 make               debuginfod  a.out                     main"));
 }
 
 /* F2's file: written, read back the same; a bad line named, the rest read. */

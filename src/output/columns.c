@@ -31,6 +31,12 @@ static void module_cell(const struct model_row *r, char *buf, size_t len)
 	snprintf(buf, len, "%s", r->sym->module);
 }
 
+/* What named the row: symtab, debug, debuginfod, minidebug, eh_frame... */
+static void named_by_cell(const struct model_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", st_named_by_word(r->sym->named_by));
+}
+
 static void symbol_cell(const struct model_row *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", r->sym->name);
@@ -130,6 +136,7 @@ const struct column columns[] = {
 	{ "MISP%", "mispredict_pct", 6, false, -1, 130, false, false, misp_cell, true },
 	{ "T2RET", "tag_to_retire", 6, false, -1, 130, false, false, tag_cell, true },
 	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, true, false, process_cell, false },
+	{ "NAMED BY", "named_by", 10, true, -1, 120, false, false, named_by_cell, false },
 	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, false, false, module_cell, false },
 	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, false, false, symbol_cell, false },
 };

@@ -98,6 +98,8 @@ static struct json_object *row_json(const struct session *s,
 	json_object_object_add(o, "ipc", isnan(r->ipc) ? NULL
 				  : json_object_new_double(r->ipc));
 	json_object_object_add(o, "unknown", json_object_new_boolean(r->sym->unknown));
+	json_object_object_add(o, "named_by",
+			       json_object_new_string(st_named_by_word(r->sym->named_by)));
 	if (r->ibs)
 		json_object_object_add(o, "ibs", report_ibs_stats_json(r->ibs));
 	if (s->model.nsampled) {

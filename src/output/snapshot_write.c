@@ -49,7 +49,7 @@ static void symbols_section(const struct symbolizer *sy, struct packed_out *b)
 		const struct st_symbol *sym = symbolizer_symbol(sy, id);
 		const char *raw = sym->raw && strcmp(sym->raw, sym->name) ? sym->raw : "";
 		const char *s[4] = { sym->module, sym->name, raw, sym->aliases ? sym->aliases : "" };
-		uint8_t flags[4] = { sym->unknown, sym->aliases != NULL, 0, 0 };
+		uint8_t flags[4] = { sym->unknown, sym->aliases != NULL, sym->named_by, 0 };
 		uint32_t lens[4];
 
 		for (int k = 0; k < 4; k++)

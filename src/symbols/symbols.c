@@ -134,6 +134,7 @@ struct symbolizer {
 
 	struct cache_slot *cache;
 	struct symbolizer_stats stats;
+	unsigned debuginfod_seen;	/* debuginfod_finished() when last looked */
 
 	/* A snapshot's: every address resolves through these, by stand-in address. */
 	const struct st_symbol **standins;
@@ -174,6 +175,7 @@ static const struct st_symbol *intern_full(struct symbolizer *s,
 		in->sym.raw = in->strings + ml + nl;
 		in->sym.aliases = al ? in->strings + kl : NULL;
 		in->sym.unknown = unknown;
+		in->sym.named_by = NAMED_BY_NONE;
 		in->sym.id = (uint32_t)s->nsyms;
 		in->file = NULL;
 		in->start = in->end = 0;
@@ -189,6 +191,16 @@ static const struct st_symbol *intern_full(struct symbolizer *s,
 static struct interned *interned_of(const struct st_symbol *sym)
 {
 	return (struct interned *)((char *)(uintptr_t)sym - offsetof(struct interned, sym));
+}
+
+/* sym, saying what named it if nothing has yet (the first source counts). */
+static const struct st_symbol *named(const struct st_symbol *sym, enum st_named_by by)
+{
+	struct interned *in = interned_of(sym);
+
+	if (in->sym.named_by == NAMED_BY_NONE)
+		in->sym.named_by = (uint8_t)by;
+	return sym;
 }
 
 /* The bytes from start to ip, or SYMBOL_NO_OFFSET when out of reach. */
@@ -592,9 +604,9 @@ static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
 		char mod[160];
 
 		snprintf(mod, sizeof(mod), "[%s]", e->module);
-		return intern(s, mod, e->name, false);
+		return named(intern(s, mod, e->name, false), NAMED_BY_KERNEL);
 	}
-	return intern(s, "[kernel]", e->name, false);
+	return named(intern(s, "[kernel]", e->name, false), NAMED_BY_KERNEL);
 }
 
 static uid_t owner_of(pid_t pid)
@@ -624,7 +636,7 @@ static const struct st_symbol *resolve_jit(struct symbolizer *s,
 	}
 	if ((e = range_table_find(&sp->jit->table, ip))) {
 		*offset = offset_in(e->start, ip);
-		return intern(s, "[jit]", e->name, false);
+		return named(intern(s, "[jit]", e->name, false), NAMED_BY_JIT);
 	}
 	return NULL;
 }
@@ -729,7 +741,7 @@ static const struct st_symbol *from_file(struct symbolizer *s, struct elf_file *
 		const char *name = elf_symbol_name(f, e, buf, sizeof(buf));
 		const struct st_symbol *sym = intern_full(s, module, name, e->raw ? e->raw : name,
 							  e->aliases, false);
-		struct interned *in = interned_of(sym);
+		struct interned *in = interned_of(named(sym, e->named_by));
 
 		/* The first file that names it is the one annotated. */
 		if (!in->file) {
@@ -770,11 +782,12 @@ static const struct st_symbol *resolve_user(struct symbolizer *s,
 }
 
 void symbolizer_add_standin(struct symbolizer *s, const char *module, const char *name,
-			    const char *raw, const char *aliases, bool unknown)
+			    const char *raw, const char *aliases, bool unknown,
+			    enum st_named_by by)
 {
 	ST_GROW(s->standins, s->standins_cap, s->nstandins + 1);
-	s->standins[s->nstandins++] = intern_full(s, module, name, raw ? raw : name,
-						  aliases, unknown);
+	s->standins[s->nstandins++] = named(intern_full(s, module, name, raw ? raw : name,
+							aliases, unknown), by);
 }
 
 uint32_t symbolizer_standin_id(const struct symbolizer *s, uint32_t n)
@@ -798,6 +811,32 @@ static const struct st_symbol *standin_lookup(struct symbolizer *s, uint64_t ip,
 	return sym;
 }
 
+/*
+ * debuginfod fetched (or failed to fetch) debug files: the files that
+ * waited for one are read again and every cached answer expires, so the
+ * next sample in them has the debug file's names.
+ */
+static void debug_files_arrived(struct symbolizer *s)
+{
+	struct file_entry *f = NULL, *ftmp = NULL;
+	struct space *sp = NULL, *stmp = NULL;
+	bool any = false;
+
+	s->debuginfod_seen = debuginfod_finished();
+	HASH_ITER(hh, s->files, f, ftmp) {
+		if (f->file && f->file->debuginfod_pending &&
+		    !debuginfod_pending(f->file->build_id, f->file->build_id_len)) {
+			elf_file_reload(f->file, &s->callbacks);
+			any = true;
+		}
+	}
+	if (!any)
+		return;
+	HASH_ITER(hh, s->spaces, sp, stmp) {
+		sp->gen = s->next_gen++;
+	}
+}
+
 const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 					  uint64_t ip, bool kernel)
 {
@@ -819,6 +858,10 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 
 	if (s->standins)
 		return standin_lookup(s, ip, offset);
+	if (debuginfod_finished() != s->debuginfod_seen) {
+		debug_files_arrived(s);
+		gen = in_kernel ? KERNEL_GEN : sp->gen;
+	}
 	s->stats.lookups++;
 	home = (home ^ (size_t)(gen * 0x9e3779b1u)) & (CACHE_SLOTS - 1);
 	for (size_t p = 0; p < CACHE_PROBES; p++) {
@@ -965,4 +1008,39 @@ int symbols_mapping_of(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end)
 	*start = c.start;
 	*end = c.end;
 	return 0;
+}
+
+const char *st_named_by_word(enum st_named_by by)
+{
+	static const char *const words[] = {
+		[NAMED_BY_NONE] = "-", [NAMED_BY_SYMTAB] = "symtab",
+		[NAMED_BY_DEBUG_FILE] = "debug", [NAMED_BY_DEBUGINFOD] = "debuginfod",
+		[NAMED_BY_MINIDEBUGINFO] = "minidebug", [NAMED_BY_EH_FRAME] = "eh_frame",
+		[NAMED_BY_JIT] = "jit", [NAMED_BY_KERNEL] = "kallsyms",
+	};
+
+	return (unsigned)by < sizeof(words) / sizeof(words[0]) ? words[by] : "-";
+}
+
+const char *st_named_by_text(enum st_named_by by)
+{
+	switch (by) {
+	case NAMED_BY_SYMTAB:
+		return "the file's own symbol table";
+	case NAMED_BY_DEBUG_FILE:
+		return "its separate debug file in /usr/lib/debug";
+	case NAMED_BY_DEBUGINFOD:
+		return "a debug file from debuginfod (DEBUGINFOD_URLS)";
+	case NAMED_BY_MINIDEBUGINFO:
+		return "the file's MiniDebugInfo (.gnu_debugdata)";
+	case NAMED_BY_EH_FRAME:
+		return "no symbol: its bounds from .eh_frame (a debug file would name it)";
+	case NAMED_BY_JIT:
+		return "the JIT's /tmp/perf-PID.map";
+	case NAMED_BY_KERNEL:
+		return "/proc/kallsyms";
+	case NAMED_BY_NONE:
+	default:
+		return "nothing";
+	}
 }

@@ -12,9 +12,25 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* What gave a symbol its name (the drill-down and the NAMED BY column say). */
+enum st_named_by {
+	NAMED_BY_NONE,		/* [unknown], a snapshot's stand-in */
+	NAMED_BY_SYMTAB,	/* the file's own symbol table (.symtab, .dynsym, PLT) */
+	NAMED_BY_DEBUG_FILE,	/* a separate debug file in /usr/lib/debug */
+	NAMED_BY_DEBUGINFOD,	/* a debug file a debuginfod server sent */
+	NAMED_BY_MINIDEBUGINFO,	/* the file's .gnu_debugdata (MiniDebugInfo) */
+	NAMED_BY_EH_FRAME,	/* no name: a function's bounds from .eh_frame */
+	NAMED_BY_JIT,		/* /tmp/perf-PID.map */
+	NAMED_BY_KERNEL,	/* /proc/kallsyms */
+};
+/* A word for it ("symtab", "debuginfod", ".eh_frame"), and a sentence. */
+const char *st_named_by_word(enum st_named_by by);
+const char *st_named_by_text(enum st_named_by by);
+
 struct st_symbol {
 	uint32_t id;		/* dense, from 0: index for per-symbol arrays */
 	bool unknown;		/* no symbol explains the address */
+	uint8_t named_by;	/* enum st_named_by, as first named */
 	const char *name;	/* demangled, as perf shows it */
 	const char *module;	/* file name, "[kernel]", "[jit]", "[anon]" */
 	const char *raw;	/* as the symbol table spells it (mangled) */
@@ -73,7 +89,8 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 #define SYMBOL_STANDIN_BASE	0x100000000000ull
 #define SYMBOL_STANDIN_STRIDE	16u
 void symbolizer_add_standin(struct symbolizer *s, const char *module, const char *name,
-			    const char *raw, const char *aliases, bool unknown);
+			    const char *raw, const char *aliases, bool unknown,
+			    enum st_named_by by);
 
 /* The id the n-th stand-in has here, or UINT32_MAX past the last. */
 uint32_t symbolizer_standin_id(const struct symbolizer *s, uint32_t n);
@@ -154,6 +171,17 @@ void source_cache_free(struct source_cache *c);
 char *symbol_demangle(const char *raw, bool params);
 
 size_t symbolizer_count(const struct symbolizer *s);
+
+/*
+ * debuginfod (symbols_debuginfod.c): with DEBUGINFOD_URLS set, a file
+ * with no local debug file has its own fetched by build ID.  wait: a
+ * lookup waits for the fetch (batch and replay, whose report comes
+ * once); otherwise the fetch runs on a thread of its own and the file's
+ * names change when it is done (the live UI).
+ */
+void symbols_debuginfod_wait(bool wait);
+/* What is being fetched, for the status line ("" when nothing is). */
+void symbols_debuginfod_status(char *buf, size_t len);
 
 /* Each ELF file opened so far, with its GNU build-id in hex ("" if none): how many. */
 typedef void (*symbolizer_file_fn)(const char *path, const char *build_id, void *arg);

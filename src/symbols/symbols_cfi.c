@@ -186,7 +186,8 @@ size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
 		ST_GROW(*out, cap, n + 1);
 		/* Named when asked (elf_symbol_name): libLLVM has 100,000 such. */
 		(*out)[n] = (struct elf_symbol){ .start = start, .end = start + range,
-						 .from_cfi = true };
+						 .from_cfi = true,
+						 .named_by = NAMED_BY_EH_FRAME };
 		n++;
 	}
 	return n;

@@ -7,6 +7,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,11 +15,31 @@
 #include <unistd.h>
 
 /*
- * Separate debug information, only from this machine's /usr/lib/debug:
- * by build ID, else by the file's debuglink name (a bare name; the ELF
- * file is the target's, so no path it names is followed), always through
- * st_open_untrusted.  libdwfl's standard search would also open names
- * beside the mapped file, which the target may have made FIFOs.
+ * Whether the debug file in fd is the one for build ID id (n bytes):
+ * libdwfl takes what this callback gives, and a file of another build
+ * (a server's mistake, or its lie) would name the code wrongly.  A file
+ * found by debuglink may lack a build ID when its binary has none.
+ */
+static bool debug_file_matches(int fd, const unsigned char *id, int n)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *bits = NULL;
+	ssize_t len = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
+	bool same = elf && elf_kind(elf) == ELF_K_ELF &&
+		    (n <= 0 ? len <= 0 : len == n && !memcmp(bits, id, (size_t)n));
+
+	if (elf)
+		elf_end(elf);
+	return same;
+}
+
+/*
+ * Separate debug information, from this machine's /usr/lib/debug: by
+ * build ID, else by the file's debuglink name (a bare name; the ELF file
+ * is the target's, so no path it names is followed), always through
+ * st_open_untrusted; else from debuginfod when DEBUGINFOD_URLS is set.
+ * libdwfl's standard search would also open names beside the mapped
+ * file, which the target may have made FIFOs.
  */
 int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 		       Dwarf_Addr base, const char *file_name,
@@ -28,8 +49,8 @@ int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 	GElf_Addr at;
 	char path[4096];
 	int n = dwfl_module_build_id(mod, &id, &at), fd = -1;
+	struct elf_file *f = userdata ? *userdata : NULL;
 
-	(void)userdata;
 	(void)modname;
 	(void)base;
 	(void)crc;
@@ -49,9 +70,46 @@ int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			 (int)(slash - file_name), file_name, debuglink);
 		fd = st_open_untrusted(-1, path, 0);
 	}
-	if (fd >= 0)
+	if (fd >= 0 && !debug_file_matches(fd, id, n)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0) {
 		*found = st_xstrdup(path);
+		if (f)
+			f->debug_named_by = NAMED_BY_DEBUG_FILE;
+		return fd;
+	}
+	if (n > 1 && n <= DEBUGINFOD_ID_MAX && debuginfod_enabled()) {
+		bool pending;
+
+		fd = debuginfod_debug_file(id, n, f ? st_basename(f->path) : modname,
+					   &pending, found);
+		if (fd >= 0 && !debug_file_matches(fd, id, n)) {
+			close(fd);
+			free(*found);
+			*found = NULL;
+			fd = -1;
+		}
+		if (f && fd >= 0)
+			f->debug_named_by = NAMED_BY_DEBUGINFOD;
+		if (f && pending) {
+			f->debuginfod_pending = true;
+			memcpy(f->build_id, id, (size_t)n);
+			f->build_id_len = n;
+		}
+	}
 	return fd;
+}
+
+/* elf_find_debuginfo's userdata: where it says how it found the debug file. */
+static void module_owned_by(struct elf_file *f)
+{
+	void **userdata = NULL;
+
+	dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (userdata)
+		*userdata = f;
 }
 
 struct elf_file *elf_file_open(int fd, const char *path,
@@ -80,6 +138,7 @@ struct elf_file *elf_file_open(int fd, const char *path,
 	dwfl_report_end(f->dwfl, NULL, NULL);
 	if (!f->mod)
 		return f;	/* not ELF, or malformed: every address unknown */
+	module_owned_by(f);
 	elf = dwfl_module_getelf(f->mod, &bias);
 	f->bias = bias;
 	if (!elf || elf_getphdrnum(elf, &n) != 0) {
@@ -120,7 +179,14 @@ const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
 		GElf_Addr bias = 0;
 		Elf *elf = dwfl_module_getelf(f->mod, &bias);
 
-		symbol_table_build(&f->table, f->mod, elf, bias);
+		/*
+		 * Symbols from elsewhere than elf are the debug file's, or
+		 * MiniDebugInfo's: the symbol table's first reading looks for
+		 * the debug file (elf_find_debuginfo says how it found it).
+		 */
+		dwfl_module_getsymtab(f->mod);
+		symbol_table_build(&f->table, f->mod, elf, bias,
+				   f->debug_named_by ? f->debug_named_by : NAMED_BY_MINIDEBUGINFO);
 		f->table_built = true;
 	}
 	return symbol_table_find(&f->table, vaddr);
@@ -134,6 +200,27 @@ const char *elf_symbol_name(const struct elf_file *f, const struct elf_symbol *e
 	snprintf(buf, len, "%s+0x%llx", st_basename(f->path),
 		 (unsigned long long)(e->start - f->bias));
 	return buf;
+}
+
+void elf_file_reload(struct elf_file *f, const Dwfl_Callbacks *callbacks)
+{
+	int fd = f->fd >= 0 ? fcntl(f->fd, F_DUPFD_CLOEXEC, 0) : -1;
+	struct elf_file *fresh;
+
+	if (fd < 0)
+		return;
+	fresh = elf_file_open(fd, f->path, callbacks);
+	/* Keep f where it is (symbols point at it): its insides change. */
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	close(f->fd);
+	symbol_table_clear(&f->table);
+	free(f->loads);
+	free(f->path);
+	*f = *fresh;
+	if (f->mod)
+		module_owned_by(f);
+	free(fresh);
 }
 
 void elf_file_close(struct elf_file *f)

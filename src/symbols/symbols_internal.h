@@ -5,6 +5,8 @@
 #ifndef SHIMTOP_SYMBOLS_INTERNAL_H
 #define SHIMTOP_SYMBOLS_INTERNAL_H
 
+#include "symbols/symbols.h"
+
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,6 +65,7 @@ struct elf_symbol {
 	char *raw;		/* as in the symbol table */
 	char *aliases;		/* other names at start, ", "-separated; or NULL */
 	bool from_cfi;		/* no symbol: bounds from .eh_frame (symbols_cfi.c) */
+	uint8_t named_by;	/* enum st_named_by */
 };
 
 /* A file's functions sorted by address, one entry per address. */
@@ -76,6 +79,7 @@ struct symbol_candidate {
 	uint64_t start, size;
 	const char *raw;
 	bool typed, weak, global;
+	uint8_t named_by;	/* enum st_named_by */
 };
 
 /*
@@ -86,9 +90,13 @@ struct symbol_candidate {
  */
 bool symbol_preferred(const struct symbol_candidate *a,
 		      const struct symbol_candidate *b);
-/* Functions from mod's symbol table, and PLT stubs from elf when given. */
+/*
+ * Functions from mod's symbol table, and PLT stubs from elf (the file's
+ * own) when given; symbols from another ELF (its debug file or
+ * MiniDebugInfo) are named_by elsewhere_by.
+ */
 void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
-			uint64_t bias);
+			uint64_t bias, uint8_t elsewhere_by);
 /*
  * The functions .eh_frame describes that no entry of named covers, as
  * nameless entries (from_cfi; symbols_cfi.c); their count, *out
@@ -118,11 +126,35 @@ struct elf_file {
 	bool table_built;
 	int fd;				/* a copy of the descriptor, for unwinders */
 	char name[320];			/* symbolizer_name_in_file's last answer */
+	uint8_t debug_named_by;		/* how its debug file was found, if one was */
+	bool debuginfod_pending;	/* a fetch of its debug file is under way */
+	unsigned char build_id[64];	/* as the file says (debuginfod_pending) */
+	int build_id_len;
 };
 /* libdwfl's find_debuginfo callback: this machine's /usr/lib/debug only. */
 int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 		       Dwarf_Addr base, const char *file_name,
 		       const char *debuglink, GElf_Word crc, char **found);
+/*
+ * Reads the file again with the debug file debuginfod fetched for it
+ * (after debuginfod_finished moved on): same struct, new names.
+ */
+void elf_file_reload(struct elf_file *f, const Dwfl_Callbacks *callbacks);
+
+/* symbols_debuginfod.c: whether DEBUGINFOD_URLS names a server. */
+#define DEBUGINFOD_ID_MAX	64
+bool debuginfod_enabled(void);
+/*
+ * The debug file for build ID id (len bytes), opened, and its path
+ * (allocated) in *path; -1 when there is none, or none yet: *pending
+ * when a fetch is queued or under way (and the session does not wait).
+ */
+int debuginfod_debug_file(const unsigned char *id, int len, const char *module,
+			  bool *pending, char **path);
+bool debuginfod_pending(const unsigned char *id, int len);
+/* How many fetches have finished, found or not: files to read again. */
+unsigned debuginfod_finished(void);
+
 /* Takes fd (an opened regular file); never NULL. */
 struct elf_file *elf_file_open(int fd, const char *path,
 			       const Dwfl_Callbacks *callbacks);

@@ -95,9 +95,13 @@ static bool section_is_code(Elf *elf, size_t shndx)
 	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
-/* The symbol table's functions (and untyped labels in code). */
-static void collect_symbols(Dwfl_Module *mod, struct symbol_candidate **v, size_t *n,
-			    size_t *cap)
+/*
+ * The symbol table's functions (and untyped labels in code).  A symbol
+ * from another ELF than the file's own came from its debug file, or
+ * from its MiniDebugInfo when it has none: elsewhere_by says which.
+ */
+static void collect_symbols(Dwfl_Module *mod, Elf *own, uint8_t elsewhere_by,
+			    struct symbol_candidate **v, size_t *n, size_t *cap)
 {
 	int count = dwfl_module_getsymtab(mod);
 
@@ -121,6 +125,7 @@ static void collect_symbols(Dwfl_Module *mod, struct symbol_candidate **v, size_
 			.start = addr, .size = sym.st_size, .raw = name,
 			.typed = type != STT_NOTYPE, .weak = bind == STB_WEAK,
 			.global = bind == STB_GLOBAL || bind == STB_GNU_UNIQUE,
+			.named_by = elf == own ? NAMED_BY_SYMTAB : elsewhere_by,
 		};
 	}
 }
@@ -159,6 +164,7 @@ static void add_stub(struct symbol_candidate **v, size_t *n, size_t *cap,
 	ST_GROW(*v, *cap, *n + 1);
 	(*v)[(*n)++] = (struct symbol_candidate){
 		.start = start, .size = size, .raw = full, .typed = true, .global = true,
+		.named_by = NAMED_BY_SYMTAB,
 	};
 }
 
@@ -350,6 +356,7 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 		e->raw = st_xstrdup(v[best].raw);
 		e->name = symbol_demangle(v[best].raw, false);
 		e->aliases = aliases_of(v, i, j, best);
+		e->named_by = v[best].named_by;
 		i = j;
 	}
 	/* Sizeless symbols end where the next begins, as perf fixes them up. */
@@ -368,14 +375,14 @@ static int by_start(const void *a, const void *b)
 }
 
 void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
-			uint64_t bias)
+			uint64_t bias, uint8_t elsewhere_by)
 {
 	struct symbol_candidate *v = NULL;
 	struct elf_symbol *cfi;
 	size_t n = 0, cap = 0, ncfi;
 	struct made_names made = { NULL, 0, 0 };
 
-	collect_symbols(mod, &v, &n, &cap);
+	collect_symbols(mod, elf, elsewhere_by, &v, &n, &cap);
 	if (elf)
 		collect_plt(elf, bias, &v, &n, &cap, &made);
 	merge_aliases(t, v, n);

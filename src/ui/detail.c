@@ -227,6 +227,7 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 	}
 	if (sym->aliases)
 		WRAPPED("aliases", sym->aliases);
+	WRAPPED("named by", st_named_by_text(sym->named_by));
 #undef WRAPPED
 	draw_bar(bar, sizeof(bar), d->row.self / 100, cols > 60 ? 40 : cols / 3, ui->utf8);
 	ROW(row, "self     %6.2f%%  %s", d->row.self, bar);

@@ -4,6 +4,7 @@
  */
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
+#include "symbols/symbols.h"
 
 #include <string.h>
 
@@ -19,6 +20,12 @@ void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
 	}
 	if (ui->message[0]) {
 		draw_text(w, 0, 0, cols, ui->attr[TH_WARNING], ui->message);
+		return;
+	}
+	/* A debug file on its way: names change when it is here. */
+	symbols_debuginfod_status(buf, sizeof(buf));
+	if (buf[0]) {
+		draw_text(w, 0, 0, cols, ui->attr[TH_SEARCH], buf);
 		return;
 	}
 	for (const enum ui_action *a = top->ops->actions; *a != UA_NONE; a++) {

@@ -8,18 +8,20 @@
 #include "fuzz.h"
 #include "ring/snapshot_file.h"
 #include "snapshot.h"
+#include "symbols/symbols.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static void take(const char *module, const char *name, const char *raw, const char *aliases,
-		 int unknown, void *arg)
+		 int unknown, int named_by, void *arg)
 {
 	size_t *n = arg;
 
 	/* Each string is read through: a missing NUL would run off here. */
 	if (!strlen(module) || !strlen(name) || strlen(raw) > 1u << 30 ||
-	    (aliases && strlen(aliases) > 1u << 30) || (unknown != 0 && unknown != 1))
+	    (aliases && strlen(aliases) > 1u << 30) || (unknown != 0 && unknown != 1) ||
+	    named_by < 0 || named_by > NAMED_BY_KERNEL)
 		abort();
 	(*n)++;
 }

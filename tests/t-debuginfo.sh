@@ -1,0 +1,165 @@
+#!/bin/sh
+# t-debuginfo.sh - names for stripped code from where Debian and Fedora
+# keep them: a library stripped as Debian ships it (.dynsym only) gets
+# its static functions' names from a debug file Debian's own debuginfod
+# server sends (fetched by build ID, kept in the client's cache), or from
+# its MiniDebugInfo (.gnu_debugdata, as Fedora ships); without either,
+# their .eh_frame bounds.  Each row says what named it.  The live UI
+# never waits for a fetch (a server that never answers leaves it
+# running, the status line saying so), and a server that sends garbage
+# or another file's debug file changes no name.
+. "$TESTS_DIR/lib.sh"
+
+command -v cc >/dev/null || skip "cc is not installed"
+command -v debuginfod >/dev/null || skip "debuginfod (Debian package debuginfod) is not installed"
+command -v tmux >/dev/null || skip "tmux is not installed"
+SRC="$TESTS_DIR/fixtures/symbol-targets"
+cc -O1 -o "$TMP/target" "$SRC/target.c" -ldl || fail "cannot build the target"
+mkdir -p "$TMP/srv"
+cc -O2 -g -shared -fPIC -o "$TMP/libstatic.so" "$SRC/static_hot.c" &&
+	objcopy --only-keep-debug "$TMP/libstatic.so" "$TMP/srv/libstatic.so.debug" &&
+	strip --strip-all "$TMP/libstatic.so" || fail "cannot build and split libstatic.so"
+id=$(readelf -n "$TMP/libstatic.so" | awk '/Build ID/ { print $3 }')
+[ -n "$id" ] || fail "libstatic.so has no build ID"
+
+# profile LABEL ENV...: 1.5 s of shimtop (batch, JSON) on the target
+# with $LIB loaded, under ENV, into $TMP/p.json.
+LIB=$TMP/libstatic.so
+profile() {
+	label=$1
+	shift
+	rm -f "$TMP/target.out"
+	"$TMP/target" lib "$LIB" >"$TMP/target.out" &
+	tpid=$!
+	BG_PIDS="$BG_PIDS $tpid"
+	wait_file "$TMP/target.out" || fail "$label: the target did not start"
+	env "$@" "$SHIMTOP" --batch --duration 1.5 --format json -p "$tpid" \
+		>"$TMP/p.json" 2>"$TMP/err" || fail "$label: shimtop failed: $(cat "$TMP/err")"
+	kill "$tpid" 2>/dev/null
+}
+# heavy LABEL BY: heavy_a and heavy_b are rows of their own named by BY.
+heavy() {
+	a=$(json_get "$TMP/p.json" "round(sum(r['self'] for r in d['rows'] if r['symbol'] == 'heavy_a' and r['named_by'] == '$2'))")
+	b=$(json_get "$TMP/p.json" "round(sum(r['self'] for r in d['rows'] if r['symbol'] == 'heavy_b' and r['named_by'] == '$2'))")
+	echo "$1: heavy_a $a%, heavy_b $b% named by $2"
+	[ "$a" -ge 50 ] && [ "$b" -ge 12 ] ||
+		fail "$1: heavy_a $a%, heavy_b $b% named by $2 (expected about 75 and 25); rows: $(json_get "$TMP/p.json" "[(r['symbol'], r['named_by'], r['self']) for r in d['rows'][:4]]")"
+}
+# stripped LABEL: the library's functions are .eh_frame rows, no names.
+stripped() {
+	n=$(json_get "$TMP/p.json" "round(sum(r['self'] for r in d['rows'] if r['module'] == 'libstatic.so' and r['named_by'] == 'eh_frame'))")
+	echo "$1: .eh_frame rows $n%"
+	[ "$n" -ge 90 ] || fail "$1: .eh_frame rows hold $n% of libstatic.so, expected all"
+	json_get "$TMP/p.json" "[r['symbol'] for r in d['rows'] if r['symbol'].startswith('heavy')]" |
+		grep -q heavy && fail "$1: a heavy_ name came from nowhere"
+}
+
+# No server: .eh_frame bounds.
+profile "no DEBUGINFOD_URLS" DEBUGINFOD_URLS=
+stripped "no DEBUGINFOD_URLS"
+
+# Debian's debuginfod, serving a directory with the debug file.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+for try in 1 2 3 4 5; do
+	port=$(free_port)
+	debuginfod -F "$TMP/srv" -p "$port" -d "$TMP/db.sqlite" -t 1 >"$TMP/debuginfod.log" 2>&1 &
+	srv=$!
+	BG_PIDS="$BG_PIDS $srv"
+	# Up once it serves the file (it indexes the directory first): asked
+	# without libdebuginfod, whose cache would remember a "not found".
+	up=0
+	i=0
+	while [ $i -lt 100 ] && kill -0 "$srv" 2>/dev/null; do
+		if python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" \
+			"http://127.0.0.1:$port/buildid/$id/debuginfo" 2>/dev/null; then
+			up=1
+			break
+		fi
+		sleep 0.2
+		i=$((i + 1))
+	done
+	[ "$up" -eq 1 ] && break
+	kill "$srv" 2>/dev/null
+done
+[ "$up" -eq 1 ] || skip "debuginfod did not start here: $(tail -3 "$TMP/debuginfod.log")"
+URL=http://127.0.0.1:$port
+
+# Batch waits for the fetch: the report has the debug file's names.
+profile "debuginfod" DEBUGINFOD_URLS="$URL" DEBUGINFOD_CACHE_PATH="$TMP/cache"
+heavy "debuginfod" debuginfod
+# Fetched once: the cache serves the next run with the server gone.
+kill "$srv"
+wait "$srv" 2>/dev/null
+profile "debuginfod's cache" DEBUGINFOD_URLS="$URL" DEBUGINFOD_CACHE_PATH="$TMP/cache"
+heavy "debuginfod's cache, server stopped" debuginfod
+
+# Servers that lie: random bytes, another library's debug file.
+cc -O2 -g -shared -fPIC -DHOT_NAME=hot_other -o "$TMP/libother.so" "$SRC/hot.c" &&
+	objcopy --only-keep-debug "$TMP/libother.so" "$TMP/other.debug" || fail "cannot build libother.so"
+for mode in garbage serve; do
+	rm -f "$TMP/port"
+	python3 "$TESTS_DIR/fake_debuginfod.py" "$mode" "$TMP/port" "$TMP/other.debug" &
+	BG_PIDS="$BG_PIDS $!"
+	wait_file "$TMP/port" || fail "fake server ($mode) did not start"
+	what="random bytes"
+	[ "$mode" = serve ] && what="another library's debug file"
+	profile "a server that sends $what" DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMP/port")" \
+		DEBUGINFOD_CACHE_PATH="$TMP/cache-$mode"
+	stripped "a server that sends $what"
+done
+
+# The UI does not wait: a server that never answers leaves the table
+# live with .eh_frame rows, the status line saying what is fetched.
+rm -f "$TMP/port"
+python3 "$TESTS_DIR/fake_debuginfod.py" hang "$TMP/port" &
+BG_PIDS="$BG_PIDS $!"
+wait_file "$TMP/port" || fail "fake server (hang) did not start"
+"$TMP/target" lib "$TMP/libstatic.so" >"$TMP/target.out" &
+tpid=$!
+BG_PIDS="$BG_PIDS $tpid"
+ui_session -x 140 -y 30 "env DEBUGINFOD_URLS=http://127.0.0.1:$(cat "$TMP/port") \
+DEBUGINFOD_CACHE_PATH='$TMP/cache-hang' SHIMTOP_THEMES='$SHIMTOP_THEMES' \
+'$SHIMTOP' -p $tpid 2>'$TMP/err'; sleep 30"
+wait_for "debuginfod: fetching libstatic.so's debug file" "the status line does not say what is fetched"
+wait_for "eh_frame +libstatic.so +libstatic.so\+0x" "the table is not live while the fetch hangs"
+# Still answering keys: the timeline.
+$T send-keys -t ui 2
+wait_for "^timeline " "keys are not read while the fetch hangs"
+quit_ui
+
+# With a server that answers, the live rows take the debug file's names.
+srvdir=$TMP/srv
+debuginfod -F "$srvdir" -p "$port" -d "$TMP/db.sqlite" -t 1 >"$TMP/debuginfod.log" 2>&1 &
+srv=$!
+BG_PIDS="$BG_PIDS $srv"
+i=0
+until python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" \
+	"http://127.0.0.1:$port/buildid/$id/debuginfo" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { fail "debuginfod did not start again on port $port"; break; }
+	sleep 0.2
+done
+ui_session -x 140 -y 30 "env DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH='$TMP/cache-ui' \
+SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -p $tpid 2>'$TMP/err'; sleep 30"
+wait_for "debuginfod +libstatic.so +heavy_a" "the live table never took the fetched names"
+quit_ui
+kill "$tpid" 2>/dev/null
+
+# MiniDebugInfo: the symbols strip removed, kept xz-compressed in
+# .gnu_debugdata (Fedora's recipe), read by libdwfl.
+if command -v xz >/dev/null; then
+	cc -O2 -shared -fPIC -o "$TMP/libmini.so" "$SRC/static_hot.c" || fail "cannot build libmini.so"
+	nm -D --format=posix --defined-only "$TMP/libmini.so" | awk '{ print $1 }' | sort >"$TMP/dyn"
+	nm --format=posix --defined-only "$TMP/libmini.so" | awk '$2 ~ /^[Tt]$/ { print $1 }' |
+		sort >"$TMP/funcs"
+	comm -13 "$TMP/dyn" "$TMP/funcs" >"$TMP/keep"
+	objcopy --only-keep-debug "$TMP/libmini.so" "$TMP/mini" &&
+		objcopy -S --remove-section .comment --keep-symbols="$TMP/keep" "$TMP/mini" &&
+		strip --strip-all -R .comment "$TMP/libmini.so" && xz -f "$TMP/mini" &&
+		objcopy --add-section .gnu_debugdata="$TMP/mini.xz" "$TMP/libmini.so" ||
+		fail "cannot make libmini.so's MiniDebugInfo"
+	LIB=$TMP/libmini.so
+	profile "MiniDebugInfo" DEBUGINFOD_URLS=
+	heavy "MiniDebugInfo" minidebug
+fi
+finish
