@@ -79,8 +79,12 @@ int main(int argc, char **argv)
 	/* A launched target that dies must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	target_raise_fd_limit();
-	/* A report comes once: it waits for debuginfod's names; the UI does not. */
-	symbols_debuginfod_wait(opt.batch);
+	/*
+	 * A replay's report comes once and loses nothing by waiting: it waits
+	 * for debuginfod's names.  Live sampling does not (its rings would
+	 * overflow), nor does the UI.
+	 */
+	symbols_debuginfod_wait(opt.batch && opt.replay_path);
 	if (opt.diff_path) {
 		rc = open_compared(&opt, &bopt, &b);
 		if (rc < 0)

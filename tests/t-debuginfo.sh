@@ -4,10 +4,11 @@
 # its static functions' names from a debug file Debian's own debuginfod
 # server sends (fetched by build ID, kept in the client's cache), or from
 # its MiniDebugInfo (.gnu_debugdata, as Fedora ships); without either,
-# their .eh_frame bounds.  Each row says what named it.  The live UI
-# never waits for a fetch (a server that never answers leaves it
-# running, the status line saying so), and a server that sends garbage
-# or another file's debug file changes no name.
+# their .eh_frame bounds.  Each row says what named it.  A batch replay
+# waits for the fetch; live sampling (batch or the UI) never does (a
+# server that never answers leaves it running, the status line saying
+# so), and a server that sends garbage or another file's debug file
+# changes no name.
 . "$TESTS_DIR/lib.sh"
 
 command -v cc >/dev/null || skip "cc is not installed"
@@ -22,8 +23,8 @@ cc -O2 -g -shared -fPIC -o "$TMP/libstatic.so" "$SRC/static_hot.c" &&
 id=$(readelf -n "$TMP/libstatic.so" | awk '/Build ID/ { print $3 }')
 [ -n "$id" ] || fail "libstatic.so has no build ID"
 
-# profile LABEL ENV...: 1.5 s of shimtop (batch, JSON) on the target
-# with $LIB loaded, under ENV, into $TMP/p.json.
+# profile LABEL ENV... [-- SHIMTOP-ARGS]: 1.5 s of shimtop (batch, JSON)
+# on the target with $LIB loaded, under ENV, into $TMP/p.json.
 LIB=$TMP/libstatic.so
 profile() {
 	label=$1
@@ -33,9 +34,23 @@ profile() {
 	tpid=$!
 	BG_PIDS="$BG_PIDS $tpid"
 	wait_file "$TMP/target.out" || fail "$label: the target did not start"
-	env "$@" "$SHIMTOP" --batch --duration 1.5 --format json -p "$tpid" \
+	envs=""
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		envs="$envs $1"
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	# shellcheck disable=SC2086
+	env $envs "$SHIMTOP" --batch --duration 1.5 --format json -p "$tpid" "$@" \
 		>"$TMP/p.json" 2>"$TMP/err" || fail "$label: shimtop failed: $(cat "$TMP/err")"
 	kill "$tpid" 2>/dev/null
+}
+# replay LABEL ENV...: the recording $TMP/rec replayed in batch (JSON) under ENV.
+replay() {
+	label=$1
+	shift
+	env "$@" "$SHIMTOP" -i "$TMP/rec" --batch --format json >"$TMP/p.json" 2>"$TMP/err" ||
+		fail "$label: shimtop -i failed: $(cat "$TMP/err")"
 }
 # heavy LABEL BY: heavy_a and heavy_b are rows of their own named by BY.
 heavy() {
@@ -54,8 +69,8 @@ stripped() {
 		grep -q heavy && fail "$1: a heavy_ name came from nowhere"
 }
 
-# No server: .eh_frame bounds.
-profile "no DEBUGINFOD_URLS" DEBUGINFOD_URLS=
+# No server: .eh_frame bounds.  Recorded, for the replays below.
+profile "no DEBUGINFOD_URLS" -- --record "$TMP/rec"
 stripped "no DEBUGINFOD_URLS"
 
 # Debian's debuginfod, serving a directory with the debug file.
@@ -84,13 +99,13 @@ done
 [ "$up" -eq 1 ] || skip "debuginfod did not start here: $(tail -3 "$TMP/debuginfod.log")"
 URL=http://127.0.0.1:$port
 
-# Batch waits for the fetch: the report has the debug file's names.
-profile "debuginfod" DEBUGINFOD_URLS="$URL" DEBUGINFOD_CACHE_PATH="$TMP/cache"
+# A batch replay waits for the fetch: the report has the debug file's names.
+replay "debuginfod" DEBUGINFOD_URLS="$URL" DEBUGINFOD_CACHE_PATH="$TMP/cache"
 heavy "debuginfod" debuginfod
 # Fetched once: the cache serves the next run with the server gone.
 kill "$srv"
 wait "$srv" 2>/dev/null
-profile "debuginfod's cache" DEBUGINFOD_URLS="$URL" DEBUGINFOD_CACHE_PATH="$TMP/cache"
+replay "debuginfod's cache" DEBUGINFOD_URLS="$URL" DEBUGINFOD_CACHE_PATH="$TMP/cache"
 heavy "debuginfod's cache, server stopped" debuginfod
 
 # Servers that lie: random bytes, another library's debug file.
@@ -103,17 +118,24 @@ for mode in garbage serve; do
 	wait_file "$TMP/port" || fail "fake server ($mode) did not start"
 	what="random bytes"
 	[ "$mode" = serve ] && what="another library's debug file"
-	profile "a server that sends $what" DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMP/port")" \
+	replay "a server that sends $what" DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMP/port")" \
 		DEBUGINFOD_CACHE_PATH="$TMP/cache-$mode"
 	stripped "a server that sends $what"
 done
 
-# The UI does not wait: a server that never answers leaves the table
-# live with .eh_frame rows, the status line saying what is fetched.
+# Live sampling does not wait: with a server that never answers, a
+# 1.5 s batch run ends on time with .eh_frame rows, and the UI's table
+# stays live, its status line saying what is fetched.
 rm -f "$TMP/port"
 python3 "$TESTS_DIR/fake_debuginfod.py" hang "$TMP/port" &
 BG_PIDS="$BG_PIDS $!"
 wait_file "$TMP/port" || fail "fake server (hang) did not start"
+t0=$(date +%s)
+profile "live batch, a server that never answers" \
+	DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMP/port")" DEBUGINFOD_CACHE_PATH="$TMP/cache-hang"
+took=$(($(date +%s) - t0))
+[ "$took" -le 15 ] || fail "live batch waited for a server that never answers: $took s for 1.5 s"
+stripped "live batch, a server that never answers"
 "$TMP/target" lib "$TMP/libstatic.so" >"$TMP/target.out" &
 tpid=$!
 BG_PIDS="$BG_PIDS $tpid"
@@ -159,7 +181,7 @@ if command -v xz >/dev/null; then
 		objcopy --add-section .gnu_debugdata="$TMP/mini.xz" "$TMP/libmini.so" ||
 		fail "cannot make libmini.so's MiniDebugInfo"
 	LIB=$TMP/libmini.so
-	profile "MiniDebugInfo" DEBUGINFOD_URLS=
+	profile "MiniDebugInfo"
 	heavy "MiniDebugInfo" minidebug
 fi
 finish

@@ -175,9 +175,9 @@ size_t symbolizer_count(const struct symbolizer *s);
 /*
  * debuginfod (symbols_debuginfod.c): with DEBUGINFOD_URLS set, a file
  * with no local debug file has its own fetched by build ID.  wait: a
- * lookup waits for the fetch (batch and replay, whose report comes
- * once); otherwise the fetch runs on a thread of its own and the file's
- * names change when it is done (the live UI).
+ * lookup waits for the fetch (a batch replay, whose report comes once);
+ * otherwise the fetch runs on a thread of its own and the file's names
+ * change when it is done (live sampling, the UI).
  */
 void symbols_debuginfod_wait(bool wait);
 /* What is being fetched, for the status line ("" when nothing is). */

@@ -3,10 +3,10 @@
  * the servers DEBUGINFOD_URLS names, through libdebuginfod (its cache
  * and its timeouts: DEBUGINFOD_CACHE_PATH, DEBUGINFOD_TIMEOUT).
  *
- * One thread fetches, in the order files asked, so the live UI never
+ * One thread fetches, in the order files asked, so live sampling never
  * waits on the network: a file whose fetch is under way keeps the names
  * it has (.dynsym, .eh_frame) and gets the debug file's once it is here
- * (debuginfod_finished moves on).  Batch and replay wait instead.
+ * (debuginfod_finished moves on).  A batch replay waits instead.
  */
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
