@@ -2,7 +2,7 @@
 # call_graph_cost.sh - what each way of taking call chains costs, beside
 # perf in the same run: Debian's python3 does a fixed amount of work
 # (json and re, about 4 s alone) while one profiler samples it with
-# cpu-clock every 250 us (4 kHz): shimtop --call-graph fp, dwarf and
+# cpu-clock every 250 us (4 kHz): shimtop --call-graph fp, dwarf, auto and
 # callerchain, perf record -g and perf record --call-graph dwarf.
 # Reported per mode: the target's slowdown (its own time over its time
 # alone), the profiler's CPU per sample (task-clock of the profiler alone,
@@ -67,3 +67,4 @@ run "perf record -g" -g
 run "shimtop dwarf" --call-graph dwarf
 run "perf record --call-graph dwarf" --call-graph dwarf
 run "shimtop callerchain" --call-graph callerchain
+run "shimtop auto" --call-graph auto

@@ -5,9 +5,20 @@
 # compile at the same rate, in the same run.  CPU is each tool's
 # task-clock (perf stat) over its wall time; perf record writes to a file
 # and resolves nothing, shimtop symbolizes every sample as it arrives.
+# CALL_GRAPH=auto (or dwarf): shimtop --call-graph CALL_GRAPH beside perf
+# record --call-graph dwarf, whose unwinding perf script then does: its
+# CPU is added to perf's.
 set -eu
 : "${SHIMTOP:?}"
 SECONDS_EACH=${SECONDS_EACH:-8}
+CALL_GRAPH=${CALL_GRAPH:-}
+if [ -n "$CALL_GRAPH" ]; then
+	shimtop_cg="--call-graph $CALL_GRAPH"
+	perf_cg="--call-graph dwarf"
+else
+	shimtop_cg=""
+	perf_cg=""
+fi
 dir=$(mktemp -d)
 trap 'kill $cxx 2>/dev/null; rm -rf "$dir"' EXIT
 python3 - "$dir/heavy.cc" <<'PY'
@@ -28,22 +39,27 @@ for hz in 1000 10000; do
 	clang++ -std=c++17 -O2 -c "$dir/heavy.cc" -o "$dir/heavy.o" &
 	cxx=$!
 	sleep 0.5
-	perf stat -x, -e task-clock -o "$dir/perf.stat" -- perf record -q -e cpu-clock \
+	# shellcheck disable=SC2086
+	perf stat -x, -e task-clock -o "$dir/perf.stat" -- perf record -q -e cpu-clock $perf_cg \
 		-c "$period" -p "$cxx" -o "$dir/perf.data" -- sleep "$SECONDS_EACH" \
 		>/dev/null 2>&1 &
 	p=$!
-	perf stat -x, -e task-clock -o "$dir/shimtop.stat" -- "$SHIMTOP" --batch \
+	# shellcheck disable=SC2086
+	perf stat -x, -e task-clock -o "$dir/shimtop.stat" -- "$SHIMTOP" --batch $shimtop_cg \
 		--duration "$SECONDS_EACH" -c "$period" -p "$cxx" --format json \
 		>"$dir/shimtop.json"
 	wait "$p"
+	: >"$dir/post.stat"
+	[ -n "$perf_cg" ] && perf stat -x, -e task-clock -o "$dir/post.stat" -- \
+		perf script -i "$dir/perf.data" -F ip,sym >/dev/null 2>&1
 	kill "$cxx" 2>/dev/null || true
 	wait "$cxx" 2>/dev/null || true
 	python3 - "$dir" "$hz" "$SECONDS_EACH" <<'PY'
 import json, sys
 d, hz, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
 def task_ms(f):
-    return next(float(l.split(",")[0]) for l in open(f) if "task-clock" in l)
-s, p = task_ms(d + "/shimtop.stat"), task_ms(d + "/perf.stat")
+    return next((float(l.split(",")[0]) for l in open(f) if "task-clock" in l), 0.0)
+s, p = task_ms(d + "/shimtop.stat"), task_ms(d + "/perf.stat") + task_ms(d + "/post.stat")
 j = json.load(open(d + "/shimtop.json"))
 print("%5s Hz, %.0f s: shimtop %.2f%% of a core (%.0f ms; %d samples, %d dropped, "
       "%.1f%% unknown), perf record %.2f%% (%.0f ms): ratio %.2f"

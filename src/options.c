@@ -51,7 +51,9 @@ static const char usage_text[] =
 "  -g, --call-graph MODE  call chains for the call tree: fp (frame pointers,\n"
 "                         the default; -g alone), dwarf[,SIZE] (copy SIZE\n"
 "                         bytes of stack, default 8192, unwound with the\n"
-"                         CFI: code without frame pointers), callerchain\n"
+"                         CFI: code without frame pointers), auto[,SIZE]\n"
+"                         (both: frame pointers where the chain reaches\n"
+"                         main, DWARF where it stops early), callerchain\n"
 "                         [,SIZE] (the tree rebuilt from stack depth and a\n"
 "                         SIZE-byte copy, default 512) or none\n"
 "                         (--no-callchain)\n"
@@ -430,16 +432,21 @@ static int parse_call_graph(struct st_options *o, const char *arg)
 	uint64_t size = 0;
 	bool dwarf = len == 5 && !strncmp(arg, "dwarf", 5);
 	bool chaining = len == 11 && !strncmp(arg, "callerchain", 11);
+	bool automatic = len == 4 && !strncmp(arg, "auto", 4);
 
-	if (comma && !dwarf && !chaining)
+	if (comma && !dwarf && !chaining && !automatic)
 		return bad("--call-graph %.*s takes no size", (int)len, arg);
 	if (comma && (parse_u64(comma + 1, &size) || size < 8 || size > STACK_COPY_MAX))
 		return bad("--call-graph %.*s: the stack copy's size must be 8 to %u bytes, "
 			   "not '%s'", (int)len, arg, STACK_COPY_MAX, comma + 1);
-	o->callchain = o->callerchain = false;
+	o->callchain = o->callerchain = o->unwind_broken = false;
 	o->stack_copy = 0;
 	if (dwarf) {
 		o->stack_copy = comma ? (unsigned)((size + 7) & ~7ull) : 8192;
+	} else if (automatic) {
+		/* Both: the chain kept where whole, the copy unwound where not. */
+		o->stack_copy = comma ? (unsigned)((size + 7) & ~7ull) : 8192;
+		o->callchain = o->unwind_broken = true;
 	} else if (chaining) {
 		/* The kernel's frame-pointer chain rides along: the reference
 		 * the rebuilt tree's agreement is measured against. */
@@ -451,8 +458,8 @@ static int parse_call_graph(struct st_options *o, const char *arg)
 		return bad("--call-graph lbr needs Intel's last-branch records, which shimtop "
 			   "does not read: use fp or dwarf");
 	} else if (!(len == 4 && !strncmp(arg, "none", 4))) {
-		return bad("--call-graph takes fp, dwarf[,SIZE], callerchain[,SIZE] or none, "
-			   "not '%s'", arg);
+		return bad("--call-graph takes fp, dwarf[,SIZE], auto[,SIZE], callerchain[,SIZE] "
+			   "or none, not '%s'", arg);
 	}
 	return 0;
 }

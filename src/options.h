@@ -89,6 +89,7 @@ struct st_options {
 	 */
 	unsigned stack_copy;
 	bool callerchain;		/* the call tree rebuilt from stack depth */
+	bool unwind_broken;		/* auto: the copy unwound where the chain stops early */
 	bool batch;
 	double duration;		/* seconds; 0: until the target exits */
 	double delay;			/* -d: batch print interval, UI refresh */

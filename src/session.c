@@ -363,6 +363,7 @@ int session_open(struct session *s, const struct st_options *o)
 	s->model.history.rss_cap = (size_t)o->memory_mb << 20;
 	model_set_call_graph(&s->model, o->callerchain ? o->stack_copy : MODEL_CHAIN_WINDOW,
 			     o->callerchain);
+	model_set_unwind_broken(&s->model, o->unwind_broken);
 	session_show_event(s, 0);
 	model_set_dte_tolerance(&s->model, o->dte_tolerance);
 	/* What the snapshot's records cannot replay: said why (exit 1). */

@@ -94,7 +94,7 @@ PY
 fi
 "$SHIMTOP" -i "$TMP/rec" --batch -g --format folded >"$TMP/g" 2>"$TMP/err" || fail "-g: $(cat "$TMP/err")"
 cmp -s "$TMP/g" "$TMP/folded" || fail "-g (fp, the default) changed the tree"
-expect_run 2 "--call-graph takes fp, dwarf\[,SIZE\], callerchain\[,SIZE\] or none, not 'frames'" -- \
+expect_run 2 "--call-graph takes fp, dwarf\[,SIZE\], auto\[,SIZE\], callerchain\[,SIZE\] or none, not 'frames'" -- \
 	"$SHIMTOP" --demo --call-graph frames
 # A time range cuts the tree as it cuts the tables: the range's samples,
 # each on the path it had in the whole session's tree.

@@ -25,7 +25,7 @@ fi
 # gauges (JSON).  With frame pointers, or with dwarf, nothing is said.
 "$SHIMTOP" --batch -- "$NOFP" --seconds 1 >"$TMP/fp.txt" 2>"$TMP/err" ||
 	fail "fp on call_paths_nofp, text: $(cat "$TMP/err")"
-grep -Eq "^chains: (9[0-9]|100)% of call chains stop before main or a thread's start: code without frame pointers \(as Debian builds\); --call-graph dwarf unwinds it" \
+grep -Eq "^chains: (9[0-9]|100)% of call chains stop before main or a thread's start: code without frame pointers \(as Debian builds\); --call-graph auto unwinds it" \
 	"$TMP/fp.txt" || fail "broken chains not said: $(head -5 "$TMP/fp.txt")"
 "$SHIMTOP" --batch -- "$TESTS_BIN/call_paths" --seconds 1 >"$TMP/withfp.txt" 2>"$TMP/err" ||
 	fail "fp on call_paths: $(cat "$TMP/err")"
@@ -33,6 +33,32 @@ grep -q "^chains:" "$TMP/withfp.txt" && fail "whole chains said to be broken: $(
 "$SHIMTOP" --batch --call-graph dwarf -- "$NOFP" --seconds 1 >"$TMP/dw.txt" 2>"$TMP/err" ||
 	fail "dwarf on call_paths_nofp, text: $(cat "$TMP/err")"
 grep -q "^chains:" "$TMP/dw.txt" && fail "unwound chains said to be broken: $(grep '^chains' "$TMP/dw.txt")"
+
+# --call-graph auto: the tree as written without frame pointers (DWARF
+# for every chain, which stops early), and with them the kernel's chains
+# (no sample unwound), each said in the report and the gauges.
+"$SHIMTOP" --batch --call-graph auto --format folded -- "$NOFP" --seconds 2 >"$TMP/auto" \
+	2>"$TMP/err" || fail "--call-graph auto: $(cat "$TMP/err")"
+python3 "$TESTS_DIR/check_paths.py" "$TMP/auto" ||
+	fail "auto's tree without frame pointers: $(sort -t' ' -k2 -n "$TMP/auto" | tail -8)"
+"$SHIMTOP" --batch --call-graph auto -- "$NOFP" --seconds 1 >"$TMP/auto.txt" 2>"$TMP/err" ||
+	fail "--call-graph auto, text: $(cat "$TMP/err")"
+grep -Eq "^chains: (9[0-9]|100)% of call chains unwound by DWARF where frame pointers stop early" \
+	"$TMP/auto.txt" || fail "auto's unwound share not said: $(head -5 "$TMP/auto.txt")"
+"$SHIMTOP" --batch --call-graph auto --format json -- "$TESTS_BIN/call_paths" --seconds 2 \
+	>"$TMP/autofp.json" 2>"$TMP/err" || fail "--call-graph auto on call_paths: $(cat "$TMP/err")"
+python3 - "$TMP/autofp.json" <<'PY' || fail "auto with frame pointers: $(json_get "$TMP/autofp.json" "[g for g in d['gauges'] if g['name'] == 'whole chains']")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = [g for g in d['gauges'] if g['name'] == 'whole chains'][0]
+# A sample in a prologue, before its frame pointer is saved, stops early: a few.
+assert not g['bad'] and float(g['value'].split('%')[0]) >= 95, g
+assert g['value'].endswith('% by frame pointers') and 'unwound by DWARF' in g['meaning'], g
+PY
+"$SHIMTOP" --batch --call-graph auto --format folded -- "$TESTS_BIN/call_paths" --seconds 2 \
+	>"$TMP/autofp" 2>"$TMP/err" || fail "--call-graph auto on call_paths, folded: $(cat "$TMP/err")"
+python3 "$TESTS_DIR/check_paths.py" "$TMP/autofp" ||
+	fail "auto's tree with frame pointers: $(sort -t' ' -k2 -n "$TMP/autofp" | tail -8)"
 
 # dwarf: the tree as written.
 "$SHIMTOP" --batch --call-graph dwarf --format json -- "$NOFP" --seconds 2 >"$TMP/dwarf.json" \

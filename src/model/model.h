@@ -198,6 +198,13 @@ struct model {
 	struct callerchain chaining;
 	uint32_t chain_window;
 	bool callerchain_mode;
+	/*
+	 * --call-graph auto: samples carry the kernel's frame-pointer chain
+	 * and a stack copy; the chain is kept where it reaches a process or
+	 * thread start, the copy unwound (DWARF) where it stops early.
+	 */
+	bool unwind_broken;
+	uint64_t auto_fp, auto_dwarf;		/* samples, by which was kept */
 };
 
 void model_init(struct model *m, struct symbolizer *symbols);
@@ -207,6 +214,8 @@ void model_init(struct model *m, struct symbolizer *symbols);
  * bytes above the stack pointer; rebuilt: the tree shown is CallerChaining's.
  */
 void model_set_call_graph(struct model *m, uint32_t window, bool rebuilt);
+/* --call-graph auto: frame pointers where the chain is whole, else DWARF. */
+void model_set_unwind_broken(struct model *m, bool on);
 
 /*
  * When most frame-pointer chains stop short of a process or thread start

@@ -28,6 +28,11 @@ void model_set_call_graph(struct model *m, uint32_t window, bool rebuilt)
 	m->callerchain_mode = rebuilt;
 }
 
+void model_set_unwind_broken(struct model *m, bool on)
+{
+	m->unwind_broken = on;
+}
+
 /* Where a whole chain ends: a process's or a thread's start. */
 static bool is_start(const char *name)
 {
@@ -42,8 +47,8 @@ static bool is_start(const char *name)
 	return false;
 }
 
-/* Counts a user sample's frame-pointer chain, whole or ended early. */
-static void count_fp_chain(struct model *m, uint32_t root)
+/* Whether a chain whose outermost frame is root reached a start (cached by symbol). */
+static bool chain_is_whole(struct model *m, uint32_t root)
 {
 	if (root >= m->root_kind_cap) {
 		size_t was = m->root_kind_cap;
@@ -53,18 +58,30 @@ static void count_fp_chain(struct model *m, uint32_t root)
 	}
 	if (!m->root_kind[root])
 		m->root_kind[root] = is_start(model_frame_name(m, root)) ? 1 : 2;
+	return m->root_kind[root] == 1;
+}
+
+/* Counts a user sample's frame-pointer chain, whole or ended early. */
+static void count_fp_chain(struct model *m, uint32_t root)
+{
 	m->fp_user_chains++;
-	m->fp_rootless += m->root_kind[root] == 2;
+	m->fp_rootless += !chain_is_whole(m, root);
 }
 
 bool model_chain_note(const struct model *m, char *buf, size_t len)
 {
 	double rootless = m->fp_user_chains ? (double)m->fp_rootless / (double)m->fp_user_chains : 0;
 
+	if (m->unwind_broken && m->auto_dwarf * 100 >= m->auto_dwarf + m->auto_fp) {
+		snprintf(buf, len, "%.0f%% of call chains unwound by DWARF where frame pointers "
+			 "stop early, the rest by frame pointers (--call-graph auto)",
+			 100.0 * (double)m->auto_dwarf / (double)(m->auto_dwarf + m->auto_fp));
+		return true;
+	}
 	if (m->fp_user_chains < 100 || rootless < 0.25)
 		return false;
 	snprintf(buf, len, "%.0f%% of call chains stop before main or a thread's start: "
-		 "code without frame pointers (as Debian builds); --call-graph dwarf unwinds it",
+		 "code without frame pointers (as Debian builds); --call-graph auto unwinds it",
 		 100 * rootless);
 	return true;
 }
@@ -121,8 +138,12 @@ static void feed_chaining(struct model *m, const struct st_stack *k,
 	callerchain_add_sample(&m->chaining, path, npath, reference, nreference, 1);
 }
 
-/* The kernel's frame-pointer chain: frames[] root first, leaf not included. */
-static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint32_t *frames)
+/*
+ * The kernel's frame-pointer chain: frames[] root first, leaf not
+ * included; kernel_only: its kernel frames (under a stack unwound here).
+ */
+static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint32_t *frames,
+				bool kernel_only)
 {
 	const uint64_t *chain = st_sample_chain(s);
 	size_t n = s->nchain, first = 0, k = 0;
@@ -131,7 +152,8 @@ static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint
 	if (n && chain[0] == s->ip)
 		first = 1;
 	for (size_t i = n; i-- > first;)
-		frames[k++] = caller_sym(m, (pid_t)s->pid, chain[i], true);
+		if (!kernel_only || chain[i] >= KERNEL_START)
+			frames[k++] = caller_sym(m, (pid_t)s->pid, chain[i], true);
 	return k;
 }
 
@@ -170,7 +192,7 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	if (kernel) {
 		/* The kernel's own chain (kernel frames only, in dwarf mode) below. */
 		if (frames && !fp)
-			out += take_kernel_chain(m, s, frames + out);
+			out += take_kernel_chain(m, s, frames + out, true);
 		return out;
 	}
 	if (fp) {
@@ -197,10 +219,23 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 	 * In callerchain mode the copy is small and only feeds CallerChaining;
 	 * the tree kept live is the kernel's chains, also the reference.
 	 */
-	if ((s->flags & ST_SAMPLE_HAS_STACK) && !(m->callerchain_mode && s->nchain)) {
+	if ((s->flags & ST_SAMPLE_HAS_STACK) && m->unwind_broken && s->nchain) {
+		/* auto: the chain where whole (its outermost frame), else the copy unwound. */
+		const uint64_t *chain = st_sample_chain(s);
+		uint32_t root = s->nchain > 1 || chain[0] != s->ip
+			? caller_sym(m, (pid_t)s->pid, chain[s->nchain - 1], false) : leaf->id;
+
+		if (chain_is_whole(m, root)) {
+			k = take_kernel_chain(m, s, frames, false);
+			m->auto_fp++;
+		} else {
+			k = take_unwound(m, s, leaf, frames, &truncated, NULL, 0);
+			m->auto_dwarf++;
+		}
+	} else if ((s->flags & ST_SAMPLE_HAS_STACK) && !(m->callerchain_mode && s->nchain)) {
 		k = take_unwound(m, s, leaf, frames, &truncated, NULL, 0);
 	} else {
-		k = take_kernel_chain(m, s, frames);
+		k = take_kernel_chain(m, s, frames, false);
 		if (s->cpumode == ST_MODE_USER && s->nchain)
 			count_fp_chain(m, k ? frames[0] : leaf->id);
 		if (s->flags & ST_SAMPLE_HAS_STACK)

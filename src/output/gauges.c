@@ -105,13 +105,21 @@ static void perf_gauges(const struct session *s, struct gauges *gs)
 		value(gs, "%.1f%%", 100 * share(m->chains, m->samples));
 	}
 
-	if (m->fp_user_chains) {
+	if (m->unwind_broken && m->auto_fp + m->auto_dwarf) {
+		double unwound = share(m->auto_dwarf, m->auto_fp + m->auto_dwarf);
+
+		add(gs, "perf", "whole chains", 1 - unwound, false,
+		    "call chains kept as frame pointers gave them (they reach main or a "
+		    "thread's start); the rest (%.1f%%) unwound by DWARF from the stack copy",
+		    100 * unwound);
+		value(gs, "%.1f%% by frame pointers", 100 * (1 - unwound));
+	} else if (m->fp_user_chains) {
 		double rootless = share(m->fp_rootless, m->fp_user_chains);
 
 		add(gs, "perf", "whole chains", 1 - rootless, rootless >= 0.25,
 		    "user call chains that reach main or a thread's start%s",
 		    rootless >= 0.25 ? ": the rest stop early in code without frame pointers "
-				       "(as Debian builds); --call-graph dwarf unwinds it" : "");
+				       "(as Debian builds); --call-graph auto unwinds it" : "");
 		value(gs, "%.1f%%", 100 * (1 - rootless));
 	}
 

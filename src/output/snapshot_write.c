@@ -236,8 +236,8 @@ static struct json_object *options_json(const struct st_options *o)
 	json_object_object_add(j, "period", json_object_new_uint64(o->period));
 	json_object_object_add(j, "randomized", json_object_new_boolean(o->randomize));
 	json_object_object_add(j, "call_graph", json_object_new_string(
-		!o->callchain ? "none" : o->callerchain ? "callerchain"
-		: o->stack_copy ? "dwarf" : "fp"));
+		o->unwind_broken ? "auto" : o->callerchain ? "callerchain"
+		: o->stack_copy ? "dwarf" : o->callchain ? "fp" : "none"));
 	json_object_object_add(j, "stack_copy", json_object_new_int((int)o->stack_copy));
 	json_object_object_add(j, "history_seconds", json_object_new_double(o->history));
 	json_object_object_add(j, "observe", json_object_new_boolean(o->observe));
