@@ -39,7 +39,14 @@ size_t st_text_safe_n(char *buf, size_t len, bool keep_newlines, char *carry, si
 	if (ncarry)
 		*ncarry = 0;
 	while (r < len) {
-		int n = b[r] == '\n' && keep_newlines ? 1 : sequence(b + r, len - r);
+		int n;
+
+		/* Printable ASCII, nearly every byte of every name: in place. */
+		if (b[r] >= 0x20 && b[r] < 0x7f) {
+			b[w++] = b[r++];
+			continue;
+		}
+		n = b[r] == '\n' && keep_newlines ? 1 : sequence(b + r, len - r);
 
 		if (n < 0 && carry) {
 			*ncarry = len - r;
@@ -54,7 +61,8 @@ size_t st_text_safe_n(char *buf, size_t len, bool keep_newlines, char *carry, si
 			r += c1 ? 2 : 1;
 			continue;
 		}
-		memmove(b + w, b + r, (size_t)n);
+		if (w != r)
+			memmove(b + w, b + r, (size_t)n);
 		w += (size_t)n;
 		r += (size_t)n;
 	}
