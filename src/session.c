@@ -28,7 +28,9 @@
  */
 #define PUMP_NS		(50u * 1000 * 1000)
 #define STOP_NS		(500u * 1000 * 1000)
-#define CLOCK_EVERY	256u	/* perf records between clock reads */
+/* Records between clock reads: one record can cost 100 ms (its library's first
+ * symbol table), so the clock is read often; a read is tens of ns. */
+#define CLOCK_EVERY	8u
 #define CLOCK_EVERY_OBS	1u	/* observer batches: hundreds of samples each */
 
 /*

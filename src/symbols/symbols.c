@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -123,6 +124,13 @@ struct symbolizer {
 
 	struct range_table kernel;
 	bool kernel_loaded;
+	/*
+	 * /proc/kallsyms takes the kernel 100-200 ms to list: read by a
+	 * thread from the start, so the first kernel sample does not stall
+	 * the UI for it; joined there.
+	 */
+	pthread_t kernel_reader;
+	bool kernel_reading;
 
 	/* Interned symbols: by id, and by (module, name) in a uthash. */
 	struct st_symbol **syms;
@@ -216,6 +224,12 @@ static const struct st_symbol *intern(struct symbolizer *s, const char *module,
 	return intern_full(s, module, name, name, NULL, unknown);
 }
 
+static void *read_kernel_symbols(void *table)
+{
+	kernel_symbols_load(table);
+	return NULL;
+}
+
 struct symbolizer *symbolizer_create(bool live)
 {
 	struct symbolizer *s = st_xcalloc(1, sizeof(*s));
@@ -228,6 +242,8 @@ struct symbolizer *symbolizer_create(bool live)
 	s->host_root->fd = -1;
 	s->next_gen = KERNEL_GEN + 1;
 	s->cache = st_xcalloc(CACHE_SLOTS, sizeof(*s->cache));
+	s->kernel_reading = pthread_create(&s->kernel_reader, NULL, read_kernel_symbols,
+					   &s->kernel) == 0;
 	return s;
 }
 
@@ -275,6 +291,8 @@ void symbolizer_destroy(struct symbolizer *s)
 		free(p);
 	}
 	elf_file_close(s->vdso);
+	if (s->kernel_reading)
+		pthread_join(s->kernel_reader, NULL);
 	range_table_clear(&s->kernel);
 	{
 		struct interned *in, *in_tmp;
@@ -593,7 +611,11 @@ static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
 	const struct range_entry *e;
 
 	if (!s->kernel_loaded) {
-		kernel_symbols_load(&s->kernel);
+		if (s->kernel_reading)
+			pthread_join(s->kernel_reader, NULL);
+		else
+			kernel_symbols_load(&s->kernel);
+		s->kernel_reading = false;
 		s->kernel_loaded = true;
 	}
 	e = range_table_find(&s->kernel, ip);

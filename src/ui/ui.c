@@ -414,48 +414,72 @@ static void stop_terminal(struct ui *ui)
 /*
  * SHIMTOP_UI_STATS=FILE: at the end, how long the loop's work kept keys
  * waiting (from one key read to the next, the wait for a key left out),
- * for the benchmarks: "work_max_ms", "work_over_50ms", "iterations".
+ * for the benchmarks: "work_max_ms", "work_over_50ms", "iterations", and
+ * the longest of each part: "pump_max_ms" (records into the model),
+ * "refresh_max_ms" (the tables), "draw_max_ms", "key_max_ms".
  */
-static void write_loop_stats(uint64_t max_ns, uint64_t over, uint64_t iterations)
+struct loop_stats {
+	uint64_t work_max, over, iterations;
+	uint64_t pump_max, refresh_max, draw_max, key_max;
+};
+
+static void stretch(uint64_t *max, uint64_t from)
+{
+	uint64_t d = st_now_ns() - from;
+
+	*max = d > *max ? d : *max;
+}
+
+static void write_loop_stats(const struct loop_stats *ls)
 {
 	const char *path = getenv("SHIMTOP_UI_STATS");
 	struct st_output out;
 
 	if (!path || !path[0] || st_output_replace(&out, path, 0) < 0)
 		return;
-	fprintf(out.f, "work_max_ms %.1f\nwork_over_50ms %llu\niterations %llu\n",
-		(double)max_ns / 1e6, (unsigned long long)over, (unsigned long long)iterations);
+	fprintf(out.f, "work_max_ms %.1f\nwork_over_50ms %llu\niterations %llu\n"
+		"pump_max_ms %.1f\nrefresh_max_ms %.1f\ndraw_max_ms %.1f\nkey_max_ms %.1f\n",
+		(double)ls->work_max / 1e6, (unsigned long long)ls->over,
+		(unsigned long long)ls->iterations, (double)ls->pump_max / 1e6,
+		(double)ls->refresh_max / 1e6, (double)ls->draw_max / 1e6,
+		(double)ls->key_max / 1e6);
 	st_output_finish(&out, 0);
 }
 
 /* Pumps, refreshes and draws until a key quits or a signal stops us. */
 static void run_loop(struct ui *ui)
 {
-	uint64_t next_refresh = 0, work_max = 0, over = 0, iterations = 0;
+	uint64_t next_refresh = 0;
 	uint64_t began = st_now_ns();	/* the last key read's return */
+	struct loop_stats ls = { 0 };
 	bool was_finished = false;
 
 	for (;;) {
 		int code;
-		uint64_t now;
+		uint64_t now, at;
 		bool ended;
 
+		at = st_now_ns();
 		session_pump(ui->s);
+		stretch(&ls.pump_max, at);
 		now = st_now_ns();
 		/* The end shows the final tables at once, not at the next refresh. */
 		ended = ui->s->finished && !was_finished;
 		was_finished = ui->s->finished;
 		if ((now >= next_refresh || ended) && !ui->paused) {
 			refresh_interval(ui);
+			stretch(&ls.refresh_max, now);
 			next_refresh = now + (uint64_t)(ui->delay * 1e9);
 		}
+		at = st_now_ns();
 		draw(ui);
+		stretch(&ls.draw_max, at);
 		/* Keys still answer while a replay fills the model: no pause then. */
 		timeout(ui->s->behind ? 0 : 100);
 		now = st_now_ns() - began;
-		work_max = now > work_max ? now : work_max;
-		over += now > 50000000u;
-		iterations++;
+		ls.work_max = now > ls.work_max ? now : ls.work_max;
+		ls.over += now > 50000000u;
+		ls.iterations++;
 		code = getch();
 		began = st_now_ns();
 		if (stop_signal_received())
@@ -466,8 +490,9 @@ static void run_loop(struct ui *ui)
 			continue;
 		if (!handle_key(ui, code))
 			break;
+		stretch(&ls.key_max, began);
 	}
-	write_loop_stats(work_max, over, iterations);
+	write_loop_stats(&ls);
 }
 
 void ui_set_sort(struct ui *ui, enum st_sort_key key)
