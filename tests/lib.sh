@@ -197,6 +197,17 @@ child_of() {
 	return 1
 }
 
+# gone PID: true once PID has exited (up to 5 s; a loaded machine reaps late).
+gone() {
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		[ $i -lt 50 ] || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 0
+}
+
 # wait_file FILE [SECONDS]: true once FILE is not empty (default 20 s).
 wait_file() {
 	i=0

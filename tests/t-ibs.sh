@@ -15,11 +15,11 @@
 "$SHIMTOP" -i "$TMP/ibs.rec" --batch >"$TMP/text" 2>"$TMP/err" ||
 	fail "replaying the IBS fixture failed: $(cat "$TMP/err")"
 row() { grep -E " gen_records +$1\$" "$TMP/text" | tr -s ' '; }
-[ "$(row gen_fn_a)" = " 57.14% 400 - 100.0 0.0 25.0 256 256 DRAM 100% 0.0 - 0 gen_records gen_fn_a" ] ||
+[ "$(row gen_fn_a)" = " 57.14% 400 - 100.0 0.0 25.0 256 256 DRAM 100% 0.0 - 0 symtab gen_records gen_fn_a" ] ||
 	fail "gen_fn_a's IBS row: $(row gen_fn_a)"
-[ "$(row gen_fn_b)" = " 28.57% 200 - 0.0 50.0 0.0 - - - 0.0 25.0 40 gen_records gen_fn_b" ] ||
+[ "$(row gen_fn_b)" = " 28.57% 200 - 0.0 50.0 0.0 - - - 0.0 25.0 40 symtab gen_records gen_fn_b" ] ||
 	fail "gen_fn_b's IBS row: $(row gen_fn_b)"
-[ "$(row gen_fn_main)" = " 14.29% 100 - 100.0 0.0 100.0 64 64 L3 100% 100.0 - 0 gen_records gen_fn_main" ] ||
+[ "$(row gen_fn_main)" = " 14.29% 100 - 100.0 0.0 100.0 64 64 L3 100% 100.0 - 0 symtab gen_records gen_fn_main" ] ||
 	fail "gen_fn_main's IBS row: $(row gen_fn_main)"
 grep -q "^IBS: 700 ops, 71.4% loads, 14.3% stores, DC miss 33.3%, miss latency mean 160 p90 256 cycles, 100 DTLB misses, 25 of 100 branches mispredicted$" "$TMP/text" ||
 	fail "IBS totals: $(grep '^IBS' "$TMP/text")"
@@ -90,7 +90,7 @@ grep -q "^IBS: 150 fetch samples, counted where they fetched" "$TMP/fetch.text" 
 # The UI: the table's IBS columns, the hot pages view (M), the timeline's IBS rows.
 replay_ui "$TMP/ibs.rec" 200 40
 wait_for "LOAD% +STORE% +DCMISS% +LAT +P90 +SOURCE +DTLB% +MISP% +T2RET"
-wait_for "100\.0 +0\.0 +25\.0 +256 +256 +DRAM 100% +0\.0 +- +0 +gen_records +gen_fn_a"
+wait_for "100\.0 +0\.0 +25\.0 +256 +256 +DRAM 100% +0\.0 +- +0 +(symtab +)?gen_records +gen_fn_a"
 $T send-keys -t ui M
 wait_for "PID PAGE +SIZE +LOADS +STORES +MISSES +LAT +SYMBOLS"
 wait_for "1 0x7f0000001000 +4K +400 +0 +100 +256  gen_fn_a"

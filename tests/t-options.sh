@@ -24,7 +24,7 @@ json_get "$TMP/all.json" "[r['pid'] for r in d['per_process'] if r['comm'] == 's
 "$SHIMTOP" -b --duration 0.5 -E 3 -P >"$TMP/text" 2>"$TMP/err" || fail "no target: $(cat "$TMP/err")"
 grep -q "system-wide" "$TMP/text" || fail "no target: not system-wide: $(head -1 "$TMP/text")"
 grep -Eq "^ +PID COMMAND +THREADS" "$TMP/text" || fail "-P: no per-process table: $(cat "$TMP/text")"
-grep -Eq "PID COMMAND +MODULE" "$TMP/text" || fail "-a: no PID COMMAND column"
+grep -Eq "PID COMMAND +NAMED BY +MODULE" "$TMP/text" || fail "-a: no PID COMMAND column"
 
 # A system-wide recording reads back with its rows per process.
 "$SHIMTOP" -a -b --duration 0.5 -o "$TMP/all.rec" >/dev/null 2>"$TMP/err" || fail "-a -o: $(cat "$TMP/err")"

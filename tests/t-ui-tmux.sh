@@ -128,8 +128,7 @@ $T send-keys -t ui q
 i=0
 while [ ! -s "$TMP/exit" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(cat "$TMP/exit" 2>/dev/null)" = "EXIT=0" ] || fail "quit: $(cat "$TMP/exit" 2>/dev/null)"
-sleep 0.3
-if [ -n "$demo" ] && kill -0 "$demo" 2>/dev/null; then
+if [ -n "$demo" ] && ! gone "$demo"; then
 	fail "the launched demo outlived the UI"
 fi
 
@@ -163,8 +162,7 @@ for how in C-c TERM; do
 	[ "$(cat "$TMP/exit5" 2>/dev/null)" = "EXIT=$want" ] ||
 		fail "$how: $(cat "$TMP/exit5" 2>/dev/null), expected EXIT=$want"
 	wait_gone "SELF%" "$how: the terminal was not restored"
-	sleep 0.3
-	[ -n "$demo" ] && kill -0 "$demo" 2>/dev/null && fail "$how: the launched demo outlived the UI"
+	[ -n "$demo" ] && ! gone "$demo" && fail "$how: the launched demo outlived the UI"
 	"$SHIMTOP" --replay "$TMP/sig.rec" --batch --format json >"$TMP/sig.json" 2>"$TMP/err" ||
 		fail "$how: the recording does not replay: $(cat "$TMP/err")"
 	case "$(json_get "$TMP/sig.json" "d['status']")" in

@@ -59,7 +59,7 @@ void list_select(struct list *l, long index)
 
 void list_refreshed(struct list *l)
 {
-	if (l->have_selection)
+	if (l->have_selection && l->chosen)
 		for (size_t i = 0; i < l->n; i++)
 			if (l->id(l->ctx, i) == l->selected_id) {
 				list_select(l, (long)i);
@@ -82,6 +82,7 @@ bool list_search_from(struct list *l, size_t from)
 
 		if (strcasestr(l->text(l->ctx, i), l->search.text)) {
 			list_select(l, (long)i);
+			l->chosen = true;
 			l->search_failed = false;
 			return true;
 		}
@@ -134,6 +135,9 @@ enum list_reaction list_key(struct list *l, int code, enum ui_action a)
 		return search_prompt_key(l, code);
 	if (l->filter.active)
 		return filter_prompt_key(l, code);
+	if (a == UA_UP || a == UA_DOWN || a == UA_PAGE_UP || a == UA_PAGE_DOWN ||
+	    a == UA_FIRST || a == UA_LAST || a == UA_SEARCH_NEXT)
+		l->chosen = true;
 	switch (a) {
 	case UA_UP:
 		list_select(l, (long)l->selected - 1);

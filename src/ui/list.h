@@ -42,13 +42,20 @@ struct list {
 	size_t selected, top;
 	uint64_t selected_id;
 	bool have_selection;
+	/*
+	 * The user put the selection where it is (a key, a search, a click):
+	 * it follows its item through refreshes.  Until then it keeps its
+	 * place, the top row, as perf top's does: the first rows of a session
+	 * must not carry it down the list once the real leaders arrive.
+	 */
+	bool chosen;
 	struct prompt search, filter;
 	bool search_failed;
 };
 
 /*
  * After the owner rebuilt its items (n and the callbacks' answers):
- * finds the selected id again, or keeps the position if it is gone.
+ * finds the selected id again (once chosen), or keeps the position.
  */
 void list_refreshed(struct list *l);
 

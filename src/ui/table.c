@@ -177,6 +177,7 @@ static enum view_reaction table_click(struct view *v, int y, int x, bool twice)
 	if (t->list.top + (size_t)(y - 1) >= t->nrows)
 		return VIEW_REDRAW;
 	list_select(&t->list, (long)(t->list.top + (size_t)(y - 1)));
+	t->list.chosen = true;
 	if (twice) {
 		v->next = detail_view_create(ui, t->rows[t->list.selected].sym->id);
 		return VIEW_PUSH;

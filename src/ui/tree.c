@@ -196,7 +196,7 @@ static void start_over(struct tree_pane *p)
 	p->state = NULL;
 	p->state_cap = 0;
 	p->reveal = 0;
-	p->list.have_selection = false;
+	p->list.have_selection = p->list.chosen = false;
 	p->list.selected = p->list.top = 0;
 }
 
@@ -323,6 +323,7 @@ static void pane_reveal(struct tree_pane *p, uint32_t node)
 	for (size_t i = 0; i < p->nrows; i++)
 		if (p->rows[i] == node)
 			list_select(&p->list, (long)i);
+	p->list.chosen = true;
 }
 
 /*
@@ -684,6 +685,7 @@ static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
 		for (size_t i = 0; n->parent != CCT_ROOT && i < p->nrows; i++)
 			if (p->rows[i] == n->parent)
 				list_select(&p->list, (long)i);
+		p->list.chosen = true;
 		follow(t);
 		return VIEW_REDRAW;
 	}
