@@ -30,7 +30,12 @@ static ssize_t sink_write(void *cookie, const char *p, size_t n)
 		if (!k->error)
 			k->error = -rc;
 		errno = -rc;
-		return -1;
+		/*
+		 * 0, never -1: fopencookie(3) wants no negative value, and
+		 * glibc's buffered fwrite counts a -1 as one byte more to write
+		 * and then copies past its caller's buffer.
+		 */
+		return 0;
 	}
 	return (ssize_t)n;
 }

@@ -92,7 +92,8 @@ static ssize_t safe_write(void *cookie, const char *p, size_t n)
 	len = st_text_safe_n(buf, k->ncarry + n, true, k->carry, &k->ncarry);
 	len = fwrite(buf, 1, len, k->out) == len ? n : 0;
 	free(buf);
-	return len ? (ssize_t)len : -1;
+	/* 0 on failure: a cookie's write must not return -1 (output_file.c). */
+	return (ssize_t)len;
 }
 
 static int safe_close(void *cookie)
