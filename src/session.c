@@ -28,8 +28,12 @@
  */
 #define PUMP_NS		(50u * 1000 * 1000)
 #define STOP_NS		(500u * 1000 * 1000)
-/* Records between clock reads: one record can cost 100 ms (its library's first
- * symbol table), so the clock is read often; a read is tens of ns. */
+/*
+ * Records between clock reads: one record can cost 100 ms (its library's
+ * first symbol table), so the clock is read often; a read is tens of ns.
+ * The UI's pumps read it after every record (a process's first unwind
+ * can take 20 ms).
+ */
 #define CLOCK_EVERY	8u
 #define CLOCK_EVERY_OBS	1u	/* observer batches: hundreds of samples each */
 
@@ -409,11 +413,16 @@ static void finish(struct session *s, const char *why, uint64_t end)
 /* Ingests records until the ring is empty or the clock passes deadline. */
 static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 {
-	size_t n = 0, len, every = r == s->obs_ring ? CLOCK_EVERY_OBS : CLOCK_EVERY;
+	size_t n = 0, len, every = r == s->obs_ring || s->interactive ? CLOCK_EVERY_OBS
+								      : CLOCK_EVERY;
 	const void *rec;
 
 	while ((rec = ring_peek(r, &len))) {
 		/* Records in the ring are whole and aligned: we wrote them. */
+		if (s->interactive && !model_ready(&s->model, rec)) {
+			s->behind = s->waiting = true;
+			break;
+		}
 		take(s, rec);
 		ring_release(r);
 		if (++n % every == 0 && st_now_ns() >= deadline) {
@@ -445,7 +454,7 @@ static size_t pump_until(struct session *s, uint64_t deadline)
 {
 	size_t n, len;
 
-	s->behind = false;
+	s->behind = s->waiting = false;
 	n = drain(s, s->ring, deadline);
 
 	if (s->obs_ring)
@@ -464,7 +473,14 @@ static size_t pump_until(struct session *s, uint64_t deadline)
 
 size_t session_pump(struct session *s)
 {
-	return pump_until(s, st_now_ns() + PUMP_NS);
+	return pump_until(s, st_now_ns() + (s->interactive ? UI_PUMP_NS : PUMP_NS));
+}
+
+void session_set_interactive(struct session *s, bool on)
+{
+	s->interactive = on;
+	if (s->symbols)
+		symbolizer_set_async(s->symbols, on);
 }
 
 uint64_t session_dropped(const struct session *s)
@@ -698,6 +714,8 @@ int session_stop(struct session *s)
 	uint64_t stopped = st_now_ns(), deadline = stopped + STOP_NS;
 	int rc = 0;
 
+	/* What is left is taken whole: lookups wait for their tables now. */
+	session_set_interactive(s, false);
 	if (s->observer) {
 		/* The observer first: it flushes its last batch, taken below. */
 		source_stop(s->observer);

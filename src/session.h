@@ -52,6 +52,8 @@ struct session {
 	uint64_t obs_abandoned;		/* the same, of the observer's ring */
 	bool finished;
 	bool behind;			/* the last pump left records waiting */
+	bool waiting;			/* ... at a sample whose symbols are being read */
+	bool interactive;		/* session_set_interactive */
 	char status[320];		/* why it finished, for the UI and stderr */
 
 	const struct session *diff_with;	/* --diff: the recording compared with */
@@ -77,6 +79,15 @@ int session_start(struct session *s);
  * replay faster than the model): pump again before sleeping.
  */
 size_t session_pump(struct session *s);
+
+/*
+ * The UI's pumps (on): at most UI_PUMP_NS each, and a sample whose
+ * file's symbol table is not built yet waits in the ring while a worker
+ * builds it (s->waiting), so no one record keeps keys waiting.  Off (the
+ * default, and from session_stop on): each pump takes what it finds.
+ */
+#define UI_PUMP_NS	(15u * 1000 * 1000)
+void session_set_interactive(struct session *s, bool on);
 
 /*
  * Starts a session and takes everything until its source ends (a

@@ -199,6 +199,22 @@ wait_for "snapshot shimtop-[0-9]+-[0-9]+\.snap \("
 quit_ui
 snap=$(ls "$TMP"/ui/shimtop-*.snap 2>/dev/null | head -1)
 [ -n "$snap" ] || fail "s wrote no snapshot"
+# The UI's pumps leave a sample whose file's symbols are being read by
+# the worker in the ring and come back to it: what it took is what a
+# batch replay takes, every sample, row and node.
+"$SHIMTOP" -b -i "$TMP/rec" --format json >"$TMP/rec.json" 2>"$TMP/err" ||
+	fail "batch replay: $(cat "$TMP/err")"
+[ -n "$snap" ] && "$SHIMTOP" -b -i "$snap" --format json >"$TMP/ui-snap.json" 2>"$TMP/err" ||
+	fail "the UI's snapshot: $(cat "$TMP/err")"
+python3 - "$TMP/rec.json" "$TMP/ui-snap.json" <<'PY' || fail "the UI took the recording otherwise than batch"
+import json, sys
+rec, ui = (json.load(open(f)) for f in sys.argv[1:3])
+rows = lambda d: [(r['module'], r['symbol'], r['samples']) for r in d['rows']]
+assert rec['samples'] == ui['samples'] > 1000, (rec['samples'], ui['samples'])
+assert rows(rec) == rows(ui), (rows(rec)[:5], rows(ui)[:5])
+tree = lambda d: sorted((n['name'], n['self'], n['total']) for n in d['tree']['nodes'])
+assert tree(rec) == tree(ui), 'the tree'
+PY
 replay_ui "$snap" 120 30
 wait_for "snapshot of pid [0-9]+ \(shimtop-demo\)  taken [0-9-]+ [0-9:]+ UTC on "
 wait_for "^ +[0-9.]+% +[0-9]+ .* phase_[a-z_]+\$"

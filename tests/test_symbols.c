@@ -128,6 +128,80 @@ static void add_map(uint64_t start, uint64_t len, uint64_t pgoff,
 	symbolizer_add_map(arg, getpid(), start, len, pgoff, path);
 }
 
+/* Polls symbolizer_ready until it says yes; false after 20 s. */
+static bool ready_soon(struct symbolizer *s, uint64_t ip, bool kernel)
+{
+	for (int i = 0; i < 20000; i++) {
+		if (symbolizer_ready(s, getpid(), ip, kernel))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/*
+ * The UI's way: tables built by the worker name every address as a
+ * table built in place does; a lookup while a build is under way (async
+ * turned off: the session's stop) waits for it, and so does destroying
+ * the symbolizer.
+ */
+static void check_async(const struct st_symbol *own)
+{
+	uint64_t fn = (uint64_t)(uintptr_t)&known_function_alpha;
+	uint64_t in_libm = (uint64_t)(uintptr_t)&cos;
+	struct symbolizer *sync = symbolizer_create(true);
+	struct symbolizer *s = symbolizer_create(true);
+	const struct st_symbol *want, *got;
+
+	CHECK(symbols_read_proc_maps(getpid(), add_map, sync) == 0);
+	CHECK(symbols_read_proc_maps(getpid(), add_map, s) == 0);
+	/* Without async every address is ready: lookups build what they need. */
+	CHECK(symbolizer_ready(sync, getpid(), in_libm, false));
+	symbolizer_set_async(s, true);
+	CHECK(ready_soon(s, fn + 4, false));
+	got = symbolizer_lookup(s, getpid(), fn + 4, false);
+	CHECK(!strcmp(got->name, own->name) && !strcmp(got->module, own->module));
+	CHECK(ready_soon(s, in_libm, false));
+	want = symbolizer_lookup(sync, getpid(), in_libm, false);
+	got = symbolizer_lookup(s, getpid(), in_libm, false);
+	CHECK(!strcmp(got->name, want->name) && !strcmp(got->module, want->module));
+	CHECK(got->named_by == want->named_by);
+	/* An address looked up once is ready at once (the cache). */
+	CHECK(symbolizer_ready(s, getpid(), in_libm, false));
+	CHECK(ready_soon(s, 0xffffffff81000000ull, true));
+	symbolizer_destroy(s);
+
+	/* A build asked for, then a lookup with async off: it waits for the worker. */
+	s = symbolizer_create(true);
+	CHECK(symbols_read_proc_maps(getpid(), add_map, s) == 0);
+	symbolizer_set_async(s, true);
+	(void)symbolizer_ready(s, getpid(), in_libm, false);
+	symbolizer_set_async(s, false);
+	got = symbolizer_lookup(s, getpid(), in_libm, false);
+	CHECK(!strcmp(got->name, want->name) && !got->unknown);
+	symbolizer_destroy(s);
+
+	/* A process's every file, for stack copies: once all are in, each address is ready. */
+	s = symbolizer_create(true);
+	CHECK(symbols_read_proc_maps(getpid(), add_map, s) == 0);
+	symbolizer_set_async(s, true);
+	for (int i = 0; i < 20000 && !symbolizer_ready_process(s, getpid()); i++)
+		usleep(1000);
+	CHECK(symbolizer_ready_process(s, getpid()));
+	CHECK(symbolizer_ready(s, getpid(), in_libm, false));
+	CHECK(symbolizer_ready(s, getpid(), fn + 4, false));
+	symbolizer_destroy(s);
+
+	/* Destroyed with a build under way: it waits, and frees the worker's table. */
+	s = symbolizer_create(true);
+	CHECK(symbols_read_proc_maps(getpid(), add_map, s) == 0);
+	symbolizer_set_async(s, true);
+	(void)symbolizer_ready(s, getpid(), in_libm, false);
+	symbolizer_destroy(s);
+	symbolizer_destroy(sync);
+	printf("tables built by the worker name as tables built in place\n");
+}
+
 int main(void)
 {
 	struct symbolizer *s = symbolizer_create(true);
@@ -255,6 +329,7 @@ int main(void)
 			printf("kernel symbols hidden (kptr_restrict): not checked\n");
 		}
 	}
+	check_async(a);
 	CHECK(symbolizer_symbol(s, a->id) == a);
 	CHECK(symbolizer_symbol(s, 1000000) == NULL);
 	printf("%s(%d) resolved\n", a->name, known_function_alpha(1));

@@ -569,6 +569,34 @@ void model_ingest(struct model *m, const void *rec)
 	}
 }
 
+bool model_ready(struct model *m, const void *rec)
+{
+	const struct st_header *h = rec;
+	const struct st_sample *s = rec;
+	const uint64_t *chain;
+
+	if (h->type == ST_REC_IBS) {
+		const struct st_ibs *b = rec;
+
+		return symbolizer_ready(m->symbols, (pid_t)b->pid, b->ip,
+					b->cpumode == ST_MODE_KERNEL);
+	}
+	if (h->type != ST_REC_SAMPLE)
+		return true;
+	if (!symbolizer_ready(m->symbols, (pid_t)s->pid, s->ip, s->cpumode == ST_MODE_KERNEL))
+		return false;
+	/* Callers are looked up a byte before their return address. */
+	chain = st_sample_chain(s);
+	for (size_t i = s->nchain && chain[0] == s->ip ? 1 : 0; i < s->nchain; i++)
+		if (!symbolizer_ready(m->symbols, (pid_t)s->pid, chain[i] ? chain[i] - 1 : 0,
+				      false))
+			return false;
+	/* A stack copy is unwound here, into whatever the process maps. */
+	if (s->flags & ST_SAMPLE_HAS_STACK)
+		return symbolizer_ready_process(m->symbols, (pid_t)s->pid);
+	return true;
+}
+
 void model_zero(struct model *m)
 {
 	struct model_thread *t;

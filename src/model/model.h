@@ -273,6 +273,12 @@ void model_set_dte_tolerance(struct model *m, double tolerance);
 
 /* Takes one record (record.h); unknown record types are ignored. */
 void model_ingest(struct model *m, const void *rec);
+/*
+ * Whether model_ingest can take rec without waiting for a symbol table
+ * (symbolizer_ready, for each address of a sample): false asks the
+ * caller to come back to it.
+ */
+bool model_ready(struct model *m, const void *rec);
 
 /* Forgets the totals (perf top's `z`); symbols and threads stay known. */
 void model_zero(struct model *m);

@@ -83,6 +83,7 @@ struct space {
 	bool sorted, exited;
 	struct jit_map *jit;		/* made on first use */
 	unsigned jit_loads;		/* jit->loads when gen was taken */
+	uint64_t tables_gen;		/* gen when every file's table was ready */
 };
 
 /*
@@ -131,6 +132,7 @@ struct symbolizer {
 	 */
 	pthread_t kernel_reader;
 	bool kernel_reading;
+	bool async;			/* symbolizer_set_async */
 
 	/* Interned symbols: by id, and by (module, name) in a uthash. */
 	struct st_symbol **syms;
@@ -867,16 +869,41 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 	return symbolizer_lookup_at(s, pid, ip, kernel, &offset);
 }
 
+/*
+ * The cache's slot for ip in generation gen, or NULL; *home: where a new
+ * answer goes (the first empty slot in the probe window, else home).
+ */
+static struct cache_slot *cache_find(struct symbolizer *s, uint64_t ip, uint64_t gen,
+				     size_t *home)
+{
+	size_t h = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 48) & (CACHE_SLOTS - 1);
+
+	h = (h ^ (size_t)(gen * 0x9e3779b1u)) & (CACHE_SLOTS - 1);
+	*home = h;
+	for (size_t p = 0; p < CACHE_PROBES; p++) {
+		struct cache_slot *c = &s->cache[(h + p) & (CACHE_SLOTS - 1)];
+
+		if (c->gen == gen && c->ip == ip)
+			return c;
+		if (!c->gen) {
+			*home = (h + p) & (CACHE_SLOTS - 1);
+			break;
+		}
+	}
+	return NULL;
+}
+
 const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 					     uint64_t ip, bool kernel,
 					     uint32_t *offset)
 {
-	size_t home = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 48) & (CACHE_SLOTS - 1);
 	bool in_kernel = kernel || ip >= KERNEL_SPACE;
 	struct space *sp = in_kernel ? NULL : space_of(s, pid);
 	uint64_t gen = in_kernel ? KERNEL_GEN : sp->gen;
 	const struct st_symbol *sym;
+	const struct cache_slot *c;
 	bool anonymous = false;
+	size_t home;
 
 	if (s->standins)
 		return standin_lookup(s, ip, offset);
@@ -885,21 +912,12 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 		gen = in_kernel ? KERNEL_GEN : sp->gen;
 	}
 	s->stats.lookups++;
-	home = (home ^ (size_t)(gen * 0x9e3779b1u)) & (CACHE_SLOTS - 1);
-	for (size_t p = 0; p < CACHE_PROBES; p++) {
-		struct cache_slot *c = &s->cache[(home + p) & (CACHE_SLOTS - 1)];
-
-		if (c->gen == gen && c->ip == ip) {
-			*offset = c->offset;
-			s->stats.cache_hits++;
-			if (c->sym->unknown)
-				s->stats.unknown++;
-			return c->sym;
-		}
-		if (!c->gen) {
-			home = (home + p) & (CACHE_SLOTS - 1);
-			break;
-		}
+	if ((c = cache_find(s, ip, gen, &home))) {
+		*offset = c->offset;
+		s->stats.cache_hits++;
+		if (c->sym->unknown)
+			s->stats.unknown++;
+		return c->sym;
 	}
 	*offset = SYMBOL_NO_OFFSET;
 	sym = in_kernel ? resolve_kernel(s, ip, offset)
@@ -915,6 +933,67 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 	if (sym->unknown)
 		s->stats.unknown++;
 	return sym;
+}
+
+void symbolizer_set_async(struct symbolizer *s, bool async)
+{
+	s->async = async;
+}
+
+/* Whether /proc/kallsyms has been read (its thread joined if it has). */
+static bool kernel_ready(struct symbolizer *s)
+{
+	if (s->kernel_loaded || !s->kernel_reading)
+		return true;
+	if (pthread_tryjoin_np(s->kernel_reader, NULL) != 0)
+		return false;
+	s->kernel_reading = false;
+	s->kernel_loaded = true;
+	return true;
+}
+
+bool symbolizer_ready(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel)
+{
+	struct space *sp;
+	struct map *m;
+	struct elf_file *f;
+	size_t home;
+
+	if (!s->async || s->standins)
+		return true;
+	if (kernel || ip >= KERNEL_SPACE)
+		return kernel_ready(s);
+	/* A process not known yet: the model holds its samples. */
+	if (!(sp = space_find(s, pid)) || cache_find(s, ip, sp->gen, &home))
+		return true;
+	m = find_map(sp, ip);
+	if (!m || m->path[0] != '/' || !(f = resolve_file(s, sp, m)) || !f->mod ||
+	    f->table_built)
+		return true;
+	elf_file_build_async(f, &s->callbacks);
+	return elf_file_table_ready(f);
+}
+
+bool symbolizer_ready_process(struct symbolizer *s, pid_t pid)
+{
+	struct space *sp;
+	bool ready = true;
+
+	if (!s->async || s->standins || !(sp = space_find(s, pid)) || sp->tables_gen == sp->gen)
+		return true;
+	for (size_t i = 0; i < sp->nmaps; i++) {
+		struct map *m = &sp->maps[i];
+		struct elf_file *f;
+
+		if (m->path[0] != '/' || !(f = resolve_file(s, sp, m)) || !f->mod ||
+		    f->table_built)
+			continue;
+		elf_file_build_async(f, &s->callbacks);
+		ready = elf_file_table_ready(f) && ready;
+	}
+	if (ready)
+		sp->tables_gen = sp->gen;
+	return ready;
 }
 
 struct elf_file *symbolizer_code_of(const struct symbolizer *s, uint32_t id,

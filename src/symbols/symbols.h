@@ -109,6 +109,23 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 					     uint32_t *offset);
 
 /*
+ * The UI's way (async): a file's symbol table is built by a worker
+ * thread, and symbolizer_ready says false while the file ip falls in is
+ * being read (and starts that reading), so a caller that must answer
+ * keys can come back to the sample instead of waiting.  Without async
+ * (the default) every lookup builds what it needs itself; turning async
+ * off makes lookups wait for the worker.
+ */
+void symbolizer_set_async(struct symbolizer *s, bool async);
+bool symbolizer_ready(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel);
+/*
+ * Whether every file pid maps has its table (and starts the rest): a
+ * stack copy unwound here can lead into any of them.  Checked once a
+ * map generation.
+ */
+bool symbolizer_ready_process(struct symbolizer *s, pid_t pid);
+
+/*
  * A symbol's machine code, copied out of its ELF file for annotation;
  * the file is the target's, so the copy is bounded by its section and by
  * SYMBOL_CODE_MAX.

@@ -175,6 +175,7 @@ const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
 {
 	if (!f->mod)
 		return NULL;
+	elf_file_settle(f);
 	if (!f->table_built) {
 		GElf_Addr bias = 0;
 		Elf *elf = dwfl_module_getelf(f->mod, &bias);
@@ -207,6 +208,7 @@ void elf_file_reload(struct elf_file *f, const Dwfl_Callbacks *callbacks)
 	int fd = f->fd >= 0 ? fcntl(f->fd, F_DUPFD_CLOEXEC, 0) : -1;
 	struct elf_file *fresh;
 
+	elf_file_settle(f);
 	if (fd < 0)
 		return;
 	fresh = elf_file_open(fd, f->path, callbacks);
@@ -227,6 +229,7 @@ void elf_file_close(struct elf_file *f)
 {
 	if (!f)
 		return;
+	elf_file_settle(f);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	if (f->fd >= 0)

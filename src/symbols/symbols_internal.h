@@ -124,6 +124,7 @@ struct elf_file {
 	size_t nloads;
 	struct symbol_table table;	/* built on the first lookup */
 	bool table_built;
+	struct table_job *job;		/* its table being built by the worker */
 	int fd;				/* a copy of the descriptor, for unwinders */
 	char name[320];			/* symbolizer_name_in_file's last answer */
 	uint8_t debug_named_by;		/* how its debug file was found, if one was */
@@ -169,6 +170,16 @@ const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
 const char *elf_symbol_name(const struct elf_file *f, const struct elf_symbol *e,
 			    char *buf, size_t len);
 void elf_file_close(struct elf_file *f);
+
+/*
+ * symbols_table_job.c: f's table built by a worker thread (a file not
+ * built yet, and not being built); elf_file_table_ready says whether it
+ * is done, and takes it.  elf_file_symbol, reload and close wait for it
+ * (elf_file_settle).
+ */
+void elf_file_build_async(struct elf_file *f, const Dwfl_Callbacks *callbacks);
+bool elf_file_table_ready(struct elf_file *f);
+void elf_file_settle(struct elf_file *f);
 
 /*
  * Reports pid's ELF files to dwfl at the process's addresses (an

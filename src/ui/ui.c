@@ -457,16 +457,23 @@ static void run_loop(struct ui *ui)
 	for (;;) {
 		int code;
 		uint64_t now, at;
-		bool ended;
+		bool ended, due;
 
+		/*
+		 * A refresh and a pump each take up to UI_PUMP_NS or so: never
+		 * both before one key read.  The refresh shows what is in.
+		 */
 		at = st_now_ns();
-		session_pump(ui->s);
-		stretch(&ls.pump_max, at);
+		due = at >= next_refresh && !ui->paused;
+		if (!due) {
+			session_pump(ui->s);
+			stretch(&ls.pump_max, at);
+		}
 		now = st_now_ns();
 		/* The end shows the final tables at once, not at the next refresh. */
 		ended = ui->s->finished && !was_finished;
 		was_finished = ui->s->finished;
-		if ((now >= next_refresh || ended) && !ui->paused) {
+		if ((due || ended) && !ui->paused) {
 			refresh_interval(ui);
 			stretch(&ls.refresh_max, now);
 			next_refresh = now + (uint64_t)(ui->delay * 1e9);
@@ -474,8 +481,11 @@ static void run_loop(struct ui *ui)
 		at = st_now_ns();
 		draw(ui);
 		stretch(&ls.draw_max, at);
-		/* Keys still answer while a replay fills the model: no pause then. */
-		timeout(ui->s->behind ? 0 : 100);
+		/*
+		 * Keys still answer while a replay fills the model: no pause
+		 * then, but a short one while a symbol table is being built.
+		 */
+		timeout(ui->s->waiting ? 5 : ui->s->behind ? 0 : 100);
 		now = st_now_ns() - began;
 		ls.work_max = now > ls.work_max ? now : ls.work_max;
 		ls.over += now > 50000000u;
@@ -562,6 +572,7 @@ int ui_run(struct session *s)
 	status = start_terminal(&ui);
 	if (status < 0)
 		return status;
+	session_set_interactive(s, true);
 	run_loop(&ui);
 	stop_terminal(&ui);
 	status = session_stop(s);
