@@ -538,6 +538,38 @@ int session_change_period(struct session *s, int step, char *msg, size_t len)
 	return 0;
 }
 
+int session_unwind_broken_chains(struct session *s, char *msg, size_t len)
+{
+	char why[160] = "";
+	int rc;
+
+	if (!s->source || s->info.kind == ST_SOURCE_REPLAY) {
+		snprintf(msg, len, "%s", s->source ? "a recording's call chains were fixed when it was made"
+						  : "sampling has ended");
+		return -ENOTSUP;
+	}
+	if (s->model.unwind_broken) {
+		snprintf(msg, len, "call chains are unwound by DWARF where they stop early already");
+		return -EALREADY;
+	}
+	if (s->opt->stack_copy || !s->opt->callchain) {
+		snprintf(msg, len, "%s", s->opt->stack_copy
+			 ? "samples are unwound from their stack copies already (--call-graph)"
+			 : "no call chains are sampled (--call-graph none)");
+		return -ENOTSUP;
+	}
+	rc = source_set_unwind(s->source, SESSION_AUTO_STACK, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(msg, len, "call chains unchanged: %s", why);
+		return rc;
+	}
+	model_set_unwind_broken(&s->model, true);
+	snprintf(msg, len, "--call-graph auto: a %u-byte stack copy per sample, unwound by DWARF "
+		 "where its frame-pointer chain stops early (costs more a sample)",
+		 SESSION_AUTO_STACK);
+	return 0;
+}
+
 int session_change_observer_period(struct session *s, int step, char *msg, size_t len)
 {
 	uint64_t was = s->obs_info.period.value, v;

@@ -143,6 +143,14 @@ void session_range_ns(const struct session *s, uint64_t *from, uint64_t *to);
  */
 int session_change_period(struct session *s, int step, char *msg, size_t len);
 /*
+ * Frame-pointer chains to --call-graph auto while sampling (the UI's U):
+ * samples carry a stack copy from now on, unwound by DWARF where their
+ * chain stops early.  Writes what happened, or why not, to msg; 0 or
+ * -errno.
+ */
+#define SESSION_AUTO_STACK	8192u	/* --call-graph auto's default copy */
+int session_unwind_broken_chains(struct session *s, char *msg, size_t len);
+/*
  * The observer's period halved (step < 0) or doubled, through its
  * throttle; the message says what it is now.  -ENOTSUP without one.
  */

@@ -25,7 +25,7 @@ fi
 # gauges (JSON).  With frame pointers, or with dwarf, nothing is said.
 "$SHIMTOP" --batch -- "$NOFP" --seconds 1 >"$TMP/fp.txt" 2>"$TMP/err" ||
 	fail "fp on call_paths_nofp, text: $(cat "$TMP/err")"
-grep -Eq "^chains: (9[0-9]|100)% of call chains stop before main or a thread's start: code without frame pointers \(as Debian builds\); --call-graph auto unwinds it" \
+grep -Eq "^chains: (9[0-9]|100)% of call chains stop before main or a thread's start: code without frame pointers \(as Debian builds\); --call-graph auto \(the UI's U\) unwinds it" \
 	"$TMP/fp.txt" || fail "broken chains not said: $(head -5 "$TMP/fp.txt")"
 "$SHIMTOP" --batch -- "$TESTS_BIN/call_paths" --seconds 1 >"$TMP/withfp.txt" 2>"$TMP/err" ||
 	fail "fp on call_paths: $(cat "$TMP/err")"
@@ -160,6 +160,53 @@ if command -v tmux >/dev/null; then
 	wait_for "^ TOTAL% +SELF% +CALL TREE  \("
 	screen | grep -q "? leaf_work" && fail "the unwound tree marks nodes ambiguous: $(screen)"
 	quit_ui
+fi
+
+# U while sampling: the default frame-pointer chains of code without
+# frame pointers (every chain stops at [unknown]), then --call-graph auto
+# from the key on: after x (zero once) the tree is the one as written,
+# from _start down, and the header says how its chains were unwound.
+if command -v tmux >/dev/null; then
+	ui_session -x 160 -y 40 -c "$TMP" \
+		"env LANG=C.UTF-8 '$SHIMTOP' -- '$NOFP' --seconds 60 2>'$TMP/err'; sleep 30"
+	$T send-keys -t ui 6
+	wait_for "stop before main or a thread's start: .*--call-graph auto \(the UI's U\) unwinds it"
+	wait_for "^ +(99\.[0-9]+|100\.00)% +[0-9.]+% +- \[unknown\]\$"
+	$T send-keys -t ui U
+	wait_for "--call-graph auto: a 8192-byte stack copy per sample, unwound by DWARF"
+	$T send-keys -t ui x
+	sleep 2
+	$T send-keys -t ui x
+	wait_for "^ *[0-9.]+% of call chains unwound by DWARF where frame pointers stop early"
+	wait_for "^ ?(99\.[5-9][0-9]|100\.00)% +0\.00% +- _start\$" "U: the tree does not start at _start"
+	for f in main via_one via_two twin_left twin_right recurse; do
+		wait_for " - $f\$" "U: the tree has no $f"
+	done
+	screen | grep -Eq -- "- \[unknown\]\$" && fail "U: [unknown] callers are left: $(screen)"
+	$T send-keys -t ui U
+	wait_for "call chains are unwound by DWARF where they stop early already"
+	quit_ui
+	# A recording's chains are what they were.
+	"$SHIMTOP" --batch --record "$TMP/fprec" -- "$NOFP" --seconds 0.5 >/dev/null 2>"$TMP/err" ||
+		fail "recording fp chains: $(cat "$TMP/err")"
+	replay_ui "$TMP/fprec" 120 30
+	$T send-keys -t ui U
+	wait_for "a recording's call chains were fixed when it was made"
+	quit_ui
+	# System-wide (root): the per-CPU events are opened again with stacks.
+	if [ "$(id -u)" = 0 ]; then
+		"$NOFP" --seconds 30 &
+		nofp=$!
+		ui_session -x 160 -y 40 -c "$TMP" \
+			"env LANG=C.UTF-8 '$SHIMTOP' -a 2>'$TMP/err'; sleep 30"
+		wait_for "^samples [1-9]"
+		$T send-keys -t ui U
+		wait_for "--call-graph auto: a 8192-byte stack copy per sample"
+		wait_for "^ *[0-9.]+% of call chains unwound by DWARF where frame pointers stop early"
+		quit_ui
+		kill "$nofp" 2>/dev/null
+		wait "$nofp" 2>/dev/null
+	fi
 fi
 
 expect_run 2 "--call-graph dwarf: the stack copy's size must be 8 to 49152 bytes, not '4'" -- \

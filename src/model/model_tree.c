@@ -81,7 +81,8 @@ bool model_chain_note(const struct model *m, char *buf, size_t len)
 	if (m->fp_user_chains < 100 || rootless < 0.25)
 		return false;
 	snprintf(buf, len, "%.0f%% of call chains stop before main or a thread's start: "
-		 "code without frame pointers (as Debian builds); --call-graph auto unwinds it",
+		 "code without frame pointers (as Debian builds); --call-graph auto (the UI's U) "
+		 "unwinds it",
 		 100 * rootless);
 	return true;
 }

@@ -119,7 +119,8 @@ static void perf_gauges(const struct session *s, struct gauges *gs)
 		add(gs, "perf", "whole chains", 1 - rootless, rootless >= 0.25,
 		    "user call chains that reach main or a thread's start%s",
 		    rootless >= 0.25 ? ": the rest stop early in code without frame pointers "
-				       "(as Debian builds); --call-graph auto unwinds it" : "");
+				       "(as Debian builds); --call-graph auto (the UI's U) "
+				       "unwinds it" : "");
 		value(gs, "%.1f%%", 100 * (1 - rootless));
 	}
 

@@ -226,8 +226,11 @@ static void module_json(const char *path, const char *build_id, void *arg)
 	json_object_array_add(arg, m);
 }
 
-/* The options that shaped what was sampled and kept. */
-static struct json_object *options_json(const struct st_options *o)
+/*
+ * The options that shaped what was sampled and kept; unwinding where
+ * chains broke (the UI's U asks for it while sampling) counts as auto.
+ */
+static struct json_object *options_json(const struct st_options *o, bool unwind_broken)
 {
 	struct json_object *j = json_object_new_object();
 
@@ -236,7 +239,7 @@ static struct json_object *options_json(const struct st_options *o)
 	json_object_object_add(j, "period", json_object_new_uint64(o->period));
 	json_object_object_add(j, "randomized", json_object_new_boolean(o->randomize));
 	json_object_object_add(j, "call_graph", json_object_new_string(
-		o->unwind_broken ? "auto" : o->callerchain ? "callerchain"
+		o->unwind_broken || unwind_broken ? "auto" : o->callerchain ? "callerchain"
 		: o->stack_copy ? "dwarf" : o->callchain ? "fp" : "none"));
 	json_object_object_add(j, "stack_copy", json_object_new_int((int)o->stack_copy));
 	json_object_object_add(j, "history_seconds", json_object_new_double(o->history));
@@ -294,7 +297,7 @@ static char *meta_section(struct session *s, time_t taken)
 	report_add_u64(h, "dropped", hist->dropped);
 	json_object_object_add(h, "keep_seconds", json_object_new_double((double)hist->keep_ns / 1e9));
 	json_object_object_add(o, "history", h);
-	json_object_object_add(o, "options", options_json(s->opt));
+	json_object_object_add(o, "options", options_json(s->opt, s->model.unwind_broken));
 	{
 		/* The module map: which build of each file the names came from. */
 		struct json_object *mods = json_object_new_array();

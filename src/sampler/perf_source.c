@@ -116,6 +116,8 @@ struct perf_source {
 	/* A new period asked for by another thread, applied by the sampler's. */
 	bool by_freq;			/* -F: the value is a frequency (never changes) */
 	atomic_bool change;
+	atomic_bool unwind_change;	/* the UI's U: --call-graph auto from now on */
+	_Atomic unsigned want_stack;	/* its stack copy's bytes */
 	_Atomic uint64_t want_value;
 	atomic_int want_random;		/* -1: keep */
 	_Atomic uint64_t period_seen;	/* of the latest sample (source.h) */
@@ -361,6 +363,31 @@ static void drop_tid(struct perf_source *ps, pid_t tid)
 	if (t) {
 		HASH_DEL(ps->known, t);
 		free(t);
+	}
+}
+
+/* What samples carry for call chains and stack copies, from ps->cfg. */
+static void chain_layout(struct perf_source *ps)
+{
+	if ((ps->cfg.callchain || ps->cfg.stack_copy) && !ps->cfg.ibs) {
+		char *max = st_read_file("/proc/sys/kernel/perf_event_max_stack", NULL);
+
+		ps->layout.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		/* Chains that reach the kernel's limit were cut: say so in the tree. */
+		if (max) {
+			long v = atol(max);
+
+			ps->layout.max_stack = v > 0 && v < 65536 ? (unsigned)v : 0;
+			free(max);
+		}
+	}
+	if (ps->cfg.stack_copy) {
+		ps->layout.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		ps->layout.regs_user = PERF_STACK_REGS;
+		/* perf record's 512 KiB: a few dozen stack copies per drain. */
+		ps->pages = STACK_RING_PAGES;
+		if (!ps->stacks.v)
+			stack_bases_init(&ps->stacks);
 	}
 }
 
@@ -1115,6 +1142,67 @@ static void mark_finished(struct perf_source *ps, const char *reason)
 	pthread_mutex_unlock(&ps->lock);
 }
 
+/*
+ * --call-graph auto asked for while sampling (the UI's U): from now on
+ * every sample also carries a stack copy, a new record layout.  The old
+ * events are switched off and what they wrote is read with the old
+ * layout; the rings are made again at a stack copy's size, and the
+ * events opened again on every thread known, as a period change does.
+ */
+static void apply_unwind(struct perf_source *ps)
+{
+	if (!atomic_exchange(&ps->unwind_change, false))
+		return;
+	for (size_t i = 0; i < ps->nthreads; i++)
+		for (size_t k = 0; k < ps->threads[i].nfd; k++)
+			ioctl(ps->threads[i].fd[k], PERF_EVENT_IOC_DISABLE, 0);
+	drain_rings(ps);
+	ps->cfg.callchain = true;
+	ps->cfg.stack_copy = atomic_load(&ps->want_stack);
+	chain_layout(ps);
+	/* No ring is kept: the events that held them close below. */
+	for (size_t k = 0; k < ps->nrings; k++) {
+		if (ps->rings[k].base)
+			munmap(ps->rings[k].base, ps->rings[k].map_size);
+		ps->rings[k].base = NULL;
+		ps->rings[k].fd = -1;
+	}
+	if (ps->cfg.scope == PERF_SCOPE_PROCESSES || ps->cfg.scope == PERF_SCOPE_THREADS) {
+		reopen_threads(ps);
+	} else {
+		/* Every task on each CPU: one set of events, opened again. */
+		for (size_t i = 0; i < ps->nthreads; i++) {
+			forget_ids(ps, &ps->threads[i]);
+			close_thread(&ps->threads[i]);
+		}
+		ps->nthreads = 0;
+		if (open_thread(ps, -1) == 0)
+			enable_thread(ps, &ps->threads[0]);
+	}
+	pthread_mutex_lock(&ps->lock);
+	ps->info.stack_copy = ps->nthreads ? ps->cfg.stack_copy : 0;
+	pthread_mutex_unlock(&ps->lock);
+}
+
+static int perf_set_unwind(struct st_source *s, unsigned stack_copy, char *why, size_t len)
+{
+	struct perf_source *ps = (struct perf_source *)s;
+
+	if (ps->cfg.ibs) {
+		snprintf(why, len, "IBS samples here carry no stack copy");
+		return -ENOTSUP;
+	}
+	if (ps->cfg.stack_copy) {
+		snprintf(why, len, "samples carry a stack copy already");
+		return -EALREADY;
+	}
+	atomic_store(&ps->want_stack, stack_copy);
+	atomic_store(&ps->unwind_change, true);
+	if (write(ps->wake[1], "u", 1) < 0 && errno != EAGAIN)
+		return -errno;
+	return 0;
+}
+
 static void *sampler_main(void *arg)
 {
 	struct perf_source *ps = arg;
@@ -1134,6 +1222,7 @@ static void *sampler_main(void *arg)
 		    errno != EINTR)
 			break;
 		apply_period(ps);
+		apply_unwind(ps);
 		drain_rings(ps);
 		if (targets_gone(ps, reason, sizeof(reason))) {
 			drain_rings(ps);	/* what they wrote before they went */
@@ -1272,6 +1361,7 @@ static const struct st_source_ops perf_ops = {
 	.info = perf_info,
 	.destroy = perf_destroy,
 	.set_period = perf_set_period,
+	.set_unwind = perf_set_unwind,
 };
 
 static void describe(struct perf_source *ps)
@@ -1307,6 +1397,7 @@ static void describe(struct perf_source *ps)
 			ps->cfg.period,
 			is_clock(&ps->cfg.events[0].attr) ? ST_PERIOD_NS : ST_PERIOD_EVENTS,
 			ps->cfg.randomize };
+	in->stack_copy = ps->cfg.stack_copy;
 	snprintf(in->note, sizeof(in->note), "%s", ps->cfg.note);
 	if (ps->exclude_kernel) {
 		size_t l = strlen(in->note);
@@ -1333,25 +1424,7 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	ps->rng = st_now_ns() | 1;
 	ps->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 		PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-	if ((cfg->callchain || cfg->stack_copy) && !cfg->ibs) {
-		char *max = st_read_file("/proc/sys/kernel/perf_event_max_stack", NULL);
-
-		ps->layout.sample_type |= PERF_SAMPLE_CALLCHAIN;
-		/* Chains that reach the kernel's limit were cut: say so in the tree. */
-		if (max) {
-			long v = atol(max);
-
-			ps->layout.max_stack = v > 0 && v < 65536 ? (unsigned)v : 0;
-			free(max);
-		}
-	}
-	if (cfg->stack_copy) {
-		ps->layout.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		ps->layout.regs_user = PERF_STACK_REGS;
-		/* perf record's 512 KiB: a few dozen stack copies per drain. */
-		ps->pages = STACK_RING_PAGES;
-		stack_bases_init(&ps->stacks);
-	}
+	chain_layout(ps);
 	if (cfg->separate) {
 		/* First in every record, so the event is read before parsing. */
 		ps->layout.sample_type |= PERF_SAMPLE_IDENTIFIER;

@@ -67,6 +67,7 @@ struct st_source_info {
 	uint64_t period_expected;	/* what period_seen should be; 0: no check */
 	uint64_t period_asked_ns;
 	uint64_t throttled;		/* times the kernel throttled us */
+	unsigned stack_copy;		/* bytes of user stack each sample carries */
 	uint64_t produced;		/* samples made (observer) */
 	double cpu_seconds;		/* the observer thread's CPU time ... */
 	double run_seconds;		/* ... over how long it has run (0: unknown) */
@@ -118,6 +119,13 @@ struct st_source_ops {
 	 */
 	int (*set_period)(struct st_source *s, uint64_t value, int randomize,
 			  char *why, size_t len);
+	/*
+	 * Optional: samples carry stack_copy bytes of user stack from now
+	 * on, beside the kernel's chain (--call-graph auto), applied by the
+	 * source's own thread (info's stack_copy says when).  0, or -errno
+	 * after filling why.
+	 */
+	int (*set_unwind)(struct st_source *s, unsigned stack_copy, char *why, size_t len);
 };
 
 struct st_source {
@@ -148,6 +156,16 @@ static inline int source_set_period(struct st_source *s, uint64_t value,
 		return -ENOTSUP;
 	}
 	return s->ops->set_period(s, value, randomize, why, len);
+}
+
+static inline int source_set_unwind(struct st_source *s, unsigned stack_copy,
+				    char *why, size_t len)
+{
+	if (!s->ops->set_unwind) {
+		snprintf(why, len, "this source takes no stack copies");
+		return -ENOTSUP;
+	}
+	return s->ops->set_unwind(s, stack_copy, why, len);
 }
 
 static inline void source_destroy(struct st_source *s)

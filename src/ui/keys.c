@@ -59,6 +59,8 @@ const struct ui_key ui_keys[] = {
 	  "double the sampling period (half the samples)" },
 	{ UA_PERIOD_RANDOM, { 'R' }, "`R`", NULL, NULL,
 	  "period randomization (+/-3%, as DCPI) on or off" },
+	{ UA_UNWIND_AUTO, { 'U' }, "`U`", NULL, NULL,
+	  "unwind by DWARF where frame-pointer chains stop early (--call-graph auto)" },
 	{ UA_EVENT_NEXT, { 'e' }, "`e`", NULL, NULL,
 	  "with -e a,b: shares of the next event sampled (perf report's Tab)" },
 	{ UA_EVENT_PREV, { 'E' }, "`E`", NULL, NULL,

@@ -289,6 +289,9 @@ static bool global_key(struct ui *ui, int code, enum ui_action a)
 		if (!ui->paused)
 			refresh_interval(ui);
 		break;
+	case UA_UNWIND_AUTO:
+		session_unwind_broken_chains(ui->s, ui->message, sizeof(ui->message));
+		break;
 	case UA_ZERO_ONCE:
 		model_zero(&ui->s->model);
 		refresh_views(ui);
