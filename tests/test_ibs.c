@@ -658,7 +658,7 @@ static void many_pages(void)
 					ibs_model_add(&im, &s, 0x19, 0x11, pid, 1, 0);
 				}
 			}
-	CHECK(im.npages == 2 * N && im.nslots >= 4 * N && !im.pages_dropped);
+	CHECK(im.npages == 2 * N && im.index.cap >= 4 * N && !im.pages_dropped);
 	for (uint64_t i = 0; i < N; i++)
 		for (pid_t pid = 1; pid <= 2; pid++) {
 			const struct ibs_page *p =

@@ -21,8 +21,7 @@ void cct_init(struct cct *t)
 void cct_free(struct cct *t)
 {
 	free(t->nodes);
-	free(t->keys);
-	free(t->vals);
+	st_index_free(&t->children);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -41,58 +40,22 @@ void cct_zero(struct cct *t)
 	t->samples = t->truncated = t->capped = t->max_depth = 0;
 }
 
-static size_t slot_of(const struct cct *t, uint64_t key)
-{
-	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (t->index_cap - 1);
-
-	while (t->vals[i] && t->keys[i] != key)
-		i = (i + 1) & (t->index_cap - 1);
-	return i;
-}
-
-static void grow_index(struct cct *t)
-{
-	uint64_t *keys = t->keys;
-	uint32_t *vals = t->vals;
-	size_t old = t->index_cap;
-
-	t->index_cap = old ? old * 2 : 256;
-	t->keys = st_xcalloc(t->index_cap, sizeof(*t->keys));
-	t->vals = st_xcalloc(t->index_cap, sizeof(*t->vals));
-	for (size_t i = 0; i < old; i++)
-		if (vals[i]) {
-			size_t at = slot_of(t, keys[i]);
-
-			t->keys[at] = keys[i];
-			t->vals[at] = vals[i];
-		}
-	free(keys);
-	free(vals);
-}
-
-static uint64_t key_of(uint32_t parent, uint32_t sym)
-{
-	return (uint64_t)parent << 32 | sym;
-}
-
 uint32_t cct_find(const struct cct *t, uint32_t parent, uint32_t sym)
 {
-	return t->index_cap ? t->vals[slot_of(t, key_of(parent, sym))] : 0;
+	return st_index_find(&t->children, parent, sym);
 }
 
 /* parent's child for sym, made if new; 0 when the tree is full. */
 static uint32_t child_of(struct cct *t, uint32_t parent, uint32_t sym)
 {
 	struct cct_node *c;
-	size_t at;
+	uint32_t at;
 
-	if ((t->n + 1) * 2 > t->index_cap)
-		grow_index(t);
-	at = slot_of(t, key_of(parent, sym));
-	if (t->vals[at])
-		return t->vals[at];
 	if (t->n >= CCT_MAX_NODES)
-		return 0;
+		return st_index_find(&t->children, parent, sym);
+	at = st_index_put(&t->children, parent, sym, (uint32_t)t->n);
+	if (at != t->n)
+		return at;
 	ST_GROW(t->nodes, t->cap, t->n + 1);
 	c = &t->nodes[t->n];
 	memset(c, 0, sizeof(*c));
@@ -101,8 +64,6 @@ static uint32_t child_of(struct cct *t, uint32_t parent, uint32_t sym)
 	c->depth = t->nodes[parent].depth + 1;
 	c->sibling = t->nodes[parent].child;
 	t->nodes[parent].child = (uint32_t)t->n;
-	t->keys[at] = key_of(parent, sym);
-	t->vals[at] = (uint32_t)t->n;
 	return (uint32_t)t->n++;
 }
 
@@ -377,6 +338,5 @@ uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
 
 size_t cct_bytes(const struct cct *t)
 {
-	return t->cap * sizeof(*t->nodes) +
-	       t->index_cap * (sizeof(*t->keys) + sizeof(*t->vals));
+	return t->cap * sizeof(*t->nodes) + t->children.cap * sizeof(*t->children.slots);
 }

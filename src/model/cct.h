@@ -12,6 +12,7 @@
 #ifndef SHIMTOP_CCT_H
 #define SHIMTOP_CCT_H
 
+#include "index.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,9 +39,7 @@ struct cct_node {
 struct cct {
 	struct cct_node *nodes;		/* nodes[0] is the root */
 	size_t n, cap;
-	uint64_t *keys;			/* open addressing: parent << 32 | sym ... */
-	uint32_t *vals;			/* ... -> node; 0 (the root, no one's child): empty */
-	size_t index_cap;
+	struct st_index children;	/* (parent, sym) -> node (the root is no one's child) */
 	uint64_t samples;		/* every sample added */
 	uint64_t truncated;		/* of them, under "[truncated chain]" */
 	uint64_t capped;		/* of them, stopped short at CCT_MAX_NODES */

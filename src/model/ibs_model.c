@@ -18,10 +18,9 @@ static void free_pages(struct ibs_model *im)
 	for (size_t i = 0; i < im->npages; i++)
 		free(im->pages[i]);
 	free(im->pages);
-	free(im->slots);
+	st_index_free(&im->index);
 	im->pages = NULL;
-	im->slots = NULL;
-	im->npages = im->pages_cap = im->nslots = 0;
+	im->npages = im->pages_cap = 0;
 }
 
 void ibs_model_free(struct ibs_model *im)
@@ -108,50 +107,18 @@ static void add_page_sym(struct ibs_page *p, uint32_t sym)
 	p->sym_count[min]++;
 }
 
-/* The first slot to look at for (pid, base): nslots is a power of two. */
-static size_t slot_home(const struct ibs_model *im, pid_t pid, uint64_t base)
-{
-	uint64_t h = ((base >> 12) ^ (uint64_t)(uint32_t)pid << 40) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 32) & (im->nslots - 1);
-}
-
 struct ibs_page *ibs_model_page(const struct ibs_model *im, pid_t pid, uint64_t base)
 {
-	if (!im->nslots)
-		return NULL;
-	for (size_t i = slot_home(im, pid, base);; i = (i + 1) & (im->nslots - 1)) {
-		const struct ibs_page_slot *sl = &im->slots[i];
+	uint32_t at = st_index_find(&im->index, base, (uint32_t)pid);
 
-		if (!sl->at)
-			return NULL;
-		if (sl->base == base && sl->pid == pid)
-			return im->pages[sl->at - 1];
-	}
-}
-
-static void slot_put(struct ibs_model *im, const struct ibs_page *p, uint32_t at)
-{
-	size_t i = slot_home(im, p->key.pid, p->key.base);
-
-	while (im->slots[i].at)
-		i = (i + 1) & (im->nslots - 1);
-	im->slots[i] = (struct ibs_page_slot){ p->key.base, p->key.pid, at };
+	return at ? im->pages[at - 1] : NULL;
 }
 
 void ibs_model_add_page(struct ibs_model *im, struct ibs_page *p)
 {
 	ST_GROW(im->pages, im->pages_cap, im->npages + 1);
 	im->pages[im->npages++] = p;
-	if (2 * im->npages > im->nslots) {
-		free(im->slots);
-		im->nslots = im->nslots ? 2 * im->nslots : 1024;
-		im->slots = st_xcalloc(im->nslots, sizeof(*im->slots));
-		for (size_t i = 0; i < im->npages; i++)
-			slot_put(im, im->pages[i], (uint32_t)i + 1);
-		return;
-	}
-	slot_put(im, p, (uint32_t)im->npages);
+	st_index_put(&im->index, p->key.base, (uint32_t)p->key.pid, (uint32_t)im->npages);
 }
 
 static void add_page(struct ibs_model *im, const struct ibs_op *f, pid_t pid, uint32_t sym)

@@ -9,6 +9,7 @@
 #ifndef SHIMTOP_IBS_MODEL_H
 #define SHIMTOP_IBS_MODEL_H
 
+#include "index.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,18 +50,6 @@ struct ibs_page {
 	unsigned nsyms;
 };
 
-/*
- * The index of the pages by key: open addressing with the key in the
- * slot, so a lookup costs one cache line of the index (a page touched
- * by one sample in a thousand is not in any cache: uthash's chains cost
- * a miss per entry walked, a third of the model's time per IBS sample).
- */
-struct ibs_page_slot {
-	uint64_t base;
-	pid_t pid;
-	uint32_t at;			/* pages[at - 1]; 0: empty */
-};
-
 /* A 100 ms step of the timeline (the model's bucket). */
 struct ibs_step {
 	uint32_t ops, misses;
@@ -77,8 +66,12 @@ struct ibs_model {
 	size_t per_sym_cap;
 	struct ibs_page **pages;	/* as they came; each its own allocation */
 	size_t npages, pages_cap;
-	struct ibs_page_slot *slots;	/* a power of two, at most half full */
-	size_t nslots;
+	/*
+	 * (base, pid) -> pages' entry + 1: the key is in the slot, so a
+	 * lookup costs one cache line (a page touched by one sample in a
+	 * thousand is in no cache: uthash's chains cost a miss per entry).
+	 */
+	struct st_index index;
 	uint64_t pages_dropped;		/* samples of pages past IBS_MAX_PAGES */
 	struct ibs_step *steps;		/* from the model's first_time */
 	size_t nsteps, steps_cap;
