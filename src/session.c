@@ -455,6 +455,8 @@ static size_t pump_until(struct session *s, uint64_t deadline)
 	size_t n, len;
 
 	s->behind = s->waiting = false;
+	if (s->symbols)
+		symbolizer_set_time(s->symbols, st_now_ns());
 	n = drain(s, s->ring, deadline);
 
 	if (s->obs_ring)

@@ -284,6 +284,30 @@ int main(void)
 	usleep(1100000);
 	j = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 2048 + 8, false);
 	CHECK(!strcmp(j->name, "jitted_later") && !strcmp(j->module, "[jit]"));
+	/*
+	 * With the time given once a pump (symbolizer_set_time), the map is
+	 * read again by that time, not the clock: a change 0.5 s later is
+	 * not seen, 1.1 s later it is.
+	 */
+	{
+		uint64_t t0 = 5000000000ull;
+
+		symbolizer_set_time(s, t0);
+		j = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 2048 + 8, false);
+		CHECK(!strcmp(j->name, "jitted_later"));
+		f = fopen(jit, "w");
+		fprintf(f, "%lx 100 jitted_loop\n%lx 40 jitted_later\n%lx 40 jitted_third\n",
+			(unsigned long)(uintptr_t)anon + 4096, (unsigned long)(uintptr_t)anon + 2048,
+			(unsigned long)(uintptr_t)anon + 1024);
+		fclose(f);
+		symbolizer_set_time(s, t0 + 500000000ull);
+		u = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 1024 + 8, false);
+		CHECK(u->unknown);
+		symbolizer_set_time(s, t0 + 1100000000ull);
+		j = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 1024 + 8, false);
+		CHECK(!strcmp(j->name, "jitted_third"));
+		symbolizer_set_time(s, 0);
+	}
 	unlink(jit);
 	/* Anonymous memory the JIT map does not cover stays [unknown]. */
 	u = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 16, false);

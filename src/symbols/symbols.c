@@ -133,6 +133,7 @@ struct symbolizer {
 	pthread_t kernel_reader;
 	bool kernel_reading;
 	bool async;			/* symbolizer_set_async */
+	uint64_t now_ns;		/* symbolizer_set_time; 0: read the clock */
 
 	/* Interned symbols: by id, and by (module, name) in a uthash. */
 	struct st_symbol **syms;
@@ -652,7 +653,8 @@ static const struct st_symbol *resolve_jit(struct symbolizer *s,
 		sp->jit = st_xmalloc(sizeof(*sp->jit));
 		jit_map_init(sp->jit, sp->pid, owner_of(sp->pid));
 	}
-	jit_map_refresh(sp->jit);
+	/* The clock as the pump last read it: one read a pass, not a lookup. */
+	jit_map_refresh(sp->jit, s->now_ns ? s->now_ns : st_now_ns());
 	if (sp->jit->loads != sp->jit_loads) {
 		/* Code moves under a JIT: what was cached for it expires. */
 		sp->jit_loads = sp->jit->loads;
@@ -933,6 +935,11 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 	if (sym->unknown)
 		s->stats.unknown++;
 	return sym;
+}
+
+void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns)
+{
+	s->now_ns = now_ns;
 }
 
 void symbolizer_set_async(struct symbolizer *s, bool async)

@@ -109,6 +109,13 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 					     uint32_t *offset);
 
 /*
+ * The time (CLOCK_MONOTONIC ns) lookups take as now, for a JIT map's
+ * freshness (reloaded at most once a second): a session sets it once a
+ * pump, so a lookup reads no clock.  0 (the start): each reads it.
+ */
+void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns);
+
+/*
  * The UI's way (async): a file's symbol table is built by a worker
  * thread, and symbolizer_ready says false while the file ip falls in is
  * being read (and starts that reading), so a caller that must answer

@@ -53,8 +53,11 @@ struct jit_map {
 	unsigned loads;		/* times (re)loaded: cached answers expire */
 };
 void jit_map_init(struct jit_map *j, pid_t pid, uid_t owner);
-/* Reloads if the file changed (at most once a second); 0 if present. */
-int jit_map_refresh(struct jit_map *j);
+/*
+ * Reloads if the file changed, at most once a second of now
+ * (CLOCK_MONOTONIC ns); 0 if present.
+ */
+int jit_map_refresh(struct jit_map *j, uint64_t now);
 /* Parses a map's text (len bytes, any content) into the table. */
 void jit_map_parse(struct range_table *t, const char *text, size_t len);
 

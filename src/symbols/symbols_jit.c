@@ -42,9 +42,8 @@ void jit_map_parse(struct range_table *t, const char *text, size_t len)
 	range_table_finish(t);
 }
 
-int jit_map_refresh(struct jit_map *j)
+int jit_map_refresh(struct jit_map *j, uint64_t now)
 {
-	uint64_t now = st_now_ns();
 	struct stat st;
 	char *text;
 	ssize_t got;
