@@ -226,6 +226,9 @@ int main(void)
 	symbolizer_stats(s, &st);
 	CHECK_EQ_U64(st.lookups, 2);
 	CHECK_EQ_U64(st.cache_hits, 1);
+	/* Another address of the function: a cache miss, the same symbol. */
+	b = symbolizer_lookup(s, getpid(), fn + 1, false);
+	CHECK(a == b);
 
 	libc = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)&cos, false);
 	CHECK(strstr(libc->module, "libm") != NULL);

@@ -11,6 +11,7 @@
  */
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
+#include "index.h"
 #include "text_safe.h"
 #include "util.h"
 
@@ -126,9 +127,9 @@ struct symbolizer {
 	struct range_table kernel;
 	bool kernel_loaded;
 	/*
-	 * /proc/kallsyms takes the kernel 100-200 ms to list: read by a
-	 * thread from the start, so the first kernel sample does not stall
-	 * the UI for it; joined there.
+	 * /proc/kallsyms takes the kernel 100-200 ms to list: the UI has it
+	 * read by a thread (kernel_ready), so the first kernel sample does
+	 * not stall it; joined there.
 	 */
 	pthread_t kernel_reader;
 	bool kernel_reading;
@@ -144,6 +145,13 @@ struct symbolizer {
 	bool vdso_tried;
 
 	struct cache_slot *cache;
+	/*
+	 * (function, module) -> interned symbol's id + 1: a new address in a
+	 * function seen before costs a probe, not its names' interning.
+	 * Functions are elf_symbols, freed only when a file is read again
+	 * (which empties this).  module is an interned path's basename.
+	 */
+	struct st_index by_function;
 	struct symbolizer_stats stats;
 	unsigned debuginfod_seen;	/* debuginfod_finished() when last looked */
 
@@ -245,8 +253,6 @@ struct symbolizer *symbolizer_create(bool live)
 	s->host_root->fd = -1;
 	s->next_gen = KERNEL_GEN + 1;
 	s->cache = st_xcalloc(CACHE_SLOTS, sizeof(*s->cache));
-	s->kernel_reading = pthread_create(&s->kernel_reader, NULL, read_kernel_symbols,
-					   &s->kernel) == 0;
 	return s;
 }
 
@@ -308,6 +314,7 @@ void symbolizer_destroy(struct symbolizer *s)
 	free(s->syms);
 	free(s->standins);
 	free(s->cache);
+	st_index_free(&s->by_function);
 	free(s);
 }
 
@@ -758,16 +765,26 @@ static const struct st_symbol *from_file(struct symbolizer *s, struct elf_file *
 					 const char *module, const struct map *m,
 					 uint64_t ip, uint32_t *offset)
 {
-	const struct elf_symbol *e;
+	struct elf_symbol *e;
 	uint64_t vaddr;
 
 	if (elf_file_vaddr(f, ip - m->start + m->pgoff, &vaddr) == 0 &&
 	    (e = elf_file_symbol(f, vaddr))) {
-		char buf[320];
-		const char *name = elf_symbol_name(f, e, buf, sizeof(buf));
-		const struct st_symbol *sym = intern_full(s, module, name, e->raw ? e->raw : name,
-							  e->aliases, false);
-		struct interned *in = interned_of(named(sym, e->named_by));
+		uint32_t id = st_index_find(&s->by_function, (uintptr_t)e, (uintptr_t)module);
+		const struct st_symbol *sym;
+		struct interned *in;
+
+		if (id) {
+			sym = s->syms[id - 1];
+		} else {
+			char buf[320];
+			const char *name = elf_symbol_name(f, e, buf, sizeof(buf));
+
+			sym = named(intern_full(s, module, name, e->raw ? e->raw : name,
+						e->aliases, false), e->named_by);
+			st_index_put(&s->by_function, (uintptr_t)e, (uintptr_t)module, sym->id + 1);
+		}
+		in = interned_of(sym);
 
 		/* The first file that names it is the one annotated. */
 		if (!in->file) {
@@ -854,6 +871,8 @@ static void debug_files_arrived(struct symbolizer *s)
 		    !debuginfod_pending(f->file->build_id, f->file->build_id_len)) {
 			elf_file_reload(f->file, &s->callbacks);
 			any = true;
+			/* Its functions were freed: their entries would name new ones. */
+			st_index_free(&s->by_function);
 		}
 	}
 	if (!any)
@@ -947,11 +966,20 @@ void symbolizer_set_async(struct symbolizer *s, bool async)
 	s->async = async;
 }
 
-/* Whether /proc/kallsyms has been read (its thread joined if it has). */
+/*
+ * Whether /proc/kallsyms has been read: its reading starts on a thread
+ * at the first kernel sample that asks (a session with none never pays
+ * for it), and is joined once done.
+ */
 static bool kernel_ready(struct symbolizer *s)
 {
-	if (s->kernel_loaded || !s->kernel_reading)
+	if (s->kernel_loaded)
 		return true;
+	if (!s->kernel_reading) {
+		s->kernel_reading = pthread_create(&s->kernel_reader, NULL, read_kernel_symbols,
+						   &s->kernel) == 0;
+		return !s->kernel_reading;	/* else read in place */
+	}
 	if (pthread_tryjoin_np(s->kernel_reader, NULL) != 0)
 		return false;
 	s->kernel_reading = false;

@@ -95,7 +95,7 @@ const char *symbolizer_name_in_file(struct symbolizer *s, uint32_t id, uint64_t 
 {
 	uint64_t start, end;
 	struct elf_file *f = symbolizer_code_of(s, id, &start, &end);
-	const struct elf_symbol *e;
+	struct elf_symbol *e;
 
 	if (!f || !f->mod || !(e = elf_file_symbol(f, at)))
 		return NULL;

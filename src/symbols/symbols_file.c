@@ -171,7 +171,7 @@ int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr)
 	return -ENOENT;	/* no segment holds it */
 }
 
-const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
+struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
 {
 	if (!f->mod)
 		return NULL;
@@ -193,11 +193,14 @@ const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
 	return symbol_table_find(&f->table, vaddr);
 }
 
-const char *elf_symbol_name(const struct elf_file *f, const struct elf_symbol *e,
+const char *elf_symbol_name(const struct elf_file *f, struct elf_symbol *e,
 			    char *buf, size_t len)
 {
-	if (!e->from_cfi)
+	if (!e->from_cfi) {
+		if (!e->name)
+			e->name = symbol_demangle(e->raw, false);
 		return e->name;
+	}
 	snprintf(buf, len, "%s+0x%llx", st_basename(f->path),
 		 (unsigned long long)(e->start - f->bias));
 	return buf;

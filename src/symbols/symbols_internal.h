@@ -64,7 +64,7 @@ void jit_map_parse(struct range_table *t, const char *text, size_t len);
 /* One function of an ELF file, named as perf names it. */
 struct elf_symbol {
 	uint64_t start, end;	/* module addresses, end exclusive */
-	char *name;		/* demangled, without parameters */
+	char *name;		/* demangled, without parameters: when first asked */
 	char *raw;		/* as in the symbol table */
 	char *aliases;		/* other names at start, ", "-separated; or NULL */
 	bool from_cfi;		/* no symbol: bounds from .eh_frame (symbols_cfi.c) */
@@ -107,8 +107,7 @@ void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
  */
 size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
 		     struct elf_symbol **out);
-const struct elf_symbol *symbol_table_find(const struct symbol_table *t,
-					   uint64_t addr);
+struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr);
 void symbol_table_clear(struct symbol_table *t);
 
 /*
@@ -165,12 +164,13 @@ struct elf_file *elf_file_open(int fd, const char *path,
 /* The module address for a file offset; -ENOENT outside every segment. */
 int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr);
 /* The function at a module address, or NULL. */
-const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
+struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
 /*
- * Its name: the symbol's, or for a function only .eh_frame bounds
- * MODULE+0xSTART (its module address), made in buf.
+ * Its name: the symbol's, demangled on the first call (libLLVM has
+ * 45,000 names, a session samples a few thousand), or for a function
+ * only .eh_frame bounds MODULE+0xSTART (its module address), made in buf.
  */
-const char *elf_symbol_name(const struct elf_file *f, const struct elf_symbol *e,
+const char *elf_symbol_name(const struct elf_file *f, struct elf_symbol *e,
 			    char *buf, size_t len);
 void elf_file_close(struct elf_file *f);
 

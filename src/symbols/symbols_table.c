@@ -354,7 +354,6 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 			 v[best].start + v[best].size < v[best].start ? UINT64_MAX :
 			 v[best].start + v[best].size;
 		e->raw = st_xstrdup(v[best].raw);
-		e->name = symbol_demangle(v[best].raw, false);
 		e->aliases = aliases_of(v, i, j, best);
 		e->named_by = v[best].named_by;
 		i = j;
@@ -401,8 +400,7 @@ void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 	free(v);
 }
 
-const struct elf_symbol *symbol_table_find(const struct symbol_table *t,
-					   uint64_t addr)
+struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
 
