@@ -306,6 +306,15 @@ int main(void)
 		symbolizer_set_time(s, t0 + 500000000ull);
 		u = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 1024 + 8, false);
 		CHECK(u->unknown);
+		/* Unknown anonymous code is cached then: the pump reads the map, not a lookup. */
+		{
+			struct symbolizer_stats before, after;
+
+			symbolizer_stats(s, &before);
+			u = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 1024 + 8, false);
+			symbolizer_stats(s, &after);
+			CHECK(u->unknown && after.cache_hits == before.cache_hits + 1);
+		}
 		symbolizer_set_time(s, t0 + 1100000000ull);
 		j = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)anon + 1024 + 8, false);
 		CHECK(!strcmp(j->name, "jitted_third"));

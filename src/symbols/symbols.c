@@ -650,6 +650,15 @@ static uid_t owner_of(pid_t pid)
 	return stat(path, &st) == 0 ? st.st_uid : 0;
 }
 
+/* Code moves under a JIT: once its map is read again, what was cached expires. */
+static void jit_moved_on(struct symbolizer *s, struct space *sp)
+{
+	if (sp->jit->loads != sp->jit_loads) {
+		sp->jit_loads = sp->jit->loads;
+		sp->gen = s->next_gen++;
+	}
+}
+
 static const struct st_symbol *resolve_jit(struct symbolizer *s,
 					  struct space *sp, uint64_t ip,
 					  uint32_t *offset)
@@ -662,11 +671,7 @@ static const struct st_symbol *resolve_jit(struct symbolizer *s,
 	}
 	/* The clock as the pump last read it: one read a pass, not a lookup. */
 	jit_map_refresh(sp->jit, s->now_ns ? s->now_ns : st_now_ns());
-	if (sp->jit->loads != sp->jit_loads) {
-		/* Code moves under a JIT: what was cached for it expires. */
-		sp->jit_loads = sp->jit->loads;
-		sp->gen = s->next_gen++;
-	}
+	jit_moved_on(s, sp);
 	if ((e = range_table_find(&sp->jit->table, ip))) {
 		*offset = offset_in(e->start, ip);
 		return named(intern(s, "[jit]", e->name, false), NAMED_BY_JIT);
@@ -945,10 +950,13 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 			: resolve_user(s, sp, ip, &anonymous, offset);
 	/*
 	 * Full probe window: overwrite the home slot; it is only a cache.
-	 * An unknown address outside files is not kept: a JIT may list it
-	 * at its next reload (which also moves sp->gen on).
+	 * An unknown address outside files is kept only where the pump
+	 * gives the time: then each pump reads changed JIT maps again
+	 * (symbolizer_set_time), which moves sp->gen on, and a JIT's new
+	 * code is looked up afresh.  Without it, a lookup of such an address
+	 * is what reads the map.
 	 */
-	if (in_kernel || !anonymous || !sym->unknown)
+	if (in_kernel || !anonymous || !sym->unknown || s->now_ns)
 		s->cache[home] = (struct cache_slot){ ip, in_kernel ? gen : sp->gen, sym,
 						      *offset };
 	if (sym->unknown)
@@ -958,7 +966,16 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 
 void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns)
 {
+	struct space *sp, *tmp;
+
 	s->now_ns = now_ns;
+	/* The processes whose anonymous code was looked up: a JIT's map, if changed. */
+	HASH_ITER(hh, s->spaces, sp, tmp) {
+		if (!sp->jit)
+			continue;
+		jit_map_refresh(sp->jit, now_ns);
+		jit_moved_on(s, sp);
+	}
 }
 
 void symbolizer_set_async(struct symbolizer *s, bool async)

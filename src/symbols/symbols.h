@@ -111,7 +111,10 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 /*
  * The time (CLOCK_MONOTONIC ns) lookups take as now, for a JIT map's
  * freshness (reloaded at most once a second): a session sets it once a
- * pump, so a lookup reads no clock.  0 (the start): each reads it.
+ * pump, so a lookup reads no clock, and the JIT maps of processes with
+ * anonymous code are read again here when they changed, so unknown
+ * anonymous addresses can be cached too.  0 (the start): each lookup of
+ * such an address reads the clock and the map.
  */
 void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns);
 
