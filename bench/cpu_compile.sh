@@ -3,8 +3,11 @@
 # -O2: hot code in libLLVM and libclang-cpp, tens of thousands of symbols,
 # new addresses all the time), beside perf record attached to the same
 # compile at the same rate, in the same run.  CPU is each tool's
-# task-clock (perf stat) over its wall time; perf record writes to a file
-# and resolves nothing, shimtop symbolizes every sample as it arrives.
+# task-clock (perf stat); perf record writes to a file and resolves
+# nothing, shimtop symbolizes every sample as it arrives.  ROUNDS
+# (default 3) rounds at each rate, interleaved (1 kHz, 10 kHz, 1 kHz,
+# ...), each a fresh compile; the medians of each tool's task-clock and
+# their ratio.
 # CALL_GRAPH=auto (or dwarf): shimtop --call-graph CALL_GRAPH beside perf
 # record -g, the call chains a user asks perf for, with the CPU of the
 # perf script that reads them added to perf's.  (perf record --call-graph
@@ -13,6 +16,7 @@
 set -eu
 : "${SHIMTOP:?}"
 SECONDS_EACH=${SECONDS_EACH:-8}
+ROUNDS=${ROUNDS:-3}
 CALL_GRAPH=${CALL_GRAPH:-}
 if [ -n "$CALL_GRAPH" ]; then
 	shimtop_cg="--call-graph $CALL_GRAPH"
@@ -22,50 +26,54 @@ else
 	perf_cg=""
 fi
 dir=$(mktemp -d)
+cxx=
 trap 'kill $cxx 2>/dev/null; rm -rf "$dir"' EXIT
-python3 - "$dir/heavy.cc" <<'PY'
-import sys
-out = ["#include <%s>\n" % h for h in ("map", "vector", "string", "algorithm",
-       "sstream", "functional", "unordered_map")]
-for i in range(40):
-    out.append("""struct S%d { int a; std::string b; bool operator<(const S%d &o) const { return a < o.a; } };
-int f%d(int n) { std::vector<S%d> v; std::map<std::string, S%d> m; std::unordered_map<int, S%d> u;
-  for (int k = 0; k < n; k++) { v.push_back({k, std::to_string(k)}); m[v.back().b] = v.back(); u[k] = v.back(); }
-  std::sort(v.begin(), v.end()); std::ostringstream os; for (auto &e : m) os << e.first;
-  std::function<int(int)> g = [&](int x) { return x + (int)u.size(); }; return (int)os.str().size() + g(n); }
-""" % ((i,) * 6))
-open(sys.argv[1], "w").write("".join(out))
-PY
-for hz in 1000 10000; do
-	period=$((1000000000 / hz))
-	clang++ -std=c++17 -O2 -c "$dir/heavy.cc" -o "$dir/heavy.o" &
-	cxx=$!
-	sleep 0.5
-	# shellcheck disable=SC2086
-	perf stat -x, -e task-clock -o "$dir/perf.stat" -- perf record -q -e cpu-clock $perf_cg \
-		-c "$period" -p "$cxx" -o "$dir/perf.data" -- sleep "$SECONDS_EACH" \
-		>/dev/null 2>&1 &
-	p=$!
-	# shellcheck disable=SC2086
-	perf stat -x, -e task-clock -o "$dir/shimtop.stat" -- "$SHIMTOP" --batch $shimtop_cg \
-		--duration "$SECONDS_EACH" -c "$period" -p "$cxx" --format json \
-		>"$dir/shimtop.json"
-	wait "$p"
-	: >"$dir/post.stat"
-	[ -n "$perf_cg" ] && perf stat -x, -e task-clock -o "$dir/post.stat" -- \
-		perf script -i "$dir/perf.data" -F ip,sym >/dev/null 2>&1
-	kill "$cxx" 2>/dev/null || true
-	wait "$cxx" 2>/dev/null || true
-	python3 - "$dir" "$hz" "$SECONDS_EACH" <<'PY'
+python3 "$(dirname "$0")/heavy_cc.py" "$dir/heavy.cc"
+: >"$dir/rounds"
+round=1
+while [ "$round" -le "$ROUNDS" ]; do
+	for hz in 1000 10000; do
+		period=$((1000000000 / hz))
+		clang++ -std=c++17 -O2 -c "$dir/heavy.cc" -o "$dir/heavy.o" &
+		cxx=$!
+		sleep 0.5
+		# shellcheck disable=SC2086
+		perf stat -x, -e task-clock -o "$dir/perf.stat" -- perf record -q -e cpu-clock \
+			$perf_cg -c "$period" -p "$cxx" -o "$dir/perf.data" -- sleep "$SECONDS_EACH" \
+			>/dev/null 2>&1 &
+		p=$!
+		# shellcheck disable=SC2086
+		perf stat -x, -e task-clock -o "$dir/shimtop.stat" -- "$SHIMTOP" --batch $shimtop_cg \
+			--duration "$SECONDS_EACH" -c "$period" -p "$cxx" --format json \
+			>"$dir/shimtop.json"
+		wait "$p"
+		: >"$dir/post.stat"
+		[ -n "$perf_cg" ] && perf stat -x, -e task-clock -o "$dir/post.stat" -- \
+			perf script -i "$dir/perf.data" -F ip,sym >/dev/null 2>&1
+		kill "$cxx" 2>/dev/null || true
+		wait "$cxx" 2>/dev/null || true
+		python3 - "$dir" "$hz" "$SECONDS_EACH" "$round" >>"$dir/rounds" <<'PY'
 import json, sys
-d, hz, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
+d, hz, secs, rnd = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 def task_ms(f):
     return next((float(l.split(",")[0]) for l in open(f) if "task-clock" in l), 0.0)
 s, p = task_ms(d + "/shimtop.stat"), task_ms(d + "/perf.stat") + task_ms(d + "/post.stat")
 j = json.load(open(d + "/shimtop.json"))
-print("%5s Hz, %.0f s: shimtop %.2f%% of a core (%.0f ms; %d samples, %d dropped, "
-      "%.1f%% unknown), perf record %.2f%% (%.0f ms): ratio %.2f"
-      % (hz, secs, 100 * s / 1000 / secs, s, j["samples"], j["dropped"],
-         100.0 * j["unknown"] / max(j["samples"], 1), 100 * p / 1000 / secs, p, s / p))
+print(hz, rnd, s, p, j["samples"], j["dropped"], j["unknown"])
 PY
+		tail -1 "$dir/rounds" | awk -v secs="$SECONDS_EACH" '{ printf "%5s Hz, round %s: shimtop %.0f ms (%d samples, %d dropped), perf record %.0f ms: ratio %.2f\n", $1, $2, $3, $5, $6, $4, $3 / $4 }'
+	done
+	round=$((round + 1))
 done
+python3 - "$dir/rounds" "$SECONDS_EACH" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+secs = float(sys.argv[2])
+for hz in ("1000", "10000"):
+    r = [x for x in rows if x[0] == hz]
+    s = statistics.median(float(x[2]) for x in r)
+    p = statistics.median(float(x[3]) for x in r)
+    print("%5s Hz, median of %d rounds of %.0f s: shimtop %.0f ms (%.2f%% of a core), "
+          "perf record %.0f ms (%.2f%%): ratio %.2f"
+          % (hz, len(r), secs, s, 100 * s / 1000 / secs, p, 100 * p / 1000 / secs, s / p))
+PY

@@ -15,20 +15,7 @@ command -v tmux >/dev/null || { echo "ui_latency: tmux is not installed"; exit 0
 dir=$(mktemp -d)
 sock="$dir/tmux.sock"
 trap 'tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$dir"' EXIT
-python3 - "$dir/heavy.cc" <<'PY'
-import sys
-out = ["#include <%s>\n" % h for h in ("map", "vector", "string", "algorithm",
-       "sstream", "functional", "unordered_map", "regex")]
-for i in range(24):
-    out.append("""struct S%d { int a; std::string b; bool operator<(const S%d &o) const { return a < o.a; } };
-int f%d(int n) { std::vector<S%d> v; std::map<std::string, S%d> m; std::regex r("[a-z]+%d");
-  for (int k = 0; k < n; k++) { v.push_back({k, std::to_string(k)}); m[std::to_string(k)] = v.back(); }
-  std::sort(v.begin(), v.end()); std::ostringstream os; for (auto &e : m) os << e.first;
-  return (int)os.str().size() + (int)std::regex_match(os.str(), r); }
-""" % ((i,) * 6))
-out.append("int main() { int s = 0;\n%s return s; }\n" % "".join(" s += f%d(3);\n" % i for i in range(24)))
-open(sys.argv[1], "w").write("".join(out))
-PY
+python3 "$(dirname "$0")/heavy_cc.py" "$dir/heavy.cc" regex
 "$SHIMTOP" -b --duration "$SECONDS_REC" -c 100000 --call-graph callerchain -o "$dir/clang.rec" \
 	-- clang++ -std=c++17 -O2 -c "$dir/heavy.cc" -o "$dir/heavy.o" >"$dir/rec.txt" 2>&1 || true
 samples=$(sed -n 's/^samples \([0-9]*\) .*/\1/p' "$dir/rec.txt")
