@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INDEX_FIRST_CAP	256u
+#define INDEX_FIRST_BITS	8u
 
 void st_index_init(struct st_index *x)
 {
@@ -18,25 +18,18 @@ void st_index_free(struct st_index *x)
 	memset(x, 0, sizeof(*x));
 }
 
-uint32_t st_index_find(const struct st_index *x, uint64_t a, uint64_t b)
+static size_t home_of(const struct st_index *x, uint32_t tag)
 {
-	if (!x->cap)
-		return 0;
-	for (size_t i = st_index_home(a, b, x->shift);; i = (i + 1) & (x->cap - 1)) {
-		const struct st_index_slot *s = &x->slots[i];
-
-		if (!s->value || (s->a == a && s->b == b))
-			return s->value;
-	}
+	return (size_t)(tag >> (32 - x->bits));
 }
 
-static void place(struct st_index *x, const struct st_index_slot *from)
+static void place(struct st_index *x, struct st_index_slot s)
 {
-	size_t i = st_index_home(from->a, from->b, x->shift);
+	size_t i = home_of(x, s.tag);
 
 	while (x->slots[i].value)
 		i = (i + 1) & (x->cap - 1);
-	x->slots[i] = *from;
+	x->slots[i] = s;
 }
 
 static void grow(struct st_index *x)
@@ -44,32 +37,22 @@ static void grow(struct st_index *x)
 	struct st_index_slot *old = x->slots;
 	size_t old_cap = x->cap;
 
-	x->cap = old_cap ? old_cap * 2 : INDEX_FIRST_CAP;
-	x->shift = 64u - (unsigned)__builtin_ctzll(x->cap);
+	x->bits = old_cap ? x->bits + 1 : INDEX_FIRST_BITS;
+	x->cap = (size_t)1 << x->bits;
 	x->slots = st_xcalloc(x->cap, sizeof(*x->slots));
 	for (size_t i = 0; i < old_cap; i++)
 		if (old[i].value)
-			place(x, &old[i]);
+			place(x, old[i]);
 	free(old);
 }
 
-uint32_t st_index_put(struct st_index *x, uint64_t a, uint64_t b, uint32_t value)
+void st_index_add(struct st_index *x, uint64_t hash, uint32_t value)
 {
-	size_t i;
-
-	if ((x->n + 1) * 2 > x->cap)
+	/* At most half full, and no more slots than a tag can tell apart. */
+	if ((x->n + 1) * 2 > x->cap && x->bits < 32)
 		grow(x);
-	for (i = st_index_home(a, b, x->shift);; i = (i + 1) & (x->cap - 1)) {
-		struct st_index_slot *s = &x->slots[i];
-
-		if (!s->value)
-			break;
-		if (s->a == a && s->b == b)
-			return s->value;
-	}
-	x->slots[i] = (struct st_index_slot){ a, b, value };
+	place(x, (struct st_index_slot){ (uint32_t)(hash >> 32), value });
 	x->n++;
-	return value;
 }
 
 size_t st_index_longest_probe(const struct st_index *x)
@@ -77,12 +60,11 @@ size_t st_index_longest_probe(const struct st_index *x)
 	size_t longest = 0;
 
 	for (size_t i = 0; i < x->cap; i++) {
-		const struct st_index_slot *s = &x->slots[i];
 		size_t d;
 
-		if (!s->value)
+		if (!x->slots[i].value)
 			continue;
-		d = (i - st_index_home(s->a, s->b, x->shift)) & (x->cap - 1);
+		d = (i - home_of(x, x->slots[i].tag)) & (x->cap - 1);
 		longest = d > longest ? d : longest;
 	}
 	return longest;

@@ -1,42 +1,95 @@
 /*
- * test_index.c - the shared open-addressing index: every key put is
- * found with its first value through growth, absent keys are not, and
- * keys that differ only in high bits (a call tree's (parent, sym) for
- * one function under many parents) do not cluster.
+ * test_index.c - the shared open-addressing index: every key added is
+ * found through growth, absent keys are not, values under one tag are
+ * all seen, and keys that differ only in high bits (a call tree's
+ * (parent, sym) for one function under many parents) do not cluster.
  */
 #include "check.h"
 #include "index.h"
 
-static void check_put_find(void)
+#include <stdbool.h>
+
+/* The keys the caller keeps: index value v is keys[v - 1]. */
+struct key {
+	uint64_t a, b;
+};
+static struct key keys[200001];
+static uint32_t nkeys;
+
+static uint32_t find(const struct st_index *x, uint64_t a, uint64_t b)
+{
+	struct st_index_probe p;
+
+	for (uint32_t v = st_index_first(x, st_index_hash(a, b), &p); v; v = st_index_next(x, &p))
+		if (keys[v - 1].a == a && keys[v - 1].b == b)
+			return v;
+	return 0;
+}
+
+static uint32_t put(struct st_index *x, uint64_t a, uint64_t b)
+{
+	uint32_t v = find(x, a, b);
+
+	if (v)
+		return v;
+	keys[nkeys++] = (struct key){ a, b };
+	st_index_add(x, st_index_hash(a, b), nkeys);
+	return nkeys;
+}
+
+static void check_add_find(void)
 {
 	struct st_index x;
-	uint32_t bad = 0;
+	uint32_t bad = 0, first;
 
 	st_index_init(&x);
-	CHECK(st_index_find(&x, 1, 2) == 0);
-	CHECK(st_index_put(&x, 1, 2, 7) == 7);
-	/* A second put keeps the first value. */
-	CHECK(st_index_put(&x, 1, 2, 9) == 7);
-	CHECK(st_index_find(&x, 1, 2) == 7);
-	CHECK(st_index_find(&x, 2, 1) == 0);
-	CHECK(x.n == 1);
+	nkeys = 0;
+	CHECK(find(&x, 1, 2) == 0);
+	first = put(&x, 1, 2);
+	CHECK(first == 1 && put(&x, 1, 2) == 1 && x.n == 1);
+	CHECK(find(&x, 2, 1) == 0);
 	for (uint32_t i = 0; i < 100000; i++)
-		st_index_put(&x, (uint64_t)i << 40, i ^ 0x5555, i + 10);
-	for (uint32_t i = 0; i < 100000; i++)
-		bad += st_index_find(&x, (uint64_t)i << 40, i ^ 0x5555) != i + 10;
+		put(&x, (uint64_t)i << 40, i ^ 0x5555);
+	for (uint32_t i = 0; i < 100000; i++) {
+		uint32_t v = find(&x, (uint64_t)i << 40, i ^ 0x5555);
+
+		bad += !v || keys[v - 1].a != (uint64_t)i << 40;
+	}
 	CHECK(bad == 0);
-	CHECK(x.n == 100001 && x.cap >= 2 * x.n);
-	CHECK(st_index_find(&x, (uint64_t)100000 << 40, 100000 ^ 0x5555) == 0);
-	CHECK(st_index_find(&x, 1, 2) == 7);
+	CHECK(x.n == 100001 && x.cap >= 2 * x.n && x.cap == (size_t)1 << x.bits);
+	CHECK(find(&x, (uint64_t)100000 << 40, 100000 ^ 0x5555) == 0);
+	CHECK(find(&x, 1, 2) == first);
 	st_index_free(&x);
-	CHECK(x.cap == 0 && st_index_find(&x, 1, 2) == 0);
+	CHECK(x.cap == 0 && find(&x, 1, 2) == 0);
+}
+
+/*
+ * Two keys whose hashes share their top 32 bits (the tag): both are
+ * stored and both found, the caller telling them apart by its keys.
+ */
+static void check_same_tag(void)
+{
+	struct st_index x;
+	struct st_index_probe p;
+	size_t seen = 0;
+
+	st_index_init(&x);
+	nkeys = 0;
+	keys[nkeys++] = (struct key){ 10, 20 };
+	st_index_add(&x, 0xabcdef0100000001ull, nkeys);
+	keys[nkeys++] = (struct key){ 30, 40 };
+	st_index_add(&x, 0xabcdef0100000002ull, nkeys);
+	for (uint32_t v = st_index_first(&x, 0xabcdef01ffffffffull, &p); v; v = st_index_next(&x, &p))
+		seen |= (size_t)1 << (v - 1);
+	CHECK(seen == 3);
+	st_index_free(&x);
 }
 
 /*
  * The defect the index replaced: bits 17 and up of key * K for key
  * parent << 32 | sym see only the parent's low bits, so one symbol under
  * parents 64 apart filled one run of slots.  Here every probe run stays
- * short for such keys, for page addresses 4 KiB apart, and for sequential ones.
+ * short for such keys, for pages 4 KiB apart, and for sequential ones.
  */
 static void check_spread(void)
 {
@@ -52,8 +105,9 @@ static void check_spread(void)
 		size_t longest;
 
 		st_index_init(&x);
+		nkeys = 0;
 		for (uint32_t i = 1; i <= 50000; i++)
-			st_index_put(&x, i * cases[c].a_step, cases[c].b, i);
+			put(&x, i * cases[c].a_step, cases[c].b);
 		longest = st_index_longest_probe(&x);
 		printf("%s: longest probe %zu slots of %zu\n", cases[c].what, longest, x.cap);
 		CHECK(longest < 64);
@@ -63,7 +117,8 @@ static void check_spread(void)
 
 int main(void)
 {
-	check_put_find();
+	check_add_find();
+	check_same_tag();
 	check_spread();
 	return check_done("test_index");
 }

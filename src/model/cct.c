@@ -42,20 +42,24 @@ void cct_zero(struct cct *t)
 
 uint32_t cct_find(const struct cct *t, uint32_t parent, uint32_t sym)
 {
-	return st_index_find(&t->children, parent, sym);
+	struct st_index_probe p;
+
+	for (uint32_t v = st_index_first(&t->children, st_index_hash(parent, sym), &p); v;
+	     v = st_index_next(&t->children, &p))
+		if (t->nodes[v].parent == parent && t->nodes[v].sym == sym)
+			return v;
+	return 0;
 }
 
 /* parent's child for sym, made if new; 0 when the tree is full. */
 static uint32_t child_of(struct cct *t, uint32_t parent, uint32_t sym)
 {
 	struct cct_node *c;
-	uint32_t at;
+	uint32_t at = cct_find(t, parent, sym);
 
-	if (t->n >= CCT_MAX_NODES)
-		return st_index_find(&t->children, parent, sym);
-	at = st_index_put(&t->children, parent, sym, (uint32_t)t->n);
-	if (at != t->n)
+	if (at || t->n >= CCT_MAX_NODES)
 		return at;
+	st_index_add(&t->children, st_index_hash(parent, sym), (uint32_t)t->n);
 	ST_GROW(t->nodes, t->cap, t->n + 1);
 	c = &t->nodes[t->n];
 	memset(c, 0, sizeof(*c));

@@ -109,16 +109,21 @@ static void add_page_sym(struct ibs_page *p, uint32_t sym)
 
 struct ibs_page *ibs_model_page(const struct ibs_model *im, pid_t pid, uint64_t base)
 {
-	uint32_t at = st_index_find(&im->index, base, (uint32_t)pid);
+	struct st_index_probe p;
 
-	return at ? im->pages[at - 1] : NULL;
+	for (uint32_t v = st_index_first(&im->index, st_index_hash(base, (uint32_t)pid), &p); v;
+	     v = st_index_next(&im->index, &p))
+		if (im->pages[v - 1]->key.base == base && im->pages[v - 1]->key.pid == pid)
+			return im->pages[v - 1];
+	return NULL;
 }
 
 void ibs_model_add_page(struct ibs_model *im, struct ibs_page *p)
 {
 	ST_GROW(im->pages, im->pages_cap, im->npages + 1);
 	im->pages[im->npages++] = p;
-	st_index_put(&im->index, p->key.base, (uint32_t)p->key.pid, (uint32_t)im->npages);
+	st_index_add(&im->index, st_index_hash(p->key.base, (uint32_t)p->key.pid),
+		     (uint32_t)im->npages);
 }
 
 static void add_page(struct ibs_model *im, const struct ibs_op *f, pid_t pid, uint32_t sym)

@@ -72,9 +72,13 @@ static struct kind_counters *counters_of(struct range_part *c, const struct kind
 /* The kind's entry in c, made if new. */
 static struct kind *kind_of(struct range_part *c, uint64_t a, uint64_t b)
 {
-	uint32_t at = st_index_put(&c->index, a, b, (uint32_t)c->n + 1);
+	uint64_t h = st_index_hash(a, b);
+	struct st_index_probe p;
 
-	if (at == c->n + 1) {
+	for (uint32_t v = st_index_first(&c->index, h, &p); v; v = st_index_next(&c->index, &p))
+		if (c->v[v - 1].a == a && c->v[v - 1].b == b)
+			return &c->v[v - 1];
+	{
 		if (c->n == c->cap) {
 			size_t was = c->cap;
 
@@ -86,8 +90,9 @@ static struct kind *kind_of(struct range_part *c, uint64_t a, uint64_t b)
 			}
 		}
 		c->v[c->n++] = (struct kind){ a, b, 0, 0 };
+		st_index_add(&c->index, h, (uint32_t)c->n);
 	}
-	return &c->v[at - 1];
+	return &c->v[c->n - 1];
 }
 
 static void take(uint64_t time, const struct history_entry *e, void *arg)

@@ -146,12 +146,18 @@ struct symbolizer {
 
 	struct cache_slot *cache;
 	/*
-	 * (function, module) -> interned symbol's id + 1: a new address in a
-	 * function seen before costs a probe, not its names' interning.
-	 * Functions are elf_symbols, freed only when a file is read again
-	 * (which empties this).  module is an interned path's basename.
+	 * (function, module) -> interned symbol: a new address in a function
+	 * seen before costs a probe, not its names' interning.  Functions are
+	 * elf_symbols, freed only when a file is read again (which empties
+	 * these).  module is an interned path's basename.
 	 */
-	struct st_index by_function;
+	struct function_key {
+		const struct elf_symbol *e;
+		const char *module;
+		const struct st_symbol *sym;
+	} *functions;
+	size_t nfunctions, functions_cap;
+	struct st_index by_function;	/* -> functions' entry + 1 */
 	struct symbolizer_stats stats;
 	unsigned debuginfod_seen;	/* debuginfod_finished() when last looked */
 
@@ -315,6 +321,7 @@ void symbolizer_destroy(struct symbolizer *s)
 	free(s->standins);
 	free(s->cache);
 	st_index_free(&s->by_function);
+	free(s->functions);
 	free(s);
 }
 
@@ -765,6 +772,32 @@ static struct elf_file *vdso_file(struct symbolizer *s)
 	return s->vdso;
 }
 
+/* e's symbol as module names it, interned once. */
+static const struct st_symbol *function_symbol(struct symbolizer *s, struct elf_file *f,
+					       struct elf_symbol *e, const char *module)
+{
+	uint64_t h = st_index_hash((uintptr_t)e, (uintptr_t)module);
+	struct st_index_probe p;
+	const struct st_symbol *sym;
+	char buf[320];
+	const char *name;
+
+	for (uint32_t v = st_index_first(&s->by_function, h, &p); v;
+	     v = st_index_next(&s->by_function, &p)) {
+		const struct function_key *k = &s->functions[v - 1];
+
+		if (k->e == e && k->module == module)
+			return k->sym;
+	}
+	name = elf_symbol_name(f, e, buf, sizeof(buf));
+	sym = named(intern_full(s, module, name, e->raw ? e->raw : name, e->aliases, false),
+		    e->named_by);
+	ST_GROW(s->functions, s->functions_cap, s->nfunctions + 1);
+	s->functions[s->nfunctions++] = (struct function_key){ e, module, sym };
+	st_index_add(&s->by_function, h, (uint32_t)s->nfunctions);
+	return sym;
+}
+
 /* The function of f at ip in mapping m, or the file's [unknown]. */
 static const struct st_symbol *from_file(struct symbolizer *s, struct elf_file *f,
 					 const char *module, const struct map *m,
@@ -775,21 +808,8 @@ static const struct st_symbol *from_file(struct symbolizer *s, struct elf_file *
 
 	if (elf_file_vaddr(f, ip - m->start + m->pgoff, &vaddr) == 0 &&
 	    (e = elf_file_symbol(f, vaddr))) {
-		uint32_t id = st_index_find(&s->by_function, (uintptr_t)e, (uintptr_t)module);
-		const struct st_symbol *sym;
-		struct interned *in;
-
-		if (id) {
-			sym = s->syms[id - 1];
-		} else {
-			char buf[320];
-			const char *name = elf_symbol_name(f, e, buf, sizeof(buf));
-
-			sym = named(intern_full(s, module, name, e->raw ? e->raw : name,
-						e->aliases, false), e->named_by);
-			st_index_put(&s->by_function, (uintptr_t)e, (uintptr_t)module, sym->id + 1);
-		}
-		in = interned_of(sym);
+		const struct st_symbol *sym = function_symbol(s, f, e, module);
+		struct interned *in = interned_of(sym);
 
 		/* The first file that names it is the one annotated. */
 		if (!in->file) {
@@ -878,6 +898,7 @@ static void debug_files_arrived(struct symbolizer *s)
 			any = true;
 			/* Its functions were freed: their entries would name new ones. */
 			st_index_free(&s->by_function);
+			s->nfunctions = 0;
 		}
 	}
 	if (!any)
