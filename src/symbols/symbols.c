@@ -987,11 +987,9 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 
 void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns)
 {
-	struct space *sp, *tmp;
-
 	s->now_ns = now_ns;
 	/* The processes whose anonymous code was looked up: a JIT's map, if changed. */
-	HASH_ITER(hh, s->spaces, sp, tmp) {
+	for (struct space *sp = s->spaces; sp; sp = sp->hh.next) {
 		if (!sp->jit)
 			continue;
 		jit_map_refresh(sp->jit, now_ns);
