@@ -1023,11 +1023,24 @@ static bool kernel_ready(struct symbolizer *s)
 	return true;
 }
 
+/*
+ * Whether the file m maps has its symbol table, or needs none; a table
+ * not built is started on the worker.
+ */
+static bool map_table_ready(struct symbolizer *s, struct space *sp, struct map *m)
+{
+	struct elf_file *f;
+
+	if (m->path[0] != '/' || !(f = resolve_file(s, sp, m)) || !f->mod || f->table_built)
+		return true;
+	elf_file_build_async(f, &s->callbacks);
+	return elf_file_table_ready(f);
+}
+
 bool symbolizer_ready(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel)
 {
 	struct space *sp;
 	struct map *m;
-	struct elf_file *f;
 	size_t home;
 
 	if (!s->async || s->standins)
@@ -1037,12 +1050,7 @@ bool symbolizer_ready(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel)
 	/* A process not known yet: the model holds its samples. */
 	if (!(sp = space_find(s, pid)) || cache_find(s, ip, sp->gen, &home))
 		return true;
-	m = find_map(sp, ip);
-	if (!m || m->path[0] != '/' || !(f = resolve_file(s, sp, m)) || !f->mod ||
-	    f->table_built)
-		return true;
-	elf_file_build_async(f, &s->callbacks);
-	return elf_file_table_ready(f);
+	return !(m = find_map(sp, ip)) || map_table_ready(s, sp, m);
 }
 
 bool symbolizer_ready_process(struct symbolizer *s, pid_t pid)
@@ -1052,16 +1060,8 @@ bool symbolizer_ready_process(struct symbolizer *s, pid_t pid)
 
 	if (!s->async || s->standins || !(sp = space_find(s, pid)) || sp->tables_gen == sp->gen)
 		return true;
-	for (size_t i = 0; i < sp->nmaps; i++) {
-		struct map *m = &sp->maps[i];
-		struct elf_file *f;
-
-		if (m->path[0] != '/' || !(f = resolve_file(s, sp, m)) || !f->mod ||
-		    f->table_built)
-			continue;
-		elf_file_build_async(f, &s->callbacks);
-		ready = elf_file_table_ready(f) && ready;
-	}
+	for (size_t i = 0; i < sp->nmaps; i++)
+		ready = map_table_ready(s, sp, &sp->maps[i]) && ready;
 	if (ready)
 		sp->tables_gen = sp->gen;
 	return ready;
