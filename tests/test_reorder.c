@@ -22,6 +22,20 @@ static void collect(void *arg, const void *rec, size_t len)
 	memcpy(&s->v[s->n++], rec, sizeof(uint64_t));
 }
 
+struct texts {
+	size_t n;
+	char got[3][32];
+};
+
+static void collect_text(void *arg, const void *rec, size_t len)
+{
+	struct texts *out = arg;
+
+	CHECK(len <= sizeof(out->got[0]) && out->n < 3);
+	if (len <= sizeof(out->got[0]) && out->n < 3)
+		memcpy(out->got[out->n++], rec, len);
+}
+
 static void add(struct reorder *r, uint64_t time, uint64_t tag)
 {
 	reorder_add(r, &tag, sizeof(tag), time);
@@ -52,6 +66,21 @@ int main(void)
 	reorder_flush(&r, UINT64_MAX, collect, &s);
 	CHECK(s.n == 7 && s.v[5] == 401 && s.v[6] == 402);
 	CHECK(r.n == 0);
+	/* Records of different sizes held over two flushes keep their bytes. */
+	{
+		static const char *const text[] = { "a", "bbbbbbbbbbbbbbbbbbbbbbbb", "ccc" };
+		struct texts out = { 0, { "" } };
+
+		for (int i = 0; i < 3; i++)
+			reorder_add(&r, text[i], strlen(text[i]) + 1, 100 + (uint64_t)(3 - i));
+		reorder_flush(&r, 50, collect_text, &out);
+		reorder_flush(&r, 102, collect_text, &out);	/* 101: "ccc" */
+		reorder_flush(&r, 103, collect_text, &out);	/* 102: the long one */
+		CHECK(out.n == 2 && !strcmp(out.got[0], "ccc") && !strcmp(out.got[1], text[1]));
+		CHECK(r.n == 1);
+		reorder_flush(&r, UINT64_MAX, collect_text, &out);
+		CHECK(out.n == 3 && !strcmp(out.got[2], "a") && r.n == 0);
+	}
 	add(&r, 5, 5);
 	reorder_free(&r);	/* what is left is freed (ASan checks) */
 	return check_done("test_reorder");

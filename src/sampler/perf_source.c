@@ -938,7 +938,8 @@ static void vary_periods(struct perf_source *ps)
 	size_t g = group_size(ps), per_thread = ps->nrings * ps->cfg.nevents / g;
 	size_t leaders = ps->nthreads * per_thread;
 
-	for (size_t n = 0; n < 4 && leaders; n++) {
+	/* Four at most, each once: a second ioctl on one leader only costs an IPI. */
+	for (size_t n = 0; n < 4 && n < leaders; n++) {
 		size_t l = ps->randomize_next++ % leaders;
 		const struct perf_thread *t = &ps->threads[l / per_thread];
 		uint64_t p = random_period(ps);

@@ -7,11 +7,11 @@
 
 void reorder_add(struct reorder *r, const void *rec, size_t len, uint64_t time)
 {
-	void *copy = st_xmalloc(len);
-
-	memcpy(copy, rec, len);
+	ST_GROW(r->bytes, r->bytes_cap, r->used + len);
+	memcpy(r->bytes + r->used, rec, len);
 	ST_GROW(r->v, r->cap, r->n + 1);
-	r->v[r->n++] = (struct reorder_item){ time, r->seq++, copy, len };
+	r->v[r->n++] = (struct reorder_item){ time, r->seq++, r->used, len };
+	r->used += len;
 }
 
 static int by_time(const void *pa, const void *pb)
@@ -25,24 +25,41 @@ static int by_time(const void *pa, const void *pb)
 
 void reorder_flush(struct reorder *r, uint64_t before, reorder_emit_fn emit, void *arg)
 {
-	size_t done = 0;
+	size_t done = 0, kept = 0;
+	unsigned char *swap;
+	size_t swap_cap;
 
 	if (!r->n)
 		return;
 	qsort(r->v, r->n, sizeof(*r->v), by_time);
 	while (done < r->n && r->v[done].time < before) {
-		emit(arg, r->v[done].rec, r->v[done].len);
-		free(r->v[done].rec);
+		emit(arg, r->bytes + r->v[done].off, r->v[done].len);
 		done++;
 	}
-	memmove(r->v, r->v + done, (r->n - done) * sizeof(*r->v));
+	/* What is held (about one pass) moves to the spare buffer, which becomes the buffer. */
+	for (size_t i = done; i < r->n; i++) {
+		struct reorder_item it = r->v[i];
+
+		ST_GROW(r->spare, r->spare_cap, kept + it.len);
+		memcpy(r->spare + kept, r->bytes + it.off, it.len);
+		it.off = kept;
+		kept += it.len;
+		r->v[i - done] = it;
+	}
+	swap = r->bytes;
+	swap_cap = r->bytes_cap;
+	r->bytes = r->spare;
+	r->bytes_cap = r->spare_cap;
+	r->spare = swap;
+	r->spare_cap = swap_cap;
+	r->used = kept;
 	r->n -= done;
 }
 
 void reorder_free(struct reorder *r)
 {
-	for (size_t i = 0; i < r->n; i++)
-		free(r->v[i].rec);
 	free(r->v);
+	free(r->bytes);
+	free(r->spare);
 	memset(r, 0, sizeof(*r));
 }

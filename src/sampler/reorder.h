@@ -18,11 +18,13 @@
 struct reorder {
 	struct reorder_item {
 		uint64_t time, seq;	/* seq: arrival order among equal times */
-		void *rec;
-		size_t len;
+		size_t off, len;	/* the copy: bytes[off..off+len) */
 	} *v;
 	size_t n, cap;
 	uint64_t seq;
+	/* Copies side by side, not a malloc each: the held ones move to spare at a flush. */
+	unsigned char *bytes, *spare;
+	size_t used, bytes_cap, spare_cap;
 };
 
 typedef void (*reorder_emit_fn)(void *arg, const void *rec, size_t len);
