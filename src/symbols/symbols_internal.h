@@ -24,6 +24,7 @@ struct range_entry {
 struct range_table {
 	struct range_entry *v;
 	size_t n, cap;
+	char *text;		/* non-NULL: every name points into it (kallsyms) */
 };
 
 void range_table_add(struct range_table *t, uint64_t start, uint64_t end,

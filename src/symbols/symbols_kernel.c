@@ -5,11 +5,14 @@
 #include "symbols/symbols_internal.h"
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void range_table_add(struct range_table *t, uint64_t start, uint64_t end,
 		     const char *name, const char *module)
@@ -28,11 +31,21 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static bool sorted_by_start(const struct range_table *t)
+{
+	for (size_t i = 1; i < t->n; i++)
+		if (t->v[i].start < t->v[i - 1].start)
+			return false;
+	return true;
+}
+
 void range_table_finish(struct range_table *t)
 {
 	if (!t->n)
 		return;		/* v is NULL: qsort must not see it */
-	qsort(t->v, t->n, sizeof(*t->v), by_start);
+	/* kallsyms comes sorted but for its modules: a sort only where needed. */
+	if (!sorted_by_start(t))
+		qsort(t->v, t->n, sizeof(*t->v), by_start);
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].end <= t->v[i].start)
 			t->v[i].end = i + 1 < t->n ? t->v[i + 1].start :
@@ -60,11 +73,12 @@ const struct range_entry *range_table_find(const struct range_table *t,
 
 void range_table_clear(struct range_table *t)
 {
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < t->n && !t->text; i++) {
 		free(t->v[i].name);
 		free(t->v[i].module);
 	}
 	free(t->v);
+	free(t->text);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -98,18 +112,53 @@ static bool kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 	return **name != '\0';
 }
 
+/* The whole of /proc/kallsyms, NUL-terminated, or NULL. */
+static char *read_kallsyms(size_t *len)
+{
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	size_t cap = 1u << 20, n = 0;
+	char *text;
+
+	if (fd < 0)
+		return NULL;
+	text = st_xmalloc(cap);
+	for (;;) {
+		ssize_t got;
+
+		if (cap - n < (64u << 10)) {
+			cap *= 2;
+			text = st_xrealloc(text, cap);
+		}
+		/* Large reads: the kernel formats the same lines, in fewer calls. */
+		got = read(fd, text + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	text[n] = '\0';
+	*len = n;
+	return text;
+}
+
 void kernel_symbols_load(struct range_table *t)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
 	bool all_zero = true;
+	size_t len;
+	char *text = read_kallsyms(&len), *line, *next;
 
-	if (!f)
+	if (!text)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char type, *name, *module;
+	/* The names stay in the text, kept with the table: no copy per symbol. */
+	for (line = text; line < text + len; line = next) {
+		char type, *name, *module, *nl = memchr(line, '\n', (size_t)(text + len - line));
 		uint64_t addr;
 
+		next = nl ? nl + 1 : text + len;
+		if (nl)
+			*nl = '\0';
 		if (!kallsyms_line(line, &addr, &type, &name, &module))
 			continue;
 		if (addr)
@@ -117,9 +166,12 @@ void kernel_symbols_load(struct range_table *t)
 		/* Only text symbols: data symbols would split functions. */
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		range_table_add(t, addr, 0, name, module && *module ? module : NULL);
+		ST_GROW(t->v, t->cap, t->n + 1);
+		t->v[t->n++] = (struct range_entry){
+			.start = addr, .name = name, .module = module && *module ? module : NULL,
+		};
 	}
-	fclose(f);
+	t->text = text;
 	/* kptr_restrict hides addresses as zeros: useless, drop them. */
 	if (all_zero)
 		range_table_clear(t);
