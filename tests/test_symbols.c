@@ -57,6 +57,37 @@ static void check_alias_rule(void)
 			       &(struct symbol_candidate){ 0x10, 0, "x", true, false, true, NAMED_BY_SYMTAB }));
 }
 
+/*
+ * A lookup from a cursor (the .eh_frame pass's) answers as a search,
+ * addresses in order, backwards, far ahead, and in gaps and nested
+ * symbols.
+ */
+static void check_find_next(void)
+{
+	struct elf_symbol v[64];
+	struct symbol_table t = { v, 0 };
+	size_t cursor = 0, wrong = 0;
+	uint64_t x = 88172645463325252ull;
+
+	memset(v, 0, sizeof(v));
+	for (size_t i = 0; i < 64; i++, t.n++) {
+		v[i].start = 0x1000 + i * 0x40;
+		v[i].end = v[i].start + (i % 3 ? 0x30 : 0x80);	/* gaps, and overlaps */
+	}
+	for (uint64_t a = 0xf00; a < 0x2100; a += 7)
+		wrong += symbol_table_find_next(&t, a, &cursor) != symbol_table_find(&t, a);
+	for (int i = 0; i < 2000; i++) {
+		uint64_t a;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		a = 0xf00 + x % 0x1300;
+		wrong += symbol_table_find_next(&t, a, &cursor) != symbol_table_find(&t, a);
+	}
+	CHECK(wrong == 0);
+	cursor = 1000;	/* past the table: a search */
+	CHECK(symbol_table_find_next(&t, 0x1005, &cursor) == &v[0]);
+}
+
 static void check_demangle(void)
 {
 	static const char *const cases[][2] = {
@@ -209,6 +240,7 @@ int main(void)
 
 	check_alias_rule();
 	check_demangle();
+	check_find_next();
 	const struct st_symbol *a, *b, *libc, *u, *j;
 	uint64_t fn = (uint64_t)(uintptr_t)&known_function_alpha;
 	void *anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE,

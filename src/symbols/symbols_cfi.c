@@ -130,7 +130,7 @@ size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
 		     struct elf_symbol **out)
 {
 	struct cie_encoding cies[CFI_MAX_CIES];
-	size_t ncies = 0, n = 0, cap = 0;
+	size_t ncies = 0, n = 0, cap = 0, cursor = 0;
 	const unsigned char *ident;
 	Dwarf_Off off = 0, next;
 	Dwarf_CFI_Entry e;
@@ -181,7 +181,7 @@ size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
 		if (!range || range > (1u << 30) || start + range < start)
 			continue;
 		start += bias;
-		if (symbol_table_find(named, start))
+		if (symbol_table_find_next(named, start, &cursor))
 			continue;	/* a symbol names it */
 		ST_GROW(*out, cap, n + 1);
 		/* Named when asked (elf_symbol_name): libLLVM has 100,000 such. */

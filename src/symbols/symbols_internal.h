@@ -109,6 +109,9 @@ void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
 		     struct elf_symbol **out);
 struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr);
+/* The same, for addresses mostly in order: *cursor (0 at first) carries where the last was. */
+struct elf_symbol *symbol_table_find_next(const struct symbol_table *t, uint64_t addr,
+					  size_t *cursor);
 void symbol_table_clear(struct symbol_table *t);
 
 /*

@@ -425,9 +425,10 @@ void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 	free(v);
 }
 
-struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr)
+/* The first entry at or after lo that starts past addr (every one before lo starts at or before it). */
+static size_t first_after(const struct symbol_table *t, uint64_t addr, size_t lo)
 {
-	size_t lo = 0, hi = t->n;
+	size_t hi = t->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -437,11 +438,36 @@ struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The symbol covering addr, entries before lo starting below it. */
+static struct elf_symbol *covering(const struct symbol_table *t, uint64_t addr, size_t lo)
+{
 	/* A sized symbol inside a bigger one (a nested label) ends first. */
 	for (size_t i = lo; i > 0 && lo - i < 4; i--)
 		if (addr < t->v[i - 1].end)
 			return &t->v[i - 1];
 	return NULL;
+}
+
+struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr)
+{
+	return covering(t, addr, first_after(t, addr, 0));
+}
+
+struct elf_symbol *symbol_table_find_next(const struct symbol_table *t, uint64_t addr,
+					  size_t *cursor)
+{
+	size_t lo = *cursor <= t->n && *cursor && t->v[*cursor - 1].start <= addr ? *cursor : 0;
+
+	/* Addresses in order (.eh_frame's): a step or two from the last, not a search. */
+	for (size_t k = 0; lo && k < 4 && lo < t->n && t->v[lo].start <= addr; k++)
+		lo++;
+	if (!lo || (lo < t->n && t->v[lo].start <= addr))
+		lo = first_after(t, addr, lo);
+	*cursor = lo;
+	return covering(t, addr, lo);
 }
 
 void symbol_table_clear(struct symbol_table *t)
