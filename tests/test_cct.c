@@ -286,6 +286,76 @@ static void folded(void)
 	symbolizer_destroy(sy);
 }
 
+/* Whether every node of t is in ref on the same path with the same counts. */
+static bool same_tree(const struct cct *t, const struct cct *ref)
+{
+	uint32_t path[CCT_MAX_DEPTH + 1];
+
+	if (t->n != ref->n || t->samples != ref->samples || t->truncated != ref->truncated ||
+	    t->max_depth != ref->max_depth)
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t k = i ? cct_path(t, (uint32_t)i, path) : 0;
+		uint32_t at = CCT_ROOT;
+
+		for (size_t j = 0; j < k && at != UINT32_MAX; j++)
+			at = cct_find(ref, at, path[j]) ? cct_find(ref, at, path[j]) : UINT32_MAX;
+		if (at == UINT32_MAX || ref->nodes[at].total != t->nodes[i].total ||
+		    ref->nodes[at].self != t->nodes[i].self ||
+		    ref->nodes[at].total_weight != t->nodes[i].total_weight ||
+		    ref->nodes[at].self_weight != t->nodes[i].self_weight)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Chains whose callers were seen before (callers_seen) make the tree
+ * cct_add makes of every frame looked up: samples from a few places
+ * under a few callers, some truncated, some in unknown code, across a
+ * change of the process's map.
+ */
+static void seen_callers(void)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	const uint64_t fns[] = { (uint64_t)(uintptr_t)&cct_fn_main + 4,
+				 (uint64_t)(uintptr_t)&cct_fn_a + 4,
+				 (uint64_t)(uintptr_t)&cct_fn_b + 1, 0x10 /* unknown */ };
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	struct model m;
+	struct cct ref;
+
+	model_init(&m, sy);
+	symbolizer_set_time(sy, 1);
+	cct_init(&ref);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	for (int i = 0; i < 3000; i++) {
+		uint64_t chain[8];
+		uint32_t frames[8];
+		uint16_t n;
+		bool cut;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		n = (uint16_t)(1 + x % 6);
+		for (uint16_t j = 0; j < n; j++)
+			chain[j] = fns[(x >> (8 + 2 * j)) % (j ? 4 : 3)];
+		cut = (x >> 40) % 5 == 0;
+		sample(&m, chain, n, cut ? ST_SAMPLE_CHAIN_TRUNC : 0);
+		/* The reference: each caller looked up at its address less one, root first. */
+		for (uint16_t j = 0; j < n; j++)
+			frames[n - 1 - j] = symbolizer_lookup(sy, getpid(), j ? chain[j] - 1 : chain[0],
+							      false)->id;
+		cct_add(&ref, frames, n, cut, 1);
+		if (i == 1500)	/* the map read again: a new generation, old entries not used */
+			symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	}
+	CHECK(m.callers_seen.hits > 1000);
+	CHECK(same_tree(&m.tree, &ref));
+	cct_free(&ref);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 /*
  * Callers and callees over every context: main > a > b (3), main > b (1),
  * main > a (2), a > b > b (recursion, 1).  b is reached from a (4, its
@@ -436,5 +506,6 @@ int main(void)
 	node_ipc();
 	links();
 	folded();
+	seen_callers();
 	return check_done("test_cct");
 }

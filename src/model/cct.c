@@ -55,7 +55,12 @@ uint32_t cct_find(const struct cct *t, uint32_t parent, uint32_t sym)
 static uint32_t child_of(struct cct *t, uint32_t parent, uint32_t sym)
 {
 	struct cct_node *c;
-	uint32_t at = cct_find(t, parent, sym);
+	uint32_t at = t->nodes[parent].child;
+
+	/* The newest child first: a path's only child, and a chain's run of one frame. */
+	if (at && t->nodes[at].sym == sym)
+		return at;
+	at = cct_find(t, parent, sym);
 
 	if (at || t->n >= CCT_MAX_NODES)
 		return at;
@@ -75,6 +80,31 @@ uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated
 		 uint64_t weight)
 {
 	return cct_add_samples(t, frames, n, truncated, 1, weight);
+}
+
+uint32_t cct_add_under(struct cct *t, uint32_t parent, uint32_t sym, size_t n, bool truncated,
+		       uint64_t weight)
+{
+	uint32_t at = child_of(t, parent, sym);
+
+	t->samples++;
+	t->truncated += truncated;
+	if (!at) {
+		at = parent;	/* past CCT_MAX_NODES: the deepest node there is */
+		t->capped++;
+	}
+	/* The totals up the path, as cct_add_samples adds them down it. */
+	for (uint32_t p = at;; p = t->nodes[p].parent) {
+		t->nodes[p].total++;
+		t->nodes[p].total_weight += weight;
+		if (p == CCT_ROOT)
+			break;
+	}
+	if (n > t->max_depth)
+		t->max_depth = n;
+	t->nodes[at].self++;
+	t->nodes[at].self_weight += weight;
+	return at;
 }
 
 void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t instructions)

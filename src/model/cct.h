@@ -74,6 +74,13 @@ void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t in
 /* The same for count samples of one path, weight their sum. */
 uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
 			 uint64_t count, uint64_t weight);
+/*
+ * One sample whose callers' path ends in parent (a node an earlier
+ * cct_add returned the child of), sym its sampled function, n frames in
+ * all: the same counts as cct_add of the whole path.
+ */
+uint32_t cct_add_under(struct cct *t, uint32_t parent, uint32_t sym, size_t n, bool truncated,
+		       uint64_t weight);
 
 /*
  * The bottom-up tree of from into to (made here; cct_free it): at the

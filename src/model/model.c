@@ -86,6 +86,7 @@ void model_free(struct model *m)
 	free(m->timeline);
 	history_free(&m->history);
 	cct_free(&m->tree);
+	callers_seen_free(&m->callers_seen);
 	callerchain_free(&m->chaining);
 	unwinder_destroy(m->unwinder);
 	memset(m, 0, sizeof(*m));
@@ -788,3 +789,4 @@ double model_unknown_pct(const struct model *m)
 {
 	return m->samples ? 100.0 * (double)m->unknown / (double)m->samples : 0;
 }
+

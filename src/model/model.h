@@ -13,6 +13,7 @@
 #include <uthash.h>
 
 #include "model/callerchain.h"
+#include "model/callers_seen.h"
 #include "model/cct.h"
 #include "model/history.h"
 #include "model/ibs_model.h"
@@ -185,6 +186,7 @@ struct model {
 	bool keep_history;			/* every sample into history */
 	struct history history;
 	struct cct tree;			/* every sample's call path */
+	struct callers_seen callers_seen;	/* chains' callers' nodes in tree */
 
 	/* --call-graph dwarf and callerchain: stacks unwound here. */
 	struct unwinder *unwinder;		/* made for the first stack */

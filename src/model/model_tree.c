@@ -152,9 +152,19 @@ static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint
 	/* The chain starts at the sampled address itself, as perf gives it. */
 	if (n && chain[0] == s->ip)
 		first = 1;
-	for (size_t i = n; i-- > first;)
-		if (!kernel_only || chain[i] >= KERNEL_START)
-			frames[k++] = caller_sym(m, (pid_t)s->pid, chain[i], true);
+	for (size_t i = n; i-- > first;) {
+		if (kernel_only && chain[i] < KERNEL_START)
+			continue;
+		/* A run of one address (recursion, or a frame pointer's loop): one lookup. */
+		if (k && i + 1 < n && chain[i] == chain[i + 1]) {
+			frames[k] = frames[k - 1];
+			m->tree_frames++;
+			m->tree_unknown += symbolizer_symbol(m->symbols, frames[k])->unknown;
+			k++;
+			continue;
+		}
+		frames[k++] = caller_sym(m, (pid_t)s->pid, chain[i], true);
+	}
 	return k;
 }
 
@@ -207,13 +217,66 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	return out;
 }
 
+/* A frame-pointer chain's callers as perf gives them, innermost first; *n of them. */
+static const uint64_t *raw_callers(const struct st_sample *s, size_t *n)
+{
+	const uint64_t *chain = st_sample_chain(s);
+	size_t first = s->nchain && chain[0] == s->ip;
+
+	*n = s->nchain - first;
+	return chain + first;
+}
+
+/* A frame-pointer chain whose callers were seen in this generation: the leaf under their node. */
+static bool take_seen_callers(struct model *m, const struct st_sample *s,
+			      const struct st_symbol *leaf, bool truncated, uint32_t *node)
+{
+	const struct callers_seen_entry *e;
+	const uint64_t *ips;
+	size_t n;
+
+	ips = raw_callers(s, &n);
+	e = callers_seen_find(&m->callers_seen, symbolizer_generation(m->symbols, (pid_t)s->pid),
+			      ips, n, truncated);
+	if (!e || e->node >= m->tree.n)
+		return false;
+	m->tree_frames += e->frames;
+	m->tree_unknown += e->unknown;
+	if (s->cpumode == ST_MODE_USER)
+		count_fp_chain(m, e->root);
+	*node = cct_add_under(&m->tree, e->node, leaf->id, (size_t)e->frames + 1, truncated,
+			      s->period ? s->period : 1);
+	return true;
+}
+
+/* After cct_add of a frame-pointer chain's k callers and leaf: its callers' node, kept. */
+static void remember_callers(struct model *m, const struct st_sample *s, const uint32_t *frames,
+			     size_t k, bool truncated, uint32_t node, uint64_t unknown)
+{
+	struct callers_seen_entry e;
+	const uint64_t *ips;
+	size_t n;
+
+	if (!k || !node || (unknown && !symbolizer_keeps_unknown(m->symbols)))
+		return;
+	ips = raw_callers(s, &n);
+	e = (struct callers_seen_entry){
+		.gen = symbolizer_generation(m->symbols, (pid_t)s->pid),
+		.node = m->tree.nodes[node].parent, .root = frames[0],
+		.frames = (uint32_t)k, .unknown = (uint32_t)unknown, .truncated = truncated,
+	};
+	if (n == k && e.node != CCT_ROOT)
+		callers_seen_put(&m->callers_seen, ips, n, &e);
+}
+
 uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 			  const struct st_symbol *leaf, const uint64_t *counters)
 {
 	uint32_t node;
 
 	uint32_t frames[ST_CHAIN_MAX + 1];
-	bool truncated = (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0, cut;
+	bool truncated = (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0, cut, plain = false;
+	uint64_t unknown = m->tree_unknown, capped = m->tree.capped;
 	size_t k;
 
 	/*
@@ -236,6 +299,10 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 	} else if ((s->flags & ST_SAMPLE_HAS_STACK) && !(m->callerchain_mode && s->nchain)) {
 		k = take_unwound(m, s, leaf, frames, &truncated, NULL, 0);
 	} else {
+		/* Callers seen before: no lookup, no probe per frame. */
+		plain = !(s->flags & ST_SAMPLE_HAS_STACK);
+		if (plain && take_seen_callers(m, s, leaf, truncated, &node))
+			goto counters;
 		k = take_kernel_chain(m, s, frames, false);
 		if (s->cpumode == ST_MODE_USER && s->nchain)
 			count_fp_chain(m, k ? frames[0] : leaf->id);
@@ -244,6 +311,9 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 	}
 	frames[k++] = leaf->id;
 	node = cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);
+	if (plain && m->tree.capped == capped)
+		remember_callers(m, s, frames, k - 1, truncated, node, m->tree_unknown - unknown);
+counters:
 	if (counters)
 		cct_add_counters(&m->tree, node, counters[0], counters[1]);
 	return node;

@@ -734,6 +734,11 @@ uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid)
 	return sp ? sp->gen : 0;
 }
 
+bool symbolizer_keeps_unknown(const struct symbolizer *s)
+{
+	return s->now_ns != 0;
+}
+
 /* symbols_read_proc_maps callback: where our own vDSO is. */
 static void find_vdso(uint64_t start, uint64_t len, uint64_t pgoff,
 		      const char *path, void *arg)

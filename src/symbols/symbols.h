@@ -119,6 +119,16 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns);
 
 /*
+ * What the answers for pid's addresses depend on, as one number: it
+ * moves on when the process maps or unmaps code, a JIT map or a debug
+ * file arrives; 0 if pid is unknown.  A caller may keep what it made
+ * of answers while it stays; answers for unknown anonymous code change
+ * without it until symbolizer_set_time (symbolizer_keeps_unknown).
+ */
+uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid);
+bool symbolizer_keeps_unknown(const struct symbolizer *s);
+
+/*
  * The UI's way (async): a file's symbol table is built by a worker
  * thread, and symbolizer_ready says false while the file ip falls in is
  * being read (and starts that reading), so a caller that must answer
