@@ -44,6 +44,7 @@
 #define DEFAULT_FREQ		4000u		/* Hz: perf's default, for -e a,b */
 #define RING_PAGES		32u
 #define STACK_RING_PAGES	128u
+#define CHECK_NS	100000000ull	/* targets alive, periods redrawn: 0.1 s */
 #define RESCAN_NS		500000000u
 
 /* One CPU's ring, owned by the first leader opened on that CPU. */
@@ -103,6 +104,8 @@ struct perf_source {
 	struct source_thread th;
 	int wake[2];
 	uint64_t last_rescan;
+	uint64_t last_alive;	/* when targets_gone last said no */
+	uint64_t last_vary;	/* when vary_periods last ran */
 
 	pthread_mutex_t lock;	/* guards info */
 	struct st_source_info info;
@@ -1129,8 +1132,11 @@ static long drain_rings(struct perf_source *ps)
 	reorder_flush(&ps->order, ps->prev_pass, push_record, ps);
 	said_complete(ps, ps->prev_pass);
 	ps->prev_pass = pass;
-	if (total > 0 && ps->cfg.randomize)
+	/* Each redraw is an IPI to the target's CPU: ten a second decorrelate as well. */
+	if (total > 0 && ps->cfg.randomize && pass - ps->last_vary >= CHECK_NS) {
 		vary_periods(ps);
+		ps->last_vary = pass;
+	}
 	return total;
 }
 
@@ -1204,6 +1210,14 @@ static int perf_set_unwind(struct st_source *s, unsigned stack_copy, char *why, 
 	return 0;
 }
 
+static bool hung_up(const struct pollfd *pfd, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (pfd[k].revents & (POLLHUP | POLLERR))
+			return true;
+	return false;
+}
+
 static void *sampler_main(void *arg)
 {
 	struct perf_source *ps = arg;
@@ -1225,11 +1239,18 @@ static void *sampler_main(void *arg)
 		apply_period(ps);
 		apply_unwind(ps);
 		drain_rings(ps);
-		if (targets_gone(ps, reason, sizeof(reason))) {
+		now = st_now_ns();
+		/*
+		 * Whether the targets went: at once when an event says so (POLLHUP,
+		 * the task exited), else ten times a second, not at every drain.
+		 */
+		if ((hung_up(pfd, n) || now - ps->last_alive >= CHECK_NS) &&
+		    targets_gone(ps, reason, sizeof(reason))) {
 			drain_rings(ps);	/* what they wrote before they went */
 			break;
 		}
-		now = st_now_ns();
+		if (now - ps->last_alive >= CHECK_NS)
+			ps->last_alive = now;
 		if (now - ps->last_rescan > RESCAN_NS) {
 			rescan_threads(ps, true);
 			ps->last_rescan = now;
