@@ -271,3 +271,38 @@ int st_write_all(int fd, const void *p, size_t n)
 	}
 	return 0;
 }
+
+void st_sort_order(const uint64_t *keys, size_t n, uint32_t *order)
+{
+	uint64_t differ = 0;
+	uint32_t *tmp, *from = order, *to;
+
+	for (size_t i = 0; i < n; i++) {
+		order[i] = (uint32_t)i;
+		differ |= keys[i] ^ keys[0];
+	}
+	if (n < 2 || !differ)
+		return;
+	tmp = st_xmalloc(n * sizeof(*tmp));
+	to = tmp;
+	/* Least significant byte first, skipping bytes no two keys differ in. */
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+		uint32_t *swap;
+
+		if (!((differ >> shift) & 0xff))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[((keys[from[i]] >> shift) & 0xff) + 1]++;
+		for (size_t b = 1; b < 257; b++)
+			count[b] += count[b - 1];
+		for (size_t i = 0; i < n; i++)
+			to[count[(keys[from[i]] >> shift) & 0xff]++] = from[i];
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != order)
+		memcpy(order, from, n * sizeof(*order));
+	free(tmp);
+}

@@ -67,6 +67,12 @@ int st_refuse(char *err, size_t len, const char *fmt, ...)
 
 /* Reverses n ids in place (paths leaf first to root first). */
 void st_reverse_u32(uint32_t *v, size_t n);
+/*
+ * order[0..n-1]: the indices of keys in ascending order of key, equal
+ * keys in index order (a radix sort: a symbol table's 100,000 addresses
+ * in a few passes, where qsort's comparisons took a tenth of a session).
+ */
+void st_sort_order(const uint64_t *keys, size_t n, uint32_t *order);
 
 /* Reads a whole small file (under /proc) into a NUL-terminated buffer. */
 char *st_read_file(const char *path, size_t *len);

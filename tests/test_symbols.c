@@ -8,6 +8,7 @@
 #include "check.h"
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
+#include "util.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -86,6 +87,41 @@ static void check_find_next(void)
 	CHECK(wrong == 0);
 	cursor = 1000;	/* past the table: a search */
 	CHECK(symbol_table_find_next(&t, 0x1005, &cursor) == &v[0]);
+}
+
+/* st_sort_order (the symbol table's sort): ascending, ties in index order, as a stable sort. */
+static void check_sort_order(void)
+{
+	enum { N = 3000 };
+	static uint64_t keys[N];
+	static uint32_t order[N];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t bad = 0;
+
+	for (size_t i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		/* Few distinct low parts, high bits in some: ties and every byte used. */
+		keys[i] = (x % 97) | (i % 3 ? (x & 0xff00000000000000ull) : 0) | ((x >> 20) % 5) << 24;
+	}
+	st_sort_order(keys, N, order);
+	for (size_t i = 1; i < N; i++)
+		bad += keys[order[i - 1]] > keys[order[i]] ||
+		       (keys[order[i - 1]] == keys[order[i]] && order[i - 1] > order[i]);
+	CHECK(bad == 0);
+	{
+		bool seen[N] = { false };
+		size_t distinct = 0;
+
+		for (size_t i = 0; i < N; i++)
+			if (order[i] < N && !seen[order[i]])
+				seen[order[i]] = true, distinct++;
+		CHECK(distinct == N);	/* a permutation */
+	}
+	for (size_t i = 0; i < 4; i++)
+		keys[i] = 7;
+	st_sort_order(keys, 4, order);
+	CHECK(order[0] == 0 && order[1] == 1 && order[2] == 2 && order[3] == 3);
+	st_sort_order(keys, 0, order);
 }
 
 static void check_demangle(void)
@@ -241,6 +277,7 @@ int main(void)
 	check_alias_rule();
 	check_demangle();
 	check_find_next();
+	check_sort_order();
 	const struct st_symbol *a, *b, *libc, *u, *j;
 	uint64_t fn = (uint64_t)(uintptr_t)&known_function_alpha;
 	void *anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE,

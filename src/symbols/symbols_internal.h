@@ -25,6 +25,7 @@ struct range_table {
 	struct range_entry *v;
 	size_t n, cap;
 	char *text;		/* non-NULL: every name points into it (kallsyms) */
+	size_t text_size;	/* text's mapping */
 };
 
 void range_table_add(struct range_table *t, uint64_t start, uint64_t end,
@@ -76,6 +77,7 @@ struct elf_symbol {
 struct symbol_table {
 	struct elf_symbol *v;
 	size_t n;
+	char *raw_names;	/* every v[i].raw, one after another: one allocation */
 };
 
 /* A function symbol before aliases are merged. */
@@ -195,7 +197,6 @@ void elf_file_settle(struct elf_file *f);
  */
 struct symbolizer;
 uint64_t symbolizer_report_modules(struct symbolizer *s, pid_t pid, Dwfl *dwfl);
-uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid);
 
 /* The file symbol id was found in and its module addresses, or NULL. */
 struct elf_file *symbolizer_code_of(const struct symbolizer *s, uint32_t id,

@@ -288,11 +288,21 @@ static void collect_plt(Elf *elf, uint64_t bias, struct symbol_candidate **v,
 	}
 }
 
-static int by_address(const void *a, const void *b)
+static void sort_by_address(struct symbol_candidate *v, size_t n)
 {
-	const struct symbol_candidate *x = a, *y = b;
+	uint64_t *keys = st_xmalloc(n * sizeof(*keys));
+	uint32_t *order = st_xmalloc(n * sizeof(*order));
+	struct symbol_candidate *sorted = st_xmalloc(n * sizeof(*sorted));
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	for (size_t i = 0; i < n; i++)
+		keys[i] = v[i].start;
+	st_sort_order(keys, n, order);
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = v[order[i]];
+	memcpy(v, sorted, n * sizeof(*v));
+	free(sorted);
+	free(order);
+	free(keys);
 }
 
 /* Whether v[i]'s name is the chosen one's or an earlier one's in [from, i). */
@@ -337,8 +347,10 @@ static char *aliases_of(const struct symbol_candidate *v, size_t from, size_t to
 /* One entry per address, named by the preferred alias; ends filled in. */
 static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, size_t n)
 {
+	size_t bytes = 0, at = 0;
+
 	if (n)		/* v is NULL for a file with no functions */
-		qsort(v, n, sizeof(*v), by_address);
+		sort_by_address(v, n);
 	t->v = st_xcalloc(n ? n : 1, sizeof(*t->v));
 	for (size_t i = 0; i < n;) {
 		size_t j = i, best = i;
@@ -353,10 +365,20 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 		e->end = !v[best].size ? 0 :
 			 v[best].start + v[best].size < v[best].start ? UINT64_MAX :
 			 v[best].start + v[best].size;
-		e->raw = st_xstrdup(v[best].raw);
+		e->raw = (char *)v[best].raw;	/* the ELF's, until copied below */
+		bytes += strlen(e->raw) + 1;
 		e->aliases = aliases_of(v, i, j, best);
 		e->named_by = v[best].named_by;
 		i = j;
+	}
+	/* The names in one block, not a malloc each (libLLVM: 100,000 of them). */
+	t->raw_names = st_xmalloc(bytes ? bytes : 1);
+	for (size_t i = 0; i < t->n; i++) {
+		size_t len = strlen(t->v[i].raw) + 1;
+
+		memcpy(t->raw_names + at, t->v[i].raw, len);
+		t->v[i].raw = t->raw_names + at;
+		at += len;
 	}
 	/* Sizeless symbols end where the next begins, as perf fixes them up. */
 	for (size_t i = 0; i < t->n; i++)
@@ -389,17 +411,19 @@ static bool sorted_by_start(const struct elf_symbol *v, size_t n)
  */
 static void merge_functions(struct symbol_table *t, struct elf_symbol *more, size_t n)
 {
-	struct elf_symbol *v = st_xmalloc((t->n + n) * sizeof(*v));
-	size_t i = 0, j = 0, k = 0;
+	size_t i = t->n, j = n, k = t->n + n;
 
 	if (!sorted_by_start(more, n))
 		qsort(more, n, sizeof(*more), by_start);
-	while (i < t->n || j < n)
-		v[k++] = j == n || (i < t->n && t->v[i].start <= more[j].start) ? t->v[i++]
-										   : more[j++];
-	free(t->v);
-	t->v = v;
-	t->n = k;
+	/* In place from the end (no second table of libLLVM's size); ties keep t's first. */
+	t->v = st_xrealloc(t->v, k * sizeof(*t->v));
+	while (j > 0) {
+		if (i > 0 && t->v[i - 1].start > more[j - 1].start)
+			t->v[--k] = t->v[--i];
+		else
+			t->v[--k] = more[--j];
+	}
+	t->n += n;
 }
 
 void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
@@ -474,9 +498,9 @@ void symbol_table_clear(struct symbol_table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].name);
-		free(t->v[i].raw);
 		free(t->v[i].aliases);
 	}
+	free(t->raw_names);
 	free(t->v);
 	memset(t, 0, sizeof(*t));
 }
