@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 void range_table_add(struct range_table *t, uint64_t start, uint64_t end,
@@ -78,7 +79,8 @@ void range_table_clear(struct range_table *t)
 		free(t->v[i].module);
 	}
 	free(t->v);
-	free(t->text);
+	if (t->text)
+		munmap(t->text, t->text_size);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -112,25 +114,34 @@ static bool kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 	return **name != '\0';
 }
 
-/* The whole of /proc/kallsyms, NUL-terminated, or NULL. */
-static char *read_kallsyms(size_t *len)
+/*
+ * The whole of /proc/kallsyms, NUL-terminated, in a mapping of *size
+ * bytes (KALLSYMS_MAX where it can; pages are only used as the text
+ * fills them: no copy as a growing buffer would make), or NULL.
+ */
+#define KALLSYMS_MAX	(256u << 20)
+static char *read_kallsyms(size_t *len, size_t *size)
 {
 	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	size_t cap = 1u << 20, n = 0;
-	char *text;
+	char *text = MAP_FAILED;
+	size_t n = 0;
 
 	if (fd < 0)
 		return NULL;
-	text = st_xmalloc(cap);
-	for (;;) {
-		ssize_t got;
-
-		if (cap - n < (64u << 10)) {
-			cap *= 2;
-			text = st_xrealloc(text, cap);
-		}
+	/* Where overcommit is strict, a smaller reservation. */
+	for (*size = KALLSYMS_MAX; text == MAP_FAILED && *size >= (16u << 20); *size /= 4)
+		text = mmap(NULL, *size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (text == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	*size *= 4;	/* the loop's last step went past the one mapped */
+	while (n < *size - 1) {
 		/* Large reads: the kernel formats the same lines, in fewer calls. */
-		got = read(fd, text + n, cap - n - 1);
+		size_t want = *size - 1 - n < (256u << 10) ? *size - 1 - n : 256u << 10;
+		ssize_t got = read(fd, text + n, want);
+
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -146,8 +157,8 @@ static char *read_kallsyms(size_t *len)
 void kernel_symbols_load(struct range_table *t)
 {
 	bool all_zero = true;
-	size_t len;
-	char *text = read_kallsyms(&len), *line, *next;
+	size_t len, size;
+	char *text = read_kallsyms(&len, &size), *line, *next;
 
 	if (!text)
 		return;
@@ -172,6 +183,7 @@ void kernel_symbols_load(struct range_table *t)
 		};
 	}
 	t->text = text;
+	t->text_size = size;
 	/* kptr_restrict hides addresses as zeros: useless, drop them. */
 	if (all_zero)
 		range_table_clear(t);
