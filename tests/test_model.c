@@ -140,6 +140,57 @@ static void separate_events(uint64_t one, uint64_t two)
 	symbolizer_destroy(sy);
 }
 
+/* The samples of (pid, symbol name) in the process rows, and of name in tid's thread rows. */
+static uint64_t proc_count(const struct model *m, uint32_t pid, const char *name)
+{
+	for (const struct model_proc_sym *ps = m->proc_syms; ps; ps = ps->hh.next)
+		if (ps->key.pid == (pid_t)pid &&
+		    !strcmp(symbolizer_symbol(m->symbols, ps->key.id)->name, name))
+			return ps->totals.samples;
+	return 0;
+}
+
+static uint64_t thread_count(const struct model *m, uint32_t tid, const char *name)
+{
+	for (const struct model_thread *t = m->threads; t; t = t->hh.next)
+		for (const struct model_thread_sym *ts = t->syms; ts && t->tid == (pid_t)tid;
+		     ts = ts->next)
+			if (!strcmp(symbolizer_symbol(m->symbols, ts->key.id)->name, name))
+				return ts->samples;
+	return 0;
+}
+
+/*
+ * A busy thread's rows found through its rows_seen: the counts are the
+ * tables' own, when its tid turns up in another process (the same
+ * symbols there), and after z.
+ */
+static void rows_seen(uint64_t one, uint64_t two)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	uint32_t a = (uint32_t)getpid(), b = a + 100000;
+	struct model m;
+
+	model_init(&m, sy);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	task(&m, ST_REC_FORK, b, a, 500);	/* b: a's copy */
+	for (uint64_t i = 0; i < 100; i++)
+		sample_of(&m, a, i % 2 ? two : one, 7, 1000 + i, 1, 0, 0, 0);
+	for (uint64_t i = 0; i < 30; i++)
+		sample_of(&m, b, one, 7, 2000 + i, 1, 0, 0, 0);
+	CHECK(m.threads && thread_count(&m, 7, "model_fn_one") == 80);
+	CHECK(thread_count(&m, 7, "model_fn_two") == 50);
+	CHECK(proc_count(&m, a, "model_fn_one") == 50 && proc_count(&m, a, "model_fn_two") == 50);
+	CHECK(proc_count(&m, b, "model_fn_one") == 30 && proc_count(&m, b, "model_fn_two") == 0);
+	model_zero(&m);
+	for (uint64_t i = 0; i < 80; i++)
+		sample_of(&m, a, two, 7, 3000 + i, 1, 0, 0, 0);
+	CHECK(thread_count(&m, 7, "model_fn_two") == 80 && thread_count(&m, 7, "model_fn_one") == 0);
+	CHECK(proc_count(&m, a, "model_fn_two") == 80 && proc_count(&m, b, "model_fn_one") == 0);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 /*
  * A constructed stream with known phases: one runs in [0, 1 s) on thread
  * 1, two in [1 s, 2 s) on thread 2, one sample a millisecond, cycles
@@ -195,6 +246,7 @@ static void range_windows(uint64_t one, uint64_t two)
 	struct model_row *rows;
 	struct model_thread_row *tr;
 
+	rows_seen(one, two);
 	model_init(&m, sy);
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;

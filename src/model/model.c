@@ -37,6 +37,8 @@ void model_set_dte_tolerance(struct model *m, double tolerance)
 
 static void thread_clear_syms(struct model *m, struct model_thread *t)
 {
+	free(t->rows_seen);
+	t->rows_seen = NULL;
 	while (t->syms) {
 		struct model_thread_sym *ts = t->syms;
 
@@ -215,7 +217,8 @@ static void add_sample(const struct model *m, struct model_sym *t,
 
 /* Returns the sample's thread, for count_process. */
 static struct model_thread *count_thread(struct model *m, const struct st_sample *s,
-					 const struct st_symbol *sym, uint64_t w, uint64_t n)
+					 const struct st_symbol *sym, uint64_t w, uint64_t n,
+					 struct model_thread_sym **row)
 {
 	struct model_thread *t = thread_of(m, (pid_t)s->tid);
 	int ev = sample_event(m, s);
@@ -231,6 +234,17 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 		t->cycles += s->data[m->ipc_cycles];
 		t->instructions += s->data[m->ipc_instructions];
 	}
+	if (t->rows_seen) {
+		const struct model_row_pair *r = &t->rows_seen->v[sym->id % MODEL_ROWS_SEEN];
+
+		if (r->ts && r->id == sym->id && r->pid == (pid_t)s->pid) {
+			r->ts->samples += n;
+			*row = r->ts;
+			return t;
+		}
+	} else if (t->samples >= 64) {
+		t->rows_seen = st_xcalloc(1, sizeof(*t->rows_seen));
+	}
 	memset(&key, 0, sizeof(key));
 	key.tid = t->tid;
 	key.id = sym->id;
@@ -243,31 +257,39 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 		t->syms = ts;
 	}
 	ts->samples += n;
+	*row = ts;
 	return t;
 }
 
 static void count_process(struct model *m, const struct st_sample *s,
-			  const struct model_thread *t, const struct st_symbol *sym,
-			  uint64_t w, uint64_t n)
+			  const struct model_thread *t, struct model_thread_sym *ts,
+			  const struct st_symbol *sym, uint64_t w, uint64_t n)
 {
+	struct model_row_pair *r = t->rows_seen ? &t->rows_seen->v[sym->id % MODEL_ROWS_SEEN] : NULL;
 	struct model_proc_sym_key key;
 	struct model_proc_sym *ps;
 
-	memset(&key, 0, sizeof(key));
-	key.pid = (pid_t)s->pid;
-	key.id = sym->id;
-	HASH_FIND(hh, m->proc_syms, &key, sizeof(key), ps);
-	if (!ps) {
-		ps = st_xcalloc(1, sizeof(*ps));
-		ps->key = key;
-		HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
+	if (r && r->ts && r->id == sym->id && r->pid == (pid_t)s->pid) {
+		ps = r->ps;
+	} else {
+		memset(&key, 0, sizeof(key));
+		key.pid = (pid_t)s->pid;
+		key.id = sym->id;
+		HASH_FIND(hh, m->proc_syms, &key, sizeof(key), ps);
+		if (!ps) {
+			ps = st_xcalloc(1, sizeof(*ps));
+			ps->key = key;
+			HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
+		}
+		if (r)
+			*r = (struct model_row_pair){ sym->id, (pid_t)s->pid, ts, ps };
 	}
 	add_sample(m, &ps->totals, s, w, n);
 	/* The main thread names the process; another thread until it does. */
 	if (t->tid == t->pid || !ps->comm[0])
 		memcpy(ps->comm, t->comm, sizeof(ps->comm));
 	/* pid 0 is each CPU's idle task, which perf calls swapper. */
-	if (!ps->comm[0] && key.pid == 0)
+	if (!ps->comm[0] && s->pid == 0)
 		memcpy(ps->comm, "swapper", sizeof("swapper"));
 }
 
@@ -277,6 +299,8 @@ void model_account_samples(struct model *m, const struct st_sample *s,
 	struct model_sym *ms = sym_of(m, sym->id);
 	uint64_t w = s->period ? s->period : 1;
 	int ev = sample_event(m, s);
+	const struct model_thread *t;
+	struct model_thread_sym *ts;
 
 	add_sample(m, ms, s, w, n);
 	m->samples += n;
@@ -295,7 +319,8 @@ void model_account_samples(struct model *m, const struct st_sample *s,
 		m->chains += n;
 		m->chain_frames += s->nchain * n;
 	}
-	count_process(m, s, count_thread(m, s, sym, w, n), sym, w, n);
+	t = count_thread(m, s, sym, w, n, &ts);
+	count_process(m, s, t, ts, sym, w, n);
 }
 
 void model_count_time(struct model *m, uint64_t time, uint64_t n)

@@ -97,7 +97,23 @@ struct model_thread {
 	uint64_t cycles, instructions;
 	uint64_t event_weight[ST_MAX_SAMPLED];
 	struct model_thread_sym *syms;	/* its list */
+	struct model_rows_seen *rows_seen;	/* once busy: its rows by symbol */
 	bool exited;
+};
+
+/*
+ * A busy thread's (thread, symbol) and (process, symbol) rows by the
+ * symbol's low bits, direct-mapped: most samples find both here, where
+ * the tables' chains cost a cache miss a link.
+ */
+#define MODEL_ROWS_SEEN	256u
+struct model_rows_seen {
+	struct model_row_pair {
+		uint32_t id;			/* st_symbol.id */
+		pid_t pid;
+		struct model_thread_sym *ts;	/* NULL: empty */
+		struct model_proc_sym *ps;
+	} v[MODEL_ROWS_SEEN];
 };
 
 /* A row of the per-thread table (tiptop's and top's H). */
