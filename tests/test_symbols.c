@@ -66,7 +66,7 @@ static void check_alias_rule(void)
 static void check_find_next(void)
 {
 	struct elf_symbol v[64];
-	struct symbol_table t = { v, 0 };
+	struct symbol_table t = { .v = v, .n = 0 };
 	size_t cursor = 0, wrong = 0;
 	uint64_t x = 88172645463325252ull;
 
