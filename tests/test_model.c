@@ -160,13 +160,26 @@ static uint64_t thread_count(const struct model *m, uint32_t tid, const char *na
 	return 0;
 }
 
-/*
- * A busy thread's rows found through its rows_seen: the counts are the
- * tables' own, when its tid turns up in another process (the same
- * symbols there), and after z.
- */
-static void rows_seen(uint64_t one, uint64_t two)
+/* Threads first..last-1 of pid exit at time. */
+static void exits(struct model *m, uint32_t pid, uint32_t first, uint32_t last, uint64_t time)
 {
+	for (uint32_t tid = first; tid < last; tid++) {
+		struct st_task e = { { ST_REC_EXIT, ST_SOURCE_PERF, sizeof(e) }, pid, tid, pid, tid,
+				     time };
+
+		model_ingest(m, &e);
+	}
+}
+
+/*
+ * The (thread, symbol) and (process, symbol) rows found through the
+ * model's index: a tid in two processes with the same symbols keeps its
+ * counts apart by process; after 2,000 of 3,000 threads are forgotten
+ * (the index made again of the rest) and after z, the rest still count.
+ */
+static void rows_found(uint64_t one, uint64_t two)
+{
+	const uint64_t F = MODEL_FORGET_NS;
 	struct symbolizer *sy = symbolizer_create(true);
 	uint32_t a = (uint32_t)getpid(), b = a + 100000;
 	struct model m;
@@ -182,6 +195,30 @@ static void rows_seen(uint64_t one, uint64_t two)
 	CHECK(thread_count(&m, 7, "model_fn_two") == 50);
 	CHECK(proc_count(&m, a, "model_fn_one") == 50 && proc_count(&m, a, "model_fn_two") == 50);
 	CHECK(proc_count(&m, b, "model_fn_one") == 30 && proc_count(&m, b, "model_fn_two") == 0);
+	for (uint32_t tid = 5000; tid < 8000; tid++)
+		sample_of(&m, a, one, tid, 3000, 1, 0, 0, 0);
+	exits(&m, a, 5000, 6600, 3001);
+	sample_of(&m, a, two, 7, F + 3010, 1, 0, 0, 0);	/* 1,600 forgotten: made again */
+	CHECK(m.thread_rows.n < 3000);
+	for (uint32_t tid = 7000; tid < 8000; tid++)		/* new rows after that */
+		sample_of(&m, a, two, tid, F + 3020, 1, 0, 0, 0);
+	exits(&m, a, 6600, 7000, F + 3030);
+	sample_of(&m, a, two, 7, 2 * F + 3040, 1, 0, 0, 0);	/* 400 more forgotten */
+	{
+		size_t wrong = 0;
+
+		/* Every thread left finds both its rows again, counted on them. */
+		for (uint32_t tid = 7000; tid < 8000; tid++) {
+			sample_of(&m, a, one, tid, 2 * F + 3050, 1, 0, 0, 0);
+			sample_of(&m, a, two, tid, 2 * F + 3050, 1, 0, 0, 0);
+			wrong += thread_count(&m, tid, "model_fn_one") != 2 ||
+				 thread_count(&m, tid, "model_fn_two") != 2;
+		}
+		CHECK(wrong == 0);
+	}
+	CHECK_EQ_U64(m.thread_rows.n - m.thread_rows.dead, 2002);	/* tid 7's 2, 1,000 x 2 */
+	CHECK(thread_count(&m, 5000, "model_fn_one") == 0 && thread_count(&m, 7, "model_fn_two") == 52);
+	CHECK(proc_count(&m, a, "model_fn_one") == 4050 && proc_count(&m, a, "model_fn_two") == 2052);
 	model_zero(&m);
 	for (uint64_t i = 0; i < 80; i++)
 		sample_of(&m, a, two, 7, 3000 + i, 1, 0, 0, 0);
@@ -246,7 +283,7 @@ static void range_windows(uint64_t one, uint64_t two)
 	struct model_row *rows;
 	struct model_thread_row *tr;
 
-	rows_seen(one, two);
+	rows_found(one, two);
 	model_init(&m, sy);
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;
@@ -681,3 +718,4 @@ int main(void)
 	timeline_spans(one);
 	return check_done("test_model");
 }
+

@@ -35,17 +35,90 @@ void model_set_dte_tolerance(struct model *m, double tolerance)
 	m->obs.dte.tolerance = tolerance;
 }
 
+static void rows_free(struct model_rows *r)
+{
+	st_index_free(&r->index);
+	free(r->rows);
+	memset(r, 0, sizeof(*r));
+}
+
+/* row under key (a, b), new: its place. */
+static uint32_t rows_add(struct model_rows *r, uint64_t a, uint64_t b, void *row)
+{
+	ST_GROW(r->rows, r->cap, r->n + 1);
+	r->rows[r->n++] = row;
+	st_index_add(&r->index, st_index_hash(a, b), (uint32_t)r->n);
+	return (uint32_t)r->n - 1;
+}
+
+static uint64_t thread_sym_a(const struct model_thread_sym *ts)
+{
+	return (uint32_t)ts->key.tid;
+}
+
+/* Deleted rows past half: the index made again of the rest, each row told its new place. */
+static void thread_rows_compact(struct model_rows *r)
+{
+	size_t live = 0;
+
+	if (r->dead < 1024 || r->dead * 2 < r->n)
+		return;
+	st_index_free(&r->index);
+	st_index_init(&r->index);
+	for (size_t i = 0; i < r->n; i++) {
+		struct model_thread_sym *ts = r->rows[i];
+
+		if (!ts)
+			continue;
+		r->rows[live] = ts;
+		ts->at = (uint32_t)live++;
+		st_index_add(&r->index, st_index_hash(thread_sym_a(ts), ts->key.id), (uint32_t)live);
+	}
+	r->n = live;
+	r->dead = 0;
+}
+
+static struct model_thread_sym *thread_sym_find(const struct model *m, pid_t tid, uint32_t id)
+{
+	struct st_index_probe p;
+
+	for (uint32_t v = st_index_first(&m->thread_rows.index,
+					 st_index_hash((uint32_t)tid, id), &p);
+	     v; v = st_index_next(&m->thread_rows.index, &p)) {
+		struct model_thread_sym *ts = m->thread_rows.rows[v - 1];
+
+		if (ts && ts->key.tid == tid && ts->key.id == id)
+			return ts;
+	}
+	return NULL;
+}
+
+static struct model_proc_sym *proc_sym_find(const struct model *m, pid_t pid, uint32_t id)
+{
+	struct st_index_probe p;
+
+	for (uint32_t v = st_index_first(&m->proc_rows.index,
+					 st_index_hash((uint32_t)pid, id), &p);
+	     v; v = st_index_next(&m->proc_rows.index, &p)) {
+		struct model_proc_sym *ps = m->proc_rows.rows[v - 1];
+
+		if (ps->key.pid == pid && ps->key.id == id)
+			return ps;
+	}
+	return NULL;
+}
+
 static void thread_clear_syms(struct model *m, struct model_thread *t)
 {
-	free(t->rows_seen);
-	t->rows_seen = NULL;
 	while (t->syms) {
 		struct model_thread_sym *ts = t->syms;
 
 		t->syms = ts->next;
-		HASH_DEL(m->thread_syms, ts);
+		m->thread_rows.rows[ts->at] = NULL;
+		m->thread_rows.dead++;
 		free(ts);
 	}
+	thread_rows_compact(&m->thread_rows);
 }
 
 static void thread_free(struct model *m, struct model_thread *t)
@@ -72,6 +145,7 @@ static void proc_syms_free(struct model *m)
 		HASH_DEL(m->proc_syms, ps);
 		free(ps);
 	}
+	rows_free(&m->proc_rows);
 }
 
 void model_free(struct model *m)
@@ -85,6 +159,7 @@ void model_free(struct model *m)
 	free(m->per_sym);
 	free(m->root_kind);
 	thread_free_all(m);
+	rows_free(&m->thread_rows);
 	free(m->timeline);
 	history_free(&m->history);
 	cct_free(&m->tree);
@@ -217,8 +292,7 @@ static void add_sample(const struct model *m, struct model_sym *t,
 
 /* Returns the sample's thread, for count_process. */
 static struct model_thread *count_thread(struct model *m, const struct st_sample *s,
-					 const struct st_symbol *sym, uint64_t w, uint64_t n,
-					 struct model_thread_sym **row)
+					 const struct st_symbol *sym, uint64_t w, uint64_t n)
 {
 	struct model_thread *t = thread_of(m, (pid_t)s->tid);
 	int ev = sample_event(m, s);
@@ -234,55 +308,36 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 		t->cycles += s->data[m->ipc_cycles];
 		t->instructions += s->data[m->ipc_instructions];
 	}
-	if (t->rows_seen) {
-		const struct model_row_pair *r = &t->rows_seen->v[sym->id % MODEL_ROWS_SEEN];
-
-		if (r->ts && r->id == sym->id && r->pid == (pid_t)s->pid) {
-			r->ts->samples += n;
-			*row = r->ts;
-			return t;
-		}
-	} else if (t->samples >= 64) {
-		t->rows_seen = st_xcalloc(1, sizeof(*t->rows_seen));
-	}
-	memset(&key, 0, sizeof(key));
-	key.tid = t->tid;
-	key.id = sym->id;
-	HASH_FIND(hh, m->thread_syms, &key, sizeof(key), ts);
+	ts = thread_sym_find(m, t->tid, sym->id);
 	if (!ts) {
+		memset(&key, 0, sizeof(key));
+		key.tid = t->tid;
+		key.id = sym->id;
 		ts = st_xcalloc(1, sizeof(*ts));
 		ts->key = key;
-		HASH_ADD(hh, m->thread_syms, key, sizeof(ts->key), ts);
+		ts->at = rows_add(&m->thread_rows, (uint32_t)key.tid, key.id, ts);
 		ts->next = t->syms;
 		t->syms = ts;
 	}
 	ts->samples += n;
-	*row = ts;
 	return t;
 }
 
 static void count_process(struct model *m, const struct st_sample *s,
-			  const struct model_thread *t, struct model_thread_sym *ts,
-			  const struct st_symbol *sym, uint64_t w, uint64_t n)
+			  const struct model_thread *t, const struct st_symbol *sym,
+			  uint64_t w, uint64_t n)
 {
-	struct model_row_pair *r = t->rows_seen ? &t->rows_seen->v[sym->id % MODEL_ROWS_SEEN] : NULL;
 	struct model_proc_sym_key key;
-	struct model_proc_sym *ps;
+	struct model_proc_sym *ps = proc_sym_find(m, (pid_t)s->pid, sym->id);
 
-	if (r && r->ts && r->id == sym->id && r->pid == (pid_t)s->pid) {
-		ps = r->ps;
-	} else {
+	if (!ps) {
 		memset(&key, 0, sizeof(key));
 		key.pid = (pid_t)s->pid;
 		key.id = sym->id;
-		HASH_FIND(hh, m->proc_syms, &key, sizeof(key), ps);
-		if (!ps) {
-			ps = st_xcalloc(1, sizeof(*ps));
-			ps->key = key;
-			HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
-		}
-		if (r)
-			*r = (struct model_row_pair){ sym->id, (pid_t)s->pid, ts, ps };
+		ps = st_xcalloc(1, sizeof(*ps));
+		ps->key = key;
+		HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
+		rows_add(&m->proc_rows, (uint32_t)key.pid, key.id, ps);
 	}
 	add_sample(m, &ps->totals, s, w, n);
 	/* The main thread names the process; another thread until it does. */
@@ -299,8 +354,6 @@ void model_account_samples(struct model *m, const struct st_sample *s,
 	struct model_sym *ms = sym_of(m, sym->id);
 	uint64_t w = s->period ? s->period : 1;
 	int ev = sample_event(m, s);
-	const struct model_thread *t;
-	struct model_thread_sym *ts;
 
 	add_sample(m, ms, s, w, n);
 	m->samples += n;
@@ -319,8 +372,7 @@ void model_account_samples(struct model *m, const struct st_sample *s,
 		m->chains += n;
 		m->chain_frames += s->nchain * n;
 	}
-	t = count_thread(m, s, sym, w, n, &ts);
-	count_process(m, s, t, ts, sym, w, n);
+	count_process(m, s, count_thread(m, s, sym, w, n), sym, w, n);
 }
 
 void model_count_time(struct model *m, uint64_t time, uint64_t n)

@@ -18,6 +18,7 @@
 #include "model/history.h"
 #include "model/ibs_model.h"
 #include "model/obs_model.h"
+#include "index.h"
 #include "options.h"
 #include "sampler/events.h"
 
@@ -37,19 +38,26 @@ struct model_row {
 	const struct ibs_stats *ibs;	/* the symbol's IBS figures, or NULL */
 };
 
+/* Rows by a key of two words: the index's values are places in rows (NULL: deleted). */
+struct model_rows {
+	struct st_index index;
+	void **rows;
+	size_t n, cap, dead;
+};
+
 /*
  * One thread's samples of one symbol: in the model's one table by (tid,
  * symbol) and in its thread's list (a table per thread would cost its
  * bucket array for each of 100,000 one-sample processes).
  */
 struct model_thread_sym {
-	UT_hash_handle hh;
 	struct model_thread_sym_key {
 		pid_t tid;
 		uint32_t id;		/* st_symbol.id */
 	} key;
 	uint64_t samples;
 	struct model_thread_sym *next;	/* the thread's next */
+	uint32_t at;			/* its place in the model's thread_rows */
 };
 
 /*
@@ -97,23 +105,7 @@ struct model_thread {
 	uint64_t cycles, instructions;
 	uint64_t event_weight[ST_MAX_SAMPLED];
 	struct model_thread_sym *syms;	/* its list */
-	struct model_rows_seen *rows_seen;	/* once busy: its rows by symbol */
 	bool exited;
-};
-
-/*
- * A busy thread's (thread, symbol) and (process, symbol) rows by the
- * symbol's low bits, direct-mapped: most samples find both here, where
- * the tables' chains cost a cache miss a link.
- */
-#define MODEL_ROWS_SEEN	256u
-struct model_rows_seen {
-	struct model_row_pair {
-		uint32_t id;			/* st_symbol.id */
-		pid_t pid;
-		struct model_thread_sym *ts;	/* NULL: empty */
-		struct model_proc_sym *ps;
-	} v[MODEL_ROWS_SEEN];
 };
 
 /* A row of the per-thread table (tiptop's and top's H). */
@@ -174,8 +166,14 @@ struct model {
 
 	struct model_thread *threads;		/* by tid (uthash) */
 	uint64_t gone_threads, gone_samples;	/* exited threads forgotten */
-	struct model_thread_sym *thread_syms;	/* by (tid, symbol) (uthash) */
 	struct model_proc_sym *proc_syms;	/* by (pid, symbol) (uthash) */
+	/*
+	 * Every sample finds both its rows: through the shared index, whose
+	 * slots hold 32 bits of the hash, so a lookup touches the row it
+	 * wants and no other (uthash's chains cost a cache miss a link: a
+	 * clang++ compile's 3,383 rows in 1,024 buckets, 4% of a session).
+	 */
+	struct model_rows thread_rows, proc_rows;
 	size_t nthreads;			/* every thread ever seen */
 	size_t live_threads;
 	uint64_t now;				/* the latest record time */
