@@ -13,6 +13,7 @@
 #include "text_safe.h"
 #include "util.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <pthread.h>
@@ -78,14 +79,39 @@ static int progress(debuginfod_client *c, long got, long total)
 	return 0;
 }
 
+/*
+ * libdebuginfod, loaded when a fetch is first asked for: linked, it
+ * brings libcurl and some 30 libraries with it, whose loading and
+ * relocation were 5% of a one-second session that never fetches.
+ */
+static struct {
+	debuginfod_client *(*begin)(void);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+} lib;
+
+static debuginfod_client *client_begin(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return NULL;
+	*(void **)&lib.begin = dlsym(h, "debuginfod_begin");
+	*(void **)&lib.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&lib.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	if (!lib.begin || !lib.set_progressfn || !lib.find_debuginfo)
+		return NULL;
+	return lib.begin();
+}
+
 /* The fetching thread: one request at a time, for the process's life. */
 static void *fetcher(void *arg)
 {
-	debuginfod_client *client = debuginfod_begin();
+	debuginfod_client *client = client_begin();
 
 	(void)arg;
 	if (client)
-		debuginfod_set_progressfn(client, progress);
+		lib.set_progressfn(client, progress);
 	pthread_mutex_lock(&fetches.lock);
 	for (;;) {
 		struct fetch *f;
@@ -104,7 +130,7 @@ static void *fetcher(void *arg)
 		len = f->len;
 		pthread_mutex_unlock(&fetches.lock);
 		if (client)
-			fd = debuginfod_find_debuginfo(client, id, len, &path);
+			fd = lib.find_debuginfo(client, id, len, &path);
 		if (fd >= 0)
 			close(fd);	/* opened again, checked, by whoever asks */
 		pthread_mutex_lock(&fetches.lock);
