@@ -306,3 +306,13 @@ void st_sort_order(const uint64_t *keys, size_t n, uint32_t *order)
 		memcpy(order, from, n * sizeof(*order));
 	free(tmp);
 }
+
+void st_permute(void *base, size_t n, size_t size, const uint32_t *order)
+{
+	unsigned char *sorted = st_xmalloc(n && size ? n * size : 1);
+
+	for (size_t i = 0; i < n; i++)
+		memcpy(sorted + i * size, (unsigned char *)base + (size_t)order[i] * size, size);
+	memcpy(base, sorted, n * size);
+	free(sorted);
+}

@@ -15,6 +15,7 @@
 #include <gelf.h>
 #include <libiberty/demangle.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,19 +289,20 @@ static void collect_plt(Elf *elf, uint64_t bias, struct symbol_candidate **v,
 	}
 }
 
-static void sort_by_address(struct symbol_candidate *v, size_t n)
+/* Both kinds of entry sorted begin with their address. */
+_Static_assert(offsetof(struct symbol_candidate, start) == 0, "start first");
+_Static_assert(offsetof(struct elf_symbol, start) == 0, "start first");
+
+/* v's n elements of size bytes by the address at the start of each, stably. */
+static void sort_by_address(void *v, size_t n, size_t size)
 {
 	uint64_t *keys = st_xmalloc(n * sizeof(*keys));
 	uint32_t *order = st_xmalloc(n * sizeof(*order));
-	struct symbol_candidate *sorted = st_xmalloc(n * sizeof(*sorted));
 
 	for (size_t i = 0; i < n; i++)
-		keys[i] = v[i].start;
+		memcpy(&keys[i], (unsigned char *)v + i * size, sizeof(keys[i]));
 	st_sort_order(keys, n, order);
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = v[order[i]];
-	memcpy(v, sorted, n * sizeof(*v));
-	free(sorted);
+	st_permute(v, n, size, order);
 	free(order);
 	free(keys);
 }
@@ -350,7 +352,7 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 	size_t bytes = 0, at = 0;
 
 	if (n)		/* v is NULL for a file with no functions */
-		sort_by_address(v, n);
+		sort_by_address(v, n, sizeof(*v));
 	t->v = st_xcalloc(n ? n : 1, sizeof(*t->v));
 	for (size_t i = 0; i < n;) {
 		size_t j = i, best = i;
@@ -388,13 +390,6 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 				      t->v[i].start + LAST_SYMBOL_SPAN;
 }
 
-static int by_start(const void *a, const void *b)
-{
-	const struct elf_symbol *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 static bool sorted_by_start(const struct elf_symbol *v, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
@@ -414,7 +409,7 @@ static void merge_functions(struct symbol_table *t, struct elf_symbol *more, siz
 	size_t i = t->n, j = n, k = t->n + n;
 
 	if (!sorted_by_start(more, n))
-		qsort(more, n, sizeof(*more), by_start);
+		sort_by_address(more, n, sizeof(*more));
 	/* In place from the end (no second table of libLLVM's size); ties keep t's first. */
 	t->v = st_xrealloc(t->v, k * sizeof(*t->v));
 	while (j > 0) {
