@@ -92,9 +92,19 @@ void range_table_clear(struct range_table *t)
 static bool kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 			  char **module)
 {
-	char *end, *p;
+	char *end = line, *p;
 
-	*addr = strtoull(line, &end, 16);
+	/* The address's hex digits by hand: strtoull's locale work was 1.5% of a session. */
+	*addr = 0;
+	for (; end - line < 16; end++) {
+		unsigned d = *end >= '0' && *end <= '9' ? (unsigned)(*end - '0')
+			   : (*end | 0x20) >= 'a' && (*end | 0x20) <= 'f' ? (unsigned)((*end | 0x20) - 'a' + 10)
+			   : 16;
+
+		if (d == 16)
+			break;
+		*addr = *addr << 4 | d;
+	}
 	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 		return false;
 	*type = end[1];
