@@ -4,10 +4,14 @@
 # new addresses all the time), beside perf record attached to the same
 # compile at the same rate, in the same run.  CPU is each tool's
 # task-clock (perf stat); perf record writes to a file and resolves
-# nothing, shimtop symbolizes every sample as it arrives.  ROUNDS
+# nothing, shimtop symbolizes every sample as it arrives and prints the
+# report --batch prints (text, as a user reads it).  ROUNDS
 # (default 3) rounds at each rate, interleaved (1 kHz, 10 kHz, 1 kHz,
 # ...), each a fresh compile; the medians of each tool's task-clock and
 # their ratio.
+# Both collect what shimtop collects by default, frame-pointer call
+# chains: shimtop as it starts, perf record with -g.  CALL_GRAPH=none:
+# neither (shimtop --no-callchain, perf record without -g).
 # CALL_GRAPH=auto (or dwarf): shimtop --call-graph CALL_GRAPH beside perf
 # record -g, the call chains a user asks perf for, with the CPU of the
 # perf script that reads them added to perf's.  (perf record --call-graph
@@ -18,13 +22,12 @@ set -eu
 SECONDS_EACH=${SECONDS_EACH:-8}
 ROUNDS=${ROUNDS:-3}
 CALL_GRAPH=${CALL_GRAPH:-}
-if [ -n "$CALL_GRAPH" ]; then
-	shimtop_cg="--call-graph $CALL_GRAPH"
-	perf_cg="-g"
-else
-	shimtop_cg=""
-	perf_cg=""
-fi
+post=""
+case "$CALL_GRAPH" in
+"")	shimtop_cg="" perf_cg="-g" ;;
+none)	shimtop_cg="--no-callchain" perf_cg="" ;;
+*)	shimtop_cg="--call-graph $CALL_GRAPH" perf_cg="-g" post=1 ;;
+esac
 dir=$(mktemp -d)
 cxx=
 trap 'kill $cxx 2>/dev/null; rm -rf "$dir"' EXIT
@@ -44,22 +47,23 @@ while [ "$round" -le "$ROUNDS" ]; do
 		p=$!
 		# shellcheck disable=SC2086
 		perf stat -x, -e task-clock -o "$dir/shimtop.stat" -- "$SHIMTOP" --batch $shimtop_cg \
-			--duration "$SECONDS_EACH" -c "$period" -p "$cxx" --format json \
-			>"$dir/shimtop.json"
+			--duration "$SECONDS_EACH" -c "$period" -p "$cxx" >"$dir/shimtop.txt"
 		wait "$p"
 		: >"$dir/post.stat"
-		[ -n "$perf_cg" ] && perf stat -x, -e task-clock -o "$dir/post.stat" -- \
+		[ -n "$post" ] && perf stat -x, -e task-clock -o "$dir/post.stat" -- \
 			perf script -i "$dir/perf.data" -F ip,sym >/dev/null 2>&1
 		kill "$cxx" 2>/dev/null || true
 		wait "$cxx" 2>/dev/null || true
 		python3 - "$dir" "$hz" "$SECONDS_EACH" "$round" >>"$dir/rounds" <<'PY'
-import json, sys
+import re, sys
 d, hz, secs, rnd = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 def task_ms(f):
     return next((float(l.split(",")[0]) for l in open(f) if "task-clock" in l), 0.0)
 s, p = task_ms(d + "/shimtop.stat"), task_ms(d + "/perf.stat") + task_ms(d + "/post.stat")
-j = json.load(open(d + "/shimtop.json"))
-print(hz, rnd, s, p, j["samples"], j["dropped"], j["unknown"])
+# The report a user reads (--batch's text): its counts line.
+text = open(d + "/shimtop.txt").read()
+count = lambda word: int(re.search(r"\b%s (\d+)" % word, text).group(1))
+print(hz, rnd, s, p, count("samples"), count("dropped"), count("unknown"))
 PY
 		tail -1 "$dir/rounds" | awk -v secs="$SECONDS_EACH" '{ printf "%5s Hz, round %s: shimtop %.0f ms (%d samples, %d dropped), perf record %.0f ms: ratio %.2f\n", $1, $2, $3, $5, $6, $4, $3 / $4 }'
 	done
