@@ -355,9 +355,10 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 		sort_by_address(v, n, sizeof(*v));
 	t->v = st_xcalloc(n ? n : 1, sizeof(*t->v));
 	for (size_t i = 0; i < n;) {
-		size_t j = i, best = i;
+		size_t j = i + 1, best = i;
 		struct elf_symbol *e = &t->v[t->n++];
 
+		/* Most addresses have one name: nothing to choose, no aliases. */
 		while (j < n && v[j].start == v[i].start) {
 			if (symbol_preferred(&v[j], &v[best]))
 				best = j;
@@ -369,7 +370,7 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 			 v[best].start + v[best].size;
 		e->raw = (char *)v[best].raw;	/* the ELF's, until copied below */
 		bytes += strlen(e->raw) + 1;
-		e->aliases = aliases_of(v, i, j, best);
+		e->aliases = j > i + 1 ? aliases_of(v, i, j, best) : NULL;
 		e->named_by = v[best].named_by;
 		i = j;
 	}
