@@ -152,18 +152,35 @@ static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint
 	/* The chain starts at the sampled address itself, as perf gives it. */
 	if (n && chain[0] == s->ip)
 		first = 1;
+	/*
+	 * The chain's last few addresses and their functions: recursion, or a
+	 * frame pointer's loop through data (127 frames of two or three
+	 * addresses, alternating), costs a lookup per address, not per frame.
+	 */
+	uint64_t seen_ip[4] = { 0 };
+	uint32_t seen_sym[4] = { 0 };
+	bool seen_unknown[4] = { false };
+	unsigned nseen = 0;
+
 	for (size_t i = n; i-- > first;) {
+		unsigned j;
+
 		if (kernel_only && chain[i] < KERNEL_START)
 			continue;
-		/* A run of one address (recursion, or a frame pointer's loop): one lookup. */
-		if (k && i + 1 < n && chain[i] == chain[i + 1]) {
-			frames[k] = frames[k - 1];
+		for (j = 0; j < nseen && j < 4 && seen_ip[j] != chain[i]; j++)
+			;
+		if (j < nseen && j < 4) {
+			frames[k++] = seen_sym[j];
 			m->tree_frames++;
-			m->tree_unknown += symbolizer_symbol(m->symbols, frames[k])->unknown;
-			k++;
+			m->tree_unknown += seen_unknown[j];
 			continue;
 		}
-		frames[k++] = caller_sym(m, (pid_t)s->pid, chain[i], true);
+		frames[k] = caller_sym(m, (pid_t)s->pid, chain[i], true);
+		seen_ip[nseen % 4] = chain[i];
+		seen_sym[nseen % 4] = frames[k];
+		seen_unknown[nseen % 4] = symbolizer_symbol(m->symbols, frames[k])->unknown;
+		nseen++;
+		k++;
 	}
 	return k;
 }
