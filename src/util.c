@@ -307,12 +307,29 @@ void st_sort_order(const uint64_t *keys, size_t n, uint32_t *order)
 	free(tmp);
 }
 
-void st_permute(void *base, size_t n, size_t size, const uint32_t *order)
+void st_permute(void *base, size_t n, size_t size, uint32_t *order)
 {
-	unsigned char *sorted = st_xmalloc(n && size ? n * size : 1);
+	unsigned char *b = base, small[64], *tmp = size <= sizeof(small) ? small : st_xmalloc(size);
 
-	for (size_t i = 0; i < n; i++)
-		memcpy(sorted + i * size, (unsigned char *)base + (size_t)order[i] * size, size);
-	memcpy(base, sorted, n * size);
-	free(sorted);
+	/* In place, cycle by cycle (no second array of libLLVM's size); order[j] = j marks done. */
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		if (order[i] == i)
+			continue;
+		memcpy(tmp, b + i * size, size);
+		for (;;) {
+			size_t k = order[j];
+
+			order[j] = (uint32_t)j;
+			if (k == i) {
+				memcpy(b + j * size, tmp, size);
+				break;
+			}
+			memcpy(b + j * size, b + k * size, size);
+			j = k;
+		}
+	}
+	if (tmp != small)
+		free(tmp);
 }

@@ -73,8 +73,8 @@ void st_reverse_u32(uint32_t *v, size_t n);
  * in a few passes, where qsort's comparisons took a tenth of a session).
  */
 void st_sort_order(const uint64_t *keys, size_t n, uint32_t *order);
-/* base's n elements of size bytes put in order (st_sort_order's). */
-void st_permute(void *base, size_t n, size_t size, const uint32_t *order);
+/* base's n elements of size bytes put in order (st_sort_order's), in place; order is used up. */
+void st_permute(void *base, size_t n, size_t size, uint32_t *order);
 
 /* Reads a whole small file (under /proc) into a NUL-terminated buffer. */
 char *st_read_file(const char *path, size_t *len);

@@ -117,6 +117,26 @@ static void check_sort_order(void)
 				seen[order[i]] = true, distinct++;
 		CHECK(distinct == N);	/* a permutation */
 	}
+	/* st_permute puts elements small and large in that order, in place. */
+	{
+		static struct { uint64_t key; uint32_t index; char pad[84]; } big[N];
+		static uint64_t small_v[N];
+
+		for (size_t i = 0; i < N; i++) {
+			big[i].key = small_v[i] = keys[i];
+			big[i].index = (uint32_t)i;
+		}
+		st_sort_order(keys, N, order);
+		st_permute(small_v, N, sizeof(small_v[0]), order);
+		st_sort_order(keys, N, order);
+		st_permute(big, N, sizeof(big[0]), order);
+		bad = 0;
+		for (size_t i = 1; i < N; i++)
+			bad += small_v[i - 1] > small_v[i] || big[i - 1].key > big[i].key ||
+			       big[i].key != keys[big[i].index] ||
+			       (big[i - 1].key == big[i].key && big[i - 1].index > big[i].index);
+		CHECK(bad == 0);
+	}
 	for (size_t i = 0; i < 4; i++)
 		keys[i] = 7;
 	st_sort_order(keys, 4, order);
