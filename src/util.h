@@ -52,10 +52,17 @@ char *st_xstrdup(const char *s);
  * almost never need it.
  */
 void st_grow(void *pp, size_t *cap, size_t need, size_t size);
+/* The same, the new room left as it comes (every element is written before it is read). */
+void st_grow_bare(void *pp, size_t *cap, size_t need, size_t size);
 #define ST_GROW(p, cap, need) do {					\
 	size_t st_grow_need_ = (need);					\
 	if (st_grow_need_ > (cap))					\
 		st_grow(&(p), &(cap), st_grow_need_, sizeof(*(p)));	\
+} while (0)
+#define ST_GROW_BARE(p, cap, need) do {					\
+	size_t st_grow_need_ = (need);					\
+	if (st_grow_need_ > (cap))					\
+		st_grow_bare(&(p), &(cap), st_grow_need_, sizeof(*(p)));	\
 } while (0)
 
 /*

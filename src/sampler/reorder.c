@@ -7,7 +7,7 @@
 
 void reorder_add(struct reorder *r, const void *rec, size_t len, uint64_t time)
 {
-	ST_GROW(r->bytes, r->bytes_cap, r->used + len);
+	ST_GROW_BARE(r->bytes, r->bytes_cap, r->used + len);
 	memcpy(r->bytes + r->used, rec, len);
 	ST_GROW(r->v, r->cap, r->n + 1);
 	r->v[r->n++] = (struct reorder_item){ time, r->seq++, r->used, len };
@@ -40,7 +40,7 @@ void reorder_flush(struct reorder *r, uint64_t before, reorder_emit_fn emit, voi
 	for (size_t i = done; i < r->n; i++) {
 		struct reorder_item it = r->v[i];
 
-		ST_GROW(r->spare, r->spare_cap, kept + it.len);
+		ST_GROW_BARE(r->spare, r->spare_cap, kept + it.len);
 		memcpy(r->spare + kept, r->bytes + it.off, it.len);
 		it.off = kept;
 		kept += it.len;

@@ -183,7 +183,7 @@ size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
 		start += bias;
 		if (symbol_table_find_next(named, start, &cursor))
 			continue;	/* a symbol names it */
-		ST_GROW(*out, cap, n + 1);
+		ST_GROW_BARE(*out, cap, n + 1);
 		/* Named when asked (elf_symbol_name): libLLVM has 100,000 such. */
 		(*out)[n] = (struct elf_symbol){ .start = start, .end = start + range,
 						 .from_cfi = true,

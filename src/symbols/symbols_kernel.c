@@ -187,7 +187,7 @@ void kernel_symbols_load(struct range_table *t)
 		/* Only text symbols: data symbols would split functions. */
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		ST_GROW(t->v, t->cap, t->n + 1);
+		ST_GROW_BARE(t->v, t->cap, t->n + 1);
 		t->v[t->n++] = (struct range_entry){
 			.start = addr, .name = name, .module = module && *module ? module : NULL,
 		};

@@ -121,7 +121,7 @@ static void collect_symbols(Dwfl_Module *mod, Elf *own, uint8_t elsewhere_by,
 		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
 		    !(type == STT_NOTYPE && section_is_code(elf, shndx)))
 			continue;
-		ST_GROW(*v, *cap, *n + 1);
+		ST_GROW_BARE(*v, *cap, *n + 1);
 		(*v)[(*n)++] = (struct symbol_candidate){
 			.start = addr, .size = sym.st_size, .raw = name,
 			.typed = type != STT_NOTYPE, .weak = bind == STB_WEAK,
