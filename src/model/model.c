@@ -7,6 +7,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,34 +79,38 @@ static void thread_rows_compact(struct model_rows *r)
 	r->dead = 0;
 }
 
-static struct model_thread_sym *thread_sym_find(const struct model *m, pid_t tid, uint32_t id)
+/* One key layout for both kinds of row: (tid or pid, symbol). */
+_Static_assert(sizeof(struct model_thread_sym_key) == sizeof(struct model_proc_sym_key) &&
+	       offsetof(struct model_thread_sym_key, id) == offsetof(struct model_proc_sym_key, id),
+	       "row keys differ");
+
+/* The row under (who, id), its key key_at bytes into it; NULL if none. */
+static void *rows_find(const struct model_rows *r, pid_t who, uint32_t id, size_t key_at)
 {
 	struct st_index_probe p;
 
-	for (uint32_t v = st_index_first(&m->thread_rows.index,
-					 st_index_hash((uint32_t)tid, id), &p);
-	     v; v = st_index_next(&m->thread_rows.index, &p)) {
-		struct model_thread_sym *ts = m->thread_rows.rows[v - 1];
+	for (uint32_t v = st_index_first(&r->index, st_index_hash((uint32_t)who, id), &p); v;
+	     v = st_index_next(&r->index, &p)) {
+		const unsigned char *row = r->rows[v - 1];
+		struct model_thread_sym_key k;
 
-		if (ts && ts->key.tid == tid && ts->key.id == id)
-			return ts;
+		if (!row)
+			continue;	/* deleted */
+		memcpy(&k, row + key_at, sizeof(k));
+		if (k.tid == who && k.id == id)
+			return r->rows[v - 1];
 	}
 	return NULL;
 }
 
+static struct model_thread_sym *thread_sym_find(const struct model *m, pid_t tid, uint32_t id)
+{
+	return rows_find(&m->thread_rows, tid, id, offsetof(struct model_thread_sym, key));
+}
+
 static struct model_proc_sym *proc_sym_find(const struct model *m, pid_t pid, uint32_t id)
 {
-	struct st_index_probe p;
-
-	for (uint32_t v = st_index_first(&m->proc_rows.index,
-					 st_index_hash((uint32_t)pid, id), &p);
-	     v; v = st_index_next(&m->proc_rows.index, &p)) {
-		struct model_proc_sym *ps = m->proc_rows.rows[v - 1];
-
-		if (ps->key.pid == pid && ps->key.id == id)
-			return ps;
-	}
-	return NULL;
+	return rows_find(&m->proc_rows, pid, id, offsetof(struct model_proc_sym, key));
 }
 
 static void thread_clear_syms(struct model *m, struct model_thread *t)
