@@ -85,6 +85,34 @@ static void check_find_next(void)
 		wrong += symbol_table_find_next(&t, a, &cursor) != symbol_table_find(&t, a);
 	}
 	CHECK(wrong == 0);
+	/* A big table's pages (symbol_table_build makes them): the answers a search gives. */
+	{
+		enum { BIG = 20000 };
+		struct elf_symbol *w = calloc(BIG, sizeof(*w));
+		struct symbol_table big = { .v = w, .n = BIG };
+		size_t c = 0;
+
+		for (size_t i = 0; w && i < BIG; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* Clusters and gaps: steps of 1 to 64 bytes, now and then 1 MB. */
+			w[i].start = (i ? w[i - 1].start : 0x400000) + 1 + x % 64 + (x % 97 ? 0 : 1u << 20);
+			w[i].end = w[i].start + 1 + (x >> 8) % 48;
+		}
+		symbol_table_make_pages(&big);
+		CHECK(big.pages != NULL);
+		wrong = 0;
+		for (int i = 0; w && i < 100000; i++) {
+			uint64_t a;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			a = 0x3ff000 + x % (w[BIG - 1].start - 0x3ff000 + 0x2000);
+			c = 0;
+			wrong += symbol_table_find(&big, a) != symbol_table_find_next(&big, a, &c);
+		}
+		CHECK(wrong == 0);
+		free(big.pages);
+		free(w);
+	}
 	cursor = 1000;	/* past the table: a search */
 	CHECK(symbol_table_find_next(&t, 0x1005, &cursor) == &v[0]);
 }

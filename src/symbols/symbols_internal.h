@@ -78,6 +78,14 @@ struct symbol_table {
 	struct elf_symbol *v;
 	size_t n;
 	char *raw_names;	/* every v[i].raw, one after another: one allocation */
+	/*
+	 * Big tables: pages[p] is the first entry starting at or past
+	 * v[0].start + (p << page_shift), so a search looks between two
+	 * of them, not over libLLVM's 250,000 (NULL: a plain search).
+	 */
+	uint32_t *pages;
+	size_t npages;
+	unsigned page_shift;
 };
 
 /* A function symbol before aliases are merged. */
@@ -114,6 +122,8 @@ struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr
 /* The same, for addresses mostly in order: *cursor (0 at first) carries where the last was. */
 struct elf_symbol *symbol_table_find_next(const struct symbol_table *t, uint64_t addr,
 					  size_t *cursor);
+/* The pages of a big sorted table (symbol_table_build's last step). */
+void symbol_table_make_pages(struct symbol_table *t);
 void symbol_table_clear(struct symbol_table *t);
 
 /*

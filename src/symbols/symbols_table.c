@@ -422,6 +422,32 @@ static void merge_functions(struct symbol_table *t, struct elf_symbol *more, siz
 	t->n += n;
 }
 
+/* The pages of a table of more than PAGED_FROM entries: about one entry a page. */
+#define PAGED_FROM	4096u
+void symbol_table_make_pages(struct symbol_table *t)
+{
+	uint64_t base, span;
+	size_t at = 0;
+
+	if (t->n < PAGED_FROM || t->n > UINT32_MAX)
+		return;
+	base = t->v[0].start;
+	span = t->v[t->n - 1].start - base;
+	t->page_shift = 4;
+	while (t->page_shift < 63 && (span >> t->page_shift) > t->n)
+		t->page_shift++;
+	t->npages = (size_t)(span >> t->page_shift) + 2;
+	t->pages = st_xmalloc(t->npages * sizeof(*t->pages));
+	for (size_t p = 0; p < t->npages; p++) {
+		uint64_t off = (uint64_t)p << t->page_shift;
+		uint64_t from = off > UINT64_MAX - base ? UINT64_MAX : base + off;
+
+		while (at < t->n && t->v[at].start < from)
+			at++;
+		t->pages[p] = (uint32_t)at;
+	}
+}
+
 void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 			uint64_t bias, uint8_t elsewhere_by)
 {
@@ -439,6 +465,7 @@ void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 	if (ncfi)
 		merge_functions(t, cfi, ncfi);
 	free(cfi);
+	symbol_table_make_pages(t);
 	for (size_t i = 0; i < made.n; i++)
 		free(made.v[i]);
 	free(made.v);
@@ -446,10 +473,8 @@ void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 }
 
 /* The first entry at or after lo that starts past addr (every one before lo starts at or before it). */
-static size_t first_after(const struct symbol_table *t, uint64_t addr, size_t lo)
+static size_t first_after_in(const struct symbol_table *t, uint64_t addr, size_t lo, size_t hi)
 {
-	size_t hi = t->n;
-
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -471,8 +496,21 @@ static struct elf_symbol *covering(const struct symbol_table *t, uint64_t addr, 
 	return NULL;
 }
 
+static size_t first_after(const struct symbol_table *t, uint64_t addr, size_t lo)
+{
+	return first_after_in(t, addr, lo, t->n);
+}
+
 struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr)
 {
+	if (t->pages && addr >= t->v[0].start) {
+		size_t p = (size_t)((addr - t->v[0].start) >> t->page_shift);
+
+		/* Every entry before pages[p] starts at or below addr, every one from pages[p + 1] past it. */
+		if (p + 1 < t->npages)
+			return covering(t, addr,
+					first_after_in(t, addr, t->pages[p], t->pages[p + 1]));
+	}
 	return covering(t, addr, first_after(t, addr, 0));
 }
 
@@ -497,6 +535,7 @@ void symbol_table_clear(struct symbol_table *t)
 		free(t->v[i].aliases);
 	}
 	free(t->raw_names);
+	free(t->pages);
 	free(t->v);
 	memset(t, 0, sizeof(*t));
 }
