@@ -81,8 +81,8 @@ static int progress(debuginfod_client *c, long got, long total)
 
 /*
  * libdebuginfod, loaded when a fetch is first asked for: linked, it
- * brings libcurl and some 30 libraries with it, whose loading and
- * relocation were 5% of a one-second session that never fetches.
+ * brings libcurl and some 28 libraries with it, whose loading every
+ * session paid (shimtop --version: 12-16 ms of CPU linked, 6 ms not).
  */
 static struct {
 	debuginfod_client *(*begin)(void);
