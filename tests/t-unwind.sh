@@ -171,7 +171,7 @@ if command -v tmux >/dev/null; then
 		"env LANG=C.UTF-8 '$SHIMTOP' -- '$NOFP' --seconds 60 2>'$TMP/err'; sleep 30"
 	$T send-keys -t ui 6
 	wait_for "stop before main or a thread's start: .*--call-graph auto \(the UI's U\) unwinds it"
-	wait_for "^ +(99\.[0-9]+|100\.00)% +[0-9.]+% +- \[unknown\]\$"
+	wait_for "^ *(99\.[0-9]+|100\.00)% +[0-9.]+% +- \[unknown\]\$"
 	$T send-keys -t ui U
 	wait_for "--call-graph auto: a 8192-byte stack copy per sample, unwound by DWARF"
 	$T send-keys -t ui x
