@@ -98,6 +98,13 @@ test)
 		failed=$((failed + 1))
 		echo "FAIL: distcheck"
 		grep -E "^(FAIL|ERROR)|rror" "$TOP/build/distcheck.out" | head -20
+		# distcheck leaves its tree on failure: show why each test failed.
+		find "$TOP/build" -path "*/_build/*" -name "*.trs" 2>/dev/null |
+			while read -r trs; do
+				grep -Eq "^:test-result: (FAIL|ERROR|XPASS)" "$trs" || continue
+				echo "---- ${trs%.trs}.log"
+				head -20 "${trs%.trs}.log"
+			done
 	fi
 	build build-asan --enable-werror --enable-sanitizers
 	check build-asan
