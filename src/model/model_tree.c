@@ -139,6 +139,16 @@ static void feed_chaining(struct model *m, const struct st_stack *k,
 	callerchain_add_sample(&m->chaining, path, npath, reference, nreference, 1);
 }
 
+/* A frame-pointer chain's callers as perf gives them, innermost first; *n of them. */
+static const uint64_t *raw_callers(const struct st_sample *s, size_t *n)
+{
+	const uint64_t *chain = st_sample_chain(s);
+	size_t first = s->nchain && chain[0] == s->ip;
+
+	*n = s->nchain - first;
+	return chain + first;
+}
+
 /*
  * The kernel's frame-pointer chain: frames[] root first, leaf not
  * included; kernel_only: its kernel frames (under a stack unwound here).
@@ -146,12 +156,9 @@ static void feed_chaining(struct model *m, const struct st_stack *k,
 static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint32_t *frames,
 				bool kernel_only)
 {
-	const uint64_t *chain = st_sample_chain(s);
-	size_t n = s->nchain, first = 0, k = 0;
+	size_t n, k = 0;
+	const uint64_t *chain = raw_callers(s, &n);
 
-	/* The chain starts at the sampled address itself, as perf gives it. */
-	if (n && chain[0] == s->ip)
-		first = 1;
 	/*
 	 * The chain's last few addresses and their functions: recursion, or a
 	 * frame pointer's loop through data (127 frames of two or three
@@ -162,7 +169,7 @@ static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint
 	bool seen_unknown[4] = { false };
 	unsigned nseen = 0;
 
-	for (size_t i = n; i-- > first;) {
+	for (size_t i = n; i-- > 0;) {
 		unsigned j;
 
 		if (kernel_only && chain[i] < KERNEL_START)
@@ -234,16 +241,6 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	return out;
 }
 
-/* A frame-pointer chain's callers as perf gives them, innermost first; *n of them. */
-static const uint64_t *raw_callers(const struct st_sample *s, size_t *n)
-{
-	const uint64_t *chain = st_sample_chain(s);
-	size_t first = s->nchain && chain[0] == s->ip;
-
-	*n = s->nchain - first;
-	return chain + first;
-}
-
 /* A frame-pointer chain whose callers were seen in this generation: the leaf under their node. */
 static bool take_seen_callers(struct model *m, const struct st_sample *s,
 			      const struct st_symbol *leaf, bool truncated, uint32_t *node)
@@ -282,7 +279,8 @@ static void remember_callers(struct model *m, const struct st_sample *s, const u
 		.node = m->tree.nodes[node].parent, .root = frames[0],
 		.frames = (uint32_t)k, .unknown = (uint32_t)unknown, .truncated = truncated,
 	};
-	if (n == k && e.node != CCT_ROOT)
+	/* The plain path takes every frame: the k frames are the n addresses. */
+	if (e.node != CCT_ROOT)
 		callers_seen_put(&m->callers_seen, ips, n, &e);
 }
 

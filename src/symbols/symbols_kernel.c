@@ -139,14 +139,17 @@ static char *read_kallsyms(size_t *len, size_t *size)
 	if (fd < 0)
 		return NULL;
 	/* Where overcommit is strict, a smaller reservation. */
-	for (*size = KALLSYMS_MAX; text == MAP_FAILED && *size >= (16u << 20); *size /= 4)
+	static const size_t sizes[] = { KALLSYMS_MAX, 64u << 20, 16u << 20 };
+
+	for (size_t i = 0; text == MAP_FAILED && i < sizeof sizes / sizeof sizes[0]; i++) {
+		*size = sizes[i];
 		text = mmap(NULL, *size, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	}
 	if (text == MAP_FAILED) {
 		close(fd);
 		return NULL;
 	}
-	*size *= 4;	/* the loop's last step went past the one mapped */
 	while (n < *size - 1) {
 		/* Large reads: the kernel formats the same lines, in fewer calls. */
 		size_t want = *size - 1 - n < (256u << 10) ? *size - 1 - n : 256u << 10;
