@@ -464,8 +464,56 @@ static void test_ibs_raw(void)
 	CHECK(st_record_check(out, sizeof(out)) == 0);
 }
 
+/*
+ * A kernel sample's chain: the kernel's frames, then the user's.  A user
+ * frame in the kernel's half (a frame pointer through data) is no code:
+ * 0, as perf report finds no map for it, never a kernel address.
+ */
+static void test_user_frames_in_kernel_half(void)
+{
+	uint64_t w[32];
+	struct seen seen;
+	const struct st_sample *a;
+	const uint64_t *chain;
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0 };
+	size_t n = 1;
+
+	memset(&ring, 0, sizeof(ring));
+	memset(&seen, 0, sizeof(seen));
+	w[n++] = 0xffffffff81001234;			/* ip, in the kernel */
+	w[n++] = (uint64_t)42 | (uint64_t)43 << 32;
+	w[n++] = 2000;
+	w[n++] = 5000;
+	w[n++] = 2;
+	w[n++] = 100;
+	w[n++] = 100;
+	w[n++] = 1;
+	w[n++] = 1;
+	w[n++] = 7;
+	w[n++] = (uint64_t)PERF_CONTEXT_KERNEL;
+	w[n++] = 0xffffffff81001234;
+	w[n++] = 0xffffffffc0001000;			/* a module's: kept */
+	w[n++] = (uint64_t)PERF_CONTEXT_USER;
+	w[n++] = 0x401000;
+	w[n++] = 0xffffffffc9bc3400;			/* through data */
+	w[n++] = 0x402000;
+	h.size = (uint16_t)(n * 8);
+	memcpy(w, &h, sizeof(h));
+	put(w, n * 8);
+	CHECK(perf_mmap_drain(&ring.page, ring.data, DATA_SIZE, scratch, collect, &seen) == 1);
+	a = (const void *)seen.out[0];
+	chain = st_sample_chain(a);
+	CHECK_EQ_U64(a->nchain, 5);
+	CHECK_EQ_U64(chain[0], 0xffffffff81001234);
+	CHECK_EQ_U64(chain[1], 0xffffffffc0001000);
+	CHECK_EQ_U64(chain[2], 0x401000);
+	CHECK_EQ_U64(chain[3], 0);
+	CHECK_EQ_U64(chain[4], 0x402000);
+}
+
 int main(void)
 {
+	test_user_frames_in_kernel_half();
 	test_ibs_raw();
 	test_stack_copy();
 	test_samples_and_wrap();

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Where the kernel's half of the address space begins (x86-64, arm64). */
+#define USER_SPACE_END	0xffff800000000000ull
+
 long perf_mmap_drain(struct perf_event_mmap_page *page,
 		     const unsigned char *data, size_t data_size,
 		     unsigned char *scratch, perf_record_fn fn, void *arg)
@@ -180,14 +183,25 @@ static int take_callchain(struct cursor *c, struct st_sample *s, size_t words,
 			  unsigned max_stack)
 {
 	uint64_t nr = take64(c);
+	bool user = false;
 
 	if (c->bad || nr > (uint64_t)(c->end - c->p) / 8)
 		return -EBADMSG;
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = take64(c);
 
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
-			continue;	/* a context marker, not a frame */
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			/* A context marker, not a frame: what the frames after it are. */
+			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		/*
+		 * A user frame in the kernel's half is a frame pointer that
+		 * walked through data: no code, as perf report resolves it
+		 * (in the process's maps), never a kernel function's name.
+		 */
+		if (user && ip >= USER_SPACE_END)
+			ip = 0;
 		if (s->nchain == ST_CHAIN_MAX) {
 			s->flags |= ST_SAMPLE_CHAIN_TRUNC;
 			break;
