@@ -243,7 +243,7 @@ static const struct st_symbol *intern(struct symbolizer *s, const char *module,
 
 static void *read_kernel_symbols(void *table)
 {
-	kernel_symbols_load(table);
+	kernel_symbols_load(table, false);
 	return NULL;
 }
 
@@ -631,11 +631,16 @@ static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
 		if (s->kernel_reading)
 			pthread_join(s->kernel_reader, NULL);
 		else
-			kernel_symbols_load(&s->kernel);
+			kernel_symbols_load(&s->kernel, false);
 		s->kernel_reading = false;
 		s->kernel_loaded = true;
 	}
 	e = range_table_find(&s->kernel, ip);
+	if (s->kernel.cached && kernel_cache_unsure(&s->kernel, e, ip)) {
+		/* Past what the saved copy knows: the kernel's own list, once. */
+		kernel_symbols_load(&s->kernel, true);
+		e = range_table_find(&s->kernel, ip);
+	}
 	if (!e)
 		return intern(s, "[kernel]", "[unknown]", true);
 	*offset = offset_in(e->start, ip);

@@ -26,6 +26,8 @@ struct range_table {
 	size_t n, cap;
 	char *text;		/* non-NULL: every name points into it (kallsyms) */
 	size_t text_size;	/* text's mapping */
+	bool cached;		/* kallsyms: from this boot's saved copy */
+	uint64_t static_end;	/* kallsyms: where the kernel's last function starts */
 };
 
 void range_table_add(struct range_table *t, uint64_t start, uint64_t end,
@@ -36,8 +38,22 @@ const struct range_entry *range_table_find(const struct range_table *t,
 					   uint64_t addr);
 void range_table_clear(struct range_table *t);
 
-/* /proc/kallsyms; an empty table when unreadable or hidden (all zero). */
-void kernel_symbols_load(struct range_table *t);
+/*
+ * The kernel's functions: this boot's saved copy where there is one
+ * (t->cached), else /proc/kallsyms, saved; an empty table when
+ * unreadable or hidden (all zero).  fresh: /proc/kallsyms in any case.
+ */
+void kernel_symbols_load(struct range_table *t, bool fresh);
+/* kallsyms' text (len bytes, NUL after them, any content), parsed in place. */
+void kernel_symbols_parse(struct range_table *t, char *text, size_t len);
+
+/* symbols_kernel_cache.c: the copy saved once a boot. */
+bool kernel_cache_key(char *key, size_t len);
+char *kernel_cache_read(const char *key, size_t *len, size_t *size);
+void kernel_cache_write(const char *key, const struct range_table *t);
+/* Whether a saved copy's answer e for addr may be wrong (read afresh). */
+bool kernel_cache_unsure(const struct range_table *t, const struct range_entry *e,
+			 uint64_t addr);
 
 /*
  * /tmp/perf-PID.map, reloaded when it changes.  The target writes it, so

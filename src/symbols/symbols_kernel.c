@@ -167,14 +167,11 @@ static char *read_kallsyms(size_t *len, size_t *size)
 	return text;
 }
 
-void kernel_symbols_load(struct range_table *t)
+void kernel_symbols_parse(struct range_table *t, char *text, size_t len)
 {
 	bool all_zero = true;
-	size_t len, size;
-	char *text = read_kallsyms(&len, &size), *line, *next;
+	char *line, *next;
 
-	if (!text)
-		return;
 	/* The names stay in the text, kept with the table: no copy per symbol. */
 	for (line = text; line < text + len; line = next) {
 		char type, *name, *module, *nl = memchr(line, '\n', (size_t)(text + len - line));
@@ -195,10 +192,41 @@ void kernel_symbols_load(struct range_table *t)
 			.start = addr, .name = name, .module = module && *module ? module : NULL,
 		};
 	}
+	/* kptr_restrict hides addresses as zeros: useless, drop them. */
+	if (all_zero) {
+		free(t->v);
+		t->v = NULL;
+		t->n = t->cap = 0;
+	}
+	range_table_finish(t);
+	/* The kernel's own functions come first, modules' after them. */
+	for (size_t i = 0; i < t->n && !t->v[i].module; i++)
+		t->static_end = t->v[i].start;
+}
+
+void kernel_symbols_load(struct range_table *t, bool fresh)
+{
+	char key[128];
+	bool keyed = kernel_cache_key(key, sizeof(key));
+	size_t len, size;
+	char *text = keyed && !fresh ? kernel_cache_read(key, &len, &size) : NULL;
+
+	range_table_clear(t);
+	if (text) {
+		kernel_symbols_parse(t, text, len);
+		t->text = text;
+		t->text_size = size;
+		t->cached = true;
+		if (t->n)
+			return;
+		range_table_clear(t);
+	}
+	text = read_kallsyms(&len, &size);
+	if (!text)
+		return;
+	kernel_symbols_parse(t, text, len);
 	t->text = text;
 	t->text_size = size;
-	/* kptr_restrict hides addresses as zeros: useless, drop them. */
-	if (all_zero)
-		range_table_clear(t);
-	range_table_finish(t);
+	if (keyed && t->n)
+		kernel_cache_write(key, t);
 }

@@ -1,0 +1,45 @@
+/*
+ * fuzz_kallsyms.c - libFuzzer: kallsyms text, as /proc/kallsyms gives it
+ * or as a saved copy holds it (symbols_kernel_cache.c).  Whatever it
+ * holds parses into a sorted table whose lookups stay in range, and
+ * whether an answer is unsure can be asked of any address.
+ */
+#include "fuzz.h"
+#include "symbols/symbols_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct range_table t;
+	char *text = malloc(size + 1);
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	memset(&t, 0, sizeof(t));
+	kernel_symbols_parse(&t, text, size);
+	for (size_t i = 1; i < t.n; i++)
+		if (t.v[i - 1].start > t.v[i].start)
+			abort();
+	for (size_t i = 0; i < t.n; i++) {
+		uint64_t probes[3] = { t.v[i].start, t.v[i].start + 1, t.v[i].end };
+
+		if (!t.v[i].name || t.v[i].name < text || t.v[i].name > text + size)
+			abort();
+		for (int k = 0; k < 3; k++) {
+			const struct range_entry *e = range_table_find(&t, probes[k]);
+
+			if (e && (e->start > probes[k] || probes[k] >= e->end))
+				abort();
+			(void)kernel_cache_unsure(&t, e, probes[k]);
+		}
+	}
+	(void)kernel_cache_unsure(&t, range_table_find(&t, 0), 0);
+	(void)kernel_cache_unsure(&t, range_table_find(&t, UINT64_MAX), UINT64_MAX);
+	free(t.v);
+	free(text);
+	return 0;
+}

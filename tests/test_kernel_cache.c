@@ -1,0 +1,256 @@
+/*
+ * test_kernel_cache.c - the kernel's functions saved once a boot: a copy
+ * reads back as the table it was made from, less code made at run time;
+ * which answers of a copy are unsure; and the copy is never read from,
+ * nor written through, anything but a plain file of ours in a directory
+ * only we may write (a planted link, a shared directory, another user's
+ * file).  Last, the real /proc/kallsyms, where its addresses show.
+ */
+#include "check.h"
+#include "symbols/symbols_internal.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 t core_one\n"
+	"ffffffff81000200 D some_data\n"
+	"ffffffff81000300 T core_two\n"
+	"ffffffff81000400 T _etext\n"
+	"ffffffffc0000000 t mod_a_first\t[mod_a]\n"
+	"ffffffffc0000100 t mod_a_last\t[mod_a]\n"
+	"ffffffffc0100000 t bpf_prog_123_f\t[bpf]\n"
+	"ffffffffc0200000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+	"ffffffffc0300000 t mod_b_only\t[mod_b]\n";
+
+#define MAGIC_FOR_TEST	"shimtop kallsyms "
+
+static char dir[64];
+
+static void parse(struct range_table *t, const char *text)
+{
+	size_t len = strlen(text);
+	char *copy = mmap(NULL, len + 1, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	memset(t, 0, sizeof(*t));
+	memcpy(copy, text, len + 1);
+	kernel_symbols_parse(t, copy, len);
+	t->text = copy;
+	t->text_size = len + 1;
+}
+
+static const char *name_at(const struct range_table *t, uint64_t addr)
+{
+	const struct range_entry *e = range_table_find(t, addr);
+
+	return e ? e->name : "";
+}
+
+static char *path_of(const char *name)
+{
+	static char p[160];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return p;
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	if (fd >= 0)
+		close(fd);
+	chmod(path, mode);
+}
+
+/* Parsed: text functions only; the copy drops code made at run time. */
+static void check_round_trip(void)
+{
+	struct range_table t, c;
+	size_t len, size;
+	char *text;
+	struct stat st;
+
+	parse(&t, kallsyms);
+	CHECK_EQ_U64(t.n, 9);		/* some_data is not a function */
+	CHECK(!strcmp(name_at(&t, 0xffffffff81000250), "core_one"));
+	CHECK(!strcmp(name_at(&t, 0xffffffffc0100010), "bpf_prog_123_f"));
+	CHECK_EQ_U64(t.static_end, 0xffffffff81000400);
+	kernel_cache_write("k1", &t);
+	CHECK(stat(path_of("kallsyms-k1"), &st) == 0 && (st.st_mode & 0777) == 0600);
+	text = kernel_cache_read("k1", &len, &size);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	memset(&c, 0, sizeof(c));
+	kernel_symbols_parse(&c, text, len);
+	c.text = text;
+	c.text_size = size;
+	CHECK_EQ_U64(c.n, 7);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct range_entry *e = &t.v[i];
+		const char *m = e->module ? e->module : "";
+
+		if (!strcmp(m, "bpf") || !strncmp(m, "__builtin__", 11)) {
+			CHECK(strcmp(name_at(&c, e->start), e->name) != 0);
+			continue;
+		}
+		CHECK(!strcmp(name_at(&c, e->start), e->name));
+		CHECK(!strcmp(range_table_find(&c, e->start)->module ?
+			      range_table_find(&c, e->start)->module : "", m));
+	}
+	/* Another key (another boot, other modules): nothing. */
+	CHECK(kernel_cache_read("k2", &len, &size) == NULL);
+	/* A copy renamed by hand: its first line says whose it is. */
+	CHECK(rename(path_of("kallsyms-k1"), path_of("kallsyms-k3")) == 0);
+	CHECK(kernel_cache_read("k3", &len, &size) == NULL);
+	/* Writing this boot's copy removes the others, nothing else. */
+	write_file(path_of("unrelated"), "x", 0600);
+	kernel_cache_write("k1", &t);
+	CHECK(access(path_of("kallsyms-k3"), F_OK) != 0);
+	CHECK(access(path_of("kallsyms-k1"), F_OK) == 0);
+	CHECK(access(path_of("unrelated"), F_OK) == 0);
+
+	/*
+	 * Unsure: past the kernel's last function, where a module's last
+	 * function ends, or nothing; never inside the kernel or a module,
+	 * nor above the module space (a user frame's -4097).
+	 */
+	CHECK(!kernel_cache_unsure(&c, range_table_find(&c, 0xffffffff81000110), 0xffffffff81000110));
+	CHECK(!kernel_cache_unsure(&c, range_table_find(&c, 0xffffffffc0000010), 0xffffffffc0000010));
+	CHECK(kernel_cache_unsure(&c, range_table_find(&c, 0xffffffffc0000110), 0xffffffffc0000110));
+	CHECK(kernel_cache_unsure(&c, range_table_find(&c, 0xffffffffc0100010), 0xffffffffc0100010));
+	CHECK(kernel_cache_unsure(&c, range_table_find(&c, 0xffffffff81000410), 0xffffffff81000410));
+	CHECK(!kernel_cache_unsure(&c, range_table_find(&c, 0xffffffffffffefff), 0xffffffffffffefff));
+	CHECK(!kernel_cache_unsure(&c, NULL, 0xffff888000000000));
+	range_table_clear(&c);
+	range_table_clear(&t);
+}
+
+/* Links, shared directories, other users' files: never read, never written through. */
+static void check_hostile(void)
+{
+	struct range_table t;
+	char victim[160], linked[160];
+	size_t len, size;
+	struct stat st;
+	FILE *f;
+	char buf[64] = "";
+
+	parse(&t, kallsyms);
+	snprintf(victim, sizeof(victim), "%s.victim", dir);
+	write_file(victim, MAGIC_FOR_TEST "k1\nffffffff81000000 t planted\n", 0600);
+	/* A link where the copy goes: not read; the write replaces the link. */
+	unlink(path_of("kallsyms-k1"));
+	CHECK(symlink(victim, path_of("kallsyms-k1")) == 0);
+	CHECK(kernel_cache_read("k1", &len, &size) == NULL);
+	kernel_cache_write("k1", &t);
+	CHECK(lstat(path_of("kallsyms-k1"), &st) == 0 && S_ISREG(st.st_mode));
+	f = fopen(victim, "r");
+	CHECK(f && fgets(buf, sizeof(buf), f) && !strncmp(buf, MAGIC_FOR_TEST "k1", 19));
+	CHECK(f && fgets(buf, sizeof(buf), f) && strstr(buf, "planted"));
+	if (f)
+		fclose(f);
+	/* Anyone may write the file: not read. */
+	CHECK(chmod(path_of("kallsyms-k1"), 0622) == 0);
+	CHECK(kernel_cache_read("k1", &len, &size) == NULL);
+	CHECK(chmod(path_of("kallsyms-k1"), 0600) == 0);
+	/* Another user's file (root can make one): not read. */
+	if (geteuid() == 0) {
+		CHECK(chown(path_of("kallsyms-k1"), 65534, 65534) == 0);
+		CHECK(kernel_cache_read("k1", &len, &size) == NULL);
+		CHECK(chown(path_of("kallsyms-k1"), 0, 0) == 0);
+	}
+	{
+		char *text = kernel_cache_read("k1", &len, &size);
+
+		CHECK(text != NULL);
+		if (text)
+			munmap(text, size);
+	}
+	/* A directory others may write: neither read nor written. */
+	CHECK(chmod(dir, 0777) == 0);
+	CHECK(kernel_cache_read("k1", &len, &size) == NULL);
+	unlink(path_of("kallsyms-k1"));
+	kernel_cache_write("k1", &t);
+	CHECK(access(path_of("kallsyms-k1"), F_OK) != 0);
+	CHECK(chmod(dir, 0700) == 0);
+	/* The directory a link: not followed. */
+	snprintf(linked, sizeof(linked), "%s.link", dir);
+	CHECK(symlink(dir, linked) == 0);
+	setenv("SHIMTOP_CACHE_DIR", linked, 1);
+	kernel_cache_write("k1", &t);
+	CHECK(access(path_of("kallsyms-k1"), F_OK) != 0);
+	setenv("SHIMTOP_CACHE_DIR", dir, 1);
+	unlink(linked);
+	unlink(victim);
+	/* Empty: no copy at all. */
+	setenv("SHIMTOP_CACHE_DIR", "", 1);
+	kernel_cache_write("k1", &t);
+	CHECK(access(path_of("kallsyms-k1"), F_OK) != 0);
+	setenv("SHIMTOP_CACHE_DIR", dir, 1);
+	range_table_clear(&t);
+}
+
+/* The real thing: a second load reads the copy and names every function as the first. */
+static void check_real(void)
+{
+	struct range_table fresh, saved;
+	size_t named = 0, compared = 0;
+
+	memset(&fresh, 0, sizeof(fresh));
+	memset(&saved, 0, sizeof(saved));
+	kernel_symbols_load(&fresh, false);
+	if (!fresh.n) {
+		printf("kernel symbols hidden (kptr_restrict): the real copy not checked\n");
+		return;
+	}
+	CHECK(!fresh.cached);
+	kernel_symbols_load(&saved, false);
+	CHECK(saved.cached);
+	for (size_t i = 0; i < fresh.n; i++) {
+		const struct range_entry *e = &fresh.v[i], *s = range_table_find(&saved, e->start);
+		const char *m = e->module ? e->module : "";
+
+		if (!strcmp(m, "bpf") || !strncmp(m, "__builtin__", 11))
+			continue;
+		compared++;
+		named += s && !strcmp(s->name, range_table_find(&fresh, e->start)->name);
+	}
+	CHECK(compared > 1000);
+	CHECK_EQ_U64(named, compared);
+	printf("%zu of %zu functions named alike from the copy\n", named, compared);
+	/* fresh: the kernel's list in any case. */
+	kernel_symbols_load(&saved, true);
+	CHECK(!saved.cached && saved.n == fresh.n);
+	range_table_clear(&saved);
+	range_table_clear(&fresh);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/shimtop-kcache.XXXXXX");
+	if (!mkdtemp(dir))
+		return 99;
+	setenv("SHIMTOP_CACHE_DIR", dir, 1);
+	check_round_trip();
+	check_hostile();
+	check_real();
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+	}
+	return check_done("test_kernel_cache");
+}
