@@ -219,6 +219,16 @@ static void rows_found(uint64_t one, uint64_t two)
 	CHECK_EQ_U64(m.thread_rows.n - m.thread_rows.dead, 2002);	/* tid 7's 2, 1,000 x 2 */
 	CHECK(thread_count(&m, 5000, "model_fn_one") == 0 && thread_count(&m, 7, "model_fn_two") == 52);
 	CHECK(proc_count(&m, a, "model_fn_one") == 4050 && proc_count(&m, a, "model_fn_two") == 2052);
+	/*
+	 * A function's last rows are remembered (row_memo): a tid used again
+	 * after its thread was forgotten counts on the new thread's rows.
+	 */
+	sample_of(&m, a, one, 9000, 2 * F + 3060, 1, 0, 0, 0);
+	exits(&m, a, 9000, 9001, 2 * F + 3061);
+	sample_of(&m, a, two, 7, 3 * F + 3070, 1, 0, 0, 0);	/* 9000 forgotten */
+	sample_of(&m, a, one, 9000, 3 * F + 3080, 1, 0, 0, 0);
+	CHECK(thread_count(&m, 9000, "model_fn_one") == 1);
+	CHECK(proc_count(&m, a, "model_fn_one") == 4052);
 	model_zero(&m);
 	for (uint64_t i = 0; i < 80; i++)
 		sample_of(&m, a, two, 7, 3000 + i, 1, 0, 0, 0);

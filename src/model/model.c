@@ -115,6 +115,7 @@ static struct model_proc_sym *proc_sym_find(const struct model *m, pid_t pid, ui
 
 static void thread_clear_syms(struct model *m, struct model_thread *t)
 {
+	m->rows_gen++;		/* t or its rows may go: memos of them expire */
 	while (t->syms) {
 		struct model_thread_sym *ts = t->syms;
 
@@ -146,6 +147,8 @@ static void proc_syms_free(struct model *m)
 {
 	struct model_proc_sym *ps, *tmp;
 
+	m->rows_gen++;
+
 	HASH_ITER(hh, m->proc_syms, ps, tmp) {
 		HASH_DEL(m->proc_syms, ps);
 		free(ps);
@@ -162,6 +165,7 @@ void model_free(struct model *m)
 	obs_model_free(&m->obs);
 	ibs_model_free(&m->ibs);
 	free(m->per_sym);
+	free(m->row_memo);
 	free(m->root_kind);
 	thread_free_all(m);
 	rows_free(&m->thread_rows);
@@ -295,13 +299,14 @@ static void add_sample(const struct model *m, struct model_sym *t,
 	}
 }
 
-/* Returns the sample's thread, for count_process. */
+/* Returns the sample's thread, for count_process; memo: its rows, if current. */
 static struct model_thread *count_thread(struct model *m, const struct st_sample *s,
-					 const struct st_symbol *sym, uint64_t w, uint64_t n)
+					 const struct st_symbol *sym, uint64_t w, uint64_t n,
+					 struct model_row_memo *memo)
 {
-	struct model_thread *t = thread_of(m, (pid_t)s->tid);
+	struct model_thread *t = memo->thread ? memo->thread : thread_of(m, (pid_t)s->tid);
 	int ev = sample_event(m, s);
-	struct model_thread_sym *ts;
+	struct model_thread_sym *ts = memo->thread_sym;
 	struct model_thread_sym_key key;
 
 	t->pid = (pid_t)s->pid;
@@ -313,7 +318,8 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 		t->cycles += s->data[m->ipc_cycles];
 		t->instructions += s->data[m->ipc_instructions];
 	}
-	ts = thread_sym_find(m, t->tid, sym->id);
+	if (!ts)
+		ts = thread_sym_find(m, t->tid, sym->id);
 	if (!ts) {
 		memset(&key, 0, sizeof(key));
 		key.tid = t->tid;
@@ -325,15 +331,18 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 		t->syms = ts;
 	}
 	ts->samples += n;
+	memo->thread = t;
+	memo->thread_sym = ts;
 	return t;
 }
 
 static void count_process(struct model *m, const struct st_sample *s,
 			  const struct model_thread *t, const struct st_symbol *sym,
-			  uint64_t w, uint64_t n)
+			  uint64_t w, uint64_t n, struct model_row_memo *memo)
 {
 	struct model_proc_sym_key key;
-	struct model_proc_sym *ps = proc_sym_find(m, (pid_t)s->pid, sym->id);
+	struct model_proc_sym *ps = memo->proc_sym ? memo->proc_sym
+						   : proc_sym_find(m, (pid_t)s->pid, sym->id);
 
 	if (!ps) {
 		memset(&key, 0, sizeof(key));
@@ -344,6 +353,7 @@ static void count_process(struct model *m, const struct st_sample *s,
 		HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
 		rows_add(&m->proc_rows, (uint32_t)key.pid, key.id, ps);
 	}
+	memo->proc_sym = ps;
 	add_sample(m, &ps->totals, s, w, n);
 	/* The main thread names the process; another thread until it does. */
 	if (t->tid == t->pid || !ps->comm[0])
@@ -353,10 +363,25 @@ static void count_process(struct model *m, const struct st_sample *s,
 		memcpy(ps->comm, "swapper", sizeof("swapper"));
 }
 
+/* The rows sym's last sample counted in, if they are this sample's and still kept; else none. */
+static struct model_row_memo *row_memo_of(struct model *m, const struct st_sample *s, uint32_t id)
+{
+	struct model_row_memo *memo;
+
+	ST_GROW(m->row_memo, m->row_memo_cap, (size_t)id + 1);
+	memo = &m->row_memo[id];
+	if (memo->gen != m->rows_gen + 1 || memo->tid != (pid_t)s->tid ||
+	    memo->pid != (pid_t)s->pid)
+		*memo = (struct model_row_memo){ .tid = (pid_t)s->tid, .pid = (pid_t)s->pid,
+						 .gen = m->rows_gen + 1 };
+	return memo;
+}
+
 void model_account_samples(struct model *m, const struct st_sample *s,
 			   const struct st_symbol *sym, uint64_t n)
 {
 	struct model_sym *ms = sym_of(m, sym->id);
+	struct model_row_memo *memo;
 	uint64_t w = s->period ? s->period : 1;
 	int ev = sample_event(m, s);
 
@@ -377,7 +402,8 @@ void model_account_samples(struct model *m, const struct st_sample *s,
 		m->chains += n;
 		m->chain_frames += s->nchain * n;
 	}
-	count_process(m, s, count_thread(m, s, sym, w, n), sym, w, n);
+	memo = row_memo_of(m, s, sym->id);
+	count_process(m, s, count_thread(m, s, sym, w, n, memo), sym, w, n, memo);
 }
 
 void model_count_time(struct model *m, uint64_t time, uint64_t n)
