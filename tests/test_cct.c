@@ -184,7 +184,7 @@ static const uint64_t *sample_counters;	/* cycles, instructions; NULL: none */
 /* A sample in ip, its chain: ip, then return addresses, innermost first. */
 static void sample(struct model *m, const uint64_t *chain, uint16_t n, uint32_t flags)
 {
-	_Alignas(8) unsigned char buf[sizeof(struct st_sample) + 16 * sizeof(uint64_t)];
+	_Alignas(8) unsigned char buf[sizeof(struct st_sample) + 130 * sizeof(uint64_t)];
 	struct st_sample *s = (void *)buf;
 	unsigned nc = sample_counters ? 2 : 0;
 
@@ -313,7 +313,8 @@ static bool same_tree(const struct cct *t, const struct cct *ref)
  * Chains whose callers were seen before (callers_seen) make the tree
  * cct_add makes of every frame looked up: samples from a few places
  * under a few callers, some truncated, some in unknown code, across a
- * change of the process's map.
+ * change of the process's map; and 100-frame chains alike in their first
+ * 60 frames, told apart by the rest (an entry keeps only 48).
  */
 static void seen_callers(void)
 {
@@ -321,7 +322,7 @@ static void seen_callers(void)
 	const uint64_t fns[] = { (uint64_t)(uintptr_t)&cct_fn_main + 4,
 				 (uint64_t)(uintptr_t)&cct_fn_a + 4,
 				 (uint64_t)(uintptr_t)&cct_fn_b + 1, 0x10 /* unknown */ };
-	uint64_t x = 0x2545f4914f6cdd1dull;
+	uint64_t x = 0x2545f4914f6cdd1dull, long_hits = 0;
 	struct model m;
 	struct cct ref;
 
@@ -330,8 +331,8 @@ static void seen_callers(void)
 	cct_init(&ref);
 	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	for (int i = 0; i < 3000; i++) {
-		uint64_t chain[8];
-		uint32_t frames[8];
+		uint64_t chain[100];
+		uint32_t frames[100];
 		uint16_t n;
 		bool cut;
 
@@ -339,8 +340,18 @@ static void seen_callers(void)
 		n = (uint16_t)(1 + x % 6);
 		for (uint16_t j = 0; j < n; j++)
 			chain[j] = fns[(x >> (8 + 2 * j)) % (j ? 4 : 3)];
+		if ((x >> 50) % 3 == 0) {
+			n = 100;
+			for (uint16_t j = 1; j < n; j++)
+				chain[j] = j < 60 ? fns[1 + j % 2] : fns[(j + (x >> 44) % 3) % 4];
+		}
 		cut = (x >> 40) % 5 == 0;
-		sample(&m, chain, n, cut ? ST_SAMPLE_CHAIN_TRUNC : 0);
+		{
+			uint64_t hits = m.callers_seen.hits;
+
+			sample(&m, chain, n, cut ? ST_SAMPLE_CHAIN_TRUNC : 0);
+			long_hits += n == 100 && m.callers_seen.hits > hits;
+		}
 		/* The reference: each caller looked up at its address less one, root first. */
 		for (uint16_t j = 0; j < n; j++)
 			frames[n - 1 - j] = symbolizer_lookup(sy, getpid(), j ? chain[j] - 1 : chain[0],
@@ -350,6 +361,7 @@ static void seen_callers(void)
 			symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	}
 	CHECK(m.callers_seen.hits > 1000);
+	CHECK(long_hits > 300);
 	CHECK(same_tree(&m.tree, &ref));
 	cct_free(&ref);
 	model_free(&m);

@@ -17,6 +17,12 @@ static uint64_t chain_hash(uint64_t gen, const uint64_t *ips, size_t n, bool tru
 	return h;
 }
 
+/* The addresses an entry keeps of n: past them, the hash of all n answers for the rest. */
+static size_t kept(size_t n)
+{
+	return n < CALLERS_SEEN_IPS ? n : CALLERS_SEEN_IPS;
+}
+
 /* A multiplicative hash's best bits are its top ones. */
 static size_t slot_of(uint64_t h)
 {
@@ -29,12 +35,12 @@ const struct callers_seen_entry *callers_seen_find(struct callers_seen *c, uint6
 	const struct callers_seen_entry *e;
 	uint64_t h;
 
-	if (!c->slots || !n || n > CALLERS_SEEN_IPS)
+	if (!c->slots || !n || n > CALLERS_SEEN_MAX)
 		return NULL;
 	h = chain_hash(gen, ips, n, truncated);
 	e = &c->slots[slot_of(h)];
 	if (!e->node || e->hash != h || e->gen != gen || e->nips != n ||
-	    e->truncated != truncated || memcmp(e->ips, ips, n * sizeof(*ips))) {
+	    e->truncated != truncated || memcmp(e->ips, ips, kept(n) * sizeof(*ips))) {
 		c->misses++;
 		return NULL;
 	}
@@ -48,7 +54,7 @@ void callers_seen_put(struct callers_seen *c, const uint64_t *ips, size_t n,
 	struct callers_seen_entry *to;
 	uint64_t h;
 
-	if (!n || n > CALLERS_SEEN_IPS || !e->node)
+	if (!n || n > CALLERS_SEEN_MAX || !e->node)
 		return;
 	if (!c->slots)
 		c->slots = st_xcalloc(CALLERS_SEEN_SLOTS, sizeof(*c->slots));
@@ -57,7 +63,7 @@ void callers_seen_put(struct callers_seen *c, const uint64_t *ips, size_t n,
 	*to = *e;
 	to->hash = h;
 	to->nips = (uint32_t)n;
-	memcpy(to->ips, ips, n * sizeof(*ips));
+	memcpy(to->ips, ips, kept(n) * sizeof(*ips));
 }
 
 void callers_seen_free(struct callers_seen *c)

@@ -16,7 +16,15 @@
 #include <stdint.h>
 
 #define CALLERS_SEEN_SLOTS	4096u
-#define CALLERS_SEEN_IPS	48u	/* longer chains are not kept */
+/*
+ * An entry keeps a chain's first 48 addresses and the 64-bit hash of all
+ * of them: a longer chain (up to the kernel's 127, a frame pointer
+ * through data: 10% of a compile's samples) matches on those and the
+ * hash, which two chains of the same length and first 48 share by chance
+ * one time in 2^64.  Longer than the kernel gives: not kept.
+ */
+#define CALLERS_SEEN_IPS	48u
+#define CALLERS_SEEN_MAX	4096u
 
 struct callers_seen_entry {
 	uint64_t hash, gen;
@@ -24,7 +32,7 @@ struct callers_seen_entry {
 	uint32_t root;		/* the outermost caller's symbol */
 	uint32_t frames;	/* callers in the tree's path */
 	uint32_t unknown;	/* of them, unknown */
-	uint32_t nips;
+	uint32_t nips;		/* the chain's length; the first CALLERS_SEEN_IPS kept */
 	bool truncated;
 	uint64_t ips[CALLERS_SEEN_IPS];
 };
