@@ -81,6 +81,20 @@ int main(void)
 		reorder_flush(&r, UINT64_MAX, collect_text, &out);
 		CHECK(out.n == 3 && !strcmp(out.got[2], "a") && r.n == 0);
 	}
+	/* In order already (one ring): as they came; only the last two swapped: sorted. */
+	{
+		struct seen in = { { 0 }, 0 };
+
+		add(&r, 1, 1);
+		add(&r, 2, 2);
+		add(&r, 2, 3);
+		add(&r, 4, 5);
+		add(&r, 3, 4);
+		reorder_flush(&r, UINT64_MAX, collect, &in);
+		CHECK(in.n == 5);
+		for (size_t i = 0; i < in.n; i++)
+			CHECK_EQ_U64(in.v[i], i + 1);
+	}
 	add(&r, 5, 5);
 	reorder_free(&r);	/* what is left is freed (ASan checks) */
 	return check_done("test_reorder");
