@@ -314,7 +314,7 @@ static bool same_tree(const struct cct *t, const struct cct *ref)
  * cct_add makes of every frame looked up: samples from a few places
  * under a few callers, some truncated, some in unknown code, across a
  * change of the process's map; and 100-frame chains alike in their first
- * 60 frames, told apart by the rest (an entry keeps only 48).
+ * 60 frames, told apart by the rest (an entry keeps only 8).
  */
 static void seen_callers(void)
 {

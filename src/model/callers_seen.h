@@ -17,13 +17,14 @@
 
 #define CALLERS_SEEN_SLOTS	4096u
 /*
- * An entry keeps a chain's first 48 addresses and the 64-bit hash of all
- * of them: a longer chain (up to the kernel's 127, a frame pointer
- * through data: 10% of a compile's samples) matches on those and the
- * hash, which two chains of the same length and first 48 share by chance
- * one time in 2^64.  Longer than the kernel gives: not kept.
+ * An entry keeps a chain's first 8 addresses and the 64-bit hash of all
+ * of them: two chains of the same length and first 8 share the hash by
+ * chance one time in 2^64 (a target that forged its frame pointers to
+ * collide would misplace only its own samples, which forged frame
+ * pointers do anyway).  Kept whole, an entry was 424 bytes: a hit read
+ * seven cache lines.  Longer than the kernel's 127 frames: not kept.
  */
-#define CALLERS_SEEN_IPS	48u
+#define CALLERS_SEEN_IPS	8u
 #define CALLERS_SEEN_MAX	4096u
 
 struct callers_seen_entry {
