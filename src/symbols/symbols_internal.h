@@ -44,6 +44,8 @@ void range_table_clear(struct range_table *t);
  * unreadable or hidden (all zero).  fresh: /proc/kallsyms in any case.
  */
 void kernel_symbols_load(struct range_table *t, bool fresh);
+/* Reads fd (closed after) into text, at most size - 1 bytes, NUL after them: how many. */
+size_t kallsyms_read_fd(int fd, char *text, size_t size);
 /* kallsyms' text (len bytes, NUL after them, any content), parsed in place. */
 void kernel_symbols_parse(struct range_table *t, char *text, size_t len);
 

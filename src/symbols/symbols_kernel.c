@@ -134,7 +134,6 @@ static char *read_kallsyms(size_t *len, size_t *size)
 {
 	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	char *text = MAP_FAILED;
-	size_t n = 0;
 
 	if (fd < 0)
 		return NULL;
@@ -150,9 +149,17 @@ static char *read_kallsyms(size_t *len, size_t *size)
 		close(fd);
 		return NULL;
 	}
-	while (n < *size - 1) {
+	*len = kallsyms_read_fd(fd, text, *size);
+	return text;
+}
+
+size_t kallsyms_read_fd(int fd, char *text, size_t size)
+{
+	size_t n = 0;
+
+	while (n < size - 1) {
 		/* Large reads: the kernel formats the same lines, in fewer calls. */
-		size_t want = *size - 1 - n < (256u << 10) ? *size - 1 - n : 256u << 10;
+		size_t want = size - 1 - n < (256u << 10) ? size - 1 - n : 256u << 10;
 		ssize_t got = read(fd, text + n, want);
 
 		if (got < 0 && errno == EINTR)
@@ -163,8 +170,7 @@ static char *read_kallsyms(size_t *len, size_t *size)
 	}
 	close(fd);
 	text[n] = '\0';
-	*len = n;
-	return text;
+	return n;
 }
 
 void kernel_symbols_parse(struct range_table *t, char *text, size_t len)

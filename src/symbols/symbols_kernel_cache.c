@@ -21,7 +21,6 @@
 #include "util.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -124,7 +123,7 @@ char *kernel_cache_read(const char *key, size_t *len, size_t *size)
 	int dir = open_dir(false), fd;
 	struct stat st;
 	char *text;
-	size_t n = 0;
+	size_t n;
 
 	if (dir < 0)
 		return NULL;
@@ -145,18 +144,7 @@ char *kernel_cache_read(const char *key, size_t *len, size_t *size)
 		close(fd);
 		return NULL;
 	}
-	while (n < *size - 1) {
-		ssize_t got = read(fd, text + n, *size - 1 - n);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	text[n] = '\0';
-	*len = n;
+	*len = n = kallsyms_read_fd(fd, text, *size);
 	/* The key inside too: a copy renamed by hand is not this boot's. */
 	snprintf(head, sizeof(head), MAGIC "%s\n", key);
 	if (n < strlen(head) || memcmp(text, head, strlen(head)) != 0) {
