@@ -116,13 +116,16 @@ int main(int argc, char **argv)
 	pthread_join(t, NULL);
 	symbolizer_stats(sy, &ss);
 	printf("ingest: %llu records in %.3f s = %.0f records/s; %.2f us a sample; "
-	       "%zu symbols; cache hits %.2f%%; samples %llu\n",
+	       "%zu symbols; cache hits %.2f%%; samples %llu; lookups %llu, unknown %llu; "
+	       "callers seen %llu of %llu\n",
 	       (unsigned long long)got, (double)(t1 - t0) / 1e9,
 	       (double)got * 1e9 / (double)(t1 - t0),
 	       m.samples ? (double)(t1 - t0) / 1e3 / (double)m.samples : 0.0,
 	       symbolizer_count(sy),
 	       ss.lookups ? 100.0 * (double)ss.cache_hits / (double)ss.lookups : 0,
-	       (unsigned long long)m.samples);
+	       (unsigned long long)m.samples, (unsigned long long)ss.lookups,
+	       (unsigned long long)ss.unknown, (unsigned long long)m.callers_seen.hits,
+	       (unsigned long long)(m.callers_seen.hits + m.callers_seen.misses));
 	model_free(&m);
 	symbolizer_destroy(sy);
 	ring_destroy(st.ring);

@@ -352,7 +352,11 @@ static int parse_sort(struct st_sort *sort, const char *list)
 			break;
 		}
 		sort->key[sort->nkeys++] = (enum st_sort_key)k;
-		sort->by_process |= k == ST_SORT_PROCESS;
+		/* pid splits processes; comm alone merges those of one command. */
+		if (!strcmp(tok, "pid"))
+			sort->split = ST_SPLIT_PID;
+		else if (k == ST_SORT_PROCESS && sort->split == ST_SPLIT_NONE)
+			sort->split = ST_SPLIT_COMM;
 	}
 	free(copy);
 	if (!rc && !sort->nkeys)
@@ -819,7 +823,7 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 	/* Several processes: a row per process and symbol unless -s says. */
 	if (!sort_given && (o->target == ST_TARGET_SYSTEM ||
 			    o->target == ST_TARGET_USER || o->npids > 1))
-		o->sort.by_process = true;
+		o->sort.split = ST_SPLIT_PID;
 	/* With --export, -o names the export, not a recording. */
 	if (o->export_format && o->replay_path && o->record_path) {
 		o->export_path = o->record_path;

@@ -44,10 +44,18 @@ enum st_sort_key {
  * overhead in front, as perf orders.
  */
 #define ST_MAX_SORT_KEYS 5	/* four given, and overhead first for perf's */
+
+/* How rows are split beside the symbol: perf's -s comm and -s pid. */
+enum st_split {
+	ST_SPLIT_NONE,			/* a row per symbol */
+	ST_SPLIT_PID,			/* per process and symbol (-s pid; several processes) */
+	ST_SPLIT_COMM,			/* per command and symbol (-s comm): processes merged */
+};
+
 struct st_sort {
 	enum st_sort_key key[ST_MAX_SORT_KEYS];
 	int nkeys;			/* at least 1 */
-	bool by_process;		/* a row per (process, symbol): comm or pid given */
+	enum st_split split;
 	bool given;			/* by -s (else the default) */
 };
 

@@ -150,7 +150,7 @@ static int open_replay(struct session *s, const struct st_options *o)
 	snprintf(s->comm, sizeof(s->comm), "%s", h.comm);
 	/* Several processes were recorded (-a, -u, a -p list): rows per process. */
 	if (h.pid == 0 && !o->sort.given)
-		s->sort.by_process = true;
+		s->sort.split = ST_SPLIT_PID;
 	source_info(s->source, &s->info);
 	return 0;
 }

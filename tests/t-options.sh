@@ -142,6 +142,40 @@ if w != sorted(w, reverse=True):
 if not all(r.get('pid') == int(sys.argv[2]) for r in d['rows']):
     sys.exit("-s pid,sym rows lack the process id")
 PY
+# -s comm: a command run as many processes (forker's children) is one
+# row per symbol, as perf report -s comm,sym; -s pid splits them.  The
+# thread and process arrays with what they leave out cover every sample.
+"$SHIMTOP" -b --duration 2 -c 250000 -o "$TMP/fork.rec" -- "$TESTS_BIN/forker" --rate 50 \
+	--seconds 3 >/dev/null 2>"$TMP/err" || fail "forker: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/fork.rec" -b -s comm,sym --format json >"$TMP/comm.json" 2>"$TMP/err" ||
+	fail "-s comm,sym: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/fork.rec" -b -s pid,sym --format json >"$TMP/pid.json" 2>"$TMP/err" ||
+	fail "-s pid,sym: $(cat "$TMP/err")"
+python3 - "$TMP/comm.json" "$TMP/pid.json" <<'PY' || fail "-s comm: see above"
+import json, sys
+comm, pid = (json.load(open(f)) for f in sys.argv[1:3])
+by_pid = [r for r in pid['rows'] if r['symbol'] == 'child_work']
+if len(by_pid) < 2:
+    sys.exit(f"-s pid: child_work in {len(by_pid)} process rows; the test needs several")
+by_comm = [r for r in comm['rows'] if r['symbol'] == 'child_work']
+if len(by_comm) != 1 or 'pid' in by_comm[0] or by_comm[0]['comm'] != 'forker':
+    sys.exit(f"-s comm: child_work rows {by_comm[:3]}, expected one of command forker")
+if by_comm[0]['processes'] < len(by_pid) or by_comm[0]['samples'] != sum(r['samples'] for r in by_pid):
+    sys.exit(f"-s comm: {by_comm[0]} does not hold the {len(by_pid)} process rows")
+for d in comm, pid:
+    rest = d['not_listed']
+    if sum(t['samples'] for t in d['per_thread']) + rest['threads']['samples'] != d['samples']:
+        sys.exit(f"threads listed and not listed do not add up to {d['samples']}: {rest}")
+    if sum(p['samples'] for p in d['per_process']) + rest['processes']['samples'] != d['samples']:
+        sys.exit(f"processes do not add up to {d['samples']}: {rest}")
+    if any(t['samples'] == 0 or t['pid'] == 0 for t in d['per_thread']):
+        sys.exit("a thread without samples is listed")
+    if any(p['threads'] < 1 for p in d['per_process']):
+        sys.exit("a process lists no threads: " + str([p for p in d['per_process'] if p['threads'] < 1][:3]))
+PY
+"$SHIMTOP" -i "$TMP/fork.rec" -b -s comm >"$TMP/text" 2>"$TMP/err" || fail "-s comm text: $(cat "$TMP/err")"
+grep -Eq "^ +SELF% +SAMPLES +IPC  COMMAND +NAMED BY" "$TMP/text" ||
+	fail "-s comm: no COMMAND column: $(sed -n 6p "$TMP/text")"
 "$SHIMTOP" -i "$TMP/rec" -b -s symbol --format json >"$TMP/s.json" 2>"$TMP/err"
 [ "$(json_get "$TMP/s.json" "[r['symbol'] for r in d['rows']] == sorted(r['symbol'] for r in d['rows'])")" = True ] ||
 	fail "-s symbol does not order by name"

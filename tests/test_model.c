@@ -140,6 +140,68 @@ static void separate_events(uint64_t one, uint64_t two)
 	symbolizer_destroy(sy);
 }
 
+static void comm_of(struct model *m, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct st_comm c = { .h = { ST_REC_COMM, ST_SOURCE_PERF, sizeof(c) }, .pid = pid,
+			     .tid = tid };
+
+	snprintf(c.comm, sizeof(c.comm), "%s", comm);
+	model_ingest(m, &c);
+}
+
+/*
+ * A command run as several processes (a shell loop): -s comm makes one
+ * row of each symbol for them, -s pid one per process.  The process
+ * table counts every thread that had a sample; a thread named by a
+ * record but never sampled has no row in the thread table.
+ */
+static void rows_by_command(void)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	struct st_sort by_comm = { .key = { ST_SORT_SELF }, .nkeys = 1, .split = ST_SPLIT_COMM };
+	struct st_sort by_pid = { .key = { ST_SORT_SELF }, .nkeys = 1, .split = ST_SPLIT_PID };
+	struct model_process_row *pr;
+	struct model_thread_row *tr;
+	struct model_row *rows;
+	struct model m;
+	size_t n;
+
+	model_init(&m, sy);
+	comm_of(&m, 100, 100, "worker");
+	comm_of(&m, 100, 103, "worker");
+	comm_of(&m, 100, 104, "worker");
+	comm_of(&m, 101, 101, "worker");
+	comm_of(&m, 102, 102, "other");
+	for (int i = 0; i < 3; i++)
+		sample_of(&m, 100, 0x10, 100, 1000 + (uint64_t)i, 10, 0, 0, 0);
+	sample_of(&m, 100, 0x10, 103, 2000, 10, 0, 0, 0);
+	for (int i = 0; i < 2; i++)
+		sample_of(&m, 101, 0x10, 101, 3000 + (uint64_t)i, 10, 0, 0, 0);
+	sample_of(&m, 102, 0x10, 102, 4000, 10, 0, 0, 0);
+
+	model_flush(&m);	/* the processes' maps never come: their samples wait no more */
+	n = model_rows_sorted(&m, &by_comm, false, &rows);
+	CHECK(n == 2);
+	CHECK(n == 2 && !strcmp(rows[0].comm, "worker") && rows[0].samples == 6 &&
+	      rows[0].processes == 2);
+	CHECK(n == 2 && !strcmp(rows[1].comm, "other") && rows[1].samples == 1 &&
+	      rows[1].processes == 1);
+	free(rows);
+	n = model_rows_sorted(&m, &by_pid, false, &rows);
+	CHECK(n == 3);
+	free(rows);
+	n = model_process_rows(&m, &pr);
+	CHECK(n == 3 && pr[0].pid == 100 && pr[0].threads == 2 && pr[1].threads == 1);
+	free(pr);
+	n = model_thread_rows(&m, &tr);
+	CHECK(n == 4);
+	for (size_t i = 0; i < n; i++)
+		CHECK(tr[i].t->samples > 0 && tr[i].t->pid != 0);
+	free(tr);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 /* The samples of (pid, symbol name) in the process rows, and of name in tid's thread rows. */
 static uint64_t proc_count(const struct model *m, uint32_t pid, const char *name)
 {
@@ -182,33 +244,35 @@ static void rows_found(uint64_t one, uint64_t two)
 	const uint64_t F = MODEL_FORGET_NS;
 	struct symbolizer *sy = symbolizer_create(true);
 	uint32_t a = (uint32_t)getpid(), b = a + 100000;
+	/* Thread ids past a: none is a process id here (a thread a exits forgets the process). */
+	const uint32_t T = a + 1;
 	struct model m;
 
 	model_init(&m, sy);
 	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	task(&m, ST_REC_FORK, b, a, 500);	/* b: a's copy */
 	for (uint64_t i = 0; i < 100; i++)
-		sample_of(&m, a, i % 2 ? two : one, 7, 1000 + i, 1, 0, 0, 0);
+		sample_of(&m, a, i % 2 ? two : one, T + 7, 1000 + i, 1, 0, 0, 0);
 	for (uint64_t i = 0; i < 30; i++)
-		sample_of(&m, b, one, 7, 2000 + i, 1, 0, 0, 0);
-	CHECK(m.threads && thread_count(&m, 7, "model_fn_one") == 80);
-	CHECK(thread_count(&m, 7, "model_fn_two") == 50);
+		sample_of(&m, b, one, T + 7, 2000 + i, 1, 0, 0, 0);
+	CHECK(m.threads && thread_count(&m, T + 7, "model_fn_one") == 80);
+	CHECK(thread_count(&m, T + 7, "model_fn_two") == 50);
 	CHECK(proc_count(&m, a, "model_fn_one") == 50 && proc_count(&m, a, "model_fn_two") == 50);
 	CHECK(proc_count(&m, b, "model_fn_one") == 30 && proc_count(&m, b, "model_fn_two") == 0);
-	for (uint32_t tid = 5000; tid < 8000; tid++)
+	for (uint32_t tid = T + 5000; tid < T + 8000; tid++)
 		sample_of(&m, a, one, tid, 3000, 1, 0, 0, 0);
-	exits(&m, a, 5000, 6600, 3001);
-	sample_of(&m, a, two, 7, F + 3010, 1, 0, 0, 0);	/* 1,600 forgotten: made again */
+	exits(&m, a, T + 5000, T + 6600, 3001);
+	sample_of(&m, a, two, T + 7, F + 3010, 1, 0, 0, 0);	/* 1,600 forgotten: made again */
 	CHECK(m.thread_rows.n < 3000);
-	for (uint32_t tid = 7000; tid < 8000; tid++)		/* new rows after that */
+	for (uint32_t tid = T + 7000; tid < T + 8000; tid++)		/* new rows after that */
 		sample_of(&m, a, two, tid, F + 3020, 1, 0, 0, 0);
-	exits(&m, a, 6600, 7000, F + 3030);
-	sample_of(&m, a, two, 7, 2 * F + 3040, 1, 0, 0, 0);	/* 400 more forgotten */
+	exits(&m, a, T + 6600, T + 7000, F + 3030);
+	sample_of(&m, a, two, T + 7, 2 * F + 3040, 1, 0, 0, 0);	/* 400 more forgotten */
 	{
 		size_t wrong = 0;
 
 		/* Every thread left finds both its rows again, counted on them. */
-		for (uint32_t tid = 7000; tid < 8000; tid++) {
+		for (uint32_t tid = T + 7000; tid < T + 8000; tid++) {
 			sample_of(&m, a, one, tid, 2 * F + 3050, 1, 0, 0, 0);
 			sample_of(&m, a, two, tid, 2 * F + 3050, 1, 0, 0, 0);
 			wrong += thread_count(&m, tid, "model_fn_one") != 2 ||
@@ -217,22 +281,22 @@ static void rows_found(uint64_t one, uint64_t two)
 		CHECK(wrong == 0);
 	}
 	CHECK_EQ_U64(m.thread_rows.n - m.thread_rows.dead, 2002);	/* tid 7's 2, 1,000 x 2 */
-	CHECK(thread_count(&m, 5000, "model_fn_one") == 0 && thread_count(&m, 7, "model_fn_two") == 52);
+	CHECK(thread_count(&m, T + 5000, "model_fn_one") == 0 && thread_count(&m, T + 7, "model_fn_two") == 52);
 	CHECK(proc_count(&m, a, "model_fn_one") == 4050 && proc_count(&m, a, "model_fn_two") == 2052);
 	/*
 	 * A function's last rows are remembered (row_memo): a tid used again
 	 * after its thread was forgotten counts on the new thread's rows.
 	 */
-	sample_of(&m, a, one, 9000, 2 * F + 3060, 1, 0, 0, 0);
-	exits(&m, a, 9000, 9001, 2 * F + 3061);
-	sample_of(&m, a, two, 7, 3 * F + 3070, 1, 0, 0, 0);	/* 9000 forgotten */
-	sample_of(&m, a, one, 9000, 3 * F + 3080, 1, 0, 0, 0);
-	CHECK(thread_count(&m, 9000, "model_fn_one") == 1);
+	sample_of(&m, a, one, T + 9000, 2 * F + 3060, 1, 0, 0, 0);
+	exits(&m, a, T + 9000, T + 9001, 2 * F + 3061);
+	sample_of(&m, a, two, T + 7, 3 * F + 3070, 1, 0, 0, 0);	/* 9000 forgotten */
+	sample_of(&m, a, one, T + 9000, 3 * F + 3080, 1, 0, 0, 0);
+	CHECK(thread_count(&m, T + 9000, "model_fn_one") == 1);
 	CHECK(proc_count(&m, a, "model_fn_one") == 4052);
 	model_zero(&m);
 	for (uint64_t i = 0; i < 80; i++)
-		sample_of(&m, a, two, 7, 3000 + i, 1, 0, 0, 0);
-	CHECK(thread_count(&m, 7, "model_fn_two") == 80 && thread_count(&m, 7, "model_fn_one") == 0);
+		sample_of(&m, a, two, T + 7, 3000 + i, 1, 0, 0, 0);
+	CHECK(thread_count(&m, T + 7, "model_fn_two") == 80 && thread_count(&m, T + 7, "model_fn_one") == 0);
 	CHECK(proc_count(&m, a, "model_fn_two") == 80 && proc_count(&m, b, "model_fn_one") == 0);
 	model_free(&m);
 	symbolizer_destroy(sy);
@@ -294,6 +358,7 @@ static void range_windows(uint64_t one, uint64_t two)
 	struct model_thread_row *tr;
 
 	rows_found(one, two);
+	rows_by_command();
 	model_init(&m, sy);
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;

@@ -146,12 +146,17 @@ static void thread_free_all(struct model *m)
 static void proc_syms_free(struct model *m)
 {
 	struct model_proc_sym *ps, *tmp;
+	struct model_process *p, *ptmp;
 
 	m->rows_gen++;
 
 	HASH_ITER(hh, m->proc_syms, ps, tmp) {
 		HASH_DEL(m->proc_syms, ps);
 		free(ps);
+	}
+	HASH_ITER(hh, m->processes, p, ptmp) {
+		HASH_DEL(m->processes, p);
+		free(p);
 	}
 	rows_free(&m->proc_rows);
 }
@@ -299,6 +304,20 @@ static void add_sample(const struct model *m, struct model_sym *t,
 	}
 }
 
+/* A thread's first sample: one more of its process's threads. */
+static void count_thread_of_process(struct model *m, pid_t pid)
+{
+	struct model_process *p;
+
+	HASH_FIND(hh, m->processes, &pid, sizeof(pid), p);
+	if (!p) {
+		p = st_xcalloc(1, sizeof(*p));
+		p->pid = pid;
+		HASH_ADD(hh, m->processes, pid, sizeof(p->pid), p);
+	}
+	p->threads++;
+}
+
 /* Returns the sample's thread, for count_process; memo: its rows, if current. */
 static struct model_thread *count_thread(struct model *m, const struct st_sample *s,
 					 const struct st_symbol *sym, uint64_t w, uint64_t n,
@@ -310,6 +329,8 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 	struct model_thread_sym_key key;
 
 	t->pid = (pid_t)s->pid;
+	if (!t->samples)
+		count_thread_of_process(m, t->pid);
 	t->samples += n;
 	t->weight += w;
 	if (ev >= 0)
@@ -846,11 +867,60 @@ static size_t rows_by_process(const struct model *m, struct model_row **rows)
 	return n;
 }
 
+static int by_command(const void *pa, const void *pb)
+{
+	const struct model_proc_sym *a = *(const struct model_proc_sym *const *)pa;
+	const struct model_proc_sym *b = *(const struct model_proc_sym *const *)pb;
+	int c = strcmp(a->comm, b->comm);
+
+	return c ? c : (a->key.id > b->key.id) - (a->key.id < b->key.id);
+}
+
+static void sum_into(struct model_sym *to, const struct model_sym *t)
+{
+	to->samples += t->samples;
+	to->weight += t->weight;
+	to->cycles += t->cycles;
+	to->instructions += t->instructions;
+	for (int e = 0; e < ST_MAX_SAMPLED; e++)
+		to->event_weight[e] += t->event_weight[e];
+}
+
+/* perf's -s comm: a row per command and symbol, its processes' samples summed. */
+static size_t rows_by_command(const struct model *m, struct model_row **rows)
+{
+	size_t n = 0, k = 0, count = HASH_COUNT(m->proc_syms);
+	const struct model_proc_sym **all = st_xcalloc(count ? count : 1, sizeof(*all));
+	struct model_row *r = st_xcalloc(count ? count : 1, sizeof(*r));
+	const struct model_proc_sym *ps;
+
+	for (ps = m->proc_syms; ps; ps = ps->hh.next)
+		if (ps->totals.samples)
+			all[k++] = ps;
+	qsort(all, k, sizeof(*all), by_command);
+	for (size_t i = 0; i < k;) {
+		struct model_sym sum = { 0 };
+		size_t j = i;
+
+		for (; j < k && all[j]->key.id == all[i]->key.id &&
+		       !strcmp(all[j]->comm, all[i]->comm); j++)
+			sum_into(&sum, &all[j]->totals);
+		fill_row(m, &r[n], all[i]->key.id, &sum);
+		r[n].comm = all[i]->comm;
+		r[n++].processes = (uint32_t)(j - i);
+		i = j;
+	}
+	free(all);
+	*rows = r;
+	return n;
+}
+
 size_t model_rows_sorted(const struct model *m, const struct st_sort *sort,
 			 bool invert, struct model_row **rows)
 {
-	size_t n = sort->by_process ? rows_by_process(m, rows)
-				    : rows_by_symbol(m, rows);
+	size_t n = sort->split == ST_SPLIT_PID ? rows_by_process(m, rows)
+		   : sort->split == ST_SPLIT_COMM ? rows_by_command(m, rows)
+		   : rows_by_symbol(m, rows);
 
 	sort_ctx = (struct sort_ctx){ *sort, invert };
 	if (sort_ctx.sort.nkeys < 1)

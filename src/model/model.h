@@ -28,7 +28,8 @@ struct st_symbol;
 struct model_row {
 	const struct st_symbol *sym;
 	pid_t pid;		/* rows split by process: its id, else 0 */
-	const char *comm;	/* and its command, else "" */
+	const char *comm;	/* and its command (by process or command), else "" */
+	uint32_t processes;	/* rows split by command: the processes it holds */
 	uint64_t samples;
 	uint64_t weight;	/* sum of sample periods */
 	double self;		/* share of all weight, 0..100 */
@@ -85,6 +86,13 @@ struct model_proc_sym {
 	char comm[16];			/* the process's command at its last sample */
 };
 
+/* A process's threads that had samples, forgotten ones too: the table's THREADS. */
+struct model_process {
+	UT_hash_handle hh;
+	pid_t pid;
+	uint32_t threads;
+};
+
 /* A row of the per-process table (top's default view). */
 struct model_process_row {
 	pid_t pid;
@@ -92,7 +100,7 @@ struct model_process_row {
 	uint64_t samples, weight;
 	double share;			/* of all weight, 0..100 */
 	double ipc;			/* NAN when no counters were read */
-	size_t threads;			/* threads seen that are not forgotten */
+	size_t threads;			/* threads that had samples, exited ones too */
 	const struct st_symbol *top;	/* its heaviest symbol */
 };
 
@@ -167,6 +175,7 @@ struct model {
 	struct model_thread *threads;		/* by tid (uthash) */
 	uint64_t gone_threads, gone_samples;	/* exited threads forgotten */
 	struct model_proc_sym *proc_syms;	/* by (pid, symbol) (uthash) */
+	struct model_process *processes;	/* by pid (uthash): threads sampled */
 	/*
 	 * Every sample finds both its rows: through the shared index, whose
 	 * slots hold 32 bits of the hash, so a lookup touches the row it
@@ -326,7 +335,7 @@ size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,
 
 /*
  * The same with perf's sort list: the first key orders, the others break
- * ties; with sort->by_process a row per (process, symbol).
+ * ties; sort->split: a row per (process, symbol) or (command, symbol).
  */
 size_t model_rows_sorted(const struct model *m, const struct st_sort *sort,
 			 bool invert, struct model_row **rows);

@@ -37,6 +37,9 @@ size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
 	const struct model_thread *t;
 
 	for (t = m->threads; t; t = t->hh.next) {
+		/* A thread named by a record but never sampled has no row (nor a pid yet). */
+		if (!t->samples)
+			continue;
 		r[n].t = t;
 		r[n].share = share(m, model_shown_weight(m, t->weight, t->event_weight));
 		r[n].ipc = t->cycles ? ratio(t->instructions, t->cycles) : NAN;
@@ -104,7 +107,7 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 {
 	struct process_acc *procs = NULL, *p, *tmp;
 	const struct model_proc_sym *ps;
-	const struct model_thread *t;
+	const struct model_process *mp;
 	size_t n = 0;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next) {
@@ -128,10 +131,10 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 		if (!p->row.comm || ps->comm[0])
 			p->row.comm = ps->comm;
 	}
-	for (t = m->threads; t; t = t->hh.next) {
-		HASH_FIND(hh, procs, &t->pid, sizeof(pid_t), p);
+	for (mp = m->processes; mp; mp = mp->hh.next) {
+		HASH_FIND(hh, procs, &mp->pid, sizeof(pid_t), p);
 		if (p)
-			p->row.threads++;
+			p->row.threads = mp->threads;
 	}
 	*rows = st_xcalloc(HASH_COUNT(procs) + 1, sizeof(**rows));
 	HASH_ITER(hh, procs, p, tmp) {

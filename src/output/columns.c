@@ -48,6 +48,11 @@ static void process_cell(const struct model_row *r, char *buf, size_t len)
 	snprintf(buf, len, "%d %s", (int)r->pid, r->comm[0] ? r->comm : "?");
 }
 
+static void command_cell(const struct model_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", r->comm[0] ? r->comm : "?");
+}
+
 /* ---- IBS: what the op samples of a symbol say ("-" without them) ---- */
 
 static void pct_cell(double v, char *buf, size_t len)
@@ -122,23 +127,26 @@ static void tag_cell(const struct model_row *r, char *buf, size_t len)
 }
 
 const struct column columns[] = {
-	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, false, false, self_cell, false },
-	{ "EVENT%", "events", 10, false, -1, 0, false, true, NULL, false },
-	{ "SAMPLES", "samples", 9, false, -1, 60, false, false, samples_cell, false },
-	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, false, false, ipc_cell, false },
-	{ "LOAD%", "load_pct", 6, false, -1, 100, false, false, load_cell, true },
-	{ "STORE%", "store_pct", 7, false, -1, 120, false, false, store_cell, true },
-	{ "DCMISS%", "dc_miss_pct", 8, false, -1, 100, false, false, dc_miss_cell, true },
-	{ "LAT", "miss_latency", 6, false, -1, 100, false, false, latency_cell, true },
-	{ "P90", "miss_latency_p90", 6, false, -1, 110, false, false, p90_cell, true },
-	{ "SOURCE", "data_source", 15, false, -1, 110, false, false, source_cell, true },
-	{ "DTLB%", "dtlb_miss_pct", 6, false, -1, 130, false, false, tlb_cell, true },
-	{ "MISP%", "mispredict_pct", 6, false, -1, 130, false, false, misp_cell, true },
-	{ "T2RET", "tag_to_retire", 6, false, -1, 130, false, false, tag_cell, true },
-	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, true, false, process_cell, false },
-	{ "NAMED BY", "named_by", 10, true, -1, 120, false, false, named_by_cell, false },
-	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, false, false, module_cell, false },
-	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, false, false, symbol_cell, false },
+	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, ST_SPLIT_NONE, false, self_cell, false },
+	{ "EVENT%", "events", 10, false, -1, 0, ST_SPLIT_NONE, true, NULL, false },
+	{ "SAMPLES", "samples", 9, false, -1, 60, ST_SPLIT_NONE, false, samples_cell, false },
+	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, ST_SPLIT_NONE, false, ipc_cell, false },
+	{ "LOAD%", "load_pct", 6, false, -1, 100, ST_SPLIT_NONE, false, load_cell, true },
+	{ "STORE%", "store_pct", 7, false, -1, 120, ST_SPLIT_NONE, false, store_cell, true },
+	{ "DCMISS%", "dc_miss_pct", 8, false, -1, 100, ST_SPLIT_NONE, false, dc_miss_cell, true },
+	{ "LAT", "miss_latency", 6, false, -1, 100, ST_SPLIT_NONE, false, latency_cell, true },
+	{ "P90", "miss_latency_p90", 6, false, -1, 110, ST_SPLIT_NONE, false, p90_cell, true },
+	{ "SOURCE", "data_source", 15, false, -1, 110, ST_SPLIT_NONE, false, source_cell, true },
+	{ "DTLB%", "dtlb_miss_pct", 6, false, -1, 130, ST_SPLIT_NONE, false, tlb_cell, true },
+	{ "MISP%", "mispredict_pct", 6, false, -1, 130, ST_SPLIT_NONE, false, misp_cell, true },
+	{ "T2RET", "tag_to_retire", 6, false, -1, 130, ST_SPLIT_NONE, false, tag_cell, true },
+	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, ST_SPLIT_PID, false,
+	  process_cell, false },
+	{ "COMMAND", "command", 16, true, ST_SORT_PROCESS, 0, ST_SPLIT_COMM, false,
+	  command_cell, false },
+	{ "NAMED BY", "named_by", 10, true, -1, 120, ST_SPLIT_NONE, false, named_by_cell, false },
+	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, ST_SPLIT_NONE, false, module_cell, false },
+	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, ST_SPLIT_NONE, false, symbol_cell, false },
 };
 const size_t ncolumns = sizeof(columns) / sizeof(columns[0]);
 
@@ -201,9 +209,9 @@ void columns_ibs(bool on)
 	ibs_columns = on;
 }
 
-static bool shown(const struct column *c, int screen, bool by_process)
+static bool shown(const struct column *c, int screen, enum st_split split)
 {
-	if ((c->per_process && !by_process) || hidden[c - columns] || !cells_of(c) ||
+	if ((c->split != ST_SPLIT_NONE && c->split != split) || hidden[c - columns] || !cells_of(c) ||
 	    (c->ibs && !ibs_columns))
 		return false;
 	return screen == 0 || screen >= c->min_screen;
@@ -239,7 +247,7 @@ static size_t put_cell(char *buf, size_t len, size_t at, const struct column *c,
 	return at + ((size_t)n < len - at ? (size_t)n : len - at - 1);
 }
 
-void columns_title(char *buf, size_t len, int screen, bool by_process, int sort,
+void columns_title(char *buf, size_t len, int screen, enum st_split split, int sort,
 		   bool invert)
 {
 	size_t at = 0;
@@ -249,7 +257,7 @@ void columns_title(char *buf, size_t len, int screen, bool by_process, int sort,
 		const struct column *c = &columns[i];
 		char t[32];
 
-		if (!shown(c, screen, by_process))
+		if (!shown(c, screen, split))
 			continue;
 		for (int k = 0; c->per_event && k < nevent_cols; k++)
 			at = put_cell(buf, len, at, c, event_cols[k].width,
@@ -262,7 +270,7 @@ void columns_title(char *buf, size_t len, int screen, bool by_process, int sort,
 	}
 }
 
-int columns_sort_at(int x, int screen, bool by_process)
+int columns_sort_at(int x, int screen, enum st_split split)
 {
 	int at = 0;
 
@@ -270,7 +278,7 @@ int columns_sort_at(int x, int screen, bool by_process)
 		const struct column *c = &columns[i];
 		int w = width_of(c, screen), gap = at ? (c->left ? 2 : 1) : 0;
 
-		if (!shown(c, screen, by_process))
+		if (!shown(c, screen, split))
 			continue;
 		/* The title's cells, with the gap before each (a click there counts). */
 		if (c->per_event)
@@ -282,7 +290,7 @@ int columns_sort_at(int x, int screen, bool by_process)
 	return -1;
 }
 
-void columns_row(char *buf, size_t len, int screen, bool by_process,
+void columns_row(char *buf, size_t len, int screen, enum st_split split,
 		 const struct model_row *r)
 {
 	size_t at = 0;
@@ -292,7 +300,7 @@ void columns_row(char *buf, size_t len, int screen, bool by_process,
 		const struct column *c = &columns[i];
 		char cell[4096];
 
-		if (!shown(c, screen, by_process))
+		if (!shown(c, screen, split))
 			continue;
 		for (int k = 0; c->per_event && k < nevent_cols; k++) {
 			snprintf(cell, sizeof(cell), "%.2f%%",

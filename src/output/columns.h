@@ -20,7 +20,7 @@ struct column {
 	bool left;			/* left-aligned (text), else right */
 	int sort;			/* enum st_sort_key, or -1 */
 	int min_screen;			/* the UI shows it from this many columns */
-	bool per_process;		/* only when rows are split by process */
+	enum st_split split;		/* only with rows split so (NONE: always) */
 	bool per_event;			/* a cell per event sampled on its own */
 	/* The cell's text ("-" where there is no value). */
 	void (*format)(const struct model_row *r, char *buf, size_t len);
@@ -32,13 +32,13 @@ extern const size_t ncolumns;
 
 /*
  * Writes the title line or a row's line into buf, for a screen `screen`
- * columns wide (0: every column, as the text report prints); by_process
- * adds the COMMAND column.  sort and invert mark the sorted column with v
+ * columns wide (0: every column, as the text report prints); split adds
+ * the PID COMMAND or the COMMAND column.  sort and invert mark the sorted column with v
  * or ^; sort -1 marks none.
  */
-void columns_title(char *buf, size_t len, int screen, bool by_process, int sort,
+void columns_title(char *buf, size_t len, int screen, enum st_split split, int sort,
 		   bool invert);
-void columns_row(char *buf, size_t len, int screen, bool by_process,
+void columns_row(char *buf, size_t len, int screen, enum st_split split,
 		 const struct model_row *r);
 
 /* The per-process table's title and rows, the same in the UI and -P. */
@@ -64,7 +64,7 @@ void columns_events(const char (*names)[64], int n, int shown);
 void columns_ibs(bool on);
 
 /* The sort key of the column under x in a line columns_title wrote; -1 if none. */
-int columns_sort_at(int x, int screen, bool by_process);
+int columns_sort_at(int x, int screen, enum st_split split);
 
 /* The per-thread table's title and rows, the same in the UI and -H. */
 struct model;

@@ -25,7 +25,7 @@ static void print_text(struct session *s, FILE *out)
 	const struct model *m = session_tables(s);
 	struct session_metrics mt;
 	struct model_row *rows;
-	bool by_process = s->sort.by_process;
+	enum st_split split = s->sort.split;
 	size_t n = model_rows_sorted(m, &s->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
 	char line[8192], period[192], target[128];
@@ -64,10 +64,10 @@ static void print_text(struct session *s, FILE *out)
 	if (s->finished)
 		fprintf(out, "status: %s\n", s->status);
 	columns_ibs(ibs_model_active(&m->ibs));
-	columns_title(line, sizeof(line), 0, by_process, -1, false);
+	columns_title(line, sizeof(line), 0, split, -1, false);
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n && i < limit; i++) {
-		columns_row(line, sizeof(line), 0, by_process, &rows[i]);
+		columns_row(line, sizeof(line), 0, split, &rows[i]);
 		fprintf(out, "%s\n", line);
 	}
 	free(rows);
@@ -85,8 +85,17 @@ void report_add_u64(struct json_object *o, const char *key, uint64_t v)
 	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
+static size_t thread_rows_count(const struct model *m)
+{
+	struct model_thread_row *rows;
+	size_t n = model_thread_rows(m, &rows);
+
+	free(rows);
+	return n;
+}
+
 static struct json_object *row_json(const struct session *s,
-				    const struct model_row *r, bool by_process)
+				    const struct model_row *r, enum st_split split)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -112,9 +121,12 @@ static struct json_object *row_json(const struct session *s,
 		json_object_object_add(o, "events", ev);
 	}
 	/* Rows split by process carry it; pid 0 is swapper (the idle task). */
-	if (by_process) {
+	if (split == ST_SPLIT_PID) {
 		json_object_object_add(o, "pid", json_object_new_int(r->pid));
 		json_object_object_add(o, "comm", json_object_new_string(r->comm));
+	} else if (split == ST_SPLIT_COMM) {
+		json_object_object_add(o, "comm", json_object_new_string(r->comm));
+		report_add_u64(o, "processes", r->processes);
 	}
 	return o;
 }
@@ -206,7 +218,7 @@ void report_print_json(struct session *s, FILE *out)
 	report_add_u64(threads, "live", mt.threads_live);
 	report_add_u64(threads, "seen", mt.threads_seen);
 	report_add_u64(threads, "forgotten", m->gone_threads);
-	report_add_u64(threads, "listed", report_threads_listed(s, HASH_COUNT(m->threads)));
+	report_add_u64(threads, "listed", report_threads_listed(s, thread_rows_count(m)));
 	json_object_object_add(o, "threads", threads);
 	report_add_u64(o, "samples", mt.samples);
 	json_object_object_add(o, "rate", json_object_new_double(mt.rate));
@@ -217,10 +229,11 @@ void report_print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "finished", json_object_new_boolean(s->finished));
 	json_object_object_add(o, "status", json_object_new_string(s->status));
 	for (size_t i = 0; i < n && i < limit; i++)
-		json_object_array_add(arr, row_json(s, &rows[i], s->sort.by_process));
+		json_object_array_add(arr, row_json(s, &rows[i], s->sort.split));
 	json_object_object_add(o, "rows", arr);
 	json_object_object_add(o, "per_thread", report_threads_json(s));
 	json_object_object_add(o, "per_process", report_processes_json(s));
+	json_object_object_add(o, "not_listed", report_rest_json(s));
 	json_object_object_add(o, "observer", report_observer_json(s));
 	json_object_object_add(o, "ibs", report_ibs_json(s));
 	json_object_object_add(o, "gauges", gauges_json(s));

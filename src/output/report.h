@@ -94,5 +94,7 @@ struct json_object *report_processes_json(struct session *s);
 /* How many of nthreads threads the table lists (the heaviest 256, or -n). */
 size_t report_threads_listed(struct session *s, size_t nthreads);
 struct json_object *report_threads_json(struct session *s);
+/* "not_listed": the threads (forgotten ones too) and processes the arrays leave out. */
+struct json_object *report_rest_json(struct session *s);
 
 #endif

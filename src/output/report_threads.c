@@ -30,6 +30,24 @@ size_t report_threads_listed(struct session *s, size_t nthreads)
 	return nthreads < cap ? nthreads : cap;
 }
 
+static uint64_t threads_samples(const struct model_thread_row *rows, size_t n)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += rows[i].t->samples;
+	return sum;
+}
+
+static uint64_t processes_samples(const struct model_process_row *rows, size_t n)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += rows[i].samples;
+	return sum;
+}
+
 void report_threads_text(struct session *s, FILE *out)
 {
 	const struct model *m = session_tables(s);
@@ -45,7 +63,8 @@ void report_threads_text(struct session *s, FILE *out)
 		fprintf(out, "%s\n", line);
 	}
 	if (n < all)
-		fprintf(out, "(%zu lighter threads not listed)\n", all - n);
+		fprintf(out, "(%zu lighter threads not listed: %llu samples)\n", all - n,
+			(unsigned long long)threads_samples(rows + n, all - n));
 	if (m->gone_threads)
 		fprintf(out, "(%llu exited threads no longer listed: %llu samples)\n",
 			(unsigned long long)m->gone_threads,
@@ -108,7 +127,8 @@ void report_processes_text(struct session *s, FILE *out)
 		fprintf(out, "%s\n", line);
 	}
 	if (n < all)
-		fprintf(out, "(%zu lighter processes not listed)\n", all - n);
+		fprintf(out, "(%zu lighter processes not listed: %llu samples)\n", all - n,
+			(unsigned long long)processes_samples(rows + n, all - n));
 	free(rows);
 }
 
@@ -135,4 +155,30 @@ struct json_object *report_processes_json(struct session *s)
 	}
 	free(rows);
 	return arr;
+}
+
+/*
+ * What the per-thread and per-process arrays leave out, so their totals
+ * cover every thread and process seen: the lighter ones past the list's
+ * length, and (threads) those forgotten after they exited.
+ */
+struct json_object *report_rest_json(struct session *s)
+{
+	const struct model *m = session_tables(s);
+	struct json_object *o = json_object_new_object(), *t = json_object_new_object();
+	struct json_object *p = json_object_new_object();
+	struct model_thread_row *trows;
+	struct model_process_row *prows;
+	size_t nt = model_thread_rows(m, &trows), np = model_process_rows(m, &prows);
+	size_t lt = report_threads_listed(s, nt), lp = report_threads_listed(s, np);
+
+	report_add_u64(t, "threads", (uint64_t)(nt - lt) + m->gone_threads);
+	report_add_u64(t, "samples", threads_samples(trows + lt, nt - lt) + m->gone_samples);
+	report_add_u64(p, "processes", np - lp);
+	report_add_u64(p, "samples", processes_samples(prows + lp, np - lp));
+	json_object_object_add(o, "threads", t);
+	json_object_object_add(o, "processes", p);
+	free(trows);
+	free(prows);
+	return o;
 }

@@ -64,7 +64,7 @@ static void table_draw(struct view *v, WINDOW *w)
 	t->list.height = lines - 1;
 	list_select(&t->list, (long)t->list.selected);	/* fits a new height */
 	columns_ibs(ibs_model_active(&session_tables(ui->s)->ibs));
-	columns_title(line, sizeof(line), cols, ui->sort.by_process, (int)ui->sort.key[0],
+	columns_title(line, sizeof(line), cols, ui->sort.split, (int)ui->sort.key[0],
 		      ui->invert);
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
 	if (t->list.filter.text[0] && !t->list.filter.active) {
@@ -87,7 +87,7 @@ static void table_draw(struct view *v, WINDOW *w)
 			continue;
 		}
 		row = &t->rows[i];
-		columns_row(line, sizeof(line), cols, ui->sort.by_process, row);
+		columns_row(line, sizeof(line), cols, ui->sort.split, row);
 		attr = i == t->list.selected ? ui->attr[TH_SELECTED]
 			: row->sym->unknown ? ui->attr[TH_UNKNOWN] : ui->attr[TH_ROW];
 		draw_text(w, 1 + r, 0, cols, attr, line);
@@ -165,7 +165,7 @@ static enum view_reaction table_click(struct view *v, int y, int x, bool twice)
 	struct ui *ui = v->ui;
 
 	if (y == 0) {
-		int k = columns_sort_at(x, getmaxx(ui->body), ui->sort.by_process);
+		int k = columns_sort_at(x, getmaxx(ui->body), ui->sort.split);
 
 		if (k < 0)
 			return VIEW_REDRAW;

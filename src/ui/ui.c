@@ -518,7 +518,7 @@ void ui_set_sort(struct ui *ui, enum st_sort_key key)
 
 bool ui_sort_offered(const struct ui *ui, enum st_sort_key key)
 {
-	return key != ST_SORT_PROCESS || ui->s->sort.by_process;
+	return key != ST_SORT_PROCESS || ui->s->sort.split != ST_SPLIT_NONE;
 }
 
 void ui_apply_settings(struct ui *ui)
