@@ -6,7 +6,8 @@
 # chains is at least 90% one level up and 80% three levels up where it
 # is unambiguous; in callerchain mode the tree rebuilt from depths holds
 # the known paths and the twins' equal frames are flagged ambiguous.
-# Code without any CFI gives cut chains, counted, and no crash; bad
+# Code without any CFI gives cut chains, counted, and no crash; samples
+# in PLT stubs unwind through them; bad
 # --call-graph values are refused in one line.  Chains that stop before
 # main (frame pointers missing) are said, with what unwinds them.
 . "$TESTS_DIR/lib.sh"
@@ -208,6 +209,26 @@ if command -v tmux >/dev/null; then
 		wait "$nofp" 2>/dev/null
 	fi
 fi
+
+# A sample inside a PLT stub unwinds through it to its caller, as perf
+# does: the stub's CFA is an expression of rip (.plt's FDE), so rip must
+# be a register of the walk's first frame, not only its pc.
+"$SHIMTOP" --batch --call-graph dwarf --format folded -- "$TESTS_BIN/plt_loop" --seconds 1.5 \
+	>"$TMP/plt" 2>"$TMP/err" || fail "dwarf on plt_loop: $(cat "$TMP/err")"
+python3 - "$TMP/plt" <<'PY' || fail "PLT stubs: see above"
+import sys
+stub = under_main = 0
+for line in open(sys.argv[1]):
+    path, n = line.rsplit(" ", 1)
+    frames = path.split(";")
+    if frames[-1].endswith("@plt") and frames[-1] != "time@plt":
+        stub += int(n)
+        under_main += int(n) if "through_plt" in frames[:-1] and "main" in frames else 0
+if stub < 10:
+    sys.exit(f"only {stub} samples in PLT stubs: too few to judge")
+if under_main < 0.95 * stub:
+    sys.exit(f"{stub - under_main} of {stub} samples in PLT stubs not under main;through_plt")
+PY
 
 expect_run 2 "--call-graph dwarf: the stack copy's size must be 8 to 49152 bytes, not '4'" -- \
 	"$SHIMTOP" --demo --call-graph dwarf,4
