@@ -406,6 +406,8 @@ static void finish(struct session *s, const char *why, uint64_t end)
 	s->finished = true;
 	s->end_ns = end;
 	model_flush(&s->model);
+	/* A JIT's map written at its exit names what waited, before any report. */
+	model_jit_name(&s->model, true);
 	snprintf(s->status, sizeof(s->status), "%.300s after %.1f s", why,
 		 session_elapsed(s));
 }

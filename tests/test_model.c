@@ -202,6 +202,78 @@ static void rows_by_command(void)
 	symbolizer_destroy(sy);
 }
 
+static uint64_t proc_count(const struct model *m, uint32_t pid, const char *name);
+static uint64_t thread_count(const struct model *m, uint32_t tid, const char *name);
+
+/* The tree's samples ending in a node of the function named name. */
+static uint64_t tree_self(const struct model *m, const char *name)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 1; i < m->tree.n; i++)
+		if (m->tree.nodes[i].sym < symbolizer_count(m->symbols) &&
+		    !strcmp(symbolizer_symbol(m->symbols, m->tree.nodes[i].sym)->name, name))
+			n += m->tree.nodes[i].self;
+	return n;
+}
+
+/*
+ * A JIT's map written after its samples (model_jit.c): they move from
+ * [unknown] to the map's functions in the symbol, thread and process
+ * tables, the tree's leaves and the history, so a time range names them
+ * too.  Before the map, a look names nothing.
+ */
+static void jit_named_late(void)
+{
+	const uint32_t pid = 4194000;	/* no such process: its map is its reader's */
+	struct symbolizer *sy = symbolizer_create(true);
+	struct model_row *rows;
+	struct model m, r;
+	char path[64];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	unlink(path);
+	model_init(&m, sy);
+	comm_of(&m, pid, pid, "jit");
+	for (uint64_t i = 0; i < 30; i++)
+		sample_of(&m, pid, 0x7000000010ull + i % 3, pid, 1000 + i, 10, 0, 0, 0);
+	for (uint64_t i = 0; i < 10; i++)
+		sample_of(&m, pid, 0x7000000110ull, pid, 2000 + i, 10, 0, 0, 0);
+	model_flush(&m);
+	CHECK_EQ_U64(m.unknown, 40);
+	CHECK_EQ_U64(m.jit.waiting, 4);
+	CHECK_EQ_U64(model_jit_name(&m, true), 0);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "7000000000 100 jit_alpha\n7000000100 100 jit_beta\n");
+	fclose(f);
+	CHECK_EQ_U64(model_jit_name(&m, true), 40);
+	CHECK_EQ_U64(m.unknown, 0);
+	CHECK_EQ_U64(m.jit.waiting, 0);
+	n = model_rows(&m, ST_SORT_SELF, false, &rows);
+	CHECK(n == 2 && !strcmp(rows[0].sym->name, "jit_alpha") && rows[0].samples == 30 &&
+	      rows[0].weight == 300);
+	CHECK(n == 2 && !strcmp(rows[1].sym->name, "jit_beta") && rows[1].samples == 10);
+	free(rows);
+	CHECK(thread_count(&m, pid, "jit_alpha") == 30 && thread_count(&m, pid, "[unknown]") == 0);
+	CHECK(proc_count(&m, pid, "jit_beta") == 10 && proc_count(&m, pid, "[unknown]") == 0);
+	CHECK_EQ_U64(tree_self(&m, "jit_alpha"), 30);
+	CHECK_EQ_U64(tree_self(&m, "[unknown]"), 0);
+	CHECK(model_range(&m, 0, 3000, &r));
+	n = model_rows(&r, ST_SORT_SELF, false, &rows);
+	CHECK(n == 2 && !strcmp(rows[0].sym->name, "jit_alpha") && rows[0].samples == 30);
+	free(rows);
+	CHECK_EQ_U64(tree_self(&r, "jit_beta"), 10);
+	model_free(&r);
+	model_free(&m);
+	symbolizer_destroy(sy);
+	unlink(path);
+}
+
 /* The samples of (pid, symbol name) in the process rows, and of name in tid's thread rows. */
 static uint64_t proc_count(const struct model *m, uint32_t pid, const char *name)
 {
@@ -359,6 +431,7 @@ static void range_windows(uint64_t one, uint64_t two)
 
 	rows_found(one, two);
 	rows_by_command();
+	jit_named_late();
 	model_init(&m, sy);
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;

@@ -107,6 +107,38 @@ uint32_t cct_add_under(struct cct *t, uint32_t parent, uint32_t sym, size_t n, b
 	return at;
 }
 
+uint32_t cct_rename(struct cct *t, uint32_t node, uint32_t sym, uint64_t n, uint64_t w,
+		    uint64_t cycles, uint64_t instructions)
+{
+	struct cct_node *from, *to;
+	uint32_t at;
+
+	if (node == CCT_ROOT || node >= t->n || t->nodes[node].self < n ||
+	    t->nodes[node].self_weight < w)
+		return node;
+	at = child_of(t, t->nodes[node].parent, sym);	/* may move the nodes */
+	if (!at || at == node)
+		return node;
+	from = &t->nodes[node];
+	to = &t->nodes[at];
+	/* The parent and those above it keep their totals: the samples stay under them. */
+	from->self -= n;
+	from->total -= n;
+	from->self_weight -= w;
+	from->total_weight -= w;
+	to->self += n;
+	to->total += n;
+	to->self_weight += w;
+	to->total_weight += w;
+	cycles = cycles < from->cycles ? cycles : from->cycles;
+	instructions = instructions < from->instructions ? instructions : from->instructions;
+	from->cycles -= cycles;
+	from->instructions -= instructions;
+	to->cycles += cycles;
+	to->instructions += instructions;
+	return at;
+}
+
 void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t instructions)
 {
 	if (!t->nodes || node >= t->n)

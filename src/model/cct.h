@@ -83,6 +83,15 @@ uint32_t cct_add_under(struct cct *t, uint32_t parent, uint32_t sym, size_t n, b
 		       uint64_t weight);
 
 /*
+ * n samples (weight w, counters cycles and instructions) that ended in
+ * node end in sym beside it instead (under the same parent): a late
+ * name for them.  Returns the node they went to; node itself when it
+ * holds fewer or the tree is full.
+ */
+uint32_t cct_rename(struct cct *t, uint32_t node, uint32_t sym, uint64_t n, uint64_t w,
+		    uint64_t cycles, uint64_t instructions);
+
+/*
  * The bottom-up tree of from into to (made here; cct_free it): at the
  * top each function where samples ended, under it its callers, theirs
  * under them, so a node's total is the samples of its top function

@@ -259,6 +259,13 @@ void history_each(const struct history *h, uint64_t from, uint64_t to,
 	}
 }
 
+void history_edit(struct history *h, void (*fn)(struct history_entry *e, void *arg), void *arg)
+{
+	for (struct history_chunk *c = h->oldest; c; c = c->next)
+		for (uint32_t i = 0; i < c->n; i++)
+			fn(&c->e[i], arg);
+}
+
 static bool overlaps(const struct history_chunk *c, uint64_t from, uint64_t to)
 {
 	return c->n && c->max_time >= from && c->min_time < to;

@@ -34,6 +34,8 @@ struct history_entry {
 #define HISTORY_COUNTERS	0x1u	/* cycles and instructions are usable */
 #define HISTORY_MULTIPLEXED	0x2u
 #define HISTORY_EVENT		0x4u	/* event is set (-e a,b) */
+#define HISTORY_JIT		0x8u	/* anonymous code not named yet: offset is its
+					 * place in the model's JIT list (model_jit.c) */
 
 /*
  * 786 kB a chunk: at 10 kHz its 1.6 s stay within dt's reach (2.1 s).
@@ -115,6 +117,9 @@ const struct history_span *history_spans(const struct history *h, uint64_t from,
 size_t history_bytes(const struct history *h);
 
 typedef void (*history_fn)(uint64_t time, const struct history_entry *e, void *arg);
+
+/* Calls fn on every sample held, which may change what it says (a late name). */
+void history_edit(struct history *h, void (*fn)(struct history_entry *e, void *arg), void *arg);
 
 /* Calls fn for every sample with from <= time < to, oldest chunk first. */
 void history_each(const struct history *h, uint64_t from, uint64_t to,

@@ -178,6 +178,7 @@ void model_free(struct model *m)
 	history_free(&m->history);
 	cct_free(&m->tree);
 	callers_seen_free(&m->callers_seen);
+	model_jit_free(m);
 	callerchain_free(&m->chaining);
 	unwinder_destroy(m->unwinder);
 	memset(m, 0, sizeof(*m));
@@ -318,6 +319,37 @@ static void count_thread_of_process(struct model *m, pid_t pid)
 	p->threads++;
 }
 
+/* t's row of symbol id, made if new. */
+static struct model_thread_sym *thread_sym_of(struct model *m, struct model_thread *t, uint32_t id)
+{
+	struct model_thread_sym *ts = thread_sym_find(m, t->tid, id);
+
+	if (!ts) {
+		ts = st_xcalloc(1, sizeof(*ts));
+		ts->key.tid = t->tid;
+		ts->key.id = id;
+		ts->at = rows_add(&m->thread_rows, (uint32_t)t->tid, id, ts);
+		ts->next = t->syms;
+		t->syms = ts;
+	}
+	return ts;
+}
+
+/* pid's row of symbol id, made if new. */
+static struct model_proc_sym *proc_sym_of(struct model *m, pid_t pid, uint32_t id)
+{
+	struct model_proc_sym *ps = proc_sym_find(m, pid, id);
+
+	if (!ps) {
+		ps = st_xcalloc(1, sizeof(*ps));
+		ps->key.pid = pid;
+		ps->key.id = id;
+		HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
+		rows_add(&m->proc_rows, (uint32_t)pid, id, ps);
+	}
+	return ps;
+}
+
 /* Returns the sample's thread, for count_process; memo: its rows, if current. */
 static struct model_thread *count_thread(struct model *m, const struct st_sample *s,
 					 const struct st_symbol *sym, uint64_t w, uint64_t n,
@@ -326,7 +358,6 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 	struct model_thread *t = memo->thread ? memo->thread : thread_of(m, (pid_t)s->tid);
 	int ev = sample_event(m, s);
 	struct model_thread_sym *ts = memo->thread_sym;
-	struct model_thread_sym_key key;
 
 	t->pid = (pid_t)s->pid;
 	if (!t->samples)
@@ -340,17 +371,7 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 		t->instructions += s->data[m->ipc_instructions];
 	}
 	if (!ts)
-		ts = thread_sym_find(m, t->tid, sym->id);
-	if (!ts) {
-		memset(&key, 0, sizeof(key));
-		key.tid = t->tid;
-		key.id = sym->id;
-		ts = st_xcalloc(1, sizeof(*ts));
-		ts->key = key;
-		ts->at = rows_add(&m->thread_rows, (uint32_t)key.tid, key.id, ts);
-		ts->next = t->syms;
-		t->syms = ts;
-	}
+		ts = thread_sym_of(m, t, sym->id);
 	ts->samples += n;
 	memo->thread = t;
 	memo->thread_sym = ts;
@@ -361,19 +382,9 @@ static void count_process(struct model *m, const struct st_sample *s,
 			  const struct model_thread *t, const struct st_symbol *sym,
 			  uint64_t w, uint64_t n, struct model_row_memo *memo)
 {
-	struct model_proc_sym_key key;
 	struct model_proc_sym *ps = memo->proc_sym ? memo->proc_sym
-						   : proc_sym_find(m, (pid_t)s->pid, sym->id);
+						   : proc_sym_of(m, (pid_t)s->pid, sym->id);
 
-	if (!ps) {
-		memset(&key, 0, sizeof(key));
-		key.pid = (pid_t)s->pid;
-		key.id = sym->id;
-		ps = st_xcalloc(1, sizeof(*ps));
-		ps->key = key;
-		HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
-		rows_add(&m->proc_rows, (uint32_t)key.pid, key.id, ps);
-	}
 	memo->proc_sym = ps;
 	add_sample(m, &ps->totals, s, w, n);
 	/* The main thread names the process; another thread until it does. */
@@ -427,6 +438,68 @@ void model_account_samples(struct model *m, const struct st_sample *s,
 	count_process(m, s, count_thread(m, s, sym, w, n, memo), sym, w, n, memo);
 }
 
+static uint64_t at_most(uint64_t v, uint64_t cap)
+{
+	return v < cap ? v : cap;
+}
+
+/* n samples' figures out of a and into b (never below zero: z may have cleared a). */
+static void move_totals(struct model_sym *a, struct model_sym *b, uint64_t n, uint64_t w, int ev,
+			uint64_t cycles, uint64_t instructions)
+{
+	n = at_most(n, a->samples);
+	w = at_most(w, a->weight);
+	cycles = at_most(cycles, a->cycles);
+	instructions = at_most(instructions, a->instructions);
+	a->samples -= n;
+	a->weight -= w;
+	a->cycles -= cycles;
+	a->instructions -= instructions;
+	b->samples += n;
+	b->weight += w;
+	b->cycles += cycles;
+	b->instructions += instructions;
+	if (ev >= 0 && ev < ST_MAX_SAMPLED) {
+		w = at_most(w, a->event_weight[ev]);
+		a->event_weight[ev] -= w;
+		b->event_weight[ev] += w;
+	}
+}
+
+void model_rename_samples(struct model *m, pid_t pid, pid_t tid, uint32_t from, uint32_t to,
+			  uint64_t n, uint64_t w, int ev, uint64_t cycles,
+			  uint64_t instructions)
+{
+	struct model_proc_sym *ps;
+	struct model_thread *t;
+
+	if (!n || from == to)
+		return;
+	sym_of(m, to);	/* first: it may move per_sym */
+	move_totals(sym_of(m, from), sym_of(m, to), n, w, ev, cycles, instructions);
+	if (symbolizer_symbol(m->symbols, from)->unknown)
+		m->unknown -= at_most(n, m->unknown);
+	if (symbolizer_symbol(m->symbols, to)->unknown)
+		m->unknown += n;
+	HASH_FIND(hh, m->threads, &tid, sizeof(tid), t);
+	if (t) {
+		struct model_thread_sym *a = thread_sym_find(m, tid, from);
+		uint64_t k = a ? at_most(n, a->samples) : 0;
+
+		if (k) {
+			a->samples -= k;
+			thread_sym_of(m, t, to)->samples += k;
+		}
+	}
+	if ((ps = proc_sym_find(m, pid, from)) != NULL) {
+		struct model_proc_sym *b = proc_sym_of(m, pid, to);
+
+		move_totals(&ps->totals, &b->totals, n, w, ev, cycles, instructions);
+		if (!b->comm[0])
+			memcpy(b->comm, ps->comm, sizeof(b->comm));
+	}
+}
+
 void model_count_time(struct model *m, uint64_t time, uint64_t n)
 {
 	count_time(m, time, n);
@@ -441,7 +514,8 @@ void model_account_sample(struct model *m, const struct st_sample *s,
 
 /* The sample as the history keeps it: what its tables need again. */
 static void remember_sample(struct model *m, const struct st_sample *s,
-			    const struct st_symbol *sym, uint32_t offset, uint32_t node)
+			    const struct st_symbol *sym, uint32_t offset, uint32_t node,
+			    bool waits_for_jit)
 {
 	struct history_entry e;
 	int ev = sample_event(m, s);
@@ -456,6 +530,8 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 	e.cpumode = s->cpumode;
 	if (s->flags & ST_SAMPLE_MULTIPLEXED)
 		e.flags |= HISTORY_MULTIPLEXED;
+	if (waits_for_jit)
+		e.flags |= HISTORY_JIT;	/* offset: its kind's place */
 	if (ev >= 0) {
 		e.flags |= HISTORY_EVENT;
 		e.event = (uint8_t)ev;
@@ -476,7 +552,7 @@ static const struct st_symbol *ingest_sample(struct model *m, const struct st_sa
 
 	sym = symbolizer_lookup_at(m->symbols, (pid_t)s->pid, s->ip,
 				   s->cpumode == ST_MODE_KERNEL, &offset);
-	uint32_t node;
+	uint32_t node, late = UINT32_MAX;
 
 	model_account_sample(m, s, sym);
 	if (counters_usable(m, s)) {
@@ -486,8 +562,13 @@ static const struct st_symbol *ingest_sample(struct model *m, const struct st_sa
 	} else {
 		node = model_take_chain(m, s, sym, NULL);
 	}
+	/* Anonymous code no map names yet: kept, to be named if one does. */
+	if (sym->unknown && s->cpumode == ST_MODE_USER &&
+	    symbolizer_code_anonymous(m->symbols, (pid_t)s->pid, s->ip) &&
+	    (late = model_jit_wait(m, s, sym, node)) != UINT32_MAX)
+		offset = late;
 	if (m->keep_history)
-		remember_sample(m, s, sym, offset, node);
+		remember_sample(m, s, sym, offset, node, late != UINT32_MAX);
 	return sym;
 }
 
@@ -613,6 +694,7 @@ static void advance(struct model *m, uint64_t t)
 		forget_oldest_exit(m);
 	if (m->nheld && m->held[m->held_head].time + MODEL_HOLD_NS <= m->now)
 		take_held(m, 0);
+	model_jit_tick(m);
 }
 
 void model_ingest(struct model *m, const void *rec)
@@ -752,6 +834,7 @@ void model_zero(struct model *m)
 	m->unwound = m->unwind_cut = m->unwind_lost = 0;
 	obs_model_zero(&m->obs);
 	ibs_model_zero(&m->ibs);
+	model_jit_zero(m);
 }
 
 struct sort_ctx {

@@ -93,6 +93,37 @@ struct model_process {
 	uint32_t threads;
 };
 
+/*
+ * Samples in anonymous code that no JIT map named when they came
+ * (model_jit.c), summed by kind: process, thread, address, tree node and
+ * event.  A map that appears or changes later (a JVM's, written mid-run
+ * or at its exit) names them in every table, the tree's leaves and the
+ * history.  Bounded: past MODEL_JIT_MAX kinds a sample stays unknown,
+ * counted in unkept.
+ */
+#define MODEL_JIT_MAX		65536u
+#define MODEL_JIT_PASS_NS	2000000000ull	/* a look at the maps at least this often */
+struct model_jit_kind {
+	pid_t pid, tid;
+	uint64_t ip;
+	uint32_t node;			/* the tree node it ended in */
+	uint32_t sym;			/* the unknown symbol it counts under */
+	int32_t event;			/* -e a,b: its event, or -1 */
+	uint32_t offset;		/* named: bytes into its function */
+	uint64_t n, weight, cycles, instructions;
+	bool named;
+};
+
+struct model_jit {
+	struct model_jit_kind *v;
+	size_t n, cap;
+	struct st_index index;		/* (pid:tid, ip ^ node:event) -> v's entry + 1 */
+	unsigned loads_seen;		/* symbolizer_jit_loads at the last pass */
+	uint64_t last_pass;		/* record time */
+	uint64_t waiting;		/* kinds not named yet */
+	uint64_t named, unkept;		/* samples named late; not kept to be */
+};
+
 /* A row of the per-process table (top's default view). */
 struct model_process_row {
 	pid_t pid;
@@ -221,6 +252,7 @@ struct model {
 	struct obs_model obs;			/* the SHIM observer's samples */
 	struct ibs_model ibs;			/* what IBS op samples add */
 
+	struct model_jit jit;			/* anonymous code's samples, to name late */
 	bool keep_history;			/* every sample into history */
 	struct history history;
 	struct cct tree;			/* every sample's call path */
@@ -248,6 +280,14 @@ struct model {
 };
 
 void model_init(struct model *m, struct symbolizer *symbols);
+
+/*
+ * Names what JIT maps name now among the samples of anonymous code that
+ * waited (model_jit.c); final: read every map again first (the target
+ * exited, or a report or snapshot is to be made).  Ingest calls it when
+ * a map changed and every MODEL_JIT_PASS_NS.  Returns samples named.
+ */
+uint64_t model_jit_name(struct model *m, bool final);
 
 /*
  * How samples' stacks feed CallerChaining: quadruples from the window

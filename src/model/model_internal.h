@@ -27,4 +27,23 @@ void model_count_time(struct model *m, uint64_t time, uint64_t n);
 uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 			  const struct st_symbol *leaf, const uint64_t *counters);
 
+/*
+ * The sample (its leaf sym unknown anonymous code, in tree node node)
+ * waits for a JIT map: its kind's place, for the history, or UINT32_MAX
+ * when not kept.
+ */
+uint32_t model_jit_wait(struct model *m, const struct st_sample *s,
+			const struct st_symbol *sym, uint32_t node);
+/* Ingest's look: a pass when a map changed or MODEL_JIT_PASS_NS went by. */
+void model_jit_tick(struct model *m);
+void model_jit_zero(struct model *m);
+void model_jit_free(struct model *m);
+/*
+ * n samples (weight w; event ev or -1; counters) of tid in pid counted
+ * under from count under to instead: every table's totals move.
+ */
+void model_rename_samples(struct model *m, pid_t pid, pid_t tid, uint32_t from, uint32_t to,
+			  uint64_t n, uint64_t w, int ev, uint64_t cycles,
+			  uint64_t instructions);
+
 #endif

@@ -336,6 +336,8 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 	int rc;
 
 	*bytes = 0;
+	/* Names from JIT maps written since the last look: perf report reads them at its time. */
+	model_jit_name(&s->model, true);
 	/* A snapshot of a snapshot keeps the first one's moment and host. */
 	if (s->is_snapshot && s->snap.label[0]) {
 		snprintf(label, sizeof(label), "%s", s->snap.label);

@@ -29,6 +29,7 @@
 #include <uthash.h>
 
 #define CACHE_SLOTS	(1u << 16)
+#define JIT_RETIRED	1024u
 #define CACHE_PROBES	8
 #define KERNEL_SPACE	0xffff800000000000ull
 #define MAX_ROOTS	64	/* distinct container roots opened */
@@ -135,6 +136,14 @@ struct symbolizer {
 	bool kernel_reading;
 	bool async;			/* symbolizer_set_async */
 	uint64_t now_ns;		/* symbolizer_set_time; 0: read the clock */
+	unsigned jit_loads;		/* JIT maps read changed, all processes */
+	/*
+	 * Forgotten processes' JIT maps (their tables emptied), the oldest
+	 * replaced past JIT_RETIRED: a map written at exit names samples
+	 * taken before.
+	 */
+	struct jit_map *retired[JIT_RETIRED];
+	size_t nretired;
 
 	/* Interned symbols: by id, and by (module, name) in a uthash. */
 	struct st_symbol **syms;
@@ -285,6 +294,10 @@ void symbolizer_destroy(struct symbolizer *s)
 	HASH_ITER(hh, s->spaces, sp, sp_tmp) {
 		HASH_DEL(s->spaces, sp);
 		space_free(sp);
+	}
+	for (size_t i = 0; i < s->nretired; i++) {
+		range_table_clear(&s->retired[i]->table);
+		free(s->retired[i]);
 	}
 	HASH_ITER(hh, s->roots, r, r_tmp) {
 		HASH_DEL(s->roots, r);
@@ -501,6 +514,21 @@ void symbolizer_exit(struct symbolizer *s, pid_t pid)
 		sp->exited = true;
 }
 
+/* Keeps a forgotten process's JIT map (not its table), the oldest one going past JIT_RETIRED. */
+static void retire_jit(struct symbolizer *s, struct jit_map *j)
+{
+	range_table_clear(&j->table);
+	j->mtime = 0;
+	j->size = 0;
+	j->checked_ns = 0;
+	if (s->nretired == JIT_RETIRED) {
+		free(s->retired[0]);
+		memmove(s->retired, s->retired + 1, (JIT_RETIRED - 1) * sizeof(*s->retired));
+		s->nretired--;
+	}
+	s->retired[s->nretired++] = j;
+}
+
 void symbolizer_forget(struct symbolizer *s, pid_t pid)
 {
 	struct space *sp = space_find(s, pid);
@@ -511,6 +539,10 @@ void symbolizer_forget(struct symbolizer *s, pid_t pid)
 		s->last = NULL;
 	HASH_DEL(s->spaces, sp);
 	s->nspaces--;
+	if (sp->jit) {
+		retire_jit(s, sp->jit);
+		sp->jit = NULL;
+	}
 	space_free(sp);
 }
 
@@ -658,8 +690,9 @@ static uid_t owner_of(pid_t pid)
 	char path[64];
 	struct stat st;
 
+	/* A process gone (a recording read back): the maps its reader's own, as perf report. */
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	return stat(path, &st) == 0 ? st.st_uid : 0;
+	return stat(path, &st) == 0 ? st.st_uid : getuid();
 }
 
 /* Code moves under a JIT: once its map is read again, what was cached expires. */
@@ -668,30 +701,99 @@ static void jit_moved_on(struct symbolizer *s, struct space *sp)
 	if (sp->jit->loads != sp->jit_loads) {
 		sp->jit_loads = sp->jit->loads;
 		sp->gen = s->next_gen++;
+		s->jit_loads++;
 	}
 }
 
-static const struct st_symbol *resolve_jit(struct symbolizer *s,
-					  struct space *sp, uint64_t ip,
-					  uint32_t *offset)
-{
-	const struct range_entry *e;
+static struct elf_file *vdso_file(struct symbolizer *s);
 
-	if (!sp->jit) {
-		sp->jit = st_xmalloc(sizeof(*sp->jit));
-		jit_map_init(sp->jit, sp->pid, owner_of(sp->pid));
+/* pid's JIT map: its process's (made if none), or a forgotten process's; NULL if neither. */
+static struct jit_map *jit_of(struct symbolizer *s, pid_t pid)
+{
+	struct space *sp = space_find(s, pid);
+
+	if (sp) {
+		if (!sp->jit) {
+			sp->jit = st_xmalloc(sizeof(*sp->jit));
+			jit_map_init(sp->jit, pid, owner_of(pid));
+		}
+		return sp->jit;
 	}
-	/* The clock as the pump last read it: one read a pass, not a lookup. */
-	jit_map_refresh(sp->jit, s->now_ns ? s->now_ns : st_now_ns());
-	jit_moved_on(s, sp);
-	if ((e = range_table_find(&sp->jit->table, ip))) {
-		*offset = offset_in(e->start, ip);
-		return named(intern(s, "[jit]", e->name, false), NAMED_BY_JIT);
+	for (size_t i = s->nretired; i-- > 0;) {
+		struct jit_map *j = s->retired[i];
+
+		if (j->pid != pid)
+			continue;
+		/* Last, where the next look starts: a pass asks for one process's in a run. */
+		memmove(s->retired + i, s->retired + i + 1, (s->nretired - i - 1) * sizeof(*s->retired));
+		s->retired[s->nretired - 1] = j;
+		return j;
 	}
 	return NULL;
 }
 
-static struct elf_file *vdso_file(struct symbolizer *s);
+bool symbolizer_jit_mapped(struct symbolizer *s, pid_t pid)
+{
+	struct jit_map *j = jit_of(s, pid);
+
+	if (!j)
+		return false;
+	jit_map_refresh(j, s->now_ns ? s->now_ns : st_now_ns());
+	return j->table.n > 0;
+}
+
+const struct st_symbol *symbolizer_jit_name(struct symbolizer *s, pid_t pid, uint64_t ip,
+					    uint32_t *offset)
+{
+	struct jit_map *j = jit_of(s, pid);
+	struct space *sp = space_find(s, pid);
+	const struct range_entry *e;
+	unsigned loads;
+
+	if (!j)
+		return NULL;
+	loads = j->loads;
+	/* The clock as the pump last read it: one read a pass, not a lookup. */
+	jit_map_refresh(j, s->now_ns ? s->now_ns : st_now_ns());
+	if (sp)
+		jit_moved_on(s, sp);
+	else if (j->loads != loads)
+		s->jit_loads++;
+	if (!(e = range_table_find(&j->table, ip)))
+		return NULL;
+	*offset = offset_in(e->start, ip);
+	return named(intern(s, "[jit]", e->name, false), NAMED_BY_JIT);
+}
+
+void symbolizer_jit_recheck(struct symbolizer *s)
+{
+	for (struct space *sp = s->spaces; sp; sp = sp->hh.next)
+		if (sp->jit)
+			sp->jit->checked_ns = 0;
+	for (size_t i = 0; i < s->nretired; i++)
+		s->retired[i]->checked_ns = 0;
+}
+
+unsigned symbolizer_jit_loads(const struct symbolizer *s)
+{
+	return s->jit_loads;
+}
+
+bool symbolizer_code_anonymous(struct symbolizer *s, pid_t pid, uint64_t ip)
+{
+	struct space *sp = space_find(s, pid);
+	struct elf_file *f;
+	struct map *m;
+
+	if (s->standins || ip >= KERNEL_SPACE)
+		return false;
+	if (!sp || !(m = find_map(sp, ip)))
+		return true;
+	if (m->path[0] == '[')
+		return false;	/* [vdso], [stack]: named, or not code */
+	/* A file's code, unless the file cannot be read ("//anon", a memfd). */
+	return m->path[0] != '/' || !(f = resolve_file(s, sp, m)) || !f->mod;
+}
 
 uint64_t symbolizer_report_modules(struct symbolizer *s, pid_t pid, Dwfl *dwfl)
 {
@@ -853,10 +955,11 @@ static const struct st_symbol *resolve_user(struct symbolizer *s,
 	if (m && m->path[0] == '[')
 		return intern(s, m->path, "[unknown]", true);
 	*anonymous = true;
-	if ((jit = resolve_jit(s, sp, ip, offset)))
+	if ((jit = symbolizer_jit_name(s, sp->pid, ip, offset)))
 		return jit;
-	return intern(s, m && m->path[0] ? st_basename(m->path) : "[anon]",
-		      "[unknown]", true);
+	/* perf's name for anonymous memory ("//anon" in its MMAP records). */
+	return intern(s, m && m->path[0] && strcmp(m->path, "//anon") ? st_basename(m->path)
+		      : "[anon]", "[unknown]", true);
 }
 
 void symbolizer_add_standin(struct symbolizer *s, const char *module, const char *name,

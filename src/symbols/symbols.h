@@ -129,6 +129,24 @@ uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid);
 bool symbolizer_keeps_unknown(const struct symbolizer *s);
 
 /*
+ * Late JIT maps: a JVM writes /tmp/perf-PID.map mid-run (jcmd PID
+ * Compiler.perfmap) or at its exit, after its samples were taken, and
+ * perf report names them from the map as it is then.  Whether ip is
+ * anonymous code of pid (no file holds it: what such a map names); the
+ * map's name for it now, or NULL (the map is read again when it changed,
+ * at most once a second unless symbolizer_jit_recheck; a forgotten
+ * process's map is still found); how many times any map was read
+ * changed, so a caller knows when to ask again.
+ */
+bool symbolizer_code_anonymous(struct symbolizer *s, pid_t pid, uint64_t ip);
+const struct st_symbol *symbolizer_jit_name(struct symbolizer *s, pid_t pid, uint64_t ip,
+					    uint32_t *offset);
+void symbolizer_jit_recheck(struct symbolizer *s);
+/* Whether pid has a JIT map naming anything (read again as symbolizer_jit_name does). */
+bool symbolizer_jit_mapped(struct symbolizer *s, pid_t pid);
+unsigned symbolizer_jit_loads(const struct symbolizer *s);
+
+/*
  * The UI's way (async): a file's symbol table is built by a worker
  * thread, and symbolizer_ready says false while the file ip falls in is
  * being read (and starts that reading), so a caller that must answer

@@ -65,6 +65,7 @@ bool kernel_cache_unsure(const struct range_table *t, const struct range_entry *
 #define JIT_MAP_MAX	(64u << 20)
 struct jit_map {
 	struct range_table table;
+	pid_t pid;
 	char path[64];
 	uid_t owner;		/* the target's user */
 	time_t mtime;

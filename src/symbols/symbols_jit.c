@@ -14,6 +14,7 @@ void jit_map_init(struct jit_map *j, pid_t pid, uid_t owner)
 {
 	memset(j, 0, sizeof(*j));
 	snprintf(j->path, sizeof(j->path), "/tmp/perf-%d.map", (int)pid);
+	j->pid = pid;
 	j->owner = owner;
 }
 
