@@ -54,8 +54,8 @@ static const char usage_text[] =
 "                         CFI: code without frame pointers), auto[,SIZE]\n"
 "                         (both: frame pointers where the chain reaches\n"
 "                         main, DWARF where it stops early), callerchain\n"
-"                         [,SIZE] (the tree rebuilt from stack depth and a\n"
-"                         SIZE-byte copy, default 512) or none\n"
+"                         [,SIZE] (the tree rebuilt from stack depth seen\n"
+"                         in SIZE bytes, default 2048) or none\n"
 "                         (--no-callchain)\n"
 "output:\n"
 "  -b, --batch            no UI: print the table at the end (or every -d s)\n"
@@ -444,7 +444,7 @@ static int parse_call_graph(struct st_options *o, const char *arg)
 		return bad("--call-graph %.*s: the stack copy's size must be 8 to %u bytes, "
 			   "not '%s'", (int)len, arg, STACK_COPY_MAX, comma + 1);
 	o->callchain = o->callerchain = o->unwind_broken = false;
-	o->stack_copy = 0;
+	o->stack_copy = o->chain_window = 0;
 	if (dwarf) {
 		o->stack_copy = comma ? (unsigned)((size + 7) & ~7ull) : 8192;
 	} else if (automatic) {
@@ -452,9 +452,16 @@ static int parse_call_graph(struct st_options *o, const char *arg)
 		o->stack_copy = comma ? (unsigned)((size + 7) & ~7ull) : 8192;
 		o->callchain = o->unwind_broken = true;
 	} else if (chaining) {
-		/* The kernel's frame-pointer chain rides along: the reference
-		 * the rebuilt tree's agreement is measured against. */
-		o->stack_copy = comma ? (unsigned)((size + 7) & ~7ull) : 512;
+		/*
+		 * CallerChaining sees SIZE bytes (2048: a clang++ compile's big
+		 * C++ frames put a caller past 512 bytes in a third of samples);
+		 * the copy is 8 KiB at least, so that where the kernel's
+		 * frame-pointer chain stops early (code without frame pointers)
+		 * the copy unwound (DWARF) is the reference it is measured
+		 * against.  The chain rides along: the reference where whole.
+		 */
+		o->chain_window = comma ? (unsigned)((size + 7) & ~7ull) : 2048;
+		o->stack_copy = o->chain_window > 8192 ? o->chain_window : 8192;
 		o->callerchain = o->callchain = true;
 	} else if (len == 2 && !strncmp(arg, "fp", 2)) {
 		o->callchain = true;

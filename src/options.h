@@ -97,6 +97,7 @@ struct st_options {
 	 */
 	unsigned stack_copy;
 	bool callerchain;		/* the call tree rebuilt from stack depth */
+	unsigned chain_window;		/* callerchain: the bytes of it CallerChaining sees */
 	bool unwind_broken;		/* auto: the copy unwound where the chain stops early */
 	bool batch;
 	double duration;		/* seconds; 0: until the target exits */

@@ -367,7 +367,7 @@ int session_open(struct session *s, const struct st_options *o)
 	s->model.nsampled = s->info.nsampled;
 	model_set_history(&s->model, (uint64_t)(o->history * 1e9));
 	s->model.history.rss_cap = (size_t)o->memory_mb << 20;
-	model_set_call_graph(&s->model, o->callerchain ? o->stack_copy : MODEL_CHAIN_WINDOW,
+	model_set_call_graph(&s->model, o->callerchain ? o->chain_window : MODEL_CHAIN_WINDOW,
 			     o->callerchain);
 	model_set_unwind_broken(&s->model, o->unwind_broken);
 	session_show_event(s, 0);

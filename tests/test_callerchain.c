@@ -192,9 +192,11 @@ static void figure7a(void)
 		uint8_t *marks;
 		size_t marked = 0;
 
+		static const uint32_t starts[] = { A };
+
 		cct_init(&t);
-		callerchain_to_cct(&r, &t, &marks);
-		CHECK(t.samples == 100 && marks != NULL);
+		callerchain_to_cct(&r, &t, &marks, starts, 1);
+		CHECK(t.samples == 100 && marks != NULL && t.truncated == 0);
 		for (size_t i = 0; marks && i < t.n; i++)
 			marked += marks[i];
 		CHECK(marked == 2);
@@ -228,6 +230,51 @@ static void figure7a(void)
 					    250 : 50)) < 1e-9);
 		callerchain_result_free(&r);
 	}
+	callerchain_free(&c);
+}
+
+/*
+ * The calling context tree keeps every sample: two samples of E shared
+ * 3:1 between its two D nodes are 1.5 and 0.5 (each rounded, three); a
+ * sample whose frame the tree lacks keeps its own frames under the
+ * marker of unseen callers, as do paths that start elsewhere than a
+ * start.
+ */
+static void every_sample_kept(void)
+{
+	static const uint32_t starts[] = { A };
+	const uint32_t via_b[] = { D, B, A };
+	const struct cc_frame lost[] = { { C, 700 }, { F, 600 } };
+	struct callerchain c;
+	struct cc_result r;
+	struct cct t;
+	uint32_t marker = 0;
+
+	callerchain_init(&c);
+	figure7a_calls(&c);
+	add_sample(&c, E, 100, via_b, 3, 2);
+	callerchain_add_sample(&c, lost, 2, NULL, 0, 5);
+	callerchain_build(&c, &r);
+	CHECK(r.samples == 7 && fabs(r.unresolved - 5) < 1e-9);
+	cct_init(&t);
+	callerchain_to_cct(&r, &t, NULL, starts, 1);
+	CHECK_EQ_U64(t.samples, 7);
+	CHECK_EQ_U64(t.truncated, 5);
+	for (uint32_t i = 1; i < t.n; i++)
+		if (cct_node(&t, i)->sym == CCT_SYM_TRUNCATED)
+			marker = i;
+	CHECK(marker && cct_node(&t, marker)->parent == CCT_ROOT &&
+	      cct_node(&t, marker)->total == 5);
+	/* Under it F, then C with the samples: the sample's own frames, outermost first. */
+	CHECK(marker && cct_node(&t, cct_node(&t, marker)->child)->sym == F);
+	CHECK(marker && cct_node(&t, cct_node(&t, cct_node(&t, marker)->child)->child)->self == 5);
+	cct_free(&t);
+	/* No start known: every path under the marker, none lost. */
+	cct_init(&t);
+	callerchain_to_cct(&r, &t, NULL, NULL, 0);
+	CHECK(t.samples == 7 && t.truncated == 7);
+	cct_free(&t);
+	callerchain_result_free(&r);
 	callerchain_free(&c);
 }
 
@@ -351,6 +398,7 @@ int main(void)
 	figure6();
 	figure7a();
 	figure7b();
+	every_sample_kept();
 	backward();
 	return check_done("test_callerchain");
 }

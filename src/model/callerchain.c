@@ -363,10 +363,10 @@ static uint32_t add_node(struct cc_result *r, size_t *cap, uint64_t key, uint32_
  */
 static void chain(const struct build *b, struct cc_result *r)
 {
-	size_t cap = 0, scap = 0, sn = 0;
+	size_t *cap = &r->cap, scap = 0, sn = 0;
 	uint32_t *stack = NULL;
 
-	add_node(r, &cap, PAIR(CCT_SYM_ROOT, 0), UINT32_MAX, 1.0, false);
+	add_node(r, cap, PAIR(CCT_SYM_ROOT, 0), UINT32_MAX, 1.0, false);
 	r->nodes[0].parent = 0;
 	for (size_t i = 0; i < b->npairs; i++) {
 		uint32_t n;
@@ -374,7 +374,7 @@ static void chain(const struct build *b, struct cc_result *r)
 		/* A pair seen only in samples is fitted, or unresolved. */
 		if (b->has_in[i] || b->out_start[i] == b->out_start[i + 1])
 			continue;
-		n = add_node(r, &cap, b->slots[i].key, 0, 1.0, false);
+		n = add_node(r, cap, b->slots[i].key, 0, 1.0, false);
 		if (n == UINT32_MAX)
 			break;
 		ST_GROW(stack, scap, sn + 1);
@@ -389,7 +389,7 @@ static void chain(const struct build *b, struct cc_result *r)
 				uint32_t to = slot_of((struct build *)b, e->key.callee, false);
 				double share = r->nodes[at].share * (double)e->count /
 					(double)b->in_weight[to];
-				uint32_t child = add_node(r, &cap, e->key.callee, at, share,
+				uint32_t child = add_node(r, cap, e->key.callee, at, share,
 							  b->in_callers[to] > 1);
 
 				if (child == UINT32_MAX)
@@ -550,7 +550,29 @@ static uint32_t sample_caller(const struct cc_result *r, const struct cc_sample_
 	return k < key->npath ? PAIR_SYM(key->path[k]) : caller_at(r, c, k - j);
 }
 
-static void map_sample(const struct build *b, struct cc_result *r,
+/*
+ * A sample the tree has no node for keeps its own frames, outermost
+ * first, as a path of nodes from the root with all of its count (no
+ * start leads there: it goes under the marker of unseen callers).  Made
+ * once every sample is mapped: candidates() indexes the nodes before.
+ */
+static void place_unseen(struct cc_result *r, const struct cc_sample_key *key, uint64_t count)
+{
+	uint32_t at = 0;
+
+	for (uint32_t j = key->npath; j-- > 0;) {
+		uint32_t n = add_node(r, &r->cap, key->path[j], at, 1.0, false);
+
+		if (n == UINT32_MAX)
+			return;
+		at = n;
+	}
+	if (at)
+		r->nodes[at].self += (double)count;
+}
+
+/* Returns false when the tree had no place for it. */
+static bool map_sample(const struct build *b, struct cc_result *r,
 		       const struct cc_sample_entry *e)
 {
 	const struct cc_sample_key *key = &e->key;
@@ -579,7 +601,7 @@ static void map_sample(const struct build *b, struct cc_result *r,
 			r->compared[k] += count;
 			r->agreed[k] += same ? count : 0;
 		}
-		return;
+		return false;
 	}
 	for (size_t i = 0; i < n; i++) {
 		bool whole;
@@ -614,12 +636,14 @@ static void map_sample(const struct build *b, struct cc_result *r,
 			r->agreed_clear[k] += count * agree;
 		}
 	}
+	return true;
 }
 
 void callerchain_build(const struct callerchain *c, struct cc_result *r)
 {
 	struct build b;
-	const struct cc_sample_entry *e;
+	const struct cc_sample_entry *e, **unplaced = NULL;
+	size_t nunplaced = 0, unplaced_cap = 0;
 
 	memset(r, 0, sizeof(*r));
 	memset(&b, 0, sizeof(b));
@@ -632,8 +656,14 @@ void callerchain_build(const struct callerchain *c, struct cc_result *r)
 	for (size_t i = 0; i + 1 < r->n; i++)
 		r->functions += i == 0 || b.by_sym[i] >> 32 != b.by_sym[i - 1] >> 32;
 	for (e = c->samples_by_path; e; e = e->hh.next)
-		map_sample(&b, r, e);
+		if (!map_sample(&b, r, e)) {
+			ST_GROW(unplaced, unplaced_cap, nunplaced + 1);
+			unplaced[nunplaced++] = e;
+		}
 	build_free(&b);
+	for (size_t i = 0; i < nunplaced; i++)
+		place_unseen(r, &unplaced[i]->key, unplaced[i]->count);
+	free(unplaced);
 }
 
 void callerchain_result_free(struct cc_result *r)
@@ -642,28 +672,92 @@ void callerchain_result_free(struct cc_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **marks)
+/* Node i's share of the samples, whole: the fractions carried over to the largest. */
+struct whole_count {
+	uint32_t node;
+	uint64_t count;
+	double rest;
+};
+
+static int larger_rest(const void *pa, const void *pb)
+{
+	const struct whole_count *a = pa, *b = pb;
+
+	if (a->rest != b->rest)
+		return a->rest > b->rest ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/* Every node's samples as whole numbers that sum to the round total (largest remainder). */
+static struct whole_count *whole_counts(const struct cc_result *r, size_t *n)
+{
+	struct whole_count *v = st_xcalloc(r->n ? r->n : 1, sizeof(*v));
+	double sum = 0;
+	uint64_t floors = 0, total;
+	size_t k = 0;
+
+	for (size_t i = 1; i < r->n; i++) {
+		double self = r->nodes[i].self > 0 ? r->nodes[i].self : 0;
+
+		if (self <= 0)
+			continue;
+		v[k] = (struct whole_count){ (uint32_t)i, (uint64_t)self, 0 };
+		v[k].rest = self - (double)v[k].count;
+		floors += v[k].count;
+		sum += self;
+		k++;
+	}
+	total = (uint64_t)(sum + 0.5);
+	qsort(v, k, sizeof(*v), larger_rest);
+	for (size_t i = 0; i < k && floors < total; i++, floors++)
+		v[i].count++;
+	*n = k;
+	return v;
+}
+
+static bool is_listed(const uint32_t *ids, size_t n, uint32_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo] == id;
+}
+
+void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **marks,
+			const uint32_t *starts, size_t nstarts)
 {
 	uint32_t frames[CCT_MAX_DEPTH];
-	size_t marks_cap = 0;
+	size_t marks_cap = 0, nc;
+	struct whole_count *counts = whole_counts(r, &nc);
 
 	if (marks)
 		*marks = NULL;
-	for (size_t i = 1; i < r->n; i++) {
-		uint64_t count = (uint64_t)(r->nodes[i].self + 0.5);
+	for (size_t w = 0; w < nc; w++) {
+		uint32_t i = counts[w].node;
+		uint64_t count = counts[w].count;
 		size_t n = 0;
 		uint32_t leaf;
+		bool unseen;
 
 		if (!count)
 			continue;
-		for (uint32_t at = (uint32_t)i; at && n < CCT_MAX_DEPTH; at = r->nodes[at].parent)
+		for (uint32_t at = i; at && n < CCT_MAX_DEPTH; at = r->nodes[at].parent)
 			frames[n++] = r->nodes[at].sym;
 		st_reverse_u32(frames, n);
-		leaf = cct_add_samples(to, frames, n, false, count, count);
-		if (!marks || cct_node(to, leaf)->depth != n)
+		/* Callers the tree never saw above its outermost frame: under the marker. */
+		unseen = !is_listed(starts, nstarts, frames[0]);
+		leaf = cct_add_samples(to, frames, n, unseen, count, count);
+		if (!marks || cct_node(to, leaf)->depth != n + unseen)
 			continue;	/* the tree is full: not where the path ends */
 		/* The two paths side by side, up to the root: mark the ambiguous. */
-		for (uint32_t at = (uint32_t)i, c = leaf; at && c; at = r->nodes[at].parent,
+		for (uint32_t at = i, c = leaf; at && c; at = r->nodes[at].parent,
 		     c = cct_node(to, c)->parent) {
 			size_t had = marks_cap;
 
@@ -674,6 +768,7 @@ void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **mar
 			(*marks)[c] = 1;
 		}
 	}
+	free(counts);
 	/* A mark for every node of to, so readers index by node alone. */
 	if (marks) {
 		size_t had = marks_cap;

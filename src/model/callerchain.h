@@ -73,7 +73,7 @@ struct cc_node {
 
 struct cc_result {
 	struct cc_node *nodes;		/* nodes[0] is a synthetic root */
-	size_t n;
+	size_t n, cap;
 	bool capped;			/* CC_MAX_NODES reached: a part is missing */
 	size_t ambiguous_nodes;
 	size_t functions;
@@ -118,10 +118,16 @@ int callerchain_load(struct callerchain *c, const uint8_t *p, size_t len, cc_sym
 void callerchain_build(const struct callerchain *c, struct cc_result *r);
 void callerchain_result_free(struct cc_result *r);
 /*
- * r's tree as a calling context tree of samples (rounded), root first;
- * with marks, (*marks)[node] (one for each of to's nodes) is set where
- * an ambiguous node went (allocated: free it).
+ * r's tree as a calling context tree of samples, root first: every
+ * sample kept (the shares' fractions carried, the remainder to the
+ * largest); a path whose outermost function is not in starts (sorted
+ * ids: main, a process's or thread's start) goes under the tree's one
+ * marker of missing callers (CCT_SYM_TRUNCATED: "[callers not seen]"),
+ * as do samples the tree could not place, with their own frames.  With
+ * marks, (*marks)[node] (one for each of to's nodes) is set where an
+ * ambiguous node went (allocated: free it).
  */
-void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **marks);
+void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **marks,
+			const uint32_t *starts, size_t nstarts);
 
 #endif

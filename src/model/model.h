@@ -163,7 +163,7 @@ struct model_thread_row {
 #define MODEL_FORGET_NS	1000000000ull
 #define MODEL_EXITS_KEPT 1024u
 /* CallerChaining's default stack window: --call-graph callerchain's copy. */
-#define MODEL_CHAIN_WINDOW 512u
+#define MODEL_CHAIN_WINDOW 2048u
 
 /*
  * A sample of a process not known yet (its FORK record is still in
@@ -270,6 +270,8 @@ struct model {
 	struct callerchain chaining;
 	uint32_t chain_window;
 	bool callerchain_mode;
+	/* Samples whose reference was the kernel's whole chain; the copy unwound. */
+	uint64_t chaining_fp_reference, chaining_dwarf_reference;
 	/*
 	 * --call-graph auto: samples carry the kernel's frame-pointer chain
 	 * and a stack copy; the chain is kept where it reaches a process or
@@ -304,8 +306,16 @@ void model_set_unwind_broken(struct model *m, bool on);
  */
 bool model_chain_note(const struct model *m, char *buf, size_t len);
 
-/* A call tree frame's name: its function's, or "[truncated chain]". */
+/*
+ * A call tree frame's name: its function's, or "[truncated chain]" (in
+ * the tree CallerChaining rebuilt: "[callers not seen]").
+ */
 const char *model_frame_name(const struct model *m, uint32_t sym);
+/*
+ * The ids of symbols a whole path starts at (main, a process's or a
+ * thread's start), ascending; *ids allocated (free it).  Their count.
+ */
+size_t model_start_symbols(const struct model *m, uint32_t **ids);
 
 /*
  * The weight that shares are of: the shown event's with -e a,b, else

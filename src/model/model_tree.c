@@ -18,8 +18,10 @@
 
 const char *model_frame_name(const struct model *m, uint32_t sym)
 {
-	return sym == CCT_SYM_TRUNCATED ? "[truncated chain]"
-	       : symbolizer_symbol(m->symbols, sym)->name;
+	/* The tree CallerChaining rebuilt marks callers it never saw. */
+	if (sym == CCT_SYM_TRUNCATED)
+		return m->callerchain_mode ? "[callers not seen]" : "[truncated chain]";
+	return symbolizer_symbol(m->symbols, sym)->name;
 }
 
 void model_set_call_graph(struct model *m, uint32_t window, bool rebuilt)
@@ -45,6 +47,21 @@ static bool is_start(const char *name)
 		if (!strcmp(name, starts[i]))
 			return true;
 	return false;
+}
+
+size_t model_start_symbols(const struct model *m, uint32_t **ids)
+{
+	size_t n = 0, count = symbolizer_count(m->symbols);
+	uint32_t *v = st_xmalloc((count ? count : 1) * sizeof(*v));
+
+	for (uint32_t id = 0; id < count; id++) {
+		const char *name = symbolizer_symbol(m->symbols, id)->name;
+
+		if (is_start(name) || !strcmp(name, "main"))
+			v[n++] = id;	/* in order: ids ascend */
+	}
+	*ids = v;
+	return n;
 }
 
 /* Whether a chain whose outermost frame is root reached a start (cached by symbol). */
@@ -321,8 +338,17 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 		k = take_kernel_chain(m, s, frames, false);
 		if (s->cpumode == ST_MODE_USER && s->nchain)
 			count_fp_chain(m, k ? frames[0] : leaf->id);
-		if (s->flags & ST_SAMPLE_HAS_STACK)
+		/*
+		 * CallerChaining's reference: the kernel's chain where it is
+		 * whole, else (no frame pointers) the copy unwound by its CFI.
+		 */
+		if ((s->flags & ST_SAMPLE_HAS_STACK) && chain_is_whole(m, k ? frames[0] : leaf->id)) {
 			take_unwound(m, s, leaf, NULL, &cut, frames, k);
+			m->chaining_fp_reference++;
+		} else if (s->flags & ST_SAMPLE_HAS_STACK) {
+			take_unwound(m, s, leaf, NULL, &cut, NULL, 0);
+			m->chaining_dwarf_reference++;
+		}
 	}
 	frames[k++] = leaf->id;
 	node = cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);

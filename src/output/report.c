@@ -46,7 +46,10 @@ static void print_text(struct session *s, FILE *out)
 		fprintf(out, "note: %s\n", s->info.note);
 	if (session_history_note(s, line, sizeof(line)))
 		fprintf(out, "%s\n", line);
-	if (model_chain_note(&s->model, line, sizeof(line)))
+	/* callerchain: its line says what its reference was (no frame pointers: DWARF). */
+	if (report_callerchain_text(&s->model, line, sizeof(line)))
+		fprintf(out, "%s\n", line);
+	else if (model_chain_note(&s->model, line, sizeof(line)))
 		fprintf(out, "chains: %s\n", line);
 	if (s->is_snapshot)
 		fprintf(out, "snapshot taken %s\n", s->snap.label);

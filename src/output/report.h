@@ -6,6 +6,7 @@
 #define SHIMTOP_REPORT_H
 
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /*
@@ -44,6 +45,8 @@ struct json_object *report_tree_json(const struct model *m);
  * the reference chains per level), or NULL when no sample had a depth.
  */
 struct json_object *report_callerchain_json(const struct model *m);
+/* --call-graph callerchain: the text report's line on the rebuilt tree's agreement. */
+bool report_callerchain_text(const struct model *m, char *buf, size_t len);
 
 /*
  * Runs a batch session to its end (duration, target exit, SIGINT or

@@ -57,15 +57,19 @@ void report_folded(const struct model *m, FILE *out)
 {
 	struct cc_result r;
 	struct cct t;
+	uint32_t *starts;
+	size_t nstarts;
 
 	if (!m->callerchain_mode) {
 		folded(m, &m->tree, out);
 		return;
 	}
 	/* The tree CallerChaining rebuilt from depths is the one asked for. */
+	nstarts = model_start_symbols(m, &starts);
 	callerchain_build(&m->chaining, &r);
 	cct_init(&t);
-	callerchain_to_cct(&r, &t, NULL);
+	callerchain_to_cct(&r, &t, NULL, starts, nstarts);
+	free(starts);
 	folded(m, &t, out);
 	cct_free(&t);
 	callerchain_result_free(&r);
@@ -76,11 +80,55 @@ static double percent(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
+/* What the rebuilt tree's agreement was measured against: the kind most samples had first. */
+static const char *chaining_reference(const struct model *m, char *buf, size_t len)
+{
+	uint64_t fp = m->chaining_fp_reference, dw = m->chaining_dwarf_reference;
+
+	if (!m->callerchain_mode)
+		return "unwound chains";
+	if (!dw)
+		return "frame-pointer chains";
+	if (!fp)
+		return "DWARF-unwound chains";
+	if (dw >= fp)
+		snprintf(buf, len, "DWARF-unwound chains (frame-pointer chains where whole: %.1f%%)",
+			 100.0 * (double)fp / (double)(fp + dw));
+	else
+		snprintf(buf, len, "frame-pointer chains (DWARF-unwound where they stop early: "
+			 "%.1f%%)", 100.0 * (double)dw / (double)(fp + dw));
+	return buf;
+}
+
+bool report_callerchain_text(const struct model *m, char *buf, size_t len)
+{
+	struct cc_result r;
+	char ref[128];
+
+	if (!m->callerchain_mode || !m->chaining.samples)
+		return false;
+	callerchain_build(&m->chaining, &r);
+	if (r.compared[1] > 0)
+		snprintf(buf, len, "callerchain: the tree rebuilt from stack depth (%u-byte window): "
+			 "its callers agree with %s one level up in %.1f%% of %.0f samples, three "
+			 "levels up in %.1f%% of %.0f; %.0f samples' callers not seen",
+			 m->chain_window, chaining_reference(m, ref, sizeof(ref)),
+			 percent(r.agreed[1], r.compared[1]),
+			 r.compared[1], percent(r.agreed[3], r.compared[3]), r.compared[3],
+			 r.unresolved);
+	else
+		snprintf(buf, len, "callerchain: the tree rebuilt from stack depth (%u-byte window): "
+			 "no sample had a chain to check it against", m->chain_window);
+	callerchain_result_free(&r);
+	return true;
+}
+
 struct json_object *report_callerchain_json(const struct model *m)
 {
 	const struct callerchain *c = &m->chaining;
 	struct json_object *o, *agreement, *unique;
 	struct cc_result r;
+	char ref[128];
 
 	if (!c->samples && !c->no_depth)
 		return NULL;
@@ -110,8 +158,15 @@ struct json_object *report_callerchain_json(const struct model *m)
 	json_object_object_add(o, "unique_pct", unique);
 	json_object_object_add(o, "fitted", json_object_new_double(r.fitted));
 	json_object_object_add(o, "unresolved", json_object_new_double(r.unresolved));
-	json_object_object_add(o, "reference", json_object_new_string(
-		m->callerchain_mode ? "frame-pointer chains" : "unwound chains"));
+	json_object_object_add(o, "reference",
+			       json_object_new_string(chaining_reference(m, ref, sizeof(ref))));
+	if (m->callerchain_mode) {
+		struct json_object *by = json_object_new_object();
+
+		report_add_u64(by, "frame_pointer", m->chaining_fp_reference);
+		report_add_u64(by, "dwarf", m->chaining_dwarf_reference);
+		json_object_object_add(o, "reference_samples", by);
+	}
 	report_add_u64(o, "checked", c->checked);
 	for (unsigned k = 1; k <= CC_LEVELS; k++) {
 		struct json_object *j = json_object_new_object();

@@ -236,6 +236,8 @@ static void pane_refresh(struct tree_pane *p, const struct cct *base)
 struct rebuild_job {
 	pthread_t thread;
 	struct packed_out input;	/* callerchain_save's */
+	uint32_t *starts;		/* model_start_symbols' */
+	size_t nstarts;
 	uint64_t from;			/* the session's samples then */
 	struct cct tree;
 	uint8_t *marks;
@@ -265,7 +267,7 @@ static void *rebuild_main(void *arg)
 
 		callerchain_build(&cc, &r);
 		cct_init(&j->tree);
-		callerchain_to_cct(&r, &j->tree, &j->marks);
+		callerchain_to_cct(&r, &j->tree, &j->marks, j->starts, j->nstarts);
 		callerchain_result_free(&r);
 	}
 	callerchain_free(&cc);
@@ -287,6 +289,7 @@ static void rebuild_finish(struct tree_view *t)
 		t->rebuilt_from = j->from;
 	}
 	free(j->input.p);
+	free(j->starts);
 	free(j);
 	t->job = NULL;
 }
@@ -304,10 +307,13 @@ static const struct cct *rebuilt_tree(struct tree_view *t)
 		return &t->rebuilt;
 	j = st_xcalloc(1, sizeof(*j));
 	callerchain_save(cc, &j->input);
+	/* Names are read here: the worker has symbol ids only. */
+	j->nstarts = model_start_symbols(&t->v.ui->s->model, &j->starts);
 	j->from = cc->samples;
 	t->next_job_ns = now + REBUILD_EVERY_NS;
 	if (st_thread_start(&j->thread, rebuild_main, j, "callerchain rebuild") != 0) {
 		free(j->input.p);
+		free(j->starts);
 		free(j);
 		return &t->rebuilt;
 	}
