@@ -7,6 +7,7 @@
 #include "sampler/observer.h"
 #include "sampler/perf_source.h"
 #include "sampler/kmod_source.h"
+#include "sampler/perf_data.h"
 #include "sampler/replay_source.h"
 #include "symbols/symbols.h"
 #include "stop_signal.h"
@@ -115,6 +116,21 @@ static void synthesize_existing(struct session *s, const struct perf_source_conf
 	free(c);
 }
 
+/* A recording: shimtop's, or perf record's perf.data, told apart by their magic. */
+static struct st_source *open_recording(const char *path, bool realtime, struct ring *ring,
+					struct st_file_header *h)
+{
+	unsigned char first[8];
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+
+	if (f && fread(first, 1, sizeof(first), f) == sizeof(first) &&
+	    perf_data_is(first, sizeof(first)))
+		return replay_source_perf_data(perf_data_on(f, path, h), realtime, ring, h);
+	if (f)
+		fclose(f);
+	return replay_source_create(path, realtime, ring, h);
+}
+
 static int open_replay(struct session *s, const struct st_options *o)
 {
 	struct st_file_header h;
@@ -142,7 +158,7 @@ static int open_replay(struct session *s, const struct st_options *o)
 			st_error("snapshot '%s' has an empty records section: the file is corrupt",
 				 path);
 	} else {
-		s->source = replay_source_create(path, o->realtime, s->ring, &h);
+		s->source = open_recording(path, o->realtime, s->ring, &h);
 	}
 	if (!s->source)
 		return -EIO;	/* said why; a file that cannot be read */

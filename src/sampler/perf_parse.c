@@ -228,12 +228,20 @@ static int take_stack(struct cursor *c, const struct perf_layout *l, void *rec, 
 
 	if (l->sample_type & PERF_SAMPLE_REGS_USER) {
 		abi = take64(c);
+		/* In bit order; perf record asks for all of them (a perf.data), we for three. */
 		if (abi != PERF_SAMPLE_REGS_ABI_NONE)
-			for (unsigned i = 0; i < (unsigned)__builtin_popcountll(l->regs_user); i++) {
-				uint64_t v = take64(c);
+			for (unsigned bit = 0; bit < 64; bit++) {
+				uint64_t v;
 
-				if (i < 3)
-					regs[i] = v;	/* bp, sp, ip: bit order */
+				if (!(l->regs_user >> bit & 1))
+					continue;
+				v = take64(c);
+				if (bit == PERF_REG_X86_BP)
+					regs[0] = v;
+				else if (bit == PERF_REG_X86_SP)
+					regs[1] = v;
+				else if (bit == PERF_REG_X86_IP)
+					regs[2] = v;
 			}
 	}
 	if (!(l->sample_type & PERF_SAMPLE_STACK_USER))
@@ -247,7 +255,7 @@ static int take_stack(struct cursor *c, const struct perf_layout *l, void *rec, 
 	dyn = size ? take64(c) : 0;
 	if (c->bad || dyn > size)
 		return -EBADMSG;
-	if (abi == PERF_SAMPLE_REGS_ABI_NONE || l->regs_user != PERF_STACK_REGS)
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE || (l->regs_user & PERF_STACK_REGS) != PERF_STACK_REGS)
 		return 0;
 	if (used + sizeof(*k) > ST_RECORD_MAX)
 		return 0;

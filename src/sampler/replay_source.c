@@ -1,5 +1,6 @@
 /* replay_source.c - reading a record file into a ring. */
 #include "sampler/replay_source.h"
+#include "sampler/perf_data.h"
 #include "ring/record.h"
 #include "ring/ring.h"
 #include "util.h"
@@ -14,6 +15,7 @@
 struct replay_source {
 	struct st_source base;
 	struct record_reader *reader;
+	struct perf_data *perf;		/* or a perf.data's records */
 	bool realtime;
 	struct source_thread th;
 	pthread_mutex_t lock;
@@ -36,7 +38,8 @@ static void *replay_main(void *arg)
 	long n = 0;
 
 	while (!source_thread_stopping(&rs->th) &&
-	       (n = record_reader_next(rs->reader, &rec)) > 0) {
+	       (n = rs->perf ? perf_data_next(rs->perf, &rec)
+		    : record_reader_next(rs->reader, &rec)) > 0) {
 		const struct st_header *h = rec;
 
 		if (rs->realtime && h->type == ST_REC_SAMPLE) {
@@ -55,7 +58,8 @@ static void *replay_main(void *arg)
 		ring_push(rs->base.ring, rec, (size_t)n);
 	}
 	if (n < 0)
-		snprintf(reason, sizeof(reason), "%s", record_reader_error(rs->reader));
+		snprintf(reason, sizeof(reason), "%s", rs->perf ? perf_data_error(rs->perf)
+			 : record_reader_error(rs->reader));
 	pthread_mutex_lock(&rs->lock);
 	rs->info.finished = true;
 	rs->info.failed = n < 0;
@@ -93,6 +97,7 @@ static void replay_destroy(struct st_source *s)
 
 	replay_stop(s);
 	record_reader_close(rs->reader);
+	perf_data_close(rs->perf);
 	pthread_mutex_destroy(&rs->lock);
 	free(rs);
 }
@@ -111,17 +116,19 @@ struct st_source *replay_source_create(const char *path, bool realtime,
 	return replay_source_from(record_reader_open(path, h), realtime, ring, h);
 }
 
-struct st_source *replay_source_from(struct record_reader *reader, bool realtime,
-				     struct ring *ring, const struct st_file_header *h)
+static struct st_source *replay_new(struct record_reader *reader, struct perf_data *perf,
+				   bool realtime, struct ring *ring,
+				   const struct st_file_header *h)
 {
 	struct replay_source *rs;
 
-	if (!reader)
+	if (!reader && !perf)
 		return NULL;
 	rs = st_xcalloc(1, sizeof(*rs));
 	rs->base.ops = &replay_ops;
 	rs->base.ring = ring;
 	rs->reader = reader;
+	rs->perf = perf;
 	rs->realtime = realtime;
 	pthread_mutex_init(&rs->lock, NULL);
 	rs->info.kind = ST_SOURCE_REPLAY;
@@ -136,4 +143,16 @@ struct st_source *replay_source_from(struct record_reader *reader, bool realtime
 	rs->info.ipc_cycles = h->ipc_cycles;
 	rs->info.ipc_instructions = h->ipc_instructions;
 	return &rs->base;
+}
+
+struct st_source *replay_source_from(struct record_reader *reader, bool realtime,
+				     struct ring *ring, const struct st_file_header *h)
+{
+	return replay_new(reader, NULL, realtime, ring, h);
+}
+
+struct st_source *replay_source_perf_data(struct perf_data *perf, bool realtime,
+					  struct ring *ring, const struct st_file_header *h)
+{
+	return replay_new(NULL, perf, realtime, ring, h);
 }

@@ -18,5 +18,9 @@ struct st_source *replay_source_create(const char *path, bool realtime,
 /* The same from a reader already open (a snapshot's records); NULL if reader is. */
 struct st_source *replay_source_from(struct record_reader *reader, bool realtime,
 				     struct ring *ring, const struct st_file_header *header);
+/* The same from a perf.data opened (perf_data_on); NULL if it is. */
+struct perf_data;
+struct st_source *replay_source_perf_data(struct perf_data *perf, bool realtime,
+					  struct ring *ring, const struct st_file_header *header);
 
 #endif

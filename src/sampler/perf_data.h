@@ -1,0 +1,45 @@
+/*
+ * perf_data.h - perf.data, as perf record writes it to a file, read as a
+ * stream of shimtop records: the header and the attributes checked once,
+ * the data section's records converted by perf_parse as the ring's are,
+ * and from the feature sections the host, perf's version and the
+ * command line, for the header line.  Records shimtop does not use are
+ * skipped and counted, never fatal.  The file is hostile input: every
+ * offset and size is checked against the file before it is read.
+ */
+#ifndef SHIMTOP_PERF_DATA_H
+#define SHIMTOP_PERF_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ring/record_file.h"
+
+#define PERF_DATA_MAGIC		"PERFILE2"
+
+struct perf_data;
+
+/* Whether a file's first 8 bytes are perf.data's (file mode). */
+bool perf_data_is(const unsigned char *first, size_t len);
+
+/*
+ * Reads f's header, attributes and features (name: the file, for
+ * messages) and fills h as a recording's header; takes f.  NULL after a
+ * one-line error naming the problem (st_error).
+ */
+struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header *h);
+
+/*
+ * The next record, valid until the next call: >0 its size, 0 at the end,
+ * -EBADMSG where the file is damaged or cut short (perf_data_error says
+ * where; what came before stands).
+ */
+long perf_data_next(struct perf_data *p, const void **rec);
+const char *perf_data_error(const struct perf_data *p);
+/* Records of the data section not used (perf's own, or kinds shimtop does not read). */
+uint64_t perf_data_skipped(const struct perf_data *p);
+void perf_data_close(struct perf_data *p);
+
+#endif
