@@ -116,15 +116,21 @@ static void synthesize_existing(struct session *s, const struct perf_source_conf
 	free(c);
 }
 
-/* A recording: shimtop's, or perf record's perf.data, told apart by their magic. */
+/*
+ * A recording: shimtop's, or perf record's perf.data, told apart by their
+ * magic; "-" is perf record -o -'s stream on stdin.
+ */
 static struct st_source *open_recording(const char *path, bool realtime, struct ring *ring,
 					struct st_file_header *h)
 {
 	unsigned char first[8];
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	FILE *f;
 
+	if (!strcmp(path, "-"))
+		return replay_source_perf_data(perf_data_on(stdin, "-", h), realtime, ring, h);
+	f = fopen(path, "rbe");
 	if (f && fread(first, 1, sizeof(first), f) == sizeof(first) &&
-	    perf_data_is(first, sizeof(first)))
+	    perf_data_is(first, sizeof(first)) && fseeko(f, 0, SEEK_SET) == 0)
 		return replay_source_perf_data(perf_data_on(f, path, h), realtime, ring, h);
 	if (f)
 		fclose(f);

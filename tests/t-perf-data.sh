@@ -33,6 +33,32 @@ grep -Eq "^note: perf.data from perf [0-9][^ ]* on .*: .*perf record -q -g -o $T
 	"$TMP/fp.txt" || fail "the header line: $(sed -n 1,4p "$TMP/fp.txt")"
 grep -q "leaf_work" "$TMP/fp.txt" || fail "no leaf_work row: $(sed -n 6,9p "$TMP/fp.txt")"
 
+# Pipe mode (perf record -o - | shimtop -i -): the attributes and the
+# features come as records; the same samples and tree.
+perf record -q -g -o - -- "$FP" --seconds 1 2>/dev/null >"$TMP/pipe.data" ||
+	fail "perf record -o - failed"
+"$SHIMTOP" -i - -b --format json <"$TMP/pipe.data" >"$TMP/pipe.json" 2>"$TMP/err" ||
+	fail "-i - (pipe mode): $(cat "$TMP/err")"
+[ "$(json_get "$TMP/pipe.json" "d['samples']")" -eq "$(perf_samples "$TMP/pipe.data")" ] ||
+	fail "pipe mode: not perf's sample count"
+json_get "$TMP/pipe.json" "d['source']['note']" | grep -q "perf record -q -g -o - -- $FP" ||
+	fail "pipe mode's header line: $(json_get "$TMP/pipe.json" "d['source']['note']")"
+perf record -q -g -o - -- "$FP" --seconds 0.5 2>/dev/null |
+	"$SHIMTOP" -i - -b --format folded >"$TMP/pipe.folded" 2>"$TMP/err" || fail "a live pipe: $(cat "$TMP/err")"
+python3 "$TESTS_DIR/check_paths.py" "$TMP/pipe.folded" ||
+	fail "pipe mode's tree: $(sort -t' ' -k2 -n "$TMP/pipe.folded" | tail -5)"
+size=$(stat -c %s "$TMP/pipe.data")
+head -c $((size / 2)) "$TMP/pipe.data" >"$TMP/pipecut.data"
+"$SHIMTOP" -i - -b --format json <"$TMP/pipecut.data" >"$TMP/pipecut.json" 2>"$TMP/err"
+[ $? -eq 1 ] || fail "a cut pipe did not exit 1"
+grep -Eq "perf.data '-' stops at byte [0-9]+ of its data \(a record cut short\)" "$TMP/err" ||
+	fail "a cut pipe's message: $(cat "$TMP/err")"
+head -c 16 "$TMP/pipe.data" >"$TMP/pipehead.data"
+expect_run 1 "perf.data '-': the stream ends before it says what was sampled" -- \
+	sh -c "'$SHIMTOP' -i - -b <'$TMP/pipehead.data'"
+printf 'not perf data at all' >"$TMP/junk"
+expect_run 1 "perf.data '-': not a perf.data file \(bad header\)" -- sh -c "'$SHIMTOP' -i - -b <'$TMP/junk'"
+
 # --call-graph dwarf: the user registers and stack copies unwound here.
 perf record -q --call-graph dwarf -o "$TMP/dw.data" -- "$NOFP" --seconds 1 >/dev/null 2>&1 ||
 	fail "perf record --call-graph dwarf failed"

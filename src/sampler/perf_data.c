@@ -46,6 +46,12 @@ struct perf_data {
 	uint64_t at, end;		/* the data section left to read */
 	bool positioned;		/* the stream is at `at` (the features were read first) */
 	uint64_t declared;		/* where the data should end, past the file's end; 0 if it fits */
+	bool pipe;			/* perf record -o -: a stream with its attributes inside */
+	bool held;			/* pipe: rec holds the first record past the attributes */
+	struct feature_kept {
+		unsigned char *buf;
+		size_t len;
+	} feat[4];			/* by feature_slot */
 	struct perf_layout layout;
 	struct perf_group_state gs;
 	uint64_t fixed_period;		/* each sample's, when it does not carry one */
@@ -116,78 +122,101 @@ static bool take_string(const unsigned char *buf, size_t len, size_t *at, char *
 	return true;
 }
 
-/* Feature section feat (nth of the set bits), read whole; NULL if absent, too big or cut. */
-static unsigned char *feature(struct perf_data *p, const struct file_header *fh,
-			      unsigned feat, size_t *len)
+/* The features read for the header line, by their place in perf_data.feat. */
+static int feature_slot(uint64_t feat)
 {
-	struct file_section s;
-	unsigned nth = 0;
-	unsigned char *buf;
-
-	if (!(fh->features[feat / 64] >> (feat % 64) & 1))
-		return NULL;
-	for (unsigned b = 0; b < feat; b++)
-		nth += (unsigned)(fh->features[b / 64] >> (b % 64) & 1);
-	if (!read_at(p, fh->data.offset + fh->data.size + (uint64_t)nth * sizeof(s), &s,
-		     sizeof(s)) || !section_fits(p, &s) || s.size > FEATURE_MAX)
-		return NULL;
-	buf = st_xmalloc(s.size + 1);
-	if (!read_at(p, s.offset, buf, s.size)) {
-		free(buf);
-		return NULL;
+	switch (feat) {
+	case FEAT_HOSTNAME:
+		return 0;
+	case FEAT_VERSION:
+		return 1;
+	case FEAT_CMDLINE:
+		return 2;
+	case FEAT_EVENT_DESC:
+		return 3;
+	default:
+		return -1;
 	}
-	*len = s.size;
-	return buf;
+}
+
+/* Keeps a copy of feature feat's bytes, if one read for the header line. */
+static void keep_feature(struct perf_data *p, uint64_t feat, const unsigned char *buf, size_t len)
+{
+	int slot = feature_slot(feat);
+
+	if (slot < 0 || len > FEATURE_MAX || p->feat[slot].buf)
+		return;
+	p->feat[slot].buf = st_xmalloc(len + 1);
+	memcpy(p->feat[slot].buf, buf, len);
+	p->feat[slot].len = len;
+}
+
+/* File mode: the feature sections (one a set bit, their table after the data) kept. */
+static void load_features(struct perf_data *p, const struct file_header *fh)
+{
+	static const unsigned wanted[] = { FEAT_HOSTNAME, FEAT_VERSION, FEAT_CMDLINE,
+					   FEAT_EVENT_DESC };
+
+	for (size_t w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++) {
+		unsigned feat = wanted[w], nth = 0;
+		struct file_section sec;
+		unsigned char *buf;
+
+		if (!(fh->features[feat / 64] >> (feat % 64) & 1))
+			continue;
+		for (unsigned b = 0; b < feat; b++)
+			nth += (unsigned)(fh->features[b / 64] >> (b % 64) & 1);
+		if (!read_at(p, fh->data.offset + fh->data.size + (uint64_t)nth * sizeof(sec), &sec,
+			     sizeof(sec)) || !section_fits(p, &sec) || sec.size > FEATURE_MAX)
+			continue;
+		buf = st_xmalloc(sec.size + 1);
+		if (read_at(p, sec.offset, buf, sec.size))
+			keep_feature(p, feat, buf, sec.size);
+		free(buf);
+	}
 }
 
 /* The first event's name as perf record described it (EVENT_DESC), if given. */
-static bool described_name(struct perf_data *p, const struct file_header *fh, char *out,
-			   size_t room)
+static bool described_name(const struct perf_data *p, char *out, size_t room)
 {
-	size_t len = 0, at;
-	unsigned char *buf = feature(p, fh, FEAT_EVENT_DESC, &len);
+	const unsigned char *buf = p->feat[3].buf;
+	size_t len = p->feat[3].len, at;
 	uint32_t nevents = 0, attr_size = 0;
-	bool ok = false;
 
-	if (buf && len >= 2 * sizeof(uint32_t)) {
-		memcpy(&nevents, buf, sizeof(nevents));
-		memcpy(&attr_size, buf + sizeof(nevents), sizeof(attr_size));
-		/* nr, attr_size; then the first event: its attr, its id count, its name. */
-		if (nevents && attr_size <= len && len - 2 * sizeof(uint32_t) >= attr_size) {
-			at = 2 * sizeof(uint32_t) + attr_size + sizeof(uint32_t);
-			ok = at <= len && take_string(buf, len, &at, out, room) && out[0];
-		}
-	}
-	free(buf);
-	return ok;
+	if (!buf || len < 2 * sizeof(uint32_t))
+		return false;
+	memcpy(&nevents, buf, sizeof(nevents));
+	memcpy(&attr_size, buf + sizeof(nevents), sizeof(attr_size));
+	/* nr, attr_size; then the first event: its attr, its id count, its name. */
+	if (!nevents || attr_size > len || len - 2 * sizeof(uint32_t) < attr_size)
+		return false;
+	at = 2 * sizeof(uint32_t) + attr_size + sizeof(uint32_t);
+	return at <= len && take_string(buf, len, &at, out, room) && out[0];
 }
 
-/* "perf 6.1, host H: perf record -g ..." from the features there are. */
-static void describe(struct perf_data *p, const struct file_header *fh, char *out, size_t room)
+/* "perf.data from perf 6.1 on HOST: perf record -g ..." from the features there are. */
+static void describe(const struct perf_data *p, char *out, size_t room)
 {
 	char version[64] = "", host[64] = "", cmd[512] = "", word[256];
-	size_t len = 0, at = 0;
-	unsigned char *buf;
+	size_t at = 0;
 
-	if ((buf = feature(p, fh, FEAT_VERSION, &len)))
-		take_string(buf, len, &at, version, sizeof(version));
-	free(buf);
+	if (p->feat[1].buf)
+		take_string(p->feat[1].buf, p->feat[1].len, &at, version, sizeof(version));
 	at = 0;
-	if ((buf = feature(p, fh, FEAT_HOSTNAME, &len)))
-		take_string(buf, len, &at, host, sizeof(host));
-	free(buf);
-	if ((buf = feature(p, fh, FEAT_CMDLINE, &len)) && len >= sizeof(uint32_t)) {
+	if (p->feat[0].buf)
+		take_string(p->feat[0].buf, p->feat[0].len, &at, host, sizeof(host));
+	if (p->feat[2].buf && p->feat[2].len >= sizeof(uint32_t)) {
 		uint32_t n;
 
-		memcpy(&n, buf, sizeof(n));
+		memcpy(&n, p->feat[2].buf, sizeof(n));
 		at = sizeof(n);
-		for (uint32_t i = 0; i < n && take_string(buf, len, &at, word, sizeof(word)); i++) {
+		for (uint32_t i = 0; i < n && take_string(p->feat[2].buf, p->feat[2].len, &at, word,
+							  sizeof(word)); i++) {
 			size_t used = strlen(cmd);
 
 			snprintf(cmd + used, sizeof(cmd) - used, "%s%s", used ? " " : "", word);
 		}
 	}
-	free(buf);
 	snprintf(out, room, "perf.data%s%s%s%s%s%s", version[0] ? " from perf " : "", version,
 		 host[0] ? " on " : "", host, cmd[0] ? ": " : "", cmd);
 }
@@ -210,30 +239,22 @@ static bool is_dummy(const struct perf_event_attr *a)
 }
 
 /*
- * The event sampled, into *main: the one attribute that is not perf's
- * dummy (-a and --switch-events add one for side-band records), whose
- * records end as the main one's do.  -1 after refuse (p is closed).
+ * The event sampled, into *main: the one attribute of n that is not
+ * perf's dummy (-a and --switch-events add one for side-band records),
+ * whose records end as the main one's do.  -1 after refuse (p closed).
  */
-static int take_attrs(struct perf_data *p, const struct file_header *fh, size_t n,
-		      struct perf_event_attr *main)
+static int choose_main(struct perf_data *p, const struct perf_event_attr *v, size_t n,
+		       struct perf_event_attr *main)
 {
+	const struct perf_event_attr *dummy = NULL;
 	size_t mains = 0;
-	struct perf_event_attr a, dummy;
 
-	memset(&dummy, 0, sizeof(dummy));
 	for (size_t i = 0; i < n; i++) {
-		/* perf_event_attr as perf wrote it (older or newer), then its ids' section. */
-		memset(&a, 0, sizeof(a));
-		if (!read_at(p, fh->attrs.offset + i * fh->attr_size, &a,
-			     fh->attr_size - 16 < sizeof(a) ? fh->attr_size - 16 : sizeof(a))) {
-			refuse(p, "the file is corrupt: an attribute cannot be read; record it again");
-			return -1;
-		}
-		if (is_dummy(&a)) {
-			dummy = a;
+		if (is_dummy(&v[i])) {
+			dummy = &v[i];
 			continue;
 		}
-		*main = a;
+		*main = v[i];
 		mains++;
 	}
 	if (mains != 1) {
@@ -241,28 +262,64 @@ static int take_attrs(struct perf_data *p, const struct file_header *fh, size_t 
 		       "(perf record -e EVENT)" : "it holds no event that samples");
 		return -1;
 	}
-	if (n > 1 && ((dummy.sample_type ^ main->sample_type) & SAMPLE_ID_BITS ||
-		      dummy.sample_id_all != main->sample_id_all)) {
+	if (dummy && (((dummy->sample_type ^ main->sample_type) & SAMPLE_ID_BITS) ||
+		      dummy->sample_id_all != main->sample_id_all)) {
 		refuse(p, "its side-band records are laid out unlike its samples; shimtop reads "
 		       "perf record's usual files");
+		return -1;
+	}
+	if (!(main->sample_type & PERF_SAMPLE_IP) || !(main->sample_type & PERF_SAMPLE_TID)) {
+		refuse(p, "its samples carry no address or thread; record it with perf record's "
+		       "defaults");
 		return -1;
 	}
 	return 0;
 }
 
-struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header *h)
+/* The layout main's records have, and the header a recording has: what was sampled, how often. */
+static void take_main(struct perf_data *p, const struct perf_event_attr *a, const char *name,
+		      struct st_file_header *h)
 {
-	struct perf_data *p = st_xcalloc(1, sizeof(*p));
-	struct perf_event_attr attr = { 0 };
+	p->layout = (struct perf_layout){ .sample_type = a->sample_type,
+					  .read_format = a->read_format,
+					  .sample_id_all = (int)a->sample_id_all,
+					  .regs_user = a->sample_regs_user };
+	if (!a->freq && !(a->sample_type & PERF_SAMPLE_PERIOD))
+		p->fixed_period = a->sample_period;
+	memcpy(h->magic, ST_FILE_MAGIC, sizeof(h->magic));
+	h->version = ST_FILE_VERSION;
+	h->header_size = sizeof(*h);
+	h->pid = 0;		/* any process: rows split by process */
+	h->ipc_cycles = h->ipc_instructions = -1;
+	snprintf(h->comm, sizeof(h->comm), "%s", strcmp(name, "-") ? st_basename(name) : "perf");
+	st_text_safe(h->comm);
+	if (!described_name(p, h->events, sizeof(h->events)))
+		event_name(a, h->events, sizeof(h->events));
+	h->period_value = a->freq ? a->sample_freq : a->sample_period;
+	h->period_unit = a->freq ? ST_PERIOD_HZ
+		: a->type == PERF_TYPE_SOFTWARE && a->config <= PERF_COUNT_SW_TASK_CLOCK
+		? ST_PERIOD_NS : ST_PERIOD_EVENTS;
+	describe(p, h->note, sizeof(h->note));
+}
+
+/* An attribute as perf wrote it (older or newer than ours): its known part, the rest zero. */
+static void attr_from(struct perf_event_attr *a, const unsigned char *bytes, size_t len)
+{
+	memset(a, 0, sizeof(*a));
+	memcpy(a, bytes, len < sizeof(*a) ? len : sizeof(*a));
+}
+
+static struct perf_data *open_file(struct perf_data *p, const char *name,
+				   struct st_file_header *h)
+{
+	struct perf_event_attr v[ATTRS_MAX], attr;
 	struct file_header fh;
+	unsigned char raw[sizeof(struct perf_event_attr)];
 	size_t nattrs;
 	off_t size;
 
-	p->f = f;
-	p->name = st_xstrdup(name);
-	memset(h, 0, sizeof(*h));
-	if (fseeko(f, 0, SEEK_END) != 0 || (size = ftello(f)) < 0)
-		return refuse(p, "it cannot be read as a file; give a file, not a pipe");
+	if (fseeko(p->f, 0, SEEK_END) != 0 || (size = ftello(p->f)) < 0)
+		return refuse(p, "it cannot be read as a file (perf record -o - writes pipe mode)");
 	p->file_size = (uint64_t)size;
 	if (!read_at(p, 0, &fh, sizeof(fh)) || memcmp(fh.magic, PERF_DATA_MAGIC, 8))
 		return refuse(p, "not a perf.data file (bad header); make one with perf record");
@@ -275,17 +332,16 @@ struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header 
 			      "record it again");
 	if (nattrs > ATTRS_MAX)
 		return refuse(p, "the file is corrupt: it lists more than 64 events; record it again");
-	if (take_attrs(p, &fh, nattrs, &attr) < 0)
+	for (size_t i = 0; i < nattrs; i++) {
+		size_t len = fh.attr_size - 16 < sizeof(raw) ? fh.attr_size - 16 : sizeof(raw);
+
+		if (!read_at(p, fh.attrs.offset + i * fh.attr_size, raw, len))
+			return refuse(p, "the file is corrupt: an attribute cannot be read; "
+				      "record it again");
+		attr_from(&v[i], raw, len);
+	}
+	if (choose_main(p, v, nattrs, &attr) < 0)
 		return NULL;
-	p->layout = (struct perf_layout){ .sample_type = attr.sample_type,
-					  .read_format = attr.read_format,
-					  .sample_id_all = (int)attr.sample_id_all,
-					  .regs_user = attr.sample_regs_user };
-	if (!(attr.sample_type & PERF_SAMPLE_IP) || !(attr.sample_type & PERF_SAMPLE_TID))
-		return refuse(p, "its samples carry no address or thread; record it with perf "
-			      "record's defaults");
-	if (!attr.freq && !(attr.sample_type & PERF_SAMPLE_PERIOD))
-		p->fixed_period = attr.sample_period;
 	p->at = fh.data.offset;
 	p->end = fh.data.offset + fh.data.size;
 	/*
@@ -297,55 +353,177 @@ struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header 
 		p->declared = fh.data.size ? p->end : 0;
 		p->end = p->file_size;
 	}
-
-	/* The header a recording has: what was sampled, how often, where from. */
-	memcpy(h->magic, ST_FILE_MAGIC, sizeof(h->magic));
-	h->version = ST_FILE_VERSION;
-	h->header_size = sizeof(*h);
-	h->pid = 0;		/* any process: rows split by process */
-	h->ipc_cycles = h->ipc_instructions = -1;
-	snprintf(h->comm, sizeof(h->comm), "%s", st_basename(name));
-	st_text_safe(h->comm);
-	if (!described_name(p, &fh, h->events, sizeof(h->events)))
-		event_name(&attr, h->events, sizeof(h->events));
-	h->period_value = attr.freq ? attr.sample_freq : attr.sample_period;
-	h->period_unit = attr.freq ? ST_PERIOD_HZ
-		: attr.type == PERF_TYPE_SOFTWARE && attr.config <= PERF_COUNT_SW_TASK_CLOCK
-		? ST_PERIOD_NS : ST_PERIOD_EVENTS;
-	describe(p, &fh, h->note, sizeof(h->note));
+	load_features(p, &fh);
+	take_main(p, &attr, name, h);
 	return p;
+}
+
+/* perf's records past the kernel's, and the bytes some carry after their size. */
+#define RECORD_HEADER_ATTR		64
+#define RECORD_HEADER_TRACING_DATA	66
+#define RECORD_AUXTRACE			71
+#define RECORD_HEADER_FEATURE		80
+#define RECORD_COMPRESSED		81
+#define RECORD_FINISHED_INIT		82
+
+/* Skips n bytes of a stream that cannot seek. */
+static bool skip_bytes(struct perf_data *p, uint64_t n)
+{
+	while (n) {
+		size_t k = n < sizeof(p->out) ? (size_t)n : sizeof(p->out);
+
+		if (fread(p->out, k, 1, p->f) != 1)
+			return false;
+		n -= k;
+	}
+	return true;
+}
+
+/*
+ * The next record into p->rec, read where the stream is: 1, 0 at its
+ * (or the data section's) end, -1 with p->error set.
+ */
+static int read_record(struct perf_data *p)
+{
+	struct perf_event_header ev;
+	uint64_t left = p->end - p->at, extra = 0;
+	size_t got;
+
+	if (!p->pipe && left == 0)
+		return 0;
+	got = fread(&ev, 1, sizeof(ev), p->f);
+	if (got == 0 && p->pipe && feof(p->f))
+		return 0;
+	if (got != sizeof(ev) || ev.size < sizeof(ev) || (!p->pipe && ev.size > left) ||
+	    (ev.size > sizeof(ev) && fread(p->rec + sizeof(ev), ev.size - sizeof(ev), 1, p->f) != 1)) {
+		snprintf(p->error, sizeof(p->error),
+			 "perf.data '%s' stops at byte %llu of its data (a record %s): what came "
+			 "before is shown", p->name, (unsigned long long)p->at,
+			 got == sizeof(ev) && ev.size < sizeof(ev) ? "of no size" : "cut short");
+		return -1;
+	}
+	memcpy(p->rec, &ev, sizeof(ev));
+	p->at += ev.size;
+	/* Two kinds carry their payload after the size the header says. */
+	if (ev.type == RECORD_HEADER_TRACING_DATA && ev.size >= sizeof(ev) + sizeof(uint32_t)) {
+		uint32_t n;
+
+		memcpy(&n, p->rec + sizeof(ev), sizeof(n));
+		extra = n;
+	} else if (ev.type == RECORD_AUXTRACE && ev.size >= sizeof(ev) + sizeof(uint64_t)) {
+		memcpy(&extra, p->rec + sizeof(ev), sizeof(extra));
+	}
+	if (extra && ((!p->pipe && extra > p->end - p->at) || !skip_bytes(p, extra))) {
+		snprintf(p->error, sizeof(p->error), "perf.data '%s' stops at byte %llu of its data "
+			 "(a record's payload cut short): what came before is shown", p->name,
+			 (unsigned long long)p->at);
+		return -1;
+	}
+	p->at += extra;
+	if (ev.type == RECORD_COMPRESSED) {
+		snprintf(p->error, sizeof(p->error), "perf.data '%s' is compressed (perf record -z) "
+			 "from byte %llu: shimtop does not read that yet; record it without -z",
+			 p->name, (unsigned long long)p->at);
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * perf record -o -: a 16-byte header, then the attributes and features
+ * as records before the kernel's.  Read up to the first of those (held
+ * for perf_data_next) or the end of the init.
+ */
+static struct perf_data *open_pipe(struct perf_data *p, const char *name,
+				   struct st_file_header *h)
+{
+	struct perf_event_attr v[ATTRS_MAX], attr;
+	size_t nattrs = 0;
+	int rc;
+
+	p->pipe = true;
+	p->at = 16;
+	p->end = UINT64_MAX;
+	while ((rc = read_record(p)) > 0) {
+		const struct perf_event_header *ev = (const void *)p->rec;
+		size_t body = ev->size - sizeof(*ev);
+
+		if (ev->type < RECORD_HEADER_ATTR) {
+			p->held = true;
+			break;
+		}
+		if (ev->type == RECORD_FINISHED_INIT)
+			break;
+		if (ev->type == RECORD_HEADER_ATTR && body >= PERF_ATTR_SIZE_VER0) {
+			uint32_t size;
+
+			if (nattrs == ATTRS_MAX)
+				return refuse(p, "the stream is corrupt: it lists more than 64 events");
+			/* The attribute's own size says where its ids start. */
+			memcpy(&size, p->rec + sizeof(*ev) + offsetof(struct perf_event_attr, size),
+			       sizeof(size));
+			attr_from(&v[nattrs++], p->rec + sizeof(*ev),
+				  size >= PERF_ATTR_SIZE_VER0 && size <= body ? size : body);
+		} else if (ev->type == RECORD_HEADER_FEATURE && body >= sizeof(uint64_t)) {
+			uint64_t feat;
+
+			memcpy(&feat, p->rec + sizeof(*ev), sizeof(feat));
+			keep_feature(p, feat, p->rec + sizeof(*ev) + sizeof(feat), body - sizeof(feat));
+		}
+	}
+	if (rc < 0) {
+		st_error("%s", p->error);
+		perf_data_close(p);
+		return NULL;
+	}
+	if (!nattrs)
+		return refuse(p, "the stream ends before it says what was sampled; give perf "
+			      "record -o -'s whole output");
+	if (choose_main(p, v, nattrs, &attr) < 0)
+		return NULL;
+	take_main(p, &attr, name, h);
+	return p;
+}
+
+struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header *h)
+{
+	struct perf_data *p = st_xcalloc(1, sizeof(*p));
+	struct { char magic[8]; uint64_t size; } head;
+
+	p->f = f;
+	p->name = st_xstrdup(name);
+	memset(h, 0, sizeof(*h));
+	/* Read, not sought: a pipe's first bytes say it is one (perf_pipe_file_header). */
+	if (fread(&head, sizeof(head), 1, f) != 1 || memcmp(head.magic, PERF_DATA_MAGIC, 8))
+		return refuse(p, "not a perf.data file (bad header); make one with perf record");
+	if (head.size == sizeof(head))
+		return open_pipe(p, name, h);
+	return open_file(p, name, h);
 }
 
 long perf_data_next(struct perf_data *p, const void **rec)
 {
-	struct perf_event_header ev;
-
-	while (p->at < p->end) {
+	for (;;) {
 		size_t size;
+		int rc = 1;
 
-		if (!p->positioned)
-			p->positioned = fseeko(p->f, (off_t)p->at, SEEK_SET) == 0;
-		if (p->end - p->at < sizeof(ev) || !p->positioned ||
-		    fread(&ev, sizeof(ev), 1, p->f) != 1 ||
-		    ev.size < sizeof(ev) || ev.size > p->end - p->at) {
-			snprintf(p->error, sizeof(p->error),
-				 "perf.data '%s' stops at byte %llu of its data (a record %s): "
-				 "what came before is shown", p->name, (unsigned long long)p->at,
-				 p->end - p->at < sizeof(ev) || ev.size >= sizeof(ev)
-				 ? "cut short" : "of no size");
-			p->at = p->end;
+		if (!p->pipe && !p->positioned &&
+		    !(p->positioned = fseeko(p->f, (off_t)p->at, SEEK_SET) == 0)) {
+			snprintf(p->error, sizeof(p->error), "perf.data '%s' cannot be read at byte "
+				 "%llu", p->name, (unsigned long long)p->at);
 			return -EBADMSG;
 		}
-		if (fread(p->rec + sizeof(ev), ev.size - sizeof(ev), 1, p->f) != 1 &&
-		    ev.size > sizeof(ev)) {
-			snprintf(p->error, sizeof(p->error),
-				 "perf.data '%s' cannot be read at byte %llu: what came before "
-				 "is shown", p->name, (unsigned long long)p->at);
-			p->at = p->end;
+		if (p->held)
+			p->held = false;
+		else
+			rc = read_record(p);
+		if (rc < 0) {
+			p->end = p->at;		/* nothing more */
+			p->pipe = false;
 			return -EBADMSG;
 		}
-		memcpy(p->rec, &ev, sizeof(ev));
-		p->at += ev.size;
+		if (rc == 0)
+			break;
 		size = perf_convert(&p->layout, &p->gs, (const struct perf_event_header *)p->rec,
 				    p->out);
 		if (!size) {
@@ -382,6 +560,8 @@ void perf_data_close(struct perf_data *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; i < sizeof(p->feat) / sizeof(p->feat[0]); i++)
+		free(p->feat[i].buf);
 	if (p->f)
 		fclose(p->f);
 	free(p->name);
