@@ -195,14 +195,16 @@ echo "$top" | grep -Eq "^ *(9[0-9]|100)\.[0-9]+% .* $phase\$" ||
 $(screen)"
 # Its drill-down over the range: the time row (the symbol's share of each
 # column's samples, its peak at full height) peaks at 90% or more and is
-# full height wherever the window has samples.
+# full height wherever the window has samples, but where another function
+# took some of a column's (the kernel's interrupts, more of them on a busy
+# host: at most a tenth of the columns, and two in any case).
 $T send-keys -t ui Home Enter
 wait_for "^SYMBOL DETAIL"
 wait_for "^time +.* [0-9.]+-[0-9.]+ s, peak (9[0-9]|100)%\$"
 row=$(screen | grep "^time ")
 set -- $(python3 -c 'import sys; r = sys.argv[1]; print(r.count("\u2588"), sum(r.count(chr(c)) for c in range(0x2581, 0x2588)))' "$row")
 full=$1 part=$2
-[ "$full" -ge 10 ] && [ "$part" -le 2 ] ||
+[ "$full" -ge 10 ] && { [ "$part" -le 2 ] || [ $((part * 10)) -le $((full + part)) ]; } ||
 	fail "$phase over its own window: $full full and $part partial columns: $row"
 $T send-keys -t ui Escape
 wait_for "SELF%"
