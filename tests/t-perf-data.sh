@@ -67,6 +67,32 @@ perf record -q --call-graph dwarf -o "$TMP/dw.data" -- "$NOFP" --seconds 1 >/dev
 python3 "$TESTS_DIR/check_paths.py" "$TMP/dw.folded" ||
 	fail "perf.data's dwarf stacks: $(sort -t' ' -k2 -n "$TMP/dw.folded" | tail -5)"
 
+# -e a,b: each event its own column, its samples told apart by their ids,
+# in a file and in a pipe; each event's count as perf script counts it.
+perf record -q -e cpu-clock,task-clock -o "$TMP/two.data" -- "$FP" --seconds 0.5 >/dev/null 2>&1 ||
+	fail "perf record -e cpu-clock,task-clock failed"
+perf script -i "$TMP/two.data" -F event 2>/dev/null | sort | uniq -c >"$TMP/two.counts"
+"$SHIMTOP" -i "$TMP/two.data" -b --format json >"$TMP/two.json" 2>"$TMP/err" ||
+	fail "-i a two-event perf.data: $(cat "$TMP/err")"
+perf record -q -e cpu-clock,task-clock -o - -- "$FP" --seconds 0.5 2>/dev/null |
+	"$SHIMTOP" -i - -b --format json >"$TMP/twopipe.json" 2>"$TMP/err" ||
+	fail "-i - with two events: $(cat "$TMP/err")"
+python3 - "$TMP/two.json" "$TMP/two.counts" "$TMP/twopipe.json" <<'PY' || fail "-e a,b: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+perf = {l.split()[1].rstrip(':'): int(l.split()[0]) for l in open(sys.argv[2]) if l.strip()}
+got = {e['event']: e['samples'] for e in d['source']['sampled']}
+if got != perf:
+    sys.exit(f"per-event samples {got}, perf script counts {perf}")
+leaf = [r for r in d['rows'] if r['symbol'] == 'leaf_work']
+if not leaf or set(leaf[0]['events']) != {'cpu-clock', 'task-clock'} or min(leaf[0]['events'].values()) < 90:
+    sys.exit(f"leaf_work's shares by event: {leaf[:1]}")
+p = json.load(open(sys.argv[3]))
+if [e['event'] for e in p['source']['sampled']] != ['cpu-clock', 'task-clock'] or \
+   min(e['samples'] for e in p['source']['sampled']) < 100:
+    sys.exit(f"pipe mode's events: {p['source']['sampled']}")
+PY
+
 # -c: a fixed period, which the samples do not carry.
 perf record -q -c 500000 -o "$TMP/c.data" -- "$FP" --seconds 0.5 >/dev/null 2>&1 ||
 	fail "perf record -c failed"

@@ -37,6 +37,7 @@ struct file_header {
 #define FEAT_EVENT_DESC		12
 
 #define ATTRS_MAX		64u
+#define IDS_MAX			(1u << 20)	/* ids of all events (one a CPU or thread each) */
 #define FEATURE_MAX		(1u << 20)	/* a feature section read whole */
 
 struct perf_data {
@@ -52,6 +53,17 @@ struct perf_data {
 		unsigned char *buf;
 		size_t len;
 	} feat[4];			/* by feature_slot */
+	/*
+	 * Several events (-e a,b): each sample's id says whose it is, as
+	 * the attributes list them; sorted by id.  nevents 1: no lookup.
+	 */
+	unsigned nevents;
+	struct event_id {
+		uint64_t id;
+		unsigned event;
+	} *ids;
+	size_t nids, ids_cap;
+	uint64_t unowned;		/* samples whose id no event claims: skipped */
 	struct perf_layout layout;
 	struct perf_group_state gs;
 	uint64_t fixed_period;		/* each sample's, when it does not carry one */
@@ -176,22 +188,33 @@ static void load_features(struct perf_data *p, const struct file_header *fh)
 	}
 }
 
-/* The first event's name as perf record described it (EVENT_DESC), if given. */
-static bool described_name(const struct perf_data *p, char *out, size_t room)
+/* Attribute n's event name as perf record described it (EVENT_DESC), if given. */
+static bool described_name(const struct perf_data *p, size_t n, char *out, size_t room)
 {
 	const unsigned char *buf = p->feat[3].buf;
-	size_t len = p->feat[3].len, at;
-	uint32_t nevents = 0, attr_size = 0;
+	size_t len = p->feat[3].len, at = 2 * sizeof(uint32_t);
+	uint32_t nevents = 0, attr_size = 0, nids;
 
-	if (!buf || len < 2 * sizeof(uint32_t))
+	if (!buf || len < at)
 		return false;
 	memcpy(&nevents, buf, sizeof(nevents));
 	memcpy(&attr_size, buf + sizeof(nevents), sizeof(attr_size));
-	/* nr, attr_size; then the first event: its attr, its id count, its name. */
-	if (!nevents || attr_size > len || len - 2 * sizeof(uint32_t) < attr_size)
-		return false;
-	at = 2 * sizeof(uint32_t) + attr_size + sizeof(uint32_t);
-	return at <= len && take_string(buf, len, &at, out, room) && out[0];
+	/* Each event: its attribute, its id count, its name, its ids. */
+	for (size_t i = 0; i < nevents && i <= n; i++) {
+		if (attr_size > len - at || len - at - attr_size < sizeof(nids))
+			return false;
+		at += attr_size;
+		memcpy(&nids, buf + at, sizeof(nids));
+		at += sizeof(nids);
+		if (!take_string(buf, len, &at, out, room))
+			return false;
+		if (i == n)
+			return out[0] != '\0';
+		if (nids > (len - at) / sizeof(uint64_t))
+			return false;
+		at += (size_t)nids * sizeof(uint64_t);
+	}
+	return false;
 }
 
 /* "perf.data from perf 6.1 on HOST: perf record -g ..." from the features there are. */
@@ -238,28 +261,51 @@ static bool is_dummy(const struct perf_event_attr *a)
 	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY;
 }
 
+/* The same layout: records of one read as the other's. */
+static bool same_layout(const struct perf_event_attr *a, const struct perf_event_attr *b)
+{
+	return a->sample_type == b->sample_type && a->read_format == b->read_format &&
+	       a->sample_id_all == b->sample_id_all && a->sample_regs_user == b->sample_regs_user;
+}
+
 /*
- * The event sampled, into *main: the one attribute of n that is not
- * perf's dummy (-a and --switch-events add one for side-band records),
- * whose records end as the main one's do.  -1 after refuse (p closed).
+ * The events sampled, into *main (the first) and p->nevents: those of the
+ * n attributes that are not perf's dummy (-a and --switch-events add one
+ * for side-band records); all laid out alike, and told apart by an id
+ * when several.  which[k] is the attribute of event k.  -1 after refuse
+ * (p closed).
  */
-static int choose_main(struct perf_data *p, const struct perf_event_attr *v, size_t n,
-		       struct perf_event_attr *main)
+static int choose_events(struct perf_data *p, const struct perf_event_attr *v, size_t n,
+			 struct perf_event_attr *main, size_t *which)
 {
 	const struct perf_event_attr *dummy = NULL;
-	size_t mains = 0;
 
+	p->nevents = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (is_dummy(&v[i])) {
 			dummy = &v[i];
 			continue;
 		}
-		*main = v[i];
-		mains++;
+		if (p->nevents == ST_MAX_SAMPLED) {
+			refuse(p, "it holds more than 4 sampled events; shimtop reads up to 4");
+			return -1;
+		}
+		if (p->nevents && !same_layout(&v[i], main)) {
+			refuse(p, "its events' samples are laid out differently; shimtop reads "
+			       "events recorded alike (perf record -e a,b)");
+			return -1;
+		}
+		if (!p->nevents)
+			*main = v[i];
+		which[p->nevents++] = i;
 	}
-	if (mains != 1) {
-		refuse(p, mains ? "it holds several events; shimtop reads files of one event yet "
-		       "(perf record -e EVENT)" : "it holds no event that samples");
+	if (!p->nevents) {
+		refuse(p, "it holds no event that samples");
+		return -1;
+	}
+	if (p->nevents > 1 && !(main->sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))) {
+		refuse(p, "its events' samples carry no id to tell them apart; record them "
+		       "with perf record -e a,b");
 		return -1;
 	}
 	if (dummy && (((dummy->sample_type ^ main->sample_type) & SAMPLE_ID_BITS) ||
@@ -276,16 +322,84 @@ static int choose_main(struct perf_data *p, const struct perf_event_attr *v, siz
 	return 0;
 }
 
-/* The layout main's records have, and the header a recording has: what was sampled, how often. */
-static void take_main(struct perf_data *p, const struct perf_event_attr *a, const char *name,
-		      struct st_file_header *h)
+/* Event k's ids (nbytes of u64s at bytes). */
+static void add_ids(struct perf_data *p, unsigned k, const unsigned char *bytes, size_t nbytes)
 {
+	for (size_t at = 0; at + sizeof(uint64_t) <= nbytes && p->nids < IDS_MAX;
+	     at += sizeof(uint64_t)) {
+		ST_GROW(p->ids, p->ids_cap, p->nids + 1);
+		memcpy(&p->ids[p->nids].id, bytes + at, sizeof(uint64_t));
+		p->ids[p->nids++].event = k;
+	}
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct event_id *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The event a sample's id belongs to; -1 if none. */
+static int event_of(const struct perf_data *p, uint64_t id)
+{
+	size_t lo = 0, hi = p->nids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nids && p->ids[lo].id == id ? (int)p->ids[lo].event : -1;
+}
+
+/* A sample record's id: first (IDENTIFIER), or after ip, tid, time and addr (ID). */
+static bool sample_id(const struct perf_data *p, const unsigned char *rec, size_t size,
+		      uint64_t *id)
+{
+	uint64_t t = p->layout.sample_type;
+	size_t at = sizeof(struct perf_event_header);
+
+	if (!(t & PERF_SAMPLE_IDENTIFIER)) {
+		at += ((t & PERF_SAMPLE_IP) ? 8 : 0) + ((t & PERF_SAMPLE_TID) ? 8 : 0) +
+		      ((t & PERF_SAMPLE_TIME) ? 8 : 0) + ((t & PERF_SAMPLE_ADDR) ? 8 : 0);
+	}
+	if (at + sizeof(*id) > size)
+		return false;
+	memcpy(id, rec + at, sizeof(*id));
+	return true;
+}
+
+/*
+ * The layout the events' records have, which ids are whose, and the
+ * header a recording has: what was sampled (each event, when several),
+ * how often, where from.  attr_of[k]: event k's attribute in v.
+ */
+static void take_events(struct perf_data *p, const struct perf_event_attr *v,
+			const size_t *attr_of, const char *name, struct st_file_header *h)
+{
+	const struct perf_event_attr *a = &v[attr_of[0]];
+	size_t kept = 0;
+
 	p->layout = (struct perf_layout){ .sample_type = a->sample_type,
 					  .read_format = a->read_format,
 					  .sample_id_all = (int)a->sample_id_all,
 					  .regs_user = a->sample_regs_user };
 	if (!a->freq && !(a->sample_type & PERF_SAMPLE_PERIOD))
 		p->fixed_period = a->sample_period;
+	/* The ids were kept by attribute: now by event, the dummy's dropped. */
+	for (size_t i = 0; i < p->nids; i++)
+		for (unsigned k = 0; k < p->nevents; k++)
+			if (p->ids[i].event == attr_of[k]) {
+				p->ids[kept].id = p->ids[i].id;
+				p->ids[kept++].event = k;
+			}
+	p->nids = kept;
+	if (p->nids > 1)
+		qsort(p->ids, p->nids, sizeof(*p->ids), by_id);
 	memcpy(h->magic, ST_FILE_MAGIC, sizeof(h->magic));
 	h->version = ST_FILE_VERSION;
 	h->header_size = sizeof(*h);
@@ -293,8 +407,17 @@ static void take_main(struct perf_data *p, const struct perf_event_attr *a, cons
 	h->ipc_cycles = h->ipc_instructions = -1;
 	snprintf(h->comm, sizeof(h->comm), "%s", strcmp(name, "-") ? st_basename(name) : "perf");
 	st_text_safe(h->comm);
-	if (!described_name(p, h->events, sizeof(h->events)))
-		event_name(a, h->events, sizeof(h->events));
+	for (unsigned k = 0; k < p->nevents; k++) {
+		char one[64];
+		size_t used = strlen(h->events);
+
+		if (!described_name(p, attr_of[k], one, sizeof(one)))
+			event_name(&v[attr_of[k]], one, sizeof(one));
+		snprintf(h->events + used, sizeof(h->events) - used, "%s%s", k ? "," : "", one);
+		if (p->nevents > 1)
+			snprintf(h->sampled[k], sizeof(h->sampled[k]), "%s", one);
+	}
+	h->nsampled = p->nevents > 1 ? (int32_t)p->nevents : 0;
 	h->period_value = a->freq ? a->sample_freq : a->sample_period;
 	h->period_unit = a->freq ? ST_PERIOD_HZ
 		: a->type == PERF_TYPE_SOFTWARE && a->config <= PERF_COUNT_SW_TASK_CLOCK
@@ -315,7 +438,7 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 	struct perf_event_attr v[ATTRS_MAX], attr;
 	struct file_header fh;
 	unsigned char raw[sizeof(struct perf_event_attr)];
-	size_t nattrs;
+	size_t nattrs, attr_of[ST_MAX_SAMPLED];
 	off_t size;
 
 	if (fseeko(p->f, 0, SEEK_END) != 0 || (size = ftello(p->f)) < 0)
@@ -334,13 +457,24 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 		return refuse(p, "the file is corrupt: it lists more than 64 events; record it again");
 	for (size_t i = 0; i < nattrs; i++) {
 		size_t len = fh.attr_size - 16 < sizeof(raw) ? fh.attr_size - 16 : sizeof(raw);
+		struct file_section ids;
 
-		if (!read_at(p, fh.attrs.offset + i * fh.attr_size, raw, len))
+		if (!read_at(p, fh.attrs.offset + i * fh.attr_size, raw, len) ||
+		    !read_at(p, fh.attrs.offset + (i + 1) * fh.attr_size - sizeof(ids), &ids,
+			     sizeof(ids)))
 			return refuse(p, "the file is corrupt: an attribute cannot be read; "
 				      "record it again");
 		attr_from(&v[i], raw, len);
+		/* Its ids, by which its samples are told from another event's. */
+		if (section_fits(p, &ids) && ids.size <= IDS_MAX * sizeof(uint64_t)) {
+			unsigned char *buf = st_xmalloc(ids.size + 1);
+
+			if (read_at(p, ids.offset, buf, ids.size))
+				add_ids(p, (unsigned)i, buf, ids.size);
+			free(buf);
+		}
 	}
-	if (choose_main(p, v, nattrs, &attr) < 0)
+	if (choose_events(p, v, nattrs, &attr, attr_of) < 0)
 		return NULL;
 	p->at = fh.data.offset;
 	p->end = fh.data.offset + fh.data.size;
@@ -354,7 +488,7 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 		p->end = p->file_size;
 	}
 	load_features(p, &fh);
-	take_main(p, &attr, name, h);
+	take_events(p, v, attr_of, name, h);
 	return p;
 }
 
@@ -438,7 +572,7 @@ static struct perf_data *open_pipe(struct perf_data *p, const char *name,
 				   struct st_file_header *h)
 {
 	struct perf_event_attr v[ATTRS_MAX], attr;
-	size_t nattrs = 0;
+	size_t nattrs = 0, attr_of[ST_MAX_SAMPLED];
 	int rc;
 
 	p->pipe = true;
@@ -462,8 +596,11 @@ static struct perf_data *open_pipe(struct perf_data *p, const char *name,
 			/* The attribute's own size says where its ids start. */
 			memcpy(&size, p->rec + sizeof(*ev) + offsetof(struct perf_event_attr, size),
 			       sizeof(size));
-			attr_from(&v[nattrs++], p->rec + sizeof(*ev),
-				  size >= PERF_ATTR_SIZE_VER0 && size <= body ? size : body);
+			if (size < PERF_ATTR_SIZE_VER0 || size > body)
+				size = (uint32_t)body;
+			attr_from(&v[nattrs], p->rec + sizeof(*ev), size);
+			/* Its ids follow it to the record's end. */
+			add_ids(p, (unsigned)nattrs++, p->rec + sizeof(*ev) + size, body - size);
 		} else if (ev->type == RECORD_HEADER_FEATURE && body >= sizeof(uint64_t)) {
 			uint64_t feat;
 
@@ -479,9 +616,9 @@ static struct perf_data *open_pipe(struct perf_data *p, const char *name,
 	if (!nattrs)
 		return refuse(p, "the stream ends before it says what was sampled; give perf "
 			      "record -o -'s whole output");
-	if (choose_main(p, v, nattrs, &attr) < 0)
+	if (choose_events(p, v, nattrs, &attr, attr_of) < 0)
 		return NULL;
-	take_main(p, &attr, name, h);
+	take_events(p, v, attr_of, name, h);
 	return p;
 }
 
@@ -505,7 +642,7 @@ long perf_data_next(struct perf_data *p, const void **rec)
 {
 	for (;;) {
 		size_t size;
-		int rc = 1;
+		int rc = 1, event;
 
 		if (!p->pipe && !p->positioned &&
 		    !(p->positioned = fseeko(p->f, (off_t)p->at, SEEK_SET) == 0)) {
@@ -524,12 +661,26 @@ long perf_data_next(struct perf_data *p, const void **rec)
 		}
 		if (rc == 0)
 			break;
+		event = 0;
+		if (p->nevents > 1 && ((const struct perf_event_header *)p->rec)->type ==
+		    PERF_RECORD_SAMPLE) {
+			uint64_t id;
+
+			if (!sample_id(p, p->rec, ((const struct perf_event_header *)p->rec)->size,
+				       &id) || (event = event_of(p, id)) < 0) {
+				p->unowned++;
+				continue;
+			}
+		}
 		size = perf_convert(&p->layout, &p->gs, (const struct perf_event_header *)p->rec,
 				    p->out);
 		if (!size) {
 			p->skipped++;
 			continue;
 		}
+		if (event > 0 && ((const struct st_header *)p->out)->type == ST_REC_SAMPLE)
+			((struct st_sample *)(void *)p->out)->flags |=
+				(uint32_t)event << ST_SAMPLE_EVENT_SHIFT;
 		if (p->fixed_period && ((const struct st_header *)p->out)->type == ST_REC_SAMPLE)
 			((struct st_sample *)(void *)p->out)->period = p->fixed_period;
 		*rec = p->out;
@@ -562,6 +713,7 @@ void perf_data_close(struct perf_data *p)
 		return;
 	for (size_t i = 0; i < sizeof(p->feat) / sizeof(p->feat[0]); i++)
 		free(p->feat[i].buf);
+	free(p->ids);
 	if (p->f)
 		fclose(p->f);
 	free(p->name);
