@@ -237,6 +237,13 @@ static void jit_named_late(void)
 	unlink(path);
 	model_init(&m, sy);
 	comm_of(&m, pid, pid, "jit");
+	{
+		_Alignas(8) unsigned char buf[256];
+
+		/* Its code cache: anonymous memory, as perf's MMAP records name it. */
+		if (st_mmap_make(buf, sizeof(buf), pid, 500, 0x7000000000ull, 0x10000, 0, "//anon"))
+			model_ingest(&m, buf);
+	}
 	for (uint64_t i = 0; i < 30; i++)
 		sample_of(&m, pid, 0x7000000010ull + i % 3, pid, 1000 + i, 10, 0, 0, 0);
 	for (uint64_t i = 0; i < 10; i++)

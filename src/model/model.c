@@ -146,7 +146,6 @@ static void thread_free_all(struct model *m)
 static void proc_syms_free(struct model *m)
 {
 	struct model_proc_sym *ps, *tmp;
-	struct model_process *p, *ptmp;
 
 	m->rows_gen++;
 
@@ -154,10 +153,10 @@ static void proc_syms_free(struct model *m)
 		HASH_DEL(m->proc_syms, ps);
 		free(ps);
 	}
-	HASH_ITER(hh, m->processes, p, ptmp) {
-		HASH_DEL(m->processes, p);
-		free(p);
-	}
+	free(m->processes);
+	m->processes = NULL;
+	m->nprocesses = m->processes_cap = 0;
+	st_index_free(&m->processes_index);
 	rows_free(&m->proc_rows);
 }
 
@@ -308,15 +307,18 @@ static void add_sample(const struct model *m, struct model_sym *t,
 /* A thread's first sample: one more of its process's threads. */
 static void count_thread_of_process(struct model *m, pid_t pid)
 {
-	struct model_process *p;
+	uint64_t h = st_index_hash((uint32_t)pid, 0);
+	struct st_index_probe probe;
 
-	HASH_FIND(hh, m->processes, &pid, sizeof(pid), p);
-	if (!p) {
-		p = st_xcalloc(1, sizeof(*p));
-		p->pid = pid;
-		HASH_ADD(hh, m->processes, pid, sizeof(p->pid), p);
-	}
-	p->threads++;
+	for (uint32_t v = st_index_first(&m->processes_index, h, &probe); v;
+	     v = st_index_next(&m->processes_index, &probe))
+		if (m->processes[v - 1].pid == pid) {
+			m->processes[v - 1].threads++;
+			return;
+		}
+	ST_GROW(m->processes, m->processes_cap, m->nprocesses + 1);
+	m->processes[m->nprocesses++] = (struct model_process){ pid, 1 };
+	st_index_add(&m->processes_index, h, (uint32_t)m->nprocesses);
 }
 
 /* t's row of symbol id, made if new. */

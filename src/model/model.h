@@ -88,7 +88,6 @@ struct model_proc_sym {
 
 /* A process's threads that had samples, forgotten ones too: the table's THREADS. */
 struct model_process {
-	UT_hash_handle hh;
 	pid_t pid;
 	uint32_t threads;
 };
@@ -206,7 +205,10 @@ struct model {
 	struct model_thread *threads;		/* by tid (uthash) */
 	uint64_t gone_threads, gone_samples;	/* exited threads forgotten */
 	struct model_proc_sym *proc_syms;	/* by (pid, symbol) (uthash) */
-	struct model_process *processes;	/* by pid (uthash): threads sampled */
+	/* Threads sampled by process: 8 bytes and a slot each (100,000 processes: 2 MB). */
+	struct model_process *processes;
+	size_t nprocesses, processes_cap;
+	struct st_index processes_index;	/* pid -> processes' entry + 1 */
 	/*
 	 * Every sample finds both its rows: through the shared index, whose
 	 * slots hold 32 bits of the hash, so a lookup touches the row it

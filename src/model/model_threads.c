@@ -107,7 +107,6 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 {
 	struct process_acc *procs = NULL, *p, *tmp;
 	const struct model_proc_sym *ps;
-	const struct model_process *mp;
 	size_t n = 0;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next) {
@@ -131,10 +130,10 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 		if (!p->row.comm || ps->comm[0])
 			p->row.comm = ps->comm;
 	}
-	for (mp = m->processes; mp; mp = mp->hh.next) {
-		HASH_FIND(hh, procs, &mp->pid, sizeof(pid_t), p);
+	for (size_t i = 0; i < m->nprocesses; i++) {
+		HASH_FIND(hh, procs, &m->processes[i].pid, sizeof(pid_t), p);
 		if (p)
-			p->row.threads = mp->threads;
+			p->row.threads = m->processes[i].threads;
 	}
 	*rows = st_xcalloc(HASH_COUNT(procs) + 1, sizeof(**rows));
 	HASH_ITER(hh, procs, p, tmp) {

@@ -88,15 +88,6 @@ void report_add_u64(struct json_object *o, const char *key, uint64_t v)
 	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
-static size_t thread_rows_count(const struct model *m)
-{
-	struct model_thread_row *rows;
-	size_t n = model_thread_rows(m, &rows);
-
-	free(rows);
-	return n;
-}
-
 static struct json_object *row_json(const struct session *s,
 				    const struct model_row *r, enum st_split split)
 {
@@ -221,7 +212,6 @@ void report_print_json(struct session *s, FILE *out)
 	report_add_u64(threads, "live", mt.threads_live);
 	report_add_u64(threads, "seen", mt.threads_seen);
 	report_add_u64(threads, "forgotten", m->gone_threads);
-	report_add_u64(threads, "listed", report_threads_listed(s, thread_rows_count(m)));
 	json_object_object_add(o, "threads", threads);
 	report_add_u64(o, "samples", mt.samples);
 	json_object_object_add(o, "rate", json_object_new_double(mt.rate));
@@ -234,9 +224,14 @@ void report_print_json(struct session *s, FILE *out)
 	for (size_t i = 0; i < n && i < limit; i++)
 		json_object_array_add(arr, row_json(s, &rows[i], s->sort.split));
 	json_object_object_add(o, "rows", arr);
-	json_object_object_add(o, "per_thread", report_threads_json(s));
-	json_object_object_add(o, "per_process", report_processes_json(s));
-	json_object_object_add(o, "not_listed", report_rest_json(s));
+	{
+		/* Each table's rows made once (100,000 processes: a row each). */
+		struct json_object *rest = json_object_new_object();
+
+		json_object_object_add(o, "per_thread", report_threads_json(s, threads, rest));
+		json_object_object_add(o, "per_process", report_processes_json(s, rest));
+		json_object_object_add(o, "not_listed", rest);
+	}
 	json_object_object_add(o, "observer", report_observer_json(s));
 	json_object_object_add(o, "ibs", report_ibs_json(s));
 	json_object_object_add(o, "gauges", gauges_json(s));

@@ -92,12 +92,16 @@ struct json_object *report_observer_json(struct session *s);
 void report_threads_text(struct session *s, FILE *out);
 /* The per-process table: text for -P, the JSON "per_process" array. */
 void report_processes_text(struct session *s, FILE *out);
-struct json_object *report_processes_json(struct session *s);
+/* ... and into rest, "processes": the lighter ones not listed and their samples. */
+struct json_object *report_processes_json(struct session *s, struct json_object *rest);
 
 /* How many of nthreads threads the table lists (the heaviest 256, or -n). */
 size_t report_threads_listed(struct session *s, size_t nthreads);
-struct json_object *report_threads_json(struct session *s);
-/* "not_listed": the threads (forgotten ones too) and processes the arrays leave out. */
-struct json_object *report_rest_json(struct session *s);
+/*
+ * The "per_thread" array; into threads, "listed"; into rest ("not_listed"),
+ * "threads": those not listed (forgotten ones too) and their samples.
+ */
+struct json_object *report_threads_json(struct session *s, struct json_object *threads,
+					struct json_object *rest);
 
 #endif

@@ -99,14 +99,21 @@ static struct json_object *thread_json(struct session *s,
 	return o;
 }
 
-struct json_object *report_threads_json(struct session *s)
+struct json_object *report_threads_json(struct session *s, struct json_object *threads,
+				       struct json_object *rest)
 {
-	struct json_object *arr = json_object_new_array();
+	const struct model *m = session_tables(s);
+	struct json_object *arr = json_object_new_array(), *t = json_object_new_object();
 	struct model_thread_row *rows;
-	size_t n = report_threads_listed(s, model_thread_rows(session_tables(s), &rows));
+	size_t all = model_thread_rows(m, &rows), n = report_threads_listed(s, all);
 
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(arr, thread_json(s, &rows[i]));
+	report_add_u64(threads, "listed", n);
+	/* Lighter ones past the list, and those forgotten after they exited. */
+	report_add_u64(t, "threads", (uint64_t)(all - n) + m->gone_threads);
+	report_add_u64(t, "samples", threads_samples(rows + n, all - n) + m->gone_samples);
+	json_object_object_add(rest, "threads", t);
 	free(rows);
 	return arr;
 }
@@ -132,11 +139,11 @@ void report_processes_text(struct session *s, FILE *out)
 	free(rows);
 }
 
-struct json_object *report_processes_json(struct session *s)
+struct json_object *report_processes_json(struct session *s, struct json_object *rest)
 {
-	struct json_object *arr = json_object_new_array();
+	struct json_object *arr = json_object_new_array(), *r = json_object_new_object();
 	struct model_process_row *rows;
-	size_t n = report_threads_listed(s, model_process_rows(session_tables(s), &rows));
+	size_t all = model_process_rows(session_tables(s), &rows), n = report_threads_listed(s, all);
 
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *o = json_object_new_object();
@@ -153,32 +160,9 @@ struct json_object *report_processes_json(struct session *s)
 			? json_object_new_string(rows[i].top->name) : NULL);
 		json_object_array_add(arr, o);
 	}
+	report_add_u64(r, "processes", all - n);
+	report_add_u64(r, "samples", processes_samples(rows + n, all - n));
+	json_object_object_add(rest, "processes", r);
 	free(rows);
 	return arr;
-}
-
-/*
- * What the per-thread and per-process arrays leave out, so their totals
- * cover every thread and process seen: the lighter ones past the list's
- * length, and (threads) those forgotten after they exited.
- */
-struct json_object *report_rest_json(struct session *s)
-{
-	const struct model *m = session_tables(s);
-	struct json_object *o = json_object_new_object(), *t = json_object_new_object();
-	struct json_object *p = json_object_new_object();
-	struct model_thread_row *trows;
-	struct model_process_row *prows;
-	size_t nt = model_thread_rows(m, &trows), np = model_process_rows(m, &prows);
-	size_t lt = report_threads_listed(s, nt), lp = report_threads_listed(s, np);
-
-	report_add_u64(t, "threads", (uint64_t)(nt - lt) + m->gone_threads);
-	report_add_u64(t, "samples", threads_samples(trows + lt, nt - lt) + m->gone_samples);
-	report_add_u64(p, "processes", np - lp);
-	report_add_u64(p, "samples", processes_samples(prows + lp, np - lp));
-	json_object_object_add(o, "threads", t);
-	json_object_object_add(o, "processes", p);
-	free(trows);
-	free(prows);
-	return o;
 }

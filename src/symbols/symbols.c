@@ -785,10 +785,13 @@ bool symbolizer_code_anonymous(struct symbolizer *s, pid_t pid, uint64_t ip)
 	struct elf_file *f;
 	struct map *m;
 
-	if (s->standins || ip >= KERNEL_SPACE)
+	/*
+	 * Code in a mapping: as perf, a JIT's map names anonymous memory a
+	 * mapping record announced, not addresses outside every mapping (a
+	 * hostile recording's 100,000 processes would each keep some).
+	 */
+	if (s->standins || ip >= KERNEL_SPACE || !sp || !(m = find_map(sp, ip)))
 		return false;
-	if (!sp || !(m = find_map(sp, ip)))
-		return true;
 	if (m->path[0] == '[')
 		return false;	/* [vdso], [stack]: named, or not code */
 	/* A file's code, unless the file cannot be read ("//anon", a memfd). */

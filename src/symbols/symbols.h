@@ -132,9 +132,10 @@ bool symbolizer_keeps_unknown(const struct symbolizer *s);
  * Late JIT maps: a JVM writes /tmp/perf-PID.map mid-run (jcmd PID
  * Compiler.perfmap) or at its exit, after its samples were taken, and
  * perf report names them from the map as it is then.  Whether ip is
- * anonymous code of pid (no file holds it: what such a map names); the
- * map's name for it now, or NULL (the map is read again when it changed,
- * at most once a second unless symbolizer_jit_recheck; a forgotten
+ * anonymous code of pid (in a mapping no readable file holds: what such
+ * a map names); the map's name for it now, or NULL (the map is read
+ * again when it changed, at most once a second unless
+ * symbolizer_jit_recheck; a forgotten
  * process's map is still found); how many times any map was read
  * changed, so a caller knows when to ask again.
  */
