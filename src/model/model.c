@@ -268,7 +268,7 @@ static void count_time(struct model *m, uint64_t t, uint64_t n)
 }
 
 /* A multiplexed interval's counts are scaled guesses: kept out of IPC. */
-static bool counters_usable(const struct model *m, const struct st_sample *s)
+bool counters_usable(const struct model *m, const struct st_sample *s)
 {
 	return (s->flags & ST_SAMPLE_HAS_COUNTERS) &&
 	       !(s->flags & ST_SAMPLE_MULTIPLEXED) &&
@@ -277,7 +277,7 @@ static bool counters_usable(const struct model *m, const struct st_sample *s)
 }
 
 /* The event of -e a,b that took the sample; -1 if none (or out of range). */
-static int sample_event(const struct model *m, const struct st_sample *s)
+int sample_event(const struct model *m, const struct st_sample *s)
 {
 	unsigned ev = ST_SAMPLE_EVENT(s->flags);
 

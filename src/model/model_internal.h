@@ -20,6 +20,10 @@ void model_account_sample(struct model *m, const struct st_sample *s,
 void model_account_samples(struct model *m, const struct st_sample *s,
 			   const struct st_symbol *sym, uint64_t n);
 void model_count_time(struct model *m, uint64_t time, uint64_t n);
+/* Whether the sample's counters count toward IPC (not multiplexed, both read). */
+bool counters_usable(const struct model *m, const struct st_sample *s);
+/* The event of -e a,b that took the sample; -1 if none (or out of range). */
+int sample_event(const struct model *m, const struct st_sample *s);
 /*
  * The sample's call path into the tree; leaf: its own symbol; counters
  * its cycles and instructions, or NULL.  Returns its node.

@@ -25,8 +25,7 @@ uint32_t model_jit_wait(struct model *m, const struct st_sample *s,
 			const struct st_symbol *sym, uint32_t node)
 {
 	struct model_jit *j = &m->jit;
-	int ev = m->nsampled && ST_SAMPLE_EVENT(s->flags) < (unsigned)m->nsampled
-		 ? (int)ST_SAMPLE_EVENT(s->flags) : -1;
+	int ev = sample_event(m, s);
 	uint64_t h = kind_hash((pid_t)s->pid, (pid_t)s->tid, s->ip, node, ev);
 	uint64_t w = s->period ? s->period : 1;
 	struct model_jit_kind *k = NULL;
@@ -56,9 +55,7 @@ uint32_t model_jit_wait(struct model *m, const struct st_sample *s,
 	}
 	k->n++;
 	k->weight += w;
-	if ((s->flags & ST_SAMPLE_HAS_COUNTERS) && !(s->flags & ST_SAMPLE_MULTIPLEXED) &&
-	    m->ipc_cycles >= 0 && m->ipc_instructions >= 0 &&
-	    m->ipc_cycles < s->ncounters && m->ipc_instructions < s->ncounters) {
+	if (counters_usable(m, s)) {
 		k->cycles += s->data[m->ipc_cycles];
 		k->instructions += s->data[m->ipc_instructions];
 	}
@@ -86,6 +83,7 @@ uint64_t model_jit_name(struct model *m, bool final)
 {
 	struct model_jit *j = &m->jit;
 	uint64_t named = 0;
+	size_t kinds = 0;
 	pid_t last = 0;
 	bool mapped = false, looked = false;
 
@@ -118,11 +116,16 @@ uint64_t model_jit_name(struct model *m, bool final)
 		k->sym = to->id;
 		k->offset = offset;
 		k->named = true;
+		kinds++;
 		j->waiting--;
 		named += k->n;
 	}
 	j->loads_seen = symbolizer_jit_loads(m->symbols);
-	if (named || final)
+	/*
+	 * Kinds named in earlier passes were renamed then: walk the history
+	 * only for new ones (after z a kind holds no samples but its history does).
+	 */
+	if (kinds)
 		history_edit(&m->history, rename_in_history, j);
 	j->named += named;
 	return named;
