@@ -100,6 +100,8 @@ static const char usage_text[] =
 "      --follow-symlinks  write output files through a symbolic link (refused\n"
 "                         by default: as root, a planted link could aim anywhere)\n"
 "      --realtime         replay at the recorded speed (default: full speed)\n"
+"      --symfs DIR        with -i perf.data: look for the recorded files under\n"
+"                         DIR (copied from where it was recorded), as perf does\n"
 "      --range A:B        with -i: print the tables of the samples taken A to\n"
 "                         B seconds after the first (B empty: to the end)\n"
 "      --history S        keep S seconds of samples for ranges (default %d;\n"
@@ -136,7 +138,7 @@ enum {
 	OPT_BATCH = 256, OPT_HISTORY, OPT_RANGE, OPT_DURATION, OPT_FORMAT, OPT_REALTIME, OPT_THEME,
 	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
-	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SNAPSHOT_ON_EXIT,
+	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SYMFS, OPT_SNAPSHOT_ON_EXIT,
 	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE, OPT_FOLLOW_SYMLINKS,
 	OPT_MEMORY,
 };
@@ -177,6 +179,7 @@ static const struct option long_options[] = {
 	{ "record", required_argument, NULL, 'o' },
 	{ "replay", required_argument, NULL, 'i' },
 	{ "realtime", no_argument, NULL, OPT_REALTIME },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "follow-symlinks", no_argument, NULL, OPT_FOLLOW_SYMLINKS },
 	{ "history", required_argument, NULL, OPT_HISTORY },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
@@ -605,6 +608,11 @@ static int output_option(struct st_options *o, int c)
 	case OPT_REALTIME:
 		o->realtime = true;
 		break;
+	case OPT_SYMFS:
+		if (!*optarg)
+			return bad("%s", "--symfs needs a directory");
+		o->symfs = optarg;
+		break;
 	case OPT_HISTORY:
 		if (parse_seconds(optarg, &o->history))
 			return bad("--history needs a positive number of seconds, not '%s'", optarg);
@@ -748,6 +756,8 @@ static int check_combinations(const struct st_options *o)
 			   "--range does not cut it; drop one of them");
 	if (o->realtime && !o->replay_path)
 		return bad("%s", "--realtime applies to -i/--replay only");
+	if (o->symfs && !o->replay_path)
+		return bad("%s", "--symfs finds a recording's files: give -i perf.data with it");
 	if (o->ranged && !o->replay_path)
 		return bad("%s", "--range picks a window of a recording: give -i FILE "
 			   "(live, select the window on the timeline)");

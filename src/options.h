@@ -123,6 +123,7 @@ struct st_options {
 	bool ranged;			/* --range given */
 	double range_from, range_to;	/* seconds from the first sample */
 	bool realtime;			/* replay at recorded speed */
+	const char *symfs;		/* --symfs: where a recording's files are */
 	const char *theme;
 
 	/* --ibs: AMD IBS samples instead of perf events. */

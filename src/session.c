@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define RING_BYTES	(8u << 20)
@@ -120,18 +121,32 @@ static void synthesize_existing(struct session *s, const struct perf_source_conf
  * A recording: shimtop's, or perf record's perf.data, told apart by their
  * magic; "-" is perf record -o -'s stream on stdin.
  */
+static void expect_build_id(const char *path, const unsigned char *id, size_t len, void *arg)
+{
+	symbolizer_expect_build_id(arg, path, id, len);
+}
+
+/* A perf.data's source, its files' build-ids told to the symbolizer. */
+static struct st_source *open_perf_data(struct perf_data *p, bool realtime, struct ring *ring,
+					struct st_file_header *h, struct symbolizer *symbols)
+{
+	if (p)
+		perf_data_build_ids(p, expect_build_id, symbols);
+	return replay_source_perf_data(p, realtime, ring, h);
+}
+
 static struct st_source *open_recording(const char *path, bool realtime, struct ring *ring,
-					struct st_file_header *h)
+					struct st_file_header *h, struct symbolizer *symbols)
 {
 	unsigned char first[8];
 	FILE *f;
 
 	if (!strcmp(path, "-"))
-		return replay_source_perf_data(perf_data_on(stdin, "-", h), realtime, ring, h);
+		return open_perf_data(perf_data_on(stdin, "-", h), realtime, ring, h, symbols);
 	f = fopen(path, "rbe");
 	if (f && fread(first, 1, sizeof(first), f) == sizeof(first) &&
 	    perf_data_is(first, sizeof(first)) && fseeko(f, 0, SEEK_SET) == 0)
-		return replay_source_perf_data(perf_data_on(f, path, h), realtime, ring, h);
+		return open_perf_data(perf_data_on(f, path, h), realtime, ring, h, symbols);
 	if (f)
 		fclose(f);
 	return replay_source_create(path, realtime, ring, h);
@@ -164,7 +179,17 @@ static int open_replay(struct session *s, const struct st_options *o)
 			st_error("snapshot '%s' has an empty records section: the file is corrupt",
 				 path);
 	} else {
-		s->source = open_recording(path, o->realtime, s->ring, &h);
+		if (o->symfs) {
+			struct stat st;
+
+			if (stat(o->symfs, &st) < 0 || !S_ISDIR(st.st_mode)) {
+				st_error("--symfs '%s' is not a directory: give the directory that "
+					 "holds the recorded files under their paths", o->symfs);
+				return -EINVAL;
+			}
+			symbolizer_set_symfs(s->symbols, o->symfs);
+		}
+		s->source = open_recording(path, o->realtime, s->ring, &h, s->symbols);
 	}
 	if (!s->source)
 		return -EIO;	/* said why; a file that cannot be read */
@@ -431,7 +456,7 @@ static void finish(struct session *s, const char *why, uint64_t end)
 	/* A JIT's map written at its exit names what waited, before any report. */
 	model_jit_name(&s->model, true);
 	snprintf(s->status, sizeof(s->status), "%.300s after %.1f s", why,
-		 session_elapsed(s));
+		 session_shown_elapsed(s));
 }
 
 /* Ingests records until the ring is empty or the clock passes deadline. */
@@ -635,6 +660,14 @@ double session_elapsed(const struct session *s)
 	return s->start_ns ? (double)(end - s->start_ns) / 1e9 : 0;
 }
 
+double session_shown_elapsed(const struct session *s)
+{
+	/* A file's time is its samples', not how long reading it took. */
+	double span = s->has_target ? 0 : session_span(s);
+
+	return span > 0 ? span : session_elapsed(s);
+}
+
 const struct model *session_tables(const struct session *s)
 {
 	return s->ranged ? &s->range : &s->model;
@@ -737,7 +770,7 @@ void session_metrics(const struct session *s, struct session_metrics *out)
 	const struct model *m = session_tables(s);
 
 	memset(out, 0, sizeof(*out));
-	out->elapsed = session_elapsed(s);
+	out->elapsed = session_shown_elapsed(s);
 	out->samples = m->samples;
 	out->rate = model_rate(m);
 	out->dropped = session_dropped(s);

@@ -187,6 +187,8 @@ void session_target_name(const struct session *s, char *buf, size_t len);
 
 /* Seconds of sampling so far (or until it finished). */
 double session_elapsed(const struct session *s);
+/* What the header calls elapsed: a live session's time, a recording's span of samples. */
+double session_shown_elapsed(const struct session *s);
 
 /*
  * Stops sampling, takes the last records, ends a launched target, closes

@@ -29,6 +29,9 @@ def clean(name):
     name = re.sub(r"^(__GI_)?(__libc_)?_*", "", name)
     # GCC's clones (f.constprop.0, f.isra.0, f.part.0) are f to perf's DWARF.
     name = re.sub(r"\.(constprop|isra|part|cold)\.[0-9]+$", "", name)
+    # perf 6.1 names glibc's free by its old-version alias (cfree@GLIBC_2.2.5).
+    if name == "cfree":
+        name = "free"
     return name.replace("memcpy", "memmove")
 
 

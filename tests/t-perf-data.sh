@@ -3,7 +3,9 @@
 # with frame-pointer chains, with --call-graph dwarf (unwound here), with
 # a fixed period, and perf record -a's; the same samples as perf report
 # counts, tests/call_paths' known tree, the header line from the file's
-# features.  Damaged files: cut short (what came before is shown, exit 1,
+# features and its samples' span; records put back in time order; group
+# reads ({a,b}:S, IPC); files found by build-id, in perf's cache and
+# under --symfs.  Damaged files: cut short (what came before is shown, exit 1,
 # one line saying where), bad sizes and layouts (one line, exit 1).
 . "$TESTS_DIR/lib.sh"
 
@@ -112,6 +114,104 @@ if perf record -q -a -g -o "$TMP/a.data" -- "$FP" --seconds 0.5 >/dev/null 2>&1;
 	json_get "$TMP/a.json" "[r['comm'] for r in d['rows'] if r['symbol'] == 'leaf_work']" |
 		grep -q call_paths || fail "-a: no call_paths row for leaf_work"
 fi
+
+# The header's elapsed time is the samples' span, as perf's "sample duration".
+perf_ms=$(perf report --header-only -i "$TMP/fp.data" 2>/dev/null | sed -n 's/^# sample duration : *\([0-9.]*\) ms/\1/p')
+[ -n "$perf_ms" ] || fail "perf report gives no sample duration"
+python3 -c "import sys; sys.exit(0 if abs(float(sys.argv[1]) * 1000 - float(sys.argv[2])) < 5 else 1)" \
+	"$(json_get "$TMP/fp.json" "d['elapsed']")" "$perf_ms" ||
+	fail "elapsed $(json_get "$TMP/fp.json" "d['elapsed']") s, perf's sample duration $perf_ms ms"
+
+# Records out of time order in the file (perf writes each CPU's buffer in
+# turn): the program's mmap moved after samples it explains, within its
+# round, is applied first, as perf report's ordered events do.
+python3 - "$TMP/fp.data" "$TMP/late-mmap.data" "$FP" <<'PY' || fail "no mmap to move"
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+data_off, data_size = struct.unpack_from('<QQ', b, 40)
+recs, at = [], data_off
+while at < data_off + data_size:
+    t, misc, size = struct.unpack_from('<IHH', b, at)
+    recs.append((t, bytes(b[at:at + size])))
+    at += size
+target = sys.argv[3].encode()
+i = next(k for k, (t, r) in enumerate(recs) if t == 10 and target in r)   # PERF_RECORD_MMAP2
+j, moved = i + 1, 0
+while j < len(recs) and recs[j][0] != 68 and moved < 200:                 # FINISHED_ROUND
+    moved += recs[j][0] == 9                                              # SAMPLE
+    j += 1
+if moved == 0:
+    sys.exit("the program's mmap has no sample after it in its round")
+recs.insert(j - 1, recs.pop(i))
+out = b[:data_off] + b"".join(r for _, r in recs) + b[data_off + data_size:]
+open(sys.argv[2], 'wb').write(out)
+print(f"moved the mmap past {moved} samples")
+PY
+"$SHIMTOP" -i "$TMP/late-mmap.data" -b --format json >"$TMP/late.json" 2>"$TMP/err" ||
+	fail "-i a file with a late mmap: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/late.json" "d['unknown']")" = "$(json_get "$TMP/fp.json" "d['unknown']")" ] ||
+	fail "a late mmap: $(json_get "$TMP/late.json" "d['unknown']") samples unknown, \
+$(json_get "$TMP/fp.json" "d['unknown']") in time order"
+
+# A group read with each sample ({a,b}:S): the members are counters, not
+# events. Constructed: perf's attributes made cycles and instructions
+# (this machine has no hardware counters), so IPC is task-clock over
+# cpu-clock, 1.00 in every row, each thread's counts its own.
+perf record -q -e '{cpu-clock,task-clock}:S' -o "$TMP/grp.data" -- "$SHIMTOP_DEMO" --seconds 0.5 \
+	>/dev/null 2>&1 || fail "perf record -e '{cpu-clock,task-clock}:S' failed"
+python3 - "$TMP/grp.data" "$TMP/ipc.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+attr_size, off, _ = struct.unpack_from('<QQQ', b, 16)
+for i, config in enumerate((0, 1)):          # PERF_COUNT_HW_CPU_CYCLES, _INSTRUCTIONS
+    struct.pack_into('<I', b, off + i * attr_size, 0)          # PERF_TYPE_HARDWARE
+    struct.pack_into('<Q', b, off + i * attr_size + 8, config)
+open(sys.argv[2], 'wb').write(b)
+PY
+"$SHIMTOP" -i "$TMP/ipc.data" -b --format json >"$TMP/ipc.json" 2>"$TMP/err" ||
+	fail "-i a group read: $(cat "$TMP/err")"
+python3 - "$TMP/ipc.json" <<'PY' || fail "a group read's IPC: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+if d['source']['events'] != '{cpu-clock,task-clock}' or d['source']['sampled']:
+    sys.exit(f"events {d['source']['events']!r}, sampled {d['source']['sampled']}")
+rows = [r for r in d['rows'] if r['samples'] >= 20]
+bad = [(r['symbol'], r['ipc']) for r in rows if r['ipc'] is None or abs(r['ipc'] - 1) > 0.05]
+if len(rows) < 3 or bad:
+    sys.exit(f"rows with IPC off 1.00: {bad} of {len(rows)}")
+PY
+
+# Build-ids: the file at a path is used only if it is the recorded build;
+# else perf's build-id cache (~/.debug, $PERF_BUILDID_DIR), else --symfs;
+# else [unknown] in its module and one line naming the build-id.
+mkdir -p "$TMP/bid/home" "$TMP/bid/sym$TMP/bid"
+cp "$FP" "$TMP/bid/prog"
+HOME="$TMP/bid/home" perf record -q -g -o "$TMP/bid.data" -- "$TMP/bid/prog" --seconds 0.3 \
+	>/dev/null 2>&1 || fail "perf record of a copy failed"
+id=$(perf buildid-list -i "$TMP/bid.data" 2>/dev/null | awk -v p="$TMP/bid/prog" '$2 == p { print $1 }')
+[ -n "$id" ] || fail "perf lists no build-id for $TMP/bid/prog"
+cp "$FP" "$TMP/bid/sym$TMP/bid/prog"
+rm "$TMP/bid/prog"
+cp "$TESTS_BIN/plt_loop" "$TMP/bid/prog"	# another build at the path (a new file)
+HOME="$TMP/bid/home" "$SHIMTOP" -i "$TMP/bid.data" -b >"$TMP/bid.txt" 2>&1 ||
+	fail "-i with perf's build-id cache: $(cat "$TMP/bid.txt")"
+grep -Eq " prog +leaf_work$" "$TMP/bid.txt" || fail "perf's cached copy not used: $(sed -n 1,8p "$TMP/bid.txt")"
+env -u PERF_BUILDID_DIR HOME="$TMP/none" "$SHIMTOP" -i "$TMP/bid.data" -b >"$TMP/nobid.txt" 2>&1 ||
+	fail "-i without the build: $(cat "$TMP/nobid.txt")"
+grep -q "^shimtop: warning: $TMP/bid/prog with build-id $id is another build here, nor in $TMP/none/.debug/.build-id: its functions are \[unknown\]" \
+	"$TMP/nobid.txt" || fail "no line names the missing build-id: $(sed -n 1,3p "$TMP/nobid.txt")"
+grep -Eq " prog +\[unknown\]$" "$TMP/nobid.txt" || fail "another build's names used: $(sed -n 1,9p "$TMP/nobid.txt")"
+grep -q "leaf_work" "$TMP/nobid.txt" && fail "another build named leaf_work"
+PERF_BUILDID_DIR="$TMP/bid/home/.debug" HOME="$TMP/none" "$SHIMTOP" -i "$TMP/bid.data" -b \
+	>"$TMP/envbid.txt" 2>&1 || fail "-i with \$PERF_BUILDID_DIR: $(cat "$TMP/envbid.txt")"
+grep -Eq " prog +leaf_work$" "$TMP/envbid.txt" || fail "\$PERF_BUILDID_DIR not read: $(sed -n 1,8p "$TMP/envbid.txt")"
+HOME="$TMP/none" "$SHIMTOP" -i "$TMP/bid.data" --symfs "$TMP/bid/sym" -b >"$TMP/symfs.txt" 2>&1 ||
+	fail "--symfs: $(cat "$TMP/symfs.txt")"
+grep -Eq " prog +leaf_work$" "$TMP/symfs.txt" || fail "--symfs's copy not used: $(sed -n 1,8p "$TMP/symfs.txt")"
+expect_run 2 "shimtop: --symfs '$TMP/nowhere' is not a directory" -- \
+	"$SHIMTOP" -i "$TMP/bid.data" --symfs "$TMP/nowhere" -b
+expect_run 2 "--symfs finds a recording's files: give -i perf.data with it" -- \
+	"$SHIMTOP" --symfs "$TMP" -b -- true
 
 # Cut short: what came before, and where it stops (exit 1).
 size=$(stat -c %s "$TMP/fp.data")

@@ -7,6 +7,7 @@
  */
 #include "sampler/perf_data.h"
 #include "sampler/perf_parse.h"
+#include "sampler/reorder.h"
 #include "sampler/source.h"
 #include "ring/record.h"
 #include "text_safe.h"
@@ -31,6 +32,7 @@ struct file_header {
 };
 
 /* Feature sections read for the header line (perf's header.h numbers). */
+#define FEAT_BUILD_ID		2
 #define FEAT_HOSTNAME		3
 #define FEAT_VERSION		5
 #define FEAT_CMDLINE		11
@@ -52,7 +54,7 @@ struct perf_data {
 	struct feature_kept {
 		unsigned char *buf;
 		size_t len;
-	} feat[4];			/* by feature_slot */
+	} feat[5];			/* by feature_slot */
 	/*
 	 * Several events (-e a,b): each sample's id says whose it is, as
 	 * the attributes list them; sorted by id.  nevents 1: no lookup.
@@ -66,6 +68,24 @@ struct perf_data {
 	uint64_t unowned;		/* samples whose id no event claims: skipped */
 	struct perf_layout layout;
 	struct perf_group_state gs;
+	/*
+	 * A group read with each sample ({a,b}:S): the members count and do
+	 * not sample; their values are the samples' counters.  Each event
+	 * instance (an id: a thread or CPU) reads its own counts, so the
+	 * change since its previous sample is kept by id (group_of, by the
+	 * index in ids, allocated at its first sample).
+	 */
+	bool group_read;
+	unsigned ncounted;
+	size_t counted_of[ST_MAX_EVENTS];
+	struct perf_group_state **group_of;
+	/* Records back in time order (perf_data_next), and those ready to go. */
+	struct reorder order;
+	uint64_t newest, round_start;
+	unsigned char *queue;
+	size_t queued, queue_at, queue_cap;
+	bool finished;
+	long finish_rc;
 	uint64_t fixed_period;		/* each sample's, when it does not carry one */
 	uint64_t skipped;
 	char error[256];
@@ -134,7 +154,7 @@ static bool take_string(const unsigned char *buf, size_t len, size_t *at, char *
 	return true;
 }
 
-/* The features read for the header line, by their place in perf_data.feat. */
+/* The features read (the header line's and the build-ids), by their place in perf_data.feat. */
 static int feature_slot(uint64_t feat)
 {
 	switch (feat) {
@@ -146,6 +166,8 @@ static int feature_slot(uint64_t feat)
 		return 2;
 	case FEAT_EVENT_DESC:
 		return 3;
+	case FEAT_BUILD_ID:
+		return 4;
 	default:
 		return -1;
 	}
@@ -167,7 +189,7 @@ static void keep_feature(struct perf_data *p, uint64_t feat, const unsigned char
 static void load_features(struct perf_data *p, const struct file_header *fh)
 {
 	static const unsigned wanted[] = { FEAT_HOSTNAME, FEAT_VERSION, FEAT_CMDLINE,
-					   FEAT_EVENT_DESC };
+					   FEAT_EVENT_DESC, FEAT_BUILD_ID };
 
 	for (size_t w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++) {
 		unsigned feat = wanted[w], nth = 0;
@@ -281,9 +303,19 @@ static int choose_events(struct perf_data *p, const struct perf_event_attr *v, s
 	const struct perf_event_attr *dummy = NULL;
 
 	p->nevents = 0;
+	p->ncounted = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (is_dummy(&v[i])) {
 			dummy = &v[i];
+			continue;
+		}
+		/* A group member that only counts ({a,b}:S): read with its leader's samples. */
+		if (!v[i].freq && !v[i].sample_period) {
+			if (p->ncounted == ST_MAX_EVENTS - 1) {
+				refuse(p, "its group counts more than 8 events; shimtop reads up to 8");
+				return -1;
+			}
+			p->counted_of[++p->ncounted] = i;
 			continue;
 		}
 		if (p->nevents == ST_MAX_SAMPLED) {
@@ -314,6 +346,12 @@ static int choose_events(struct perf_data *p, const struct perf_event_attr *v, s
 		       "perf record's usual files");
 		return -1;
 	}
+	if (p->ncounted && (p->nevents > 1 || !(main->sample_type & PERF_SAMPLE_READ) ||
+			    !(main->read_format & PERF_FORMAT_GROUP))) {
+		refuse(p, "it holds events that count without sampling outside one group read "
+		       "with its leader's samples; shimtop reads perf record -e '{a,b}:S'");
+		return -1;
+	}
 	if (!(main->sample_type & PERF_SAMPLE_IP) || !(main->sample_type & PERF_SAMPLE_TID)) {
 		refuse(p, "its samples carry no address or thread; record it with perf record's "
 		       "defaults");
@@ -340,8 +378,11 @@ static int by_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* The event a sample's id belongs to; -1 if none. */
-static int event_of(const struct perf_data *p, uint64_t id)
+static bool sample_id(const struct perf_data *p, const unsigned char *rec, size_t size,
+		      uint64_t *id);
+
+/* Where id is in ids; -1 if nowhere. */
+static long id_index(const struct perf_data *p, uint64_t id)
 {
 	size_t lo = 0, hi = p->nids;
 
@@ -353,7 +394,29 @@ static int event_of(const struct perf_data *p, uint64_t id)
 		else
 			hi = mid;
 	}
-	return lo < p->nids && p->ids[lo].id == id ? (int)p->ids[lo].event : -1;
+	return lo < p->nids && p->ids[lo].id == id ? (long)lo : -1;
+}
+
+/* The event a sample's id belongs to; -1 if none. */
+static int event_of(const struct perf_data *p, uint64_t id)
+{
+	long i = id_index(p, id);
+
+	return i < 0 ? -1 : (int)p->ids[i].event;
+}
+
+/* The group state of the instance that took the sample in rec (any if it has no id). */
+static struct perf_group_state *group_state(struct perf_data *p, const unsigned char *rec,
+					    size_t size)
+{
+	uint64_t id;
+	long i;
+
+	if (!p->group_of || !sample_id(p, rec, size, &id) || (i = id_index(p, id)) < 0)
+		return &p->gs;
+	if (!p->group_of[i])
+		p->group_of[i] = st_xcalloc(1, sizeof(*p->group_of[i]));
+	return p->group_of[i];
 }
 
 /* A sample record's id: first (IDENTIFIER), or after ip, tid, time and addr (ID). */
@@ -371,6 +434,46 @@ static bool sample_id(const struct perf_data *p, const unsigned char *rec, size_
 		return false;
 	memcpy(id, rec + at, sizeof(*id));
 	return true;
+}
+
+/* The group its leader's samples read ({a,b}:S): the counters, IPC's where there are both. */
+static void take_counters(struct perf_data *p, const struct perf_event_attr *v, size_t leader,
+			  struct st_file_header *h)
+{
+	const struct perf_event_attr *a = &v[leader];
+
+	if (!(a->sample_type & PERF_SAMPLE_READ) || !(a->read_format & PERF_FORMAT_GROUP))
+		return;
+	p->group_read = true;
+	p->counted_of[0] = leader;
+	h->ncounters = (int32_t)p->ncounted + 1;
+	for (unsigned i = 0; i < (unsigned)h->ncounters; i++) {
+		const struct perf_event_attr *c = &v[p->counted_of[i]];
+
+		if (!described_name(p, p->counted_of[i], h->counters[i], sizeof(h->counters[i])))
+			event_name(c, h->counters[i], sizeof(h->counters[i]));
+		if (c->type == PERF_TYPE_HARDWARE && c->config == PERF_COUNT_HW_CPU_CYCLES &&
+		    h->ipc_cycles < 0)
+			h->ipc_cycles = (int32_t)i;
+		if (c->type == PERF_TYPE_HARDWARE && c->config == PERF_COUNT_HW_INSTRUCTIONS &&
+		    h->ipc_instructions < 0)
+			h->ipc_instructions = (int32_t)i;
+	}
+	if (h->ipc_cycles < 0 || h->ipc_instructions < 0)
+		h->ipc_cycles = h->ipc_instructions = -1;
+	/* perf's notation for what was recorded: {leader,member,...}. */
+	h->events[0] = '{';
+	h->events[1] = '\0';
+	for (int i = 0; i < h->ncounters; i++) {
+		size_t used = strlen(h->events);
+
+		snprintf(h->events + used, sizeof(h->events) - used, "%s%s", i ? "," : "",
+			 h->counters[i]);
+	}
+	if (strlen(h->events) + 1 < sizeof(h->events))
+		strcat(h->events, "}");
+	if (p->nids)
+		p->group_of = st_xcalloc(p->nids, sizeof(*p->group_of));
 }
 
 /*
@@ -418,6 +521,7 @@ static void take_events(struct perf_data *p, const struct perf_event_attr *v,
 			snprintf(h->sampled[k], sizeof(h->sampled[k]), "%s", one);
 	}
 	h->nsampled = p->nevents > 1 ? (int32_t)p->nevents : 0;
+	take_counters(p, v, attr_of[0], h);
 	h->period_value = a->freq ? a->sample_freq : a->sample_period;
 	h->period_unit = a->freq ? ST_PERIOD_HZ
 		: a->type == PERF_TYPE_SOFTWARE && a->config <= PERF_COUNT_SW_TASK_CLOCK
@@ -497,6 +601,7 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 #define RECORD_HEADER_TRACING_DATA	66
 #define RECORD_AUXTRACE			71
 #define RECORD_HEADER_FEATURE		80
+#define RECORD_FINISHED_ROUND		68
 #define RECORD_COMPRESSED		81
 #define RECORD_FINISHED_INIT		82
 
@@ -638,9 +743,17 @@ struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header 
 	return open_file(p, name, h);
 }
 
-long perf_data_next(struct perf_data *p, const void **rec)
+/*
+ * The next record of the file converted, in p->out: >0 its size, 0 at the
+ * end, -EBADMSG where the file is damaged, ROUND_ENDS at perf's end of a
+ * round (every buffer read once: what came before the round's start is
+ * complete).
+ */
+#define ROUND_ENDS	(-1)
+static long convert_next(struct perf_data *p)
 {
 	for (;;) {
+		struct perf_group_state *gs;
 		size_t size;
 		int rc = 1, event;
 
@@ -661,6 +774,8 @@ long perf_data_next(struct perf_data *p, const void **rec)
 		}
 		if (rc == 0)
 			break;
+		if (((const struct perf_event_header *)p->rec)->type == RECORD_FINISHED_ROUND)
+			return ROUND_ENDS;
 		event = 0;
 		if (p->nevents > 1 && ((const struct perf_event_header *)p->rec)->type ==
 		    PERF_RECORD_SAMPLE) {
@@ -672,8 +787,11 @@ long perf_data_next(struct perf_data *p, const void **rec)
 				continue;
 			}
 		}
-		size = perf_convert(&p->layout, &p->gs, (const struct perf_event_header *)p->rec,
-				    p->out);
+		gs = &p->gs;
+		if (p->group_read && ((const struct perf_event_header *)p->rec)->type ==
+		    PERF_RECORD_SAMPLE)
+			gs = group_state(p, p->rec, ((const struct perf_event_header *)p->rec)->size);
+		size = perf_convert(&p->layout, gs, (const struct perf_event_header *)p->rec, p->out);
 		if (!size) {
 			p->skipped++;
 			continue;
@@ -683,7 +801,6 @@ long perf_data_next(struct perf_data *p, const void **rec)
 				(uint32_t)event << ST_SAMPLE_EVENT_SHIFT;
 		if (p->fixed_period && ((const struct st_header *)p->out)->type == ST_REC_SAMPLE)
 			((struct st_sample *)(void *)p->out)->period = p->fixed_period;
-		*rec = p->out;
 		return (long)size;
 	}
 	if (p->declared) {
@@ -695,6 +812,96 @@ long perf_data_next(struct perf_data *p, const void **rec)
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+/* reorder_flush's: the record goes to the queue perf_data_next hands out. */
+static void queue_record(void *arg, const void *rec, size_t len)
+{
+	struct perf_data *p = arg;
+
+	ST_GROW_BARE(p->queue, p->queue_cap, p->queued + len);
+	memcpy(p->queue + p->queued, rec, len);
+	p->queued += len;
+}
+
+/*
+ * perf writes each CPU's buffer in turn, so a sample can come before the
+ * mmap that explains it (on another CPU, a moment earlier): records go
+ * out in time order, as perf report's ordered events do.  At the end of a
+ * round, what is older than the previous round's newest record is
+ * complete; a file without rounds is held to REORDER_MAX bytes.
+ */
+#define REORDER_MAX	(64u << 20)
+long perf_data_next(struct perf_data *p, const void **rec)
+{
+	for (;;) {
+		long n;
+
+		if (p->queue_at < p->queued) {
+			const struct st_header *h = (const void *)(p->queue + p->queue_at);
+
+			*rec = h;
+			p->queue_at += h->size;
+			return (long)h->size;
+		}
+		p->queue_at = p->queued = 0;
+		if (p->finished)
+			return p->finish_rc;
+		n = convert_next(p);
+		if (n > 0) {
+			uint64_t t = st_record_time(p->out);
+
+			reorder_add(&p->order, p->out, (size_t)n, t);
+			if (t > p->newest)
+				p->newest = t;
+			if (p->order.used > REORDER_MAX)
+				reorder_flush(&p->order, UINT64_MAX, queue_record, p);
+		} else if (n == ROUND_ENDS) {
+			reorder_flush(&p->order, p->round_start, queue_record, p);
+			p->round_start = p->newest;
+		} else {
+			/* The end, or damage: what was read goes out first. */
+			reorder_flush(&p->order, UINT64_MAX, queue_record, p);
+			p->finished = true;
+			p->finish_rc = n;
+		}
+	}
+}
+
+/*
+ * The build-id feature: one entry per file with samples, perf's
+ * build_id_event (a record header, a pid, 20 bytes of id and 4 that
+ * say its size where the header's misc says so, then the file name,
+ * NUL-padded).
+ */
+#define BUILD_ID_SIZE_GIVEN	(1u << 15)	/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE */
+#define BUILD_ID_ENTRY_HEAD	(sizeof(struct perf_event_header) + sizeof(int32_t) + 24)
+
+void perf_data_build_ids(const struct perf_data *p, perf_data_build_id_fn fn, void *arg)
+{
+	const unsigned char *buf = p->feat[4].buf;
+	size_t len = p->feat[4].len, at = 0;
+
+	while (buf && len - at >= BUILD_ID_ENTRY_HEAD) {
+		struct perf_event_header eh;
+		const unsigned char *id = buf + at + sizeof(eh) + sizeof(int32_t);
+		size_t idlen = 20, namelen;
+		char path[4096];
+
+		memcpy(&eh, buf + at, sizeof(eh));
+		if (eh.size < BUILD_ID_ENTRY_HEAD || eh.size > len - at)
+			return;		/* damaged: the entries before it stand */
+		if (eh.misc & BUILD_ID_SIZE_GIVEN && id[20] >= 1 && id[20] <= 20)
+			idlen = id[20];
+		namelen = strnlen((const char *)buf + at + BUILD_ID_ENTRY_HEAD,
+				  eh.size - BUILD_ID_ENTRY_HEAD);
+		if (namelen && namelen < sizeof(path)) {
+			memcpy(path, buf + at + BUILD_ID_ENTRY_HEAD, namelen);
+			path[namelen] = '\0';
+			fn(path, id, idlen, arg);
+		}
+		at += eh.size;
+	}
 }
 
 const char *perf_data_error(const struct perf_data *p)
@@ -713,6 +920,11 @@ void perf_data_close(struct perf_data *p)
 		return;
 	for (size_t i = 0; i < sizeof(p->feat) / sizeof(p->feat[0]); i++)
 		free(p->feat[i].buf);
+	for (size_t i = 0; p->group_of && i < p->nids; i++)
+		free(p->group_of[i]);
+	free(p->group_of);
+	reorder_free(&p->order);
+	free(p->queue);
 	free(p->ids);
 	if (p->f)
 		fclose(p->f);

@@ -38,6 +38,14 @@ struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header 
  */
 long perf_data_next(struct perf_data *p, const void **rec);
 const char *perf_data_error(const struct perf_data *p);
+/*
+ * The build-ids the file lists (perf record's, of each file with
+ * samples): fn(path, id, len, arg) for each, path NUL-terminated and
+ * not checked otherwise (the caller treats it as the file's words).
+ */
+typedef void (*perf_data_build_id_fn)(const char *path, const unsigned char *id, size_t len,
+				      void *arg);
+void perf_data_build_ids(const struct perf_data *p, perf_data_build_id_fn fn, void *arg);
 /* Records of the data section not used (perf's own, or kinds shimtop does not read). */
 uint64_t perf_data_skipped(const struct perf_data *p);
 void perf_data_close(struct perf_data *p);

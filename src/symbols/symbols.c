@@ -173,6 +173,8 @@ struct symbolizer {
 	/* A snapshot's: every address resolves through these, by stand-in address. */
 	const struct st_symbol **standins;
 	size_t nstandins, standins_cap;
+
+	struct recorded_files recorded;	/* a perf.data's build-ids, --symfs */
 };
 
 static const struct st_symbol *intern_full(struct symbolizer *s,
@@ -260,6 +262,8 @@ struct symbolizer *symbolizer_create(bool live)
 {
 	struct symbolizer *s = st_xcalloc(1, sizeof(*s));
 
+	/* libelf's own calls (build-id checks) before libdwfl has made any. */
+	elf_version(EV_CURRENT);
 	s->live = live;
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
 	s->callbacks.find_debuginfo = elf_find_debuginfo;
@@ -335,6 +339,7 @@ void symbolizer_destroy(struct symbolizer *s)
 	free(s->cache);
 	st_index_free(&s->by_function);
 	free(s->functions);
+	recorded_files_free(&s->recorded);
 	free(s);
 }
 
@@ -644,6 +649,8 @@ static struct elf_file *resolve_file(struct symbolizer *s, struct space *sp,
 		v->key = key;
 		if (sp->root && sp->root->fd >= 0)
 			fd = st_open_untrusted(sp->root->fd, m->path, 0);
+		else if (!s->live && recorded_files_active(&s->recorded))
+			fd = recorded_file_open(&s->recorded, m->path);
 		else
 			fd = st_open_untrusted(-1, m->path, 0);
 		v->file = fd >= 0 ? file_of(s, fd, m->path) : NULL;
@@ -842,6 +849,17 @@ uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid)
 	struct space *sp = space_find(s, pid);
 
 	return sp ? sp->gen : 0;
+}
+
+void symbolizer_expect_build_id(struct symbolizer *s, const char *path,
+				 const unsigned char *id, size_t len)
+{
+	recorded_files_expect(&s->recorded, path, id, len);
+}
+
+void symbolizer_set_symfs(struct symbolizer *s, const char *dir)
+{
+	recorded_files_set_symfs(&s->recorded, dir);
 }
 
 bool symbolizer_keeps_unknown(const struct symbolizer *s)

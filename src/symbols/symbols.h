@@ -129,6 +129,17 @@ uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid);
 bool symbolizer_keeps_unknown(const struct symbolizer *s);
 
 /*
+ * A recording's files (replay only): the build-id (len bytes, at most
+ * 20) the file at path had when recorded, so that another build there
+ * is not used; and --symfs DIR, where the recorded paths are looked for
+ * in place of this machine's.  Either makes a file be looked for as
+ * perf report does (symbols_recorded.c).
+ */
+void symbolizer_expect_build_id(struct symbolizer *s, const char *path,
+				 const unsigned char *id, size_t len);
+void symbolizer_set_symfs(struct symbolizer *s, const char *dir);
+
+/*
  * Late JIT maps: a JVM writes /tmp/perf-PID.map mid-run (jcmd PID
  * Compiler.perfmap) or at its exit, after its samples were taken, and
  * perf report names them from the map as it is then.  Whether ip is

@@ -20,7 +20,7 @@
  * (a server's mistake, or its lie) would name the code wrongly.  A file
  * found by debuglink may lack a build ID when its binary has none.
  */
-static bool debug_file_matches(int fd, const unsigned char *id, int n)
+bool elf_fd_has_build_id(int fd, const unsigned char *id, int n)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const void *bits = NULL;
@@ -70,7 +70,7 @@ int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			 (int)(slash - file_name), file_name, debuglink);
 		fd = st_open_untrusted(-1, path, 0);
 	}
-	if (fd >= 0 && !debug_file_matches(fd, id, n)) {
+	if (fd >= 0 && !elf_fd_has_build_id(fd, id, n)) {
 		close(fd);
 		fd = -1;
 	}
@@ -85,7 +85,7 @@ int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 
 		fd = debuginfod_debug_file(id, n, f ? st_basename(f->path) : modname,
 					   &pending, found);
-		if (fd >= 0 && !debug_file_matches(fd, id, n)) {
+		if (fd >= 0 && !elf_fd_has_build_id(fd, id, n)) {
 			close(fd);
 			free(*found);
 			*found = NULL;

@@ -231,4 +231,26 @@ uint64_t symbolizer_report_modules(struct symbolizer *s, pid_t pid, Dwfl *dwfl);
 struct elf_file *symbolizer_code_of(const struct symbolizer *s, uint32_t id,
 				    uint64_t *start, uint64_t *end);
 
+/*
+ * The files a recording names (symbols_recorded.c): by the build-ids it
+ * lists, under --symfs, or from perf's build-id cache.
+ */
+#define RECORDED_IDS_MAX	65536u
+struct recorded_id;
+struct recorded_files {
+	struct recorded_id *ids;	/* by path */
+	size_t nids;
+	char *symfs;
+};
+void recorded_files_expect(struct recorded_files *r, const char *path,
+			   const unsigned char *id, size_t len);
+void recorded_files_set_symfs(struct recorded_files *r, const char *dir);
+bool recorded_files_active(const struct recorded_files *r);
+/* The file for path as the recording knew it: a descriptor, or -1 (said once why). */
+int recorded_file_open(struct recorded_files *r, const char *path);
+void recorded_files_free(struct recorded_files *r);
+
+/* Whether the ELF file in fd has build-id id (n bytes; n <= 0: has none). */
+bool elf_fd_has_build_id(int fd, const unsigned char *id, int n);
+
 #endif

@@ -1,9 +1,10 @@
 /*
  * fuzz_perf_data.c - libFuzzer: a perf.data file (perf record's, file
  * mode) as shimtop -i reads it: the header and its sections, the
- * attributes, the feature sections, and every record of the data section
- * converted.  Whatever it holds is refused with a message or read to
- * its end, and each record handed out has the size it says.
+ * attributes, the feature sections (the build-ids listed), and every
+ * record of the data section converted and put in time order.  Whatever
+ * it holds is refused with a message or read to its end, and each record
+ * handed out has the size it says; each build-id a path and 1-20 bytes.
  */
 #include "fuzz.h"
 #include "ring/record.h"
@@ -11,6 +12,15 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+static void build_id(const char *path, const unsigned char *id, size_t len, void *arg)
+{
+	(void)arg;
+	if (!path[0] || strlen(path) >= 4096 || !len || len > 20)
+		abort();
+	(void)id[len - 1];
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p = perf_data_on(f, "fuzz", &h);
 	if (!p)
 		return 0;
+	perf_data_build_ids(p, build_id, NULL);
 	while ((n = perf_data_next(p, &rec)) > 0)
 		if ((size_t)n > ST_RECORD_MAX || ((const struct st_header *)rec)->size != (uint32_t)n)
 			abort();
