@@ -5,7 +5,7 @@
 # counts, tests/call_paths' known tree, the header line from the file's
 # features and its samples' span; records put back in time order; group
 # reads ({a,b}:S, IPC); files found by build-id, in perf's cache and
-# under --symfs.  Damaged files: cut short (what came before is shown, exit 1,
+# under --symfs; perf record -z's compressed records.  Damaged files: cut short (what came before is shown, exit 1,
 # one line saying where), bad sizes and layouts (one line, exit 1).
 . "$TESTS_DIR/lib.sh"
 
@@ -23,6 +23,7 @@ perf record -q -g -o "$TMP/fp.data" -- "$FP" --seconds 1 >/dev/null 2>"$TMP/err"
 "$SHIMTOP" -i "$TMP/fp.data" -b --format json >"$TMP/fp.json" 2>"$TMP/err" ||
 	fail "-i perf.data: $(cat "$TMP/err")"
 want=$(perf_samples "$TMP/fp.data")
+fp_samples=$want	# (expect_run sets want)
 got=$(json_get "$TMP/fp.json" "d['samples']")
 [ "$got" -eq "$want" ] || fail "-i perf.data: $got samples, perf reads $want"
 [ "$want" -gt 1000 ] || fail "perf recorded only $want samples"
@@ -213,6 +214,76 @@ expect_run 2 "shimtop: --symfs '$TMP/nowhere' is not a directory" -- \
 expect_run 2 "--symfs finds a recording's files: give -i perf.data with it" -- \
 	"$SHIMTOP" --symfs "$TMP" -b -- true
 
+# perf record -z (-m 8: small buffers, so many compressed records): the
+# records inside them (one zstd stream), in a file and in a pipe;
+# damaged compressed data: what came before, one line, exit 1.
+perf record -q -z -g -m 8 -o "$TMP/z.data" -- "$FP" --seconds 0.5 >/dev/null 2>&1 ||
+	fail "perf record -z failed"
+"$SHIMTOP" -i "$TMP/z.data" -b --format folded >"$TMP/z.folded" 2>"$TMP/err" ||
+	fail "-i a compressed perf.data: $(cat "$TMP/err")"
+python3 "$TESTS_DIR/check_paths.py" "$TMP/z.folded" ||
+	fail "a compressed perf.data's tree: $(sort -t' ' -k2 -n "$TMP/z.folded" | tail -5)"
+"$SHIMTOP" -i "$TMP/z.data" -b --format json >"$TMP/z.json" 2>"$TMP/err" || fail "-i -z: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/z.json" "d['samples']")" -eq "$(perf_samples "$TMP/z.data")" ] ||
+	fail "-z: $(json_get "$TMP/z.json" "d['samples']") samples, perf reads $(perf_samples "$TMP/z.data")"
+perf record -q -z -g -o - -- "$FP" --seconds 0.3 2>/dev/null >"$TMP/zpipe.data" ||
+	fail "perf record -z -o - failed"
+"$SHIMTOP" -i - -b --format json <"$TMP/zpipe.data" >"$TMP/zpipe.json" 2>"$TMP/err" ||
+	fail "-i - of a compressed pipe: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/zpipe.json" "d['samples']")" -eq "$(perf_samples "$TMP/zpipe.data")" ] ||
+	fail "-z pipe: not perf's sample count"
+python3 - "$TMP/z.data" "$TMP/zbad.data" <<'PY' || fail "no compressed record to damage"
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+data_off, data_size = struct.unpack_from('<QQ', b, 40)
+at, seen = data_off, []
+while at < data_off + data_size:
+    t, misc, size = struct.unpack_from('<IHH', b, at)
+    if t == 81:                                   # PERF_RECORD_COMPRESSED
+        seen.append((at, size))
+    at += size
+if not seen:
+    sys.exit("no compressed record")
+at, size = seen[-1]
+for k in range(at + size // 2, at + size):
+    b[k] ^= 0x5a                                  # the last one's second half made noise
+open(sys.argv[2], 'wb').write(b)
+PY
+"$SHIMTOP" -i "$TMP/zbad.data" -b --format json >"$TMP/zbad.json" 2>"$TMP/err"
+[ $? -eq 1 ] || fail "damaged compressed data did not exit 1"
+grep -Eq "perf.data '$TMP/zbad.data' at byte [0-9]+: (its compressed data is damaged \(zstd: .*\)|a compressed record holds a record of size [0-9]+); what came before is shown" \
+	"$TMP/err" || fail "damaged compressed data's message: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/zbad.json" "d['samples']")" -gt 0 ] || fail "damaged compressed data: nothing shown"
+
+# A compression bomb: 12 M records (96 MB) in a few kB of zstd. Read in
+# bounded pieces: memory stays small whatever the data inflates to.
+command -v zstd >/dev/null || fail "zstd (Debian's zstd) is not installed"
+python3 -c "import struct, sys; sys.stdout.buffer.write(struct.pack('<IHH', 68, 0, 8) * (12 << 20))" |
+	zstd -19 -q -c >"$TMP/bomb.zst"
+python3 - "$TMP/fp.data" "$TMP/bomb.zst" "$TMP/bomb.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+z = open(sys.argv[2], 'rb').read()
+data_off, data_size = struct.unpack_from('<QQ', b, 40)
+recs = b"".join(struct.pack('<IHH', 81, 0, 8 + len(z[i:i + 60000])) + z[i:i + 60000]
+                for i in range(0, len(z), 60000))          # PERF_RECORD_COMPRESSED
+out = b[:data_off] + recs + b[data_off:]
+struct.pack_into('<Q', out, 48, data_size + len(recs))
+nfeat = sum(bin(x).count('1') for x in struct.unpack_from('<4Q', b, 72))
+tab = data_off + data_size + len(recs)
+for k in range(nfeat):                                      # the features moved by len(recs)
+    o, sz = struct.unpack_from('<QQ', out, tab + 16 * k)
+    struct.pack_into('<QQ', out, tab + 16 * k, o + len(recs), sz)
+open(sys.argv[3], 'wb').write(out)
+PY
+max_rss_kb "$TMP/bomb" "$SHIMTOP" -i "$TMP/bomb.data" -b --format json
+read -r rc kib <"$TMP/bomb"
+[ "$rc" -eq 0 ] || fail "the bomb: exit $rc: $(cat "$TMP/bomb.err")"
+[ "$(json_get "$TMP/bomb.out" "d['samples']")" -eq "$fp_samples" ] ||
+	fail "the bomb's file: $(json_get "$TMP/bomb.out" "d['samples']") samples, not $fp_samples"
+[ "$kib" -lt 102400 ] || fail "a $(stat -c %s "$TMP/bomb.data")-byte file took $kib KiB"
+echo "a compression bomb of $(stat -c %s "$TMP/bomb.data") bytes: $kib KiB"
+
 # Cut short: what came before, and where it stops (exit 1).
 size=$(stat -c %s "$TMP/fp.data")
 head -c $((size / 2)) "$TMP/fp.data" >"$TMP/cut.data"
@@ -221,7 +292,7 @@ head -c $((size / 2)) "$TMP/fp.data" >"$TMP/cut.data"
 grep -Eq "perf.data '$TMP/cut.data' (stops at byte [0-9]+ of its data|is cut short)" "$TMP/err" ||
 	fail "a cut perf.data's message: $(cat "$TMP/err")"
 n=$(json_get "$TMP/cut.json" "d['samples']")
-[ "$n" -gt $((want / 4)) ] || fail "a cut perf.data showed $n of $want samples"
+[ "$n" -gt $((fp_samples / 4)) ] || fail "a cut perf.data showed $n of $fp_samples samples"
 
 # Damaged headers and layouts: one line each, exit 1, nothing read.
 python3 - "$TMP/fp.data" "$TMP" <<'PY'

@@ -6,6 +6,7 @@
  * the kernel's ring records that perf_parse already converts.
  */
 #include "sampler/perf_data.h"
+#include "sampler/perf_inflate.h"
 #include "sampler/perf_parse.h"
 #include "sampler/reorder.h"
 #include "sampler/source.h"
@@ -86,6 +87,7 @@ struct perf_data {
 	size_t queued, queue_at, queue_cap;
 	bool finished;
 	long finish_rc;
+	struct perf_inflate *inflate;	/* perf record -z: made at the first compressed record */
 	uint64_t fixed_period;		/* each sample's, when it does not carry one */
 	uint64_t skipped;
 	char error[256];
@@ -603,6 +605,7 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 #define RECORD_HEADER_FEATURE		80
 #define RECORD_FINISHED_ROUND		68
 #define RECORD_COMPRESSED		81
+#define RECORD_COMPRESSED2		83
 #define RECORD_FINISHED_INIT		82
 
 /* Skips n bytes of a stream that cannot seek. */
@@ -659,13 +662,60 @@ static int read_record(struct perf_data *p)
 		return -1;
 	}
 	p->at += extra;
-	if (ev.type == RECORD_COMPRESSED) {
-		snprintf(p->error, sizeof(p->error), "perf.data '%s' is compressed (perf record -z) "
-			 "from byte %llu: shimtop does not read that yet; record it without -z",
-			 p->name, (unsigned long long)p->at);
-		return -1;
-	}
 	return 1;
+}
+
+/*
+ * The next record, from the file or from inside perf record -z's
+ * compressed records (their payloads one zstd stream): 1 (in p->rec),
+ * 0 at the end, -1 after saying why in p->error.
+ */
+static int next_raw(struct perf_data *p)
+{
+	for (;;) {
+		const struct perf_event_header *ev = (const void *)p->rec;
+		char why[160];
+		size_t skip;
+		int rc = 1;
+
+		if (p->inflate && (rc = perf_inflate_next(p->inflate, p->rec, sizeof(p->rec), why,
+							   sizeof(why))) != 0) {
+			if (rc > 0)
+				return 1;
+			snprintf(p->error, sizeof(p->error), "perf.data '%s' at byte %llu: %s; what "
+				 "came before is shown", p->name, (unsigned long long)p->at, why);
+			return -1;
+		}
+		rc = 1;
+		if (p->held)
+			p->held = false;
+		else
+			rc = read_record(p);
+		if (rc <= 0 || (ev->type != RECORD_COMPRESSED && ev->type != RECORD_COMPRESSED2)) {
+			if (rc == 0 && p->inflate && perf_inflate_partial(p->inflate)) {
+				snprintf(p->error, sizeof(p->error), "perf.data '%s' at byte %llu: a "
+					 "compressed record's last record is cut short; what came "
+					 "before is shown", p->name, (unsigned long long)p->at);
+				return -1;
+			}
+			return rc;
+		}
+		/* COMPRESSED2 says its data's size, then pads to 8 bytes. */
+		skip = sizeof(*ev) + (ev->type == RECORD_COMPRESSED2 ? sizeof(uint64_t) : 0);
+		if (ev->size < skip)
+			continue;
+		if (!p->inflate)
+			p->inflate = perf_inflate_new();
+		if (ev->type == RECORD_COMPRESSED2) {
+			uint64_t n;
+
+			memcpy(&n, p->rec + sizeof(*ev), sizeof(n));
+			perf_inflate_feed(p->inflate, p->rec + skip,
+					  n < ev->size - skip ? (size_t)n : ev->size - skip);
+		} else {
+			perf_inflate_feed(p->inflate, p->rec + skip, ev->size - skip);
+		}
+	}
 }
 
 /*
@@ -763,10 +813,7 @@ static long convert_next(struct perf_data *p)
 				 "%llu", p->name, (unsigned long long)p->at);
 			return -EBADMSG;
 		}
-		if (p->held)
-			p->held = false;
-		else
-			rc = read_record(p);
+		rc = next_raw(p);
 		if (rc < 0) {
 			p->end = p->at;		/* nothing more */
 			p->pipe = false;
@@ -924,6 +971,7 @@ void perf_data_close(struct perf_data *p)
 		free(p->group_of[i]);
 	free(p->group_of);
 	reorder_free(&p->order);
+	perf_inflate_free(p->inflate);
 	free(p->queue);
 	free(p->ids);
 	if (p->f)
