@@ -5,7 +5,8 @@
 # counts, tests/call_paths' known tree, the header line from the file's
 # features and its samples' span; records put back in time order; group
 # reads ({a,b}:S, IPC); files found by build-id, in perf's cache and
-# under --symfs; perf record -z's compressed records.  Damaged files: cut short (what came before is shown, exit 1,
+# under --symfs; perf record -z's compressed records; diff, range,
+# export, snapshot and the UI on a perf.data.  Damaged files: cut short (what came before is shown, exit 1,
 # one line saying where), bad sizes and layouts (one line, exit 1).
 . "$TESTS_DIR/lib.sh"
 
@@ -283,6 +284,39 @@ read -r rc kib <"$TMP/bomb"
 	fail "the bomb's file: $(json_get "$TMP/bomb.out" "d['samples']") samples, not $fp_samples"
 [ "$kib" -lt 102400 ] || fail "a $(stat -c %s "$TMP/bomb.data")-byte file took $kib KiB"
 echo "a compression bomb of $(stat -c %s "$TMP/bomb.data") bytes: $kib KiB"
+
+# Diff, range, export and snapshot read a perf.data as a recording.
+"$SHIMTOP" -i "$TMP/fp.data" --diff "$TMP/c.data" -b >"$TMP/diff.txt" 2>"$TMP/err" ||
+	fail "--diff of two perf.data: $(cat "$TMP/err")"
+grep -q "^diff: A $TMP/fp.data (pid 0, $fp_samples samples) against B $TMP/c.data" "$TMP/diff.txt" ||
+	fail "--diff's first line: $(head -1 "$TMP/diff.txt")"
+grep -Eq "^ +[0-9.]+% +[0-9.]+% .* leaf_work\$" "$TMP/diff.txt" || fail "--diff: no leaf_work row"
+"$SHIMTOP" -i "$TMP/fp.data" --range 0.2:0.4 -b --format json >"$TMP/range.json" 2>"$TMP/err" ||
+	fail "--range on a perf.data: $(cat "$TMP/err")"
+python3 -c "import json, sys; d = json.load(open(sys.argv[1])); n = d['samples']; \
+sys.exit(0 if 0.15 * int(sys.argv[2]) < n < 0.25 * int(sys.argv[2]) else 'range samples %d' % n)" \
+	"$TMP/range.json" "$fp_samples" || fail "--range 0.2:0.4 of a 1 s perf.data"
+"$SHIMTOP" -i "$TMP/fp.data" --export folded -o "$TMP/exp.folded" 2>"$TMP/err" ||
+	fail "--export folded: $(cat "$TMP/err")"
+python3 "$TESTS_DIR/check_paths.py" "$TMP/exp.folded" || fail "the exported tree"
+"$SHIMTOP" -i "$TMP/fp.data" -b --snapshot-on-exit "$TMP/fp.snap" >/dev/null 2>"$TMP/err" ||
+	fail "a snapshot of a perf.data: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/fp.snap" -b --format json >"$TMP/snap.json" 2>"$TMP/err" ||
+	fail "-i the snapshot: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/snap.json" "d['samples']")" -eq "$fp_samples" ] || fail "the snapshot's samples"
+
+# The UI at 80x24: what the file is stays in the header; table, tree and timeline.
+if command -v tmux >/dev/null; then
+	replay_ui "$TMP/fp.data" 80 24
+	wait_for "^shimtop [^ ]+  replay of fp.data  threads 0 \(1 seen\)  elapsed 1\.[0-9] s"
+	wait_for "^end of recording after 1\.[0-9] s; perf.data from perf [0-9]"
+	wait_for "^ +[0-9.]+% +[0-9]+ +- +[0-9]+ call_paths +call_paths +leaf_work"
+	$T send-keys -t ui F5
+	wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
+	$T send-keys -t ui 2
+	wait_for "^[0-9]+ call_[a-z]* +[0-9]+/s "
+	quit_ui
+fi
 
 # Cut short: what came before, and where it stops (exit 1).
 size=$(stat -c %s "$TMP/fp.data")

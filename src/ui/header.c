@@ -51,7 +51,8 @@ static void draw_target_line(const struct ui *ui, WINDOW *w,
 		x = pair(ui, w, 0, x, "taken", s->snap.label);
 	snprintf(buf, sizeof(buf), "%zu (%zu seen)", mt->threads_live, mt->threads_seen);
 	x = pair(ui, w, 0, x, "threads", buf);
-	snprintf(buf, sizeof(buf), "%.0f s", mt->elapsed);
+	/* A short recording's tenths: "0 s" would say it held nothing. */
+	snprintf(buf, sizeof(buf), mt->elapsed < 10 ? "%.1f s" : "%.0f s", mt->elapsed);
 	x = pair(ui, w, 0, x, "elapsed", buf);
 	if (s->ranged) {
 		/* Every table shows the selected time range alone. */
@@ -122,6 +123,9 @@ static void draw_caveat_line(const struct ui *ui, WINDOW *w)
 	if (s->finished && s->obs_info.failed)
 		snprintf(buf, sizeof(buf), "%.100s; %.120s; table kept, q quits",
 			 s->obs_info.finish_reason, s->status);
+	else if (s->finished && !s->has_target && s->info.note[0])
+		/* A file ends at once: what it is stays in view, not only that it ended. */
+		snprintf(buf, sizeof(buf), "%.120s; %.380s", s->status, s->info.note);
 	else if (s->finished)
 		snprintf(buf, sizeof(buf), "%s; table kept, q quits", s->status);
 	else if (ui->paused)
