@@ -6,7 +6,7 @@
 # features and its samples' span; records put back in time order; group
 # reads ({a,b}:S, IPC); files found by build-id, in perf's cache and
 # under --symfs; perf record -z's compressed records; diff, range,
-# export, snapshot and the UI on a perf.data.  Damaged files: cut short (what came before is shown, exit 1,
+# export, snapshot and the UI on a perf.data; records not read counted.  Damaged files: cut short (what came before is shown, exit 1,
 # one line saying where), bad sizes and layouts (one line, exit 1).
 . "$TESTS_DIR/lib.sh"
 
@@ -96,6 +96,16 @@ if [e['event'] for e in p['source']['sampled']] != ['cpu-clock', 'task-clock'] o
    min(e['samples'] for e in p['source']['sampled']) < 100:
     sys.exit(f"pipe mode's events: {p['source']['sampled']}")
 PY
+
+# --switch-events: records shimtop does not read, skipped and counted.
+perf record -q --switch-events -o "$TMP/sw.data" -- "$FP" --seconds 0.3 >/dev/null 2>&1 ||
+	fail "perf record --switch-events failed"
+nsw=$(perf report -i "$TMP/sw.data" -D 2>/dev/null | grep -c "PERF_RECORD_SWITCH")
+"$SHIMTOP" -i "$TMP/sw.data" -b >"$TMP/sw.txt" 2>"$TMP/err" || fail "--switch-events' file: $(cat "$TMP/err")"
+n=$(sed -n 's/^skipped: \([0-9]*\) records of kinds shimtop does not read$/\1/p' "$TMP/sw.txt")
+[ -n "$n" ] && [ "$n" -ge "$nsw" ] && [ "$nsw" -gt 0 ] ||
+	fail "--switch-events: ${n:-no} records said skipped, perf lists $nsw switches"
+grep -q " leaf_work$" "$TMP/sw.txt" || fail "--switch-events: no leaf_work row"
 
 # -c: a fixed period, which the samples do not carry.
 perf record -q -c 500000 -o "$TMP/c.data" -- "$FP" --seconds 0.5 >/dev/null 2>&1 ||
@@ -284,6 +294,41 @@ read -r rc kib <"$TMP/bomb"
 	fail "the bomb's file: $(json_get "$TMP/bomb.out" "d['samples']") samples, not $fp_samples"
 [ "$kib" -lt 102400 ] || fail "a $(stat -c %s "$TMP/bomb.data")-byte file took $kib KiB"
 echo "a compression bomb of $(stat -c %s "$TMP/bomb.data") bytes: $kib KiB"
+
+# The kernel: this machine's functions only if the file lists this
+# kernel's build-id; else perf's saved copy of the recorded kernel's
+# kallsyms (~/.debug/[kernel.kallsyms]/ID/kallsyms); else [unknown] and
+# one line. dd spends its time in the kernel (clearing and copying pages).
+if [ "$(id -u)" -eq 0 ] && [ -r /sys/kernel/notes ]; then
+	perf record -q -o "$TMP/dd.data" -- dd if=/dev/zero of=/dev/null bs=1M count=3000 \
+		>/dev/null 2>&1 || fail "perf record of dd failed"
+	kid=$(perf buildid-list -i "$TMP/dd.data" 2>/dev/null | awk '$2 == "[kernel.kallsyms]" { print $1 }')
+	[ -n "$kid" ] || fail "perf lists no kernel build-id"
+	other=$(python3 - "$TMP/dd.data" "$TMP/kern.data" "$kid" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+data_off, data_size = struct.unpack_from('<QQ', b, 40)
+kid = bytes.fromhex(sys.argv[3])
+i = b.find(kid, data_off + data_size)          # in the build-id feature
+b[i] ^= 0xff
+open(sys.argv[2], 'wb').write(b)
+print((bytes([kid[0] ^ 0xff]) + kid[1:]).hex())
+PY
+)
+	HOME="$TMP/none" "$SHIMTOP" -i "$TMP/dd.data" -b >"$TMP/dd.txt" 2>&1 || fail "-i dd: $(cat "$TMP/dd.txt")"
+	grep -Eq "kallsyms +\[kernel\] +[a-z_]" "$TMP/dd.txt" || fail "dd: no kernel function named: $(sed -n 1,9p "$TMP/dd.txt")"
+	HOME="$TMP/none" "$SHIMTOP" -i "$TMP/kern.data" -b >"$TMP/kern.txt" 2>&1 ||
+		fail "-i another kernel's file: $(cat "$TMP/kern.txt")"
+	grep -q "^shimtop: warning: the recorded kernel (build-id $other) is not this one, nor saved in $TMP/none/.debug/\[kernel.kallsyms\]" \
+		"$TMP/kern.txt" || fail "another kernel: no line says so: $(sed -n 1,2p "$TMP/kern.txt")"
+	grep -Eq "kallsyms +\[kernel\]" "$TMP/kern.txt" && fail "another kernel named by this one's functions"
+	grep -Eq " \[kernel\] +\[unknown\]$" "$TMP/kern.txt" || fail "another kernel: no [kernel] [unknown] row"
+	mkdir -p "$TMP/kh/.debug/[kernel.kallsyms]/$other"
+	cp /proc/kallsyms "$TMP/kh/.debug/[kernel.kallsyms]/$other/kallsyms"
+	HOME="$TMP/kh" "$SHIMTOP" -i "$TMP/kern.data" -b >"$TMP/kh.txt" 2>&1 || fail "-i with perf's kallsyms"
+	grep -Eq "kallsyms +\[kernel\] +[a-z_]" "$TMP/kh.txt" ||
+		fail "perf's saved kallsyms not used: $(sed -n 1,9p "$TMP/kh.txt")"
+fi
 
 # Diff, range, export and snapshot read a perf.data as a recording.
 "$SHIMTOP" -i "$TMP/fp.data" --diff "$TMP/c.data" -b >"$TMP/diff.txt" 2>"$TMP/err" ||

@@ -44,6 +44,9 @@ static void print_text(struct session *s, FILE *out)
 		(unsigned long long)mt.unknown, mt.unknown_pct, mt.elapsed);
 	if (s->info.note[0])
 		fprintf(out, "note: %s\n", s->info.note);
+	if (s->info.records_skipped)
+		fprintf(out, "skipped: %llu records of kinds shimtop does not read\n",
+			(unsigned long long)s->info.records_skipped);
 	if (session_history_note(s, line, sizeof(line)))
 		fprintf(out, "%s\n", line);
 	/* callerchain: its line says what its reference was (no frame pointers: DWARF). */
@@ -145,6 +148,7 @@ static struct json_object *source_json(const struct st_source_info *in,
 	json_object_object_add(o, "events", json_object_new_string(in->events));
 	json_object_object_add(o, "period", report_period_json(&in->period));
 	json_object_object_add(o, "note", json_object_new_string(in->note));
+	json_object_object_add(o, "records_skipped", json_object_new_int64((int64_t)in->records_skipped));
 	/* -e a,b: each event sampled on its own; "shown": self is of it. */
 	for (int e = 0; e < m->nsampled; e++) {
 		struct json_object *ev = json_object_new_object();

@@ -61,6 +61,7 @@ static void *replay_main(void *arg)
 		snprintf(reason, sizeof(reason), "%s", rs->perf ? perf_data_error(rs->perf)
 			 : record_reader_error(rs->reader));
 	pthread_mutex_lock(&rs->lock);
+	rs->info.records_skipped = rs->perf ? perf_data_skipped(rs->perf) : 0;
 	rs->info.finished = true;
 	rs->info.failed = n < 0;
 	snprintf(rs->info.finish_reason, sizeof(rs->info.finish_reason), "%s", reason);

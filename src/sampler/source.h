@@ -57,6 +57,7 @@ struct st_source_info {
 	char sampled[ST_MAX_SAMPLED][64]; /* -e a,b: the events sampled each */
 	int nsampled;			/* 0, or 2..ST_MAX_SAMPLED */
 	uint64_t kernel_lost;		/* samples the kernel dropped */
+	uint64_t records_skipped;	/* a file's records of kinds not read (perf.data) */
 	/*
 	 * The check of a period change: the period the latest sample was
 	 * taken with (ns or events; 0: none yet, or a kernel-kept frequency

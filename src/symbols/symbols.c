@@ -673,6 +673,8 @@ static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
 			kernel_symbols_load(&s->kernel, false);
 		s->kernel_reading = false;
 		s->kernel_loaded = true;
+		if (!s->live)
+			recorded_kernel_symbols(&s->recorded, &s->kernel);
 	}
 	e = range_table_find(&s->kernel, ip);
 	if (s->kernel.cached && kernel_cache_unsure(&s->kernel, e, ip)) {

@@ -241,6 +241,8 @@ struct recorded_files {
 	struct recorded_id *ids;	/* by path */
 	size_t nids;
 	char *symfs;
+	unsigned char kernel_id[20];	/* [kernel.kallsyms]'s, if listed */
+	size_t kernel_id_len;
 };
 void recorded_files_expect(struct recorded_files *r, const char *path,
 			   const unsigned char *id, size_t len);
@@ -248,6 +250,12 @@ void recorded_files_set_symfs(struct recorded_files *r, const char *dir);
 bool recorded_files_active(const struct recorded_files *r);
 /* The file for path as the recording knew it: a descriptor, or -1 (said once why). */
 int recorded_file_open(struct recorded_files *r, const char *path);
+/*
+ * Once t holds this machine's kernel functions: if the recording lists
+ * another kernel's build-id, t becomes perf record's saved copy of that
+ * kernel's kallsyms (perf's build-id cache), or empty (said once).
+ */
+void recorded_kernel_symbols(struct recorded_files *r, struct range_table *t);
 void recorded_files_free(struct recorded_files *r);
 
 /* Whether the ELF file in fd has build-id id (n bytes; n <= 0: has none). */

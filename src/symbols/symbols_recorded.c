@@ -14,9 +14,12 @@
 #include "symbols/symbols_internal.h"
 #include "util.h"
 
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <uthash.h>
 
@@ -33,7 +36,13 @@ void recorded_files_expect(struct recorded_files *r, const char *path,
 {
 	struct recorded_id *e;
 
-	/* The kernel and the vDSO are named otherwise; relative paths are nobody's file. */
+	if (!strcmp(path, "[kernel.kallsyms]") && len && len <= sizeof(r->kernel_id) &&
+	    !r->kernel_id_len) {
+		memcpy(r->kernel_id, id, len);
+		r->kernel_id_len = len;
+		return;
+	}
+	/* The vDSO is named otherwise; relative paths are nobody's file. */
 	if (path[0] != '/' || !len || len > sizeof(e->id) || r->nids >= RECORDED_IDS_MAX)
 		return;
 	HASH_FIND_STR(r->ids, path, e);
@@ -133,6 +142,90 @@ int recorded_file_open(struct recorded_files *r, const char *path)
 			dir[0] ? dir : "~/.debug");
 	}
 	return -1;
+}
+
+/*
+ * The running kernel's build-id from /sys/kernel/notes (the kernel's
+ * own ELF notes, not the target's): its length, or 0.  Read here, as
+ * perf does: libelf's gelf_getnote takes only a section's data of an
+ * open Elf, and these bytes are no file.
+ */
+static size_t running_kernel_id(unsigned char *id, size_t room)
+{
+	size_t len = 0, at = 0, got = 0;
+	unsigned char *notes = (unsigned char *)st_read_file("/sys/kernel/notes", &len);
+
+	while (notes && len - at >= sizeof(Elf64_Nhdr)) {
+		Elf64_Nhdr nh;
+		size_t name, desc;
+
+		memcpy(&nh, notes + at, sizeof(nh));
+		name = ((size_t)nh.n_namesz + 3) & ~(size_t)3;
+		desc = ((size_t)nh.n_descsz + 3) & ~(size_t)3;
+		if (name > len - at - sizeof(nh) || desc > len - at - sizeof(nh) - name)
+			break;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof("GNU") &&
+		    !memcmp(notes + at + sizeof(nh), "GNU", sizeof("GNU")) && nh.n_descsz <= room) {
+			memcpy(id, notes + at + sizeof(nh) + name, nh.n_descsz);
+			got = nh.n_descsz;
+			break;
+		}
+		at += sizeof(nh) + name + desc;
+	}
+	free(notes);
+	return got;
+}
+
+#define SAVED_KALLSYMS_MAX	(256u << 20)
+
+/* perf record's copy of the recorded kernel's /proc/kallsyms into t; false if none. */
+static bool saved_kallsyms(const char *path, struct range_table *t)
+{
+	int fd = st_open_untrusted(-1, path, 0);
+	struct stat st;
+	size_t size, len;
+	char *text;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0 || (uint64_t)st.st_size >= SAVED_KALLSYMS_MAX) {
+		close(fd);
+		return false;
+	}
+	size = (size_t)st.st_size + 1;
+	text = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (text == MAP_FAILED) {
+		close(fd);
+		return false;
+	}
+	len = kallsyms_read_fd(fd, text, size);
+	range_table_clear(t);
+	kernel_symbols_parse(t, text, len);
+	t->text = text;
+	t->text_size = size;
+	return t->n > 0;
+}
+
+void recorded_kernel_symbols(struct recorded_files *r, struct range_table *t)
+{
+	unsigned char here[sizeof(r->kernel_id)];
+	char hex[2 * sizeof(r->kernel_id) + 1], dir[2048], path[4096];
+	size_t n;
+
+	if (!r->kernel_id_len)
+		return;		/* a pipe, or a file that lists no kernel: this one's */
+	n = running_kernel_id(here, sizeof(here));
+	if (n == r->kernel_id_len && !memcmp(here, r->kernel_id, n))
+		return;
+	hex_of(r->kernel_id, (int)r->kernel_id_len, hex);
+	cache_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hex);
+	if (dir[0] && saved_kallsyms(path, t))
+		return;
+	range_table_clear(t);
+	st_warn("the recorded kernel (build-id %s) is not this one, nor saved in "
+		"%s/[kernel.kallsyms]: its functions are [unknown]; copy perf's saved "
+		"kallsyms there", hex, dir[0] ? dir : "~/.debug");
 }
 
 void recorded_files_free(struct recorded_files *r)
