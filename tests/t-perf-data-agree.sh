@@ -32,18 +32,7 @@ $(cat "$TMP/overlap.err")"
 $(cat "$TMP/overlap.err")"
 }
 
-cat >"$TMP/work.py" <<'PY'
-import json, re, time
-def parse(n):
-    return json.loads(json.dumps([{"a": i, "b": str(i) * 3} for i in range(n)]))
-def match(n):
-    r = re.compile(r"(\d+)-(\w+)")
-    return sum(1 for i in range(n) if r.match(f"{i}-x{i}"))
-t = time.time()
-while time.time() - t < 1.5:
-    parse(2000); match(5000)
-PY
-perf record -q -g -o "$TMP/py.data" -- /usr/bin/python3 "$TMP/work.py" >/dev/null 2>"$TMP/perf.err" ||
+perf record -q -g -o "$TMP/py.data" -- /usr/bin/python3 "$TESTS_DIR/py_work.py" 1.5 >/dev/null 2>"$TMP/perf.err" ||
 	skip "perf record cannot sample here: $(tail -1 "$TMP/perf.err")"
 agree python3 "$TMP/py.data"
 

@@ -10,23 +10,12 @@
 command -v perf >/dev/null || skip "perf (Debian linux-perf) is not installed"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "Debian's python3 is not installed"
-cat >"$TMP/work.py" <<'PY'
-import json, re, time
-def parse(n):
-    return json.loads(json.dumps([{"a": i, "b": str(i) * 3} for i in range(n)]))
-def match(n):
-    r = re.compile(r"(\d+)-(\w+)")
-    return sum(1 for i in range(n) if r.match(f"{i}-x{i}"))
-t = time.time()
-while time.time() - t < 30:
-    parse(2000); match(5000)
-PY
 
 # compare MODE PERF_ARGS...: both tools over the same 2.5 s of python3.
 compare() {
 	mode=$1
 	shift
-	"$PY" "$TMP/work.py" &
+	"$PY" "$TESTS_DIR/py_work.py" &
 	pid=$!
 	BG_PIDS="$BG_PIDS $pid"
 	sleep 0.5
