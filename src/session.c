@@ -136,17 +136,20 @@ static struct st_source *open_perf_data(struct perf_data *p, bool realtime, stru
 }
 
 static struct st_source *open_recording(const char *path, bool realtime, struct ring *ring,
-					struct st_file_header *h, struct symbolizer *symbols)
+					struct st_file_header *h, struct symbolizer *symbols,
+					bool *perf_data)
 {
 	unsigned char first[8];
 	FILE *f;
 
+	*perf_data = true;
 	if (!strcmp(path, "-"))
 		return open_perf_data(perf_data_on(stdin, "-", h), realtime, ring, h, symbols);
 	f = fopen(path, "rbe");
 	if (f && fread(first, 1, sizeof(first), f) == sizeof(first) &&
 	    perf_data_is(first, sizeof(first)) && fseeko(f, 0, SEEK_SET) == 0)
 		return open_perf_data(perf_data_on(f, path, h), realtime, ring, h, symbols);
+	*perf_data = false;
 	if (f)
 		fclose(f);
 	return replay_source_create(path, realtime, ring, h);
@@ -189,10 +192,17 @@ static int open_replay(struct session *s, const struct st_options *o)
 			}
 			symbolizer_set_symfs(s->symbols, o->symfs);
 		}
-		s->source = open_recording(path, o->realtime, s->ring, &h, s->symbols);
+		s->source = open_recording(path, o->realtime, s->ring, &h, s->symbols,
+					   &s->is_perf_data);
 	}
 	if (!s->source)
 		return -EIO;	/* said why; a file that cannot be read */
+	if (s->is_perf_data && o->callerchain) {
+		st_error("--call-graph callerchain needs each sample's stack depth, which perf.data "
+			 "does not hold (perf records no stack base): drop it to see the file's "
+			 "own chains");
+		return -EINVAL;
+	}
 	s->pid = h.pid;
 	snprintf(s->comm, sizeof(s->comm), "%s", h.comm);
 	/* Several processes were recorded (-a, -u, a -p list): rows per process. */

@@ -59,6 +59,7 @@ struct session {
 	const struct session *diff_with;	/* --diff: the recording compared with */
 
 	bool is_snapshot;		/* -i opened a snapshot, not a recording */
+	bool is_perf_data;		/* -i opened perf record's file or stream */
 	struct snapshot_opened snap;	/* its label, meta and records */
 };
 

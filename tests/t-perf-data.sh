@@ -106,6 +106,9 @@ n=$(sed -n 's/^skipped: \([0-9]*\) records of kinds shimtop does not read$/\1/p'
 [ -n "$n" ] && [ "$n" -ge "$nsw" ] && [ "$nsw" -gt 0 ] ||
 	fail "--switch-events: ${n:-no} records said skipped, perf lists $nsw switches"
 grep -q " leaf_work$" "$TMP/sw.txt" || fail "--switch-events: no leaf_work row"
+grep -q "^skipped:" "$TMP/fp.txt" && fail "perf's own records said skipped: $(grep "^skipped:" "$TMP/fp.txt")"
+expect_run 2 "--call-graph callerchain needs each sample's stack depth, which perf.data does not hold" -- \
+	"$SHIMTOP" -i "$TMP/fp.data" --call-graph callerchain -b
 
 # -c: a fixed period, which the samples do not carry.
 perf record -q -c 500000 -o "$TMP/c.data" -- "$FP" --seconds 0.5 >/dev/null 2>&1 ||

@@ -793,6 +793,18 @@ struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header 
 	return open_file(p, name, h);
 }
 
+/* perf's PERF_RECORD_MMAP of the kernel's text (pid -1). */
+static bool kernel_map(const unsigned char *rec)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	int32_t pid;
+
+	if (h->type != PERF_RECORD_MMAP || h->size < sizeof(*h) + sizeof(pid))
+		return false;
+	memcpy(&pid, rec + sizeof(*h), sizeof(pid));
+	return pid == -1;
+}
+
 /*
  * The next record of the file converted, in p->out: >0 its size, 0 at the
  * end, -EBADMSG where the file is damaged, ROUND_ENDS at perf's end of a
@@ -840,7 +852,14 @@ static long convert_next(struct perf_data *p)
 			gs = group_state(p, p->rec, ((const struct perf_event_header *)p->rec)->size);
 		size = perf_convert(&p->layout, gs, (const struct perf_event_header *)p->rec, p->out);
 		if (!size) {
-			p->skipped++;
+			/*
+			 * The kernel's kinds not read.  Not news: perf's own
+			 * bookkeeping (64 on), and the kernel text's map perf
+			 * writes (pid -1: kallsyms names the kernel here).
+			 */
+			if (((const struct perf_event_header *)p->rec)->type < RECORD_HEADER_ATTR &&
+			    !kernel_map(p->rec))
+				p->skipped++;
 			continue;
 		}
 		if (event > 0 && ((const struct st_header *)p->out)->type == ST_REC_SAMPLE)

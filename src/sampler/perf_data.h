@@ -46,7 +46,7 @@ const char *perf_data_error(const struct perf_data *p);
 typedef void (*perf_data_build_id_fn)(const char *path, const unsigned char *id, size_t len,
 				      void *arg);
 void perf_data_build_ids(const struct perf_data *p, perf_data_build_id_fn fn, void *arg);
-/* Records of the data section not used (perf's own, or kinds shimtop does not read). */
+/* Records of the data section of the kernel's kinds shimtop does not read (not perf's own). */
 uint64_t perf_data_skipped(const struct perf_data *p);
 void perf_data_close(struct perf_data *p);
 
