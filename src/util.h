@@ -22,6 +22,9 @@
 #define ST_EXIT_USAGE	2	/* bad command line */
 #define ST_EXIT_SIGINT	130	/* stopped by Ctrl-C: 128 + SIGINT */
 
+/* x86-64: where the kernel's half of the address space begins. */
+#define ST_KERNEL_START	0xffff800000000000ull
+
 /* 0 -> 0, -EINVAL -> ST_EXIT_USAGE, any other failure -> ST_EXIT_FAIL. */
 int st_exit_status(int err);
 

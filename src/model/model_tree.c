@@ -13,9 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* x86-64: the kernel's half of the address space (chains lose perf's markers). */
-#define KERNEL_START	0xffff800000000000ull
-
 const char *model_frame_name(const struct model *m, uint32_t sym)
 {
 	/* The tree CallerChaining rebuilt marks callers it never saw. */
@@ -108,7 +105,7 @@ bool model_chain_note(const struct model *m, char *buf, size_t len)
 static uint32_t caller_sym(struct model *m, pid_t pid, uint64_t ip, bool in_tree)
 {
 	const struct st_symbol *sym = symbolizer_lookup(m->symbols, pid, ip ? ip - 1 : 0,
-							ip >= KERNEL_START);
+							ip >= ST_KERNEL_START);
 
 	if (in_tree) {
 		m->tree_frames++;
@@ -189,7 +186,7 @@ static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint
 	for (size_t i = n; i-- > 0;) {
 		unsigned j;
 
-		if (kernel_only && chain[i] < KERNEL_START)
+		if (kernel_only && chain[i] < ST_KERNEL_START)
 			continue;
 		for (j = 0; j < nseen && j < 4 && seen_ip[j] != chain[i]; j++)
 			;

@@ -9,13 +9,11 @@
 #include "sampler/perf_parse.h"
 #include "ring/record.h"
 #include "sampler/ibs.h"
+#include "util.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
-
-/* Where the kernel's half of the address space begins (x86-64, arm64). */
-#define USER_SPACE_END	0xffff800000000000ull
 
 long perf_mmap_drain(struct perf_event_mmap_page *page,
 		     const unsigned char *data, size_t data_size,
@@ -200,7 +198,7 @@ static int take_callchain(struct cursor *c, struct st_sample *s, size_t words,
 		 * walked through data: no code, as perf report resolves it
 		 * (in the process's maps), never a kernel function's name.
 		 */
-		if (user && ip >= USER_SPACE_END)
+		if (user && ip >= ST_KERNEL_START)
 			ip = 0;
 		if (s->nchain == ST_CHAIN_MAX) {
 			s->flags |= ST_SAMPLE_CHAIN_TRUNC;

@@ -31,7 +31,6 @@
 #define CACHE_SLOTS	(1u << 16)
 #define JIT_RETIRED	1024u
 #define CACHE_PROBES	8
-#define KERNEL_SPACE	0xffff800000000000ull
 #define MAX_ROOTS	64	/* distinct container roots opened */
 
 /* A directory processes see as "/", opened once (O_PATH). */
@@ -716,11 +715,12 @@ static void jit_moved_on(struct symbolizer *s, struct space *sp)
 
 static struct elf_file *vdso_file(struct symbolizer *s);
 
-/* pid's JIT map: its process's (made if none), or a forgotten process's; NULL if neither. */
-static struct jit_map *jit_of(struct symbolizer *s, pid_t pid)
+/*
+ * pid's JIT map: its process's (sp, space_find's answer; made if none),
+ * or a forgotten process's; NULL if neither.
+ */
+static struct jit_map *jit_of(struct symbolizer *s, struct space *sp, pid_t pid)
 {
-	struct space *sp = space_find(s, pid);
-
 	if (sp) {
 		if (!sp->jit) {
 			sp->jit = st_xmalloc(sizeof(*sp->jit));
@@ -743,7 +743,7 @@ static struct jit_map *jit_of(struct symbolizer *s, pid_t pid)
 
 bool symbolizer_jit_mapped(struct symbolizer *s, pid_t pid)
 {
-	struct jit_map *j = jit_of(s, pid);
+	struct jit_map *j = jit_of(s, space_find(s, pid), pid);
 
 	if (!j)
 		return false;
@@ -754,8 +754,8 @@ bool symbolizer_jit_mapped(struct symbolizer *s, pid_t pid)
 const struct st_symbol *symbolizer_jit_name(struct symbolizer *s, pid_t pid, uint64_t ip,
 					    uint32_t *offset)
 {
-	struct jit_map *j = jit_of(s, pid);
 	struct space *sp = space_find(s, pid);
+	struct jit_map *j = jit_of(s, sp, pid);
 	const struct range_entry *e;
 	unsigned loads;
 
@@ -799,7 +799,7 @@ bool symbolizer_code_anonymous(struct symbolizer *s, pid_t pid, uint64_t ip)
 	 * mapping record announced, not addresses outside every mapping (a
 	 * hostile recording's 100,000 processes would each keep some).
 	 */
-	if (s->standins || ip >= KERNEL_SPACE || !sp || !(m = find_map(sp, ip)))
+	if (s->standins || ip >= ST_KERNEL_START || !sp || !(m = find_map(sp, ip)))
 		return false;
 	if (m->path[0] == '[')
 		return false;	/* [vdso], [stack]: named, or not code */
@@ -1080,7 +1080,7 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 					     uint64_t ip, bool kernel,
 					     uint32_t *offset)
 {
-	bool in_kernel = kernel || ip >= KERNEL_SPACE;
+	bool in_kernel = kernel || ip >= ST_KERNEL_START;
 	struct space *sp = in_kernel ? NULL : space_of(s, pid);
 	uint64_t gen = in_kernel ? KERNEL_GEN : sp->gen;
 	const struct st_symbol *sym;
@@ -1181,7 +1181,7 @@ bool symbolizer_ready(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel)
 
 	if (!s->async || s->standins)
 		return true;
-	if (kernel || ip >= KERNEL_SPACE)
+	if (kernel || ip >= ST_KERNEL_START)
 		return kernel_ready(s);
 	/* A process not known yet: the model holds its samples. */
 	if (!(sp = space_find(s, pid)) || cache_find(s, ip, sp->gen, &home))
