@@ -361,6 +361,10 @@ if command -v tmux >/dev/null; then
 	wait_for "^ +[0-9.]+% +[0-9]+ +- +[0-9]+ call_paths +call_paths +leaf_work"
 	$T send-keys -t ui F5
 	wait_for "^ +[0-9.]+% +[0-9.]+% +- main\$"
+	# c twice: CallerChaining's tree alone (80 columns show one pane), which says why it is empty.
+	$T send-keys -t ui c
+	$T send-keys -t ui c
+	wait_for "^no stack depths: perf.data holds none \(perf records no stack base\)"
 	$T send-keys -t ui 2
 	wait_for "^[0-9]+ call_[a-z]* +[0-9]+/s "
 	quit_ui

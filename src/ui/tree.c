@@ -446,6 +446,8 @@ static void draw_pane(struct tree_pane *p, WINDOW *w, int x, int width, int line
 		draw_text(w, 0, x, width, ui->attr[TH_ROW], !p->rebuilt
 			  ? "no samples yet (the tree is every sample's call path)"
 			  : t->job ? "CallerChaining is rebuilding the tree from the stack depths..."
+			  : ui->s->is_perf_data
+			  ? "no stack depths: perf.data holds none (perf records no stack base); c switches"
 			  : "no samples with stack depths (--call-graph dwarf or callerchain); c switches");
 		return;
 	}
