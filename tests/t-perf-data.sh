@@ -97,8 +97,11 @@ if [e['event'] for e in p['source']['sampled']] != ['cpu-clock', 'task-clock'] o
     sys.exit(f"pipe mode's events: {p['source']['sampled']}")
 PY
 
-# --switch-events: records shimtop does not read, skipped and counted.
-perf record -q --switch-events -o "$TMP/sw.data" -- "$FP" --seconds 0.3 >/dev/null 2>&1 ||
+# --switch-events: records shimtop does not read, skipped and counted.  A
+# program on the CPU alone may never be switched out, so the shell's waits
+# and the sleep make the switches themselves.
+perf record -q --switch-events -o "$TMP/sw.data" -- \
+	sh -c "\"$FP\" --seconds 0.3; sleep 0.05" >/dev/null 2>&1 ||
 	fail "perf record --switch-events failed"
 nsw=$(perf report -i "$TMP/sw.data" -D 2>/dev/null | grep -c "PERF_RECORD_SWITCH")
 "$SHIMTOP" -i "$TMP/sw.data" -b >"$TMP/sw.txt" 2>"$TMP/err" || fail "--switch-events' file: $(cat "$TMP/err")"
