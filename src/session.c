@@ -474,9 +474,13 @@ static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 {
 	size_t n = 0, len, every = r == s->obs_ring || s->interactive ? CLOCK_EVERY_OBS
 								      : CLOCK_EVERY;
-	const void *rec;
+	const void *rec, *later;
 
-	while ((rec = ring_peek(r, &len))) {
+	for (;;) {
+		while ((later = ring_peek_ahead(r, MODEL_PREFETCH_AHEAD)))
+			model_prefetch(&s->model, later);
+		if (!(rec = ring_peek(r, &len)))
+			break;
 		/* Records in the ring are whole and aligned: we wrote them. */
 		if (s->interactive && !model_ready(&s->model, rec)) {
 			s->behind = s->waiting = true;

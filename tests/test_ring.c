@@ -103,6 +103,55 @@ static void test_wrap(void)
 	(void)pads_crossed;
 }
 
+/*
+ * Looking ahead: records in order from the next one, across pads, never
+ * more than the distance unreleased; released without looking (a drain
+ * that stops, another consumer) it starts again at the next record.
+ */
+static void test_ahead(void)
+{
+	struct ring *r = ring_create(4096);
+	unsigned char rec[300];
+	uint32_t next_in = 0, next_out = 0, next_ahead = 0, v;
+	uint64_t given = 0, restarts = 0;
+
+	for (int round = 0; round < 3000; round++) {
+		size_t n = 8 + (size_t)(round * 53) % 290, len;
+		const unsigned char *got;
+
+		memset(rec, 0, n);
+		memcpy(rec, &next_in, sizeof(next_in));
+		if (ring_push(r, rec, n))
+			next_in++;
+		if (round % 4 == 1)
+			continue;
+		if (round % 7 != 3) {
+			if (next_ahead < next_out) {
+				next_ahead = next_out;
+				restarts++;
+			}
+			while ((got = ring_peek_ahead(r, 3))) {
+				memcpy(&v, got, sizeof(v));
+				CHECK_EQ_U64(v, next_ahead);
+				next_ahead = v + 1;
+				CHECK(next_ahead - next_out <= 3);
+				given++;
+			}
+			CHECK(next_ahead - next_out == 3 || next_ahead == next_in);
+		}
+		/* Without looking, past what was given. */
+		for (int k = round % 7 == 3 ? 4 : 1; k-- > 0 && (got = ring_peek(r, &len));) {
+			memcpy(&v, got, sizeof(v));
+			CHECK_EQ_U64(v, next_out);
+			ring_release(r);
+			next_out++;
+		}
+	}
+	CHECK(given > 1000);
+	CHECK(restarts > 10);
+	ring_destroy(r);
+}
+
 #define HAMMER_RECORDS 2000000u
 
 struct hammer {
@@ -174,6 +223,7 @@ int main(void)
 	test_full();
 	test_oversize();
 	test_wrap();
+	test_ahead();
 	test_hammer();
 	return check_done("test_ring");
 }

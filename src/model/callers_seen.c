@@ -4,66 +4,87 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
-static uint64_t chain_hash(uint64_t gen, const uint64_t *ips, size_t n, bool truncated)
+#define K 0x9e3779b97f4a7c15ull
+
+static uint64_t chain_hash(uint64_t seed, uint64_t gen, const uint64_t *ips, size_t n,
+			   bool truncated)
 {
-	uint64_t h = (gen ^ ((uint64_t)n << 1) ^ truncated) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (seed ^ gen * K ^ ((uint64_t)n << 1) ^ truncated) * K;
 
 	for (size_t i = 0; i < n; i++) {
 		h ^= ips[i];
-		h *= 0x9e3779b97f4a7c15ull;
+		h *= K;
 		h ^= h >> 32;
 	}
-	return h;
-}
-
-/* The addresses an entry keeps of n: past them, the hash of all n answers for the rest. */
-static size_t kept(size_t n)
-{
-	return n < CALLERS_SEEN_IPS ? n : CALLERS_SEEN_IPS;
+	return h ? h : 1;	/* 0 marks an empty entry */
 }
 
 /* A multiplicative hash's best bits are its top ones. */
-static size_t slot_of(uint64_t h)
+static struct callers_seen_entry *bucket_of(const struct callers_seen *c, uint64_t h)
 {
-	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 52) & (CALLERS_SEEN_SLOTS - 1);
+	size_t b = (size_t)((h * K) >> (64 - __builtin_ctz(CALLERS_SEEN_BUCKETS)));
+
+	return &c->slots[b * CALLERS_SEEN_WAYS];
 }
 
 const struct callers_seen_entry *callers_seen_find(struct callers_seen *c, uint64_t gen,
 						   const uint64_t *ips, size_t n, bool truncated)
 {
-	const struct callers_seen_entry *e;
+	const struct callers_seen_entry *b;
 	uint64_t h;
 
 	if (!c->slots || !n || n > CALLERS_SEEN_MAX)
 		return NULL;
-	h = chain_hash(gen, ips, n, truncated);
-	e = &c->slots[slot_of(h)];
-	if (!e->node || e->hash != h || e->gen != gen || e->nips != n ||
-	    e->truncated != truncated || memcmp(e->ips, ips, kept(n) * sizeof(*ips))) {
-		c->misses++;
-		return NULL;
+	h = chain_hash(c->seed, gen, ips, n, truncated);
+	b = bucket_of(c, h);
+	for (unsigned w = 0; w < CALLERS_SEEN_WAYS; w++) {
+		if (b[w].hash == h && b[w].gen == gen) {
+			c->hits++;
+			return &b[w];
+		}
 	}
-	c->hits++;
-	return e;
+	c->misses++;
+	return NULL;
 }
 
-void callers_seen_put(struct callers_seen *c, const uint64_t *ips, size_t n,
+void callers_seen_put(struct callers_seen *c, const uint64_t *ips, size_t n, bool truncated,
 		      const struct callers_seen_entry *e)
 {
-	struct callers_seen_entry *to;
+	struct callers_seen_entry *b;
+	unsigned w;
 	uint64_t h;
 
 	if (!n || n > CALLERS_SEEN_MAX || !e->node)
 		return;
-	if (!c->slots)
-		c->slots = st_xcalloc(CALLERS_SEEN_SLOTS, sizeof(*c->slots));
-	h = chain_hash(e->gen, ips, n, e->truncated);
-	to = &c->slots[slot_of(h)];
-	*to = *e;
-	to->hash = h;
-	to->nips = (uint32_t)n;
-	memcpy(to->ips, ips, kept(n) * sizeof(*ips));
+	if (!c->slots) {
+		size_t size = (size_t)CALLERS_SEEN_BUCKETS * CALLERS_SEEN_WAYS * sizeof(*c->slots);
+
+		/* A bucket on one cache line. */
+		c->slots = st_xcheck(aligned_alloc(64, size));
+		memset(c->slots, 0, size);
+		if (getrandom(&c->seed, sizeof(c->seed), GRND_NONBLOCK) != sizeof(c->seed))
+			c->seed = st_now_ns() ^ (uint64_t)(uintptr_t)c->slots;
+	}
+	h = chain_hash(c->seed, e->gen, ips, n, truncated);
+	b = bucket_of(c, h);
+	for (w = 0; w < CALLERS_SEEN_WAYS && !(b[w].hash == h && b[w].gen == e->gen); w++)
+		;
+	if (w == CALLERS_SEEN_WAYS) {
+		/* Newest first: the oldest entry goes. */
+		memmove(&b[1], &b[0], (CALLERS_SEEN_WAYS - 1) * sizeof(*b));
+		w = 0;
+	}
+	b[w] = *e;
+	b[w].hash = h;
+}
+
+void callers_seen_prefetch(const struct callers_seen *c, uint64_t gen, const uint64_t *ips,
+			   size_t n, bool truncated)
+{
+	if (c->slots && n && n <= CALLERS_SEEN_MAX)
+		__builtin_prefetch(bucket_of(c, chain_hash(c->seed, gen, ips, n, truncated)));
 }
 
 void callers_seen_free(struct callers_seen *c)

@@ -783,6 +783,16 @@ void model_ingest(struct model *m, const void *rec)
 	}
 }
 
+void model_prefetch(struct model *m, const void *rec)
+{
+	const struct st_sample *s = rec;
+
+	if (s->h.type != ST_REC_SAMPLE)
+		return;
+	symbolizer_prefetch(m->symbols, (pid_t)s->pid, s->ip, s->cpumode == ST_MODE_KERNEL);
+	model_prefetch_chain(m, s);
+}
+
 bool model_ready(struct model *m, const void *rec)
 {
 	const struct st_header *h = rec;

@@ -366,6 +366,15 @@ void model_set_dte_tolerance(struct model *m, double tolerance);
 /* Takes one record (record.h); unknown record types are ignored. */
 void model_ingest(struct model *m, const void *rec);
 /*
+ * A record model_ingest will take a few records from now: what it will
+ * look up is fetched into the CPU's cache meanwhile (a large program's
+ * addresses and chains do not stay there).  Changes nothing.  At
+ * MODEL_PREFETCH_AHEAD records, a clang++ compile's samples took 15%
+ * less time, the demo's (all in cache already) 7% more.
+ */
+void model_prefetch(struct model *m, const void *rec);
+#define MODEL_PREFETCH_AHEAD	8u
+/*
  * Whether model_ingest can take rec without waiting for a symbol table
  * (symbolizer_ready, for each address of a sample): false asks the
  * caller to come back to it.

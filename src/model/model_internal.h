@@ -30,6 +30,8 @@ int sample_event(const struct model *m, const struct st_sample *s);
  */
 uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 			  const struct st_symbol *leaf, const uint64_t *counters);
+/* model_take_chain of s to come: the callers seen's bucket, fetched. */
+void model_prefetch_chain(struct model *m, const struct st_sample *s);
 
 /*
  * The sample (its leaf sym unknown anonymous code, in tree node node)

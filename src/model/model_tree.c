@@ -291,11 +291,23 @@ static void remember_callers(struct model *m, const struct st_sample *s, const u
 	e = (struct callers_seen_entry){
 		.gen = symbolizer_generation(m->symbols, (pid_t)s->pid),
 		.node = m->tree.nodes[node].parent, .root = frames[0],
-		.frames = (uint32_t)k, .unknown = (uint32_t)unknown, .truncated = truncated,
+		.frames = (uint32_t)k, .unknown = (uint32_t)unknown,
 	};
 	/* The plain path takes every frame: the k frames are the n addresses. */
 	if (e.node != CCT_ROOT)
-		callers_seen_put(&m->callers_seen, ips, n, &e);
+		callers_seen_put(&m->callers_seen, ips, n, truncated, &e);
+}
+
+void model_prefetch_chain(struct model *m, const struct st_sample *s)
+{
+	const uint64_t *ips;
+	size_t n;
+
+	if (s->flags & ST_SAMPLE_HAS_STACK)
+		return;
+	ips = raw_callers(s, &n);
+	callers_seen_prefetch(&m->callers_seen, symbolizer_generation(m->symbols, (pid_t)s->pid),
+			      ips, n, (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0);
 }
 
 uint32_t model_take_chain(struct model *m, const struct st_sample *s,

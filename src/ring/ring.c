@@ -34,6 +34,8 @@ struct ring {
 	uint64_t peeked;	/* bytes the peeked record occupies */
 	uint64_t head_seen;	/* the producer's head, as last read */
 	_Atomic uint64_t delivered;
+	uint64_t ahead;		/* ring_peek_ahead's next position */
+	size_t ahead_given;	/* records it gave that are not released */
 	/* Read-only after creation. */
 	_Alignas(CACHE_LINE) size_t mask;
 	unsigned char *buf;
@@ -177,11 +179,40 @@ const void *ring_peek(struct ring *r, size_t *len)
 	return r->buf + ((tail + SLOT_HDR) & r->mask);
 }
 
+const void *ring_peek_ahead(struct ring *r, size_t distance)
+{
+	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed), at;
+	uint32_t n;
+
+	/* Released past it (or a pad skipped): start again at the next record. */
+	if (r->ahead < tail) {
+		r->ahead = tail;
+		r->ahead_given = 0;
+	}
+	if (r->ahead_given >= distance)
+		return NULL;
+	for (at = r->ahead;;) {
+		if (at == r->head_seen)
+			r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
+		if (at == r->head_seen)
+			return NULL;
+		memcpy(&n, r->buf + (at & r->mask), sizeof(n));
+		if (n != PAD_MARK)
+			break;
+		at += (r->mask + 1) - (at & r->mask);
+	}
+	r->ahead = at + SLOT_HDR + (((size_t)n + 7u) & ~(size_t)7u);
+	r->ahead_given++;
+	return r->buf + ((at + SLOT_HDR) & r->mask);
+}
+
 void ring_release(struct ring *r)
 {
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 
 	atomic_store_explicit(&r->tail, tail + r->peeked, memory_order_release);
+	if (r->ahead_given)
+		r->ahead_given--;
 	/* One writer: no locked add. */
 	atomic_store_explicit(&r->delivered,
 			      atomic_load_explicit(&r->delivered, memory_order_relaxed) + 1,

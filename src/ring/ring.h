@@ -33,6 +33,16 @@ void ring_commit(struct ring *r);
 /* Consumer side.  NULL when empty; otherwise valid until ring_release. */
 const void *ring_peek(struct ring *r, size_t *len);
 void ring_release(struct ring *r);
+/*
+ * Consumer side, to look ahead (a model prefetching what later records
+ * will touch): each record, from the next one on, not given before while
+ * fewer than distance given are unreleased; NULL when none.
+ *
+ *	while ((later = ring_peek_ahead(r, 8)))
+ *		prefetch(later);
+ *	rec = ring_peek(r, &len);
+ */
+const void *ring_peek_ahead(struct ring *r, size_t distance);
 
 uint64_t ring_dropped(const struct ring *r);
 uint64_t ring_delivered(const struct ring *r);

@@ -1052,6 +1052,14 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 	return symbolizer_lookup_at(s, pid, ip, kernel, &offset);
 }
 
+/* ip's first slot in generation gen. */
+static size_t cache_slot_of(uint64_t ip, uint64_t gen)
+{
+	size_t h = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 48) & (CACHE_SLOTS - 1);
+
+	return (h ^ (size_t)(gen * 0x9e3779b1u)) & (CACHE_SLOTS - 1);
+}
+
 /*
  * The cache's slot for ip in generation gen, or NULL; *home: where a new
  * answer goes (the first empty slot in the probe window, else home).
@@ -1059,9 +1067,8 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 static struct cache_slot *cache_find(struct symbolizer *s, uint64_t ip, uint64_t gen,
 				     size_t *home)
 {
-	size_t h = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 48) & (CACHE_SLOTS - 1);
+	size_t h = cache_slot_of(ip, gen);
 
-	h = (h ^ (size_t)(gen * 0x9e3779b1u)) & (CACHE_SLOTS - 1);
 	*home = h;
 	for (size_t p = 0; p < CACHE_PROBES; p++) {
 		struct cache_slot *c = &s->cache[(h + p) & (CACHE_SLOTS - 1)];
@@ -1119,6 +1126,15 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 	if (sym->unknown)
 		s->stats.unknown++;
 	return sym;
+}
+
+void symbolizer_prefetch(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel)
+{
+	bool in_kernel = kernel || ip >= ST_KERNEL_START;
+	const struct space *sp = in_kernel ? NULL : space_find(s, pid);
+
+	if (!s->standins && (in_kernel || sp))
+		__builtin_prefetch(&s->cache[cache_slot_of(ip, in_kernel ? KERNEL_GEN : sp->gen)]);
 }
 
 void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns)

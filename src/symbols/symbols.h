@@ -119,6 +119,13 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns);
 
 /*
+ * A lookup of ip to come: its cache slot is fetched into the CPU's
+ * cache now, so the lookup does not wait for memory (a large program's
+ * addresses outgrow the CPU's caches).  Changes nothing.
+ */
+void symbolizer_prefetch(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel);
+
+/*
  * What the answers for pid's addresses depend on, as one number: it
  * moves on when the process maps or unmaps code, a JIT map or a debug
  * file arrives; 0 if pid is unknown.  A caller may keep what it made
