@@ -158,22 +158,34 @@ bool ring_push(struct ring *r, const void *rec, size_t len)
 	return true;
 }
 
+/*
+ * Consumer side: the record at position *at or after it (pads skipped,
+ * *at moved to it), its length in *n; false when there is none yet.
+ */
+static bool next_record(struct ring *r, uint64_t *at, uint32_t *n)
+{
+	for (;;) {
+		if (*at == r->head_seen)
+			r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
+		if (*at == r->head_seen)
+			return false;
+		memcpy(n, r->buf + (*at & r->mask), sizeof(*n));
+		if (*n != PAD_MARK)
+			return true;
+		*at += (r->mask + 1) - (*at & r->mask);
+	}
+}
+
 const void *ring_peek(struct ring *r, size_t *len)
 {
-	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	uint64_t was = atomic_load_explicit(&r->tail, memory_order_relaxed), tail = was;
 	uint32_t n;
+	bool found = next_record(r, &tail, &n);
 
-	for (;;) {
-		if (tail == r->head_seen)
-			r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
-		if (tail == r->head_seen)
-			return NULL;
-		memcpy(&n, r->buf + (tail & r->mask), sizeof(n));
-		if (n != PAD_MARK)
-			break;
-		tail += (r->mask + 1) - (tail & r->mask);
+	if (tail != was)	/* a pad skipped: its room is the producer's again */
 		atomic_store_explicit(&r->tail, tail, memory_order_release);
-	}
+	if (!found)
+		return NULL;
 	r->peeked = SLOT_HDR + (((size_t)n + 7u) & ~(size_t)7u);
 	*len = n;
 	return r->buf + ((tail + SLOT_HDR) & r->mask);
@@ -189,18 +201,9 @@ const void *ring_peek_ahead(struct ring *r, size_t distance)
 		r->ahead = tail;
 		r->ahead_given = 0;
 	}
-	if (r->ahead_given >= distance)
+	at = r->ahead;
+	if (r->ahead_given >= distance || !next_record(r, &at, &n))
 		return NULL;
-	for (at = r->ahead;;) {
-		if (at == r->head_seen)
-			r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
-		if (at == r->head_seen)
-			return NULL;
-		memcpy(&n, r->buf + (at & r->mask), sizeof(n));
-		if (n != PAD_MARK)
-			break;
-		at += (r->mask + 1) - (at & r->mask);
-	}
 	r->ahead = at + SLOT_HDR + (((size_t)n + 7u) & ~(size_t)7u);
 	r->ahead_given++;
 	return r->buf + ((at + SLOT_HDR) & r->mask);
