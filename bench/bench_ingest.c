@@ -126,6 +126,7 @@ int main(int argc, char **argv)
 	model_init(&m, sy);
 	t0 = model_thread_ns();
 	pthread_create(&t, NULL, producer, &st);
+	pthread_setname_np(t, "producer");	/* perf report --comm tells the two apart */
 	for (;;) {
 		const void *p, *later;
 
