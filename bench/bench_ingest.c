@@ -154,7 +154,7 @@ int main(int argc, char **argv)
 	symbolizer_stats(sy, &ss);
 	printf("ingest: %llu records in %.3f s = %.0f records/s; %.2f us a sample; "
 	       "%zu symbols; cache hits %.2f%%; samples %llu; lookups %llu, unknown %llu; "
-	       "callers seen %llu of %llu\n",
+	       "callers seen %llu of %llu; a sample: %.2f lookups, %.2f tree steps\n",
 	       (unsigned long long)got, (double)(t1 - t0) / 1e9,
 	       (double)got * 1e9 / (double)(t1 - t0),
 	       m.samples ? (double)(t1 - t0) / 1e3 / (double)m.samples : 0.0,
@@ -162,7 +162,9 @@ int main(int argc, char **argv)
 	       ss.lookups ? 100.0 * (double)ss.cache_hits / (double)ss.lookups : 0,
 	       (unsigned long long)m.samples, (unsigned long long)ss.lookups,
 	       (unsigned long long)ss.unknown, (unsigned long long)m.callers_seen.hits,
-	       (unsigned long long)(m.callers_seen.hits + m.callers_seen.misses));
+	       (unsigned long long)(m.callers_seen.hits + m.callers_seen.misses),
+	       m.samples ? (double)ss.lookups / (double)m.samples : 0.0,
+	       m.samples ? (double)m.tree.steps / (double)m.samples : 0.0);
 	if (t_first && m.samples > samples_first)
 		printf("first pass: %.2f us a sample (%llu samples); after it: %.2f us a sample "
 		       "(%llu samples)\n",

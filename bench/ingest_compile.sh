@@ -27,6 +27,9 @@ while [ "$i" -lt "$ROUNDS" ]; do
 	for r in demo clang; do
 		out=$("$BENCH_INGEST" "$dir/$r.rec" 1500000)
 		printf '%s %s\n' "$r" "$(printf '%s\n' "$out" | tail -1)" >&2
+		# The work a sample makes, the same every round: not timed, not noisy.
+		[ "$i" -gt 0 ] || printf '%-6s %s\n' "$r:" \
+			"$(printf '%s\n' "$out" | sed -n 's/.*\(callers seen.*\)/\1/p')" >"$dir/work.$r"
 		printf '%s %s %s\n' "$r" \
 			"$(printf '%s\n' "$out" | sed -n 's/^first pass: \([0-9.]*\) us.*/\1/p')" \
 			"$(printf '%s\n' "$out" | sed -n 's/.*after it: \([0-9.]*\) us.*/\1/p')"
@@ -48,3 +51,4 @@ END {
 	if (ma["demo"] > 0 && mf["demo"] > 0)
 		printf "clang/demo: first pass %.1f, after it %.1f\n", mf["clang"] / mf["demo"], ma["clang"] / ma["demo"]
 }' "$dir/rounds"
+cat "$dir/work.demo" "$dir/work.clang"

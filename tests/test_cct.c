@@ -369,19 +369,30 @@ static void seen_callers(void)
 	symbolizer_destroy(sy);
 }
 
+/* A callers' chain of n made-up addresses from *x; frames: its length. */
+static void made_up_chain(uint64_t *x, uint64_t *ips, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+		ips[j] = 0x400000 + *x % 0x1000000;
+	}
+}
+
 /*
  * As many callers' chains as a large program has (a clang++ compile:
  * about 20,000): most are held at once, each found by its own addresses
  * only (not another generation's, not the truncated one's), and the
- * entry found is the one put.  4,096 direct slots held a quarter.
+ * entry found is the one put.  4,096 direct slots held a quarter of
+ * 16,000.
  */
 static void seen_many(void)
 {
-	enum { CHAINS = 16000 };
+	enum { CHAINS = 32000 };
 	struct callers_seen c;
 	uint64_t x = 0x9e3779b97f4a7c15ull, found = 0, wrong = 0, other = 0;
 
 	memset(&c, 0, sizeof(c));
+	c.seed = 0xa4093822299f31d0ull;	/* the same buckets every run */
 	for (int pass = 0; pass < 2; pass++) {
 		uint64_t y = x;
 
@@ -389,10 +400,7 @@ static void seen_many(void)
 			uint64_t ips[3];
 			const struct callers_seen_entry *e;
 
-			for (int j = 0; j < 3; j++) {
-				y ^= y << 13, y ^= y >> 7, y ^= y << 17;
-				ips[j] = 0x400000 + y % 0x1000000;
-			}
+			made_up_chain(&y, ips, 3);
 			if (!pass) {
 				struct callers_seen_entry put = { .gen = 7, .node = i, .frames = 3 };
 
@@ -403,7 +411,7 @@ static void seen_many(void)
 				found++;
 				wrong += e->node != i || e->frames != 3;
 			}
-			other += callers_seen_find(&c, 8, ips, 3, false) != NULL;
+			other += callers_seen_find(&c, 7 + 1, ips, 3, false) != NULL;
 			other += callers_seen_find(&c, 7, ips, 3, true) != NULL;
 			other += callers_seen_find(&c, 7, ips, 2, false) != NULL;
 		}
@@ -411,6 +419,76 @@ static void seen_many(void)
 	CHECK(found >= CHAINS * 85 / 100);
 	CHECK_EQ_U64(wrong, 0);
 	CHECK_EQ_U64(other, 0);
+	callers_seen_free(&c);
+}
+
+/*
+ * A long chain (a frame pointer's walk through data: 126 frames to look
+ * up and probe when it misses) outlives short ones that come after it
+ * into its bucket: 8,000 long, then 120,000 short (nearly four to a
+ * bucket's two entries).  Oldest-first kept 89% of the long; and a
+ * bucket that only long ones of an old generation hold is not kept
+ * from the new chains for ever.
+ */
+static void seen_keeps_long(void)
+{
+	enum { LONG = 8000, SHORT = 120000 };
+	struct callers_seen c;
+	uint64_t x = 0x2545f4914f6cdd1dull, y, ips[126], found = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.seed = 0x243f6a8885a308d3ull;	/* the same buckets every run */
+	y = x;
+	for (uint32_t i = 1; i <= LONG; i++) {
+		struct callers_seen_entry put = { .gen = 3, .node = i, .frames = 126 };
+
+		made_up_chain(&y, ips, 126);
+		callers_seen_put(&c, ips, 126, true, &put);
+	}
+	for (uint32_t i = 1; i <= SHORT; i++) {
+		struct callers_seen_entry put = { .gen = 3, .node = LONG + i, .frames = 2 };
+
+		made_up_chain(&y, ips, 2);
+		callers_seen_put(&c, ips, 2, false, &put);
+	}
+	y = x;
+	for (uint32_t i = 1; i <= LONG; i++) {
+		made_up_chain(&y, ips, 126);
+		found += callers_seen_find(&c, 3, ips, 126, true) != NULL;
+	}
+	CHECK(found >= LONG * 95 / 100);
+	callers_seen_free(&c);
+
+	/*
+	 * A table full of an old generation's long chains (70,000 of them)
+	 * and 20,000 chains of 4 of the new one, asked for again and again:
+	 * the old ones' credit runs out and the new ones are held.
+	 */
+	c.seed = 0x13198a2e03707344ull;
+	y = x;
+	for (uint32_t i = 1; i <= 70000; i++) {
+		struct callers_seen_entry put = { .gen = 3, .node = i, .frames = 126 };
+
+		made_up_chain(&y, ips, 126);
+		callers_seen_put(&c, ips, 126, true, &put);
+	}
+	for (int round = 0; round < 100; round++) {
+		y = x ^ 0x5555;
+		for (uint32_t i = 1; i <= 20000; i++) {
+			struct callers_seen_entry put = { .gen = 4, .node = i, .frames = 4 };
+
+			made_up_chain(&y, ips, 4);
+			if (!callers_seen_find(&c, 4, ips, 4, false))
+				callers_seen_put(&c, ips, 4, false, &put);
+		}
+	}
+	y = x ^ 0x5555;
+	found = 0;
+	for (uint32_t i = 1; i <= 20000; i++) {
+		made_up_chain(&y, ips, 4);
+		found += callers_seen_find(&c, 4, ips, 4, false) != NULL;
+	}
+	CHECK(found >= 20000 * 85 / 100);
 	callers_seen_free(&c);
 }
 
@@ -566,5 +644,6 @@ int main(void)
 	folded();
 	seen_callers();
 	seen_many();
+	seen_keeps_long();
 	return check_done("test_cct");
 }

@@ -64,20 +64,29 @@ void callers_seen_put(struct callers_seen *c, const uint64_t *ips, size_t n, boo
 		/* A bucket on one cache line. */
 		c->slots = st_xcheck(aligned_alloc(64, size));
 		memset(c->slots, 0, size);
-		if (getrandom(&c->seed, sizeof(c->seed), GRND_NONBLOCK) != sizeof(c->seed))
+		/* A seed given before the first put (a test's) is kept. */
+		if (!c->seed && getrandom(&c->seed, sizeof(c->seed), GRND_NONBLOCK) != sizeof(c->seed))
 			c->seed = st_now_ns() ^ (uint64_t)(uintptr_t)c->slots;
 	}
 	h = chain_hash(c->seed, e->gen, ips, n, truncated);
 	b = bucket_of(c, h);
-	for (w = 0; w < CALLERS_SEEN_WAYS && !(b[w].hash == h && b[w].gen == e->gen); w++)
+	for (w = 0; w < CALLERS_SEEN_WAYS && b[w].hash && !(b[w].hash == h && b[w].gen == e->gen);
+	     w++)
 		;
 	if (w == CALLERS_SEEN_WAYS) {
-		/* Newest first: the oldest entry goes. */
-		memmove(&b[1], &b[0], (CALLERS_SEEN_WAYS - 1) * sizeof(*b));
 		w = 0;
+		for (unsigned i = 1; i < CALLERS_SEEN_WAYS; i++)
+			if (b[i].credit < b[w].credit)
+				w = i;
+		if (b[w].credit > e->frames) {
+			for (unsigned i = 0; i < CALLERS_SEEN_WAYS; i++)
+				b[i].credit -= b[i].credit < e->frames ? b[i].credit : e->frames;
+			return;
+		}
 	}
 	b[w] = *e;
 	b[w].hash = h;
+	b[w].credit = e->frames;
 }
 
 void callers_seen_prefetch(const struct callers_seen *c, uint64_t gen, const uint64_t *ips,

@@ -37,7 +37,7 @@ void cct_zero(struct cct *t)
 		t->nodes[i].self_weight = t->nodes[i].total_weight = 0;
 		t->nodes[i].cycles = t->nodes[i].instructions = 0;
 	}
-	t->samples = t->truncated = t->capped = t->max_depth = 0;
+	t->samples = t->truncated = t->capped = t->max_depth = t->steps = 0;
 }
 
 uint32_t cct_find(const struct cct *t, uint32_t parent, uint32_t sym)
@@ -57,6 +57,7 @@ static uint32_t child_of(struct cct *t, uint32_t parent, uint32_t sym)
 	struct cct_node *c;
 	uint32_t at = t->nodes[parent].child;
 
+	t->steps++;
 	/* The newest child first: a path's only child, and a chain's run of one frame. */
 	if (at && t->nodes[at].sym == sym)
 		return at;

@@ -44,6 +44,7 @@ struct cct {
 	uint64_t truncated;		/* of them, under "[truncated chain]" */
 	uint64_t capped;		/* of them, stopped short at CCT_MAX_NODES */
 	uint64_t max_depth;		/* the deepest path seen, frames */
+	uint64_t steps;			/* child lookups made: the work samples cost (bench) */
 };
 
 void cct_init(struct cct *t);

@@ -285,13 +285,13 @@ static void remember_callers(struct model *m, const struct st_sample *s, const u
 	const uint64_t *ips;
 	size_t n;
 
-	if (!k || !node || (unknown && !symbolizer_keeps_unknown(m->symbols)))
+	if (!k || k > CALLERS_SEEN_MAX || !node || (unknown && !symbolizer_keeps_unknown(m->symbols)))
 		return;
 	ips = raw_callers(s, &n);
 	e = (struct callers_seen_entry){
 		.gen = symbolizer_generation(m->symbols, (pid_t)s->pid),
 		.node = m->tree.nodes[node].parent, .root = frames[0],
-		.frames = (uint32_t)k, .unknown = (uint32_t)unknown,
+		.frames = (uint16_t)k, .unknown = (uint16_t)unknown,
 	};
 	/* The plain path takes every frame: the k frames are the n addresses. */
 	if (e.node != CCT_ROOT)
