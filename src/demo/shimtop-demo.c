@@ -11,6 +11,10 @@
  * --threads N starts N more threads running the same phases after
  * --thread-delay S seconds, to show that threads born later are followed.
  * --weights C,P,B,R runs the phases for times in that ratio (1,1,1,1).
+ * --rounds N runs N whole rounds of the phases and exits, each slice
+ * timed in the thread's CPU time: the phases' shares of cpu-clock
+ * samples are then the weights' exactly, however busy the machine (a
+ * test's ground truth).
  *
  * It publishes software signals (<shimtop/signals.h>): each thread's
  * current phase (1-4, 0 when not in one) as its tag, and its work items
@@ -83,6 +87,18 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* What a phase's slice is timed in: wall time, or (--rounds) the thread's CPU time. */
+static clockid_t slice_clock = CLOCK_MONOTONIC;
+static unsigned rounds;
+
+static uint64_t slice_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(slice_clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static uint64_t xorshift(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -118,7 +134,7 @@ static __attribute__((noinline, noclone)) void phase_compute(uint64_t until)
 {
 	double a = 1.0001, b = 0.9999, c = 0.5;
 
-	while (now_ns() < until) {
+	while (slice_now() < until) {
 		for (int k = 0; k < 100; k++) {
 			for (int i = 0; i < 1000; i++) {
 				a = a * b + c;
@@ -136,7 +152,7 @@ static __attribute__((noinline, noclone)) void phase_pointer_chase(uint64_t unti
 	static size_t at;
 	size_t p = at;
 
-	while (now_ns() < until) {
+	while (slice_now() < until) {
 		for (int k = 0; k < 20; k++) {
 			for (int i = 0; i < 100; i++)
 				p = chase[p];
@@ -151,7 +167,7 @@ static __attribute__((noinline, noclone)) void phase_branchy(uint64_t until)
 {
 	uint64_t hist[8] = { 0 }, x = 1;
 
-	while (now_ns() < until) {
+	while (slice_now() < until) {
 		for (size_t i = 0; i < BRANCH_BYTES; i++) {
 			unsigned v = branch_data[i];
 
@@ -187,7 +203,7 @@ static __attribute__((noinline, noclone)) void phase_recursive(uint64_t until)
 {
 	uint64_t s = 1;
 
-	while (now_ns() < until)
+	while (slice_now() < until)
 		s += recurse_tree(8, s);
 	sink += s;
 }
@@ -198,14 +214,14 @@ static void *run_phases(void *arg)
 
 	if (!my_slot)
 		my_slot = shimtop_signals_thread(signals);
-	for (;;) {
+	for (unsigned round = 0;; round++) {
 		void (*phase[])(uint64_t) = { phase_compute, phase_pointer_chase,
 					      phase_branchy, phase_recursive };
 
 		for (size_t i = 0; i < sizeof(phase) / sizeof(phase[0]); i++) {
-			uint64_t t = now_ns();
+			uint64_t t = slice_now();
 
-			if (end && t >= end) {
+			if ((end && now_ns() >= end) || (rounds && round == rounds)) {
 				shimtop_tag(my_slot, PHASE_NONE, 0);
 				shimtop_demo_phase = PHASE_NONE;
 				return NULL;
@@ -250,6 +266,7 @@ int main(int argc, char **argv)
 		{ "report-work", no_argument, NULL, 'R' },
 		{ "ready-file", required_argument, NULL, 'r' },
 		{ "weights", required_argument, NULL, 'w' },
+		{ "rounds", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -259,7 +276,7 @@ int main(int argc, char **argv)
 	uint64_t end = 0, began;
 	pthread_t *tid;
 
-	while ((c = getopt_long(argc, argv, "s:t:D:NRr:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:D:NRr:w:n:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			run_seconds = atof(optarg);
@@ -279,6 +296,14 @@ int main(int argc, char **argv)
 		case 'r':
 			ready = optarg;
 			break;
+		case 'n':
+			rounds = (unsigned)atoi(optarg);
+			if (rounds < 1 || rounds > 1000) {
+				fputs("shimtop-demo: --rounds takes 1..1000\n", stderr);
+				return 2;
+			}
+			slice_clock = CLOCK_THREAD_CPUTIME_ID;
+			break;
 		case 'w': {
 			unsigned w[4];
 			char end_char;
@@ -296,13 +321,17 @@ int main(int argc, char **argv)
 		default:
 			fputs("usage: shimtop-demo [--seconds N] [--threads N] "
 			      "[--thread-delay S] [--no-signals] [--report-work] "
-			      "[--ready-file FILE] [--weights C,P,B,R]\n",
+			      "[--ready-file FILE] [--weights C,P,B,R] [--rounds N]\n",
 			      stderr);
 			return c == 'h' ? 0 : 2;
 		}
 	}
 	if (threads < 0 || threads > 64 || run_seconds < 0 || delay < 0) {
 		fputs("shimtop-demo: --threads takes 0..64, times are >= 0\n", stderr);
+		return 2;
+	}
+	if (rounds && (threads || run_seconds > 0)) {
+		fputs("shimtop-demo: --rounds goes with neither --threads nor --seconds\n", stderr);
 		return 2;
 	}
 	if (publish)
