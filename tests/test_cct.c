@@ -404,16 +404,16 @@ static void seen_many(void)
 			if (!pass) {
 				struct callers_seen_entry put = { .gen = 7, .node = i, .frames = 3 };
 
-				callers_seen_put(&c, ips, 3, false, &put);
+				callers_seen_put(&c, callers_seen_key(&c, 7, ips, 3, false), &put);
 				continue;
 			}
-			if ((e = callers_seen_find(&c, 7, ips, 3, false))) {
+			if ((e = callers_seen_find(&c, callers_seen_key(&c, 7, ips, 3, false), 7))) {
 				found++;
 				wrong += e->node != i || e->frames != 3;
 			}
-			other += callers_seen_find(&c, 7 + 1, ips, 3, false) != NULL;
-			other += callers_seen_find(&c, 7, ips, 3, true) != NULL;
-			other += callers_seen_find(&c, 7, ips, 2, false) != NULL;
+			other += callers_seen_find(&c, callers_seen_key(&c, 8, ips, 3, false), 8) != NULL;
+			other += callers_seen_find(&c, callers_seen_key(&c, 7, ips, 3, true), 7) != NULL;
+			other += callers_seen_find(&c, callers_seen_key(&c, 7, ips, 2, false), 7) != NULL;
 		}
 	}
 	CHECK(found >= CHAINS * 85 / 100);
@@ -443,18 +443,18 @@ static void seen_keeps_long(void)
 		struct callers_seen_entry put = { .gen = 3, .node = i, .frames = 126 };
 
 		made_up_chain(&y, ips, 126);
-		callers_seen_put(&c, ips, 126, true, &put);
+		callers_seen_put(&c, callers_seen_key(&c, 3, ips, 126, true), &put);
 	}
 	for (uint32_t i = 1; i <= SHORT; i++) {
 		struct callers_seen_entry put = { .gen = 3, .node = LONG + i, .frames = 2 };
 
 		made_up_chain(&y, ips, 2);
-		callers_seen_put(&c, ips, 2, false, &put);
+		callers_seen_put(&c, callers_seen_key(&c, 3, ips, 2, false), &put);
 	}
 	y = x;
 	for (uint32_t i = 1; i <= LONG; i++) {
 		made_up_chain(&y, ips, 126);
-		found += callers_seen_find(&c, 3, ips, 126, true) != NULL;
+		found += callers_seen_find(&c, callers_seen_key(&c, 3, ips, 126, true), 3) != NULL;
 	}
 	CHECK(found >= LONG * 95 / 100);
 	callers_seen_free(&c);
@@ -470,23 +470,25 @@ static void seen_keeps_long(void)
 		struct callers_seen_entry put = { .gen = 3, .node = i, .frames = 126 };
 
 		made_up_chain(&y, ips, 126);
-		callers_seen_put(&c, ips, 126, true, &put);
+		callers_seen_put(&c, callers_seen_key(&c, 3, ips, 126, true), &put);
 	}
 	for (int round = 0; round < 100; round++) {
 		y = x ^ 0x5555;
 		for (uint32_t i = 1; i <= 20000; i++) {
 			struct callers_seen_entry put = { .gen = 4, .node = i, .frames = 4 };
+			uint64_t key;
 
 			made_up_chain(&y, ips, 4);
-			if (!callers_seen_find(&c, 4, ips, 4, false))
-				callers_seen_put(&c, ips, 4, false, &put);
+			key = callers_seen_key(&c, 4, ips, 4, false);
+			if (!callers_seen_find(&c, key, 4))
+				callers_seen_put(&c, key, &put);
 		}
 	}
 	y = x ^ 0x5555;
 	found = 0;
 	for (uint32_t i = 1; i <= 20000; i++) {
 		made_up_chain(&y, ips, 4);
-		found += callers_seen_find(&c, 4, ips, 4, false) != NULL;
+		found += callers_seen_find(&c, callers_seen_key(&c, 4, ips, 4, false), 4) != NULL;
 	}
 	CHECK(found >= 20000 * 85 / 100);
 	callers_seen_free(&c);

@@ -29,18 +29,34 @@ static struct callers_seen_entry *bucket_of(const struct callers_seen *c, uint64
 	return &c->slots[b * CALLERS_SEEN_WAYS];
 }
 
-const struct callers_seen_entry *callers_seen_find(struct callers_seen *c, uint64_t gen,
-						   const uint64_t *ips, size_t n, bool truncated)
+uint64_t callers_seen_key(struct callers_seen *c, uint64_t gen, const uint64_t *ips, size_t n,
+			  bool truncated)
+{
+	if (!n || n > CALLERS_SEEN_MAX)
+		return 0;
+	if (!c->slots) {
+		size_t size = (size_t)CALLERS_SEEN_BUCKETS * CALLERS_SEEN_WAYS * sizeof(*c->slots);
+
+		/* A bucket on one cache line. */
+		c->slots = st_xcheck(aligned_alloc(64, size));
+		memset(c->slots, 0, size);
+		/* A seed given before the first key (a test's) is kept. */
+		if (!c->seed && getrandom(&c->seed, sizeof(c->seed), GRND_NONBLOCK) != sizeof(c->seed))
+			c->seed = st_now_ns() ^ (uint64_t)(uintptr_t)c->slots;
+	}
+	return chain_hash(c->seed, gen, ips, n, truncated);
+}
+
+const struct callers_seen_entry *callers_seen_find(struct callers_seen *c, uint64_t key,
+						   uint64_t gen)
 {
 	const struct callers_seen_entry *b;
-	uint64_t h;
 
-	if (!c->slots || !n || n > CALLERS_SEEN_MAX)
+	if (!key)
 		return NULL;
-	h = chain_hash(c->seed, gen, ips, n, truncated);
-	b = bucket_of(c, h);
+	b = bucket_of(c, key);
 	for (unsigned w = 0; w < CALLERS_SEEN_WAYS; w++) {
-		if (b[w].hash == h && b[w].gen == gen) {
+		if (b[w].hash == key && b[w].gen == gen) {
 			c->hits++;
 			return &b[w];
 		}
@@ -49,28 +65,15 @@ const struct callers_seen_entry *callers_seen_find(struct callers_seen *c, uint6
 	return NULL;
 }
 
-void callers_seen_put(struct callers_seen *c, const uint64_t *ips, size_t n, bool truncated,
-		      const struct callers_seen_entry *e)
+void callers_seen_put(struct callers_seen *c, uint64_t key, const struct callers_seen_entry *e)
 {
 	struct callers_seen_entry *b;
 	unsigned w;
-	uint64_t h;
 
-	if (!n || n > CALLERS_SEEN_MAX || !e->node)
+	if (!key || !e->node)
 		return;
-	if (!c->slots) {
-		size_t size = (size_t)CALLERS_SEEN_BUCKETS * CALLERS_SEEN_WAYS * sizeof(*c->slots);
-
-		/* A bucket on one cache line. */
-		c->slots = st_xcheck(aligned_alloc(64, size));
-		memset(c->slots, 0, size);
-		/* A seed given before the first put (a test's) is kept. */
-		if (!c->seed && getrandom(&c->seed, sizeof(c->seed), GRND_NONBLOCK) != sizeof(c->seed))
-			c->seed = st_now_ns() ^ (uint64_t)(uintptr_t)c->slots;
-	}
-	h = chain_hash(c->seed, e->gen, ips, n, truncated);
-	b = bucket_of(c, h);
-	for (w = 0; w < CALLERS_SEEN_WAYS && b[w].hash && !(b[w].hash == h && b[w].gen == e->gen);
+	b = bucket_of(c, key);
+	for (w = 0; w < CALLERS_SEEN_WAYS && b[w].hash && !(b[w].hash == key && b[w].gen == e->gen);
 	     w++)
 		;
 	if (w == CALLERS_SEEN_WAYS) {
@@ -85,15 +88,14 @@ void callers_seen_put(struct callers_seen *c, const uint64_t *ips, size_t n, boo
 		}
 	}
 	b[w] = *e;
-	b[w].hash = h;
+	b[w].hash = key;
 	b[w].credit = e->frames;
 }
 
-void callers_seen_prefetch(const struct callers_seen *c, uint64_t gen, const uint64_t *ips,
-			   size_t n, bool truncated)
+void callers_seen_prefetch(const struct callers_seen *c, uint64_t key)
 {
-	if (c->slots && n && n <= CALLERS_SEEN_MAX)
-		__builtin_prefetch(bucket_of(c, chain_hash(c->seed, gen, ips, n, truncated)));
+	if (key)
+		__builtin_prefetch(bucket_of(c, key));
 }
 
 void callers_seen_free(struct callers_seen *c)

@@ -50,24 +50,31 @@ struct callers_seen {
 	uint64_t hits, misses;
 };
 
-/* The entry for callers ips[0..n-1] (innermost first) in generation gen, or NULL. */
-const struct callers_seen_entry *callers_seen_find(struct callers_seen *c, uint64_t gen,
-						   const uint64_t *ips, size_t n, bool truncated);
 /*
- * Keeps e (gen and the tree's figures; its hash computed here) for
- * ips[0..n-1].  In a full bucket an entry holds by its credit, its
- * frames when put: each chain that finds no room takes its own frames
- * off both entries' credit, and takes the place of one whose credit is
- * no more than its frames.  A frame pointer's walk through data, 126
- * frames to look up and probe again when it misses, outlives 63 chains
- * of two; an entry no longer asked for (another generation) goes in
- * time.
+ * The key of callers ips[0..n-1] (innermost first) in generation gen,
+ * truncated: their outer frames are missing; 0 for a chain not kept
+ * (none, or longer than CALLERS_SEEN_MAX).  The first key allocates the
+ * table and draws its seed.  A key is the whole chain's hash, so a
+ * sample's is made once (model.c keeps the look-ahead's) and used for
+ * its prefetch, find and put.
  */
-void callers_seen_put(struct callers_seen *c, const uint64_t *ips, size_t n, bool truncated,
-		      const struct callers_seen_entry *e);
-/* A find to come: its bucket fetched into the CPU's cache now. */
-void callers_seen_prefetch(const struct callers_seen *c, uint64_t gen, const uint64_t *ips,
-			   size_t n, bool truncated);
+uint64_t callers_seen_key(struct callers_seen *c, uint64_t gen, const uint64_t *ips, size_t n,
+			  bool truncated);
+/* The entry for key in generation gen, or NULL. */
+const struct callers_seen_entry *callers_seen_find(struct callers_seen *c, uint64_t key,
+						   uint64_t gen);
+/*
+ * Keeps e (gen and the tree's figures) for key.  In a full bucket an
+ * entry holds by its credit, its frames when put: each chain that finds
+ * no room takes its own frames off both entries' credit, and takes the
+ * place of one whose credit is no more than its frames.  A frame
+ * pointer's walk through data, 126 frames to look up and probe again
+ * when it misses, outlives 63 chains of two; an entry no longer asked
+ * for (another generation) goes in time.
+ */
+void callers_seen_put(struct callers_seen *c, uint64_t key, const struct callers_seen_entry *e);
+/* A find of key to come: its bucket fetched into the CPU's cache now. */
+void callers_seen_prefetch(const struct callers_seen *c, uint64_t key);
 void callers_seen_free(struct callers_seen *c);
 
 #endif

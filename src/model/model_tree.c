@@ -255,59 +255,85 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	return out;
 }
 
-/* A frame-pointer chain whose callers were seen in this generation: the leaf under their node. */
-static bool take_seen_callers(struct model *m, const struct st_sample *s,
-			      const struct st_symbol *leaf, bool truncated, uint32_t *node)
+/*
+ * s's callers' key in generation gen (callers_seen_key): the one
+ * model_prefetch made for this record, if it did in this generation.
+ */
+static uint64_t callers_key(struct model *m, const struct st_sample *s, uint64_t gen)
 {
-	const struct callers_seen_entry *e;
 	const uint64_t *ips;
 	size_t n;
 
+	for (unsigned i = m->key_memo_take; i != m->key_memo_put; i++) {
+		const struct model_key_memo *k = &m->key_memo[i % MODEL_KEY_MEMO];
+
+		if (k->rec == s && k->time == s->time && k->tid == s->tid) {
+			m->key_memo_take = i + 1;	/* older ones' records went by */
+			if (k->gen == gen)
+				return k->key;
+			break;
+		}
+	}
 	ips = raw_callers(s, &n);
-	e = callers_seen_find(&m->callers_seen, symbolizer_generation(m->symbols, (pid_t)s->pid),
-			      ips, n, truncated);
+	return callers_seen_key(&m->callers_seen, gen, ips, n,
+				(s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0);
+}
+
+/* A frame-pointer chain whose callers were seen in this generation: the leaf under their node. */
+static bool take_seen_callers(struct model *m, const struct st_sample *s,
+			      const struct st_symbol *leaf, uint64_t key, uint64_t gen,
+			      uint32_t *node)
+{
+	const struct callers_seen_entry *e = callers_seen_find(&m->callers_seen, key, gen);
+
 	if (!e || e->node >= m->tree.n)
 		return false;
 	m->tree_frames += e->frames;
 	m->tree_unknown += e->unknown;
 	if (s->cpumode == ST_MODE_USER)
 		count_fp_chain(m, e->root);
-	*node = cct_add_under(&m->tree, e->node, leaf->id, (size_t)e->frames + 1, truncated,
-			      s->period ? s->period : 1);
+	*node = cct_add_under(&m->tree, e->node, leaf->id, (size_t)e->frames + 1,
+			      (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0, s->period ? s->period : 1);
 	return true;
 }
 
 /* After cct_add of a frame-pointer chain's k callers and leaf: its callers' node, kept. */
-static void remember_callers(struct model *m, const struct st_sample *s, const uint32_t *frames,
-			     size_t k, bool truncated, uint32_t node, uint64_t unknown)
+static void remember_callers(struct model *m, uint64_t key, uint64_t gen, const uint32_t *frames,
+			     size_t k, uint32_t node, uint64_t unknown)
 {
 	struct callers_seen_entry e;
-	const uint64_t *ips;
-	size_t n;
 
 	if (!k || k > CALLERS_SEEN_MAX || !node || (unknown && !symbolizer_keeps_unknown(m->symbols)))
 		return;
-	ips = raw_callers(s, &n);
 	e = (struct callers_seen_entry){
-		.gen = symbolizer_generation(m->symbols, (pid_t)s->pid),
-		.node = m->tree.nodes[node].parent, .root = frames[0],
+		.gen = gen, .node = m->tree.nodes[node].parent, .root = frames[0],
 		.frames = (uint16_t)k, .unknown = (uint16_t)unknown,
 	};
-	/* The plain path takes every frame: the k frames are the n addresses. */
+	/* The plain path takes every frame: the k frames are the chain's addresses. */
 	if (e.node != CCT_ROOT)
-		callers_seen_put(&m->callers_seen, ips, n, truncated, &e);
+		callers_seen_put(&m->callers_seen, key, &e);
 }
 
 void model_prefetch_chain(struct model *m, const struct st_sample *s)
 {
+	uint64_t gen, key;
 	const uint64_t *ips;
 	size_t n;
 
 	if (s->flags & ST_SAMPLE_HAS_STACK)
 		return;
+	gen = symbolizer_generation(m->symbols, (pid_t)s->pid);
 	ips = raw_callers(s, &n);
-	callers_seen_prefetch(&m->callers_seen, symbolizer_generation(m->symbols, (pid_t)s->pid),
-			      ips, n, (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0);
+	key = callers_seen_key(&m->callers_seen, gen, ips, n,
+			       (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0);
+	if (!key)
+		return;
+	if (m->key_memo_put - m->key_memo_take == MODEL_KEY_MEMO)
+		m->key_memo_take++;
+	m->key_memo[m->key_memo_put++ % MODEL_KEY_MEMO] = (struct model_key_memo){
+		.rec = s, .time = s->time, .gen = gen, .key = key, .tid = s->tid,
+	};
+	callers_seen_prefetch(&m->callers_seen, key);
 }
 
 uint32_t model_take_chain(struct model *m, const struct st_sample *s,
@@ -317,7 +343,7 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 
 	uint32_t frames[ST_CHAIN_MAX + 1];
 	bool truncated = (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0, cut, plain = false;
-	uint64_t unknown = m->tree_unknown, capped = m->tree.capped;
+	uint64_t unknown = m->tree_unknown, capped = m->tree.capped, key = 0, gen = 0;
 	size_t k;
 
 	/*
@@ -342,8 +368,12 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 	} else {
 		/* Callers seen before: no lookup, no probe per frame. */
 		plain = !(s->flags & ST_SAMPLE_HAS_STACK);
-		if (plain && take_seen_callers(m, s, leaf, truncated, &node))
-			goto counters;
+		if (plain) {
+			gen = symbolizer_generation(m->symbols, (pid_t)s->pid);
+			key = callers_key(m, s, gen);
+			if (take_seen_callers(m, s, leaf, key, gen, &node))
+				goto counters;
+		}
 		k = take_kernel_chain(m, s, frames, false);
 		if (s->cpumode == ST_MODE_USER && s->nchain)
 			count_fp_chain(m, k ? frames[0] : leaf->id);
@@ -362,7 +392,7 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 	frames[k++] = leaf->id;
 	node = cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);
 	if (plain && m->tree.capped == capped)
-		remember_callers(m, s, frames, k - 1, truncated, node, m->tree_unknown - unknown);
+		remember_callers(m, key, gen, frames, k - 1, node, m->tree_unknown - unknown);
 counters:
 	if (counters)
 		cct_add_counters(&m->tree, node, counters[0], counters[1]);
