@@ -698,7 +698,7 @@ void session_period_text(const struct session *s, char *buf, size_t len)
 {
 	const struct st_source_info *in = &s->info;
 	uint64_t want = in->period_expected, seen = in->period_seen;
-	char p[64];
+	char p[128];
 
 	period_format(&in->period, p, sizeof(p));
 	/*
@@ -712,6 +712,13 @@ void session_period_text(const struct session *s, char *buf, size_t len)
 			 (unsigned long long)seen,
 			 in->period.unit == ST_PERIOD_EVENTS ? "events" : "ns");
 		return;
+	}
+	/* The +/-3% does not reach threads sampled through inherited copies: say where. */
+	if (in->period.randomized && in->period_fixed_threads) {
+		size_t at = strlen(p);
+
+		snprintf(p + at, sizeof(p) - at, " (not in %llu newer threads)",
+			 (unsigned long long)in->period_fixed_threads);
 	}
 	if (in->period.unit == ST_PERIOD_NS && in->period.value)
 		snprintf(buf, len, "%s (%.0f/s a busy thread)", p, 1e9 / (double)in->period.value);

@@ -147,6 +147,7 @@ static struct json_object *source_json(const struct st_source_info *in,
 	json_object_object_add(o, "kind", json_object_new_string(source_kind_name(in->kind)));
 	json_object_object_add(o, "events", json_object_new_string(in->events));
 	json_object_object_add(o, "period", report_period_json(&in->period));
+	report_add_u64(o, "period_fixed_threads", in->period_fixed_threads);
 	json_object_object_add(o, "note", json_object_new_string(in->note));
 	json_object_object_add(o, "records_skipped", json_object_new_int64((int64_t)in->records_skipped));
 	/* -e a,b: each event sampled on its own; "shown": self is of it. */

@@ -73,6 +73,7 @@ struct perf_thread {
 struct tid_state {
 	UT_hash_handle hh;
 	pid_t tid;
+	bool copied;		/* sampled through copies the kernel made at its birth */
 	struct perf_group_state gs;
 };
 
@@ -95,6 +96,7 @@ struct perf_source {
 	struct perf_ring *rings;
 	size_t nrings;
 	size_t randomize_next;	/* round-robin over leaders */
+	uint64_t copied;	/* known threads with tid_state.copied */
 
 	struct perf_thread *threads;
 	size_t nthreads, cap;
@@ -359,11 +361,39 @@ static struct tid_state *remember_tid(struct perf_source *ps, pid_t tid)
 	return t;
 }
 
+/*
+ * The threads sampled through inherited copies, told to the header: the
+ * +/-3% never reaches them (vary_periods has no descriptor of a copy), so
+ * their period is the one drawn when they were born.
+ */
+static void publish_copied(struct perf_source *ps)
+{
+	pthread_mutex_lock(&ps->lock);
+	ps->info.period_fixed_threads = ps->copied;
+	pthread_mutex_unlock(&ps->lock);
+}
+
+/* A thread born of a known one: sampled through the copies it inherited. */
+static void remember_copied(struct perf_source *ps, pid_t tid)
+{
+	struct tid_state *t = remember_tid(ps, tid);
+
+	if (!t->copied) {
+		t->copied = true;
+		ps->copied++;
+		publish_copied(ps);
+	}
+}
+
 static void drop_tid(struct perf_source *ps, pid_t tid)
 {
 	struct tid_state *t = tid_find(ps, tid);
 
 	if (t) {
+		if (t->copied) {
+			ps->copied--;
+			publish_copied(ps);
+		}
 		HASH_DEL(ps->known, t);
 		free(t);
 	}
@@ -897,12 +927,12 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 
 		if (is_target_process(ps, (pid_t)tk->pid) && !tid_known(ps, (pid_t)tk->tid)) {
 			if (ps->inherit)
-				remember_tid(ps, (pid_t)tk->tid);
+				remember_copied(ps, (pid_t)tk->tid);
 			else if (open_thread(ps, (pid_t)tk->tid) == 0)
 				enable_thread(ps, &ps->threads[ps->nthreads - 1]);
 		} else if (ps->inherit && tid_known(ps, (pid_t)tk->ptid)) {
 			/* A descendant, sampled through inherited copies: a period change reopens it. */
-			remember_tid(ps, (pid_t)tk->tid);
+			remember_copied(ps, (pid_t)tk->tid);
 		}
 		break;
 	}
@@ -996,11 +1026,20 @@ static void reopen_threads(struct perf_source *ps)
 	/* Running already: no waiting for an exec. */
 	ps->cfg.launched = false;
 	for (size_t i = 0; i < n; i++) {
-		if (open_thread(ps, tids[i]) == 0)
+		if (open_thread(ps, tids[i]) == 0) {
+			struct tid_state *own = tid_find(ps, tids[i]);
+
 			enable_thread(ps, &ps->threads[ps->nthreads - 1]);
-		else if (!target_exists(tids[i]))
+			/* Its own events now: vary_periods reaches them. */
+			if (own && own->copied) {
+				own->copied = false;
+				ps->copied--;
+			}
+		} else if (!target_exists(tids[i])) {
 			drop_tid(ps, tids[i]);
+		}
 	}
+	publish_copied(ps);
 	ps->cfg.launched = launched;
 	for (size_t i = 0; i < nold; i++) {
 		if (owns_ring(ps, &old[i])) {

@@ -68,6 +68,12 @@ struct st_source_info {
 	uint64_t period_expected;	/* what period_seen should be; 0: no check */
 	uint64_t period_asked_ns;
 	uint64_t throttled;		/* times the kernel throttled us */
+	/*
+	 * Live threads sampled through copies of their parent's events (born
+	 * since attach, with inherit): their period is the one drawn at their
+	 * birth, never varied +/-3%; a period change reopens them as our own.
+	 */
+	uint64_t period_fixed_threads;
 	unsigned stack_copy;		/* bytes of user stack each sample carries */
 	uint64_t produced;		/* samples made (observer) */
 	double cpu_seconds;		/* the observer thread's CPU time ... */
