@@ -687,6 +687,13 @@ const struct model *session_tables(const struct session *s)
 	return s->ranged ? &s->range : &s->model;
 }
 
+void session_settle(struct session *s)
+{
+	cct_settle(&s->model.tree);
+	if (s->ranged)
+		cct_settle(&s->range.tree);
+}
+
 double session_span(const struct session *s)
 {
 	const struct model *m = &s->model;

@@ -125,6 +125,11 @@ void session_metrics(const struct session *s, struct session_metrics *out);
 
 /* The model the tables show: the selected range's, else the session's. */
 const struct model *session_tables(const struct session *s);
+/*
+ * The call trees' totals summed from the samples taken since the last
+ * time (cct_settle): before a view or report reads them.
+ */
+void session_settle(struct session *s);
 
 /*
  * Selects the samples taken from `from` to `to` seconds after the first

@@ -59,6 +59,10 @@ static void paths(void)
 	trunc = cct_find(&t, CCT_ROOT, CCT_SYM_TRUNCATED);
 	CHECK(main_n && a && b_in_a && c && b_in_c && trunc);
 	CHECK(b_in_a != b_in_c);	/* one function, two contexts */
+	/* A sample counts in its own node: the totals come when settled. */
+	CHECK_EQ_U64(cct_node(&t, CCT_ROOT)->total, 0);
+	CHECK(t.unsettled);
+	cct_settle(&t);
 	CHECK_EQ_U64(cct_node(&t, CCT_ROOT)->total, 7);
 	CHECK_EQ_U64(cct_node(&t, CCT_ROOT)->self, 0);
 	CHECK_EQ_U64(cct_node(&t, main_n)->total, 6);
@@ -105,7 +109,10 @@ static void paths(void)
 	r1 = cct_find(&t, main_n, 5);
 	r2 = cct_find(&t, r1, 5);
 	r3 = cct_find(&t, r2, 5);
+	cct_settle(&t);
 	CHECK(r1 && r2 && r3 && cct_node(&t, r3)->self == 1 && cct_node(&t, r1)->total == 1);
+	/* Settled again after more samples: the totals are summed anew, not added twice. */
+	CHECK_EQ_U64(cct_node(&t, main_n)->total, 7);
 
 	/* The transforms: collapse recursion, merge a function, focus on one. */
 	{
@@ -173,6 +180,7 @@ static void paths(void)
 		CHECK(cct_add(&t, known_then_new, 2, false, 1) == cct_find(&t, CCT_ROOT, 7));
 		CHECK_EQ_U64(t.capped, 1);
 		CHECK_EQ_U64(cct_node(&t, cct_find(&t, CCT_ROOT, 7))->self, 2);
+		cct_settle(&t);
 		CHECK_EQ_U64(cct_node(&t, CCT_ROOT)->total, CCT_MAX_NODES);
 	}
 	CHECK(cct_bytes(&t) > CCT_MAX_NODES * sizeof(struct cct_node));
@@ -514,6 +522,7 @@ static void links(void)
 	cct_add_samples(&t, mb, 2, false, 1, 1);
 	cct_add_samples(&t, ma, 2, false, 2, 2);
 	cct_add_samples(&t, mabb, 4, false, 1, 1);
+	cct_settle(&t);
 	CHECK_EQ_U64(cct_links(&t, B, &callers, &ncallers, &callees, &ncallees), 5);
 	CHECK(ncallers == 3 && callers[0].sym == A && callers[0].samples == 4);
 	/* Equal samples: the lower id first, a fixed order. */
@@ -613,6 +622,7 @@ static void node_ipc(void)
 	sample_counters = NULL;
 	sample(&m, ma, 2, 0);	/* no counters: in the samples, not the IPC */
 	CHECK(model_range(&m, 0, 2000000000, &r));
+	cct_settle(&m.tree);	/* the range's is, when made */
 	for (int pass = 0; pass < 2; pass++) {
 		const struct cct *t = pass ? &r.tree : &m.tree;
 		uint32_t main_node = 0, a = 0, b = 0;

@@ -326,6 +326,7 @@ static void test_icicle(void)
 	cct_add_samples(&c, max, 3, false, 60, 60);
 	cct_add_samples(&c, mb, 2, false, 30, 30);
 	cct_add_samples(&c, m, 1, false, 10, 10);
+	cct_settle(&c);
 	main_node = cct_find(&c, CCT_ROOT, 1);
 	a = cct_find(&c, main_node, 2);
 	x = cct_find(&c, a, 3);

@@ -769,6 +769,7 @@ void callerchain_to_cct(const struct cc_result *r, struct cct *to, uint8_t **mar
 		}
 	}
 	free(counts);
+	cct_settle(to);
 	/* A mark for every node of to, so readers index by node alone. */
 	if (marks) {
 		size_t had = marks_cap;

@@ -33,11 +33,38 @@ void cct_clear(struct cct *t)
 void cct_zero(struct cct *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		t->nodes[i].self = t->nodes[i].total = 0;
-		t->nodes[i].self_weight = t->nodes[i].total_weight = 0;
-		t->nodes[i].cycles = t->nodes[i].instructions = 0;
+		struct cct_node *n = &t->nodes[i];
+
+		n->self = n->self_weight = n->self_cycles = n->self_instructions = 0;
+		n->total = n->total_weight = n->cycles = n->instructions = 0;
 	}
 	t->samples = t->truncated = t->capped = t->max_depth = t->steps = 0;
+	t->unsettled = false;
+}
+
+void cct_settle(struct cct *t)
+{
+	if (!t->unsettled)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		struct cct_node *n = &t->nodes[i];
+
+		n->total = n->self;
+		n->total_weight = n->self_weight;
+		n->cycles = n->self_cycles;
+		n->instructions = n->self_instructions;
+	}
+	/* A node is made after its parent (child_of): the deepest are summed first. */
+	for (size_t i = t->n; i-- > 1;) {
+		const struct cct_node *n = &t->nodes[i];
+		struct cct_node *p = &t->nodes[n->parent];
+
+		p->total += n->total;
+		p->total_weight += n->total_weight;
+		p->cycles += n->cycles;
+		p->instructions += n->instructions;
+	}
+	t->unsettled = false;
 }
 
 uint32_t cct_find(const struct cct *t, uint32_t parent, uint32_t sym)
@@ -94,17 +121,11 @@ uint32_t cct_add_under(struct cct *t, uint32_t parent, uint32_t sym, size_t n, b
 		at = parent;	/* past CCT_MAX_NODES: the deepest node there is */
 		t->capped++;
 	}
-	/* The totals up the path, as cct_add_samples adds them down it. */
-	for (uint32_t p = at;; p = t->nodes[p].parent) {
-		t->nodes[p].total++;
-		t->nodes[p].total_weight += weight;
-		if (p == CCT_ROOT)
-			break;
-	}
 	if (n > t->max_depth)
 		t->max_depth = n;
 	t->nodes[at].self++;
 	t->nodes[at].self_weight += weight;
+	t->unsettled = true;
 	return at;
 }
 
@@ -122,21 +143,18 @@ uint32_t cct_rename(struct cct *t, uint32_t node, uint32_t sym, uint64_t n, uint
 		return node;
 	from = &t->nodes[node];
 	to = &t->nodes[at];
-	/* The parent and those above it keep their totals: the samples stay under them. */
 	from->self -= n;
-	from->total -= n;
 	from->self_weight -= w;
-	from->total_weight -= w;
 	to->self += n;
-	to->total += n;
 	to->self_weight += w;
-	to->total_weight += w;
-	cycles = cycles < from->cycles ? cycles : from->cycles;
-	instructions = instructions < from->instructions ? instructions : from->instructions;
-	from->cycles -= cycles;
-	from->instructions -= instructions;
-	to->cycles += cycles;
-	to->instructions += instructions;
+	cycles = cycles < from->self_cycles ? cycles : from->self_cycles;
+	instructions = instructions < from->self_instructions ? instructions
+							      : from->self_instructions;
+	from->self_cycles -= cycles;
+	from->self_instructions -= instructions;
+	to->self_cycles += cycles;
+	to->self_instructions += instructions;
+	t->unsettled = true;
 	return at;
 }
 
@@ -144,12 +162,9 @@ void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t in
 {
 	if (!t->nodes || node >= t->n)
 		return;
-	for (uint32_t at = node;; at = t->nodes[at].parent) {
-		t->nodes[at].cycles += cycles;
-		t->nodes[at].instructions += instructions;
-		if (at == CCT_ROOT)
-			break;
-	}
+	t->nodes[node].self_cycles += cycles;
+	t->nodes[node].self_instructions += instructions;
+	t->unsettled = true;
 }
 
 uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
@@ -167,19 +182,14 @@ uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool t
 		truncated = true;
 	}
 	t->samples += count;
-	t->nodes[CCT_ROOT].total += count;
-	t->nodes[CCT_ROOT].total_weight += weight;
 	if (truncated) {
 		uint32_t next = child_of(t, at, CCT_SYM_TRUNCATED);
 
 		t->truncated += count;
-		if (next) {
+		if (next)
 			at = next;
-			t->nodes[at].total += count;
-			t->nodes[at].total_weight += weight;
-		} else {
+		else
 			capped = true;
-		}
 	}
 	for (size_t i = 0; i < n && !capped; i++) {
 		uint32_t next = child_of(t, at, frames[i]);
@@ -189,14 +199,13 @@ uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool t
 			break;
 		}
 		at = next;
-		t->nodes[at].total += count;
-		t->nodes[at].total_weight += weight;
 	}
 	t->capped += capped ? count : 0;
 	if (n > t->max_depth)
 		t->max_depth = n;
 	t->nodes[at].self += count;
 	t->nodes[at].self_weight += weight;
+	t->unsettled = true;
 	return at;
 }
 
@@ -210,31 +219,15 @@ static size_t path_up(const struct cct *t, uint32_t node, uint32_t *path, size_t
 	return k;
 }
 
-/* The cycles and instructions of the samples that ended in node (not its callees'). */
-static void self_counters(const struct cct *t, uint32_t node, uint64_t *cycles,
-			  uint64_t *instructions)
-{
-	const struct cct_node *n = &t->nodes[node];
-
-	*cycles = n->cycles;
-	*instructions = n->instructions;
-	for (uint32_t k = n->child; k; k = t->nodes[k].sibling) {
-		*cycles -= t->nodes[k].cycles;
-		*instructions -= t->nodes[k].instructions;
-	}
-}
-
 /* A derived tree's sample of count samples along path, with from's node i's own counters. */
 static void add_derived(struct cct *to, const uint32_t *path, size_t k,
 			const struct cct *from, uint32_t i)
 {
 	const struct cct_node *n = &from->nodes[i];
 	uint32_t at = cct_add_samples(to, path, k, false, n->self, n->self_weight);
-	uint64_t cycles, instructions;
 
-	self_counters(from, i, &cycles, &instructions);
-	if (cycles || instructions)
-		cct_add_counters(to, at, cycles, instructions);
+	if (n->self_cycles || n->self_instructions)
+		cct_add_counters(to, at, n->self_cycles, n->self_instructions);
 }
 
 void cct_invert(const struct cct *from, struct cct *to)
@@ -255,6 +248,7 @@ void cct_invert(const struct cct *from, struct cct *to)
 	/* Cut and capped samples were counted when they came in; capped here too. */
 	to->truncated = from->truncated;
 	to->capped += from->capped;
+	cct_settle(to);
 }
 
 static bool merged(const struct cct_transform *x, uint32_t sym)
@@ -303,6 +297,7 @@ void cct_transform(const struct cct *from, const struct cct_transform *x, struct
 	}
 	to->truncated = from->truncated;
 	to->capped += from->capped;
+	cct_settle(to);
 }
 
 static int hotter_node(const void *a, const void *b, void *tree)

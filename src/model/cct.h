@@ -4,6 +4,9 @@
  * CCT).  A node is a function in one context, keyed by (parent,
  * function); it keeps the samples that ended in it (self) and that
  * passed through it (total), counted and weighted by their periods.
+ * A sample adds to its own node only: the totals are summed from the
+ * selves when read (cct_settle), so a sample costs the same however
+ * deep its path.
  * Bounded: paths deeper than CCT_MAX_DEPTH keep their innermost frames
  * under a "[truncated chain]" node (as do chains the kernel cut short),
  * and past CCT_MAX_NODES a sample stops at the deepest node it already
@@ -26,14 +29,16 @@
 #define CCT_SYM_TRUNCATED	(UINT32_MAX - 1)
 
 struct cct_node {
-	uint32_t parent;		/* the root's is itself */
+	uint32_t parent;		/* the root's is itself; below its children */
 	uint32_t sym;			/* st_symbol.id, or CCT_SYM_* */
 	uint32_t child, sibling;	/* first child, next sibling; 0: none */
 	uint32_t depth;			/* the root 0, its children 1 */
 	uint32_t pad;
-	uint64_t self, total;		/* samples */
-	uint64_t self_weight, total_weight;
-	uint64_t cycles, instructions;	/* of the samples through it that had them */
+	uint64_t self, self_weight;	/* samples that ended here */
+	uint64_t self_cycles, self_instructions;	/* theirs, where they had them */
+	/* Through it: good after cct_settle. */
+	uint64_t total, total_weight;
+	uint64_t cycles, instructions;
 };
 
 struct cct {
@@ -45,12 +50,19 @@ struct cct {
 	uint64_t capped;		/* of them, stopped short at CCT_MAX_NODES */
 	uint64_t max_depth;		/* the deepest path seen, frames */
 	uint64_t steps;			/* child lookups made: the work samples cost (bench) */
+	bool unsettled;			/* selves added since the totals were summed */
 };
 
 void cct_init(struct cct *t);
 void cct_free(struct cct *t);
 /* Forgets every path. */
 void cct_clear(struct cct *t);
+/*
+ * Sums every node's totals (and cycles, instructions) from the selves
+ * below it, if samples came since the last time: one pass over the
+ * nodes, children after their parent.  Before reading totals.
+ */
+void cct_settle(struct cct *t);
 /* Every count to zero, the nodes kept (z): node numbers stay valid. */
 void cct_zero(struct cct *t);
 /*
@@ -67,9 +79,9 @@ size_t cct_path(const struct cct *t, uint32_t node, uint32_t *frames);
 uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
 		 uint64_t weight);
 /*
- * Samples that ended in node had these cycles and instructions: added to
- * it and every node above, so a node's IPC is that of the samples
- * through it.
+ * Samples that ended in node had these cycles and instructions: counted
+ * in it, and settled into every node above, so a node's IPC is that of
+ * the samples through it.
  */
 void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t instructions);
 /* The same for count samples of one path, weight their sum. */

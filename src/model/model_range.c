@@ -287,6 +287,7 @@ bool model_range_split(const struct model *m, uint64_t from, uint64_t to,
 		}
 	}
 	take_tree(out, &m->tree, &part[0]);
+	cct_settle(&out->tree);
 	free(part[0].node);
 	for (size_t i = 0; i < part[0].n; i++)
 		account(out, m, &part[0].v[i], part[0].cv ? &part[0].cv[i] : NULL);

@@ -189,12 +189,16 @@ void report_print_json(struct session *s, FILE *out)
 	struct json_object *o = json_object_new_object();
 	struct json_object *threads = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
-	const struct model *m = session_tables(s);
+	const struct model *m;
 	struct session_metrics mt;
 	struct model_row *rows;
-	size_t n = model_rows_sorted(m, &s->sort, false, &rows);
-	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
+	size_t n, limit;
 	char target[128];
+
+	session_settle(s);	/* the tree's totals */
+	m = session_tables(s);
+	n = model_rows_sorted(m, &s->sort, false, &rows);
+	limit = s->opt->rows ? (size_t)s->opt->rows : n;
 
 	session_metrics(s, &mt);
 	session_target_name(s, target, sizeof(target));
