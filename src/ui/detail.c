@@ -82,6 +82,7 @@ static void detail_refresh(struct view *v)
 			break;
 		}
 	free(rows);
+	session_settle(v->ui->s);	/* the tree's totals, for cct_links */
 	{
 		const struct session *s = v->ui->s;
 		uint64_t from, to;

@@ -373,6 +373,7 @@ static void tree_refresh(struct view *v)
 	const struct session *s = v->ui->s;
 	const struct model *m = session_tables(s);
 
+	session_settle(v->ui->s);	/* the totals, here and in the draws and keys after */
 	/* Another range's tree: its node numbers name other paths. */
 	if (m != t->seen_model || (s->ranged && (s->range_from != t->seen_from ||
 						   s->range_to != t->seen_to))) {
@@ -537,6 +538,7 @@ static void tree_draw(struct view *v, WINDOW *w)
 	struct tree_view *t = (struct tree_view *)v;
 	int lines, cols, half;
 
+	session_settle(v->ui->s);	/* samples pumped since the refresh: the shown tree's totals */
 	getmaxyx(w, lines, cols);
 	werase(w);
 	if (t->icicle) {

@@ -472,8 +472,6 @@ static void run_loop(struct ui *ui)
 			session_pump(ui->s);
 			stretch(&ls.pump_max, at);
 		}
-		/* The trees' totals, for the refresh, the draw and the keys after it. */
-		session_settle(ui->s);
 		now = st_now_ns();
 		/* The end shows the final tables at once, not at the next refresh. */
 		ended = ui->s->finished && !was_finished;
