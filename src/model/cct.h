@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define CCT_MAX_DEPTH		512u
-#define CCT_MAX_NODES		(1u << 19)	/* 524,288 x 64 bytes = 32 MB, and the index */
+#define CCT_MAX_NODES		(1u << 19)	/* 524,288 x 88 bytes = 46 MB, and the index */
 
 #define CCT_ROOT		0u
 /* Function ids beyond the symbolizer's: the synthetic nodes. */
