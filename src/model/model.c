@@ -354,7 +354,7 @@ static struct model_proc_sym *proc_sym_of(struct model *m, pid_t pid, uint32_t i
 
 /* Returns the sample's thread, for count_process; memo: its rows, if current. */
 static struct model_thread *count_thread(struct model *m, const struct st_sample *s,
-					 const struct st_symbol *sym, uint64_t w, uint64_t n,
+					 uint32_t sym, uint64_t w, uint64_t n,
 					 struct model_row_memo *memo)
 {
 	struct model_thread *t = memo->thread ? memo->thread : thread_of(m, (pid_t)s->tid);
@@ -373,7 +373,7 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 		t->instructions += s->data[m->ipc_instructions];
 	}
 	if (!ts)
-		ts = thread_sym_of(m, t, sym->id);
+		ts = thread_sym_of(m, t, sym);
 	ts->samples += n;
 	memo->thread = t;
 	memo->thread_sym = ts;
@@ -381,11 +381,11 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 }
 
 static void count_process(struct model *m, const struct st_sample *s,
-			  const struct model_thread *t, const struct st_symbol *sym,
+			  const struct model_thread *t, uint32_t sym,
 			  uint64_t w, uint64_t n, struct model_row_memo *memo)
 {
 	struct model_proc_sym *ps = memo->proc_sym ? memo->proc_sym
-						   : proc_sym_of(m, (pid_t)s->pid, sym->id);
+						   : proc_sym_of(m, (pid_t)s->pid, sym);
 
 	memo->proc_sym = ps;
 	add_sample(m, &ps->totals, s, w, n);
@@ -411,10 +411,10 @@ static struct model_row_memo *row_memo_of(struct model *m, const struct st_sampl
 	return memo;
 }
 
-void model_account_samples(struct model *m, const struct st_sample *s,
-			   const struct st_symbol *sym, uint64_t n)
+void model_account_samples(struct model *m, const struct st_sample *s, uint32_t sym,
+			   bool unknown, uint64_t n)
 {
-	struct model_sym *ms = sym_of(m, sym->id);
+	struct model_sym *ms = sym_of(m, sym);
 	struct model_row_memo *memo;
 	uint64_t w = s->period ? s->period : 1;
 	int ev = sample_event(m, s);
@@ -426,7 +426,7 @@ void model_account_samples(struct model *m, const struct st_sample *s,
 		m->event_samples[ev] += n;
 		m->event_weight[ev] += w;
 	}
-	if (sym->unknown)
+	if (unknown)
 		m->unknown += n;
 	if (s->cpumode == ST_MODE_KERNEL)
 		m->kernel_samples += n;
@@ -436,7 +436,7 @@ void model_account_samples(struct model *m, const struct st_sample *s,
 		m->chains += n;
 		m->chain_frames += s->nchain * n;
 	}
-	memo = row_memo_of(m, s, sym->id);
+	memo = row_memo_of(m, s, sym);
 	count_process(m, s, count_thread(m, s, sym, w, n, memo), sym, w, n, memo);
 }
 
@@ -507,16 +507,16 @@ void model_count_time(struct model *m, uint64_t time, uint64_t n)
 	count_time(m, time, n);
 }
 
-void model_account_sample(struct model *m, const struct st_sample *s,
-			  const struct st_symbol *sym)
+void model_account_sample(struct model *m, const struct st_sample *s, uint32_t sym,
+			  bool unknown)
 {
-	model_account_samples(m, s, sym, 1);
+	model_account_samples(m, s, sym, unknown, 1);
 	count_time(m, s->time, 1);
 }
 
 /* The sample as the history keeps it: what its tables need again. */
 static void remember_sample(struct model *m, const struct st_sample *s,
-			    const struct st_symbol *sym, uint32_t offset, uint32_t node,
+			    uint32_t sym, uint32_t offset, uint32_t node,
 			    bool waits_for_jit)
 {
 	struct history_entry e;
@@ -525,7 +525,7 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 	memset(&e, 0, sizeof(e));
 	e.pid = s->pid;
 	e.tid = s->tid;
-	e.sym = sym->id;
+	e.sym = sym;
 	e.offset = offset;
 	e.node = node;
 	e.weight = s->period ? s->period : 1;
@@ -547,16 +547,16 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 	history_add(&m->history, s->time, &e);
 }
 
-static const struct st_symbol *ingest_sample(struct model *m, const struct st_sample *s)
+/* Returns the sample's symbol's id. */
+static uint32_t ingest_sample(struct model *m, const struct st_sample *s)
 {
-	const struct st_symbol *sym;
-	uint32_t offset;
+	uint32_t sym, offset, node, late = UINT32_MAX;
+	bool unknown;
 
-	sym = symbolizer_lookup_at(m->symbols, (pid_t)s->pid, s->ip,
-				   s->cpumode == ST_MODE_KERNEL, &offset);
-	uint32_t node, late = UINT32_MAX;
-
-	model_account_sample(m, s, sym);
+	/* By id: a large program's symbols are not read for each sample. */
+	sym = symbolizer_lookup_id(m->symbols, (pid_t)s->pid, s->ip,
+				   s->cpumode == ST_MODE_KERNEL, &offset, &unknown);
+	model_account_sample(m, s, sym, unknown);
 	if (counters_usable(m, s)) {
 		uint64_t counters[2] = { s->data[m->ipc_cycles], s->data[m->ipc_instructions] };
 
@@ -565,7 +565,7 @@ static const struct st_symbol *ingest_sample(struct model *m, const struct st_sa
 		node = model_take_chain(m, s, sym, NULL);
 	}
 	/* Anonymous code no map names yet: kept, to be named if one does. */
-	if (sym->unknown && s->cpumode == ST_MODE_USER &&
+	if (unknown && s->cpumode == ST_MODE_USER &&
 	    symbolizer_code_anonymous(m->symbols, (pid_t)s->pid, s->ip) &&
 	    (late = model_jit_wait(m, s, sym, node)) != UINT32_MAX)
 		offset = late;
@@ -587,7 +587,7 @@ static void ingest_ibs(struct model *m, const struct st_ibs *b)
 	unsigned char *buf = small;
 	struct st_sample *s;
 	struct ibs_sample smp;
-	const struct st_symbol *sym;
+	uint32_t sym;
 	size_t size = sizeof(*s), stack = 0;
 	uint64_t rip;
 	char err[160];
@@ -618,7 +618,7 @@ static void ingest_ibs(struct model *m, const struct st_ibs *b)
 	sym = ingest_sample(m, s);
 	if (buf != small)
 		free(buf);
-	ibs_model_add(&m->ibs, &smp, b->family, b->model, (pid_t)b->pid, sym->id,
+	ibs_model_add(&m->ibs, &smp, b->family, b->model, (pid_t)b->pid, sym,
 		      b->time > m->first_time ? (size_t)((b->time - m->first_time) /
 							 MODEL_BUCKET_NS) : 0);
 }

@@ -11,25 +11,26 @@
 
 struct st_symbol;
 
-void model_account_sample(struct model *m, const struct st_sample *s,
-			  const struct st_symbol *sym);
+/* sym: the sample's symbol (st_symbol.id), unknown: whether no symbol explains it. */
+void model_account_sample(struct model *m, const struct st_sample *s, uint32_t sym,
+			  bool unknown);
 /*
  * n samples of one kind at once (a range's, summed: s->period their
  * weight, s->data their counters), their times left to model_count_time.
  */
-void model_account_samples(struct model *m, const struct st_sample *s,
-			   const struct st_symbol *sym, uint64_t n);
+void model_account_samples(struct model *m, const struct st_sample *s, uint32_t sym,
+			   bool unknown, uint64_t n);
 void model_count_time(struct model *m, uint64_t time, uint64_t n);
 /* Whether the sample's counters count toward IPC (not multiplexed, both read). */
 bool counters_usable(const struct model *m, const struct st_sample *s);
 /* The event of -e a,b that took the sample; -1 if none (or out of range). */
 int sample_event(const struct model *m, const struct st_sample *s);
 /*
- * The sample's call path into the tree; leaf: its own symbol; counters
+ * The sample's call path into the tree; leaf: its own symbol's id; counters
  * its cycles and instructions, or NULL.  Returns its node.
  */
 uint32_t model_take_chain(struct model *m, const struct st_sample *s,
-			  const struct st_symbol *leaf, const uint64_t *counters);
+			  uint32_t leaf, const uint64_t *counters);
 /* model_take_chain of s to come: the callers seen's bucket, fetched. */
 void model_prefetch_chain(struct model *m, const struct st_sample *s);
 
@@ -39,7 +40,7 @@ void model_prefetch_chain(struct model *m, const struct st_sample *s);
  * when not kept.
  */
 uint32_t model_jit_wait(struct model *m, const struct st_sample *s,
-			const struct st_symbol *sym, uint32_t node);
+			uint32_t sym, uint32_t node);
 /* Ingest's look: a pass when a map changed or MODEL_JIT_PASS_NS went by. */
 void model_jit_tick(struct model *m);
 void model_jit_zero(struct model *m);

@@ -22,7 +22,7 @@ static uint64_t kind_hash(pid_t pid, pid_t tid, uint64_t ip, uint32_t node, int 
 }
 
 uint32_t model_jit_wait(struct model *m, const struct st_sample *s,
-			const struct st_symbol *sym, uint32_t node)
+			uint32_t sym, uint32_t node)
 {
 	struct model_jit *j = &m->jit;
 	int ev = sample_event(m, s);
@@ -35,7 +35,7 @@ uint32_t model_jit_wait(struct model *m, const struct st_sample *s,
 		struct model_jit_kind *c = &j->v[v - 1];
 
 		if (c->pid == (pid_t)s->pid && c->tid == (pid_t)s->tid && c->ip == s->ip &&
-		    c->node == node && c->event == ev && c->sym == sym->id && !c->named) {
+		    c->node == node && c->event == ev && c->sym == sym && !c->named) {
 			k = c;
 			break;
 		}
@@ -48,7 +48,7 @@ uint32_t model_jit_wait(struct model *m, const struct st_sample *s,
 		ST_GROW(j->v, j->cap, j->n + 1);
 		k = &j->v[j->n++];
 		*k = (struct model_jit_kind){ .pid = (pid_t)s->pid, .tid = (pid_t)s->tid,
-					      .ip = s->ip, .node = node, .sym = sym->id,
+					      .ip = s->ip, .node = node, .sym = sym,
 					      .event = ev };
 		st_index_add(&j->index, h, (uint32_t)j->n);
 		j->waiting++;

@@ -205,8 +205,8 @@ static void account(struct model *out, const struct model *m, const struct kind 
 		s->data[0] = kc->cycles;
 		s->data[1] = kc->instructions;
 	}
-	model_account_samples(out, s, symbolizer_symbol(m->symbols, (uint32_t)(k->b >> 32)),
-			      k->n);
+	model_account_samples(out, s, (uint32_t)(k->b >> 32),
+			      symbolizer_symbol(m->symbols, (uint32_t)(k->b >> 32))->unknown, k->n);
 }
 
 /* The range's tree: each node's samples along the live tree's path to it. */

@@ -214,7 +214,7 @@ static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint
  * before the outermost frame.
  */
 static size_t take_unwound(struct model *m, const struct st_sample *s,
-			   const struct st_symbol *leaf, uint32_t *frames, bool *cut,
+			   uint32_t leaf, uint32_t *frames, bool *cut,
 			   const uint32_t *fp, size_t nfp)
 {
 	struct unwound_frame f[ST_CHAIN_MAX];
@@ -233,7 +233,7 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	*cut = end != UNWIND_COMPLETE;
 	/* Frame 0 is where user code was: the leaf, or under a kernel leaf. */
 	syms[0] = kernel ? symbolizer_lookup(m->symbols, (pid_t)s->pid, k->ip, false)->id
-			 : leaf->id;
+			 : leaf;
 	for (size_t i = 1; i < n; i++)
 		syms[i] = caller_sym(m, (pid_t)s->pid, f[i].pc, frames != NULL);
 	for (size_t i = n; frames && i-- > (kernel ? 0 : 1);)
@@ -280,9 +280,8 @@ static uint64_t callers_key(struct model *m, const struct st_sample *s, uint64_t
 }
 
 /* A frame-pointer chain whose callers were seen in this generation: the leaf under their node. */
-static bool take_seen_callers(struct model *m, const struct st_sample *s,
-			      const struct st_symbol *leaf, uint64_t key, uint64_t gen,
-			      uint32_t *node)
+static bool take_seen_callers(struct model *m, const struct st_sample *s, uint32_t leaf,
+			      uint64_t key, uint64_t gen, uint32_t *node)
 {
 	const struct callers_seen_entry *e = callers_seen_find(&m->callers_seen, key, gen);
 
@@ -292,7 +291,7 @@ static bool take_seen_callers(struct model *m, const struct st_sample *s,
 	m->tree_unknown += e->unknown;
 	if (s->cpumode == ST_MODE_USER)
 		count_fp_chain(m, e->root);
-	*node = cct_add_under(&m->tree, e->node, leaf->id, (size_t)e->frames + 1,
+	*node = cct_add_under(&m->tree, e->node, leaf, (size_t)e->frames + 1,
 			      (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0, s->period ? s->period : 1);
 	return true;
 }
@@ -337,7 +336,7 @@ void model_prefetch_chain(struct model *m, const struct st_sample *s)
 }
 
 uint32_t model_take_chain(struct model *m, const struct st_sample *s,
-			  const struct st_symbol *leaf, const uint64_t *counters)
+			  uint32_t leaf, const uint64_t *counters)
 {
 	uint32_t node;
 
@@ -354,7 +353,7 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 		/* auto: the chain where whole (its outermost frame), else the copy unwound. */
 		const uint64_t *chain = st_sample_chain(s);
 		uint32_t root = s->nchain > 1 || chain[0] != s->ip
-			? caller_sym(m, (pid_t)s->pid, chain[s->nchain - 1], false) : leaf->id;
+			? caller_sym(m, (pid_t)s->pid, chain[s->nchain - 1], false) : leaf;
 
 		if (chain_is_whole(m, root)) {
 			k = take_kernel_chain(m, s, frames, false);
@@ -376,12 +375,12 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 		}
 		k = take_kernel_chain(m, s, frames, false);
 		if (s->cpumode == ST_MODE_USER && s->nchain)
-			count_fp_chain(m, k ? frames[0] : leaf->id);
+			count_fp_chain(m, k ? frames[0] : leaf);
 		/*
 		 * CallerChaining's reference: the kernel's chain where it is
 		 * whole, else (no frame pointers) the copy unwound by its CFI.
 		 */
-		if ((s->flags & ST_SAMPLE_HAS_STACK) && chain_is_whole(m, k ? frames[0] : leaf->id)) {
+		if ((s->flags & ST_SAMPLE_HAS_STACK) && chain_is_whole(m, k ? frames[0] : leaf)) {
 			take_unwound(m, s, leaf, NULL, &cut, frames, k);
 			m->chaining_fp_reference++;
 		} else if (s->flags & ST_SAMPLE_HAS_STACK) {
@@ -389,7 +388,7 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 			m->chaining_dwarf_reference++;
 		}
 	}
-	frames[k++] = leaf->id;
+	frames[k++] = leaf;
 	node = cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);
 	if (plain && m->tree.capped == capped)
 		remember_callers(m, key, gen, frames, k - 1, node, m->tree_unknown - unknown);

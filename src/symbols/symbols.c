@@ -100,11 +100,13 @@ struct interned {
 	char strings[];
 };
 
+/* The answer by id: a sample never reads the symbol itself (symbolizer_lookup_id). */
 struct cache_slot {
 	uint64_t ip;
 	uint64_t gen;			/* 0: empty; KERNEL_GEN: kernel */
-	const struct st_symbol *sym;
+	uint32_t id;			/* st_symbol.id */
 	uint32_t offset;		/* ip's bytes from the symbol's start */
+	bool unknown;
 };
 
 #define KERNEL_GEN	1u
@@ -1087,6 +1089,16 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 					     uint64_t ip, bool kernel,
 					     uint32_t *offset)
 {
+	bool unknown;
+	/* First: a new symbol may move s->syms. */
+	uint32_t id = symbolizer_lookup_id(s, pid, ip, kernel, offset, &unknown);
+
+	return s->syms[id];
+}
+
+uint32_t symbolizer_lookup_id(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
+			      uint32_t *offset, bool *unknown)
+{
 	bool in_kernel = kernel || ip >= ST_KERNEL_START;
 	struct space *sp = in_kernel ? NULL : space_of(s, pid);
 	uint64_t gen = in_kernel ? KERNEL_GEN : sp->gen;
@@ -1095,8 +1107,11 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 	bool anonymous = false;
 	size_t home;
 
-	if (s->standins)
-		return standin_lookup(s, ip, offset);
+	if (s->standins) {
+		sym = standin_lookup(s, ip, offset);
+		*unknown = sym->unknown;
+		return sym->id;
+	}
 	if (debuginfod_finished() != s->debuginfod_seen) {
 		debug_files_arrived(s);
 		gen = in_kernel ? KERNEL_GEN : sp->gen;
@@ -1104,10 +1119,10 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 	s->stats.lookups++;
 	if ((c = cache_find(s, ip, gen, &home))) {
 		*offset = c->offset;
+		*unknown = c->unknown;
 		s->stats.cache_hits++;
-		if (c->sym->unknown)
-			s->stats.unknown++;
-		return c->sym;
+		s->stats.unknown += c->unknown;
+		return c->id;
 	}
 	*offset = SYMBOL_NO_OFFSET;
 	sym = in_kernel ? resolve_kernel(s, ip, offset)
@@ -1121,11 +1136,12 @@ const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 	 * is what reads the map.
 	 */
 	if (in_kernel || !anonymous || !sym->unknown || s->now_ns)
-		s->cache[home] = (struct cache_slot){ ip, in_kernel ? gen : sp->gen, sym,
-						      *offset };
+		s->cache[home] = (struct cache_slot){ ip, in_kernel ? gen : sp->gen, sym->id,
+						      *offset, sym->unknown };
 	if (sym->unknown)
 		s->stats.unknown++;
-	return sym;
+	*unknown = sym->unknown;
+	return sym->id;
 }
 
 void symbolizer_prefetch(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel)

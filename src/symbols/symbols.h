@@ -107,6 +107,14 @@ static inline uint64_t symbol_standin_address(uint32_t n)
 const struct st_symbol *symbolizer_lookup_at(struct symbolizer *s, pid_t pid,
 					     uint64_t ip, bool kernel,
 					     uint32_t *offset);
+/*
+ * symbolizer_lookup_at's symbol as its id (st_symbol.id, for
+ * symbolizer_symbol) and whether it is unknown, from the cache without
+ * reading the symbol: a large program's symbols are spread over memory,
+ * and a sample needs only these.
+ */
+uint32_t symbolizer_lookup_id(struct symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
+			      uint32_t *offset, bool *unknown);
 
 /*
  * The time (CLOCK_MONOTONIC ns) lookups take as now, for a JIT map's
