@@ -373,16 +373,14 @@ static void publish_copied(struct perf_source *ps)
 	pthread_mutex_unlock(&ps->lock);
 }
 
-/* A thread born of a known one: sampled through the copies it inherited. */
+/* A thread born of a known one: sampled through the copies it inherited (unless opened already). */
 static void remember_copied(struct perf_source *ps, pid_t tid)
 {
-	struct tid_state *t = remember_tid(ps, tid);
-
-	if (!t->copied) {
-		t->copied = true;
-		ps->copied++;
-		publish_copied(ps);
-	}
+	if (tid_known(ps, tid))
+		return;
+	remember_tid(ps, tid)->copied = true;
+	ps->copied++;
+	publish_copied(ps);
 }
 
 static void drop_tid(struct perf_source *ps, pid_t tid)
