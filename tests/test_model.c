@@ -287,7 +287,7 @@ static uint64_t proc_count(const struct model *m, uint32_t pid, const char *name
 	for (const struct model_proc_sym *ps = m->proc_syms; ps; ps = ps->hh.next)
 		if (ps->key.pid == (pid_t)pid &&
 		    !strcmp(symbolizer_symbol(m->symbols, ps->key.id)->name, name))
-			return ps->totals.samples;
+			return model_proc_sym_totals(m, ps).samples;
 	return 0;
 }
 
@@ -297,7 +297,7 @@ static uint64_t thread_count(const struct model *m, uint32_t tid, const char *na
 		for (const struct model_thread_sym *ts = t->syms; ts && t->tid == (pid_t)tid;
 		     ts = ts->next)
 			if (!strcmp(symbolizer_symbol(m->symbols, ts->key.id)->name, name))
-				return ts->samples;
+				return model_thread_sym_samples(m, ts);
 	return 0;
 }
 

@@ -113,9 +113,78 @@ static struct model_proc_sym *proc_sym_find(const struct model *m, pid_t pid, ui
 	return rows_find(&m->proc_rows, pid, id, offsetof(struct model_proc_sym, key));
 }
 
+static void sum_into(struct model_sym *to, const struct model_sym *t)
+{
+	to->samples += t->samples;
+	to->weight += t->weight;
+	to->cycles += t->cycles;
+	to->instructions += t->instructions;
+	for (int e = 0; e < ST_MAX_SAMPLED; e++)
+		to->event_weight[e] += t->event_weight[e];
+}
+
+/* The process's row takes its main thread's name, or another thread's until it has one. */
+static void name_process(struct model_proc_sym *ps, const struct model_thread *t, pid_t pid)
+{
+	if (t->tid == t->pid || !ps->comm[0])
+		memcpy(ps->comm, t->comm, sizeof(ps->comm));
+	/* pid 0 is each CPU's idle task, which perf calls swapper. */
+	if (!ps->comm[0] && pid == 0)
+		memcpy(ps->comm, "swapper", sizeof("swapper"));
+}
+
+/* The memo of sym if it is current (rows_gen's), else NULL. */
+static struct model_row_memo *memo_current(const struct model *m, uint32_t sym)
+{
+	struct model_row_memo *memo = sym < m->row_memo_cap ? &m->row_memo[sym] : NULL;
+
+	return memo && memo->gen == m->rows_gen + 1 ? memo : NULL;
+}
+
+/* What a memo counted since it was made, into its rows. */
+static void memo_flush(struct model_row_memo *memo)
+{
+	if (!memo || !memo->pending.samples)
+		return;
+	memo->thread_sym->samples += memo->pending.samples;
+	sum_into(&memo->proc_sym->totals, &memo->pending);
+	name_process(memo->proc_sym, memo->thread, memo->pid);
+	memset(&memo->pending, 0, sizeof(memo->pending));
+}
+
+struct model_sym model_proc_sym_totals(const struct model *m, const struct model_proc_sym *ps)
+{
+	const struct model_row_memo *memo = memo_current(m, ps->key.id);
+	struct model_sym t = ps->totals;
+
+	if (memo && memo->proc_sym == ps)
+		sum_into(&t, &memo->pending);
+	return t;
+}
+
+uint64_t model_thread_sym_samples(const struct model *m, const struct model_thread_sym *ts)
+{
+	const struct model_row_memo *memo = memo_current(m, ts->key.id);
+
+	return ts->samples + (memo && memo->thread_sym == ts ? memo->pending.samples : 0);
+}
+
+/* t's memos, their samples in its rows, forgotten: t or its name changes. */
+static void forget_thread_memos(struct model *m, const struct model_thread *t)
+{
+	for (const struct model_thread_sym *ts = t->syms; ts; ts = ts->next) {
+		struct model_row_memo *memo = memo_current(m, ts->key.id);
+
+		if (memo && memo->thread == t) {
+			memo_flush(memo);
+			memo->gen = 0;
+		}
+	}
+}
+
 static void thread_clear_syms(struct model *m, struct model_thread *t)
 {
-	m->rows_gen++;		/* t or its rows may go: memos of them expire */
+	forget_thread_memos(m, t);
 	while (t->syms) {
 		struct model_thread_sym *ts = t->syms;
 
@@ -147,7 +216,7 @@ static void proc_syms_free(struct model *m)
 {
 	struct model_proc_sym *ps, *tmp;
 
-	m->rows_gen++;
+	m->rows_gen++;		/* every memo is stale: its rows go */
 
 	HASH_ITER(hh, m->proc_syms, ps, tmp) {
 		HASH_DEL(m->proc_syms, ps);
@@ -352,10 +421,9 @@ static struct model_proc_sym *proc_sym_of(struct model *m, pid_t pid, uint32_t i
 	return ps;
 }
 
-/* Returns the sample's thread, for count_process; memo: its rows, if current. */
-static struct model_thread *count_thread(struct model *m, const struct st_sample *s,
-					 uint32_t sym, uint64_t w, uint64_t n,
-					 struct model_row_memo *memo)
+/* The sample's thread's figures; memo: its rows, if current, else found and kept. */
+static void count_thread(struct model *m, const struct st_sample *s, uint32_t sym, uint64_t w,
+			 uint64_t n, struct model_row_memo *memo)
 {
 	struct model_thread *t = memo->thread ? memo->thread : thread_of(m, (pid_t)s->tid);
 	int ev = sample_event(m, s);
@@ -374,27 +442,37 @@ static struct model_thread *count_thread(struct model *m, const struct st_sample
 	}
 	if (!ts)
 		ts = thread_sym_of(m, t, sym);
-	ts->samples += n;
 	memo->thread = t;
 	memo->thread_sym = ts;
-	return t;
 }
 
-static void count_process(struct model *m, const struct st_sample *s,
-			  const struct model_thread *t, uint32_t sym,
-			  uint64_t w, uint64_t n, struct model_row_memo *memo)
+/* A memo's process row, found when it is made; named then and when it flushes. */
+static void count_process(struct model *m, const struct st_sample *s, uint32_t sym,
+			  struct model_row_memo *memo)
 {
-	struct model_proc_sym *ps = memo->proc_sym ? memo->proc_sym
-						   : proc_sym_of(m, (pid_t)s->pid, sym);
+	if (memo->proc_sym)
+		return;
+	memo->proc_sym = proc_sym_of(m, (pid_t)s->pid, sym);
+	name_process(memo->proc_sym, memo->thread, (pid_t)s->pid);
+}
 
-	memo->proc_sym = ps;
-	add_sample(m, &ps->totals, s, w, n);
-	/* The main thread names the process; another thread until it does. */
-	if (t->tid == t->pid || !ps->comm[0])
-		memcpy(ps->comm, t->comm, sizeof(ps->comm));
-	/* pid 0 is each CPU's idle task, which perf calls swapper. */
-	if (!ps->comm[0] && s->pid == 0)
-		memcpy(ps->comm, "swapper", sizeof("swapper"));
+/* The memo array grown to id, each memo on its own cache line. */
+static void row_memo_grow(struct model *m, uint32_t id)
+{
+	size_t cap = m->row_memo_cap ? m->row_memo_cap : 256;
+	struct model_row_memo *v;
+
+	if (id < m->row_memo_cap)
+		return;
+	while (cap <= id)
+		cap *= 2;
+	v = st_xcheck(aligned_alloc(64, cap * sizeof(*v)));
+	if (m->row_memo)
+		memcpy(v, m->row_memo, m->row_memo_cap * sizeof(*v));
+	memset(v + m->row_memo_cap, 0, (cap - m->row_memo_cap) * sizeof(*v));
+	free(m->row_memo);
+	m->row_memo = v;
+	m->row_memo_cap = cap;
 }
 
 /* The rows sym's last sample counted in, if they are this sample's and still kept; else none. */
@@ -402,12 +480,15 @@ static struct model_row_memo *row_memo_of(struct model *m, const struct st_sampl
 {
 	struct model_row_memo *memo;
 
-	ST_GROW(m->row_memo, m->row_memo_cap, (size_t)id + 1);
+	row_memo_grow(m, id);
 	memo = &m->row_memo[id];
 	if (memo->gen != m->rows_gen + 1 || memo->tid != (pid_t)s->tid ||
-	    memo->pid != (pid_t)s->pid)
+	    memo->pid != (pid_t)s->pid) {
+		/* Another thread's: what it counted goes to its rows now. */
+		memo_flush(memo_current(m, id));
 		*memo = (struct model_row_memo){ .tid = (pid_t)s->tid, .pid = (pid_t)s->pid,
 						 .gen = m->rows_gen + 1 };
+	}
 	return memo;
 }
 
@@ -437,7 +518,9 @@ void model_account_samples(struct model *m, const struct st_sample *s, uint32_t 
 		m->chain_frames += s->nchain * n;
 	}
 	memo = row_memo_of(m, s, sym);
-	count_process(m, s, count_thread(m, s, sym, w, n, memo), sym, w, n, memo);
+	count_thread(m, s, sym, w, n, memo);
+	count_process(m, s, sym, memo);
+	add_sample(m, &memo->pending, s, w, n);
 }
 
 static uint64_t at_most(uint64_t v, uint64_t cap)
@@ -478,6 +561,9 @@ void model_rename_samples(struct model *m, pid_t pid, pid_t tid, uint32_t from, 
 	if (!n || from == to)
 		return;
 	sym_of(m, to);	/* first: it may move per_sym */
+	/* The rows as they stand, memos' samples in. */
+	memo_flush(memo_current(m, from));
+	memo_flush(memo_current(m, to));
 	move_totals(sym_of(m, from), sym_of(m, to), n, w, ev, cycles, instructions);
 	if (symbolizer_symbol(m->symbols, from)->unknown)
 		m->unknown -= at_most(n, m->unknown);
@@ -729,6 +815,8 @@ void model_ingest(struct model *m, const void *rec)
 		{
 			struct model_thread *t = thread_of(m, (pid_t)c->tid);
 
+			/* Its rows took its name at each sample: the samples so far, the old. */
+			forget_thread_memos(m, t);
 			memcpy(t->comm, c->comm, sizeof(c->comm));
 			t->comm[sizeof(t->comm) - 1] = '\0';
 			st_text_safe(t->comm);	/* the target names itself */
@@ -952,9 +1040,11 @@ static size_t rows_by_process(const struct model *m, struct model_row **rows)
 	const struct model_proc_sym *ps;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next) {
-		if (!ps->totals.samples)
+		struct model_sym t = model_proc_sym_totals(m, ps);
+
+		if (!t.samples)
 			continue;
-		fill_row(m, &r[n], ps->key.id, &ps->totals);
+		fill_row(m, &r[n], ps->key.id, &t);
 		r[n].pid = ps->key.pid;
 		r[n++].comm = ps->comm;
 	}
@@ -971,16 +1061,6 @@ static int by_command(const void *pa, const void *pb)
 	return c ? c : (a->key.id > b->key.id) - (a->key.id < b->key.id);
 }
 
-static void sum_into(struct model_sym *to, const struct model_sym *t)
-{
-	to->samples += t->samples;
-	to->weight += t->weight;
-	to->cycles += t->cycles;
-	to->instructions += t->instructions;
-	for (int e = 0; e < ST_MAX_SAMPLED; e++)
-		to->event_weight[e] += t->event_weight[e];
-}
-
 /* perf's -s comm: a row per command and symbol, its processes' samples summed. */
 static size_t rows_by_command(const struct model *m, struct model_row **rows)
 {
@@ -990,7 +1070,7 @@ static size_t rows_by_command(const struct model *m, struct model_row **rows)
 	const struct model_proc_sym *ps;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next)
-		if (ps->totals.samples)
+		if (model_proc_sym_totals(m, ps).samples)
 			all[k++] = ps;
 	qsort(all, k, sizeof(*all), by_command);
 	for (size_t i = 0; i < k;) {
@@ -998,8 +1078,11 @@ static size_t rows_by_command(const struct model *m, struct model_row **rows)
 		size_t j = i;
 
 		for (; j < k && all[j]->key.id == all[i]->key.id &&
-		       !strcmp(all[j]->comm, all[i]->comm); j++)
-			sum_into(&sum, &all[j]->totals);
+		       !strcmp(all[j]->comm, all[i]->comm); j++) {
+			struct model_sym t = model_proc_sym_totals(m, all[j]);
+
+			sum_into(&sum, &t);
+		}
 		fill_row(m, &r[n], all[i]->key.id, &sum);
 		r[n].comm = all[i]->comm;
 		r[n++].processes = (uint32_t)(j - i);

@@ -221,10 +221,16 @@ struct model {
 	 */
 	struct model_rows thread_rows, proc_rows;
 	/*
-	 * By symbol id: the rows its last sample counted in.  A thread that
-	 * runs on in one function finds them with no lookup (two rows, three
-	 * cache misses each).  rows_gen moves on whenever a row or thread is
-	 * freed; a memo of an older one is stale.
+	 * By symbol id: the rows its last sample counted in, and what the
+	 * samples since then add to them (pending).  A thread that runs on in
+	 * one function finds them with no lookup, and counts in this one
+	 * line, not in the two rows: a large program's rows are spread over
+	 * memory (a clang++ sample missed the cache on each).  pending goes
+	 * into the rows when the memo is another's (model.c memo_flush) and
+	 * before a row goes; readers add it (model_proc_sym_totals,
+	 * model_thread_sym_samples).  A memo whose thread goes is flushed and
+	 * forgotten; rows_gen moves on when every row goes, and a memo of an
+	 * older one is stale.  A line each (64-byte aligned).
 	 */
 	struct model_row_memo {
 		pid_t tid, pid;
@@ -232,6 +238,7 @@ struct model {
 		struct model_thread *thread;
 		struct model_thread_sym *thread_sym;
 		struct model_proc_sym *proc_sym;
+		struct model_sym pending;
 	} *row_memo;
 	size_t row_memo_cap;
 	uint32_t rows_gen;
@@ -438,6 +445,9 @@ size_t model_thread_rows(const struct model *m, struct model_thread_row **rows);
 /* A thread's n heaviest symbols into out (model_row, sorted); the count. */
 size_t model_thread_top(const struct model *m, const struct model_thread *t,
 			struct model_row *out, size_t n);
+/* A process's row's totals and a thread's row's samples, with what their memo counts still. */
+struct model_sym model_proc_sym_totals(const struct model *m, const struct model_proc_sym *ps);
+uint64_t model_thread_sym_samples(const struct model *m, const struct model_thread_sym *ts);
 
 /* Samples no symbol explains, as a percentage of all samples. */
 double model_unknown_pct(const struct model *m);

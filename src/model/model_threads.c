@@ -71,8 +71,8 @@ size_t model_thread_top(const struct model *m, const struct model_thread *t,
 	all = st_xcalloc(count ? count : 1, sizeof(*all));
 	for (ts = t->syms; ts; ts = ts->next) {
 		all[k].sym = symbolizer_symbol(m->symbols, ts->key.id);
-		all[k].samples = ts->samples;
-		all[k].self = t->samples ? 100.0 * (double)ts->samples / (double)t->samples : 0;
+		all[k].samples = model_thread_sym_samples(m, ts);
+		all[k].self = t->samples ? 100.0 * (double)all[k].samples / (double)t->samples : 0;
 		all[k].ipc = NAN;
 		k++;
 	}
@@ -110,8 +110,8 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 	size_t n = 0;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next) {
-		uint64_t w = model_shown_weight(m, ps->totals.weight,
-						ps->totals.event_weight);
+		struct model_sym tot = model_proc_sym_totals(m, ps);
+		uint64_t w = model_shown_weight(m, tot.weight, tot.event_weight);
 
 		HASH_FIND(hh, procs, &ps->key.pid, sizeof(pid_t), p);
 		if (!p) {
@@ -119,10 +119,10 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 			p->pid = p->row.pid = ps->key.pid;
 			HASH_ADD(hh, procs, pid, sizeof(p->pid), p);
 		}
-		p->row.samples += ps->totals.samples;
+		p->row.samples += tot.samples;
 		p->row.weight += w;
-		p->cycles += ps->totals.cycles;
-		p->instructions += ps->totals.instructions;
+		p->cycles += tot.cycles;
+		p->instructions += tot.instructions;
 		if (w > p->top_weight || !p->row.top) {
 			p->top_weight = w;
 			p->row.top = symbolizer_symbol(m->symbols, ps->key.id);
