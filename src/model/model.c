@@ -456,31 +456,12 @@ static void count_process(struct model *m, const struct st_sample *s, uint32_t s
 	name_process(memo->proc_sym, memo->thread, (pid_t)s->pid);
 }
 
-/* The memo array grown to id, each memo on its own cache line. */
-static void row_memo_grow(struct model *m, uint32_t id)
-{
-	size_t cap = m->row_memo_cap ? m->row_memo_cap : 256;
-	struct model_row_memo *v;
-
-	if (id < m->row_memo_cap)
-		return;
-	while (cap <= id)
-		cap *= 2;
-	v = st_xcheck(aligned_alloc(64, cap * sizeof(*v)));
-	if (m->row_memo)
-		memcpy(v, m->row_memo, m->row_memo_cap * sizeof(*v));
-	memset(v + m->row_memo_cap, 0, (cap - m->row_memo_cap) * sizeof(*v));
-	free(m->row_memo);
-	m->row_memo = v;
-	m->row_memo_cap = cap;
-}
-
 /* The rows sym's last sample counted in, if they are this sample's and still kept; else none. */
 static struct model_row_memo *row_memo_of(struct model *m, const struct st_sample *s, uint32_t id)
 {
 	struct model_row_memo *memo;
 
-	row_memo_grow(m, id);
+	ST_GROW(m->row_memo, m->row_memo_cap, (size_t)id + 1);
 	memo = &m->row_memo[id];
 	if (memo->gen != m->rows_gen + 1 || memo->tid != (pid_t)s->tid ||
 	    memo->pid != (pid_t)s->pid) {

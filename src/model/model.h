@@ -223,14 +223,15 @@ struct model {
 	/*
 	 * By symbol id: the rows its last sample counted in, and what the
 	 * samples since then add to them (pending).  A thread that runs on in
-	 * one function finds them with no lookup, and counts in this one
-	 * line, not in the two rows: a large program's rows are spread over
+	 * one function finds them with no lookup, and counts in the memo,
+	 * not in the two rows: a large program's rows are spread over
 	 * memory (a clang++ sample missed the cache on each).  pending goes
 	 * into the rows when the memo is another's (model.c memo_flush) and
 	 * before a row goes; readers add it (model_proc_sym_totals,
 	 * model_thread_sym_samples).  A memo whose thread goes is flushed and
 	 * forgotten; rows_gen moves on when every row goes, and a memo of an
-	 * older one is stale.  A line each (64-byte aligned).
+	 * older one is stale.  (Aligned to a cache line each, a clang++
+	 * record missed the cache more often: 10.96 against 10.76.)
 	 */
 	struct model_row_memo {
 		pid_t tid, pid;
