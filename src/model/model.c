@@ -238,9 +238,9 @@ void model_free(struct model *m)
 	obs_model_free(&m->obs);
 	ibs_model_free(&m->ibs);
 	free(m->per_sym);
-	free(m->row_memo);
 	free(m->root_kind);
-	thread_free_all(m);
+	thread_free_all(m);	/* before the memos: a thread's go with it */
+	free(m->row_memo);
 	rows_free(&m->thread_rows);
 	free(m->timeline);
 	history_free(&m->history);
