@@ -230,8 +230,7 @@ struct model {
 	 * before a row goes; readers add it (model_proc_sym_totals,
 	 * model_thread_sym_samples).  A memo whose thread goes is flushed and
 	 * forgotten; rows_gen moves on when every row goes, and a memo of an
-	 * older one is stale.  (Aligned to a cache line each, a clang++
-	 * record missed the cache more often: 10.96 against 10.76.)
+	 * older one is stale.
 	 */
 	struct model_row_memo {
 		pid_t tid, pid;

@@ -259,11 +259,20 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
  * s's callers' key in generation gen (callers_seen_key): the one
  * model_prefetch made for this record, if it did in this generation.
  */
-static uint64_t callers_key(struct model *m, const struct st_sample *s, uint64_t gen)
+/* A frame-pointer chain's key in callers seen (0: none kept for it). */
+static uint64_t chain_key(struct model *m, const struct st_sample *s, uint64_t gen)
 {
 	const uint64_t *ips;
 	size_t n;
 
+	ips = raw_callers(s, &n);
+	return callers_seen_key(&m->callers_seen, gen, ips, n,
+				(s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0);
+}
+
+/* The key the look-ahead made for this sample, else made now. */
+static uint64_t callers_key(struct model *m, const struct st_sample *s, uint64_t gen)
+{
 	for (unsigned i = m->key_memo_take; i != m->key_memo_put; i++) {
 		const struct model_key_memo *k = &m->key_memo[i % MODEL_KEY_MEMO];
 
@@ -274,14 +283,12 @@ static uint64_t callers_key(struct model *m, const struct st_sample *s, uint64_t
 			break;
 		}
 	}
-	ips = raw_callers(s, &n);
-	return callers_seen_key(&m->callers_seen, gen, ips, n,
-				(s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0);
+	return chain_key(m, s, gen);
 }
 
 /* A frame-pointer chain whose callers were seen in this generation: the leaf under their node. */
 static bool take_seen_callers(struct model *m, const struct st_sample *s, uint32_t leaf,
-			      uint64_t key, uint64_t gen, uint32_t *node)
+			      uint64_t key, uint64_t gen, bool truncated, uint32_t *node)
 {
 	const struct callers_seen_entry *e = callers_seen_find(&m->callers_seen, key, gen);
 
@@ -291,8 +298,8 @@ static bool take_seen_callers(struct model *m, const struct st_sample *s, uint32
 	m->tree_unknown += e->unknown;
 	if (s->cpumode == ST_MODE_USER)
 		count_fp_chain(m, e->root);
-	*node = cct_add_under(&m->tree, e->node, leaf, (size_t)e->frames + 1,
-			      (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0, s->period ? s->period : 1);
+	*node = cct_add_under(&m->tree, e->node, leaf, (size_t)e->frames + 1, truncated,
+			      s->period ? s->period : 1);
 	return true;
 }
 
@@ -316,15 +323,11 @@ static void remember_callers(struct model *m, uint64_t key, uint64_t gen, const 
 void model_prefetch_chain(struct model *m, const struct st_sample *s)
 {
 	uint64_t gen, key;
-	const uint64_t *ips;
-	size_t n;
 
 	if (s->flags & ST_SAMPLE_HAS_STACK)
 		return;
 	gen = symbolizer_generation(m->symbols, (pid_t)s->pid);
-	ips = raw_callers(s, &n);
-	key = callers_seen_key(&m->callers_seen, gen, ips, n,
-			       (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0);
+	key = chain_key(m, s, gen);
 	if (!key)
 		return;
 	if (m->key_memo_put - m->key_memo_take == MODEL_KEY_MEMO)
@@ -370,7 +373,7 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 		if (plain) {
 			gen = symbolizer_generation(m->symbols, (pid_t)s->pid);
 			key = callers_key(m, s, gen);
-			if (take_seen_callers(m, s, leaf, key, gen, &node))
+			if (take_seen_callers(m, s, leaf, key, gen, truncated, &node))
 				goto counters;
 		}
 		k = take_kernel_chain(m, s, frames, false);
