@@ -1,6 +1,6 @@
 /*
  * test_ui.c - the UI's pieces that need no terminal: the key table
- * against the README (one source for keys), the list widget (selection,
+ * against the README (one source for keys), the browser (selection,
  * paging, search, filter), bars with and without UTF-8, and the shared
  * columns, and the icicle's layout and moves (drawn into a window of a
  * terminal that writes to /dev/null).  `test_ui --markdown` prints the
@@ -16,7 +16,8 @@
 #include "ui/draw.h"
 #include "ui/icicle.h"
 #include "ui/keys.h"
-#include "ui/list.h"
+#include "ui/browser.h"
+#include "ui/theme.h"
 #include "ui/settings.h"
 
 #include <curses.h>
@@ -104,20 +105,35 @@ static void test_key_table(void)
 /* A list over ids: items[] holds ids, names[] their text. */
 static uint64_t items[8];
 static const char *names[8];
+static size_t nitems;
 
-static uint64_t item_id(void *ctx, size_t i)
+static void list_items(struct browser *b, const struct browser_item *parent)
 {
-	(void)ctx;
-	return items[i];
+	(void)parent;
+	for (size_t i = 0; i < nitems; i++)
+		browser_add(b, items[i], i, false);
 }
 
-static const char *item_text(void *ctx, size_t i)
+static bool list_match(struct browser *b, const struct browser_item *it, const char *needle)
 {
-	(void)ctx;
-	return names[i];
+	(void)b;
+	return strcasestr(names[it->ref], needle) != NULL;
 }
 
-static void set_items(struct list *l, const uint64_t *ids, size_t n)
+static int list_write(struct browser *b, const struct browser_item *it, char *line, size_t len,
+		      int cols)
+{
+	(void)b;
+	(void)cols;
+	snprintf(line, len, "%*s%s", it->depth * 2, "", names[it->ref]);
+	return TH_ROW;
+}
+
+static const struct browser_ops list_ops = {
+	.items = list_items, .write = list_write, .match = list_match,
+};
+
+static void set_items(struct browser *b, const uint64_t *ids, size_t n)
 {
 	static const char *const all[] = { "alpha", "beta", "gamma", "delta",
 		"epsilon", "zeta", "eta", "theta" };
@@ -126,22 +142,29 @@ static void set_items(struct list *l, const uint64_t *ids, size_t n)
 		items[i] = ids[i];
 		names[i] = all[ids[i]];
 	}
-	l->n = n;
-	list_refreshed(l);
+	nitems = n;
+	browser_rebuild(b);
 }
 
-static void test_list(void)
+static const char *selected_name(const struct browser *b)
 {
-	struct list l = { .height = 3, .id = item_id, .text = item_text };
+	return names[browser_selected(b)->ref];
+}
+
+static void test_browser_list(void)
+{
+	struct browser l;
 	static const uint64_t first[] = { 0, 1, 2, 3, 4, 5 };
 	static const uint64_t reordered[] = { 5, 3, 1, 0, 2, 4 };
 	static const uint64_t gone[] = { 5, 1, 0, 2 };
 
+	browser_init(&l, &list_ops, NULL, "item", false);
+	l.height = 3;
 	set_items(&l, first, 6);
 	CHECK(l.selected == 0 && l.have_selection);
-	CHECK(list_key(&l, KEY_DOWN, UA_DOWN) == LIST_MOVED);
-	list_key(&l, 'j', UA_DOWN);
-	list_key(&l, 'j', UA_DOWN);
+	CHECK(browser_key(&l, KEY_DOWN, UA_DOWN) == BROWSER_MOVED);
+	browser_key(&l, 'j', UA_DOWN);
+	browser_key(&l, 'j', UA_DOWN);
 	CHECK_EQ_U64(l.selected, 3);
 	CHECK_EQ_U64(l.top, 1);			/* kept visible: rows 1-3 */
 	/* The selection follows its item (id 3) when the order changes. */
@@ -152,40 +175,149 @@ static void test_list(void)
 	set_items(&l, gone, 4);
 	CHECK_EQ_U64(l.selected, 1);
 	/* Paging stops at the ends. */
-	list_key(&l, KEY_NPAGE, UA_PAGE_DOWN);
+	browser_key(&l, KEY_NPAGE, UA_PAGE_DOWN);
 	CHECK_EQ_U64(l.selected, 3);
-	list_key(&l, KEY_PPAGE, UA_PAGE_UP);
-	list_key(&l, KEY_PPAGE, UA_PAGE_UP);
+	browser_key(&l, KEY_PPAGE, UA_PAGE_UP);
+	browser_key(&l, KEY_PPAGE, UA_PAGE_UP);
 	CHECK_EQ_U64(l.selected, 0);
 	/* Incremental search: "ze" finds zeta; F3 wraps to it again. */
 	set_items(&l, first, 6);
-	list_key(&l, '/', UA_SEARCH);
+	browser_key(&l, '/', UA_SEARCH);
 	CHECK(l.search.active);
-	list_key(&l, 'z', ui_key_action('z'));	/* typed, not "zero" */
-	list_key(&l, 'e', UA_NONE);
-	CHECK(!strcmp(names[l.selected], "zeta"));
-	list_key(&l, KEY_F(3), UA_SEARCH);
-	CHECK(!strcmp(names[l.selected], "zeta"));
-	list_key(&l, '\n', UA_OPEN);
+	browser_key(&l, 'z', ui_key_action('z'));	/* typed, not "zero" */
+	browser_key(&l, 'e', UA_NONE);
+	CHECK(!strcmp(selected_name(&l), "zeta"));
+	browser_key(&l, KEY_F(3), UA_SEARCH);
+	CHECK(!strcmp(selected_name(&l), "zeta"));
+	browser_key(&l, '\n', UA_OPEN);
 	CHECK(!l.search.active && !strcmp(l.search.text, "ze"));
-	list_key(&l, 'n', UA_SEARCH_NEXT);
+	browser_key(&l, 'n', UA_SEARCH_NEXT);
 	CHECK(!l.search_failed);
 	/* No match is said, the selection stays. */
-	list_key(&l, '/', UA_SEARCH);
-	list_key(&l, 'q', UA_QUIT);
-	CHECK(l.search_failed && !strcmp(names[l.selected], "zeta"));
-	list_key(&l, 27, UA_BACK);
+	browser_key(&l, '/', UA_SEARCH);
+	browser_key(&l, 'q', UA_QUIT);
+	CHECK(l.search_failed && !strcmp(selected_name(&l), "zeta"));
+	browser_key(&l, 27, UA_BACK);
 	CHECK(!l.search.active && !l.search.text[0]);
-	/* The filter: typed text, changes ask for a rebuild; Esc clears it. */
-	CHECK(list_key(&l, '\\', UA_FILTER) == LIST_MOVED);
-	CHECK(list_key(&l, 'E', UA_NONE) == LIST_FILTERED);
-	CHECK(list_passes_filter(&l, "beta") && !list_passes_filter(&l, "gamma"));
-	CHECK(list_key(&l, 27, UA_BACK) == LIST_FILTERED);
-	CHECK(list_passes_filter(&l, "gamma"));
+	/* The filter: typed text rebuilds the rows; Esc clears it. */
+	CHECK(browser_key(&l, '\\', UA_FILTER) == BROWSER_MOVED);
+	browser_key(&l, 'E', UA_NONE);	/* beta, delta, zeta, ... */
+	CHECK_EQ_U64(l.n, 4);
+	CHECK(!strcmp(names[l.rows[0].ref], "beta"));
+	browser_key(&l, 27, UA_BACK);
+	CHECK_EQ_U64(l.n, 6);
 	/* Empty lists are safe. */
 	set_items(&l, first, 0);
-	CHECK(list_key(&l, KEY_END, UA_LAST) == LIST_MOVED);
+	CHECK(browser_key(&l, KEY_END, UA_LAST) == BROWSER_MOVED);
 	CHECK_EQ_U64(l.selected, 0);
+	CHECK(browser_selected(&l) == NULL);
+	browser_free(&l);
+}
+
+/*
+ * A tree: node k's parent is parent_of[k] (0 the top); its name names[k].
+ * `swap` reverses each node's children, as a re-sort or a transform
+ * would reorder them; `shift` moves every ref, as another tree's node
+ * numbers: what is open must stay by id.
+ */
+static const int parent_of[] = { -1, 0, 0, 1, 1, 3, 2, 6 };
+static const char *const tree_names[] = { "", "main", "idle", "parse", "emit", "lex",
+					  "wait", "deep_inside" };
+static bool swap;
+static uint64_t shift;
+
+static void tree_items(struct browser *b, const struct browser_item *parent)
+{
+	int at = parent ? (int)(parent->ref - shift) : 0;
+	int n = (int)(sizeof(parent_of) / sizeof(parent_of[0]));
+
+	for (int i = 0; i < n; i++) {
+		int k = swap ? n - i : i;
+		bool kids = false;
+
+		if (k < 1 || k >= n || parent_of[k] != at)
+			continue;
+		for (int j = 1; j < n; j++)
+			kids |= parent_of[j] == k;
+		browser_add(b, browser_child_id(parent ? parent->id : 0, (uint64_t)k),
+			    (uint64_t)k + shift, kids);
+	}
+}
+
+static bool tree_match(struct browser *b, const struct browser_item *it, const char *needle)
+{
+	(void)b;
+	return strcasestr(tree_names[it->ref - shift], needle) != NULL;
+}
+
+static const char *tree_selected(const struct browser *b)
+{
+	return tree_names[browser_selected(b)->ref - shift];
+}
+
+static bool main_opens(struct browser *b, const struct browser_item *it)
+{
+	(void)b;
+	return it->ref - shift == 1;	/* main is hot */
+}
+
+static void test_browser_tree(void)
+{
+	static const struct browser_ops ops = {
+		.items = tree_items, .write = list_write, .match = tree_match,
+		.opens = main_opens,
+	};
+	struct browser b;
+
+	browser_init(&b, &ops, NULL, "function", true);
+	b.height = 10;
+	browser_rebuild(&b);
+	/* main opens by itself (hot): main, parse, emit, idle. */
+	CHECK_EQ_U64(b.n, 4);
+	CHECK(!strcmp(tree_selected(&b), "main") && b.rows[0].open);
+	/* Search finds a function in a closed subtree and opens its callers. */
+	browser_key(&b, '/', UA_SEARCH);
+	browser_key(&b, 'd', UA_NONE);
+	browser_key(&b, 'e', UA_NONE);
+	browser_key(&b, 'e', UA_NONE);
+	browser_key(&b, '\n', UA_OPEN);
+	CHECK(!strcmp(tree_selected(&b), "deep_inside"));
+	CHECK_EQ_U64(b.n, 6);
+	CHECK_EQ_U64(browser_selected(&b)->depth, 2);
+	/* Left goes to the caller when there is nothing to close, then closes it. */
+	browser_key(&b, KEY_LEFT, UA_BACK);
+	CHECK(!strcmp(tree_selected(&b), "wait"));
+	browser_key(&b, KEY_LEFT, UA_BACK);
+	CHECK(!strcmp(tree_selected(&b), "wait") && !browser_selected(&b)->open);
+	CHECK_EQ_U64(b.n, 5);
+	/* Closed by hand, main stays closed though hot; it survives reordering and new refs. */
+	browser_select(&b, 0);
+	browser_key(&b, '-', UA_NONE);
+	CHECK_EQ_U64(b.n, 3);	/* main, idle (opened by the search), wait */
+	swap = true;
+	shift = 100;
+	browser_rebuild(&b);
+	CHECK_EQ_U64(b.n, 3);
+	CHECK(!strcmp(tree_names[b.rows[2].ref - shift], "main") && !b.rows[2].open);
+	CHECK(!strcmp(tree_selected(&b), "main"));	/* by id, not by place */
+	/* * opens everything under it. */
+	browser_key(&b, '*', UA_NONE);
+	CHECK_EQ_U64(b.n, 6);
+	browser_key(&b, KEY_RIGHT, UA_OPEN);
+	CHECK(!strcmp(tree_selected(&b), "main"));
+	/* A reveal opens a path and selects its end. */
+	{
+		uint64_t ids[3];
+
+		ids[0] = browser_child_id(0, 2);
+		ids[1] = browser_child_id(ids[0], 6);
+		ids[2] = browser_child_id(ids[1], 7);
+		browser_reveal(&b, ids, 3);
+		CHECK(!strcmp(tree_selected(&b), "deep_inside"));
+	}
+	swap = false;
+	shift = 0;
+	browser_free(&b);
 }
 
 static void test_bars(void)
@@ -446,7 +578,8 @@ int main(int argc, char **argv)
 	}
 	test_readme_keys();
 	test_key_table();
-	test_list();
+	test_browser_list();
+	test_browser_tree();
 	test_bars();
 	test_columns();
 	test_settings();

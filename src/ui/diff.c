@@ -8,7 +8,7 @@
 #include "output/columns.h"
 #include "session.h"
 #include "ui/draw.h"
-#include "ui/list.h"
+#include "ui/browser.h"
 #include "ui/ui_internal.h"
 
 #include <math.h>
@@ -18,7 +18,7 @@
 
 struct diff_view {
 	struct view v;
-	struct list list;
+	struct browser rows_shown;
 	bool paths;		/* p: calling contexts, not symbols */
 	struct model_diff d;
 	const struct model *of;	/* the tables d was made of ... */
@@ -39,20 +39,53 @@ static uint64_t name_id(const char *a, const char *b)
 	return h;
 }
 
-static uint64_t diff_id(void *ctx, size_t i)
+static void diff_items(struct browser *b, const struct browser_item *parent)
 {
-	const struct diff_view *d = ctx;
+	const struct diff_view *d = b->ctx;
 
-	return d->paths ? name_id(d->d.paths[i].path, NULL)
-			: name_id(d->d.rows[i].module, d->d.rows[i].name);
+	(void)parent;
+	for (size_t i = 0; i < (d->paths ? d->d.npaths : d->d.nrows); i++)
+		browser_add(b, d->paths ? name_id(d->d.paths[i].path, NULL)
+				: name_id(d->d.rows[i].module, d->d.rows[i].name), i, false);
 }
 
-static const char *diff_text(void *ctx, size_t i)
+static bool diff_match(struct browser *b, const struct browser_item *it, const char *needle)
 {
-	const struct diff_view *d = ctx;
+	const struct diff_view *d = b->ctx;
 
-	return d->paths ? d->d.paths[i].path : d->d.rows[i].name;
+	return strcasestr(d->paths ? d->d.paths[it->ref].path : d->d.rows[it->ref].name, needle);
 }
+
+static int diff_write(struct browser *b, const struct browser_item *it, char *line, size_t len,
+		      int cols)
+{
+	const struct diff_view *d = b->ctx;
+
+	(void)cols;
+	if (d->paths)
+		diff_columns_path(line, len, &d->d.paths[it->ref]);
+	else
+		diff_columns_row(line, len, &d->d.rows[it->ref]);
+	return TH_ROW;
+}
+
+static void diff_title(struct browser *b, char *line, size_t len, int cols)
+{
+	const struct diff_view *d = b->ctx;
+	const struct ui *ui = d->v.ui;
+
+	(void)cols;
+	diff_columns_title(line, len, d->paths);
+	snprintf(line + strlen(line), len - strlen(line), "  (A %s, B %s; p %s)",
+		 ui->s->opt->replay_path, ui->s->opt->diff_path, d->paths ? "symbols" : "paths");
+}
+
+static const struct browser_ops diff_browser = {
+	.items = diff_items,
+	.write = diff_write,
+	.match = diff_match,
+	.title = diff_title,
+};
 
 static void diff_refresh(struct view *v)
 {
@@ -69,55 +102,25 @@ static void diff_refresh(struct view *v)
 		d->of_from = s->range_from;
 		d->of_to = s->range_to;
 	}
-	d->list.n = d->paths ? d->d.npaths : d->d.nrows;
-	list_refreshed(&d->list);
-}
-
-static void row_line(const struct diff_view *d, size_t i, char *line, size_t len)
-{
-	if (d->paths)
-		diff_columns_path(line, len, &d->d.paths[i]);
-	else
-		diff_columns_row(line, len, &d->d.rows[i]);
+	browser_rebuild(&d->rows_shown);
 }
 
 static void diff_draw(struct view *v, WINDOW *w)
 {
 	struct diff_view *d = (struct diff_view *)v;
-	const struct ui *ui = v->ui;
-	int lines, cols;
-	char line[4096];
 
-	getmaxyx(w, lines, cols);
-	d->list.height = lines - 1;
-	list_select(&d->list, (long)d->list.selected);
-	diff_columns_title(line, sizeof(line), d->paths);
-	snprintf(line + strlen(line), sizeof(line) - strlen(line), "  (A %s, B %s; p %s)",
-		 ui->s->opt->replay_path, ui->s->opt->diff_path, d->paths ? "symbols" : "paths");
-	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
-	for (int r = 0; r < lines - 1; r++) {
-		size_t i = d->list.top + (size_t)r;
-
-		if (i >= d->list.n) {
-			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
-			continue;
-		}
-		row_line(d, i, line, sizeof(line));
-		draw_text(w, 1 + r, 0, cols, i == d->list.selected ? ui->attr[TH_SELECTED]
-			  : ui->attr[TH_ROW], line);
-	}
+	browser_draw(&d->rows_shown, w, 0, 0, getmaxx(w), getmaxy(w), true, v->ui->attr);
 }
 
 static enum view_reaction diff_key(struct view *v, int code, enum ui_action a)
 {
 	struct diff_view *d = (struct diff_view *)v;
 
-	if (list_key(&d->list, code, a) == LIST_MOVED)
+	if (view_browse(v, &d->rows_shown, code, a) != VIEW_IGNORED)
 		return VIEW_REDRAW;
 	if (code == 'p') {
 		d->paths = !d->paths;
-		d->list.have_selection = false;
-		d->list.selected = d->list.top = 0;
+		browser_forget_selection(&d->rows_shown);
 		return VIEW_REQUERY;
 	}
 	if (a == UA_BACK || a == UA_DIFF)
@@ -127,7 +130,10 @@ static enum view_reaction diff_key(struct view *v, int code, enum ui_action a)
 
 static void diff_destroy(struct view *v)
 {
-	model_diff_free(&((struct diff_view *)v)->d);
+	struct diff_view *d = (struct diff_view *)v;
+
+	browser_free(&d->rows_shown);
+	model_diff_free(&d->d);
 	free(v);
 }
 
@@ -148,8 +154,7 @@ struct view *diff_view_create(struct ui *ui)
 {
 	struct diff_view *d = view_new(sizeof(*d), &diff_ops, ui);
 
-	d->list.id = diff_id;
-	d->list.text = diff_text;
-	d->list.ctx = d;
+	browser_init(&d->rows_shown, &diff_browser, d, "row", false);
+	d->v.browser = &d->rows_shown;
 	return &d->v;
 }

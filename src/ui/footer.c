@@ -2,6 +2,7 @@
  * footer.c - the last line: a view's prompt, a one-shot message, or the
  * keys the top view binds, labelled from the key table (keys.c).
  */
+#include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
 #include "symbols/symbols.h"
@@ -16,6 +17,10 @@ void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
 
 	if (top->ops->status && top->ops->status(top, buf, sizeof(buf), &warning)) {
 		draw_text(w, 0, 0, cols, ui->attr[warning ? TH_WARNING : TH_SEARCH], buf);
+		return;
+	}
+	if (top->browser && browser_status(top->browser, buf, sizeof(buf))) {
+		draw_text(w, 0, 0, cols, ui->attr[TH_SEARCH], buf);
 		return;
 	}
 	if (ui->message[0]) {

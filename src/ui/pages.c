@@ -8,92 +8,105 @@
 #include "output/report.h"
 #include "session.h"
 #include "ui/draw.h"
-#include "ui/list.h"
+#include "ui/browser.h"
 #include "ui/ui_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct pages_view {
 	struct view v;
-	struct list list;
+	struct browser rows_shown;
 	const struct ibs_page **pages;
 	size_t n;
-	char syms[256];
 };
 
-static uint64_t page_id(void *ctx, size_t i)
+static void pages_items(struct browser *b, const struct browser_item *parent)
 {
-	return ((struct pages_view *)ctx)->pages[i]->key.base;
+	const struct pages_view *p = b->ctx;
+
+	(void)parent;
+	for (size_t i = 0; i < p->n; i++)
+		browser_add(b, p->pages[i]->key.base, i, false);
 }
 
-static const char *page_text(void *ctx, size_t i)
+static bool pages_match(struct browser *b, const struct browser_item *it, const char *needle)
 {
-	struct pages_view *p = ctx;
+	const struct pages_view *p = b->ctx;
+	char syms[256];
 
-	report_ibs_page_symbols(&p->v.ui->s->model, p->pages[i], p->syms, sizeof(p->syms));
-	return p->syms;
+	report_ibs_page_symbols(&p->v.ui->s->model, p->pages[it->ref], syms, sizeof(syms));
+	return strcasestr(syms, needle) != NULL;
 }
+
+static int pages_write(struct browser *b, const struct browser_item *it, char *line,
+		       size_t len, int cols)
+{
+	const struct pages_view *p = b->ctx;
+	const struct ibs_page *pg = p->pages[it->ref];
+	char syms[256];
+
+	(void)cols;
+	report_ibs_page_symbols(&p->v.ui->s->model, pg, syms, sizeof(syms));
+	snprintf(line, len, "%7d %#-18" PRIx64 " %4" PRIu64 "%c %7" PRIu64
+		 " %7" PRIu64 " %7" PRIu64 " %6.0f  %s", (int)pg->key.pid, pg->key.base,
+		 pg->size >= 1u << 30 ? pg->size >> 30 : pg->size >= 1u << 20
+		 ? pg->size >> 20 : pg->size >> 10,
+		 pg->size >= 1u << 30 ? 'G' : pg->size >= 1u << 20 ? 'M' : 'K', pg->loads,
+		 pg->stores, pg->dc_misses,
+		 pg->lat_n ? (double)pg->lat_sum / (double)pg->lat_n : 0.0, syms);
+	return TH_ROW;
+}
+
+static void pages_title(struct browser *b, char *line, size_t len, int cols)
+{
+	(void)b;
+	(void)cols;
+	snprintf(line, len, "%7s %-18s %5s %7s %7s %7s %6s  %s", "PID", "PAGE", "SIZE",
+		 "LOADS", "STORES", "MISSES", "LAT", "SYMBOLS");
+}
+
+static const struct browser_ops pages_browser = {
+	.items = pages_items,
+	.write = pages_write,
+	.match = pages_match,
+	.title = pages_title,
+};
 
 static void pages_refresh(struct view *v)
 {
 	struct pages_view *p = (struct pages_view *)v;
 
 	free(p->pages);
-	p->n = p->list.n = ibs_model_pages(&v->ui->s->model.ibs, &p->pages);
-	list_refreshed(&p->list);
+	p->n = ibs_model_pages(&v->ui->s->model.ibs, &p->pages);
+	browser_rebuild(&p->rows_shown);
 }
 
 static void pages_draw(struct view *v, WINDOW *w)
 {
 	struct pages_view *p = (struct pages_view *)v;
 	const struct ui *ui = v->ui;
-	const struct ibs_model *im = &ui->s->model.ibs;
-	int lines, cols;
-	char line[512], syms[256];
+	int lines = getmaxy(w), cols = getmaxx(w);
 
-	getmaxyx(w, lines, cols);
-	p->list.height = lines - 1;
-	list_select(&p->list, (long)p->list.selected);
-	snprintf(line, sizeof(line), "%7s %-18s %5s %7s %7s %7s %6s  %s", "PID", "PAGE", "SIZE",
-		 "LOADS", "STORES", "MISSES", "LAT", "SYMBOLS");
-	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
-	if (!ibs_model_active(im)) {
-		draw_text(w, 1, 0, cols, ui->attr[TH_WARNING],
-			  "no IBS samples: data pages come from AMD IBS (shimtop --ibs on bare "
-			  "metal, or -i a recording made with it)");
-		for (int r = 2; r < lines; r++)
-			draw_text(w, r, 0, cols, ui->attr[TH_ROW], "");
+	if (ibs_model_active(&ui->s->model.ibs)) {
+		browser_draw(&p->rows_shown, w, 0, 0, cols, lines, true, ui->attr);
 		return;
 	}
-	for (int r = 0; r < lines - 1; r++) {
-		size_t i = p->list.top + (size_t)r;
-		const struct ibs_page *pg;
-
-		if (i >= p->n) {
-			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
-			continue;
-		}
-		pg = p->pages[i];
-		report_ibs_page_symbols(&ui->s->model, pg, syms, sizeof(syms));
-		snprintf(line, sizeof(line), "%7d %#-18" PRIx64 " %4" PRIu64 "%c %7" PRIu64
-			 " %7" PRIu64 " %7" PRIu64 " %6.0f  %s", (int)pg->key.pid, pg->key.base,
-			 pg->size >= 1u << 30 ? pg->size >> 30 : pg->size >= 1u << 20
-			 ? pg->size >> 20 : pg->size >> 10,
-			 pg->size >= 1u << 30 ? 'G' : pg->size >= 1u << 20 ? 'M' : 'K', pg->loads,
-			 pg->stores, pg->dc_misses,
-			 pg->lat_n ? (double)pg->lat_sum / (double)pg->lat_n : 0.0, syms);
-		draw_text(w, 1 + r, 0, cols, i == p->list.selected ? ui->attr[TH_SELECTED]
-			  : ui->attr[TH_ROW], line);
-	}
+	browser_draw(&p->rows_shown, w, 0, 0, cols, 1, true, ui->attr);	/* the title */
+	draw_text(w, 1, 0, cols, ui->attr[TH_WARNING],
+		  "no IBS samples: data pages come from AMD IBS (shimtop --ibs on bare "
+		  "metal, or -i a recording made with it)");
+	for (int r = 2; r < lines; r++)
+		draw_text(w, r, 0, cols, ui->attr[TH_ROW], "");
 }
 
 static enum view_reaction pages_key(struct view *v, int code, enum ui_action a)
 {
 	struct pages_view *p = (struct pages_view *)v;
 
-	if (list_key(&p->list, code, a) == LIST_MOVED)
+	if (view_browse(v, &p->rows_shown, code, a) != VIEW_IGNORED)
 		return VIEW_REDRAW;
 	switch (a) {
 	case UA_BACK:
@@ -106,7 +119,10 @@ static enum view_reaction pages_key(struct view *v, int code, enum ui_action a)
 
 static void pages_destroy(struct view *v)
 {
-	free(((struct pages_view *)v)->pages);
+	struct pages_view *p = (struct pages_view *)v;
+
+	browser_free(&p->rows_shown);
+	free(p->pages);
 	free(v);
 }
 
@@ -127,8 +143,7 @@ struct view *pages_view_create(struct ui *ui)
 {
 	struct pages_view *p = view_new(sizeof(*p), &pages_ops, ui);
 
-	p->list.id = page_id;
-	p->list.text = page_text;
-	p->list.ctx = p;
+	browser_init(&p->rows_shown, &pages_browser, p, "page", false);
+	p->v.browser = &p->rows_shown;
 	return &p->v;
 }

@@ -1,6 +1,6 @@
 /*
  * table.c - the per-symbol table view: the shared columns (columns.h)
- * over the model's rows, in the list widget.  Enter opens a symbol's
+ * over the model's rows, in the browser.  Enter opens a symbol's
  * detail.
  */
 #include "model/model.h"
@@ -8,7 +8,7 @@
 #include "session.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"
-#include "ui/list.h"
+#include "ui/browser.h"
 #include "ui/ui_internal.h"
 #include "util.h"
 
@@ -18,80 +18,83 @@
 
 struct table_view {
 	struct view v;
-	struct list list;
-	struct model_row *rows;		/* after the filter */
+	struct browser rows_shown;
+	struct model_row *rows;		/* every row, sorted */
 	size_t nrows;
 };
 
-static uint64_t row_id(void *ctx, size_t i)
+static void table_items(struct browser *b, const struct browser_item *parent)
 {
-	const struct model_row *r = &((struct table_view *)ctx)->rows[i];
+	const struct table_view *t = b->ctx;
 
-	/* A symbol of one process is its own row when rows split by process. */
-	return (uint64_t)(uint32_t)r->pid << 32 | r->sym->id;
+	(void)parent;
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct model_row *r = &t->rows[i];
+
+		/* A symbol of one process is its own row when rows split by process. */
+		browser_add(b, (uint64_t)(uint32_t)r->pid << 32 | r->sym->id, i, false);
+	}
 }
 
-static const char *row_text(void *ctx, size_t i)
+/* A row whose symbol or command matches (htop's F4 and F3). */
+static bool table_match(struct browser *b, const struct browser_item *it, const char *needle)
 {
-	return ((struct table_view *)ctx)->rows[i].sym->name;
+	const struct table_view *t = b->ctx;
+	const struct model_row *r = &t->rows[it->ref];
+
+	return strcasestr(r->sym->name, needle) || (r->comm[0] && strcasestr(r->comm, needle));
 }
 
-/* Re-sorts from the model and filters; the selection stays on its symbol. */
+static int table_write(struct browser *b, const struct browser_item *it, char *line,
+		       size_t len, int cols)
+{
+	const struct table_view *t = b->ctx;
+	const struct model_row *r = &t->rows[it->ref];
+
+	columns_row(line, len, cols, t->v.ui->sort.split, r);
+	return r->sym->unknown ? TH_UNKNOWN : TH_ROW;
+}
+
+static void table_title(struct browser *b, char *line, size_t len, int cols)
+{
+	const struct table_view *t = b->ctx;
+	const struct ui *ui = t->v.ui;
+
+	columns_ibs(ibs_model_active(&session_tables(ui->s)->ibs));
+	columns_title(line, len, cols, ui->sort.split, (int)ui->sort.key[0], ui->invert);
+}
+
+static const struct browser_ops table_browser = {
+	.items = table_items,
+	.write = table_write,
+	.match = table_match,
+	.title = table_title,
+};
+
+/* Re-sorts from the model; the selection stays on its symbol. */
 static void table_refresh(struct view *v)
 {
 	struct table_view *t = (struct table_view *)v;
-	size_t n, kept = 0;
 
 	free(t->rows);
-	n = model_rows_sorted(session_tables(v->ui->s), &v->ui->sort, v->ui->invert, &t->rows);
-	/* The filter keeps a row whose symbol or command matches (htop's F4). */
-	for (size_t i = 0; i < n; i++)
-		if (list_passes_filter(&t->list, t->rows[i].sym->name) ||
-		    (t->rows[i].comm[0] && list_passes_filter(&t->list, t->rows[i].comm)))
-			t->rows[kept++] = t->rows[i];
-	t->nrows = t->list.n = kept;
-	list_refreshed(&t->list);
+	t->nrows = model_rows_sorted(session_tables(v->ui->s), &v->ui->sort, v->ui->invert,
+				     &t->rows);
+	browser_rebuild(&t->rows_shown);
 }
 
 static void table_draw(struct view *v, WINDOW *w)
 {
 	struct table_view *t = (struct table_view *)v;
-	const struct ui *ui = v->ui;
-	int lines, cols;
-	char line[8192];
 
-	getmaxyx(w, lines, cols);
-	t->list.height = lines - 1;
-	list_select(&t->list, (long)t->list.selected);	/* fits a new height */
-	columns_ibs(ibs_model_active(&session_tables(ui->s)->ibs));
-	columns_title(line, sizeof(line), cols, ui->sort.split, (int)ui->sort.key[0],
-		      ui->invert);
-	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
-	if (t->list.filter.text[0] && !t->list.filter.active) {
-		/* A kept filter stays in sight: rows are missing on purpose. */
-		char f[96];
-		int fw;
+	browser_draw(&t->rows_shown, w, 0, 0, getmaxx(w), getmaxy(w), true, v->ui->attr);
+}
 
-		snprintf(f, sizeof(f), " filter: %s ", t->list.filter.text);
-		fw = (int)strlen(f);
-		if (fw < cols / 2)
-			draw_text(w, 0, cols - fw, fw, ui->attr[TH_SEARCH], f);
-	}
-	for (int r = 0; r < lines - 1; r++) {
-		size_t i = t->list.top + (size_t)r;
-		const struct model_row *row;
-		chtype attr;
+/* The selected row's symbol, or NULL. */
+static const struct model_row *selected_row(const struct table_view *t)
+{
+	const struct browser_item *it = browser_selected(&t->rows_shown);
 
-		if (i >= t->nrows) {
-			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
-			continue;
-		}
-		row = &t->rows[i];
-		columns_row(line, sizeof(line), cols, ui->sort.split, row);
-		attr = i == t->list.selected ? ui->attr[TH_SELECTED]
-			: row->sym->unknown ? ui->attr[TH_UNKNOWN] : ui->attr[TH_ROW];
-		draw_text(w, 1 + r, 0, cols, attr, line);
-	}
+	return it ? &t->rows[it->ref] : NULL;
 }
 
 /*
@@ -112,17 +115,8 @@ static enum view_reaction table_key(struct view *v, int code, enum ui_action a)
 {
 	struct table_view *t = (struct table_view *)v;
 
-	switch (list_key(&t->list, code, a)) {
-	case LIST_MOVED:
-		if (a == UA_SEARCH_NEXT && t->list.search_failed)
-			snprintf(v->ui->message, sizeof(v->ui->message),
-				 "no symbol matches '%s'", t->list.search.text);
+	if (view_browse(v, &t->rows_shown, code, a) != VIEW_IGNORED)
 		return VIEW_REDRAW;
-	case LIST_FILTERED:
-		return VIEW_REQUERY;
-	case LIST_IGNORED:
-		break;
-	}
 	switch (a) {
 	case UA_SORT_NEXT:
 		sort_by(v->ui, 1);
@@ -149,9 +143,9 @@ static enum view_reaction table_key(struct view *v, int code, enum ui_action a)
 		v->next = diff_view_create(v->ui);
 		return VIEW_PUSH;
 	case UA_OPEN:
-		if (!t->nrows)
+		if (!selected_row(t))
 			return VIEW_REDRAW;
-		v->next = detail_view_create(v->ui, t->rows[t->list.selected].sym->id);
+		v->next = detail_view_create(v->ui, selected_row(t)->sym->id);
 		return VIEW_PUSH;
 	default:
 		return VIEW_IGNORED;
@@ -174,51 +168,21 @@ static enum view_reaction table_click(struct view *v, int y, int x, bool twice)
 		ui_set_sort(ui, (enum st_sort_key)k);
 		return VIEW_REQUERY;
 	}
-	if (t->list.top + (size_t)(y - 1) >= t->nrows)
+	if (!browser_click(&t->rows_shown, y - 1))
 		return VIEW_REDRAW;
-	list_select(&t->list, (long)(t->list.top + (size_t)(y - 1)));
-	t->list.chosen = true;
 	if (twice) {
-		v->next = detail_view_create(ui, t->rows[t->list.selected].sym->id);
+		v->next = detail_view_create(ui, selected_row(t)->sym->id);
 		return VIEW_PUSH;
 	}
 	return VIEW_REDRAW;
 }
 
-/* A prompt's line replaces the footer while it is open (or filtering). */
-static bool table_status(struct view *v, char *buf, size_t len, bool *warning)
-{
-	const struct table_view *t = (const struct table_view *)v;
-
-	*warning = false;
-	if (t->list.search.active) {
-		snprintf(buf, len, "Search: %s%s", t->list.search.text,
-			 t->list.search_failed ? "  (no match)" : "");
-		return true;
-	}
-	if (t->list.filter.active) {
-		snprintf(buf, len, "Filter: %s", t->list.filter.text);
-		return true;
-	}
-	return false;
-}
-
-static bool table_cursor(struct view *v, int *y, int *x)
-{
-	const struct table_view *t = (const struct table_view *)v;
-	const struct prompt *p = t->list.search.active ? &t->list.search
-		: t->list.filter.active ? &t->list.filter : NULL;
-
-	if (!p)
-		return false;
-	*y = -1;	/* the footer */
-	*x = 8 + (int)strlen(p->text);
-	return true;
-}
-
 static void table_destroy(struct view *v)
 {
-	free(((struct table_view *)v)->rows);
+	struct table_view *t = (struct table_view *)v;
+
+	browser_free(&t->rows_shown);
+	free(t->rows);
 	free(v);
 }
 
@@ -233,8 +197,6 @@ static const struct view_ops table_ops = {
 	.draw = table_draw,
 	.key = table_key,
 	.click = table_click,
-	.cursor = table_cursor,
-	.status = table_status,
 	.destroy = table_destroy,
 	.actions = table_actions,
 };
@@ -243,8 +205,7 @@ struct view *table_view_create(struct ui *ui)
 {
 	struct table_view *t = view_new(sizeof(*t), &table_ops, ui);
 
-	t->list.id = row_id;
-	t->list.text = row_text;
-	t->list.ctx = t;
+	browser_init(&t->rows_shown, &table_browser, t, "symbol", false);
+	t->v.browser = &t->rows_shown;
 	return &t->v;
 }

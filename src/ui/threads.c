@@ -9,36 +9,71 @@
 #include "session.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"
-#include "ui/list.h"
+#include "ui/browser.h"
 #include "ui/ui_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct threads_view {
 	struct view v;
-	struct list list;
+	struct browser rows_shown;
 	bool processes;			/* P: a row per process */
 	struct model_thread_row *rows;
 	struct model_process_row *procs;
 	size_t nrows;
 };
 
-static uint64_t thread_id(void *ctx, size_t i)
+static void threads_items(struct browser *b, const struct browser_item *parent)
 {
-	const struct threads_view *t = ctx;
+	const struct threads_view *t = b->ctx;
 
-	return (uint64_t)(t->processes ? t->procs[i].pid : t->rows[i].t->tid);
+	(void)parent;
+	for (size_t i = 0; i < t->nrows; i++)
+		browser_add(b, (uint64_t)(t->processes ? t->procs[i].pid : t->rows[i].t->tid), i,
+			    false);
 }
 
-static const char *thread_text(void *ctx, size_t i)
+static bool threads_match(struct browser *b, const struct browser_item *it, const char *needle)
 {
-	const struct threads_view *t = ctx;
+	const struct threads_view *t = b->ctx;
+	const char *comm = t->processes ? t->procs[it->ref].comm : t->rows[it->ref].t->comm;
 
-	return t->processes ? (t->procs[i].comm ? t->procs[i].comm : "")
-			    : t->rows[i].t->comm;
+	return comm && strcasestr(comm, needle);
 }
+
+static int threads_write(struct browser *b, const struct browser_item *it, char *line,
+			 size_t len, int cols)
+{
+	const struct threads_view *t = b->ctx;
+
+	(void)cols;
+	if (t->processes)
+		process_columns_row(line, len, &t->procs[it->ref]);
+	else
+		thread_columns_row(line, len, session_tables(t->v.ui->s), &t->rows[it->ref]);
+	return TH_ROW;
+}
+
+static void threads_title(struct browser *b, char *line, size_t len, int cols)
+{
+	const struct threads_view *t = b->ctx;
+
+	(void)cols;
+	if (t->processes)
+		process_columns_title(line, len);
+	else
+		thread_columns_title(line, len);
+}
+
+static const struct browser_ops threads_browser = {
+	.items = threads_items,
+	.write = threads_write,
+	.match = threads_match,
+	.title = threads_title,
+};
 
 static void threads_refresh(struct view *v)
 {
@@ -48,48 +83,24 @@ static void threads_refresh(struct view *v)
 	free(t->procs);
 	t->rows = NULL;
 	t->procs = NULL;
-	t->nrows = t->list.n = t->processes
+	t->nrows = t->processes
 		? model_process_rows(session_tables(v->ui->s), &t->procs)
 		: model_thread_rows(session_tables(v->ui->s), &t->rows);
-	list_refreshed(&t->list);
+	browser_rebuild(&t->rows_shown);
 }
 
 static void threads_draw(struct view *v, WINDOW *w)
 {
 	struct threads_view *t = (struct threads_view *)v;
-	const struct ui *ui = v->ui;
-	int lines, cols;
-	char line[512];
 
-	getmaxyx(w, lines, cols);
-	t->list.height = lines - 1;
-	list_select(&t->list, (long)t->list.selected);
-	if (t->processes)
-		process_columns_title(line, sizeof(line));
-	else
-		thread_columns_title(line, sizeof(line));
-	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
-	for (int r = 0; r < lines - 1; r++) {
-		size_t i = t->list.top + (size_t)r;
-
-		if (i >= t->nrows) {
-			draw_text(w, 1 + r, 0, cols, ui->attr[TH_ROW], "");
-			continue;
-		}
-		if (t->processes)
-			process_columns_row(line, sizeof(line), &t->procs[i]);
-		else
-			thread_columns_row(line, sizeof(line), session_tables(ui->s), &t->rows[i]);
-		draw_text(w, 1 + r, 0, cols, i == t->list.selected ? ui->attr[TH_SELECTED]
-			  : ui->attr[TH_ROW], line);
-	}
+	browser_draw(&t->rows_shown, w, 0, 0, getmaxx(w), getmaxy(w), true, v->ui->attr);
 }
 
 static enum view_reaction threads_key(struct view *v, int code, enum ui_action a)
 {
 	struct threads_view *t = (struct threads_view *)v;
 
-	if (list_key(&t->list, code, a) == LIST_MOVED)
+	if (view_browse(v, &t->rows_shown, code, a) != VIEW_IGNORED)
 		return VIEW_REDRAW;
 	switch (a) {
 	case UA_BACK:
@@ -100,7 +111,7 @@ static enum view_reaction threads_key(struct view *v, int code, enum ui_action a
 		if (t->processes == (a == UA_PROCESSES))
 			return VIEW_POP;
 		t->processes = a == UA_PROCESSES;
-		t->list.have_selection = false;
+		browser_forget_selection(&t->rows_shown);
 		return VIEW_REQUERY;
 	default:
 		return VIEW_IGNORED;
@@ -109,8 +120,11 @@ static enum view_reaction threads_key(struct view *v, int code, enum ui_action a
 
 static void threads_destroy(struct view *v)
 {
-	free(((struct threads_view *)v)->rows);
-	free(((struct threads_view *)v)->procs);
+	struct threads_view *t = (struct threads_view *)v;
+
+	browser_free(&t->rows_shown);
+	free(t->rows);
+	free(t->procs);
 	free(v);
 }
 
@@ -132,8 +146,7 @@ struct view *threads_view_create(struct ui *ui, bool processes)
 	struct threads_view *t = view_new(sizeof(*t), &threads_ops, ui);
 
 	t->processes = processes;
-	t->list.id = thread_id;
-	t->list.text = thread_text;
-	t->list.ctx = t;
+	browser_init(&t->rows_shown, &threads_browser, t, "thread", false);
+	t->v.browser = &t->rows_shown;
 	return &t->v;
 }

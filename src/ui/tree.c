@@ -5,7 +5,8 @@
  * holding a tenth of the samples open by themselves; Right or + opens
  * the selected node, Left or - closes it (Left on a closed node goes to
  * its caller), * opens everything under it, Enter toggles.  Search (/)
- * finds a function among the rows shown.  b turns it bottom-up: at the
+ * finds a function anywhere in the tree and opens its callers; what is
+ * open stays so by path through transforms and ranges.  b turns it bottom-up: at the
  * top the functions samples ended in, under each its callers (the tree
  * inverted at each refresh).  The Firefox Profiler's transforms: f
  * focuses on the selected function, m merges it away, r collapses direct
@@ -26,7 +27,7 @@
 #include "session.h"
 #include "ui/draw.h"
 #include "ui/icicle.h"
-#include "ui/list.h"
+#include "ui/browser.h"
 #include "ui/ui_internal.h"
 #include "ring/packed.h"
 #include "util.h"
@@ -45,8 +46,6 @@
 /* The cold-node limits % steps through, percent of the samples. */
 static const double cold_limits[] = { 0, 0.5, 1, 5 };
 
-enum { NODE_DEFAULT, NODE_OPEN, NODE_CLOSED };
-
 /* What c shows. */
 enum tree_layout { SHOW_UNWOUND, SHOW_BOTH, SHOW_REBUILT };
 
@@ -58,13 +57,8 @@ struct tree_view;
 struct tree_pane {
 	struct tree_view *t;
 	bool rebuilt;		/* CallerChaining's tree, not the call chains' */
-	struct list list;
-	uint8_t *state;		/* per node: NODE_*, as the user left it */
-	size_t state_cap;
-	uint32_t reveal;	/* its callers are open: the other pane's path */
-	uint32_t *rows;		/* the visible nodes, in order */
-	size_t nrows, rows_cap;
-	size_t hidden;		/* rows the cold limit hid at the last refresh */
+	struct browser rows_shown;	/* an item a node: ref its number, id its path's */
+	size_t hidden;		/* rows the cold limit hid at the last build */
 	const struct cct *shown;	/* the tree the rows index; NULL: not built */
 	struct cct transformed;	/* the base through the transforms, when any */
 	struct cct inverted;	/* bottom-up: that, inverted */
@@ -96,18 +90,6 @@ static const char *name_of(const struct tree_pane *p, uint32_t node)
 	return model_frame_name(&p->t->v.ui->s->model, cct_node(p->shown, node)->sym);
 }
 
-static uint64_t row_id(void *ctx, size_t i)
-{
-	return ((const struct tree_pane *)ctx)->rows[i];
-}
-
-static const char *row_text(void *ctx, size_t i)
-{
-	const struct tree_pane *p = ctx;
-
-	return name_of(p, p->rows[i]);
-}
-
 static const char *node_text(void *ctx, uint32_t node)
 {
 	return name_of(ctx, node);
@@ -124,86 +106,65 @@ static bool pane_used(const struct tree_view *t, int which)
 	return t->layout == SHOW_BOTH || (t->layout == SHOW_REBUILT) == (which == PANE_REBUILT);
 }
 
-/* Whether node is a caller (at any distance) of p->reveal. */
-static bool revealed(const struct tree_pane *p, uint32_t node)
+/* A path that holds a tenth of the samples opens by itself. */
+static bool pane_opens(struct browser *b, const struct browser_item *it)
 {
+	const struct tree_pane *p = b->ctx;
 	const struct cct *c = p->shown;
 
-	if (!p->reveal || p->reveal >= c->n)
-		return false;
-	for (uint32_t at = cct_node(c, p->reveal)->parent; at != CCT_ROOT;
-	     at = cct_node(c, at)->parent)
-		if (at == node)
-			return true;
-	return false;
+	return c->samples && (double)cct_node(c, (uint32_t)it->ref)->total >=
+		TREE_HOT * (double)c->samples;
 }
 
-static bool is_open(const struct tree_pane *p, uint32_t node)
+/* A node's children, hottest first; the cold limit hides some (counted). */
+static void pane_items(struct browser *b, const struct browser_item *parent)
 {
-	const struct cct *c = p->shown;
-	uint8_t s = node < p->state_cap ? p->state[node] : NODE_DEFAULT;
-
-	if (s != NODE_DEFAULT)
-		return s == NODE_OPEN;
-	return revealed(p, node) ||
-	       (c->samples && (double)cct_node(c, node)->total >= TREE_HOT * (double)c->samples);
-}
-
-static void set_state(struct tree_pane *p, uint32_t node, uint8_t s)
-{
-	size_t had = p->state_cap;
-
-	ST_GROW(p->state, p->state_cap, (size_t)node + 1);
-	memset(p->state + had, NODE_DEFAULT, p->state_cap - had);
-	p->state[node] = s;
-}
-
-/* node's children, hottest first, appended to rows with theirs if open. */
-static void add_children(struct tree_pane *p, uint32_t node)
-{
+	struct tree_pane *p = b->ctx;
 	const struct cct *c = p->shown;
 	double cold = cold_limits[p->t->cold] * (double)c->samples;
 	uint32_t *kids;
-	size_t n = cct_children_hottest(c, node, &kids);
+	size_t n;
 
+	if (!c || !c->nodes)
+		return;
+	if (!parent && b->placing)
+		p->hidden = 0;
+	n = cct_children_hottest(c, parent ? (uint32_t)parent->ref : CCT_ROOT, &kids);
 	for (size_t i = 0; i < n; i++) {
-		if ((double)cct_node(c, kids[i])->total * 100.0 < cold) {
-			p->hidden++;
+		const struct cct_node *k = cct_node(c, kids[i]);
+
+		if ((double)k->total * 100.0 < cold) {
+			p->hidden += b->placing;
 			continue;
 		}
-		ST_GROW(p->rows, p->rows_cap, p->nrows + 1);
-		p->rows[p->nrows++] = kids[i];
-		if (cct_node(c, kids[i])->child && is_open(p, kids[i]))
-			add_children(p, kids[i]);
+		browser_add(b, browser_child_id(parent ? parent->id : 0, k->sym), kids[i],
+			    k->child != 0);
 	}
 	free(kids);
 }
 
-static void pane_rows(struct tree_pane *p)
+static bool pane_match(struct browser *b, const struct browser_item *it, const char *needle)
 {
-	p->nrows = 0;
-	p->hidden = 0;
-	if (p->shown && p->shown->nodes)
-		add_children(p, CCT_ROOT);
-	p->list.n = p->nrows;
-	list_refreshed(&p->list);
+	return strcasestr(name_of(b->ctx, (uint32_t)it->ref), needle) != NULL;
 }
 
-/* Another tree: its nodes are others, so is what is open and selected. */
-static void start_over(struct tree_pane *p)
+/* The ids of node's path, root's child first: how many. */
+static size_t node_ids(const struct tree_pane *p, uint32_t node, uint64_t *ids)
 {
-	free(p->state);
-	p->state = NULL;
-	p->state_cap = 0;
-	p->reveal = 0;
-	p->list.have_selection = p->list.chosen = false;
-	p->list.selected = p->list.top = 0;
+	uint32_t path[CCT_MAX_DEPTH + 1];
+	size_t k = cct_path(p->shown, node, path);
+
+	for (size_t i = 0; i < k; i++)
+		ids[i] = browser_child_id(i ? ids[i - 1] : 0, path[i]);
+	return k;
 }
 
+/*
+ * Another tree (a transform, b): what is open and selected stays by path;
+ * the icicle's nodes were the old tree's.
+ */
 static void start_all_over(struct tree_view *t)
 {
-	start_over(&t->pane[PANE_UNWOUND]);
-	start_over(&t->pane[PANE_REBUILT]);
 	t->ic.zoom = t->ic.selected = CCT_ROOT;
 }
 
@@ -223,7 +184,7 @@ static void pane_refresh(struct tree_pane *p, const struct cct *base)
 		cct_invert(p->shown, &p->inverted);
 		p->shown = &p->inverted;
 	}
-	pane_rows(p);
+	browser_rebuild(&p->rows_shown);
 }
 
 /*
@@ -324,12 +285,9 @@ static const struct cct *rebuilt_tree(struct tree_view *t)
 /* Opens node's callers in p and selects it. */
 static void pane_reveal(struct tree_pane *p, uint32_t node)
 {
-	p->reveal = node;
-	pane_rows(p);
-	for (size_t i = 0; i < p->nrows; i++)
-		if (p->rows[i] == node)
-			list_select(&p->list, (long)i);
-	p->list.chosen = true;
+	uint64_t ids[CCT_MAX_DEPTH + 1];
+
+	browser_reveal(&p->rows_shown, ids, node_ids(p, node, ids));
 }
 
 /*
@@ -344,12 +302,13 @@ static void follow(struct tree_view *t)
 	const struct tree_pane *from = &t->pane[t->active];
 	struct tree_pane *to = &t->pane[!t->active];
 	const struct cct *c = to->shown;
+	const struct browser_item *sel = browser_selected(&from->rows_shown);
 	uint32_t path[CCT_MAX_DEPTH + 1], best = CCT_ROOT;
 	size_t k, best_len = 0;
 
-	if (t->layout != SHOW_BOTH || from->list.selected >= from->nrows || !c || !c->nodes)
+	if (t->layout != SHOW_BOTH || !sel || !c || !c->nodes)
 		return;
-	k = cct_path(from->shown, from->rows[from->list.selected], path);
+	k = cct_path(from->shown, (uint32_t)sel->ref, path);
 	for (uint32_t i = 1; k && i < c->n; i++) {
 		size_t len = 0;
 
@@ -374,10 +333,9 @@ static void tree_refresh(struct view *v)
 	const struct model *m = session_tables(s);
 
 	session_settle(v->ui->s);	/* the totals, here and in the draws and keys after */
-	/* Another range's tree: its node numbers name other paths. */
+	/* Another range's tree: its node numbers name other paths (the browser keeps ids). */
 	if (m != t->seen_model || (s->ranged && (s->range_from != t->seen_from ||
 						   s->range_to != t->seen_to))) {
-		start_over(&t->pane[PANE_UNWOUND]);
 		if (t->active == PANE_UNWOUND)
 			t->ic.zoom = t->ic.selected = CCT_ROOT;
 	}
@@ -431,18 +389,74 @@ static bool has_ipc(const struct cct *c)
 	return c->nodes && c->nodes[CCT_ROOT].cycles && c->nodes[CCT_ROOT].instructions;
 }
 
+static void pane_title(struct browser *b, char *line, size_t len, int cols)
+{
+	const struct tree_pane *p = b->ctx;
+	const struct tree_view *t = p->t;
+	const struct ui *ui = t->v.ui;
+	const struct cct *c = p->shown;
+	char applied[160];
+
+	(void)cols;
+	describe_applied(t, p, applied, sizeof(applied));
+	snprintf(line, len, "%7s %7s%s  %s%s%s  (%llu samples%s%s%s; + - * open, close; b %s%s)",
+		 "TOTAL%", t->bottom_up ? "" : "SELF%", has_ipc(c) ? "   IPC" : "",
+		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE",
+		 p->rebuilt ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied,
+		 (unsigned long long)c->samples,
+		 ui->s->ranged && !p->rebuilt ? " in the range" : "",
+		 c->truncated ? ", some chains truncated" : "",
+		 c->capped ? ", the tree is full: some stop short" : "",
+		 t->bottom_up ? "top-down" : "bottom-up",
+		 t->layout == SHOW_BOTH ? "; w the other tree" : "");
+}
+
+static int pane_write(struct browser *b, const struct browser_item *it, char *line, size_t len,
+		      int cols)
+{
+	const struct tree_pane *p = b->ctx;
+	const struct cct *c = p->shown;
+	const struct cct_node *n = cct_node(c, (uint32_t)it->ref);
+	int indent = it->depth * 2 > TREE_INDENT_MAX ? TREE_INDENT_MAX : it->depth * 2;
+	char self[16], ipc_text[16];
+
+	(void)cols;
+	/* Bottom-up, self would be "the path starts here": left out. */
+	if (p->t->bottom_up)
+		snprintf(self, sizeof(self), "%7s", "");
+	else
+		snprintf(self, sizeof(self), "%6.2f%%", 100.0 * (double)n->self / (double)c->samples);
+	if (!has_ipc(c))
+		ipc_text[0] = '\0';
+	else if (n->cycles && n->instructions)
+		snprintf(ipc_text, sizeof(ipc_text), " %5.2f",
+			 (double)n->instructions / (double)n->cycles);
+	else
+		snprintf(ipc_text, sizeof(ipc_text), " %5s", "-");
+	snprintf(line, len, "%6.2f%% %s%s  %*s%s %s%s",
+		 100.0 * (double)n->total / (double)c->samples, self, ipc_text, indent, "",
+		 !it->children ? " " : it->open ? "-" : "+",
+		 marked(p, (uint32_t)it->ref) ? "? " : "", name_of(p, (uint32_t)it->ref));
+	return TH_ROW;
+}
+
+static const struct browser_ops pane_browser = {
+	.items = pane_items,
+	.write = pane_write,
+	.match = pane_match,
+	.title = pane_title,
+	.opens = pane_opens,
+};
+
 /* One pane's title and rows in columns x .. x+width-1. */
 static void draw_pane(struct tree_pane *p, WINDOW *w, int x, int width, int lines, bool keys)
 {
 	const struct tree_view *t = p->t;
 	const struct ui *ui = t->v.ui;
 	const struct cct *c = p->shown;
-	char line[1024], applied[160];
-	bool ipc;
 
 	if (!c)
 		return;
-	ipc = has_ipc(c);
 	if (!c->samples) {
 		draw_text(w, 0, x, width, ui->attr[TH_ROW], !p->rebuilt
 			  ? "no samples yet (the tree is every sample's call path)"
@@ -452,57 +466,7 @@ static void draw_pane(struct tree_pane *p, WINDOW *w, int x, int width, int line
 			  : "no samples with stack depths (--call-graph dwarf or callerchain); c switches");
 		return;
 	}
-	describe_applied(t, p, applied, sizeof(applied));
-	snprintf(line, sizeof(line), "%7s %7s%s  %s%s%s  (%llu samples%s%s%s; + - * open, close; b %s%s)",
-		 "TOTAL%", t->bottom_up ? "" : "SELF%", ipc ? "   IPC" : "",
-		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE",
-		 p->rebuilt ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied,
-		 (unsigned long long)c->samples,
-		 ui->s->ranged && !p->rebuilt ? " in the range" : "",
-		 c->truncated ? ", some chains truncated" : "",
-		 c->capped ? ", the tree is full: some stop short" : "",
-		 t->bottom_up ? "top-down" : "bottom-up",
-		 t->layout == SHOW_BOTH ? "; w the other tree" : "");
-	draw_text(w, 0, x, width, ui->attr[TH_COLUMNS], line);
-	p->list.height = lines - 1;
-	list_select(&p->list, (long)p->list.selected);
-	for (int r = 0; r < lines - 1; r++) {
-		size_t i = p->list.top + (size_t)r;
-		const struct cct_node *n;
-		char self[16], ipc_text[16];
-		int indent;
-
-		if (i >= p->nrows) {
-			draw_text(w, 1 + r, x, width, ui->attr[TH_ROW], "");
-			continue;
-		}
-		n = cct_node(c, p->rows[i]);
-		indent = (int)(n->depth - 1) * 2;
-		if (indent > TREE_INDENT_MAX)
-			indent = TREE_INDENT_MAX;
-		/* Bottom-up, self would be "the path starts here": left out. */
-		if (t->bottom_up)
-			snprintf(self, sizeof(self), "%7s", "");
-		else
-			snprintf(self, sizeof(self), "%6.2f%%",
-				 100.0 * (double)n->self / (double)c->samples);
-		if (!ipc)
-			ipc_text[0] = '\0';
-		else if (n->cycles && n->instructions)
-			snprintf(ipc_text, sizeof(ipc_text), " %5.2f",
-				 (double)n->instructions / (double)n->cycles);
-		else
-			snprintf(ipc_text, sizeof(ipc_text), " %5s", "-");
-		snprintf(line, sizeof(line), "%6.2f%% %s%s  %*s%s %s%s",
-			 100.0 * (double)n->total / (double)c->samples, self, ipc_text, indent, "",
-			 !n->child ? " " : is_open(p, p->rows[i]) ? "-" : "+",
-			 marked(p, p->rows[i]) ? "? " : "", name_of(p, p->rows[i]));
-		/* The pane keys do not act on shows its selection dimmed, and marked for monochrome. */
-		if (!keys && i == p->list.selected && line[0] == ' ')
-			line[0] = '>';
-		draw_text(w, 1 + r, x, width, i != p->list.selected ? ui->attr[TH_ROW]
-			  : keys ? ui->attr[TH_SELECTED] : ui->attr[TH_SEARCH], line);
-	}
+	browser_draw(&p->rows_shown, w, 0, x, width, lines, keys, ui->attr);
 }
 
 static void draw_icicle(struct tree_view *t, WINDOW *w, int lines, int cols)
@@ -539,6 +503,7 @@ static void tree_draw(struct view *v, WINDOW *w)
 	int lines, cols, half;
 
 	session_settle(v->ui->s);	/* samples pumped since the refresh: the shown tree's totals */
+	v->browser = &t->pane[t->active].rows_shown;
 	getmaxyx(w, lines, cols);
 	werase(w);
 	if (t->icicle) {
@@ -555,16 +520,6 @@ static void tree_draw(struct view *v, WINDOW *w)
 		mvwaddch(w, y, half, '|' | v->ui->attr[TH_ROW]);
 	draw_pane(&t->pane[PANE_REBUILT], w, half + 1, cols - half - 1, lines,
 		  t->active == PANE_REBUILT);
-}
-
-/* Opens node and everything below it. */
-static void open_all(struct tree_pane *p, uint32_t node)
-{
-	const struct cct *c = p->shown;
-
-	set_state(p, node, NODE_OPEN);
-	for (uint32_t k = cct_node(c, node)->child; k; k = cct_node(c, k)->sibling)
-		open_all(p, k);
 }
 
 static enum view_reaction icicle_key(struct tree_view *t, int code)
@@ -611,7 +566,6 @@ static enum view_reaction layout_key(struct tree_view *t, int code)
 		if (t->layout != SHOW_BOTH)
 			return VIEW_IGNORED;
 		t->active = !t->active;
-		t->pane[t->active].reveal = 0;
 		t->ic.zoom = t->ic.selected = CCT_ROOT;
 		return VIEW_REQUERY;
 	case 'b':
@@ -634,21 +588,24 @@ static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
 {
 	struct tree_view *t = (struct tree_view *)v;
 	struct tree_pane *p = &t->pane[t->active];
+	const struct browser_item *sel;
 	enum view_reaction r;
 	uint32_t node;
 
+	v->browser = &p->rows_shown;
 	/* A prompt (search) takes every key first; the icicle has none. */
 	if (t->icicle && (r = icicle_key(t, code)) != VIEW_IGNORED)
 		return r;
-	if (!t->icicle && list_key(&p->list, code, a) == LIST_MOVED) {
+	if (!t->icicle && view_browse(v, &p->rows_shown, code, a) != VIEW_IGNORED) {
 		follow(t);
 		return VIEW_REDRAW;
 	}
 	if ((r = layout_key(t, code)) != VIEW_IGNORED)
 		return r;
-	if (!p->nrows)
+	sel = browser_selected(&p->rows_shown);
+	if (!sel)
 		return VIEW_IGNORED;
-	node = t->icicle ? t->ic.selected : p->rows[p->list.selected];
+	node = t->icicle ? t->ic.selected : (uint32_t)sel->ref;
 	if (code == 'i') {
 		t->icicle = true;
 		icicle_select(&t->ic, p->shown, node);
@@ -670,33 +627,9 @@ static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
 		start_all_over(t);
 		return VIEW_REQUERY;
 	}
-	if (t->icicle)
-		return VIEW_IGNORED;
-	if (code == '+' || (a == UA_OPEN && code == KEY_RIGHT)) {
-		set_state(p, node, NODE_OPEN);
-		return VIEW_REQUERY;
-	}
-	if (code == '*') {
-		open_all(p, node);
-		return VIEW_REQUERY;
-	}
-	if (a == UA_OPEN) {
-		set_state(p, node, is_open(p, node) ? NODE_CLOSED : NODE_OPEN);
-		return VIEW_REQUERY;
-	}
-	if (code == '-' || code == KEY_LEFT) {
-		const struct cct_node *n = cct_node(p->shown, node);
-
-		if (n->child && is_open(p, node)) {
-			set_state(p, node, NODE_CLOSED);
-			return VIEW_REQUERY;
-		}
-		/* Closed already: to its caller. */
-		for (size_t i = 0; n->parent != CCT_ROOT && i < p->nrows; i++)
-			if (p->rows[i] == n->parent)
-				list_select(&p->list, (long)i);
-		p->list.chosen = true;
-		follow(t);
+	if (!t->icicle && a == UA_OPEN) {
+		if (sel->children)
+			browser_set_open(&p->rows_shown, sel, !sel->open);
 		return VIEW_REDRAW;
 	}
 	return VIEW_IGNORED;
@@ -707,8 +640,7 @@ static void tree_destroy(struct view *v)
 	struct tree_view *t = (struct tree_view *)v;
 
 	for (int i = 0; i < 2; i++) {
-		free(t->pane[i].state);
-		free(t->pane[i].rows);
+		browser_free(&t->pane[i].rows_shown);
 		cct_free(&t->pane[i].inverted);
 		cct_free(&t->pane[i].transformed);
 	}
@@ -741,9 +673,8 @@ struct view *tree_view_create(struct ui *ui)
 
 		p->t = t;
 		p->rebuilt = i == PANE_REBUILT;
-		p->list.id = row_id;
-		p->list.text = row_text;
-		p->list.ctx = p;
+		browser_init(&p->rows_shown, &pane_browser, p, "function", true);
 	}
+	t->v.browser = &t->pane[PANE_UNWOUND].rows_shown;
 	return &t->v;
 }

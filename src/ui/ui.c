@@ -7,6 +7,7 @@
 #include "session.h"
 #include "output/snapshot_write.h"
 #include "stop_signal.h"
+#include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui.h"
 #include "ui/ui_internal.h"
@@ -155,7 +156,8 @@ static void draw(struct ui *ui)
 	werase(ui->body);
 	top->ops->draw(top, ui->body);
 	ui_draw_footer(ui, ui->footer, top);
-	if (top->ops->cursor && top->ops->cursor(top, &cy, &cx))
+	if ((top->ops->cursor && top->ops->cursor(top, &cy, &cx)) ||
+	    (top->browser && browser_cursor(top->browser, &cy, &cx)))
 		cursor = true;
 	wnoutrefresh(ui->body);
 	if (cursor && cy < 0)

@@ -49,6 +49,8 @@ struct view {
 	const struct view_ops *ops;
 	struct ui *ui;
 	struct view *next;	/* what VIEW_PUSH pushes */
+	/* The rows keys act on: an open prompt of it is the footer, with the cursor. */
+	struct browser *browser;
 };
 
 /*
@@ -59,6 +61,14 @@ struct view {
 void *view_new(size_t size, const struct view_ops *ops, struct ui *ui);
 void view_free(struct view *v);
 extern const enum ui_action view_no_actions[];
+
+struct browser;
+
+/*
+ * A key for a view's browser: VIEW_REDRAW when it took it (a failed `n`
+ * says so in the footer), else VIEW_IGNORED.
+ */
+enum view_reaction view_browse(struct view *v, struct browser *b, int code, enum ui_action a);
 
 /* The views shimtop has. */
 struct view *header_view_create(struct ui *ui);
