@@ -183,6 +183,17 @@ void browser_select(struct browser *b, long index)
 		index = 0;
 	if (index >= (long)b->n)
 		index = (long)b->n - 1;
+	if (b->pager) {
+		/* The "selection" is the top line: the last page ends at the last line. */
+		long last = b->height > 0 && b->n > (size_t)b->height ? (long)b->n - b->height : 0;
+
+		if (index > last)
+			index = last;
+		b->selected = b->top = (size_t)index;
+		b->selected_id = b->rows[b->selected].id;
+		b->have_selection = true;
+		return;
+	}
 	b->selected = (size_t)index;
 	b->selected_id = b->rows[b->selected].id;
 	b->have_selection = true;
@@ -389,7 +400,7 @@ void browser_draw(struct browser *b, WINDOW *w, int y, int x, int width, int lin
 			continue;
 		}
 		a = attr[b->ops->write(b, &b->rows[i], line, sizeof(line), width)];
-		if (i == b->selected) {
+		if (i == b->selected && !b->pager) {
 			/* Marked for monochrome too where the keys act elsewhere. */
 			if (!focused && line[0] == ' ')
 				line[0] = '>';

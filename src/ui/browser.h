@@ -70,6 +70,7 @@ struct browser {
 	void *ctx;			/* the view's */
 	const char *noun;		/* what "no NOUN matches" names */
 	bool tree;			/* + - * Left Right open and close */
+	bool pager;			/* text: no selection, the keys move the top line */
 
 	struct browser_item *rows;	/* the visible items, in order */
 	size_t n, rows_cap;

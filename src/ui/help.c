@@ -1,12 +1,15 @@
 /*
  * help.c - the help view (F1): the key table, then what the header says;
- * it scrolls when the terminal is shorter than it.
+ * it scrolls when the terminal is shorter than it, and / searches it.
  */
+#include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
 #include "util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const notes[] = {
 	"",
@@ -17,73 +20,97 @@ static const char *const notes[] = {
 	"counts exist.",
 };
 
+#define HELP_MAX_LINES 96
+
 struct help_view {
 	struct view v;
-	int top;		/* the first line shown */
-	int max_top;		/* at the last draw */
+	struct browser text;	/* an item a line */
+	const char *lines[HELP_MAX_LINES];
+	unsigned n;
+};
+
+static void help_items(struct browser *b, const struct browser_item *parent)
+{
+	const struct help_view *h = b->ctx;
+
+	(void)parent;
+	for (unsigned i = 0; i < h->n; i++)
+		browser_add(b, i, i, false);
+}
+
+static bool help_match(struct browser *b, const struct browser_item *it, const char *needle)
+{
+	const struct help_view *h = b->ctx;
+
+	return strcasestr(h->lines[it->ref], needle) != NULL;
+}
+
+static int help_write(struct browser *b, const struct browser_item *it, char *line, size_t len,
+		      int cols)
+{
+	const struct help_view *h = b->ctx;
+
+	(void)cols;
+	snprintf(line, len, "%s", h->lines[it->ref]);
+	return it->ref == 0 ? TH_COLUMNS : TH_ROW;
+}
+
+static const struct browser_ops help_browser = {
+	.items = help_items,
+	.write = help_write,
+	.match = help_match,
 };
 
 static void help_draw(struct view *v, WINDOW *w)
 {
 	struct help_view *h = (struct help_view *)v;
-	const char *lines[96];
-	unsigned n = ui_help_lines(lines, 96 - sizeof(notes) / sizeof(notes[0]));
-	int rows = getmaxy(w), cols = getmaxx(w), shown;
-
-	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
-		lines[n++] = notes[i];
+	int rows = getmaxy(w), cols = getmaxx(w);
 	/* The last row says there is more, when there is. */
-	shown = (int)n > rows ? rows - 1 : rows;
-	h->max_top = (int)n > shown ? (int)n - shown : 0;
-	if (h->top > h->max_top)
-		h->top = h->max_top;
-	for (int y = 0; y < shown; y++) {
-		int i = h->top + y;
+	int shown = (int)h->n > rows ? rows - 1 : rows;
 
-		draw_text(w, y, 0, cols, i == 0 ? v->ui->attr[TH_COLUMNS]
-			  : v->ui->attr[TH_ROW], i < (int)n ? lines[i] : "");
-	}
+	browser_draw(&h->text, w, 0, 0, cols, shown, true, v->ui->attr);
 	if (shown < rows)
 		draw_text(w, rows - 1, 0, cols, v->ui->attr[TH_KEY_LABEL],
-			  h->top < h->max_top ? "-- more: Down, PgDn; any other key returns --"
-					      : "-- end: Up, PgUp; any other key returns --");
+			  h->text.top + (size_t)shown < h->n
+			  ? "-- more: Down, PgDn, / searches; any other key returns --"
+			  : "-- end: Up, PgUp, / searches; any other key returns --");
 }
 
-/* Up, Down, PgUp, PgDn (Space) scroll; any other key returns. */
+/* Up, Down, PgUp, PgDn (Space) scroll, / searches; any other key returns. */
 static enum view_reaction help_key(struct view *v, int code, enum ui_action a)
 {
 	struct help_view *h = (struct help_view *)v;
-	int page = getmaxy(stdscr) - 2;
 
-	(void)code;
-	switch (a) {
-	case UA_DOWN:
-		h->top++;
+	if (view_browse(v, &h->text, code, a) != VIEW_IGNORED)
 		return VIEW_REDRAW;
-	case UA_UP:
-		h->top -= h->top > 0;
-		return VIEW_REDRAW;
-	case UA_PAGE_DOWN:
-		h->top += page > 1 ? page : 1;
-		return VIEW_REDRAW;
-	case UA_PAGE_UP:
-		h->top = h->top > page ? h->top - page : 0;
-		return VIEW_REDRAW;
-	default:
-		return VIEW_POP;
-	}
+	return VIEW_POP;
+}
+
+static void help_destroy(struct view *v)
+{
+	browser_free(&((struct help_view *)v)->text);
+	free(v);
 }
 
 static const struct view_ops help_ops = {
 	.name = "help",
 	.draw = help_draw,
 	.key = help_key,
-	.destroy = view_free,
+	.destroy = help_destroy,
 	.actions = view_no_actions,
 	.full_screen = true,
 };
 
 struct view *help_view_create(struct ui *ui)
 {
-	return view_new(sizeof(struct help_view), &help_ops, ui);
+	struct help_view *h = view_new(sizeof(*h), &help_ops, ui);
+
+	h->n = ui_help_lines(h->lines, HELP_MAX_LINES - sizeof(notes) / sizeof(notes[0]));
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+		h->lines[h->n++] = notes[i];
+	browser_init(&h->text, &help_browser, h, "line", false);
+	h->text.pager = true;
+	h->v.browser = &h->text;
+	browser_rebuild(&h->text);
+	return &h->v;
 }

@@ -3,10 +3,12 @@
  * choose, Enter, Space or Right change it (Left back), and the change
  * shows at once.  Leaving (Esc, F2, q) writes the settings file.
  */
+#include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum setup_item {
@@ -23,7 +25,7 @@ static const double delays[] = { 0.5, 1, 2, 5, 10 };
 
 struct setup_view {
 	struct view v;
-	int selected;
+	struct browser rows_shown;	/* an item a setting */
 };
 
 static void item_value(const struct ui *ui, int i, char *buf, size_t len)
@@ -55,21 +57,54 @@ static void item_value(const struct ui *ui, int i, char *buf, size_t len)
 	}
 }
 
+static void setup_items(struct browser *b, const struct browser_item *parent)
+{
+	(void)parent;
+	for (int i = 0; i < SETUP_COUNT; i++)
+		browser_add(b, (uint64_t)i, (uint64_t)i, false);
+}
+
+static bool setup_match(struct browser *b, const struct browser_item *it, const char *needle)
+{
+	(void)b;
+	return strcasestr(item_names[it->ref], needle) != NULL;
+}
+
+static int setup_write(struct browser *b, const struct browser_item *it, char *line, size_t len,
+		       int cols)
+{
+	const struct setup_view *sv = b->ctx;
+	char value[64];
+
+	(void)cols;
+	item_value(sv->v.ui, (int)it->ref, value, sizeof(value));
+	snprintf(line, len, "  %-18s %s", item_names[it->ref], value);
+	return TH_ROW;
+}
+
+static void setup_title(struct browser *b, char *line, size_t len, int cols)
+{
+	(void)b;
+	(void)cols;
+	snprintf(line, len, "Setup  (Enter/Right: change, Left: back, Esc/F2: save and close)");
+}
+
+static const struct browser_ops setup_browser = {
+	.items = setup_items,
+	.write = setup_write,
+	.match = setup_match,
+	.title = setup_title,
+};
+
 static void setup_draw(struct view *v, WINDOW *w)
 {
 	struct setup_view *sv = (struct setup_view *)v;
 	const struct ui *ui = v->ui;
 	int rows = getmaxy(w), cols = getmaxx(w);
-	char line[256], value[64];
+	char line[256];
 
-	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS],
-		  "Setup  (Enter/Right: change, Left: back, Esc/F2: save and close)");
-	for (int i = 0; i < SETUP_COUNT && i + 1 < rows; i++) {
-		item_value(ui, i, value, sizeof(value));
-		snprintf(line, sizeof(line), "  %-18s %s", item_names[i], value);
-		draw_text(w, i + 1, 0, cols, i == sv->selected ? ui->attr[TH_SELECTED]
-			  : ui->attr[TH_ROW], line);
-	}
+	browser_draw(&sv->rows_shown, w, 0, 0, cols, SETUP_COUNT + 1 < rows ? SETUP_COUNT + 1 : rows,
+		     true, ui->attr);
 	if (SETUP_COUNT + 2 < rows) {
 		snprintf(line, sizeof(line), "Saved to %.200s",
 			 ui->settings_path[0] ? ui->settings_path : "(nowhere: no HOME)");
@@ -129,31 +164,31 @@ static void change(struct ui *ui, int item, int step)
 	ui_apply_settings(ui);
 }
 
+/* The selected setting. */
+static int selected_item(const struct setup_view *sv)
+{
+	const struct browser_item *it = browser_selected(&sv->rows_shown);
+
+	return it ? (int)it->ref : 0;
+}
+
 static enum view_reaction setup_key(struct view *v, int code, enum ui_action a)
 {
 	struct setup_view *sv = (struct setup_view *)v;
 
-	switch (code) {
-	case KEY_UP:
-	case 'k':
-		sv->selected = (sv->selected + SETUP_COUNT - 1) % SETUP_COUNT;
-		return VIEW_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		sv->selected = (sv->selected + 1) % SETUP_COUNT;
-		return VIEW_REDRAW;
-	case '\n':
-	case KEY_ENTER:
-	case ' ':
-	case KEY_RIGHT:
-		change(v->ui, sv->selected, 1);
-		return VIEW_REDRAW;
-	case KEY_LEFT:
-		change(v->ui, sv->selected, -1);
-		return VIEW_REDRAW;
-	default:
-		break;
+	if (!sv->rows_shown.search.active) {
+		/* Space changes a setting here, as Enter: not a page down. */
+		if (a == UA_OPEN || code == ' ') {
+			change(v->ui, selected_item(sv), 1);
+			return VIEW_REDRAW;
+		}
+		if (code == KEY_LEFT) {
+			change(v->ui, selected_item(sv), -1);
+			return VIEW_REDRAW;
+		}
 	}
+	if (view_browse(v, &sv->rows_shown, code, a) != VIEW_IGNORED)
+		return VIEW_REDRAW;
 	if (a == UA_BACK || a == UA_SETUP || a == UA_QUIT) {
 		ui_save_settings(v->ui);
 		return VIEW_POP;
@@ -166,12 +201,15 @@ static enum view_reaction setup_click(struct view *v, int y, int x, bool twice)
 	struct setup_view *sv = (struct setup_view *)v;
 
 	(void)x;
-	if (y < 1 || y > SETUP_COUNT)
-		return VIEW_REDRAW;
-	sv->selected = y - 1;
-	if (twice)
-		change(v->ui, sv->selected, 1);
+	if (browser_click(&sv->rows_shown, y - 1) && twice)
+		change(v->ui, selected_item(sv), 1);
 	return VIEW_REDRAW;
+}
+
+static void setup_destroy(struct view *v)
+{
+	browser_free(&((struct setup_view *)v)->rows_shown);
+	free(v);
 }
 
 static const enum ui_action setup_actions[] = { UA_SETUP, UA_NONE };
@@ -181,12 +219,17 @@ static const struct view_ops setup_ops = {
 	.draw = setup_draw,
 	.key = setup_key,
 	.click = setup_click,
-	.destroy = view_free,
+	.destroy = setup_destroy,
 	.actions = setup_actions,
 	.full_screen = true,
 };
 
 struct view *setup_view_create(struct ui *ui)
 {
-	return view_new(sizeof(struct setup_view), &setup_ops, ui);
+	struct setup_view *sv = view_new(sizeof(*sv), &setup_ops, ui);
+
+	browser_init(&sv->rows_shown, &setup_browser, sv, "setting", false);
+	sv->v.browser = &sv->rows_shown;
+	browser_rebuild(&sv->rows_shown);
+	return &sv->v;
 }

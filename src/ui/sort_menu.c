@@ -3,60 +3,92 @@
  * the table, the current one selected; Enter sorts, Esc leaves it be.
  */
 #include "output/columns.h"
+#include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MENU_WIDTH 16
 
 struct sort_menu {
 	struct view v;
+	struct browser rows_shown;	/* an item a key */
 	enum st_sort_key keys[ST_SORT_COUNT];
-	int n, selected;
+	int n;
 };
 
 static const char *const titles[ST_SORT_COUNT] = {
 	"SELF%", "IPC", "MODULE", "SYMBOL", "PID COMMAND",
 };
 
+static void menu_items(struct browser *b, const struct browser_item *parent)
+{
+	const struct sort_menu *m = b->ctx;
+
+	(void)parent;
+	for (int i = 0; i < m->n; i++)
+		browser_add(b, m->keys[i], (uint64_t)m->keys[i], false);
+}
+
+static bool menu_match(struct browser *b, const struct browser_item *it, const char *needle)
+{
+	(void)b;
+	return strcasestr(titles[it->ref], needle) != NULL;
+}
+
+static int menu_write(struct browser *b, const struct browser_item *it, char *line, size_t len,
+		      int cols)
+{
+	(void)b;
+	(void)cols;
+	snprintf(line, len, "%s", titles[it->ref]);
+	return TH_ROW;
+}
+
+static void menu_title(struct browser *b, char *line, size_t len, int cols)
+{
+	(void)b;
+	(void)cols;
+	snprintf(line, len, "Sort by");
+}
+
+static const struct browser_ops menu_browser = {
+	.items = menu_items,
+	.write = menu_write,
+	.match = menu_match,
+	.title = menu_title,
+};
+
 static void menu_draw(struct view *v, WINDOW *w)
 {
 	struct sort_menu *m = (struct sort_menu *)v;
-	const struct ui *ui = v->ui;
-	int rows = getmaxy(w);
+	int rows = getmaxy(w), shown = m->n + 1 < rows ? m->n + 1 : rows - 1;
 
-	draw_text(w, 0, 0, 16, ui->attr[TH_COLUMNS], "Sort by");
-	for (int i = 0; i < m->n && i + 1 < rows; i++)
-		draw_text(w, i + 1, 0, 16, i == m->selected ? ui->attr[TH_SELECTED]
-			  : ui->attr[TH_ROW], titles[m->keys[i]]);
-	draw_text(w, m->n + 1 < rows ? m->n + 1 : rows - 1, 0, 16, ui->attr[TH_ROW],
-		  "Enter: sort");
+	browser_draw(&m->rows_shown, w, 0, 0, MENU_WIDTH, shown, true, v->ui->attr);
+	draw_text(w, shown, 0, MENU_WIDTH, v->ui->attr[TH_ROW], "Enter: sort");
 }
 
 static enum view_reaction pick(struct sort_menu *m)
 {
-	ui_set_sort(m->v.ui, m->keys[m->selected]);
+	const struct browser_item *it = browser_selected(&m->rows_shown);
+
+	if (it)
+		ui_set_sort(m->v.ui, (enum st_sort_key)it->ref);
 	return VIEW_POP;
 }
 
 static enum view_reaction menu_key(struct view *v, int code, enum ui_action a)
 {
 	struct sort_menu *m = (struct sort_menu *)v;
+	bool prompt = m->rows_shown.search.active;
 
-	switch (code) {
-	case KEY_UP:
-	case 'k':
-		m->selected = (m->selected + m->n - 1) % m->n;
+	if (view_browse(v, &m->rows_shown, code, a) != VIEW_IGNORED)
 		return VIEW_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		m->selected = (m->selected + 1) % m->n;
-		return VIEW_REDRAW;
-	case '\n':
-	case KEY_ENTER:
+	if (a == UA_OPEN && !prompt)
 		return pick(m);
-	default:
-		break;
-	}
 	if (a == UA_BACK || a == UA_SORT_MENU)
 		return VIEW_POP;
 	return a == UA_QUIT ? VIEW_IGNORED : VIEW_REDRAW;
@@ -67,10 +99,15 @@ static enum view_reaction menu_click(struct view *v, int y, int x, bool twice)
 	struct sort_menu *m = (struct sort_menu *)v;
 
 	(void)twice;
-	if (x >= 16 || y < 1 || y > m->n)
+	if (x >= MENU_WIDTH || !browser_click(&m->rows_shown, y - 1))
 		return VIEW_POP;
-	m->selected = y - 1;
 	return pick(m);
+}
+
+static void menu_destroy(struct view *v)
+{
+	browser_free(&((struct sort_menu *)v)->rows_shown);
+	free(v);
 }
 
 static const enum ui_action menu_actions[] = { UA_SORT_MENU, UA_BACK, UA_NONE };
@@ -80,7 +117,7 @@ static const struct view_ops menu_ops = {
 	.draw = menu_draw,
 	.key = menu_key,
 	.click = menu_click,
-	.destroy = view_free,
+	.destroy = menu_destroy,
 	.actions = menu_actions,
 };
 
@@ -88,12 +125,12 @@ struct view *sort_menu_create(struct ui *ui)
 {
 	struct sort_menu *m = view_new(sizeof(*m), &menu_ops, ui);
 
-	for (int k = 0; k < ST_SORT_COUNT; k++) {
-		if (!ui_sort_offered(ui, (enum st_sort_key)k))
-			continue;
-		if ((enum st_sort_key)k == ui->sort.key[0])
-			m->selected = m->n;
-		m->keys[m->n++] = (enum st_sort_key)k;
-	}
+	for (int k = 0; k < ST_SORT_COUNT; k++)
+		if (ui_sort_offered(ui, (enum st_sort_key)k))
+			m->keys[m->n++] = (enum st_sort_key)k;
+	browser_init(&m->rows_shown, &menu_browser, m, "column", false);
+	m->v.browser = &m->rows_shown;
+	browser_rebuild(&m->rows_shown);
+	browser_select_id(&m->rows_shown, ui->sort.key[0]);	/* the current one */
 	return &m->v;
 }
