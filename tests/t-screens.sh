@@ -1,0 +1,63 @@
+#!/bin/sh
+# t-screens.sh - the UI's screens against expected files (tests/screens/):
+# gen_records fixtures replayed at full speed into a tmux pane of a fixed
+# size, the keys of each case sent, the pane compared line by line.
+# SHIMTOP_SCREENS_UPDATE=DIR writes each screen there instead (to review
+# and copy into tests/screens/ when a change is meant).
+. "${TESTS_DIR:?run through make check}/lib.sh"
+command -v tmux >/dev/null || skip "tmux is not installed"
+DIR="$TESTS_DIR/screens"
+
+# fixture KIND: its recording, made once, named as the pane (working in $TMP) reads it.
+fixture() {
+	[ -f "$TMP/$1.rec" ] || "$TESTS_BIN/gen_records" "$1" "$TMP/$1.rec" >/dev/null ||
+		fail "gen_records $1 failed"
+	echo "$1.rec"
+}
+
+# press KEY: sends it, waits for the screen to change (up to 2 s), then to settle.
+press() {
+	before=$(screen)
+	case "$1" in
+	text:*) $T send-keys -t ui -l "${1#text:}" ;;
+	*) $T send-keys -t ui "$1" ;;
+	esac
+	i=0
+	while [ "$(screen)" = "$before" ] && [ $i -lt 20 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	screen_settled >/dev/null
+}
+
+n=0
+while read -r name fixtures cols lines keys; do
+	case "$name" in '' | '#'*) continue ;; esac
+	n=$((n + 1))
+	args="-i $(fixture "${fixtures%%+*}")"
+	case "$fixtures" in *+*) args="$args --diff $(fixture "${fixtures#*+}")" ;; esac
+	ui_session -x "$cols" -y "$lines" -c "$TMP" \
+		"env LANG=C.UTF-8 TZ=UTC XDG_CONFIG_HOME=/nonexistent/shimtop-screens SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' $args 2>'$TMP/err'; sleep 60"
+	wait_for "end of recording" "$name: the replay never ended" || continue
+	screen_settled >/dev/null
+	keep=1000
+	for k in $keys; do
+		case "$k" in
+		lines:*) keep=${k#lines:} ;;
+		*) press "$k" ;;
+		esac
+	done
+	screen_settled | head -n "$keep" >"$TMP/$name.got"
+	quit_ui
+	if [ -n "${SHIMTOP_SCREENS_UPDATE:-}" ]; then
+		cp "$TMP/$name.got" "$SHIMTOP_SCREENS_UPDATE/$name"
+	elif [ ! -f "$DIR/$name" ]; then
+		fail "$name: no expected screen tests/screens/$name; got:
+$(cat "$TMP/$name.got")"
+	elif ! diff -u "$DIR/$name" "$TMP/$name.got" >"$TMP/$name.diff"; then
+		fail "$name ($cols x $lines, keys: ${keys:-none}) differs from tests/screens/$name:
+$(cat "$TMP/$name.diff")"
+	fi
+done <"$DIR/cases"
+[ "$n" -ge 10 ] || fail "only $n cases read from $DIR/cases"
+finish
