@@ -74,32 +74,72 @@ static void test_readme_keys(void)
 	free(gen);
 }
 
-/* Each code is bound once, each action has one entry, footers name a key. */
+/* Whether entry k is read in scope (its own, or global). */
+static bool read_in(const struct ui_key *k, enum ui_scope scope)
+{
+	return k->scope == SCOPE_GLOBAL || k->scope == scope;
+}
+
+/* A key is bound once where it is read: in each scope with the global keys. */
+static void test_key_conflicts(void)
+{
+	unsigned twice = 0;
+
+	for (int scope = 0; scope < SCOPE_COUNT; scope++)
+		for (unsigned i = 0; i < ui_nkeys; i++)
+			for (unsigned j = i; j < ui_nkeys; j++) {
+				const struct ui_key *a = &ui_keys[i], *b = &ui_keys[j];
+
+				if (!read_in(a, (enum ui_scope)scope) || !read_in(b, (enum ui_scope)scope))
+					continue;
+				for (unsigned c = 0; c < UI_KEY_CODES && a->codes[c]; c++)
+					for (unsigned d = i == j ? c + 1 : 0;
+					     d < UI_KEY_CODES && b->codes[d]; d++)
+						if (a->codes[c] == b->codes[d]) {
+							fprintf(stderr, "key %d bound to %s and %s in %s\n",
+								a->codes[c], a->names, b->names,
+								ui_scope_title((enum ui_scope)scope));
+							twice++;
+						}
+			}
+	CHECK_EQ_U64(twice, 0);
+}
+
+/* Each code reads as its action in its scope, each action has one entry, footers name a key. */
 static void test_key_table(void)
 {
-	const char *lines[64];
-	unsigned n;
+	const char *lines[128];
+	unsigned n, globals = 0;
 
 	for (unsigned i = 0; i < ui_nkeys; i++) {
 		const struct ui_key *k = &ui_keys[i];
 
+		globals += k->scope == SCOPE_GLOBAL;
 		CHECK(ui_key_of(k->action) == k);
 		for (unsigned c = 0; c < UI_KEY_CODES && k->codes[c]; c++)
-			CHECK(ui_key_action(k->codes[c]) == k->action);
+			CHECK(ui_key_action(k->scope, k->codes[c]) == k->action);
 		if (k->footer)
 			CHECK(k->footer_key && strstr(k->names, k->footer_key));
 	}
 	for (int a = UA_NONE + 1; a < UA_COUNT; a++)
 		CHECK(ui_key_of((enum ui_action)a) != NULL);
-	CHECK(ui_key_action('j') == UA_DOWN);	/* once missing from the help */
-	CHECK(ui_key_action(KEY_F(6)) == UA_SORT_MENU);
-	CHECK(ui_key_action('>') == UA_SORT_NEXT);
-	CHECK(ui_key_action('x') == UA_ZERO_ONCE && ui_key_action('Z') == UA_PAUSE);
-	CHECK(ui_key_action('y') == UA_NONE);
-	/* The help has a line per key naming it (without backquotes). */
-	n = ui_help_lines(lines, 64);
-	CHECK(n == ui_nkeys + 2);
-	CHECK(strstr(lines[2 + 2], "Down, j") != NULL);
+	CHECK(ui_key_action(SCOPE_GLOBAL, 'j') == UA_DOWN);	/* once missing from the help */
+	CHECK(ui_key_action(SCOPE_GLOBAL, KEY_F(6)) == UA_SORT_MENU);
+	CHECK(ui_key_action(SCOPE_GLOBAL, '>') == UA_SORT_NEXT);
+	CHECK(ui_key_action(SCOPE_GLOBAL, 'x') == UA_ZERO_ONCE);
+	CHECK(ui_key_action(SCOPE_GLOBAL, 'Z') == UA_PAUSE);
+	CHECK(ui_key_action(SCOPE_GLOBAL, 'y') == UA_NONE);
+	/* A view's keys are its own: f focuses in the tree, fits in the timeline. */
+	CHECK(ui_key_action(SCOPE_TREE, 'f') == UA_TREE_FOCUS);
+	CHECK(ui_key_action(SCOPE_TIMELINE, 'f') == UA_FIT);
+	CHECK(ui_key_action(SCOPE_GLOBAL, 'f') == UA_NONE);
+	CHECK(ui_key_action(SCOPE_TIMELINE, 'h') == UA_HELP);	/* h was the cursor there */
+	CHECK(ui_key_action(SCOPE_TREE, 'j') == UA_DOWN);
+	/* The help has a title, a section a scope (a blank line and its title), a line a key. */
+	n = ui_help_lines(lines, 128);
+	CHECK(n == ui_nkeys + 1 + 2 * SCOPE_COUNT);
+	CHECK(strstr(lines[3 + 2], "Down, j") != NULL);
+	CHECK(strstr(lines[3 + globals + 1], "In the call tree") != NULL);
 }
 
 /* A list over ids: items[] holds ids, names[] their text. */
@@ -184,7 +224,7 @@ static void test_browser_list(void)
 	set_items(&l, first, 6);
 	browser_key(&l, '/', UA_SEARCH);
 	CHECK(l.search.active);
-	browser_key(&l, 'z', ui_key_action('z'));	/* typed, not "zero" */
+	browser_key(&l, 'z', ui_key_action(SCOPE_GLOBAL, 'z'));	/* typed, not "zero" */
 	browser_key(&l, 'e', UA_NONE);
 	CHECK(!strcmp(selected_name(&l), "zeta"));
 	browser_key(&l, KEY_F(3), UA_SEARCH);
@@ -285,14 +325,14 @@ static void test_browser_tree(void)
 	CHECK_EQ_U64(b.n, 6);
 	CHECK_EQ_U64(browser_selected(&b)->depth, 2);
 	/* Left goes to the caller when there is nothing to close, then closes it. */
-	browser_key(&b, KEY_LEFT, UA_BACK);
+	browser_key(&b, KEY_LEFT, UA_LEFT);
 	CHECK(!strcmp(tree_selected(&b), "wait"));
-	browser_key(&b, KEY_LEFT, UA_BACK);
+	browser_key(&b, KEY_LEFT, UA_LEFT);
 	CHECK(!strcmp(tree_selected(&b), "wait") && !browser_selected(&b)->open);
 	CHECK_EQ_U64(b.n, 5);
 	/* Closed by hand, main stays closed though hot; it survives reordering and new refs. */
 	browser_select(&b, 0);
-	browser_key(&b, '-', UA_NONE);
+	browser_key(&b, '-', UA_TREE_CLOSE);
 	CHECK_EQ_U64(b.n, 3);	/* main, idle (opened by the search), wait */
 	swap = true;
 	shift = 100;
@@ -301,9 +341,9 @@ static void test_browser_tree(void)
 	CHECK(!strcmp(tree_names[b.rows[2].ref - shift], "main") && !b.rows[2].open);
 	CHECK(!strcmp(tree_selected(&b), "main"));	/* by id, not by place */
 	/* * opens everything under it. */
-	browser_key(&b, '*', UA_NONE);
+	browser_key(&b, '*', UA_TREE_OPEN_ALL);
 	CHECK_EQ_U64(b.n, 6);
-	browser_key(&b, KEY_RIGHT, UA_OPEN);
+	browser_key(&b, KEY_RIGHT, UA_RIGHT);
 	CHECK(!strcmp(tree_selected(&b), "main"));
 	/* A reveal opens a path and selects its end. */
 	{
@@ -578,6 +618,7 @@ int main(int argc, char **argv)
 	}
 	test_readme_keys();
 	test_key_table();
+	test_key_conflicts();
 	test_browser_list();
 	test_browser_tree();
 	test_bars();

@@ -448,17 +448,17 @@ static enum browser_reaction filter_prompt_key(struct browser *b, int code)
 }
 
 /* + opens, * opens all below, - and Left close (closed: to the parent), Right opens. */
-static enum browser_reaction tree_key(struct browser *b, int code)
+static enum browser_reaction tree_key(struct browser *b, enum ui_action a)
 {
 	const struct browser_item *it = browser_selected(b);
 
-	if (!it || (code != '+' && code != '-' && code != '*' && code != KEY_LEFT &&
-		    code != KEY_RIGHT))
+	if (!it || (a != UA_TREE_OPEN && a != UA_TREE_CLOSE && a != UA_TREE_OPEN_ALL &&
+		    a != UA_LEFT && a != UA_RIGHT))
 		return BROWSER_IGNORED;
 	b->chosen = true;
-	if (code == '*') {
+	if (a == UA_TREE_OPEN_ALL) {
 		browser_open_all(b, it);
-	} else if (code == '+' || code == KEY_RIGHT) {
+	} else if (a == UA_TREE_OPEN || a == UA_RIGHT) {
 		if (it->children)
 			browser_set_open(b, it, true);
 	} else if (it->open) {
@@ -477,7 +477,7 @@ enum browser_reaction browser_key(struct browser *b, int code, enum ui_action a)
 		return search_prompt_key(b, code);
 	if (b->filter.active)
 		return filter_prompt_key(b, code);
-	if (b->tree && tree_key(b, code) == BROWSER_MOVED)
+	if (b->tree && tree_key(b, a) == BROWSER_MOVED)
 		return BROWSER_MOVED;
 	if (a == UA_UP || a == UA_DOWN || a == UA_PAGE_UP || a == UA_PAGE_DOWN ||
 	    a == UA_FIRST || a == UA_LAST || a == UA_SEARCH_NEXT)

@@ -118,7 +118,7 @@ static enum view_reaction diff_key(struct view *v, int code, enum ui_action a)
 
 	if (view_browse(v, &d->rows_shown, code, a) != VIEW_IGNORED)
 		return VIEW_REDRAW;
-	if (code == 'p') {
+	if (a == UA_DIFF_PATHS) {
 		d->paths = !d->paths;
 		browser_forget_selection(&d->rows_shown);
 		return VIEW_REQUERY;
@@ -138,11 +138,12 @@ static void diff_destroy(struct view *v)
 }
 
 static const enum ui_action diff_actions[] = {
-	UA_HELP, UA_SEARCH, UA_BACK, UA_QUIT, UA_NONE,
+	UA_HELP, UA_SEARCH, UA_DIFF_PATHS, UA_BACK, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops diff_ops = {
 	.name = "diff",
+	.scope = SCOPE_DIFF,
 	.requery = diff_refresh,
 	.draw = diff_draw,
 	.key = diff_key,

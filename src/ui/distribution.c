@@ -308,6 +308,7 @@ static const enum ui_action distribution_actions[] = {
 
 static const struct view_ops distribution_ops = {
 	.name = "distribution",
+	.observer = true,
 	.draw = distribution_draw,
 	.key = distribution_key,
 	.destroy = view_free,

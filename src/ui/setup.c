@@ -1,6 +1,6 @@
 /*
  * setup.c - F2, as htop's setup: one line per setting, Up and Down
- * choose, Enter, Space or Right change it (Left back), and the change
+ * choose, Enter or Right change it (Left back), and the change
  * shows at once.  Leaving (Esc, F2, q) writes the settings file.
  */
 #include "ui/browser.h"
@@ -177,12 +177,11 @@ static enum view_reaction setup_key(struct view *v, int code, enum ui_action a)
 	struct setup_view *sv = (struct setup_view *)v;
 
 	if (!sv->rows_shown.search.active) {
-		/* Space changes a setting here, as Enter: not a page down. */
-		if (a == UA_OPEN || code == ' ') {
+		if (a == UA_OPEN || a == UA_RIGHT) {
 			change(v->ui, selected_item(sv), 1);
 			return VIEW_REDRAW;
 		}
-		if (code == KEY_LEFT) {
+		if (a == UA_LEFT) {
 			change(v->ui, selected_item(sv), -1);
 			return VIEW_REDRAW;
 		}

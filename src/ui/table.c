@@ -143,6 +143,7 @@ static enum view_reaction table_key(struct view *v, int code, enum ui_action a)
 		v->next = diff_view_create(v->ui);
 		return VIEW_PUSH;
 	case UA_OPEN:
+	case UA_RIGHT:
 		if (!selected_row(t))
 			return VIEW_REDRAW;
 		v->next = detail_view_create(v->ui, selected_row(t)->sym->id);

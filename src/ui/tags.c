@@ -226,6 +226,7 @@ static const enum ui_action tags_actions[] = {
 
 static const struct view_ops tags_ops = {
 	.name = "tags",
+	.observer = true,
 	.requery = tags_requery,
 	.draw = tags_draw,
 	.key = tags_key,

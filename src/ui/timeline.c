@@ -577,48 +577,45 @@ static enum view_reaction timeline_key(struct view *v, int code, enum ui_action 
 	struct session *s = v->ui->s;
 	const struct model *m = &s->model;
 
-	(void)a;
+	(void)code;
 	if (!m->samples)
 		return VIEW_IGNORED;
-	switch (code) {
-	case KEY_LEFT:
-	case 'h':
+	switch (a) {
+	case UA_LEFT:
 		move_cursor(t, m, -1);
 		return VIEW_REQUERY;
-	case KEY_RIGHT:
-	case 'l':
+	case UA_RIGHT:
 		move_cursor(t, m, 1);
 		return VIEW_REQUERY;
-	case KEY_PPAGE:
+	case UA_PAGE_UP:
 		move_cursor(t, m, -t->width / 2);
 		return VIEW_REQUERY;
-	case KEY_NPAGE:
+	case UA_PAGE_DOWN:
 		move_cursor(t, m, t->width / 2);
 		return VIEW_REQUERY;
-	case '+':
-	case '=':
+	case UA_ZOOM_IN:
 		zoom(t, m, -1);
 		return VIEW_REQUERY;
-	case '-':
+	case UA_ZOOM_OUT:
 		zoom(t, m, 1);
 		return VIEW_REQUERY;
-	case 'f':
+	case UA_FIT:
 		fit(t, m);
 		return VIEW_REQUERY;
-	case KEY_HOME:
+	case UA_FIRST:
 		t->from = m->first_time;
 		t->follow = false;
 		t->cursor = 0;
 		return VIEW_REQUERY;
-	case KEY_END:
+	case UA_LAST:
 		t->follow = true;
 		t->cursor = t->width - 1;
 		return VIEW_REQUERY;
-	case '(':
+	case UA_RANGE_FROM:
 		return set_mark(t, false);
-	case ')':
+	case UA_RANGE_TO:
 		return set_mark(t, true);
-	case 27:
+	case UA_BACK:
 		if (t->marking) {
 			t->marking = false;
 			return VIEW_REQUERY;
@@ -635,7 +632,8 @@ static enum view_reaction timeline_key(struct view *v, int code, enum ui_action 
 }
 
 static const enum ui_action timeline_actions[] = {
-	UA_HELP, UA_VIEW_NEXT, UA_PAUSE, UA_PERIOD_HALVE, UA_PERIOD_DOUBLE, UA_QUIT, UA_NONE,
+	UA_HELP, UA_VIEW_NEXT, UA_RANGE_FROM, UA_FIT, UA_PAUSE, UA_PERIOD_HALVE,
+	UA_PERIOD_DOUBLE, UA_QUIT, UA_NONE,
 };
 
 static void timeline_destroy(struct view *v)
@@ -646,6 +644,7 @@ static void timeline_destroy(struct view *v)
 
 static const struct view_ops timeline_ops = {
 	.name = "timeline",
+	.scope = SCOPE_TIMELINE,
 	.requery = timeline_requery,
 	.draw = timeline_draw,
 	.key = timeline_key,

@@ -522,26 +522,24 @@ static void tree_draw(struct view *v, WINDOW *w)
 		  t->active == PANE_REBUILT);
 }
 
-static enum view_reaction icicle_key(struct tree_view *t, int code)
+static enum view_reaction icicle_key(struct tree_view *t, enum ui_action a)
 {
 	struct tree_pane *p = &t->pane[t->active];
 	static const struct {
-		int code;
+		enum ui_action a;
 		enum icicle_move how;
 	} moves[] = {
-		{ KEY_UP, ICICLE_CALLER }, { 'k', ICICLE_CALLER },
-		{ KEY_DOWN, ICICLE_CALLEE }, { 'j', ICICLE_CALLEE },
-		{ KEY_LEFT, ICICLE_PREVIOUS }, { KEY_RIGHT, ICICLE_NEXT },
-		{ '\n', ICICLE_ZOOM }, { KEY_ENTER, ICICLE_ZOOM },
+		{ UA_UP, ICICLE_CALLER }, { UA_DOWN, ICICLE_CALLEE },
+		{ UA_LEFT, ICICLE_PREVIOUS }, { UA_RIGHT, ICICLE_NEXT }, { UA_OPEN, ICICLE_ZOOM },
 	};
 
-	if (code == 'i') {
+	if (a == UA_TREE_ICICLE) {
 		t->icicle = false;
 		pane_reveal(p, t->ic.selected);
 		return VIEW_REQUERY;
 	}
 	for (size_t i = 0; i < sizeof(moves) / sizeof(moves[0]); i++)
-		if (moves[i].code == code) {
+		if (moves[i].a == a) {
 			if (p->shown)
 				icicle_move(&t->ic, p->shown, moves[i].how);
 			return VIEW_REDRAW;
@@ -550,31 +548,31 @@ static enum view_reaction icicle_key(struct tree_view *t, int code)
 }
 
 /* Keys that change what the trees are: b c w u r %. */
-static enum view_reaction layout_key(struct tree_view *t, int code)
+static enum view_reaction layout_key(struct tree_view *t, enum ui_action a)
 {
-	switch (code) {
-	case '%':
+	switch (a) {
+	case UA_TREE_COLD:
 		t->cold = (t->cold + 1) % (sizeof(cold_limits) / sizeof(cold_limits[0]));
 		return VIEW_REQUERY;
-	case 'c':
+	case UA_TREE_REBUILT:
 		t->layout = (t->layout + 1) % (SHOW_REBUILT + 1);
 		t->active = t->layout == SHOW_REBUILT ? PANE_REBUILT : PANE_UNWOUND;
 		/* The icicle's nodes were the other tree's. */
 		t->ic.zoom = t->ic.selected = CCT_ROOT;
 		return VIEW_REQUERY;
-	case 'w':
+	case UA_TREE_PANE:
 		if (t->layout != SHOW_BOTH)
 			return VIEW_IGNORED;
 		t->active = !t->active;
 		t->ic.zoom = t->ic.selected = CCT_ROOT;
 		return VIEW_REQUERY;
-	case 'b':
+	case UA_TREE_BOTTOM_UP:
 		t->bottom_up = !t->bottom_up;
 		break;
-	case 'r':
+	case UA_TREE_RECURSION:
 		t->x.collapse_recursion = !t->x.collapse_recursion;
 		break;
-	case 'u':
+	case UA_TREE_UNDO:
 		memset(&t->x, 0, sizeof(t->x));
 		break;
 	default:
@@ -594,27 +592,27 @@ static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
 
 	v->browser = &p->rows_shown;
 	/* A prompt (search) takes every key first; the icicle has none. */
-	if (t->icicle && (r = icicle_key(t, code)) != VIEW_IGNORED)
+	if (t->icicle && (r = icicle_key(t, a)) != VIEW_IGNORED)
 		return r;
 	if (!t->icicle && view_browse(v, &p->rows_shown, code, a) != VIEW_IGNORED) {
 		follow(t);
 		return VIEW_REDRAW;
 	}
-	if ((r = layout_key(t, code)) != VIEW_IGNORED)
+	if ((r = layout_key(t, a)) != VIEW_IGNORED)
 		return r;
 	sel = browser_selected(&p->rows_shown);
 	if (!sel)
 		return VIEW_IGNORED;
 	node = t->icicle ? t->ic.selected : (uint32_t)sel->ref;
-	if (code == 'i') {
+	if (a == UA_TREE_ICICLE) {
 		t->icicle = true;
 		icicle_select(&t->ic, p->shown, node);
 		return VIEW_REDRAW;
 	}
-	if ((code == 'f' || code == 'm') && node != CCT_ROOT) {
+	if ((a == UA_TREE_FOCUS || a == UA_TREE_MERGE) && node != CCT_ROOT) {
 		uint32_t sym = cct_node(p->shown, node)->sym;
 
-		if (code == 'f') {
+		if (a == UA_TREE_FOCUS) {
 			t->x.focus = true;
 			t->x.focus_sym = sym;
 		} else if (t->x.nmerged < CCT_MERGE_MAX) {
@@ -652,11 +650,13 @@ static void tree_destroy(struct view *v)
 }
 
 static const enum ui_action tree_actions[] = {
-	UA_HELP, UA_VIEW_NEXT, UA_SEARCH, UA_OPEN, UA_ZERO, UA_QUIT, UA_NONE,
+	UA_HELP, UA_VIEW_NEXT, UA_SEARCH, UA_TREE_BOTTOM_UP, UA_TREE_FOCUS, UA_TREE_ICICLE,
+	UA_ZERO, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops tree_ops = {
 	.name = "tree",
+	.scope = SCOPE_TREE,
 	.requery = tree_refresh,
 	.draw = tree_draw,
 	.key = tree_key,

@@ -195,13 +195,14 @@ static void pop(struct ui *ui)
 static const struct {
 	const char *name;
 	struct view *(*create)(struct ui *ui);
+	enum ui_action key;
 } main_views[] = {
-	{ "symbols", table_view_create },
-	{ "timeline", timeline_view_create },
-	{ "gauges", gauges_view_create },
-	{ "tags", tags_view_create },
-	{ "distribution", distribution_view_create },
-	{ "tree", tree_view_create },
+	{ "symbols", table_view_create, UA_VIEW_TABLE },
+	{ "timeline", timeline_view_create, UA_VIEW_TIMELINE },
+	{ "gauges", gauges_view_create, UA_VIEW_GAUGES },
+	{ "tags", tags_view_create, UA_VIEW_TAGS },
+	{ "distribution", distribution_view_create, UA_VIEW_DISTRIBUTION },
+	{ "tree", tree_view_create, UA_VIEW_TREE },
 };
 #define NMAIN_VIEWS (int)(sizeof(main_views) / sizeof(main_views[0]))
 
@@ -246,89 +247,147 @@ static void show_next_event(struct ui *ui, int step)
 	refresh_views(ui);
 }
 
-/* The keys no view took: help, back, redraw, resize, quit. */
+/*
+ * The global keys' actions, for a key no view took (htop's keys[]): each
+ * returns false when it quits.
+ */
+static bool do_quit(struct ui *ui, enum ui_action a)
+{
+	(void)ui;
+	(void)a;
+	return false;
+}
+
+static bool do_push(struct ui *ui, enum ui_action a)
+{
+	push(ui, a == UA_HELP ? help_view_create(ui) : a == UA_SETUP ? setup_view_create(ui)
+	     : sort_menu_create(ui));
+	return true;
+}
+
+static bool do_zero(struct ui *ui, enum ui_action a)
+{
+	if (a == UA_ZERO) {
+		ui->zero_each = !ui->zero_each;
+		snprintf(ui->message, sizeof(ui->message), "%s",
+			 ui->zero_each ? "z: the table shows each refresh interval alone"
+				       : "z off: the table accumulates");
+	}
+	if (a == UA_ZERO_ONCE || ui->zero_each)
+		model_zero(&ui->s->model);
+	refresh_views(ui);
+	return true;
+}
+
+static bool do_switch_view(struct ui *ui, enum ui_action a)
+{
+	for (int i = 0; i < NMAIN_VIEWS; i++)
+		if (main_views[i].key == a)
+			switch_view(ui, i);
+	if (a == UA_VIEW_NEXT)
+		switch_view(ui, -1);
+	return true;
+}
+
+static bool do_pause(struct ui *ui, enum ui_action a)
+{
+	(void)a;
+	ui->paused = !ui->paused;
+	snprintf(ui->message, sizeof(ui->message), "%s", ui->paused
+		 ? "paused: the tables hold still, sampling goes on (Z resumes)"
+		 : "resumed: the tables catch up");
+	if (!ui->paused)
+		refresh_interval(ui);
+	return true;
+}
+
+static bool do_unwind(struct ui *ui, enum ui_action a)
+{
+	(void)a;
+	session_unwind_broken_chains(ui->s, ui->message, sizeof(ui->message));
+	return true;
+}
+
+static bool do_period(struct ui *ui, enum ui_action a)
+{
+	int step = a == UA_PERIOD_HALVE ? -1 : a == UA_PERIOD_DOUBLE ? 1 : 0;
+
+	/* The observer's views focus the observer; the rest, perf. */
+	if (ui->s->observer && (!ui->s->source || ui->stack[0]->ops->observer))
+		session_change_observer_period(ui->s, step, ui->message, sizeof(ui->message));
+	else
+		session_change_period(ui->s, step, ui->message, sizeof(ui->message));
+	return true;
+}
+
+static bool do_event(struct ui *ui, enum ui_action a)
+{
+	show_next_event(ui, a == UA_EVENT_NEXT ? 1 : -1);
+	return true;
+}
+
+static bool do_back(struct ui *ui, enum ui_action a)
+{
+	(void)a;
+	pop(ui);
+	return true;
+}
+
+static bool do_snapshot(struct ui *ui, enum ui_action a)
+{
+	(void)a;
+	snapshot_save(ui->s, NULL, ui->message, sizeof(ui->message));
+	return true;
+}
+
+static bool do_redraw(struct ui *ui, enum ui_action a)
+{
+	(void)ui;
+	(void)a;
+	clearok(curscr, TRUE);
+	return true;
+}
+
+static const struct {
+	enum ui_action action;
+	bool (*run)(struct ui *ui, enum ui_action a);
+} global_actions[] = {
+	{ UA_QUIT, do_quit },
+	{ UA_HELP, do_push },
+	{ UA_SETUP, do_push },
+	{ UA_SORT_MENU, do_push },
+	{ UA_ZERO, do_zero },
+	{ UA_ZERO_ONCE, do_zero },
+	{ UA_VIEW_NEXT, do_switch_view },
+	{ UA_VIEW_TABLE, do_switch_view },
+	{ UA_VIEW_TIMELINE, do_switch_view },
+	{ UA_VIEW_GAUGES, do_switch_view },
+	{ UA_VIEW_TAGS, do_switch_view },
+	{ UA_VIEW_DISTRIBUTION, do_switch_view },
+	{ UA_VIEW_TREE, do_switch_view },
+	{ UA_PAUSE, do_pause },
+	{ UA_UNWIND_AUTO, do_unwind },
+	{ UA_PERIOD_HALVE, do_period },
+	{ UA_PERIOD_DOUBLE, do_period },
+	{ UA_PERIOD_RANDOM, do_period },
+	{ UA_EVENT_NEXT, do_event },
+	{ UA_EVENT_PREV, do_event },
+	{ UA_BACK, do_back },
+	{ UA_LEFT, do_back },
+	{ UA_SNAPSHOT, do_snapshot },
+	{ UA_REDRAW, do_redraw },
+};
+
+/* The keys no view took, and the terminal's resize. */
 static bool global_key(struct ui *ui, int code, enum ui_action a)
 {
 	if (code == KEY_RESIZE) {
 		layout(ui);
 		return true;
 	}
-	switch (a) {
-	case UA_QUIT:
-		return false;
-	case UA_HELP:
-		push(ui, help_view_create(ui));
-		break;
-	case UA_SETUP:
-		push(ui, setup_view_create(ui));
-		break;
-	case UA_SORT_MENU:
-		push(ui, sort_menu_create(ui));
-		break;
-	case UA_ZERO:
-		ui->zero_each = !ui->zero_each;
-		snprintf(ui->message, sizeof(ui->message), "%s",
-			 ui->zero_each ? "z: the table shows each refresh interval alone"
-				       : "z off: the table accumulates");
-		if (ui->zero_each)
-			model_zero(&ui->s->model);
-		refresh_views(ui);
-		break;
-	case UA_VIEW_NEXT:
-	case UA_VIEW_TABLE:
-	case UA_VIEW_TIMELINE:
-	case UA_VIEW_GAUGES:
-	case UA_VIEW_TAGS:
-	case UA_VIEW_DISTRIBUTION:
-	case UA_VIEW_TREE:
-		switch_view(ui, a == UA_VIEW_NEXT ? -1 : (int)(a - UA_VIEW_TABLE));
-		break;
-	case UA_PAUSE:
-		ui->paused = !ui->paused;
-		snprintf(ui->message, sizeof(ui->message), "%s", ui->paused
-			 ? "paused: the tables hold still, sampling goes on (Z resumes)"
-			 : "resumed: the tables catch up");
-		if (!ui->paused)
-			refresh_interval(ui);
-		break;
-	case UA_UNWIND_AUTO:
-		session_unwind_broken_chains(ui->s, ui->message, sizeof(ui->message));
-		break;
-	case UA_ZERO_ONCE:
-		model_zero(&ui->s->model);
-		refresh_views(ui);
-		break;
-	case UA_PERIOD_HALVE:
-	case UA_PERIOD_DOUBLE:
-	case UA_PERIOD_RANDOM:
-		/* The observer's views focus the observer; the rest, perf. */
-		if (ui->s->observer && (!ui->s->source ||
-					!strcmp(ui->stack[0]->ops->name, "tags") ||
-					!strcmp(ui->stack[0]->ops->name, "distribution")))
-			session_change_observer_period(ui->s, a == UA_PERIOD_HALVE ? -1 :
-						       a == UA_PERIOD_DOUBLE ? 1 : 0,
-						       ui->message, sizeof(ui->message));
-		else
-			session_change_period(ui->s, a == UA_PERIOD_HALVE ? -1 :
-					      a == UA_PERIOD_DOUBLE ? 1 : 0,
-					      ui->message, sizeof(ui->message));
-		break;
-	case UA_EVENT_NEXT:
-	case UA_EVENT_PREV:
-		show_next_event(ui, a == UA_EVENT_NEXT ? 1 : -1);
-		break;
-	case UA_BACK:
-		pop(ui);
-		break;
-	case UA_SNAPSHOT:
-		snapshot_save(ui->s, NULL, ui->message, sizeof(ui->message));
-		break;
-	case UA_REDRAW:
-		clearok(curscr, TRUE);
-		break;
-	default:
-		break;
-	}
+	for (size_t i = 0; i < sizeof(global_actions) / sizeof(global_actions[0]); i++)
+		if (global_actions[i].action == a)
+			return global_actions[i].run(ui, a);
 	return true;
 }
 
@@ -352,7 +411,7 @@ static enum view_reaction click(struct ui *ui, struct view *top)
 static bool handle_key(struct ui *ui, int code)
 {
 	struct view *top = top_of(ui);
-	enum ui_action a = ui_key_action(code);
+	enum ui_action a = ui_key_action(top->ops->scope, code);
 	enum view_reaction r = VIEW_IGNORED;
 
 	ui->message[0] = '\0';

@@ -42,7 +42,9 @@ struct view_ops {
 	bool (*status)(struct view *v, char *buf, size_t len, bool *warning);
 	void (*destroy)(struct view *v);
 	const enum ui_action *actions;	/* its footer keys, UA_NONE-ended */
+	enum ui_scope scope;		/* whose keys it reads beside the global ones */
 	bool full_screen;
+	bool observer;			/* the observer's: [ and ] change its period */
 };
 
 struct view {
