@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "model/sort.h"
+#include "ring/record.h"	/* ST_MAX_SIGNALS */
+#include "target.h"		/* ST_MAX_TARGETS */
+
 enum st_format {
 	ST_FORMAT_TEXT,
 	ST_FORMAT_JSON,
@@ -29,36 +33,6 @@ enum st_export {
 /* The format's name as --export spells it. */
 const char *st_export_name(enum st_export how);
 
-enum st_sort_key {
-	ST_SORT_SELF,		/* samples, the default */
-	ST_SORT_IPC,
-	ST_SORT_MODULE,
-	ST_SORT_SYMBOL,
-	ST_SORT_PROCESS,	/* command, then pid: rows split by process */
-	ST_SORT_COUNT
-};
-
-/*
- * -s: a comma list; the first key orders, the rest break ties.  A list
- * that starts with one of perf's names (dso, sym, pid, comm) gets
- * overhead in front, as perf orders.
- */
-#define ST_MAX_SORT_KEYS 5	/* four given, and overhead first for perf's */
-
-/* How rows are split beside the symbol: perf's -s comm and -s pid. */
-enum st_split {
-	ST_SPLIT_NONE,			/* a row per symbol */
-	ST_SPLIT_PID,			/* per process and symbol (-s pid; several processes) */
-	ST_SPLIT_COMM,			/* per command and symbol (-s comm): processes merged */
-};
-
-struct st_sort {
-	enum st_sort_key key[ST_MAX_SORT_KEYS];
-	int nkeys;			/* at least 1 */
-	enum st_split split;
-	bool given;			/* by -s (else the default) */
-};
-
 /* What is sampled. */
 enum st_target_kind {
 	ST_TARGET_SYSTEM,		/* -a, -C, or nothing given: every process */
@@ -70,9 +44,7 @@ enum st_target_kind {
 	ST_TARGET_REPLAY,		/* -i / --replay FILE */
 };
 
-#define ST_MAX_TARGETS 1024		/* -p, -t and -u: processes or threads */
 
-#define ST_MAX_SIGNALS		5	/* four counters and a tag */
 #define ST_OBSERVER_PERIOD_MAX	100000000000ull	/* cycles: --observer-period's bound */
 #define ST_OBSERVER_PERIOD	2000	/* cycles: >90% DTE acceptance (SHIM, ISCA 2015, Fig. 4c) */
 

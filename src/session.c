@@ -1,6 +1,5 @@
 /* session.c - wiring target, source, ring, symbols and model together. */
 #include "session.h"
-#include "output/columns.h"
 #include "ring/record.h"
 #include "ring/record_file.h"
 #include "ring/ring.h"
@@ -330,8 +329,17 @@ static int open_live(struct session *s, const struct st_options *o)
 	struct perf_source_config *cfg = st_xcalloc(1, sizeof(*cfg));
 	int status;
 
+	const struct perf_source_request rq = {
+		.cpus = o->cpus, .events = o->events, .freq = o->freq, .period = o->period,
+		.randomize = o->randomize, .callchain = o->callchain, .stack_copy = o->stack_copy,
+		.ibs = o->ibs == ST_IBS_OP ? PERF_IBS_OP : o->ibs == ST_IBS_FETCH ? PERF_IBS_FETCH
+		       : PERF_IBS_NONE,
+		.ibs_l3miss = o->ibs_l3miss, .ibs_ldlat = o->ibs_ldlat,
+		.ibs_aggregate = o->ibs_aggregate,
+	};
+
 	s->has_target = true;
-	status = perf_source_configure(o, o->target == ST_TARGET_COMMAND ||
+	status = perf_source_configure(&rq, o->target == ST_TARGET_COMMAND ||
 				       o->target == ST_TARGET_DEMO, cfg);
 	if (status == 0)
 		status = resolve_target(s, o, cfg);
@@ -357,8 +365,13 @@ static int open_live(struct session *s, const struct st_options *o)
 	source_info(s->source, &s->info);
 	if (o->observe) {
 		struct observer_config oc;
+		const struct observer_request orq = {
+			.cpu = o->observer_cpu, .pin_target = o->pin_target,
+			.period = o->observer_period, .signals = o->signals,
+			.nsignals = o->nsignals,
+		};
 
-		status = observer_configure(o, s->pid, s->target.launched, &oc);
+		status = observer_configure(&orq, s->pid, s->target.launched, &oc);
 		if (status < 0)
 			goto out;
 		s->obs_ring = ring_create(OBS_RING_BYTES);
@@ -399,7 +412,6 @@ void session_show_event(struct session *s, int e)
 		e = 0;
 	s->model.shown_event = e;
 	s->range.shown_event = e;
-	columns_events((const char (*)[64])s->info.sampled, s->model.nsampled, e);
 }
 
 int session_open(struct session *s, const struct st_options *o)

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#define ST_MAX_TARGETS 1024		/* -p, -t and -u: processes or threads */
+
 struct st_target {
 	pid_t pid;
 	bool launched;		/* we forked it, so we reap and stop it */

@@ -394,23 +394,38 @@ static void test_columns(void)
 	struct model_row r = { .sym = &sym, .samples = 12, .weight = 12,
 			       .self = 50, .ipc = NAN };
 	char line[256];
+	struct column_set cs, other;
+	static const char *const ipc[] = { "ipc" };
+	static const char events[2][64] = { "cpu-clock", "page-faults" };
 
-	columns_title(line, sizeof(line), 0, false, ST_SORT_SELF, false);
+	column_set_init(&cs);
+	column_set_init(&other);
+	columns_title(&cs, line, sizeof(line), 0, false, ST_SORT_SELF, false);
 	CHECK(!strcmp(line, " SELF%v   SAMPLES    IPC  NAMED BY    MODULE                    SYMBOL"));
-	columns_row(line, sizeof(line), 0, false, &r);
+	columns_row(&cs, line, sizeof(line), 0, false, &r);
 	CHECK(!strcmp(line, " 50.00%        12      -  debuginfod  a.out                     main"));
+	/* Which columns show is each table's own: hiding IPC in one leaves the other. */
+	columns_hide(&other, ipc, 1);
+	columns_title(&other, line, sizeof(line), 0, false, ST_SORT_SELF, false);
+	CHECK(!strcmp(line, " SELF%v   SAMPLES  NAMED BY    MODULE                    SYMBOL"));
+	columns_title(&cs, line, sizeof(line), 0, false, ST_SORT_SELF, false);
+	CHECK(strstr(line, "IPC") != NULL);
+	/* -e a,b: a column for each event but the one SELF% is of. */
+	columns_events(&other, events, 2, 0);
+	columns_title(&other, line, sizeof(line), 0, false, ST_SORT_SELF, false);
+	CHECK(!strcmp(line, " SELF%v page-faults   SAMPLES  NAMED BY    MODULE                    SYMBOL"));
 	/* What named a row is shown from 120 columns. */
-	columns_title(line, sizeof(line), 119, false, ST_SORT_SELF, false);
+	columns_title(&cs, line, sizeof(line), 119, false, ST_SORT_SELF, false);
 	CHECK(!strcmp(line, " SELF%v   SAMPLES    IPC  MODULE                    SYMBOL"));
 	/* A 50-column screen drops SAMPLES and MODULE. */
-	columns_title(line, sizeof(line), 50, false, ST_SORT_IPC, true);
+	columns_title(&cs, line, sizeof(line), 50, false, ST_SORT_IPC, true);
 	CHECK(!strcmp(line, "  SELF%   IPC^  SYMBOL"));
 	/* Rows split by process carry the process (-a, -s pid). */
 	r.pid = 4242;
 	r.comm = "make";
-	columns_title(line, sizeof(line), 0, true, ST_SORT_PROCESS, false);
+	columns_title(&cs, line, sizeof(line), 0, true, ST_SORT_PROCESS, false);
 	CHECK(!strcmp(line, "  SELF%   SAMPLES    IPC  PID COMMANDv            NAMED BY    MODULE                    SYMBOL"));
-	columns_row(line, sizeof(line), 0, true, &r);
+	columns_row(&cs, line, sizeof(line), 0, true, &r);
 	CHECK(!strcmp(line, " 50.00%        12      -  4242 make               debuginfod  a.out                     main"));
 }
 

@@ -19,7 +19,7 @@
 #include "model/ibs_model.h"
 #include "model/obs_model.h"
 #include "index.h"
-#include "options.h"
+#include "model/sort.h"
 #include "sampler/events.h"
 
 struct symbolizer;

@@ -2,6 +2,7 @@
 #include "output/columns.h"
 #include "model/model_diff.h"
 #include "model/model.h"
+#include "session.h"
 #include "symbols/symbols.h"
 
 #include <math.h>
@@ -150,69 +151,70 @@ const struct column columns[] = {
 };
 const size_t ncolumns = sizeof(columns) / sizeof(columns[0]);
 
-static bool hidden[sizeof(columns) / sizeof(columns[0])];
+_Static_assert(sizeof(columns) / sizeof(columns[0]) <= COLUMNS_MAX,
+	       "a column set holds a flag a column");
 
-/* The events with a column of their own (columns_events), by index. */
-static struct {
-	char name[64];
-	int index;
-	int width;		/* the name's, within 7..16 */
-} event_cols[ST_MAX_SAMPLED];
-static int nevent_cols;
-
-void columns_events(const char (*names)[64], int n, int shown)
+void column_set_init(struct column_set *cs)
 {
-	nevent_cols = 0;
+	memset(cs, 0, sizeof(*cs));
+}
+
+void columns_of_session(struct column_set *cs, const struct session *s)
+{
+	const struct model *m = session_tables(s);
+
+	columns_events(cs, (const char (*)[64])s->info.sampled, s->model.nsampled,
+		       s->model.shown_event);
+	cs->ibs = ibs_model_active(&m->ibs);
+}
+
+void columns_events(struct column_set *cs, const char (*names)[64], int n, int shown)
+{
+	cs->nevents = 0;
 	for (int e = 0; e < n && e < ST_MAX_SAMPLED; e++) {
 		if (e == shown)
 			continue;
 		size_t w = strnlen(names[e], 64);
 
-		snprintf(event_cols[nevent_cols].name, sizeof(event_cols[0].name),
-			 "%.63s", names[e]);
-		event_cols[nevent_cols].width = w < 7 ? 7 : w > 16 ? 16 : (int)w;
-		event_cols[nevent_cols++].index = e;
+		snprintf(cs->events[cs->nevents].name, sizeof(cs->events[0].name), "%.63s",
+			 names[e]);
+		cs->events[cs->nevents].width = w < 7 ? 7 : w > 16 ? 16 : (int)w;
+		cs->events[cs->nevents++].index = e;
 	}
 }
 
 /* How many cells a shown column has: one, or one per other event. */
-static int cells_of(const struct column *c)
+static int cells_of(const struct column_set *cs, const struct column *c)
 {
-	return c->per_event ? nevent_cols : 1;
+	return c->per_event ? cs->nevents : 1;
 }
 
 /* The width of the event cells with the space between them. */
-static int events_span(void)
+static int events_span(const struct column_set *cs)
 {
 	int w = 0;
 
-	for (int k = 0; k < nevent_cols; k++)
-		w += (k ? 1 : 0) + event_cols[k].width;
+	for (int k = 0; k < cs->nevents; k++)
+		w += (k ? 1 : 0) + cs->events[k].width;
 	return w;
 }
 
-void columns_hide(const char *const *keys, size_t n)
+void columns_hide(struct column_set *cs, const char *const *keys, size_t n)
 {
 	for (size_t i = 0; i < ncolumns; i++) {
-		hidden[i] = false;
+		cs->hidden[i] = false;
 		for (size_t k = 0; keys && k < n; k++)
 			if (!strcmp(keys[k], columns[i].key) &&
 			    columns[i].sort != ST_SORT_SELF && columns[i].sort != ST_SORT_SYMBOL)
-				hidden[i] = true;
+				cs->hidden[i] = true;
 	}
 }
 
-static bool ibs_columns;
-
-void columns_ibs(bool on)
+static bool shown(const struct column_set *cs, const struct column *c, int screen,
+		  enum st_split split)
 {
-	ibs_columns = on;
-}
-
-static bool shown(const struct column *c, int screen, enum st_split split)
-{
-	if ((c->split != ST_SPLIT_NONE && c->split != split) || hidden[c - columns] || !cells_of(c) ||
-	    (c->ibs && !ibs_columns))
+	if ((c->split != ST_SPLIT_NONE && c->split != split) || cs->hidden[c - columns] ||
+	    !cells_of(cs, c) || (c->ibs && !cs->ibs))
 		return false;
 	return screen == 0 || screen >= c->min_screen;
 }
@@ -247,8 +249,8 @@ static size_t put_cell(char *buf, size_t len, size_t at, const struct column *c,
 	return at + ((size_t)n < len - at ? (size_t)n : len - at - 1);
 }
 
-void columns_title(char *buf, size_t len, int screen, enum st_split split, int sort,
-		   bool invert)
+void columns_title(const struct column_set *cs, char *buf, size_t len, int screen,
+		   enum st_split split, int sort, bool invert)
 {
 	size_t at = 0;
 
@@ -257,11 +259,10 @@ void columns_title(char *buf, size_t len, int screen, enum st_split split, int s
 		const struct column *c = &columns[i];
 		char t[32];
 
-		if (!shown(c, screen, split))
+		if (!shown(cs, c, screen, split))
 			continue;
-		for (int k = 0; c->per_event && k < nevent_cols; k++)
-			at = put_cell(buf, len, at, c, event_cols[k].width,
-				      event_cols[k].name);
+		for (int k = 0; c->per_event && k < cs->nevents; k++)
+			at = put_cell(buf, len, at, c, cs->events[k].width, cs->events[k].name);
 		if (c->per_event)
 			continue;
 		snprintf(t, sizeof(t), "%s%s", c->title,
@@ -270,7 +271,7 @@ void columns_title(char *buf, size_t len, int screen, enum st_split split, int s
 	}
 }
 
-int columns_sort_at(int x, int screen, enum st_split split)
+int columns_sort_at(const struct column_set *cs, int x, int screen, enum st_split split)
 {
 	int at = 0;
 
@@ -278,11 +279,11 @@ int columns_sort_at(int x, int screen, enum st_split split)
 		const struct column *c = &columns[i];
 		int w = width_of(c, screen), gap = at ? (c->left ? 2 : 1) : 0;
 
-		if (!shown(c, screen, split))
+		if (!shown(cs, c, screen, split))
 			continue;
 		/* The title's cells, with the gap before each (a click there counts). */
 		if (c->per_event)
-			w = events_span();
+			w = events_span(cs);
 		if (x < at + gap + w || w == 0)
 			return c->sort;
 		at += gap + w;
@@ -290,8 +291,8 @@ int columns_sort_at(int x, int screen, enum st_split split)
 	return -1;
 }
 
-void columns_row(char *buf, size_t len, int screen, enum st_split split,
-		 const struct model_row *r)
+void columns_row(const struct column_set *cs, char *buf, size_t len, int screen,
+		 enum st_split split, const struct model_row *r)
 {
 	size_t at = 0;
 
@@ -300,12 +301,11 @@ void columns_row(char *buf, size_t len, int screen, enum st_split split,
 		const struct column *c = &columns[i];
 		char cell[4096];
 
-		if (!shown(c, screen, split))
+		if (!shown(cs, c, screen, split))
 			continue;
-		for (int k = 0; c->per_event && k < nevent_cols; k++) {
-			snprintf(cell, sizeof(cell), "%.2f%%",
-				 r->event_share[event_cols[k].index]);
-			at = put_cell(buf, len, at, c, event_cols[k].width, cell);
+		for (int k = 0; c->per_event && k < cs->nevents; k++) {
+			snprintf(cell, sizeof(cell), "%.2f%%", r->event_share[cs->events[k].index]);
+			at = put_cell(buf, len, at, c, cs->events[k].width, cell);
 		}
 		if (c->per_event)
 			continue;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "options.h"
+#include "sampler/events.h"
 
 struct model_row;
 
@@ -27,8 +28,32 @@ struct column {
 	bool ibs;			/* an IBS figure: shown once IBS samples arrive */
 };
 
+#define COLUMNS_MAX 24
+
 extern const struct column columns[];
 extern const size_t ncolumns;
+
+/*
+ * Which columns a table shows: its own state (the UI's table view, one
+ * report), never a global.  column_set_init shows every column but the
+ * IBS ones and no per-event ones.
+ */
+struct column_set {
+	bool hidden[COLUMNS_MAX];	/* by the user (setup) */
+	bool ibs;			/* the IBS columns: IBS samples arrived */
+	struct {
+		char name[64];
+		int index;		/* the event's */
+		int width;		/* the name's, within 7..16 */
+	} events[ST_MAX_SAMPLED];	/* a column each (-e a,b), but the one shown */
+	int nevents;
+};
+
+void column_set_init(struct column_set *cs);
+
+/* The event and IBS columns a session's tables have now (its -e a,b; IBS samples seen). */
+struct session;
+void columns_of_session(struct column_set *cs, const struct session *s);
 
 /*
  * Writes the title line or a row's line into buf, for a screen `screen`
@@ -36,10 +61,10 @@ extern const size_t ncolumns;
  * the PID COMMAND or the COMMAND column.  sort and invert mark the sorted column with v
  * or ^; sort -1 marks none.
  */
-void columns_title(char *buf, size_t len, int screen, enum st_split split, int sort,
-		   bool invert);
-void columns_row(char *buf, size_t len, int screen, enum st_split split,
-		 const struct model_row *r);
+void columns_title(const struct column_set *cs, char *buf, size_t len, int screen,
+		   enum st_split split, int sort, bool invert);
+void columns_row(const struct column_set *cs, char *buf, size_t len, int screen,
+		 enum st_split split, const struct model_row *r);
 
 /* The per-process table's title and rows, the same in the UI and -P. */
 struct model_process_row;
@@ -47,24 +72,21 @@ void process_columns_title(char *buf, size_t len);
 void process_columns_row(char *buf, size_t len, const struct model_process_row *r);
 
 /*
- * Hides columns by their JSON key ("samples", "ipc", "module") in what
- * columns_title and columns_row write from now on: the UI's setup (F2).
- * NULL shows them all again.  The key column (SELF%, SYMBOL) stays.
+ * Hides columns by their JSON key ("samples", "ipc", "module"): the UI's
+ * setup (F2).  NULL shows them all again.  The key column (SELF%, SYMBOL)
+ * stays.
  */
-void columns_hide(const char *const *keys, size_t n);
+void columns_hide(struct column_set *cs, const char *const *keys, size_t n);
 
 /*
  * With events sampled each on its own (-e a,b): names[n] are theirs, and
  * a column per event other than `shown` (whose share SELF% is) follows
  * SELF%.  n 0 shows none.
  */
-void columns_events(const char (*names)[64], int n, int shown);
-
-/* Shows the IBS columns (LOAD% ... T2RET) from now on, or hides them. */
-void columns_ibs(bool on);
+void columns_events(struct column_set *cs, const char (*names)[64], int n, int shown);
 
 /* The sort key of the column under x in a line columns_title wrote; -1 if none. */
-int columns_sort_at(int x, int screen, enum st_split split);
+int columns_sort_at(const struct column_set *cs, int x, int screen, enum st_split split);
 
 /* The per-thread table's title and rows, the same in the UI and -H. */
 struct model;

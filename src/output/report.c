@@ -29,6 +29,7 @@ static void print_text(struct session *s, FILE *out)
 	size_t n = model_rows_sorted(m, &s->sort, false, &rows);
 	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
 	char line[8192], period[192], target[128];
+	struct column_set cols;
 
 	session_metrics(s, &mt);
 	session_period_text(s, period, sizeof(period));
@@ -69,11 +70,12 @@ static void print_text(struct session *s, FILE *out)
 	}
 	if (s->finished)
 		fprintf(out, "status: %s\n", s->status);
-	columns_ibs(ibs_model_active(&m->ibs));
-	columns_title(line, sizeof(line), 0, split, -1, false);
+	column_set_init(&cols);
+	columns_of_session(&cols, s);
+	columns_title(&cols, line, sizeof(line), 0, split, -1, false);
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n && i < limit; i++) {
-		columns_row(line, sizeof(line), 0, split, &rows[i]);
+		columns_row(&cols, line, sizeof(line), 0, split, &rows[i]);
 		fprintf(out, "%s\n", line);
 	}
 	free(rows);

@@ -13,6 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The most counters a sample carries, and events sampled each on its own (-e a,b). */
+#define ST_MAX_EVENTS 8
+#define ST_MAX_SAMPLED 4
+
+/* How a period is counted (a record file's header says it). */
+enum st_period_unit {
+	ST_PERIOD_UNKNOWN,
+	ST_PERIOD_NS,			/* a clock event: ns between samples */
+	ST_PERIOD_EVENTS,		/* a counting event: events between */
+	ST_PERIOD_HZ,			/* a frequency the kernel keeps (-F) */
+	ST_PERIOD_CYCLES,		/* TSC cycles (observer); 0: no pause */
+};
+
 enum st_record_type {
 	ST_REC_SAMPLE = 1,	/* struct st_sample */
 	ST_REC_MMAP = 2,	/* struct st_mmap */
@@ -134,6 +147,7 @@ struct st_lost {
  */
 #define ST_OBS_MAX_THREADS	8u
 #define ST_OBS_MAX_COUNTERS	4u
+#define ST_MAX_SIGNALS		5	/* --signal: four counters and a tag */
 #define ST_OBS_NAME_LEN		32u
 #define ST_OBS_TAG_NAMES	16u
 #define ST_OBS_CONTINUES	0x1u

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sampler/source.h"
+#include "ring/record.h"
 
 #define ST_FILE_MAGIC	"SHIMTOP"
 /* 2: the period as value and unit; 3: -e a,b; 4: the observer's own counts; 5: checks */
@@ -72,11 +72,6 @@ struct st_file_header {
 
 struct record_writer;
 struct record_reader;
-
-/* Fills the header fields that describe a source. */
-void record_header_from_info(struct st_file_header *h,
-			     const struct st_source_info *in, int pid,
-			     const char *comm);
 
 /* NULL after a one-line error naming the file. */
 struct record_writer *record_writer_open(const char *path,

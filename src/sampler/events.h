@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define ST_MAX_EVENTS 8
-#define ST_MAX_SAMPLED 4	/* events sampled each on its own (-e a,b) */
+#include "ring/record.h"	/* ST_MAX_EVENTS, ST_MAX_SAMPLED: what a record file holds */
 
 struct st_event {
 	char name[64];

@@ -641,7 +641,7 @@ uint64_t observer_samples(struct st_source *s)
 	return atomic_load(&((struct observer *)s)->samples);
 }
 
-int observer_configure(const struct st_options *opt, pid_t pid, bool launched,
+int observer_configure(const struct observer_request *opt, pid_t pid, bool launched,
 		       struct observer_config *cfg)
 {
 	cpu_set_t allowed;
@@ -652,7 +652,7 @@ int observer_configure(const struct st_options *opt, pid_t pid, bool launched,
 	cfg->pid = pid;
 	cfg->launched = launched;
 	cfg->pin_target = opt->pin_target;
-	cfg->period = opt->observer_period;
+	cfg->period = opt->period;
 	cfg->wait_seconds = 5;
 	for (size_t i = 0; i < opt->nsignals; i++) {
 		if (variable_signal_parse(opt->signals[i], &cfg->vars[i], err,
@@ -675,7 +675,7 @@ int observer_configure(const struct st_options *opt, pid_t pid, bool launched,
 			 strerror(e));
 		return -e;
 	}
-	if (observer_place("", task_last_cpu(pid), &allowed, opt->observer_cpu,
+	if (observer_place("", task_last_cpu(pid), &allowed, opt->cpu,
 			   &cfg->place, err, sizeof(err)) < 0) {
 		st_error("%s", err);
 		return -EINVAL;

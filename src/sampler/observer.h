@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "options.h"
 #include "sampler/corewide.h"
 #include "sampler/observer_cpu.h"
 #include "sampler/variable_signal.h"
@@ -45,7 +44,15 @@ struct observer_config {
  * an attached target its segment or variables.  Returns 0, or -errno
  * (-EINVAL: a bad option) after a one-line error.
  */
-int observer_configure(const struct st_options *o, pid_t pid, bool launched,
+struct observer_request {
+	int cpu;			/* --observer-cpu; -1: choose */
+	bool pin_target;
+	uint64_t period;		/* TSC cycles between samples; 0: no pause */
+	const char *const *signals;	/* --signal NAME[:tag] */
+	size_t nsignals;
+};
+
+int observer_configure(const struct observer_request *rq, pid_t pid, bool launched,
 		       struct observer_config *cfg);
 
 /* The source; start() pins the thread and begins sampling. */

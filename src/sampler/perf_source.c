@@ -16,7 +16,6 @@
 #include "sampler/reorder.h"
 #include "sampler/stack_base.h"
 #include "cpulist.h"
-#include "options.h"
 #include "sampler/perf_parse.h"
 #include "ring/record.h"
 #include "ring/ring.h"
@@ -183,10 +182,10 @@ static void note_ibs_missing(struct perf_source_config *cfg)
 		snprintf(cfg->note + l, sizeof(cfg->note) - l, "%s%s", l ? "; " : "", brief);
 }
 
-static int configure_ibs(const struct st_options *o, struct perf_source_config *cfg)
+static int configure_ibs(const struct perf_source_request *o, struct perf_source_config *cfg)
 {
 	struct ibs_request rq = {
-		.kind = o->ibs == ST_IBS_FETCH ? IBS_FETCH : IBS_OP,
+		.kind = o->ibs == PERF_IBS_FETCH ? IBS_FETCH : IBS_OP,
 		.period = o->period, .freq = o->freq, .l3miss = o->ibs_l3miss,
 		.ldlat = o->ibs_ldlat, .randomize = o->randomize,
 	};
@@ -220,7 +219,7 @@ static int configure_ibs(const struct st_options *o, struct perf_source_config *
 	return rc;
 }
 
-int perf_source_configure(const struct st_options *o, bool launched,
+int perf_source_configure(const struct perf_source_request *o, bool launched,
 			  struct perf_source_config *cfg)
 {
 	bool pmu = events_have_hardware_pmu();
@@ -234,7 +233,7 @@ int perf_source_configure(const struct st_options *o, bool launched,
 	cfg->randomize = o->randomize && !o->freq;
 	cfg->callchain = o->callchain;
 	cfg->stack_copy = o->stack_copy;
-	if (o->ibs != ST_IBS_NONE)
+	if (o->ibs != PERF_IBS_NONE)
 		return configure_ibs(o, cfg);
 	if (o->events) {
 		bool hw = false, grouped;

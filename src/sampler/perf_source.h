@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "options.h"
 #include "sampler/events.h"
+#include "target.h"
 #include "sampler/source.h"
 
 /* What the events are opened on. */
@@ -54,7 +54,21 @@ struct perf_source_config {
  * checked against the online ones).  The caller fills scope and pids.
  * Returns 0, or -EINVAL after a one-line error.
  */
-int perf_source_configure(const struct st_options *o, bool launched,
+struct perf_source_request {
+	const char *cpus;		/* -C as given; NULL: every online CPU */
+	const char *events;		/* -e, perf's syntax; NULL: default */
+	uint64_t freq;			/* -F, Hz; 0 if not given */
+	uint64_t period;		/* -c; 0 if not given */
+	bool randomize;			/* vary the period as DCPI does */
+	bool callchain;			/* the kernel's frame-pointer chains */
+	unsigned stack_copy;		/* bytes of user stack a sample copies */
+	enum { PERF_IBS_NONE, PERF_IBS_OP, PERF_IBS_FETCH } ibs;	/* --ibs */
+	bool ibs_l3miss;		/* --ibs-l3miss */
+	unsigned ibs_ldlat;		/* --ibs-ldlat CYCLES; 0: none */
+	bool ibs_aggregate;		/* --ibs-aggregate */
+};
+
+int perf_source_configure(const struct perf_source_request *o, bool launched,
 			  struct perf_source_config *cfg);
 
 /*

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 const char *source_kind_name(enum st_source_kind k)
@@ -70,4 +71,28 @@ void source_thread_stop(struct source_thread *t, int wake_fd)
 		st_warn("cannot wake a sampling thread");
 	pthread_join(t->thread, NULL);
 	t->running = false;
+}
+
+void record_header_from_info(struct st_file_header *h,
+			     const struct st_source_info *in, int pid,
+			     const char *comm)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, ST_FILE_MAGIC, sizeof(ST_FILE_MAGIC));
+	h->version = ST_FILE_VERSION;
+	h->header_size = sizeof(*h);
+	h->pid = pid;
+	h->ncounters = in->ncounters;
+	h->ipc_cycles = in->ipc_cycles;
+	h->ipc_instructions = in->ipc_instructions;
+	h->start_time = st_now_ns();
+	snprintf(h->comm, sizeof(h->comm), "%s", comm);
+	snprintf(h->events, sizeof(h->events), "%s", in->events);
+	h->period_value = in->period.value;
+	h->period_unit = in->period.unit;
+	h->period_randomized = in->period.randomized;
+	snprintf(h->note, sizeof(h->note), "%.191s", in->note);
+	memcpy(h->counters, in->counters, sizeof(h->counters));
+	h->nsampled = in->nsampled;
+	memcpy(h->sampled, in->sampled, sizeof(h->sampled));
 }

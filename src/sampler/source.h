@@ -17,20 +17,13 @@
 #include <sys/types.h>
 
 #include "ring/record.h"
+#include "ring/record_file.h"
 #include "sampler/events.h"
 
 struct ring;
 
 /* "perf", "replay", "observer" ("" for none). */
 const char *source_kind_name(enum st_source_kind k);
-
-enum st_period_unit {
-	ST_PERIOD_UNKNOWN,
-	ST_PERIOD_NS,			/* a clock event: ns between samples */
-	ST_PERIOD_EVENTS,		/* a counting event: events between */
-	ST_PERIOD_HZ,			/* a frequency the kernel keeps (-F) */
-	ST_PERIOD_CYCLES,		/* TSC cycles (observer); 0: no pause */
-};
 
 struct st_period {
 	uint64_t value;
@@ -180,5 +173,9 @@ static inline void source_destroy(struct st_source *s)
 	if (s)
 		s->ops->destroy(s);
 }
+
+/* A record file's header fields that describe this source. */
+void record_header_from_info(struct st_file_header *h, const struct st_source_info *in, int pid,
+			     const char *comm);
 
 #endif

@@ -19,6 +19,7 @@
 struct table_view {
 	struct view v;
 	struct browser rows_shown;
+	struct column_set columns;	/* which show: the setup's, the session's events, IBS */
 	struct model_row *rows;		/* every row, sorted */
 	size_t nrows;
 };
@@ -51,17 +52,18 @@ static int table_write(struct browser *b, const struct browser_item *it, char *l
 	const struct table_view *t = b->ctx;
 	const struct model_row *r = &t->rows[it->ref];
 
-	columns_row(line, len, cols, t->v.ui->sort.split, r);
+	columns_row(&t->columns, line, len, cols, t->v.ui->sort.split, r);
 	return r->sym->unknown ? TH_UNKNOWN : TH_ROW;
 }
 
 static void table_title(struct browser *b, char *line, size_t len, int cols)
 {
-	const struct table_view *t = b->ctx;
+	struct table_view *t = b->ctx;
 	const struct ui *ui = t->v.ui;
 
-	columns_ibs(ibs_model_active(&session_tables(ui->s)->ibs));
-	columns_title(line, len, cols, ui->sort.split, (int)ui->sort.key[0], ui->invert);
+	ui_columns(ui, &t->columns);	/* the rows drawn after it read the same */
+	columns_title(&t->columns, line, len, cols, ui->sort.split, (int)ui->sort.key[0],
+		      ui->invert);
 }
 
 static const struct browser_ops table_browser = {
@@ -160,7 +162,7 @@ static enum view_reaction table_click(struct view *v, int y, int x, bool twice)
 	struct ui *ui = v->ui;
 
 	if (y == 0) {
-		int k = columns_sort_at(x, getmaxx(ui->body), ui->sort.split);
+		int k = columns_sort_at(&t->columns, x, getmaxx(ui->body), ui->sort.split);
 
 		if (k < 0)
 			return VIEW_REDRAW;

@@ -582,7 +582,7 @@ bool ui_sort_offered(const struct ui *ui, enum st_sort_key key)
 	return key != ST_SORT_PROCESS || ui->s->sort.split != ST_SPLIT_NONE;
 }
 
-void ui_apply_settings(struct ui *ui)
+void ui_columns(const struct ui *ui, struct column_set *cs)
 {
 	static const char *const keys[] = { "samples", "ipc", "module" };
 	const char *hide[3];
@@ -591,7 +591,12 @@ void ui_apply_settings(struct ui *ui)
 	for (size_t i = 0; i < 3; i++)
 		if (ui->settings.hidden & (1u << i))
 			hide[n++] = keys[i];
-	columns_hide(hide, n);
+	columns_hide(cs, hide, n);
+	columns_of_session(cs, ui->s);
+}
+
+void ui_apply_settings(struct ui *ui)
+{
 	ui->strip_lines[0] = ui->settings.brief_header ? 2 : UI_HEADER_LINES;
 	layout(ui);
 }

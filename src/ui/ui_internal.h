@@ -60,6 +60,10 @@ bool ui_sort_offered(const struct ui *ui, enum st_sort_key key);
 /* Applies ui->settings now: theme, columns, header height, refresh. */
 void ui_apply_settings(struct ui *ui);
 
+/* The symbol table's columns as the setup hides them, with the session's events and IBS. */
+struct column_set;
+void ui_columns(const struct ui *ui, struct column_set *cs);
+
 /* Writes ui->settings to the file; the footer says where, or why not. */
 void ui_save_settings(struct ui *ui);
 
