@@ -46,6 +46,7 @@
  */
 #include "ring/record.h"
 #include "ring/record_file.h"
+#include "sampler/source.h"
 
 #include <limits.h>
 #include <stdbool.h>

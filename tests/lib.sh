@@ -28,19 +28,20 @@ skip() {
 }
 
 # expect_run STATUS PATTERN -- CMD...: runs CMD, checks its exit status and
-# that its stderr matches PATTERN (an extended regex).
+# that its stderr matches PATTERN (an extended regex).  Its variables are
+# its own (er_*): a caller's $want or $pattern must survive it.
 expect_run() {
-	want=$1 pattern=$2
+	er_status=$1 er_pattern=$2
 	shift 3
 	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	got=$?
-	if [ "$got" -ne "$want" ]; then
-		fail "'$*' exited $got, expected $want; stderr: $(cat "$TMP/err")"
-	elif ! grep -Eq -- "$pattern" "$TMP/err"; then
-		fail "'$*' stderr lacks /$pattern/: $(cat "$TMP/err")"
+	er_got=$?
+	if [ "$er_got" -ne "$er_status" ]; then
+		fail "'$*' exited $er_got, expected $er_status; stderr: $(cat "$TMP/err")"
+	elif ! grep -Eq -- "$er_pattern" "$TMP/err"; then
+		fail "'$*' stderr lacks /$er_pattern/: $(cat "$TMP/err")"
 	fi
 	# Errors are one line.
-	if [ "$want" -ne 0 ] && [ "$(grep -c . "$TMP/err")" -gt 1 ]; then
+	if [ "$er_status" -ne 0 ] && [ "$(grep -c . "$TMP/err")" -gt 1 ]; then
 		fail "'$*' printed more than one line of error: $(cat "$TMP/err")"
 	fi
 }

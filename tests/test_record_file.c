@@ -7,6 +7,7 @@
 #include "check.h"
 #include "ring/record.h"
 #include "ring/record_file.h"
+#include "sampler/source.h"
 
 #include <errno.h>
 #include <stdlib.h>

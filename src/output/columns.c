@@ -3,8 +3,10 @@
 #include "model/model_diff.h"
 #include "model/model.h"
 #include "session.h"
+#include "output/report.h"
 #include "symbols/symbols.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -397,4 +399,23 @@ void diff_columns_path(char *buf, size_t len, const struct diff_path *p)
 	share_cell(sa, sizeof(sa), p->present[0], p->share[0]);
 	share_cell(sb, sizeof(sb), p->present[1], p->share[1]);
 	snprintf(buf, len, "%s %s %+8.2f  %s%s", sa, sb, p->delta, p->path, only_in(p->present));
+}
+
+void pages_columns_title(char *buf, size_t len)
+{
+	snprintf(buf, len, "%7s %-18s %5s %7s %7s %7s %6s  %s", "PID", "PAGE", "SIZE", "LOADS",
+		 "STORES", "MISSES", "LAT", "SYMBOLS");
+}
+
+void pages_columns_row(char *buf, size_t len, const struct model *m, const struct ibs_page *p)
+{
+	char syms[256];
+
+	report_ibs_page_symbols(m, p, syms, sizeof(syms));
+	snprintf(buf, len, "%7d %#-18" PRIx64 " %4" PRIu64 "%c %7" PRIu64 " %7" PRIu64
+		 " %7" PRIu64 " %6.0f  %s", (int)p->key.pid, p->key.base,
+		 p->size >= 1u << 30 ? p->size >> 30 : p->size >= 1u << 20 ? p->size >> 20
+		 : p->size >> 10, p->size >= 1u << 30 ? 'G' : p->size >= 1u << 20 ? 'M' : 'K',
+		 p->loads, p->stores, p->dc_misses,
+		 p->lat_n ? (double)p->lat_sum / (double)p->lat_n : 0.0, syms);
 }

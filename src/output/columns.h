@@ -95,6 +95,11 @@ void thread_columns_title(char *buf, size_t len);
 void thread_columns_row(char *buf, size_t len, const struct model *m,
 			const struct model_thread_row *r);
 
+/* The hot data pages' title and rows (IBS), the same in the UI (M) and the report. */
+struct ibs_page;
+void pages_columns_title(char *buf, size_t len);
+void pages_columns_row(char *buf, size_t len, const struct model *m, const struct ibs_page *p);
+
 /*
  * --diff's lines (report_diff.c and the UI's view): A%, B%, CHANGE, the
  * IPCs, module and symbol (or the path), "-" where a side lacks it.

@@ -2,6 +2,7 @@
  * report_ibs.c - the batch report's IBS part: the session's totals and
  * the hot data pages (ibs_model.h), text and JSON.  Nothing without IBS.
  */
+#include "output/columns.h"
 #include "output/report.h"
 #include "model/ibs_model.h"
 #include "session.h"
@@ -43,7 +44,7 @@ void report_ibs_text(struct session *s, FILE *out)
 	const struct ibs_stats *t = &im->total;
 	const struct ibs_page **pages;
 	size_t n;
-	char syms[512];
+	char line[1024];
 
 	if (!ibs_model_active(im) && !im->fetches && !im->bad)
 		return;
@@ -74,18 +75,11 @@ void report_ibs_text(struct session *s, FILE *out)
 		fprintf(out, "IBS samples not decoded: %" PRIu64 ", the first because: %s\n",
 			im->bad, im->first_bad);
 	n = ibs_model_pages(im, &pages);
-	fprintf(out, "\nhot data pages (%zu):\n%7s %-18s %5s %7s %7s %7s %6s  %s\n", n, "PID",
-		"PAGE", "SIZE", "LOADS", "STORES", "MISSES", "LAT", "SYMBOLS");
+	pages_columns_title(line, sizeof(line));
+	fprintf(out, "\nhot data pages (%zu):\n%s\n", n, line);
 	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++) {
-		const struct ibs_page *p = pages[i];
-
-		report_ibs_page_symbols(&s->model, p, syms, sizeof(syms));
-		fprintf(out, "%7d %#-18" PRIx64 " %4" PRIu64 "%c %7" PRIu64 " %7" PRIu64
-			" %7" PRIu64 " %6.0f  %s\n", (int)p->key.pid, p->key.base,
-			p->size >= 1u << 30 ? p->size >> 30 : p->size >= 1u << 20 ? p->size >> 20
-			: p->size >> 10, p->size >= 1u << 30 ? 'G' : p->size >= 1u << 20 ? 'M' : 'K',
-			p->loads, p->stores, p->dc_misses,
-			p->lat_n ? (double)p->lat_sum / (double)p->lat_n : 0.0, syms);
+		pages_columns_row(line, sizeof(line), &s->model, pages[i]);
+		fprintf(out, "%s\n", line);
 	}
 	free(pages);
 }

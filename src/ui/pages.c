@@ -5,6 +5,7 @@
  * IBS samples it says so and how to get them.
  */
 #include "model/model.h"
+#include "output/columns.h"
 #include "output/report.h"
 #include "session.h"
 #include "ui/draw.h"
@@ -45,18 +46,9 @@ static int pages_write(struct browser *b, const struct browser_item *it, char *l
 		       size_t len, int cols)
 {
 	const struct pages_view *p = b->ctx;
-	const struct ibs_page *pg = p->pages[it->ref];
-	char syms[256];
 
 	(void)cols;
-	report_ibs_page_symbols(&p->v.ui->s->model, pg, syms, sizeof(syms));
-	snprintf(line, len, "%7d %#-18" PRIx64 " %4" PRIu64 "%c %7" PRIu64
-		 " %7" PRIu64 " %7" PRIu64 " %6.0f  %s", (int)pg->key.pid, pg->key.base,
-		 pg->size >= 1u << 30 ? pg->size >> 30 : pg->size >= 1u << 20
-		 ? pg->size >> 20 : pg->size >> 10,
-		 pg->size >= 1u << 30 ? 'G' : pg->size >= 1u << 20 ? 'M' : 'K', pg->loads,
-		 pg->stores, pg->dc_misses,
-		 pg->lat_n ? (double)pg->lat_sum / (double)pg->lat_n : 0.0, syms);
+	pages_columns_row(line, len, &p->v.ui->s->model, p->pages[it->ref]);
 	return TH_ROW;
 }
 
@@ -64,8 +56,7 @@ static void pages_title(struct browser *b, char *line, size_t len, int cols)
 {
 	(void)b;
 	(void)cols;
-	snprintf(line, len, "%7s %-18s %5s %7s %7s %7s %6s  %s", "PID", "PAGE", "SIZE",
-		 "LOADS", "STORES", "MISSES", "LAT", "SYMBOLS");
+	pages_columns_title(line, len);
 }
 
 static const struct browser_ops pages_browser = {
