@@ -3,8 +3,11 @@
 
 The layers, lowest first: base (util, text_safe, index, cpulist,
 stop_signal, output_file, the module's uapi header), ring, symbols,
-sampler (and target), model, session (session, options, snapshot), output,
-ui, and the programs (shimtop.c, the demo, the instrumenter).  A file may
+sampler (and target), model, session (session, options), output, ui, and
+the programs (shimtop.c, the demo, the instrumenter).  The snapshot is one
+folder whose files sit in three layers: its container format beside the
+ring, its reading into a model with the session, its writing (which embeds
+the JSON report) with the output.  A file may
 include its own layer's headers and lower ones; each include that runs up
 is printed, and the exit status is 1 if there is one.
 """
@@ -18,12 +21,14 @@ FOLDERS = {"ring": "ring", "symbols": "symbols", "sampler": "sampler", "model": 
            "kmod": "base"}
 TOP = {"util": "base", "text_safe": "base", "index": "base", "cpulist": "base",
        "stop_signal": "base", "output_file": "base", "target": "sampler",
-       "options": "session", "session": "session", "snapshot": "session",
-       "shimtop": "program"}
+       "options": "session", "session": "session", "shimtop": "program"}
+SNAPSHOT = {"snapshot_file": "ring", "snapshot": "session", "snapshot_write": "output"}
 
 
 def layer(rel):
     parts = rel.split("/")
+    if parts[0] == "snapshot" and len(parts) > 1:
+        return SNAPSHOT.get(os.path.splitext(parts[1])[0])
     if len(parts) > 1:
         return FOLDERS.get(parts[0])
     return TOP.get(os.path.splitext(parts[0])[0])

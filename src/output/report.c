@@ -1,6 +1,6 @@
 /* report.c - batch output, text and JSON (json-c). */
 #include "output/export.h"
-#include "output/snapshot_write.h"
+#include "snapshot/snapshot_write.h"
 #include "output/report.h"
 #include "output/columns.h"
 #include "output/gauges.h"

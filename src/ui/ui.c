@@ -5,7 +5,7 @@
  */
 #include "output/columns.h"
 #include "session.h"
-#include "output/snapshot_write.h"
+#include "snapshot/snapshot_write.h"
 #include "stop_signal.h"
 #include "ui/browser.h"
 #include "ui/draw.h"
