@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "output/columns.h"
 #include "output/export.h"
+#include "output/tables.h"
 #include "session.h"
 #include "util.h"
 #include "symbols/symbols.h"
@@ -21,6 +22,7 @@
 #include "ui/settings.h"
 
 #include <curses.h>
+#include <json-c/json.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -429,6 +431,29 @@ static void test_columns(void)
 	CHECK(!strcmp(line, " 50.00%        12      -  4242 make               debuginfod  a.out                     main"));
 }
 
+/* The process table: declared once, the same title, row and JSON members everywhere. */
+static void test_tables(void)
+{
+	struct st_symbol sym = { .id = 3, .name = "compress_block", .module = "libz.so.1" };
+	struct model_process_row r = { .pid = 4242, .comm = "a-very-long-command-name",
+				       .samples = 12, .share = 37.5, .ipc = NAN, .threads = 2,
+				       .top = &sym };
+	char line[256];
+	struct json_object *o;
+
+	table_title(&process_table, line, sizeof(line));
+	CHECK(!strcmp(line, "     PID COMMAND          THREADS   SAMPLES   SHARE    IPC TOP SYMBOL"));
+	table_row(&process_table, &r, NULL, line, sizeof(line));
+	CHECK(!strcmp(line, "    4242 a-very-long-comm       2        12  37.50%      - compress_block"));
+	o = table_json(&process_table, &r, NULL);
+	CHECK(!strcmp(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		      "{\"pid\":4242,\"comm\":\"a-very-long-command-name\",\"threads\":2,"
+		      "\"samples\":12,\"share\":37.5,\"ipc\":null,\"top\":\"compress_block\"}"));
+	json_object_put(o);
+	table_title(&thread_table, line, sizeof(line));
+	CHECK(!strcmp(line, "     TID      PID COMMAND            SAMPLES   SHARE    IPC STATE   TOP SYMBOL"));
+}
+
 /* F2's file: written, read back the same; a bad line named, the rest read. */
 static void test_settings(void)
 {
@@ -638,6 +663,7 @@ int main(int argc, char **argv)
 	test_browser_tree();
 	test_bars();
 	test_columns();
+	test_tables();
 	test_settings();
 	test_icicle();
 	test_csv_field();

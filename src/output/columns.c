@@ -316,45 +316,6 @@ void columns_row(const struct column_set *cs, char *buf, size_t len, int screen,
 	}
 }
 
-void thread_columns_title(char *buf, size_t len)
-{
-	snprintf(buf, len, "%8s %8s %-16s %9s %7s %6s %-7s %s", "TID", "PID",
-		 "COMMAND", "SAMPLES", "SHARE", "IPC", "STATE", "TOP SYMBOL");
-}
-
-void thread_columns_row(char *buf, size_t len, const struct model *m,
-			const struct model_thread_row *r)
-{
-	struct model_row top;
-	char ipc[16] = "-";
-
-	if (!isnan(r->ipc))
-		snprintf(ipc, sizeof(ipc), "%.2f", r->ipc);
-	snprintf(buf, len, "%8d %8d %-16.16s %9llu %6.2f%% %6s %-7s %s",
-		 (int)r->t->tid, (int)r->t->pid, r->t->comm,
-		 (unsigned long long)r->t->samples, r->share, ipc,
-		 r->t->exited ? "exited" : "live",
-		 model_thread_top(m, r->t, &top, 1) ? top.sym->name : "-");
-}
-
-void process_columns_title(char *buf, size_t len)
-{
-	snprintf(buf, len, "%8s %-16s %7s %9s %7s %6s %s", "PID", "COMMAND",
-		 "THREADS", "SAMPLES", "SHARE", "IPC", "TOP SYMBOL");
-}
-
-void process_columns_row(char *buf, size_t len, const struct model_process_row *r)
-{
-	char ipc[16] = "-";
-
-	if (!isnan(r->ipc))
-		snprintf(ipc, sizeof(ipc), "%.2f", r->ipc);
-	snprintf(buf, len, "%8d %-16.16s %7zu %9llu %6.2f%% %6s %s", (int)r->pid,
-		 r->comm && r->comm[0] ? r->comm : "?", r->threads,
-		 (unsigned long long)r->samples, r->share, ipc,
-		 r->top ? r->top->name : "-");
-}
-
 static void share_cell(char *buf, size_t len, bool present, double v)
 {
 	if (present)

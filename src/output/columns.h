@@ -66,11 +66,6 @@ void columns_title(const struct column_set *cs, char *buf, size_t len, int scree
 void columns_row(const struct column_set *cs, char *buf, size_t len, int screen,
 		 enum st_split split, const struct model_row *r);
 
-/* The per-process table's title and rows, the same in the UI and -P. */
-struct model_process_row;
-void process_columns_title(char *buf, size_t len);
-void process_columns_row(char *buf, size_t len, const struct model_process_row *r);
-
 /*
  * Hides columns by their JSON key ("samples", "ipc", "module"): the UI's
  * setup (F2).  NULL shows them all again.  The key column (SELF%, SYMBOL)
@@ -88,12 +83,7 @@ void columns_events(struct column_set *cs, const char (*names)[64], int n, int s
 /* The sort key of the column under x in a line columns_title wrote; -1 if none. */
 int columns_sort_at(const struct column_set *cs, int x, int screen, enum st_split split);
 
-/* The per-thread table's title and rows, the same in the UI and -H. */
 struct model;
-struct model_thread_row;
-void thread_columns_title(char *buf, size_t len);
-void thread_columns_row(char *buf, size_t len, const struct model *m,
-			const struct model_thread_row *r);
 
 /* The hot data pages' title and rows (IBS), the same in the UI (M) and the report. */
 struct ibs_page;

@@ -4,16 +4,14 @@
  * its share, IPC and heaviest symbols; a line for the forgotten ones.
  */
 #include "output/report.h"
-#include "output/columns.h"
+#include "output/tables.h"
 #include "model/model.h"
 #include "session.h"
 #include "symbols/symbols.h"
 
 #include <json-c/json.h>
-#include <math.h>
 #include <stdlib.h>
 
-#define TOP_SYMBOLS	5
 
 /*
  * Threads listed at most (the heaviest; -n lowers it): a forking target
@@ -56,10 +54,10 @@ void report_threads_text(struct session *s, FILE *out)
 	size_t n = report_threads_listed(s, all);
 	char line[512];
 
-	thread_columns_title(line, sizeof(line));
+	table_title(&thread_table, line, sizeof(line));
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n; i++) {
-		thread_columns_row(line, sizeof(line), m, &rows[i]);
+		table_row(&thread_table, &rows[i], m, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	if (n < all)
@@ -72,33 +70,6 @@ void report_threads_text(struct session *s, FILE *out)
 	free(rows);
 }
 
-static struct json_object *thread_json(struct session *s,
-				       const struct model_thread_row *r)
-{
-	struct json_object *o = json_object_new_object(), *top = json_object_new_array();
-	struct model_row syms[TOP_SYMBOLS];
-	size_t k = model_thread_top(session_tables(s), r->t, syms, TOP_SYMBOLS);
-
-	json_object_object_add(o, "tid", json_object_new_int(r->t->tid));
-	json_object_object_add(o, "pid", json_object_new_int(r->t->pid));
-	json_object_object_add(o, "comm", json_object_new_string(r->t->comm));
-	report_add_u64(o, "samples", r->t->samples);
-	json_object_object_add(o, "share", json_object_new_double(r->share));
-	json_object_object_add(o, "ipc", isnan(r->ipc) ? NULL : json_object_new_double(r->ipc));
-	json_object_object_add(o, "exited", json_object_new_boolean(r->t->exited));
-	for (size_t i = 0; i < k; i++) {
-		struct json_object *e = json_object_new_object();
-
-		json_object_object_add(e, "symbol", json_object_new_string(syms[i].sym->name));
-		json_object_object_add(e, "module", json_object_new_string(syms[i].sym->module));
-		report_add_u64(e, "samples", syms[i].samples);
-		json_object_object_add(e, "share", json_object_new_double(syms[i].self));
-		json_object_array_add(top, e);
-	}
-	json_object_object_add(o, "top", top);
-	return o;
-}
-
 struct json_object *report_threads_json(struct session *s, struct json_object *threads,
 				       struct json_object *rest)
 {
@@ -108,7 +79,7 @@ struct json_object *report_threads_json(struct session *s, struct json_object *t
 	size_t all = model_thread_rows(m, &rows), n = report_threads_listed(s, all);
 
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, thread_json(s, &rows[i]));
+		json_object_array_add(arr, table_json(&thread_table, &rows[i], m));
 	report_add_u64(threads, "listed", n);
 	/* Lighter ones past the list, and those forgotten after they exited. */
 	report_add_u64(t, "threads", (uint64_t)(all - n) + m->gone_threads);
@@ -127,10 +98,10 @@ void report_processes_text(struct session *s, FILE *out)
 	size_t n = report_threads_listed(s, all);
 	char line[512];
 
-	process_columns_title(line, sizeof(line));
+	table_title(&process_table, line, sizeof(line));
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n; i++) {
-		process_columns_row(line, sizeof(line), &rows[i]);
+		table_row(&process_table, &rows[i], session_tables(s), line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	if (n < all)
@@ -145,21 +116,8 @@ struct json_object *report_processes_json(struct session *s, struct json_object 
 	struct model_process_row *rows;
 	size_t all = model_process_rows(session_tables(s), &rows), n = report_threads_listed(s, all);
 
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "pid", json_object_new_int(rows[i].pid));
-		json_object_object_add(o, "comm", json_object_new_string(
-			rows[i].comm ? rows[i].comm : ""));
-		report_add_u64(o, "threads", rows[i].threads);
-		report_add_u64(o, "samples", rows[i].samples);
-		json_object_object_add(o, "share", json_object_new_double(rows[i].share));
-		json_object_object_add(o, "ipc", isnan(rows[i].ipc) ? NULL
-					  : json_object_new_double(rows[i].ipc));
-		json_object_object_add(o, "top", rows[i].top
-			? json_object_new_string(rows[i].top->name) : NULL);
-		json_object_array_add(arr, o);
-	}
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, table_json(&process_table, &rows[i], session_tables(s)));
 	report_add_u64(r, "processes", all - n);
 	report_add_u64(r, "samples", processes_samples(rows + n, all - n));
 	json_object_object_add(rest, "processes", r);

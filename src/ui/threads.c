@@ -5,7 +5,7 @@
  * switches between them, Esc returns to the symbols.
  */
 #include "model/model.h"
-#include "output/columns.h"
+#include "output/tables.h"
 #include "session.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"
@@ -51,9 +51,9 @@ static int threads_write(struct browser *b, const struct browser_item *it, char 
 
 	(void)cols;
 	if (t->processes)
-		process_columns_row(line, len, &t->procs[it->ref]);
+		table_row(&process_table, &t->procs[it->ref], session_tables(t->v.ui->s), line, len);
 	else
-		thread_columns_row(line, len, session_tables(t->v.ui->s), &t->rows[it->ref]);
+		table_row(&thread_table, &t->rows[it->ref], session_tables(t->v.ui->s), line, len);
 	return TH_ROW;
 }
 
@@ -62,10 +62,7 @@ static void threads_title(struct browser *b, char *line, size_t len, int cols)
 	const struct threads_view *t = b->ctx;
 
 	(void)cols;
-	if (t->processes)
-		process_columns_title(line, len);
-	else
-		thread_columns_title(line, len);
+	table_title(t->processes ? &process_table : &thread_table, line, len);
 }
 
 static const struct browser_ops threads_browser = {

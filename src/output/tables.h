@@ -1,0 +1,40 @@
+/*
+ * tables.h - the thread and process tables, each declared once as
+ * columns (a title, a JSON key, a width, the cell as text and as JSON):
+ * the UI's views (H, P), the text report and the JSON report all print
+ * them from here.
+ */
+#ifndef SHIMTOP_TABLES_H
+#define SHIMTOP_TABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct json_object;
+struct model;
+
+struct table_column {
+	const char *title;		/* "SAMPLES" */
+	const char *key;		/* the JSON member: "samples" */
+	int width;			/* 0: the rest of the line */
+	bool left;			/* left-aligned (text), else right */
+	void (*text)(const void *row, const struct model *m, char *buf, size_t len);
+	struct json_object *(*json)(const void *row, const struct model *m);
+};
+
+struct table_def {
+	const struct table_column *cols;
+	size_t n;
+};
+
+/* Rows are struct model_thread_row and struct model_process_row. */
+extern const struct table_def thread_table, process_table;
+
+void table_title(const struct table_def *t, char *buf, size_t len);
+void table_row(const struct table_def *t, const void *row, const struct model *m, char *buf,
+	       size_t len);
+/* The row as a JSON object, a member a column. */
+struct json_object *table_json(const struct table_def *t, const void *row,
+			       const struct model *m);
+
+#endif
