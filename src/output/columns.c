@@ -316,52 +316,6 @@ void columns_row(const struct column_set *cs, char *buf, size_t len, int screen,
 	}
 }
 
-static void share_cell(char *buf, size_t len, bool present, double v)
-{
-	if (present)
-		snprintf(buf, len, "%6.2f%%", v);
-	else
-		snprintf(buf, len, "%7s", "-");
-}
-
-static const char *only_in(const bool *present)
-{
-	return !present[0] ? "  (only in B)" : !present[1] ? "  (only in A)" : "";
-}
-
-void diff_columns_title(char *buf, size_t len, bool paths)
-{
-	if (paths)
-		snprintf(buf, len, "%7s %7s %8s  %s", "A%", "B%", "CHANGE",
-			 "CALLING CONTEXT, B - A");
-	else
-		snprintf(buf, len, "%7s %7s %8s %6s %6s  %-24s  %s", "A%", "B%", "CHANGE",
-			 "IPC A", "IPC B", "MODULE", "SYMBOL, B - A");
-}
-
-void diff_columns_row(char *buf, size_t len, const struct diff_row *r)
-{
-	char sa[16], sb[16], ia[16] = "     -", ib[16] = "     -";
-
-	share_cell(sa, sizeof(sa), r->present[0], r->share[0]);
-	share_cell(sb, sizeof(sb), r->present[1], r->share[1]);
-	if (!isnan(r->ipc[0]))
-		snprintf(ia, sizeof(ia), "%6.2f", r->ipc[0]);
-	if (!isnan(r->ipc[1]))
-		snprintf(ib, sizeof(ib), "%6.2f", r->ipc[1]);
-	snprintf(buf, len, "%s %s %+8.2f %s %s  %-24.24s  %s%s", sa, sb, r->delta, ia, ib,
-		 r->module, r->name, only_in(r->present));
-}
-
-void diff_columns_path(char *buf, size_t len, const struct diff_path *p)
-{
-	char sa[16], sb[16];
-
-	share_cell(sa, sizeof(sa), p->present[0], p->share[0]);
-	share_cell(sb, sizeof(sb), p->present[1], p->share[1]);
-	snprintf(buf, len, "%s %s %+8.2f  %s%s", sa, sb, p->delta, p->path, only_in(p->present));
-}
-
 void pages_columns_title(char *buf, size_t len)
 {
 	snprintf(buf, len, "%7s %-18s %5s %7s %7s %7s %6s  %s", "PID", "PAGE", "SIZE", "LOADS",

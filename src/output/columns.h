@@ -90,14 +90,4 @@ struct ibs_page;
 void pages_columns_title(char *buf, size_t len);
 void pages_columns_row(char *buf, size_t len, const struct model *m, const struct ibs_page *p);
 
-/*
- * --diff's lines (report_diff.c and the UI's view): A%, B%, CHANGE, the
- * IPCs, module and symbol (or the path), "-" where a side lacks it.
- */
-struct diff_row;
-struct diff_path;
-void diff_columns_title(char *buf, size_t len, bool paths);
-void diff_columns_row(char *buf, size_t len, const struct diff_row *r);
-void diff_columns_path(char *buf, size_t len, const struct diff_path *p);
-
 #endif

@@ -2,6 +2,7 @@
 #include "output/tables.h"
 #include "output/report.h"
 #include "model/model.h"
+#include "model/model_diff.h"
 #include "symbols/symbols.h"
 
 #include <json-c/json.h>
@@ -10,19 +11,31 @@
 
 #define TOP_SYMBOLS	5	/* a thread's heaviest symbols in the JSON report */
 
+/* Appends a cell: its gap (none first), then the text in its width (the last: all of it). */
+static size_t put(char *buf, size_t len, size_t at, const struct table_column *c,
+		  const char *text)
+{
+	int gap = at ? (c->gap ? c->gap : 1) : 0, n;
+
+	if (at >= len)
+		return at;
+	if (c->width == 0)
+		n = snprintf(buf + at, len - at, "%*s%s", gap, "", text);
+	else if (c->left)
+		n = snprintf(buf + at, len - at, "%*s%-*.*s", gap, "", c->width, c->width, text);
+	else
+		n = snprintf(buf + at, len - at, "%*s%*s", gap, "", c->width, text);
+	return n < 0 ? at : at + (size_t)n < len ? at + (size_t)n : len - 1;
+}
+
 void table_title(const struct table_def *t, char *buf, size_t len)
 {
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < t->n && at < len; i++) {
-		const struct table_column *c = &t->cols[i];
-		int n = c->width == 0 ? snprintf(buf + at, len - at, "%s%s", i ? " " : "", c->title)
-			: snprintf(buf + at, len - at, c->left ? "%s%-*s" : "%s%*s", i ? " " : "",
-				   c->width, c->title);
-
-		at += n > 0 ? (size_t)n : 0;
-	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->cols[i].title)
+			at = put(buf, len, at, &t->cols[i], t->cols[i].title);
 }
 
 void table_row(const struct table_def *t, const void *row, const struct model *m, char *buf,
@@ -31,20 +44,13 @@ void table_row(const struct table_def *t, const void *row, const struct model *m
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < t->n && at < len; i++) {
-		const struct table_column *c = &t->cols[i];
-		char cell[512];
-		int n;
+	for (size_t i = 0; i < t->n; i++) {
+		char cell[4096];
 
-		c->text(row, m, cell, sizeof(cell));
-		if (c->width == 0)
-			n = snprintf(buf + at, len - at, "%s%s", i ? " " : "", cell);
-		else if (c->left)
-			n = snprintf(buf + at, len - at, "%s%-*.*s", i ? " " : "", c->width, c->width,
-				     cell);
-		else
-			n = snprintf(buf + at, len - at, "%s%*s", i ? " " : "", c->width, cell);
-		at += n > 0 ? (size_t)n : 0;
+		if (!t->cols[i].title)
+			continue;
+		t->cols[i].text(row, m, cell, sizeof(cell));
+		at = put(buf, len, at, &t->cols[i], cell);
 	}
 }
 
@@ -192,14 +198,14 @@ static struct json_object *thread_top_json(const void *r, const struct model *m)
 }
 
 static const struct table_column thread_columns[] = {
-	{ "TID", "tid", 8, false, thread_tid, thread_tid_json },
-	{ "PID", "pid", 8, false, thread_pid, thread_pid_json },
-	{ "COMMAND", "comm", 16, true, thread_comm, thread_comm_json },
-	{ "SAMPLES", "samples", 9, false, thread_samples, thread_samples_json },
-	{ "SHARE", "share", 7, false, thread_share, thread_share_json },
-	{ "IPC", "ipc", 6, false, thread_ipc, thread_ipc_json },
-	{ "STATE", "exited", 7, true, thread_state, thread_state_json },
-	{ "TOP SYMBOL", "top", 0, true, thread_top, thread_top_json },
+	{ "TID", "tid", 8, false, thread_tid, thread_tid_json, 0 },
+	{ "PID", "pid", 8, false, thread_pid, thread_pid_json, 0 },
+	{ "COMMAND", "comm", 16, true, thread_comm, thread_comm_json, 0 },
+	{ "SAMPLES", "samples", 9, false, thread_samples, thread_samples_json, 0 },
+	{ "SHARE", "share", 7, false, thread_share, thread_share_json, 0 },
+	{ "IPC", "ipc", 6, false, thread_ipc, thread_ipc_json, 0 },
+	{ "STATE", "exited", 7, true, thread_state, thread_state_json, 0 },
+	{ "TOP SYMBOL", "top", 0, true, thread_top, thread_top_json, 0 },
 };
 
 const struct table_def thread_table = {
@@ -295,15 +301,209 @@ static struct json_object *process_top_json(const void *r, const struct model *m
 }
 
 static const struct table_column process_columns[] = {
-	{ "PID", "pid", 8, false, process_pid, process_pid_json },
-	{ "COMMAND", "comm", 16, true, process_comm, process_comm_json },
-	{ "THREADS", "threads", 7, false, process_threads, process_threads_json },
-	{ "SAMPLES", "samples", 9, false, process_samples, process_samples_json },
-	{ "SHARE", "share", 7, false, process_share, process_share_json },
-	{ "IPC", "ipc", 6, false, process_ipc, process_ipc_json },
-	{ "TOP SYMBOL", "top", 0, true, process_top, process_top_json },
+	{ "PID", "pid", 8, false, process_pid, process_pid_json, 0 },
+	{ "COMMAND", "comm", 16, true, process_comm, process_comm_json, 0 },
+	{ "THREADS", "threads", 7, false, process_threads, process_threads_json, 0 },
+	{ "SAMPLES", "samples", 9, false, process_samples, process_samples_json, 0 },
+	{ "SHARE", "share", 7, false, process_share, process_share_json, 0 },
+	{ "IPC", "ipc", 6, false, process_ipc, process_ipc_json, 0 },
+	{ "TOP SYMBOL", "top", 0, true, process_top, process_top_json, 0 },
 };
 
 const struct table_def process_table = {
 	process_columns, sizeof(process_columns) / sizeof(process_columns[0]),
+};
+
+/* ---- the diff (--diff, D): symbols, and calling contexts ---- */
+
+#define DIFF(r) ((const struct diff_row *)(r))
+#define DPATH(r) ((const struct diff_path *)(r))
+
+static void share_text(bool present, double v, char *buf, size_t len)
+{
+	if (present)
+		snprintf(buf, len, "%.2f%%", v);
+	else
+		snprintf(buf, len, "-");
+}
+
+static struct json_object *side_json(bool present, double v)
+{
+	return present && !isnan(v) ? json_object_new_double(v) : NULL;
+}
+
+static const char *only_in(const bool *present)
+{
+	return !present[0] ? "  (only in B)" : !present[1] ? "  (only in A)" : "";
+}
+
+static void diff_a(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	share_text(DIFF(r)->present[0], DIFF(r)->share[0], buf, len);
+}
+
+static struct json_object *diff_a_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return side_json(DIFF(r)->present[0], DIFF(r)->share[0]);
+}
+
+static void diff_b(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	share_text(DIFF(r)->present[1], DIFF(r)->share[1], buf, len);
+}
+
+static struct json_object *diff_b_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return side_json(DIFF(r)->present[1], DIFF(r)->share[1]);
+}
+
+static void diff_change(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%+.2f", DIFF(r)->delta);
+}
+
+static struct json_object *diff_change_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return json_object_new_double(DIFF(r)->delta);
+}
+
+static void diff_ipc_a(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	ipc_text(DIFF(r)->ipc[0], buf, len);
+}
+
+static struct json_object *diff_ipc_a_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return side_json(DIFF(r)->present[0], DIFF(r)->ipc[0]);
+}
+
+static void diff_ipc_b(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	ipc_text(DIFF(r)->ipc[1], buf, len);
+}
+
+static struct json_object *diff_ipc_b_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return side_json(DIFF(r)->present[1], DIFF(r)->ipc[1]);
+}
+
+static void diff_module(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%s", DIFF(r)->module);
+}
+
+static struct json_object *diff_module_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return json_object_new_string(DIFF(r)->module);
+}
+
+static void diff_symbol(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%s%s", DIFF(r)->name, only_in(DIFF(r)->present));
+}
+
+static struct json_object *diff_symbol_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return json_object_new_string(DIFF(r)->name);
+}
+
+static struct json_object *diff_samples_a_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return json_object_new_uint64(DIFF(r)->samples[0]);
+}
+
+static struct json_object *diff_samples_b_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return json_object_new_uint64(DIFF(r)->samples[1]);
+}
+
+static const struct table_column diff_columns[] = {
+	{ "A%", "a", 7, false, diff_a, diff_a_json, 0 },
+	{ "B%", "b", 7, false, diff_b, diff_b_json, 0 },
+	{ "CHANGE", "change", 8, false, diff_change, diff_change_json, 0 },
+	{ "IPC A", "a_ipc", 6, false, diff_ipc_a, diff_ipc_a_json, 0 },
+	{ "IPC B", "b_ipc", 6, false, diff_ipc_b, diff_ipc_b_json, 0 },
+	{ "MODULE", "module", 24, true, diff_module, diff_module_json, 2 },
+	{ "SYMBOL, B - A", "symbol", 0, true, diff_symbol, diff_symbol_json, 2 },
+	{ NULL, "a_samples", 0, false, NULL, diff_samples_a_json, 0 },
+	{ NULL, "b_samples", 0, false, NULL, diff_samples_b_json, 0 },
+};
+
+const struct table_def diff_table = {
+	diff_columns, sizeof(diff_columns) / sizeof(diff_columns[0]),
+};
+
+static void path_a(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	share_text(DPATH(r)->present[0], DPATH(r)->share[0], buf, len);
+}
+
+static struct json_object *path_a_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return side_json(DPATH(r)->present[0], DPATH(r)->share[0]);
+}
+
+static void path_b(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	share_text(DPATH(r)->present[1], DPATH(r)->share[1], buf, len);
+}
+
+static struct json_object *path_b_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return side_json(DPATH(r)->present[1], DPATH(r)->share[1]);
+}
+
+static void path_change(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%+.2f", DPATH(r)->delta);
+}
+
+static struct json_object *path_change_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return json_object_new_double(DPATH(r)->delta);
+}
+
+static void path_path(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%s%s", DPATH(r)->path, only_in(DPATH(r)->present));
+}
+
+static struct json_object *path_path_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return json_object_new_string(DPATH(r)->path);
+}
+
+static const struct table_column diff_path_columns[] = {
+	{ "A%", "a", 7, false, path_a, path_a_json, 0 },
+	{ "B%", "b", 7, false, path_b, path_b_json, 0 },
+	{ "CHANGE", "change", 8, false, path_change, path_change_json, 0 },
+	{ "CALLING CONTEXT, B - A", "path", 0, true, path_path, path_path_json, 2 },
+};
+
+const struct table_def diff_path_table = {
+	diff_path_columns, sizeof(diff_path_columns) / sizeof(diff_path_columns[0]),
 };

@@ -1,7 +1,7 @@
 /*
- * tables.h - the thread and process tables, each declared once as
+ * tables.h - the thread, process and diff tables, each declared once as
  * columns (a title, a JSON key, a width, the cell as text and as JSON):
- * the UI's views (H, P), the text report and the JSON report all print
+ * the UI's views (H, P, D), the text report and the JSON report all print
  * them from here.
  */
 #ifndef SHIMTOP_TABLES_H
@@ -14,12 +14,13 @@ struct json_object;
 struct model;
 
 struct table_column {
-	const char *title;		/* "SAMPLES" */
+	const char *title;		/* "SAMPLES"; NULL: in the JSON only */
 	const char *key;		/* the JSON member: "samples" */
 	int width;			/* 0: the rest of the line */
 	bool left;			/* left-aligned (text), else right */
 	void (*text)(const void *row, const struct model *m, char *buf, size_t len);
 	struct json_object *(*json)(const void *row, const struct model *m);
+	int gap;			/* spaces before it; 0: one */
 };
 
 struct table_def {
@@ -27,8 +28,11 @@ struct table_def {
 	size_t n;
 };
 
-/* Rows are struct model_thread_row and struct model_process_row. */
-extern const struct table_def thread_table, process_table;
+/*
+ * Rows are struct model_thread_row, struct model_process_row, struct
+ * diff_row and struct diff_path.
+ */
+extern const struct table_def thread_table, process_table, diff_table, diff_path_table;
 
 void table_title(const struct table_def *t, char *buf, size_t len);
 void table_row(const struct table_def *t, const void *row, const struct model *m, char *buf,

@@ -5,7 +5,7 @@
  * side lacks shows "-" there.  Esc returns to A's symbol table.
  */
 #include "model/model_diff.h"
-#include "output/columns.h"
+#include "output/tables.h"
 #include "session.h"
 #include "ui/draw.h"
 #include "ui/browser.h"
@@ -63,9 +63,9 @@ static int diff_write(struct browser *b, const struct browser_item *it, char *li
 
 	(void)cols;
 	if (d->paths)
-		diff_columns_path(line, len, &d->d.paths[it->ref]);
+		table_row(&diff_path_table, &d->d.paths[it->ref], NULL, line, len);
 	else
-		diff_columns_row(line, len, &d->d.rows[it->ref]);
+		table_row(&diff_table, &d->d.rows[it->ref], NULL, line, len);
 	return TH_ROW;
 }
 
@@ -75,7 +75,7 @@ static void diff_title(struct browser *b, char *line, size_t len, int cols)
 	const struct ui *ui = d->v.ui;
 
 	(void)cols;
-	diff_columns_title(line, len, d->paths);
+	table_title(d->paths ? &diff_path_table : &diff_table, line, len);
 	snprintf(line + strlen(line), len - strlen(line), "  (A %s, B %s; p %s)",
 		 ui->s->opt->replay_path, ui->s->opt->diff_path, d->paths ? "symbols" : "paths");
 }
