@@ -1,12 +1,9 @@
 /* columns.c - the per-symbol table's columns (see columns.h). */
 #include "output/columns.h"
-#include "model/model_diff.h"
 #include "model/model.h"
 #include "session.h"
-#include "output/report.h"
 #include "symbols/symbols.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -314,23 +311,4 @@ void columns_row(const struct column_set *cs, char *buf, size_t len, int screen,
 		c->format(r, cell, sizeof(cell));
 		at = put_cell(buf, len, at, c, width_of(c, screen), cell);
 	}
-}
-
-void pages_columns_title(char *buf, size_t len)
-{
-	snprintf(buf, len, "%7s %-18s %5s %7s %7s %7s %6s  %s", "PID", "PAGE", "SIZE", "LOADS",
-		 "STORES", "MISSES", "LAT", "SYMBOLS");
-}
-
-void pages_columns_row(char *buf, size_t len, const struct model *m, const struct ibs_page *p)
-{
-	char syms[256];
-
-	report_ibs_page_symbols(m, p, syms, sizeof(syms));
-	snprintf(buf, len, "%7d %#-18" PRIx64 " %4" PRIu64 "%c %7" PRIu64 " %7" PRIu64
-		 " %7" PRIu64 " %6.0f  %s", (int)p->key.pid, p->key.base,
-		 p->size >= 1u << 30 ? p->size >> 30 : p->size >= 1u << 20 ? p->size >> 20
-		 : p->size >> 10, p->size >= 1u << 30 ? 'G' : p->size >= 1u << 20 ? 'M' : 'K',
-		 p->loads, p->stores, p->dc_misses,
-		 p->lat_n ? (double)p->lat_sum / (double)p->lat_n : 0.0, syms);
 }

@@ -85,9 +85,4 @@ int columns_sort_at(const struct column_set *cs, int x, int screen, enum st_spli
 
 struct model;
 
-/* The hot data pages' title and rows (IBS), the same in the UI (M) and the report. */
-struct ibs_page;
-void pages_columns_title(char *buf, size_t len);
-void pages_columns_row(char *buf, size_t len, const struct model *m, const struct ibs_page *p);
-
 #endif

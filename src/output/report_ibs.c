@@ -2,7 +2,7 @@
  * report_ibs.c - the batch report's IBS part: the session's totals and
  * the hot data pages (ibs_model.h), text and JSON.  Nothing without IBS.
  */
-#include "output/columns.h"
+#include "output/tables.h"
 #include "output/report.h"
 #include "model/ibs_model.h"
 #include "session.h"
@@ -75,10 +75,10 @@ void report_ibs_text(struct session *s, FILE *out)
 		fprintf(out, "IBS samples not decoded: %" PRIu64 ", the first because: %s\n",
 			im->bad, im->first_bad);
 	n = ibs_model_pages(im, &pages);
-	pages_columns_title(line, sizeof(line));
+	table_title(&page_table, line, sizeof(line));
 	fprintf(out, "\nhot data pages (%zu):\n%s\n", n, line);
 	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++) {
-		pages_columns_row(line, sizeof(line), &s->model, pages[i]);
+		table_row(&page_table, pages[i], &s->model, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	free(pages);
@@ -126,22 +126,8 @@ struct json_object *report_ibs_json(struct session *s)
 	report_add_u64(o, "undecoded", im->bad);
 	arr = json_object_new_array();
 	n = ibs_model_pages(im, &pages);
-	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++) {
-		const struct ibs_page *p = pages[i];
-		struct json_object *po = json_object_new_object(), *syms = json_object_new_array();
-
-		json_object_object_add(po, "pid", json_object_new_int(p->key.pid));
-		report_add_u64(po, "page", p->key.base);
-		report_add_u64(po, "size", p->size);
-		report_add_u64(po, "loads", p->loads);
-		report_add_u64(po, "stores", p->stores);
-		report_add_u64(po, "dc_misses", p->dc_misses);
-		for (unsigned k = 0; k < p->nsyms; k++)
-			json_object_array_add(syms, json_object_new_string(
-				symbolizer_symbol(s->model.symbols, p->sym[k])->name));
-		json_object_object_add(po, "symbols", syms);
-		json_object_array_add(arr, po);
-	}
+	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++)
+		json_object_array_add(arr, table_json(&page_table, pages[i], &s->model));
 	free(pages);
 	json_object_object_add(o, "pages", arr);
 	return o;

@@ -3,8 +3,10 @@
 #include "output/report.h"
 #include "model/model.h"
 #include "model/model_diff.h"
+#include "model/ibs_model.h"
 #include "symbols/symbols.h"
 
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -506,4 +508,131 @@ static const struct table_column diff_path_columns[] = {
 
 const struct table_def diff_path_table = {
 	diff_path_columns, sizeof(diff_path_columns) / sizeof(diff_path_columns[0]),
+};
+
+/* ---- the hot data pages (IBS; M, the report's "pages") ---- */
+
+#define PAGE(r) ((const struct ibs_page *)(r))
+
+static void page_pid(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%d", (int)PAGE(r)->key.pid);
+}
+
+static struct json_object *page_pid_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return json_object_new_int(PAGE(r)->key.pid);
+}
+
+static void page_base(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%#" PRIx64, PAGE(r)->key.base);
+}
+
+static struct json_object *page_base_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return u64_json(PAGE(r)->key.base);
+}
+
+static void page_size(const void *r, const struct model *m, char *buf, size_t len)
+{
+	uint64_t size = PAGE(r)->size;
+
+	(void)m;
+	snprintf(buf, len, "%" PRIu64 "%c", size >= 1u << 30 ? size >> 30 : size >= 1u << 20
+		 ? size >> 20 : size >> 10, size >= 1u << 30 ? 'G' : size >= 1u << 20 ? 'M' : 'K');
+}
+
+static struct json_object *page_size_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return u64_json(PAGE(r)->size);
+}
+
+static void page_loads(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%" PRIu64, PAGE(r)->loads);
+}
+
+static struct json_object *page_loads_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return u64_json(PAGE(r)->loads);
+}
+
+static void page_stores(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%" PRIu64, PAGE(r)->stores);
+}
+
+static struct json_object *page_stores_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return u64_json(PAGE(r)->stores);
+}
+
+static void page_misses(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%" PRIu64, PAGE(r)->dc_misses);
+}
+
+static struct json_object *page_misses_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return u64_json(PAGE(r)->dc_misses);
+}
+
+/* The data cache misses' mean latency, cycles. */
+static double page_latency(const struct ibs_page *p)
+{
+	return p->lat_n ? (double)p->lat_sum / (double)p->lat_n : NAN;
+}
+
+static void page_lat(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%.0f", isnan(page_latency(PAGE(r))) ? 0.0 : page_latency(PAGE(r)));
+}
+
+static struct json_object *page_lat_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return isnan(page_latency(PAGE(r))) ? NULL : json_object_new_double(page_latency(PAGE(r)));
+}
+
+static void page_symbols(const void *r, const struct model *m, char *buf, size_t len)
+{
+	report_ibs_page_symbols(m, PAGE(r), buf, len);
+}
+
+static struct json_object *page_symbols_json(const void *r, const struct model *m)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned k = 0; k < PAGE(r)->nsyms; k++)
+		json_object_array_add(a, json_object_new_string(
+			symbolizer_symbol(m->symbols, PAGE(r)->sym[k])->name));
+	return a;
+}
+
+static const struct table_column page_columns[] = {
+	{ "PID", "pid", 7, false, page_pid, page_pid_json, 0 },
+	{ "PAGE", "page", 18, true, page_base, page_base_json, 0 },
+	{ "SIZE", "size", 5, false, page_size, page_size_json, 0 },
+	{ "LOADS", "loads", 7, false, page_loads, page_loads_json, 0 },
+	{ "STORES", "stores", 7, false, page_stores, page_stores_json, 0 },
+	{ "MISSES", "dc_misses", 7, false, page_misses, page_misses_json, 0 },
+	{ "LAT", "latency", 6, false, page_lat, page_lat_json, 0 },
+	{ "SYMBOLS", "symbols", 0, true, page_symbols, page_symbols_json, 2 },
+};
+
+const struct table_def page_table = {
+	page_columns, sizeof(page_columns) / sizeof(page_columns[0]),
 };

@@ -1,8 +1,8 @@
 /*
- * tables.h - the thread, process and diff tables, each declared once as
- * columns (a title, a JSON key, a width, the cell as text and as JSON):
- * the UI's views (H, P, D), the text report and the JSON report all print
- * them from here.
+ * tables.h - the thread, process, diff and data page tables, each
+ * declared once as columns (a title, a JSON key, a width, the cell as text
+ * and as JSON): the UI's views (H, P, D, M), the text report and the JSON
+ * report all print them from here.
  */
 #ifndef SHIMTOP_TABLES_H
 #define SHIMTOP_TABLES_H
@@ -30,9 +30,10 @@ struct table_def {
 
 /*
  * Rows are struct model_thread_row, struct model_process_row, struct
- * diff_row and struct diff_path.
+ * diff_row, struct diff_path and struct ibs_page (the hot data pages).
  */
-extern const struct table_def thread_table, process_table, diff_table, diff_path_table;
+extern const struct table_def thread_table, process_table, diff_table, diff_path_table,
+	page_table;
 
 void table_title(const struct table_def *t, char *buf, size_t len);
 void table_row(const struct table_def *t, const void *row, const struct model *m, char *buf,

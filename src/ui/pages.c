@@ -5,7 +5,7 @@
  * IBS samples it says so and how to get them.
  */
 #include "model/model.h"
-#include "output/columns.h"
+#include "output/tables.h"
 #include "output/report.h"
 #include "session.h"
 #include "ui/draw.h"
@@ -48,7 +48,7 @@ static int pages_write(struct browser *b, const struct browser_item *it, char *l
 	const struct pages_view *p = b->ctx;
 
 	(void)cols;
-	pages_columns_row(line, len, &p->v.ui->s->model, p->pages[it->ref]);
+	table_row(&page_table, p->pages[it->ref], &p->v.ui->s->model, line, len);
 	return TH_ROW;
 }
 
@@ -56,7 +56,7 @@ static void pages_title(struct browser *b, char *line, size_t len, int cols)
 {
 	(void)b;
 	(void)cols;
-	pages_columns_title(line, len);
+	table_title(&page_table, line, len);
 }
 
 static const struct browser_ops pages_browser = {

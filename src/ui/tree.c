@@ -121,12 +121,13 @@ static void pane_items(struct browser *b, const struct browser_item *parent)
 {
 	struct tree_pane *p = b->ctx;
 	const struct cct *c = p->shown;
-	double cold = cold_limits[p->t->cold] * (double)c->samples;
+	double cold;
 	uint32_t *kids;
 	size_t n;
 
 	if (!c || !c->nodes)
 		return;
+	cold = cold_limits[p->t->cold] * (double)c->samples;
 	if (!parent && b->placing)
 		p->hidden = 0;
 	n = cct_children_hottest(c, parent ? (uint32_t)parent->ref : CCT_ROOT, &kids);
