@@ -160,12 +160,13 @@ static int ingest(unsigned long n)
 		ibs_model_init(&im);
 		for (unsigned long i = 0; i < n; i++) {
 			const struct st_ibs *b = (const void *)recs[i % DISTINCT];
-			struct ibs_sample smp;
+			struct ibs_op op;
+			bool fetch;
 
-			if (ibs_from_record(b, &smp, err, sizeof(err)) < 0)
+			if (ibs_decode_record(b, &op, &fetch, err, sizeof(err)) < 0)
 				return -1;
-			ibs_model_add(&im, &smp, b->family, b->model, 1, (uint32_t)(b->ip & 1023),
-				      i / 100000);
+			ibs_model_add(&im, fetch ? NULL : &op, b->family, b->model, 1,
+				      (uint32_t)(b->ip & 1023), i / 100000);
 		}
 		rate = n / (now() - t0);
 		if (rate > best)

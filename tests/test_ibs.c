@@ -575,6 +575,16 @@ static void load_sample(struct ibs_sample *s, bool load, bool miss, unsigned lat
 }
 
 /* The model's IBS figures: latency quantiles, the main source, pages. */
+/* What the model is given: the sample decoded as the sampler decodes it. */
+static void model_add(struct ibs_model *im, const struct ibs_sample *s, pid_t pid, uint32_t sym,
+		      size_t step)
+{
+	struct ibs_op op;
+
+	ibs_read_op(s, 0x19, 0x11, &op);
+	ibs_model_add(im, s->kind == IBS_OP ? &op : NULL, 0x19, 0x11, pid, sym, step);
+}
+
 static void model_figures(void)
 {
 	struct ibs_model im;
@@ -588,15 +598,15 @@ static void model_figures(void)
 	/* 90 loads at 100 cycles from L3, 10 at 1000 from DRAM, 20 L1 hits. */
 	for (int i = 0; i < 90; i++) {
 		load_sample(&s, true, true, 100, 1, 0x1000 + (uint64_t)i);
-		ibs_model_add(&im, &s, 0x19, 0x11, 7, 3, 0);
+		model_add(&im, &s, 7, 3, 0);
 	}
 	for (int i = 0; i < 10; i++) {
 		load_sample(&s, true, true, 1000, 3, 0x5000);
-		ibs_model_add(&im, &s, 0x19, 0x11, 7, 3, 2);
+		model_add(&im, &s, 7, 3, 2);
 	}
 	for (int i = 0; i < 20; i++) {
 		load_sample(&s, true, false, 0, 0, 0x5008);
-		ibs_model_add(&im, &s, 0x19, 0x11, 7, 4, 2);
+		model_add(&im, &s, 7, 4, 2);
 	}
 	st = ibs_model_symbol(&im, 3);
 	CHECK(st && st->ops == 100 && st->loads == 100 && st->dc_misses == 100);
@@ -618,7 +628,7 @@ static void model_figures(void)
 	for (uint32_t sym = 10; sym < 16; sym++)
 		for (uint32_t k = 0; k < (sym == 10 ? 50u : 1u); k++) {
 			load_sample(&s, true, false, 0, 0, 0x9000);
-			ibs_model_add(&im, &s, 0x19, 0x11, 7, sym, 3);
+			model_add(&im, &s, 7, sym, 3);
 		}
 	CHECK(ibs_model_pages(&im, &pages) == 3);
 	CHECK(pages[2]->key.base == 0x9000 && pages[2]->nsyms == IBS_PAGE_SYMS &&
@@ -626,7 +636,7 @@ static void model_figures(void)
 	free(pages);
 	/* A store that missed: no latency, no source; a non-memory op: no page. */
 	load_sample(&s, false, true, 500, 3, 0xa000);
-	ibs_model_add(&im, &s, 0x19, 0x11, 7, 20, 3);
+	model_add(&im, &s, 7, 20, 3);
 	CHECK(ibs_model_symbol(&im, 20)->lat_n == 0 && ibs_model_symbol(&im, 20)->dc_misses == 1);
 	ibs_model_zero(&im);
 	CHECK(!ibs_model_active(&im) && im.npages == 0 && ibs_model_symbol(&im, 3) == NULL);
@@ -655,7 +665,7 @@ static void many_pages(void)
 				for (uint64_t k = 0; k < (uint64_t)pid * (i % 3 + 1); k++) {
 					load_sample(&s, true, false, 0, 0,
 						    0x7f0000000000ull + i * 4096 + k);
-					ibs_model_add(&im, &s, 0x19, 0x11, pid, 1, 0);
+					model_add(&im, &s, pid, 1, 0);
 				}
 			}
 	CHECK(im.npages == 2 * N && im.index.cap >= 4 * N && !im.pages_dropped);

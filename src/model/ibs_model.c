@@ -175,25 +175,22 @@ static void add_step(struct ibs_model *im, const struct ibs_op *f, size_t at)
 	}
 }
 
-void ibs_model_add(struct ibs_model *im, const struct ibs_sample *s, unsigned family,
+void ibs_model_add(struct ibs_model *im, const struct ibs_op *op, unsigned family,
 		   unsigned model, pid_t pid, uint32_t sym, size_t step_index)
 {
-	struct ibs_op f;
-
-	if (s->kind != IBS_OP) {
+	if (!op) {
 		im->fetches++;
 		return;
 	}
 	im->family = family;
 	im->model = model;
-	ibs_read_op(s, family, model, &f);
 	ST_GROW(im->per_sym, im->per_sym_cap, (size_t)sym + 1);
 	if (!im->per_sym[sym])
 		im->per_sym[sym] = st_xcalloc(1, sizeof(struct ibs_stats));
-	add_stats(im->per_sym[sym], &f);
-	add_stats(&im->total, &f);
-	add_page(im, &f, pid, sym);
-	add_step(im, &f, step_index);
+	add_stats(im->per_sym[sym], op);
+	add_stats(&im->total, op);
+	add_page(im, op, pid, sym);
+	add_step(im, op, step_index);
 }
 
 const struct ibs_stats *ibs_model_symbol(const struct ibs_model *im, uint32_t sym)

@@ -86,10 +86,12 @@ void ibs_model_free(struct ibs_model *im);
 void ibs_model_zero(struct ibs_model *im);
 
 /*
- * One checked sample of symbol sym (st_symbol.id) of process pid, taken
- * step_index 100 ms steps after the model's first sample.
+ * One sample, decoded by the sampler (ibs_decode_record; NULL: a fetch
+ * sample), of symbol sym (st_symbol.id) of process pid, taken step_index
+ * 100 ms steps after the model's first sample, on a CPU of this family
+ * and model.
  */
-void ibs_model_add(struct ibs_model *im, const struct ibs_sample *s, unsigned family,
+void ibs_model_add(struct ibs_model *im, const struct ibs_op *op, unsigned family,
 		   unsigned model, pid_t pid, uint32_t sym, size_t step_index);
 
 /* Whether any op sample arrived: the IBS columns and views apply. */

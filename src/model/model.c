@@ -653,13 +653,13 @@ static void ingest_ibs(struct model *m, const struct st_ibs *b)
 	_Alignas(8) unsigned char small[sizeof(struct st_sample)];
 	unsigned char *buf = small;
 	struct st_sample *s;
-	struct ibs_sample smp;
+	struct ibs_op op;
+	bool fetch;
 	uint32_t sym;
 	size_t size = sizeof(*s), stack = 0;
-	uint64_t rip;
 	char err[160];
 
-	if (ibs_from_record(b, &smp, err, sizeof(err)) < 0) {
+	if (ibs_decode_record(b, &op, &fetch, err, sizeof(err)) < 0) {
 		if (!m->ibs.bad++)
 			snprintf(m->ibs.first_bad, sizeof(m->ibs.first_bad), "%s", err);
 		return;
@@ -679,13 +679,13 @@ static void ingest_ibs(struct model *m, const struct st_ibs *b)
 	s->pid = b->pid;
 	s->tid = b->tid;
 	s->time = b->time;
-	s->ip = smp.kind == IBS_OP && ibs_op_rip(&smp, &rip) ? rip : b->ip;
+	s->ip = !fetch && op.has_rip ? op.rip : b->ip;
 	s->period = b->period;
 	s->cpumode = b->cpumode;
 	sym = ingest_sample(m, s);
 	if (buf != small)
 		free(buf);
-	ibs_model_add(&m->ibs, &smp, b->family, b->model, (pid_t)b->pid, sym,
+	ibs_model_add(&m->ibs, fetch ? NULL : &op, b->family, b->model, (pid_t)b->pid, sym,
 		      b->time > m->first_time ? (size_t)((b->time - m->first_time) /
 							 MODEL_BUCKET_NS) : 0);
 }

@@ -20,7 +20,7 @@
 #include "model/obs_model.h"
 #include "index.h"
 #include "model/sort.h"
-#include "sampler/events.h"
+#include "ring/record.h"	/* ST_MAX_SAMPLED */
 
 struct symbolizer;
 struct st_symbol;

@@ -349,6 +349,19 @@ void ibs_read_op(const struct ibs_sample *s, unsigned family, unsigned model,
 		op->page_size = ibs_data_page_size(s);
 }
 
+int ibs_decode_record(const struct st_ibs *r, struct ibs_op *op, bool *fetch, char *err,
+		      size_t errlen)
+{
+	struct ibs_sample s;
+	int rc = ibs_from_record(r, &s, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	*fetch = s.kind != IBS_OP;
+	ibs_read_op(&s, r->family, r->model, op);
+	return 0;
+}
+
 void ibs_dump(const struct ibs_sample *s, unsigned family, unsigned model, FILE *out)
 {
 	fprintf(out, "ibs %s sample, caps %#x, %u registers\n",

@@ -175,6 +175,14 @@ void ibs_read_op(const struct ibs_sample *s, unsigned family, unsigned model,
 		 struct ibs_op *op);
 
 /*
+ * A record's sample as the model takes it, decoded here: *fetch for a
+ * fetch sample (op zeroed), else the op's fields.  0, or -EINVAL with why
+ * in err (a damaged record).
+ */
+int ibs_decode_record(const struct st_ibs *r, struct ibs_op *op, bool *fetch, char *err,
+		      size_t errlen);
+
+/*
  * Every field the sample has, one "name: value" a line, decoded (perf
  * report -D's AMD lines, for bug reports).
  */
