@@ -15,21 +15,26 @@ fixture() {
 	echo "$1.rec"
 }
 
+# The pane with its attributes: a moved selection changes it.
+styled() { $T capture-pane -e -p -t ui; }
+
 # press KEY: sends it, waits for the screen to change (up to 2 s), then to settle.
 press() {
-	before=$(screen)
+	before=$(styled)
 	case "$1" in
 	text:*) $T send-keys -t ui -l "${1#text:}" ;;
 	*) $T send-keys -t ui "$1" ;;
 	esac
 	i=0
-	while [ "$(screen)" = "$before" ] && [ $i -lt 20 ]; do
+	while [ "$(styled)" = "$before" ] && [ $i -lt 20 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
+	[ $i -lt 20 ] || echo "$name: $1 changed nothing on screen in 2 s" >&2
 	screen_settled >/dev/null
 }
 
+set -f	# keys such as * are keys, not file names
 n=0
 while read -r name fixtures cols lines keys; do
 	case "$name" in '' | '#'*) continue ;; esac
@@ -47,8 +52,9 @@ while read -r name fixtures cols lines keys; do
 		*) press "$k" ;;
 		esac
 	done
-	screen_settled | head -n "$keep" >"$TMP/$name.got"
-	quit_ui
+	# press left it settled; without keys, the settled start is the screen.
+	printf "%s\n" "$(screen)" | head -n "$keep" >"$TMP/$name.got"
+	$T kill-server 2>/dev/null
 	if [ -n "${SHIMTOP_SCREENS_UPDATE:-}" ]; then
 		cp "$TMP/$name.got" "$SHIMTOP_SCREENS_UPDATE/$name"
 	elif [ ! -f "$DIR/$name" ]; then
