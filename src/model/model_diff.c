@@ -70,9 +70,9 @@ static void add_rows(struct model_diff *d, struct keyed **table, size_t *cap,
 				.module = sym->module, .name = sym->name, .ipc = { NAN, NAN } };
 		}
 		/* Two symbols of one name in a module (overloads): one row, summed. */
-		d->rows[at].present[side] = true;
-		d->rows[at].samples[side] += rows[i].samples;
-		d->rows[at].share[side] += rows[i].self;
+		d->rows[at].sides.present[side] = true;
+		d->rows[at].sides.samples[side] += rows[i].samples;
+		d->rows[at].sides.share[side] += rows[i].self;
 		if (!isnan(rows[i].ipc))
 			d->rows[at].ipc[side] = rows[i].ipc;
 	}
@@ -114,9 +114,9 @@ static void add_paths(struct model_diff *d, struct keyed **table, size_t *cap,
 			ST_GROW(d->paths, *cap, d->npaths + 1);
 			d->paths[d->npaths++] = (struct diff_path){ .path = st_xstrdup(key) };
 		}
-		d->paths[at].present[side] = true;
-		d->paths[at].samples[side] += n->self;
-		d->paths[at].share[side] += t->samples ? 100.0 * (double)n->self /
+		d->paths[at].sides.present[side] = true;
+		d->paths[at].sides.samples[side] += n->self;
+		d->paths[at].sides.share[side] += t->samples ? 100.0 * (double)n->self /
 					    (double)t->samples : 0;
 	}
 	free(frames);
@@ -125,7 +125,7 @@ static void add_paths(struct model_diff *d, struct keyed **table, size_t *cap,
 static int bigger_row(const void *x, const void *y)
 {
 	const struct diff_row *a = x, *b = y;
-	double da = fabs(a->delta), db = fabs(b->delta);
+	double da = fabs(a->sides.delta), db = fabs(b->sides.delta);
 
 	if (da != db)
 		return da < db ? 1 : -1;
@@ -135,7 +135,7 @@ static int bigger_row(const void *x, const void *y)
 static int bigger_path(const void *x, const void *y)
 {
 	const struct diff_path *a = x, *b = y;
-	double da = fabs(a->delta), db = fabs(b->delta);
+	double da = fabs(a->sides.delta), db = fabs(b->sides.delta);
 
 	if (da != db)
 		return da < db ? 1 : -1;
@@ -157,9 +157,9 @@ void model_diff(const struct model *a, const struct model *b, struct model_diff 
 	free_table(&rows);
 	free_table(&paths);
 	for (size_t i = 0; i < d->nrows; i++)
-		d->rows[i].delta = d->rows[i].share[1] - d->rows[i].share[0];
+		d->rows[i].sides.delta = d->rows[i].sides.share[1] - d->rows[i].sides.share[0];
 	for (size_t i = 0; i < d->npaths; i++)
-		d->paths[i].delta = d->paths[i].share[1] - d->paths[i].share[0];
+		d->paths[i].sides.delta = d->paths[i].sides.share[1] - d->paths[i].sides.share[0];
 	if (d->nrows)
 		qsort(d->rows, d->nrows, sizeof(*d->rows), bigger_row);
 	if (d->npaths)

@@ -13,22 +13,27 @@
 
 struct model;
 
-/* Side 0 is the profile shown (-i A), side 1 the one it is compared with (--diff B). */
-struct diff_row {
-	const char *module, *name;	/* the model's strings, of the side that has it */
+/*
+ * Side 0 is the profile shown (-i A), side 1 the one it is compared with
+ * (--diff B).  A row's and a path's sides come first in each, so what
+ * prints a side prints both (output/tables.c).
+ */
+struct diff_sides {
 	bool present[2];
-	uint64_t samples[2];
+	uint64_t samples[2];		/* a row's; a path's: that ended on it */
 	double share[2];		/* % of the side's samples' weight */
-	double ipc[2];			/* NAN: no counters */
 	double delta;			/* share[1] - share[0], percentage points */
 };
 
+struct diff_row {
+	struct diff_sides sides;
+	const char *module, *name;	/* the model's strings, of the side that has it */
+	double ipc[2];			/* NAN: no counters */
+};
+
 struct diff_path {
+	struct diff_sides sides;
 	char *path;			/* "main;run;leaf", as folded stacks */
-	bool present[2];
-	uint64_t samples[2];		/* that ended on this path */
-	double share[2];		/* % of the side's samples */
-	double delta;
 };
 
 struct model_diff {

@@ -318,13 +318,15 @@ const struct table_def process_table = {
 
 /* ---- the diff (--diff, D): symbols, and calling contexts ---- */
 
+/* A diff row and a diff path start with their sides (model_diff.h). */
+#define SIDES(r) ((const struct diff_sides *)(r))
 #define DIFF(r) ((const struct diff_row *)(r))
 #define DPATH(r) ((const struct diff_path *)(r))
 
-static void share_text(bool present, double v, char *buf, size_t len)
+static void share_text(const struct diff_sides *d, int side, char *buf, size_t len)
 {
-	if (present)
-		snprintf(buf, len, "%.2f%%", v);
+	if (d->present[side])
+		snprintf(buf, len, "%.2f%%", d->share[side]);
 	else
 		snprintf(buf, len, "-");
 }
@@ -334,45 +336,57 @@ static struct json_object *side_json(bool present, double v)
 	return present && !isnan(v) ? json_object_new_double(v) : NULL;
 }
 
-static const char *only_in(const bool *present)
+static const char *only_in(const struct diff_sides *d)
 {
-	return !present[0] ? "  (only in B)" : !present[1] ? "  (only in A)" : "";
+	return !d->present[0] ? "  (only in B)" : !d->present[1] ? "  (only in A)" : "";
 }
 
-static void diff_a(const void *r, const struct model *m, char *buf, size_t len)
+static void side_a(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	share_text(DIFF(r)->present[0], DIFF(r)->share[0], buf, len);
+	share_text(SIDES(r), 0, buf, len);
 }
 
-static struct json_object *diff_a_json(const void *r, const struct model *m)
+static struct json_object *side_a_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return side_json(DIFF(r)->present[0], DIFF(r)->share[0]);
+	return side_json(SIDES(r)->present[0], SIDES(r)->share[0]);
 }
 
-static void diff_b(const void *r, const struct model *m, char *buf, size_t len)
+static void side_b(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	share_text(DIFF(r)->present[1], DIFF(r)->share[1], buf, len);
+	share_text(SIDES(r), 1, buf, len);
 }
 
-static struct json_object *diff_b_json(const void *r, const struct model *m)
+static struct json_object *side_b_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return side_json(DIFF(r)->present[1], DIFF(r)->share[1]);
+	return side_json(SIDES(r)->present[1], SIDES(r)->share[1]);
 }
 
-static void diff_change(const void *r, const struct model *m, char *buf, size_t len)
+static void change(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%+.2f", DIFF(r)->delta);
+	snprintf(buf, len, "%+.2f", SIDES(r)->delta);
 }
 
-static struct json_object *diff_change_json(const void *r, const struct model *m)
+static struct json_object *change_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return json_object_new_double(DIFF(r)->delta);
+	return json_object_new_double(SIDES(r)->delta);
+}
+
+static struct json_object *samples_a_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return json_object_new_uint64(SIDES(r)->samples[0]);
+}
+
+static struct json_object *samples_b_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return json_object_new_uint64(SIDES(r)->samples[1]);
 }
 
 static void diff_ipc_a(const void *r, const struct model *m, char *buf, size_t len)
@@ -384,7 +398,7 @@ static void diff_ipc_a(const void *r, const struct model *m, char *buf, size_t l
 static struct json_object *diff_ipc_a_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return side_json(DIFF(r)->present[0], DIFF(r)->ipc[0]);
+	return side_json(SIDES(r)->present[0], DIFF(r)->ipc[0]);
 }
 
 static void diff_ipc_b(const void *r, const struct model *m, char *buf, size_t len)
@@ -396,7 +410,7 @@ static void diff_ipc_b(const void *r, const struct model *m, char *buf, size_t l
 static struct json_object *diff_ipc_b_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return side_json(DIFF(r)->present[1], DIFF(r)->ipc[1]);
+	return side_json(SIDES(r)->present[1], DIFF(r)->ipc[1]);
 }
 
 static void diff_module(const void *r, const struct model *m, char *buf, size_t len)
@@ -414,7 +428,7 @@ static struct json_object *diff_module_json(const void *r, const struct model *m
 static void diff_symbol(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%s%s", DIFF(r)->name, only_in(DIFF(r)->present));
+	snprintf(buf, len, "%s%s", DIFF(r)->name, only_in(SIDES(r)));
 }
 
 static struct json_object *diff_symbol_json(const void *r, const struct model *m)
@@ -423,74 +437,26 @@ static struct json_object *diff_symbol_json(const void *r, const struct model *m
 	return json_object_new_string(DIFF(r)->name);
 }
 
-static struct json_object *diff_samples_a_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_uint64(DIFF(r)->samples[0]);
-}
-
-static struct json_object *diff_samples_b_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_uint64(DIFF(r)->samples[1]);
-}
-
 static const struct table_column diff_columns[] = {
-	{ "A%", "a", 7, false, diff_a, diff_a_json, 0 },
-	{ "B%", "b", 7, false, diff_b, diff_b_json, 0 },
-	{ "CHANGE", "change", 8, false, diff_change, diff_change_json, 0 },
+	{ "A%", "a", 7, false, side_a, side_a_json, 0 },
+	{ "B%", "b", 7, false, side_b, side_b_json, 0 },
+	{ "CHANGE", "change", 8, false, change, change_json, 0 },
 	{ "IPC A", "a_ipc", 6, false, diff_ipc_a, diff_ipc_a_json, 0 },
 	{ "IPC B", "b_ipc", 6, false, diff_ipc_b, diff_ipc_b_json, 0 },
 	{ "MODULE", "module", 24, true, diff_module, diff_module_json, 2 },
 	{ "SYMBOL, B - A", "symbol", 0, true, diff_symbol, diff_symbol_json, 2 },
-	{ NULL, "a_samples", 0, false, NULL, diff_samples_a_json, 0 },
-	{ NULL, "b_samples", 0, false, NULL, diff_samples_b_json, 0 },
+	{ NULL, "a_samples", 0, false, NULL, samples_a_json, 0 },
+	{ NULL, "b_samples", 0, false, NULL, samples_b_json, 0 },
 };
 
 const struct table_def diff_table = {
 	diff_columns, sizeof(diff_columns) / sizeof(diff_columns[0]),
 };
 
-static void path_a(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	share_text(DPATH(r)->present[0], DPATH(r)->share[0], buf, len);
-}
-
-static struct json_object *path_a_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return side_json(DPATH(r)->present[0], DPATH(r)->share[0]);
-}
-
-static void path_b(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	share_text(DPATH(r)->present[1], DPATH(r)->share[1], buf, len);
-}
-
-static struct json_object *path_b_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return side_json(DPATH(r)->present[1], DPATH(r)->share[1]);
-}
-
-static void path_change(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%+.2f", DPATH(r)->delta);
-}
-
-static struct json_object *path_change_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_double(DPATH(r)->delta);
-}
-
 static void path_path(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%s%s", DPATH(r)->path, only_in(DPATH(r)->present));
+	snprintf(buf, len, "%s%s", DPATH(r)->path, only_in(SIDES(r)));
 }
 
 static struct json_object *path_path_json(const void *r, const struct model *m)
@@ -500,9 +466,9 @@ static struct json_object *path_path_json(const void *r, const struct model *m)
 }
 
 static const struct table_column diff_path_columns[] = {
-	{ "A%", "a", 7, false, path_a, path_a_json, 0 },
-	{ "B%", "b", 7, false, path_b, path_b_json, 0 },
-	{ "CHANGE", "change", 8, false, path_change, path_change_json, 0 },
+	{ "A%", "a", 7, false, side_a, side_a_json, 0 },
+	{ "B%", "b", 7, false, side_b, side_b_json, 0 },
+	{ "CHANGE", "change", 8, false, change, change_json, 0 },
 	{ "CALLING CONTEXT, B - A", "path", 0, true, path_path, path_path_json, 2 },
 };
 
