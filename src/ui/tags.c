@@ -26,11 +26,22 @@ struct tags_view {
 	struct view v;
 	struct browser rows_shown;	/* an item a tag, its id the tag's value */
 	bool ranged;			/* rows of the selected range: win, else tags */
-	const struct obs_tag **tags;
+	/*
+	 * The session's tags by index into the model's array, not by pointer:
+	 * the array grows (and moves) as samples come between a refresh and a
+	 * key or a draw.
+	 */
+	size_t *tags;
 	struct obs_window_tag *win;
 	double win_all;			/* the range's observed time, every tag's */
 	size_t n;
 };
+
+/* The session's i-th tag as the model holds it now. */
+static const struct obs_tag *tag_at(const struct tags_view *t, size_t i)
+{
+	return &t->v.ui->s->model.obs.tags[t->tags[i]];
+}
 
 static void tags_items(struct browser *b, const struct browser_item *parent)
 {
@@ -38,7 +49,7 @@ static void tags_items(struct browser *b, const struct browser_item *parent)
 
 	(void)parent;
 	for (size_t i = 0; i < t->n; i++)
-		browser_add(b, t->ranged ? t->win[i].tag : t->tags[i]->tag, i, false);
+		browser_add(b, t->ranged ? t->win[i].tag : tag_at(t, i)->tag, i, false);
 }
 
 static bool tags_match(struct browser *b, const struct browser_item *it, const char *needle)
@@ -49,7 +60,7 @@ static bool tags_match(struct browser *b, const struct browser_item *it, const c
 	if (t->ranged)
 		report_tag_name(t->v.ui->s, t->win[it->ref].tag, label, sizeof(label));
 	else
-		report_tag_label(t->v.ui->s, t->tags[it->ref], label, sizeof(label));
+		report_tag_label(t->v.ui->s, tag_at(t, it->ref), label, sizeof(label));
 	return strcasestr(label, needle) != NULL;
 }
 
@@ -78,7 +89,7 @@ static void session_row(const struct tags_view *t, size_t i, char *line, size_t 
 {
 	const struct session *s = t->v.ui->s;
 	const struct obs_model *m = &s->model.obs;
-	const struct obs_tag *g = t->tags[i];
+	const struct obs_tag *g = tag_at(t, i);
 	char label[128];
 	size_t at;
 
@@ -156,7 +167,13 @@ static void tags_requery(struct view *v)
 		session_range_ns(s, &from, &to);
 		t->n = obs_series_window_tags(&m->series, from, to, &t->win, &t->win_all);
 	} else if (m->active) {
-		t->n = obs_model_tags(m, &t->tags);
+		const struct obs_tag **sorted;
+
+		t->n = obs_model_tags(m, &sorted);
+		t->tags = st_xcalloc(t->n + 1, sizeof(*t->tags));
+		for (size_t i = 0; i < t->n; i++)
+			t->tags[i] = (size_t)(sorted[i] - m->tags);
+		free(sorted);
 	}
 	browser_rebuild(&t->rows_shown);
 }
