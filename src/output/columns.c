@@ -1,9 +1,11 @@
 /* columns.c - the per-symbol table's columns (see columns.h). */
 #include "output/columns.h"
+#include "output/report.h"
 #include "model/model.h"
 #include "session.h"
 #include "symbols/symbols.h"
 
+#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,27 +128,173 @@ static void tag_cell(const struct model_row *r, char *buf, size_t len)
 	cycles_cell(r->ibs ? ibs_tag_to_retire(r->ibs) : NAN, buf, len);
 }
 
+/* ---- the cells as JSON: each adds its member under the column's key ---- */
+
+static void self_json(struct json_object *o, const char *key, const struct model_row *r,
+		      const struct session *s)
+{
+	(void)s;
+	json_object_object_add(o, key, json_object_new_double(r->self));
+}
+
+/* -e a,b: the share of each event (self is the shown one's). */
+static void events_json(struct json_object *o, const char *key, const struct model_row *r,
+			const struct session *s)
+{
+	struct json_object *ev;
+
+	if (!s->model.nsampled)
+		return;
+	ev = json_object_new_object();
+	for (int e = 0; e < s->model.nsampled; e++)
+		json_object_object_add(ev, s->info.sampled[e],
+				       json_object_new_double(r->event_share[e]));
+	json_object_object_add(o, key, ev);
+}
+
+static void u64_json(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
+}
+
+static void samples_json(struct json_object *o, const char *key, const struct model_row *r,
+			 const struct session *s)
+{
+	(void)s;
+	u64_json(o, key, r->samples);
+}
+
+static void weight_json(struct json_object *o, const char *key, const struct model_row *r,
+			const struct session *s)
+{
+	(void)s;
+	u64_json(o, key, r->weight);
+}
+
+static void ipc_json(struct json_object *o, const char *key, const struct model_row *r,
+		     const struct session *s)
+{
+	(void)s;
+	json_object_object_add(o, key, isnan(r->ipc) ? NULL : json_object_new_double(r->ipc));
+}
+
+/* The op samples' figures whole; the IBS columns show a few of them. */
+static void ibs_json(struct json_object *o, const char *key, const struct model_row *r,
+		     const struct session *s)
+{
+	(void)s;
+	if (r->ibs)
+		json_object_object_add(o, key, report_ibs_stats_json(r->ibs));
+}
+
+/* Rows split by process carry it; pid 0 is swapper (the idle task). */
+static void pid_json(struct json_object *o, const char *key, const struct model_row *r,
+		     const struct session *s)
+{
+	(void)s;
+	json_object_object_add(o, key, json_object_new_int(r->pid));
+}
+
+static void comm_json(struct json_object *o, const char *key, const struct model_row *r,
+		      const struct session *s)
+{
+	(void)s;
+	json_object_object_add(o, key, json_object_new_string(r->comm));
+}
+
+static void processes_json(struct json_object *o, const char *key, const struct model_row *r,
+			   const struct session *s)
+{
+	(void)s;
+	u64_json(o, key, r->processes);
+}
+
+static void unknown_json(struct json_object *o, const char *key, const struct model_row *r,
+			 const struct session *s)
+{
+	(void)s;
+	json_object_object_add(o, key, json_object_new_boolean(r->sym->unknown));
+}
+
+/* The text cells that are strings as they are: module, symbol, named by. */
+static void text_json(struct json_object *o, const char *key, const struct model_row *r,
+		      const struct session *s, void (*format)(const struct model_row *, char *,
+							      size_t))
+{
+	char cell[4096];
+
+	(void)s;
+	format(r, cell, sizeof(cell));
+	json_object_object_add(o, key, json_object_new_string(cell));
+}
+
+static void named_by_json(struct json_object *o, const char *key, const struct model_row *r,
+			  const struct session *s)
+{
+	text_json(o, key, r, s, named_by_cell);
+}
+
+static void module_json(struct json_object *o, const char *key, const struct model_row *r,
+			const struct session *s)
+{
+	text_json(o, key, r, s, module_cell);
+}
+
+static void symbol_json(struct json_object *o, const char *key, const struct model_row *r,
+			const struct session *s)
+{
+	text_json(o, key, r, s, symbol_cell);
+}
+
+/*
+ * Columns without a title are the JSON's alone; columns without a JSON
+ * cell are the screen's and the text's (the IBS figures: the JSON has
+ * them all under "ibs").
+ */
+#define JSON_ONLY(key, split, json) \
+	{ NULL, key, 0, false, -1, 0, split, false, NULL, false, json }
+
 const struct column columns[] = {
-	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, ST_SPLIT_NONE, false, self_cell, false },
-	{ "EVENT%", "events", 10, false, -1, 0, ST_SPLIT_NONE, true, NULL, false },
-	{ "SAMPLES", "samples", 9, false, -1, 60, ST_SPLIT_NONE, false, samples_cell, false },
-	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, ST_SPLIT_NONE, false, ipc_cell, false },
-	{ "LOAD%", "load_pct", 6, false, -1, 100, ST_SPLIT_NONE, false, load_cell, true },
-	{ "STORE%", "store_pct", 7, false, -1, 120, ST_SPLIT_NONE, false, store_cell, true },
-	{ "DCMISS%", "dc_miss_pct", 8, false, -1, 100, ST_SPLIT_NONE, false, dc_miss_cell, true },
-	{ "LAT", "miss_latency", 6, false, -1, 100, ST_SPLIT_NONE, false, latency_cell, true },
-	{ "P90", "miss_latency_p90", 6, false, -1, 110, ST_SPLIT_NONE, false, p90_cell, true },
-	{ "SOURCE", "data_source", 15, false, -1, 110, ST_SPLIT_NONE, false, source_cell, true },
-	{ "DTLB%", "dtlb_miss_pct", 6, false, -1, 130, ST_SPLIT_NONE, false, tlb_cell, true },
-	{ "MISP%", "mispredict_pct", 6, false, -1, 130, ST_SPLIT_NONE, false, misp_cell, true },
-	{ "T2RET", "tag_to_retire", 6, false, -1, 130, ST_SPLIT_NONE, false, tag_cell, true },
+	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, ST_SPLIT_NONE, false, self_cell, false,
+	  self_json },
+	{ "EVENT%", "events", 10, false, -1, 0, ST_SPLIT_NONE, true, NULL, false, events_json },
+	{ "SAMPLES", "samples", 9, false, -1, 60, ST_SPLIT_NONE, false, samples_cell, false,
+	  samples_json },
+	JSON_ONLY("weight", ST_SPLIT_NONE, weight_json),
+	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, ST_SPLIT_NONE, false, ipc_cell, false,
+	  ipc_json },
+	{ "LOAD%", "load_pct", 6, false, -1, 100, ST_SPLIT_NONE, false, load_cell, true, NULL },
+	{ "STORE%", "store_pct", 7, false, -1, 120, ST_SPLIT_NONE, false, store_cell, true, NULL },
+	{ "DCMISS%", "dc_miss_pct", 8, false, -1, 100, ST_SPLIT_NONE, false, dc_miss_cell, true,
+	  NULL },
+	{ "LAT", "miss_latency", 6, false, -1, 100, ST_SPLIT_NONE, false, latency_cell, true,
+	  NULL },
+	{ "P90", "miss_latency_p90", 6, false, -1, 110, ST_SPLIT_NONE, false, p90_cell, true,
+	  NULL },
+	{ "SOURCE", "data_source", 15, false, -1, 110, ST_SPLIT_NONE, false, source_cell, true,
+	  NULL },
+	{ "DTLB%", "dtlb_miss_pct", 6, false, -1, 130, ST_SPLIT_NONE, false, tlb_cell, true,
+	  NULL },
+	{ "MISP%", "mispredict_pct", 6, false, -1, 130, ST_SPLIT_NONE, false, misp_cell, true,
+	  NULL },
+	{ "T2RET", "tag_to_retire", 6, false, -1, 130, ST_SPLIT_NONE, false, tag_cell, true,
+	  NULL },
+	JSON_ONLY("ibs", ST_SPLIT_NONE, ibs_json),
 	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, ST_SPLIT_PID, false,
-	  process_cell, false },
+	  process_cell, false, NULL },
+	JSON_ONLY("pid", ST_SPLIT_PID, pid_json),
+	JSON_ONLY("comm", ST_SPLIT_PID, comm_json),
 	{ "COMMAND", "command", 16, true, ST_SORT_PROCESS, 0, ST_SPLIT_COMM, false,
-	  command_cell, false },
-	{ "NAMED BY", "named_by", 10, true, -1, 120, ST_SPLIT_NONE, false, named_by_cell, false },
-	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, ST_SPLIT_NONE, false, module_cell, false },
-	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, ST_SPLIT_NONE, false, symbol_cell, false },
+	  command_cell, false, NULL },
+	JSON_ONLY("comm", ST_SPLIT_COMM, comm_json),
+	JSON_ONLY("processes", ST_SPLIT_COMM, processes_json),
+	{ "NAMED BY", "named_by", 10, true, -1, 120, ST_SPLIT_NONE, false, named_by_cell, false,
+	  named_by_json },
+	JSON_ONLY("unknown", ST_SPLIT_NONE, unknown_json),
+	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, ST_SPLIT_NONE, false, module_cell,
+	  false, module_json },
+	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, ST_SPLIT_NONE, false, symbol_cell,
+	  false, symbol_json },
 };
 const size_t ncolumns = sizeof(columns) / sizeof(columns[0]);
 
@@ -212,7 +360,8 @@ void columns_hide(struct column_set *cs, const char *const *keys, size_t n)
 static bool shown(const struct column_set *cs, const struct column *c, int screen,
 		  enum st_split split)
 {
-	if ((c->split != ST_SPLIT_NONE && c->split != split) || cs->hidden[c - columns] ||
+	if (!c->title || (c->split != ST_SPLIT_NONE && c->split != split) ||
+	    cs->hidden[c - columns] ||
 	    !cells_of(cs, c) || (c->ibs && !cs->ibs))
 		return false;
 	return screen == 0 || screen >= c->min_screen;
@@ -311,4 +460,19 @@ void columns_row(const struct column_set *cs, char *buf, size_t len, int screen,
 		c->format(r, cell, sizeof(cell));
 		at = put_cell(buf, len, at, c, width_of(c, screen), cell);
 	}
+}
+
+struct json_object *columns_json(const struct session *s, enum st_split split,
+				 const struct model_row *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	/* Every column with a JSON cell, hidden or not: the JSON is whole. */
+	for (size_t i = 0; i < ncolumns; i++) {
+		const struct column *c = &columns[i];
+
+		if (c->json && (c->split == ST_SPLIT_NONE || c->split == split))
+			c->json(o, c->key, r, s);
+	}
+	return o;
 }

@@ -12,10 +12,12 @@
 #include "options.h"
 #include "sampler/events.h"
 
+struct json_object;
 struct model_row;
+struct session;
 
 struct column {
-	const char *title;		/* "SELF%" */
+	const char *title;		/* "SELF%"; NULL: the JSON's alone */
 	const char *key;		/* the JSON row member: "self" */
 	int width;			/* 0: takes the rest of the line */
 	bool left;			/* left-aligned (text), else right */
@@ -26,9 +28,12 @@ struct column {
 	/* The cell's text ("-" where there is no value). */
 	void (*format)(const struct model_row *r, char *buf, size_t len);
 	bool ibs;			/* an IBS figure: shown once IBS samples arrive */
+	/* Adds the cell to a JSON row under key (or nothing); NULL: not in the JSON. */
+	void (*json)(struct json_object *row, const char *key, const struct model_row *r,
+		     const struct session *s);
 };
 
-#define COLUMNS_MAX 24
+#define COLUMNS_MAX 32
 
 extern const struct column columns[];
 extern const size_t ncolumns;
@@ -52,7 +57,6 @@ struct column_set {
 void column_set_init(struct column_set *cs);
 
 /* The event and IBS columns a session's tables have now (its -e a,b; IBS samples seen). */
-struct session;
 void columns_of_session(struct column_set *cs, const struct session *s);
 
 /*
@@ -83,6 +87,8 @@ void columns_events(struct column_set *cs, const char (*names)[64], int n, int s
 /* The sort key of the column under x in a line columns_title wrote; -1 if none. */
 int columns_sort_at(const struct column_set *cs, int x, int screen, enum st_split split);
 
-struct model;
+/* A row of the JSON report: every column's cell that has a JSON form. */
+struct json_object *columns_json(const struct session *s, enum st_split split,
+				 const struct model_row *r);
 
 #endif

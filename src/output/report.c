@@ -93,43 +93,6 @@ void report_add_u64(struct json_object *o, const char *key, uint64_t v)
 	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
-static struct json_object *row_json(const struct session *s,
-				    const struct model_row *r, enum st_split split)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "symbol", json_object_new_string(r->sym->name));
-	json_object_object_add(o, "module", json_object_new_string(r->sym->module));
-	report_add_u64(o, "samples", r->samples);
-	report_add_u64(o, "weight", r->weight);
-	json_object_object_add(o, "self", json_object_new_double(r->self));
-	json_object_object_add(o, "ipc", isnan(r->ipc) ? NULL
-				  : json_object_new_double(r->ipc));
-	json_object_object_add(o, "unknown", json_object_new_boolean(r->sym->unknown));
-	json_object_object_add(o, "named_by",
-			       json_object_new_string(st_named_by_word(r->sym->named_by)));
-	if (r->ibs)
-		json_object_object_add(o, "ibs", report_ibs_stats_json(r->ibs));
-	if (s->model.nsampled) {
-		struct json_object *ev = json_object_new_object();
-
-		/* -e a,b: the share of each event; self is the shown one's. */
-		for (int e = 0; e < s->model.nsampled; e++)
-			json_object_object_add(ev, s->info.sampled[e],
-					       json_object_new_double(r->event_share[e]));
-		json_object_object_add(o, "events", ev);
-	}
-	/* Rows split by process carry it; pid 0 is swapper (the idle task). */
-	if (split == ST_SPLIT_PID) {
-		json_object_object_add(o, "pid", json_object_new_int(r->pid));
-		json_object_object_add(o, "comm", json_object_new_string(r->comm));
-	} else if (split == ST_SPLIT_COMM) {
-		json_object_object_add(o, "comm", json_object_new_string(r->comm));
-		report_add_u64(o, "processes", r->processes);
-	}
-	return o;
-}
-
 struct json_object *report_period_json(const struct st_period *p)
 {
 	struct json_object *o = json_object_new_object();
@@ -233,7 +196,7 @@ void report_print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "finished", json_object_new_boolean(s->finished));
 	json_object_object_add(o, "status", json_object_new_string(s->status));
 	for (size_t i = 0; i < n && i < limit; i++)
-		json_object_array_add(arr, row_json(s, &rows[i], s->sort.split));
+		json_object_array_add(arr, columns_json(s, s->sort.split, &rows[i]));
 	json_object_object_add(o, "rows", arr);
 	{
 		/* Each table's rows made once (100,000 processes: a row each). */
