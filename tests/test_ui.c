@@ -79,7 +79,7 @@ static void test_readme_keys(void)
 /* Whether entry k is read in scope (its own, or global). */
 static bool read_in(const struct ui_key *k, enum ui_scope scope)
 {
-	return k->scope == SCOPE_GLOBAL || k->scope == scope;
+	return k->scope == scope || (k->scope == SCOPE_GLOBAL && ui_scope_reads_global(scope));
 }
 
 /* A key is bound once where it is read: in each scope with the global keys. */
@@ -389,6 +389,31 @@ static void test_bars(void)
 		      "\u2588\u2588"));
 }
 
+/* The JSON report's rows come from the same columns: a member a column, whole. */
+static void test_columns_json(struct model_row *r)
+{
+	static struct session s;	/* no -e a,b: no "events" */
+	struct json_object *o;
+
+	o = columns_json(&s, ST_SPLIT_NONE, r);
+	CHECK(!strcmp(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		      "{\"self\":50.0,\"samples\":12,\"weight\":12,\"ipc\":null,"
+		      "\"named_by\":\"debuginfod\",\"unknown\":false,\"module\":\"a.out\","
+		      "\"symbol\":\"main\"}"));
+	json_object_put(o);
+	/* Split by process: its pid and command; by command: how many processes. */
+	r->processes = 3;
+	o = columns_json(&s, ST_SPLIT_PID, r);
+	CHECK(json_object_get_int(json_object_object_get(o, "pid")) == 4242);
+	CHECK(!strcmp(json_object_get_string(json_object_object_get(o, "comm")), "make"));
+	CHECK(!json_object_object_get_ex(o, "processes", NULL));
+	json_object_put(o);
+	o = columns_json(&s, ST_SPLIT_COMM, r);
+	CHECK(!json_object_object_get_ex(o, "pid", NULL));
+	CHECK(json_object_get_int(json_object_object_get(o, "processes")) == 3);
+	json_object_put(o);
+}
+
 static void test_columns(void)
 {
 	struct st_symbol sym = { .id = 7, .name = "main", .module = "a.out",
@@ -429,6 +454,7 @@ static void test_columns(void)
 	CHECK(!strcmp(line, "  SELF%   SAMPLES    IPC  PID COMMANDv            NAMED BY    MODULE                    SYMBOL"));
 	columns_row(&cs, line, sizeof(line), 0, true, &r);
 	CHECK(!strcmp(line, " 50.00%        12      -  4242 make               debuginfod  a.out                     main"));
+	test_columns_json(&r);
 }
 
 /* The process table: declared once, the same title, row and JSON members everywhere. */
