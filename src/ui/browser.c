@@ -1,6 +1,7 @@
 /* browser.c - the list and tree widget (see browser.h). */
 #include "ui/browser.h"
 #include "ui/draw.h"
+#include "ui/keys.h"
 #include "ui/theme.h"
 #include "util.h"
 
@@ -23,24 +24,22 @@ enum prompt_result prompt_key(struct prompt *p, int code)
 {
 	size_t len = strlen(p->text);
 
-	switch (code) {
-	case 27:	/* Esc */
+	switch (ui_key_action(SCOPE_PROMPT, code)) {
+	case UA_PROMPT_CANCEL:
 		p->text[0] = '\0';
 		p->active = false;
 		return PROMPT_CANCELLED;
-	case '\n':
-	case KEY_ENTER:
+	case UA_PROMPT_DONE:
 		p->active = false;
 		return PROMPT_DONE;
-	case KEY_F(3):
+	case UA_PROMPT_NEXT:
 		return PROMPT_NEXT;
-	case KEY_BACKSPACE:
-	case 127:
-	case 8:
+	case UA_PROMPT_ERASE:
 		if (len)
 			p->text[len - 1] = '\0';
 		return PROMPT_EDITED;
 	default:
+		/* Any other printable key is typed. */
 		if (code >= 32 && code < 127 && len + 1 < sizeof(p->text)) {
 			p->text[len] = (char)code;
 			p->text[len + 1] = '\0';

@@ -118,6 +118,15 @@ const struct ui_key ui_keys[] = {
 
 	{ UA_DIFF_PATHS, SCOPE_DIFF, { 'p' }, "`p`", "Paths", "p",
 	  "calling contexts (folded paths) instead of symbols (again: symbols)" },
+
+	{ UA_PROMPT_DONE, SCOPE_PROMPT, { '\n', KEY_ENTER }, "Enter", NULL, NULL,
+	  "keep what was typed (a search stays on its match, a filter stays)" },
+	{ UA_PROMPT_CANCEL, SCOPE_PROMPT, { 27 }, "Esc", NULL, NULL,
+	  "cancel (a filter is cleared)" },
+	{ UA_PROMPT_ERASE, SCOPE_PROMPT, { KEY_BACKSPACE, 127, CTRL('h') }, "Backspace", NULL,
+	  NULL, "erase the last character" },
+	{ UA_PROMPT_NEXT, SCOPE_PROMPT, { KEY_F(3) }, "F3", NULL, NULL,
+	  "the next match" },
 };
 const unsigned ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
 
@@ -126,6 +135,7 @@ static const char *const scope_titles[SCOPE_COUNT] = {
 	"In the call tree (F5, 6)",
 	"In the timeline (2): Left/Right, PgUp/PgDn move the cursor, Home the start, End follows",
 	"In the diff (--diff, D)",
+	"In a prompt (/, F3, F4): other keys are typed",
 };
 
 const char *ui_scope_title(enum ui_scope scope)
@@ -133,10 +143,16 @@ const char *ui_scope_title(enum ui_scope scope)
 	return scope < SCOPE_COUNT ? scope_titles[scope] : "";
 }
 
+bool ui_scope_reads_global(enum ui_scope scope)
+{
+	return scope != SCOPE_PROMPT;
+}
+
 enum ui_action ui_key_action(enum ui_scope scope, int code)
 {
 	for (unsigned i = 0; i < ui_nkeys; i++) {
-		if (ui_keys[i].scope != SCOPE_GLOBAL && ui_keys[i].scope != scope)
+		if (ui_keys[i].scope != scope &&
+		    (ui_keys[i].scope != SCOPE_GLOBAL || !ui_scope_reads_global(scope)))
 			continue;
 		for (unsigned c = 0; c < UI_KEY_CODES && ui_keys[i].codes[c]; c++)
 			if (ui_keys[i].codes[c] == code)

@@ -79,6 +79,11 @@ enum ui_action {
 	UA_RANGE_TO,
 	/* The diff's. */
 	UA_DIFF_PATHS,
+	/* A prompt's (search, filter): every other key is typed. */
+	UA_PROMPT_DONE,
+	UA_PROMPT_CANCEL,
+	UA_PROMPT_ERASE,
+	UA_PROMPT_NEXT,
 	UA_COUNT
 };
 
@@ -88,6 +93,7 @@ enum ui_scope {
 	SCOPE_TREE,
 	SCOPE_TIMELINE,
 	SCOPE_DIFF,
+	SCOPE_PROMPT,		/* alone: no global key is read while typing */
 	SCOPE_COUNT
 };
 
@@ -106,8 +112,14 @@ struct ui_key {
 extern const struct ui_key ui_keys[];
 extern const unsigned ui_nkeys;
 
-/* The action a key code is bound to in scope (or globally), UA_NONE if none. */
+/*
+ * The action a key code is bound to in scope (or globally, but in the
+ * prompt's scope, where a global key's letter is text), UA_NONE if none.
+ */
 enum ui_action ui_key_action(enum ui_scope scope, int code);
+
+/* Whether scope reads the global keys too. */
+bool ui_scope_reads_global(enum ui_scope scope);
 
 /* A scope's title in the help and the README. */
 const char *ui_scope_title(enum ui_scope scope);
