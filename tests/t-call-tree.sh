@@ -157,6 +157,7 @@ $T send-keys -t ui b
 wait_for "^ TOTAL% +CALLERS, BOTTOM-UP"
 $T send-keys -t ui / recurse_tree Enter '*'
 wait_for " phase_recursive\$"
+screen_settled >/dev/null	# * opens rows over more than one frame
 n=$(screen | grep -c " recurse_tree\$")
 [ "$n" -eq 9 ] || fail "bottom-up, recurse_tree and its callers show $n rows, not 9: $(screen)"
 screen | grep -A1 " phase_recursive\$" | grep -q " run_phases\$" ||

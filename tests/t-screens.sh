@@ -34,16 +34,16 @@ press() {
 	screen_settled >/dev/null
 }
 
-set -f	# keys such as * are keys, not file names
-n=0
-while read -r name fixtures cols lines keys; do
-	case "$name" in '' | '#'*) continue ;; esac
-	n=$((n + 1))
-	args="-i $(fixture "${fixtures%%+*}")"
-	case "$fixtures" in *+*) args="$args --diff $(fixture "${fixtures#*+}")" ;; esac
+# run_case N NAME FIXTURES COLUMNS LINES KEYS: case N in a tmux server of
+# its own; exits with its failures.
+run_case() {
+	UI_N=$1 name=$2 fixtures=$3 cols=$4 lines=$5 keys=$6	# UI_N: the server's socket
+	failures=0	# its own, not the count when it was started
+	args="-i ${fixtures%%+*}.rec"
+	case "$fixtures" in *+*) args="$args --diff ${fixtures#*+}.rec" ;; esac
 	ui_session -x "$cols" -y "$lines" -c "$TMP" \
-		"env LANG=C.UTF-8 TZ=UTC XDG_CONFIG_HOME=/nonexistent/shimtop-screens SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' $args 2>'$TMP/err'; sleep 60"
-	wait_for "end of recording" "$name: the replay never ended" || continue
+		"env LANG=C.UTF-8 TZ=UTC XDG_CONFIG_HOME=/nonexistent/shimtop-screens SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' $args 2>'$TMP/$name.err'; sleep 60"
+	wait_for "end of recording" "$name: the replay never ended" || exit 1
 	screen_settled >/dev/null
 	keep=1000
 	for k in $keys; do
@@ -64,6 +64,26 @@ $(cat "$TMP/$name.got")"
 		fail "$name ($cols x $lines, keys: ${keys:-none}) differs from tests/screens/$name:
 $(cat "$TMP/$name.diff")"
 	fi
+	exit "$failures"
+}
+
+set -f	# keys such as * are keys, not file names
+grep -v '^#' "$DIR/cases" | awk 'NF { print $2 }' | tr '+' '\n' | sort -u >"$TMP/fixtures"
+while read -r kind; do fixture "$kind" >/dev/null; done <"$TMP/fixtures"
+# Two cases at a time, each waiting on its own screen: half the wall time.
+n=0 running=""
+while read -r name fixtures cols lines keys; do
+	case "$name" in '' | '#'*) continue ;; esac
+	n=$((n + 1))
+	(run_case "$n" "$name" "$fixtures" "$cols" "$lines" "$keys") &
+	running="$running $!"
+	set -- $running
+	if [ $# -ge 2 ]; then
+		wait "$1" || failures=$((failures + 1))
+		shift
+		running="$*"
+	fi
 done <"$DIR/cases"
+for p in $running; do wait "$p" || failures=$((failures + 1)); done
 [ "$n" -ge 10 ] || fail "only $n cases read from $DIR/cases"
 finish
