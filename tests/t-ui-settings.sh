@@ -2,25 +2,34 @@
 # t-ui-settings.sh - htop's keys through tmux: F6's sort menu, F2's setup
 # written to $XDG_CONFIG_HOME/shimtop/shimtoprc and read by the next
 # start, a mouse click on a column title, a bad settings line reported
-# without stopping the UI, the per-process table (P), and e switching
-# the event whose shares show with -e a,b (perf report's Tab); [ and ]
-# halve and double the sampling period, and the rate follows; R turns
-# randomization off; Z pauses the tables while sampling goes on.
+# without stopping the UI, the per-process table (P), all on a replayed
+# fixture; live, on the demo (where the effect on sampling is the
+# point): e switching the event whose shares show with -e a,b (perf
+# report's Tab), [ and ] halving and doubling the sampling period with
+# the rate following, R turning randomization off, Z pausing the tables
+# while sampling goes on.
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
 CFG=$TMP/config
 RC=$CFG/shimtop/shimtoprc
+"$TESTS_BIN/gen_records" chains "$TMP/chains.rec" >/dev/null || fail "gen_records chains failed"
 
+# start ARGS: shimtop with the settings in $CFG, once its table shows.
 start() {
 	ui_session -x 110 -y 30 \
-		"env XDG_CONFIG_HOME='$CFG' SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' --demo $* 2>'$TMP/err'; sleep 30"
+		"env XDG_CONFIG_HOME='$CFG' SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' $* 2>'$TMP/err'; sleep 30"
 	wait_for "^ +SELF%"
+}
+# replay: the chains fixture, read to its end.
+replay() {
+	start -i "$TMP/chains.rec"
+	wait_for "end of recording|elapsed 0\.4 s"	# the brief header has no status line
 }
 title() { screen | grep -E "^ +SELF%" | head -1; }
 
-start
-wait_for "phase_compute"
+replay
+wait_for "gen_fn_a"
 # F6: the menu lists the columns, the current one selected; Enter sorts.
 $T send-keys -t ui F6
 wait_for "^Sort by"
@@ -57,7 +66,7 @@ $T send-keys -t ui q
 sleep 0.5
 
 # The next start reads it: sorted by symbol, no MODULE, two header lines.
-start
+replay
 wait_for "SYMBOLv"
 title | grep -q MODULE && fail "restart shows MODULE: $(title)"
 screen | grep -q "^samples" && fail "restart shows the full header: $(screen | head -4)"
@@ -66,14 +75,14 @@ sleep 0.5
 
 # A line shimtop does not know: one warning, the rest still read.
 printf '[display]\nsort = ipc\ncolour = pink\n' >"$RC"
-start
+replay
 wait_for "IPCv"
 grep -q "colour = pink is not a setting shimtop knows" "$TMP/err" ||
 	fail "no warning for the bad line: $(cat "$TMP/err")"
 # P: the per-process table; H switches to threads, Esc returns.
 $T send-keys -t ui P
 wait_for "^ +PID COMMAND +THREADS"
-wait_for "^ +[0-9]+ shimtop-demo +1 "
+wait_for "^ +1 \\? +1 +400 "
 $T send-keys -t ui H
 wait_for "^ +TID +PID COMMAND"
 $T send-keys -t ui Escape
@@ -84,7 +93,7 @@ sleep 0.5
 # [ and ]: the header says the new period at once, and the samples (each
 # carries its period) follow within a second; the demo keeps one CPU busy.
 rm -f "$RC"
-start
+start --demo
 wait_for "phase_compute"
 sleep 2
 # The effect, checked in the samples (the header compares their periods
@@ -122,7 +131,7 @@ sleep 0.5
 
 # -e a,b: SELF% of the first event, a column for the other; e swaps them.
 rm -f "$RC"
-start -e cpu-clock,task-clock
+start --demo -e cpu-clock,task-clock
 wait_for "SELF% of +cpu-clock \\(e\\)"
 title | grep -Eq "SELF%v? +task-clock " || fail "no task-clock column: $(title)"
 $T send-keys -t ui e

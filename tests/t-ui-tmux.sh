@@ -1,9 +1,10 @@
 #!/bin/sh
-# t-ui-tmux.sh - the terminal UI driven through tmux: header and table,
-# sort, search, help (checked against the key table), filter, detail
-# view and back, resize down to 40x10 and below, colours and
-# NO_COLOR, a clean quit that also ends the launched demo, and `z` on a
-# replay that holds no sample.
+# t-ui-tmux.sh - the terminal UI driven through tmux on the live demo:
+# header and table, help (checked against the key table), the detail
+# view of a real function (its source and disassembly) and back, resize
+# down to 40x10 and below, colours and NO_COLOR, a clean quit that also
+# ends the launched demo, and `z` on a replay that holds no sample.
+# Sorting, searching, filtering and the other tables: t-screens.sh.
 . "$TESTS_DIR/lib.sh"
 
 command -v tmux >/dev/null || skip "tmux is not installed"
@@ -18,25 +19,6 @@ wait_for "samples [0-9.k]+ +rate [0-9]+/s +lost 0" "no samples line"
 wait_for "SELF%v" "not sorted by SELF% at start"
 demo=$(pgrep -f "$SHIMTOP_DEMO" | head -1)
 [ -n "$demo" ] || fail "the demo is not running under the UI"
-
-# Sort: '>' moves the arrow to IPC, '<' back.
-$T send-keys -t ui '>'
-wait_for "IPCv"
-$T send-keys -t ui '<'
-wait_for "SELF%v"
-$T send-keys -t ui 'I'
-wait_for "SELF%\^"
-$T send-keys -t ui 'I'
-
-# Search as you type.
-$T send-keys -t ui '/' 'r' 'e' 'c' 'u' 'r'
-wait_for "^Search: recur"
-$T send-keys -t ui Enter
-wait_for "F1Help"
-$T send-keys -t ui '/' '%%%'
-wait_for "Search: %%% +\(no match\)"
-$T send-keys -t ui Escape
-wait_for "F1Help"
 
 # Help, and back.  The help on screen is the key table: every line
 # test_ui generates from it is shown, so the screen, the README (checked
@@ -72,19 +54,6 @@ done >"$TMP/missing"
 $T send-keys -t ui x
 wait_for "SELF%v"
 
-# Filter (F4): only matching rows, kept in sight after Enter; Esc in the
-# prompt clears it.
-$T send-keys -t ui F4 'p' 'h' 'a' 's' 'e'
-wait_for "^Filter: phase"
-$T send-keys -t ui Enter
-wait_for "filter: phase"
-wait_gone "recurse_tree|build_chase" "filtered rows still shown"
-wait_for "phase_compute" "filter hid matching rows"
-$T send-keys -t ui F4 Escape
-wait_gone "filter: phase" "Esc in the filter prompt kept the filter"
-$T send-keys -t ui Home
-wait_for "recurse_tree"
-
 # Enter opens the selected row's detail (a pushed view); Esc pops it.
 $T send-keys -t ui '/' 'p' 'h' 'a' 's' 'e' '_' 'c' 'o' 'm' Enter
 $T send-keys -t ui Enter
@@ -102,13 +71,6 @@ wait_for "^ +shimtop-demo\.c:[0-9]+ " "no source line in the code"
 wait_for "^time +[^ ].* [0-9.]+-[0-9.]+ s, peak [0-9]+%\$" "no time row"
 $T send-keys -t ui Escape
 wait_for "SELF%v"
-# H: the per-thread table, the demo's one thread with its top symbol; H returns.
-$T send-keys -t ui H
-wait_for "TID +PID COMMAND +SAMPLES"
-wait_for "shimtop-demo +[0-9]+ +[0-9.]+% +- +live +(phase_|recurse_tree|build_chase)"
-$T send-keys -t ui H
-wait_for "SELF%v"
-
 # Colours by default; none with NO_COLOR (checked below).
 $T capture-pane -e -p -t ui | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m\|$(printf '\033')\[[0-9;]*4[0-7]m" ||
 	fail "default theme shows no colour"
