@@ -467,7 +467,7 @@ static void test_tables(void)
 	char line[256];
 	struct json_object *o;
 
-	table_title(&process_table, line, sizeof(line));
+	table_title(&process_table, NULL, line, sizeof(line));
 	CHECK(!strcmp(line, "     PID COMMAND          THREADS   SAMPLES   SHARE    IPC TOP SYMBOL"));
 	table_row(&process_table, &r, NULL, line, sizeof(line));
 	CHECK(!strcmp(line, "    4242 a-very-long-comm       2        12  37.50%      - compress_block"));
@@ -476,8 +476,65 @@ static void test_tables(void)
 		      "{\"pid\":4242,\"comm\":\"a-very-long-command-name\",\"threads\":2,"
 		      "\"samples\":12,\"share\":37.5,\"ipc\":null,\"top\":\"compress_block\"}"));
 	json_object_put(o);
-	table_title(&thread_table, line, sizeof(line));
+	table_title(&thread_table, NULL, line, sizeof(line));
 	CHECK(!strcmp(line, "     TID      PID COMMAND            SAMPLES   SHARE    IPC STATE   TOP SYMBOL"));
+}
+
+static const void *process_at(const void *ctx, size_t i)
+{
+	return &((const struct model_process_row *)ctx)[i];
+}
+
+/* A declared table sorts by any titled column, by the cell's value. */
+static void test_table_sort(void)
+{
+	struct st_symbol a = { .name = "zlib_inflate" }, b = { .name = "memcpy" };
+	const struct model_process_row rows[] = {
+		{ .pid = 30, .comm = "make", .samples = 5, .share = 10, .ipc = 1.5, .top = &a },
+		{ .pid = 10, .comm = "cc1", .samples = 40, .share = 80, .ipc = NAN, .top = &b },
+		{ .pid = 20, .comm = "ld", .samples = 5, .share = 10, .ipc = 0.5, .top = &a },
+	};
+	struct table_sort by = { .col = 3 };	/* SAMPLES */
+	char line[256];
+	size_t *order;
+
+	/* Numbers heaviest first, ties in the model's order. */
+	order = table_order(&process_table, &by, 3, process_at, rows, NULL);
+	CHECK(order && order[0] == 1 && order[1] == 0 && order[2] == 2);
+	free(order);
+	by.invert = true;
+	order = table_order(&process_table, &by, 3, process_at, rows, NULL);
+	CHECK(order && order[0] == 0 && order[1] == 2 && order[2] == 1);
+	free(order);
+	/* Text from A; a missing IPC last either way. */
+	by = (struct table_sort){ .col = 1 };
+	order = table_order(&process_table, &by, 3, process_at, rows, NULL);
+	CHECK(order && order[0] == 1 && order[1] == 2 && order[2] == 0);
+	free(order);
+	by = (struct table_sort){ .col = 5, .invert = true };
+	order = table_order(&process_table, &by, 3, process_at, rows, NULL);
+	CHECK(order && order[0] == 2 && order[1] == 0 && order[2] == 1);
+	free(order);
+	/* The top symbol (a list in the JSON) sorts by its text. */
+	by = (struct table_sort){ .col = 6 };
+	order = table_order(&process_table, &by, 3, process_at, rows, NULL);
+	CHECK(order && order[0] == 1 && order[1] == 0 && order[2] == 2);
+	free(order);
+	/* No column: the model's order. */
+	by.col = -1;
+	CHECK(table_order(&process_table, &by, 3, process_at, rows, NULL) == NULL);
+	/* The title marks the column; a click finds it, gaps included. */
+	by = (struct table_sort){ .col = 3, .invert = true };
+	table_title(&process_table, &by, line, sizeof(line));
+	CHECK(!strcmp(line, "     PID COMMAND          THREADS  SAMPLES^   SHARE    IPC TOP SYMBOL"));
+	CHECK_EQ_U64(table_column_at(&process_table, 0), 0);
+	CHECK_EQ_U64(table_column_at(&process_table, 9), 1);
+	CHECK_EQ_U64(table_column_at(&process_table, 34), 3);
+	CHECK_EQ_U64(table_column_at(&process_table, 200), 6);
+	/* > and < cycle over the titled columns. */
+	CHECK_EQ_U64(table_column_step(&process_table, -1, 1), 0);
+	CHECK_EQ_U64(table_column_step(&process_table, -1, -1), 6);
+	CHECK_EQ_U64(table_column_step(&process_table, 6, 1), 0);
 }
 
 /* F2's file: written, read back the same; a bad line named, the rest read. */
@@ -690,6 +747,7 @@ int main(int argc, char **argv)
 	test_bars();
 	test_columns();
 	test_tables();
+	test_table_sort();
 	test_settings();
 	test_icicle();
 	test_csv_field();

@@ -27,13 +27,13 @@ void report_diff_text(struct session *a, const struct session *b, FILE *out)
 		"CHANGE is B - A in points of share\n\n", a->opt->replay_path, (int)a->pid,
 		(unsigned long long)d.samples[0], a->opt->diff_path, (int)b->pid,
 		(unsigned long long)d.samples[1]);
-	table_title(&diff_table, line, sizeof(line));
+	table_title(&diff_table, NULL, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	for (size_t i = 0; i < d.nrows && i < limit; i++) {
 		table_row(&diff_table, &d.rows[i], NULL, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
-	table_title(&diff_path_table, line, sizeof(line));
+	table_title(&diff_path_table, NULL, line, sizeof(line));
 	fprintf(out, "\n%s (root first)\n", line);
 	for (size_t i = 0; i < d.npaths && i < DIFF_PATHS_SHOWN; i++) {
 		table_row(&diff_path_table, &d.paths[i], NULL, line, sizeof(line));

@@ -75,7 +75,7 @@ void report_ibs_text(struct session *s, FILE *out)
 		fprintf(out, "IBS samples not decoded: %" PRIu64 ", the first because: %s\n",
 			im->bad, im->first_bad);
 	n = ibs_model_pages(im, &pages);
-	table_title(&page_table, line, sizeof(line));
+	table_title(&page_table, NULL, line, sizeof(line));
 	fprintf(out, "\nhot data pages (%zu):\n%s\n", n, line);
 	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++) {
 		table_row(&page_table, pages[i], &s->model, line, sizeof(line));

@@ -54,7 +54,7 @@ void report_threads_text(struct session *s, FILE *out)
 	size_t n = report_threads_listed(s, all);
 	char line[512];
 
-	table_title(&thread_table, line, sizeof(line));
+	table_title(&thread_table, NULL, line, sizeof(line));
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n; i++) {
 		table_row(&thread_table, &rows[i], m, line, sizeof(line));
@@ -98,7 +98,7 @@ void report_processes_text(struct session *s, FILE *out)
 	size_t n = report_threads_listed(s, all);
 	char line[512];
 
-	table_title(&process_table, line, sizeof(line));
+	table_title(&process_table, NULL, line, sizeof(line));
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n; i++) {
 		table_row(&process_table, &rows[i], session_tables(s), line, sizeof(line));

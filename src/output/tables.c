@@ -10,6 +10,8 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define TOP_SYMBOLS	5	/* a thread's heaviest symbols in the JSON report */
 
@@ -30,14 +32,148 @@ static size_t put(char *buf, size_t len, size_t at, const struct table_column *c
 	return n < 0 ? at : at + (size_t)n < len ? at + (size_t)n : len - 1;
 }
 
-void table_title(const struct table_def *t, char *buf, size_t len)
+void table_title(const struct table_def *t, const struct table_sort *sort, char *buf,
+		 size_t len)
 {
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < t->n; i++)
-		if (t->cols[i].title)
-			at = put(buf, len, at, &t->cols[i], t->cols[i].title);
+	for (size_t i = 0; i < t->n; i++) {
+		char title[64];
+
+		if (!t->cols[i].title)
+			continue;
+		snprintf(title, sizeof(title), "%s%s", t->cols[i].title,
+			 sort && sort->col == (int)i ? (sort->invert ? "^" : "v") : "");
+		at = put(buf, len, at, &t->cols[i], title);
+	}
+}
+
+int table_column_at(const struct table_def *t, int x)
+{
+	int at = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct table_column *c = &t->cols[i];
+		int gap = at ? (c->gap ? c->gap : 1) : 0;
+
+		if (!c->title)
+			continue;
+		/* A click in the gap before a title counts as on it. */
+		if (c->width == 0 || x < at + gap + c->width)
+			return (int)i;
+		at += gap + c->width;
+	}
+	return -1;
+}
+
+int table_column_step(const struct table_def *t, int col, int step)
+{
+	int n = (int)t->n;
+
+	if (col < 0)
+		col = step > 0 ? -1 : n;
+	for (int k = 0; k < n; k++) {
+		col = ((col + step) % n + n) % n;
+		if (t->cols[col].title)
+			return col;
+	}
+	return -1;
+}
+
+/* A row's sort key: a number, a text, or none (sorted last). */
+struct sort_key {
+	size_t index;
+	enum { KEY_NONE, KEY_NUMBER, KEY_TEXT } kind;
+	double number;
+	char *text;
+};
+
+static int compare_keys(const struct sort_key *a, const struct sort_key *b, bool invert)
+{
+	int c = 0;
+
+	if (a->kind != b->kind)
+		return a->kind == KEY_NONE ? 1 : b->kind == KEY_NONE ? -1 : a->kind < b->kind ? -1 : 1;
+	if (a->kind == KEY_NUMBER)
+		c = a->number > b->number ? -1 : a->number < b->number ? 1 : 0;
+	else if (a->kind == KEY_TEXT)
+		c = strcmp(a->text, b->text);
+	if (invert)
+		c = -c;
+	return c ? c : a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int compare_keys_up(const void *a, const void *b)
+{
+	return compare_keys(a, b, false);
+}
+
+static int compare_keys_inverted(const void *a, const void *b)
+{
+	return compare_keys(a, b, true);
+}
+
+/* The cell's JSON value as a key; the text cell where the JSON is a list (a top symbol). */
+static void key_of(const struct table_column *c, const void *row, const struct model *m,
+		   struct sort_key *k)
+{
+	struct json_object *v = c->json(row, m);
+
+	switch (json_object_get_type(v)) {
+	case json_type_double:
+	case json_type_int:
+	case json_type_boolean:
+		k->kind = KEY_NUMBER;
+		k->number = json_object_get_double(v);
+		break;
+	case json_type_string:
+		k->kind = KEY_TEXT;
+		k->text = strdup(json_object_get_string(v));
+		break;
+	case json_type_null:
+		k->kind = KEY_NONE;
+		break;
+	default: {
+		char cell[4096];
+
+		c->text(row, m, cell, sizeof(cell));
+		k->kind = KEY_TEXT;
+		k->text = strdup(cell);
+	}
+	}
+	if (k->kind == KEY_TEXT && !k->text)
+		k->kind = KEY_NONE;
+	json_object_put(v);
+}
+
+size_t *table_order(const struct table_def *t, const struct table_sort *sort, size_t n,
+		    const void *(*row_at)(const void *ctx, size_t i), const void *ctx,
+		    const struct model *m)
+{
+	struct sort_key *keys;
+	size_t *order;
+
+	if (!sort || sort->col < 0 || (size_t)sort->col >= t->n || !n)
+		return NULL;
+	keys = calloc(n, sizeof(*keys));
+	order = malloc(n * sizeof(*order));
+	if (!keys || !order) {
+		free(keys);
+		free(order);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		keys[i].index = i;
+		key_of(&t->cols[sort->col], row_at(ctx, i), m, &keys[i]);
+	}
+	qsort(keys, n, sizeof(*keys), sort->invert ? compare_keys_inverted : compare_keys_up);
+	for (size_t i = 0; i < n; i++) {
+		order[i] = keys[i].index;
+		free(keys[i].text);
+	}
+	free(keys);
+	return order;
 }
 
 void table_row(const struct table_def *t, const void *row, const struct model *m, char *buf,

@@ -1,7 +1,8 @@
 /*
  * diff.c - the comparison view (--diff B; D on the symbol table): -i A's
  * symbols against B's, largest change of share first, with both shares
- * and IPCs; p switches to calling contexts (folded paths).  A symbol one
+ * and IPCs; p switches to calling contexts (folded paths); > < and a
+ * click on a title sort by a column, I inverts.  A symbol one
  * side lacks shows "-" there.  Esc returns to A's symbol table.
  */
 #include "model/model_diff.h"
@@ -24,7 +25,23 @@ struct diff_view {
 	const struct model *of;	/* the tables d was made of ... */
 	uint64_t of_samples;	/* ... when they held this many ... */
 	double of_from, of_to;	/* ... of this range */
+	struct view_sorting sort[2];	/* the symbols', the paths' */
 };
+
+static const struct table_def *table_of(const struct diff_view *d)
+{
+	return d->paths ? &diff_path_table : &diff_table;
+}
+
+static const void *diff_row_at(const void *ctx, size_t i)
+{
+	return &((const struct diff_view *)ctx)->d.rows[i];
+}
+
+static const void *diff_path_at(const void *ctx, size_t i)
+{
+	return &((const struct diff_view *)ctx)->d.paths[i];
+}
 
 /* An id that survives re-sorting: the row's name (FNV-1a). */
 static uint64_t name_id(const char *a, const char *b)
@@ -44,9 +61,12 @@ static void diff_items(struct browser *b, const struct browser_item *parent)
 	const struct diff_view *d = b->ctx;
 
 	(void)parent;
-	for (size_t i = 0; i < (d->paths ? d->d.npaths : d->d.nrows); i++)
+	for (size_t k = 0; k < (d->paths ? d->d.npaths : d->d.nrows); k++) {
+		size_t i = view_sorted_row(&d->sort[d->paths], k);
+
 		browser_add(b, d->paths ? name_id(d->d.paths[i].path, NULL)
 				: name_id(d->d.rows[i].module, d->d.rows[i].name), i, false);
+	}
 }
 
 static bool diff_match(struct browser *b, const struct browser_item *it, const char *needle)
@@ -75,7 +95,7 @@ static void diff_title(struct browser *b, char *line, size_t len, int cols)
 	const struct ui *ui = d->v.ui;
 
 	(void)cols;
-	table_title(d->paths ? &diff_path_table : &diff_table, line, len);
+	table_title(table_of(d), &d->sort[d->paths].by, line, len);
 	snprintf(line + strlen(line), len - strlen(line), "  (A %s, B %s; p %s)",
 		 ui->s->opt->replay_path, ui->s->opt->diff_path, d->paths ? "symbols" : "paths");
 }
@@ -102,6 +122,8 @@ static void diff_refresh(struct view *v)
 		d->of_from = s->range_from;
 		d->of_to = s->range_to;
 	}
+	view_sort_order(&d->sort[d->paths], table_of(d), d->paths ? d->d.npaths : d->d.nrows,
+			d->paths ? diff_path_at : diff_row_at, d, NULL);
 	browser_rebuild(&d->rows_shown);
 }
 
@@ -118,6 +140,8 @@ static enum view_reaction diff_key(struct view *v, int code, enum ui_action a)
 
 	if (view_browse(v, &d->rows_shown, code, a) != VIEW_IGNORED)
 		return VIEW_REDRAW;
+	if (view_sort_key(&d->sort[d->paths], table_of(d), a) != VIEW_IGNORED)
+		return VIEW_REQUERY;
 	if (a == UA_DIFF_PATHS) {
 		d->paths = !d->paths;
 		browser_forget_selection(&d->rows_shown);
@@ -128,17 +152,31 @@ static enum view_reaction diff_key(struct view *v, int code, enum ui_action a)
 	return VIEW_IGNORED;
 }
 
+/* A click on a title sorts by its column (again: inverts); on a row selects it. */
+static enum view_reaction diff_click(struct view *v, int y, int x, bool twice)
+{
+	struct diff_view *d = (struct diff_view *)v;
+
+	(void)twice;
+	if (y == 0)
+		return view_sort_click(&d->sort[d->paths], table_of(d), x);
+	browser_click(&d->rows_shown, y - 1);
+	return VIEW_REDRAW;
+}
+
 static void diff_destroy(struct view *v)
 {
 	struct diff_view *d = (struct diff_view *)v;
 
 	browser_free(&d->rows_shown);
+	view_sorting_free(&d->sort[0]);
+	view_sorting_free(&d->sort[1]);
 	model_diff_free(&d->d);
 	free(v);
 }
 
 static const enum ui_action diff_actions[] = {
-	UA_HELP, UA_SEARCH, UA_DIFF_PATHS, UA_BACK, UA_QUIT, UA_NONE,
+	UA_HELP, UA_SEARCH, UA_INVERT, UA_DIFF_PATHS, UA_BACK, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops diff_ops = {
@@ -147,6 +185,7 @@ static const struct view_ops diff_ops = {
 	.requery = diff_refresh,
 	.draw = diff_draw,
 	.key = diff_key,
+	.click = diff_click,
 	.destroy = diff_destroy,
 	.actions = diff_actions,
 };
@@ -155,6 +194,7 @@ struct view *diff_view_create(struct ui *ui)
 {
 	struct diff_view *d = view_new(sizeof(*d), &diff_ops, ui);
 
+	d->sort[0].by.col = d->sort[1].by.col = -1;	/* the model's: largest change first */
 	browser_init(&d->rows_shown, &diff_browser, d, "row", false);
 	d->v.browser = &d->rows_shown;
 	return &d->v;

@@ -22,15 +22,24 @@ struct pages_view {
 	struct browser rows_shown;
 	const struct ibs_page **pages;
 	size_t n;
+	struct view_sorting sort;
 };
+
+static const void *page_at(const void *ctx, size_t i)
+{
+	return ((const struct pages_view *)ctx)->pages[i];
+}
 
 static void pages_items(struct browser *b, const struct browser_item *parent)
 {
 	const struct pages_view *p = b->ctx;
 
 	(void)parent;
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t k = 0; k < p->n; k++) {
+		size_t i = view_sorted_row(&p->sort, k);
+
 		browser_add(b, p->pages[i]->key.base, i, false);
+	}
 }
 
 static bool pages_match(struct browser *b, const struct browser_item *it, const char *needle)
@@ -54,9 +63,10 @@ static int pages_write(struct browser *b, const struct browser_item *it, char *l
 
 static void pages_title(struct browser *b, char *line, size_t len, int cols)
 {
-	(void)b;
+	const struct pages_view *p = b->ctx;
+
 	(void)cols;
-	table_title(&page_table, line, len);
+	table_title(&page_table, &p->sort.by, line, len);
 }
 
 static const struct browser_ops pages_browser = {
@@ -72,6 +82,7 @@ static void pages_refresh(struct view *v)
 
 	free(p->pages);
 	p->n = ibs_model_pages(&v->ui->s->model.ibs, &p->pages);
+	view_sort_order(&p->sort, &page_table, p->n, page_at, p, &v->ui->s->model);
 	browser_rebuild(&p->rows_shown);
 }
 
@@ -99,6 +110,8 @@ static enum view_reaction pages_key(struct view *v, int code, enum ui_action a)
 
 	if (view_browse(v, &p->rows_shown, code, a) != VIEW_IGNORED)
 		return VIEW_REDRAW;
+	if (view_sort_key(&p->sort, &page_table, a) != VIEW_IGNORED)
+		return VIEW_REQUERY;
 	switch (a) {
 	case UA_BACK:
 	case UA_PAGES:
@@ -108,17 +121,30 @@ static enum view_reaction pages_key(struct view *v, int code, enum ui_action a)
 	}
 }
 
+/* A click on a title sorts by its column (again: inverts); on a row selects it. */
+static enum view_reaction pages_click(struct view *v, int y, int x, bool twice)
+{
+	struct pages_view *p = (struct pages_view *)v;
+
+	(void)twice;
+	if (y == 0)
+		return view_sort_click(&p->sort, &page_table, x);
+	browser_click(&p->rows_shown, y - 1);
+	return VIEW_REDRAW;
+}
+
 static void pages_destroy(struct view *v)
 {
 	struct pages_view *p = (struct pages_view *)v;
 
 	browser_free(&p->rows_shown);
+	view_sorting_free(&p->sort);
 	free(p->pages);
 	free(v);
 }
 
 static const enum ui_action pages_actions[] = {
-	UA_HELP, UA_PAGES, UA_BACK, UA_ZERO, UA_QUIT, UA_NONE,
+	UA_HELP, UA_INVERT, UA_PAGES, UA_BACK, UA_ZERO, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops pages_ops = {
@@ -126,6 +152,7 @@ static const struct view_ops pages_ops = {
 	.requery = pages_refresh,
 	.draw = pages_draw,
 	.key = pages_key,
+	.click = pages_click,
 	.destroy = pages_destroy,
 	.actions = pages_actions,
 };
@@ -134,6 +161,7 @@ struct view *pages_view_create(struct ui *ui)
 {
 	struct pages_view *p = view_new(sizeof(*p), &pages_ops, ui);
 
+	p->sort.by.col = -1;	/* the model's: most misses first */
 	browser_init(&p->rows_shown, &pages_browser, p, "page", false);
 	p->v.browser = &p->rows_shown;
 	return &p->v;

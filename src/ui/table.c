@@ -56,7 +56,7 @@ static int table_write(struct browser *b, const struct browser_item *it, char *l
 	return r->sym->unknown ? TH_UNKNOWN : TH_ROW;
 }
 
-static void table_title(struct browser *b, char *line, size_t len, int cols)
+static void symbols_title(struct browser *b, char *line, size_t len, int cols)
 {
 	struct table_view *t = b->ctx;
 	const struct ui *ui = t->v.ui;
@@ -70,7 +70,7 @@ static const struct browser_ops table_browser = {
 	.items = table_items,
 	.write = table_write,
 	.match = table_match,
-	.title = table_title,
+	.title = symbols_title,
 };
 
 /* Re-sorts from the model; the selection stays on its symbol. */

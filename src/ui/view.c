@@ -34,3 +34,56 @@ enum view_reaction view_browse(struct view *v, struct browser *b, int code, enum
 			 b->search.text);
 	return VIEW_REDRAW;
 }
+
+enum view_reaction view_sort_key(struct view_sorting *s, const struct table_def *t,
+				 enum ui_action a)
+{
+	switch (a) {
+	case UA_SORT_NEXT:
+	case UA_SORT_PREV:
+		s->by.col = table_column_step(t, s->by.col, a == UA_SORT_NEXT ? 1 : -1);
+		return VIEW_REQUERY;
+	case UA_INVERT:
+		s->by.invert = !s->by.invert;
+		return VIEW_REQUERY;
+	default:
+		return VIEW_IGNORED;
+	}
+}
+
+enum view_reaction view_sort_click(struct view_sorting *s, const struct table_def *t, int x)
+{
+	int col = table_column_at(t, x);
+
+	if (col < 0)
+		return VIEW_IGNORED;
+	if (col == s->by.col)
+		s->by.invert = !s->by.invert;
+	else
+		s->by = (struct table_sort){ .col = col };
+	return VIEW_REQUERY;
+}
+
+void view_sort_order(struct view_sorting *s, const struct table_def *t, size_t n,
+		     const void *(*row_at)(const void *ctx, size_t i), const void *ctx,
+		     const struct model *m)
+{
+	free(s->order);
+	s->order = table_order(t, &s->by, n, row_at, ctx, m);
+	s->n = n;
+}
+
+size_t view_sorted_row(const struct view_sorting *s, size_t k)
+{
+	if (s->order && k < s->n)
+		return s->order[k];
+	/* The model's order, the other way round. */
+	return s->by.col < 0 && s->by.invert && k < s->n ? s->n - 1 - k : k;
+}
+
+void view_sorting_free(struct view_sorting *s)
+{
+	free(s->order);
+	s->order = NULL;
+	s->n = 0;
+}

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "output/tables.h"
 #include "ui/keys.h"
 
 struct ui;
@@ -71,6 +72,31 @@ struct browser;
  * says so in the footer), else VIEW_IGNORED.
  */
 enum view_reaction view_browse(struct view *v, struct browser *b, int code, enum ui_action a);
+
+/*
+ * A view of a declared table (threads, processes, the diff, the pages):
+ * how it is sorted and the rows' order.  view_sort_key takes > < I, a
+ * click on the title (y 0) sorts by the column under x (again: inverts);
+ * each returns VIEW_REQUERY when the order changes, else VIEW_IGNORED.
+ * view_sort_order makes the order of n rows again; view_sorted_row gives
+ * the k-th row's index.
+ */
+struct table_def;
+struct model;
+struct view_sorting {
+	struct table_sort by;
+	size_t *order;			/* NULL: the model's */
+	size_t n;
+};
+
+enum view_reaction view_sort_key(struct view_sorting *s, const struct table_def *t,
+				 enum ui_action a);
+enum view_reaction view_sort_click(struct view_sorting *s, const struct table_def *t, int x);
+void view_sort_order(struct view_sorting *s, const struct table_def *t, size_t n,
+		     const void *(*row_at)(const void *ctx, size_t i), const void *ctx,
+		     const struct model *m);
+size_t view_sorted_row(const struct view_sorting *s, size_t k);
+void view_sorting_free(struct view_sorting *s);
 
 /* The views shimtop has. */
 struct view *header_view_create(struct ui *ui);
