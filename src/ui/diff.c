@@ -158,10 +158,7 @@ static enum view_reaction diff_click(struct view *v, int y, int x, bool twice)
 	struct diff_view *d = (struct diff_view *)v;
 
 	(void)twice;
-	if (y == 0)
-		return view_sort_click(&d->sort[d->paths], table_of(d), x);
-	browser_click(&d->rows_shown, y - 1);
-	return VIEW_REDRAW;
+	return view_sort_click(&d->sort[d->paths], table_of(d), &d->rows_shown, y, x);
 }
 
 static void diff_destroy(struct view *v)

@@ -127,10 +127,7 @@ static enum view_reaction pages_click(struct view *v, int y, int x, bool twice)
 	struct pages_view *p = (struct pages_view *)v;
 
 	(void)twice;
-	if (y == 0)
-		return view_sort_click(&p->sort, &page_table, x);
-	browser_click(&p->rows_shown, y - 1);
-	return VIEW_REDRAW;
+	return view_sort_click(&p->sort, &page_table, &p->rows_shown, y, x);
 }
 
 static void pages_destroy(struct view *v)

@@ -145,10 +145,7 @@ static enum view_reaction threads_click(struct view *v, int y, int x, bool twice
 	struct threads_view *t = (struct threads_view *)v;
 
 	(void)twice;
-	if (y == 0)
-		return view_sort_click(&t->sort[t->processes], table_of(t), x);
-	browser_click(&t->rows_shown, y - 1);
-	return VIEW_REDRAW;
+	return view_sort_click(&t->sort[t->processes], table_of(t), &t->rows_shown, y, x);
 }
 
 static void threads_destroy(struct view *v)

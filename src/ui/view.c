@@ -51,10 +51,16 @@ enum view_reaction view_sort_key(struct view_sorting *s, const struct table_def 
 	}
 }
 
-enum view_reaction view_sort_click(struct view_sorting *s, const struct table_def *t, int x)
+enum view_reaction view_sort_click(struct view_sorting *s, const struct table_def *t,
+				   struct browser *b, int y, int x)
 {
-	int col = table_column_at(t, x);
+	int col;
 
+	if (y > 0) {
+		browser_click(b, y - 1);
+		return VIEW_REDRAW;
+	}
+	col = table_column_at(t, x);
 	if (col < 0)
 		return VIEW_IGNORED;
 	if (col == s->by.col)

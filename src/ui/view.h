@@ -77,12 +77,14 @@ enum view_reaction view_browse(struct view *v, struct browser *b, int code, enum
  * A view of a declared table (threads, processes, the diff, the pages):
  * how it is sorted and the rows' order.  view_sort_key takes > < I, a
  * click on the title (y 0) sorts by the column under x (again: inverts);
- * each returns VIEW_REQUERY when the order changes, else VIEW_IGNORED.
+ * each returns VIEW_REQUERY when the order changes, else VIEW_IGNORED
+ * (a click on a row selects it: VIEW_REDRAW).
  * view_sort_order makes the order of n rows again; view_sorted_row gives
  * the k-th row's index.
  */
 struct table_def;
 struct model;
+struct browser;
 struct view_sorting {
 	struct table_sort by;
 	size_t *order;			/* NULL: the model's */
@@ -91,7 +93,8 @@ struct view_sorting {
 
 enum view_reaction view_sort_key(struct view_sorting *s, const struct table_def *t,
 				 enum ui_action a);
-enum view_reaction view_sort_click(struct view_sorting *s, const struct table_def *t, int x);
+enum view_reaction view_sort_click(struct view_sorting *s, const struct table_def *t,
+				   struct browser *b, int y, int x);
 void view_sort_order(struct view_sorting *s, const struct table_def *t, size_t n,
 		     const void *(*row_at)(const void *ctx, size_t i), const void *ctx,
 		     const struct model *m);
