@@ -32,7 +32,7 @@ const struct ui_key ui_keys[] = {
 	{ UA_FILTER, SCOPE_GLOBAL, { KEY_F(4), '\\' }, "F4, `\\`", "Filter", "F4",
 	  "show only rows that match as you type; Esc clears" },
 	{ UA_OPEN, SCOPE_GLOBAL, { '\n', KEY_ENTER }, "Enter", "Detail", "Enter",
-	  "the selected row's detail (in the tree: open or close)" },
+	  "the selected row's detail: source, disassembly, callers (icicle: zoom)" },
 	{ UA_BACK, SCOPE_GLOBAL, { 27, KEY_BACKSPACE }, "Esc, Backspace", "Back",
 	  "Esc", "back (in the timeline: clear the range)" },
 	{ UA_LEFT, SCOPE_GLOBAL, { KEY_LEFT }, "Left", NULL, NULL,

@@ -4,7 +4,8 @@
  * (it and what it calls) and self shares, children hottest first.  Paths
  * holding a tenth of the samples open by themselves; Right or + opens
  * the selected node, Left or - closes it (Left on a closed node goes to
- * its caller), * opens everything under it, Enter toggles.  Search (/)
+ * its caller), * opens everything under it, Enter opens the function's
+ * detail (in the icicle: zooms).  Search (/)
  * finds a function anywhere in the tree and opens its callers; what is
  * open stays so by path through transforms and ranges.  b turns it bottom-up: at the
  * top the functions samples ended in, under each its callers (the tree
@@ -626,10 +627,14 @@ static enum view_reaction tree_key(struct view *v, int code, enum ui_action a)
 		start_all_over(t);
 		return VIEW_REQUERY;
 	}
-	if (!t->icicle && a == UA_OPEN) {
-		if (sel->children)
-			browser_set_open(&p->rows_shown, sel, !sel->open);
-		return VIEW_REDRAW;
+	/* Enter: the function's detail, as on the symbol table (+ - fold). */
+	if (a == UA_OPEN && node != CCT_ROOT) {
+		uint32_t sym = cct_node(p->shown, node)->sym;
+
+		if (sym == CCT_SYM_ROOT || sym == CCT_SYM_TRUNCATED)
+			return VIEW_REDRAW;
+		v->next = detail_view_create(v->ui, sym);
+		return VIEW_PUSH;
 	}
 	return VIEW_IGNORED;
 }
@@ -651,8 +656,8 @@ static void tree_destroy(struct view *v)
 }
 
 static const enum ui_action tree_actions[] = {
-	UA_HELP, UA_VIEW_NEXT, UA_SEARCH, UA_TREE_BOTTOM_UP, UA_TREE_FOCUS, UA_TREE_ICICLE,
-	UA_ZERO, UA_QUIT, UA_NONE,
+	UA_HELP, UA_VIEW_NEXT, UA_SEARCH, UA_OPEN, UA_TREE_BOTTOM_UP, UA_TREE_FOCUS,
+	UA_TREE_ICICLE, UA_ZERO, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops tree_ops = {
