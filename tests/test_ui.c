@@ -414,6 +414,28 @@ static void test_columns_json(struct model_row *r)
 	json_object_put(o);
 }
 
+/* Text wraps at the last word that fits; a word wider than the line is cut. */
+static void test_wrap(void)
+{
+	const char *next;
+	const char *text = "a range starts at the cursor; ) ends it";
+
+	CHECK_EQ_U64(draw_wrap(text, 20, &next), 17);	/* "a range starts at" */
+	CHECK(!strcmp(next, "the cursor; ) ends it"));
+	CHECK_EQ_U64(draw_wrap(next, 80, &next), 21);
+	CHECK(*next == '\0');
+	CHECK_EQ_U64(draw_wrap("abcdefghij klm", 4, &next), 4);
+	CHECK(!strcmp(next, "efghij klm"));
+	/* An indent is not a place to break; a line ending at a space keeps its word. */
+	CHECK_EQ_U64(draw_wrap("  Enter    keep it", 9, &next), 7);
+	CHECK(!strcmp(next, "keep it"));
+	CHECK_EQ_U64(draw_wrap("abc def", 3, &next), 3);
+	CHECK(!strcmp(next, "def"));
+	/* Columns, not bytes: "é" is two bytes, one column. */
+	CHECK_EQ_U64(draw_wrap("caf\u00e9 au lait", 6, &next), 5);
+	CHECK(!strcmp(next, "au lait"));
+}
+
 static void test_columns(void)
 {
 	struct st_symbol sym = { .id = 7, .name = "main", .module = "a.out",
@@ -746,6 +768,7 @@ int main(int argc, char **argv)
 	test_browser_tree();
 	test_bars();
 	test_columns();
+	test_wrap();
 	test_tables();
 	test_table_sort();
 	test_settings();

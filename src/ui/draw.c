@@ -129,3 +129,35 @@ const char *draw_spark(char *buf, size_t len, const double *v, int n, double top
 	}
 	return buf;
 }
+
+size_t draw_wrap(const char *text, int width, const char **next)
+{
+	size_t fit = 0, brk = 0;
+	int cols = 0;
+
+	/* A character a column (continuation bytes take none): help and gauge text. */
+	for (size_t i = 0; text[i]; i++) {
+		if (((unsigned char)text[i] & 0xc0) == 0x80)
+			continue;
+		if (cols == width)
+			break;
+		cols++;
+		if (text[i] == ' ' && i && text[i - 1] != ' ')
+			brk = i;	/* the end of a word, not an indent */
+		fit = i + 1;
+		while (((unsigned char)text[fit] & 0xc0) == 0x80)
+			fit++;
+	}
+	if (!text[fit] || width <= 0) {
+		*next = text + strlen(text);
+		return strlen(text);
+	}
+	if (text[fit] == ' ' || !brk)
+		brk = fit;	/* the line ends at a space, or a word fills it */
+	*next = text + brk;
+	while (**next == ' ')
+		(*next)++;
+	while (brk && text[brk - 1] == ' ')
+		brk--;
+	return brk;
+}

@@ -45,4 +45,12 @@ const char *draw_level_glyph(double value, double top, bool utf8);
 const char *draw_spark(char *buf, size_t len, const double *v, int n, double top,
 		       bool utf8);
 
+/*
+ * Where to break UTF-8 text to fit `width` columns: the bytes of its
+ * first line (broken after a space, or inside a word wider than the
+ * line); *next is where the next line starts (the spaces skipped), at the
+ * terminating NUL when none follows.
+ */
+size_t draw_wrap(const char *text, int width, const char **next);
+
 #endif

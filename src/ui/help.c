@@ -1,6 +1,8 @@
 /*
  * help.c - the help view (F1): the key table, then what the header says;
- * it scrolls when the terminal is shorter than it, and / searches it.
+ * its lines wrap to the terminal's width (a key's description under
+ * itself), it scrolls when the terminal is shorter than it, and /
+ * searches it.
  */
 #include "ui/browser.h"
 #include "ui/draw.h"
@@ -21,20 +23,52 @@ static const char *const notes[] = {
 };
 
 #define HELP_MAX_LINES 96
+#define KEY_COLUMN 25		/* where a key's description starts */
 
 struct help_view {
 	struct view v;
-	struct browser text;	/* an item a line */
+	struct browser text;	/* an item a screen line */
 	const char *lines[HELP_MAX_LINES];
 	unsigned n;
+	char **shown;		/* the lines wrapped to the window's width */
+	size_t nshown;
+	int width;		/* ... this wide */
 };
+
+/* Wraps the lines to `width` columns; a key's description goes on under itself. */
+static void wrap_lines(struct help_view *h, int width)
+{
+	for (size_t i = 0; i < h->nshown; i++)
+		free(h->shown[i]);
+	h->nshown = 0;
+	for (unsigned i = 0; i < h->n; i++) {
+		const char *at = h->lines[i], *next;
+		int indent = !strncmp(at, "  ", 2) && width > 2 * KEY_COLUMN ? KEY_COLUMN : 0;
+		bool first = true;
+
+		do {
+			int room = first ? width : width - indent;
+			size_t len = draw_wrap(at, room, &next);
+			char *line;
+
+			h->shown = st_xrealloc(h->shown, (h->nshown + 1) * sizeof(*h->shown));
+			line = st_xcalloc(1, (size_t)indent + len + 1);
+			snprintf(line, (size_t)indent + len + 1, "%*s%.*s", first ? 0 : indent, "",
+				 (int)len, at);
+			h->shown[h->nshown++] = line;
+			at = next;
+			first = false;
+		} while (*at);
+	}
+	h->width = width;
+}
 
 static void help_items(struct browser *b, const struct browser_item *parent)
 {
 	const struct help_view *h = b->ctx;
 
 	(void)parent;
-	for (unsigned i = 0; i < h->n; i++)
+	for (size_t i = 0; i < h->nshown; i++)
 		browser_add(b, i, i, false);
 }
 
@@ -42,7 +76,7 @@ static bool help_match(struct browser *b, const struct browser_item *it, const c
 {
 	const struct help_view *h = b->ctx;
 
-	return strcasestr(h->lines[it->ref], needle) != NULL;
+	return strcasestr(h->shown[it->ref], needle) != NULL;
 }
 
 static int help_write(struct browser *b, const struct browser_item *it, char *line, size_t len,
@@ -51,7 +85,7 @@ static int help_write(struct browser *b, const struct browser_item *it, char *li
 	const struct help_view *h = b->ctx;
 
 	(void)cols;
-	snprintf(line, len, "%s", h->lines[it->ref]);
+	snprintf(line, len, "%s", h->shown[it->ref]);
 	return it->ref == 0 ? TH_COLUMNS : TH_ROW;
 }
 
@@ -65,13 +99,18 @@ static void help_draw(struct view *v, WINDOW *w)
 {
 	struct help_view *h = (struct help_view *)v;
 	int rows = getmaxy(w), cols = getmaxx(w);
-	/* The last row says there is more, when there is. */
-	int shown = (int)h->n > rows ? rows - 1 : rows;
+	int shown;
 
+	if (cols != h->width) {
+		wrap_lines(h, cols);
+		browser_rebuild(&h->text);
+	}
+	/* The last row says there is more, when there is. */
+	shown = (int)h->nshown > rows ? rows - 1 : rows;
 	browser_draw(&h->text, w, 0, 0, cols, shown, true, v->ui->attr);
 	if (shown < rows)
 		draw_text(w, rows - 1, 0, cols, v->ui->attr[TH_KEY_LABEL],
-			  h->text.top + (size_t)shown < h->n
+			  h->text.top + (size_t)shown < h->nshown
 			  ? "-- more: Down, PgDn, / searches; any other key returns --"
 			  : "-- end: Up, PgUp, / searches; any other key returns --");
 }
@@ -88,7 +127,12 @@ static enum view_reaction help_key(struct view *v, int code, enum ui_action a)
 
 static void help_destroy(struct view *v)
 {
-	browser_free(&((struct help_view *)v)->text);
+	struct help_view *h = (struct help_view *)v;
+
+	browser_free(&h->text);
+	for (size_t i = 0; i < h->nshown; i++)
+		free(h->shown[i]);
+	free(h->shown);
 	free(v);
 }
 
@@ -111,6 +155,7 @@ struct view *help_view_create(struct ui *ui)
 	browser_init(&h->text, &help_browser, h, "line", false);
 	h->text.pager = true;
 	h->v.browser = &h->text;
+	wrap_lines(h, 80);	/* again at the window's width when drawn */
 	browser_rebuild(&h->text);
 	return &h->v;
 }
