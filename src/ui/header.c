@@ -1,6 +1,8 @@
 /*
  * header.c - the header strip: target, source, rates, and how far to
  * trust them.  Its figures come from session_metrics, as the reports'.
+ * Its caveat wraps over as many as three lines: a narrow terminal still
+ * shows it whole.
  */
 #include "session.h"
 #include "ui/draw.h"
@@ -115,39 +117,77 @@ static void draw_counts_line(const struct ui *ui, WINDOW *w,
 }
 
 /* Line 4: the most important caveat, finishing status first. */
-static void draw_caveat_line(const struct ui *ui, WINDOW *w)
+static void caveat_text(const struct ui *ui, char *buf, size_t len)
 {
 	const struct session *s = ui->s;
-	char buf[512];
 
 	if (s->finished && s->obs_info.failed)
-		snprintf(buf, sizeof(buf), "%.100s; %.120s; table kept, q quits",
+		snprintf(buf, len, "%.100s; %.120s; table kept, q quits",
 			 s->obs_info.finish_reason, s->status);
 	else if (s->finished && !s->has_target && s->info.note[0])
 		/* A file ends at once: what it is stays in view, not only that it ended. */
-		snprintf(buf, sizeof(buf), "%.120s; %.380s", s->status, s->info.note);
+		snprintf(buf, len, "%.120s; %.380s", s->status, s->info.note);
 	else if (s->finished)
-		snprintf(buf, sizeof(buf), "%s; table kept, q quits", s->status);
+		snprintf(buf, len, "%s; table kept, q quits", s->status);
 	else if (ui->paused)
-		snprintf(buf, sizeof(buf), "PAUSED: the tables hold still while sampling goes "
+		snprintf(buf, len, "PAUSED: the tables hold still while sampling goes "
 			 "on; Z resumes");
 	else if (s->obs_info.failed)
-		snprintf(buf, sizeof(buf), "%.200s; perf sampling goes on",
-			 s->obs_info.finish_reason);
+		snprintf(buf, len, "%.200s; perf sampling goes on", s->obs_info.finish_reason);
 	else {
 		char history[192];
 
 		/* The caveats that change what the tables mean come first. */
 		if (model_chain_note(&s->model, history, sizeof(history)))
-			snprintf(buf, sizeof(buf), "%s%s%.300s", history, s->info.note[0] ? "; " : "",
+			snprintf(buf, len, "%s%s%.300s", history, s->info.note[0] ? "; " : "",
 				 s->info.note);
 		else if (session_history_note(s, history, sizeof(history)))
-			snprintf(buf, sizeof(buf), "%s%s%.300s", history, s->info.note[0] ? "; " : "",
+			snprintf(buf, len, "%s%s%.300s", history, s->info.note[0] ? "; " : "",
 				 s->info.note);
 		else
-			snprintf(buf, sizeof(buf), "%.384s", s->info.note);
+			snprintf(buf, len, "%.384s", s->info.note);
 	}
-	draw_text(w, 3, 0, getmaxx(w), ui->attr[TH_WARNING], buf);
+}
+
+/* The caveat wraps over up to this many lines: the table keeps the rest. */
+#define CAVEAT_MAX_LINES 3
+
+static int caveat_lines(const char *text, int cols)
+{
+	int n = 1;
+	const char *next;
+
+	for (draw_wrap(text, cols, &next); *next && n < CAVEAT_MAX_LINES; n++)
+		draw_wrap(next, cols, &next);
+	return n;
+}
+
+static void draw_caveat(const struct ui *ui, WINDOW *w)
+{
+	char buf[512];
+	const char *at = buf, *next;
+	int cols = getmaxx(w);
+
+	caveat_text(ui, buf, sizeof(buf));
+	for (int y = 3; y < getmaxy(w); y++) {
+		/* The last line takes what is left, cut at its end. */
+		size_t len = y + 1 < getmaxy(w) ? draw_wrap(at, cols, &next) : strlen(at);
+		char line[512];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, at);
+		draw_text(w, y, 0, cols, ui->attr[TH_WARNING], line);
+		at = y + 1 < getmaxy(w) ? next : at + len;
+	}
+}
+
+static int header_lines(struct view *v, int cols)
+{
+	char buf[512];
+
+	if (v->ui->settings.brief_header)
+		return 2;
+	caveat_text(v->ui, buf, sizeof(buf));
+	return 3 + caveat_lines(buf, cols);
 }
 
 static void header_draw(struct view *v, WINDOW *w)
@@ -159,12 +199,13 @@ static void header_draw(struct view *v, WINDOW *w)
 	draw_target_line(v->ui, w, &mt);
 	draw_source_line(v->ui, w, &mt);
 	draw_counts_line(v->ui, w, &mt);
-	draw_caveat_line(v->ui, w);
+	draw_caveat(v->ui, w);
 }
 
 static const struct view_ops header_ops = {
 	.name = "header",
 	.draw = header_draw,
+	.lines = header_lines,
 	.destroy = view_free,
 	.actions = view_no_actions,
 };

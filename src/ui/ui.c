@@ -143,6 +143,16 @@ static void draw(struct ui *ui)
 	int cy, cx;
 	bool cursor = false;
 
+	/* A strip that needs more lines (a long caveat at 80 columns) gets them. */
+	for (int i = 0; i < ui->nstrips; i++) {
+		int want = ui->strips[i]->ops->lines
+			? ui->strips[i]->ops->lines(ui->strips[i], COLS) : ui->strip_lines[i];
+
+		if (want != ui->strip_lines[i]) {
+			ui->strip_lines[i] = want;
+			layout(ui);
+		}
+	}
 	if (!ui->body) {
 		draw_too_small();
 		doupdate();

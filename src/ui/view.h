@@ -34,6 +34,8 @@ struct view_ops {
 	/* Re-reads the model (every refresh interval, and on VIEW_REQUERY). */
 	void (*requery)(struct view *v);
 	void (*draw)(struct view *v, WINDOW *w);
+	/* A strip's: the lines it needs `cols` wide (NULL: as many as it was given). */
+	int (*lines)(struct view *v, int cols);
 	enum view_reaction (*key)(struct view *v, int code, enum ui_action a);
 	/* A click at (y, x) of the view's window; NULL: clicks ignored. */
 	enum view_reaction (*click)(struct view *v, int y, int x, bool twice);
