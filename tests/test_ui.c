@@ -491,7 +491,7 @@ static void test_tables(void)
 
 	table_title(&process_table, NULL, line, sizeof(line));
 	CHECK(!strcmp(line, "     PID COMMAND          THREADS   SAMPLES   SHARE    IPC TOP SYMBOL"));
-	table_row(&process_table, &r, NULL, line, sizeof(line));
+	table_row(&process_table, NULL, &r, NULL, line, sizeof(line));
 	CHECK(!strcmp(line, "    4242 a-very-long-comm       2        12  37.50%      - compress_block"));
 	o = table_json(&process_table, &r, NULL);
 	CHECK(!strcmp(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
@@ -516,7 +516,7 @@ static void test_table_sort(void)
 		{ .pid = 10, .comm = "cc1", .samples = 40, .share = 80, .ipc = NAN, .top = &b },
 		{ .pid = 20, .comm = "ld", .samples = 5, .share = 10, .ipc = 0.5, .top = &a },
 	};
-	struct table_sort by = { .col = 3 };	/* SAMPLES */
+	struct table_shown by = { .col = 3 };	/* SAMPLES */
 	char line[256];
 	size_t *order;
 
@@ -529,16 +529,16 @@ static void test_table_sort(void)
 	CHECK(order && order[0] == 0 && order[1] == 2 && order[2] == 1);
 	free(order);
 	/* Text from A; a missing IPC last either way. */
-	by = (struct table_sort){ .col = 1 };
+	by = (struct table_shown){ .col = 1 };
 	order = table_order(&process_table, &by, 3, process_at, rows, NULL);
 	CHECK(order && order[0] == 1 && order[1] == 2 && order[2] == 0);
 	free(order);
-	by = (struct table_sort){ .col = 5, .invert = true };
+	by = (struct table_shown){ .col = 5, .invert = true };
 	order = table_order(&process_table, &by, 3, process_at, rows, NULL);
 	CHECK(order && order[0] == 2 && order[1] == 0 && order[2] == 1);
 	free(order);
 	/* The top symbol (a list in the JSON) sorts by its text. */
-	by = (struct table_sort){ .col = 6 };
+	by = (struct table_shown){ .col = 6 };
 	order = table_order(&process_table, &by, 3, process_at, rows, NULL);
 	CHECK(order && order[0] == 1 && order[1] == 0 && order[2] == 2);
 	free(order);
@@ -546,13 +546,13 @@ static void test_table_sort(void)
 	by.col = -1;
 	CHECK(table_order(&process_table, &by, 3, process_at, rows, NULL) == NULL);
 	/* The title marks the column; a click finds it, gaps included. */
-	by = (struct table_sort){ .col = 3, .invert = true };
+	by = (struct table_shown){ .col = 3, .invert = true };
 	table_title(&process_table, &by, line, sizeof(line));
 	CHECK(!strcmp(line, "     PID COMMAND          THREADS  SAMPLES^   SHARE    IPC TOP SYMBOL"));
-	CHECK_EQ_U64(table_column_at(&process_table, 0), 0);
-	CHECK_EQ_U64(table_column_at(&process_table, 9), 1);
-	CHECK_EQ_U64(table_column_at(&process_table, 34), 3);
-	CHECK_EQ_U64(table_column_at(&process_table, 200), 6);
+	CHECK_EQ_U64(table_column_at(&process_table, NULL, 0), 0);
+	CHECK_EQ_U64(table_column_at(&process_table, NULL, 9), 1);
+	CHECK_EQ_U64(table_column_at(&process_table, NULL, 34), 3);
+	CHECK_EQ_U64(table_column_at(&process_table, NULL, 200), 6);
 	/* > and < cycle over the titled columns. */
 	CHECK_EQ_U64(table_column_step(&process_table, -1, 1), 0);
 	CHECK_EQ_U64(table_column_step(&process_table, -1, -1), 6);

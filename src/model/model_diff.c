@@ -70,6 +70,8 @@ static void add_rows(struct model_diff *d, struct keyed **table, size_t *cap,
 				.module = sym->module, .name = sym->name, .ipc = { NAN, NAN } };
 		}
 		/* Two symbols of one name in a module (overloads): one row, summed. */
+		if (side == 0 && !d->rows[at].sides.present[0])
+			d->rows[at].sym_a = sym->id;	/* its heaviest: A's detail opens it */
 		d->rows[at].sides.present[side] = true;
 		d->rows[at].sides.samples[side] += rows[i].samples;
 		d->rows[at].sides.share[side] += rows[i].self;

@@ -29,6 +29,7 @@ struct diff_row {
 	struct diff_sides sides;
 	const char *module, *name;	/* the model's strings, of the side that has it */
 	double ipc[2];			/* NAN: no counters */
+	uint32_t sym_a;			/* A's symbol (st_symbol.id) where present[0] */
 };
 
 struct diff_path {

@@ -30,13 +30,13 @@ void report_diff_text(struct session *a, const struct session *b, FILE *out)
 	table_title(&diff_table, NULL, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	for (size_t i = 0; i < d.nrows && i < limit; i++) {
-		table_row(&diff_table, &d.rows[i], NULL, line, sizeof(line));
+		table_row(&diff_table, NULL, &d.rows[i], NULL, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	table_title(&diff_path_table, NULL, line, sizeof(line));
 	fprintf(out, "\n%s (root first)\n", line);
 	for (size_t i = 0; i < d.npaths && i < DIFF_PATHS_SHOWN; i++) {
-		table_row(&diff_path_table, &d.paths[i], NULL, line, sizeof(line));
+		table_row(&diff_path_table, NULL, &d.paths[i], NULL, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	model_diff_free(&d);

@@ -78,7 +78,7 @@ void report_ibs_text(struct session *s, FILE *out)
 	table_title(&page_table, NULL, line, sizeof(line));
 	fprintf(out, "\nhot data pages (%zu):\n%s\n", n, line);
 	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++) {
-		table_row(&page_table, pages[i], &s->model, line, sizeof(line));
+		table_row(&page_table, NULL, pages[i], &s->model, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	free(pages);

@@ -57,7 +57,7 @@ void report_threads_text(struct session *s, FILE *out)
 	table_title(&thread_table, NULL, line, sizeof(line));
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n; i++) {
-		table_row(&thread_table, &rows[i], m, line, sizeof(line));
+		table_row(&thread_table, NULL, &rows[i], m, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	if (n < all)
@@ -101,7 +101,7 @@ void report_processes_text(struct session *s, FILE *out)
 	table_title(&process_table, NULL, line, sizeof(line));
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n; i++) {
-		table_row(&process_table, &rows[i], session_tables(s), line, sizeof(line));
+		table_row(&process_table, NULL, &rows[i], session_tables(s), line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	if (n < all)

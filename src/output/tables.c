@@ -15,24 +15,36 @@
 
 #define TOP_SYMBOLS	5	/* a thread's heaviest symbols in the JSON report */
 
+/* Whether a view shows column i. */
+static bool is_shown(const struct table_def *t, const struct table_shown *shown, size_t i)
+{
+	return t->cols[i].title && !(shown && i < 32 && (shown->hidden >> i & 1));
+}
+
+/* A column's width on the view's screen. */
+static int width_of(const struct table_column *c, const struct table_shown *shown)
+{
+	return shown && shown->screen && shown->screen < 100 && c->narrow ? c->narrow : c->width;
+}
+
 /* Appends a cell: its gap (none first), then the text in its width (the last: all of it). */
-static size_t put(char *buf, size_t len, size_t at, const struct table_column *c,
+static size_t put(char *buf, size_t len, size_t at, const struct table_column *c, int width,
 		  const char *text)
 {
 	int gap = at ? (c->gap ? c->gap : 1) : 0, n;
 
 	if (at >= len)
 		return at;
-	if (c->width == 0)
+	if (width == 0)
 		n = snprintf(buf + at, len - at, "%*s%s", gap, "", text);
 	else if (c->left)
-		n = snprintf(buf + at, len - at, "%*s%-*.*s", gap, "", c->width, c->width, text);
+		n = snprintf(buf + at, len - at, "%*s%-*.*s", gap, "", width, width, text);
 	else
-		n = snprintf(buf + at, len - at, "%*s%*s", gap, "", c->width, text);
+		n = snprintf(buf + at, len - at, "%*s%*s", gap, "", width, text);
 	return n < 0 ? at : at + (size_t)n < len ? at + (size_t)n : len - 1;
 }
 
-void table_title(const struct table_def *t, const struct table_sort *sort, char *buf,
+void table_title(const struct table_def *t, const struct table_shown *shown, char *buf,
 		 size_t len)
 {
 	size_t at = 0;
@@ -41,30 +53,107 @@ void table_title(const struct table_def *t, const struct table_sort *sort, char 
 	for (size_t i = 0; i < t->n; i++) {
 		char title[64];
 
-		if (!t->cols[i].title)
+		if (!is_shown(t, shown, i))
 			continue;
 		snprintf(title, sizeof(title), "%s%s", t->cols[i].title,
-			 sort && sort->col == (int)i ? (sort->invert ? "^" : "v") : "");
-		at = put(buf, len, at, &t->cols[i], title);
+			 shown && shown->col == (int)i ? (shown->invert ? "^" : "v") : "");
+		at = put(buf, len, at, &t->cols[i], width_of(&t->cols[i], shown), title);
 	}
 }
 
-int table_column_at(const struct table_def *t, int x)
+void table_row(const struct table_def *t, const struct table_shown *shown, const void *row,
+	       const struct model *m, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->n; i++) {
+		const struct table_column *c = &t->cols[i];
+		char cell[4096];
+		size_t room, cut;
+
+		if (!is_shown(t, shown, i))
+			continue;
+		c->text(row, m, cell, sizeof(cell));
+		room = shown && shown->screen ? (size_t)shown->screen : 0;
+		cut = strlen(cell);
+		/* The last column keeps its end where the screen cuts it: paths differ there. */
+		if (c->tail && room && at + 2 + 3 < room && at + 2 + cut > room) {
+			size_t keep = room - at - 2 - 2;
+
+			memmove(cell + 2, cell + cut - keep, keep + 1);
+			memcpy(cell, "..", 2);
+		}
+		at = put(buf, len, at, c, width_of(c, shown), cell);
+	}
+}
+
+struct json_object *table_json(const struct table_def *t, const void *row,
+			       const struct model *m)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < t->n; i++)
+		json_object_object_add(o, t->cols[i].key, t->cols[i].json(row, m));
+	return o;
+}
+
+static void ipc_text(double ipc, char *buf, size_t len)
+{
+	if (isnan(ipc))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", ipc);
+}
+
+static struct json_object *ipc_json(double ipc)
+{
+	return isnan(ipc) ? NULL : json_object_new_double(ipc);
+}
+
+/* As report_add_u64 writes a count. */
+static struct json_object *u64_json(uint64_t v)
+{
+	return json_object_new_int64((int64_t)v);
+}
+
+int table_column_at(const struct table_def *t, const struct table_shown *shown, int x)
 {
 	int at = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct table_column *c = &t->cols[i];
-		int gap = at ? (c->gap ? c->gap : 1) : 0;
+		int gap = at ? (c->gap ? c->gap : 1) : 0, w = width_of(c, shown);
 
-		if (!c->title)
+		if (!is_shown(t, shown, i))
 			continue;
 		/* A click in the gap before a title counts as on it. */
-		if (c->width == 0 || x < at + gap + c->width)
+		if (w == 0 || x < at + gap + w)
 			return (int)i;
-		at += gap + c->width;
+		at += gap + w;
 	}
 	return -1;
+}
+
+uint32_t table_empty_columns(const struct table_def *t, size_t n,
+			     const void *(*row_at)(const void *ctx, size_t i), const void *ctx,
+			     const struct model *m)
+{
+	uint32_t empty = 0;
+
+	for (size_t i = 0; i < t->n && i < 32; i++) {
+		char cell[64];
+		size_t k = 0;
+
+		if (!t->cols[i].optional || !t->cols[i].text)
+			continue;
+		while (k < n && (t->cols[i].text(row_at(ctx, k), m, cell, sizeof(cell)),
+				 !strcmp(cell, "-")))
+			k++;
+		if (k == n)
+			empty |= 1u << i;
+	}
+	return empty;
 }
 
 int table_column_step(const struct table_def *t, int col, int step)
@@ -147,7 +236,7 @@ static void key_of(const struct table_column *c, const void *row, const struct m
 	json_object_put(v);
 }
 
-size_t *table_order(const struct table_def *t, const struct table_sort *sort, size_t n,
+size_t *table_order(const struct table_def *t, const struct table_shown *sort, size_t n,
 		    const void *(*row_at)(const void *ctx, size_t i), const void *ctx,
 		    const struct model *m)
 {
@@ -174,51 +263,6 @@ size_t *table_order(const struct table_def *t, const struct table_sort *sort, si
 	}
 	free(keys);
 	return order;
-}
-
-void table_row(const struct table_def *t, const void *row, const struct model *m, char *buf,
-	       size_t len)
-{
-	size_t at = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < t->n; i++) {
-		char cell[4096];
-
-		if (!t->cols[i].title)
-			continue;
-		t->cols[i].text(row, m, cell, sizeof(cell));
-		at = put(buf, len, at, &t->cols[i], cell);
-	}
-}
-
-struct json_object *table_json(const struct table_def *t, const void *row,
-			       const struct model *m)
-{
-	struct json_object *o = json_object_new_object();
-
-	for (size_t i = 0; i < t->n; i++)
-		json_object_object_add(o, t->cols[i].key, t->cols[i].json(row, m));
-	return o;
-}
-
-static void ipc_text(double ipc, char *buf, size_t len)
-{
-	if (isnan(ipc))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.2f", ipc);
-}
-
-static struct json_object *ipc_json(double ipc)
-{
-	return isnan(ipc) ? NULL : json_object_new_double(ipc);
-}
-
-/* As report_add_u64 writes a count. */
-static struct json_object *u64_json(uint64_t v)
-{
-	return json_object_new_int64((int64_t)v);
 }
 
 /* ---- the thread table (H, -H, "threads") ---- */
@@ -336,14 +380,14 @@ static struct json_object *thread_top_json(const void *r, const struct model *m)
 }
 
 static const struct table_column thread_columns[] = {
-	{ "TID", "tid", 8, false, thread_tid, thread_tid_json, 0 },
-	{ "PID", "pid", 8, false, thread_pid, thread_pid_json, 0 },
-	{ "COMMAND", "comm", 16, true, thread_comm, thread_comm_json, 0 },
-	{ "SAMPLES", "samples", 9, false, thread_samples, thread_samples_json, 0 },
-	{ "SHARE", "share", 7, false, thread_share, thread_share_json, 0 },
-	{ "IPC", "ipc", 6, false, thread_ipc, thread_ipc_json, 0 },
-	{ "STATE", "exited", 7, true, thread_state, thread_state_json, 0 },
-	{ "TOP SYMBOL", "top", 0, true, thread_top, thread_top_json, 0 },
+	{ "TID", "tid", 8, false, thread_tid, thread_tid_json, 0, 0, false, false },
+	{ "PID", "pid", 8, false, thread_pid, thread_pid_json, 0, 0, false, false },
+	{ "COMMAND", "comm", 16, true, thread_comm, thread_comm_json, 0, 0, false, false },
+	{ "SAMPLES", "samples", 9, false, thread_samples, thread_samples_json, 0, 0, false, false },
+	{ "SHARE", "share", 7, false, thread_share, thread_share_json, 0, 0, false, false },
+	{ "IPC", "ipc", 6, false, thread_ipc, thread_ipc_json, 0, 0, false, false },
+	{ "STATE", "exited", 7, true, thread_state, thread_state_json, 0, 0, false, false },
+	{ "TOP SYMBOL", "top", 0, true, thread_top, thread_top_json, 0, 0, false, false },
 };
 
 const struct table_def thread_table = {
@@ -439,13 +483,13 @@ static struct json_object *process_top_json(const void *r, const struct model *m
 }
 
 static const struct table_column process_columns[] = {
-	{ "PID", "pid", 8, false, process_pid, process_pid_json, 0 },
-	{ "COMMAND", "comm", 16, true, process_comm, process_comm_json, 0 },
-	{ "THREADS", "threads", 7, false, process_threads, process_threads_json, 0 },
-	{ "SAMPLES", "samples", 9, false, process_samples, process_samples_json, 0 },
-	{ "SHARE", "share", 7, false, process_share, process_share_json, 0 },
-	{ "IPC", "ipc", 6, false, process_ipc, process_ipc_json, 0 },
-	{ "TOP SYMBOL", "top", 0, true, process_top, process_top_json, 0 },
+	{ "PID", "pid", 8, false, process_pid, process_pid_json, 0, 0, false, false },
+	{ "COMMAND", "comm", 16, true, process_comm, process_comm_json, 0, 0, false, false },
+	{ "THREADS", "threads", 7, false, process_threads, process_threads_json, 0, 0, false, false },
+	{ "SAMPLES", "samples", 9, false, process_samples, process_samples_json, 0, 0, false, false },
+	{ "SHARE", "share", 7, false, process_share, process_share_json, 0, 0, false, false },
+	{ "IPC", "ipc", 6, false, process_ipc, process_ipc_json, 0, 0, false, false },
+	{ "TOP SYMBOL", "top", 0, true, process_top, process_top_json, 0, 0, false, false },
 };
 
 const struct table_def process_table = {
@@ -574,15 +618,15 @@ static struct json_object *diff_symbol_json(const void *r, const struct model *m
 }
 
 static const struct table_column diff_columns[] = {
-	{ "A%", "a", 7, false, side_a, side_a_json, 0 },
-	{ "B%", "b", 7, false, side_b, side_b_json, 0 },
-	{ "CHANGE", "change", 8, false, change, change_json, 0 },
-	{ "IPC A", "a_ipc", 6, false, diff_ipc_a, diff_ipc_a_json, 0 },
-	{ "IPC B", "b_ipc", 6, false, diff_ipc_b, diff_ipc_b_json, 0 },
-	{ "MODULE", "module", 24, true, diff_module, diff_module_json, 2 },
-	{ "SYMBOL, B - A", "symbol", 0, true, diff_symbol, diff_symbol_json, 2 },
-	{ NULL, "a_samples", 0, false, NULL, samples_a_json, 0 },
-	{ NULL, "b_samples", 0, false, NULL, samples_b_json, 0 },
+	{ "A%", "a", 7, false, side_a, side_a_json, 0, 0, false, false },
+	{ "B%", "b", 7, false, side_b, side_b_json, 0, 0, false, false },
+	{ "CHANGE", "change", 8, false, change, change_json, 0, 0, false, false },
+	{ "IPC A", "a_ipc", 6, false, diff_ipc_a, diff_ipc_a_json, 0, 0, true, false },
+	{ "IPC B", "b_ipc", 6, false, diff_ipc_b, diff_ipc_b_json, 0, 0, true, false },
+	{ "MODULE", "module", 24, true, diff_module, diff_module_json, 2, 16, false, false },
+	{ "SYMBOL, B - A", "symbol", 0, true, diff_symbol, diff_symbol_json, 2, 0, false, false },
+	{ NULL, "a_samples", 0, false, NULL, samples_a_json, 0, 0, false, false },
+	{ NULL, "b_samples", 0, false, NULL, samples_b_json, 0, 0, false, false },
 };
 
 const struct table_def diff_table = {
@@ -602,10 +646,11 @@ static struct json_object *path_path_json(const void *r, const struct model *m)
 }
 
 static const struct table_column diff_path_columns[] = {
-	{ "A%", "a", 7, false, side_a, side_a_json, 0 },
-	{ "B%", "b", 7, false, side_b, side_b_json, 0 },
-	{ "CHANGE", "change", 8, false, change, change_json, 0 },
-	{ "CALLING CONTEXT, B - A", "path", 0, true, path_path, path_path_json, 2 },
+	{ "A%", "a", 7, false, side_a, side_a_json, 0, 0, false, false },
+	{ "B%", "b", 7, false, side_b, side_b_json, 0, 0, false, false },
+	{ "CHANGE", "change", 8, false, change, change_json, 0, 0, false, false },
+	{ "CALLING CONTEXT, B - A", "path", 0, true, path_path, path_path_json, 2, 0, false,
+	  true },
 };
 
 const struct table_def diff_path_table = {
@@ -725,14 +770,14 @@ static struct json_object *page_symbols_json(const void *r, const struct model *
 }
 
 static const struct table_column page_columns[] = {
-	{ "PID", "pid", 7, false, page_pid, page_pid_json, 0 },
-	{ "PAGE", "page", 18, true, page_base, page_base_json, 0 },
-	{ "SIZE", "size", 5, false, page_size, page_size_json, 0 },
-	{ "LOADS", "loads", 7, false, page_loads, page_loads_json, 0 },
-	{ "STORES", "stores", 7, false, page_stores, page_stores_json, 0 },
-	{ "MISSES", "dc_misses", 7, false, page_misses, page_misses_json, 0 },
-	{ "LAT", "latency", 6, false, page_lat, page_lat_json, 0 },
-	{ "SYMBOLS", "symbols", 0, true, page_symbols, page_symbols_json, 2 },
+	{ "PID", "pid", 7, false, page_pid, page_pid_json, 0, 0, false, false },
+	{ "PAGE", "page", 18, true, page_base, page_base_json, 0, 0, false, false },
+	{ "SIZE", "size", 5, false, page_size, page_size_json, 0, 0, false, false },
+	{ "LOADS", "loads", 7, false, page_loads, page_loads_json, 0, 0, false, false },
+	{ "STORES", "stores", 7, false, page_stores, page_stores_json, 0, 0, false, false },
+	{ "MISSES", "dc_misses", 7, false, page_misses, page_misses_json, 0, 0, false, false },
+	{ "LAT", "latency", 6, false, page_lat, page_lat_json, 0, 0, false, false },
+	{ "SYMBOLS", "symbols", 0, true, page_symbols, page_symbols_json, 2, 0, false, false },
 };
 
 const struct table_def page_table = {

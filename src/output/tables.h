@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct json_object;
 struct model;
@@ -21,6 +22,9 @@ struct table_column {
 	void (*text)(const void *row, const struct model *m, char *buf, size_t len);
 	struct json_object *(*json)(const void *row, const struct model *m);
 	int gap;			/* spaces before it; 0: one */
+	int narrow;			/* its width under 100 columns; 0: width */
+	bool optional;			/* a view hides it where every cell is "-" */
+	bool tail;			/* the last: cut, it keeps its end ("..b;c") */
 };
 
 struct table_def {
@@ -35,23 +39,35 @@ struct table_def {
 extern const struct table_def thread_table, process_table, diff_table, diff_path_table,
 	page_table;
 
-/* How a view sorts a table: by a column (its index), or as the model ordered it (-1). */
-struct table_sort {
+/*
+ * What a view shows of a table: the column it sorts by (its index; -1:
+ * the model's order) and which way, the columns it hides (a bit a
+ * column), and how wide it is (0: no limit).  NULL: the text report's,
+ * every column, whole.
+ */
+struct table_shown {
 	int col;
 	bool invert;
+	uint32_t hidden;
+	int screen;
 };
 
-/* The title line; the column sort is by (if any) marked v, or ^ inverted. */
-void table_title(const struct table_def *t, const struct table_sort *sort, char *buf,
+/* The title line; the sorted column (if any) marked v, or ^ inverted. */
+void table_title(const struct table_def *t, const struct table_shown *shown, char *buf,
 		 size_t len);
-void table_row(const struct table_def *t, const void *row, const struct model *m, char *buf,
-	       size_t len);
+void table_row(const struct table_def *t, const struct table_shown *shown, const void *row,
+	       const struct model *m, char *buf, size_t len);
 /* The row as a JSON object, a member a column. */
 struct json_object *table_json(const struct table_def *t, const void *row,
 			       const struct model *m);
 
-/* The index of the titled column under x in the title line, or -1. */
-int table_column_at(const struct table_def *t, int x);
+/* The index of the shown column under x in the title line, or -1. */
+int table_column_at(const struct table_def *t, const struct table_shown *shown, int x);
+
+/* The optional columns whose n rows all read "-" (a bit each), for shown.hidden. */
+uint32_t table_empty_columns(const struct table_def *t, size_t n,
+			     const void *(*row_at)(const void *ctx, size_t i), const void *ctx,
+			     const struct model *m);
 
 /* The titled column step (1 or -1) columns from col (-1: from the ends), cycling. */
 int table_column_step(const struct table_def *t, int col, int step);
@@ -62,7 +78,7 @@ int table_column_step(const struct table_def *t, int col, int step);
  * last, ties in the model's order; inverted when asked.  A malloc'd array
  * of n indices, or NULL: the model's order (no column, no rows, no memory).
  */
-size_t *table_order(const struct table_def *t, const struct table_sort *sort, size_t n,
+size_t *table_order(const struct table_def *t, const struct table_shown *sort, size_t n,
 		    const void *(*row_at)(const void *ctx, size_t i), const void *ctx,
 		    const struct model *m);
 

@@ -2,7 +2,9 @@
  * diff.c - the comparison view (--diff B; D on the symbol table): -i A's
  * symbols against B's, largest change of share first, with both shares
  * and IPCs; p switches to calling contexts (folded paths); > < and a
- * click on a title sort by a column, I inverts.  A symbol one
+ * click on a title sort by a column, I inverts; Enter opens A's detail of
+ * a symbol, or of the function a path ends in.  Under 100 columns MODULE
+ * narrows and IPC columns with no figure go: the names keep their room.  A symbol one
  * side lacks shows "-" there.  Esc returns to A's symbol table.
  */
 #include "model/model_diff.h"
@@ -83,9 +85,9 @@ static int diff_write(struct browser *b, const struct browser_item *it, char *li
 
 	(void)cols;
 	if (d->paths)
-		table_row(&diff_path_table, &d->d.paths[it->ref], NULL, line, len);
+		table_row(&diff_path_table, &d->sort[1].shown, &d->d.paths[it->ref], NULL, line, len);
 	else
-		table_row(&diff_table, &d->d.rows[it->ref], NULL, line, len);
+		table_row(&diff_table, &d->sort[0].shown, &d->d.rows[it->ref], NULL, line, len);
 	return TH_ROW;
 }
 
@@ -95,7 +97,7 @@ static void diff_title(struct browser *b, char *line, size_t len, int cols)
 	const struct ui *ui = d->v.ui;
 
 	(void)cols;
-	table_title(table_of(d), &d->sort[d->paths].by, line, len);
+	table_title(table_of(d), &d->sort[d->paths].shown, line, len);
 	snprintf(line + strlen(line), len - strlen(line), "  (A %s, B %s; p %s)",
 		 ui->s->opt->replay_path, ui->s->opt->diff_path, d->paths ? "symbols" : "paths");
 }
@@ -124,6 +126,8 @@ static void diff_refresh(struct view *v)
 	}
 	view_sort_order(&d->sort[d->paths], table_of(d), d->paths ? d->d.npaths : d->d.nrows,
 			d->paths ? diff_path_at : diff_row_at, d, NULL);
+	/* IPC columns without a figure (no counters on either side) make room for names. */
+	d->sort[0].shown.hidden = table_empty_columns(&diff_table, d->d.nrows, diff_row_at, d, NULL);
 	browser_rebuild(&d->rows_shown);
 }
 
@@ -131,7 +135,38 @@ static void diff_draw(struct view *v, WINDOW *w)
 {
 	struct diff_view *d = (struct diff_view *)v;
 
+	d->sort[d->paths].shown.screen = getmaxx(w);
 	browser_draw(&d->rows_shown, w, 0, 0, getmaxx(w), getmaxy(w), true, v->ui->attr);
+}
+
+/*
+ * Enter: A's detail of the selected symbol, or of the function a path
+ * ends in; what only B has, A cannot show.
+ */
+static enum view_reaction open_detail(struct diff_view *d)
+{
+	const struct browser_item *sel = browser_selected(&d->rows_shown);
+	const struct diff_row *r = NULL;
+
+	if (!sel)
+		return VIEW_REDRAW;
+	if (d->paths) {
+		const char *path = d->d.paths[sel->ref].path, *leaf = strrchr(path, ';');
+
+		leaf = leaf ? leaf + 1 : path;
+		for (size_t i = 0; i < d->d.nrows && !r; i++)
+			if (d->d.rows[i].sides.present[0] && !strcmp(d->d.rows[i].name, leaf))
+				r = &d->d.rows[i];
+	} else {
+		r = &d->d.rows[sel->ref];
+	}
+	if (!r || !r->sides.present[0]) {
+		snprintf(d->v.ui->message, sizeof(d->v.ui->message),
+			 "only in B (%s): no detail in A", d->v.ui->s->opt->diff_path);
+		return VIEW_REDRAW;
+	}
+	d->v.next = detail_view_create(d->v.ui, r->sym_a);
+	return VIEW_PUSH;
 }
 
 static enum view_reaction diff_key(struct view *v, int code, enum ui_action a)
@@ -149,6 +184,8 @@ static enum view_reaction diff_key(struct view *v, int code, enum ui_action a)
 	}
 	if (a == UA_BACK || a == UA_DIFF)
 		return VIEW_POP;
+	if (a == UA_OPEN || a == UA_RIGHT)
+		return open_detail(d);
 	return VIEW_IGNORED;
 }
 
@@ -173,7 +210,7 @@ static void diff_destroy(struct view *v)
 }
 
 static const enum ui_action diff_actions[] = {
-	UA_HELP, UA_SEARCH, UA_INVERT, UA_DIFF_PATHS, UA_BACK, UA_QUIT, UA_NONE,
+	UA_HELP, UA_SEARCH, UA_OPEN, UA_INVERT, UA_DIFF_PATHS, UA_BACK, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops diff_ops = {
@@ -191,7 +228,7 @@ struct view *diff_view_create(struct ui *ui)
 {
 	struct diff_view *d = view_new(sizeof(*d), &diff_ops, ui);
 
-	d->sort[0].by.col = d->sort[1].by.col = -1;	/* the model's: largest change first */
+	d->sort[0].shown.col = d->sort[1].shown.col = -1;	/* the model's: largest change first */
 	browser_init(&d->rows_shown, &diff_browser, d, "row", false);
 	d->v.browser = &d->rows_shown;
 	return &d->v;

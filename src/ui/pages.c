@@ -57,7 +57,7 @@ static int pages_write(struct browser *b, const struct browser_item *it, char *l
 	const struct pages_view *p = b->ctx;
 
 	(void)cols;
-	table_row(&page_table, p->pages[it->ref], &p->v.ui->s->model, line, len);
+	table_row(&page_table, &p->sort.shown, p->pages[it->ref], &p->v.ui->s->model, line, len);
 	return TH_ROW;
 }
 
@@ -66,7 +66,7 @@ static void pages_title(struct browser *b, char *line, size_t len, int cols)
 	const struct pages_view *p = b->ctx;
 
 	(void)cols;
-	table_title(&page_table, &p->sort.by, line, len);
+	table_title(&page_table, &p->sort.shown, line, len);
 }
 
 static const struct browser_ops pages_browser = {
@@ -158,7 +158,7 @@ struct view *pages_view_create(struct ui *ui)
 {
 	struct pages_view *p = view_new(sizeof(*p), &pages_ops, ui);
 
-	p->sort.by.col = -1;	/* the model's: most misses first */
+	p->sort.shown.col = -1;	/* the model's: most misses first */
 	browser_init(&p->rows_shown, &pages_browser, p, "page", false);
 	p->v.browser = &p->rows_shown;
 	return &p->v;

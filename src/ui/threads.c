@@ -71,9 +71,11 @@ static int threads_write(struct browser *b, const struct browser_item *it, char 
 
 	(void)cols;
 	if (t->processes)
-		table_row(&process_table, &t->procs[it->ref], session_tables(t->v.ui->s), line, len);
+		table_row(&process_table, &t->sort[1].shown, &t->procs[it->ref],
+			  session_tables(t->v.ui->s), line, len);
 	else
-		table_row(&thread_table, &t->rows[it->ref], session_tables(t->v.ui->s), line, len);
+		table_row(&thread_table, &t->sort[0].shown, &t->rows[it->ref],
+			  session_tables(t->v.ui->s), line, len);
 	return TH_ROW;
 }
 
@@ -82,7 +84,7 @@ static void threads_title(struct browser *b, char *line, size_t len, int cols)
 	const struct threads_view *t = b->ctx;
 
 	(void)cols;
-	table_title(table_of(t), &t->sort[t->processes].by, line, len);
+	table_title(table_of(t), &t->sort[t->processes].shown, line, len);
 }
 
 static const struct browser_ops threads_browser = {
@@ -179,7 +181,7 @@ struct view *threads_view_create(struct ui *ui, bool processes)
 	struct threads_view *t = view_new(sizeof(*t), &threads_ops, ui);
 
 	t->processes = processes;
-	t->sort[0].by.col = t->sort[1].by.col = -1;	/* the model's: heaviest first */
+	t->sort[0].shown.col = t->sort[1].shown.col = -1;	/* the model's: heaviest first */
 	browser_init(&t->rows_shown, &threads_browser, t, "thread", false);
 	t->v.browser = &t->rows_shown;
 	return &t->v;

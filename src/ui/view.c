@@ -41,10 +41,10 @@ enum view_reaction view_sort_key(struct view_sorting *s, const struct table_def 
 	switch (a) {
 	case UA_SORT_NEXT:
 	case UA_SORT_PREV:
-		s->by.col = table_column_step(t, s->by.col, a == UA_SORT_NEXT ? 1 : -1);
+		s->shown.col = table_column_step(t, s->shown.col, a == UA_SORT_NEXT ? 1 : -1);
 		return VIEW_REQUERY;
 	case UA_INVERT:
-		s->by.invert = !s->by.invert;
+		s->shown.invert = !s->shown.invert;
 		return VIEW_REQUERY;
 	default:
 		return VIEW_IGNORED;
@@ -60,13 +60,13 @@ enum view_reaction view_sort_click(struct view_sorting *s, const struct table_de
 		browser_click(b, y - 1);
 		return VIEW_REDRAW;
 	}
-	col = table_column_at(t, x);
+	col = table_column_at(t, &s->shown, x);
 	if (col < 0)
 		return VIEW_IGNORED;
-	if (col == s->by.col)
-		s->by.invert = !s->by.invert;
+	if (col == s->shown.col)
+		s->shown.invert = !s->shown.invert;
 	else
-		s->by = (struct table_sort){ .col = col };
+		s->shown.col = col, s->shown.invert = false;
 	return VIEW_REQUERY;
 }
 
@@ -75,7 +75,7 @@ void view_sort_order(struct view_sorting *s, const struct table_def *t, size_t n
 		     const struct model *m)
 {
 	free(s->order);
-	s->order = table_order(t, &s->by, n, row_at, ctx, m);
+	s->order = table_order(t, &s->shown, n, row_at, ctx, m);
 	s->n = n;
 }
 
@@ -84,7 +84,7 @@ size_t view_sorted_row(const struct view_sorting *s, size_t k)
 	if (s->order && k < s->n)
 		return s->order[k];
 	/* The model's order, the other way round. */
-	return s->by.col < 0 && s->by.invert && k < s->n ? s->n - 1 - k : k;
+	return s->shown.col < 0 && s->shown.invert && k < s->n ? s->n - 1 - k : k;
 }
 
 void view_sorting_free(struct view_sorting *s)

@@ -88,7 +88,7 @@ struct table_def;
 struct model;
 struct browser;
 struct view_sorting {
-	struct table_sort by;
+	struct table_shown shown;
 	size_t *order;			/* NULL: the model's */
 	size_t n;
 };
