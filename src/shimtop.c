@@ -69,10 +69,10 @@ int main(int argc, char **argv)
 		if (theme_load(&t, opt.theme) < 0)
 			return ST_EXIT_USAGE;
 	}
-	/* Refuse before launching anything: a UI needs a terminal. */
-	if (!opt.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-		st_error("standard %s is not a terminal; use --batch (with "
-			 "--duration S) for scripts and pipes",
+	/* Refuse before launching anything: a UI needs a terminal, /dev/tty at least. */
+	if (!opt.batch && !ui_has_terminal()) {
+		st_error("standard %s is not a terminal and there is no /dev/tty; use --batch "
+			 "(with --duration S) for scripts and pipes",
 			 isatty(STDIN_FILENO) ? "output" : "input");
 		return ST_EXIT_USAGE;
 	}

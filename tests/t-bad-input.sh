@@ -8,7 +8,9 @@ expect_run 2 "unknown event 'cpu-clok'.*did you mean.*cpu-clock" -- \
 	"$SHIMTOP" --demo --batch --duration 1 -e cpu-clok
 expect_run 1 "cannot run '/nonexistent/cmd'.*PATH" -- \
 	"$SHIMTOP" --batch --duration 1 -- /nonexistent/cmd
-expect_run 2 "not a terminal; use --batch" -- "$SHIMTOP"
+# Without a controlling terminal (setsid) there is no /dev/tty to draw on either.
+expect_run 2 "standard input is not a terminal and there is no /dev/tty; use --batch" -- \
+	setsid -w "$SHIMTOP"
 expect_run 2 "no theme named 'nosuch'" -- "$SHIMTOP" --theme nosuch
 expect_run 2 "\-F needs a rate" -- "$SHIMTOP" --batch -F abc
 expect_run 2 "'-5' is not a process or thread id" -- "$SHIMTOP" --batch -p -5

@@ -86,4 +86,23 @@ while read -r name fixtures cols lines keys; do
 done <"$DIR/cases"
 for p in $running; do wait "$p" || failures=$((failures + 1)); done
 [ "$n" -ge 10 ] || fail "only $n cases read from $DIR/cases"
+
+# Standard output redirected (shimtop -- pigz -c big > out.gz): the UI draws
+# on /dev/tty, says so, and writes nothing to the file.
+ui_session -x 80 -y 24 -c "$TMP" \
+	"env LANG=C.UTF-8 TZ=UTC XDG_CONFIG_HOME=/nonexistent/shimtop-screens SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i chains.rec >'$TMP/stdout' 2>'$TMP/stderr'; echo \"EXIT=\$?\" >'$TMP/exit'; sleep 60"
+if wait_for "end of recording" "stdout redirected: no screen"; then
+	screen_settled >"$TMP/redirected.got"
+	if [ -n "${SHIMTOP_SCREENS_UPDATE:-}" ]; then
+		cp "$TMP/redirected.got" "$SHIMTOP_SCREENS_UPDATE/table-stdout-redirected"
+	elif ! diff -u "$DIR/table-stdout-redirected" "$TMP/redirected.got" >"$TMP/redirected.diff"; then
+		fail "stdout redirected: the screen differs from tests/screens/table-stdout-redirected:
+$(cat "$TMP/redirected.diff")"
+	fi
+	$T send-keys -t ui q
+	wait_exists "$TMP/exit" 10 || fail "stdout redirected: q did not quit"
+	grep -qx "EXIT=0" "$TMP/exit" || fail "stdout redirected: $(cat "$TMP/exit") $(cat "$TMP/stderr")"
+	[ ! -s "$TMP/stdout" ] || fail "stdout redirected: the UI wrote $(wc -c <"$TMP/stdout") bytes to it"
+fi
+$T kill-server 2>/dev/null
 finish

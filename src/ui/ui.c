@@ -15,9 +15,11 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct theme loaded_theme;
 static struct ui_settings loaded_settings;
@@ -450,10 +452,42 @@ static bool handle_key(struct ui *ui, int code)
 	return true;
 }
 
+static bool redirected(void)
+{
+	return !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO);
+}
+
+bool ui_has_terminal(void)
+{
+	int fd;
+
+	if (!redirected())
+		return true;
+	fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 static int start_terminal(struct ui *ui)
 {
 	setlocale(LC_ALL, "");
-	if (!initscr()) {
+	if (redirected()) {
+		/* The target's output stays where the shell sent ours; the UI goes to the terminal. */
+		ui->tty = fopen("/dev/tty", "r+e");
+		ui->screen = ui->tty ? newterm(NULL, ui->tty, ui->tty) : NULL;
+		if (!ui->screen) {
+			st_error("cannot draw on /dev/tty (is TERM set?); use --batch");
+			if (ui->tty)
+				fclose(ui->tty);
+			ui->tty = NULL;
+			return -ENOTTY;
+		}
+		set_term(ui->screen);
+		snprintf(ui->message, sizeof(ui->message), "standard %s is not a terminal: "
+			 "drawing on /dev/tty", isatty(STDOUT_FILENO) ? "input" : "output");
+	} else if (!initscr()) {
 		st_error("cannot start the terminal UI (is TERM set?); use --batch");
 		return -ENOTTY;
 	}
@@ -479,6 +513,10 @@ static void stop_terminal(struct ui *ui)
 {
 	free_windows(ui);
 	endwin();
+	if (ui->screen) {
+		delscreen(ui->screen);
+		fclose(ui->tty);
+	}
 	for (; ui->depth > 0; ui->depth--)
 		ui->stack[ui->depth - 1]->ops->destroy(ui->stack[ui->depth - 1]);
 	for (; ui->nstrips > 0; ui->nstrips--)

@@ -5,6 +5,8 @@
 #ifndef SHIMTOP_UI_H
 #define SHIMTOP_UI_H
 
+#include <stdbool.h>
+
 struct session;
 struct st_options;
 
@@ -13,6 +15,13 @@ struct st_options;
  * warning) and loads the theme (--theme, else the file's); 0 or -errno.
  */
 int ui_prepare(const struct st_options *o);
+
+/*
+ * Whether the UI has a terminal to draw on: standard input and output,
+ * or, where either is redirected (`shimtop -- pigz -c big > out.gz`), the
+ * controlling terminal /dev/tty, as less does.
+ */
+bool ui_has_terminal(void);
 
 /*
  * Runs the UI on a session until the user quits (or SIGINT, SIGTERM).

@@ -28,6 +28,8 @@ struct ui {
 	struct theme theme;
 	chtype attr[TH_COUNT];
 	bool utf8;			/* the locale can show block glyphs */
+	FILE *tty;			/* /dev/tty, drawn on when stdout is redirected */
+	SCREEN *screen;			/* ... through this screen */
 
 	struct st_sort sort;		/* shared by the table views */
 	bool invert;
