@@ -55,13 +55,7 @@ static void draw_target_line(const struct ui *ui, WINDOW *w,
 	x = pair(ui, w, 0, x, "threads", buf);
 	/* A short recording's tenths: "0 s" would say it held nothing. */
 	snprintf(buf, sizeof(buf), mt->elapsed < 10 ? "%.1f s" : "%.0f s", mt->elapsed);
-	x = pair(ui, w, 0, x, "elapsed", buf);
-	if (s->ranged) {
-		/* Every table shows the selected time range alone. */
-		snprintf(buf, sizeof(buf), "%.3f-%.3f s%s", s->range_from, s->range_to,
-			 s->range_complete ? "" : " (partly dropped)");
-		pair(ui, w, 0, x, "range", buf);
-	}
+	pair(ui, w, 0, x, "elapsed", buf);
 }
 
 static void draw_source_line(const struct ui *ui, WINDOW *w,
@@ -116,11 +110,25 @@ static void draw_counts_line(const struct ui *ui, WINDOW *w,
 	pair(ui, w, 2, x, "unknown", b);
 }
 
-/* Line 4: the most important caveat, finishing status first. */
+/*
+ * Line 4: the most important caveat, finishing status first; a selected
+ * time range before all, every table showing it alone (line 1 was cut
+ * before it at 80 columns).
+ */
 static void caveat_text(const struct ui *ui, char *buf, size_t len)
 {
 	const struct session *s = ui->s;
 
+	if (s->ranged) {
+		int n = snprintf(buf, len, "range %.3f-%.3f s%s: every table shows it alone, Esc "
+				 "in the timeline clears it; ", s->range_from, s->range_to,
+				 s->range_complete ? "" : " (partly dropped)");
+
+		if (n > 0 && (size_t)n < len) {
+			buf += n;
+			len -= (size_t)n;
+		}
+	}
 	if (s->finished && s->obs_info.failed)
 		snprintf(buf, len, "%.100s; %.120s; table kept, q quits",
 			 s->obs_info.finish_reason, s->status);

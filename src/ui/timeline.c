@@ -308,19 +308,38 @@ static int draw_observer(const struct timeline_view *t, WINDOW *w, int y,
 	return y;
 }
 
-/* The time axis: a tick label every 12 columns, the cursor as ^. */
+/*
+ * A tick every 1, 2 or 5 times a power of ten seconds, at least 12
+ * columns apart: labels on round times never skip one ("|41 |42 |43 |45"
+ * was 1.2 s ticks rounded).
+ */
+static double tick_seconds(uint64_t step)
+{
+	double least = (double)step * 12 / 1e9, tick = pow(10, floor(log10(least)));
+
+	while (tick < least)
+		tick = tick * 2 >= least ? tick * 2 : tick * 5 >= least ? tick * 5 : tick * 10;
+	return tick;
+}
+
+/* The time axis: labels on round times of the session (none before it), the cursor as ^. */
 static void draw_axis(const struct timeline_view *t, WINDOW *w, int y,
 		      const struct model *m, uint64_t from)
 {
 	const struct ui *ui = t->v.ui;
-	double tick = (double)t->step * 12 / 1e9;
-	int decimals = tick >= 1 ? 0 : (int)ceil(-log10(tick));
+	double tick = tick_seconds(t->step), step = (double)t->step / 1e9;
+	double start = seconds(m, from), end = start + step * t->width;
+	int decimals = tick >= 1 ? 0 : (int)ceil(-log10(tick) - 1e-9);
 	char label[32];
 
 	draw_text(w, y, 0, getmaxx(w), ui->attr[TH_COLUMNS], "seconds");
-	for (int c = 0; c + 8 < t->width; c += 12) {
-		snprintf(label, sizeof(label), "|%.*f", decimals,
-			 seconds(m, from + (uint64_t)c * t->step));
+	for (double at = fmax(0, ceil(fmax(start, 0) / tick - 1e-9) * tick); at < end;
+	     at += tick) {
+		int c = (int)floor((at - start) / step + 1e-9);
+
+		if (c < 0 || c + 8 >= t->width)
+			continue;
+		snprintf(label, sizeof(label), "|%.*f", decimals, at + 0.0);	/* no "-0" */
 		draw_text(w, y, LABEL_COLS + c, 11, ui->attr[TH_COLUMNS], label);
 	}
 	wattrset(w, ui->attr[TH_SEARCH]);
@@ -430,9 +449,10 @@ static void timeline_draw(struct view *v, WINDOW *w)
 			      at < s->range_to;
 	}
 	format_step(t->step, step, sizeof(step));
+	/* The column holding the session's start reads 0, not a time before it. */
 	snprintf(buf, sizeof(buf), "timeline  %s a column  %s  cursor %.6f s%s%s",
 		 step, t->follow ? "following (End)" : "scrolled (End follows)",
-		 seconds(m, from + (uint64_t)t->cursor * t->step),
+		 fmax(0, seconds(m, from + (uint64_t)t->cursor * t->step)),
 		 t->marking ? "  range from ( ... ) ends it" : "",
 		 m->history.complete_from ? "  (older history dropped)" : "");
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], buf);
@@ -495,12 +515,18 @@ static void zoom(struct timeline_view *t, const struct model *m, int dir)
 	t->from = t->from / step * step;	/* columns on the history's spans */
 }
 
-/* Moves the cursor by n columns, scrolling at the edges. */
+/*
+ * Moves the cursor by n columns, scrolling at the edges.  A moved cursor
+ * stops following, as less +F does: the columns stay where they were
+ * drawn, and the cursor's time with them (End follows again).
+ */
 static void move_cursor(struct timeline_view *t, const struct model *m, int n)
 {
-	uint64_t from = first_column(t, m);
+	uint64_t from = t->follow && t->tl_width ? t->tl_from : first_column(t, m);
 	long c = t->cursor + n;
 
+	t->from = from;
+	t->follow = false;
 	if (c >= 0 && c < t->width) {
 		t->cursor = (int)c;
 		return;
@@ -632,7 +658,7 @@ static enum view_reaction timeline_key(struct view *v, int code, enum ui_action 
 }
 
 static const enum ui_action timeline_actions[] = {
-	UA_HELP, UA_VIEW_NEXT, UA_RANGE_FROM, UA_FIT, UA_PAUSE, UA_PERIOD_HALVE,
+	UA_HELP, UA_VIEW_NEXT, UA_RANGE_FROM, UA_FIT, UA_LAST, UA_PAUSE, UA_PERIOD_HALVE,
 	UA_PERIOD_DOUBLE, UA_QUIT, UA_NONE,
 };
 
