@@ -225,12 +225,22 @@ wait_for "^timeline  100 ms a column"
 quit_ui
 
 # s where nothing can be written (the working directory is gone): the
-# status line says so and the session goes on.
+# footer says why and asks where, at 80 columns; a path typed there is
+# written; Esc gives up; the session goes on.
 mkdir "$TMP/gone"
-replay_ui "$TMP/rec" 120 30 "$TMP/gone"
+replay_ui "$TMP/rec" 80 24 "$TMP/gone"
 rmdir "$TMP/gone"
 $T send-keys -t ui s
-wait_for "cannot write snapshot shimtop-[0-9-]+\.snap: No such file or directory"
+wait_for "^shimtop-[0-9-]+\.snap: No such file or directory; save to: ?\$"
+$T send-keys -t ui -l "$TMP/chosen.snap"
+$T send-keys -t ui Enter
+wait_for "^snapshot $TMP/chosen\.snap \([0-9.]+ [kM]B in [0-9.]+ s\)"
+"$SHIMTOP" -i "$TMP/chosen.snap" -b --format json >"$TMP/chosen.json" 2>"$TMP/err" ||
+	fail "the snapshot written to the path typed does not read back: $(cat "$TMP/err")"
+$T send-keys -t ui s
+wait_for "; save to: ?\$"
+$T send-keys -t ui Escape
+wait_for "^snapshot not saved"
 $T send-keys -t ui 2
 wait_for "^timeline  100 ms a column"
 quit_ui

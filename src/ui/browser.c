@@ -380,7 +380,7 @@ void browser_draw(struct browser *b, WINDOW *w, int y, int x, int width, int lin
 			char f[96];
 			int fw;
 
-			snprintf(f, sizeof(f), " filter: %s ", b->filter.text);
+			snprintf(f, sizeof(f), " filter: %.60s ", b->filter.text);
 			fw = (int)strlen(f);
 			if (fw < width / 2)
 				draw_text(w, y, x + width - fw, fw, attr[TH_SEARCH], f);

@@ -22,7 +22,7 @@
 /* A one-line text prompt (search, filter). */
 struct prompt {
 	bool active;
-	char text[64];
+	char text[256];		/* a search, a filter, a path */
 };
 
 enum prompt_result {

@@ -12,9 +12,19 @@
 void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
 {
 	int x = 0, cols = getmaxx(w);
-	char buf[256];
+	char buf[512];
 	bool warning;
 
+	if (ui->snapshot_path.active) {
+		/* The question and the typed path; a long one shows its end. */
+		size_t n = (size_t)snprintf(buf, sizeof(buf), "%s%s", ui->snapshot_question,
+					    ui->snapshot_path.text);
+		const char *shown = n + 1 > (size_t)cols ? buf + n + 1 - (size_t)cols : buf;
+
+		draw_text(w, 0, 0, cols, ui->attr[TH_SEARCH], shown);
+		ui->footer_cursor = (int)strlen(shown);
+		return;
+	}
 	if (top->ops->status && top->ops->status(top, buf, sizeof(buf), &warning)) {
 		draw_text(w, 0, 0, cols, ui->attr[warning ? TH_WARNING : TH_SEARCH], buf);
 		return;

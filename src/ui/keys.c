@@ -81,7 +81,8 @@ const struct ui_key ui_keys[] = {
 	{ UA_DIFF, SCOPE_GLOBAL, { 'D' }, "`D`", NULL, NULL,
 	  "with --diff: the comparison per symbol, largest change first" },
 	{ UA_SNAPSHOT, SCOPE_GLOBAL, { 's' }, "`s`", NULL, NULL,
-	  "save a snapshot (shimtop-DATE-TIME.snap; -i opens it; SIGUSR1 too)" },
+	  "save a snapshot (shimtop-DATE-TIME.snap, or a path asked for where that "
+	  "cannot be written; -i opens it; SIGUSR1 too)" },
 	{ UA_REDRAW, SCOPE_GLOBAL, { CTRL('l') }, "Ctrl-L", NULL, NULL, "redraw the screen" },
 	{ UA_QUIT, SCOPE_GLOBAL, { 'q', KEY_F(10) }, "`q`, F10", "Quit", "q",
 	  "quit (a launched target is ended too)" },

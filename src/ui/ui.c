@@ -168,9 +168,14 @@ static void draw(struct ui *ui)
 	werase(ui->body);
 	top->ops->draw(top, ui->body);
 	ui_draw_footer(ui, ui->footer, top);
-	if ((top->ops->cursor && top->ops->cursor(top, &cy, &cx)) ||
-	    (top->browser && browser_cursor(top->browser, &cy, &cx)))
+	if (ui->snapshot_path.active) {
+		cy = -1;
+		cx = ui->footer_cursor;
 		cursor = true;
+	} else if ((top->ops->cursor && top->ops->cursor(top, &cy, &cx)) ||
+		   (top->browser && browser_cursor(top->browser, &cy, &cx))) {
+		cursor = true;
+	}
 	wnoutrefresh(ui->body);
 	if (cursor && cy < 0)
 		wmove(ui->footer, 0, cx < COLS ? cx : COLS - 1);
@@ -345,11 +350,52 @@ static bool do_back(struct ui *ui, enum ui_action a)
 	return true;
 }
 
+/*
+ * Writes a snapshot to path (NULL: a name of the time, in the working
+ * directory).  Where it cannot, the footer says why and asks for a path.
+ */
+static void save_snapshot(struct ui *ui, const char *path)
+{
+	char msg[512];
+	int rc = snapshot_save(ui->s, path, msg, sizeof(msg));
+
+	if (rc >= 0) {
+		snprintf(ui->message, sizeof(ui->message), "%.255s", msg);
+		return;
+	}
+	snprintf(ui->snapshot_question, sizeof(ui->snapshot_question),
+		 "%.60s: %s; save to: ", path ? path : "snapshot",
+		 st_output_strerror(rc));
+	ui->snapshot_path.text[0] = '\0';
+	ui->snapshot_path.active = true;
+}
+
 static bool do_snapshot(struct ui *ui, enum ui_action a)
 {
+	char name[64];
+
 	(void)a;
-	snapshot_save(ui->s, NULL, ui->message, sizeof(ui->message));
+	snapshot_default_name(name, sizeof(name));
+	save_snapshot(ui, name);
 	return true;
+}
+
+/* The footer's path question takes every key: Enter saves, Esc gives up. */
+static void snapshot_path_key(struct ui *ui, int code)
+{
+	switch (prompt_key(&ui->snapshot_path, code)) {
+	case PROMPT_DONE:
+		if (ui->snapshot_path.text[0])
+			save_snapshot(ui, ui->snapshot_path.text);
+		else
+			snprintf(ui->message, sizeof(ui->message), "no path: snapshot not saved");
+		break;
+	case PROMPT_CANCELLED:
+		snprintf(ui->message, sizeof(ui->message), "snapshot not saved");
+		break;
+	default:
+		break;
+	}
 }
 
 static bool do_redraw(struct ui *ui, enum ui_action a)
@@ -427,6 +473,11 @@ static bool handle_key(struct ui *ui, int code)
 	enum view_reaction r = VIEW_IGNORED;
 
 	ui->message[0] = '\0';
+	if (ui->snapshot_path.active) {
+		if (code != KEY_RESIZE && code != KEY_MOUSE)
+			snapshot_path_key(ui, code);
+		return true;
+	}
 	if (code == KEY_MOUSE)
 		r = click(ui, top);
 	else if (code != KEY_RESIZE && top->ops->key)

@@ -13,6 +13,7 @@
 #include "options.h"
 #include "ui/settings.h"
 #include "ui/theme.h"
+#include "ui/browser.h"
 #include "ui/view.h"
 
 struct session;
@@ -47,7 +48,11 @@ struct ui {
 
 	WINDOW *strip_win[UI_MAX_STRIPS];
 	WINDOW *body, *footer;
-	char message[128];		/* one-shot footer message */
+	char message[256];		/* one-shot footer message */
+	/* s that could not write: where to, asked in the footer. */
+	struct prompt snapshot_path;
+	char snapshot_question[160];
+	int footer_cursor;		/* the column the typed path ends at */
 };
 
 /* Turns theme styles into curses attributes (after start_color). */

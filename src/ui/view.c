@@ -30,7 +30,7 @@ enum view_reaction view_browse(struct view *v, struct browser *b, int code, enum
 	if (browser_key(b, code, a) != BROWSER_MOVED)
 		return VIEW_IGNORED;
 	if (!prompt && a == UA_SEARCH_NEXT && b->search_failed)
-		snprintf(v->ui->message, sizeof(v->ui->message), "no %s matches '%s'", b->noun,
+		snprintf(v->ui->message, sizeof(v->ui->message), "no %s matches '%.100s'", b->noun,
 			 b->search.text);
 	return VIEW_REDRAW;
 }
