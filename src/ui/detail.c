@@ -384,9 +384,16 @@ static void detail_draw(struct view *v, WINDOW *w)
 	nsum = summary_rows(d, NULL, cols);
 	sum = st_xcalloc((size_t)nsum, sizeof(*sum));
 	summary_rows(d, sum, cols);
-	/* The summary gives way to keep a few rows of code in sight. */
-	for (int i = 0; i < nsum && (y < rows - 4 || i == nsum - 1) && y < rows; i++)
-		draw_text(w, y++, 0, cols, sum[i].attr, sum[i].text);
+	/*
+	 * The summary gives way to keep half the view for the code (at 80x24
+	 * it left four rows); its last row, the code's heading, stays.
+	 */
+	int code_min = (int)d->nrows < (rows - 1) / 2 ? (int)d->nrows : (rows - 1) / 2;
+
+	for (int k = 0; k < nsum - 1 && y < rows - code_min - 1; k++)
+		draw_text(w, y++, 0, cols, sum[k].attr, sum[k].text);
+	if (nsum && y < rows)
+		draw_text(w, y++, 0, cols, sum[nsum - 1].attr, sum[nsum - 1].text);
 	free(sum);
 	d->code_rows = rows - y;
 	if (!d->centred && d->a.placed) {
