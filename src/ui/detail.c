@@ -385,10 +385,12 @@ static void detail_draw(struct view *v, WINDOW *w)
 	sum = st_xcalloc((size_t)nsum, sizeof(*sum));
 	summary_rows(d, sum, cols);
 	/*
-	 * The summary gives way to keep half the view for the code (at 80x24
-	 * it left four rows); its last row, the code's heading, stays.
+	 * The summary gives way to keep eight rows or a third of the view for
+	 * the code (at 80x24 it left four); its last row, the code's heading,
+	 * stays.
 	 */
-	int code_min = (int)d->nrows < (rows - 1) / 2 ? (int)d->nrows : (rows - 1) / 2;
+	int code_want = rows / 3 > 8 ? rows / 3 : 8;
+	int code_min = (int)d->nrows < code_want ? (int)d->nrows : code_want;
 
 	for (int k = 0; k < nsum - 1 && y < rows - code_min - 1; k++)
 		draw_text(w, y++, 0, cols, sum[k].attr, sum[k].text);
