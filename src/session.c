@@ -673,8 +673,11 @@ int session_change_observer_period(struct session *s, int step, char *msg, size_
 
 void session_target_name(const struct session *s, char *buf, size_t len)
 {
+	/* The name its COMM records give now: a shim's exec (sh, then python3) renames it. */
+	const struct model_thread *t = s->pid > 0 ? model_thread_of(&s->model, s->pid) : NULL;
+
 	if (s->pid > 0)
-		snprintf(buf, len, "pid %d (%s)", (int)s->pid, s->comm);
+		snprintf(buf, len, "pid %d (%s)", (int)s->pid, t && t->comm[0] ? t->comm : s->comm);
 	else
 		snprintf(buf, len, "%s", s->comm);
 }

@@ -23,6 +23,8 @@
  *                                 gen_fn_main > gen_fn_a at IPC 1
  *   gen_records noted FILE        the chains mode's samples, cpu-clock, with
  *                                 the long note of a non-root run on a VM
+ *   gen_records exec FILE         pid 1 named sh, the chains mode's samples,
+ *                                 then an exec naming it python3
  *   gen_records steady FILE S HZ  the chains mode's samples and paths for
  *                                 S seconds at HZ (a long session, for
  *                                 the snapshot benchmark)
@@ -86,6 +88,16 @@ static void task(struct record_writer *w, uint16_t type, uint32_t pid,
 			     ppid, ppid, time };
 
 	record_writer_append(w, &t);
+}
+
+/* pid's own thread names itself (exec: a new program), as perf's COMM record says. */
+static void comm(struct record_writer *w, uint16_t type, uint32_t pid, const char *name,
+		 uint64_t time)
+{
+	struct st_comm c = { { type, ST_SOURCE_PERF, sizeof(c) }, pid, pid, time, "" };
+
+	snprintf(c.comm, sizeof(c.comm), "%s", name);
+	record_writer_append(w, &c);
 }
 
 /* A meta record and two batches of 3 threads, 1 counter, 4 samples. */
@@ -454,7 +466,7 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|noted|steady|ibs|ibs-fetch FILE, ibs-from IN OUT [ARG...]\n",
+		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|noted|exec|steady|ibs|ibs-fetch FILE, ibs-from IN OUT [ARG...]\n",
 		      stderr);
 		return 2;
 	}
@@ -516,6 +528,11 @@ int main(int argc, char **argv)
 		corewide(w);
 	} else if (!strcmp(argv[1], "chains") || !strcmp(argv[1], "noted")) {
 		chains(w);
+	} else if (!strcmp(argv[1], "exec")) {
+		/* A shim: the target starts as sh and execs python3, as `sq.sh` runs sqlite3. */
+		comm(w, ST_REC_COMM, 1, "sh", 500);
+		chains(w);
+		comm(w, ST_REC_EXEC, 1, "python3", 600000000);
 	} else if (!strcmp(argv[1], "ibs")) {
 		ibs(w);
 	} else if (!strcmp(argv[1], "ibs-fetch")) {

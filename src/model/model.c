@@ -1127,3 +1127,11 @@ double model_unknown_pct(const struct model *m)
 	return m->samples ? 100.0 * (double)m->unknown / (double)m->samples : 0;
 }
 
+
+const struct model_thread *model_thread_of(const struct model *m, pid_t tid)
+{
+	const struct model_thread *t;
+
+	HASH_FIND(hh, m->threads, &tid, sizeof(tid), t);
+	return t;
+}

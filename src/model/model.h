@@ -423,6 +423,9 @@ size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,
 size_t model_rows_sorted(const struct model *m, const struct st_sort *sort,
 			 bool invert, struct model_row **rows);
 
+/* A thread the model knows (its name as its last COMM or exec says), or NULL. */
+const struct model_thread *model_thread_of(const struct model *m, pid_t tid);
+
 /* The per-process table, heaviest first; *rows is allocated (free it). */
 size_t model_process_rows(const struct model *m, struct model_process_row **rows);
 
