@@ -476,6 +476,11 @@ static void test_columns(void)
 	CHECK(!strcmp(line, "  SELF%   SAMPLES    IPC  PID COMMANDv            NAMED BY    MODULE                    SYMBOL"));
 	columns_row(&cs, line, sizeof(line), 0, true, &r);
 	CHECK(!strcmp(line, " 50.00%        12      -  4242 make               debuginfod  a.out                     main"));
+	/* At 80 columns the process and module narrow: the symbol keeps 23 (PID COMMAND) or 28 of them. */
+	columns_title(&cs, line, sizeof(line), 80, ST_SPLIT_PID, ST_SORT_SELF, false);
+	CHECK(!strcmp(line, " SELF%v   SAMPLES    IPC  PID COMMAND      MODULE        SYMBOL"));
+	columns_title(&cs, line, sizeof(line), 80, ST_SPLIT_COMM, ST_SORT_SELF, false);
+	CHECK(!strcmp(line, " SELF%v   SAMPLES    IPC  COMMAND     MODULE        SYMBOL"));
 	test_columns_json(&r);
 }
 

@@ -367,11 +367,18 @@ static bool shown(const struct column_set *cs, const struct column *c, int scree
 	return screen == 0 || screen >= c->min_screen;
 }
 
-/* The module column narrows on screens under 100 columns. */
-static int width_of(const struct column *c, int screen)
+/*
+ * Under 100 columns the module and process columns narrow: the symbol
+ * takes what is left (system-wide at 80 it had 19, COMMAND and MODULE 16 each).
+ */
+static int width_of(const struct column *c, int screen, enum st_split split)
 {
-	if (screen && screen < 100 && c->sort == ST_SORT_MODULE)
-		return 16;
+	if (!screen || screen >= 100)
+		return c->width;
+	if (c->sort == ST_SORT_MODULE)
+		return split == ST_SPLIT_NONE ? 16 : 12;
+	if (c->sort == ST_SORT_PROCESS)
+		return c->split == ST_SPLIT_PID ? 15 : 10;
 	return c->width;
 }
 
@@ -415,7 +422,7 @@ void columns_title(const struct column_set *cs, char *buf, size_t len, int scree
 			continue;
 		snprintf(t, sizeof(t), "%s%s", c->title,
 			 c->sort >= 0 && c->sort == sort ? (invert ? "^" : "v") : "");
-		at = put_cell(buf, len, at, c, width_of(c, screen), t);
+		at = put_cell(buf, len, at, c, width_of(c, screen, split), t);
 	}
 }
 
@@ -425,7 +432,7 @@ int columns_sort_at(const struct column_set *cs, int x, int screen, enum st_spli
 
 	for (size_t i = 0; i < ncolumns; i++) {
 		const struct column *c = &columns[i];
-		int w = width_of(c, screen), gap = at ? (c->left ? 2 : 1) : 0;
+		int w = width_of(c, screen, split), gap = at ? (c->left ? 2 : 1) : 0;
 
 		if (!shown(cs, c, screen, split))
 			continue;
@@ -458,7 +465,7 @@ void columns_row(const struct column_set *cs, char *buf, size_t len, int screen,
 		if (c->per_event)
 			continue;
 		c->format(r, cell, sizeof(cell));
-		at = put_cell(buf, len, at, c, width_of(c, screen), cell);
+		at = put_cell(buf, len, at, c, width_of(c, screen, split), cell);
 	}
 }
 
