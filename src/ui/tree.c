@@ -70,6 +70,7 @@ struct tree_view {
 	struct tree_pane pane[2];
 	enum tree_layout layout;
 	int active;		/* the pane keys act on */
+	int cols;		/* the width last drawn in */
 	bool bottom_up;
 	struct cct_transform x;
 	unsigned cold;		/* cold_limits[cold]: rows under it hidden */
@@ -507,6 +508,7 @@ static void tree_draw(struct view *v, WINDOW *w)
 	session_settle(v->ui->s);	/* samples pumped since the refresh: the shown tree's totals */
 	v->browser = &t->pane[t->active].rows_shown;
 	getmaxyx(w, lines, cols);
+	t->cols = cols;
 	werase(w);
 	if (t->icicle) {
 		draw_icicle(t, w, lines, cols);
@@ -558,13 +560,24 @@ static enum view_reaction layout_key(struct tree_view *t, enum ui_action a)
 		return VIEW_REQUERY;
 	case UA_TREE_REBUILT:
 		t->layout = (t->layout + 1) % (SHOW_REBUILT + 1);
+		/* Too narrow for two panes: c goes between the trees, and says why. */
+		if (t->layout == SHOW_BOTH && t->cols && t->cols < 2 * PANE_MIN_WIDTH + 1) {
+			t->layout = SHOW_REBUILT;
+			snprintf(t->v.ui->message, sizeof(t->v.ui->message),
+				 "the trees side by side need %d columns: the rebuilt one alone",
+				 2 * PANE_MIN_WIDTH + 1);
+		}
 		t->active = t->layout == SHOW_REBUILT ? PANE_REBUILT : PANE_UNWOUND;
 		/* The icicle's nodes were the other tree's. */
 		t->ic.zoom = t->ic.selected = CCT_ROOT;
 		return VIEW_REQUERY;
 	case UA_TREE_PANE:
-		if (t->layout != SHOW_BOTH)
-			return VIEW_IGNORED;
+		if (t->layout != SHOW_BOTH) {
+			snprintf(t->v.ui->message, sizeof(t->v.ui->message),
+				 "w switches panes side by side (c; %d columns)",
+				 2 * PANE_MIN_WIDTH + 1);
+			return VIEW_REDRAW;
+		}
 		t->active = !t->active;
 		t->ic.zoom = t->ic.selected = CCT_ROOT;
 		return VIEW_REQUERY;
