@@ -211,12 +211,19 @@ static void corewide(struct record_writer *w)
 		sample(w, 1, 0x401000, 1000000000 + ms * 1000000);
 }
 
-/* The functions the chains mode samples in; never called. */
+/*
+ * The functions the chains mode samples in; never called.  gen_fn_a
+ * calls gen_fn_b and jumps within itself after its sampled nop (at +2),
+ * for the detail to follow.
+ */
 __attribute__((noinline, used)) void gen_fn_main(void);
 __attribute__((noinline, used)) void gen_fn_main(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); }
-__attribute__((noinline, used)) void gen_fn_a(void);
-__attribute__((noinline, used)) void gen_fn_a(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); }
 __attribute__((noinline, used)) void gen_fn_b(void);
+__attribute__((noinline, used)) void gen_fn_a(void);
+__attribute__((noinline, used)) void gen_fn_a(void)
+{
+	__asm__ volatile("nop; nop; nop; call gen_fn_b; jmp 1f; nop; 1: nop" ::: "memory");
+}
 __attribute__((noinline, used)) void gen_fn_b(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); }
 
 /* This program's executable mappings, as the kernel would report them. */

@@ -29,9 +29,13 @@ static void name_target(struct annotated_insn *x, csh h, const cs_insn *in,
 	size_t used;
 
 	if (!d || d->op_count != 1 || d->operands[0].type != X86_OP_IMM ||
-	    !(cs_insn_group(h, in, CS_GRP_CALL) || cs_insn_group(h, in, CS_GRP_JUMP)) ||
-	    !(name = symbolizer_name_in_file(s, sym, (uint64_t)d->operands[0].imm, &off)))
+	    !(cs_insn_group(h, in, CS_GRP_CALL) || cs_insn_group(h, in, CS_GRP_JUMP)))
 		return;
+	/* Where it goes, for the detail to follow (Enter). */
+	x->target = (uint64_t)d->operands[0].imm;
+	if (!(name = symbolizer_name_in_file(s, sym, x->target, &off)))
+		return;
+	snprintf(x->target_name, sizeof(x->target_name), "%s", name);
 	used = strlen(x->text);
 	if (off)
 		snprintf(x->text + used, sizeof(x->text) - used, " <%.80s+%#llx>", name,

@@ -26,6 +26,8 @@ struct annotated_insn {
 	const char *file;	/* its source line, or NULL */
 	int line;
 	char text[144];		/* mnemonic and operands, AT&T as perf shows */
+	uint64_t target;	/* a direct call's or jump's, in the file; 0: none */
+	char target_name[96];	/* the function it lands in, if the file names it */
 };
 
 struct annotated_line {

@@ -38,7 +38,10 @@ struct detail_view {
 	} *rows;
 	size_t nrows;
 	int top;		/* the first code row shown */
+	int sel;		/* the selected code row */
 	int code_rows;		/* rows the code had, last drawn */
+	int back[16];		/* where followed jumps left from (Esc returns) */
+	int nback;
 	bool centred;		/* the hottest instruction was brought into view */
 	struct cct_link *callers, *callees;	/* from the call tree, hottest first */
 	size_t ncallers, ncallees;
@@ -399,9 +402,19 @@ static void detail_draw(struct view *v, WINDOW *w)
 	free(sum);
 	d->code_rows = rows - y;
 	if (!d->centred && d->a.placed) {
-		d->top = hottest_row(d) - d->code_rows / 2;
+		d->sel = hottest_row(d);
+		d->top = d->sel - d->code_rows / 2;
 		d->centred = true;
 	}
+	if (d->sel >= (int)d->nrows)
+		d->sel = (int)d->nrows - 1;
+	if (d->sel < 0)
+		d->sel = 0;
+	/* The selection stays in sight. */
+	if (d->sel < d->top)
+		d->top = d->sel;
+	if (d->code_rows > 0 && d->sel >= d->top + d->code_rows)
+		d->top = d->sel - d->code_rows + 1;
 	if (d->top > (int)d->nrows - d->code_rows)
 		d->top = (int)d->nrows - d->code_rows;
 	if (d->top < 0)
@@ -411,39 +424,156 @@ static void detail_draw(struct view *v, WINDOW *w)
 		chtype attr;
 
 		code_row(d, &d->rows[i], buf, sizeof(buf), &attr);
-		draw_text(w, y++, 0, cols, attr, buf);
+		draw_text(w, y++, 0, cols, i == d->sel ? v->ui->attr[TH_SELECTED] : attr, buf);
 	}
 }
 
-/* Up, Down, PgUp, PgDn, Home, End scroll the code; Esc or Left returns. */
+/* The code row of instruction i. */
+static int row_of_insn(const struct detail_view *d, size_t i)
+{
+	for (size_t r = 0; r < d->nrows; r++)
+		if (!d->rows[r].source && d->rows[r].insn == i)
+			return (int)r;
+	return -1;
+}
+
+/*
+ * J and K: the next and the previous instruction by heat (the hottest
+ * first, ties by address), from the selected one.
+ */
+static void hot_step(struct detail_view *d, int dir)
+{
+	const struct annotated_insn *in = d->a.insn;
+	int best = -1;
+	uint64_t cur_n = UINT64_MAX;
+	size_t cur_i = 0;
+
+	if (d->sel >= 0 && d->sel < (int)d->nrows && !d->rows[d->sel].source &&
+	    in[d->rows[d->sel].insn].samples) {
+		cur_i = d->rows[d->sel].insn;
+		cur_n = in[cur_i].samples;
+	} else if (dir < 0) {
+		return;
+	}
+	for (size_t i = 0; i < d->a.ninsn; i++) {
+		uint64_t n = in[i].samples;
+		/* Heat order: more samples first, then the lower address. */
+		bool after = n < cur_n || (n == cur_n && i > cur_i);
+		bool before = n > cur_n || (n == cur_n && i < cur_i);
+
+		if (!n || (dir > 0 ? !after : !before))
+			continue;
+		if (best < 0 || (dir > 0 ? (n > in[best].samples ||
+					   (n == in[best].samples && i < (size_t)best))
+				 : (n < in[best].samples ||
+				    (n == in[best].samples && i > (size_t)best))))
+			best = (int)i;
+	}
+	if (best < 0) {
+		snprintf(d->v.ui->message, sizeof(d->v.ui->message), "no %s instruction with samples",
+			 dir > 0 ? "colder" : "hotter");
+		return;
+	}
+	d->sel = row_of_insn(d, (size_t)best);
+}
+
+/* A sampled symbol of this module by name, for a call's detail; 0 when none. */
+static bool symbol_named(const struct detail_view *d, const char *name, uint32_t *id)
+{
+	const struct model *m = session_tables(d->v.ui->s);
+	struct model_row *rows;
+	size_t n = model_rows(m, ST_SORT_SELF, false, &rows);
+	bool found = false;
+
+	for (size_t i = 0; i < n && !found; i++)
+		if (!strcmp(rows[i].sym->name, name) &&
+		    !strcmp(rows[i].sym->module, d->row.sym->module)) {
+			*id = rows[i].sym->id;
+			found = true;
+		}
+	free(rows);
+	return found;
+}
+
+/* Enter on a call or jump: to its target here, or the called function's detail. */
+static enum view_reaction follow(struct detail_view *d)
+{
+	const struct annotated_insn *x;
+	const struct annotated_insn *to;
+	uint32_t id;
+
+	if (d->sel < 0 || d->sel >= (int)d->nrows || d->rows[d->sel].source)
+		return VIEW_REDRAW;
+	x = &d->a.insn[d->rows[d->sel].insn];
+	if (!x->target) {
+		snprintf(d->v.ui->message, sizeof(d->v.ui->message),
+			 "Enter follows a call or a jump; this is neither");
+		return VIEW_REDRAW;
+	}
+	to = x->target >= d->a.start ? annotation_insn_at(&d->a, (uint32_t)(x->target - d->a.start))
+				       : NULL;
+	if (to) {
+		if (d->nback < (int)(sizeof(d->back) / sizeof(d->back[0])))
+			d->back[d->nback++] = d->sel;
+		d->sel = row_of_insn(d, (size_t)(to - d->a.insn));
+		return VIEW_REDRAW;
+	}
+	if (x->target_name[0] && symbol_named(d, x->target_name, &id)) {
+		d->v.next = detail_view_create(d->v.ui, id);
+		return VIEW_PUSH;
+	}
+	snprintf(d->v.ui->message, sizeof(d->v.ui->message), "%.80s has no samples to show",
+		 x->target_name[0] ? x->target_name : "its target");
+	return VIEW_REDRAW;
+}
+
+/*
+ * Up, Down, PgUp, PgDn, Home, End move the selection in the code; J K
+ * by heat; Enter follows a call or jump; Esc or Left comes back from a
+ * jump followed, else returns.
+ */
 static enum view_reaction detail_key(struct view *v, int code, enum ui_action a)
 {
 	struct detail_view *d = (struct detail_view *)v;
 	int page = d->code_rows > 1 ? d->code_rows - 1 : 1;
 
 	(void)code;
-	d->centred = true;	/* the user scrolls from here on */
+	d->centred = true;	/* the user moves from here on */
 	switch (a) {
 	case UA_BACK:
+	case UA_LEFT:
+		if (d->nback) {
+			d->sel = d->back[--d->nback];
+			return VIEW_REDRAW;
+		}
 		return VIEW_POP;
 	case UA_DOWN:
-		d->top++;
+		d->sel++;
 		return VIEW_REDRAW;
 	case UA_UP:
-		d->top -= d->top > 0;
+		d->sel -= d->sel > 0;
 		return VIEW_REDRAW;
 	case UA_PAGE_DOWN:
+		d->sel += page;
 		d->top += page;
 		return VIEW_REDRAW;
 	case UA_PAGE_UP:
+		d->sel = d->sel > page ? d->sel - page : 0;
 		d->top = d->top > page ? d->top - page : 0;
 		return VIEW_REDRAW;
 	case UA_FIRST:
-		d->top = 0;
+		d->sel = d->top = 0;
 		return VIEW_REDRAW;
 	case UA_LAST:
-		d->top = INT32_MAX / 2;
+		d->sel = d->top = INT32_MAX / 2;
 		return VIEW_REDRAW;
+	case UA_HOT_NEXT:
+	case UA_HOT_PREV:
+		hot_step(d, a == UA_HOT_NEXT ? 1 : -1);
+		return VIEW_REDRAW;
+	case UA_OPEN:
+	case UA_RIGHT:
+		return follow(d);
 	default:
 		return VIEW_IGNORED;
 	}
@@ -461,11 +591,12 @@ static void detail_destroy(struct view *v)
 	view_free(v);
 }
 
-static const enum ui_action detail_actions[] = { UA_HELP, UA_PAGE_DOWN, UA_BACK, UA_QUIT,
-						 UA_NONE };
+static const enum ui_action detail_actions[] = { UA_HELP, UA_HOT_NEXT, UA_PAGE_DOWN, UA_BACK,
+						 UA_QUIT, UA_NONE };
 
 static const struct view_ops detail_ops = {
 	.name = "detail",
+	.scope = SCOPE_DETAIL,
 	.requery = detail_refresh,
 	.draw = detail_draw,
 	.key = detail_key,

@@ -121,6 +121,11 @@ const struct ui_key ui_keys[] = {
 	{ UA_DIFF_PATHS, SCOPE_DIFF, { 'p' }, "`p`", "Paths", "p",
 	  "calling contexts (folded paths) instead of symbols (again: symbols)" },
 
+	{ UA_HOT_NEXT, SCOPE_DETAIL, { 'J' }, "`J`", "Hot", "J",
+	  "the next hot instruction, hottest first (as perf annotate's Tab)" },
+	{ UA_HOT_PREV, SCOPE_DETAIL, { 'K' }, "`K`", NULL, NULL,
+	  "the previous hot instruction" },
+
 	{ UA_PROMPT_DONE, SCOPE_PROMPT, { '\n', KEY_ENTER }, "Enter", NULL, NULL,
 	  "keep what was typed (a search stays on its match, a filter stays)" },
 	{ UA_PROMPT_CANCEL, SCOPE_PROMPT, { 27 }, "Esc", NULL, NULL,
@@ -137,6 +142,8 @@ static const char *const scope_titles[SCOPE_COUNT] = {
 	"In the call tree (F5, 6)",
 	"In the timeline (2): Left/Right, PgUp/PgDn move the cursor, Home the start, End follows",
 	"In the diff (--diff, D)",
+	"In a symbol's detail (Enter): Up/Down select code; Enter on a call or jump follows it, "
+	"Esc comes back",
 	"In a prompt (/, F3, F4): other keys are typed",
 };
 

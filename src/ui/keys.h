@@ -79,6 +79,9 @@ enum ui_action {
 	UA_RANGE_TO,
 	/* The diff's. */
 	UA_DIFF_PATHS,
+	/* The detail's code (as perf annotate's). */
+	UA_HOT_NEXT,
+	UA_HOT_PREV,
 	/* A prompt's (search, filter): every other key is typed. */
 	UA_PROMPT_DONE,
 	UA_PROMPT_CANCEL,
@@ -93,6 +96,7 @@ enum ui_scope {
 	SCOPE_TREE,
 	SCOPE_TIMELINE,
 	SCOPE_DIFF,
+	SCOPE_DETAIL,
 	SCOPE_PROMPT,		/* alone: no global key is read while typing */
 	SCOPE_COUNT
 };
