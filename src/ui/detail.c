@@ -85,6 +85,13 @@ static void detail_refresh(struct view *v)
 			break;
 		}
 	free(rows);
+	if (!d->found && d->id < CCT_SYM_TRUNCATED &&
+	    symbolizer_symbol(v->ui->s->model.symbols, d->id)) {
+		/* A caller with no samples of its own: its calls and code, self 0. */
+		d->row = (struct model_row){
+			.sym = symbolizer_symbol(v->ui->s->model.symbols, d->id), .ipc = NAN };
+		d->found = true;
+	}
 	session_settle(v->ui->s);	/* the tree's totals, for cct_links */
 	{
 		const struct session *s = v->ui->s;
@@ -574,6 +581,9 @@ static enum view_reaction detail_key(struct view *v, int code, enum ui_action a)
 	case UA_OPEN:
 	case UA_RIGHT:
 		return follow(d);
+	case UA_LINKS:
+		v->next = links_view_create(v->ui, d->id);
+		return VIEW_PUSH;
 	default:
 		return VIEW_IGNORED;
 	}
@@ -591,8 +601,8 @@ static void detail_destroy(struct view *v)
 	view_free(v);
 }
 
-static const enum ui_action detail_actions[] = { UA_HELP, UA_HOT_NEXT, UA_PAGE_DOWN, UA_BACK,
-						 UA_QUIT, UA_NONE };
+static const enum ui_action detail_actions[] = { UA_HELP, UA_HOT_NEXT, UA_LINKS, UA_PAGE_DOWN,
+						 UA_BACK, UA_QUIT, UA_NONE };
 
 static const struct view_ops detail_ops = {
 	.name = "detail",

@@ -125,6 +125,8 @@ const struct ui_key ui_keys[] = {
 	  "the next hot instruction, hottest first (as perf annotate's Tab)" },
 	{ UA_HOT_PREV, SCOPE_DETAIL, { 'K' }, "`K`", NULL, NULL,
 	  "the previous hot instruction" },
+	{ UA_LINKS, SCOPE_DETAIL, { 'c' }, "`c`", "Callers", "c",
+	  "its callers and callees as a list: Enter opens one's detail" },
 
 	{ UA_PROMPT_DONE, SCOPE_PROMPT, { '\n', KEY_ENTER }, "Enter", NULL, NULL,
 	  "keep what was typed (a search stays on its match, a filter stays)" },

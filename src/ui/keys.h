@@ -82,6 +82,7 @@ enum ui_action {
 	/* The detail's code (as perf annotate's). */
 	UA_HOT_NEXT,
 	UA_HOT_PREV,
+	UA_LINKS,
 	/* A prompt's (search, filter): every other key is typed. */
 	UA_PROMPT_DONE,
 	UA_PROMPT_CANCEL,

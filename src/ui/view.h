@@ -107,6 +107,7 @@ void view_sorting_free(struct view_sorting *s);
 struct view *header_view_create(struct ui *ui);
 struct view *table_view_create(struct ui *ui);
 struct view *detail_view_create(struct ui *ui, uint32_t symbol_id);
+struct view *links_view_create(struct ui *ui, uint32_t symbol_id);
 struct view *help_view_create(struct ui *ui);
 struct view *threads_view_create(struct ui *ui, bool processes);
 struct view *setup_view_create(struct ui *ui);
