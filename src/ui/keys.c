@@ -144,8 +144,7 @@ static const char *const scope_titles[SCOPE_COUNT] = {
 	"In the call tree (F5, 6)",
 	"In the timeline (2): Left/Right, PgUp/PgDn move the cursor, Home the start, End follows",
 	"In the diff (--diff, D)",
-	"In a symbol's detail (Enter): Up/Down select code; Enter on a call or jump follows it, "
-	"Esc comes back",
+	"In a symbol's detail: Up/Down select code, Enter follows a call or jump, Esc back",
 	"In a prompt (/, F3, F4): other keys are typed",
 };
 
