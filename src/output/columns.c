@@ -152,23 +152,18 @@ static void events_json(struct json_object *o, const char *key, const struct mod
 	json_object_object_add(o, key, ev);
 }
 
-static void u64_json(struct json_object *o, const char *key, uint64_t v)
-{
-	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
-}
-
 static void samples_json(struct json_object *o, const char *key, const struct model_row *r,
 			 const struct session *s)
 {
 	(void)s;
-	u64_json(o, key, r->samples);
+	report_add_u64(o, key, r->samples);
 }
 
 static void weight_json(struct json_object *o, const char *key, const struct model_row *r,
 			const struct session *s)
 {
 	(void)s;
-	u64_json(o, key, r->weight);
+	report_add_u64(o, key, r->weight);
 }
 
 static void ipc_json(struct json_object *o, const char *key, const struct model_row *r,
@@ -206,7 +201,7 @@ static void processes_json(struct json_object *o, const char *key, const struct 
 			   const struct session *s)
 {
 	(void)s;
-	u64_json(o, key, r->processes);
+	report_add_u64(o, key, r->processes);
 }
 
 static void unknown_json(struct json_object *o, const char *key, const struct model_row *r,
