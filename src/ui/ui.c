@@ -473,8 +473,9 @@ static bool handle_key(struct ui *ui, int code)
 	enum view_reaction r = VIEW_IGNORED;
 
 	ui->message[0] = '\0';
-	if (ui->snapshot_path.active) {
-		if (code != KEY_RESIZE && code != KEY_MOUSE)
+	/* The path question takes the keys; a resize is still laid out. */
+	if (ui->snapshot_path.active && code != KEY_RESIZE) {
+		if (code != KEY_MOUSE)
 			snapshot_path_key(ui, code);
 		return true;
 	}
