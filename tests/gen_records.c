@@ -23,6 +23,9 @@
  *                                 gen_fn_main > gen_fn_a at IPC 1
  *   gen_records noted FILE        the chains mode's samples, cpu-clock, with
  *                                 the long note of a non-root run on a VM
+ *   gen_records stalled FILE      the chains mode's samples, then one at
+ *                                 1000 s (a replay at the recorded speed
+ *                                 holds still, unfinished)
  *   gen_records exec FILE         pid 1 named sh, the chains mode's samples,
  *                                 then an exec naming it python3
  *   gen_records steady FILE S HZ  the chains mode's samples and paths for
@@ -484,7 +487,8 @@ int main(int argc, char **argv)
 	info.period = (struct st_period){ 250000, ST_PERIOD_NS, false };
 	snprintf(info.events, sizeof(info.events), "cpu-clock");
 	info.ipc_cycles = info.ipc_instructions = -1;
-	if (!strcmp(argv[1], "chains") || !strcmp(argv[1], "steady")) {
+	if (!strcmp(argv[1], "chains") || !strcmp(argv[1], "steady") ||
+	    !strcmp(argv[1], "stalled")) {
 		/* A {cycles,instructions} group: the counters ride with each sample. */
 		info.ncounters = 2;
 		info.ipc_cycles = 0;
@@ -535,6 +539,11 @@ int main(int argc, char **argv)
 		corewide(w);
 	} else if (!strcmp(argv[1], "chains") || !strcmp(argv[1], "noted")) {
 		chains(w);
+	} else if (!strcmp(argv[1], "stalled")) {
+		const uint64_t late[] = { (uint64_t)(uintptr_t)&gen_fn_main + 2 };
+
+		chains(w);
+		chain_sample(w, 1000000000000, late, 1, 100, 100);
 	} else if (!strcmp(argv[1], "exec")) {
 		/* A shim: the target starts as sh and execs python3, as `sq.sh` runs sqlite3. */
 		comm(w, ST_REC_COMM, 1, "sh", 500);

@@ -39,16 +39,23 @@ press() {
 run_case() {
 	UI_N=$1 name=$2 fixtures=$3 cols=$4 lines=$5 keys=$6	# UI_N: the server's socket
 	failures=0	# its own, not the count when it was started
-	args="-i ${fixtures%%+*}.rec"
+	args="-i ${fixtures%%+*}.rec" until="end of recording"
 	case "$fixtures" in *+*) args="$args --diff ${fixtures#*+}.rec" ;; esac
+	for k in $keys; do
+		case "$k" in
+		args:*) args="$args $(echo "${k#args:}" | tr , ' ')" ;;
+		until:*) until=${k#until:} ;;
+		esac
+	done
 	ui_session -x "$cols" -y "$lines" -c "$TMP" \
 		"env LANG=C.UTF-8 TZ=UTC XDG_CONFIG_HOME=/nonexistent/shimtop-screens SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' $args 2>'$TMP/$name.err'; sleep 60"
-	wait_for "end of recording" "$name: the replay never ended" || exit 1
+	wait_for "$until" "$name: the screen never showed /$until/" || exit 1
 	screen_settled >/dev/null
 	keep=1000
 	for k in $keys; do
 		case "$k" in
 		lines:*) keep=${k#lines:} ;;
+		args:* | until:*) ;;
 		*) press "$k" ;;
 		esac
 	done

@@ -612,6 +612,7 @@ static const struct view_ops detail_ops = {
 	.key = detail_key,
 	.destroy = detail_destroy,
 	.actions = detail_actions,
+	.as_of_requery = true,
 };
 
 struct view *detail_view_create(struct ui *ui, uint32_t symbol_id)

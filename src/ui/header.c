@@ -97,8 +97,19 @@ static void draw_counts_line(const struct ui *ui, WINDOW *w,
 	char a[32], b[64];
 	int x;
 
+	const struct view *top = ui->stack[ui->depth - 1];
+
 	human(a, sizeof(a), mt->samples);
-	x = pair(ui, w, 2, 0, "samples", a);
+	if (top->ops->as_of_requery && top->queried_samples != mt->samples) {
+		/* The count is live, the table is as of its refresh: say both. */
+		char shown[32];
+
+		human(shown, sizeof(shown), top->queried_samples);
+		snprintf(b, sizeof(b), "%.24s (%.24s shown)", a, shown);
+		x = pair(ui, w, 2, 0, "samples", b);
+	} else {
+		x = pair(ui, w, 2, 0, "samples", a);
+	}
 	snprintf(b, sizeof(b), "%.0f/s", mt->rate);
 	x = pair(ui, w, 2, x, "rate", b);
 	human(a, sizeof(a), mt->lost);

@@ -15,7 +15,8 @@
 
 static const char *const notes[] = {
 	"",
-	"Header: threads live (and seen), samples, samples/s, lost (by the",
+	"Header: threads live (and seen), samples (live; '(N shown)': the",
+	"table's, as of its last refresh), samples/s, lost (by the",
 	"kernel), dropped (by shimtop's ring), unknown (samples no symbol",
 	"explains). Line 4: caveats, e.g. a missing hardware PMU, or that the",
 	"target has exited. IPC shows '-' where no cycle and instruction",

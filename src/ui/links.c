@@ -165,6 +165,7 @@ static const struct view_ops links_ops = {
 	.key = links_key,
 	.destroy = links_destroy,
 	.actions = links_actions,
+	.as_of_requery = true,
 };
 
 struct view *links_view_create(struct ui *ui, uint32_t symbol_id)

@@ -152,6 +152,7 @@ static const struct view_ops pages_ops = {
 	.click = pages_click,
 	.destroy = pages_destroy,
 	.actions = pages_actions,
+	.as_of_requery = true,
 };
 
 struct view *pages_view_create(struct ui *ui)

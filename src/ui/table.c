@@ -202,6 +202,7 @@ static const struct view_ops table_ops = {
 	.click = table_click,
 	.destroy = table_destroy,
 	.actions = table_actions,
+	.as_of_requery = true,
 };
 
 struct view *table_view_create(struct ui *ui)

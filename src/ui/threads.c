@@ -174,6 +174,7 @@ static const struct view_ops threads_ops = {
 	.click = threads_click,
 	.destroy = threads_destroy,
 	.actions = threads_actions,
+	.as_of_requery = true,
 };
 
 struct view *threads_view_create(struct ui *ui, bool processes)

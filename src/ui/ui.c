@@ -111,15 +111,20 @@ static void layout(struct ui *ui)
 	ui->footer = newwin(1, COLS, LINES - 1, 0);
 }
 
+/* Re-reads the model into v, noting how many samples it held then. */
+static void requery(struct ui *ui, struct view *v)
+{
+	if (!v->ops->requery)
+		return;
+	v->queried_samples = session_tables(ui->s)->samples;
+	v->ops->requery(v);
+}
+
 static void refresh_views(struct ui *ui)
 {
-	struct view *top = top_of(ui);
-
 	for (int i = 0; i < ui->nstrips; i++)
-		if (ui->strips[i]->ops->requery)
-			ui->strips[i]->ops->requery(ui->strips[i]);
-	if (top->ops->requery)
-		top->ops->requery(top);
+		requery(ui, ui->strips[i]);
+	requery(ui, top_of(ui));
 }
 
 /* The interval's refresh: with z on, the next table starts from zero. */
@@ -191,8 +196,7 @@ static void push(struct ui *ui, struct view *v)
 		return;
 	}
 	ui->stack[ui->depth++] = v;
-	if (v->ops->requery)
-		v->ops->requery(v);
+	requery(ui, v);
 	layout(ui);
 }
 

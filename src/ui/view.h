@@ -48,6 +48,11 @@ struct view_ops {
 	enum ui_scope scope;		/* whose keys it reads beside the global ones */
 	bool full_screen;
 	bool observer;			/* the observer's: [ and ] change its period */
+	/*
+	 * Its rows are the model as of its last requery (a table), while the
+	 * header counts live: the header says how many samples it shows.
+	 */
+	bool as_of_requery;
 };
 
 struct view {
@@ -56,6 +61,7 @@ struct view {
 	struct view *next;	/* what VIEW_PUSH pushes */
 	/* The rows keys act on: an open prompt of it is the footer, with the cursor. */
 	struct browser *browser;
+	uint64_t queried_samples;	/* the model's samples at its last requery */
 };
 
 /*
