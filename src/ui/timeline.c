@@ -39,19 +39,42 @@ struct timeline_view {
 	int tl_width, tl_lines;
 };
 
-/* The first column's time: the latest samples at the right edge when following. */
-static uint64_t first_column(const struct timeline_view *t, const struct model *m)
+/* The end of the column holding the latest sample: what following follows. */
+static uint64_t latest_end(const struct timeline_view *t, const struct model *m)
 {
-	uint64_t span = t->step * (uint64_t)t->width, end, last = m->last_time;
+	uint64_t last = m->last_time;
 	size_t nraw = obs_series_raw_count(&m->obs.series);
 
-	if (!t->follow)
-		return t->from;
 	/* Below a millisecond the observer is the finer source: follow its newest. */
 	if (t->step < 1000000 && nraw)
 		last = obs_series_raw_at(&m->obs.series, nraw - 1)->ns;
-	end = (last / t->step + 1) * t->step;
+	return (last / t->step + 1) * t->step;
+}
+
+/*
+ * The first column's time.  Following: the latest samples at the right
+ * edge, or, while the session is shorter than the view, its start at the
+ * left edge (no empty columns before it).
+ */
+static uint64_t first_column(const struct timeline_view *t, const struct model *m)
+{
+	uint64_t span = t->step * (uint64_t)t->width, end = latest_end(t, m);
+	uint64_t start = m->first_time / t->step * t->step;
+
+	if (!t->follow)
+		return t->from;
+	if (end <= start + span)
+		return start;
 	return end > span ? end - span : 0;
+}
+
+/* Following, the cursor is on the latest column, never past the data. */
+static void cursor_on_latest(struct timeline_view *t, const struct model *m, uint64_t from)
+{
+	uint64_t end = latest_end(t, m);
+	uint64_t col = end > from ? (end - from) / t->step : 1;
+
+	t->cursor = col < 1 ? 0 : col > (uint64_t)t->width ? t->width - 1 : (int)col - 1;
 }
 
 static double seconds(const struct model *m, uint64_t time)
@@ -440,6 +463,8 @@ static void timeline_draw(struct view *v, WINDOW *w)
 	if (t->tl_width != t->width || t->tl_lines != lines)
 		timeline_requery(v);
 	from = t->tl_from;
+	if (t->follow)
+		cursor_on_latest(t, m, from);
 	val = st_xcalloc((size_t)t->width, sizeof(*val));
 	in_range = st_xcalloc((size_t)t->width, sizeof(*in_range));
 	for (int c = 0; c < t->width; c++) {
@@ -560,6 +585,10 @@ static void fit(struct timeline_view *t, const struct model *m)
 	t->step = step;
 	t->from = m->first_time / step * step;
 	t->follow = false;
+	/* The cursor on the latest samples, where it was when following. */
+	t->cursor = (int)((m->last_time - t->from) / step);
+	if (t->cursor >= t->width)
+		t->cursor = t->width - 1;
 }
 
 static enum view_reaction set_mark(struct timeline_view *t, bool end)
