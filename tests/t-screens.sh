@@ -39,28 +39,35 @@ press() {
 run_case() {
 	UI_N=$1 name=$2 fixtures=$3 cols=$4 lines=$5 keys=$6	# UI_N: the server's socket
 	failures=0	# its own, not the count when it was started
-	args="-i ${fixtures%%+*}.rec" until="end of recording"
-	case "$fixtures" in *+*) args="$args --diff ${fixtures#*+}.rec" ;; esac
+	args="" until="end of recording" cwd=$TMP
 	for k in $keys; do
 		case "$k" in
 		args:*) args="$args $(echo "${k#args:}" | tr , ' ')" ;;
 		until:*) until=${k#until:} ;;
+		cwd:removed) cwd="$TMP/$name.cwd" && mkdir "$cwd" ;;
 		esac
 	done
-	ui_session -x "$cols" -y "$lines" -c "$TMP" \
+	# The recordings by name where they are (the diff's title shows it).
+	at=$([ "$cwd" = "$TMP" ] || echo "$TMP/")
+	args="-i $at${fixtures%%+*}.rec$args"
+	case "$fixtures" in *+*) args="$args --diff $at${fixtures#*+}.rec" ;; esac
+	ui_session -x "$cols" -y "$lines" -c "$cwd" \
 		"env LANG=C.UTF-8 TZ=UTC XDG_CONFIG_HOME=/nonexistent/shimtop-screens SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' $args 2>'$TMP/$name.err'; sleep 60"
+	[ "$cwd" = "$TMP" ] || rmdir "$cwd"	# where nothing can be written, even as root
 	wait_for "$until" "$name: the screen never showed /$until/" || exit 1
 	screen_settled >/dev/null
 	keep=1000
 	for k in $keys; do
 		case "$k" in
 		lines:*) keep=${k#lines:} ;;
-		args:* | until:*) ;;
+		args:* | until:* | cwd:*) ;;
 		*) press "$k" ;;
 		esac
 	done
 	# press left it settled; without keys, the settled start is the screen.
-	printf "%s\n" "$(screen)" | head -n "$keep" >"$TMP/$name.got"
+	# A snapshot's default name holds the time: the screen reads it as TIME.
+	printf "%s\n" "$(screen)" | head -n "$keep" |
+		sed -E 's/shimtop-[0-9]{8}-[0-9]{6}([.-][0-9]+)?\.snap/shimtop-TIME.snap/g' >"$TMP/$name.got"
 	$T kill-server 2>/dev/null
 	if [ -n "${SHIMTOP_SCREENS_UPDATE:-}" ]; then
 		cp "$TMP/$name.got" "$SHIMTOP_SCREENS_UPDATE/$name"
