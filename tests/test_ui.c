@@ -559,9 +559,14 @@ static void test_table_sort(void)
 	CHECK_EQ_U64(table_column_at(&process_table, NULL, 34), 3);
 	CHECK_EQ_U64(table_column_at(&process_table, NULL, 200), 6);
 	/* > and < cycle over the titled columns. */
-	CHECK_EQ_U64(table_column_step(&process_table, -1, 1), 0);
-	CHECK_EQ_U64(table_column_step(&process_table, -1, -1), 6);
-	CHECK_EQ_U64(table_column_step(&process_table, 6, 1), 0);
+	CHECK_EQ_U64(table_column_step(&process_table, NULL, -1, 1), 0);
+	CHECK_EQ_U64(table_column_step(&process_table, NULL, -1, -1), 6);
+	CHECK_EQ_U64(table_column_step(&process_table, NULL, 6, 1), 0);
+	/* ... and skip a column the view hides (the diff's IPC without figures). */
+	by.hidden = 1u << 5 | 1u << 6;
+	CHECK_EQ_U64(table_column_step(&process_table, &by, 4, 1), 0);
+	CHECK_EQ_U64(table_column_step(&process_table, &by, 0, -1), 4);
+	by.hidden = 0;
 }
 
 /* F2's file: written, read back the same; a bad line named, the rest read. */

@@ -156,7 +156,8 @@ uint32_t table_empty_columns(const struct table_def *t, size_t n,
 	return empty;
 }
 
-int table_column_step(const struct table_def *t, int col, int step)
+int table_column_step(const struct table_def *t, const struct table_shown *shown, int col,
+		      int step)
 {
 	int n = (int)t->n;
 
@@ -164,7 +165,7 @@ int table_column_step(const struct table_def *t, int col, int step)
 		col = step > 0 ? -1 : n;
 	for (int k = 0; k < n; k++) {
 		col = ((col + step) % n + n) % n;
-		if (t->cols[col].title)
+		if (is_shown(t, shown, (size_t)col))
 			return col;
 	}
 	return -1;

@@ -69,8 +69,12 @@ uint32_t table_empty_columns(const struct table_def *t, size_t n,
 			     const void *(*row_at)(const void *ctx, size_t i), const void *ctx,
 			     const struct model *m);
 
-/* The titled column step (1 or -1) columns from col (-1: from the ends), cycling. */
-int table_column_step(const struct table_def *t, int col, int step);
+/*
+ * The column shown step (1 or -1) columns from col (-1: from the ends),
+ * cycling; shown NULL: any titled one.
+ */
+int table_column_step(const struct table_def *t, const struct table_shown *shown, int col,
+		      int step);
 
 /*
  * The order of n rows (row_at(ctx, i) the i-th) sorted by sort's column,

@@ -41,7 +41,8 @@ enum view_reaction view_sort_key(struct view_sorting *s, const struct table_def 
 	switch (a) {
 	case UA_SORT_NEXT:
 	case UA_SORT_PREV:
-		s->shown.col = table_column_step(t, s->shown.col, a == UA_SORT_NEXT ? 1 : -1);
+		s->shown.col = table_column_step(t, &s->shown, s->shown.col,
+						 a == UA_SORT_NEXT ? 1 : -1);
 		return VIEW_REQUERY;
 	case UA_INVERT:
 		s->shown.invert = !s->shown.invert;
