@@ -52,7 +52,7 @@ run_case() {
 	args="-i $at${fixtures%%+*}.rec$args"
 	case "$fixtures" in *+*) args="$args --diff $at${fixtures#*+}.rec" ;; esac
 	ui_session -x "$cols" -y "$lines" -c "$cwd" \
-		"env LANG=C.UTF-8 TZ=UTC XDG_CONFIG_HOME=/nonexistent/shimtop-screens SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' $args 2>'$TMP/$name.err'; sleep 60"
+		"env LANG=C.UTF-8 TZ=UTC XDG_CONFIG_HOME='$TMP/no-settings' SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' $args 2>'$TMP/$name.err'; sleep 60"
 	[ "$cwd" = "$TMP" ] || rmdir "$cwd"	# where nothing can be written, even as root
 	wait_for "$until" "$name: the screen never showed /$until/" || exit 1
 	screen_settled >/dev/null
@@ -104,7 +104,7 @@ for p in $running; do wait "$p" || failures=$((failures + 1)); done
 # Standard output redirected (shimtop -- pigz -c big > out.gz): the UI draws
 # on /dev/tty, says so, and writes nothing to the file.
 ui_session -x 80 -y 24 -c "$TMP" \
-	"env LANG=C.UTF-8 TZ=UTC XDG_CONFIG_HOME=/nonexistent/shimtop-screens SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i chains.rec >'$TMP/stdout' 2>'$TMP/stderr'; echo \"EXIT=\$?\" >'$TMP/exit'; sleep 60"
+	"env LANG=C.UTF-8 TZ=UTC XDG_CONFIG_HOME='$TMP/no-settings' SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -i chains.rec >'$TMP/stdout' 2>'$TMP/stderr'; echo \"EXIT=\$?\" >'$TMP/exit'; sleep 60"
 if wait_for "end of recording" "stdout redirected: no screen"; then
 	screen_settled >"$TMP/redirected.got"
 	if [ -n "${SHIMTOP_SCREENS_UPDATE:-}" ]; then
