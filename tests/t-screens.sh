@@ -65,9 +65,11 @@ run_case() {
 		esac
 	done
 	# press left it settled; without keys, the settled start is the screen.
-	# A snapshot's default name holds the time: the screen reads it as TIME.
+	# A snapshot's default name holds the time, the test's directory is its
+	# own: the screen reads them as TIME and TMP.
 	printf "%s\n" "$(screen)" | head -n "$keep" |
-		sed -E 's/shimtop-[0-9]{8}-[0-9]{6}([.-][0-9]+)?\.snap/shimtop-TIME.snap/g' >"$TMP/$name.got"
+		sed -E -e 's/shimtop-[0-9]{8}-[0-9]{6}([.-][0-9]+)?\.snap/shimtop-TIME.snap/g' \
+			-e "s|$TMP/|TMP/|g" >"$TMP/$name.got"
 	$T kill-server 2>/dev/null
 	if [ -n "${SHIMTOP_SCREENS_UPDATE:-}" ]; then
 		cp "$TMP/$name.got" "$SHIMTOP_SCREENS_UPDATE/$name"
