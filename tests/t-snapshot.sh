@@ -27,6 +27,10 @@ def rows(d):
     return [(r['module'], r['symbol'], r['samples'], round(r['self'], 6)) for r in d['rows']]
 assert rows(live) == rows(snap), (rows(live)[:5], rows(snap)[:5])
 assert live['samples'] == snap['samples'] > 1000
+# Its span is the session's (a reader once said 0.1 s of 13 s).
+assert abs(live['elapsed'] - snap['elapsed']) < 0.1 and snap['elapsed'] > 1, \
+    (live['elapsed'], snap['elapsed'])
+assert snap['status'] == 'end of recording after %.1f s' % snap['elapsed'], snap['status']
 tree = lambda d: sorted((n['name'], n['self'], n['total']) for n in d['tree']['nodes'])
 assert tree(live) == tree(snap), 'the tree'
 threads = lambda d: [(t['tid'], t['comm'], t['samples']) for t in d['per_thread']]
