@@ -9,9 +9,56 @@
 
 #include <string.h>
 
+/* An action's label width, 0 when it has none in the footer. */
+static int label_width(const struct ui_key *k)
+{
+	return k && k->footer ? (int)(strlen(k->footer_key) + strlen(k->footer)) : 0;
+}
+
+/* Draws an action's key and label at x; returns the next x. */
+static int draw_action(const struct ui *ui, WINDOW *w, const struct ui_key *k, int x)
+{
+	int kw = (int)strlen(k->footer_key), lw = (int)strlen(k->footer);
+
+	draw_text(w, 0, x, kw, ui->attr[TH_KEY], k->footer_key);
+	draw_text(w, 0, x + kw, lw + 1, ui->attr[TH_KEY_LABEL], k->footer);
+	return x + kw + lw + 1;
+}
+
+/*
+ * The keys in the view's order, as many as fit; the way out (Esc, q) stays
+ * at the end whatever the width, as htop's F10.
+ */
+static void draw_actions(const struct ui *ui, WINDOW *w, const enum ui_action *actions, int cols)
+{
+	int n = 0, x = 0, tail, tail_width = 0;
+
+	while (actions[n] != UA_NONE)
+		n++;
+	for (tail = n; tail > 0 && (actions[tail - 1] == UA_QUIT || actions[tail - 1] == UA_BACK);
+	     tail--)
+		tail_width += label_width(ui_key_of(actions[tail - 1])) + 1;
+	for (int i = 0; i < n; i++) {
+		const struct ui_key *k = ui_key_of(actions[i]);
+		int room = cols - (i < tail ? tail_width : 0);
+
+		if (!label_width(k))
+			continue;
+		if (x + label_width(k) > room) {
+			if (i >= tail)
+				break;
+			i = tail - 1;	/* the rest before the way out does not fit */
+			continue;
+		}
+		x = draw_action(ui, w, k, x);
+	}
+	if (x < cols)
+		draw_text(w, 0, x, cols - x, ui->attr[TH_KEY_LABEL], "");
+}
+
 void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
 {
-	int x = 0, cols = getmaxx(w);
+	int cols = getmaxx(w);
 	char buf[512];
 	bool warning;
 
@@ -43,20 +90,5 @@ void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
 		draw_text(w, 0, 0, cols, ui->attr[TH_SEARCH], buf);
 		return;
 	}
-	for (const enum ui_action *a = top->ops->actions; *a != UA_NONE; a++) {
-		const struct ui_key *k = ui_key_of(*a);
-		int kw, lw;
-
-		if (!k || !k->footer)
-			continue;
-		kw = (int)strlen(k->footer_key);
-		lw = (int)strlen(k->footer);
-		if (x + kw + lw > cols)
-			break;
-		draw_text(w, 0, x, kw, ui->attr[TH_KEY], k->footer_key);
-		draw_text(w, 0, x + kw, lw + 1, ui->attr[TH_KEY_LABEL], k->footer);
-		x += kw + lw + 1;
-	}
-	if (x < cols)
-		draw_text(w, 0, x, cols - x, ui->attr[TH_KEY_LABEL], "");
+	draw_actions(ui, w, top->ops->actions, cols);
 }

@@ -80,7 +80,7 @@ const struct ui_key ui_keys[] = {
 	  "with IBS: the hot data pages, most cache misses first, and who touches them" },
 	{ UA_DIFF, SCOPE_GLOBAL, { 'D' }, "`D`", NULL, NULL,
 	  "with --diff: the comparison per symbol, largest change first" },
-	{ UA_SNAPSHOT, SCOPE_GLOBAL, { 's' }, "`s`", NULL, NULL,
+	{ UA_SNAPSHOT, SCOPE_GLOBAL, { 's' }, "`s`", "Snap", "s",
 	  "save a snapshot (shimtop-DATE-TIME.snap, or a path asked for where that "
 	  "cannot be written; -i opens it; SIGUSR1 too)" },
 	{ UA_REDRAW, SCOPE_GLOBAL, { CTRL('l') }, "Ctrl-L", NULL, NULL, "redraw the screen" },

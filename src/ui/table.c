@@ -191,7 +191,7 @@ static void table_destroy(struct view *v)
 
 static const enum ui_action table_actions[] = {
 	UA_HELP, UA_SETUP, UA_SEARCH, UA_FILTER, UA_SORT_MENU, UA_INVERT, UA_OPEN,
-	UA_THREADS, UA_PROCESSES, UA_ZERO, UA_QUIT, UA_NONE,
+	UA_THREADS, UA_PROCESSES, UA_SNAPSHOT, UA_ZERO, UA_QUIT, UA_NONE,
 };
 
 static const struct view_ops table_ops = {
