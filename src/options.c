@@ -84,6 +84,15 @@ static const char usage_text[] =
 "                         0: as fast as possible)\n"
 "      --pin-target       pin the target's threads to the paired CPU\n"
 "      --dte-tolerance X  accept a rate sample when |CPC - 1| <= X (0.01)\n"
+"serve (headless, for Prometheus and pprof scrapers; until Ctrl-C or SIGTERM):\n"
+"      --serve [ADDR:]PORT  answer HTTP on ADDR (default 127.0.0.1): /metrics\n"
+"                         (Prometheus), /debug/pprof/profile?seconds=N (a pprof\n"
+"                         profile of the next N s, 1-300), /healthz, /\n"
+"      --serve-token FILE requests must carry 'Authorization: Bearer TOKEN',\n"
+"                         TOKEN the file's first line (a file only its owner\n"
+"                         can read)\n"
+"      --serve-top N      /metrics also counts the N heaviest symbols' samples\n"
+"                         (0-50; default 0: no per-symbol series)\n"
 "record and replay:\n"
 "  -o, --record FILE      also save the raw record stream to FILE (0600: it may\n"
 "                         hold the target's stack bytes)\n"
@@ -140,7 +149,7 @@ enum {
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
 	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SYMFS, OPT_SNAPSHOT_ON_EXIT,
 	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE, OPT_FOLLOW_SYMLINKS,
-	OPT_MEMORY,
+	OPT_MEMORY, OPT_SERVE, OPT_SERVE_TOKEN, OPT_SERVE_TOP,
 };
 
 static const struct option long_options[] = {
@@ -179,6 +188,9 @@ static const struct option long_options[] = {
 	{ "record", required_argument, NULL, 'o' },
 	{ "replay", required_argument, NULL, 'i' },
 	{ "realtime", no_argument, NULL, OPT_REALTIME },
+	{ "serve", required_argument, NULL, OPT_SERVE },
+	{ "serve-token", required_argument, NULL, OPT_SERVE_TOKEN },
+	{ "serve-top", required_argument, NULL, OPT_SERVE_TOP },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "follow-symlinks", no_argument, NULL, OPT_FOLLOW_SYMLINKS },
 	{ "history", required_argument, NULL, OPT_HISTORY },
@@ -617,6 +629,23 @@ static int output_option(struct st_options *o, int c)
 		if (parse_seconds(optarg, &o->history))
 			return bad("--history needs a positive number of seconds, not '%s'", optarg);
 		break;
+	case OPT_SERVE:
+		if (!*optarg)
+			return bad("%s", "--serve needs [ADDRESS:]PORT, e.g. 127.0.0.1:9464");
+		o->serve_address = optarg;
+		o->batch = true;	/* headless */
+		break;
+	case OPT_SERVE_TOKEN:
+		if (!*optarg)
+			return bad("%s", "--serve-token needs a file holding the token");
+		o->serve_token_path = optarg;
+		break;
+	case OPT_SERVE_TOP:
+		if (parse_u64(optarg, &v) || v > ST_SERVE_TOP_MAX)
+			return bad("--serve-top needs 0 to %d symbols, not '%s'", ST_SERVE_TOP_MAX,
+				   optarg);
+		o->serve_top = (unsigned)v;
+		break;
 	case OPT_MEMORY:
 		if (parse_u64(optarg, &v) || v < ST_MEMORY_MIN_MB || v > (1u << 20))
 			return bad("--memory needs %u to 1048576 MB (shimtop itself needs about "
@@ -764,6 +793,12 @@ static int check_combinations(const struct st_options *o)
 	if (o->replay_path && o->observe && (o->nsignals || o->pin_target ||
 					      o->observer_cpu >= 0))
 		return bad("%s", "--replay shows recorded observer samples; it runs no observer");
+	if ((o->serve_token_path || o->serve_top) && !o->serve_address)
+		return bad("%s", "--serve-token and --serve-top go with --serve ADDRESS:PORT");
+	if (o->serve_address && (o->export_format || o->diff_path || o->iterations ||
+				 o->delay_set || o->format != ST_FORMAT_TEXT))
+		return bad("%s", "--serve answers HTTP instead of printing reports: it takes no "
+			   "--export, --diff, -n, -d or --format");
 	if (o->iterations && !o->batch)
 		return bad("%s", "-n counts batch reports: give -b (or --batch) with it");
 	return 0;

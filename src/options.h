@@ -96,6 +96,10 @@ struct st_options {
 	double range_from, range_to;	/* seconds from the first sample */
 	bool realtime;			/* replay at recorded speed */
 	const char *symfs;		/* --symfs: where a recording's files are */
+	const char *serve_address;	/* --serve ADDR:PORT: headless, answering HTTP */
+	const char *serve_token_path;	/* --serve-token: a file holding the bearer token */
+	unsigned serve_top;		/* --serve-top: per-symbol metrics of the N heaviest */
+#define ST_SERVE_TOP_MAX 50
 	const char *theme;
 
 	/* --ibs: AMD IBS samples instead of perf events. */

@@ -3,8 +3,8 @@
 
 The layers, lowest first: base (util, text_safe, index, cpulist,
 stop_signal, output_file, the module's uapi header), ring, symbols,
-sampler (and target), model, session (session, options), output, ui, and
-the programs (shimtop.c, the demo, the instrumenter).  The snapshot is one
+sampler (and target), model, session (session, options), output, ui (and
+serve, the other front end), and the programs (shimtop.c, the demo, the instrumenter).  The snapshot is one
 folder whose files sit in three layers: its container format beside the
 ring, its reading into a model with the session, its writing (which embeds
 the JSON report) with the output.  A file may
@@ -17,7 +17,7 @@ import sys
 
 ORDER = ["base", "ring", "symbols", "sampler", "model", "session", "output", "ui", "program"]
 FOLDERS = {"ring": "ring", "symbols": "symbols", "sampler": "sampler", "model": "model",
-           "output": "output", "ui": "ui", "demo": "program", "instrument": "program",
+           "output": "output", "ui": "ui", "serve": "ui", "demo": "program", "instrument": "program",
            "kmod": "base"}
 TOP = {"util": "base", "text_safe": "base", "index": "base", "cpulist": "base",
        "stop_signal": "base", "output_file": "base", "target": "sampler",

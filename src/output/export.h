@@ -8,6 +8,8 @@
 #ifndef SHIMTOP_EXPORT_H
 #define SHIMTOP_EXPORT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "options.h"
@@ -27,6 +29,21 @@ int export_pprof(struct session *s, FILE *out);
 int export_csv_symbols(struct session *s, FILE *out);
 int export_csv_tags(struct session *s, FILE *out);
 int export_csv_timeline(struct session *s, FILE *out);
+
+/*
+ * A window of the profile (--serve's next N seconds): the call tree's
+ * counts at its start, taken by pprof_window_begin; export_pprof_window
+ * writes what came since (w NULL: everything, as export_pprof).
+ */
+struct pprof_window {
+	uint64_t *self, *weight;	/* per tree node */
+	size_t n;
+	int64_t start_unix_ns;		/* wall clock, pprof's time_nanos */
+	uint64_t start_ns;		/* st_now_ns(): its duration */
+};
+void pprof_window_begin(const struct session *s, struct pprof_window *w);
+void pprof_window_free(struct pprof_window *w);
+int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *out);
 
 /* A CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
 void export_csv_field(FILE *out, const char *s);

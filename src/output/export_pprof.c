@@ -4,8 +4,11 @@
  * Parca and Pyroscope read it.  A Sample per calling context that
  * samples ended in (its location ids leaf first), with its sample count
  * and its weight (ns of cpu-clock, or the event's count); a Location and
- * a Function per function, a Mapping per module.  Functions carry no
- * addresses or lines: shimtop's tree keeps functions, not instructions.
+ * a Function per function (its source file and first line where the
+ * file's DWARF says), a Mapping per module (its GNU build-id where the
+ * file has one).  Locations carry no addresses: shimtop's tree keeps
+ * functions, not instructions.  A window (--serve's profile of the next
+ * N seconds) is the tree's counts now less those at its start.
  */
 #include "output/export.h"
 #include "model/model.h"
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
+#include <time.h>
 #include <zlib.h>
 
 typedef Perftools__Profiles__Profile Profile;
@@ -45,6 +49,14 @@ struct pprof {
 	Line *lines;			/* one per location, allocated with it */
 	ValueType types[2], period_type;
 	ValueType *type_ptrs[2];
+	struct build_id *build_ids;	/* by file path and by base name */
+};
+
+struct build_id {
+	UT_hash_handle hh;
+	char *file;		/* the key */
+	char *id;		/* hex, in the string table */
+	int64_t index;
 };
 
 static int64_t intern(struct pprof *x, const char *s)
@@ -63,9 +75,32 @@ static int64_t intern(struct pprof *x, const char *s)
 	return e->index;
 }
 
+/* Each file the symbolizer opened, by path and by base name, with its build-id. */
+static void note_build_id(const char *path, const char *build_id, void *arg)
+{
+	struct pprof *x = arg;
+	const char *base = strrchr(path, '/');
+	const char *keys[2] = { path, base ? base + 1 : path };
+	struct build_id *e;
+
+	if (!build_id[0])
+		return;
+	for (int i = 0; i < 2; i++) {
+		HASH_FIND_STR(x->build_ids, keys[i], e);
+		if (e)
+			continue;
+		e = st_xcalloc(1, sizeof(*e));
+		e->file = st_xstrdup(keys[i]);
+		e->id = st_xstrdup(build_id);
+		e->index = intern(x, e->id);
+		HASH_ADD_KEYPTR(hh, x->build_ids, e->file, strlen(e->file), e);
+	}
+}
+
 static uint64_t mapping_of(struct pprof *x, const char *module)
 {
 	int64_t name = intern(x, module);
+	struct build_id *id;
 	Mapping *m;
 
 	for (size_t i = 0; i < x->p.n_mapping; i++)
@@ -75,6 +110,9 @@ static uint64_t mapping_of(struct pprof *x, const char *module)
 	perftools__profiles__mapping__init(m);
 	m->id = x->p.n_mapping + 1;
 	m->filename = name;
+	HASH_FIND_STR(x->build_ids, module, id);
+	if (id)
+		m->build_id = id->index;
 	m->has_functions = true;
 	ST_GROW(x->p.mapping, x->mappings_cap, x->p.n_mapping + 1);
 	x->p.mapping[x->p.n_mapping++] = m;
@@ -97,9 +135,16 @@ static uint64_t location_of(struct pprof *x, const struct session *s, uint32_t s
 	f->name = intern(x, model_frame_name(&s->model, sym));
 	if (slot < x->nsyms) {
 		const struct st_symbol *st = symbolizer_symbol(s->symbols, sym);
+		const char *file;
+		int at;
 
 		f->system_name = intern(x, st->raw ? st->raw : st->name);
 		f->filename = intern(x, st->module);
+		/* Where the DWARF knows it: the function's source file and first line. */
+		if (symbolizer_source_line(s->symbols, sym, 0, &file, &at) && file[0] && at > 0) {
+			f->filename = intern(x, file);
+			f->start_line = at;
+		}
 	} else {
 		f->system_name = f->name;
 	}
@@ -111,6 +156,7 @@ static uint64_t location_of(struct pprof *x, const struct session *s, uint32_t s
 	line = (Line *)(l + 1);
 	perftools__profiles__line__init(line);
 	line->function_id = f->id;
+	line->line = f->start_line;
 	l->id = x->p.n_location + 1;
 	if (slot < x->nsyms)
 		l->mapping_id = mapping_of(x, symbolizer_symbol(s->symbols, sym)->module);
@@ -124,9 +170,8 @@ static uint64_t location_of(struct pprof *x, const struct session *s, uint32_t s
 }
 
 static void add_sample(struct pprof *x, const struct session *s, const struct cct *t,
-		       uint32_t node, uint32_t *path)
+		       uint32_t node, uint32_t *path, uint64_t count, uint64_t weight)
 {
-	const struct cct_node *n = cct_node(t, node);
 	size_t k = cct_path(t, node, path);
 	Sample *smp;
 
@@ -140,8 +185,8 @@ static void add_sample(struct pprof *x, const struct session *s, const struct cc
 	for (size_t i = 0; i < k; i++)
 		smp->location_id[i] = location_of(x, s, path[k - 1 - i]);
 	smp->n_location_id = k;
-	smp->value[0] = (int64_t)n->self;
-	smp->value[1] = (int64_t)n->self_weight;
+	smp->value[0] = (int64_t)count;
+	smp->value[1] = (int64_t)weight;
 	smp->n_value = x->p.n_sample_type;
 	ST_GROW(x->p.sample, x->samples_cap, x->p.n_sample + 1);
 	x->p.sample[x->p.n_sample++] = smp;
@@ -212,6 +257,13 @@ static void free_profile(struct pprof *x)
 		HASH_DEL(x->strings, e);
 		free(e);
 	}
+	for (struct build_id *b = x->build_ids, *nb; b; b = nb) {
+		nb = b->hh.next;
+		HASH_DEL(x->build_ids, b);
+		free(b->file);
+		free(b->id);
+		free(b);
+	}
 	for (size_t i = 0; i < x->p.n_sample; i++)
 		free(x->p.sample[i]);
 	for (size_t i = 0; i < x->p.n_location; i++)
@@ -245,7 +297,40 @@ static int64_t first_sample_unix_ns(const struct session *s)
 	return ns > 0 ? ns : 0;
 }
 
-int export_pprof(struct session *s, FILE *out)
+void pprof_window_begin(const struct session *s, struct pprof_window *w)
+{
+	const struct cct *t = &session_tables(s)->tree;
+	struct timespec now;
+
+	w->n = t->n;
+	w->self = st_xcalloc(t->n ? t->n : 1, sizeof(*w->self));
+	w->weight = st_xcalloc(t->n ? t->n : 1, sizeof(*w->weight));
+	for (size_t i = 0; i < t->n; i++) {
+		w->self[i] = cct_node(t, (uint32_t)i)->self;
+		w->weight[i] = cct_node(t, (uint32_t)i)->self_weight;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	w->start_unix_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	w->start_ns = st_now_ns();
+}
+
+void pprof_window_free(struct pprof_window *w)
+{
+	free(w->self);
+	free(w->weight);
+	memset(w, 0, sizeof(*w));
+}
+
+/* What a node gained since the window's start (all of it without one). */
+static uint64_t since(const uint64_t *at_start, size_t n, uint32_t node, uint64_t now)
+{
+	uint64_t then = at_start && node < n ? at_start[node] : 0;
+
+	/* A count moved to another node (a late name) is not taken twice. */
+	return now > then ? now - then : 0;
+}
+
+int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *out)
 {
 	const struct model *m = session_tables(s);
 	const struct cct *t = &m->tree;
@@ -260,13 +345,24 @@ int export_pprof(struct session *s, FILE *out)
 	x.nsyms = symbolizer_count(s->symbols);
 	x.location_of = st_xcalloc(x.nsyms + 1, sizeof(*x.location_of));
 	intern(&x, "");		/* string_table[0] is "" */
+	symbolizer_each_file(s->symbols, note_build_id, &x);
 	sample_types(&x, s);
-	for (uint32_t i = 1; i < t->n; i++)
-		if (cct_node(t, i)->self)
-			add_sample(&x, s, t, i, path);
-	x.p.time_nanos = first_sample_unix_ns(s);
-	if (m->first_time && m->last_time > m->first_time)
-		x.p.duration_nanos = (int64_t)(m->last_time - m->first_time);
+	for (uint32_t i = 1; i < t->n; i++) {
+		const struct cct_node *n = cct_node(t, i);
+		uint64_t count = since(w ? w->self : NULL, w ? w->n : 0, i, n->self);
+
+		if (count)
+			add_sample(&x, s, t, i, path, count,
+				   since(w ? w->weight : NULL, w ? w->n : 0, i, n->self_weight));
+	}
+	if (w) {
+		x.p.time_nanos = w->start_unix_ns;
+		x.p.duration_nanos = (int64_t)(st_now_ns() - w->start_ns);
+	} else {
+		x.p.time_nanos = first_sample_unix_ns(s);
+		if (m->first_time && m->last_time > m->first_time)
+			x.p.duration_nanos = (int64_t)(m->last_time - m->first_time);
+	}
 	x.p.comment = st_xcalloc(1, sizeof(*x.p.comment));
 	x.p.comment[x.p.n_comment++] = intern(&x, "shimtop " PACKAGE_VERSION);
 	len = perftools__profiles__profile__get_packed_size(&x.p);
@@ -277,4 +373,9 @@ int export_pprof(struct session *s, FILE *out)
 	free(path);
 	free_profile(&x);
 	return rc ? rc : ferror(out) ? -EIO : 0;
+}
+
+int export_pprof(struct session *s, FILE *out)
+{
+	return export_pprof_window(s, NULL, out);
 }

@@ -1,0 +1,178 @@
+/*
+ * serve.c - shimtop --serve's main loop: samples as batch does, and
+ * answers the jobs the HTTP side posts.  /metrics is rendered at once; a
+ * profile of the next N seconds notes the call tree's counts now and is
+ * written when its window ends.  Only this thread reads the model.
+ */
+#include "output/export.h"
+#include "serve/serve.h"
+#include "serve/serve_http.h"
+#include "session.h"
+#include "snapshot/snapshot_write.h"
+#include "stop_signal.h"
+#include "util.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SERVE_PROFILES_MAX 4	/* windows open at once; more get 429 */
+
+struct serve_loop {
+	struct session *s;
+	struct serve_http *http;
+	struct serve_job *profiles;	/* windows open, in no order */
+	unsigned nprofiles;
+};
+
+static const char text_type[] = "text/plain; charset=utf-8";
+
+static void answer_text(struct serve_loop *l, struct serve_job *j, unsigned status,
+			const char *text)
+{
+	serve_http_answer(l->http, j, status, text_type, st_xstrdup(text), strlen(text));
+}
+
+static void answer_metrics(struct serve_loop *l, struct serve_job *j)
+{
+	struct serve_stats st = { .profiles_running = l->nprofiles };
+	size_t len;
+	char *text;
+
+	serve_http_counts(l->http, &st.answered, &st.refused);
+	text = serve_metrics_text(l->s, l->s->opt->serve_top, &st, &len);
+	serve_http_answer(l->http, j, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
+}
+
+static void answer_profile(struct serve_loop *l, struct serve_job *j)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int rc = out ? export_pprof_window(l->s, &j->window, out) : -ENOMEM;
+
+	if (out && fclose(out) && !rc)
+		rc = -ENOMEM;
+	pprof_window_free(&j->window);
+	if (rc < 0) {
+		free(buf);
+		answer_text(l, j, 500, "the profile could not be written\n");
+		return;
+	}
+	serve_http_answer(l->http, j, 200, "application/octet-stream", buf, len);
+}
+
+/* The jobs posted since the last tick: metrics now, profiles from now. */
+static void take_jobs(struct serve_loop *l)
+{
+	struct serve_job *j;
+
+	while ((j = serve_http_take(l->http))) {
+		if (j->route == SERVE_METRICS) {
+			answer_metrics(l, j);
+		} else if (l->nprofiles >= SERVE_PROFILES_MAX) {
+			answer_text(l, j, 429, "too many profiles at once (4): try again when "
+				    "one ends\n");
+		} else {
+			pprof_window_begin(l->s, &j->window);
+			j->due_ns = st_now_ns() + (uint64_t)j->seconds * 1000000000u;
+			j->next = l->profiles;
+			l->profiles = j;
+			l->nprofiles++;
+		}
+	}
+}
+
+/* Profiles whose window has ended (all of them when stopping: what they have). */
+static void end_profiles(struct serve_loop *l, bool all)
+{
+	uint64_t now = st_now_ns();
+
+	for (struct serve_job **p = &l->profiles; *p;) {
+		struct serve_job *j = *p;
+
+		if (!all && now < j->due_ns) {
+			p = &j->next;
+			continue;
+		}
+		*p = j->next;
+		l->nprofiles--;
+		answer_profile(l, j);
+	}
+}
+
+/* Where it listens (the port chosen for 0 too), and a warning where it is open to others. */
+static void say_where(const struct sockaddr_storage *a, unsigned port, bool token)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (a->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, host, sizeof(host));
+	else if (a->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, host,
+			  sizeof(host));
+	fprintf(stderr, "shimtop: serving http://%s%s%s:%u/ (/metrics, "
+		"/debug/pprof/profile?seconds=N)%s\n", a->ss_family == AF_INET6 ? "[" : "", host,
+		a->ss_family == AF_INET6 ? "]" : "", port,
+		token ? "" : serve_address_is_loopback(a) ? ""
+		: "; no --serve-token: anyone who reaches this address may read the target's "
+		  "profile");
+}
+
+int serve_run(struct session *s)
+{
+	const struct st_options *o = s->opt;
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	struct serve_loop l = { .s = s };
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	char token[257] = "", err[512];
+	int status, rc;
+
+	if (serve_parse_address(o->serve_address, &addr, &addr_len, err, sizeof(err)) < 0 ||
+	    (o->serve_token_path &&
+	     serve_read_token(o->serve_token_path, token, sizeof(token), err, sizeof(err)) < 0)) {
+		st_error("%s", err);
+		return -EINVAL;
+	}
+	/* Refused before anything is launched: the address is taken, or not ours. */
+	l.http = serve_http_start((const struct sockaddr *)&addr, addr_len,
+				  token[0] ? token : NULL, err, sizeof(err));
+	memset(token, 0, sizeof(token));
+	if (!l.http) {
+		st_error("%s", err);
+		return -EADDRINUSE;
+	}
+	stop_signal_install();
+	status = session_start(s);
+	if (status < 0) {
+		serve_http_stop(l.http);
+		return status;
+	}
+	say_where(&addr, serve_http_port(l.http), o->serve_token_path != NULL);
+	while (!stop_signal_received()) {
+		if (!s->behind)
+			nanosleep(&tick, NULL);
+		/* A target that ended leaves its figures served; sampling is over. */
+		if (!s->finished)
+			session_pump(s);
+		if (stop_signal_snapshot_asked()) {
+			snapshot_save(s, NULL, err, sizeof(err));
+			fprintf(stderr, "shimtop: %s\n", err);
+		}
+		take_jobs(&l);
+		end_profiles(&l, false);
+		if (o->duration && session_elapsed(s) >= o->duration)
+			break;
+	}
+	/* Open windows get what they have; queued requests a 503. */
+	take_jobs(&l);
+	end_profiles(&l, true);
+	serve_http_stop(l.http);
+	status = session_stop(s);
+	rc = snapshot_on_exit(s);
+	return status < 0 ? status : rc < 0 ? rc : 0;
+}

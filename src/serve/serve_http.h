@@ -1,0 +1,52 @@
+/*
+ * serve_http.h - the HTTP side of --serve (libmicrohttpd on threads of
+ * its own): a request that needs the session becomes a job, its
+ * connection suspended until the main loop answers it.
+ */
+#ifndef SHIMTOP_SERVE_HTTP_H
+#define SHIMTOP_SERVE_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "output/export.h"
+#include "serve/serve.h"
+
+struct serve_job {
+	struct serve_job *next;		/* in the queue, then the main loop's list */
+	enum serve_route route;		/* SERVE_METRICS or SERVE_PROFILE */
+	unsigned seconds;
+	/* The main loop's: a profile's window and when it ends. */
+	struct pprof_window window;
+	uint64_t due_ns;
+	/* The answer, then the HTTP side's. */
+	unsigned status;
+	const char *type;
+	char *body;
+	size_t len;
+	void *connection;
+};
+
+#define SERVE_CONNECTIONS	32	/* at once, all clients */
+#define SERVE_CONNECTIONS_PER_IP 16
+#define SERVE_IDLE_SECONDS	10	/* a client silent this long is let go */
+#define SERVE_REQUEST_BYTES	16384	/* a request's line and headers at most */
+
+struct serve_http;
+
+/* Listens on addr; NULL with why in err. */
+struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
+				    const char *token, char *err, size_t errlen);
+/* The port it listens on (the one the kernel chose for port 0). */
+unsigned serve_http_port(struct serve_http *h);
+/* The next job a request posted, or NULL. */
+struct serve_job *serve_http_take(struct serve_http *h);
+/* Answers a job (body: allocated, taken); the HTTP side sends and frees it. */
+void serve_http_answer(struct serve_http *h, struct serve_job *j, unsigned status,
+		       const char *type, char *body, size_t len);
+/* Requests answered and refused so far (for /metrics). */
+void serve_http_counts(struct serve_http *h, uint64_t *answered, uint64_t *refused);
+void serve_http_stop(struct serve_http *h);
+
+#endif
