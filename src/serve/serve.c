@@ -132,11 +132,12 @@ int serve_run(struct session *s)
 	char token[257] = "", err[512];
 	int status, rc;
 
-	if (serve_parse_address(o->serve_address, &addr, &addr_len, err, sizeof(err)) < 0 ||
-	    (o->serve_token_path &&
-	     serve_read_token(o->serve_token_path, token, sizeof(token), err, sizeof(err)) < 0)) {
+	rc = serve_parse_address(o->serve_address, &addr, &addr_len, err, sizeof(err));
+	if (!rc && o->serve_token_path)
+		rc = serve_read_token(o->serve_token_path, token, sizeof(token), err, sizeof(err));
+	if (rc < 0) {
 		st_error("%s", err);
-		return -EINVAL;
+		return rc;
 	}
 	/* Refused before anything is launched: the address is taken, or not ours. */
 	l.http = serve_http_start((const struct sockaddr *)&addr, addr_len,

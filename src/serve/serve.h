@@ -22,7 +22,8 @@ int serve_run(struct session *s);
 /*
  * [ADDRESS:]PORT ("9464", ":9464", "0.0.0.0:9464", "[::1]:9464",
  * "localhost:9464") as a socket address; no address: 127.0.0.1.  0, or
- * -EINVAL with why in err.
+ * -EINVAL (not ADDRESS:PORT) or -EADDRNOTAVAIL (no such address here)
+ * with why in err.
  */
 int serve_parse_address(const char *text, struct sockaddr_storage *out, socklen_t *len,
 			char *err, size_t errlen);
@@ -33,7 +34,7 @@ bool serve_address_is_loopback(const struct sockaddr_storage *a);
 /*
  * The bearer token from --serve-token's file: its first line, 16 to 256
  * printable characters, the file readable by its owner only.  0, or
- * -errno with why in err.
+ * -EACCES with why in err.
  */
 int serve_read_token(const char *path, char *token, size_t len, char *err, size_t errlen);
 

@@ -56,7 +56,7 @@ int serve_parse_address(const char *text, struct sockaddr_storage *out, socklen_
 			 "give an IP address such as 127.0.0.1", host, rc ? gai_strerror(rc) : "none");
 		if (res)
 			freeaddrinfo(res);
-		return -EINVAL;
+		return -EADDRNOTAVAIL;
 	}
 	memset(out, 0, sizeof(*out));
 	memcpy(out, res->ai_addr, res->ai_addrlen);
@@ -85,25 +85,25 @@ int serve_read_token(const char *path, char *token, size_t len, char *err, size_
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open the token file '%.200s': %s", path,
 			 strerror(errno));
-		return -errno;
+		return -EACCES;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		snprintf(err, errlen, "the token file '%.200s' is not a regular file", path);
-		return -EINVAL;
+		return -EACCES;
 	}
 	if (st.st_mode & 077) {
 		close(fd);
 		snprintf(err, errlen, "the token file '%.200s' can be read by others (mode %04o): "
 			 "chmod 600 it", path, (unsigned)(st.st_mode & 07777));
-		return -EPERM;
+		return -EACCES;
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n < 0) {
 		snprintf(err, errlen, "cannot read the token file '%.200s': %s", path,
 			 strerror(errno));
-		return -EIO;
+		return -EACCES;
 	}
 	buf[n] = '\0';
 	while (k < (size_t)n && buf[k] > ' ' && buf[k] < 0x7f)
@@ -113,7 +113,7 @@ int serve_read_token(const char *path, char *token, size_t len, char *err, size_
 	    (k < (size_t)n && buf[k] != '\n' && !(buf[k] == '\r' && buf[k + 1] == '\n'))) {
 		snprintf(err, errlen, "the token file '%.200s' must start with a line of 16 to 256 "
 			 "printable characters and no spaces", path);
-		return -EINVAL;
+		return -EACCES;
 	}
 	memcpy(token, buf, k);
 	token[k] = '\0';

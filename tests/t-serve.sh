@@ -1,0 +1,181 @@
+#!/bin/sh
+# t-serve.sh - shimtop --serve -p PID against the clients the fleet runs:
+# go tool pprof fetches a profile of the demo and finds its phases by
+# name; Debian's prometheus scrapes /metrics with a bearer token and its
+# query API returns shimtop_samples_total > 0; hostile and slow clients
+# (serve_hostile.py) get 4xx and never stop sampling; without the token a
+# request gets 401; bad arguments get one line and a non-zero status.
+. "$TESTS_DIR/lib.sh"
+
+# serve ARGS...: shimtop --serve 127.0.0.1:0 ARGS in the background, once it
+# says where it listens; sets SERVE_PID and URL.
+serve() {
+	"$SHIMTOP" --serve 127.0.0.1:0 "$@" 2>"$TMP/serve.err" &
+	SERVE_PID=$!
+	BG_PIDS="$BG_PIDS $SERVE_PID"
+	URL="" i=0
+	while [ -z "$URL" ] && [ $i -lt 200 ]; do
+		sleep 0.1
+		URL=$(sed -n 's|^shimtop: serving \(http://[0-9.]*:[0-9]*\)/ .*|\1|p' "$TMP/serve.err")
+		i=$((i + 1))
+	done
+	[ -n "$URL" ] || { fail "--serve never said where it listens: $(cat "$TMP/serve.err")"; finish; }
+}
+
+# fetch PATH [CURL ARGS]: the body to $TMP/body, the status printed.
+fetch() {
+	p=$1
+	shift
+	python3 - "$URL$p" "$TMP/body" "$@" <<'PY'
+import sys, urllib.request, urllib.error
+req = urllib.request.Request(sys.argv[1])
+for h in sys.argv[3:]:
+    k, v = h.split(": ", 1)
+    req.add_header(k, v)
+try:
+    r = urllib.request.urlopen(req, timeout=30)
+    code, body = r.status, r.read()
+except urllib.error.HTTPError as e:
+    code, body = e.code, e.read()
+open(sys.argv[2], "wb").write(body)
+print(code)
+PY
+}
+
+# Bad arguments: one line each, before anything is launched.
+expect_run 2 "--serve needs \[ADDRESS:\]PORT with a port from 1 to 65535" -- \
+	"$SHIMTOP" --serve 127.0.0.1:99999 --demo
+expect_run 2 "--serve-top needs 0 to 50" -- "$SHIMTOP" --serve 9464 --serve-top 51 --demo
+expect_run 2 "--serve-token and --serve-top go with --serve" -- \
+	"$SHIMTOP" -b --serve-token /dev/null --demo
+expect_run 2 "--serve answers HTTP instead of printing reports" -- \
+	"$SHIMTOP" --serve 9464 --format json --demo
+expect_run 1 "not an address of this machine" -- "$SHIMTOP" --serve 203.0.113.300:9464 --demo
+printf 'short\n' >"$TMP/short.token" && chmod 600 "$TMP/short.token"
+expect_run 1 "must start with a line of 16 to 256" -- \
+	"$SHIMTOP" --serve 127.0.0.1:0 --serve-token "$TMP/short.token" --demo
+printf 'abcdefghijklmnopqrstuvwxyz012345\n' >"$TMP/open.token" && chmod 644 "$TMP/open.token"
+expect_run 1 "can be read by others \(mode 0644\): chmod 600 it" -- \
+	"$SHIMTOP" --serve 127.0.0.1:0 --serve-token "$TMP/open.token" --demo
+ln -s "$TMP/short.token" "$TMP/link.token"
+expect_run 1 "cannot open the token file" -- \
+	"$SHIMTOP" --serve 127.0.0.1:0 --serve-token "$TMP/link.token" --demo
+
+start_demo --seconds 120
+serve -p "$DEMO_PID" --serve-top 5
+
+# An address already taken: said in a line, exit 1.
+port=${URL##*:}
+expect_run 1 "cannot listen there" -- "$SHIMTOP" --serve "127.0.0.1:$port" --demo
+
+[ "$(fetch /healthz)" = 200 ] && grep -qx ok "$TMP/body" || fail "/healthz: $(cat "$TMP/body")"
+[ "$(fetch /)" = 200 ] && grep -q '/debug/pprof/profile' "$TMP/body" ||
+	fail "the index page: $(cat "$TMP/body")"
+[ "$(fetch /metrics)" = 200 ] || fail "/metrics: $(cat "$TMP/body")"
+grep -Eq '^shimtop_samples_total [1-9][0-9]*$' "$TMP/body" || fail "no samples in /metrics"
+grep -Eq "^shimtop_process_samples_total\{pid=\"$DEMO_PID\",comm=\"shimtop-demo\"\} [1-9]" \
+	"$TMP/body" || fail "/metrics lacks the demo's process: $(grep process "$TMP/body")"
+grep -Eq '^shimtop_symbol_samples_total\{module="shimtop-demo",symbol="phase_[a-z_]+"\} [1-9]' \
+	"$TMP/body" || fail "--serve-top 5: no phase in /metrics: $(grep symbol "$TMP/body")"
+[ "$(grep -c '^shimtop_symbol_samples_total{' "$TMP/body")" -le 5 ] ||
+	fail "--serve-top 5 gave more than five symbol series"
+
+# go tool pprof, as a pprof scraper fetches: the demo's phases by name.
+if command -v go >/dev/null; then
+	HOME=$TMP PPROF_TMPDIR=$TMP GOCACHE=$TMP/go-cache go tool pprof -raw -seconds 2 \
+		"$URL/debug/pprof/profile" >"$TMP/raw" 2>"$TMP/err" ||
+		fail "go tool pprof cannot fetch a profile: $(cat "$TMP/err")"
+	for f in 'phase_[a-z_]+' run_phases main; do
+		grep -Eq "^ +[0-9]+: 0x0 M=[0-9]+ $f .*shimtop-demo\.c:[0-9]+" "$TMP/raw" ||
+			fail "go tool pprof's profile lacks $f with its file and line: $(grep -A8 '^Locations' "$TMP/raw")"
+	done
+	grep -Eq '^Duration: (1\.[5-9]|2\.[0-5])' "$TMP/raw" ||
+		fail "the profile's duration is not the 2 s asked for: $(grep Duration "$TMP/raw")"
+	demo_id=$(readelf -n "$SHIMTOP_DEMO" | sed -n 's/.*Build ID: *//p')
+	grep -Eq "^[0-9]+: .* shimtop-demo $demo_id " "$TMP/raw" ||
+		fail "the demo's mapping lacks its build-id $demo_id: $(sed -n '/^Mappings/,$p' "$TMP/raw")"
+else
+	fail "go is not installed (the test list has golang-go)"
+fi
+
+python3 "$TESTS_DIR/serve_hostile.py" "$URL" >"$TMP/hostile" 2>&1 ||
+	fail "hostile clients: $(cat "$TMP/hostile")"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null
+[ $? -eq 0 ] || fail "--serve did not end cleanly on SIGTERM: $(cat "$TMP/serve.err")"
+
+# Thousands of requests to a recording's figures (a model that no longer
+# grows): shimtop's resident memory stays within 2 MiB.
+"$SHIMTOP" -b --duration 1 -o "$TMP/rec" -- "$SHIMTOP_DEMO" --seconds 1 >/dev/null 2>&1 ||
+	fail "no recording for the memory check"
+serve -i "$TMP/rec" --serve-top 50
+python3 - "$URL" "$SERVE_PID" <<'PY' || fail "requests grew shimtop's memory"
+import re, sys, urllib.error, urllib.request
+url, pid = sys.argv[1], sys.argv[2]
+def rss():
+    return int(re.search(r"VmRSS:\s+(\d+)", open(f"/proc/{pid}/status").read()).group(1))
+def get(path):
+    try:
+        urllib.request.urlopen(url + path, timeout=10).read()
+    except urllib.error.HTTPError as e:
+        e.read()
+for i in range(300):
+    get("/metrics")
+before = rss()
+for i in range(3000):
+    get(("/metrics", "/nope", "/", "/debug/pprof/profile?seconds=0")[i % 4])
+grown = rss() - before
+print("grown", grown, "KiB over 3000 requests")
+sys.exit(grown > 2048)
+PY
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null
+
+# Prometheus scrapes it with a bearer token, as its own config says.
+printf 'shimtop-test-token-0123456789abcdef\n' >"$TMP/token" && chmod 600 "$TMP/token"
+serve -p "$DEMO_PID" --serve-token "$TMP/token"
+[ "$(fetch /metrics)" = 401 ] || fail "no token: not 401"
+[ "$(fetch /metrics "Authorization: Bearer wrong-token-0123456789")" = 401 ] ||
+	fail "a wrong token: not 401"
+[ "$(fetch /metrics "Authorization: Bearer shimtop-test-token-0123456789abcdef")" = 200 ] ||
+	fail "the token: not 200: $(cat "$TMP/body")"
+if command -v prometheus >/dev/null; then
+	pport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: shimtop
+    authorization:
+      type: Bearer
+      credentials_file: $TMP/token
+    static_configs:
+      - targets: ['${URL#http://}']
+EOF
+	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prometheus" \
+		--web.listen-address="127.0.0.1:$pport" >"$TMP/prometheus.log" 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+	python3 - "$pport" <<'PY' || fail "Prometheus never read shimtop_samples_total > 0: $(tail -5 "$TMP/prometheus.log")"
+import json, sys, time, urllib.request
+base = "http://127.0.0.1:%s/api/v1/" % sys.argv[1]
+def get(q):
+    try:
+        return json.load(urllib.request.urlopen(base + q, timeout=5))
+    except OSError:
+        return None
+for _ in range(600):
+    d = get("query?query=shimtop_samples_total")
+    r = d and d["data"]["result"]
+    if r and float(r[0]["value"][1]) > 0:
+        t = get("targets")["data"]["activeTargets"][0]
+        assert t["health"] == "up" and not t["lastError"], t
+        print("shimtop_samples_total", r[0]["value"][1])
+        sys.exit(0)
+    time.sleep(0.1)
+sys.exit(1)
+PY
+else
+	fail "prometheus is not installed (the test list has it)"
+fi
+finish
