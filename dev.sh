@@ -17,7 +17,8 @@ TOP=$(pwd)
 PACKAGES="build-essential autoconf automake pkg-config libncurses-dev
 libdw-dev libelf-dev libcapstone-dev libiberty-dev libpfm4-dev libjson-c-dev libinih-dev uthash-dev
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libzstd-dev libdebuginfod-dev debuginfod
-linux-perf tmux golang-go
+libmicrohttpd-dev
+linux-perf tmux golang-go prometheus
 python3 perl util-linux procps zstd cppcheck clang libclang-rt-14-dev nodejs sqlite3
 linux-headers-amd64 linux-image-amd64 linux-source qemu-system-x86 busybox-static cpio kmod"
 

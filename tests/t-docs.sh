@@ -38,9 +38,20 @@ prefix=$(sed -n 's/^prefix=//p' "$TOP_BUILDDIR/shimtop-signals.pc")
 P=$ROOT$prefix
 for f in bin/shimtop bin/shimtop-demo share/man/man1/shimtop.1 share/man/man1/shimtop-demo.1 \
 	share/bash-completion/completions/shimtop share/pkgconfig/shimtop-signals.pc \
-	include/shimtop/signals.h share/shimtop/themes/default.theme share/shimtop/themes/mono.theme; do
+	include/shimtop/signals.h share/shimtop/themes/default.theme share/shimtop/themes/mono.theme \
+	lib/systemd/system/shimtop.service; do
 	[ -f "$P/$f" ] || fail "make install did not install $f"
 done
+# The unit runs the installed shimtop, serving on loopback.
+grep -qx "ExecStart=$prefix/bin/shimtop --serve 127.0.0.1:9464 -a" \
+	"$P/lib/systemd/system/shimtop.service" ||
+	fail "shimtop.service: $(grep ExecStart "$P/lib/systemd/system/shimtop.service")"
+if command -v systemd-analyze >/dev/null; then
+	# Only the binary's absence (it is in the staging root) may be said.
+	systemd-analyze verify "$P/lib/systemd/system/shimtop.service" 2>&1 |
+		grep -v "is not executable\|man shimtop" >"$TMP/unit.err"
+	[ ! -s "$TMP/unit.err" ] || fail "shimtop.service does not verify: $(cat "$TMP/unit.err")"
+fi
 
 # The pkg-config file gives the header's directory; a C++ program builds with it.
 cflags=$(pkg-config --define-variable=prefix="$P" --cflags "$P/share/pkgconfig/shimtop-signals.pc") ||
