@@ -156,10 +156,8 @@ char *serve_metrics_text(const struct session *s, unsigned top, const struct ser
 	const struct model *m = session_tables(s);
 	struct session_metrics mt;
 	char *buf = NULL;
-	FILE *out = open_memstream(&buf, len);
+	FILE *out = st_xcheck(open_memstream(&buf, len));
 
-	if (!out)
-		st_xcheck(NULL);	/* out of memory */
 	session_metrics(s, &mt);
 	family(out, "shimtop_info", "gauge", "What is sampled: 1, the labels say.");
 	fputs("shimtop_info{", out);
