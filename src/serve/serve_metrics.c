@@ -105,12 +105,14 @@ static void symbols(FILE *out, const struct model *m, unsigned top)
 	free(rows);
 }
 
-static void observer(FILE *out, const struct session *s)
+static void observer(FILE *out, const struct session *s, const struct session_metrics *mt)
 {
 	const struct obs_model *o = &s->model.obs;
 
 	one(out, "shimtop_observer_samples_total", "counter",
 	    "Samples the observer thread took.", (double)s->obs_info.produced);
+	one(out, "shimtop_observer_rate", "gauge", "Observer samples per second.",
+	    mt->observer_rate);
 	one(out, "shimtop_observer_dte_judged_total", "counter",
 	    "Observer samples double-time error correction judged.", (double)dte_judged(&o->dte));
 	one(out, "shimtop_observer_dte_accepted_total", "counter",
@@ -186,7 +188,7 @@ char *serve_metrics_text(const struct session *s, unsigned top, const struct ser
 	if (top)
 		symbols(out, m, top);
 	if (mt.observing)
-		observer(out, s);
+		observer(out, s, &mt);
 	gauges(out, s);
 	one(out, "shimtop_http_requests_total", "counter", "HTTP requests answered.",
 	    (double)st->answered);
