@@ -546,6 +546,35 @@ static void links(void)
 	cct_free(&t);
 }
 
+/*
+ * Deep recursion (the demo's recurse_tree): main > r > r > r > r > leaf
+ * (5), main > r (1).  Each sample counts once per link: r calls r in 5
+ * samples (not 5 + 5 + 5), leaf in 5; r is called by main in 6, by r in 5.
+ */
+static void links_recursive(void)
+{
+	enum { MAIN = 10, R, LEAF };
+	const uint32_t deep[] = { MAIN, R, R, R, R, LEAF }, shallow[] = { MAIN, R };
+	struct cct_link *callers, *callees;
+	size_t ncallers, ncallees;
+	struct cct t;
+
+	cct_init(&t);
+	cct_add_samples(&t, deep, 6, false, 5, 5);
+	cct_add_samples(&t, shallow, 2, false, 1, 1);
+	cct_settle(&t);
+	CHECK_EQ_U64(cct_links(&t, R, &callers, &ncallers, &callees, &ncallees), 6);
+	CHECK(ncallers == 2 && callers[0].sym == MAIN && callers[0].samples == 6 &&
+	      callers[1].sym == R && callers[1].samples == 5);
+	CHECK(ncallees == 2 && callees[0].sym == R && callees[0].samples == 5 &&
+	      callees[1].sym == LEAF && callees[1].samples == 5);
+	for (size_t i = 0; i < ncallees; i++)
+		CHECK(callees[i].samples <= 6);
+	free(callers);
+	free(callees);
+	cct_free(&t);
+}
+
 /* Top-level node of t for function sym (by name), or 0. */
 static uint32_t top_named(const struct model *m, const struct cct *t, const char *name)
 {
@@ -653,6 +682,7 @@ int main(void)
 	paths();
 	node_ipc();
 	links();
+	links_recursive();
 	folded();
 	seen_callers();
 	seen_many();

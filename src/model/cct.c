@@ -363,6 +363,22 @@ static size_t merge_links(struct cct_link *v, size_t n)
 	return k;
 }
 
+/*
+ * Whether the path from the root down to node at already calls callee from
+ * caller: a recursion's deeper call of the same pair, whose samples the
+ * outer one counted (a sample counts once per link, as perf's children).
+ */
+static bool called_above(const struct cct *t, uint32_t at, uint32_t caller, uint32_t callee)
+{
+	for (; at != CCT_ROOT; at = t->nodes[at].parent) {
+		uint32_t up = t->nodes[at].parent;
+
+		if (t->nodes[at].sym == callee && up != CCT_ROOT && t->nodes[up].sym == caller)
+			return true;
+	}
+	return false;
+}
+
 uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
 		   size_t *ncallers, struct cct_link **callees, size_t *ncallees)
 {
@@ -382,11 +398,15 @@ uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
 			outer = t->nodes[at].sym != sym;
 		if (outer)
 			through += n->total;
-		ST_GROW(*callers, ncap, *ncallers + 1);
-		(*callers)[(*ncallers)++] = (struct cct_link){
-			n->parent == CCT_ROOT ? CCT_SYM_ROOT : t->nodes[n->parent].sym, n->total };
+		if (n->parent == CCT_ROOT || !called_above(t, n->parent, t->nodes[n->parent].sym,
+							    sym)) {
+			ST_GROW(*callers, ncap, *ncallers + 1);
+			(*callers)[(*ncallers)++] = (struct cct_link){
+				n->parent == CCT_ROOT ? CCT_SYM_ROOT : t->nodes[n->parent].sym,
+				n->total };
+		}
 		for (uint32_t k = n->child; k; k = t->nodes[k].sibling) {
-			if (!t->nodes[k].total)
+			if (!t->nodes[k].total || called_above(t, i, sym, t->nodes[k].sym))
 				continue;
 			ST_GROW(*callees, ecap, *ncallees + 1);
 			(*callees)[(*ncallees)++] = (struct cct_link){ t->nodes[k].sym,

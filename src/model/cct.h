@@ -161,7 +161,9 @@ struct cct_link {
  * Who calls sym and whom it calls, over all its contexts (perf report's
  * caller/callee view): each caller with the samples that reached sym
  * from it, each callee with the samples sym passed to it; hottest
- * first, allocated (free them).  Returns the samples through sym, a
+ * first, allocated (free them).  A sample counts once for each link
+ * however often recursion repeats it on its stack, as perf's children
+ * do, so no share passes 100%.  Returns the samples through sym, a
  * recursive call counted once.
  */
 uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
