@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct serve_http {
 	struct MHD_Daemon *daemon;
@@ -152,7 +153,8 @@ struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
 	if (token)
 		snprintf(h->token, sizeof(h->token), "%s", token);
 	h->daemon = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME,
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
+		MHD_USE_ITC,
 		0, NULL, NULL, on_request, h,
 		MHD_OPTION_SOCK_ADDR, addr,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_CONNECTIONS,
@@ -217,17 +219,19 @@ void serve_http_counts(struct serve_http *h, uint64_t *answered, uint64_t *refus
 void serve_http_stop(struct serve_http *h)
 {
 	static const struct timespec tick = { 0, 10 * 1000 * 1000 };
-	struct serve_job *j;
+	MHD_socket listening;
 
 	if (!h)
 		return;
-	/* Jobs still queued get their 503; then the suspended ones may go. */
-	while ((j = serve_http_take(h)))
-		serve_http_answer(h, j, 503, "text/plain; charset=utf-8",
-				  st_xstrdup("shimtop is stopping\n"), 20);
+	/* No new connections; what is queued, now or by an open one, gets a 503. */
+	listening = MHD_quiesce_daemon(h->daemon);
 	for (int i = 0; i < 100; i++) {
+		struct serve_job *j;
 		unsigned open;
 
+		while ((j = serve_http_take(h)))
+			serve_http_answer(h, j, 503, "text/plain; charset=utf-8",
+					  st_xstrdup("shimtop is stopping\n"), 20);
 		pthread_mutex_lock(&h->lock);
 		open = h->open_jobs;
 		pthread_mutex_unlock(&h->lock);
@@ -236,6 +240,8 @@ void serve_http_stop(struct serve_http *h)
 		nanosleep(&tick, NULL);
 	}
 	MHD_stop_daemon(h->daemon);
+	if (listening != MHD_INVALID_SOCKET)
+		close(listening);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
