@@ -1,30 +1,36 @@
 #!/bin/sh
 # dev.sh - set up and build shimtop on Debian 12, then run it or test it.
 #
-#   ./dev.sh run    install what is missing, build, run shimtop on its demo
-#                   (shimtop --demo; other arguments go to shimtop instead)
-#   ./dev.sh test   install what is missing, build with -Werror, run every
+#   ./dev.sh run    install what building and running needs, build, run
+#                   shimtop on its demo (shimtop --demo; other arguments go
+#                   to shimtop instead)
+#   ./dev.sh packages run|test   print either list of Debian packages
+#   ./dev.sh test   install what the tests need too, build with -Werror, run every
 #                   test, then build the tests with ASan+UBSan and run them
 #                   again; cppcheck over the sources (the kernel module
 #                   has the kernel's compiler with W=1 and checkpatch
 #                   instead, in t-kmod.sh); every fuzz target for 30 s
-#                   (clang, libFuzzer); make distcheck.  Ends with the line
-#                   "N passed, N failed, N skipped".
+#                   (clang, libFuzzer); make distcheck.  Ends with the
+#                   seconds each phase took and the line "N passed, N
+#                   failed, N skipped".
 set -eu
 cd "$(dirname "$0")"
 TOP=$(pwd)
 
-PACKAGES="build-essential autoconf automake pkg-config libncurses-dev
+# What building and running shimtop needs, and what only its tests need
+# (./dev.sh packages run|test prints each).
+PACKAGES_RUN="build-essential autoconf automake pkg-config libncurses-dev
 libdw-dev libelf-dev libcapstone-dev libiberty-dev libpfm4-dev libjson-c-dev libinih-dev uthash-dev
-libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libzstd-dev libdebuginfod-dev debuginfod
-libmicrohttpd-dev
-linux-perf tmux golang-go prometheus
+libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libzstd-dev libdebuginfod-dev
+libmicrohttpd-dev"
+PACKAGES_TEST="debuginfod linux-perf tmux golang-go prometheus
 python3 perl util-linux procps zstd cppcheck clang libclang-rt-14-dev nodejs sqlite3
 linux-headers-amd64 linux-image-amd64 linux-source qemu-system-x86 busybox-static cpio kmod"
 
+# install_missing PACKAGES...: apt-get installs those not installed.
 install_missing() {
 	missing=""
-	for p in $PACKAGES; do
+	for p in "$@"; do
 		dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
 	done
 	[ -z "$missing" ] && return 0
@@ -49,6 +55,15 @@ build() {
 	[ -f Makefile ] || "$TOP/configure" "$@" >/dev/null
 	make -j"$(nproc)" >/dev/null
 	cd "$TOP"
+}
+
+# phase NAME: the phase before it ends; its seconds go into the summary.
+phases="" phase_name="" phase_start=0
+phase() {
+	now=$(date +%s)
+	[ -n "$phase_name" ] && phases="$phases $phase_name $((now - phase_start)) s,"
+	phase_name=$1 phase_start=$now
+	return 0
 }
 
 # check DIR: runs make check there; adds to the totals.
@@ -79,8 +94,16 @@ check() {
 }
 
 case "${1:-}" in
+packages)
+	case "${2:-}" in
+	run) echo $PACKAGES_RUN ;;
+	test) echo $PACKAGES_TEST ;;
+	*) echo "usage: ./dev.sh packages run|test" >&2; exit 2 ;;
+	esac
+	;;
 run)
-	install_missing
+	# shellcheck disable=SC2086
+	install_missing $PACKAGES_RUN
 	build build
 	shift
 	# The demo unless told otherwise: shimtop alone is system-wide, as perf top.
@@ -88,9 +111,13 @@ run)
 	exec "$TOP/build/shimtop" "$@"
 	;;
 test)
-	install_missing
+	# shellcheck disable=SC2086
+	install_missing $PACKAGES_RUN $PACKAGES_TEST
+	phase build
 	build build --enable-werror
+	phase tests
 	check build
+	phase distcheck
 	# The release tarball builds and passes the tests (fixtures included).
 	if make -C "$TOP/build" distcheck >"$TOP/build/distcheck.out" 2>&1; then
 		passed=$((passed + 1))
@@ -107,8 +134,10 @@ test)
 				head -20 "${trs%.trs}.log"
 			done
 	fi
+	phase sanitizers
 	build build-asan --enable-werror --enable-sanitizers
 	check build-asan
+	phase cppcheck
 	if cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--std=c11 -D__x86_64__ --inline-suppr -I src -I include -i src/kmod \
 		src tests bench include \
@@ -121,6 +150,7 @@ test)
 		cat "$TOP/build/cppcheck.out"
 	fi
 	# The fuzz targets, 30 s each over their corpora (tests/fuzz/).
+	phase fuzzing
 	mkdir -p "$TOP/build-fuzz"
 	(cd "$TOP/build-fuzz" && { [ -f Makefile ] ||
 		"$TOP/configure" CC=clang --enable-fuzzing --enable-werror >/dev/null; })
@@ -136,11 +166,13 @@ test)
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	phase end
+	echo "phases:$phases (the kernel module in QEMU is t-kmod.sh, in the tests)"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 	;;
 *)
-	echo "usage: ./dev.sh run [SHIMTOP-OPTIONS] | ./dev.sh test" >&2
+	echo "usage: ./dev.sh run [SHIMTOP-OPTIONS] | ./dev.sh test | ./dev.sh packages run|test" >&2
 	exit 2
 	;;
 esac
