@@ -9,6 +9,8 @@
  *   gen_records fork FILE PATH    PATH mapped in process 1, a sample of
  *                                 child 2 before its FORK record, its exit
  *   gen_records observe FILE      observer batches of three threads
+ *   gen_records observe-idle FILE the same, two of the threads' counters
+ *                                 never moving (intervals at rate 0)
  *   gen_records corewide FILE     2 s of perf samples and of observer
  *                                 batches with the core's counters and the
  *                                 observer's own (as on an Intel SMT pair):
@@ -103,8 +105,11 @@ static void comm(struct record_writer *w, uint16_t type, uint32_t pid, const cha
 	record_writer_append(w, &c);
 }
 
-/* A meta record and two batches of 3 threads, 1 counter, 4 samples. */
-static void observe(struct record_writer *w)
+/*
+ * A meta record and two batches of 3 threads, 1 counter, 4 samples; the
+ * first `idle` threads' counters never move (their rate is 0).
+ */
+static void observe(struct record_writer *w, unsigned idle)
 {
 	_Alignas(8) unsigned char buf[4096];
 	struct st_observe_meta meta;
@@ -138,7 +143,7 @@ static void observe(struct record_writer *w)
 			p[0] = 1000 * n;
 			p[1] = 1000 * n + 100;
 			for (unsigned t = 0; t < nt; t++) {
-				p[st_observe_counters_at(0, nc, t)] = n * (t + 1);
+				p[st_observe_counters_at(0, nc, t)] = t < idle ? 7 : n * (t + 1);
 				p[st_observe_tag_at(0, nt, nc, t)] = t + 1;
 				p[st_observe_tag_at(0, nt, nc, t) + 1] = t;
 			}
@@ -534,7 +539,9 @@ int main(int argc, char **argv)
 			record_writer_append(w, &t);
 		}
 	} else if (!strcmp(argv[1], "observe")) {
-		observe(w);
+		observe(w, 0);
+	} else if (!strcmp(argv[1], "observe-idle")) {
+		observe(w, 2);
 	} else if (!strcmp(argv[1], "corewide")) {
 		corewide(w);
 	} else if (!strcmp(argv[1], "chains") || !strcmp(argv[1], "noted")) {

@@ -131,6 +131,25 @@ static void test_histograms(void)
 	CHECK(hist_stddev(&h) > 0);
 	hist_free(&h);
 
+	/* A rate mostly idle: the busy figures leave the zeros out. */
+	{
+		struct hist_busy b;
+
+		hist_init_log(&h);
+		for (int i = 0; i < 30; i++)
+			hist_add(&h, 0);
+		for (int i = 0; i < 10; i++)
+			hist_add(&h, 1000 + 100 * (i % 2));	/* 1000, 1100: mean 1050 */
+		CHECK(hist_quantile(&h, 0.5) == 0);	/* what the idle ones made the median */
+		hist_busy(&h, &b);
+		CHECK_EQ_U64(b.n, 10);
+		CHECK(fabs(b.mean - 1050) < 1e-6);
+		CHECK(fabs(b.sd - sqrt(10 * 50.0 * 50 / 9)) < 1e-3);
+		CHECK(b.min > 950 && b.min <= 1000);
+		CHECK(fabs(hist_quantile_busy(&h, 0.5) - 1050) < 60);
+		hist_free(&h);
+	}
+
 	hist_init_linear(&h, 0, 10, 10);
 	hist_add(&h, 2);
 	hist_add(&h, 4);

@@ -101,3 +101,40 @@ double hist_quantile(const struct histogram *h, double q)
 	}
 	return h->max;
 }
+
+void hist_busy(const struct histogram *h, struct hist_busy *out)
+{
+	/* The idle samples are zeros: they add nothing to the sums. */
+	double sum = h->mean * (double)h->n, squares = h->m2 + (double)h->n * h->mean * h->mean;
+
+	memset(out, 0, sizeof(*out));
+	out->n = h->n - h->under;
+	if (!out->n)
+		return;
+	out->mean = sum / (double)out->n;
+	if (out->n > 1)
+		out->sd = sqrt(fmax(0, (squares - (double)out->n * out->mean * out->mean) /
+				       (double)(out->n - 1)));
+	/* Below the sums' rounding (the idle zeros are in them): none. */
+	if (out->sd < fabs(out->mean) * 1e-6)
+		out->sd = 0;
+	for (size_t i = 0; h->buckets && i < h->nbuckets; i++)
+		if (h->buckets[i]) {
+			out->min = hist_bucket_low(h, i);
+			break;
+		}
+}
+
+double hist_quantile_busy(const struct histogram *h, double q)
+{
+	uint64_t busy = h->n - h->under, want = (uint64_t)ceil(q * (double)busy), seen = 0;
+
+	if (!busy)
+		return NAN;
+	for (size_t i = 0; h->buckets && i < h->nbuckets; i++) {
+		seen += h->buckets[i];
+		if (seen >= want && seen)
+			return hist_bucket_low(h, i + 1);
+	}
+	return h->max;
+}

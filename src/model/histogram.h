@@ -40,4 +40,16 @@ double hist_bucket_low(const struct histogram *h, size_t i);
 /* The value below which a fraction q of the samples lie (bucket edge). */
 double hist_quantile(const struct histogram *h, double q);
 
+/*
+ * A log histogram's samples above 0 alone: a rate's busy intervals, apart
+ * from its idle ones (0, which `under` counts).  min is the lowest filled
+ * bucket's edge; quantiles are bucket edges as hist_quantile's.
+ */
+struct hist_busy {
+	uint64_t n;
+	double mean, sd, min;
+};
+void hist_busy(const struct histogram *h, struct hist_busy *out);
+double hist_quantile_busy(const struct histogram *h, double q);
+
 #endif

@@ -261,16 +261,30 @@ static void distribution_draw(struct view *v, WINDOW *w)
 			  ? "no accepted samples in the selected range" : "no accepted samples yet");
 		goto out;
 	}
-	snprintf(line, sizeof(line), "n %llu   mean %.4g   sd %.4g   min %.4g   p10 %.4g   "
-		 "median %.4g   p90 %.4g   p99 %.4g   max %.4g",
-		 (unsigned long long)h->n, h->mean, hist_stddev(h), h->min,
-		 hist_quantile(h, 0.1), hist_quantile(h, 0.5), hist_quantile(h, 0.9),
-		 hist_quantile(h, 0.99), h->max);
+	if (h->kind == HIST_LOG && h->under) {
+		/* Idle intervals (rate 0) apart: the figures and bars are the busy ones'. */
+		struct hist_busy b;
+
+		hist_busy(h, &b);
+		snprintf(line, sizeof(line), "busy n %llu   mean %.4g   sd %.4g   min %.4g   "
+			 "p10 %.4g   median %.4g   p90 %.4g   p99 %.4g   max %.4g",
+			 (unsigned long long)b.n, b.mean, b.sd, b.min,
+			 hist_quantile_busy(h, 0.1), hist_quantile_busy(h, 0.5),
+			 hist_quantile_busy(h, 0.9), hist_quantile_busy(h, 0.99), h->max);
+	} else {
+		snprintf(line, sizeof(line), "n %llu   mean %.4g   sd %.4g   min %.4g   p10 %.4g   "
+			 "median %.4g   p90 %.4g   p99 %.4g   max %.4g",
+			 (unsigned long long)h->n, h->mean, hist_stddev(h), h->min,
+			 hist_quantile(h, 0.1), hist_quantile(h, 0.5), hist_quantile(h, 0.9),
+			 hist_quantile(h, 0.99), h->max);
+	}
 	draw_text(w, 1, 0, cols, ui->attr[TH_ROW], line);
 	if (h->under || h->over) {
 		if (h->kind == HIST_LOG)
-			snprintf(line, sizeof(line), "not drawn: %llu samples of 0 (no place on "
-				 "a log scale)", (unsigned long long)h->under);
+			snprintf(line, sizeof(line), "idle: %llu of %llu samples (%.1f%%) at 0, "
+				 "apart from the figures above and the bars",
+				 (unsigned long long)h->under, (unsigned long long)h->n,
+				 100.0 * (double)h->under / (double)h->n);
 		else
 			snprintf(line, sizeof(line), "outside the buckets: %llu below %g, "
 				 "%llu above %g", (unsigned long long)h->under, h->lo,
