@@ -30,6 +30,20 @@ if command -v man >/dev/null; then
 	grep -q "XDG_CONFIG_HOME" "$TMP/shimtop.txt" || fail "shimtop.1 lacks the config file"
 fi
 
+# dev.sh's lists: running installs no test tool (QEMU, kernel, Go...), the
+# test list has them, and every package configure asks for is to run.
+run=" $("$SRC/dev.sh" packages run | tr '\n' ' ') "
+test=" $("$SRC/dev.sh" packages test | tr '\n' ' ') "
+for p in qemu-system-x86 linux-source linux-image-amd64 linux-headers-amd64 golang-go nodejs \
+	clang cppcheck sqlite3 busybox-static prometheus tmux; do
+	case "$run" in *" $p "*) fail "./dev.sh packages run lists $p, a test's tool" ;; esac
+	case "$test" in *" $p "*) ;; *) fail "./dev.sh packages test lacks $p" ;; esac
+done
+for p in $(grep -o "install the Debian package [a-z0-9.+-]*" "$SRC/configure.ac" | awk '{ print $5 }'); do
+	[ "$p" = linux-libc-dev ] && continue	# build-essential's
+	case "$run" in *" $p "*) ;; *) fail "configure asks for $p; ./dev.sh packages run lacks it" ;; esac
+done
+
 # make install into a staging root.
 ROOT=$TMP/root
 make -s -C "$TOP_BUILDDIR" install DESTDIR="$ROOT" >"$TMP/install.log" 2>&1 ||
