@@ -73,6 +73,14 @@ expect_run 1 "cannot open the token file" -- \
 start_demo --seconds 120
 serve -p "$DEMO_PID" --serve-top 5
 
+# IPv6 loopback (where the machine has it): it listens and says where.
+if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+	"$SHIMTOP" --serve '[::1]:0' --duration 1 --demo 2>"$TMP/v6.err" >/dev/null ||
+		fail "--serve [::1]:0: $(cat "$TMP/v6.err")"
+	grep -Eq '^shimtop: serving http://\[::1\]:[0-9]+/ ' "$TMP/v6.err" ||
+		fail "--serve [::1]:0 did not say where: $(cat "$TMP/v6.err")"
+fi
+
 # An address already taken: said in a line, exit 1.
 port=${URL##*:}
 expect_run 1 "cannot listen there" -- "$SHIMTOP" --serve "127.0.0.1:$port" --demo

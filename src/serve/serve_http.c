@@ -154,7 +154,7 @@ struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
 		snprintf(h->token, sizeof(h->token), "%s", token);
 	h->daemon = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
-		MHD_USE_ITC,
+		MHD_USE_ITC | (addr->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 		0, NULL, NULL, on_request, h,
 		MHD_OPTION_SOCK_ADDR, addr,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_CONNECTIONS,
