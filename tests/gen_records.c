@@ -25,6 +25,9 @@
  *                                 gen_fn_main > gen_fn_a at IPC 1
  *   gen_records noted FILE        the chains mode's samples, cpu-clock, with
  *                                 the long note of a non-root run on a VM
+ *   gen_records stripped-start FILE LIBC  400 samples whose chains end in
+ *                                 an unnamed frame of LIBC (a stripped
+ *                                 libc.so.6, its start code) above gen_fn_main
  *   gen_records stalled FILE      the chains mode's samples, then one at
  *                                 1000 s (a replay at the recorded speed
  *                                 holds still, unfinished)
@@ -546,6 +549,16 @@ int main(int argc, char **argv)
 		corewide(w);
 	} else if (!strcmp(argv[1], "chains") || !strcmp(argv[1], "noted")) {
 		chains(w);
+	} else if (!strcmp(argv[1], "stripped-start") && argc > 3) {
+		/* Chains whose outermost frame is an unnamed one of a stripped libc. */
+		const uint64_t fmain = (uint64_t)(uintptr_t)&gen_fn_main + 2;
+		const uint64_t fa = (uint64_t)(uintptr_t)&gen_fn_a + 2;
+		const uint64_t mab[] = { fa, fmain, 0x401234 };
+
+		own_mappings(w);
+		mapping(w, 1, argv[3]);
+		for (uint64_t i = 0; i < 400; i++)
+			chain_sample(w, 1000000000 + i * 1000000, mab, 3, 100, 100);
 	} else if (!strcmp(argv[1], "stalled")) {
 		const uint64_t late[] = { (uint64_t)(uintptr_t)&gen_fn_main + 2 };
 

@@ -9,7 +9,8 @@
 # Code without any CFI gives cut chains, counted, and no crash; samples
 # in PLT stubs unwind through them; bad
 # --call-graph values are refused in one line.  Chains that stop before
-# main (frame pointers missing) are said, with what unwinds them.
+# main (frame pointers missing) are said, with what unwinds them; those
+# ending in a stripped libc's start code are whole.
 . "$TESTS_DIR/lib.sh"
 
 NOFP="$TESTS_BIN/call_paths_nofp"
@@ -31,6 +32,14 @@ grep -Eq "^chains: (9[0-9]|100)% of call chains stop before main or a thread's s
 "$SHIMTOP" --batch -- "$TESTS_BIN/call_paths" --seconds 1 >"$TMP/withfp.txt" 2>"$TMP/err" ||
 	fail "fp on call_paths: $(cat "$TMP/err")"
 grep -q "^chains:" "$TMP/withfp.txt" && fail "whole chains said to be broken: $(grep '^chains' "$TMP/withfp.txt")"
+# A stripped libc (Debian's without libc6-dbg) leaves its start code
+# unnamed: chains ending there are whole, as on a fresh machine's demo.
+strip -o "$TMP/libc.so.6" "$TESTS_BIN/gen_records" &&
+	"$TESTS_BIN/gen_records" stripped-start "$TMP/ss.rec" "$TMP/libc.so.6" ||
+	fail "no stripped-libc recording"
+"$SHIMTOP" --batch -i "$TMP/ss.rec" >"$TMP/ss.txt" 2>"$TMP/err" || fail "-i ss.rec: $(cat "$TMP/err")"
+grep -q "^chains:" "$TMP/ss.txt" &&
+	fail "chains ending in a stripped libc's start said to be broken: $(grep '^chains' "$TMP/ss.txt")"
 "$SHIMTOP" --batch --call-graph dwarf -- "$NOFP" --seconds 1 >"$TMP/dw.txt" 2>"$TMP/err" ||
 	fail "dwarf on call_paths_nofp, text: $(cat "$TMP/err")"
 grep -q "^chains:" "$TMP/dw.txt" && fail "unwound chains said to be broken: $(grep '^chains' "$TMP/dw.txt")"

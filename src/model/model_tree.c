@@ -61,6 +61,26 @@ size_t model_start_symbols(const struct model *m, uint32_t **ids)
 	return n;
 }
 
+/*
+ * A start: by name, or an unnamed frame of the C library's (a stripped
+ * libc, Debian's without libc6-dbg: the outermost frame there is
+ * __libc_start_call_main or start_thread, which call the program's code).
+ */
+static bool is_start_frame(const struct model *m, uint32_t sym)
+{
+	const struct st_symbol *st;
+	const char *base;
+
+	if (sym == CCT_SYM_TRUNCATED)
+		return false;
+	st = symbolizer_symbol(m->symbols, sym);
+	if (is_start(st->name))
+		return true;
+	base = strrchr(st->module, '/');
+	base = base ? base + 1 : st->module;
+	return st->unknown && !strncmp(base, "libc.so.", 8);
+}
+
 /* Whether a chain whose outermost frame is root reached a start (cached by symbol). */
 static bool chain_is_whole(struct model *m, uint32_t root)
 {
@@ -71,7 +91,7 @@ static bool chain_is_whole(struct model *m, uint32_t root)
 		memset(m->root_kind + was, 0, m->root_kind_cap - was);
 	}
 	if (!m->root_kind[root])
-		m->root_kind[root] = is_start(model_frame_name(m, root)) ? 1 : 2;
+		m->root_kind[root] = is_start_frame(m, root) ? 1 : 2;
 	return m->root_kind[root] == 1;
 }
 
