@@ -167,7 +167,7 @@ test)
 	passed=$((passed + p))
 	failed=$((failed + f))
 	phase end
-	echo "phases:$phases (the kernel module in QEMU is t-kmod.sh, in the tests)"
+	echo "phases:${phases%,} (the kernel module in QEMU is t-kmod.sh, in the tests)"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 	;;
