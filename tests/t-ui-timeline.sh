@@ -92,9 +92,15 @@ wait_for "^ +TIME% +SAMPLES +phase +work items"
 for p in compute pointer_chase branchy recursive; do
 	wait_for "^ +[0-9.]+% +[0-9]+ +$p +[0-9.e+]+/s \("
 done
+# samples_shown: the distribution's samples, busy and idle.
+samples_shown() {
+	screen | sed -n 's/^idle: [0-9]* of \([0-9]*\) samples.*/\1/p; s/^n \([0-9]*\) .*/\1/p' | head -1
+}
 $T send-keys -t ui Enter
 wait_for "^distribution of work items per second, phase [a-z_]+"
-wait_for "^n [0-9]+ +mean [0-9.e+]+ +sd [0-9.e+]+ .*median" "no statistics for the tag"
+# The busy intervals' figures, the idle ones (the counter still) apart:
+# the median is a rate, not the 0 the idle ones made it.
+wait_for "^(busy )?n [0-9]+ +mean [0-9.e+]+ +sd [0-9.e+]+ .*median [1-9]" "no statistics for the tag"
 $T send-keys -t ui Escape
 wait_for "^ +TIME% +SAMPLES +phase"
 # ] in the observer's views doubles the observer's period, not perf's.
@@ -103,11 +109,11 @@ wait_for "observer period 4000 cycles \(was 2000\)"
 # The distribution view (5), the whole session's; Down: CPC, about 1.
 $T send-keys -t ui 5
 wait_for "^distribution of work items per second, the whole session"
-n_session=$(screen | sed -n 's/^n \([0-9]*\) .*/\1/p')
+n_session=$(samples_shown)
 $T send-keys -t ui Down
 wait_for "^distribution of CPC"
 # The median: one preempted sample (a CPC of 24,000) moves the mean past 1.1.
-wait_for "^n [0-9]+ .* median (0\.9|1\.0)" "CPC's median is not near 1"
+wait_for "^(busy )?n [0-9]+ .* median (0\.9|1\.0)" "CPC's median is not near 1"
 # A range of 20 columns of 50 ms, a second back: the tags view gives the
 # phases' time shares and rates in it (adding up to 100%), the work
 # counter's distribution is cut again for it (fewer samples than the
@@ -133,7 +139,7 @@ python3 -c "import sys; sys.exit(0 if 99.0 <= float(sys.argv[1]) <= 101.0 else 1
 $T send-keys -t ui 5
 $T send-keys -t ui Up
 wait_for "^distribution of work items per second, the selected range, per (sample|millisecond)"
-n_range=$(screen | sed -n 's/^n \([0-9]*\) .*/\1/p')
+n_range=$(samples_shown)
 [ -n "$n_range" ] && [ -n "$n_session" ] && [ "$n_range" -gt 0 ] && [ "$n_range" -lt "$n_session" ] ||
 	fail "the range's distribution has $n_range samples, the session's had $n_session: $(screen)"
 $T send-keys -t ui Down
