@@ -589,7 +589,7 @@ static void model_figures(void)
 {
 	struct ibs_model im;
 	struct ibs_sample s;
-	const struct ibs_page **pages;
+	struct ibs_page *pages;
 	const struct ibs_stats *st;
 	double share;
 
@@ -621,8 +621,8 @@ static void model_figures(void)
 	CHECK(im.nsteps == 3 && im.steps[0].misses == 90 && im.steps[2].lat_sum == 10000 &&
 	      im.steps[2].ops == 30 && im.steps[1].ops == 0);
 	CHECK(ibs_model_pages(&im, &pages) == 2);
-	CHECK(pages[0]->key.base == 0x1000 && pages[0]->dc_misses == 90 && pages[0]->key.pid == 7);
-	CHECK(pages[1]->key.base == 0x5000 && pages[1]->loads == 30 && pages[1]->nsyms == 2);
+	CHECK(pages[0].key.base == 0x1000 && pages[0].dc_misses == 90 && pages[0].key.pid == 7);
+	CHECK(pages[1].key.base == 0x5000 && pages[1].loads == 30 && pages[1].nsyms == 2);
 	free(pages);
 	/* A page touched by six symbols keeps four, the heaviest surviving. */
 	for (uint32_t sym = 10; sym < 16; sym++)
@@ -631,8 +631,8 @@ static void model_figures(void)
 			model_add(&im, &s, 7, sym, 3);
 		}
 	CHECK(ibs_model_pages(&im, &pages) == 3);
-	CHECK(pages[2]->key.base == 0x9000 && pages[2]->nsyms == IBS_PAGE_SYMS &&
-	      pages[2]->sym[0] == 10 && pages[2]->sym_count[0] == 50);
+	CHECK(pages[2].key.base == 0x9000 && pages[2].nsyms == IBS_PAGE_SYMS &&
+	      pages[2].sym[0] == 10 && pages[2].sym_count[0] == 50);
 	free(pages);
 	/* A store that missed: no latency, no source; a non-memory op: no page. */
 	load_sample(&s, false, true, 500, 3, 0xa000);
@@ -654,7 +654,7 @@ static void many_pages(void)
 	enum { N = 20000 };
 	struct ibs_model im;
 	struct ibs_sample s;
-	const struct ibs_page **pages;
+	struct ibs_page *pages;
 	size_t found = 0;
 
 	ibs_model_init(&im);
@@ -679,8 +679,8 @@ static void many_pages(void)
 	CHECK(found == 2 * N);
 	CHECK(ibs_model_page(&im, 3, 0x7f0000000000ull) == NULL);
 	CHECK(ibs_model_page(&im, 1, 0x7f0000000000ull + N * 4096ull) == NULL);
-	CHECK(ibs_model_pages(&im, &pages) == 2 * N && pages[0]->loads == 12 &&
-	      pages[2 * N - 1]->loads == 2);
+	CHECK(ibs_model_pages(&im, &pages) == 2 * N && pages[0].loads == 12 &&
+	      pages[2 * N - 1].loads == 2);
 	free(pages);
 	ibs_model_zero(&im);
 	CHECK(im.npages == 0 && ibs_model_page(&im, 1, 0x7f0000000000ull) == NULL);

@@ -471,7 +471,7 @@ static void test_columns(void)
 	CHECK(!strcmp(line, "  SELF%   IPC^  SYMBOL"));
 	/* Rows split by process carry the process (-a, -s pid). */
 	r.pid = 4242;
-	r.comm = "make";
+	snprintf(r.comm, sizeof(r.comm), "make");
 	columns_title(&cs, line, sizeof(line), 0, true, ST_SORT_PROCESS, false);
 	CHECK(!strcmp(line, "  SELF%   SAMPLES    IPC  PID COMMANDv            NAMED BY    MODULE                    SYMBOL"));
 	columns_row(&cs, line, sizeof(line), 0, true, &r);
@@ -488,7 +488,7 @@ static void test_columns(void)
 static void test_tables(void)
 {
 	struct st_symbol sym = { .id = 3, .name = "compress_block", .module = "libz.so.1" };
-	struct model_process_row r = { .pid = 4242, .comm = "a-very-long-command-name",
+	struct model_process_row r = { .pid = 4242, .comm = "a-fifteen-chars",
 				       .samples = 12, .share = 37.5, .ipc = NAN, .threads = 2,
 				       .top = &sym };
 	char line[256];
@@ -497,10 +497,10 @@ static void test_tables(void)
 	table_title(&process_table, NULL, line, sizeof(line));
 	CHECK(!strcmp(line, "     PID COMMAND          THREADS   SAMPLES   SHARE    IPC TOP SYMBOL"));
 	table_row(&process_table, NULL, &r, NULL, line, sizeof(line));
-	CHECK(!strcmp(line, "    4242 a-very-long-comm       2        12  37.50%      - compress_block"));
+	CHECK(!strcmp(line, "    4242 a-fifteen-chars        2        12  37.50%      - compress_block"));
 	o = table_json(&process_table, &r, NULL);
 	CHECK(!strcmp(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
-		      "{\"pid\":4242,\"comm\":\"a-very-long-command-name\",\"threads\":2,"
+		      "{\"pid\":4242,\"comm\":\"a-fifteen-chars\",\"threads\":2,"
 		      "\"samples\":12,\"share\":37.5,\"ipc\":null,\"top\":\"compress_block\"}"));
 	json_object_put(o);
 	table_title(&thread_table, NULL, line, sizeof(line));

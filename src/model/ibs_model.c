@@ -263,8 +263,7 @@ enum ibs_data_source ibs_main_source(const struct ibs_stats *st, double *share)
 
 static int by_misses(const void *a, const void *b)
 {
-	const struct ibs_page *x = *(const struct ibs_page *const *)a;
-	const struct ibs_page *y = *(const struct ibs_page *const *)b;
+	const struct ibs_page *x = a, *y = b;
 	uint64_t tx = x->loads + x->stores, ty = y->loads + y->stores;
 
 	if (x->dc_misses != y->dc_misses)
@@ -276,12 +275,12 @@ static int by_misses(const void *a, const void *b)
 	return x->key.base < y->key.base ? -1 : x->key.base > y->key.base;
 }
 
-size_t ibs_model_pages(const struct ibs_model *im, const struct ibs_page ***out)
+size_t ibs_model_pages(const struct ibs_model *im, struct ibs_page **out)
 {
-	const struct ibs_page **v = st_xcalloc(im->npages ? im->npages : 1, sizeof(*v));
+	struct ibs_page *v = st_xcalloc(im->npages ? im->npages : 1, sizeof(*v));
 
 	for (size_t i = 0; i < im->npages; i++)
-		v[i] = im->pages[i];
+		v[i] = *im->pages[i];
 	qsort(v, im->npages, sizeof(*v), by_misses);
 	*out = v;
 	return im->npages;

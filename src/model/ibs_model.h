@@ -118,8 +118,11 @@ struct ibs_page *ibs_model_page(const struct ibs_model *im, pid_t pid, uint64_t 
 /* Takes p (allocated, its key not in the model yet) into the pages. */
 void ibs_model_add_page(struct ibs_model *im, struct ibs_page *p);
 
-/* The pages, most misses (then loads and stores) first; *out allocated. */
-size_t ibs_model_pages(const struct ibs_model *im, const struct ibs_page ***out);
+/*
+ * The pages, most misses (then loads and stores) first: copies, which a
+ * view keeps while z frees the model's; *out allocated.
+ */
+size_t ibs_model_pages(const struct ibs_model *im, struct ibs_page **out);
 
 /*
  * Snapshots (ibs_model_save.c): every figure, by symbol id; the reader

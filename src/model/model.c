@@ -983,10 +983,29 @@ static double share(const struct model *m, uint64_t w)
 	return total ? 100.0 * (double)w / (double)total : 0;
 }
 
-/* A table row from a symbol's totals (of all processes, or of one). */
-static void fill_row(const struct model *m, struct model_row *r, uint32_t id,
-		     const struct model_sym *t)
+/*
+ * count rows, and behind them room for each one's IBS figures where IBS
+ * counted (*ibs, else NULL): the rows are values, and one free frees both.
+ */
+static struct model_row *rows_alloc(const struct model *m, size_t count, struct ibs_stats **ibs)
 {
+	bool with_ibs = ibs_model_active(&m->ibs);
+	size_t each = sizeof(struct model_row) + (with_ibs ? sizeof(struct ibs_stats) : 0);
+	struct model_row *r;
+
+	count = count ? count : 1;
+	r = st_xcalloc(count, each);
+	*ibs = with_ibs ? (struct ibs_stats *)(void *)(r + count) : NULL;
+	return r;
+}
+
+/* Row n from a symbol's totals (of all processes, or of one); ibs: rows_alloc's. */
+static void fill_row(const struct model *m, struct model_row *r, struct ibs_stats *ibs,
+		     size_t n, uint32_t id, const struct model_sym *t)
+{
+	const struct ibs_stats *st = ibs ? ibs_model_symbol(&m->ibs, id) : NULL;
+
+	r += n;
 	r->sym = symbolizer_symbol(m->symbols, id);
 	r->samples = t->samples;
 	r->weight = model_shown_weight(m, t->weight, t->event_weight);
@@ -996,19 +1015,22 @@ static void fill_row(const struct model *m, struct model_row *r, uint32_t id,
 			? 100.0 * (double)t->event_weight[e] / (double)m->event_weight[e] : 0;
 	r->ipc = t->cycles ? (double)t->instructions / (double)t->cycles : NAN;
 	/* Of the symbol in every process: IBS figures are not split by process. */
-	r->ibs = ibs_model_symbol(&m->ibs, id);
+	if (st) {
+		ibs[n] = *st;
+		r->ibs = &ibs[n];
+	}
 }
 
 static size_t rows_by_symbol(const struct model *m, struct model_row **rows)
 {
 	size_t n = 0, nsym = symbolizer_count(m->symbols);
-	struct model_row *r = st_xcalloc(nsym ? nsym : 1, sizeof(*r));
+	struct ibs_stats *ibs;
+	struct model_row *r = rows_alloc(m, nsym, &ibs);
 
 	for (uint32_t id = 0; id < nsym && id < m->per_sym_cap; id++) {
 		if (!m->per_sym[id].samples)
 			continue;
-		fill_row(m, &r[n], id, &m->per_sym[id]);
-		r[n++].comm = "";
+		fill_row(m, r, ibs, n++, id, &m->per_sym[id]);
 	}
 	*rows = r;
 	return n;
@@ -1017,7 +1039,8 @@ static size_t rows_by_symbol(const struct model *m, struct model_row **rows)
 static size_t rows_by_process(const struct model *m, struct model_row **rows)
 {
 	size_t n = 0, count = HASH_COUNT(m->proc_syms);
-	struct model_row *r = st_xcalloc(count ? count : 1, sizeof(*r));
+	struct ibs_stats *ibs;
+	struct model_row *r = rows_alloc(m, count, &ibs);
 	const struct model_proc_sym *ps;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next) {
@@ -1025,9 +1048,9 @@ static size_t rows_by_process(const struct model *m, struct model_row **rows)
 
 		if (!t.samples)
 			continue;
-		fill_row(m, &r[n], ps->key.id, &t);
+		fill_row(m, r, ibs, n, ps->key.id, &t);
 		r[n].pid = ps->key.pid;
-		r[n++].comm = ps->comm;
+		memcpy(r[n++].comm, ps->comm, sizeof(r->comm));
 	}
 	*rows = r;
 	return n;
@@ -1047,7 +1070,8 @@ static size_t rows_by_command(const struct model *m, struct model_row **rows)
 {
 	size_t n = 0, k = 0, count = HASH_COUNT(m->proc_syms);
 	const struct model_proc_sym **all = st_xcalloc(count ? count : 1, sizeof(*all));
-	struct model_row *r = st_xcalloc(count ? count : 1, sizeof(*r));
+	struct ibs_stats *ibs;
+	struct model_row *r = rows_alloc(m, count, &ibs);
 	const struct model_proc_sym *ps;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next)
@@ -1064,8 +1088,8 @@ static size_t rows_by_command(const struct model *m, struct model_row **rows)
 
 			sum_into(&sum, &t);
 		}
-		fill_row(m, &r[n], all[i]->key.id, &sum);
-		r[n].comm = all[i]->comm;
+		fill_row(m, r, ibs, n, all[i]->key.id, &sum);
+		memcpy(r[n].comm, all[i]->comm, sizeof(r->comm));
 		r[n++].processes = (uint32_t)(j - i);
 		i = j;
 	}

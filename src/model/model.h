@@ -25,10 +25,17 @@
 struct symbolizer;
 struct st_symbol;
 
+/*
+ * A table's rows are values: a view draws them until its next requery
+ * while the model goes on (threads exit and are forgotten, arrays grow
+ * and move, z frees the rows), so a row holds no pointer into the
+ * model.  Its symbol is the symbolizer's, interned for the symbolizer's
+ * life; its IBS figures are copies in the rows' own allocation.
+ */
 struct model_row {
 	const struct st_symbol *sym;
 	pid_t pid;		/* rows split by process: its id, else 0 */
-	const char *comm;	/* and its command (by process or command), else "" */
+	char comm[16];		/* and its command (by process or command), else "" */
 	uint32_t processes;	/* rows split by command: the processes it holds */
 	uint64_t samples;
 	uint64_t weight;	/* sum of sample periods */
@@ -36,7 +43,7 @@ struct model_row {
 	double ipc;		/* NAN when no counters were read */
 	/* -e a,b: the share of each event sampled (self is the shown one's). */
 	double event_share[ST_MAX_SAMPLED];
-	const struct ibs_stats *ibs;	/* the symbol's IBS figures, or NULL */
+	const struct ibs_stats *ibs;	/* the symbol's IBS figures (the rows' copy), or NULL */
 };
 
 /* Rows by a key of two words: the index's values are places in rows (NULL: deleted). */
@@ -123,10 +130,10 @@ struct model_jit {
 	uint64_t named, unkept;		/* samples named late; not kept to be */
 };
 
-/* A row of the per-process table (top's default view). */
+/* A row of the per-process table (top's default view); a value, as model_row. */
 struct model_process_row {
 	pid_t pid;
-	const char *comm;
+	char comm[16];
 	uint64_t samples, weight;
 	double share;			/* of all weight, 0..100 */
 	double ipc;			/* NAN when no counters were read */
@@ -146,11 +153,26 @@ struct model_thread {
 	bool exited;
 };
 
-/* A row of the per-thread table (tiptop's and top's H). */
+/* A thread's heaviest symbols its row keeps (the JSON report lists them). */
+#define MODEL_THREAD_TOP 5
+
+/*
+ * A row of the per-thread table (tiptop's and top's H): a value, as
+ * model_row (the thread itself is freed a second after it exits).
+ */
 struct model_thread_row {
-	const struct model_thread *t;
+	pid_t tid, pid;
+	char comm[16];
+	uint64_t samples;
+	bool exited;
 	double share;			/* of all weight, 0..100 */
 	double ipc;			/* NAN when no counters were read */
+	size_t ntop;
+	struct model_thread_top {
+		const struct st_symbol *sym;
+		uint64_t samples;
+		double share;		/* of the thread's samples, 0..100 */
+	} top[MODEL_THREAD_TOP];	/* heaviest first */
 };
 
 /*
@@ -445,9 +467,6 @@ size_t model_seen_threads(const struct model *m);
  */
 size_t model_thread_rows(const struct model *m, struct model_thread_row **rows);
 
-/* A thread's n heaviest symbols into out (model_row, sorted); the count. */
-size_t model_thread_top(const struct model *m, const struct model_thread *t,
-			struct model_row *out, size_t n);
 /* A process's row's totals and a thread's row's samples, with what their memo counts still. */
 struct model_sym model_proc_sym_totals(const struct model *m, const struct model_proc_sym *ps);
 uint64_t model_thread_sym_samples(const struct model *m, const struct model_thread_sym *ts);

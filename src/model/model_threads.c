@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double ratio(uint64_t num, uint64_t den)
 {
@@ -27,7 +28,36 @@ static int heavier_thread(const void *pa, const void *pb)
 
 	if (a->share != b->share)
 		return a->share > b->share ? -1 : 1;
-	return a->t->tid < b->t->tid ? -1 : a->t->tid > b->t->tid;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/* Whether (samples, id) outweighs the kept top entry e: more samples, else the lower id. */
+static bool outweighs(uint64_t samples, uint32_t id, const struct model_thread_top *e)
+{
+	return samples != e->samples ? samples > e->samples : id < e->sym->id;
+}
+
+/* t's MODEL_THREAD_TOP heaviest symbols into its row, by insertion: a thread has few. */
+static void thread_top(const struct model *m, const struct model_thread *t,
+		       struct model_thread_row *r)
+{
+	for (const struct model_thread_sym *ts = t->syms; ts; ts = ts->next) {
+		uint64_t samples = model_thread_sym_samples(m, ts);
+		size_t at = r->ntop;
+
+		while (at > 0 && outweighs(samples, ts->key.id, &r->top[at - 1]))
+			at--;
+		if (at == MODEL_THREAD_TOP)
+			continue;
+		if (r->ntop < MODEL_THREAD_TOP)
+			r->ntop++;
+		memmove(&r->top[at + 1], &r->top[at], (r->ntop - 1 - at) * sizeof(r->top[0]));
+		r->top[at] = (struct model_thread_top){
+			.sym = symbolizer_symbol(m->symbols, ts->key.id),
+			.samples = samples,
+			.share = t->samples ? 100.0 * (double)samples / (double)t->samples : 0,
+		};
+	}
 }
 
 size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
@@ -40,49 +70,19 @@ size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
 		/* A thread named by a record but never sampled has no row (nor a pid yet). */
 		if (!t->samples)
 			continue;
-		r[n].t = t;
+		r[n].tid = t->tid;
+		r[n].pid = t->pid;
+		memcpy(r[n].comm, t->comm, sizeof(r[n].comm));
+		r[n].samples = t->samples;
+		r[n].exited = t->exited;
 		r[n].share = share(m, model_shown_weight(m, t->weight, t->event_weight));
 		r[n].ipc = t->cycles ? ratio(t->instructions, t->cycles) : NAN;
+		thread_top(m, t, &r[n]);
 		n++;
 	}
 	qsort(r, n, sizeof(*r), heavier_thread);
 	*rows = r;
 	return n;
-}
-
-static int heavier_row(const void *pa, const void *pb)
-{
-	const struct model_row *a = pa, *b = pb;
-
-	if (a->samples != b->samples)
-		return a->samples > b->samples ? -1 : 1;
-	return a->sym->id < b->sym->id ? -1 : a->sym->id > b->sym->id;
-}
-
-size_t model_thread_top(const struct model *m, const struct model_thread *t,
-			struct model_row *out, size_t n)
-{
-	size_t count = 0, k = 0;
-	struct model_row *all;
-	const struct model_thread_sym *ts;
-
-	for (ts = t->syms; ts; ts = ts->next)
-		count++;
-	all = st_xcalloc(count ? count : 1, sizeof(*all));
-	for (ts = t->syms; ts; ts = ts->next) {
-		all[k].sym = symbolizer_symbol(m->symbols, ts->key.id);
-		all[k].samples = model_thread_sym_samples(m, ts);
-		all[k].self = t->samples ? 100.0 * (double)all[k].samples / (double)t->samples : 0;
-		all[k].ipc = NAN;
-		k++;
-	}
-	qsort(all, k, sizeof(*all), heavier_row);
-	if (k > n)
-		k = n;
-	for (size_t i = 0; i < k; i++)
-		out[i] = all[i];
-	free(all);
-	return k;
 }
 
 /* ---- the per-process table ---- */
@@ -127,8 +127,8 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 			p->top_weight = w;
 			p->row.top = symbolizer_symbol(m->symbols, ps->key.id);
 		}
-		if (!p->row.comm || ps->comm[0])
-			p->row.comm = ps->comm;
+		if (ps->comm[0])
+			memcpy(p->row.comm, ps->comm, sizeof(p->row.comm));
 	}
 	for (size_t i = 0; i < m->nprocesses; i++) {
 		HASH_FIND(hh, procs, &m->processes[i].pid, sizeof(pid_t), p);

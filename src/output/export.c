@@ -60,7 +60,7 @@ int export_csv_symbols(struct session *s, FILE *out)
 		if (r->pid)
 			fprintf(out, "%d", (int)r->pid);
 		fputc(',', out);
-		export_csv_field(out, r->comm ? r->comm : "");
+		export_csv_field(out, r->comm);
 		fputc(',', out);
 		export_csv_field(out, r->sym->module);
 		fputc(',', out);

@@ -33,7 +33,7 @@ static uint64_t threads_samples(const struct model_thread_row *rows, size_t n)
 	uint64_t sum = 0;
 
 	for (size_t i = 0; i < n; i++)
-		sum += rows[i].t->samples;
+		sum += rows[i].samples;
 	return sum;
 }
 

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TOP_SYMBOLS	5	/* a thread's heaviest symbols in the JSON report */
 
 /* Whether a view shows column i. */
 static bool is_shown(const struct table_def *t, const struct table_shown *shown, size_t i)
@@ -273,49 +272,49 @@ size_t *table_order(const struct table_def *t, const struct table_shown *sort, s
 static void thread_tid(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%d", (int)THREAD(r)->t->tid);
+	snprintf(buf, len, "%d", (int)THREAD(r)->tid);
 }
 
 static struct json_object *thread_tid_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return json_object_new_int(THREAD(r)->t->tid);
+	return json_object_new_int(THREAD(r)->tid);
 }
 
 static void thread_pid(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%d", (int)THREAD(r)->t->pid);
+	snprintf(buf, len, "%d", (int)THREAD(r)->pid);
 }
 
 static struct json_object *thread_pid_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return json_object_new_int(THREAD(r)->t->pid);
+	return json_object_new_int(THREAD(r)->pid);
 }
 
 static void thread_comm(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%s", THREAD(r)->t->comm);
+	snprintf(buf, len, "%s", THREAD(r)->comm);
 }
 
 static struct json_object *thread_comm_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return json_object_new_string(THREAD(r)->t->comm);
+	return json_object_new_string(THREAD(r)->comm);
 }
 
 static void thread_samples(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%llu", (unsigned long long)THREAD(r)->t->samples);
+	snprintf(buf, len, "%llu", (unsigned long long)THREAD(r)->samples);
 }
 
 static struct json_object *thread_samples_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return u64_json(THREAD(r)->t->samples);
+	return u64_json(THREAD(r)->samples);
 }
 
 static void thread_share(const void *r, const struct model *m, char *buf, size_t len)
@@ -345,36 +344,35 @@ static struct json_object *thread_ipc_json(const void *r, const struct model *m)
 static void thread_state(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%s", THREAD(r)->t->exited ? "exited" : "live");
+	snprintf(buf, len, "%s", THREAD(r)->exited ? "exited" : "live");
 }
 
 static struct json_object *thread_state_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return json_object_new_boolean(THREAD(r)->t->exited);
+	return json_object_new_boolean(THREAD(r)->exited);
 }
 
 static void thread_top(const void *r, const struct model *m, char *buf, size_t len)
 {
-	struct model_row top;
-
-	snprintf(buf, len, "%s", model_thread_top(m, THREAD(r)->t, &top, 1) ? top.sym->name : "-");
+	(void)m;
+	snprintf(buf, len, "%s", THREAD(r)->ntop ? THREAD(r)->top[0].sym->name : "-");
 }
 
 /* The JSON has the heaviest few, each with its module and share. */
 static struct json_object *thread_top_json(const void *r, const struct model *m)
 {
 	struct json_object *top = json_object_new_array();
-	struct model_row syms[TOP_SYMBOLS];
-	size_t k = model_thread_top(m, THREAD(r)->t, syms, TOP_SYMBOLS);
 
-	for (size_t i = 0; i < k; i++) {
+	(void)m;
+	for (size_t i = 0; i < THREAD(r)->ntop; i++) {
+		const struct model_thread_top *t = &THREAD(r)->top[i];
 		struct json_object *e = json_object_new_object();
 
-		json_object_object_add(e, "symbol", json_object_new_string(syms[i].sym->name));
-		json_object_object_add(e, "module", json_object_new_string(syms[i].sym->module));
-		report_add_u64(e, "samples", syms[i].samples);
-		json_object_object_add(e, "share", json_object_new_double(syms[i].self));
+		json_object_object_add(e, "symbol", json_object_new_string(t->sym->name));
+		json_object_object_add(e, "module", json_object_new_string(t->sym->module));
+		report_add_u64(e, "samples", t->samples);
+		json_object_object_add(e, "share", json_object_new_double(t->share));
 		json_object_array_add(top, e);
 	}
 	return top;
@@ -414,13 +412,13 @@ static struct json_object *process_pid_json(const void *r, const struct model *m
 static void process_comm(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%s", PROCESS(r)->comm && PROCESS(r)->comm[0] ? PROCESS(r)->comm : "?");
+	snprintf(buf, len, "%s", PROCESS(r)->comm[0] ? PROCESS(r)->comm : "?");
 }
 
 static struct json_object *process_comm_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return json_object_new_string(PROCESS(r)->comm ? PROCESS(r)->comm : "");
+	return json_object_new_string(PROCESS(r)->comm);
 }
 
 static void process_threads(const void *r, const struct model *m, char *buf, size_t len)

@@ -81,6 +81,7 @@ static void detail_refresh(struct view *v)
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].sym->id == d->id) {
 			d->row = rows[i];
+			d->row.ibs = NULL;	/* in rows, freed below; the detail shows none */
 			d->found = true;
 			break;
 		}

@@ -20,14 +20,14 @@
 struct pages_view {
 	struct view v;
 	struct browser rows_shown;
-	const struct ibs_page **pages;
+	struct ibs_page *pages;
 	size_t n;
 	struct view_sorting sort;
 };
 
 static const void *page_at(const void *ctx, size_t i)
 {
-	return ((const struct pages_view *)ctx)->pages[i];
+	return &((const struct pages_view *)ctx)->pages[i];
 }
 
 static void pages_items(struct browser *b, const struct browser_item *parent)
@@ -38,7 +38,7 @@ static void pages_items(struct browser *b, const struct browser_item *parent)
 	for (size_t k = 0; k < p->n; k++) {
 		size_t i = view_sorted_row(&p->sort, k);
 
-		browser_add(b, p->pages[i]->key.base, i, false);
+		browser_add(b, p->pages[i].key.base, i, false);
 	}
 }
 
@@ -47,7 +47,7 @@ static bool pages_match(struct browser *b, const struct browser_item *it, const 
 	const struct pages_view *p = b->ctx;
 	char syms[256];
 
-	report_ibs_page_symbols(&p->v.ui->s->model, p->pages[it->ref], syms, sizeof(syms));
+	report_ibs_page_symbols(&p->v.ui->s->model, &p->pages[it->ref], syms, sizeof(syms));
 	return strcasestr(syms, needle) != NULL;
 }
 
@@ -57,7 +57,7 @@ static int pages_write(struct browser *b, const struct browser_item *it, char *l
 	const struct pages_view *p = b->ctx;
 
 	(void)cols;
-	table_row(&page_table, &p->sort.shown, p->pages[it->ref], &p->v.ui->s->model, line, len);
+	table_row(&page_table, &p->sort.shown, &p->pages[it->ref], &p->v.ui->s->model, line, len);
 	return TH_ROW;
 }
 

@@ -51,7 +51,7 @@ static void threads_items(struct browser *b, const struct browser_item *parent)
 	for (size_t k = 0; k < t->nrows; k++) {
 		size_t i = view_sorted_row(&t->sort[t->processes], k);
 
-		browser_add(b, (uint64_t)(t->processes ? t->procs[i].pid : t->rows[i].t->tid), i,
+		browser_add(b, (uint64_t)(t->processes ? t->procs[i].pid : t->rows[i].tid), i,
 			    false);
 	}
 }
@@ -59,9 +59,9 @@ static void threads_items(struct browser *b, const struct browser_item *parent)
 static bool threads_match(struct browser *b, const struct browser_item *it, const char *needle)
 {
 	const struct threads_view *t = b->ctx;
-	const char *comm = t->processes ? t->procs[it->ref].comm : t->rows[it->ref].t->comm;
+	const char *comm = t->processes ? t->procs[it->ref].comm : t->rows[it->ref].comm;
 
-	return comm && strcasestr(comm, needle);
+	return strcasestr(comm, needle) != NULL;
 }
 
 static int threads_write(struct browser *b, const struct browser_item *it, char *line,

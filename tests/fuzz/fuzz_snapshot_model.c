@@ -86,7 +86,7 @@ static void chaining(const uint8_t *p, size_t n)
 static int ibs_reread(const uint8_t *p, size_t n, struct packed_out *o, char *err, size_t len)
 {
 	struct ibs_model m;
-	const struct ibs_page **pages;
+	struct ibs_page *pages;
 	int rc;
 
 	ibs_model_init(&m);
