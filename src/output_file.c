@@ -1,5 +1,6 @@
 /* output_file.c - the files shimtop writes: never through a planted link. */
 #include "output_file.h"
+#include "output_path.h"
 #include "util.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,14 +70,6 @@ void st_output_follow_symlinks(bool follow)
 	follow_symlinks = follow;
 }
 
-static mode_t new_file_mode(unsigned flags)
-{
-	mode_t mask = umask(0);
-
-	umask(mask);
-	return (flags & ST_OUTPUT_PRIVATE ? 0600 : 0666) & ~mask;
-}
-
 /* The descriptor of standard output or error that path names, or -1. */
 static int standard_stream(const char *path)
 {
@@ -100,18 +94,41 @@ static int borrow(struct st_output *o, int fd)
 }
 
 /*
- * A FIFO or character device, written where it is.  A FIFO no one reads
- * is refused rather than waited on: a planted one would hang shimtop.
- * The type is checked again on the descriptor, in case the name changed.
+ * Whether a FIFO or device (st) may be written: one another user owns may
+ * be read by them (the rule of fs.protected_fifos=2, whatever it says).
  */
-static int open_in_place(struct st_output *o)
+static int judge_in_place(const struct stat *st)
 {
-	struct stat st;
-	int fd = open(o->path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	char who[128];
 
+	if (output_uid_trusted(st->st_uid))
+		return 0;
+	output_path_refuse("it is a %s %s owns, who may read what is written there "
+			   "(give a path of your own)",
+			   S_ISFIFO(st->st_mode) ? "FIFO" : "device",
+			   output_user_name(st->st_uid, who, sizeof(who)));
+	return ST_OUTPUT_UNTRUSTED;
+}
+
+/*
+ * A FIFO or character device (as st says), written where it is.  A FIFO
+ * no one reads is refused rather than waited on: a planted one would hang
+ * shimtop.  What was judged is checked again on the descriptor, in case
+ * the name changed.
+ */
+static int open_in_place(struct st_output *o, const struct stat *st)
+{
+	struct stat now;
+	int fd, rc = judge_in_place(st);
+
+	if (rc)
+		return rc;
+	fd = openat(o->place.dir, o->place.name,
+		    O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENXIO ? -EPIPE : -errno;
-	if (fstat(fd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+	if (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
+	    !(S_ISFIFO(now.st_mode) || S_ISCHR(now.st_mode))) {
 		close(fd);
 		return -ENOTSUP;
 	}
@@ -119,92 +136,81 @@ static int open_in_place(struct st_output *o)
 	return open_sink(o, fd);
 }
 
-/*
- * What path is: 0 with *mode its lstat mode (0: missing).  A symbolic link
- * followed replaces o->path with where it points, even a missing file.
- */
-static int inspect(struct st_output *o, mode_t *mode)
+/* A new file beside the name (NAME.XXXXXX), for a whole output: its descriptor or -errno. */
+static int open_temporary(struct st_output *o, mode_t mode)
 {
-	struct stat st;
+	static const char letters[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	const uint64_t nletters = sizeof(letters) - 1;
+	size_t n = strlen(o->place.name);
 
-	*mode = 0;
-	for (int hops = 0;; hops++) {
-		char to[PATH_MAX], *next, *slash;
-		ssize_t n;
+	o->tmp = st_xmalloc(n + 8);
+	for (uint64_t tries = 0; tries < 100; tries++) {
+		uint64_t r = st_now_ns() ^ ((uint64_t)getpid() << 32) ^ tries * 7919u;
+		int fd;
 
-		if (lstat(o->path, &st) < 0)
-			return errno == ENOENT ? 0 : -errno;
-		if (!S_ISLNK(st.st_mode))
-			break;
-		if (!follow_symlinks || hops == 40)
-			return -ELOOP;
-		n = readlink(o->path, to, sizeof(to) - 1);
-		if (n < 0)
-			return -errno;
-		to[n] = '\0';
-		slash = strrchr(o->path, '/');
-		if (to[0] == '/' || !slash) {
-			next = st_xstrdup(to);
-		} else {
-			next = st_xmalloc((size_t)(slash - o->path) + 2 + (size_t)n);
-			sprintf(next, "%.*s/%s", (int)(slash - o->path), o->path, to);
-		}
-		free(o->path);
-		o->path = next;
+		(void)getrandom(&r, sizeof(r), GRND_NONBLOCK);	/* else the clock's */
+		memcpy(o->tmp, o->place.name, n);
+		o->tmp[n] = '.';
+		for (size_t i = 0; i < 6; i++, r /= nletters)
+			o->tmp[n + 1 + i] = letters[r % nletters];
+		o->tmp[n + 7] = '\0';
+		fd = openat(o->place.dir, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
 	}
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
-		return -ENOTSUP;
-	*mode = st.st_mode;
-	return 0;
+	return -EEXIST;
 }
 
 static int begin(struct st_output *o, const char *path, unsigned flags, bool stream)
 {
-	mode_t mode;
+	mode_t mode = flags & ST_OUTPUT_PRIVATE ? 0600 : 0666;	/* less the umask */
+	struct stat st;
 	int fd, rc;
 
 	memset(o, 0, sizeof(*o));
+	o->place.dir = -1;
 	fd = standard_stream(path);
 	if (fd >= 0)
 		return borrow(o, fd);
-	o->path = st_xstrdup(path);
-	rc = inspect(o, &mode);
-	if (!rc && (S_ISFIFO(mode) || S_ISCHR(mode)))
-		rc = open_in_place(o);
-	else if (!rc && stream) {
+	rc = output_place_find(&o->place, path, follow_symlinks);
+	if (!rc && fstatat(o->place.dir, o->place.name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = errno == ENOENT ? 0 : -errno;
+		st.st_mode = 0;
+	}
+	if (!rc && S_ISDIR(st.st_mode))
+		rc = -EISDIR;
+	else if (!rc && st.st_mode && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) &&
+		 !S_ISCHR(st.st_mode))
+		rc = -ENOTSUP;
+	if (!rc && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		rc = open_in_place(o, &st);
+	} else if (!rc && stream) {
 		/*
 		 * Unlinked and made anew: the old name may be a hard link to
 		 * another user's file.  O_EXCL fails on anything planted since.
 		 */
-		if (mode && unlink(o->path) < 0)
+		if (st.st_mode && unlinkat(o->place.dir, o->place.name, 0) < 0)
 			rc = -errno;
-		fd = rc ? -1 : open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				    flags & ST_OUTPUT_PRIVATE ? 0600 : 0666);
+		fd = rc ? -1 : openat(o->place.dir, o->place.name,
+				      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (!rc && fd < 0)
 			rc = -errno;
 		if (!rc)
 			rc = open_sink(o, fd);
 	} else if (!rc) {
-		/* rename() replaces the name, never what a link there points to. */
-		o->tmp = st_xmalloc(strlen(o->path) + 8);
-		sprintf(o->tmp, "%s.XXXXXX", o->path);
-		fd = mkostemp(o->tmp, O_CLOEXEC);
-		if (fd < 0 || fchmod(fd, new_file_mode(flags)) < 0) {
-			rc = -errno;
-			if (fd >= 0)
-				close(fd);
-		} else {
-			rc = open_sink(o, fd);
-		}
+		/* renameat() replaces the name, never what a link there points to. */
+		fd = open_temporary(o, mode);
+		rc = fd < 0 ? fd : open_sink(o, fd);
 		if (rc && fd >= 0)
-			unlink(o->tmp);
+			unlinkat(o->place.dir, o->tmp, 0);
 	}
 	if (rc) {
 		free(o->tmp);
-		free(o->path);
+		output_place_free(&o->place);
 		memset(o, 0, sizeof(*o));
+		o->place.dir = -1;
 	}
 	return rc;
 }
@@ -247,14 +253,15 @@ int st_output_finish(struct st_output *o, int rc)
 	/* A writer that could say only "it failed": the descriptor's reason. */
 	if (k && k->error && (!rc || rc == -EIO))
 		rc = -k->error;
-	if (o->tmp && !rc && rename(o->tmp, o->path) < 0)
+	if (o->tmp && !rc && renameat(o->place.dir, o->tmp, o->place.dir, o->place.name) < 0)
 		rc = -errno;
 	if (o->tmp && rc)
-		unlink(o->tmp);
+		unlinkat(o->place.dir, o->tmp, 0);
 	free(k);
 	free(o->tmp);
-	free(o->path);
+	output_place_free(&o->place);
 	memset(o, 0, sizeof(*o));
+	o->place.dir = -1;
 	return rc;
 }
 
@@ -268,6 +275,10 @@ const char *st_output_strerror(int rc)
 		return "it is not a regular file, FIFO or character device";
 	case -EPIPE:
 		return "it is a FIFO no process reads";
+	case ST_OUTPUT_UNTRUSTED:
+		if (output_path_refusal()[0])
+			return output_path_refusal();
+		return strerror(-rc);
 	default:
 		return strerror(-rc);
 	}

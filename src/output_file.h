@@ -9,12 +9,15 @@
  *  - a missing name or a regular file gets a new file (a whole output under
  *    a temporary name renamed over it once complete; a stream unlinks the
  *    old name and creates the new one exclusively);
- *  - a FIFO or a character device (/dev/null, a terminal) is written in
- *    place, as is "-", standard output, and any name that is standard
- *    output or standard error (/dev/stdout, /proc/self/fd/1);
+ *  - a FIFO or a character device (/dev/null, a terminal) the caller or
+ *    root owns is written in place, as is "-", standard output, and any
+ *    name that is standard output or standard error (/dev/stdout,
+ *    /proc/self/fd/1); another user's is refused (they may be reading);
  *  - a symbolic link is refused unless --follow-symlinks, and then what it
  *    points to is treated as above; directories, sockets and block devices
- *    are refused.
+ *    are refused;
+ *  - the directories on the way are walked and judged as output_path.h
+ *    says: nothing another user planted or can move redirects the file.
  * Files that hold the target's memory (records, snapshots) are 0600, as
  * perf writes perf.data; others get 0666 less the umask.
  */
@@ -23,6 +26,8 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+
+#include "output_path.h"
 
 enum {
 	ST_OUTPUT_PRIVATE = 1,	/* the target's memory: 0600 */
@@ -33,8 +38,8 @@ struct output_sink;
 struct st_output {
 	FILE *f;
 	struct output_sink *sink;	/* the descriptor under f and its first error */
-	char *path;		/* the name given, resolved if a followed link */
-	char *tmp;		/* renamed over path at the end; NULL: in place */
+	struct output_place place;	/* its directory and name there */
+	char *tmp;		/* in that directory, renamed over the name at the end; NULL: in place */
 	bool borrowed;		/* standard output or error: flushed, not closed */
 };
 

@@ -8,7 +8,11 @@
 # are: /dev/full's failure says "No space left on device"; a FIFO no one
 # reads is refused, not waited on; /dev/stdout and "-" are standard
 # output.  A directory is refused.  Record files and snapshots are 0600
-# (they may hold the target's stack), exports follow the umask.
+# (they may hold the target's stack), exports follow the umask.  As
+# root, the way there is judged too: a parent link another user owns, a
+# directory they own, one anyone or their group writes (not sticky), and
+# their FIFO (read by them) are refused; links root owns are followed,
+# sudo's caller's directories are theirs, --follow-symlinks trusts all.
 . "$TESTS_DIR/lib.sh"
 
 "$SHIMTOP" --demo --batch --duration 1 -o "$TMP/run.rec" >/dev/null 2>"$TMP/err" ||
@@ -25,22 +29,24 @@ mode() { stat -c %a "$1"; }
 	fail "export: $(cat "$TMP/err")"
 [ "$(mode "$TMP/out.folded")" = 644 ] || fail "export mode $(mode "$TMP/out.folded"), expected 644"
 
-# The attack: a directory the attacker writes, a file only root reads.
+# The attack: a link planted in a directory everyone writes (sticky, as
+# /tmp), pointing at a file only root reads.
 ATTACK=$TMP/attacker
 mkdir "$ATTACK"
+chmod 1777 "$ATTACK"
 printf 'root only\n' >"$TMP/victim"
 chmod 600 "$TMP/victim"
-plant() {	# plant NAME TARGET: a symbolic link made by the attacker
+as_other() {	# as_other CMD...: as nobody when this runs as root
 	if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups ln -sf "$2" "$ATTACK/$1"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 	else
-		ln -sf "$2" "$ATTACK/$1"
+		"$@"
 	fi
 }
-if [ "$(id -u)" -eq 0 ]; then
-	chmod 711 "$TMP"
-	chown 65534:65534 "$ATTACK"
-fi
+plant() {	# plant NAME TARGET: a symbolic link made by the attacker
+	as_other ln -sf "$2" "$ATTACK/$1"
+}
+[ "$(id -u)" -eq 0 ] && chmod 711 "$TMP"
 untouched() {
 	[ "$(cat "$TMP/victim")" = "root only" ] || fail "$1 overwrote the link's target"
 	[ -L "$ATTACK/$2" ] || fail "$1 replaced the symbolic link $2"
@@ -64,6 +70,77 @@ expect_run 1 "cannot write $ATTACK/out.folded: it is a symbolic link" -- \
 	"$SHIMTOP" -i "$TMP/run.rec" --export folded -o "$ATTACK/out.folded"
 untouched "--export" out.folded
 [ "$(ls "$ATTACK" | wc -l)" -eq 3 ] || fail "a temporary file was left: $(ls "$ATTACK")"
+
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	# A parent directory another user planted: a link of theirs to a
+	# root-only directory, then the directories they own or anyone
+	# writes.  Nothing is written through them, nothing made in them.
+	mkdir -m 700 "$TMP/rootdir"
+	printf 'root only\n' >"$TMP/rootdir/report.csv"
+	chmod 600 "$TMP/rootdir/report.csv"
+	as_other ln -s "$TMP/rootdir" "$ATTACK/share"
+	for how in "--export csv -o $ATTACK/share/report.csv" \
+		"--export csv -o $ATTACK/share/new.csv" \
+		"--batch --snapshot-on-exit $ATTACK/share/new.snap"; do
+		# shellcheck disable=SC2086
+		expect_run 1 "$ATTACK/share is a symbolic link user [a-z]+ \(uid 65534\) owns; they could put a link in the file's place \(write it elsewhere, or --follow-symlinks" -- \
+			"$SHIMTOP" -i "$TMP/run.rec" $how
+	done
+	expect_run 1 "$ATTACK/share is a symbolic link user" -- \
+		"$SHIMTOP" --demo --batch --duration 0.3 -o "$ATTACK/share/new.rec"
+	[ "$(cat "$TMP/rootdir/report.csv")" = "root only" ] &&
+		[ "$(stat -c %a "$TMP/rootdir/report.csv")" = 600 ] ||
+		fail "a planted parent link let root's report.csv be replaced"
+	[ "$(ls "$TMP/rootdir")" = report.csv ] ||
+		fail "a planted parent link let files be made in root's directory: $(ls "$TMP/rootdir")"
+	# A directory of theirs, one anyone writes (not sticky), one their group writes.
+	mkdir "$TMP/theirs" "$TMP/open" "$TMP/group"
+	chown 65534 "$TMP/theirs"
+	chmod 777 "$TMP/open"
+	chgrp 65534 "$TMP/group"
+	chmod 775 "$TMP/group"
+	expect_run 1 "$TMP/theirs is a directory user [a-z]+ \(uid 65534\) owns" -- \
+		"$SHIMTOP" -i "$TMP/run.rec" --export folded -o "$TMP/theirs/out.folded"
+	expect_run 1 "$TMP/open is a directory anyone can write, not sticky as /tmp is" -- \
+		"$SHIMTOP" -i "$TMP/run.rec" --export folded -o "$TMP/open/out.folded"
+	expect_run 1 "$TMP/group is a directory group [a-z]+ \(gid 65534\) can write" -- \
+		"$SHIMTOP" -i "$TMP/run.rec" --export folded -o "$TMP/group/out.folded"
+	# Relative to a working directory of theirs: judged as well.
+	(cd "$TMP/theirs" && expect_run 1 "$TMP/theirs is a directory user" -- \
+		"$SHIMTOP" -i "$TMP/run.rec" --export folded -o out.folded)
+	made=$(find "$TMP/theirs" "$TMP/open" "$TMP/group" -mindepth 1)
+	[ -z "$made" ] || fail "files were made in directories others write: $made"
+	# Asked for, the path is trusted: through their link, into their directory.
+	"$SHIMTOP" -i "$TMP/run.rec" --export folded --follow-symlinks \
+		-o "$ATTACK/share/trusted.folded" 2>"$TMP/err" ||
+		fail "--follow-symlinks through a parent link: $(cat "$TMP/err")"
+	[ -s "$TMP/rootdir/trusted.folded" ] || fail "--follow-symlinks did not write through the parent link"
+	# Run through sudo by that user: their own directory is the caller's.
+	SUDO_UID=65534 SUDO_GID=65534 "$SHIMTOP" -i "$TMP/run.rec" --export folded \
+		-o "$TMP/theirs/sudo.folded" 2>"$TMP/err" ||
+		fail "sudo by the directory's owner was refused: $(cat "$TMP/err")"
+	# Links root owns are followed on the way (as /var/run is /run).
+	ln -s "$TMP/rootdir" "$TMP/rootlink"
+	"$SHIMTOP" -i "$TMP/run.rec" --export folded -o "$TMP/rootlink/via-root-link.folded" \
+		2>"$TMP/err" || fail "a parent link root owns: $(cat "$TMP/err")"
+	[ -s "$TMP/rootdir/via-root-link.folded" ] || fail "a parent link root owns was not followed"
+
+	# Another user's FIFO (mkfifo -m622, read by them): nothing of root's reaches it.
+	as_other mkfifo -m 622 "$ATTACK/prof.rec"
+	as_other sh -c "cat '$ATTACK/prof.rec' >/dev/null; echo read >'$ATTACK/prof.done'" &
+	thief=$!
+	expect_run 1 "cannot create record file '$ATTACK/prof.rec': it is a FIFO user [a-z]+ \(uid 65534\) owns, who may read what is written there \(give a path of your own\)" -- \
+		"$SHIMTOP" --demo --batch --duration 0.3 -o "$ATTACK/prof.rec"
+	expect_run 1 "cannot write snapshot $ATTACK/prof.rec: it is a FIFO user" -- \
+		"$SHIMTOP" -i "$TMP/run.rec" --batch --snapshot-on-exit "$ATTACK/prof.rec"
+	expect_run 1 "cannot write $ATTACK/prof.rec: it is a FIFO user" -- \
+		"$SHIMTOP" -i "$TMP/run.rec" --export folded -o "$ATTACK/prof.rec"
+	sleep 0.2
+	[ ! -e "$ATTACK/prof.done" ] || fail "another user's FIFO was opened for writing"
+	pkill -u 65534 -f "cat $ATTACK/prof.rec" 2>/dev/null
+	wait "$thief" 2>/dev/null
+	[ -p "$ATTACK/prof.rec" ] || fail "another user's FIFO was replaced"
+fi
 
 # Asked for: written where the link points, the link left as it is.
 ln -s "$TMP/mine.rec" "$TMP/link.rec"
