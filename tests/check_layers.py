@@ -20,7 +20,7 @@ FOLDERS = {"ring": "ring", "symbols": "symbols", "sampler": "sampler", "model": 
            "output": "output", "ui": "ui", "serve": "ui", "demo": "program", "instrument": "program",
            "kmod": "base"}
 TOP = {"util": "base", "text_safe": "base", "index": "base", "cpulist": "base",
-       "stop_signal": "base", "output_file": "base", "target": "sampler",
+       "stop_signal": "base", "output_file": "base", "output_path": "base", "target": "sampler",
        "options": "session", "session": "session", "shimtop": "program"}
 SNAPSHOT = {"snapshot_file": "ring", "snapshot": "session", "snapshot_write": "output"}
 
