@@ -265,6 +265,23 @@ int st_output_finish(struct st_output *o, int rc)
 	return rc;
 }
 
+int st_output_make_parents(const char *path, mode_t mode)
+{
+	char dir[PATH_MAX];
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
 const char *st_output_strerror(int rc)
 {
 	switch (rc) {

@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "output_path.h"
 
@@ -64,6 +65,9 @@ int st_output_finish(struct st_output *o, int rc);
  * the C library gave none).
  */
 int st_output_write(FILE *f, const void *p, size_t n);
+
+/* mkdir -p of the directories path's file is in (new ones mode); 0 or -errno. */
+int st_output_make_parents(const char *path, mode_t mode);
 
 /* What a refusal means, in words for "cannot write PATH: %s". */
 const char *st_output_strerror(int rc);

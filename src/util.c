@@ -127,6 +127,19 @@ char *st_xstrdup(const char *s)
 	return st_xcheck(strdup(s));
 }
 
+bool st_config_path(const char *name, char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		snprintf(buf, len, "%s/shimtop/%s", xdg, name);
+	else if (home && *home)
+		snprintf(buf, len, "%s/.config/shimtop/%s", home, name);
+	else
+		return false;
+	return true;
+}
+
 char *st_read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -115,5 +116,11 @@ long long st_proc_stat_field(int pid, int n);
 
 /* This process's resident memory in bytes (/proc/self/statm), or 0. */
 size_t st_resident_bytes(void);
+
+/*
+ * Where shimtop keeps a file of its own: $XDG_CONFIG_HOME/shimtop/NAME,
+ * else ~/.config/shimtop/NAME.  False when neither is set.
+ */
+bool st_config_path(const char *name, char *buf, size_t len);
 
 #endif

@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
-"""serve_hostile.py URL - hostile and slow clients against shimtop --serve.
+"""serve_hostile.py URL TOKEN - hostile and slow clients against shimtop --serve.
 
-Malformed, oversized and wrong requests get a 4xx with a body (or the
-connection closed, for bytes that are no HTTP at all); five profiles at
-once get four windows and one 429; clients that open connections and say
-nothing hold no more than their sockets: sampling goes on under them (the
-samples counted after they are let go outgrow those before by what the
-rate allows) and the server answers again.  Prints each failure, exits 1 if there was one.
+Without the token only /healthz answers; the token is taken as Bearer in
+any case of the scheme, or as Basic credentials' password.  Malformed,
+oversized and wrong requests get a 4xx with a body (or the connection
+closed, for bytes that are no HTTP at all), strictly where HTTP says so:
+two Content-Lengths that disagree, a space before a header's colon, an
+escaped NUL in the path.  Five profiles at once get four windows and one
+429; four whose clients hang up free their windows at once.  Clients that
+trickle their headers from three addresses, 16 connections each, are cut
+at the request deadline and never keep a fourth address out; idle
+connections from one address never keep a scraper from that address
+out; sampling goes on under them all.  Prints each failure, exits 1 if
+there was one.
 """
+import base64
 import re
 import socket
 import sys
@@ -16,10 +23,11 @@ import time
 import urllib.error
 import urllib.request
 
-url = sys.argv[1]
+url, token = sys.argv[1], sys.argv[2]
 host, port = re.match(r"http://([^:/]+):(\d+)", url).groups()
 port = int(port)
 failures = []
+AUTH = b"Authorization: Bearer " + token.encode() + b"\r\n"
 
 
 def fail(what):
@@ -27,9 +35,9 @@ def fail(what):
     print("FAIL:", what, file=sys.stderr)
 
 
-def raw(data, timeout=5.0):
+def raw(data, timeout=5.0, source="127.0.0.1"):
     """Sends bytes, returns what came back (b'' if the server closed)."""
-    s = socket.create_connection((host, port), timeout=timeout)
+    s = socket.create_connection((host, port), timeout=timeout, source_address=(source, 0))
     got = b""
     try:
         s.sendall(data)
@@ -52,12 +60,17 @@ def status_of(reply):
     return int(m.group(1)) if m else None
 
 
-def get(path, timeout=10.0):
+def get(path, timeout=10.0, auth=True):
+    req = urllib.request.Request(url + path)
+    if auth:
+        req.add_header("Authorization", "Bearer " + token)
     try:
-        with urllib.request.urlopen(url + path, timeout=timeout) as r:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
+    except OSError as e:
+        return None, repr(e).encode()
 
 
 def samples():
@@ -70,24 +83,51 @@ def samples():
 
 # Wrong requests: a 4xx that says why.
 cases = [
-    (b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405),
-    (b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n", 405),
-    (b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", 413),
-    (b"GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n", 404),
-    (b"GET /debug/pprof/profile?seconds=0 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-    (b"GET /debug/pprof/profile?seconds=301 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-    (b"GET /debug/pprof/profile?seconds=-1 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-    (b"GET /debug/pprof/profile?seconds=1e9 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-    (b"GET /debug/pprof/profile?seconds=99999999999999999999 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+    (b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n" + AUTH + b"\r\n", 405),
+    (b"DELETE / HTTP/1.1\r\nHost: x\r\n" + AUTH + b"\r\n", 405),
+    (b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n" + AUTH + b"\r\nhello", 413),
+    (b"GET /nope HTTP/1.1\r\nHost: x\r\n" + AUTH + b"\r\n", 404),
+    (b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n" + AUTH + b"\r\n", 404),
+    (b"GET /debug/pprof/profile?seconds=0 HTTP/1.1\r\nHost: x\r\n" + AUTH + b"\r\n", 400),
+    (b"GET /debug/pprof/profile?seconds=301 HTTP/1.1\r\nHost: x\r\n" + AUTH + b"\r\n", 400),
+    (b"GET /debug/pprof/profile?seconds=-1 HTTP/1.1\r\nHost: x\r\n" + AUTH + b"\r\n", 400),
+    (b"GET /debug/pprof/profile?seconds=1e9 HTTP/1.1\r\nHost: x\r\n" + AUTH + b"\r\n", 400),
+    (b"GET /debug/pprof/profile?seconds=99999999999999999999 HTTP/1.1\r\nHost: x\r\n" + AUTH +
+     b"\r\n", 400),
+    # Strict where HTTP says a server must be.
+    (b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n" + AUTH +
+     b"\r\nhello", 400),
+    (b"GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked\r\n" + AUTH +
+     b"\r\n0\r\n\r\n", 400),
+    (b"GET /metrics%00.html HTTP/1.1\r\nHost: x\r\n" + AUTH + b"\r\n", 404),
+    (b"GET /%6detrics HTTP/1.1\r\nHost: x\r\n" + AUTH + b"\r\n", 404),
+    # Without the token (or with it twice, or another): nothing but /healthz.
+    (b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 401),
+    (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 401),
+    (b"GET /debug/pprof/profile?seconds=1 HTTP/1.1\r\nHost: x\r\n\r\n", 401),
+    (b"GET /metrics HTTP/1.1\r\nHost: x\r\n" + AUTH + AUTH + b"\r\n", 401),
+    (b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token.encode()[:-1] +
+     b"\r\n\r\n", 401),
+    (b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic " +
+     base64.b64encode(b"shimtop:wrong-token-0123456789") + b"\r\n\r\n", 401),
 ]
 for req, want in cases:
     reply = raw(req)
     got = status_of(reply)
     if got != want:
-        fail(f"{req[:60]!r}: status {got}, expected {want}")
+        fail(f"{req[:70]!r}: status {got}, expected {want}")
     elif not reply.split(b"\r\n\r\n", 1)[-1].strip():
-        fail(f"{req[:60]!r}: a {got} with no body saying why")
+        fail(f"{req[:70]!r}: a {got} with no body saying why")
+
+# The token's accepted forms: schemes are case-insensitive; Basic is a URL's user:TOKEN@.
+for auth in (b"bearer " + token.encode(), b"BEARER  " + token.encode(),
+             b"Basic " + base64.b64encode(b"anyone:" + token.encode())):
+    got = status_of(raw(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: " + auth +
+                        b"\r\n\r\n"))
+    if got != 200:
+        fail(f"Authorization: {auth[:12]!r}...: status {got}, expected 200")
+if status_of(raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")) != 200:
+    fail("/healthz without the token is not 200")
 
 # Oversized and malformed: refused (4xx/5xx) or closed, never a 200, never a hang.
 hostile = [
@@ -96,7 +136,8 @@ hostile = [
     b"GET /metrics HTTP/1.1\r\n" + b"".join(b"X-%d: y\r\n" % i for i in range(5000)) + b"\r\n",
     bytes(range(256)) * 8,
     b"GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n",
-    b"GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+    b"GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n" + AUTH +
+    b"\r\n5\r\nhello\r\n0\r\n\r\n",
 ]
 for req in hostile:
     t = time.monotonic()
@@ -130,17 +171,85 @@ if len(ok) != 4 or sorted(c[0] for c in codes) != [200, 200, 200, 200, 429]:
 if any(c[1] != b"\x1f\x8b" for c in ok):
     fail("a profile is not gzip")
 
-# Slow clients: every connection taken, nothing said.  Sampling goes on.
+# Four windows whose clients hang up at once: free at once, not in five minutes.
+for _ in range(4):
+    s = socket.create_connection((host, port), timeout=5)
+    s.sendall(b"GET /debug/pprof/profile?seconds=300 HTTP/1.1\r\nHost: x\r\n" + AUTH + b"\r\n")
+    time.sleep(0.2)         # taken by the sampling loop
+    s.close()
+time.sleep(0.5)
+status, body = get("/debug/pprof/profile?seconds=1", timeout=20)
+if status != 200:
+    fail(f"a profile after four abandoned windows: {status} {body[:60]!r}, expected 200")
+
+
+def trickle(source, n, stop, cut):
+    """n connections from source, each sending a header line every 2-4 s until stop."""
+    held = []
+    for _ in range(n):
+        try:
+            s = socket.create_connection((host, port), timeout=2, source_address=(source, 0))
+            s.sendall(b"GET /metrics HTTP/1.1\r\n")
+            held.append([s, time.monotonic()])
+        except OSError:
+            pass
+    k = 0
+    while not stop.is_set() and held:
+        for h in list(held):
+            s, t = h
+            try:
+                s.sendall(b"X-Slow-%d: y\r\n" % k)
+            except OSError:
+                cut.append(time.monotonic() - t)
+                held.remove(h)
+                s.close()
+        k += 1
+        stop.wait(2 + (k % 3))
+    for s, _ in held:
+        s.close()
+
+
+# Slow clients: 16 connections from each of three addresses trickle their
+# headers (an idle limit never fires); a fourth address is answered every
+# time, and the tricklers are cut at the request deadline (5 s).
 before, t0 = samples(), time.monotonic()
-held = []
-for _ in range(40):
+stop, cut = threading.Event(), []
+tricklers = [threading.Thread(target=trickle, args=("127.0.0.%d" % a, 16, stop, cut))
+             for a in (1, 2, 3)]
+for t in tricklers:
+    t.start()
+time.sleep(1)
+answered = 0
+for _ in range(10):
+    t = time.monotonic()
     try:
-        s = socket.create_connection((host, port), timeout=2)
-        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
-        held.append(s)
+        if status_of(raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", timeout=3,
+                         source="127.0.0.4")) == 200:
+            answered += 1
     except OSError:
         pass
-time.sleep(12)          # past the server's idle limit (10 s)
+    time.sleep(max(0.0, 1.0 - (time.monotonic() - t)))
+stop.set()
+for t in tricklers:
+    t.join()
+if answered != 10:
+    fail(f"/healthz from a fourth address beside 48 trickling connections: {answered} of 10")
+if not cut or max(cut) > 12:
+    fail(f"trickling connections were not cut at the request deadline: {sorted(cut)[-3:]}")
+
+# Idle connections from one address: that address's scraper still gets in.
+idle = []
+for _ in range(16):
+    try:
+        idle.append(socket.create_connection((host, port), timeout=2))
+    except OSError:
+        pass
+status, body = get("/metrics", timeout=10)
+if status != 200:
+    fail(f"/metrics from an address holding 16 idle connections: {status}")
+for s in idle:
+    s.close()
+
 after = None
 for _ in range(50):
     after = samples()
@@ -148,12 +257,11 @@ for _ in range(50):
         break
     time.sleep(0.2)
 elapsed = time.monotonic() - t0
-for s in held:
-    s.close()
 if before is None or after is None:
     fail(f"/metrics did not answer around the slow clients ({before}, {after})")
 elif after - before < 50 * elapsed:
     fail(f"sampling stalled under slow clients: {before} then {after} samples {elapsed:.1f} s later")
 
-print(f"samples {before} -> {after} in {elapsed:.1f} s around the slow clients")
+print(f"samples {before} -> {after} in {elapsed:.1f} s around the slow clients; "
+      f"{len(cut)} trickling connections cut, the last after {max(cut or [0]):.1f} s")
 sys.exit(1 if failures else 0)

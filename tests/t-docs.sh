@@ -56,8 +56,9 @@ for f in bin/shimtop bin/shimtop-demo share/man/man1/shimtop.1 share/man/man1/sh
 	lib/systemd/system/shimtop.service; do
 	[ -f "$P/$f" ] || fail "make install did not install $f"
 done
-# The unit runs the installed shimtop, serving on loopback.
-grep -qx "ExecStart=$prefix/bin/shimtop --serve 127.0.0.1:9464 -a" \
+# The unit runs the installed shimtop, serving on loopback to holders of
+# the token it keeps in its state directory.
+grep -qx "ExecStart=$prefix/bin/shimtop --serve 127.0.0.1:9464 -a --serve-token %S/shimtop/token" \
 	"$P/lib/systemd/system/shimtop.service" ||
 	fail "shimtop.service: $(grep ExecStart "$P/lib/systemd/system/shimtop.service")"
 if command -v systemd-analyze >/dev/null; then

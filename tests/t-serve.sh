@@ -1,16 +1,22 @@
 #!/bin/sh
 # t-serve.sh - shimtop --serve -p PID against the clients the fleet runs:
-# go tool pprof fetches a profile of the demo and finds its phases by
-# name; Debian's prometheus scrapes /metrics with a bearer token and its
-# query API returns shimtop_samples_total > 0; hostile and slow clients
-# (serve_hostile.py) get 4xx and never stop sampling; without the token a
-# request gets 401; bad arguments get one line and a non-zero status.
+# go tool pprof fetches a profile of the demo (the token as a URL's
+# password) and finds its phases by name; Debian's prometheus scrapes
+# /metrics with a bearer token and its query API returns
+# shimtop_samples_total > 0; hostile and slow clients (serve_hostile.py)
+# get 4xx and never stop sampling.  A token is always asked for but on
+# /healthz: made (0600) where none is, refused when another user owns it
+# or others can read it; another local user (nobody) gets 401 for every
+# page with figures and cannot read the token.  Bad arguments get one
+# line and a non-zero status.
 . "$TESTS_DIR/lib.sh"
 
-# serve ARGS...: shimtop --serve 127.0.0.1:0 ARGS in the background, once it
-# says where it listens; sets SERVE_PID and URL.
+# serve ARGS...: shimtop --serve 127.0.0.1:0 --serve-token $TMP/token ARGS
+# in the background, once it says where it listens; sets SERVE_PID and URL.
+printf 'shimtop-test-token-0123456789abcdef\n' >"$TMP/token" && chmod 600 "$TMP/token"
+TOKEN=shimtop-test-token-0123456789abcdef
 serve() {
-	"$SHIMTOP" --serve 127.0.0.1:0 "$@" 2>"$TMP/serve.err" &
+	"$SHIMTOP" --serve 127.0.0.1:0 --serve-token "$TMP/token" "$@" 2>"$TMP/serve.err" &
 	SERVE_PID=$!
 	BG_PIDS="$BG_PIDS $SERVE_PID"
 	URL="" i=0
@@ -31,16 +37,19 @@ stop_serving() {
 		fail "--serve under a sanitizer: $(head -30 "$TMP/serve.err")"
 }
 
-# fetch PATH [HEADER]: the body to $TMP/body, the status printed.
+# fetch PATH [HEADER]: the body to $TMP/body, the status printed; the
+# token goes with it unless a header is given ("-" for none).
 fetch() {
 	p=$1
 	shift
+	[ $# -eq 0 ] && set -- "Authorization: Bearer $TOKEN"
 	python3 - "$URL$p" "$TMP/body" "$@" <<'PY'
 import sys, urllib.request, urllib.error
 req = urllib.request.Request(sys.argv[1])
 for h in sys.argv[3:]:
-    k, v = h.split(": ", 1)
-    req.add_header(k, v)
+    if h != "-":
+        k, v = h.split(": ", 1)
+        req.add_header(k, v)
 try:
     r = urllib.request.urlopen(req, timeout=30)
     code, body = r.status, r.read()
@@ -69,23 +78,62 @@ expect_run 1 "can be read by others \(mode 0644\): chmod 600 it" -- \
 ln -s "$TMP/short.token" "$TMP/link.token"
 expect_run 1 "cannot open the token file" -- \
 	"$SHIMTOP" --serve 127.0.0.1:0 --serve-token "$TMP/link.token" --demo
+if [ "$(id -u)" -eq 0 ]; then
+	# Another user's file: they could change the token.
+	cp "$TMP/token" "$TMP/theirs.token" && chown 65534 "$TMP/theirs.token"
+	expect_run 1 "the token file '$TMP/theirs.token' belongs to user [a-z]+ \(uid 65534\), who can change the token" -- \
+		"$SHIMTOP" --serve 127.0.0.1:0 --serve-token "$TMP/theirs.token" --demo
+fi
+# No token file at all: one is made, 0600, said where; the default is shimtop's own.
+XDG_CONFIG_HOME=$TMP/config "$SHIMTOP" --serve 127.0.0.1:0 --duration 0.5 --demo \
+	>/dev/null 2>"$TMP/made.err" || fail "--serve with no token file: $(cat "$TMP/made.err")"
+grep -Eq "^shimtop: serving http://127\.0\.0\.1:[0-9]+/ .* with the token in $TMP/config/shimtop/serve-token \(made now\)$" \
+	"$TMP/made.err" || fail "a new token file was not said: $(cat "$TMP/made.err")"
+[ "$(stat -c %a "$TMP/config/shimtop/serve-token")" = 600 ] &&
+	grep -Eqx '[0-9a-f]{48}' "$TMP/config/shimtop/serve-token" ||
+	fail "the token made is not 48 hex digits, 0600: $(ls -l "$TMP/config/shimtop")"
+made=$(cat "$TMP/config/shimtop/serve-token")
+XDG_CONFIG_HOME=$TMP/config "$SHIMTOP" --serve 127.0.0.1:0 --duration 0.5 --demo \
+	>/dev/null 2>"$TMP/made.err" || fail "--serve with its token file: $(cat "$TMP/made.err")"
+[ "$(cat "$TMP/config/shimtop/serve-token")" = "$made" ] && ! grep -q "made now" "$TMP/made.err" ||
+	fail "the token file was made again: $(cat "$TMP/made.err")"
 
 start_demo --seconds 120
 serve -p "$DEMO_PID" --serve-top 5
 
 # IPv6 loopback (where the machine has it): it listens and says where.
 if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
-	"$SHIMTOP" --serve '[::1]:0' --duration 1 --demo 2>"$TMP/v6.err" >/dev/null ||
+	"$SHIMTOP" --serve '[::1]:0' --serve-token "$TMP/token" --duration 1 --demo \
+		2>"$TMP/v6.err" >/dev/null ||
 		fail "--serve [::1]:0: $(cat "$TMP/v6.err")"
 	grep -Eq '^shimtop: serving http://\[::1\]:[0-9]+/ ' "$TMP/v6.err" ||
 		fail "--serve [::1]:0 did not say where: $(cat "$TMP/v6.err")"
 fi
 
-# An address already taken: said in a line, exit 1.
+# An address already taken: said in a line naming it and why, exit 1.
 port=${URL##*:}
-expect_run 1 "cannot listen there" -- "$SHIMTOP" --serve "127.0.0.1:$port" --demo
+expect_run 1 "--serve cannot listen on 127\.0\.0\.1:$port: Address already in use \(choose another port\)" -- \
+	"$SHIMTOP" --serve "127.0.0.1:$port" --serve-token "$TMP/token" --demo
 
-[ "$(fetch /healthz)" = 200 ] && grep -qx ok "$TMP/body" || fail "/healthz: $(cat "$TMP/body")"
+# Another local user: nothing with figures, and not the token.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ -x /usr/bin/python3 ]; then
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	chmod 711 "$TMP"	# the way to the token open: its own mode keeps it
+	for p in /metrics / "/debug/pprof/profile?seconds=1"; do
+		got=$(as_nobody /usr/bin/python3 -c '
+import sys, urllib.request, urllib.error
+try:
+    print(urllib.request.urlopen(sys.argv[1], timeout=10).status)
+except urllib.error.HTTPError as e:
+    print(e.code)' "$URL$p")
+		[ "$got" = 401 ] || fail "another local user got $got from $p, expected 401"
+	done
+	as_nobody cat "$TMP/token" >/dev/null 2>&1 && fail "another local user can read the token"
+	[ "$(as_nobody /usr/bin/python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).status)' "$URL/healthz")" = 200 ] ||
+		fail "/healthz refused another local user"
+fi
+
+[ "$(fetch /healthz -)" = 200 ] && grep -qx ok "$TMP/body" || fail "/healthz: $(cat "$TMP/body")"
 [ "$(fetch /)" = 200 ] && grep -q '/debug/pprof/profile' "$TMP/body" ||
 	fail "the index page: $(cat "$TMP/body")"
 [ "$(fetch /metrics)" = 200 ] || fail "/metrics: $(cat "$TMP/body")"
@@ -99,8 +147,9 @@ grep -Eq '^shimtop_symbol_samples_total\{module="shimtop-demo",symbol="phase_[a-
 
 # go tool pprof, as a pprof scraper fetches: the demo's phases by name.
 if command -v go >/dev/null; then
+	# The token as Basic credentials' password, which pprof sends from a URL.
 	HOME=$TMP PPROF_TMPDIR=$TMP GOCACHE=$TMP/go-cache go tool pprof -raw -seconds 2 \
-		"$URL/debug/pprof/profile" >"$TMP/raw" 2>"$TMP/err" ||
+		"http://pprof:$TOKEN@${URL#http://}/debug/pprof/profile" >"$TMP/raw" 2>"$TMP/err" ||
 		fail "go tool pprof cannot fetch a profile: $(cat "$TMP/err")"
 	for f in 'phase_[a-z_]+' run_phases main; do
 		grep -Eq "^ +[0-9]+: 0x0 M=[0-9]+ $f .*shimtop-demo\.c:[0-9]+" "$TMP/raw" ||
@@ -115,7 +164,7 @@ else
 	fail "go is not installed (the test list has golang-go)"
 fi
 
-python3 "$TESTS_DIR/serve_hostile.py" "$URL" >"$TMP/hostile" 2>&1 ||
+python3 "$TESTS_DIR/serve_hostile.py" "$URL" "$TOKEN" >"$TMP/hostile" 2>&1 ||
 	fail "hostile clients: $(cat "$TMP/hostile")"
 stop_serving
 
@@ -126,14 +175,15 @@ asan=$(ldd "$SHIMTOP" 2>/dev/null | grep -c libasan)
 "$SHIMTOP" -b --duration 1 -o "$TMP/rec" -- "$SHIMTOP_DEMO" --seconds 1 >/dev/null 2>&1 ||
 	fail "no recording for the memory check"
 serve -i "$TMP/rec" --serve-top 50
-python3 - "$URL" "$SERVE_PID" "$asan" <<'PY' || fail "requests grew shimtop's memory"
+python3 - "$URL" "$SERVE_PID" "$asan" "$TOKEN" <<'PY' || fail "requests grew shimtop's memory"
 import re, sys, urllib.error, urllib.request
-url, pid, asan = sys.argv[1], sys.argv[2], sys.argv[3] != "0"
+url, pid, asan, token = sys.argv[1], sys.argv[2], sys.argv[3] != "0", sys.argv[4]
 def rss():
     return int(re.search(r"VmRSS:\s+(\d+)", open(f"/proc/{pid}/status").read()).group(1))
 def get(path):
+    req = urllib.request.Request(url + path, headers={"Authorization": "Bearer " + token})
     try:
-        urllib.request.urlopen(url + path, timeout=10).read()
+        urllib.request.urlopen(req, timeout=10).read()
     except urllib.error.HTTPError as e:
         e.read()
 for i in range(300):
@@ -169,9 +219,8 @@ assert abs(got("shimtop_observer_cpc_median") - o["cpc"]["p50"]) < 1e-6
 stop_serving
 
 # Prometheus scrapes it with a bearer token, as its own config says.
-printf 'shimtop-test-token-0123456789abcdef\n' >"$TMP/token" && chmod 600 "$TMP/token"
-serve -p "$DEMO_PID" --serve-token "$TMP/token"
-[ "$(fetch /metrics)" = 401 ] || fail "no token: not 401"
+serve -p "$DEMO_PID"
+[ "$(fetch /metrics -)" = 401 ] || fail "no token: not 401"
 [ "$(fetch /metrics "Authorization: Bearer wrong-token-0123456789")" = 401 ] ||
 	fail "a wrong token: not 401"
 [ "$(fetch /metrics "Authorization: Bearer shimtop-test-token-0123456789abcdef")" = 200 ] ||

@@ -86,26 +86,36 @@ static void take_jobs(struct serve_loop *l)
 	}
 }
 
-/* Profiles whose window has ended (all of them when stopping: what they have). */
+/*
+ * Profiles whose window has ended (all of them when stopping: what they
+ * have), and those whose client hung up: its window is free at once.
+ */
 static void end_profiles(struct serve_loop *l, bool all)
 {
 	uint64_t now = st_now_ns();
 
 	for (struct serve_job **p = &l->profiles; *p;) {
 		struct serve_job *j = *p;
+		bool gone = serve_http_gone(j);
 
-		if (!all && now < j->due_ns) {
+		if (!all && !gone && now < j->due_ns) {
 			p = &j->next;
 			continue;
 		}
 		*p = j->next;
 		l->nprofiles--;
-		answer_profile(l, j);
+		if (gone) {
+			pprof_window_free(&j->window);
+			answer_text(l, j, 503, "the client left\n");	/* to no one */
+		} else {
+			answer_profile(l, j);
+		}
 	}
 }
 
-/* Where it listens (the port chosen for 0 too), and a warning where it is open to others. */
-static void say_where(const struct sockaddr_storage *a, unsigned port, bool token)
+/* Where it listens (the port chosen for 0 too), and the token's file. */
+static void say_where(const struct sockaddr_storage *a, unsigned port, const char *token_path,
+		      bool made)
 {
 	char host[INET6_ADDRSTRLEN] = "?";
 
@@ -115,11 +125,9 @@ static void say_where(const struct sockaddr_storage *a, unsigned port, bool toke
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, host,
 			  sizeof(host));
 	fprintf(stderr, "shimtop: serving http://%s%s%s:%u/ (/metrics, "
-		"/debug/pprof/profile?seconds=N)%s\n", a->ss_family == AF_INET6 ? "[" : "", host,
-		a->ss_family == AF_INET6 ? "]" : "", port,
-		token ? "" : serve_address_is_loopback(a) ? ""
-		: "; no --serve-token: anyone who reaches this address may read the target's "
-		  "profile");
+		"/debug/pprof/profile?seconds=N) to clients with the token in %s%s\n",
+		a->ss_family == AF_INET6 ? "[" : "", host, a->ss_family == AF_INET6 ? "]" : "",
+		port, token_path, made ? " (made now)" : "");
 }
 
 int serve_run(struct session *s)
@@ -129,19 +137,25 @@ int serve_run(struct session *s)
 	struct serve_loop l = { .s = s };
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
-	char token[257] = "", err[512];
+	char token[257] = "", token_path[4096] = "", err[512];
+	bool made = false;
 	int status, rc;
 
 	rc = serve_parse_address(o->serve_address, &addr, &addr_len, err, sizeof(err));
-	if (!rc && o->serve_token_path)
-		rc = serve_read_token(o->serve_token_path, token, sizeof(token), err, sizeof(err));
+	/*
+	 * A token always: loopback is no boundary between local users, and
+	 * what is served is what perf_event_paranoid may refuse them.
+	 */
+	if (!rc)
+		rc = serve_load_token(o->serve_token_path, token_path, sizeof(token_path), token,
+				      sizeof(token), &made, err, sizeof(err));
 	if (rc < 0) {
 		st_error("%s", err);
 		return rc;
 	}
 	/* Refused before anything is launched: the address is taken, or not ours. */
-	l.http = serve_http_start((const struct sockaddr *)&addr, addr_len,
-				  token[0] ? token : NULL, err, sizeof(err));
+	l.http = serve_http_start((const struct sockaddr *)&addr, addr_len, token, err,
+				  sizeof(err));
 	memset(token, 0, sizeof(token));
 	if (!l.http) {
 		st_error("%s", err);
@@ -153,7 +167,7 @@ int serve_run(struct session *s)
 		serve_http_stop(l.http);
 		return status;
 	}
-	say_where(&addr, serve_http_port(l.http), o->serve_token_path != NULL);
+	say_where(&addr, serve_http_port(l.http), token_path, made);
 	while (!stop_signal_received()) {
 		if (!s->behind)
 			nanosleep(&tick, NULL);
@@ -164,6 +178,7 @@ int serve_run(struct session *s)
 			snapshot_save(s, NULL, err, sizeof(err));
 			fprintf(stderr, "shimtop: %s\n", err);
 		}
+		serve_http_tick(l.http);
 		take_jobs(&l);
 		end_profiles(&l, false);
 		if (o->duration && session_elapsed(s) >= o->duration)

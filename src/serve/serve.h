@@ -33,10 +33,19 @@ bool serve_address_is_loopback(const struct sockaddr_storage *a);
 
 /*
  * The bearer token from --serve-token's file: its first line, 16 to 256
- * printable characters, the file readable by its owner only.  0, or
- * -EACCES with why in err.
+ * printable characters, the file readable by its owner only, who is the
+ * caller or root.  0, or -ENOENT (no such file) or -EACCES with why in err.
  */
 int serve_read_token(const char *path, char *token, size_t len, char *err, size_t errlen);
+
+/*
+ * The token --serve asks for: from the file given (NULL: shimtop's own,
+ * ~/.config/shimtop/serve-token), made there first if it is missing
+ * (*made), random and 0600.  The file's path into path.  0 or -errno
+ * with why in err.
+ */
+int serve_load_token(const char *given, char *path, size_t path_len, char *token, size_t len,
+		     bool *made, char *err, size_t errlen);
 
 enum serve_route {
 	SERVE_REFUSED,		/* answered with the status and why */
@@ -46,16 +55,22 @@ enum serve_route {
 	SERVE_PROFILE,
 };
 
-/* What a request carries that decides its answer (NULL: absent). */
+/*
+ * What a request carries that decides its answer (NULL: absent).  The
+ * path and query are as sent, never unescaped: no page here has an
+ * escape in its name, and "/metrics%00.html" is no /metrics.
+ */
 struct serve_request {
 	const char *method;
 	const char *path;		/* without the query */
 	const char *seconds;		/* the query's seconds= */
-	const char *authorization;	/* the header */
-	const char *content_length;
-	const char *transfer_encoding;
+	/* Every header line, in order: its name (as sent) and value. */
+	const char *const *names;
+	const char *const *values;
+	size_t nheaders;
+	/* Basic credentials' password, as libmicrohttpd decoded them, or NULL. */
+	const char *basic_password;
 };
-
 struct serve_answer {
 	enum serve_route route;
 	unsigned status;		/* 200, or the 4xx refusing it */
@@ -66,7 +81,12 @@ struct serve_answer {
 #define SERVE_SECONDS_DEFAULT	30	/* as Go's net/http/pprof */
 #define SERVE_SECONDS_MAX	300
 
-/* Decides a request: token NULL when none is required. */
+/*
+ * Decides a request: every route but /healthz needs the token, as
+ * "Authorization: Bearer TOKEN" (any case of the scheme) or as Basic
+ * credentials' password (a URL's user:TOKEN@, for go tool pprof); token
+ * NULL only in tests of the rest.
+ */
 void serve_decide(const struct serve_request *rq, const char *token, struct serve_answer *a);
 
 

@@ -2,7 +2,9 @@
  * serve_config.c - where --serve listens and the token it asks for:
  * parsed once, before anything is launched, each mistake said in a line.
  */
+#include "output_file.h"
 #include "serve/serve.h"
+#include "util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,20 +79,29 @@ bool serve_address_is_loopback(const struct sockaddr_storage *a)
 
 int serve_read_token(const char *path, char *token, size_t len, char *err, size_t errlen)
 {
-	char buf[512];
+	char buf[512], who[128];
 	struct stat st;
 	ssize_t n;
 	size_t k = 0;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open the token file '%.200s': %s", path,
-			 strerror(errno));
-		return -EACCES;
+		int e = errno;
+
+		snprintf(err, errlen, "cannot open the token file '%.200s': %s", path, strerror(e));
+		return e == ENOENT ? -ENOENT : -EACCES;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		snprintf(err, errlen, "the token file '%.200s' is not a regular file", path);
+		return -EACCES;
+	}
+	/* Its owner can change the token: another user's is no secret of ours. */
+	if (!output_uid_trusted(st.st_uid)) {
+		close(fd);
+		snprintf(err, errlen, "the token file '%.200s' belongs to %s, who can change the "
+			 "token: give a file of your own (chown it, or remove it and shimtop makes one)",
+			 path, output_user_name(st.st_uid, who, sizeof(who)));
 		return -EACCES;
 	}
 	if (st.st_mode & 077) {
@@ -117,5 +129,62 @@ int serve_read_token(const char *path, char *token, size_t len, char *err, size_
 	}
 	memcpy(token, buf, k);
 	token[k] = '\0';
+	explicit_bzero(buf, sizeof(buf));
 	return 0;
+}
+
+/* A new token in path: 48 hex digits (192 random bits), the file 0600. */
+static int make_token(const char *path, char *err, size_t errlen)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char bits[24];
+	char text[2 * sizeof(bits) + 2];
+	struct st_output out;
+	int rc;
+
+	if (getrandom(bits, sizeof(bits), 0) != (ssize_t)sizeof(bits)) {
+		snprintf(err, errlen, "cannot make a token: no random bytes (%s)", strerror(errno));
+		return -EIO;
+	}
+	for (size_t i = 0; i < sizeof(bits); i++) {
+		text[2 * i] = hex[bits[i] >> 4];
+		text[2 * i + 1] = hex[bits[i] & 15];
+	}
+	text[2 * sizeof(bits)] = '\n';
+	text[2 * sizeof(bits) + 1] = '\0';
+	explicit_bzero(bits, sizeof(bits));
+	rc = st_output_make_parents(path, 0700);
+	if (!rc)
+		rc = st_output_replace(&out, path, ST_OUTPUT_PRIVATE);
+	if (!rc)
+		rc = st_output_finish(&out, st_output_write(out.f, text, strlen(text)));
+	explicit_bzero(text, sizeof(text));
+	if (rc < 0)
+		snprintf(err, errlen, "cannot make the token file '%.200s': %s (give one with "
+			 "--serve-token FILE)", path, st_output_strerror(rc));
+	return rc;
+}
+
+int serve_load_token(const char *given, char *path, size_t path_len, char *token, size_t len,
+		     bool *made, char *err, size_t errlen)
+{
+	int rc;
+
+	*made = false;
+	if (given)
+		snprintf(path, path_len, "%s", given);
+	else if (!st_config_path("serve-token", path, path_len)) {
+		snprintf(err, errlen, "--serve needs a token file and neither HOME nor "
+			 "XDG_CONFIG_HOME says where: give one with --serve-token FILE");
+		return -EINVAL;
+	}
+	rc = serve_read_token(path, token, len, err, errlen);
+	if (rc != -ENOENT)
+		return rc;
+	rc = make_token(path, err, errlen);
+	if (rc < 0)
+		return rc;
+	*made = true;
+	/* What is there now: another shimtop may have made it first. */
+	return serve_read_token(path, token, len, err, errlen);
 }

@@ -1,20 +1,44 @@
 /*
  * serve_http.c - libmicrohttpd carries --serve's requests: one polling
- * thread, bounded connections, request size and idle time.  A request
- * is decided at once (serve_request.c); one that needs the session is
- * queued as a job and its connection suspended, so no HTTP thread ever
- * reads the model and a slow client holds nothing but its socket.
+ * thread, bounded connections (in all and per address), request size,
+ * idle time and a deadline for the whole request.  A request is decided
+ * at once (serve_request.c); one that needs the session is queued as a
+ * job and its connection suspended, so no HTTP thread ever reads the
+ * model and a slow client holds nothing but its socket.
  */
 #include "serve/serve_http.h"
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+/*
+ * A client's connection, from its accept to its close: whether its
+ * request has all come (heard), and since when it is awaited.  Its socket
+ * is a duplicate of libmicrohttpd's, so cutting it (shutdown) or asking
+ * whether the client left (poll) never touches a descriptor that was
+ * closed and given to another.
+ */
+struct serve_conn {
+	struct serve_conn *next;
+	int fd;
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	uint64_t since;		/* st_now_ns() its request began to be awaited */
+	bool heard;		/* the request line and headers came: judged, not cut */
+	bool cut;
+};
 
 struct serve_http {
 	struct MHD_Daemon *daemon;
@@ -23,6 +47,7 @@ struct serve_http {
 	struct serve_job *queue, **tail;	/* posted, not taken */
 	unsigned open_jobs;			/* taken or queued, not yet freed */
 	uint64_t answered, refused;
+	struct serve_conn *conns;		/* open, newest first */
 };
 
 static const char index_page[] =
@@ -71,12 +96,146 @@ static void post(struct serve_http *h, struct serve_job *j)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* The connection's own record (set when it was accepted), or NULL. */
+static struct serve_conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
+
+/* Its request is whole (or another is awaited from now); under the lock. */
+static void conn_heard(struct serve_http *h, struct MHD_Connection *c, bool heard)
+{
+	struct serve_conn *k = conn_of(c);
+
+	pthread_mutex_lock(&h->lock);
+	if (k) {
+		k->heard = heard;
+		k->since = st_now_ns();
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* No more of it (without a duplicate, out of descriptors: its idle limit will). */
+static void cut(struct serve_conn *k)
+{
+	if (k->fd >= 0 && !k->cut) {
+		shutdown(k->fd, SHUT_RDWR);	/* libmicrohttpd sees its end and closes it */
+		k->cut = true;
+	}
+}
+
+static bool same_peer(const struct serve_conn *a, const struct serve_conn *b)
+{
+	return a->peer_len == b->peer_len &&
+	       (a->peer.ss_family == AF_INET
+		? !memcmp(&((const struct sockaddr_in *)&a->peer)->sin_addr,
+			  &((const struct sockaddr_in *)&b->peer)->sin_addr, sizeof(struct in_addr))
+		: !memcmp(&((const struct sockaddr_in6 *)&a->peer)->sin6_addr,
+			  &((const struct sockaddr_in6 *)&b->peer)->sin6_addr,
+			  sizeof(struct in6_addr)));
+}
+
+/*
+ * Past the limits (in all, or from k's address), the oldest connection
+ * still sending its request goes: a newcomer always gets in, a slow
+ * client never keeps one out, and no request already heard is cut.
+ */
+static void make_room(struct serve_http *h, struct serve_conn *k)
+{
+	unsigned all = 0, mine = 0;
+	struct serve_conn *oldest = NULL, *oldest_mine = NULL;
+
+	for (struct serve_conn *o = h->conns; o; o = o->next) {
+		bool same = same_peer(o, k);
+
+		if (o->cut)
+			continue;	/* going already */
+		all++;
+		mine += same;
+		if (o == k || o->heard)
+			continue;
+		oldest = o;	/* newest first: the last seen is the oldest */
+		if (same)
+			oldest_mine = o;
+	}
+	if (mine > SERVE_CONNECTIONS_PER_IP)
+		cut(oldest_mine ? oldest_mine : k);
+	else if (all > SERVE_CONNECTIONS)
+		cut(oldest ? oldest : k);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **context,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	struct serve_http *h = cls;
+	struct serve_conn *k = *context;
+
+	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fd =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		k = st_xcalloc(1, sizeof(*k));
+		k->fd = fd ? fcntl(fd->connect_fd, F_DUPFD_CLOEXEC, 0) : -1;
+		k->peer_len = sizeof(k->peer);
+		if (k->fd < 0 || getpeername(k->fd, (struct sockaddr *)&k->peer, &k->peer_len) < 0)
+			k->peer_len = 0;
+		k->since = st_now_ns();
+		*context = k;
+		pthread_mutex_lock(&h->lock);
+		k->next = h->conns;
+		h->conns = k;
+		make_room(h, k);
+		pthread_mutex_unlock(&h->lock);
+		return;
+	}
+	if (!k)
+		return;
+	pthread_mutex_lock(&h->lock);
+	for (struct serve_conn **p = &h->conns; *p; p = &(*p)->next)
+		if (*p == k) {
+			*p = k->next;
+			break;
+		}
+	pthread_mutex_unlock(&h->lock);
+	if (k->fd >= 0)
+		close(k->fd);
+	free(k);
+	*context = NULL;
+}
+
+/* Every header line of the request, in order, for serve_decide. */
+struct header_lines {
+	const char **names, **values;
+	size_t n, cap;
+};
+
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char *name,
+				  const char *value)
+{
+	struct header_lines *l = cls;
+
+	(void)kind;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->names = st_xrealloc(l->names, l->cap * sizeof(*l->names));
+		l->values = st_xrealloc(l->values, l->cap * sizeof(*l->values));
+	}
+	l->names[l->n] = name;
+	l->values[l->n++] = value;
+	return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **state)
 {
 	struct serve_http *h = cls;
 	struct serve_job *j = *state;
+	struct header_lines lines = { 0 };
+	char *user, *password = NULL;
 	struct serve_answer a;
 
 	(void)version;
@@ -89,17 +248,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		j->body = NULL;
 		return send_text(h, c, j->status, j->type, body, j->len);
 	}
+	conn_heard(h, c, true);
+	MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, &lines);
+	user = MHD_basic_auth_get_username_password(c, &password);
 	serve_decide(&(struct serve_request){
 			.method = method,
 			.path = url,
 			.seconds = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"),
-			.authorization = MHD_lookup_connection_value(
-				c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
-			.content_length = MHD_lookup_connection_value(
-				c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH),
-			.transfer_encoding = MHD_lookup_connection_value(
-				c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING),
+			.names = lines.names,
+			.values = lines.values,
+			.nheaders = lines.n,
+			.basic_password = password,
 		     }, h->token[0] ? h->token : NULL, &a);
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		MHD_free(password);
+	}
+	if (user)
+		MHD_free(user);
+	free(lines.names);
+	free(lines.values);
 	switch (a.route) {
 	case SERVE_REFUSED:
 		return send_text(h, c, a.status, "text/plain; charset=utf-8", st_xstrdup(a.why),
@@ -117,21 +285,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	j->route = a.route;
 	j->seconds = a.seconds;
 	j->connection = c;
+	j->fd = conn_of(c) ? conn_of(c)->fd : -1;
 	*state = j;
 	MHD_suspend_connection(c);
 	post(h, j);
 	return MHD_YES;
 }
 
-/* A request's end (answered, or its client gone): its job goes. */
+/* A request's end (answered, or its client gone): its job goes; the next is awaited. */
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 			 enum MHD_RequestTerminationCode why)
 {
 	struct serve_http *h = cls;
 	struct serve_job *j = *state;
 
-	(void)c;
 	(void)why;
+	conn_heard(h, c, false);
 	if (!j)
 		return;
 	free(j->body);
@@ -142,12 +311,64 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* URLs as sent: no page here has an escape, so none is undone (%00 ends nothing). */
+static size_t keep_escapes(void *cls, struct MHD_Connection *c, char *uri)
+{
+	(void)cls;
+	(void)c;
+	return strlen(uri);
+}
+
+/* addr as text: "127.0.0.1:9464", "[::1]:9464". */
+static void address_text(const struct sockaddr *addr, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (addr->sa_family == AF_INET) {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)addr)->sin_addr, host, sizeof(host));
+		port = ntohs(((const struct sockaddr_in *)addr)->sin_port);
+	} else if (addr->sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)addr)->sin6_addr, host,
+			  sizeof(host));
+		port = ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
+	}
+	snprintf(buf, len, addr->sa_family == AF_INET6 ? "[%s]:%u" : "%s:%u", host, port);
+}
+
+/* A socket listening on addr (bound here: its failure has its reason); -errno. */
+static int listen_on(const struct sockaddr *addr, socklen_t len)
+{
+	int one = 1, fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (addr->sa_family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, addr, len) < 0 || listen(fd, 64) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
 struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
 				    const char *token, char *err, size_t errlen)
 {
-	struct serve_http *h = st_xcalloc(1, sizeof(*h));
+	struct serve_http *h;
+	char where[INET6_ADDRSTRLEN + 16];
+	int fd = listen_on(addr, len);
 
-	(void)len;
+	if (fd < 0) {
+		address_text(addr, where, sizeof(where));
+		snprintf(err, errlen, "--serve cannot listen on %s: %s (choose another %s)", where,
+			 strerror(-fd), fd == -EADDRINUSE ? "port" : "address or port");
+		return NULL;
+	}
+	h = st_xcalloc(1, sizeof(*h));
 	pthread_mutex_init(&h->lock, NULL);
 	h->tail = &h->queue;
 	if (token)
@@ -156,16 +377,21 @@ struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
 		MHD_USE_ITC | (addr->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 		0, NULL, NULL, on_request, h,
-		MHD_OPTION_SOCK_ADDR, addr,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_CONNECTIONS,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SERVE_CONNECTIONS_PER_IP,
+		MHD_OPTION_LISTEN_SOCKET, fd,
+		/* Room past the limits for a newcomer to be let in while one is evicted. */
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)(2 * SERVE_CONNECTIONS),
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_SECONDS,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_REQUEST_BYTES,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+		MHD_OPTION_UNESCAPE_CALLBACK, keep_escapes, NULL,
+		MHD_OPTION_STRICT_FOR_CLIENT, 1,
 		MHD_OPTION_END);
 	if (!h->daemon) {
-		snprintf(err, errlen, "--serve cannot listen there (in use, or not this machine's "
-			 "address?): choose another address or port");
+		address_text(addr, where, sizeof(where));
+		snprintf(err, errlen, "--serve cannot serve on %s: libmicrohttpd would not start "
+			 "(out of threads or memory?)", where);
+		close(fd);
 		pthread_mutex_destroy(&h->lock);
 		free(h);
 		return NULL;
@@ -206,6 +432,25 @@ void serve_http_answer(struct serve_http *h, struct serve_job *j, unsigned statu
 	j->len = len;
 	/* From here the job is the HTTP thread's: never touched again here. */
 	MHD_resume_connection(j->connection);
+}
+
+void serve_http_tick(struct serve_http *h)
+{
+	uint64_t now = st_now_ns();
+
+	pthread_mutex_lock(&h->lock);
+	for (struct serve_conn *k = h->conns; k; k = k->next)
+		if (!k->heard && now - k->since > (uint64_t)SERVE_REQUEST_SECONDS * 1000000000u)
+			cut(k);
+	pthread_mutex_unlock(&h->lock);
+}
+
+bool serve_http_gone(const struct serve_job *j)
+{
+	struct pollfd p = { .fd = j->fd, .events = POLLRDHUP };
+
+	/* The connection waits suspended: only its socket can say the client left. */
+	return j->fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
 void serve_http_counts(struct serve_http *h, uint64_t *answered, uint64_t *refused)

@@ -6,6 +6,7 @@
 #ifndef SHIMTOP_SERVE_HTTP_H
 #define SHIMTOP_SERVE_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -26,11 +27,18 @@ struct serve_job {
 	char *body;
 	size_t len;
 	void *connection;
+	int fd;				/* the client's socket (a duplicate): its hang-up */
 };
 
-#define SERVE_CONNECTIONS	32	/* at once, all clients */
-#define SERVE_CONNECTIONS_PER_IP 16
+/*
+ * Connections at once, all clients and from one address: a newcomer past
+ * either evicts the oldest connection still sending its request (a slow
+ * or silent client), so no one holds every slot.
+ */
+#define SERVE_CONNECTIONS	32
+#define SERVE_CONNECTIONS_PER_IP 8
 #define SERVE_IDLE_SECONDS	10	/* a client silent this long is let go */
+#define SERVE_REQUEST_SECONDS	5	/* a whole request line and headers, however sent */
 #define SERVE_REQUEST_BYTES	16384	/* a request's line and headers at most */
 
 struct serve_http;
@@ -45,6 +53,13 @@ struct serve_job *serve_http_take(struct serve_http *h);
 /* Answers a job (body: allocated, taken); the HTTP side sends and frees it. */
 void serve_http_answer(struct serve_http *h, struct serve_job *j, unsigned status,
 		       const char *type, char *body, size_t len);
+/*
+ * The main loop's look at the connections: those whose request has not
+ * all come within SERVE_REQUEST_SECONDS of its start are cut.
+ */
+void serve_http_tick(struct serve_http *h);
+/* Whether the client of a job waiting for its answer has gone (hung up). */
+bool serve_http_gone(const struct serve_job *j);
 /* Requests answered and refused so far (for /metrics). */
 void serve_http_counts(struct serve_http *h, uint64_t *answered, uint64_t *refused);
 void serve_http_stop(struct serve_http *h);

@@ -21,15 +21,7 @@ void settings_defaults(struct ui_settings *s)
 
 bool settings_path(char *buf, size_t len)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-
-	if (xdg && *xdg)
-		snprintf(buf, len, "%s/shimtop/shimtoprc", xdg);
-	else if (home && *home)
-		snprintf(buf, len, "%s/.config/shimtop/shimtoprc", home);
-	else
-		return false;
-	return true;
+	return st_config_path("shimtoprc", buf, len);
 }
 
 static const struct {
@@ -134,29 +126,12 @@ int settings_read(struct ui_settings *s, const char *path, char *err, size_t len
 	return err[0] ? -EINVAL : 0;
 }
 
-/* mkdir -p of the file's directory. */
-static int make_parents(const char *path)
-{
-	char dir[4096];
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
 int settings_write(const struct ui_settings *s, const char *path, char *err,
 		   size_t len)
 {
 	struct st_output out;
 	FILE *f;
-	int rc = make_parents(path);
+	int rc = st_output_make_parents(path, 0755);
 
 	if (rc < 0) {
 		snprintf(err, len, "cannot make the directory of %s: %s", path, strerror(-rc));

@@ -1,8 +1,9 @@
 /*
  * fuzz_serve.c - libFuzzer: what any client may send --serve.  The input
- * is split at newlines into a request's fields for serve_decide (a route
- * is answered 200, a refusal is a 4xx with a reason, a profile's window
- * is 1-300 s), then sent whole, as raw bytes, to an in-process server
+ * is split at newlines into a request's fields and header lines for
+ * serve_decide (a route is answered 200, a refusal is a 4xx with a
+ * reason, a profile's window is 1-300 s, a route with figures needs the
+ * token sent once), then sent whole, as raw bytes, to an in-process server
  * (libmicrohttpd and shimtop's handler, a thread answering its jobs),
  * a header block's end after it: whatever comes back is an HTTP reply or
  * nothing.
@@ -17,6 +18,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -24,22 +26,61 @@
 
 static const char token[] = "fuzz-token-0123456789";
 
+/* Whether value is Bearer credentials of the token (the scheme in any case, then spaces). */
+static bool bearer_of(const char *value)
+{
+	if (strncasecmp(value, "bearer ", 7))
+		return false;
+	value += 7;
+	while (*value == ' ')
+		value++;
+	return !strcmp(value, token);
+}
+
+/*
+ * The input, split at newlines: method, path, seconds, Basic credentials'
+ * password, then header lines "name:value".
+ */
 static void check_decision(const uint8_t *data, size_t size)
 {
-	char *copy = malloc(size + 1), *field[6] = { NULL }, *at = copy;
+	char *copy = malloc(size + 1), *field[4] = { NULL }, *at = copy;
+	const char *names[64], *values[64];
+	size_t n = 0, auth = 0;
+	bool token_sent = false;
 	struct serve_answer a;
 
 	memcpy(copy, data, size);
 	copy[size] = '\0';
-	for (int i = 0; i < 6 && at; i++) {
+	for (int i = 0; i < 4 && at; i++) {
 		field[i] = at;
 		at = strchr(at, '\n');
 		if (at)
 			*at++ = '\0';
 	}
+	while (at && n < 64) {
+		char *line = at, *colon;
+
+		at = strchr(at, '\n');
+		if (at)
+			*at++ = '\0';
+		colon = strchr(line, ':');
+		names[n] = line;
+		values[n] = colon ? colon + 1 : NULL;
+		if (colon)
+			*colon = '\0';
+		if (!strcasecmp(names[n], "Authorization")) {
+			auth++;
+			token_sent = values[n] && (bearer_of(values[n]) ||
+				     (!strncasecmp(values[n], "Basic ", 6) && field[3] &&
+				      !strcmp(field[3], token)));
+		}
+		n++;
+	}
 	for (int with_token = 0; with_token < 2; with_token++) {
-		serve_decide(&(struct serve_request){ field[0], field[1], field[2], field[3],
-						      field[4], field[5] },
+		serve_decide(&(struct serve_request){ .method = field[0], .path = field[1],
+						      .seconds = field[2], .names = names,
+						      .values = values, .nheaders = n,
+						      .basic_password = field[3] },
 			     with_token ? token : NULL, &a);
 		if (a.route == SERVE_REFUSED) {
 			if (a.status < 400 || a.status > 499 || !a.why || !a.why[0])
@@ -49,9 +90,10 @@ static void check_decision(const uint8_t *data, size_t size)
 		}
 		if (a.route == SERVE_PROFILE && (a.seconds < 1 || a.seconds > SERVE_SECONDS_MAX))
 			abort();
-		if (with_token && a.route != SERVE_REFUSED &&
-		    (!field[3] || strcmp(field[3], "Bearer fuzz-token-0123456789")))
-			abort();	/* a route without the token */
+		/* A route with figures only with the token, sent once. */
+		if (with_token && a.route != SERVE_REFUSED && a.route != SERVE_HEALTH &&
+		    (auth != 1 || !token_sent))
+			abort();
 	}
 	free(copy);
 }
@@ -84,7 +126,7 @@ static unsigned server_port(void)
 	if (port)
 		return port;
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	h = serve_http_start((struct sockaddr *)&a, sizeof(a), NULL, err, sizeof(err));
+	h = serve_http_start((struct sockaddr *)&a, sizeof(a), token, err, sizeof(err));
 	if (!h)
 		abort();
 	port = serve_http_port(h);
