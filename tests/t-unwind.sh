@@ -261,7 +261,7 @@ fi
 # A sample inside a PLT stub unwinds through it to its caller, as perf
 # does: the stub's CFA is an expression of rip (.plt's FDE), so rip must
 # be a register of the walk's first frame, not only its pc.
-"$SHIMTOP" --batch --call-graph dwarf --format folded -- "$TESTS_BIN/plt_loop" --seconds 1.5 \
+"$SHIMTOP" --batch --call-graph dwarf --format folded -- "$TESTS_BIN/plt_loop" --seconds 4 \
 	>"$TMP/plt" 2>"$TMP/err" || fail "dwarf on plt_loop: $(cat "$TMP/err")"
 python3 - "$TMP/plt" <<'PY' || fail "PLT stubs: see above"
 import sys
