@@ -3,9 +3,10 @@
 # live JSON report, then -i on the snapshot prints the same rows, tree
 # and threads; saved again from the snapshot, every section but the
 # report (its elapsed time) is identical (the round trip); a range, a
-# diff and an export read it; SIGUSR1 writes one while batch runs; the
-# UI's s writes one that reopens with the same top rows and a timeline,
-# and where it cannot write says so and goes on.  The observer's figures
+# diff and an export read it; SIGUSR1 writes one while batch runs (two
+# in one second, two files); the UI's s writes one that reopens with the
+# same top rows and a timeline, and where it cannot write says so and
+# goes on.  The observer's figures
 # (report, tags view, gauges) and CallerChaining's come back as they were.
 # Bad input: truncated, newer version, damaged, foreign and empty files
 # (one line, exit 1), and a --snapshot-on-exit path nobody can write
@@ -108,8 +109,14 @@ while [ ! -e "$TMP/usr1-ready" ] && [ $i -lt 300 ]; do
 	i=$((i + 1))
 done
 sleep 0.3
+# Two in one second (sent just after a second begins): two files.
+while [ "$(date +%N | cut -c1)" -ge 2 ]; do sleep 0.02; done
+kill -USR1 "$SH_PID"
+sleep 0.3
 kill -USR1 "$SH_PID"
 wait "$SH_PID" || fail "shimtop after SIGUSR1: $(cat "$TMP/usr1.err")"
+[ "$(ls "$TMP"/usr1/shimtop-*.snap | wc -l)" -eq 2 ] ||
+	fail "two SIGUSR1 made $(ls "$TMP"/usr1/shimtop-*.snap | wc -l) snapshot(s): $(cat "$TMP/usr1.err")"
 snap=$(ls "$TMP"/usr1/shimtop-*.snap 2>/dev/null | head -1)
 [ -n "$snap" ] || fail "SIGUSR1 wrote no snapshot: $(cat "$TMP/usr1.err")"
 grep -q "^shimtop: snapshot shimtop-.*\.snap (" "$TMP/usr1.err" || fail "SIGUSR1: $(cat "$TMP/usr1.err")"

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,10 +35,16 @@
 void snapshot_default_name(char *buf, size_t len)
 {
 	time_t now = time(NULL);
+	char stamp[32];
+	struct stat st;
 	struct tm tm;
 
 	localtime_r(&now, &tm);
-	strftime(buf, len, "shimtop-%Y%m%d-%H%M%S.snap", &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "shimtop-%s.snap", stamp);
+	/* Two in one second (s, then SIGUSR1): the second is another file. */
+	for (int n = 2; n < 1000 && lstat(buf, &st) == 0; n++)
+		snprintf(buf, len, "shimtop-%s-%d.snap", stamp, n);
 }
 
 static void symbols_section(const struct symbolizer *sy, struct packed_out *b)

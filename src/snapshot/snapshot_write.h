@@ -30,7 +30,10 @@ int snapshot_save(struct session *s, const char *path, char *msg, size_t len);
  */
 int snapshot_on_exit(struct session *s);
 
-/* shimtop-YYYYmmdd-HHMMSS.snap, local time, for s and SIGUSR1. */
+/*
+ * shimtop-YYYYmmdd-HHMMSS.snap, local time, for s and SIGUSR1; a name
+ * taken already (two in one second) gets -2, -3 ... before .snap.
+ */
 void snapshot_default_name(char *buf, size_t len);
 
 #endif
