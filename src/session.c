@@ -14,6 +14,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -843,6 +844,15 @@ int session_read_all(struct session *s)
 	return session_stop(s);
 }
 
+bool session_cut_short(const struct session *s, char *buf, size_t len)
+{
+	if (!s->opt->replay_path || s->info.finished)
+		return false;
+	snprintf(buf, len, "%s, at %.1f s of it", s->info.finish_reason,
+		 session_shown_elapsed(s));
+	return true;
+}
+
 int session_stop(struct session *s)
 {
 	uint64_t stopped = st_now_ns(), deadline = stopped + STOP_NS;
@@ -860,7 +870,15 @@ int session_stop(struct session *s)
 		while (pump_until(s, deadline) && st_now_ns() < deadline)
 			;
 		abandon(s, s->ring, &s->abandoned);
-		finish(s, s->info.finished ? s->info.finish_reason : "stopped", stopped);
+		if (!s->info.finished) {
+			int sig = stop_signal_received();
+			const char *name = sig ? sigabbrev_np(sig) : NULL;
+
+			snprintf(s->info.finish_reason, sizeof(s->info.finish_reason),
+				 "stopped%s%s%s", name ? " by SIG" : "", name ? name : "",
+				 s->opt->replay_path ? " before the end of the recording" : "");
+		}
+		finish(s, s->info.finish_reason, stopped);
 		source_destroy(s->source);
 		s->source = NULL;
 	}

@@ -203,6 +203,13 @@ double session_shown_elapsed(const struct session *s);
  */
 int session_stop(struct session *s);
 
+/*
+ * After session_stop: whether a recording (-i) was stopped (a signal)
+ * before its end, so the tables hold only its first part; why in buf
+ * ("stopped by SIGTERM at 5.0 s of the recording, before its end").
+ */
+bool session_cut_short(const struct session *s, char *buf, size_t len);
+
 /* Stops if still running and frees everything. */
 void session_close(struct session *s);
 

@@ -26,6 +26,7 @@
 static int open_compared(const struct st_options *opt, struct st_options *bopt,
 			 struct session *b)
 {
+	char why[400];
 	int rc;
 
 	*bopt = *opt;
@@ -39,6 +40,10 @@ static int open_compared(const struct st_options *opt, struct st_options *bopt,
 		return rc;
 	stop_signal_install();
 	rc = session_read_all(b);
+	if (!rc && session_cut_short(b, why, sizeof(why))) {
+		st_error("%s (%s): nothing compared", why, opt->diff_path);
+		rc = -EINTR;
+	}
 	if (rc < 0)
 		session_close(b);
 	return rc;

@@ -144,4 +144,26 @@ expect_run 1 "the recording has no observer samples \(--observe\): no tag table 
 	"$SHIMTOP" -i "$TMP/rec" --export csv-tags -o "$TMP/tags2.csv"
 [ -e "$TMP/tags2.csv" ] && fail "a failed export left $TMP/tags2.csv"
 ls "$TMP"/tags2.csv.* >/dev/null 2>&1 && fail "a failed export left its temporary file"
+
+# Stopped before the recording's end (SIGTERM into a replay at its own
+# pace): no export under the name, nor a report passed off as whole; the
+# line says where it stopped, exit 1.
+"$TESTS_BIN/gen_records" steady "$TMP/long.rec" 60 100 >/dev/null || fail "gen_records steady"
+printf 'kept\n' >"$TMP/cut.csv"
+for how in "--export csv -o $TMP/cut.csv" "--format text"; do
+	# shellcheck disable=SC2086
+	"$SHIMTOP" -i "$TMP/long.rec" --realtime --batch $how >"$TMP/cut.out" 2>"$TMP/err" &
+	pid=$!
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid"
+	st=$?
+	[ "$st" -eq 1 ] || fail "$how stopped by SIGTERM exited $st, expected 1"
+	grep -Eq "^shimtop: stopped by SIGTERM before the end of the recording, at [0-9.]+ s of it: (nothing exported \($TMP/cut.csv left as it was\)|the report covers that part only)$" \
+		"$TMP/err" || fail "$how stopped by SIGTERM: $(cat "$TMP/err")"
+done
+[ "$(cat "$TMP/cut.csv")" = kept ] || fail "a stopped export replaced $TMP/cut.csv"
+ls "$TMP"/cut.csv.* >/dev/null 2>&1 && fail "a stopped export left its temporary file"
+grep -q "^status: stopped by SIGTERM before the end of the recording after" "$TMP/cut.out" ||
+	fail "the stopped report's status: $(grep status "$TMP/cut.out")"
 finish

@@ -281,6 +281,7 @@ int report_run_batch(struct session *s)
 	bool periodic = o->delay_set || o->iterations;
 	unsigned printed = 0;
 	bool lost = false;	/* standard output refused a report: said once */
+	char cut[400];
 	int status;
 
 	stop_signal_install();
@@ -338,6 +339,19 @@ int report_run_batch(struct session *s)
 			st_error("--range %g:%s holds no samples: the recording's span from "
 				 "its first sample is 0-%.3f s", o->range_from, to, session_span(s));
 		return -ENODATA;
+	}
+	if (session_cut_short(s, cut, sizeof(cut))) {
+		/* A part is no export: the file keeps what it held, the caller hears why. */
+		if (o->export_format) {
+			st_error("%s: nothing exported%s%s%s", cut, o->export_path ? " (" : "",
+				 o->export_path ? o->export_path : "",
+				 o->export_path ? " left as it was)" : "");
+			return -EINTR;
+		}
+		if (!lost && print_report(s, false) < 0)
+			return -EIO;
+		st_error("%s: the report covers that part only", cut);
+		return -EINTR;
 	}
 	if (o->export_format) {
 		int rc = export_session(s, o->export_format, o->export_path);

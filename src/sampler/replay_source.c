@@ -62,7 +62,8 @@ static void *replay_main(void *arg)
 			 : record_reader_error(rs->reader));
 	pthread_mutex_lock(&rs->lock);
 	rs->info.records_skipped = rs->perf ? perf_data_skipped(rs->perf) : 0;
-	rs->info.finished = true;
+	/* Stopped before its end, the recording is not finished: the session says so. */
+	rs->info.finished = n <= 0;
 	rs->info.failed = n < 0;
 	snprintf(rs->info.finish_reason, sizeof(rs->info.finish_reason), "%s", reason);
 	pthread_mutex_unlock(&rs->lock);
