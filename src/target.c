@@ -121,6 +121,12 @@ int target_launch(struct st_target *t, char *const argv[])
 		 */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(127);
+		/*
+		 * A process group of its own, as timeout(1) runs its command:
+		 * what the command starts is ended with it (target_stop).
+		 */
+		if (setpgid(0, 0) < 0)
+			_exit(127);
 		/* Wait until the events are open, so none of it is missed. */
 		if (read(go[0], &byte, 1) != 1)
 			_exit(127);
@@ -132,6 +138,7 @@ int target_launch(struct st_target *t, char *const argv[])
 	}
 	close(go[0]);
 	close(err[1]);
+	(void)setpgid(pid, pid);	/* here too: whichever runs first */
 	t->pid = pid;
 	t->launched = true;
 	t->go_fd = go[1];
@@ -184,20 +191,32 @@ bool target_reap(struct st_target *t)
 	return false;
 }
 
+/* Whether the command or anything left in its process group still runs. */
+static bool group_runs(struct st_target *t)
+{
+	return !target_reap(t) || kill(-t->pid, 0) == 0;
+}
+
 void target_stop(struct st_target *t)
 {
 	struct timespec pause = { 0, 10 * 1000 * 1000 };
 
-	if (!t->launched || target_reap(t))
+	if (!t->launched || !group_runs(t))
 		return;
-	kill(t->pid, SIGTERM);
-	for (int i = 0; i < 100; i++) {
-		if (target_reap(t))
-			return;
+	/*
+	 * The whole group, even when the command itself has ended: its
+	 * children (sleep &) would outlive shimtop.  Its id is not taken by
+	 * another group while one of it lives.
+	 */
+	kill(-t->pid, SIGTERM);
+	kill(-t->pid, SIGCONT);	/* one stopped (a terminal read) takes it too */
+	for (int i = 0; i < 100 && group_runs(t); i++)
 		nanosleep(&pause, NULL);
+	if (group_runs(t)) {
+		kill(-t->pid, SIGKILL);
+		if (t->exit_status < 0)
+			waitpid(t->pid, &t->exit_status, 0);
 	}
-	kill(t->pid, SIGKILL);
-	waitpid(t->pid, &t->exit_status, 0);
 }
 
 int target_list_threads(pid_t pid, pid_t **tids, size_t *n)

@@ -37,7 +37,10 @@ int target_launch(struct st_target *t, char *const argv[]);
  */
 int target_release(struct st_target *t);
 
-/* Ends a launched child (SIGTERM, then SIGKILL) and reaps it. */
+/*
+ * Ends a launched child and what it started, its process group of its
+ * own (SIGTERM, then SIGKILL a second later), and reaps it.
+ */
 void target_stop(struct st_target *t);
 
 /* Reaps a launched child that has exited; true once it has. */
