@@ -212,13 +212,13 @@ static const struct option long_options[] = {
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int bad(const char *fmt, ...)
 {
+	char line[2048];
 	va_list ap;
 
-	fputs("shimtop: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputs("; see shimtop --help\n", stderr);
+	st_error("%s; see shimtop --help", line);	/* made safe there */
 	return -EINVAL;
 }
 

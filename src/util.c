@@ -1,5 +1,6 @@
 /* util.c - clocks, messages and checked allocation. */
 #include "util.h"
+#include "text_safe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,17 +41,31 @@ uint64_t st_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * One line on stderr.  Messages echo names from the target's files and
+ * from the command line, which may hold bytes a terminal acts on
+ * (escape sequences, a title set, the screen cleared): those become '?'.
+ */
 __attribute__((format(printf, 2, 0)))
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
-	fputs("shimtop: ", stderr);
-	if (kind)
-		fputs(kind, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char line[4096];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	st_text_safe(line);
+	fprintf(stderr, "shimtop: %s%s\n", kind ? kind : "", line);
 }
 
 void st_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(NULL, fmt, ap);
+	va_end(ap);
+}
+
+void st_note(const char *fmt, ...)
 {
 	va_list ap;
 

@@ -36,8 +36,13 @@ int st_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
 /* Now on CLOCK_MONOTONIC, the clock perf timestamps use, in ns. */
 uint64_t st_now_ns(void);
 
-/* One-line error "shimtop: ..." on stderr. */
+/*
+ * One-line error "shimtop: ..." on stderr, what a terminal would act on
+ * made '?'; st_note is the same for news (a snapshot written, where
+ * --serve listens).
+ */
 void st_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void st_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void st_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Allocation that cannot fail: out of memory ends the program. */

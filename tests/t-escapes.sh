@@ -5,6 +5,8 @@
 # escape (its command name), and a JIT map entry with one: in the batch
 # text report, JSON, every CSV and folded export, no byte below 0x20
 # except newline, and the names shown with '?' for each control byte.
+# The same on stderr: a perf.data's warning naming the moved program, and
+# arguments echoed in errors (-i, -p, -e, --symfs, --theme, --serve-token).
 . "$TESTS_DIR/lib.sh"
 
 command -v cc >/dev/null || skip "cc is not installed"
@@ -62,4 +64,24 @@ kill "$TPID"
 clean "the JIT target's report" "$TMP/jit"
 grep -qF '?[31mjitted' "$TMP/jit" || fail "the JIT name is not shown made safe: $(head -10 "$TMP/jit")"
 
+# Warnings that name a file of the recording, and arguments echoed in
+# errors: stderr holds no raw control byte either (one line each).
+if command -v perf >/dev/null && { timeout 10 perf record --no-buildid-cache -e cpu-clock \
+	-o "$TMP/perf.data" -- timeout 1 "$EXE" run >/dev/null 2>&1; [ -s "$TMP/perf.data" ]; }; then
+	mv "$EXE" "$TMP/moved"
+	HOME=$TMP "$SHIMTOP" -i "$TMP/perf.data" --batch >/dev/null 2>"$TMP/err"
+	clean "the warnings of a perf.data whose program moved" "$TMP/err"
+	grep -q "x?\[2J" "$TMP/err" || fail "the moved program is not named with '?': $(cat "$TMP/err")"
+	mv "$TMP/moved" "$EXE"
+fi
+for args in "-i $TMP/in${ESC}]0;T${BEL}" "-p 12${ESC}[2J" "-e cyc${ESC}[2Jles -p 1" \
+	"--symfs /x${ESC}[2J -i $TMP/rec" "--theme t${ESC}[2J" \
+	"--serve 127.0.0.1:0 --serve-token $TMP/rec/t${ESC}[2J --demo"; do
+	# shellcheck disable=SC2086
+	"$SHIMTOP" --batch $args >/dev/null 2>"$TMP/err" </dev/null
+	clean "stderr of $(printf '%s' "$args" | tr -d '\033\007')" "$TMP/err"
+	[ "$(grep -c . "$TMP/err")" -eq 1 ] ||
+		fail "$(printf '%s' "$args" | tr -d '\033\007'): not one line: $(od -c "$TMP/err" | head -3)"
+done
 finish
+

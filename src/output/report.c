@@ -298,7 +298,7 @@ int report_run_batch(struct session *s)
 		session_pump(s);
 		if (stop_signal_snapshot_asked()) {
 			snapshot_save(s, NULL, msg, sizeof(msg));
-			fprintf(stderr, "shimtop: %s\n", msg);
+			st_note("%s", msg);
 		}
 		t = session_elapsed(s);
 		if (o->duration && t >= o->duration)

@@ -86,14 +86,16 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 		}
 		if (strlen(tok) >= sizeof(out->name) ||
 		    event_encode(tok, &out[*n].attr) < 0) {
+			char line[1024];
+			size_t at;
+
 			k = events_suggest(tok, close, 5);
-			fprintf(stderr, "shimtop: unknown event '%s'", tok);
-			for (size_t i = 0; i < k; i++)
-				fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
-					close[i]);
-			fputs(k ? "? (shimtop --list-events lists all names)\n"
-				: "; shimtop --list-events lists the names\n",
-			      stderr);
+			at = (size_t)snprintf(line, sizeof(line), "unknown event '%.200s'", tok);
+			for (size_t i = 0; i < k && at < sizeof(line); i++)
+				at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s",
+						       i ? ", " : "; did you mean: ", close[i]);
+			st_error("%s%s", line, k ? "? (shimtop --list-events lists all names)"
+				 : "; shimtop --list-events lists the names");
 			rc = -EINVAL;
 			break;
 		}

@@ -124,8 +124,8 @@ static void say_where(const struct sockaddr_storage *a, unsigned port, const cha
 	else if (a->ss_family == AF_INET6)
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, host,
 			  sizeof(host));
-	fprintf(stderr, "shimtop: serving http://%s%s%s:%u/ (/metrics, "
-		"/debug/pprof/profile?seconds=N) to clients with the token in %s%s\n",
+	st_note("serving http://%s%s%s:%u/ (/metrics, "
+		"/debug/pprof/profile?seconds=N) to clients with the token in %s%s",
 		a->ss_family == AF_INET6 ? "[" : "", host, a->ss_family == AF_INET6 ? "]" : "",
 		port, token_path, made ? " (made now)" : "");
 }
@@ -176,7 +176,7 @@ int serve_run(struct session *s)
 			session_pump(s);
 		if (stop_signal_snapshot_asked()) {
 			snapshot_save(s, NULL, err, sizeof(err));
-			fprintf(stderr, "shimtop: %s\n", err);
+			st_note("%s", err);
 		}
 		serve_http_tick(l.http);
 		take_jobs(&l);

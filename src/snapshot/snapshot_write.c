@@ -456,6 +456,6 @@ int snapshot_on_exit(struct session *s)
 	if (rc < 0)
 		st_error("%s", msg);
 	else
-		fprintf(stderr, "shimtop: %s\n", msg);
+		st_note("%s", msg);
 	return rc;
 }
