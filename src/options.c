@@ -137,6 +137,8 @@ static const char usage_text[] =
 "  SHIMTOP_THEMES    a directory of .theme files searched before the installed one\n"
 "  XDG_CONFIG_HOME   where F2's settings go (shimtop/shimtoprc; default ~/.config)\n"
 "  DEBUGINFOD_URLS   servers libdw asks for debug info of stripped binaries\n"
+"  DEBUGINFOD_MAXSIZE, DEBUGINFOD_MAXTIME  a download's most bytes (2 GiB) and\n"
+"                    seconds (600)\n"
 "  SHIMTOP_NO_PMU    1: behave as if the machine had no hardware PMU\n"
 "  SHIMTOP_UI_STATS  a file: at the end, the UI's longest work between key reads\n"
 "\n"

@@ -8,7 +8,10 @@
 # waits for the fetch; live sampling (batch or the UI) never does (a
 # server that never answers leaves it running, the status line saying
 # so), and a server that sends garbage or another file's debug file
-# changes no name.
+# changes no name; another build's file is said once and removed from
+# the cache (a right server then names).  Downloads stop past
+# DEBUGINFOD_MAXSIZE and DEBUGINFOD_MAXTIME and when shimtop ends,
+# leaving no temporary file.
 . "$TESTS_DIR/lib.sh"
 
 command -v cc >/dev/null || skip "cc is not installed"
@@ -122,6 +125,63 @@ for mode in garbage serve; do
 		DEBUGINFOD_CACHE_PATH="$TMP/cache-$mode"
 	stripped "a server that sends $what"
 done
+
+# serve_fake MODE [FILE]: a fake server (its port in $TMP/port), $FAKE its pid.
+serve_fake() {
+	rm -f "$TMP/port"
+	python3 "$TESTS_DIR/fake_debuginfod.py" "$1" "$TMP/port" ${2:+"$2"} &
+	FAKE=$!
+	BG_PIDS="$BG_PIDS $FAKE"
+	wait_file "$TMP/port" || fail "fake server ($1) did not start"
+}
+# no_temporary CACHE LABEL: no download left half-written in the cache.
+no_temporary() {
+	left=$(find "$1" -name 'debuginfo.*' -type f)
+	[ -z "$left" ] || fail "$2: left $(ls -l $left)"
+}
+
+# What a server sent that is not the build's debug file is said once, and
+# removed from the cache: a right server is asked next time, and names come.
+serve_fake serve "$TMP/other.debug"
+replay "another build's file" DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMP/port")" \
+	DEBUGINFOD_CACHE_PATH="$TMP/cache-reject"
+stripped "another build's file"
+[ "$(grep -c "^shimtop: warning: debuginfod: what a server sent for libstatic.so (build-id $id) is not its debug file: rejected$" "$TMP/err")" -eq 1 ] ||
+	fail "the rejected file was not said once: $(cat "$TMP/err")"
+[ ! -s "$TMP/cache-reject/$id/debuginfo" ] || fail "the rejected file stayed in the cache"
+kill "$FAKE"
+serve_fake serve "$TMP/srv/libstatic.so.debug"
+replay "the right server after a wrong one" DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMP/port")" \
+	DEBUGINFOD_CACHE_PATH="$TMP/cache-reject"
+heavy "the right server after a wrong one" debuginfod
+kill "$FAKE"
+
+# Answers past DEBUGINFOD_MAXSIZE (4 GiB said, or no length said) and past
+# DEBUGINFOD_MAXTIME (64 KiB, then silence) stop there: a batch replay,
+# which waits, ends, and nothing half-written stays in the cache.
+for mode in huge endless trickle; do
+	serve_fake "$mode"
+	t0=$(date +%s)
+	replay "a server that $mode" DEBUGINFOD_MAXSIZE=1000000 DEBUGINFOD_MAXTIME=3 \
+		DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMP/port")" DEBUGINFOD_CACHE_PATH="$TMP/cache-$mode"
+	took=$(($(date +%s) - t0))
+	[ "$took" -le 30 ] || fail "a server that $mode held a batch replay $took s"
+	stripped "a server that $mode"
+	no_temporary "$TMP/cache-$mode" "a server that $mode"
+	kill "$FAKE"
+done
+# shimtop ending while a download runs stops it: its file goes too, and
+# no miss is remembered (the next session asks, and names).
+serve_fake trickle
+profile "live batch ending in a download" DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMP/port")" \
+	DEBUGINFOD_CACHE_PATH="$TMP/cache-ended"
+no_temporary "$TMP/cache-ended" "shimtop ending in a download"
+kill "$FAKE"
+serve_fake serve "$TMP/srv/libstatic.so.debug"
+replay "the next session after one that ended in a download" \
+	DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMP/port")" DEBUGINFOD_CACHE_PATH="$TMP/cache-ended"
+heavy "the next session after one that ended in a download" debuginfod
+kill "$FAKE"
 
 # Live sampling does not wait: with a server that never answers, a
 # 1.5 s batch run ends on time with .eh_frame rows, and the UI's table

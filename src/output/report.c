@@ -296,6 +296,8 @@ int report_run_batch(struct session *s)
 		if (!s->behind)
 			nanosleep(&tick, NULL);
 		session_pump(s);
+		while (symbols_debuginfod_notice(msg, sizeof(msg)))
+			st_warn("%s", msg);
 		if (stop_signal_snapshot_asked()) {
 			snapshot_save(s, NULL, msg, sizeof(msg));
 			st_note("%s", msg);
@@ -315,6 +317,8 @@ int report_run_batch(struct session *s)
 		}
 	}
 	status = session_stop(s);
+	while (symbols_debuginfod_notice(cut, sizeof(cut)))
+		st_warn("%s", cut);
 	{
 		/* Not written: said, the report still printed, the exit status says so. */
 		int rc = snapshot_on_exit(s);

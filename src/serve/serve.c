@@ -10,6 +10,7 @@
 #include "session.h"
 #include "snapshot/snapshot_write.h"
 #include "stop_signal.h"
+#include "symbols/symbols.h"
 #include "util.h"
 
 #include <arpa/inet.h>
@@ -174,6 +175,8 @@ int serve_run(struct session *s)
 		/* A target that ended leaves its figures served; sampling is over. */
 		if (!s->finished)
 			session_pump(s);
+		while (symbols_debuginfod_notice(err, sizeof(err)))
+			st_warn("%s", err);
 		if (stop_signal_snapshot_asked()) {
 			snapshot_save(s, NULL, err, sizeof(err));
 			st_note("%s", err);

@@ -264,6 +264,11 @@ size_t symbolizer_count(const struct symbolizer *s);
 void symbols_debuginfod_wait(bool wait);
 /* What is being fetched, for the status line ("" when nothing is). */
 void symbols_debuginfod_status(char *buf, size_t len);
+/*
+ * The next line to say about debuginfod (a file a server sent that is
+ * not its build's, rejected), each once; false when there is none.
+ */
+bool symbols_debuginfod_notice(char *buf, size_t len);
 
 /* Each ELF file opened so far, with its GNU build-id in hex ("" if none): how many. */
 typedef void (*symbolizer_file_fn)(const char *path, const char *build_id, void *arg);

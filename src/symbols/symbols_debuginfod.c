@@ -7,6 +7,12 @@
  * waits on the network: a file whose fetch is under way keeps the names
  * it has (.dynsym, .eh_frame) and gets the debug file's once it is here
  * (debuginfod_finished moves on).  A batch replay waits instead.
+ *
+ * A server is another machine's word: a download stops past
+ * DEBUGINFOD_MAXSIZE bytes (default 2 GiB) or DEBUGINFOD_MAXTIME seconds
+ * (default 600), and when shimtop exits (libdebuginfod then removes its
+ * temporary file); a file that is not the build's debug file is removed
+ * from the cache, so a right server is asked next time, and said once.
  */
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
@@ -21,9 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum fetch_state { FETCH_QUEUED, FETCH_RUNNING, FETCH_DONE, FETCH_FAILED };
+
+#define MAXSIZE_DEFAULT	(2ll << 30)
+#define MAXTIME_DEFAULT	600
 
 struct fetch {
 	unsigned char id[DEBUGINFOD_ID_MAX];
@@ -42,8 +52,15 @@ static struct {
 	size_t next;			/* the first not yet taken */
 	bool started, checked, enabled, wait;
 	long got, total;		/* the running fetch's bytes */
+	uint64_t began;			/* ... since (st_now_ns) */
+	long long maxsize;		/* bytes a download may bring */
+	uint64_t maxtime;		/* ns it may take */
+	bool stopping;			/* shimtop exits: the download stops */
 	unsigned fetched, failed;
 	atomic_uint finished;
+	/* Files servers sent that are not the build's: said once each. */
+	char notice[8][320];
+	unsigned notices, noticed;
 } fetches = { .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER };
 
 bool debuginfod_enabled(void)
@@ -69,14 +86,126 @@ void symbols_debuginfod_wait(bool wait)
 	pthread_mutex_unlock(&fetches.lock);
 }
 
+/* A download's news; non-zero stops it (too big, too long, shimtop exiting). */
 static int progress(debuginfod_client *c, long got, long total)
 {
+	int stop;
+
 	(void)c;
 	pthread_mutex_lock(&fetches.lock);
 	fetches.got = got;
 	fetches.total = total;
+	stop = fetches.stopping || got > fetches.maxsize || total > fetches.maxsize ||
+	       st_now_ns() - fetches.began > fetches.maxtime;
 	pthread_mutex_unlock(&fetches.lock);
-	return 0;
+	return stop;
+}
+
+/* A limit from the environment (a positive number), else its default. */
+static long long env_limit(const char *name, long long def)
+{
+	const char *v = getenv(name);
+	char *end;
+	long long n;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	return errno || *end || n <= 0 ? def : n;
+}
+
+/* At exit: the download under way stops (its temporary file goes), within a second. */
+static void stop_fetching(void)
+{
+	struct timespec limit;
+
+	clock_gettime(CLOCK_REALTIME, &limit);
+	limit.tv_sec += 2;
+	pthread_mutex_lock(&fetches.lock);
+	fetches.stopping = true;
+	for (;;) {
+		bool running = false;
+
+		for (size_t i = 0; i < fetches.n; i++)
+			running |= fetches.v[i].state == FETCH_RUNNING;
+		if (!running || pthread_cond_timedwait(&fetches.changed, &fetches.lock, &limit))
+			break;
+	}
+	pthread_mutex_unlock(&fetches.lock);
+}
+
+/*
+ * A download stopped because shimtop ends is no answer: libdebuginfod
+ * remembers it as a miss (an empty file where the debug file would be)
+ * for cache_miss_s, and the next session would not ask.  The cache's
+ * place is documented (debuginfod_find_debuginfo(3)); the name within,
+ * not: a future one is left alone (the miss then stays remembered).
+ */
+static void forget_stopped(const unsigned char *id, int len)
+{
+	const char *dir = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char path[4096], legacy[4096];
+	struct stat st;
+	int at;
+
+	if (dir && *dir)
+		at = snprintf(path, sizeof(path), "%s/", dir);
+	else if (home && *home &&
+		 (snprintf(legacy, sizeof(legacy), "%s/.debuginfod_client_cache", home),
+		  stat(legacy, &st) == 0 && S_ISDIR(st.st_mode)))
+		at = snprintf(path, sizeof(path), "%s/", legacy);
+	else if (xdg && *xdg)
+		at = snprintf(path, sizeof(path), "%s/debuginfod_client/", xdg);
+	else if (home && *home)
+		at = snprintf(path, sizeof(path), "%s/.cache/debuginfod_client/", home);
+	else
+		return;
+	for (int i = 0; i < len && at > 0 && (size_t)at + 3 < sizeof(path); i++)
+		at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x", id[i]);
+	if (at <= 0 || (size_t)at + 16 > sizeof(path))
+		return;
+	snprintf(path + at, sizeof(path) - (size_t)at, "/debuginfo");
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		(void)unlink(path);
+}
+
+/* "build-id 1234abcd..." of id, for a notice. */
+static void id_text(const unsigned char *id, int len, char *buf, size_t n)
+{
+	size_t at = (size_t)snprintf(buf, n, "build-id ");
+
+	for (int i = 0; i < len && at + 3 < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, "%02x", id[i]);
+}
+
+/*
+ * What a server sent for f is no debug file of its build: removed from
+ * libdebuginfod's cache (it would be given again, without asking), said.
+ */
+static void reject(struct fetch *f, const char *path)
+{
+	char id[2 * DEBUGINFOD_ID_MAX + 16];
+
+	(void)unlink(path);
+	id_text(f->id, f->len, id, sizeof(id));
+	if (fetches.notices < sizeof(fetches.notice) / sizeof(fetches.notice[0]))
+		snprintf(fetches.notice[fetches.notices++], sizeof(fetches.notice[0]),
+			 "debuginfod: what a server sent for %.60s (%s) is not its debug file: "
+			 "rejected", f->module, id);
+}
+
+bool symbols_debuginfod_notice(char *buf, size_t len)
+{
+	bool any;
+
+	pthread_mutex_lock(&fetches.lock);
+	any = fetches.noticed < fetches.notices;
+	if (any)
+		snprintf(buf, len, "%s", fetches.notice[fetches.noticed++]);
+	pthread_mutex_unlock(&fetches.lock);
+	return any;
 }
 
 /*
@@ -92,8 +221,23 @@ static struct {
 
 static debuginfod_client *client_begin(void)
 {
-	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	void *h;
 
+	/* libdebuginfod reads the same limits: a declared size past them is refused at once. */
+	pthread_mutex_lock(&fetches.lock);
+	fetches.maxsize = env_limit(DEBUGINFOD_MAXSIZE_ENV_VAR, MAXSIZE_DEFAULT);
+	fetches.maxtime = (uint64_t)env_limit(DEBUGINFOD_MAXTIME_ENV_VAR, MAXTIME_DEFAULT) *
+			  1000000000u;
+	pthread_mutex_unlock(&fetches.lock);
+	{
+		char v[32];
+
+		snprintf(v, sizeof(v), "%lld", fetches.maxsize);
+		setenv(DEBUGINFOD_MAXSIZE_ENV_VAR, v, 1);
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)(fetches.maxtime / 1000000000u));
+		setenv(DEBUGINFOD_MAXTIME_ENV_VAR, v, 1);
+	}
+	h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return NULL;
 	*(void **)&lib.begin = dlsym(h, "debuginfod_begin");
@@ -120,21 +264,33 @@ static void *fetcher(void *arg)
 		int len, fd = -ENOSYS;
 		char *path = NULL;
 
+		bool theirs = true, stopping;
+
 		while (fetches.next == fetches.n)
 			pthread_cond_wait(&fetches.changed, &fetches.lock);
 		at = fetches.next++;
 		f = &fetches.v[at];
 		f->state = FETCH_RUNNING;
 		fetches.got = fetches.total = 0;
+		fetches.began = st_now_ns();
 		memcpy(id, f->id, sizeof(id));
 		len = f->len;
+		stopping = fetches.stopping;
 		pthread_mutex_unlock(&fetches.lock);
-		if (client)
+		if (client && !stopping)
 			fd = lib.find_debuginfo(client, id, len, &path);
-		if (fd >= 0)
+		if (fd >= 0) {
+			theirs = elf_fd_has_build_id(fd, id, len);
 			close(fd);	/* opened again, checked, by whoever asks */
+		}
 		pthread_mutex_lock(&fetches.lock);
+		if (fd < 0 && client && !stopping && fetches.stopping)
+			forget_stopped(id, len);
 		f = &fetches.v[at];	/* v may have moved meanwhile */
+		if (fd >= 0 && path && !theirs) {
+			reject(f, path);
+			fd = -EBADMSG;
+		}
 		if (fd >= 0 && path) {
 			f->state = FETCH_DONE;
 			f->path = path;
@@ -179,6 +335,8 @@ int debuginfod_debug_file(const unsigned char *id, int len, const char *module,
 			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 			fetches.started = pthread_create(&t, &attr, fetcher, NULL) == 0;
 			pthread_attr_destroy(&attr);
+			if (fetches.started)
+				atexit(stop_fetching);
 			if (!fetches.started) {
 				pthread_mutex_unlock(&fetches.lock);
 				return -1;

@@ -7,6 +7,7 @@
 #include "session.h"
 #include "snapshot/snapshot_write.h"
 #include "stop_signal.h"
+#include "symbols/symbols.h"
 #include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui.h"
@@ -664,6 +665,8 @@ static void run_loop(struct ui *ui)
 			break;		/* Ctrl-C, SIGTERM: the same stop as q */
 		if (stop_signal_snapshot_asked())
 			snapshot_save(ui->s, NULL, ui->message, sizeof(ui->message));
+		/* Said where the keys are: until the next key. */
+		symbols_debuginfod_notice(ui->message, sizeof(ui->message));
 		if (code == ERR)
 			continue;
 		if (!handle_key(ui, code))
