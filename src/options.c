@@ -499,6 +499,25 @@ static int sampling_option(struct st_options *o, int c)
 {
 	uint64_t v;
 
+	/* What only live sampling reads, for check_combinations to name with -i. */
+	switch (c) {
+	case 'e': case 'F': case 'c': case OPT_NO_RANDOM: case OPT_NO_CHAIN:
+		if (!o->sampling_given)
+			o->sampling_given = c == 'e' ? "-e" : c == 'F' ? "-F" : c == 'c' ? "-c"
+					    : c == OPT_NO_RANDOM ? "--no-randomize" : "--no-callchain";
+		break;
+	case OPT_CALL_GRAPH:
+		/*
+		 * callerchain and auto read a recording's stacks again, and fp
+		 * (-g) is what a recording's chains are anyway; the others sample.
+		 */
+		if (!o->sampling_given && strncmp(optarg, "callerchain", 11) &&
+		    strncmp(optarg, "auto", 4) && strcmp(optarg, "fp"))
+			o->sampling_given = "--call-graph";
+		break;
+	default:
+		break;
+	}
 	switch (c) {
 	case 'e':
 		o->events = optarg;
@@ -619,6 +638,9 @@ static int output_option(struct st_options *o, int c)
 		o->record_path = optarg;
 		break;
 	case 'i':
+		if (o->replay_path)
+			return bad("-i given twice ('%s', then '%s'): give one recording (--diff B "
+				   "compares it with another)", o->replay_path, optarg);
 		o->replay_path = optarg;
 		break;
 	case OPT_REALTIME:
@@ -794,9 +816,14 @@ static int check_combinations(const struct st_options *o)
 	if (o->ranged && !o->replay_path)
 		return bad("%s", "--range picks a window of a recording: give -i FILE "
 			   "(live, select the window on the timeline)");
-	if (o->replay_path && o->observe && (o->nsignals || o->pin_target ||
-					      o->observer_cpu >= 0))
-		return bad("%s", "--replay shows recorded observer samples; it runs no observer");
+	if (o->replay_path && o->observe)
+		return bad("%s", "-i shows a recording's observer samples; it runs no observer: "
+			   "drop --observe and its options");
+	if (o->replay_path && o->sampling_given)
+		return bad("%s chooses how samples are taken; a recording (-i) was sampled "
+			   "already: drop it", o->sampling_given);
+	if (o->serve_address && o->batch && !o->export_format)
+		return bad("%s", "--serve draws nothing and prints no report: drop -b");
 	if ((o->serve_token_path || o->serve_top) && !o->serve_address)
 		return bad("%s", "--serve-token and --serve-top go with --serve ADDRESS:PORT");
 	if (o->serve_address && (o->export_format || o->diff_path || o->iterations ||
@@ -806,6 +833,47 @@ static int check_combinations(const struct st_options *o)
 	if (o->iterations && !o->batch)
 		return bad("%s", "-n counts batch reports: give -b (or --batch) with it");
 	return 0;
+}
+
+/* The long option whose value getopt_long returns as val, or NULL. */
+static const struct option *long_option_of(int val)
+{
+	for (const struct option *l = long_options; l->name; l++)
+		if (l->val == val)
+			return l;
+	return NULL;
+}
+
+/* Whether arg ("--serve", "--serve=9464") names a long option. */
+static bool is_long_option(const char *arg)
+{
+	size_t n;
+
+	if (strncmp(arg, "--", 2) || !arg[2])
+		return false;
+	n = strcspn(arg + 2, "=");
+	for (const struct option *l = long_options; l->name; l++)
+		if (strlen(l->name) == n && !strncmp(l->name, arg + 2, n))
+			return true;
+	return false;
+}
+
+static const char short_options[] = "+aC:p:t:u:e:F:c:d:n:E:s:bgo:i:HPhV";
+
+/* What getopt_long refused (c '?'): an option missing its value, or unknown. */
+static int refused_option(char **argv)
+{
+	const struct option *l = optopt >= 256 ? long_option_of(optopt) : NULL;
+	const char *letter = optopt > 0 && optopt < 256 && optopt != ':' && optopt != '+'
+			     ? strchr(short_options, optopt) : NULL;
+
+	if (l)
+		return bad("--%s needs a value", l->name);
+	if (letter && letter[1] == ':')
+		return bad("-%c needs a value", optopt);
+	if (optopt > 0 && optopt < 256)
+		return bad("unknown option -%c", optopt);
+	return bad("unknown option '%s'", argv[optind - 1]);
 }
 
 int st_options_parse(struct st_options *o, int argc, char **argv)
@@ -826,8 +894,16 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 	o->memory_mb = ST_MEMORY_MB;
 	o->sort.nkeys = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+aC:p:t:u:e:F:c:d:n:E:s:bgo:i:HPhV",
-				long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		/* "--serve-token --serve 9464": the value taken is the next option. */
+		if (c != '?' && optarg && is_long_option(optarg)) {
+			const struct option *l = c >= 256 ? long_option_of(c) : NULL;
+
+			if (l)
+				return bad("--%s needs a value, not the option '%s' after it",
+					   l->name, optarg);
+			return bad("-%c needs a value, not the option '%s' after it", c, optarg);
+		}
 		if (target_kind_of(c) >= 0)
 			given |= 1u << target_kind_of(c);
 		sort_given |= c == 's';
@@ -852,12 +928,7 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 			o->printed_only = true;
 			return events_list(stdout) < 0 ? -EIO : 0;
 		case '?':
-			if (optopt) {
-				char opt[3] = { '-', (char)optopt, '\0' };
-
-				return bad("option %s needs a value or is unknown", opt);
-			}
-			return bad("unknown option '%s'", argv[optind - 1]);
+			return refused_option(argv);
 		default:
 			return bad("unknown option '%s'", argv[optind - 1]);
 		}

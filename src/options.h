@@ -97,6 +97,12 @@ struct st_options {
 	bool realtime;			/* replay at recorded speed */
 	const char *symfs;		/* --symfs: where a recording's files are */
 	const char *serve_address;	/* --serve ADDR:PORT: headless, answering HTTP */
+	/*
+	 * The first option given that chooses how samples are taken (-e,
+	 * -F, -c, --call-graph dwarf or none, --no-randomize):
+	 * a recording (-i) was sampled already, so it is refused there.
+	 */
+	const char *sampling_given;
 	const char *serve_token_path;	/* --serve-token: a file holding the bearer token */
 	unsigned serve_top;		/* --serve-top: per-symbol metrics of the N heaviest */
 #define ST_SERVE_TOP_MAX 50

@@ -20,7 +20,7 @@ expect_run 1 "cannot open record file '/nonexistent/rec'" -- \
 	"$SHIMTOP" --batch --replay /nonexistent/rec
 echo "hello, not a recording, but long enough to hold a header.........." \
 	"................................................................" >"$TMP/text"
-expect_run 1 "not a shimtop record file" -- "$SHIMTOP" --batch --replay "$TMP/text"
+expect_run 1 "is not a recording shimtop reads" -- "$SHIMTOP" --batch --replay "$TMP/text"
 expect_run 1 "cannot create record file '/nonexistent/dir/rec'" -- \
 	"$SHIMTOP" --demo --batch --duration 1 --record /nonexistent/dir/rec
 

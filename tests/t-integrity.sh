@@ -46,7 +46,7 @@ while read -r kind name; do
 	st=$?
 	case $kind in
 	cut) want="is truncated at byte" ;;
-	flip) want="is corrupt|is truncated|not a shimtop record file|is version" ;;
+	flip) want="is corrupt|is truncated|is not a recording shimtop reads|is version" ;;
 	snapflip) want="snapshot '.*': the file is (corrupt|truncated)|not a shim" ;;
 	esac
 	if [ "$st" -ne 1 ] || ! grep -Eq "$want" "$TMP/err"; then

@@ -126,7 +126,7 @@ expect_run 2 "-E needs a positive row count" -- "$SHIMTOP" -b -E -1
 [ "$(json_get "$TMP/live.json" "d['samples']")" = "$(json_get "$TMP/back.json" "d['samples']")" ] ||
 	fail "-i read back another sample count"
 printf 'not a recording at all' >"$TMP/foreign"
-expect_run 1 "is not a shimtop record file" -- "$SHIMTOP" -i "$TMP/foreign" -b
+expect_run 1 "is not a recording shimtop reads" -- "$SHIMTOP" -i "$TMP/foreign" -b
 expect_run 2 "-i shows a file: it takes no -o" -- "$SHIMTOP" -i "$TMP/rec" -o "$TMP/x" -b
 
 # -s: perf's keys (ordered by overhead, a row per process with pid),
@@ -189,4 +189,36 @@ for want in "^shimtop - a live performance microscope" "^examples:" "NO_COLOR" "
 	"DEBUGINFOD_URLS" "XDG_CONFIG_HOME" "^exit status:" "^Keys: F1" "--all-cpus" "--list-events"; do
 	grep -Eq -- "$want" "$TMP/help" || fail "--help lacks /$want/"
 done
+
+# Options that take a value, given none (or another option in its place),
+# and options a recording or --serve cannot use: named, one line, exit 2.
+for opt in --serve --memory --symfs --serve-token --serve-top --export --history --range; do
+	expect_run 2 "^shimtop: $opt needs a value; see shimtop --help\$" -- "$SHIMTOP" "$opt"
+done
+expect_run 2 "^shimtop: -p needs a value; see shimtop --help\$" -- "$SHIMTOP" -p
+expect_run 2 "^shimtop: unknown option -Z; see" -- "$SHIMTOP" -Z
+expect_run 2 "^shimtop: unknown option '--bogus'; see" -- "$SHIMTOP" --bogus
+expect_run 2 "^shimtop: --serve-token needs a value, not the option '--serve' after it" -- \
+	"$SHIMTOP" --serve-token --serve 9464
+expect_run 2 "^shimtop: -o needs a value, not the option '--demo' after it" -- "$SHIMTOP" -o --demo
+"$TESTS_BIN/gen_records" chains "$TMP/chains.rec" >/dev/null || fail "gen_records chains"
+for opt in "-e cycles" "-F 99" "-c 1000" "--call-graph dwarf" "--no-randomize"; do
+	# shellcheck disable=SC2086
+	expect_run 2 "^shimtop: ${opt%% *} chooses how samples are taken; a recording \(-i\) was sampled already: drop it" -- \
+		"$SHIMTOP" -b -i "$TMP/chains.rec" $opt
+done
+expect_run 2 "^shimtop: -i shows a recording's observer samples; it runs no observer" -- \
+	"$SHIMTOP" -b -i "$TMP/chains.rec" --observe
+expect_run 2 "^shimtop: -i given twice \('$TMP/chains.rec', then '$TMP/other.rec'\)" -- \
+	"$SHIMTOP" -b -i "$TMP/chains.rec" -i "$TMP/other.rec"
+expect_run 2 "^shimtop: --serve draws nothing and prints no report: drop -b" -- \
+	"$SHIMTOP" --serve 0 -b --demo
+# What reads a recording again is taken: CallerChaining's and auto's modes.
+"$SHIMTOP" -b -i "$TMP/chains.rec" --call-graph auto >/dev/null 2>"$TMP/err" ||
+	fail "-i with --call-graph auto: $(cat "$TMP/err")"
+# -i of what is no recording: said what it is.
+expect_run 1 "^shimtop: '/etc' is a directory, not a recording shimtop reads \(its own from -o, a snapshot, or perf record's perf.data\)\$" -- \
+	"$SHIMTOP" -b -i /etc
+expect_run 1 "^shimtop: '/dev/null' is empty, not a recording shimtop reads" -- "$SHIMTOP" -b -i /dev/null
 finish
+

@@ -171,10 +171,16 @@ struct record_reader *record_reader_on(FILE *f, const char *path, struct st_file
 	uint32_t crc = (uint32_t)crc32(0, NULL, 0);
 
 	memset(h, 0, sizeof(*h));
+	errno = 0;
 	if (fread(h, ST_FILE_HEADER_V2_SIZE, 1, f) != 1 ||
 	    memcmp(h->magic, ST_FILE_MAGIC, sizeof(ST_FILE_MAGIC)) != 0) {
-		st_error("'%s' is not a shimtop record file (bad header); "
-			 "make one with shimtop --record", path);
+		/* -i reads three kinds: say which it is not, and what it is. */
+		const char *what = ferror(f) && errno == EISDIR ? "is a directory, not"
+				   : ferror(f) ? "cannot be read, so is not"
+				   : feof(f) && !ftell(f) ? "is empty, not" : "is not";
+
+		st_error("'%s' %s a recording shimtop reads (its own from -o, a snapshot, or "
+			 "perf record's perf.data)", path, what);
 		fclose(f);
 		return NULL;
 	}
