@@ -127,11 +127,16 @@ static void expect_build_id(const char *path, const unsigned char *id, size_t le
 }
 
 /* A perf.data's source, its files' build-ids told to the symbolizer. */
-static struct st_source *open_perf_data(struct perf_data *p, bool realtime, struct ring *ring,
-					struct st_file_header *h, struct symbolizer *symbols)
+static struct st_source *open_perf_data(struct perf_data *p, const char *path, bool realtime,
+					struct ring *ring, struct st_file_header *h,
+					struct symbolizer *symbols)
 {
 	if (p)
 		perf_data_build_ids(p, expect_build_id, symbols);
+	if (perf_data_missing(p))
+		st_warn("perf.data '%s' is cut short in its feature sections, which held its %s: "
+			"its samples are all here (its files are found by their paths alone)",
+			path, perf_data_missing(p));
 	return replay_source_perf_data(p, realtime, ring, h);
 }
 
@@ -144,11 +149,11 @@ static struct st_source *open_recording(const char *path, bool realtime, struct 
 
 	*perf_data = true;
 	if (!strcmp(path, "-"))
-		return open_perf_data(perf_data_on(stdin, "-", h), realtime, ring, h, symbols);
+		return open_perf_data(perf_data_on(stdin, "-", h), path, realtime, ring, h, symbols);
 	f = fopen(path, "rbe");
 	if (f && fread(first, 1, sizeof(first), f) == sizeof(first) &&
 	    perf_data_is(first, sizeof(first)) && fseeko(f, 0, SEEK_SET) == 0)
-		return open_perf_data(perf_data_on(f, path, h), realtime, ring, h, symbols);
+		return open_perf_data(perf_data_on(f, path, h), path, realtime, ring, h, symbols);
 	*perf_data = false;
 	if (f)
 		fclose(f);

@@ -6,8 +6,11 @@
 # features and its samples' span; records put back in time order; group
 # reads ({a,b}:S, IPC); files found by build-id, in perf's cache and
 # under --symfs; perf record -z's compressed records; diff, range,
-# export, snapshot and the UI on a perf.data; records not read counted.  Damaged files: cut short (what came before is shown, exit 1,
-# one line saying where), bad sizes and layouts (one line, exit 1).
+# export, snapshot and the UI on a perf.data; records not read counted.
+# Damaged files: cut short (what came before is shown, exit 1, one line
+# saying where; a pipe cut between records too), cut in its feature
+# sections (every sample, a line saying what it lost), bad sizes and
+# layouts (one line, exit 1).
 . "$TESTS_DIR/lib.sh"
 
 command -v perf >/dev/null || skip "perf is not installed"
@@ -57,6 +60,37 @@ head -c $((size / 2)) "$TMP/pipe.data" >"$TMP/pipecut.data"
 [ $? -eq 1 ] || fail "a cut pipe did not exit 1"
 grep -Eq "perf.data '-' stops at byte [0-9]+ of its data \(a record cut short\)" "$TMP/err" ||
 	fail "a cut pipe's message: $(cat "$TMP/err")"
+# Cut at a record's boundary (the final round's start): samples after the
+# last round say the stream was cut off, exit 1; the samples before shown.
+python3 - "$TMP/pipe.data" "$TMP/pipebound.data" <<'PY' || fail "cannot cut the pipe at a record"
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+at, last = 16, 16
+while at + 8 <= len(d):
+    last = at
+    at += struct.unpack_from("<IHH", d, at)[2]
+assert struct.unpack_from("<I", d, last)[0] == 68, "the stream does not end with a round"
+open(sys.argv[2], "wb").write(d[:last])
+PY
+"$SHIMTOP" -i - -b --format json <"$TMP/pipebound.data" >"$TMP/pipebound.json" 2>"$TMP/err"
+[ $? -eq 1 ] || fail "a pipe cut at a record's boundary did not exit 1"
+grep -Eq "^shimtop: perf.data stream '-' stops inside a round, [0-9]+ samples after the last \(perf record was cut off" \
+	"$TMP/err" || fail "a pipe cut at a record's boundary: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/pipebound.json" "d['samples']")" -eq "$(json_get "$TMP/pipe.json" "d['samples']")" ] ||
+	fail "a pipe cut after its last sample lost samples"
+# A file cut in its feature sections: every sample, and what is missing said.
+python3 - "$TMP/fp.data" "$TMP/featcut.data" <<'PY' || fail "cannot cut the features"
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, size = struct.unpack_from("<QQ", d, 40)
+open(sys.argv[2], "wb").write(d[:off + size + 40])
+PY
+"$SHIMTOP" -i "$TMP/featcut.data" -b --format json >"$TMP/featcut.json" 2>"$TMP/err" ||
+	fail "a file cut in its features: $(cat "$TMP/err")"
+grep -q "^shimtop: warning: perf.data '$TMP/featcut.data' is cut short in its feature sections, which held its .*command line.*build-ids: its samples are all here" \
+	"$TMP/err" || fail "a file cut in its features said: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/featcut.json" "d['samples']")" -eq "$want" ] ||
+	fail "a file cut in its features lost samples"
 head -c 16 "$TMP/pipe.data" >"$TMP/pipehead.data"
 expect_run 1 "perf.data '-': the stream ends before it says what was sampled" -- \
 	sh -c "'$SHIMTOP' -i - -b <'$TMP/pipehead.data'"

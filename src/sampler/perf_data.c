@@ -90,7 +90,10 @@ struct perf_data {
 	struct perf_inflate *inflate;	/* perf record -z: made at the first compressed record */
 	uint64_t fixed_period;		/* each sample's, when it does not carry one */
 	uint64_t skipped;
+	/* Pipe mode: samples read since the last round ended (or since the start). */
+	uint64_t unrounded;
 	char error[256];
+	char missing[256];		/* features a file cut short lost, in words, or "" */
 	_Alignas(8) unsigned char rec[65536];
 	_Alignas(8) unsigned char out[ST_RECORD_MAX];
 };
@@ -187,29 +190,51 @@ static void keep_feature(struct perf_data *p, uint64_t feat, const unsigned char
 	p->feat[slot].len = len;
 }
 
-/* File mode: the feature sections (one a set bit, their table after the data) kept. */
+/*
+ * File mode: the feature sections (one a set bit, their table after the
+ * data) kept.  One the file no longer holds (cut short) is named in
+ * p->missing: the header line and the symbols' build-ids do without it.
+ */
 static void load_features(struct perf_data *p, const struct file_header *fh)
 {
-	static const unsigned wanted[] = { FEAT_HOSTNAME, FEAT_VERSION, FEAT_CMDLINE,
-					   FEAT_EVENT_DESC, FEAT_BUILD_ID };
+	static const struct {
+		unsigned feat;
+		const char *what;
+	} wanted[] = {
+		{ FEAT_HOSTNAME, "host name" }, { FEAT_VERSION, "perf version" },
+		{ FEAT_CMDLINE, "command line" }, { FEAT_EVENT_DESC, "event names" },
+		{ FEAT_BUILD_ID, "build-ids" },
+	};
+	size_t at = 0;
 
+	p->missing[0] = '\0';
 	for (size_t w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++) {
-		unsigned feat = wanted[w], nth = 0;
+		unsigned feat = wanted[w].feat, nth = 0;
 		struct file_section sec;
 		unsigned char *buf;
+		bool got = false;
 
 		if (!(fh->features[feat / 64] >> (feat % 64) & 1))
 			continue;
 		for (unsigned b = 0; b < feat; b++)
 			nth += (unsigned)(fh->features[b / 64] >> (b % 64) & 1);
-		if (!read_at(p, fh->data.offset + fh->data.size + (uint64_t)nth * sizeof(sec), &sec,
-			     sizeof(sec)) || !section_fits(p, &sec) || sec.size > FEATURE_MAX)
-			continue;
-		buf = st_xmalloc(sec.size + 1);
-		if (read_at(p, sec.offset, buf, sec.size))
-			keep_feature(p, feat, buf, sec.size);
-		free(buf);
+		if (read_at(p, fh->data.offset + fh->data.size + (uint64_t)nth * sizeof(sec), &sec,
+			    sizeof(sec)) && section_fits(p, &sec) && sec.size <= FEATURE_MAX) {
+			buf = st_xmalloc(sec.size + 1);
+			got = read_at(p, sec.offset, buf, sec.size);
+			if (got)
+				keep_feature(p, feat, buf, sec.size);
+			free(buf);
+		}
+		if (!got && at < sizeof(p->missing))
+			at += (size_t)snprintf(p->missing + at, sizeof(p->missing) - at, "%s%s",
+					       at ? ", " : "", wanted[w].what);
 	}
+}
+
+const char *perf_data_missing(const struct perf_data *p)
+{
+	return p && p->missing[0] ? p->missing : NULL;
 }
 
 /* Attribute n's event name as perf record described it (EVENT_DESC), if given. */
@@ -833,8 +858,12 @@ static long convert_next(struct perf_data *p)
 		}
 		if (rc == 0)
 			break;
-		if (((const struct perf_event_header *)p->rec)->type == RECORD_FINISHED_ROUND)
+		if (((const struct perf_event_header *)p->rec)->type == RECORD_FINISHED_ROUND) {
+			p->unrounded = 0;
 			return ROUND_ENDS;
+		}
+		p->unrounded += ((const struct perf_event_header *)p->rec)->type ==
+				PERF_RECORD_SAMPLE;
 		event = 0;
 		if (p->nevents > 1 && ((const struct perf_event_header *)p->rec)->type ==
 		    PERF_RECORD_SAMPLE) {
@@ -875,6 +904,19 @@ static long convert_next(struct perf_data *p)
 			 "declares; what came before is shown", p->name,
 			 (unsigned long long)p->file_size, (unsigned long long)p->declared);
 		p->declared = 0;
+		return -EBADMSG;
+	}
+	/*
+	 * Samples come only from perf record's reads of its buffers, and it
+	 * ends a round after each read that wrote any, the last at its end:
+	 * samples after the last round mean the stream was cut off.
+	 */
+	if (p->pipe && p->unrounded) {
+		snprintf(p->error, sizeof(p->error),
+			 "perf.data stream '%s' stops inside a round, %llu samples after the last "
+			 "(perf record was cut off before its end: killed?): what came before is "
+			 "shown", p->name, (unsigned long long)p->unrounded);
+		p->unrounded = 0;
 		return -EBADMSG;
 	}
 	return 0;

@@ -39,6 +39,11 @@ struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header 
 long perf_data_next(struct perf_data *p, const void **rec);
 const char *perf_data_error(const struct perf_data *p);
 /*
+ * The feature sections a file cut short lost ("command line, build-ids"),
+ * in words, or NULL: its samples are whole, what describes them is not.
+ */
+const char *perf_data_missing(const struct perf_data *p);
+/*
  * The build-ids the file lists (perf record's, of each file with
  * samples): fn(path, id, len, arg) for each, path NUL-terminated and
  * not checked otherwise (the caller treats it as the file's words).
