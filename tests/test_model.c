@@ -455,6 +455,72 @@ static void tables_outlive_model(uint64_t one)
 }
 
 /*
+ * A host whose processes churn for hours: past MODEL_GONE_ROWS_MAX rows
+ * of processes forgotten after their exit, the oldest's rows fold into
+ * their command's, so the rows stay bounded while every sample still
+ * counts (by command, and in the per-process table as "N gone").  Before,
+ * every exited process kept its rows: 190 KB a second on a churning host.
+ */
+static void churn_folds_rows(uint64_t one, uint64_t two)
+{
+	const uint32_t N = 40000;
+	struct symbolizer *sy = symbolizer_create(true);
+	struct st_sort by_comm = { .key = { ST_SORT_SELF }, .nkeys = 1, .split = ST_SPLIT_COMM };
+	struct st_sort by_pid = { .key = { ST_SORT_SELF }, .nkeys = 1, .split = ST_SPLIT_PID };
+	uint32_t a = (uint32_t)getpid(), base = a + 100;
+	uint64_t worker = 0, other = 0, folded = 0, exited = 0;
+	struct model_process_row *pr;
+	struct model_row *rows;
+	struct model m;
+	size_t n;
+
+	model_init(&m, sy);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t pid = base + i;
+		uint64_t t = 1000000ull * (i + 1);
+
+		task(&m, ST_REC_FORK, pid, a, t);
+		comm_of(&m, pid, pid, i % 2 ? "other" : "worker");
+		sample_of(&m, pid, one, pid, t + 1, 1, 0, 0, 0);
+		sample_of(&m, pid, two, pid, t + 2, 1, 0, 0, 0);
+		exits(&m, pid, pid, pid + 1, t + 3);
+	}
+	CHECK(m.folded_processes > 0);
+	CHECK(HASH_COUNT(m.proc_syms) <= MODEL_GONE_ROWS_MAX + 2 * 1024 + 8);
+	CHECK_EQ_U64(m.samples, 2 * N);
+	n = model_rows_sorted(&m, &by_comm, false, &rows);
+	for (size_t i = 0; i < n; i++) {
+		worker += !strcmp(rows[i].comm, "worker") ? rows[i].samples : 0;
+		other += !strcmp(rows[i].comm, "other") ? rows[i].samples : 0;
+	}
+	CHECK(n == 4 && worker == N && other == N);
+	free(rows);
+	n = model_rows_sorted(&m, &by_pid, false, &rows);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].pid <= MODEL_FOLDED_PID)
+			folded += rows[i].processes;
+	CHECK_EQ_U64(folded, 2 * m.folded_processes);	/* one row a function */
+	free(rows);
+	n = model_process_rows(&m, &pr);
+	{
+		uint64_t samples = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			samples += pr[i].samples;
+			exited += pr[i].exited;
+			if (pr[i].exited)
+				CHECK(pr[i].pid <= MODEL_FOLDED_PID && pr[i].threads == pr[i].exited);
+		}
+		CHECK_EQ_U64(samples, 2 * N);
+	}
+	CHECK_EQ_U64(exited, m.folded_processes);
+	free(pr);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
+/*
  * A constructed stream with known phases: one runs in [0, 1 s) on thread
  * 1, two in [1 s, 2 s) on thread 2, one sample a millisecond, cycles
  * and instructions with every sample (IPC 2 and 0.5).  A range gives
@@ -475,7 +541,7 @@ static void history_span_bytes_bounded(void)
 	size_t most = 0;
 
 	history_init(&h, 0);
-	h.max_bytes = 3 * sizeof(struct history_chunk);
+	h.max_bytes = 3 * HISTORY_CHUNK_BYTES;
 	memset(&e, 0, sizeof(e));
 	e.weight = 1;
 	for (uint32_t i = 0; i < 100000; i++) {
@@ -492,6 +558,30 @@ static void history_span_bytes_bounded(void)
 	history_free(&h);
 	CHECK_EQ_U64(h.span_bytes, 0);
 }
+/*
+ * A slow stream (1 kHz for 60 s: its chunks end at dt's 2.1 s reach, not
+ * full) is held in about its samples' size: a chunk is sized by what the
+ * one before it held.  Full-size chunks held 8 times that (386 bytes a
+ * sample), and the history grew 0.37 MB a second whatever the rate.
+ */
+static void history_slow_stream(void)
+{
+	struct history h;
+	struct history_entry e;
+	double each;
+
+	history_init(&h, 0);
+	memset(&e, 0, sizeof(e));
+	e.weight = 1;
+	for (uint64_t i = 0; i < 60000; i++)
+		history_add(&h, 1000000000ull + i * 1000000ull, &e);
+	each = (double)(history_bytes(&h) - h.span_bytes) / (double)h.entries;
+	CHECK_EQ_U64(h.entries, 60000);
+	fprintf(stderr, "slow: %.1f bytes a sample in %zu chunks\n", each, h.chunks);
+	CHECK(each > sizeof(struct history_entry) && each < 70);
+	history_free(&h);
+}
+
 /*
  * A long range walked in 1 to 4 windows side by side gives the same
  * tables, timeline and bounds, and they match the samples counted here:
@@ -680,7 +770,7 @@ static void ranges(uint64_t one, uint64_t two)
 	 */
 	model_init(&m, sy);
 	model_set_history(&m, 3000 * ms);
-	m.history.max_bytes = 3 * sizeof(struct history_chunk) + 65536;
+	m.history.max_bytes = 3 * HISTORY_CHUNK_BYTES + 65536;
 	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	for (uint64_t i = 0; i < 100000; i++)
 		sample(&m, one, 1, t0 + i * 10000, 1, 0, 0, 0);
@@ -696,6 +786,7 @@ static void ranges(uint64_t one, uint64_t two)
 	model_free(&m);
 	symbolizer_destroy(sy);
 	history_span_bytes_bounded();
+	history_slow_stream();
 }
 
 struct brute {
@@ -939,6 +1030,7 @@ int main(void)
 	hostile(one);
 	separate_events(one, two);
 	tables_outlive_model(one);
+	churn_folds_rows(one, two);
 	ranges(one, two);
 	range_windows(one, two);
 	timeline_spans(one);

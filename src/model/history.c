@@ -6,17 +6,30 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static struct history_chunk *chunk_map(void)
+/* A chunk with room for at least `want` entries (and what its last page holds). */
+static struct history_chunk *chunk_map(uint32_t want)
 {
-	void *p = mmap(NULL, sizeof(struct history_chunk), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	size_t page = 4096, bytes = sizeof(struct history_chunk) +
+				    (size_t)want * sizeof(struct history_entry);
+	struct history_chunk *c;
+	void *p;
 
-	return st_xcheck(p == MAP_FAILED ? NULL : p);
+	bytes = (bytes + page - 1) / page * page;
+	if (bytes > HISTORY_CHUNK_BYTES)
+		bytes = HISTORY_CHUNK_BYTES;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	c = st_xcheck(p == MAP_FAILED ? NULL : p);
+	c->bytes = bytes;
+	c->cap = (uint32_t)((bytes - sizeof(*c)) / sizeof(struct history_entry));
+	if (c->cap > HISTORY_CHUNK_ENTRIES)
+		c->cap = HISTORY_CHUNK_ENTRIES;
+	return c;
 }
 
 static void chunk_unmap(struct history_chunk *c)
 {
-	munmap(c, sizeof(*c));
+	munmap(c, c->bytes);
 }
 
 void history_init(struct history *h, uint64_t keep_ns)
@@ -71,6 +84,7 @@ static void drop_oldest(struct history *h)
 	h->dropped += c->n;
 	h->entries -= c->n;
 	h->chunks--;
+	h->chunk_bytes -= c->bytes;
 	chunk_unmap(c);
 	drop_spans(h);
 }
@@ -171,7 +185,7 @@ const struct history_span *history_spans(const struct history *h, uint64_t from,
 static void fit_memory(struct history *h)
 {
 	size_t rss = st_resident_bytes(), held = history_bytes(h), other, room;
-	const size_t chunk = sizeof(struct history_chunk);
+	const size_t chunk = HISTORY_CHUNK_BYTES;
 
 	if (!h->rss_cap || !rss)
 		return;
@@ -187,12 +201,29 @@ static void fit_memory(struct history *h)
 	}
 }
 
+/*
+ * The room a new chunk gets: four times the last one's after a chunk that
+ * filled (up to the most); else what the last one held when dt's reach
+ * ended it, a quarter more.
+ */
+static uint32_t chunk_room(const struct history *h)
+{
+	const struct history_chunk *last = h->newest;
+
+	if (!last)
+		return 1024;
+	if (last->n == last->cap)
+		return last->cap < HISTORY_CHUNK_ENTRIES / 4 ? 4 * last->cap
+							     : HISTORY_CHUNK_ENTRIES;
+	return last->n + last->n / 4 + 64;
+}
+
 static struct history_chunk *new_chunk(struct history *h, uint64_t time)
 {
 	struct history_chunk *c;
 
 	fit_memory(h);
-	c = chunk_map();
+	c = chunk_map(chunk_room(h));
 
 	c->next = NULL;
 	c->base = c->min_time = c->max_time = time;
@@ -203,6 +234,7 @@ static struct history_chunk *new_chunk(struct history *h, uint64_t time)
 		h->oldest = c;
 	h->newest = c;
 	h->chunks++;
+	h->chunk_bytes += c->bytes;
 	return c;
 }
 
@@ -212,7 +244,7 @@ void history_add(struct history *h, uint64_t time, const struct history_entry *e
 	int64_t dt;
 
 	/* Records come nearly in time order; one out of an int32's reach starts a chunk. */
-	if (!c || c->n == HISTORY_CHUNK_ENTRIES ||
+	if (!c || c->n == c->cap ||
 	    time > c->base + INT32_MAX || time + INT32_MAX < c->base)
 		c = new_chunk(h, time);
 	dt = (int64_t)(time - c->base);
@@ -236,7 +268,7 @@ void history_add(struct history *h, uint64_t time, const struct history_entry *e
 
 size_t history_bytes(const struct history *h)
 {
-	return h->chunks * sizeof(struct history_chunk) + h->span_bytes;
+	return h->chunk_bytes + h->span_bytes;
 }
 
 static uint64_t time_of(const struct history_chunk *c, uint32_t i)

@@ -38,10 +38,14 @@ struct history_entry {
 					 * place in the model's JIT list (model_jit.c) */
 
 /*
- * 786 kB a chunk: at 10 kHz its 1.6 s stay within dt's reach (2.1 s).
- * Mapped with its pages already in (MAP_POPULATE): faulted in one by
- * one they cost a VM half of reopening a long snapshot (0.70 s against
- * 0.14 s for 256 MiB here).
+ * 786 kB a chunk at most: at 10 kHz its 1.6 s stay within dt's reach
+ * (2.1 s).  A slower stream ends its chunks at that reach, so a chunk is
+ * sized by what the one before it held (with a quarter more room), down
+ * to a page: at 1 kHz each full-size chunk held an eighth of its entries,
+ * and the history grew 0.37 MB a second whatever the rate.  Mapped with
+ * its pages already in (MAP_POPULATE): faulted in one by one they cost a
+ * VM half of reopening a long snapshot (0.70 s against 0.14 s for 256 MiB
+ * here).
  */
 #define HISTORY_CHUNK_ENTRIES	16384u
 /*
@@ -54,9 +58,13 @@ struct history_entry {
 struct history_chunk {
 	struct history_chunk *next;	/* newer */
 	uint64_t base, min_time, max_time;
-	uint32_t n;
-	struct history_entry e[HISTORY_CHUNK_ENTRIES];
+	uint32_t n, cap;		/* entries held, and room for */
+	size_t bytes;			/* mapped */
+	struct history_entry e[];
 };
+/* The most bytes a chunk maps: HISTORY_CHUNK_ENTRIES entries. */
+#define HISTORY_CHUNK_BYTES	(sizeof(struct history_chunk) + \
+				 HISTORY_CHUNK_ENTRIES * sizeof(struct history_entry))
 
 /*
  * What the timeline needs of each HISTORY_SPAN_NS of record time (100 ms,
@@ -99,6 +107,7 @@ struct history {
 	uint64_t dropped;		/* samples dropped with their chunks */
 	uint64_t entries;		/* held now */
 	size_t chunks;
+	size_t chunk_bytes;		/* the chunks' mapped bytes */
 };
 
 /* keep_ns 0: unbounded. */
@@ -113,7 +122,7 @@ void history_add(struct history *h, uint64_t time, const struct history_entry *e
 const struct history_span *history_spans(const struct history *h, uint64_t from,
 					 size_t *n);
 
-/* Bytes the history holds: chunks at full size and the spans' arrays. */
+/* Bytes the history holds: the chunks as mapped and the spans' arrays. */
 size_t history_bytes(const struct history *h);
 
 typedef void (*history_fn)(uint64_t time, const struct history_entry *e, void *arg);

@@ -23,6 +23,7 @@ void model_init(struct model *m, struct symbolizer *symbols)
 	cct_init(&m->tree);
 	callerchain_init(&m->chaining);
 	m->chain_window = MODEL_CHAIN_WINDOW;
+	m->next_folded_pid = MODEL_FOLDED_PID;
 }
 
 void model_set_history(struct model *m, uint64_t keep_ns)
@@ -52,13 +53,16 @@ static uint32_t rows_add(struct model_rows *r, uint64_t a, uint64_t b, void *row
 	return (uint32_t)r->n - 1;
 }
 
-static uint64_t thread_sym_a(const struct model_thread_sym *ts)
-{
-	return (uint32_t)ts->key.tid;
-}
+/* One key layout for both kinds of row: (tid or pid, symbol). */
+_Static_assert(sizeof(struct model_thread_sym_key) == sizeof(struct model_proc_sym_key) &&
+	       offsetof(struct model_thread_sym_key, id) == offsetof(struct model_proc_sym_key, id),
+	       "row keys differ");
 
-/* Deleted rows past half: the index made again of the rest, each row told its new place. */
-static void thread_rows_compact(struct model_rows *r)
+/*
+ * Deleted rows past half: the index made again of the rest, each row told
+ * its new place (its key key_at bytes into it, its place at_at).
+ */
+static void rows_compact(struct model_rows *r, size_t key_at, size_t at_at)
 {
 	size_t live = 0;
 
@@ -67,22 +71,25 @@ static void thread_rows_compact(struct model_rows *r)
 	st_index_free(&r->index);
 	st_index_init(&r->index);
 	for (size_t i = 0; i < r->n; i++) {
-		struct model_thread_sym *ts = r->rows[i];
+		unsigned char *row = r->rows[i];
+		struct model_thread_sym_key k;
+		uint32_t at = (uint32_t)live;
 
-		if (!ts)
+		if (!row)
 			continue;
-		r->rows[live] = ts;
-		ts->at = (uint32_t)live++;
-		st_index_add(&r->index, st_index_hash(thread_sym_a(ts), ts->key.id), (uint32_t)live);
+		r->rows[live++] = row;
+		memcpy(row + at_at, &at, sizeof(at));
+		memcpy(&k, row + key_at, sizeof(k));
+		st_index_add(&r->index, st_index_hash((uint32_t)k.tid, k.id), (uint32_t)live);
 	}
 	r->n = live;
 	r->dead = 0;
 }
 
-/* One key layout for both kinds of row: (tid or pid, symbol). */
-_Static_assert(sizeof(struct model_thread_sym_key) == sizeof(struct model_proc_sym_key) &&
-	       offsetof(struct model_thread_sym_key, id) == offsetof(struct model_proc_sym_key, id),
-	       "row keys differ");
+static void thread_rows_compact(struct model_rows *r)
+{
+	rows_compact(r, offsetof(struct model_thread_sym, key), offsetof(struct model_thread_sym, at));
+}
 
 /* The row under (who, id), its key key_at bytes into it; NULL if none. */
 static void *rows_find(const struct model_rows *r, pid_t who, uint32_t id, size_t key_at)
@@ -217,6 +224,8 @@ static void proc_syms_free(struct model *m)
 	struct model_proc_sym *ps, *tmp;
 
 	m->rows_gen++;		/* every memo is stale: its rows go */
+	free(m->gone.v);
+	memset(&m->gone, 0, sizeof(m->gone));
 
 	HASH_ITER(hh, m->proc_syms, ps, tmp) {
 		HASH_DEL(m->proc_syms, ps);
@@ -249,6 +258,14 @@ void model_free(struct model *m)
 	model_jit_free(m);
 	callerchain_free(&m->chaining);
 	unwinder_destroy(m->unwinder);
+	{
+		struct model_folded *f, *tmp;
+
+		HASH_ITER(hh, m->folded, f, tmp) {
+			HASH_DEL(m->folded, f);
+			free(f);
+		}
+	}
 	memset(m, 0, sizeof(*m));
 }
 
@@ -278,6 +295,8 @@ static void thread_exited(struct model *m, struct model_thread *t, bool exited)
 		m->live_threads++;
 }
 
+static void process_gone(struct model *m, pid_t pid);
+
 /* Forgets the oldest exit: the thread, and the process if it was one. */
 static void forget_oldest_exit(struct model *m)
 {
@@ -295,6 +314,7 @@ static void forget_oldest_exit(struct model *m)
 		if (m->unwinder)
 			unwinder_forget(m->unwinder, e->pid);
 		symbolizer_forget(m->symbols, e->pid);
+		process_gone(m, e->pid);
 	}
 	m->exit_head = (m->exit_head + 1) % MODEL_EXITS_KEPT;
 	m->nexits--;
@@ -373,21 +393,38 @@ static void add_sample(const struct model *m, struct model_sym *t,
 	}
 }
 
+/* pid's place in m->processes, or -1. */
+static long process_find(const struct model *m, pid_t pid)
+{
+	struct st_index_probe probe;
+
+	for (uint32_t v = st_index_first(&m->processes_index, st_index_hash((uint32_t)pid, 0),
+					 &probe); v; v = st_index_next(&m->processes_index, &probe))
+		if (m->processes[v - 1].pid == pid)
+			return (long)v - 1;
+	return -1;
+}
+
+/* pid's place in m->processes, made if new and asked (else -1). */
+static long process_at(struct model *m, pid_t pid, bool make)
+{
+	long at = process_find(m, pid);
+
+	if (at >= 0 || !make)
+		return at;
+	ST_GROW(m->processes, m->processes_cap, m->nprocesses + 1);
+	m->processes[m->nprocesses++] = (struct model_process){ .pid = pid };
+	st_index_add(&m->processes_index, st_index_hash((uint32_t)pid, 0),
+		      (uint32_t)m->nprocesses);
+	return (long)m->nprocesses - 1;
+}
+
 /* A thread's first sample: one more of its process's threads. */
 static void count_thread_of_process(struct model *m, pid_t pid)
 {
-	uint64_t h = st_index_hash((uint32_t)pid, 0);
-	struct st_index_probe probe;
+	long at = process_at(m, pid, true);	/* first: it may move the array */
 
-	for (uint32_t v = st_index_first(&m->processes_index, h, &probe); v;
-	     v = st_index_next(&m->processes_index, &probe))
-		if (m->processes[v - 1].pid == pid) {
-			m->processes[v - 1].threads++;
-			return;
-		}
-	ST_GROW(m->processes, m->processes_cap, m->nprocesses + 1);
-	m->processes[m->nprocesses++] = (struct model_process){ pid, 1 };
-	st_index_add(&m->processes_index, h, (uint32_t)m->nprocesses);
+	m->processes[at].threads++;
 }
 
 /* t's row of symbol id, made if new. */
@@ -412,13 +449,123 @@ static struct model_proc_sym *proc_sym_of(struct model *m, pid_t pid, uint32_t i
 	struct model_proc_sym *ps = proc_sym_find(m, pid, id);
 
 	if (!ps) {
+		long at = process_at(m, pid, true);	/* first: it may move the array */
+		struct model_process *p = &m->processes[at];
+
 		ps = st_xcalloc(1, sizeof(*ps));
 		ps->key.pid = pid;
 		ps->key.id = id;
 		HASH_ADD(hh, m->proc_syms, key, sizeof(ps->key), ps);
-		rows_add(&m->proc_rows, (uint32_t)pid, id, ps);
+		ps->at = rows_add(&m->proc_rows, (uint32_t)pid, id, ps);
+		ps->next = p->syms;
+		p->syms = ps;
+		p->nsyms++;
 	}
 	return ps;
+}
+
+/* The pid the folded processes of comm share, made if new. */
+static pid_t folded_pid(struct model *m, const char *comm)
+{
+	struct model_folded *f;
+	char key[16] = "";
+
+	memcpy(key, comm, sizeof(key) - 1);
+	HASH_FIND(hh, m->folded, key, sizeof(key), f);
+	if (!f) {
+		f = st_xcalloc(1, sizeof(*f));
+		memcpy(f->comm, key, sizeof(f->comm));
+		f->pid = m->next_folded_pid > INT32_MIN + 1 ? m->next_folded_pid-- : INT32_MIN + 1;
+		HASH_ADD(hh, m->folded, comm, sizeof(f->comm), f);
+	}
+	return f->pid;
+}
+
+/*
+ * pid's rows into its command's stand-in: its samples count there, its
+ * own rows go (with what memos counted in them), and the stand-in counts
+ * it and its threads.
+ */
+static void fold_process(struct model *m, pid_t pid)
+{
+	long at = process_at(m, pid, false);
+	struct model_proc_sym *ps;
+	uint32_t threads;
+	long into;
+	pid_t to;
+
+	if (at < 0 || !m->processes[at].syms)
+		return;
+	ps = m->processes[at].syms;
+	threads = m->processes[at].threads;
+	to = folded_pid(m, ps->comm);
+	m->processes[at].syms = NULL;
+	m->processes[at].nsyms = 0;
+	while (ps) {
+		struct model_proc_sym *next = ps->next, *into_ps;
+		struct model_row_memo *memo = memo_current(m, ps->key.id);
+
+		if (memo && memo->proc_sym == ps) {
+			memo_flush(memo);
+			memo->gen = 0;
+		}
+		into_ps = proc_sym_of(m, to, ps->key.id);
+		sum_into(&into_ps->totals, &ps->totals);
+		memcpy(into_ps->comm, ps->comm, sizeof(into_ps->comm));
+		HASH_DEL(m->proc_syms, ps);
+		m->proc_rows.rows[ps->at] = NULL;
+		m->proc_rows.dead++;
+		free(ps);
+		ps = next;
+	}
+	into = process_at(m, to, true);
+	m->processes[into].threads += threads;
+	m->processes[into].folded++;
+	m->folded_processes++;
+	rows_compact(&m->proc_rows, offsetof(struct model_proc_sym, key),
+		     offsetof(struct model_proc_sym, at));
+}
+
+/*
+ * A process forgotten after its exit: its rows stay its own while the
+ * rows of such processes are under MODEL_GONE_ROWS_MAX, the oldest
+ * process's folded into its command's past it.
+ */
+static void process_gone(struct model *m, pid_t pid)
+{
+	long at = process_at(m, pid, false);
+	struct model_gone *g = &m->gone;
+
+	if (at < 0 || !m->processes[at].nsyms)
+		return;
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		pid_t *v = st_xcalloc(cap, sizeof(*v));
+
+		for (size_t i = 0; i < g->n; i++)
+			v[i] = g->v[(g->head + i) % g->cap];
+		free(g->v);
+		g->v = v;
+		g->cap = cap;
+		g->head = 0;
+	}
+	g->v[(g->head + g->n++) % g->cap] = pid;
+	g->rows += m->processes[at].nsyms;
+	while (g->rows > MODEL_GONE_ROWS_MAX && g->n) {
+		pid_t oldest = g->v[g->head];
+		long o = process_at(m, oldest, false);
+		struct model_thread *t;
+
+		g->head = (g->head + 1) % g->cap;
+		g->n--;
+		if (o < 0)
+			continue;
+		g->rows -= m->processes[o].nsyms < g->rows ? m->processes[o].nsyms : g->rows;
+		/* Its pid came round to a process that runs: the rows are that one's now. */
+		HASH_FIND(hh, m->threads, &oldest, sizeof(oldest), t);
+		if (!t || t->exited)
+			fold_process(m, oldest);
+	}
 }
 
 /* The sample's thread's figures; memo: its rows, if current, else found and kept. */
@@ -1050,6 +1197,11 @@ static size_t rows_by_process(const struct model *m, struct model_row **rows)
 			continue;
 		fill_row(m, r, ibs, n, ps->key.id, &t);
 		r[n].pid = ps->key.pid;
+		if (ps->key.pid <= MODEL_FOLDED_PID) {
+			long at = process_find(m, ps->key.pid);
+
+			r[n].processes = at >= 0 ? m->processes[at].folded : 0;
+		}
 		memcpy(r[n++].comm, ps->comm, sizeof(r->comm));
 	}
 	*rows = r;

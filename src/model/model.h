@@ -36,7 +36,8 @@ struct model_row {
 	const struct st_symbol *sym;
 	pid_t pid;		/* rows split by process: its id, else 0 */
 	char comm[16];		/* and its command (by process or command), else "" */
-	uint32_t processes;	/* rows split by command: the processes it holds */
+	/* Rows split by command: the processes it holds; by process, a folded row's. */
+	uint32_t processes;
 	uint64_t samples;
 	uint64_t weight;	/* sum of sample periods */
 	double self;		/* share of all weight, 0..100 */
@@ -81,7 +82,11 @@ struct model_sym {
 
 /*
  * One process's samples of one symbol: the rows of -s comm/pid and the
- * per-process table.  Kept after the process exits (its samples count).
+ * per-process table.  Kept after the process exits (its samples count);
+ * past MODEL_GONE_ROWS_MAX rows of processes forgotten after their exit,
+ * the oldest such process's rows are folded into its command's (a pid of
+ * its own below 0, MODEL_FOLDED_PID), so a host whose processes churn
+ * for hours holds rows by command, not by process.
  */
 struct model_proc_sym {
 	UT_hash_handle hh;
@@ -91,12 +96,24 @@ struct model_proc_sym {
 	} key;
 	struct model_sym totals;
 	char comm[16];			/* the process's command at its last sample */
+	struct model_proc_sym *next;	/* its process's next */
+	uint32_t at;			/* its place in the model's proc_rows */
 };
+#define MODEL_GONE_ROWS_MAX	65536u
+/* A command's folded processes have a pid of their own: this and below. */
+#define MODEL_FOLDED_PID	(-2)
 
-/* A process's threads that had samples, forgotten ones too: the table's THREADS. */
+/*
+ * A process that had samples: its threads that did, forgotten ones too
+ * (the table's THREADS), its rows, and for a command's folded stand-in
+ * the processes folded into it.
+ */
 struct model_process {
 	pid_t pid;
 	uint32_t threads;
+	struct model_proc_sym *syms;
+	uint32_t nsyms;
+	uint32_t folded;
 };
 
 /*
@@ -132,7 +149,8 @@ struct model_jit {
 
 /* A row of the per-process table (top's default view); a value, as model_row. */
 struct model_process_row {
-	pid_t pid;
+	pid_t pid;			/* below 0: a command's folded processes */
+	uint32_t exited;		/* ... how many */
 	char comm[16];
 	uint64_t samples, weight;
 	double share;			/* of all weight, 0..100 */
@@ -230,6 +248,23 @@ struct model {
 
 	struct model_thread *threads;		/* by tid (uthash) */
 	uint64_t gone_threads, gone_samples;	/* exited threads forgotten */
+	/*
+	 * Processes forgotten after their exit whose rows are still their
+	 * own (a queue, oldest first), their rows in all, and those folded
+	 * into their command's; by command, its stand-in's pid (uthash).
+	 */
+	struct model_gone {
+		pid_t *v;
+		size_t head, n, cap;
+		uint64_t rows;
+	} gone;
+	uint64_t folded_processes;
+	struct model_folded {
+		UT_hash_handle hh;
+		char comm[16];
+		pid_t pid;
+	} *folded;
+	pid_t next_folded_pid;
 	struct model_proc_sym *proc_syms;	/* by (pid, symbol) (uthash) */
 	/* Threads sampled by process: 8 bytes and a slot each (100,000 processes: 2 MB). */
 	struct model_process *processes;

@@ -132,8 +132,10 @@ size_t model_process_rows(const struct model *m, struct model_process_row **rows
 	}
 	for (size_t i = 0; i < m->nprocesses; i++) {
 		HASH_FIND(hh, procs, &m->processes[i].pid, sizeof(pid_t), p);
-		if (p)
+		if (p) {
 			p->row.threads = m->processes[i].threads;
+			p->row.exited = m->processes[i].folded;
+		}
 	}
 	*rows = st_xcalloc(HASH_COUNT(procs) + 1, sizeof(**rows));
 	HASH_ITER(hh, procs, p, tmp) {

@@ -44,10 +44,13 @@ static void symbol_cell(const struct model_row *r, char *buf, size_t len)
 	snprintf(buf, len, "%s", r->sym->name);
 }
 
-/* "1234 make", as htop's PID and COMMAND read together. */
+/* "1234 make", as htop's PID and COMMAND read together; "exited make", folded. */
 static void process_cell(const struct model_row *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%d %s", (int)r->pid, r->comm[0] ? r->comm : "?");
+	if (r->pid <= MODEL_FOLDED_PID)
+		snprintf(buf, len, "exited %s", r->comm[0] ? r->comm : "?");
+	else
+		snprintf(buf, len, "%d %s", (int)r->pid, r->comm[0] ? r->comm : "?");
 }
 
 static void command_cell(const struct model_row *r, char *buf, size_t len)
@@ -182,11 +185,19 @@ static void ibs_json(struct json_object *o, const char *key, const struct model_
 		json_object_object_add(o, key, report_ibs_stats_json(r->ibs));
 }
 
-/* Rows split by process carry it; pid 0 is swapper (the idle task). */
+/*
+ * Rows split by process carry it; pid 0 is swapper (the idle task).  A
+ * command's folded exited processes have none: their count instead.
+ */
 static void pid_json(struct json_object *o, const char *key, const struct model_row *r,
 		     const struct session *s)
 {
 	(void)s;
+	if (r->pid <= MODEL_FOLDED_PID) {
+		json_object_object_add(o, key, NULL);
+		report_add_u64(o, "exited_processes", r->processes);
+		return;
+	}
 	json_object_object_add(o, key, json_object_new_int(r->pid));
 }
 

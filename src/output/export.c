@@ -57,7 +57,7 @@ int export_csv_symbols(struct session *s, FILE *out)
 			(unsigned long long)r->weight);
 		csv_number(out, r->ipc);
 		fputc(',', out);
-		if (r->pid)
+		if (r->pid > 0)	/* not swapper's 0, nor a command's folded processes */
 			fprintf(out, "%d", (int)r->pid);
 		fputc(',', out);
 		export_csv_field(out, r->comm);

@@ -50,6 +50,10 @@ static void print_text(struct session *s, FILE *out)
 			(unsigned long long)s->info.records_skipped);
 	if (session_history_note(s, line, sizeof(line)))
 		fprintf(out, "%s\n", line);
+	if (m->folded_processes)
+		fprintf(out, "rows: %llu exited processes folded into their commands' rows (past "
+			"%u rows of exited processes)\n", (unsigned long long)m->folded_processes,
+			MODEL_GONE_ROWS_MAX);
 	/* callerchain: its line says what its reference was (no frame pointers: DWARF). */
 	if (report_callerchain_text(&s->model, line, sizeof(line)))
 		fprintf(out, "%s\n", line);
@@ -192,6 +196,7 @@ void report_print_json(struct session *s, FILE *out)
 	report_add_u64(o, "lost", mt.lost);
 	report_add_u64(o, "dropped", mt.dropped);
 	report_add_u64(o, "unknown", mt.unknown);
+	report_add_u64(o, "folded_processes", m->folded_processes);
 	json_object_object_add(o, "elapsed", json_object_new_double(mt.elapsed));
 	json_object_object_add(o, "finished", json_object_new_boolean(s->finished));
 	json_object_object_add(o, "status", json_object_new_string(s->status));

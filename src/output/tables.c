@@ -92,8 +92,13 @@ struct json_object *table_json(const struct table_def *t, const void *row,
 {
 	struct json_object *o = json_object_new_object();
 
-	for (size_t i = 0; i < t->n; i++)
-		json_object_object_add(o, t->cols[i].key, t->cols[i].json(row, m));
+	for (size_t i = 0; i < t->n; i++) {
+		struct json_object *v = t->cols[i].json(row, m);
+
+		/* A column of the JSON alone is there only where it says something. */
+		if (v || t->cols[i].title)
+			json_object_object_add(o, t->cols[i].key, v);
+	}
 	return o;
 }
 
@@ -397,16 +402,26 @@ const struct table_def thread_table = {
 
 #define PROCESS(r) ((const struct model_process_row *)(r))
 
+/* A command's exited processes folded into one row read "N gone". */
 static void process_pid(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%d", (int)PROCESS(r)->pid);
+	if (PROCESS(r)->exited)
+		snprintf(buf, len, "%u gone", PROCESS(r)->exited);
+	else
+		snprintf(buf, len, "%d", (int)PROCESS(r)->pid);
 }
 
 static struct json_object *process_pid_json(const void *r, const struct model *m)
 {
 	(void)m;
-	return json_object_new_int(PROCESS(r)->pid);
+	return PROCESS(r)->exited ? NULL : json_object_new_int(PROCESS(r)->pid);
+}
+
+static struct json_object *process_exited_json(const void *r, const struct model *m)
+{
+	(void)m;
+	return PROCESS(r)->exited ? u64_json(PROCESS(r)->exited) : NULL;
 }
 
 static void process_comm(const void *r, const struct model *m, char *buf, size_t len)
@@ -489,6 +504,7 @@ static const struct table_column process_columns[] = {
 	{ "SHARE", "share", 7, false, process_share, process_share_json, 0, 0, false, false },
 	{ "IPC", "ipc", 6, false, process_ipc, process_ipc_json, 0, 0, false, false },
 	{ "TOP SYMBOL", "top", 0, true, process_top, process_top_json, 0, 0, false, false },
+	{ NULL, "exited_processes", 0, false, NULL, process_exited_json, 0, 0, false, false },
 };
 
 const struct table_def process_table = {

@@ -66,7 +66,10 @@ static void processes(FILE *out, const struct model *m)
 	family(out, "shimtop_process_samples_total", "counter",
 	       "Samples of each of the heaviest processes (at most 10).");
 	for (size_t i = 0; i < shown; i++) {
-		snprintf(pid, sizeof(pid), "%d", (int)rows[i].pid);
+		if (rows[i].exited)
+			snprintf(pid, sizeof(pid), "exited");
+		else
+			snprintf(pid, sizeof(pid), "%d", (int)rows[i].pid);
 		fputs("shimtop_process_samples_total{", out);
 		put_label(out, "pid", pid, false);
 		put_label(out, "comm", rows[i].comm, true);
