@@ -153,11 +153,56 @@ static struct json_object *gauges_json(const struct session *s)
 	return arr;
 }
 
+/*
+ * The report's two long lists, the rows and the tree's nodes, are written
+ * an element at a time: json-c's objects cost some 2 KB a row, and a
+ * churning host's report of 60 s held 52,767 rows (220 MB at its end).
+ * The document is made with a marker string where each list goes, and
+ * written around them.
+ */
+#define ROWS_MARK	"\x01rows\x01"
+#define NODES_MARK	"\x01nodes\x01"
+#define MARK_JSON(m)	"\"\\u0001" m "\\u0001\""	/* as json-c writes the marker */
+
+static const int json_flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+
+/* The list element by element: "[a,b,...]"; each made, written and freed. */
+static void write_list(FILE *out, size_t n, struct json_object *(*make)(void *ctx, size_t i),
+		       void *ctx)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = make(ctx, i);
+
+		if (i)
+			fputc(',', out);
+		fputs(json_object_to_json_string_ext(e, json_flags), out);
+		json_object_put(e);
+	}
+	fputc(']', out);
+}
+
+struct rows_list {
+	struct session *s;
+	const struct model_row *rows;
+};
+
+static struct json_object *row_element(void *ctx, size_t i)
+{
+	const struct rows_list *l = ctx;
+
+	return columns_json(l->s, l->s->sort.split, &l->rows[i]);
+}
+
+static struct json_object *node_element(void *ctx, size_t i)
+{
+	return report_tree_node_json(ctx, i + 1);	/* node 0 is the root */
+}
+
 void report_print_json(struct session *s, FILE *out)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *threads = json_object_new_object();
-	struct json_object *arr = json_object_new_array();
 	const struct model *m;
 	struct session_metrics mt;
 	struct model_row *rows;
@@ -200,9 +245,7 @@ void report_print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "elapsed", json_object_new_double(mt.elapsed));
 	json_object_object_add(o, "finished", json_object_new_boolean(s->finished));
 	json_object_object_add(o, "status", json_object_new_string(s->status));
-	for (size_t i = 0; i < n && i < limit; i++)
-		json_object_array_add(arr, columns_json(s, s->sort.split, &rows[i]));
-	json_object_object_add(o, "rows", arr);
+	json_object_object_add(o, "rows", json_object_new_string(ROWS_MARK));
 	{
 		/* Each table's rows made once (100,000 processes: a row each). */
 		struct json_object *rest = json_object_new_object();
@@ -215,7 +258,8 @@ void report_print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "ibs", report_ibs_json(s));
 	json_object_object_add(o, "gauges", gauges_json(s));
 	/* The range's, as the tables (its samples along the session's paths). */
-	json_object_object_add(o, "tree", report_tree_json(m));
+	json_object_object_add(o, "tree",
+			       report_tree_json(m, json_object_new_string(NODES_MARK)));
 	if (s->diff_with)
 		json_object_object_add(o, "diff", report_diff_json(s, s->diff_with));
 	{
@@ -225,8 +269,23 @@ void report_print_json(struct session *s, FILE *out)
 			json_object_object_add(o, "callerchain", cc);
 	}
 	/* One object per line, so -d output is JSON Lines. */
-	fprintf(out, "%s\n", json_object_to_json_string_ext(o,
-		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	{
+		const char *doc = json_object_to_json_string_ext(o, json_flags);
+		const char *r = strstr(doc, MARK_JSON("rows")), *t = strstr(doc, MARK_JSON("nodes"));
+		struct rows_list l = { s, rows };
+
+		if (r && t && r < t) {
+			fwrite(doc, 1, (size_t)(r - doc), out);
+			write_list(out, n < limit ? n : limit, row_element, &l);
+			r += strlen(MARK_JSON("rows"));
+			fwrite(r, 1, (size_t)(t - r), out);
+			write_list(out, m->tree.n ? m->tree.n - 1 : 0, node_element, (void *)m);
+			fputs(t + strlen(MARK_JSON("nodes")), out);
+		} else {
+			fputs(doc, out);	/* no marker written as expected: never here */
+		}
+		fputc('\n', out);
+	}
 	fflush(out);
 	json_object_put(o);
 	free(rows);

@@ -38,8 +38,13 @@ void report_print(struct session *s, FILE *out);
  * samples ended in, root first.
  */
 void report_folded(const struct model *m, FILE *out);
-/* The same tree for the JSON report: counts and a flat node list (id, parent, name, self, total). */
-struct json_object *report_tree_json(const struct model *m);
+/*
+ * The tree as JSON: its figures and "nodes", each node 1.. as
+ * report_tree_node_json makes it; nodes given (not NULL) stands in for
+ * the array (report.c writes it a node at a time).
+ */
+struct json_object *report_tree_json(const struct model *m, struct json_object *nodes);
+struct json_object *report_tree_node_json(const struct model *m, size_t i);
 /*
  * CallerChaining's figures (the paper's Table 1, and its agreement with
  * the reference chains per level), or NULL when no sample had a depth.

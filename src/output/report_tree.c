@@ -187,10 +187,26 @@ struct json_object *report_callerchain_json(const struct model *m)
 	return o;
 }
 
-struct json_object *report_tree_json(const struct model *m)
+struct json_object *report_tree_node_json(const struct model *m, size_t i)
+{
+	const struct cct_node *n = cct_node(&m->tree, (uint32_t)i);
+	struct json_object *j = json_object_new_object();
+
+	report_add_u64(j, "id", i);
+	report_add_u64(j, "parent", n->parent);
+	json_object_object_add(j, "name", json_object_new_string(model_frame_name(m, n->sym)));
+	report_add_u64(j, "self", n->self);
+	report_add_u64(j, "total", n->total);
+	if (n->cycles && n->instructions)
+		json_object_object_add(j, "ipc", json_object_new_double(
+			(double)n->instructions / (double)n->cycles));
+	return j;
+}
+
+struct json_object *report_tree_json(const struct model *m, struct json_object *nodes)
 {
 	const struct cct *t = &m->tree;
-	struct json_object *o = json_object_new_object(), *nodes = json_object_new_array();
+	struct json_object *o = json_object_new_object();
 
 	report_add_u64(o, "samples", t->samples);
 	report_add_u64(o, "truncated", t->truncated);
@@ -202,19 +218,10 @@ struct json_object *report_tree_json(const struct model *m)
 	report_add_u64(o, "unwind_cut", m->unwind_cut);
 	report_add_u64(o, "unwind_lost", m->unwind_lost);
 	/* Node 0 is the root: every other names its parent (0 at the top). */
-	for (size_t i = 1; i < t->n; i++) {
-		const struct cct_node *n = cct_node(t, (uint32_t)i);
-		struct json_object *j = json_object_new_object();
-
-		report_add_u64(j, "id", i);
-		report_add_u64(j, "parent", n->parent);
-		json_object_object_add(j, "name", json_object_new_string(model_frame_name(m, n->sym)));
-		report_add_u64(j, "self", n->self);
-		report_add_u64(j, "total", n->total);
-		if (n->cycles && n->instructions)
-			json_object_object_add(j, "ipc", json_object_new_double(
-				(double)n->instructions / (double)n->cycles));
-		json_object_array_add(nodes, j);
+	if (!nodes) {
+		nodes = json_object_new_array();
+		for (size_t i = 1; i < t->n; i++)
+			json_object_array_add(nodes, report_tree_node_json(m, i));
 	}
 	json_object_object_add(o, "nodes", nodes);
 	return o;
