@@ -592,7 +592,7 @@ static int output_option(struct st_options *o, int c)
 
 	switch (c) {
 	case 'b':
-		o->batch = true;
+		o->batch = o->batch_given = true;
 		break;
 	case OPT_DURATION:
 		if (parse_seconds(optarg, &o->duration))
@@ -822,7 +822,7 @@ static int check_combinations(const struct st_options *o)
 	if (o->replay_path && o->sampling_given)
 		return bad("%s chooses how samples are taken; a recording (-i) was sampled "
 			   "already: drop it", o->sampling_given);
-	if (o->serve_address && o->batch && !o->export_format)
+	if (o->serve_address && o->batch_given)
 		return bad("%s", "--serve draws nothing and prints no report: drop -b");
 	if ((o->serve_token_path || o->serve_top) && !o->serve_address)
 		return bad("%s", "--serve-token and --serve-top go with --serve ADDRESS:PORT");

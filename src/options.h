@@ -57,6 +57,7 @@ struct st_options {
 	uid_t uid;			/* -u resolved */
 	const char *cpus;		/* -C as given; NULL: every online CPU */
 	char **command;			/* after --; NULL if none */
+	bool batch_given;		/* -b itself (--serve and --export imply batch) */
 	bool printed_only;		/* --help, --version, --list-events: done */
 	const char *events;		/* -e, perf's syntax; NULL: default */
 	uint64_t freq;			/* -F, Hz; 0 if not given */
