@@ -1,18 +1,20 @@
 #!/bin/sh
 # memory_cap.sh - what shimtop's memory costs, and that --memory holds.
-#  1. bytes a sample: the demo live at 10 kHz (cpu-clock -c 100000) for
-#     SECONDS (default 30); the growth of shimtop's resident memory from
-#     5 s on over the samples taken meanwhile (at the session's mean
-#     rate; the history grows a 786 kB chunk at a time); perf top (--stdio, same
-#     event and period, same run) beside it, both resident sizes at the end.
+#  1. bytes a sample and megabytes a minute: the demo live at 1 kHz and
+#     10 kHz (cpu-clock -c 1000000 and -c 100000) for SECONDS each
+#     (default 60); the growth of shimtop's resident memory from 10 s on
+#     over the time and the samples taken meanwhile (at the session's mean
+#     rate); at 10 kHz perf top (--stdio, same event and period, same run)
+#     beside it, both resident sizes at the end.
 #  2. the cap: a replay of gen_records steady (300 s at 10 kHz, 3,000,000
 #     samples with call chains and counters, at full speed) with --memory
 #     64, 128 and the default: the peak resident size (VmHWM) and what the
 #     report says of the history.
 set -eu
 : "${SHIMTOP:?}" "${SHIMTOP_DEMO:?}" "${GEN_RECORDS:?}"
-SECONDS_LIVE=${SECONDS_LIVE:-30}
+SECONDS_LIVE=${SECONDS_LIVE:-60}
 tmp=$(mktemp -d)
+demo=""
 trap 'kill $demo 2>/dev/null; rm -rf "$tmp"' EXIT
 
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
@@ -20,34 +22,37 @@ rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 "$SHIMTOP_DEMO" >/dev/null 2>&1 &
 demo=$!
 sleep 1
-"$SHIMTOP" -p "$demo" -b --duration "$SECONDS_LIVE" -e cpu-clock -c 100000 \
-	--format json >"$tmp/live.json" 2>/dev/null &
-st=$!
-perf_pid=""
-if command -v perf >/dev/null; then
-	perf top -p "$demo" -e cpu-clock -c 100000 --stdio -d 5 >/dev/null 2>&1 &
-	perf_pid=$!
-fi
-sleep 5
-a=$(rss_kb "$st")
-sleep $((SECONDS_LIVE - 7))
-b=$(rss_kb "$st")
-p=$([ -n "$perf_pid" ] && rss_kb "$perf_pid" || echo 0)
-[ -n "$perf_pid" ] && kill -INT "$perf_pid" 2>/dev/null
-wait "$st"
-python3 - "$tmp/live.json" "$a" "$b" "$p" "$SECONDS_LIVE" <<'PY'
+for period in 1000000 100000; do
+	"$SHIMTOP" -p "$demo" -b --duration "$SECONDS_LIVE" -e cpu-clock -c "$period" \
+		--format json >"$tmp/live.json" 2>/dev/null &
+	st=$!
+	perf_pid=""
+	if [ "$period" = 100000 ] && command -v perf >/dev/null; then
+		perf top -p "$demo" -e cpu-clock -c "$period" --stdio -d 5 >/dev/null 2>&1 &
+		perf_pid=$!
+	fi
+	sleep 10
+	a=$(rss_kb "$st")
+	sleep $((SECONDS_LIVE - 12))
+	b=$(rss_kb "$st")
+	p=$([ -n "$perf_pid" ] && rss_kb "$perf_pid" || echo 0)
+	[ -n "$perf_pid" ] && kill -INT "$perf_pid" 2>/dev/null
+	wait "$st"
+	python3 - "$tmp/live.json" "$a" "$b" "$p" "$SECONDS_LIVE" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 a, b, p, secs = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 rate = r['samples'] / r['elapsed']
 grown = (b - a) * 1024
-taken = rate * (secs - 7)
-print(f"live demo at {rate:.0f} samples/s: resident {a / 1024:.1f} MB at 5 s, "
-      f"{b / 1024:.1f} MB at {secs - 2} s: {grown / taken:.1f} bytes a sample")
+span = secs - 12
+print(f"live demo at {rate:.0f} samples/s: resident {a / 1024:.1f} MB at 10 s, "
+      f"{b / 1024:.1f} MB at {secs - 2} s: {grown / (rate * span):.1f} bytes a sample, "
+      f"{grown / span * 60 / 1e6:.1f} MB a minute")
 if p:
     print(f"perf top beside it at {secs - 2} s: {p / 1024:.1f} MB resident "
           f"(shimtop / perf top: {b / p:.2f})")
 PY
+done
 
 "$GEN_RECORDS" steady "$tmp/steady.rec" 300 10000
 for cap in 64 128 ""; do

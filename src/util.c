@@ -198,10 +198,10 @@ const char *st_basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-size_t st_resident_bytes(void)
+size_t st_own_resident_bytes(void)
 {
 	char buf[128];
-	unsigned long size, resident;
+	unsigned long size, resident, shared;
 	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
@@ -212,9 +212,9 @@ size_t st_resident_bytes(void)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	if (sscanf(buf, "%lu %lu", &size, &resident) != 2)
+	if (sscanf(buf, "%lu %lu %lu", &size, &resident, &shared) != 3)
 		return 0;
-	return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
+	return (size_t)(resident > shared ? resident - shared : 0) * (size_t)sysconf(_SC_PAGESIZE);
 }
 
 long long st_proc_stat_field(int pid, int n)

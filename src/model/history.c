@@ -184,7 +184,7 @@ const struct history_span *history_spans(const struct history *h, uint64_t from,
  */
 static void fit_memory(struct history *h)
 {
-	size_t rss = st_resident_bytes(), held = history_bytes(h), other, room;
+	size_t rss = st_own_resident_bytes(), held = history_bytes(h), other, room;
 	const size_t chunk = HISTORY_CHUNK_BYTES;
 
 	if (!h->rss_cap || !rss)
