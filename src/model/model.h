@@ -171,9 +171,6 @@ struct model_thread {
 	bool exited;
 };
 
-/* A thread's heaviest symbols its row keeps (the JSON report lists them). */
-#define MODEL_THREAD_TOP 5
-
 /*
  * A row of the per-thread table (tiptop's and top's H): a value, as
  * model_row (the thread itself is freed a second after it exits).
@@ -182,15 +179,17 @@ struct model_thread_row {
 	pid_t tid, pid;
 	char comm[16];
 	uint64_t samples;
-	bool exited;
 	double share;			/* of all weight, 0..100 */
 	double ipc;			/* NAN when no counters were read */
-	size_t ntop;
-	struct model_thread_top {
-		const struct st_symbol *sym;
-		uint64_t samples;
-		double share;		/* of the thread's samples, 0..100 */
-	} top[MODEL_THREAD_TOP];	/* heaviest first */
+	const struct st_symbol *top;	/* its heaviest symbol, or NULL */
+	bool exited;
+};
+
+/* One of a thread's heaviest symbols. */
+struct model_thread_top {
+	const struct st_symbol *sym;
+	uint64_t samples;
+	double share;			/* of the thread's samples, 0..100 */
 };
 
 /*
@@ -502,6 +501,12 @@ size_t model_seen_threads(const struct model *m);
  */
 size_t model_thread_rows(const struct model *m, struct model_thread_row **rows);
 
+/*
+ * Thread tid's n heaviest symbols as the model holds them now, into out,
+ * heaviest first; the count (0: no such thread any more).  For what is
+ * made at once (a report); a view keeps rows, which hold no thread.
+ */
+size_t model_thread_top(const struct model *m, pid_t tid, struct model_thread_top *out, size_t n);
 /* A process's row's totals and a thread's row's samples, with what their memo counts still. */
 struct model_sym model_proc_sym_totals(const struct model *m, const struct model_proc_sym *ps);
 uint64_t model_thread_sym_samples(const struct model *m, const struct model_thread_sym *ts);

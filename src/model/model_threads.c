@@ -37,27 +37,38 @@ static bool outweighs(uint64_t samples, uint32_t id, const struct model_thread_t
 	return samples != e->samples ? samples > e->samples : id < e->sym->id;
 }
 
-/* t's MODEL_THREAD_TOP heaviest symbols into its row, by insertion: a thread has few. */
-static void thread_top(const struct model *m, const struct model_thread *t,
-		       struct model_thread_row *r)
+/* t's n heaviest symbols into out, by insertion (a thread has few); the count. */
+static size_t thread_top(const struct model *m, const struct model_thread *t,
+			 struct model_thread_top *out, size_t n)
 {
-	for (const struct model_thread_sym *ts = t->syms; ts; ts = ts->next) {
-		uint64_t samples = model_thread_sym_samples(m, ts);
-		size_t at = r->ntop;
+	size_t k = 0;
 
-		while (at > 0 && outweighs(samples, ts->key.id, &r->top[at - 1]))
+	for (const struct model_thread_sym *ts = t->syms; ts && n; ts = ts->next) {
+		uint64_t samples = model_thread_sym_samples(m, ts);
+		size_t at = k;
+
+		while (at > 0 && outweighs(samples, ts->key.id, &out[at - 1]))
 			at--;
-		if (at == MODEL_THREAD_TOP)
+		if (at == n)
 			continue;
-		if (r->ntop < MODEL_THREAD_TOP)
-			r->ntop++;
-		memmove(&r->top[at + 1], &r->top[at], (r->ntop - 1 - at) * sizeof(r->top[0]));
-		r->top[at] = (struct model_thread_top){
+		if (k < n)
+			k++;
+		memmove(&out[at + 1], &out[at], (k - 1 - at) * sizeof(out[0]));
+		out[at] = (struct model_thread_top){
 			.sym = symbolizer_symbol(m->symbols, ts->key.id),
 			.samples = samples,
 			.share = t->samples ? 100.0 * (double)samples / (double)t->samples : 0,
 		};
 	}
+	return k;
+}
+
+size_t model_thread_top(const struct model *m, pid_t tid, struct model_thread_top *out, size_t n)
+{
+	const struct model_thread *t;
+
+	HASH_FIND(hh, m->threads, &tid, sizeof(tid), t);
+	return t ? thread_top(m, t, out, n) : 0;
 }
 
 size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
@@ -70,6 +81,8 @@ size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
 		/* A thread named by a record but never sampled has no row (nor a pid yet). */
 		if (!t->samples)
 			continue;
+		struct model_thread_top top;
+
 		r[n].tid = t->tid;
 		r[n].pid = t->pid;
 		memcpy(r[n].comm, t->comm, sizeof(r[n].comm));
@@ -77,7 +90,7 @@ size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
 		r[n].exited = t->exited;
 		r[n].share = share(m, model_shown_weight(m, t->weight, t->event_weight));
 		r[n].ipc = t->cycles ? ratio(t->instructions, t->cycles) : NAN;
-		thread_top(m, t, &r[n]);
+		r[n].top = thread_top(m, t, &top, 1) ? top.sym : NULL;
 		n++;
 	}
 	qsort(r, n, sizeof(*r), heavier_thread);

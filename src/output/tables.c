@@ -273,6 +273,7 @@ size_t *table_order(const struct table_def *t, const struct table_shown *sort, s
 /* ---- the thread table (H, -H, "threads") ---- */
 
 #define THREAD(r) ((const struct model_thread_row *)(r))
+#define TOP_SYMBOLS	5	/* a thread's heaviest symbols in the JSON report */
 
 static void thread_tid(const void *r, const struct model *m, char *buf, size_t len)
 {
@@ -361,17 +362,21 @@ static struct json_object *thread_state_json(const void *r, const struct model *
 static void thread_top(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%s", THREAD(r)->ntop ? THREAD(r)->top[0].sym->name : "-");
+	snprintf(buf, len, "%s", THREAD(r)->top ? THREAD(r)->top->name : "-");
 }
 
-/* The JSON has the heaviest few, each with its module and share. */
+/*
+ * The JSON has the heaviest few, each with its module and share, from the
+ * model as it is (a report is made at once: its rows are this moment's).
+ */
 static struct json_object *thread_top_json(const void *r, const struct model *m)
 {
 	struct json_object *top = json_object_new_array();
+	struct model_thread_top syms[TOP_SYMBOLS];
+	size_t k = model_thread_top(m, THREAD(r)->tid, syms, TOP_SYMBOLS);
 
-	(void)m;
-	for (size_t i = 0; i < THREAD(r)->ntop; i++) {
-		const struct model_thread_top *t = &THREAD(r)->top[i];
+	for (size_t i = 0; i < k; i++) {
+		const struct model_thread_top *t = &syms[i];
 		struct json_object *e = json_object_new_object();
 
 		json_object_object_add(e, "symbol", json_object_new_string(t->sym->name));
