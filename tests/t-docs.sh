@@ -21,6 +21,17 @@ for s in $(grep -Eo '^  -[a-zA-Z],' "$TMP/help" | tr -d ' ,'); do
 	grep -q "^\.BR $s\"* \|^\.BR $s \|^\.BR $s\$" "$TMP/man" || fail "shimtop.1 lacks $s"
 done
 [ "$(opts "$TMP/help" | wc -l)" -ge 30 ] || fail "--help lists too few options"
+# No byte a terminal or troff acts on in the sources: a form feed where a
+# \f font escape was meant rendered as "I/proc/kallsymsR", and neither
+# man --warnings nor groff -ww says so.
+for page in shimtop shimtop-demo; do
+	bad=$(LC_ALL=C grep -n "$(printf '[\001-\010\013-\037\177]')" "$SRC/doc/$page.1")
+	[ -z "$bad" ] || fail "$page.1 holds control bytes: $(printf '%s' "$bad" | cat -A | head -3)"
+	if command -v groff >/dev/null; then
+		groff -ww -man -Tutf8 "$SRC/doc/$page.1" >/dev/null 2>"$TMP/groff.err"
+		[ -s "$TMP/groff.err" ] && fail "$page.1 has groff warnings: $(head -3 "$TMP/groff.err")"
+	fi
+done
 if command -v man >/dev/null; then
 	for page in shimtop shimtop-demo; do
 		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$SRC/doc/$page.1" >"$TMP/$page.txt" 2>"$TMP/man.err"
