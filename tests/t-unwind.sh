@@ -40,6 +40,28 @@ strip -o "$TMP/libc.so.6" "$TESTS_BIN/gen_records" &&
 "$SHIMTOP" --batch -i "$TMP/ss.rec" >"$TMP/ss.txt" 2>"$TMP/err" || fail "-i ss.rec: $(cat "$TMP/err")"
 grep -q "^chains:" "$TMP/ss.txt" &&
 	fail "chains ending in a stripped libc's start said to be broken: $(grep '^chains' "$TMP/ss.txt")"
+# The real case: this machine's libc stripped, its build-id changed so no
+# debug file (libc6-dbg) names it; its start code then has only bounds from
+# .eh_frame (libc.so.6+0x271d0), and chains ending there are whole.
+libc=$(ldd "$TESTS_BIN/call_paths" | awk '$1 ~ /^libc\.so\./ { print $3 }')
+mkdir "$TMP/lib" && strip -o "$TMP/lib/$(basename "$libc")" "$libc" || fail "no stripped copy of $libc"
+python3 - "$TMP/lib/$(basename "$libc")" <<'PY' || fail "the libc copy's build-id not changed"
+import subprocess, sys
+notes = subprocess.run(['readelf', '-n', sys.argv[1]], capture_output=True, text=True).stdout
+bid = bytes.fromhex(notes.split('Build ID: ')[1].split()[0])
+b = bytearray(open(sys.argv[1], 'rb').read())
+at = b.find(bid)
+b[at] ^= 0xff
+open(sys.argv[1], 'wb').write(b)
+PY
+env -u DEBUGINFOD_URLS "$SHIMTOP" --batch --format folded -- env LD_LIBRARY_PATH="$TMP/lib" \
+	"$TESTS_BIN/call_paths" --seconds 1 >"$TMP/sl.folded" 2>"$TMP/err" || fail "stripped libc, folded: $(cat "$TMP/err")"
+grep -Eq '^libc\.so\.[0-9]+\+0x[0-9a-f]+;main;' "$TMP/sl.folded" ||
+	fail "the libc copy's start code is not named by .eh_frame only: $(sort -t' ' -k2 -rn "$TMP/sl.folded" | head -3)"
+env -u DEBUGINFOD_URLS "$SHIMTOP" --batch -- env LD_LIBRARY_PATH="$TMP/lib" \
+	"$TESTS_BIN/call_paths" --seconds 1 >"$TMP/sl.txt" 2>"$TMP/err" || fail "stripped libc, text: $(cat "$TMP/err")"
+grep -q "^chains:" "$TMP/sl.txt" &&
+	fail "chains ending in the stripped libc's .eh_frame start said to be broken: $(grep '^chains' "$TMP/sl.txt")"
 "$SHIMTOP" --batch --call-graph dwarf -- "$NOFP" --seconds 1 >"$TMP/dw.txt" 2>"$TMP/err" ||
 	fail "dwarf on call_paths_nofp, text: $(cat "$TMP/err")"
 grep -q "^chains:" "$TMP/dw.txt" && fail "unwound chains said to be broken: $(grep '^chains' "$TMP/dw.txt")"

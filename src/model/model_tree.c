@@ -62,9 +62,10 @@ size_t model_start_symbols(const struct model *m, uint32_t **ids)
 }
 
 /*
- * A start: by name, or an unnamed frame of the C library's (a stripped
- * libc, Debian's without libc6-dbg: the outermost frame there is
+ * A start: by name, or a frame of the C library's that no symbol names (a
+ * stripped libc, Debian's without libc6-dbg: the outermost frame there is
  * __libc_start_call_main or start_thread, which call the program's code).
+ * Such a frame is [unknown], or has only bounds from .eh_frame (libc.so.6+0x271d0).
  */
 static bool is_start_frame(const struct model *m, uint32_t sym)
 {
@@ -78,7 +79,7 @@ static bool is_start_frame(const struct model *m, uint32_t sym)
 		return true;
 	base = strrchr(st->module, '/');
 	base = base ? base + 1 : st->module;
-	return st->unknown && !strncmp(base, "libc.so.", 8);
+	return (st->unknown || st->named_by == NAMED_BY_EH_FRAME) && !strncmp(base, "libc.so.", 8);
 }
 
 /* Whether a chain whose outermost frame is root reached a start (cached by symbol). */
