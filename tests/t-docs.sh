@@ -10,7 +10,9 @@ SRC=$TESTS_DIR/..
 
 "$SHIMTOP" --help >"$TMP/help"
 opts() { grep -o -- '--[a-z][a-z-]*' "$1" | sort -u; }
-sed 's/\\-/-/g' "$SRC/doc/shimtop.1" >"$TMP/man"
+# shimtop.1 is made from shimtop.1.in with the install paths.
+MAN_shimtop=$TOP_BUILDDIR/doc/shimtop.1 MAN_demo=$SRC/doc/shimtop-demo.1
+sed 's/\\-/-/g' "$MAN_shimtop" >"$TMP/man"
 opts "$TMP/help" >"$TMP/help.opts"
 opts "$TMP/man" >"$TMP/man.opts"
 missing=$(comm -23 "$TMP/help.opts" "$TMP/man.opts" | tr '\n' ' ')
@@ -24,17 +26,19 @@ done
 # No byte a terminal or troff acts on in the sources: a form feed where a
 # \f font escape was meant rendered as "I/proc/kallsymsR", and neither
 # man --warnings nor groff -ww says so.
-for page in shimtop shimtop-demo; do
-	bad=$(LC_ALL=C grep -n "$(printf '[\001-\010\013-\037\177]')" "$SRC/doc/$page.1")
+for f in "$MAN_shimtop" "$MAN_demo"; do
+	page=$(basename "$f" .1)
+	bad=$(LC_ALL=C grep -n "$(printf '[\001-\010\013-\037\177]')" "$f")
 	[ -z "$bad" ] || fail "$page.1 holds control bytes: $(printf '%s' "$bad" | cat -A | head -3)"
 	if command -v groff >/dev/null; then
-		groff -ww -man -Tutf8 "$SRC/doc/$page.1" >/dev/null 2>"$TMP/groff.err"
+		groff -ww -man -Tutf8 "$f" >/dev/null 2>"$TMP/groff.err"
 		[ -s "$TMP/groff.err" ] && fail "$page.1 has groff warnings: $(head -3 "$TMP/groff.err")"
 	fi
 done
 if command -v man >/dev/null; then
-	for page in shimtop shimtop-demo; do
-		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$SRC/doc/$page.1" >"$TMP/$page.txt" 2>"$TMP/man.err"
+	for f in "$MAN_shimtop" "$MAN_demo"; do
+		page=$(basename "$f" .1)
+		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" >"$TMP/$page.txt" 2>"$TMP/man.err"
 		[ -s "$TMP/man.err" ] && fail "$page.1 renders with warnings: $(cat "$TMP/man.err")"
 		grep -q "^NAME" "$TMP/$page.txt" || fail "$page.1 has no NAME section"
 	done
@@ -67,6 +71,9 @@ for f in bin/shimtop bin/shimtop-demo share/man/man1/shimtop.1 share/man/man1/sh
 	lib/systemd/system/shimtop.service; do
 	[ -f "$P/$f" ] || fail "make install did not install $f"
 done
+# The installed page names where the themes went, whatever the prefix.
+grep -qx "\.I $prefix/share/shimtop/themes" "$P/share/man/man1/shimtop.1" ||
+	fail "shimtop.1 names themes in $(grep -A1 '^\.I .*themes' "$P/share/man/man1/shimtop.1" | head -1), not $prefix/share/shimtop/themes"
 # The unit runs the installed shimtop, serving on loopback to holders of
 # the token it keeps in its state directory.
 grep -qx "ExecStart=$prefix/bin/shimtop --serve 127.0.0.1:9464 -a --serve-token %S/shimtop/token" \
