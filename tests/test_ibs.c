@@ -425,7 +425,7 @@ static void explained(void)
 		snprintf(q.vendor, sizeof(q.vendor), "AuthenticAMD");
 		q.hypervisor = true;
 		CHECK(ibs_probe_brief(&q, brief, sizeof(brief)) == 1 &&
-		      !strcmp(brief, "no IBS (this VM's hypervisor hides it)"));
+		      !strcmp(brief, "no IBS (the VM hides it)"));
 		q.hypervisor = false;
 		CHECK(ibs_probe_brief(&q, brief, sizeof(brief)) == 1 &&
 		      !strcmp(brief, "no IBS (not in this CPU's CPUID)"));

@@ -151,7 +151,7 @@ int ibs_probe_brief(const struct ibs_probe *p, char *out, size_t len)
 	if (strcmp(p->vendor, "AuthenticAMD") && strcmp(p->vendor, "HygonGenuine"))
 		return 0;	/* no one expects IBS here */
 	if (!p->cpuid_ibs)
-		why = p->hypervisor ? "this VM's hypervisor hides it" : "not in this CPU's CPUID";
+		why = p->hypervisor ? "the VM hides it" : "not in this CPU's CPUID";
 	else if (p->caps && !(p->caps & IBS_CAPS_OPSAM))
 		why = "this CPU has no op sampling";
 	else if (p->op_type < 0)
