@@ -25,7 +25,8 @@ libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libzstd-dev libdebuginfod-dev
 libmicrohttpd-dev"
 PACKAGES_TEST="debuginfod linux-perf tmux golang-go prometheus
 python3 perl util-linux procps zstd cppcheck clang libclang-rt-14-dev nodejs sqlite3
-linux-headers-amd64 linux-image-amd64 linux-source qemu-system-x86 busybox-static cpio kmod"
+linux-headers-amd64 linux-image-amd64 linux-source qemu-system-x86 busybox-static cpio kmod
+groff-base man-db"
 
 # install_missing PACKAGES...: apt-get installs those not installed.
 install_missing() {
@@ -42,7 +43,9 @@ install_missing() {
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	# shellcheck disable=SC2086
-	apt-get install -y -qq $missing >/dev/null
+	# Recommends would add 68 packages (gnupg, image codecs, fonts, X11)
+	# that nothing here uses.
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
 # build DIR CONFIGURE-ARGS...: an out-of-tree build in DIR.

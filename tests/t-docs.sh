@@ -26,24 +26,19 @@ done
 # No byte a terminal or troff acts on in the sources: a form feed where a
 # \f font escape was meant rendered as "I/proc/kallsymsR", and neither
 # man --warnings nor groff -ww says so.
+command -v groff >/dev/null && command -v man >/dev/null ||
+	fail "groff or man is missing: install groff-base and man-db (./dev.sh packages test)"
 for f in "$MAN_shimtop" "$MAN_demo"; do
 	page=$(basename "$f" .1)
 	bad=$(LC_ALL=C grep -n "$(printf '[\001-\010\013-\037\177]')" "$f")
 	[ -z "$bad" ] || fail "$page.1 holds control bytes: $(printf '%s' "$bad" | cat -A | head -3)"
-	if command -v groff >/dev/null; then
-		groff -ww -man -Tutf8 "$f" >/dev/null 2>"$TMP/groff.err"
-		[ -s "$TMP/groff.err" ] && fail "$page.1 has groff warnings: $(head -3 "$TMP/groff.err")"
-	fi
+	groff -ww -man -Tutf8 "$f" >/dev/null 2>"$TMP/groff.err"
+	[ -s "$TMP/groff.err" ] && fail "$page.1 has groff warnings: $(head -3 "$TMP/groff.err")"
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" >"$TMP/$page.txt" 2>"$TMP/man.err"
+	[ -s "$TMP/man.err" ] && fail "$page.1 renders with warnings: $(cat "$TMP/man.err")"
+	grep -q "^NAME" "$TMP/$page.txt" || fail "$page.1 has no NAME section"
 done
-if command -v man >/dev/null; then
-	for f in "$MAN_shimtop" "$MAN_demo"; do
-		page=$(basename "$f" .1)
-		LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" >"$TMP/$page.txt" 2>"$TMP/man.err"
-		[ -s "$TMP/man.err" ] && fail "$page.1 renders with warnings: $(cat "$TMP/man.err")"
-		grep -q "^NAME" "$TMP/$page.txt" || fail "$page.1 has no NAME section"
-	done
-	grep -q "XDG_CONFIG_HOME" "$TMP/shimtop.txt" || fail "shimtop.1 lacks the config file"
-fi
+grep -q "XDG_CONFIG_HOME" "$TMP/shimtop.txt" || fail "shimtop.1 lacks the config file"
 
 # dev.sh's lists: running installs no test tool (QEMU, kernel, Go...), the
 # test list has them, and every package configure asks for is to run.
