@@ -40,7 +40,7 @@ install_missing() {
 		exit 1
 	fi
 	echo "dev.sh: installing$missing"
-	export DEBIAN_FRONTEND=noninteractive
+	export DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes
 	apt-get update -qq
 	# shellcheck disable=SC2086
 	# Recommends would add 68 packages (gnupg, image codecs, fonts, X11)
