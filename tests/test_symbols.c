@@ -254,6 +254,68 @@ static bool ready_soon(struct symbolizer *s, uint64_t ip, bool kernel)
 	return false;
 }
 
+struct libm_text {
+	struct symbolizer *s;
+	uint64_t start, len, pgoff;
+	char path[256];
+};
+
+static void add_map_find_cos(uint64_t start, uint64_t len, uint64_t pgoff,
+			     const char *path, void *arg)
+{
+	struct libm_text *t = arg;
+	uint64_t cos_at = (uint64_t)(uintptr_t)&cos;
+
+	symbolizer_add_map(t->s, getpid(), start, len, pgoff, path);
+	if (start <= cos_at && cos_at < start + len) {
+		t->start = start, t->len = len, t->pgoff = pgoff;
+		snprintf(t->path, sizeof(t->path), "%s", path);
+	}
+}
+
+/*
+ * A page mapped over part of libm's code (MAP_FIXED, as a JIT or a hot
+ * patch does) takes that page only: cos is still cos on either side of
+ * it, an address left of it is still libm's, and the page is [anon].
+ */
+static void check_split(void)
+{
+	const uint64_t page = 4096, cos_at = (uint64_t)(uintptr_t)&cos;
+
+	for (int side = -1; side <= 1; side += 2) {
+		struct libm_text t = { .s = symbolizer_create(true) };
+		const struct st_symbol *sym;
+		uint64_t over;
+
+		CHECK(symbols_read_proc_maps(getpid(), add_map_find_cos, &t) == 0);
+		CHECK(t.len > 3 * page);
+		over = (cos_at & ~(page - 1)) + (uint64_t)(side * (int64_t)page);
+		if (over <= t.start || over + page >= t.start + t.len) {
+			printf("cos too near an end of libm's text: split not checked\n");
+			symbolizer_destroy(t.s);
+			return;
+		}
+		symbolizer_add_map(t.s, getpid(), over, page, 0, "//anon");
+		sym = symbolizer_lookup(t.s, getpid(), cos_at, false);
+		CHECK(strstr(sym->name, "cos") && strstr(sym->module, "libm"));
+		sym = symbolizer_lookup(t.s, getpid(), over + 16, false);
+		CHECK(!strstr(sym->module, "libm"));
+		sym = symbolizer_lookup(t.s, getpid(), t.start + 16, false);
+		CHECK(strstr(sym->module, "libm") != NULL);
+		sym = symbolizer_lookup(t.s, getpid(), t.start + t.len - 16, false);
+		CHECK(strstr(sym->module, "libm") != NULL);
+		/* The same page again changes nothing; libm's whole map back mends it. */
+		symbolizer_add_map(t.s, getpid(), over, page, 0, "//anon");
+		symbolizer_add_map(t.s, getpid(), t.start, t.len, t.pgoff, t.path);
+		sym = symbolizer_lookup(t.s, getpid(), over + 16, false);
+		CHECK(strstr(sym->module, "libm") != NULL);
+		sym = symbolizer_lookup(t.s, getpid(), cos_at, false);
+		CHECK(strstr(sym->name, "cos") && strstr(sym->module, "libm"));
+		symbolizer_destroy(t.s);
+	}
+	printf("a page mapped over libm's code leaves the rest of libm named\n");
+}
+
 /*
  * The UI's way: tables built by the worker name every address as a
  * table built in place does; a lookup while a build is under way (async
@@ -326,6 +388,7 @@ int main(void)
 	check_demangle();
 	check_find_next();
 	check_sort_order();
+	check_split();
 	const struct st_symbol *a, *b, *libc, *u, *j;
 	uint64_t fn = (uint64_t)(uintptr_t)&known_function_alpha;
 	void *anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE,

@@ -437,25 +437,51 @@ static void space_changed(struct symbolizer *s, struct space *sp)
 	sp->sorted = false;
 }
 
+/*
+ * A new mapping replaces what it overlaps (mmap MAP_FIXED unmaps that
+ * much), and no more: an old mapping keeps its parts on either side, the
+ * right-hand one's file offset moved past the cut, as the kernel splits
+ * a vma and perf splits its maps.  A page mapped over a library's code
+ * (a JIT, a hot patch) leaves the rest of the library named.
+ */
 static void space_add_map(struct symbolizer *s, struct space *sp,
 			  const struct map *add)
 {
-	size_t i, j;
+	size_t i, n = sp->nmaps, pieces = 0;
 
-	/* A new mapping replaces whatever it overlaps (munmap + mmap). */
-	for (i = 0, j = 0; i < sp->nmaps; i++) {
+	for (i = 0; i < n; i++) {
+		const struct map *m = &sp->maps[i];
+
+		if (m->start == add->start && m->end == add->end &&
+		    m->pgoff == add->pgoff && m->path == add->path)
+			return;		/* already known */
+		pieces += m->start < add->start && add->end < m->end;
+	}
+	ST_GROW(sp->maps, sp->maps_cap, n + pieces + 1);
+	for (i = 0; i < n; i++) {
 		struct map *m = &sp->maps[i];
 
-		if (m->start < add->end && add->start < m->end) {
-			if (m->start == add->start && m->end == add->end &&
-			    m->pgoff == add->pgoff && m->path == add->path)
-				return;		/* already known */
+		if (!(m->start < add->end && add->start < m->end))
 			continue;
+		if (add->end < m->end) {	/* the part right of the new one */
+			struct map right = *m;
+
+			right.pgoff += add->end - m->start;
+			right.start = add->end;
+			if (m->start < add->start)
+				sp->maps[sp->nmaps++] = right;
+			else
+				*m = right;
 		}
-		sp->maps[j++] = *m;
+		if (m->start < add->start)	/* the part left of it */
+			m->end = m->end < add->start ? m->end : add->start;
+		else if (m->start >= add->start && m->end <= add->end)
+			m->end = m->start;	/* wholly covered: dropped below */
 	}
-	sp->nmaps = j;
-	ST_GROW(sp->maps, sp->maps_cap, sp->nmaps + 1);
+	for (i = 0, n = 0; i < sp->nmaps; i++)
+		if (sp->maps[i].start < sp->maps[i].end)
+			sp->maps[n++] = sp->maps[i];
+	sp->nmaps = n;
 	sp->maps[sp->nmaps++] = *add;
 	space_changed(s, sp);
 }
