@@ -3,8 +3,8 @@
 # with frame-pointer chains, with --call-graph dwarf (unwound here), with
 # a fixed period, and perf record -a's; the same samples as perf report
 # counts, tests/call_paths' known tree, the header line from the file's
-# features and its samples' span; records put back in time order; group
-# reads ({a,b}:S, IPC); files found by build-id, in perf's cache and
+# features and its samples' span; PERF_RECORD_MMAP of old kernels;
+# records put back in time order; group reads ({a,b}:S, IPC); files found by build-id, in perf's cache and
 # under --symfs; perf record -z's compressed records; diff, range,
 # export, snapshot and the UI on a perf.data; records not read counted.
 # Damaged files: cut short (what came before is shown, exit 1, one line
@@ -39,6 +39,21 @@ python3 "$TESTS_DIR/check_paths.py" "$TMP/fp.folded" ||
 grep -Eq "^note: perf.data from perf [0-9][^ ]* on .*: .*perf record -q -g -o $TMP/fp.data -- $FP --seconds 1" \
 	"$TMP/fp.txt" || fail "the header line: $(sed -n 1,4p "$TMP/fp.txt")"
 grep -q "leaf_work" "$TMP/fp.txt" || fail "no leaf_work row: $(sed -n 6,9p "$TMP/fp.txt")"
+
+# Kernels before 3.16 wrote PERF_RECORD_MMAP, not MMAP2: the same file
+# with every map so (perf_rewrite.py mmap1) reads as perf reads it.
+python3 "$TESTS_DIR/perf_rewrite.py" mmap1 "$TMP/fp.data" "$TMP/mmap1.data" ||
+	fail "cannot rewrite the maps as PERF_RECORD_MMAP"
+perf script -i "$TMP/mmap1.data" -G -F ip,sym >"$TMP/mmap1.perf" 2>/dev/null
+"$SHIMTOP" -i "$TMP/mmap1.data" -b --format json >"$TMP/mmap1.json" 2>"$TMP/err" ||
+	fail "-i a perf.data of PERF_RECORD_MMAP: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/mmap1.json" "d['samples']")" -eq "$(wc -l <"$TMP/mmap1.perf")" ] ||
+	fail "PERF_RECORD_MMAP: $(json_get "$TMP/mmap1.json" "d['samples']") samples, perf script $(wc -l <"$TMP/mmap1.perf")"
+set -- $(python3 "$TESTS_DIR/overlap.py" "$TMP/mmap1.json" "$TMP/mmap1.perf" 2>"$TMP/overlap.err")
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99 else 1)" "${1:-0}" ||
+	fail "PERF_RECORD_MMAP: overlap ${1:-none}% with perf script: $(head -3 "$TMP/overlap.err")"
+[ "$(json_get "$TMP/mmap1.json" "sum(r['self'] for r in d['rows'] if r['module'] == '[anon]') < 1")" = True ] ||
+	fail "PERF_RECORD_MMAP: samples in [anon]: $(head -c 400 "$TMP/mmap1.json")"
 
 # Pipe mode (perf record -o - | shimtop -i -): the attributes and the
 # features come as records; the same samples and tree.

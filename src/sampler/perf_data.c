@@ -818,13 +818,14 @@ struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header 
 	return open_file(p, name, h);
 }
 
-/* perf's PERF_RECORD_MMAP of the kernel's text (pid -1). */
+/* perf's map of the kernel's text or a module's (pid -1). */
 static bool kernel_map(const unsigned char *rec)
 {
 	const struct perf_event_header *h = (const void *)rec;
 	int32_t pid;
 
-	if (h->type != PERF_RECORD_MMAP || h->size < sizeof(*h) + sizeof(pid))
+	if ((h->type != PERF_RECORD_MMAP && h->type != PERF_RECORD_MMAP2) ||
+	    h->size < sizeof(*h) + sizeof(pid))
 		return false;
 	memcpy(&pid, rec + sizeof(*h), sizeof(pid));
 	return pid == -1;

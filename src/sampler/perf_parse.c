@@ -395,26 +395,35 @@ static size_t convert_ibs(const struct perf_layout *l, const struct perf_event_h
 	return b->h.size;
 }
 
-static size_t convert_mmap2(const struct perf_layout *l,
-			    const struct perf_event_header *ev, void *out)
+/*
+ * PERF_RECORD_MMAP2, or the MMAP kernels before 3.16 write (and perf for
+ * the kernel's maps): no device, inode or protection, data maps marked in
+ * misc.  The kernel's (pid -1) are not read: kallsyms names the kernel.
+ */
+static size_t convert_mmap(const struct perf_layout *l,
+			   const struct perf_event_header *ev, void *out)
 {
 	struct cursor c = { (const unsigned char *)(ev + 1),
 			    (const unsigned char *)ev + ev->size, 0 };
 	struct st_mmap *m = out;
 	const char *name;
 	size_t room, len;
-	uint32_t prot, flags;
+	uint32_t prot = PROT_EXEC, flags;
 
 	memset(m, 0, sizeof(*m));
 	take_pair32(&c, &m->pid, &m->tid);
 	m->start = take64(&c);
 	m->len = take64(&c);
 	m->pgoff = take64(&c);
-	take64(&c);	/* maj, min or build-id size */
-	take64(&c);	/* ino or build id */
-	take64(&c);	/* ino_generation or build id */
-	take_pair32(&c, &prot, &flags);
-	if (c.bad || !(prot & PROT_EXEC))
+	if (ev->type == PERF_RECORD_MMAP2) {
+		take64(&c);	/* maj, min or build-id size */
+		take64(&c);	/* ino or build id */
+		take64(&c);	/* ino_generation or build id */
+		take_pair32(&c, &prot, &flags);
+	} else if (ev->misc & PERF_RECORD_MISC_MMAP_DATA) {
+		prot = 0;
+	}
+	if (c.bad || !(prot & PROT_EXEC) || m->pid == UINT32_MAX)
 		return 0;
 	name = (const char *)c.p;
 	room = (size_t)(c.end - c.p);
@@ -499,8 +508,9 @@ size_t perf_convert(const struct perf_layout *l, struct perf_group_state *gs,
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE:
 		return l->ibs ? convert_ibs(l, ev, out) : convert_sample(l, gs, ev, out);
+	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		return convert_mmap2(l, ev, out);
+		return convert_mmap(l, ev, out);
 	case PERF_RECORD_COMM:
 		return convert_comm(l, ev, out);
 	case PERF_RECORD_FORK:
