@@ -32,7 +32,7 @@ static const char usage_text[] =
 "sampling:\n"
 "  -e, --event EVENTS     perf's syntax: -e cpu-clock; -e '{cycles,instructions}'\n"
 "                         a group (the first samples, the rest are counted);\n"
-"                         -e a,b up to 4 events each sampled (4000 Hz unless\n"
+"                         -e a,b up to 16 events each sampled (4000 Hz unless\n"
 "                         -F/-c; key e shows each one's shares); default\n"
 "                         {cycles,instructions}, or cpu-clock without a PMU\n"
 "      --list-events      the event names this machine offers, and exit\n"

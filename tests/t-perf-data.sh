@@ -146,6 +146,24 @@ if [e['event'] for e in p['source']['sampled']] != ['cpu-clock', 'task-clock'] o
     sys.exit(f"pipe mode's events: {p['source']['sampled']}")
 PY
 
+# Six events (perf 3.4's files hold six): each its own, as perf counts them.
+six=cpu-clock,task-clock,page-faults,minor-faults,context-switches,cpu-migrations
+perf record -q -e "$six" -o "$TMP/six.data" -- "$FP" --seconds 0.5 >/dev/null 2>&1 ||
+	fail "perf record -e $six failed"
+perf script -i "$TMP/six.data" -F event 2>/dev/null | sort | uniq -c >"$TMP/six.counts"
+"$SHIMTOP" -i "$TMP/six.data" -b --format json >"$TMP/six.json" 2>"$TMP/err" ||
+	fail "-i a six-event perf.data: $(cat "$TMP/err")"
+python3 - "$TMP/six.json" "$TMP/six.counts" "$six" <<'PY' || fail "six events: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+perf = {l.split()[1].rstrip(':'): int(l.split()[0]) for l in open(sys.argv[2]) if l.strip()}
+got = {e['event']: e['samples'] for e in d['source']['sampled']}
+if [e['event'] for e in d['source']['sampled']] != sys.argv[3].split(','):
+    sys.exit(f"events {list(got)}, recorded {sys.argv[3]}")
+if {k: v for k, v in got.items() if v} != perf:
+    sys.exit(f"per-event samples {got}, perf script counts {perf}")
+PY
+
 # --switch-events: records shimtop does not read, skipped and counted.  A
 # program on the CPU alone may never be switched out, so the shell's waits
 # and the sleep make the switches themselves.

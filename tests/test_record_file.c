@@ -222,19 +222,37 @@ static void test_not_ours(void)
 	CHECK(record_reader_open(path, &h) == NULL);
 	CHECK(record_reader_open("/nonexistent/file", &h) == NULL);
 
-	/* Version 3 (before the observer's own counts) still reads; 5 does not. */
-	for (uint32_t v = 3; v <= 5; v++) {
+	/*
+	 * Versions 3 to 5 (room for 4 sampled events) still read, with their
+	 * smaller header; 7 does not, nor a header of the other version's size.
+	 */
+	for (uint32_t v = 3; v <= 7; v++) {
+		_Alignas(8) unsigned char buf[256];
+		size_t size = make_sample(buf, 0x42, 2), hsize;
+		struct st_source_info in;
 		struct record_reader *r;
 
-		write_file(1);
-		f = fopen(path, "r+b");
-		fseek(f, 8, SEEK_SET);
-		fwrite(&v, sizeof(v), 1, f);
-		fclose(f);
-		r = record_reader_open(path, &h);
-		CHECK((r != NULL) == (v <= ST_FILE_VERSION));
-		if (r)
-			record_reader_close(r);
+		memset(&in, 0, sizeof(in));
+		in.nsampled = 4;
+		for (int e = 0; e < 4; e++)
+			snprintf(in.sampled[e], sizeof(in.sampled[e]), "event%d", e);
+		record_header_from_info(&h, &in, 7, "demo");
+		for (int other = 0; other < 2; other++) {
+			hsize = (v <= 5) != (other == 1) ? ST_FILE_HEADER_V5_SIZE : sizeof(h);
+			h.version = v;
+			h.header_size = (uint32_t)hsize;
+			f = fopen(path, "wb");
+			fwrite(&h, hsize, 1, f);
+			fwrite(buf, size, 1, f);
+			fclose(f);
+			r = record_reader_open(path, &h);
+			CHECK((r != NULL) == (v <= ST_FILE_VERSION && !other));
+			if (r) {
+				CHECK(h.nsampled == 4 && !strcmp(h.sampled[3], "event3"));
+				CHECK(h.sampled[4][0] == '\0');
+				record_reader_close(r);
+			}
+		}
 	}
 }
 

@@ -15,7 +15,7 @@
 
 /* The most counters a sample carries, and events sampled each on its own (-e a,b). */
 #define ST_MAX_EVENTS 8
-#define ST_MAX_SAMPLED 4
+#define ST_MAX_SAMPLED 16	/* ST_SAMPLE_EVENT_MASK's 4 bits */
 
 /* How a period is counted (a record file's header says it). */
 enum st_period_unit {
@@ -73,6 +73,8 @@ enum st_cpumode {
 #define ST_SAMPLE_EVENT_SHIFT	8u
 #define ST_SAMPLE_EVENT_MASK	0xf00u
 #define ST_SAMPLE_EVENT(flags)	(((flags) & ST_SAMPLE_EVENT_MASK) >> ST_SAMPLE_EVENT_SHIFT)
+_Static_assert(ST_MAX_SAMPLED <= (ST_SAMPLE_EVENT_MASK >> ST_SAMPLE_EVENT_SHIFT) + 1,
+	       "a sample says which event took it in ST_SAMPLE_EVENT_MASK");
 
 /*
  * A sample.  data[] holds ncounters counter deltas for the sampling

@@ -169,6 +169,7 @@ struct record_reader *record_reader_on(FILE *f, const char *path, struct st_file
 {
 	struct record_reader *r;
 	uint32_t crc = (uint32_t)crc32(0, NULL, 0);
+	size_t size;
 
 	memset(h, 0, sizeof(*h));
 	errno = 0;
@@ -184,11 +185,15 @@ struct record_reader *record_reader_on(FILE *f, const char *path, struct st_file
 		fclose(f);
 		return NULL;
 	}
-	/* 3 differs from 4 only in having no ST_OBS_SELF batches; 5 adds checks. */
-	if (!(h->version == 2 && h->header_size == ST_FILE_HEADER_V2_SIZE) &&
-	    !(h->version >= 3 && h->version <= ST_FILE_VERSION && h->header_size == sizeof(*h) &&
-	      fread((char *)h + ST_FILE_HEADER_V2_SIZE,
-		    sizeof(*h) - ST_FILE_HEADER_V2_SIZE, 1, f) == 1)) {
+	/*
+	 * 3 differs from 4 only in having no ST_OBS_SELF batches; 5 adds
+	 * checks, 6 room for more sampled events.  The rest stays zero.
+	 */
+	size = h->version == 2 ? ST_FILE_HEADER_V2_SIZE
+	       : h->version <= 5 ? ST_FILE_HEADER_V5_SIZE : sizeof(*h);
+	if (h->version < 2 || h->version > ST_FILE_VERSION || h->header_size != size ||
+	    (size > ST_FILE_HEADER_V2_SIZE &&
+	     fread((char *)h + ST_FILE_HEADER_V2_SIZE, size - ST_FILE_HEADER_V2_SIZE, 1, f) != 1)) {
 		st_error("record file '%s' is version %u; this shimtop reads "
 			 "versions 2 to %u: replay it with the shimtop that wrote it",
 			 path, h->version, ST_FILE_VERSION);

@@ -3,7 +3,7 @@
  * then the record stream exactly as the model received it (record.h),
  * module map included, so a replay symbolizes and aggregates the same.
  *
- * Layout, version 5, native byte order (x86-64: little-endian):
+ * Layout, version 6, native byte order (x86-64: little-endian):
  *   struct st_file_header   magic "SHIMTOP\0", version, header_size, ...
  *   records                 each a struct st_header + body, size % 8 == 0
  *   a struct st_file_check  after every RECORD_CHECK_BYTES or so, and last
@@ -13,8 +13,8 @@
  * A file whose checksums disagree is corrupt; one that ends without its
  * end check was cut short.  Both are said, after the records before the
  * fault are read.  Readers skip record types they do not know, read
- * versions 2 to 4 (no checks: 2 has the header without the sampled
- * events) and refuse other versions.
+ * versions 2 to 6 (2 to 4 without checks, 2 without the sampled events,
+ * 3 to 5 with room for 4 of them) and refuse other versions.
  */
 #ifndef SHIMTOP_RECORD_FILE_H
 #define SHIMTOP_RECORD_FILE_H
@@ -27,8 +27,11 @@
 #include "ring/record.h"
 
 #define ST_FILE_MAGIC	"SHIMTOP"
-/* 2: the period as value and unit; 3: -e a,b; 4: the observer's own counts; 5: checks */
-#define ST_FILE_VERSION	5u
+/*
+ * 2: the period as value and unit; 3: -e a,b; 4: the observer's own
+ * counts; 5: checks; 6: 16 sampled events, not 4
+ */
+#define ST_FILE_VERSION	6u
 
 /* Only in files, never in a ring: the reader checks it and hands it on to no one. */
 #define ST_FILE_CHECK		0x7fffu
@@ -69,6 +72,8 @@ struct st_file_header {
 
 /* A version 2 header ends where version 3 added its fields. */
 #define ST_FILE_HEADER_V2_SIZE	offsetof(struct st_file_header, nsampled)
+/* Versions 3 to 5 had room for 4 sampled events. */
+#define ST_FILE_HEADER_V5_SIZE	(offsetof(struct st_file_header, sampled) + 4 * 64)
 
 struct record_writer;
 struct record_reader;

@@ -346,7 +346,7 @@ static int choose_events(struct perf_data *p, const struct perf_event_attr *v, s
 			continue;
 		}
 		if (p->nevents == ST_MAX_SAMPLED) {
-			refuse(p, "it holds more than 4 sampled events; shimtop reads up to 4");
+			refuse(p, "it holds more than 16 sampled events; shimtop reads up to 16");
 			return -1;
 		}
 		if (p->nevents && !same_layout(&v[i], main)) {
