@@ -8,7 +8,7 @@
 
 int main(void)
 {
-	struct st_event ev[ST_MAX_EVENTS];
+	struct st_event ev[ST_MAX_SAMPLED];
 	char close[5][64];
 	size_t n = 0, k;
 	int found = 0;

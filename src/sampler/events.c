@@ -78,9 +78,9 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 		char close[5][64];
 		size_t k;
 
-		if (*n == ST_MAX_EVENTS) {
-			st_error("at most %d events in one group; drop some from -e",
-				 ST_MAX_EVENTS);
+		if (*n == ST_MAX_SAMPLED) {
+			st_error("at most %d events in -e (%d in a group); drop some",
+				 ST_MAX_SAMPLED, ST_MAX_EVENTS);
 			rc = -EINVAL;
 			break;
 		}
@@ -129,20 +129,19 @@ int events_parse_spec(const char *spec, struct st_event *out, size_t *n,
 		inner[len - 2] = '\0';
 		rc = events_parse(inner, out, n);
 		free(inner);
+		/* A sample carries at most ST_MAX_EVENTS counters. */
+		if (rc == 0 && *n > ST_MAX_EVENTS) {
+			st_error("-e '%s': at most %d events in one group; drop some", spec,
+				 ST_MAX_EVENTS);
+			return -EINVAL;
+		}
 		return rc;
 	}
 	if (strpbrk(spec, "{}")) {
 		st_error("-e '%s': a group is written {a,b,...} and must be the whole -e", spec);
 		return -EINVAL;
 	}
-	rc = events_parse(spec, out, n);
-	if (rc == 0 && *n > ST_MAX_SAMPLED) {
-		st_error("-e '%s': at most %d events are sampled each on its own; "
-			 "count the others in a group: -e '{%s,...}'", spec,
-			 ST_MAX_SAMPLED, out[0].name);
-		return -EINVAL;
-	}
-	return rc;
+	return events_parse(spec, out, n);
 }
 
 /* Whether the kernel opens the event, counting this process. */

@@ -25,7 +25,7 @@ bool event_is_hardware(const struct perf_event_attr *attr);
  * Parses a comma-separated list.  On an unknown name prints a one-line
  * error with the closest names libpfm4 knows and returns -EINVAL.
  */
-int events_parse(const char *list, struct st_event *out, size_t *n);
+int events_parse(const char *list, struct st_event *out, size_t *n);	/* out[ST_MAX_SAMPLED] */
 
 /*
  * Parses -e in perf's syntax: "a" one event; "{a,b}" a group (a samples,

@@ -28,7 +28,7 @@ struct perf_source_config {
 	size_t npids;
 	bool launched;		/* pids[0] waits to exec: enable_on_exec */
 	cpu_set_t cpus;		/* where to sample: the online CPUs, or -C's */
-	struct st_event events[ST_MAX_EVENTS];
+	struct st_event events[ST_MAX_SAMPLED];	/* a group's: ST_MAX_EVENTS */
 	size_t nevents;
 	bool separate;		/* -e a,b: each samples on its own, not as a group */
 	char note[192];		/* shown in the header, e.g. the PMU fallback */
