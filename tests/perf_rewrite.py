@@ -6,7 +6,11 @@ shimtop can be checked against `perf script` on the same bytes.
   mmap1   every PERF_RECORD_MMAP2 becomes the PERF_RECORD_MMAP kernels
           before 3.16 wrote (no device, inode or protection; a data map
           marked PERF_RECORD_MISC_MMAP_DATA).  Each record keeps its size,
-          the filename padded, so the file's offsets stay."""
+          the filename padded, so the file's offsets stay.
+  v1      the header of perf.data version 1 (perf before 2.6.37): magic
+          "PERFFILE", 72 bytes, no feature bitmap (perf reads no feature
+          section of such a file), and attributes of that day's 64 bytes.
+          The sections' offsets stay."""
 import struct
 import sys
 
@@ -52,9 +56,31 @@ def mmap1(d):
     return out
 
 
+def v1(d):
+    out = bytearray(d)
+    if out[:8] != b"PERFILE2":
+        sys.exit("not a perf.data file of version 2")
+    out[:16] = b"PERFFILE" + struct.pack("<Q", 72)
+    out[72:104] = bytes(32)     # where the feature bitmap was: unread
+    # Its attributes as that perf wrote them: the first 64 bytes
+    # (PERF_ATTR_SIZE_VER0), then the ids' section, in the same place.
+    attr_size, attrs_off, attrs_size = struct.unpack_from("<QQQ", d, 16)
+    n = attrs_size // attr_size
+    entries = bytearray()
+    for i in range(n):
+        e = d[attrs_off + i * attr_size:attrs_off + (i + 1) * attr_size]
+        attr = bytearray(e[:64])
+        struct.pack_into("<I", attr, 4, 64)
+        entries += attr + e[attr_size - 16:]
+    out[attrs_off:attrs_off + len(entries)] = entries
+    struct.pack_into("<QQQ", out, 16, 80, attrs_off, len(entries))
+    return out
+
+
 if __name__ == "__main__":
     mode, src, dst = sys.argv[1:4]
     data = open(src, "rb").read()
-    if mode != "mmap1":
+    modes = {"mmap1": mmap1, "v1": v1}
+    if mode not in modes:
         sys.exit("unknown mode " + mode)
-    open(dst, "wb").write(mmap1(data))
+    open(dst, "wb").write(modes[mode](data))

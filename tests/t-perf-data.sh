@@ -3,10 +3,11 @@
 # with frame-pointer chains, with --call-graph dwarf (unwound here), with
 # a fixed period, and perf record -a's; the same samples as perf report
 # counts, tests/call_paths' known tree, the header line from the file's
-# features and its samples' span; PERF_RECORD_MMAP of old kernels;
-# records put back in time order; group reads ({a,b}:S, IPC); files found by build-id, in perf's cache and
-# under --symfs; perf record -z's compressed records; diff, range,
-# export, snapshot and the UI on a perf.data; records not read counted.
+# features and its samples' span; PERF_RECORD_MMAP of old kernels and
+# perf.data version 1; records put back in time order; group reads
+# ({a,b}:S, IPC); files found by build-id, in perf's cache and under
+# --symfs; perf record -z's compressed records; diff, range, export,
+# snapshot and the UI on a perf.data; records not read counted.
 # Damaged files: cut short (what came before is shown, exit 1, one line
 # saying where; a pipe cut between records too), cut in its feature
 # sections (every sample, a line saying what it lost), bad sizes and
@@ -54,6 +55,22 @@ python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99 else 1)" "${1:-0}
 	fail "PERF_RECORD_MMAP: overlap ${1:-none}% with perf script: $(head -3 "$TMP/overlap.err")"
 [ "$(json_get "$TMP/mmap1.json" "sum(r['self'] for r in d['rows'] if r['module'] == '[anon]') < 1")" = True ] ||
 	fail "PERF_RECORD_MMAP: samples in [anon]: $(head -c 400 "$TMP/mmap1.json")"
+
+# perf.data version 1 ("PERFFILE", 64-byte attributes, no features), of
+# the PERF_RECORD_MMAP file: a file as perf of 2010 wrote it.
+python3 "$TESTS_DIR/perf_rewrite.py" v1 "$TMP/mmap1.data" "$TMP/v1.data" ||
+	fail "cannot rewrite the header as version 1"
+perf script -i "$TMP/v1.data" -G -F ip,sym >"$TMP/v1.perf" 2>/dev/null
+[ -s "$TMP/v1.perf" ] || fail "perf script does not read the version 1 file"
+"$SHIMTOP" -i "$TMP/v1.data" -b --format json >"$TMP/v1.json" 2>"$TMP/err" ||
+	fail "-i a perf.data of version 1: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/v1.json" "d['samples']")" -eq "$(wc -l <"$TMP/v1.perf")" ] ||
+	fail "version 1: $(json_get "$TMP/v1.json" "d['samples']") samples, perf script $(wc -l <"$TMP/v1.perf")"
+set -- $(python3 "$TESTS_DIR/overlap.py" "$TMP/v1.json" "$TMP/v1.perf" 2>"$TMP/overlap.err")
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99 else 1)" "${1:-0}" ||
+	fail "version 1: overlap ${1:-none}% with perf script: $(head -3 "$TMP/overlap.err")"
+json_get "$TMP/v1.json" "d['source']['note']" | grep -q "^perf.data version 1 (perf of Linux 2.6.36 or before" ||
+	fail "version 1's note: $(json_get "$TMP/v1.json" "d['source']['note']")"
 
 # Pipe mode (perf record -o - | shimtop -i -): the attributes and the
 # features come as records; the same samples and tree.

@@ -51,6 +51,7 @@ struct perf_data {
 	bool positioned;		/* the stream is at `at` (the features were read first) */
 	uint64_t declared;		/* where the data should end, past the file's end; 0 if it fits */
 	bool pipe;			/* perf record -o -: a stream with its attributes inside */
+	bool v1;			/* "PERFFILE": no feature sections */
 	bool held;			/* pipe: rec holds the first record past the attributes */
 	struct feature_kept {
 		unsigned char *buf;
@@ -100,7 +101,7 @@ struct perf_data {
 
 bool perf_data_is(const unsigned char *first, size_t len)
 {
-	return len >= 8 && !memcmp(first, PERF_DATA_MAGIC, 8);
+	return len >= 8 && (!memcmp(first, PERF_DATA_MAGIC, 8) || !memcmp(first, PERF_DATA_MAGIC_V1, 8));
 }
 
 static bool read_at(struct perf_data *p, uint64_t offset, void *buf, size_t len)
@@ -288,6 +289,11 @@ static void describe(const struct perf_data *p, char *out, size_t room)
 
 			snprintf(cmd + used, sizeof(cmd) - used, "%s%s", used ? " " : "", word);
 		}
+	}
+	if (p->v1) {
+		snprintf(out, room, "perf.data version 1 (perf of Linux 2.6.36 or before: it "
+			 "names no perf version, host or command)");
+		return;
 	}
 	snprintf(out, room, "perf.data%s%s%s%s%s%s", version[0] ? " from perf " : "", version,
 		 host[0] ? " on " : "", host, cmd[0] ? ": " : "", cmd);
@@ -575,8 +581,15 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 	if (fseeko(p->f, 0, SEEK_END) != 0 || (size = ftello(p->f)) < 0)
 		return refuse(p, "it cannot be read as a file (perf record -o - writes pipe mode)");
 	p->file_size = (uint64_t)size;
-	if (!read_at(p, 0, &fh, sizeof(fh)) || memcmp(fh.magic, PERF_DATA_MAGIC, 8))
+	if (!read_at(p, 0, &fh, sizeof(fh)) || !perf_data_is((const unsigned char *)fh.magic, 8))
 		return refuse(p, "not a perf.data file (bad header); make one with perf record");
+	/* Version 1's header ends before the feature bitmap: it has none. */
+	if (!memcmp(fh.magic, PERF_DATA_MAGIC_V1, 8) &&
+	    fh.size == offsetof(struct file_header, features)) {
+		memset(fh.features, 0, sizeof(fh.features));
+		fh.size = sizeof(fh);
+		p->v1 = true;
+	}
 	if (fh.size != sizeof(fh) || fh.attr_size < sizeof(uint64_t) * 2 + PERF_ATTR_SIZE_VER0 ||
 	    fh.attr_size > 4096 || !section_fits(p, &fh.attrs) || fh.data.offset > p->file_size)
 		return refuse(p, "the file is corrupt: its header's sizes do not fit it; record it again");
@@ -811,7 +824,7 @@ struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header 
 	p->name = st_xstrdup(name);
 	memset(h, 0, sizeof(*h));
 	/* Read, not sought: a pipe's first bytes say it is one (perf_pipe_file_header). */
-	if (fread(&head, sizeof(head), 1, f) != 1 || memcmp(head.magic, PERF_DATA_MAGIC, 8))
+	if (fread(&head, sizeof(head), 1, f) != 1 || !perf_data_is((const unsigned char *)head.magic, 8))
 		return refuse(p, "not a perf.data file (bad header); make one with perf record");
 	if (head.size == sizeof(head))
 		return open_pipe(p, name, h);

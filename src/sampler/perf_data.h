@@ -18,6 +18,8 @@
 #include "ring/record_file.h"
 
 #define PERF_DATA_MAGIC		"PERFILE2"
+/* perf.data version 1 (perf before 2.6.37): no feature bitmap in its header. */
+#define PERF_DATA_MAGIC_V1	"PERFFILE"
 
 struct perf_data;
 
