@@ -7,6 +7,7 @@
 #include "sampler/perf_source.h"
 #include "sampler/kmod_source.h"
 #include "sampler/perf_data.h"
+#include "sampler/perf_gunzip.h"
 #include "sampler/replay_source.h"
 #include "symbols/symbols.h"
 #include "stop_signal.h"
@@ -145,14 +146,26 @@ static struct st_source *open_recording(const char *path, bool realtime, struct 
 					bool *perf_data)
 {
 	unsigned char first[8];
+	bool whole;
 	FILE *f;
 
 	*perf_data = true;
 	if (!strcmp(path, "-"))
 		return open_perf_data(perf_data_on(stdin, "-", h), path, realtime, ring, h, symbols);
 	f = fopen(path, "rbe");
-	if (f && fread(first, 1, sizeof(first), f) == sizeof(first) &&
-	    perf_data_is(first, sizeof(first)) && fseeko(f, 0, SEEK_SET) == 0)
+	whole = f && fread(first, 1, sizeof(first), f) == sizeof(first);
+	if (whole && perf_gzipped(first, sizeof(first))) {
+		if (!(f = perf_gunzip(f, path)))
+			return NULL;
+		if (fread(first, 1, sizeof(first), f) != sizeof(first) ||
+		    !perf_data_is(first, sizeof(first))) {
+			st_error("'%s' is gzip'd, and what it holds is not a perf.data file: gunzip "
+				 "it to read a recording or snapshot of shimtop's", path);
+			fclose(f);
+			return NULL;
+		}
+	}
+	if (whole && perf_data_is(first, sizeof(first)) && fseeko(f, 0, SEEK_SET) == 0)
 		return open_perf_data(perf_data_on(f, path, h), path, realtime, ring, h, symbols);
 	*perf_data = false;
 	if (f)

@@ -226,7 +226,7 @@ expect_run 2 "^shimtop: --serve draws nothing and prints no report: drop -b" -- 
 "$SHIMTOP" -b -i "$TMP/chains.rec" --call-graph auto >/dev/null 2>"$TMP/err" ||
 	fail "-i with --call-graph auto: $(cat "$TMP/err")"
 # -i of what is no recording: said what it is.
-expect_run 1 "^shimtop: '/etc' is a directory, not a recording shimtop reads \(its own from -o, a snapshot, or perf record's perf.data\)\$" -- \
+expect_run 1 "^shimtop: '/etc' is a directory, not a recording shimtop reads \(its own from -o, a snapshot, or perf record's perf.data, gzip'd or not\)\$" -- \
 	"$SHIMTOP" -b -i /etc
 expect_run 1 "^shimtop: '/dev/null' is empty, not a recording shimtop reads" -- "$SHIMTOP" -b -i /dev/null
 finish

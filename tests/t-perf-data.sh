@@ -3,11 +3,11 @@
 # with frame-pointer chains, with --call-graph dwarf (unwound here), with
 # a fixed period, and perf record -a's; the same samples as perf report
 # counts, tests/call_paths' known tree, the header line from the file's
-# features and its samples' span; PERF_RECORD_MMAP of old kernels and
-# perf.data version 1; records put back in time order; group reads
-# ({a,b}:S, IPC); files found by build-id, in perf's cache and under
-# --symfs; perf record -z's compressed records; diff, range, export,
-# snapshot and the UI on a perf.data; records not read counted.
+# features and its samples' span; PERF_RECORD_MMAP of old kernels,
+# perf.data version 1, gzip'd files; records put back in time order;
+# group reads ({a,b}:S, IPC); files found by build-id, in perf's cache
+# and under --symfs; perf record -z's compressed records; diff, range,
+# export, snapshot and the UI on a perf.data; records not read counted.
 # Damaged files: cut short (what came before is shown, exit 1, one line
 # saying where; a pipe cut between records too), cut in its feature
 # sections (every sample, a line saying what it lost), bad sizes and
@@ -71,6 +71,50 @@ python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99 else 1)" "${1:-0}
 	fail "version 1: overlap ${1:-none}% with perf script: $(head -3 "$TMP/overlap.err")"
 json_get "$TMP/v1.json" "d['source']['note']" | grep -q "^perf.data version 1 (perf of Linux 2.6.36 or before" ||
 	fail "version 1's note: $(json_get "$TMP/v1.json" "d['source']['note']")"
+
+# Gzip'd (perf.data.gz, as another perf GUI opens it): the same samples,
+# in one member or two, inflated into a file with no name (nothing is left
+# in $TMPDIR); cut or damaged, what came before and exit 1; a compression
+# bomb and gzip'd other data refused in one line.
+mkdir "$TMP/gztmp"
+gzip -c "$TMP/fp.data" >"$TMP/fp.data.gz"
+TMPDIR="$TMP/gztmp" "$SHIMTOP" -i "$TMP/fp.data.gz" -b --format json >"$TMP/gz.json" 2>"$TMP/err" ||
+	fail "-i perf.data.gz: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/gz.json" "d['samples']")" -eq "$fp_samples" ] ||
+	fail "perf.data.gz: $(json_get "$TMP/gz.json" "d['samples']") samples, not $fp_samples"
+[ -z "$(ls -A "$TMP/gztmp")" ] || fail "-i perf.data.gz left $(ls -A "$TMP/gztmp") in \$TMPDIR"
+size=$(stat -c %s "$TMP/fp.data")
+{ head -c $((size / 2)) "$TMP/fp.data" | gzip -c; tail -c +$((size / 2 + 1)) "$TMP/fp.data" | gzip -c; } \
+	>"$TMP/two.gz"
+"$SHIMTOP" -i "$TMP/two.gz" -b --format json >"$TMP/two.json" 2>"$TMP/err" ||
+	fail "-i of a perf.data gzip'd in two members: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/two.json" "d['samples']")" -eq "$fp_samples" ] || fail "two gzip members: not every sample"
+gz=$(stat -c %s "$TMP/fp.data.gz")
+head -c $((gz / 2)) "$TMP/fp.data.gz" >"$TMP/cut.gz"
+"$SHIMTOP" -i "$TMP/cut.gz" -b --format json >"$TMP/cutgz.json" 2>"$TMP/err"
+[ $? -eq 1 ] || fail "a cut perf.data.gz did not exit 1"
+grep -q "^shimtop: warning: perf.data '$TMP/cut.gz': its gzip data is cut short at byte $((gz / 2)); what the [0-9]* bytes before held is read" \
+	"$TMP/err" || fail "a cut perf.data.gz said: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/cutgz.json" "d['samples']")" -gt 0 ] || fail "a cut perf.data.gz: nothing shown"
+python3 - "$TMP/fp.data.gz" "$TMP/bad.gz" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+for k in range(len(b) // 2, len(b) // 2 + 64):
+    b[k] ^= 0x5a
+open(sys.argv[2], 'wb').write(b)
+PY
+"$SHIMTOP" -i "$TMP/bad.gz" -b --format json >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] || fail "a damaged perf.data.gz did not exit 1"
+grep -q "^shimtop: warning: perf.data '$TMP/bad.gz': its gzip data is damaged (zlib: [a-z ]*) at byte" \
+	"$TMP/err" || fail "a damaged perf.data.gz said: $(cat "$TMP/err")"
+head -c 300000000 /dev/zero | gzip -c >"$TMP/bomb.gz"
+expect_run 1 "^shimtop: perf.data '$TMP/bomb.gz' inflates past 200 times its size \(a compression bomb\?\)" -- \
+	"$SHIMTOP" -i "$TMP/bomb.gz" -b
+echo "not perf data at all" | gzip -c >"$TMP/text.gz"
+expect_run 1 "^shimtop: '$TMP/text.gz' is gzip'd, and what it holds is not a perf.data file" -- \
+	"$SHIMTOP" -i "$TMP/text.gz" -b
+TMPDIR=/nonexistent "$SHIMTOP" -i "$TMP/fp.data.gz" -b >/dev/null 2>"$TMP/err" ||
+	fail "-i perf.data.gz with \$TMPDIR missing (/tmp then): $(cat "$TMP/err")"
 
 # Pipe mode (perf record -o - | shimtop -i -): the attributes and the
 # features come as records; the same samples and tree.

@@ -181,7 +181,7 @@ struct record_reader *record_reader_on(FILE *f, const char *path, struct st_file
 				   : feof(f) && !ftell(f) ? "is empty, not" : "is not";
 
 		st_error("'%s' %s a recording shimtop reads (its own from -o, a snapshot, or "
-			 "perf record's perf.data)", path, what);
+			 "perf record's perf.data, gzip'd or not)", path, what);
 		fclose(f);
 		return NULL;
 	}

@@ -5,10 +5,12 @@
  * record of the data section converted and put in time order.  Whatever
  * it holds is refused with a message or read to its end, and each record
  * handed out has the size it says; each build-id a path and 1-20 bytes.
+ * Gzip'd (1f 8b), it is inflated first, as -i does.
  */
 #include "fuzz.h"
 #include "ring/record.h"
 #include "sampler/perf_data.h"
+#include "sampler/perf_gunzip.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	long n;
 
 	if (!size || !(f = fmemopen((void *)(uintptr_t)data, size, "rb")))
+		return 0;
+	if (perf_gzipped(data, size) && !(f = perf_gunzip(f, "fuzz")))
 		return 0;
 	p = perf_data_on(f, "fuzz", &h);
 	if (!p)
