@@ -167,6 +167,35 @@ grep -q "^shimtop: warning: perf.data '$TMP/featcut.data' is cut short in its fe
 	"$TMP/err" || fail "a file cut in its features said: $(cat "$TMP/err")"
 [ "$(json_get "$TMP/featcut.json" "d['samples']")" -eq "$want" ] ||
 	fail "a file cut in its features lost samples"
+# Whole recordings that end unlike perf's: perf's messages after a pipe's
+# stream (2>&1), a file perf record never closed (killed: its header gives
+# no data size, nor features).  Every sample, said in the status, exit 0;
+# the killed file cut inside a record, exit 1.
+{ cat "$TMP/pipe.data"; echo "[ perf record: Woken up 1 times to write data ]"; } >"$TMP/pipemsg.data"
+"$SHIMTOP" -i - -b <"$TMP/pipemsg.data" >"$TMP/pipemsg.txt" 2>&1 ||
+	fail "a pipe with perf's messages after it: $(cat "$TMP/pipemsg.txt")"
+grep -q "^status: end of recording (bytes from $(stat -c %s "$TMP/pipe.data") on are no record, left: perf's messages by 2>&1?) after" \
+	"$TMP/pipemsg.txt" || fail "a pipe with perf's messages after it said: $(grep -v '^ ' "$TMP/pipemsg.txt" | head -5)"
+grep -q "^samples $(json_get "$TMP/pipe.json" "d['samples']") " "$TMP/pipemsg.txt" ||
+	fail "a pipe with perf's messages after it lost samples: $(grep '^samples' "$TMP/pipemsg.txt")"
+python3 - "$TMP/fp.data" "$TMP/killed.data" "$TMP/killedcut.data" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off, size = struct.unpack_from('<QQ', d, 40)
+d = d[:off + size]
+struct.pack_into('<Q', d, 48, 0)                  # no data size
+d[72:104] = bytes(32)                              # no features
+open(sys.argv[2], 'wb').write(d)
+open(sys.argv[3], 'wb').write(d[:off + size // 2 + 3])
+PY
+"$SHIMTOP" -i "$TMP/killed.data" -b >"$TMP/killed.txt" 2>&1 || fail "a killed perf's file: $(cat "$TMP/killed.txt")"
+grep -q "^status: end of recording (read to the file's end: perf record never closed it, killed?) after" \
+	"$TMP/killed.txt" || fail "a killed perf's file said: $(grep -v '^ ' "$TMP/killed.txt" | head -5)"
+grep -q "^samples $fp_samples " "$TMP/killed.txt" || fail "a killed perf's file: $(grep '^samples' "$TMP/killed.txt")"
+"$SHIMTOP" -i "$TMP/killedcut.data" -b >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] || fail "a killed perf's file cut inside a record did not exit 1"
+grep -q "stops at byte [0-9]* of its data (a record cut short)" "$TMP/err" ||
+	fail "a killed perf's file cut inside a record said: $(cat "$TMP/err")"
 head -c 16 "$TMP/pipe.data" >"$TMP/pipehead.data"
 expect_run 1 "perf.data '-': the stream ends before it says what was sampled" -- \
 	sh -c "'$SHIMTOP' -i - -b <'$TMP/pipehead.data'"

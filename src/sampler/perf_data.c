@@ -95,6 +95,7 @@ struct perf_data {
 	uint64_t unrounded;
 	char error[256];
 	char missing[256];		/* features a file cut short lost, in words, or "" */
+	char ending[192];		/* how a whole recording ended unlike perf's end, or "" */
 	_Alignas(8) unsigned char rec[65536];
 	_Alignas(8) unsigned char out[ST_RECORD_MAX];
 };
@@ -631,6 +632,9 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 		p->declared = fh.data.size ? p->end : 0;
 		p->end = p->file_size;
 	}
+	if (!fh.data.size)
+		snprintf(p->ending, sizeof(p->ending), "read to the file's end: perf record "
+			 "never closed it, killed?");
 	load_features(p, &fh);
 	take_events(p, v, attr_of, name, h);
 	return p;
@@ -674,6 +678,16 @@ static int read_record(struct perf_data *p)
 	got = fread(&ev, 1, sizeof(ev), p->f);
 	if (got == 0 && p->pipe && feof(p->f))
 		return 0;
+	/*
+	 * Bytes that are no record (no kind is 0 or past 127) after a whole
+	 * round: something written after perf's stream, as its messages are
+	 * by 2>&1.  Every record is here; what follows is not perf's.
+	 */
+	if (p->pipe && !p->unrounded && got == sizeof(ev) && (!ev.type || ev.type > 127)) {
+		snprintf(p->ending, sizeof(p->ending), "bytes from %llu on are no record, "
+			 "left: perf's messages by 2>&1?", (unsigned long long)p->at);
+		return 0;
+	}
 	if (got != sizeof(ev) || ev.size < sizeof(ev) || (!p->pipe && ev.size > left) ||
 	    (ev.size > sizeof(ev) && fread(p->rec + sizeof(ev), ev.size - sizeof(ev), 1, p->f) != 1)) {
 		snprintf(p->error, sizeof(p->error),
@@ -1029,6 +1043,11 @@ void perf_data_build_ids(const struct perf_data *p, perf_data_build_id_fn fn, vo
 const char *perf_data_error(const struct perf_data *p)
 {
 	return p->error;
+}
+
+const char *perf_data_ending(const struct perf_data *p)
+{
+	return p->ending;
 }
 
 uint64_t perf_data_skipped(const struct perf_data *p)

@@ -41,6 +41,11 @@ struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header 
 long perf_data_next(struct perf_data *p, const void **rec);
 const char *perf_data_error(const struct perf_data *p);
 /*
+ * After the end (0): how a recording read whole ended otherwise than perf
+ * ends one (killed before closing it, bytes after its stream), or "".
+ */
+const char *perf_data_ending(const struct perf_data *p);
+/*
  * The feature sections a file cut short lost ("command line, build-ids"),
  * in words, or NULL: its samples are whole, what describes them is not.
  */

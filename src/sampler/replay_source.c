@@ -33,7 +33,7 @@ static void *replay_main(void *arg)
 {
 	struct replay_source *rs = arg;
 	uint64_t first_rec = 0, first_wall = st_now_ns();
-	char reason[160] = "end of recording";
+	char reason[320] = "end of recording";
 	const void *rec;
 	long n = 0;
 
@@ -60,6 +60,8 @@ static void *replay_main(void *arg)
 	if (n < 0)
 		snprintf(reason, sizeof(reason), "%s", rs->perf ? perf_data_error(rs->perf)
 			 : record_reader_error(rs->reader));
+	else if (n == 0 && rs->perf && perf_data_ending(rs->perf)[0])
+		snprintf(reason, sizeof(reason), "end of recording (%s)", perf_data_ending(rs->perf));
 	pthread_mutex_lock(&rs->lock);
 	rs->info.records_skipped = rs->perf ? perf_data_skipped(rs->perf) : 0;
 	/* Stopped before its end, the recording is not finished: the session says so. */
