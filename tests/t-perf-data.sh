@@ -196,6 +196,24 @@ grep -q "^samples $fp_samples " "$TMP/killed.txt" || fail "a killed perf's file:
 [ $? -eq 1 ] || fail "a killed perf's file cut inside a record did not exit 1"
 grep -q "stops at byte [0-9]* of its data (a record cut short)" "$TMP/err" ||
 	fail "a killed perf's file cut inside a record said: $(cat "$TMP/err")"
+# An AUX area trace (Intel PT, CoreSight, SPE; none here): a file's by its
+# feature bit, a pipe's by its AUXTRACE_INFO record; refused in one line
+# naming perf's command that makes samples of it.
+python3 - "$TMP/fp.data" "$TMP/aux.data" "$TMP/pipe.data" "$TMP/auxpipe.data" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+struct.pack_into('<Q', d, 72, struct.unpack_from('<Q', d, 72)[0] | 1 << 18)  # HEADER_AUXTRACE
+open(sys.argv[2], 'wb').write(d)
+d = bytearray(open(sys.argv[3], 'rb').read())
+at = 16
+while struct.unpack_from('<I', d, at)[0] >= 64:   # perf's header records first
+    at += struct.unpack_from('<H', d, at + 6)[0]
+struct.pack_into('<I', d, at, 70)                  # PERF_RECORD_AUXTRACE_INFO
+open(sys.argv[4], 'wb').write(d)
+PY
+aux="it holds an AUX area trace \(Intel PT, CoreSight, SPE\), which shimtop does not decode: perf inject --itrace=i100us -i FILE -o OUT makes samples of it for shimtop"
+expect_run 1 "^shimtop: perf.data '$TMP/aux.data': $aux\$" -- "$SHIMTOP" -i "$TMP/aux.data" -b
+expect_run 1 "^shimtop: perf.data '-': $aux" -- sh -c "'$SHIMTOP' -i - -b <'$TMP/auxpipe.data'"
 head -c 16 "$TMP/pipe.data" >"$TMP/pipehead.data"
 expect_run 1 "perf.data '-': the stream ends before it says what was sampled" -- \
 	sh -c "'$SHIMTOP' -i - -b <'$TMP/pipehead.data'"

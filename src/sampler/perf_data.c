@@ -38,6 +38,12 @@ struct file_header {
 #define FEAT_VERSION		5
 #define FEAT_CMDLINE		11
 #define FEAT_EVENT_DESC		12
+#define FEAT_AUXTRACE		18	/* an AUX area trace: Intel PT, CoreSight, SPE */
+
+/* What to say of an AUX area trace, which shimtop does not decode. */
+#define AUX_REFUSAL	"it holds an AUX area trace (Intel PT, CoreSight, SPE), which " \
+			"shimtop does not decode: perf inject --itrace=i100us -i FILE -o OUT " \
+			"makes samples of it for shimtop"
 
 #define ATTRS_MAX		64u
 #define IDS_MAX			(1u << 20)	/* ids of all events (one a CPU or thread each) */
@@ -619,6 +625,8 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 			free(buf);
 		}
 	}
+	if (fh.features[FEAT_AUXTRACE / 64] >> (FEAT_AUXTRACE % 64) & 1)
+		return refuse(p, AUX_REFUSAL);
 	if (choose_events(p, v, nattrs, &attr, attr_of) < 0)
 		return NULL;
 	p->at = fh.data.offset;
@@ -643,6 +651,7 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 /* perf's records past the kernel's, and the bytes some carry after their size. */
 #define RECORD_HEADER_ATTR		64
 #define RECORD_HEADER_TRACING_DATA	66
+#define RECORD_AUXTRACE_INFO		70
 #define RECORD_AUXTRACE			71
 #define RECORD_HEADER_FEATURE		80
 #define RECORD_FINISHED_ROUND		68
@@ -795,6 +804,8 @@ static struct perf_data *open_pipe(struct perf_data *p, const char *name,
 		}
 		if (ev->type == RECORD_FINISHED_INIT)
 			break;
+		if (ev->type == RECORD_AUXTRACE_INFO || ev->type == RECORD_AUXTRACE)
+			return refuse(p, AUX_REFUSAL);
 		if (ev->type == RECORD_HEADER_ATTR && body >= PERF_ATTR_SIZE_VER0) {
 			uint32_t size;
 
@@ -812,6 +823,8 @@ static struct perf_data *open_pipe(struct perf_data *p, const char *name,
 			uint64_t feat;
 
 			memcpy(&feat, p->rec + sizeof(*ev), sizeof(feat));
+			if (feat == FEAT_AUXTRACE)
+				return refuse(p, AUX_REFUSAL);
 			keep_feature(p, feat, p->rec + sizeof(*ev) + sizeof(feat), body - sizeof(feat));
 		}
 	}
@@ -886,6 +899,16 @@ static long convert_next(struct perf_data *p)
 		}
 		if (rc == 0)
 			break;
+		/* A pipe's AUX area trace shows itself by its records (a file's, by its feature). */
+		if (((const struct perf_event_header *)p->rec)->type == RECORD_AUXTRACE_INFO ||
+		    ((const struct perf_event_header *)p->rec)->type == RECORD_AUXTRACE ||
+		    ((const struct perf_event_header *)p->rec)->type == PERF_RECORD_AUX) {
+			snprintf(p->error, sizeof(p->error), "perf.data '%s': %s", p->name,
+				 AUX_REFUSAL);
+			p->end = p->at;
+			p->pipe = false;
+			return -EBADMSG;
+		}
 		if (((const struct perf_event_header *)p->rec)->type == RECORD_FINISHED_ROUND) {
 			p->unrounded = 0;
 			return ROUND_ENDS;
