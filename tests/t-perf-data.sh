@@ -272,6 +272,34 @@ if {k: v for k, v in got.items() if v} != perf:
     sys.exit(f"per-event samples {got}, perf script counts {perf}")
 PY
 
+# A tracepoint beside a clock, with DWARF stacks (the off-CPU recipe of
+# a perf GUI): laid out apart (its raw data, its CPU), each record read by
+# its own event's layout, in a file and in a pipe; the clock's stacks
+# unwound to call_paths' tree, each event's count perf script's.
+for mode in file pipe; do
+	out="$TMP/tp.data"
+	[ $mode = pipe ] && out=-
+	perf record -q -e cpu-clock -e sched:sched_switch --call-graph dwarf -o "$out" -- \
+		sh -c "\"$NOFP\" --seconds 0.5; sleep 0.05" 2>/dev/null >"$TMP/tp.pipe" ||
+		fail "perf record -e cpu-clock -e sched:sched_switch --call-graph dwarf ($mode) failed"
+	[ $mode = pipe ] && mv "$TMP/tp.pipe" "$TMP/tp.data"
+	perf script -i "$TMP/tp.data" -G -F event 2>/dev/null | sort | uniq -c >"$TMP/tp.counts"
+	"$SHIMTOP" -i - -b --format json <"$TMP/tp.data" >"$TMP/tp.json" 2>"$TMP/err" ||
+		fail "-i a tracepoint with dwarf stacks ($mode): $(cat "$TMP/err")"
+	"$SHIMTOP" -i - -b --format folded <"$TMP/tp.data" >"$TMP/tp.folded" 2>"$TMP/err" ||
+		fail "-i a tracepoint with dwarf stacks, folded ($mode): $(cat "$TMP/err")"
+	python3 "$TESTS_DIR/check_paths.py" "$TMP/tp.folded" ||
+		fail "a tracepoint beside the clock ($mode): $(sort -t' ' -k2 -rn "$TMP/tp.folded" | head -3)"
+	python3 - "$TMP/tp.json" "$TMP/tp.counts" <<'PY' || fail "tracepoint with dwarf stacks ($mode): see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+perf = {l.split()[1].rstrip(':'): int(l.split()[0]) for l in open(sys.argv[2]) if l.strip()}
+got = {e['event']: e['samples'] for e in d['source']['sampled']}
+if got != perf or got.get('sched:sched_switch', 0) < 3:
+    sys.exit(f"per-event samples {got}, perf script counts {perf}")
+PY
+done
+
 # --switch-events: records shimtop does not read, skipped and counted.  A
 # program on the CPU alone may never be switched out, so the shell's waits
 # and the sleep make the switches themselves.

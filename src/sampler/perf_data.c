@@ -74,7 +74,15 @@ struct perf_data {
 	} *ids;
 	size_t nids, ids_cap;
 	uint64_t unowned;		/* samples whose id no event claims: skipped */
-	struct perf_layout layout;
+	struct perf_layout layout;	/* the first event's: every record's unless mixed */
+	/*
+	 * Events laid out apart (-e cpu-clock -e sched:sched_switch: the
+	 * tracepoint's raw data, its CPU): each sample's and side-band
+	 * record's identifier says whose layout it has.
+	 */
+	bool mixed;
+	struct perf_layout layouts[ST_MAX_SAMPLED];
+	uint64_t fixed_period_of[ST_MAX_SAMPLED];	/* each sample's, when it carries none */
 	struct perf_group_state gs;
 	/*
 	 * A group read with each sample ({a,b}:S): the members count and do
@@ -95,7 +103,6 @@ struct perf_data {
 	bool finished;
 	long finish_rc;
 	struct perf_inflate *inflate;	/* perf record -z: made at the first compressed record */
-	uint64_t fixed_period;		/* each sample's, when it does not carry one */
 	uint64_t skipped;
 	/* Pipe mode: samples read since the last round ended (or since the start). */
 	uint64_t unrounded;
@@ -362,9 +369,13 @@ static int choose_events(struct perf_data *p, const struct perf_event_attr *v, s
 			refuse(p, "it holds more than 16 sampled events; shimtop reads up to 16");
 			return -1;
 		}
-		if (p->nevents && !same_layout(&v[i], main)) {
-			refuse(p, "its events' samples are laid out differently; shimtop reads "
-			       "events recorded alike (perf record -e a,b)");
+		/* Laid out apart, an identifier first and last says whose each record is. */
+		if (p->nevents && !same_layout(&v[i], main) &&
+		    (!(v[i].sample_type & main->sample_type & PERF_SAMPLE_IDENTIFIER) ||
+		     v[i].sample_id_all != main->sample_id_all)) {
+			refuse(p, "its events' samples are laid out differently, without the "
+			       "identifier that says whose each is (perf before 3.12?); shimtop "
+			       "reads such events recorded alike (perf record -e a,b)");
 			return -1;
 		}
 		if (!p->nevents)
@@ -443,6 +454,29 @@ static int event_of(const struct perf_data *p, uint64_t id)
 	long i = id_index(p, id);
 
 	return i < 0 ? -1 : (int)p->ids[i].event;
+}
+
+/*
+ * The layout rec has: a sample's is its event's; another record's, with
+ * events laid out apart, the event its identifier (the trailer's last
+ * word) names, else the first event's (perf's own side-band).
+ */
+static const struct perf_layout *layout_of(const struct perf_data *p, const unsigned char *rec,
+					   int event)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint64_t id;
+	int e;
+
+	if (!p->mixed)
+		return &p->layout;
+	if (h->type == PERF_RECORD_SAMPLE)
+		return &p->layouts[event];
+	if (!p->layout.sample_id_all || h->size < sizeof(*h) + sizeof(id))
+		return &p->layout;
+	memcpy(&id, rec + h->size - sizeof(id), sizeof(id));
+	e = event_of(p, id);
+	return e < 0 ? &p->layout : &p->layouts[e];
 }
 
 /* The group state of the instance that took the sample in rec (any if it has no id). */
@@ -527,12 +561,18 @@ static void take_events(struct perf_data *p, const struct perf_event_attr *v,
 	const struct perf_event_attr *a = &v[attr_of[0]];
 	size_t kept = 0;
 
-	p->layout = (struct perf_layout){ .sample_type = a->sample_type,
-					  .read_format = a->read_format,
-					  .sample_id_all = (int)a->sample_id_all,
-					  .regs_user = a->sample_regs_user };
-	if (!a->freq && !(a->sample_type & PERF_SAMPLE_PERIOD))
-		p->fixed_period = a->sample_period;
+	for (unsigned k = 0; k < p->nevents; k++) {
+		const struct perf_event_attr *e = &v[attr_of[k]];
+
+		p->layouts[k] = (struct perf_layout){
+			.sample_type = e->sample_type, .read_format = e->read_format,
+			.sample_id_all = (int)e->sample_id_all, .regs_user = e->sample_regs_user,
+			.branch_hw_index = !!(e->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) };
+		if (!e->freq && !(e->sample_type & PERF_SAMPLE_PERIOD))
+			p->fixed_period_of[k] = e->sample_period;
+		p->mixed |= !same_layout(e, a);
+	}
+	p->layout = p->layouts[0];
 	/* The ids were kept by attribute: now by event, the dummy's dropped. */
 	for (size_t i = 0; i < p->nids; i++)
 		for (unsigned k = 0; k < p->nevents; k++)
@@ -930,7 +970,8 @@ static long convert_next(struct perf_data *p)
 		if (p->group_read && ((const struct perf_event_header *)p->rec)->type ==
 		    PERF_RECORD_SAMPLE)
 			gs = group_state(p, p->rec, ((const struct perf_event_header *)p->rec)->size);
-		size = perf_convert(&p->layout, gs, (const struct perf_event_header *)p->rec, p->out);
+		size = perf_convert(layout_of(p, p->rec, event), gs,
+				    (const struct perf_event_header *)p->rec, p->out);
 		if (!size) {
 			/*
 			 * The kernel's kinds not read.  Not news: perf's own
@@ -945,8 +986,9 @@ static long convert_next(struct perf_data *p)
 		if (event > 0 && ((const struct st_header *)p->out)->type == ST_REC_SAMPLE)
 			((struct st_sample *)(void *)p->out)->flags |=
 				(uint32_t)event << ST_SAMPLE_EVENT_SHIFT;
-		if (p->fixed_period && ((const struct st_header *)p->out)->type == ST_REC_SAMPLE)
-			((struct st_sample *)(void *)p->out)->period = p->fixed_period;
+		if (p->fixed_period_of[event] &&
+		    ((const struct st_header *)p->out)->type == ST_REC_SAMPLE)
+			((struct st_sample *)(void *)p->out)->period = p->fixed_period_of[event];
 		return (long)size;
 	}
 	if (p->declared) {

@@ -276,6 +276,41 @@ struct sample_head {
 	uint32_t pid, tid, cpu;
 };
 
+/*
+ * What comes between the chain and the user registers, not read here: a
+ * tracepoint's raw data (its size counts the padding to 8 bytes after
+ * it), and a branch stack of 24-byte entries.
+ */
+static void skip_raw_and_branches(struct cursor *c, const struct perf_layout *l)
+{
+	uint64_t n;
+
+	if (l->sample_type & PERF_SAMPLE_RAW) {
+		uint32_t size;
+
+		if (c->end - c->p < 4) {
+			c->bad = 1;
+			return;
+		}
+		memcpy(&size, c->p, sizeof(size));
+		if ((uint64_t)(c->end - c->p) < 4 + (uint64_t)size) {
+			c->bad = 1;
+			return;
+		}
+		c->p += 4 + (size_t)size;
+	}
+	if (l->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+		n = take64(c);
+		if (l->branch_hw_index)
+			take64(c);
+		if (c->bad || n > (uint64_t)(c->end - c->p) / 24) {
+			c->bad = 1;
+			return;
+		}
+		c->p += n * 24;
+	}
+}
+
 static void take_sample_head(struct cursor *c, uint64_t t, struct sample_head *h)
 {
 	uint32_t unused;
@@ -326,6 +361,7 @@ static size_t convert_sample(const struct perf_layout *l,
 	words = s->ncounters;
 	if ((t & PERF_SAMPLE_CALLCHAIN) && take_callchain(&c, s, words, l->max_stack) < 0)
 		return 0;
+	skip_raw_and_branches(&c, l);
 	size = sizeof(*s) + (words + s->nchain) * sizeof(uint64_t);
 	stack = take_stack(&c, l, s, size);
 	if (c.bad || stack < 0)

@@ -26,6 +26,8 @@ struct perf_layout {
 	unsigned max_stack;
 	/* PERF_SAMPLE_REGS_USER's mask: PERF_STACK_REGS (bp, sp, ip) or 0. */
 	uint64_t regs_user;
+	/* A branch stack (PERF_SAMPLE_BRANCH_STACK) carries its hardware index. */
+	bool branch_hw_index;
 	/*
 	 * An IBS PMU's events: samples carry PERF_SAMPLE_RAW registers and
 	 * become st_ibs records of ibs_kind (ST_IBS_OP_KIND ...), stamped
