@@ -96,6 +96,33 @@ else
 	fail "go (Debian's golang-go) is not installed: the pprof export cannot be read back"
 fi
 
+# Events sampled each on its own: their weights do not add up, so each
+# event has its sample types, a count and a weight; go tool pprof's
+# -sample_index picks each, its total the report's samples of that event.
+"$SHIMTOP" --batch --format json -e cpu-clock,task-clock -o "$TMP/two.rec" -- \
+	"$TESTS_BIN/call_paths" --seconds 0.5 >"$TMP/two.json" 2>"$TMP/err" || fail "-e cpu-clock,task-clock: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/two.rec" --export pprof -o "$TMP/two.pb.gz" 2>"$TMP/err" ||
+	fail "--export pprof of two events: $(cat "$TMP/err")"
+for i in 0 1 2 3; do
+	HOME=$TMP GOCACHE=$TMP/go-cache go tool pprof -sample_index=$i -top "$TMP/two.pb.gz" \
+		>"$TMP/top$i" 2>"$TMP/err" || fail "go tool pprof -sample_index=$i: $(cat "$TMP/err")"
+done
+python3 - "$TMP/two.json" "$TMP/top0" "$TMP/top1" "$TMP/top2" "$TMP/top3" <<'PY' ||
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+n = {e['event']: e['samples'] for e in d['source']['sampled']}
+tops = [open(f).read() for f in sys.argv[2:]]
+want = [('cpu-clock_samples', n['cpu-clock']), ('cpu-clock', None),
+        ('task-clock_samples', n['task-clock']), ('task-clock', None)]
+for top, (kind, count) in zip(tops, want):
+    assert re.search(r'^Type: %s$' % re.escape(kind), top, re.M), top[:300]
+    if count is not None:
+        assert re.search(r'Total samples = %d\b' % count, top), (kind, count, top[:300])
+    else:
+        assert re.search(r'Total samples = [\d.]+m?s ', top), (kind, top[:300])
+PY
+	fail "pprof of two events: $(head -5 "$TMP/top0" "$TMP/top1")"
+
 # The timeline: samples per 100 ms add up to all of them.
 "$SHIMTOP" -i "$TMP/rec" --export csv-timeline >"$TMP/timeline.csv" 2>"$TMP/err" ||
 	fail "--export csv-timeline: $(cat "$TMP/err")"

@@ -303,6 +303,11 @@ static bool overlaps(const struct history_chunk *c, uint64_t from, uint64_t to)
 	return c->n && c->max_time >= from && c->min_time < to;
 }
 
+bool history_holds_from(const struct history *h, uint64_t from)
+{
+	return h->entries && h->complete_from <= from;
+}
+
 uint64_t history_first_time(const struct history *h, uint64_t from, uint64_t to)
 {
 	uint64_t first = 0;

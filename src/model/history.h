@@ -139,6 +139,8 @@ void history_each(const struct history *h, uint64_t from, uint64_t to,
  * their bounds, only the two ends walked.
  */
 uint64_t history_first_time(const struct history *h, uint64_t from, uint64_t to);
+/* Whether the history holds every sample from `from` on (none dropped since). */
+bool history_holds_from(const struct history *h, uint64_t from);
 /*
  * Cuts [from, to) into `parts` consecutive time windows, bounds[0] = from
  * .. bounds[parts] = to, each over about as many of its chunks, so the

@@ -8,7 +8,10 @@
  * file's DWARF says), a Mapping per module (its GNU build-id where the
  * file has one).  Locations carry no addresses: shimtop's tree keeps
  * functions, not instructions.  A window (--serve's profile of the next
- * N seconds) is the tree's counts now less those at its start.
+ * N seconds) is the tree's counts now less those at its start.  With
+ * events sampled each on its own (-e a,b) their weights do not add up:
+ * each event has its sample types, its count and its weight, from the
+ * history (a window, or a history no longer whole, pools the counts).
  */
 #include "output/export.h"
 #include "model/model.h"
@@ -47,8 +50,8 @@ struct pprof {
 	uint64_t *location_of;		/* by slot (sym, the truncated marker last): id, 0 none */
 	size_t locations_cap, functions_cap, mappings_cap, samples_cap;
 	Line *lines;			/* one per location, allocated with it */
-	ValueType types[2], period_type;
-	ValueType *type_ptrs[2];
+	ValueType types[2 * ST_MAX_SAMPLED], period_type;
+	ValueType *type_ptrs[2 * ST_MAX_SAMPLED];
 	struct build_id *build_ids;	/* by file path and by base name */
 };
 
@@ -59,23 +62,30 @@ struct build_id {
 	int64_t index;
 };
 
-static int64_t intern(struct pprof *x, const char *s)
+/* s's index in the string table; copy: a string of the export's making, kept with its entry. */
+static int64_t interned(struct pprof *x, const char *s, bool copy)
 {
 	struct interned *e;
+	size_t len = strlen(s);
 
-	HASH_FIND_STR(x->strings, s, e);
+	HASH_FIND(hh, x->strings, s, len, e);
 	if (e)
 		return e->index;
-	e = st_xcalloc(1, sizeof(*e));
-	e->s = s;
+	e = st_xcalloc(1, sizeof(*e) + (copy ? len + 1 : 0));
+	e->s = copy ? memcpy(e + 1, s, len + 1) : s;
 	e->index = (int64_t)x->p.n_string_table;
-	HASH_ADD_KEYPTR(hh, x->strings, e->s, strlen(e->s), e);
+	HASH_ADD_KEYPTR(hh, x->strings, e->s, len, e);
 	ST_GROW(x->p.string_table, x->strings_cap, x->p.n_string_table + 1);
-	x->p.string_table[x->p.n_string_table++] = (char *)s;
+	x->p.string_table[x->p.n_string_table++] = (char *)e->s;
 	return e->index;
 }
 
-/* Each file the symbolizer opened, by path and by base name, with its build-id. */
+/* Strings the model keeps, which outlive the export. */
+static int64_t intern(struct pprof *x, const char *s)
+{
+	return interned(x, s, false);
+}
+
 static void note_build_id(const char *path, const char *build_id, void *arg)
 {
 	struct pprof *x = arg;
@@ -169,15 +179,17 @@ static uint64_t location_of(struct pprof *x, const struct session *s, uint32_t s
 	return l->id;
 }
 
+/* values: one a sample type. */
 static void add_sample(struct pprof *x, const struct session *s, const struct cct *t,
-		       uint32_t node, uint32_t *path, uint64_t count, uint64_t weight)
+		       uint32_t node, uint32_t *path, const uint64_t *values)
 {
 	size_t k = cct_path(t, node, path);
 	Sample *smp;
 
 	if (!k)
 		return;
-	smp = st_xcalloc(1, sizeof(*smp) + k * sizeof(uint64_t) + 2 * sizeof(int64_t));
+	smp = st_xcalloc(1, sizeof(*smp) + k * sizeof(uint64_t) +
+			 x->p.n_sample_type * sizeof(int64_t));
 	perftools__profiles__sample__init(smp);
 	smp->location_id = (uint64_t *)(smp + 1);
 	smp->value = (int64_t *)(smp->location_id + k);
@@ -185,11 +197,47 @@ static void add_sample(struct pprof *x, const struct session *s, const struct cc
 	for (size_t i = 0; i < k; i++)
 		smp->location_id[i] = location_of(x, s, path[k - 1 - i]);
 	smp->n_location_id = k;
-	smp->value[0] = (int64_t)count;
-	smp->value[1] = (int64_t)weight;
+	for (size_t v = 0; v < x->p.n_sample_type; v++)
+		smp->value[v] = (int64_t)values[v];
 	smp->n_value = x->p.n_sample_type;
 	ST_GROW(x->p.sample, x->samples_cap, x->p.n_sample + 1);
 	x->p.sample[x->p.n_sample++] = smp;
+}
+
+/* A clock's weights are nanoseconds; another event's, its count. */
+static bool is_clock(const char *event)
+{
+	return !strcmp(event, "cpu-clock") || !strcmp(event, "task-clock");
+}
+
+/*
+ * By event: "EVENT_samples/count" and "EVENT/nanoseconds" (a clock) or
+ * "EVENT/count", for each event; the first event's weight the period
+ * type and the default.
+ */
+static void sample_types_by_event(struct pprof *x, const struct session *s)
+{
+	char name[96];
+
+	perftools__profiles__value_type__init(&x->period_type);
+	for (int e = 0; e < s->info.nsampled; e++) {
+		ValueType *c = &x->types[2 * e], *w = &x->types[2 * e + 1];
+
+		perftools__profiles__value_type__init(c);
+		perftools__profiles__value_type__init(w);
+		snprintf(name, sizeof(name), "%s_samples", s->info.sampled[e]);
+		c->type = interned(x, name, true);
+		c->unit = intern(x, "count");
+		w->type = intern(x, s->info.sampled[e]);
+		w->unit = intern(x, is_clock(s->info.sampled[e]) ? "nanoseconds" : "count");
+		x->type_ptrs[2 * e] = c;
+		x->type_ptrs[2 * e + 1] = w;
+	}
+	x->p.sample_type = x->type_ptrs;
+	x->p.n_sample_type = 2 * (size_t)s->info.nsampled;
+	x->period_type = x->types[1];
+	x->p.period_type = &x->period_type;
+	x->p.default_sample_type = x->types[1].type;
 }
 
 /* What the values are: a count, and the weight in the event's unit. */
@@ -330,11 +378,54 @@ static uint64_t since(const uint64_t *at_start, size_t n, uint32_t node, uint64_
 	return now > then ? now - then : 0;
 }
 
+/* Each node's count and weight of each event: 2 * ne values a node. */
+struct by_event {
+	uint64_t *values;
+	size_t ne;
+	uint32_t nodes;
+};
+
+static void count_by_event(uint64_t time, const struct history_entry *e, void *arg)
+{
+	struct by_event *b = arg;
+	uint64_t *v;
+
+	(void)time;
+	if (e->node >= b->nodes || !(e->flags & HISTORY_EVENT) || e->event >= b->ne)
+		return;
+	v = b->values + ((size_t)e->node * b->ne + e->event) * 2;
+	v[0]++;
+	v[1] += e->weight ? e->weight : 1;
+}
+
+/* A Sample per node with samples of any event, its values each event's. */
+static void add_by_event(struct pprof *x, struct session *s, const struct cct *t, uint32_t *path)
+{
+	struct by_event b = { NULL, (size_t)s->info.nsampled, t->n };
+	uint64_t from, to;
+
+	b.values = st_xcalloc((size_t)t->n * b.ne * 2 + 1, sizeof(*b.values));
+	session_range_ns(s, &from, &to);
+	history_each(&s->model.history, from, to, count_by_event, &b);
+	for (uint32_t i = 1; i < t->n; i++) {
+		const uint64_t *v = b.values + (size_t)i * b.ne * 2;
+		bool any = false;
+
+		for (size_t k = 0; k < b.ne && !any; k++)
+			any = v[2 * k] != 0;
+		if (any)
+			add_sample(x, s, t, i, path, v);
+	}
+	free(b.values);
+}
+
 int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *out)
 {
 	const struct model *m = session_tables(s);
 	const struct cct *t = &m->tree;
 	struct pprof x;
+	uint64_t from, to;
+	bool by_event;
 	uint32_t *path = st_xcalloc(CCT_MAX_DEPTH + 1, sizeof(*path));
 	uint8_t *packed;
 	size_t len;
@@ -346,14 +437,25 @@ int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *o
 	x.location_of = st_xcalloc(x.nsyms + 1, sizeof(*x.location_of));
 	intern(&x, "");		/* string_table[0] is "" */
 	symbolizer_each_file(s->symbols, note_build_id, &x);
-	sample_types(&x, s);
-	for (uint32_t i = 1; i < t->n; i++) {
+	/* Events apart need the history (its samples say whose); its nodes are the session's tree's. */
+	session_range_ns(s, &from, &to);
+	by_event = !w && s->info.nsampled >= 2 &&
+		   history_holds_from(&s->model.history, from > s->model.first_time ? from
+				      : s->model.first_time);
+	if (by_event) {
+		t = &s->model.tree;
+		sample_types_by_event(&x, s);
+		add_by_event(&x, s, t, path);
+	} else {
+		sample_types(&x, s);
+	}
+	for (uint32_t i = 1; i < t->n && !by_event; i++) {
 		const struct cct_node *n = cct_node(t, i);
-		uint64_t count = since(w ? w->self : NULL, w ? w->n : 0, i, n->self);
+		uint64_t v[2] = { since(w ? w->self : NULL, w ? w->n : 0, i, n->self),
+				  since(w ? w->weight : NULL, w ? w->n : 0, i, n->self_weight) };
 
-		if (count)
-			add_sample(&x, s, t, i, path, count,
-				   since(w ? w->weight : NULL, w ? w->n : 0, i, n->self_weight));
+		if (v[0])
+			add_sample(&x, s, t, i, path, v);
 	}
 	if (w) {
 		x.p.time_nanos = w->start_unix_ns;

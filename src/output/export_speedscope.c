@@ -97,10 +97,8 @@ static void history_sample(uint64_t time, const struct history_entry *e, void *a
 /* Whether the history holds every sample of the shown tables. */
 static bool history_whole(const struct session *s, uint64_t from)
 {
-	const struct history *h = &s->model.history;
-
-	return h->entries && h->complete_from <= (from > s->model.first_time ? from
-						   : s->model.first_time);
+	return history_holds_from(&s->model.history,
+				  from > s->model.first_time ? from : s->model.first_time);
 }
 
 static void put_string(FILE *out, const char *key, const char *value)
