@@ -33,7 +33,8 @@ static const char usage_text[] =
 "  -e, --event EVENTS     perf's syntax: -e cpu-clock; -e '{cycles,instructions}'\n"
 "                         a group (the first samples, the rest are counted);\n"
 "                         -e a,b up to 16 events each sampled (4000 Hz unless\n"
-"                         -F/-c; key e shows each one's shares); default\n"
+"                         -F/-c; key e shows each one's shares; with -i, -e\n"
+"                         NAME shows that recorded event); default\n"
 "                         {cycles,instructions}, or cpu-clock without a PMU\n"
 "      --list-events      the event names this machine offers, and exit\n"
 "      --ibs[=op|fetch]   sample with AMD IBS (ops by default) instead of\n"
@@ -504,6 +505,9 @@ static int sampling_option(struct st_options *o, int c)
 	/* What only live sampling reads, for check_combinations to name with -i. */
 	switch (c) {
 	case 'e': case 'F': case 'c': case OPT_NO_RANDOM: case OPT_NO_CHAIN:
+		/* One event's name with -i chooses which of the recorded ones is shown. */
+		if (c == 'e' && !strpbrk(optarg, ",{}"))
+			break;
 		if (!o->sampling_given)
 			o->sampling_given = c == 'e' ? "-e" : c == 'F' ? "-F" : c == 'c' ? "-c"
 					    : c == OPT_NO_RANDOM ? "--no-randomize" : "--no-callchain";

@@ -433,6 +433,23 @@ void session_show_event(struct session *s, int e)
 	s->range.shown_event = e;
 }
 
+/* -i FILE -e EVENT: the recorded event the tables, tree and exports show. */
+static int show_recorded_event(struct session *s, const struct st_options *o)
+{
+	for (int e = 0; e < s->info.nsampled; e++)
+		if (!strcmp(s->info.sampled[e], o->events)) {
+			session_show_event(s, e);
+			return 0;
+		}
+	/* One event, or a group whose leader sampled. */
+	if (!s->info.nsampled && !strncmp(s->info.events, o->events, strlen(o->events)) &&
+	    strchr(",", s->info.events[strlen(o->events)]))
+		return 0;
+	st_error("-e %s: '%s' sampled %s; with -i, -e names one of them to show",
+		 o->events, o->replay_path, s->info.events);
+	return -EINVAL;
+}
+
 int session_open(struct session *s, const struct st_options *o)
 {
 	int status;
@@ -459,6 +476,10 @@ int session_open(struct session *s, const struct st_options *o)
 			     o->callerchain);
 	model_set_unwind_broken(&s->model, o->unwind_broken);
 	session_show_event(s, 0);
+	if (o->replay_path && o->events && (status = show_recorded_event(s, o)) < 0) {
+		session_close(s);
+		return status;
+	}
 	model_set_dte_tolerance(&s->model, o->dte_tolerance);
 	/* What the snapshot's records cannot replay: said why (exit 1). */
 	if (s->is_snapshot && snapshot_load_model(&s->snap, &s->model, s->symbols,

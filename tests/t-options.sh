@@ -211,11 +211,16 @@ expect_run 2 "^shimtop: --serve-token needs a value, not the option '--serve' af
 	"$SHIMTOP" --serve-token --serve 9464
 expect_run 2 "^shimtop: -o needs a value, not the option '--demo' after it" -- "$SHIMTOP" -o --demo
 "$TESTS_BIN/gen_records" chains "$TMP/chains.rec" >/dev/null || fail "gen_records chains"
-for opt in "-e cycles" "-F 99" "-c 1000" "--call-graph dwarf" "--no-randomize"; do
+for opt in "-e cycles,instructions" "-F 99" "-c 1000" "--call-graph dwarf" "--no-randomize"; do
 	# shellcheck disable=SC2086
 	expect_run 2 "^shimtop: ${opt%% *} chooses how samples are taken; a recording \(-i\) was sampled already: drop it" -- \
 		"$SHIMTOP" -b -i "$TMP/chains.rec" $opt
 done
+# One event's name picks which recorded event is shown: a group's leader
+# is what sampled; another is refused, naming what the recording holds.
+"$SHIMTOP" -b -i "$TMP/chains.rec" -e cycles >/dev/null 2>"$TMP/err" || fail "-i -e cycles: $(cat "$TMP/err")"
+expect_run 2 "^shimtop: -e page-faults: '$TMP/chains.rec' sampled cycles,instructions; with -i, -e names one of them to show\$" -- \
+	"$SHIMTOP" -b -i "$TMP/chains.rec" -e page-faults
 expect_run 2 "^shimtop: -i shows a recording's observer samples; it runs no observer" -- \
 	"$SHIMTOP" -b -i "$TMP/chains.rec" --observe
 expect_run 2 "^shimtop: -i given twice \('$TMP/chains.rec', then '$TMP/other.rec'\)" -- \

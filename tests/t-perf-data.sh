@@ -261,6 +261,10 @@ perf record -q -e "$six" -o "$TMP/six.data" -- "$FP" --seconds 0.5 >/dev/null 2>
 perf script -i "$TMP/six.data" -F event 2>/dev/null | sort | uniq -c >"$TMP/six.counts"
 "$SHIMTOP" -i "$TMP/six.data" -b --format json >"$TMP/six.json" 2>"$TMP/err" ||
 	fail "-i a six-event perf.data: $(cat "$TMP/err")"
+expect_run 2 "^shimtop: -e cycles: '$TMP/six.data' sampled $six; with -i, -e names one of them to show\$" -- \
+	"$SHIMTOP" -i "$TMP/six.data" -e cycles -b
+expect_run 2 "^shimtop: -e chooses how samples are taken; a recording \(-i\) was sampled already" -- \
+	"$SHIMTOP" -i "$TMP/six.data" -e cpu-clock,task-clock -b
 python3 - "$TMP/six.json" "$TMP/six.counts" "$six" <<'PY' || fail "six events: see above"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -290,6 +294,12 @@ for mode in file pipe; do
 		fail "-i a tracepoint with dwarf stacks, folded ($mode): $(cat "$TMP/err")"
 	python3 "$TESTS_DIR/check_paths.py" "$TMP/tp.folded" ||
 		fail "a tracepoint beside the clock ($mode): $(sort -t' ' -k2 -rn "$TMP/tp.folded" | head -3)"
+	# Each event's stacks: the shown one's (-e NAME picks it), summing to its samples.
+	for ev in cpu-clock sched:sched_switch; do
+		n=$("$SHIMTOP" -i - -e $ev -b --format folded <"$TMP/tp.data" 2>"$TMP/err" | awk '{ s += $NF } END { print s + 0 }')
+		[ "$n" -eq "$(awk -v e="$ev:" '$2 == e { print $1 }' "$TMP/tp.counts")" ] ||
+			fail "-e $ev --format folded ($mode): $n samples, perf script $(grep " $ev:" "$TMP/tp.counts") $(cat "$TMP/err")"
+	done
 	python3 - "$TMP/tp.json" "$TMP/tp.counts" <<'PY' || fail "tracepoint with dwarf stacks ($mode): see above"
 import json, sys
 d = json.load(open(sys.argv[1]))

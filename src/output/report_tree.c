@@ -16,7 +16,8 @@ static void put_name(const struct model *m, uint32_t sym, FILE *out)
 		fputc(*p == ';' || (unsigned char)*p < ' ' ? '?' : *p, out);
 }
 
-static void folded(const struct model *m, const struct cct *t, FILE *out)
+/* self: each node's count (the shown event's), or NULL for the tree's own. */
+static void folded(const struct model *m, const struct cct *t, const uint64_t *self, FILE *out)
 {
 	uint32_t *path;
 	size_t depth = 0;
@@ -30,14 +31,16 @@ static void folded(const struct model *m, const struct cct *t, FILE *out)
 	while (at) {
 		const struct cct_node *n = cct_node(t, at);
 
+		uint64_t count = self ? self[at] : n->self;
+
 		path[depth++] = at;
-		if (n->self) {
+		if (count) {
 			for (size_t i = 0; i < depth; i++) {
 				if (i)
 					fputc(';', out);
 				put_name(m, cct_node(t, path[i])->sym, out);
 			}
-			fprintf(out, " %llu\n", (unsigned long long)n->self);
+			fprintf(out, " %llu\n", (unsigned long long)count);
 		}
 		if (n->child) {
 			at = n->child;
@@ -53,6 +56,37 @@ static void folded(const struct model *m, const struct cct *t, FILE *out)
 	free(path);
 }
 
+struct shown_counts {
+	uint64_t *self;
+	uint32_t nodes;
+	unsigned event;
+};
+
+static void count_shown(uint64_t time, const struct history_entry *e, void *arg)
+{
+	struct shown_counts *c = arg;
+
+	(void)time;
+	if (e->node < c->nodes && (e->flags & HISTORY_EVENT) && e->event == c->event)
+		c->self[e->node]++;
+}
+
+/*
+ * Events sampled each on its own (-e a,b) pool in the tree: the shown
+ * event's samples by node come from the history, while it holds them all
+ * (NULL: the tree's pooled counts).
+ */
+static uint64_t *shown_event_counts(const struct model *m)
+{
+	struct shown_counts c = { NULL, m->tree.n, (unsigned)m->shown_event };
+
+	if (m->nsampled < 2 || !history_holds_from(&m->history, m->first_time))
+		return NULL;
+	c.self = st_xcalloc((size_t)c.nodes + 1, sizeof(*c.self));
+	history_each(&m->history, 0, UINT64_MAX, count_shown, &c);
+	return c.self;
+}
+
 void report_folded(const struct model *m, FILE *out)
 {
 	struct cc_result r;
@@ -61,7 +95,10 @@ void report_folded(const struct model *m, FILE *out)
 	size_t nstarts;
 
 	if (!m->callerchain_mode) {
-		folded(m, &m->tree, out);
+		uint64_t *self = shown_event_counts(m);
+
+		folded(m, &m->tree, self, out);
+		free(self);
 		return;
 	}
 	/* The tree CallerChaining rebuilt from depths is the one asked for. */
@@ -70,7 +107,7 @@ void report_folded(const struct model *m, FILE *out)
 	cct_init(&t);
 	callerchain_to_cct(&r, &t, NULL, starts, nstarts);
 	free(starts);
-	folded(m, &t, out);
+	folded(m, &t, NULL, out);
 	cct_free(&t);
 	callerchain_result_free(&r);
 }
