@@ -282,8 +282,10 @@ fi
 
 # A sample inside a PLT stub unwinds through it to its caller, as perf
 # does: the stub's CFA is an expression of rip (.plt's FDE), so rip must
-# be a register of the walk's first frame, not only its pc.
-"$SHIMTOP" --batch --call-graph dwarf --format folded -- "$TESTS_BIN/plt_loop" --seconds 4 \
+# be a register of the walk's first frame, not only its pc.  A stub holds
+# under 0.1% of the loop's time: a sample each 50 us of its 4 s of CPU
+# gives about 45 there (at 4 kHz, 6 to 15: too few to judge, on a loaded host).
+"$SHIMTOP" --batch -c 50000 --call-graph dwarf --format folded -- "$TESTS_BIN/plt_loop" --seconds 4 \
 	>"$TMP/plt" 2>"$TMP/err" || fail "dwarf on plt_loop: $(cat "$TMP/err")"
 python3 - "$TMP/plt" <<'PY' || fail "PLT stubs: see above"
 import sys
