@@ -20,8 +20,9 @@ import sys
 
 def clean(name):
     name = name.strip()
-    # A function shimtop names by its .eh_frame bounds is perf's [unknown].
-    if re.fullmatch(r"[^ ;]+\+0x[0-9a-f]+", name):
+    # A function shimtop names by its .eh_frame bounds, or a frame it names
+    # by its module ([libc.so.6], as stackcollapse-perf does), is perf's [unknown].
+    if re.fullmatch(r"[^ ;]+\+0x[0-9a-f]+", name) or re.fullmatch(r"\[[^ \]]+\]", name):
         return "[unknown]"
     if name.endswith(" (inlined)"):
         name = name[:-len(" (inlined)")]

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t-export.sh - --export on a recording of the known call tree
-# (call_paths): folded is --format folded; pprof is read back by go tool
+# (call_paths): folded is --format folded, an unnamed frame [module]; pprof is read back by go tool
 # pprof (Debian's golang-go), its sample count and leaf_work's share the
 # report's; speedscope's stacks index its frames, root first, and their
 # weights add up to the symbol table's, leaf by leaf; the CSV tables
@@ -21,6 +21,11 @@
 "$SHIMTOP" -i "$TMP/rec" --export folded -o "$TMP/folded" 2>"$TMP/err" ||
 	fail "--export folded: $(cat "$TMP/err")"
 cmp -s "$TMP/folded" "$TMP/folded.report" || fail "--export folded differs from --format folded"
+# A frame no symbol names is its module in brackets, as stackcollapse-perf
+# writes it (a file not here: libfoo.so.1).
+"$TESTS_BIN/gen_records" path "$TMP/foo.rec" /nonexistent/libfoo.so.1 || fail "gen_records path"
+[ "$("$SHIMTOP" -i "$TMP/foo.rec" --export folded 2>"$TMP/err")" = "[libfoo.so.1] 1" ] ||
+	fail "an unnamed frame in folded: $("$SHIMTOP" -i "$TMP/foo.rec" --export folded 2>&1)"
 # A reader gone before the export (| head): ended by SIGPIPE, as perf script is, no message.
 python3 - "$SHIMTOP" "$TMP/rec" <<'PY' || fail "--export folded into a closed pipe"
 import os, subprocess, sys

@@ -2,15 +2,31 @@
 #include "model/cct.h"
 #include "output/report.h"
 #include "model/model.h"
+#include "symbols/symbols.h"
 #include "util.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
 
-/* A frame's name, with what would break the format (';', controls) replaced. */
+/*
+ * A frame's name, with what would break the format (';', controls)
+ * replaced; a frame no symbol names is its module in brackets
+ * ([libc.so.6]), as stackcollapse-perf writes it.
+ */
 static void put_name(const struct model *m, uint32_t sym, FILE *out)
 {
 	const char *name = model_frame_name(m, sym);
+	char module[256];
+
+	if (sym != CCT_SYM_TRUNCATED && symbolizer_symbol(m->symbols, sym)->unknown) {
+		const char *mod = symbolizer_symbol(m->symbols, sym)->module;
+
+		if (mod[0] == '[')	/* [anon], [kernel] */
+			snprintf(module, sizeof(module), "%s", mod);
+		else
+			snprintf(module, sizeof(module), "[%s]", st_basename(mod));
+		name = module;
+	}
 
 	for (const char *p = name; *p; p++)
 		fputc(*p == ';' || (unsigned char)*p < ' ' ? '?' : *p, out);
