@@ -41,18 +41,26 @@ grep -Eq "^note: perf.data from perf [0-9][^ ]* on .*: .*perf record -q -g -o $T
 	"$TMP/fp.txt" || fail "the header line: $(sed -n 1,4p "$TMP/fp.txt")"
 grep -q "leaf_work" "$TMP/fp.txt" || fail "no leaf_work row: $(sed -n 6,9p "$TMP/fp.txt")"
 
+# agrees_with_perf_script NAME WHAT: shimtop -i $TMP/NAME.data (JSON in
+# $TMP/NAME.json) has perf script's samples, and its symbols' shares
+# overlap perf script's by 99% or more.
+agrees_with_perf_script() {
+	perf script -i "$TMP/$1.data" -G -F ip,sym >"$TMP/$1.perf" 2>/dev/null
+	[ -s "$TMP/$1.perf" ] || fail "$2: perf script does not read the file"
+	"$SHIMTOP" -i "$TMP/$1.data" -b --format json >"$TMP/$1.json" 2>"$TMP/err" ||
+		fail "-i a perf.data of $2: $(cat "$TMP/err")"
+	[ "$(json_get "$TMP/$1.json" "d['samples']")" -eq "$(wc -l <"$TMP/$1.perf")" ] ||
+		fail "$2: $(json_get "$TMP/$1.json" "d['samples']") samples, perf script $(wc -l <"$TMP/$1.perf")"
+	set -- "$2" $(python3 "$TESTS_DIR/overlap.py" "$TMP/$1.json" "$TMP/$1.perf" 2>"$TMP/overlap.err")
+	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99 else 1)" "${2:-0}" ||
+		fail "$1: overlap ${2:-none}% with perf script: $(head -3 "$TMP/overlap.err")"
+}
+
 # Kernels before 3.16 wrote PERF_RECORD_MMAP, not MMAP2: the same file
 # with every map so (perf_rewrite.py mmap1) reads as perf reads it.
 python3 "$TESTS_DIR/perf_rewrite.py" mmap1 "$TMP/fp.data" "$TMP/mmap1.data" ||
 	fail "cannot rewrite the maps as PERF_RECORD_MMAP"
-perf script -i "$TMP/mmap1.data" -G -F ip,sym >"$TMP/mmap1.perf" 2>/dev/null
-"$SHIMTOP" -i "$TMP/mmap1.data" -b --format json >"$TMP/mmap1.json" 2>"$TMP/err" ||
-	fail "-i a perf.data of PERF_RECORD_MMAP: $(cat "$TMP/err")"
-[ "$(json_get "$TMP/mmap1.json" "d['samples']")" -eq "$(wc -l <"$TMP/mmap1.perf")" ] ||
-	fail "PERF_RECORD_MMAP: $(json_get "$TMP/mmap1.json" "d['samples']") samples, perf script $(wc -l <"$TMP/mmap1.perf")"
-set -- $(python3 "$TESTS_DIR/overlap.py" "$TMP/mmap1.json" "$TMP/mmap1.perf" 2>"$TMP/overlap.err")
-python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99 else 1)" "${1:-0}" ||
-	fail "PERF_RECORD_MMAP: overlap ${1:-none}% with perf script: $(head -3 "$TMP/overlap.err")"
+agrees_with_perf_script mmap1 PERF_RECORD_MMAP
 [ "$(json_get "$TMP/mmap1.json" "sum(r['self'] for r in d['rows'] if r['module'] == '[anon]') < 1")" = True ] ||
 	fail "PERF_RECORD_MMAP: samples in [anon]: $(head -c 400 "$TMP/mmap1.json")"
 
@@ -60,15 +68,7 @@ python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99 else 1)" "${1:-0}
 # the PERF_RECORD_MMAP file: a file as perf of 2010 wrote it.
 python3 "$TESTS_DIR/perf_rewrite.py" v1 "$TMP/mmap1.data" "$TMP/v1.data" ||
 	fail "cannot rewrite the header as version 1"
-perf script -i "$TMP/v1.data" -G -F ip,sym >"$TMP/v1.perf" 2>/dev/null
-[ -s "$TMP/v1.perf" ] || fail "perf script does not read the version 1 file"
-"$SHIMTOP" -i "$TMP/v1.data" -b --format json >"$TMP/v1.json" 2>"$TMP/err" ||
-	fail "-i a perf.data of version 1: $(cat "$TMP/err")"
-[ "$(json_get "$TMP/v1.json" "d['samples']")" -eq "$(wc -l <"$TMP/v1.perf")" ] ||
-	fail "version 1: $(json_get "$TMP/v1.json" "d['samples']") samples, perf script $(wc -l <"$TMP/v1.perf")"
-set -- $(python3 "$TESTS_DIR/overlap.py" "$TMP/v1.json" "$TMP/v1.perf" 2>"$TMP/overlap.err")
-python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99 else 1)" "${1:-0}" ||
-	fail "version 1: overlap ${1:-none}% with perf script: $(head -3 "$TMP/overlap.err")"
+agrees_with_perf_script v1 "version 1"
 json_get "$TMP/v1.json" "d['source']['note']" | grep -q "^perf.data version 1 (perf of Linux 2.6.36 or before" ||
 	fail "version 1's note: $(json_get "$TMP/v1.json" "d['source']['note']")"
 

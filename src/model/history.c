@@ -308,6 +308,35 @@ bool history_holds_from(const struct history *h, uint64_t from)
 	return h->entries && h->complete_from <= from;
 }
 
+struct node_events {
+	uint64_t *values;
+	uint32_t nodes;
+	size_t nevents;
+};
+
+static void count_node_event(uint64_t time, const struct history_entry *e, void *arg)
+{
+	struct node_events *c = arg;
+	uint64_t *v;
+
+	(void)time;
+	if (e->node >= c->nodes || !(e->flags & HISTORY_EVENT) || e->event >= c->nevents)
+		return;
+	v = c->values + ((size_t)e->node * c->nevents + e->event) * 2;
+	v[0]++;
+	v[1] += e->weight ? e->weight : 1;
+}
+
+uint64_t *history_node_events(const struct history *h, uint64_t from, uint64_t to,
+			      uint32_t nodes, size_t nevents)
+{
+	struct node_events c = { NULL, nodes, nevents };
+
+	c.values = st_xcalloc((size_t)nodes * nevents * 2 + 1, sizeof(*c.values));
+	history_each(h, from, to, count_node_event, &c);
+	return c.values;
+}
+
 uint64_t history_first_time(const struct history *h, uint64_t from, uint64_t to)
 {
 	uint64_t first = 0;

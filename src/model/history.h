@@ -142,6 +142,13 @@ uint64_t history_first_time(const struct history *h, uint64_t from, uint64_t to)
 /* Whether the history holds every sample from `from` on (none dropped since). */
 bool history_holds_from(const struct history *h, uint64_t from);
 /*
+ * The samples in [from, to) of each tree node (below nodes) by event
+ * (below nevents, -e a,b): an array, freed by the caller, of a count and
+ * a weight (the periods' sum) at [(node * nevents + event) * 2].
+ */
+uint64_t *history_node_events(const struct history *h, uint64_t from, uint64_t to,
+			      uint32_t nodes, size_t nevents);
+/*
  * Cuts [from, to) into `parts` consecutive time windows, bounds[0] = from
  * .. bounds[parts] = to, each over about as many of its chunks, so the
  * windows can be walked side by side (each sample is in one window).

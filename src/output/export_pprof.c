@@ -378,45 +378,24 @@ static uint64_t since(const uint64_t *at_start, size_t n, uint32_t node, uint64_
 	return now > then ? now - then : 0;
 }
 
-/* Each node's count and weight of each event: 2 * ne values a node. */
-struct by_event {
-	uint64_t *values;
-	size_t ne;
-	uint32_t nodes;
-};
-
-static void count_by_event(uint64_t time, const struct history_entry *e, void *arg)
-{
-	struct by_event *b = arg;
-	uint64_t *v;
-
-	(void)time;
-	if (e->node >= b->nodes || !(e->flags & HISTORY_EVENT) || e->event >= b->ne)
-		return;
-	v = b->values + ((size_t)e->node * b->ne + e->event) * 2;
-	v[0]++;
-	v[1] += e->weight ? e->weight : 1;
-}
-
 /* A Sample per node with samples of any event, its values each event's. */
 static void add_by_event(struct pprof *x, struct session *s, const struct cct *t, uint32_t *path)
 {
-	struct by_event b = { NULL, (size_t)s->info.nsampled, t->n };
-	uint64_t from, to;
+	size_t ne = (size_t)s->info.nsampled;
+	uint64_t from, to, *values;
 
-	b.values = st_xcalloc((size_t)t->n * b.ne * 2 + 1, sizeof(*b.values));
 	session_range_ns(s, &from, &to);
-	history_each(&s->model.history, from, to, count_by_event, &b);
+	values = history_node_events(&s->model.history, from, to, t->n, ne);
 	for (uint32_t i = 1; i < t->n; i++) {
-		const uint64_t *v = b.values + (size_t)i * b.ne * 2;
+		const uint64_t *v = values + (size_t)i * ne * 2;
 		bool any = false;
 
-		for (size_t k = 0; k < b.ne && !any; k++)
+		for (size_t k = 0; k < ne && !any; k++)
 			any = v[2 * k] != 0;
 		if (any)
 			add_sample(x, s, t, i, path, v);
 	}
-	free(b.values);
+	free(values);
 }
 
 int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *out)

@@ -72,21 +72,6 @@ static void folded(const struct model *m, const struct cct *t, const uint64_t *s
 	free(path);
 }
 
-struct shown_counts {
-	uint64_t *self;
-	uint32_t nodes;
-	unsigned event;
-};
-
-static void count_shown(uint64_t time, const struct history_entry *e, void *arg)
-{
-	struct shown_counts *c = arg;
-
-	(void)time;
-	if (e->node < c->nodes && (e->flags & HISTORY_EVENT) && e->event == c->event)
-		c->self[e->node]++;
-}
-
 /*
  * Events sampled each on its own (-e a,b) pool in the tree: the shown
  * event's samples by node come from the history, while it holds them all
@@ -94,13 +79,17 @@ static void count_shown(uint64_t time, const struct history_entry *e, void *arg)
  */
 static uint64_t *shown_event_counts(const struct model *m)
 {
-	struct shown_counts c = { NULL, m->tree.n, (unsigned)m->shown_event };
+	size_t ne = (size_t)m->nsampled;
+	uint64_t *v, *self;
 
 	if (m->nsampled < 2 || !history_holds_from(&m->history, m->first_time))
 		return NULL;
-	c.self = st_xcalloc((size_t)c.nodes + 1, sizeof(*c.self));
-	history_each(&m->history, 0, UINT64_MAX, count_shown, &c);
-	return c.self;
+	v = history_node_events(&m->history, 0, UINT64_MAX, m->tree.n, ne);
+	self = st_xcalloc((size_t)m->tree.n + 1, sizeof(*self));
+	for (uint32_t i = 0; i < m->tree.n; i++)
+		self[i] = v[((size_t)i * ne + (size_t)m->shown_event) * 2];
+	free(v);
+	return self;
 }
 
 void report_folded(const struct model *m, FILE *out)
