@@ -32,7 +32,7 @@ static const char usage_text[] =
 "sampling:\n"
 "  -e, --event EVENTS     perf's syntax: -e cpu-clock; -e '{cycles,instructions}'\n"
 "                         a group (the first samples, the rest are counted);\n"
-"                         -e a,b up to 16 events each sampled (4000 Hz unless\n"
+"                         -e a,b up to 8 events each sampled (4000 Hz unless\n"
 "                         -F/-c; key e shows each one's shares; with -i, -e\n"
 "                         NAME shows that recorded event); default\n"
 "                         {cycles,instructions}, or cpu-clock without a PMU\n"

@@ -1130,36 +1130,53 @@ static double share(const struct model *m, uint64_t w)
 	return total ? 100.0 * (double)w / (double)total : 0;
 }
 
+/* Room behind the rows for what each row holds a copy of. */
+struct row_extras {
+	struct ibs_stats *ibs;	/* a row's IBS figures, where IBS counted; else NULL */
+	double *shares;		/* -e a,b: nsampled event shares a row; else NULL */
+};
+
 /*
- * count rows, and behind them room for each one's IBS figures where IBS
- * counted (*ibs, else NULL): the rows are values, and one free frees both.
+ * count rows, and behind them room for their extras: the rows are
+ * values, and one free frees all.  Without IBS or -e a,b, none.
  */
-static struct model_row *rows_alloc(const struct model *m, size_t count, struct ibs_stats **ibs)
+static struct model_row *rows_alloc(const struct model *m, size_t count, struct row_extras *x)
 {
 	bool with_ibs = ibs_model_active(&m->ibs);
-	size_t each = sizeof(struct model_row) + (with_ibs ? sizeof(struct ibs_stats) : 0);
+	size_t ne = m->nsampled >= 2 ? (size_t)m->nsampled : 0;
+	size_t each = sizeof(struct model_row) + (with_ibs ? sizeof(struct ibs_stats) : 0) +
+		      ne * sizeof(double);
 	struct model_row *r;
 
 	count = count ? count : 1;
 	r = st_xcalloc(count, each);
-	*ibs = with_ibs ? (struct ibs_stats *)(void *)(r + count) : NULL;
+	x->ibs = with_ibs ? (struct ibs_stats *)(void *)(r + count) : NULL;
+	x->shares = ne ? (double *)(void *)((char *)(r + count) +
+					     (with_ibs ? count * sizeof(struct ibs_stats) : 0))
+		       : NULL;
 	return r;
 }
 
-/* Row n from a symbol's totals (of all processes, or of one); ibs: rows_alloc's. */
-static void fill_row(const struct model *m, struct model_row *r, struct ibs_stats *ibs,
+/* Row n from a symbol's totals (of all processes, or of one); x: rows_alloc's. */
+static void fill_row(const struct model *m, struct model_row *r, const struct row_extras *x,
 		     size_t n, uint32_t id, const struct model_sym *t)
 {
-	const struct ibs_stats *st = ibs ? ibs_model_symbol(&m->ibs, id) : NULL;
+	const struct ibs_stats *st = x->ibs ? ibs_model_symbol(&m->ibs, id) : NULL;
+	struct ibs_stats *ibs = x->ibs;
 
 	r += n;
 	r->sym = symbolizer_symbol(m->symbols, id);
 	r->samples = t->samples;
 	r->weight = model_shown_weight(m, t->weight, t->event_weight);
 	r->self = share(m, r->weight);
-	for (int e = 0; e < m->nsampled; e++)
-		r->event_share[e] = m->event_weight[e]
-			? 100.0 * (double)t->event_weight[e] / (double)m->event_weight[e] : 0;
+	if (x->shares) {
+		double *shares = x->shares + n * (size_t)m->nsampled;
+
+		for (int e = 0; e < m->nsampled; e++)
+			shares[e] = m->event_weight[e]
+				? 100.0 * (double)t->event_weight[e] / (double)m->event_weight[e] : 0;
+		r->event_share = shares;
+	}
 	r->ipc = t->cycles ? (double)t->instructions / (double)t->cycles : NAN;
 	/* Of the symbol in every process: IBS figures are not split by process. */
 	if (st) {
@@ -1171,13 +1188,13 @@ static void fill_row(const struct model *m, struct model_row *r, struct ibs_stat
 static size_t rows_by_symbol(const struct model *m, struct model_row **rows)
 {
 	size_t n = 0, nsym = symbolizer_count(m->symbols);
-	struct ibs_stats *ibs;
-	struct model_row *r = rows_alloc(m, nsym, &ibs);
+	struct row_extras x;
+	struct model_row *r = rows_alloc(m, nsym, &x);
 
 	for (uint32_t id = 0; id < nsym && id < m->per_sym_cap; id++) {
 		if (!m->per_sym[id].samples)
 			continue;
-		fill_row(m, r, ibs, n++, id, &m->per_sym[id]);
+		fill_row(m, r, &x, n++, id, &m->per_sym[id]);
 	}
 	*rows = r;
 	return n;
@@ -1186,8 +1203,8 @@ static size_t rows_by_symbol(const struct model *m, struct model_row **rows)
 static size_t rows_by_process(const struct model *m, struct model_row **rows)
 {
 	size_t n = 0, count = HASH_COUNT(m->proc_syms);
-	struct ibs_stats *ibs;
-	struct model_row *r = rows_alloc(m, count, &ibs);
+	struct row_extras x;
+	struct model_row *r = rows_alloc(m, count, &x);
 	const struct model_proc_sym *ps;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next) {
@@ -1195,7 +1212,7 @@ static size_t rows_by_process(const struct model *m, struct model_row **rows)
 
 		if (!t.samples)
 			continue;
-		fill_row(m, r, ibs, n, ps->key.id, &t);
+		fill_row(m, r, &x, n, ps->key.id, &t);
 		r[n].pid = ps->key.pid;
 		if (ps->key.pid <= MODEL_FOLDED_PID) {
 			long at = process_find(m, ps->key.pid);
@@ -1222,8 +1239,8 @@ static size_t rows_by_command(const struct model *m, struct model_row **rows)
 {
 	size_t n = 0, k = 0, count = HASH_COUNT(m->proc_syms);
 	const struct model_proc_sym **all = st_xcalloc(count ? count : 1, sizeof(*all));
-	struct ibs_stats *ibs;
-	struct model_row *r = rows_alloc(m, count, &ibs);
+	struct row_extras x;
+	struct model_row *r = rows_alloc(m, count, &x);
 	const struct model_proc_sym *ps;
 
 	for (ps = m->proc_syms; ps; ps = ps->hh.next)
@@ -1240,7 +1257,7 @@ static size_t rows_by_command(const struct model *m, struct model_row **rows)
 
 			sum_into(&sum, &t);
 		}
-		fill_row(m, r, ibs, n, all[i]->key.id, &sum);
+		fill_row(m, r, &x, n, all[i]->key.id, &sum);
 		memcpy(r[n].comm, all[i]->comm, sizeof(r->comm));
 		r[n++].processes = (uint32_t)(j - i);
 		i = j;

@@ -30,7 +30,8 @@ struct st_symbol;
  * while the model goes on (threads exit and are forgotten, arrays grow
  * and move, z frees the rows), so a row holds no pointer into the
  * model.  Its symbol is the symbolizer's, interned for the symbolizer's
- * life; its IBS figures are copies in the rows' own allocation.
+ * life; its IBS figures and event shares are copies in the rows' own
+ * allocation.
  */
 struct model_row {
 	const struct st_symbol *sym;
@@ -42,8 +43,8 @@ struct model_row {
 	uint64_t weight;	/* sum of sample periods */
 	double self;		/* share of all weight, 0..100 */
 	double ipc;		/* NAN when no counters were read */
-	/* -e a,b: the share of each event sampled (self is the shown one's). */
-	double event_share[ST_MAX_SAMPLED];
+	/* -e a,b: the share of each event sampled (self is the shown one's), else NULL. */
+	const double *event_share;
 	const struct ibs_stats *ibs;	/* the symbol's IBS figures (the rows' copy), or NULL */
 };
 

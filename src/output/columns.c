@@ -151,7 +151,7 @@ static void events_json(struct json_object *o, const char *key, const struct mod
 	ev = json_object_new_object();
 	for (int e = 0; e < s->model.nsampled; e++)
 		json_object_object_add(ev, s->info.sampled[e],
-				       json_object_new_double(r->event_share[e]));
+				       json_object_new_double(r->event_share ? r->event_share[e] : 0));
 	json_object_object_add(o, key, ev);
 }
 
@@ -465,7 +465,8 @@ void columns_row(const struct column_set *cs, char *buf, size_t len, int screen,
 		if (!shown(cs, c, screen, split))
 			continue;
 		for (int k = 0; c->per_event && k < cs->nevents; k++) {
-			snprintf(cell, sizeof(cell), "%.2f%%", r->event_share[cs->events[k].index]);
+			snprintf(cell, sizeof(cell), "%.2f%%",
+				 r->event_share ? r->event_share[cs->events[k].index] : 0.0);
 			at = put_cell(buf, len, at, c, cs->events[k].width, cell);
 		}
 		if (c->per_event)

@@ -29,7 +29,7 @@
 #define ST_FILE_MAGIC	"SHIMTOP"
 /*
  * 2: the period as value and unit; 3: -e a,b; 4: the observer's own
- * counts; 5: checks; 6: 16 sampled events, not 4
+ * counts; 5: checks; 6: 8 sampled events, not 4
  */
 #define ST_FILE_VERSION	6u
 

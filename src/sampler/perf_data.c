@@ -366,7 +366,7 @@ static int choose_events(struct perf_data *p, const struct perf_event_attr *v, s
 			continue;
 		}
 		if (p->nevents == ST_MAX_SAMPLED) {
-			refuse(p, "it holds more than 16 sampled events; shimtop reads up to 16");
+			refuse(p, "it holds more than 8 sampled events; shimtop reads up to 8");
 			return -1;
 		}
 		/* Laid out apart, an identifier first and last says whose each record is. */

@@ -82,6 +82,7 @@ static void detail_refresh(struct view *v)
 		if (rows[i].sym->id == d->id) {
 			d->row = rows[i];
 			d->row.ibs = NULL;	/* in rows, freed below; the detail shows none */
+			d->row.event_share = NULL;
 			d->found = true;
 			break;
 		}
