@@ -10,7 +10,16 @@ shimtop can be checked against `perf script` on the same bytes.
   v1      the header of perf.data version 1 (perf before 2.6.37): magic
           "PERFFILE", 72 bytes, no feature bitmap (perf reads no feature
           section of such a file), and attributes of that day's 64 bytes.
-          The sections' offsets stay."""
+          The sections' offsets stay.
+  lbr     samples as perf record --call-graph lbr writes them on Intel
+          (branch records of PERF_SAMPLE_BRANCH_CALL_STACK): each user
+          chain's calls, walked by frame pointers here, become branch
+          entries {from: the call, to: the callee}, newest first, and the
+          user chain keeps its first frame and one garbage frame, as a
+          walk through code without frame pointers ends.  A sample with
+          no call to record is left out: perf 6.1 reads the first entry of
+          an empty stack (whatever follows).  Data grows, so
+          the feature sections after it move."""
 import struct
 import sys
 
@@ -77,10 +86,89 @@ def v1(d):
     return out
 
 
+SAMPLE = 9
+IDENTIFIER, READ, CALLCHAIN, RAW, BRANCH_STACK = 1 << 16, 1 << 4, 1 << 5, 1 << 10, 1 << 11
+# The 8-byte fields a sample has before its chain, by sample_type bit.
+HEAD_BITS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 6) | (1 << 9) | \
+    (1 << 7) | (1 << 8) | IDENTIFIER
+CONTEXT_USER = (1 << 64) - 512
+# perf's --call-graph lbr: user calls, the call stack, no flags or cycles, the index.
+BRANCH_TYPE = (1 << 0) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 17)
+GARBAGE = 0x10
+
+
+def lbr_sample(body, sample_type):
+    head = 8 * bin(sample_type & HEAD_BITS).count("1")
+    nr = struct.unpack_from("<Q", body, head)[0]
+    ips = list(struct.unpack_from("<%dQ" % nr, body, head + 8))
+    rest = body[head + 8 + 8 * nr:]
+    if CONTEXT_USER not in ips:
+        chain, entries = ips, []
+    else:
+        u = ips.index(CONTEXT_USER)
+        user = []
+        for ip in ips[u + 1:]:
+            if not ip or ip >= 1 << 63:
+                break           # where the walk left code
+            user.append(ip)
+        chain = ips[:u + 1] + user[:1] + [GARBAGE]
+        entries = [(user[k + 1] - 1, user[k]) for k in range(len(user) - 1)]
+        if not entries:
+            return None         # perf 6.1 reads entry 0 of an empty stack
+    out = body[:head] + struct.pack("<Q%dQ" % len(chain), len(chain), *chain)
+    out += struct.pack("<QQ", len(entries), 0)
+    for frm, to in entries:
+        out += struct.pack("<QQQ", frm, to, 0)
+    return out + rest
+
+
+def lbr(d):
+    attr_size, attrs_off, attrs_size = struct.unpack_from("<QQQ", d, 16)
+    data_off, data_size = struct.unpack_from("<QQ", d, 40)
+    out = bytearray(d[:data_off])
+    types = set()
+    for at in range(attrs_off, attrs_off + attrs_size, attr_size):
+        sample_type = struct.unpack_from("<Q", d, at + 24)[0]
+        if sample_type & (READ | RAW | BRANCH_STACK) or not sample_type & CALLCHAIN:
+            sys.exit("a sample layout this rewrite does not handle: %#x" % sample_type)
+        types.add(sample_type)
+        struct.pack_into("<Q", out, at + 24, sample_type | BRANCH_STACK)
+        struct.pack_into("<Q", out, at + 72, BRANCH_TYPE)
+    if len(types) != 1:
+        sys.exit("events laid out differently")
+    sample_type = types.pop()
+    at, n = data_off, 0
+    while at + 8 <= data_off + data_size:
+        kind, misc, size = struct.unpack_from("<IHH", d, at)
+        if size < 8:
+            sys.exit("a record of size %d at %d" % (size, at))
+        rec = d[at:at + size]
+        if kind == SAMPLE:
+            body = lbr_sample(rec[8:], sample_type)
+            if body is None:
+                at += size
+                continue
+            rec = struct.pack("<IHH", kind, misc, 8 + len(body)) + body
+            n += 1
+        out += rec
+        at += size
+    if not n:
+        sys.exit("no sample")
+    moved = len(out) - (data_off + data_size)
+    struct.pack_into("<Q", out, 48, len(out) - data_off)
+    # The feature sections' table follows the data: each offset moves.
+    table = bytearray(d[data_off + data_size:])
+    nfeat = bin(int.from_bytes(d[72:104], "little")).count("1")
+    for i in range(nfeat):
+        off = struct.unpack_from("<Q", table, 16 * i)[0]
+        struct.pack_into("<Q", table, 16 * i, off + moved)
+    return out + table
+
+
 if __name__ == "__main__":
     mode, src, dst = sys.argv[1:4]
     data = open(src, "rb").read()
-    modes = {"mmap1": mmap1, "v1": v1}
+    modes = {"mmap1": mmap1, "v1": v1, "lbr": lbr}
     if mode not in modes:
         sys.exit("unknown mode " + mode)
     open(dst, "wb").write(modes[mode](data))

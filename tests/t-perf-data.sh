@@ -4,8 +4,8 @@
 # a fixed period, and perf record -a's; the same samples as perf report
 # counts, tests/call_paths' known tree, the header line from the file's
 # features and its samples' span; PERF_RECORD_MMAP of old kernels,
-# perf.data version 1, gzip'd files; records put back in time order;
-# group reads ({a,b}:S, IPC); files found by build-id, in perf's cache
+# perf.data version 1, LBR call stacks, gzip'd files; records put back
+# in time order; group reads ({a,b}:S, IPC); files found by build-id, in perf's cache
 # and under --symfs; perf record -z's compressed records; diff, range,
 # export, snapshot and the UI on a perf.data; records not read counted.
 # Damaged files: cut short (what came before is shown, exit 1, one line
@@ -71,6 +71,24 @@ python3 "$TESTS_DIR/perf_rewrite.py" v1 "$TMP/mmap1.data" "$TMP/v1.data" ||
 agrees_with_perf_script v1 "version 1"
 json_get "$TMP/v1.json" "d['source']['note']" | grep -q "^perf.data version 1 (perf of Linux 2.6.36 or before" ||
 	fail "version 1's note: $(json_get "$TMP/v1.json" "d['source']['note']")"
+
+# --call-graph lbr (Intel's call-stack LBR, which a VM cannot record):
+# the same samples with their user callers as branch records and the
+# user chain cut to garbage (perf_rewrite.py lbr) give the known tree and
+# perf script's chains, frame by frame.
+python3 "$TESTS_DIR/perf_rewrite.py" lbr "$TMP/fp.data" "$TMP/lbr.data" ||
+	fail "cannot rewrite the chains as LBR call stacks"
+agrees_with_perf_script lbr "--call-graph lbr"
+"$SHIMTOP" -i "$TMP/lbr.data" -b --format folded >"$TMP/lbr.folded" 2>"$TMP/err" ||
+	fail "--call-graph lbr folded: $(cat "$TMP/err")"
+python3 "$TESTS_DIR/check_paths.py" "$TMP/lbr.folded" ||
+	fail "LBR call stacks: $(sort -t' ' -k2 -n "$TMP/lbr.folded" | tail -5)"
+perf script -i "$TMP/lbr.data" -F ip,sym >"$TMP/lbr.chains" 2>/dev/null
+lbr_paths=$(python3 "$TESTS_DIR/path_overlap.py" "$TMP/lbr.folded" "$TMP/lbr.chains" 64 \
+	2>"$TMP/overlap.err")
+echo "--call-graph lbr: whole chains overlap perf script's by $lbr_paths%"
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99.5 else 1)" "${lbr_paths:-0}" ||
+	fail "LBR chains overlap perf script's ${lbr_paths:-none}%: $(head -4 "$TMP/overlap.err")"
 
 # Gzip'd (perf.data.gz, as another perf GUI opens it): the same samples,
 # in one member or two, inflated into a file with no name (nothing is left

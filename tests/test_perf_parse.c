@@ -511,8 +511,83 @@ static void test_user_frames_in_kernel_half(void)
 	CHECK_EQ_U64(chain[4], 0x402000);
 }
 
+/*
+ * --call-graph lbr: the branch stack's calls are the user callers, after
+ * the kernel's frames and the user ip; the frame-pointer walk after the
+ * user ip is dropped.  Without the call-stack mode, and in a chain with
+ * no user part, the chain stays as the kernel wrote it.
+ */
+static size_t build_lbr_sample(uint64_t *w, bool user_part)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0 };
+	size_t n = 1;
+
+	w[n++] = 0xffffffff81001234;			/* ip */
+	w[n++] = (uint64_t)42 | (uint64_t)43 << 32;
+	w[n++] = 3000;
+	w[n++] = 5000;
+	w[n++] = user_part ? 5 : 2;
+	w[n++] = (uint64_t)PERF_CONTEXT_KERNEL;
+	w[n++] = 0xffffffff81001234;
+	if (user_part) {
+		w[n++] = (uint64_t)PERF_CONTEXT_USER;
+		w[n++] = 0x401234;			/* the user ip */
+		w[n++] = 0x10;				/* garbage of a walk */
+	}
+	w[n++] = 3;					/* branches, newest first */
+	w[n++] = 7;					/* hw_idx */
+	w[n++] = 0x401500; w[n++] = 0x401200; w[n++] = 0;	/* from, to, flags */
+	w[n++] = 0x400800; w[n++] = 0x401480; w[n++] = 0;
+	w[n++] = 0x400100; w[n++] = 0x400780; w[n++] = 0;
+	h.size = (uint16_t)(n * 8);
+	memcpy(w, &h, sizeof(h));
+	return n * 8;
+}
+
+static void test_lbr_call_stack(void)
+{
+	struct perf_layout l = {
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK,
+		.branch_hw_index = true, .lbr_callstack = true,
+	};
+	static _Alignas(8) unsigned char out[ST_RECORD_MAX];
+	const struct st_sample *s = (const void *)out;
+	struct perf_group_state gs = { 0 };
+	uint64_t w[32];
+	const uint64_t *chain;
+
+	build_lbr_sample(w, true);
+	CHECK(perf_convert(&l, &gs, (const void *)w, out) > 0);
+	chain = st_sample_chain(s);
+	CHECK_EQ_U64(s->nchain, 5);
+	CHECK_EQ_U64(chain[0], 0xffffffff81001234);
+	CHECK_EQ_U64(chain[1], 0x401234);
+	CHECK_EQ_U64(chain[2], 0x401500);
+	CHECK_EQ_U64(chain[3], 0x400800);
+	CHECK_EQ_U64(chain[4], 0x400100);
+
+	build_lbr_sample(w, false);
+	CHECK(perf_convert(&l, &gs, (const void *)w, out) > 0);
+	CHECK_EQ_U64(s->nchain, 1);
+
+	l.lbr_callstack = false;
+	build_lbr_sample(w, true);
+	CHECK(perf_convert(&l, &gs, (const void *)w, out) > 0);
+	chain = st_sample_chain(s);
+	CHECK_EQ_U64(s->nchain, 3);
+	CHECK_EQ_U64(chain[2], 0x10);
+
+	/* A branch count past the record's end: refused, not read. */
+	l.lbr_callstack = true;
+	build_lbr_sample(w, true);
+	w[11] = 4;
+	CHECK(perf_convert(&l, &gs, (const void *)w, out) == 0);
+}
+
 int main(void)
 {
+	test_lbr_call_stack();
 	test_user_frames_in_kernel_half();
 	test_ibs_raw();
 	test_stack_copy();

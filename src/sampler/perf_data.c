@@ -567,7 +567,9 @@ static void take_events(struct perf_data *p, const struct perf_event_attr *v,
 		p->layouts[k] = (struct perf_layout){
 			.sample_type = e->sample_type, .read_format = e->read_format,
 			.sample_id_all = (int)e->sample_id_all, .regs_user = e->sample_regs_user,
-			.branch_hw_index = !!(e->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) };
+			.branch_hw_index = !!(e->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX),
+			.lbr_callstack = (e->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+				(e->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) };
 		if (!e->freq && !(e->sample_type & PERF_SAMPLE_PERIOD))
 			p->fixed_period_of[k] = e->sample_period;
 		p->mixed |= !same_layout(e, a);

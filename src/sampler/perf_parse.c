@@ -176,13 +176,17 @@ static int take_read(struct cursor *c, uint64_t rf, struct perf_group_state *gs,
 	return 0;
 }
 
-/* PERF_SAMPLE_CALLCHAIN: the frames after the counters, markers left out. */
+/*
+ * PERF_SAMPLE_CALLCHAIN: the frames after the counters, markers left out.
+ * *user: the index of the first user frame, s->nchain if none.
+ */
 static int take_callchain(struct cursor *c, struct st_sample *s, size_t words,
-			  unsigned max_stack)
+			  unsigned max_stack, unsigned *user_at)
 {
 	uint64_t nr = take64(c);
 	bool user = false;
 
+	*user_at = ST_CHAIN_MAX;
 	if (c->bad || nr > (uint64_t)(c->end - c->p) / 8)
 		return -EBADMSG;
 	for (uint64_t i = 0; i < nr; i++) {
@@ -191,6 +195,8 @@ static int take_callchain(struct cursor *c, struct st_sample *s, size_t words,
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			/* A context marker, not a frame: what the frames after it are. */
 			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			if (user && *user_at == ST_CHAIN_MAX)
+				*user_at = s->nchain;
 			continue;
 		}
 		/*
@@ -206,6 +212,8 @@ static int take_callchain(struct cursor *c, struct st_sample *s, size_t words,
 		}
 		s->data[words + s->nchain++] = ip;
 	}
+	if (*user_at > s->nchain)
+		*user_at = s->nchain;
 	/* The kernel stops at its limit without saying so: at the limit, cut. */
 	if (max_stack && s->nchain >= max_stack)
 		s->flags |= ST_SAMPLE_CHAIN_TRUNC;
@@ -276,39 +284,63 @@ struct sample_head {
 	uint32_t pid, tid, cpu;
 };
 
+/* A tracepoint's raw data, not read here: its size counts the padding to 8 bytes. */
+static void skip_raw(struct cursor *c, const struct perf_layout *l)
+{
+	uint32_t size;
+
+	if (!(l->sample_type & PERF_SAMPLE_RAW))
+		return;
+	if (c->end - c->p < 4) {
+		c->bad = 1;
+		return;
+	}
+	memcpy(&size, c->p, sizeof(size));
+	if ((uint64_t)(c->end - c->p) < 4 + (uint64_t)size) {
+		c->bad = 1;
+		return;
+	}
+	c->p += 4 + (size_t)size;
+}
+
 /*
- * What comes between the chain and the user registers, not read here: a
- * tracepoint's raw data (its size counts the padding to 8 bytes after
- * it), and a branch stack of 24-byte entries.
+ * The branch stack, 24-byte entries {from, to, flags}, newest first.
+ * Under --call-graph lbr it is the user call stack: each entry a call not
+ * yet returned, so the user chain becomes the user ip (the leaf, as the
+ * kernel wrote it) and then each call's site, as perf mixes the kernel's
+ * chain with the LBR's.  Only the first user frame of what the kernel
+ * walked is kept: without frame pointers the rest is garbage.  A chain
+ * with no user part (a kernel thread) stays as it is.
  */
-static void skip_raw_and_branches(struct cursor *c, const struct perf_layout *l)
+static void take_branches(struct cursor *c, const struct perf_layout *l,
+			  struct st_sample *s, size_t words, unsigned user_at)
 {
 	uint64_t n;
 
-	if (l->sample_type & PERF_SAMPLE_RAW) {
-		uint32_t size;
+	if (!(l->sample_type & PERF_SAMPLE_BRANCH_STACK))
+		return;
+	n = take64(c);
+	if (l->branch_hw_index)
+		take64(c);
+	if (c->bad || n > (uint64_t)(c->end - c->p) / 24) {
+		c->bad = 1;
+		return;
+	}
+	if (l->lbr_callstack && user_at < s->nchain) {
+		s->nchain = user_at + 1;
+		s->flags &= ~ST_SAMPLE_CHAIN_TRUNC;
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t from;
 
-		if (c->end - c->p < 4) {
-			c->bad = 1;
-			return;
+			if (s->nchain == ST_CHAIN_MAX) {
+				s->flags |= ST_SAMPLE_CHAIN_TRUNC;
+				break;
+			}
+			memcpy(&from, c->p + i * 24, sizeof(from));
+			s->data[words + s->nchain++] = from < ST_KERNEL_START ? from : 0;
 		}
-		memcpy(&size, c->p, sizeof(size));
-		if ((uint64_t)(c->end - c->p) < 4 + (uint64_t)size) {
-			c->bad = 1;
-			return;
-		}
-		c->p += 4 + (size_t)size;
 	}
-	if (l->sample_type & PERF_SAMPLE_BRANCH_STACK) {
-		n = take64(c);
-		if (l->branch_hw_index)
-			take64(c);
-		if (c->bad || n > (uint64_t)(c->end - c->p) / 24) {
-			c->bad = 1;
-			return;
-		}
-		c->p += n * 24;
-	}
+	c->p += n * 24;
 }
 
 static void take_sample_head(struct cursor *c, uint64_t t, struct sample_head *h)
@@ -345,6 +377,7 @@ static size_t convert_sample(const struct perf_layout *l,
 	struct st_sample *s = out;
 	uint64_t t = l->sample_type;
 	size_t words, size;
+	unsigned user_at = ST_CHAIN_MAX;
 	int stack;
 
 	struct sample_head hd;
@@ -359,9 +392,10 @@ static size_t convert_sample(const struct perf_layout *l,
 	if ((t & PERF_SAMPLE_READ) && take_read(&c, l->read_format, gs, s) < 0)
 		return 0;
 	words = s->ncounters;
-	if ((t & PERF_SAMPLE_CALLCHAIN) && take_callchain(&c, s, words, l->max_stack) < 0)
+	if ((t & PERF_SAMPLE_CALLCHAIN) && take_callchain(&c, s, words, l->max_stack, &user_at) < 0)
 		return 0;
-	skip_raw_and_branches(&c, l);
+	skip_raw(&c, l);
+	take_branches(&c, l, s, words, user_at);
 	size = sizeof(*s) + (words + s->nchain) * sizeof(uint64_t);
 	stack = take_stack(&c, l, s, size);
 	if (c.bad || stack < 0)

@@ -29,6 +29,12 @@ struct perf_layout {
 	/* A branch stack (PERF_SAMPLE_BRANCH_STACK) carries its hardware index. */
 	bool branch_hw_index;
 	/*
+	 * --call-graph lbr: the branch stack is the hardware's call stack
+	 * (PERF_SAMPLE_BRANCH_CALL_STACK), the user chain's callers; the
+	 * frame-pointer walk the kernel also wrote is not read.
+	 */
+	bool lbr_callstack;
+	/*
 	 * An IBS PMU's events: samples carry PERF_SAMPLE_RAW registers and
 	 * become st_ibs records of ibs_kind (ST_IBS_OP_KIND ...), stamped
 	 * with the CPU's family and model for their decoding.
