@@ -19,7 +19,10 @@ shimtop can be checked against `perf script` on the same bytes.
           walk through code without frame pointers ends.  A sample with
           no call to record is left out: perf 6.1 reads the first entry of
           an empty stack (whatever follows).  Data grows, so
-          the feature sections after it move."""
+          the feature sections after it move.
+  oldpipe a pipe (perf record -o -) as perf before 5.x wrote it: no
+          PERF_RECORD_EVENT_UPDATE or PERF_RECORD_HEADER_FEATURE records,
+          so a tracepoint's name is only in the tracing data's formats."""
 import struct
 import sys
 
@@ -165,10 +168,34 @@ def lbr(d):
     return out + table
 
 
+TRACING_DATA, EVENT_UPDATE, HEADER_FEATURE = 66, 78, 80
+
+
+def oldpipe(d):
+    if d[:8] != b"PERFILE2" or struct.unpack_from("<Q", d, 8)[0] != 16:
+        sys.exit("not perf record -o -'s stream")
+    out, at, dropped = bytearray(d[:16]), 16, 0
+    while at + 8 <= len(d):
+        kind, misc, size = struct.unpack_from("<IHH", d, at)
+        if size < 8:
+            sys.exit("a record of size %d at %d" % (size, at))
+        end = at + size
+        if kind == TRACING_DATA:
+            end += struct.unpack_from("<I", d, at + 8)[0]
+        if kind in (EVENT_UPDATE, HEADER_FEATURE):
+            dropped += 1
+        else:
+            out += d[at:end]
+        at = end
+    if not dropped:
+        sys.exit("no event update or feature record")
+    return out
+
+
 if __name__ == "__main__":
     mode, src, dst = sys.argv[1:4]
     data = open(src, "rb").read()
-    modes = {"mmap1": mmap1, "v1": v1, "lbr": lbr}
+    modes = {"mmap1": mmap1, "v1": v1, "lbr": lbr, "oldpipe": oldpipe}
     if mode not in modes:
         sys.exit("unknown mode " + mode)
     open(dst, "wb").write(modes[mode](data))

@@ -4,9 +4,10 @@
 # a fixed period, and perf record -a's; the same samples as perf report
 # counts, tests/call_paths' known tree, the header line from the file's
 # features and its samples' span; PERF_RECORD_MMAP of old kernels,
-# perf.data version 1, LBR call stacks, gzip'd files; records put back
-# in time order; group reads ({a,b}:S, IPC); files found by build-id, in perf's cache
-# and under --symfs; perf record -z's compressed records; diff, range,
+# perf.data version 1, LBR call stacks, old perf's pipes (tracepoints
+# named by the tracing data), gzip'd files; records put back in time
+# order; group reads ({a,b}:S, IPC); files found by build-id, in perf's
+# cache and under --symfs; perf record -z's compressed records; diff, range,
 # export, snapshot and the UI on a perf.data; records not read counted.
 # Damaged files: cut short (what came before is shown, exit 1, one line
 # saying where; a pipe cut between records too), cut in its feature
@@ -294,6 +295,19 @@ if {k: v for k, v in got.items() if v} != perf:
     sys.exit(f"per-event samples {got}, perf script counts {perf}")
 PY
 
+# same_events JSON COUNTS: shimtop's samples of each event are perf
+# script's (sort | uniq -c of -F event), sched:sched_switch's among them.
+same_events() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+perf = {l.split()[1].rstrip(':'): int(l.split()[0]) for l in open(sys.argv[2]) if l.strip()}
+got = {e['event']: e['samples'] for e in d['source']['sampled']}
+if got != perf or got.get('sched:sched_switch', 0) < 3:
+    sys.exit(f"per-event samples {got}, perf script counts {perf}")
+PY
+}
+
 # A tracepoint beside a clock, with DWARF stacks (the off-CPU recipe of
 # a perf GUI): laid out apart (its raw data, its CPU), each record read by
 # its own event's layout, in a file and in a pipe; the clock's stacks
@@ -318,15 +332,17 @@ for mode in file pipe; do
 		[ "$n" -eq "$(awk -v e="$ev:" '$2 == e { print $1 }' "$TMP/tp.counts")" ] ||
 			fail "-e $ev --format folded ($mode): $n samples, perf script $(grep " $ev:" "$TMP/tp.counts") $(cat "$TMP/err")"
 	done
-	python3 - "$TMP/tp.json" "$TMP/tp.counts" <<'PY' || fail "tracepoint with dwarf stacks ($mode): see above"
-import json, sys
-d = json.load(open(sys.argv[1]))
-perf = {l.split()[1].rstrip(':'): int(l.split()[0]) for l in open(sys.argv[2]) if l.strip()}
-got = {e['event']: e['samples'] for e in d['source']['sampled']}
-if got != perf or got.get('sched:sched_switch', 0) < 3:
-    sys.exit(f"per-event samples {got}, perf script counts {perf}")
-PY
+	same_events "$TMP/tp.json" "$TMP/tp.counts" || fail "tracepoint with dwarf stacks ($mode): see above"
 done
+
+# A pipe of perf before 5.x (no event-update or feature records): the
+# tracepoint named by its format in the tracing data, as perf script names it.
+python3 "$TESTS_DIR/perf_rewrite.py" oldpipe "$TMP/tp.data" "$TMP/oldpipe.data" ||
+	fail "cannot rewrite the pipe as old perf's"
+perf script -i "$TMP/oldpipe.data" -G -F event 2>/dev/null | sort | uniq -c >"$TMP/oldpipe.counts"
+"$SHIMTOP" -i "$TMP/oldpipe.data" -b --format json >"$TMP/oldpipe.json" 2>"$TMP/err" ||
+	fail "-i an old perf's pipe: $(cat "$TMP/err")"
+same_events "$TMP/oldpipe.json" "$TMP/oldpipe.counts" || fail "an old perf's pipe: see above"
 
 # --switch-events: records shimtop does not read, skipped and counted.  A
 # program on the CPU alone may never be switched out, so the shell's waits

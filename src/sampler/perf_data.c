@@ -8,6 +8,7 @@
 #include "sampler/perf_data.h"
 #include "sampler/perf_inflate.h"
 #include "sampler/perf_parse.h"
+#include "sampler/perf_tracing.h"
 #include "sampler/reorder.h"
 #include "sampler/source.h"
 #include "ring/record.h"
@@ -33,6 +34,7 @@ struct file_header {
 };
 
 /* Feature sections read for the header line (perf's header.h numbers). */
+#define FEAT_TRACING_DATA	1	/* tracepoints' formats: their names, their fields */
 #define FEAT_BUILD_ID		2
 #define FEAT_HOSTNAME		3
 #define FEAT_VERSION		5
@@ -48,6 +50,8 @@ struct file_header {
 #define ATTRS_MAX		64u
 #define IDS_MAX			(1u << 20)	/* ids of all events (one a CPU or thread each) */
 #define FEATURE_MAX		(1u << 20)	/* a feature section read whole */
+/* Tracing data: old perf put all of /proc/kallsyms in it, not read but read past. */
+#define TRACING_MAX		(64u << 20)
 
 struct perf_data {
 	FILE *f;
@@ -63,6 +67,7 @@ struct perf_data {
 		unsigned char *buf;
 		size_t len;
 	} feat[5];			/* by feature_slot */
+	struct perf_tracing *tracing;	/* the tracepoints' formats, if the file has them */
 	/*
 	 * Several events (-e a,b): each sample's id says whose it is, as
 	 * the attributes list them; sorted by id.  nevents 1: no lookup.
@@ -205,6 +210,40 @@ static void keep_feature(struct perf_data *p, uint64_t feat, const unsigned char
 	p->feat[slot].len = len;
 }
 
+/* Feature feat's section, if the file has it whole; its place in *sec. */
+static bool feature_section(struct perf_data *p, const struct file_header *fh, unsigned feat,
+			    struct file_section *sec)
+{
+	unsigned nth = 0;
+
+	if (!(fh->features[feat / 64] >> (feat % 64) & 1))
+		return false;
+	for (unsigned b = 0; b < feat; b++)
+		nth += (unsigned)(fh->features[b / 64] >> (b % 64) & 1);
+	return read_at(p, fh->data.offset + fh->data.size + (uint64_t)nth * sizeof(*sec), sec,
+		       sizeof(*sec)) && section_fits(p, sec);
+}
+
+/* The tracing data's formats, parsed from a copy. */
+static void take_tracing(struct perf_data *p, const unsigned char *buf, size_t len)
+{
+	if (!p->tracing)
+		p->tracing = perf_tracing_parse(buf, len);
+}
+
+static void load_tracing(struct perf_data *p, const struct file_header *fh)
+{
+	struct file_section sec;
+	unsigned char *buf;
+
+	if (!feature_section(p, fh, FEAT_TRACING_DATA, &sec) || sec.size > TRACING_MAX)
+		return;
+	buf = st_xmalloc(sec.size + 1);
+	if (read_at(p, sec.offset, buf, sec.size))
+		take_tracing(p, buf, sec.size);
+	free(buf);
+}
+
 /*
  * File mode: the feature sections (one a set bit, their table after the
  * data) kept.  One the file no longer holds (cut short) is named in
@@ -224,17 +263,14 @@ static void load_features(struct perf_data *p, const struct file_header *fh)
 
 	p->missing[0] = '\0';
 	for (size_t w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++) {
-		unsigned feat = wanted[w].feat, nth = 0;
+		unsigned feat = wanted[w].feat;
 		struct file_section sec;
 		unsigned char *buf;
 		bool got = false;
 
 		if (!(fh->features[feat / 64] >> (feat % 64) & 1))
 			continue;
-		for (unsigned b = 0; b < feat; b++)
-			nth += (unsigned)(fh->features[b / 64] >> (b % 64) & 1);
-		if (read_at(p, fh->data.offset + fh->data.size + (uint64_t)nth * sizeof(sec), &sec,
-			    sizeof(sec)) && section_fits(p, &sec) && sec.size <= FEATURE_MAX) {
+		if (feature_section(p, fh, feat, &sec) && sec.size <= FEATURE_MAX) {
 			buf = st_xmalloc(sec.size + 1);
 			got = read_at(p, sec.offset, buf, sec.size);
 			if (got)
@@ -245,6 +281,7 @@ static void load_features(struct perf_data *p, const struct file_header *fh)
 			at += (size_t)snprintf(p->missing + at, sizeof(p->missing) - at, "%s%s",
 					       at ? ", " : "", wanted[w].what);
 	}
+	load_tracing(p, fh);
 }
 
 const char *perf_data_missing(const struct perf_data *p)
@@ -279,6 +316,21 @@ static bool described_name(const struct perf_data *p, size_t n, char *out, size_
 		at += (size_t)nids * sizeof(uint64_t);
 	}
 	return false;
+}
+
+/*
+ * Attribute n's name: as perf record described it, else a tracepoint's
+ * from its format (a pipe of perf before 5.x has no description), else
+ * from its type and config.
+ */
+static void name_of(const struct perf_data *p, const struct perf_event_attr *v, size_t n,
+		    char *out, size_t room)
+{
+	if (described_name(p, n, out, room))
+		return;
+	if (v[n].type == PERF_TYPE_TRACEPOINT && perf_tracing_name(p->tracing, v[n].config, out, room))
+		return;
+	event_name(&v[n], out, room);
 }
 
 /* "perf.data from perf 6.1 on HOST: perf record -g ..." from the features there are. */
@@ -524,8 +576,7 @@ static void take_counters(struct perf_data *p, const struct perf_event_attr *v, 
 	for (unsigned i = 0; i < (unsigned)h->ncounters; i++) {
 		const struct perf_event_attr *c = &v[p->counted_of[i]];
 
-		if (!described_name(p, p->counted_of[i], h->counters[i], sizeof(h->counters[i])))
-			event_name(c, h->counters[i], sizeof(h->counters[i]));
+		name_of(p, v, p->counted_of[i], h->counters[i], sizeof(h->counters[i]));
 		if (c->type == PERF_TYPE_HARDWARE && c->config == PERF_COUNT_HW_CPU_CYCLES &&
 		    h->ipc_cycles < 0)
 			h->ipc_cycles = (int32_t)i;
@@ -596,8 +647,7 @@ static void take_events(struct perf_data *p, const struct perf_event_attr *v,
 		char one[64];
 		size_t used = strlen(h->events);
 
-		if (!described_name(p, attr_of[k], one, sizeof(one)))
-			event_name(&v[attr_of[k]], one, sizeof(one));
+		name_of(p, v, attr_of[k], one, sizeof(one));
 		snprintf(h->events + used, sizeof(h->events) - used, "%s%s", k ? "," : "", one);
 		if (p->nevents > 1)
 			snprintf(h->sampled[k], sizeof(h->sampled[k]), "%s", one);
@@ -714,6 +764,28 @@ static bool skip_bytes(struct perf_data *p, uint64_t n)
 	return true;
 }
 
+/* A pipe's tracing data, the payload after its record: kept parsed. */
+static bool read_tracing(struct perf_data *p, size_t len)
+{
+	unsigned char *buf = st_xmalloc(len);
+	bool got = fread(buf, len, 1, p->f) == 1;
+
+	if (got)
+		take_tracing(p, buf, len);
+	free(buf);
+	return got;
+}
+
+/* A record's payload past its size: a pipe's tracing data kept, the rest skipped. */
+static bool take_payload(struct perf_data *p, uint32_t type, uint64_t extra)
+{
+	if (type == RECORD_HEADER_TRACING_DATA && p->pipe && !p->tracing && extra <= TRACING_MAX)
+		return read_tracing(p, (size_t)extra);
+	if (!p->pipe && extra > p->end - p->at)
+		return false;
+	return skip_bytes(p, extra);
+}
+
 /*
  * The next record into p->rec, read where the stream is: 1, 0 at its
  * (or the data section's) end, -1 with p->error set.
@@ -758,7 +830,7 @@ static int read_record(struct perf_data *p)
 	} else if (ev.type == RECORD_AUXTRACE && ev.size >= sizeof(ev) + sizeof(uint64_t)) {
 		memcpy(&extra, p->rec + sizeof(ev), sizeof(extra));
 	}
-	if (extra && ((!p->pipe && extra > p->end - p->at) || !skip_bytes(p, extra))) {
+	if (extra && !take_payload(p, ev.type, extra)) {
 		snprintf(p->error, sizeof(p->error), "perf.data '%s' stops at byte %llu of its data "
 			 "(a record's payload cut short): what came before is shown", p->name,
 			 (unsigned long long)p->at);
@@ -1128,6 +1200,7 @@ void perf_data_close(struct perf_data *p)
 		return;
 	for (size_t i = 0; i < sizeof(p->feat) / sizeof(p->feat[0]); i++)
 		free(p->feat[i].buf);
+	perf_tracing_free(p->tracing);
 	for (size_t i = 0; p->group_of && i < p->nids; i++)
 		free(p->group_of[i]);
 	free(p->group_of);

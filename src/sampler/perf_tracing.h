@@ -1,0 +1,28 @@
+/*
+ * perf_tracing.h - the tracing data perf record keeps with tracepoint
+ * events (a file's feature section, a pipe's record): each event's
+ * format as the kernel wrote it, for the event's name where nothing
+ * else names it.
+ */
+#ifndef SHIMTOP_PERF_TRACING_H
+#define SHIMTOP_PERF_TRACING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct perf_tracing;
+
+/*
+ * The events of tracing data buf[0..len) (perf's container: magic,
+ * version, endianness, sizes, the header and ftrace files, then each
+ * system's event formats).  NULL when it is none or names no event;
+ * the bytes are copied where kept, never read again.
+ */
+struct perf_tracing *perf_tracing_parse(const unsigned char *buf, size_t len);
+void perf_tracing_free(struct perf_tracing *t);
+
+/* "system:name" of tracepoint id (a tracepoint attribute's config). */
+bool perf_tracing_name(const struct perf_tracing *t, uint64_t id, char *out, size_t room);
+
+#endif
