@@ -141,9 +141,9 @@ static struct st_source *open_perf_data(struct perf_data *p, const char *path, b
 	return replay_source_perf_data(p, realtime, ring, h);
 }
 
-static struct st_source *open_recording(const char *path, bool realtime, struct ring *ring,
-					struct st_file_header *h, struct symbolizer *symbols,
-					bool *perf_data)
+static struct st_source *open_recording(const char *path, const char *event, bool realtime,
+					struct ring *ring, struct st_file_header *h,
+					struct symbolizer *symbols, bool *perf_data)
 {
 	unsigned char first[8];
 	bool whole;
@@ -151,7 +151,7 @@ static struct st_source *open_recording(const char *path, bool realtime, struct 
 
 	*perf_data = true;
 	if (!strcmp(path, "-"))
-		return open_perf_data(perf_data_on(stdin, "-", h), path, realtime, ring, h, symbols);
+		return open_perf_data(perf_data_on(stdin, "-", h, event), path, realtime, ring, h, symbols);
 	f = fopen(path, "rbe");
 	whole = f && fread(first, 1, sizeof(first), f) == sizeof(first);
 	if (whole && perf_gzipped(first, sizeof(first))) {
@@ -166,7 +166,7 @@ static struct st_source *open_recording(const char *path, bool realtime, struct 
 		}
 	}
 	if (whole && perf_data_is(first, sizeof(first)) && fseeko(f, 0, SEEK_SET) == 0)
-		return open_perf_data(perf_data_on(f, path, h), path, realtime, ring, h, symbols);
+		return open_perf_data(perf_data_on(f, path, h, event), path, realtime, ring, h, symbols);
 	*perf_data = false;
 	if (f)
 		fclose(f);
@@ -210,7 +210,7 @@ static int open_replay(struct session *s, const struct st_options *o)
 			}
 			symbolizer_set_symfs(s->symbols, o->symfs);
 		}
-		s->source = open_recording(path, o->realtime, s->ring, &h, s->symbols,
+		s->source = open_recording(path, o->events, o->realtime, s->ring, &h, s->symbols,
 					   &s->is_perf_data);
 	}
 	if (!s->source)

@@ -295,6 +295,27 @@ if {k: v for k, v in got.items() if v} != perf:
     sys.exit(f"per-event samples {got}, perf script counts {perf}")
 PY
 
+# Nine events, more than shimtop reads at once: refused in one line that
+# names them; -e NAME reads that one, the others' samples counted apart,
+# so every sample perf script reads is one or the other.
+nine=$six,alignment-faults,emulation-faults,major-faults
+perf record -q -e "$nine" -o "$TMP/nine.data" -- "$FP" --seconds 0.3 >/dev/null 2>&1 ||
+	fail "perf record -e $nine failed"
+expect_run 1 "^shimtop: perf.data '$TMP/nine.data': it samples 9 events \($(echo "$nine" | sed 's/,/, /g')\), more than the 8 shimtop reads at once: choose one with -e NAME\$" -- \
+	"$SHIMTOP" -i "$TMP/nine.data" -b
+expect_run 1 "^shimtop: perf.data '$TMP/nine.data': -e cycles: it sampled $(echo "$nine" | sed 's/,/, /g'); -e names one of them to read\$" -- \
+	"$SHIMTOP" -i "$TMP/nine.data" -e cycles -b
+total=$(perf script -i "$TMP/nine.data" -F event 2>/dev/null | grep -c .)
+for ev in cpu-clock page-faults; do
+	"$SHIMTOP" -i "$TMP/nine.data" -e $ev -b --format json >"$TMP/nine.json" 2>"$TMP/err" ||
+		fail "-i nine events -e $ev: $(cat "$TMP/err")"
+	want=$(perf script -i "$TMP/nine.data" -F event 2>/dev/null | awk -v e="$ev:" '$1 == e' | grep -c .)
+	got=$(json_get "$TMP/nine.json" "d['samples']")
+	out=$(json_get "$TMP/nine.json" "d['source']['samples_left_out']")
+	[ "$got" -eq "$want" ] && [ $((got + out)) -eq "$total" ] && [ "$want" -gt 0 ] ||
+		fail "nine events, -e $ev: $got samples and $out left out; perf script: $want of $total"
+done
+
 # same_events JSON COUNTS: shimtop's samples of each event are perf
 # script's (sort | uniq -c of -F event), sched:sched_switch's among them.
 same_events() {

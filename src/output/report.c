@@ -48,6 +48,9 @@ static void print_text(struct session *s, FILE *out)
 	if (s->info.records_skipped)
 		fprintf(out, "skipped: %llu records of kinds shimtop does not read\n",
 			(unsigned long long)s->info.records_skipped);
+	if (s->info.samples_left_out)
+		fprintf(out, "left out: %llu samples of the file's other events (-e chose one)\n",
+			(unsigned long long)s->info.samples_left_out);
 	if (session_history_note(s, line, sizeof(line)))
 		fprintf(out, "%s\n", line);
 	if (m->folded_processes)
@@ -119,6 +122,8 @@ static struct json_object *source_json(const struct st_source_info *in,
 	report_add_u64(o, "period_fixed_threads", in->period_fixed_threads);
 	json_object_object_add(o, "note", json_object_new_string(in->note));
 	json_object_object_add(o, "records_skipped", json_object_new_int64((int64_t)in->records_skipped));
+	json_object_object_add(o, "samples_left_out",
+			       json_object_new_int64((int64_t)in->samples_left_out));
 	/* -e a,b: each event sampled on its own; "shown": self is of it. */
 	for (int e = 0; e < m->nsampled; e++) {
 		struct json_object *ev = json_object_new_object();

@@ -78,7 +78,9 @@ struct perf_data {
 		unsigned event;
 	} *ids;
 	size_t nids, ids_cap;
-	uint64_t unowned;		/* samples whose id no event claims: skipped */
+	uint64_t unowned;		/* samples whose id no event read claims: left out */
+	const char *only;		/* -e NAME: the one event read of more than 8 */
+	bool chosen;			/* only chose: every sample's id is looked up */
 	struct perf_layout layout;	/* the first event's: every record's unless mixed */
 	/*
 	 * Events laid out apart (-e cpu-clock -e sched:sched_switch: the
@@ -400,7 +402,25 @@ static int choose_events(struct perf_data *p, const struct perf_event_attr *v, s
 			 struct perf_event_attr *main, size_t *which)
 {
 	const struct perf_event_attr *dummy = NULL;
+	unsigned sampling = 0;
+	char names[256] = "", one[64], why[512];
 
+	/* More events sample than are read at once: -e NAME reads one of them. */
+	for (size_t i = 0; i < n; i++)
+		if (!is_dummy(&v[i]) && (v[i].freq || v[i].sample_period)) {
+			size_t used = strlen(names);
+
+			name_of(p, v, i, one, sizeof(one));
+			snprintf(names + used, sizeof(names) - used, "%s%s", sampling ? ", " : "", one);
+			sampling++;
+		}
+	if (sampling > ST_MAX_SAMPLED && !p->only) {
+		snprintf(why, sizeof(why), "it samples %u events (%s), more than the 8 shimtop "
+			 "reads at once: choose one with -e NAME", sampling, names);
+		refuse(p, why);
+		return -1;
+	}
+	p->chosen = sampling > ST_MAX_SAMPLED;
 	p->nevents = 0;
 	p->ncounted = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -417,6 +437,8 @@ static int choose_events(struct perf_data *p, const struct perf_event_attr *v, s
 			p->counted_of[++p->ncounted] = i;
 			continue;
 		}
+		if (p->chosen && (name_of(p, v, i, one, sizeof(one)), strcmp(one, p->only)))
+			continue;
 		if (p->nevents == ST_MAX_SAMPLED) {
 			refuse(p, "it holds more than 8 sampled events; shimtop reads up to 8");
 			return -1;
@@ -433,6 +455,12 @@ static int choose_events(struct perf_data *p, const struct perf_event_attr *v, s
 		if (!p->nevents)
 			*main = v[i];
 		which[p->nevents++] = i;
+	}
+	if (!p->nevents && p->chosen) {
+		snprintf(why, sizeof(why), "-e %s: it sampled %s; -e names one of them to read",
+			 p->only, names);
+		refuse(p, why);
+		return -1;
 	}
 	if (!p->nevents) {
 		refuse(p, "it holds no event that samples");
@@ -719,6 +747,8 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 	}
 	if (fh.features[FEAT_AUXTRACE / 64] >> (FEAT_AUXTRACE % 64) & 1)
 		return refuse(p, AUX_REFUSAL);
+	/* The events' names (their descriptions, tracepoints' formats) choose among them. */
+	load_features(p, &fh);
 	if (choose_events(p, v, nattrs, &attr, attr_of) < 0)
 		return NULL;
 	p->at = fh.data.offset;
@@ -735,7 +765,6 @@ static struct perf_data *open_file(struct perf_data *p, const char *name,
 	if (!fh.data.size)
 		snprintf(p->ending, sizeof(p->ending), "read to the file's end: perf record "
 			 "never closed it, killed?");
-	load_features(p, &fh);
 	take_events(p, v, attr_of, name, h);
 	return p;
 }
@@ -956,13 +985,15 @@ static struct perf_data *open_pipe(struct perf_data *p, const char *name,
 	return p;
 }
 
-struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header *h)
+struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header *h,
+			       const char *only)
 {
 	struct perf_data *p = st_xcalloc(1, sizeof(*p));
 	struct { char magic[8]; uint64_t size; } head;
 
 	p->f = f;
 	p->name = st_xstrdup(name);
+	p->only = only;
 	memset(h, 0, sizeof(*h));
 	/* Read, not sought: a pipe's first bytes say it is one (perf_pipe_file_header). */
 	if (fread(&head, sizeof(head), 1, f) != 1 || !perf_data_is((const unsigned char *)head.magic, 8))
@@ -1030,8 +1061,8 @@ static long convert_next(struct perf_data *p)
 		p->unrounded += ((const struct perf_event_header *)p->rec)->type ==
 				PERF_RECORD_SAMPLE;
 		event = 0;
-		if (p->nevents > 1 && ((const struct perf_event_header *)p->rec)->type ==
-		    PERF_RECORD_SAMPLE) {
+		if ((p->nevents > 1 || p->chosen) &&
+		    ((const struct perf_event_header *)p->rec)->type == PERF_RECORD_SAMPLE) {
 			uint64_t id;
 
 			if (!sample_id(p, p->rec, ((const struct perf_event_header *)p->rec)->size,
@@ -1192,6 +1223,11 @@ const char *perf_data_ending(const struct perf_data *p)
 uint64_t perf_data_skipped(const struct perf_data *p)
 {
 	return p->skipped;
+}
+
+uint64_t perf_data_left_out(const struct perf_data *p)
+{
+	return p->unowned;
 }
 
 void perf_data_close(struct perf_data *p)

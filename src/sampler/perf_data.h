@@ -29,9 +29,13 @@ bool perf_data_is(const unsigned char *first, size_t len);
 /*
  * Reads f's header, attributes and features (name: the file, for
  * messages) and fills h as a recording's header; takes f.  NULL after a
- * one-line error naming the problem (st_error).
+ * one-line error naming the problem (st_error).  only: an event's name
+ * (-e NAME) when the file samples more events than shimtop reads at
+ * once (ST_MAX_SAMPLED): that one is read, the others' samples counted
+ * (perf_data_left_out); NULL reads them all.
  */
-struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header *h);
+struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header *h,
+			       const char *only);
 
 /*
  * The next record, valid until the next call: >0 its size, 0 at the end,
@@ -60,6 +64,8 @@ typedef void (*perf_data_build_id_fn)(const char *path, const unsigned char *id,
 void perf_data_build_ids(const struct perf_data *p, perf_data_build_id_fn fn, void *arg);
 /* Records of the data section of the kernel's kinds shimtop does not read (not perf's own). */
 uint64_t perf_data_skipped(const struct perf_data *p);
+/* Samples of events not read (only), or whose id names no event of the file. */
+uint64_t perf_data_left_out(const struct perf_data *p);
 void perf_data_close(struct perf_data *p);
 
 #endif

@@ -64,6 +64,7 @@ static void *replay_main(void *arg)
 		snprintf(reason, sizeof(reason), "end of recording (%s)", perf_data_ending(rs->perf));
 	pthread_mutex_lock(&rs->lock);
 	rs->info.records_skipped = rs->perf ? perf_data_skipped(rs->perf) : 0;
+	rs->info.samples_left_out = rs->perf ? perf_data_left_out(rs->perf) : 0;
 	/* Stopped before its end, the recording is not finished: the session says so. */
 	rs->info.finished = n <= 0;
 	rs->info.failed = n < 0;

@@ -51,6 +51,7 @@ struct st_source_info {
 	int nsampled;			/* 0, or 2..ST_MAX_SAMPLED */
 	uint64_t kernel_lost;		/* samples the kernel dropped */
 	uint64_t records_skipped;	/* a file's records of kinds not read (perf.data) */
+	uint64_t samples_left_out;	/* a file's samples of events not read (-e chose one) */
 	/*
 	 * The check of a period change: the period the latest sample was
 	 * taken with (ns or events; 0: none yet, or a kernel-kept frequency

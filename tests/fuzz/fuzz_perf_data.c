@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (perf_gzipped(data, size) && !(f = perf_gunzip(f, "fuzz")))
 		return 0;
-	p = perf_data_on(f, "fuzz", &h);
+	p = perf_data_on(f, "fuzz", &h, NULL);
 	if (!p)
 		return 0;
 	perf_data_build_ids(p, build_id, NULL);
