@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-serve.sh - shimtop --serve -p PID against the clients the fleet runs:
 # go tool pprof fetches a profile of the demo (the token as a URL's
-# password) and finds its phases by name; Debian's prometheus scrapes
+# password) and finds its phases by name (of -e a,b: each event's sample
+# types, the window's counts); Debian's prometheus scrapes
 # /metrics with a bearer token and its query API returns
 # shimtop_samples_total > 0; hostile and slow clients (serve_hostile.py)
 # get 4xx and never stop sampling.  A token is always asked for but on
@@ -166,6 +167,34 @@ fi
 
 python3 "$TESTS_DIR/serve_hostile.py" "$URL" "$TOKEN" >"$TMP/hostile" 2>&1 ||
 	fail "hostile clients: $(cat "$TMP/hostile")"
+stop_serving
+
+# Events sampled each on its own (-e a,b): the profile of a window has
+# each event's sample types too, its counts the window's, not the session's.
+serve -e cpu-clock,task-clock --demo
+sleep 2
+HOME=$TMP PPROF_TMPDIR=$TMP GOCACHE=$TMP/go-cache go tool pprof -raw -seconds 1 \
+	"http://pprof:$TOKEN@${URL#http://}/debug/pprof/profile" >"$TMP/raw2" 2>"$TMP/err" ||
+	fail "go tool pprof cannot fetch a profile of two events: $(cat "$TMP/err")"
+[ "$(fetch /metrics)" = 200 ] || fail "/metrics of two events"
+python3 - "$TMP/raw2" "$TMP/body" <<'PY' || fail "a window of two events: see above"
+import re, sys
+raw = open(sys.argv[1]).read().split("\n")
+total = int(re.search(r"^shimtop_samples_total (\d+)$", open(sys.argv[2]).read(), re.M).group(1))
+head = raw.index("Samples:") + 1
+want = "cpu-clock_samples/count cpu-clock/nanoseconds[dflt] task-clock_samples/count task-clock/nanoseconds"
+if raw[head].strip() != want:
+    sys.exit(f"sample types: {raw[head]!r}")
+sums = [0, 0, 0, 0]
+for line in raw[head + 1:]:
+    m = re.match(r"^ *(\d+) +(\d+) +(\d+) +(\d+):", line)
+    if not m:
+        break
+    sums = [a + int(b) for a, b in zip(sums, m.groups())]
+print(f"window: cpu-clock {sums[0]}, task-clock {sums[2]} samples; session {total}")
+if not (sums[0] > 0 and sums[2] > 0 and sums[0] + sums[2] < 0.7 * total):
+    sys.exit(f"window counts {sums}, the session's {total}")
+PY
 stop_serving
 
 # Thousands of requests to a recording's figures (a model that no longer

@@ -40,6 +40,7 @@ struct pprof_window {
 	size_t n;
 	int64_t start_unix_ns;		/* wall clock, pprof's time_nanos */
 	uint64_t start_ns;		/* st_now_ns(): its duration */
+	uint64_t from_time;		/* samples' time: after the newest at its start */
 };
 void pprof_window_begin(const struct session *s, struct pprof_window *w);
 void pprof_window_free(struct pprof_window *w);

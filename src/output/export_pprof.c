@@ -11,7 +11,8 @@
  * N seconds) is the tree's counts now less those at its start.  With
  * events sampled each on its own (-e a,b) their weights do not add up:
  * each event has its sample types, its count and its weight, from the
- * history (a window, or a history no longer whole, pools the counts).
+ * history (one no longer whole from the start pools the counts, and the
+ * profile's comment says so).
  */
 #include "output/export.h"
 #include "model/model.h"
@@ -360,6 +361,7 @@ void pprof_window_begin(const struct session *s, struct pprof_window *w)
 	clock_gettime(CLOCK_REALTIME, &now);
 	w->start_unix_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	w->start_ns = st_now_ns();
+	w->from_time = s->model.last_time + 1;
 }
 
 void pprof_window_free(struct pprof_window *w)
@@ -378,13 +380,13 @@ static uint64_t since(const uint64_t *at_start, size_t n, uint32_t node, uint64_
 	return now > then ? now - then : 0;
 }
 
-/* A Sample per node with samples of any event, its values each event's. */
-static void add_by_event(struct pprof *x, struct session *s, const struct cct *t, uint32_t *path)
+/* A Sample per node with samples of any event in [from, to), its values each event's. */
+static void add_by_event(struct pprof *x, struct session *s, const struct cct *t, uint32_t *path,
+			 uint64_t from, uint64_t to)
 {
 	size_t ne = (size_t)s->info.nsampled;
-	uint64_t from, to, *values;
+	uint64_t *values;
 
-	session_range_ns(s, &from, &to);
 	values = history_node_events(&s->model.history, from, to, t->n, ne);
 	for (uint32_t i = 1; i < t->n; i++) {
 		const uint64_t *v = values + (size_t)i * ne * 2;
@@ -416,15 +418,22 @@ int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *o
 	x.location_of = st_xcalloc(x.nsyms + 1, sizeof(*x.location_of));
 	intern(&x, "");		/* string_table[0] is "" */
 	symbolizer_each_file(s->symbols, note_build_id, &x);
-	/* Events apart need the history (its samples say whose); its nodes are the session's tree's. */
+	/*
+	 * Events apart need the history (its samples say whose); its nodes
+	 * are the session's tree's.  A window: the samples after its start.
+	 */
 	session_range_ns(s, &from, &to);
-	by_event = !w && s->info.nsampled >= 2 &&
+	if (w) {
+		from = w->from_time;
+		to = UINT64_MAX;
+	}
+	by_event = s->info.nsampled >= 2 &&
 		   history_holds_from(&s->model.history, from > s->model.first_time ? from
 				      : s->model.first_time);
 	if (by_event) {
 		t = &s->model.tree;
 		sample_types_by_event(&x, s);
-		add_by_event(&x, s, t, path);
+		add_by_event(&x, s, t, path, from, to);
 	} else {
 		sample_types(&x, s);
 	}
@@ -444,8 +453,11 @@ int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *o
 		if (m->first_time && m->last_time > m->first_time)
 			x.p.duration_nanos = (int64_t)(m->last_time - m->first_time);
 	}
-	x.p.comment = st_xcalloc(1, sizeof(*x.p.comment));
+	x.p.comment = st_xcalloc(2, sizeof(*x.p.comment));
 	x.p.comment[x.p.n_comment++] = intern(&x, "shimtop " PACKAGE_VERSION);
+	if (!by_event && s->info.nsampled >= 2)
+		x.p.comment[x.p.n_comment++] = intern(&x, "samples of every event pooled: the "
+						       "history no longer holds where this starts");
 	len = perftools__profiles__profile__get_packed_size(&x.p);
 	packed = st_xcalloc(1, len ? len : 1);
 	perftools__profiles__profile__pack(&x.p, packed);
