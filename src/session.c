@@ -475,6 +475,8 @@ int session_open(struct session *s, const struct st_options *o)
 	model_set_call_graph(&s->model, o->callerchain ? o->chain_window : MODEL_CHAIN_WINDOW,
 			     o->callerchain);
 	model_set_unwind_broken(&s->model, o->unwind_broken);
+	/* For tests and bug reports: each walk by rows checked against libdwfl's. */
+	s->model.unwind_check = getenv("SHIMTOP_UNWIND_CHECK") != NULL;
 	session_show_event(s, 0);
 	if (o->replay_path && o->events && (status = show_recorded_event(s, o)) < 0) {
 		session_close(s);

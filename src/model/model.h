@@ -342,6 +342,7 @@ struct model {
 	/* --call-graph dwarf and callerchain: stacks unwound here. */
 	struct unwinder *unwinder;		/* made for the first stack */
 	uint64_t unwound, unwind_cut, unwind_lost;	/* samples, by how the walk ended */
+	bool unwind_check;		/* SHIMTOP_UNWIND_CHECK: rows against libdwfl */
 	/*
 	 * CallerChaining's input: every user sample's (function, depth),
 	 * quadruples from frames within chain_window bytes of its stack
@@ -379,6 +380,12 @@ uint64_t model_jit_name(struct model *m, bool final);
 void model_set_call_graph(struct model *m, uint32_t window, bool rebuilt);
 /* --call-graph auto: frame pointers where the chain is whole, else DWARF. */
 void model_set_unwind_broken(struct model *m, bool on);
+/*
+ * How the stacks were unwound: by the files' rows or by libdwfl, and
+ * with the check on, how many walks by rows libdwfl walked alike.
+ */
+struct unwind_stats;
+const struct unwind_stats *model_unwind_stats(const struct model *m);
 
 /*
  * When most frame-pointer chains stop short of a process or thread start

@@ -27,6 +27,13 @@ void model_set_call_graph(struct model *m, uint32_t window, bool rebuilt)
 	m->callerchain_mode = rebuilt;
 }
 
+const struct unwind_stats *model_unwind_stats(const struct model *m)
+{
+	static const struct unwind_stats none;
+
+	return m->unwinder ? unwinder_stats(m->unwinder) : &none;
+}
+
 void model_set_unwind_broken(struct model *m, bool on)
 {
 	m->unwind_broken = on;
@@ -245,8 +252,10 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	enum unwind_end end;
 	size_t n, nref = 0, out = 0;
 
-	if (!m->unwinder)
+	if (!m->unwinder) {
 		m->unwinder = unwinder_create(m->symbols);
+		unwinder_check(m->unwinder, m->unwind_check);
+	}
 	n = unwinder_walk(m->unwinder, (pid_t)s->pid, (pid_t)s->tid, k, f, ST_CHAIN_MAX, &end);
 	m->unwound++;
 	m->unwind_cut += end == UNWIND_CUT;

@@ -3,6 +3,7 @@
 #include "output/report.h"
 #include "model/model.h"
 #include "symbols/symbols.h"
+#include "symbols/unwind.h"
 #include "util.h"
 
 #include <json-c/json.h>
@@ -259,6 +260,12 @@ struct json_object *report_tree_json(const struct model *m, struct json_object *
 	report_add_u64(o, "unwound", m->unwound);
 	report_add_u64(o, "unwind_cut", m->unwind_cut);
 	report_add_u64(o, "unwind_lost", m->unwind_lost);
+	report_add_u64(o, "unwind_by_rows", model_unwind_stats(m)->by_rows);
+	report_add_u64(o, "unwind_by_libdwfl", model_unwind_stats(m)->by_dwfl);
+	if (m->unwind_check) {
+		report_add_u64(o, "unwind_check_same", model_unwind_stats(m)->check_same);
+		report_add_u64(o, "unwind_check_differ", model_unwind_stats(m)->check_differ);
+	}
 	/* Node 0 is the root: every other names its parent (0 at the top). */
 	if (!nodes) {
 		nodes = json_object_new_array();

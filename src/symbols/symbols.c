@@ -874,6 +874,33 @@ uint64_t symbolizer_report_modules(struct symbolizer *s, pid_t pid, Dwfl *dwfl)
 	return sp->gen;
 }
 
+size_t symbolizer_code_maps(struct symbolizer *s, pid_t pid, struct code_map **out, uint64_t *gen)
+{
+	struct space *sp = space_find(s, pid);
+	size_t n = 0;
+
+	*out = NULL;
+	*gen = sp ? sp->gen : 0;
+	if (!sp)
+		return 0;
+	find_map(sp, 0);	/* sorts */
+	*out = st_xcalloc(sp->nmaps ? sp->nmaps : 1, sizeof(**out));
+	for (size_t i = 0; i < sp->nmaps; i++) {
+		struct map *m = &sp->maps[i];
+		struct elf_file *f;
+		uint64_t vaddr;
+
+		if (!strcmp(m->path, "[vdso]"))
+			f = vdso_file(s);
+		else
+			f = m->path[0] == '/' ? resolve_file(s, sp, m) : NULL;
+		if (!f || !f->mod || f->fd < 0 || elf_file_vaddr(f, m->pgoff, &vaddr) < 0)
+			continue;
+		(*out)[n++] = (struct code_map){ m->start, m->end, vaddr, f };
+	}
+	return n;
+}
+
 uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid)
 {
 	struct space *sp = space_find(s, pid);

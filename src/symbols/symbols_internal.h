@@ -145,6 +145,8 @@ struct elf_symbol *symbol_table_find_next(const struct symbol_table *t, uint64_t
 void symbol_table_make_pages(struct symbol_table *t);
 void symbol_table_clear(struct symbol_table *t);
 
+struct unwind_rows;
+
 /*
  * One ELF file's symbols, shared by every process that maps it (one
  * libdwfl module at the file's own addresses).
@@ -163,6 +165,7 @@ struct elf_file {
 	bool table_built;
 	struct table_job *job;		/* its table being built by the worker */
 	int fd;				/* a copy of the descriptor, for unwinders */
+	struct unwind_rows *rows;	/* its CFI as the unwinder applies it, made on first use */
 	char name[320];			/* symbolizer_name_in_file's last answer */
 	uint8_t debug_named_by;		/* how its debug file was found, if one was */
 	bool debuginfod_pending;	/* a fetch of its debug file is under way */
@@ -226,6 +229,17 @@ void elf_file_settle(struct elf_file *f);
  */
 struct symbolizer;
 uint64_t symbolizer_report_modules(struct symbolizer *s, pid_t pid, Dwfl *dwfl);
+
+/*
+ * pid's mappings of ELF files, sorted, in *out (allocated): a file
+ * address is pc - start + vaddr.  *gen: the map generation they reflect.
+ */
+struct code_map {
+	uint64_t start, end, vaddr;
+	struct elf_file *file;
+};
+size_t symbolizer_code_maps(struct symbolizer *s, pid_t pid, struct code_map **out,
+			    uint64_t *gen);
 
 /* The file symbol id was found in and its module addresses, or NULL. */
 struct elf_file *symbolizer_code_of(const struct symbolizer *s, uint32_t id,

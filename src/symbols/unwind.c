@@ -1,18 +1,25 @@
 /*
- * unwind.c - libdwfl's unwinder over a sample's registers and stack copy.
+ * unwind.c - a sample's registers and stack copy unwound by its files'
+ * CFI.  Each frame's rule is a row (unwind_rows.c) applied here with a
+ * look-up and two loads; a frame whose rule no row expresses (an
+ * expression, a signal frame, code without CFI) has the whole sample
+ * walked by libdwfl instead, whose result it is by definition.
  *
  * libdwfl wants a Dwfl whose modules sit at the process's addresses, so
- * each process gets one, built from the symbolizer's map of it and built
- * again when that map changes.  Its thread callbacks serve one thread:
- * the sample being unwound, whose registers and stack the walk reads.
+ * each process gets one when first needed, built from the symbolizer's
+ * map of it and built again when that map changes.  Its thread callbacks
+ * serve one thread: the sample being unwound, whose registers and stack
+ * the walk reads.
  */
 #include "symbols/unwind.h"
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
+#include "symbols/unwind_rows.h"
 #include "util.h"
 
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
@@ -25,9 +32,12 @@
 struct process_unwinder {
 	UT_hash_handle hh;
 	pid_t pid;
-	uint64_t gen;		/* the symbolizer's map generation it reflects */
+	uint64_t gen;		/* the symbolizer's map generation the Dwfl reflects */
 	Dwfl *dwfl;
-	bool attached;
+	bool attached, made;
+	uint64_t maps_gen;	/* the same, of maps */
+	struct code_map *maps;	/* its ELF mappings, sorted */
+	size_t nmaps;
 };
 
 /* What the callbacks read: the sample in hand. */
@@ -45,6 +55,9 @@ struct unwinder {
 	Dwfl_Callbacks callbacks;
 	struct process_unwinder *procs;
 	struct walk walk;
+	struct unwind_stats stats;
+	bool check;		/* every sample walked both ways, compared */
+	bool dwfl_only;		/* SHIMTOP_UNWINDER=libdwfl: the rows not used (benchmarks) */
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
@@ -115,6 +128,7 @@ struct unwinder *unwinder_create(struct symbolizer *s)
 	struct unwinder *u = st_xcalloc(1, sizeof(*u));
 
 	u->symbols = s;
+	u->dwfl_only = getenv("SHIMTOP_UNWINDER") && !strcmp(getenv("SHIMTOP_UNWINDER"), "libdwfl");
 	/* Modules are reported with their descriptors: nothing to find. */
 	u->callbacks.find_elf = dwfl_build_id_find_elf;
 	u->callbacks.find_debuginfo = elf_find_debuginfo;
@@ -125,6 +139,7 @@ static void process_free(struct process_unwinder *p)
 {
 	if (p->dwfl)
 		dwfl_end(p->dwfl);
+	free(p->maps);
 	free(p);
 }
 
@@ -152,48 +167,52 @@ void unwinder_destroy(struct unwinder *u)
 	free(u);
 }
 
-/* pid's Dwfl, rebuilt when its map has changed since; NULL if none. */
-static struct process_unwinder *process_of(struct unwinder *u, pid_t pid)
+static struct process_unwinder *process_find(struct unwinder *u, pid_t pid)
 {
-	uint64_t gen = symbolizer_generation(u->symbols, pid);
 	struct process_unwinder *p;
 
 	HASH_FIND(hh, u->procs, &pid, sizeof(pid), p);
-	if (p && p->gen == gen)
-		return p->attached ? p : NULL;
-	if (p) {
-		HASH_DEL(u->procs, p);
-		process_free(p);
+	if (!p) {
+		p = st_xcalloc(1, sizeof(*p));
+		p->pid = pid;
+		HASH_ADD(hh, u->procs, pid, sizeof(p->pid), p);
 	}
-	p = st_xcalloc(1, sizeof(*p));
-	p->pid = pid;
-	p->gen = gen;
-	HASH_ADD(hh, u->procs, pid, sizeof(p->pid), p);
-	if (!gen || !(p->dwfl = dwfl_begin(&u->callbacks)))
-		return NULL;
-	dwfl_report_begin(p->dwfl);
-	symbolizer_report_modules(u->symbols, pid, p->dwfl);
-	dwfl_report_end(p->dwfl, NULL, NULL);
-	p->attached = dwfl_attach_state(p->dwfl, NULL, pid, &thread_callbacks, &u->walk);
-	return p->attached ? p : NULL;
+	return p;
 }
 
-size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_stack *k,
-		     struct unwound_frame *frames, size_t max, enum unwind_end *end)
+/* p's Dwfl, rebuilt when its map has changed since (gen); false if none. */
+static bool dwfl_ready(struct unwinder *u, struct process_unwinder *p, uint64_t gen)
 {
-	struct process_unwinder *p;
+	if (p->made && p->gen == gen)
+		return p->attached;
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	p->attached = false;
+	p->made = true;
+	p->gen = gen;
+	if (!gen || !(p->dwfl = dwfl_begin(&u->callbacks)))
+		return false;
+	dwfl_report_begin(p->dwfl);
+	symbolizer_report_modules(u->symbols, p->pid, p->dwfl);
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	p->attached = dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_callbacks, &u->walk);
+	return p->attached;
+}
+
+static size_t walk_dwfl(struct unwinder *u, struct process_unwinder *p, uint64_t gen, pid_t tid,
+			const struct st_stack *k, struct unwound_frame *frames, size_t max,
+			enum unwind_end *end)
+{
 	struct walk *w = &u->walk;
 	int rc;
 
 	*end = UNWIND_LOST;
-	if (!max)
-		return 0;
-	p = process_of(u, pid);
-	if (!p) {
+	if (!dwfl_ready(u, p, gen)) {
 		frames[0] = (struct unwound_frame){ k->ip, k->sp };
 		return 1;
 	}
-	*w = (struct walk){ .tid = tid > 0 ? tid : pid, .k = k, .frames = frames, .max = max };
+	*w = (struct walk){ .tid = tid > 0 ? tid : p->pid, .k = k, .frames = frames, .max = max };
 	rc = dwfl_getthread_frames(p->dwfl, w->tid, take_frame, w);
 	if (!w->n)
 		frames[w->n++] = (struct unwound_frame){ k->ip, k->sp };
@@ -202,4 +221,182 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 	else if (w->ran_off || w->n == max)
 		*end = UNWIND_CUT;
 	return w->n;
+}
+
+/* The mapping holding pc, or NULL. */
+static const struct code_map *map_at(const struct process_unwinder *p, uint64_t pc)
+{
+	size_t lo = 0, hi = p->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && pc < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
+}
+
+/* 8 bytes of the copy at addr; false outside it. */
+static bool copy_read(const struct st_stack *k, uint64_t addr, uint64_t *v)
+{
+	if (addr < k->sp || addr - k->sp > k->size || k->size - (addr - k->sp) < 8)
+		return false;
+	memcpy(v, k->bytes + (addr - k->sp), 8);
+	return true;
+}
+
+/*
+ * The walk by rows: its frames, or 0 where a frame needs libdwfl.  As
+ * libdwfl: frame 0's row is its pc's, a caller's the row of the byte
+ * before its return address (the call); a return address that cannot
+ * be read cuts the chain, an rbp that cannot is unknown after.
+ */
+static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
+			struct unwound_frame *frames, size_t max, enum unwind_end *end,
+			enum unwind_stop *stop)
+{
+	uint64_t pc = k->ip, sp = k->sp, bp = k->bp;
+	bool bp_known = true;
+	size_t n = 0;
+
+	for (;;) {
+		const struct code_map *m;
+		const struct unwind_row *row;
+		uint64_t at, cfa, ra, saved;
+
+		frames[n++] = (struct unwound_frame){ pc, sp };
+		if (n == max) {
+			*end = UNWIND_CUT;
+			*stop = STOP_MAX_FRAMES;
+			return n;
+		}
+		at = n == 1 ? pc : pc - 1;
+		m = map_at(p, at);
+		if (!m)
+			return 0;
+		if (!m->file->rows)
+			m->file->rows = unwind_rows_open(m->file->fd);
+		row = unwind_rows_find(m->file->rows, at - m->start + m->vaddr);
+		switch (row->kind) {
+		case ROW_OUTERMOST:
+			*end = UNWIND_COMPLETE;
+			*stop = STOP_OUTERMOST;
+			return n;
+		case ROW_CFA_RSP:
+			cfa = sp + (uint64_t)(int64_t)row->cfa_off;
+			break;
+		case ROW_CFA_RBP:
+			if (!bp_known)
+				return 0;
+			cfa = bp + (uint64_t)(int64_t)row->cfa_off;
+			break;
+		case ROW_PLT:
+			cfa = sp + (uint64_t)(int64_t)row->cfa_off + ((pc & 15) >= row->plt_at ? 8 : 0);
+			break;
+		default:
+			return 0;
+		}
+		/*
+		 * A return address past the copy: the walk's end, which
+		 * libdwfl calls complete (the address is undefined to it).
+		 */
+		if (!copy_read(k, cfa + (uint64_t)(int64_t)row->ra_off, &ra)) {
+			*end = UNWIND_COMPLETE;
+			*stop = STOP_COPY_END;
+			return n;
+		}
+		if (row->rbp_lost)
+			bp_known = false;
+		else if (row->rbp_off) {
+			bp_known = copy_read(k, cfa + (uint64_t)(int64_t)row->rbp_off, &saved);
+			if (bp_known)
+				bp = saved;
+		}
+		/* A zero return address: libdwfl's outermost frame too. */
+		if (!ra) {
+			*end = UNWIND_COMPLETE;
+			*stop = STOP_OUTERMOST;
+			return n;
+		}
+		sp = cfa;
+		pc = ra;
+	}
+}
+
+/* One line on stderr of where two walks of a sample part (the check's first ten). */
+static void say_difference(const struct unwound_frame *a, size_t na, enum unwind_end ea,
+			   const struct unwound_frame *b, size_t nb, enum unwind_end eb)
+{
+	size_t i = 0;
+
+	while (i < na && i < nb && a[i].pc == b[i].pc)
+		i++;
+	fprintf(stderr, "shimtop: unwind check: from pc %#llx, rows give %zu frames (end %d), "
+		"libdwfl %zu (end %d); frame %zu: %#llx against %#llx\n",
+		(unsigned long long)a[0].pc, na, (int)ea, nb, (int)eb, i,
+		(unsigned long long)(i < na ? a[i].pc : 0), (unsigned long long)(i < nb ? b[i].pc : 0));
+}
+
+/* Whether two walks gave the same frames and end. */
+static bool same_walk(const struct unwound_frame *a, size_t na, enum unwind_end ea,
+		      const struct unwound_frame *b, size_t nb, enum unwind_end eb)
+{
+	if (na != nb || ea != eb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (a[i].pc != b[i].pc)
+			return false;
+	return true;
+}
+
+size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_stack *k,
+		     struct unwound_frame *frames, size_t max, enum unwind_end *end)
+{
+	struct process_unwinder *p;
+	uint64_t gen = symbolizer_generation(u->symbols, pid);
+	enum unwind_stop stop = STOP_BY_LIBDWFL;
+	size_t n;
+
+	*end = UNWIND_LOST;
+	if (!max)
+		return 0;
+	p = process_find(u, pid);
+	if (p->maps_gen != gen || !p->maps) {
+		free(p->maps);
+		p->nmaps = symbolizer_code_maps(u->symbols, pid, &p->maps, &p->maps_gen);
+	}
+	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop);
+	if (n) {
+		u->stats.by_rows++;
+		if (u->check) {
+			struct unwound_frame *other = st_xcalloc(max, sizeof(*other));
+			enum unwind_end e2;
+			size_t n2 = walk_dwfl(u, p, gen, tid, k, other, max, &e2);
+
+			if (same_walk(frames, n, *end, other, n2, e2))
+				u->stats.check_same++;
+			else if (++u->stats.check_differ <= 10)
+				say_difference(frames, n, *end, other, n2, e2);
+			free(other);
+		}
+	} else {
+		u->stats.by_dwfl++;
+		n = walk_dwfl(u, p, gen, tid, k, frames, max, end);
+	}
+	u->stats.ends[*end]++;
+	u->stats.stops[stop]++;
+	return n;
+}
+
+void unwinder_check(struct unwinder *u, bool on)
+{
+	u->check = on;
+}
+
+const struct unwind_stats *unwinder_stats(const struct unwinder *u)
+{
+	return &u->stats;
 }

@@ -10,6 +10,7 @@
 #ifndef SHIMTOP_UNWIND_H
 #define SHIMTOP_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -42,5 +43,25 @@ void unwinder_forget(struct unwinder *u, pid_t pid);
  */
 size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_stack *k,
 		     struct unwound_frame *frames, size_t max, enum unwind_end *end);
+
+/* Why a walk stopped. */
+enum unwind_stop {
+	STOP_OUTERMOST,		/* a frame with no caller (_start, a thread's start) */
+	STOP_COPY_END,		/* the caller's return address is past the stack copy */
+	STOP_MAX_FRAMES,	/* as many frames as asked for */
+	STOP_BY_LIBDWFL,	/* a frame no row expressed: libdwfl walked it all */
+	STOP_KINDS
+};
+
+/* How walks went: by the rows or by libdwfl, how they ended, checks. */
+struct unwind_stats {
+	uint64_t by_rows, by_dwfl;
+	uint64_t ends[3];		/* by enum unwind_end */
+	uint64_t stops[STOP_KINDS];	/* by enum unwind_stop */
+	uint64_t check_same, check_differ;
+};
+const struct unwind_stats *unwinder_stats(const struct unwinder *u);
+/* on: each walk by rows is walked by libdwfl too and compared (check_*). */
+void unwinder_check(struct unwinder *u, bool on);
 
 #endif

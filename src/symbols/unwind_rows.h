@@ -1,0 +1,49 @@
+/*
+ * unwind_rows.h - a file's call frame information as rows an unwinder
+ * applies with a few loads: at an address, where the CFA is (rsp or rbp
+ * plus an offset, or a PLT stub's rule), where the return address and
+ * rbp were saved.  A row is worked out by libdw the first time its
+ * address is asked for, and kept by address: a profile asks for the
+ * same few thousand addresses (its hot code, its call sites) again and
+ * again.  Kept by address, not by range: the range libdw reports for a
+ * row starts wrong after DW_CFA_restore_state (libc's epilogues).
+ */
+#ifndef SHIMTOP_UNWIND_ROWS_H
+#define SHIMTOP_UNWIND_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum unwind_row_kind {
+	ROW_CFA_RSP,		/* CFA = rsp + cfa_off */
+	ROW_CFA_RBP,		/* CFA = rbp + cfa_off */
+	ROW_PLT,		/* CFA = rsp + cfa_off, + 8 where (rip & 15) >= plt_at */
+	ROW_OUTERMOST,		/* the return address is undefined: the chain's end */
+	ROW_OTHER,		/* a rule no row expresses (an expression, a signal frame) */
+	ROW_NONE,		/* no CFI covers the address */
+};
+
+struct unwind_row {
+	uint64_t addr;		/* the file address it is for, + 1 (0: an empty slot) */
+	int32_t cfa_off;
+	int16_t ra_off;		/* the return address is at CFA + ra_off */
+	int16_t rbp_off;	/* rbp saved at CFA + rbp_off; 0: unchanged */
+	uint8_t kind;		/* enum unwind_row_kind */
+	uint8_t plt_at;
+	bool rbp_lost;		/* rbp is undefined in the caller */
+};
+
+struct unwind_rows;
+
+/* The rows of the ELF file open on fd (the descriptor is not kept); never NULL. */
+struct unwind_rows *unwind_rows_open(int fd);
+void unwind_rows_free(struct unwind_rows *r);
+
+/* The row for file address addr (a ROW_NONE row when no CFI covers it). */
+const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr);
+
+/* Rows worked out so far (each libdw's work once). */
+size_t unwind_rows_made(const struct unwind_rows *r);
+
+#endif
