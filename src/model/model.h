@@ -352,6 +352,13 @@ struct model {
 	struct callerchain chaining;
 	uint32_t chain_window;
 	bool callerchain_mode;
+	/*
+	 * --call-graph auto feeds CallerChaining from its stack copies only
+	 * once the UI shows its tree (c): fed every unwound sample it cost
+	 * 16% of shimtop's CPU on a compile.  dwarf and callerchain feed it
+	 * always (their reports measure it).
+	 */
+	bool chaining_wanted;
 	/* Samples whose reference was the kernel's whole chain; the copy unwound. */
 	uint64_t chaining_fp_reference, chaining_dwarf_reference;
 	/*

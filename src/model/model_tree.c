@@ -281,7 +281,8 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 		for (size_t i = 1; i < n; i++)
 			reference[nref++] = syms[i];
 	}
-	feed_chaining(m, k, f, syms, n, reference, nref);
+	if (!m->unwind_broken || m->chaining_wanted)
+		feed_chaining(m, k, f, syms, n, reference, nref);
 	return out;
 }
 

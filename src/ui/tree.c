@@ -560,6 +560,12 @@ static enum view_reaction layout_key(struct tree_view *t, enum ui_action a)
 		return VIEW_REQUERY;
 	case UA_TREE_REBUILT:
 		t->layout = (t->layout + 1) % (SHOW_REBUILT + 1);
+		/* CallerChaining is fed from here on when it was not (model.chaining_wanted). */
+		if (!t->v.ui->s->model.chaining_wanted && t->v.ui->s->model.unwind_broken) {
+			t->v.ui->s->model.chaining_wanted = true;
+			snprintf(t->v.ui->message, sizeof(t->v.ui->message),
+				 "the tree rebuilt by CallerChaining grows from the samples from now on");
+		}
 		/* Too narrow for two panes: c goes between the trees, and says why. */
 		if (t->layout == SHOW_BOTH && t->cols && t->cols < 2 * PANE_MIN_WIDTH + 1) {
 			t->layout = SHOW_REBUILT;
