@@ -2,7 +2,8 @@
 # call_graph_cost.sh - what each way of taking call chains costs, beside
 # perf in the same run: Debian's python3 does a fixed amount of work
 # (json and re, about 4 s alone) while one profiler samples it with
-# cpu-clock every 250 us (4 kHz): shimtop --call-graph fp, dwarf, auto and
+# cpu-clock every 250 us (4 kHz): shimtop --call-graph fp, dwarf (its
+# unwinder's rows, and libdwfl alone: SHIMTOP_UNWINDER=libdwfl), auto and
 # callerchain, perf record -g and perf record --call-graph dwarf.
 # Reported per mode: the target's slowdown (its own time over its time
 # alone), the profiler's CPU per sample (task-clock of the profiler alone,
@@ -37,9 +38,12 @@ run() {
 	shift
 	"$PY" "$tmp/work.py" "$tmp/t" &
 	pid=$!
+	unwinder=rows
+	case $name in *libdwfl*) unwinder=libdwfl ;; esac
 	case $name in
 	shimtop*)
-		perf stat -x, -e task-clock -o "$tmp/stat" -- "$SHIMTOP" --batch -c 250000 \
+		SHIMTOP_UNWINDER=$unwinder perf stat -x, -e task-clock -o "$tmp/stat" -- \
+			"$SHIMTOP" --batch -c 250000 \
 			--format json -p "$pid" "$@" >"$tmp/out.json" 2>/dev/null
 		samples=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' \
 			"$tmp/out.json")
@@ -65,6 +69,7 @@ PY
 run "shimtop fp"
 run "perf record -g" -g
 run "shimtop dwarf" --call-graph dwarf
+run "shimtop dwarf, libdwfl alone" --call-graph dwarf
 run "perf record --call-graph dwarf" --call-graph dwarf
 run "shimtop callerchain" --call-graph callerchain
 run "shimtop auto" --call-graph auto

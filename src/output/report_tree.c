@@ -265,6 +265,8 @@ struct json_object *report_tree_json(const struct model *m, struct json_object *
 	if (m->unwind_check) {
 		report_add_u64(o, "unwind_check_same", model_unwind_stats(m)->check_same);
 		report_add_u64(o, "unwind_check_differ", model_unwind_stats(m)->check_differ);
+		report_add_u64(o, "unwind_check_rows_ns", model_unwind_stats(m)->check_rows_ns);
+		report_add_u64(o, "unwind_check_libdwfl_ns", model_unwind_stats(m)->check_dwfl_ns);
 	}
 	/* Node 0 is the root: every other names its parent (0 at the top). */
 	if (!nodes) {

@@ -358,6 +358,7 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 	struct process_unwinder *p;
 	uint64_t gen = symbolizer_generation(u->symbols, pid);
 	enum unwind_stop stop = STOP_BY_LIBDWFL;
+	uint64_t t0;
 	size_t n;
 
 	*end = UNWIND_LOST;
@@ -368,14 +369,18 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 		free(p->maps);
 		p->nmaps = symbolizer_code_maps(u->symbols, pid, &p->maps, &p->maps_gen);
 	}
+	t0 = u->check ? st_now_ns() : 0;
 	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop);
 	if (n) {
 		u->stats.by_rows++;
 		if (u->check) {
 			struct unwound_frame *other = st_xcalloc(max, sizeof(*other));
 			enum unwind_end e2;
+			uint64_t t1 = st_now_ns();
 			size_t n2 = walk_dwfl(u, p, gen, tid, k, other, max, &e2);
 
+			u->stats.check_rows_ns += t1 - t0;
+			u->stats.check_dwfl_ns += st_now_ns() - t1;
 			if (same_walk(frames, n, *end, other, n2, e2))
 				u->stats.check_same++;
 			else if (++u->stats.check_differ <= 10)

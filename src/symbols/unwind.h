@@ -59,6 +59,7 @@ struct unwind_stats {
 	uint64_t ends[3];		/* by enum unwind_end */
 	uint64_t stops[STOP_KINDS];	/* by enum unwind_stop */
 	uint64_t check_same, check_differ;
+	uint64_t check_rows_ns, check_dwfl_ns;	/* the checked walks' time, each way */
 };
 const struct unwind_stats *unwinder_stats(const struct unwinder *u);
 /* on: each walk by rows is walked by libdwfl too and compared (check_*). */
