@@ -837,41 +837,33 @@ bool symbolizer_code_anonymous(struct symbolizer *s, pid_t pid, uint64_t ip)
 
 uint64_t symbolizer_report_modules(struct symbolizer *s, pid_t pid, Dwfl *dwfl)
 {
-	struct space *sp = space_find(s, pid);
 	const struct elf_file *done[256];
-	size_t ndone = 0;
+	struct code_map *maps;
+	size_t ndone = 0, n;
+	uint64_t gen;
 
-	if (!sp)
-		return 0;
-	find_map(sp, 0);	/* sorts: each file is placed by its lowest mapping */
-	for (size_t i = 0; i < sp->nmaps; i++) {
-		struct map *m = &sp->maps[i];
-		struct elf_file *f;
-		uint64_t vaddr;
+	n = symbolizer_code_maps(s, pid, &maps, &gen);
+	for (size_t i = 0; i < n; i++) {
+		struct code_map *m = &maps[i];
 		bool seen = false;
 		int fd;
 
-		if (!strcmp(m->path, "[vdso]"))
-			f = vdso_file(s);
-		else
-			f = m->path[0] == '/' ? resolve_file(s, sp, m) : NULL;
-		if (!f || !f->mod || f->fd < 0 || elf_file_vaddr(f, m->pgoff, &vaddr) < 0)
-			continue;
 		for (size_t k = 0; k < ndone && !seen; k++)
-			seen = done[k] == f;
+			seen = done[k] == m->file;
 		if (seen || ndone == sizeof(done) / sizeof(done[0]))
 			continue;
-		done[ndone++] = f;
-		fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+		done[ndone++] = m->file;
+		fd = fcntl(m->file->fd, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
 		/* libdwfl takes the descriptor, and the module's addresses are
 		 * the process's: p_vaddr plus the mapping's bias. */
-		if (!dwfl_report_elf(dwfl, st_basename(m->path), f->path, fd,
-				     m->start - vaddr, true))
+		if (!dwfl_report_elf(dwfl, st_basename(m->file->path), m->file->path, fd,
+				     m->start - m->vaddr, true))
 			close(fd);
 	}
-	return sp->gen;
+	free(maps);
+	return gen;
 }
 
 size_t symbolizer_code_maps(struct symbolizer *s, pid_t pid, struct code_map **out, uint64_t *gen)
