@@ -7,7 +7,8 @@
  * its own, named MODULE+0xSTART (its module address), with its bounds
  * for the disassembly.  libdw walks the section (dwarf_next_cfi: lengths,
  * CIEs, augmentation); this file decodes only the two encoded numbers of
- * each FDE, in the encodings x86-64 toolchains write.
+ * each FDE, in the encodings x86-64 toolchains write.  The unwinder's
+ * rows (unwind_rows.c) take the same FDEs' bounds.
  */
 #include "symbols/symbols_internal.h"
 #include "util.h"
@@ -126,11 +127,10 @@ static Elf_Scn *eh_frame(Elf *elf, GElf_Shdr *sh)
 	return NULL;
 }
 
-size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
-		     struct elf_symbol **out)
+void cfi_each_fde(Elf *elf, cfi_fde_fn fn, void *arg)
 {
 	struct cie_encoding cies[CFI_MAX_CIES];
-	size_t ncies = 0, n = 0, cap = 0, cursor = 0;
+	size_t ncies = 0;
 	const unsigned char *ident;
 	Dwarf_Off off = 0, next;
 	Dwarf_CFI_Entry e;
@@ -139,12 +139,11 @@ size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
 	Elf_Scn *scn;
 	int rc;
 
-	*out = NULL;
 	ident = elf ? (const unsigned char *)elf_getident(elf, NULL) : NULL;
 	scn = ident ? eh_frame(elf, &sh) : NULL;
 	data = scn ? elf_getdata(scn, NULL) : NULL;
 	if (!data || !data->d_buf)
-		return 0;
+		return;
 	while ((rc = dwarf_next_cfi(ident, data, true, off, &next, &e)) != 1) {
 		const uint8_t *base = data->d_buf, *p;
 		uint64_t start, range;
@@ -180,15 +179,37 @@ size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
 		range = decode(p + size, enc & 0x0f);
 		if (!range || range > (1u << 30) || start + range < start)
 			continue;
-		start += bias;
-		if (symbol_table_find_next(named, start, &cursor))
-			continue;	/* a symbol names it */
-		ST_GROW_BARE(*out, cap, n + 1);
-		/* Named when asked (elf_symbol_name): libLLVM has 100,000 such. */
-		(*out)[n] = (struct elf_symbol){ .start = start, .end = start + range,
-						 .from_cfi = true,
-						 .named_by = NAMED_BY_EH_FRAME };
-		n++;
+		fn(start, start + range, arg);
 	}
-	return n;
+}
+
+struct functions_walk {
+	uint64_t bias;
+	const struct symbol_table *named;
+	struct elf_symbol *out;
+	size_t n, cap, cursor;
+};
+
+static void add_function(uint64_t start, uint64_t end, void *arg)
+{
+	struct functions_walk *w = arg;
+
+	start += w->bias;
+	end += w->bias;
+	if (symbol_table_find_next(w->named, start, &w->cursor))
+		return;		/* a symbol names it */
+	ST_GROW_BARE(w->out, w->cap, w->n + 1);
+	/* Named when asked (elf_symbol_name): libLLVM has 100,000 such. */
+	w->out[w->n++] = (struct elf_symbol){ .start = start, .end = end, .from_cfi = true,
+					      .named_by = NAMED_BY_EH_FRAME };
+}
+
+size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
+		     struct elf_symbol **out)
+{
+	struct functions_walk w = { .bias = bias, .named = named };
+
+	cfi_each_fde(elf, add_function, &w);
+	*out = w.out;
+	return w.n;
 }

@@ -1,11 +1,17 @@
 /*
- * unwind_rows.c - rows of a file's .eh_frame, worked out by libdw
- * (dwarf_cfi_addrframe runs the CIE's and FDE's instructions up to the
- * address) and kept in an open-addressing table by address.  Only the
- * rules compilers write for x86-64 code become rows an unwinder applies
- * itself; anything else is ROW_OTHER, for libdwfl.
+ * unwind_rows.c - rows of a file's .eh_frame.  The first address asked
+ * for in a function has all its FDE's rows worked out by libdw, from
+ * the FDE's start: dwarf_cfi_addrframe runs the CIE's and FDE's
+ * instructions up to an address and says where its row ends, which is
+ * where the next row starts (the start it says is wrong after
+ * DW_CFA_restore_state, so each row is asked for at its own start).
+ * Every address asked for is then kept in an open-addressing table, a
+ * look-up its fast path.  Only the rules compilers write for x86-64
+ * code become rows an unwinder applies itself; anything else is
+ * ROW_OTHER, for libdwfl.
  */
 #include "symbols/unwind_rows.h"
+#include "symbols/symbols_internal.h"
 #include "util.h"
 
 #include <dwarf.h>
@@ -21,8 +27,29 @@
 #define DWARF_RSP	7
 #define DWARF_RIP	16
 
-/* Rows kept per file (a slot 24 bytes); past it, worked out and not kept. */
+/* Addresses kept per file (a slot 24 bytes); past it, worked out and not kept. */
 #define ROWS_MAX	(1u << 22)
+/* Rows of one FDE worked out (a function's prologue, epilogues, calls): past it, ROW_OTHER. */
+#define FDE_ROWS_MAX	4096u
+/*
+ * A function longer than this has only the addresses asked for worked
+ * out: each row costs a run of its FDE's instructions from the start,
+ * and sqlite3's or libLLVM's longest have hundreds of rows.
+ */
+#define FDE_MADE_WHOLE	4096u
+#define NOT_MADE	UINT32_MAX
+
+/* One FDE: its addresses, and its rows in spans[at .. at + n) once made. */
+struct fde {
+	uint64_t start, end;
+	uint32_t at, n;
+};
+
+/* A row over [start, end). */
+struct span {
+	uint64_t start, end;
+	struct unwind_row rule;
+};
 
 struct unwind_rows {
 	int fd;
@@ -31,6 +58,11 @@ struct unwind_rows {
 	struct unwind_row *slots;	/* a power of two of them, at most half used */
 	size_t n, cap;
 	struct unwind_row scratch;	/* a row not kept */
+	bool indexed;			/* fdes read */
+	struct fde *fdes;		/* by start */
+	size_t nfdes, fdes_cap;
+	struct span *spans;
+	size_t nspans, spans_cap;
 };
 
 struct unwind_rows *unwind_rows_open(int fd)
@@ -56,6 +88,8 @@ void unwind_rows_free(struct unwind_rows *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->slots);
+	free(r->fdes);
+	free(r->spans);
 	free(r);
 }
 
@@ -182,20 +216,123 @@ static bool room(struct unwind_rows *r)
 	return true;
 }
 
-const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr)
+static void add_fde(uint64_t start, uint64_t end, void *arg)
 {
-	struct unwind_row row = { .addr = addr + 1, .kind = ROW_NONE };
-	Dwarf_Frame *frame = NULL;
-	size_t i;
+	struct unwind_rows *r = arg;
 
-	if (r->cap)
-		for (i = slot_of(r, row.addr); r->slots[i].addr; i = (i + 1) & (r->cap - 1))
-			if (r->slots[i].addr == row.addr)
-				return &r->slots[i];
+	ST_GROW_BARE(r->fdes, r->fdes_cap, r->nfdes + 1);
+	r->fdes[r->nfdes++] = (struct fde){ start, end, 0, NOT_MADE };
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct fde *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The FDE holding addr, or NULL (its list read the first time). */
+static struct fde *fde_of(struct unwind_rows *r, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!r->indexed) {
+		r->indexed = true;
+		if (r->elf)
+			cfi_each_fde(r->elf, add_fde, r);
+		if (r->nfdes > 1)
+			qsort(r->fdes, r->nfdes, sizeof(*r->fdes), by_start);
+	}
+	hi = r->nfdes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->fdes[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < r->fdes[lo - 1].end ? &r->fdes[lo - 1] : NULL;
+}
+
+/* f's rows, each asked for at its own start; what libdw cannot read ends them as ROW_NONE. */
+static void make_rows(struct unwind_rows *r, struct fde *f)
+{
+	uint64_t at = f->start;
+
+	f->at = (uint32_t)r->nspans;
+	f->n = 0;
+	while (at < f->end) {
+		struct span sp = { at, f->end, { .kind = ROW_NONE } };
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Addr start, end;
+
+		if (f->n < FDE_ROWS_MAX && r->cfi && dwarf_cfi_addrframe(r->cfi, at, &frame) == 0) {
+			if (dwarf_frame_info(frame, &start, &end, NULL) >= 0 && end > at &&
+			    end < sp.end)
+				sp.end = end;
+			take_rules(frame, &sp.rule);
+			free(frame);
+		} else if (f->n >= FDE_ROWS_MAX) {
+			sp.rule.kind = ROW_OTHER;
+		}
+		ST_GROW_BARE(r->spans, r->spans_cap, r->nspans + 1);
+		r->spans[r->nspans++] = sp;
+		f->n++;
+		at = sp.end;
+	}
+}
+
+/* The rule at addr alone. */
+static struct unwind_row rule_alone(struct unwind_rows *r, uint64_t addr)
+{
+	struct unwind_row row = { .kind = ROW_NONE };
+	Dwarf_Frame *frame = NULL;
+
 	if (r->cfi && dwarf_cfi_addrframe(r->cfi, addr, &frame) == 0) {
 		take_rules(frame, &row);
 		free(frame);
 	}
+	return row;
+}
+
+/* The rule at addr: from its FDE's rows, made the first time, or alone in a long function. */
+static struct unwind_row rule_at(struct unwind_rows *r, uint64_t addr)
+{
+	struct unwind_row none = { .kind = ROW_NONE };
+	struct fde *f = fde_of(r, addr);
+	size_t lo, hi;
+
+	if (!f)
+		return none;
+	if (f->end - f->start > FDE_MADE_WHOLE)
+		return rule_alone(r, addr);
+	if (f->n == NOT_MADE)
+		make_rows(r, f);
+	lo = f->at;
+	hi = (size_t)f->at + f->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->spans[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > f->at && addr < r->spans[lo - 1].end ? r->spans[lo - 1].rule : none;
+}
+
+const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr)
+{
+	struct unwind_row row;
+	size_t i;
+
+	if (r->cap)
+		for (i = slot_of(r, addr + 1); r->slots[i].addr; i = (i + 1) & (r->cap - 1))
+			if (r->slots[i].addr == addr + 1)
+				return &r->slots[i];
+	row = rule_at(r, addr);
+	row.addr = addr + 1;
 	if (!room(r)) {
 		r->scratch = row;
 		return &r->scratch;
@@ -205,4 +342,17 @@ const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr)
 	for (i = slot_of(r, row.addr); r->slots[i].addr != row.addr; i = (i + 1) & (r->cap - 1))
 		;
 	return &r->slots[i];
+}
+
+struct unwind_row unwind_rows_alone(struct unwind_rows *r, uint64_t addr)
+{
+	return rule_alone(r, addr);
+}
+
+void unwind_rows_each_function(struct unwind_rows *r,
+			       void (*fn)(uint64_t start, uint64_t end, void *arg), void *arg)
+{
+	fde_of(r, 0);
+	for (size_t i = 0; i < r->nfdes; i++)
+		fn(r->fdes[i].start, r->fdes[i].end, arg);
 }

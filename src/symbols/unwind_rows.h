@@ -43,7 +43,14 @@ void unwind_rows_free(struct unwind_rows *r);
 /* The row for file address addr (a ROW_NONE row when no CFI covers it). */
 const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr);
 
-/* Rows worked out so far (each libdw's work once). */
+/* Addresses kept so far (each libdw's work once, or its function's rows'). */
 size_t unwind_rows_made(const struct unwind_rows *r);
+
+/* The rule at addr as libdw gives it for that address alone, not kept: what rows are checked by. */
+struct unwind_row unwind_rows_alone(struct unwind_rows *r, uint64_t addr);
+
+/* fn(start, end, arg) for each function the file's .eh_frame describes. */
+void unwind_rows_each_function(struct unwind_rows *r,
+			       void (*fn)(uint64_t start, uint64_t end, void *arg), void *arg);
 
 #endif

@@ -1,0 +1,100 @@
+/*
+ * test_unwind_rows.c - the rows a file's functions are made into agree
+ * with libdw's rule for each address alone: in this machine's libc (its
+ * epilogues restore remembered states, where libdw's row starts are
+ * wrong) and in this test's own binary, at every address of each
+ * function's first 64 bytes and every 7th after; and an address no FDE
+ * covers, and a file that is no ELF, have no row.
+ */
+#include "check.h"
+#include "symbols/unwind_rows.h"
+
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct walk {
+	struct unwind_rows *r;
+	unsigned long checked, differ, applied;
+};
+
+static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
+{
+	return a->kind == b->kind && a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
+	       a->rbp_off == b->rbp_off && a->plt_at == b->plt_at && a->rbp_lost == b->rbp_lost;
+}
+
+static void check_function(uint64_t start, uint64_t end, void *arg)
+{
+	struct walk *w = arg;
+
+	for (uint64_t a = start; a < end; a += a - start < 64 ? 1 : 7) {
+		const struct unwind_row *row = unwind_rows_find(w->r, a);
+		struct unwind_row alone = unwind_rows_alone(w->r, a);
+
+		w->checked++;
+		w->applied += row->kind <= ROW_PLT;
+		if (!same_rule(row, &alone)) {
+			if (w->differ++ < 5)
+				fprintf(stderr, "%#llx: row kind %d cfa %d ra %d rbp %d, alone kind %d "
+					"cfa %d ra %d rbp %d\n", (unsigned long long)a, row->kind,
+					row->cfa_off, row->ra_off, row->rbp_off, alone.kind,
+					alone.cfa_off, alone.ra_off, alone.rbp_off);
+		}
+	}
+}
+
+static void check_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct walk w = { 0 };
+
+	CHECK(fd >= 0);
+	w.r = unwind_rows_open(fd);
+	close(fd);
+	unwind_rows_each_function(w.r, check_function, &w);
+	printf("%s: %lu addresses, %lu by rows the walk applies, %lu differ\n", path, w.checked,
+	       w.applied, w.differ);
+	CHECK(w.checked > 1000);
+	CHECK(w.applied > w.checked / 2);
+	CHECK(w.differ == 0);
+	unwind_rows_free(w.r);
+}
+
+static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if (strstr(info->dlpi_name, "/libc.so")) {
+		snprintf(arg, 4096, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char libc[4096] = "";
+	struct unwind_rows *r;
+	int fd;
+
+	(void)argc;
+	dl_iterate_phdr(find_libc, libc);
+	CHECK(libc[0] != '\0');
+	if (libc[0])
+		check_file(libc);
+	check_file(argv[0]);
+	/* No FDE at address 0 of the binary, nor anywhere in a file that is no ELF. */
+	fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+	r = unwind_rows_open(fd);
+	CHECK(unwind_rows_find(r, 0)->kind == ROW_NONE);
+	unwind_rows_free(r);
+	close(fd);
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	r = unwind_rows_open(fd);
+	CHECK(unwind_rows_find(r, 0x1000)->kind == ROW_NONE);
+	unwind_rows_free(r);
+	close(fd);
+	return check_done("test_unwind_rows");
+}
