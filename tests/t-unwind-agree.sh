@@ -6,7 +6,8 @@
 # with SHIMTOP_UNWIND_CHECK=1 (each sample walked both ways).  At least
 # 99.9% of the samples walked by rows agree in every frame, the rows
 # walk at least 90% of them (libdwfl only where a rule is beyond them),
-# and the disagreements are listed.
+# and the disagreements are listed.  With no call-graph option, python3's
+# chains root at _start (95% or more).
 . "$TESTS_DIR/lib.sh"
 
 command -v perf >/dev/null || skip "perf is not installed"
@@ -52,4 +53,23 @@ python3 "$TESTS_DIR/../bench/heavy_cc.py" "$TMP/heavy.cc"
 perf record -q --call-graph dwarf -F 1000 -o "$TMP/clang.data" -- \
 	timeout 3 clang++ -std=c++17 -O2 -c "$TMP/heavy.cc" -o "$TMP/heavy.o" >/dev/null 2>&1
 agree clang
+
+# By default (no call-graph option) Debian's python3, built without frame
+# pointers, has its samples' chains rooted at _start: at least 95%.
+"$SHIMTOP" -b --format folded -- /usr/bin/python3 "$TESTS_DIR/py_work.py" 1.5 \
+	>"$TMP/py.folded" 2>"$TMP/err" || fail "python3 with the default chains: $(cat "$TMP/err")"
+python3 - "$TMP/py.folded" <<'PY' || fail "python3's default tree: see above"
+import collections, sys
+roots, total = collections.Counter(), 0
+for line in open(sys.argv[1]):
+    stack, _, n = line.rstrip("\n").rpartition(" ")
+    if not stack or not n.isdigit():
+        continue            # the target's own output, if any
+    roots[stack.split(";")[0]] += int(n)
+    total += int(n)
+start = roots["_start"] + roots["start_thread"] + roots["clone3"]
+print(f"python3, default chains: {start} of {total} samples rooted at _start or a thread's start")
+if total < 500 or start < 0.95 * total:
+    sys.exit(f"roots: {roots.most_common(5)}")
+PY
 finish
