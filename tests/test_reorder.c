@@ -1,7 +1,8 @@
 /*
  * test_reorder.c - records from several perf rings come out in time
  * order: a flush emits only what is older than its bound, sorted, with
- * equal times in arrival order, and keeps the rest for the next flush.
+ * equal times in arrival order, and keeps the rest for the next flush;
+ * a record written in place (reserve, commit) as one copied in.
  */
 #include "check.h"
 #include "sampler/reorder.h"
@@ -94,6 +95,28 @@ int main(void)
 		CHECK(in.n == 5);
 		for (size_t i = 0; i < in.n; i++)
 			CHECK_EQ_U64(in.v[i], i + 1);
+	}
+	/*
+	 * Written in place: a reserved record, 8-aligned after an odd-sized
+	 * one, kept as committed (a reservation not committed is dropped).
+	 */
+	{
+		struct seen in = { { 0 }, 0 };
+		struct texts out = { 0, { "" } };
+		uint64_t *w;
+
+		reorder_add(&r, "odd", 4, 7);
+		w = reorder_reserve(&r, 4096);
+		CHECK(((uintptr_t)w & 7) == 0);
+		*w = 77;
+		(void)reorder_reserve(&r, 4096);	/* the same room, not kept yet */
+		reorder_commit(&r, sizeof(*w), 6);
+		w = reorder_reserve(&r, 4096);
+		*w = 99;				/* dropped: never committed */
+		reorder_flush(&r, 7, collect, &in);
+		CHECK(in.n == 1 && in.v[0] == 77);
+		reorder_flush(&r, UINT64_MAX, collect_text, &out);
+		CHECK(out.n == 1 && !strcmp(out.got[0], "odd") && r.n == 0);
 	}
 	add(&r, 5, 5);
 	reorder_free(&r);	/* what is left is freed (ASan checks) */

@@ -112,7 +112,6 @@ struct perf_source {
 	struct st_source_info info;
 
 	unsigned char scratch[ST_RECORD_MAX];
-	_Alignas(8) unsigned char out[ST_RECORD_MAX];
 	struct reorder order;		/* records of all rings, back in time order */
 	struct stack_bases stacks;	/* with a stack copy: each thread's base */
 	uint64_t prev_pass;		/* when the previous drain pass began */
@@ -882,19 +881,22 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 {
 	struct perf_source *ps = arg;
 	struct perf_group_state *gs = NULL;
+	unsigned char *out;
 	size_t n;
 
 	if (ev->type == PERF_RECORD_SAMPLE &&
 	    (ps->layout.sample_type & PERF_SAMPLE_READ))
 		gs = group_state(ps, sample_tid(ev, &ps->layout));
-	n = perf_convert(&ps->layout, gs, ev, ps->out);
-	if (!n || !wanted(ps, ps->out))
+	/* Converted where it waits for its turn: the stack copy moved once less. */
+	out = reorder_reserve(&ps->order, ST_RECORD_MAX);
+	n = perf_convert(&ps->layout, gs, ev, out);
+	if (!n || !wanted(ps, out))
 		return;
-	if (ps->cfg.separate && !mark_event(ps, ev, ps->out))
+	if (ps->cfg.separate && !mark_event(ps, ev, out))
 		return;
-	switch (((struct st_header *)ps->out)->type) {
+	switch (((struct st_header *)out)->type) {
 	case ST_REC_SAMPLE: {
-		struct st_sample *sm = (void *)ps->out;
+		struct st_sample *sm = (void *)out;
 
 		atomic_store_explicit(&ps->period_seen, sm->period, memory_order_relaxed);
 		if (sm->flags & ST_SAMPLE_HAS_STACK) {
@@ -905,7 +907,7 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 		break;
 	}
 	case ST_REC_IBS: {
-		struct st_ibs *b = (void *)ps->out;
+		struct st_ibs *b = (void *)out;
 
 		if (b->flags & ST_IBS_HAS_STACK) {
 			struct st_stack *k = (struct st_stack *)(uintptr_t)st_ibs_stack(b);
@@ -917,10 +919,10 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	case ST_REC_EXEC:
 		if (ps->cfg.stack_copy)
 			stack_bases_forget(&ps->stacks,
-					   (pid_t)((const struct st_comm *)(const void *)ps->out)->pid);
+					   (pid_t)((const struct st_comm *)(const void *)out)->pid);
 		break;
 	case ST_REC_FORK: {
-		const struct st_task *tk = (const void *)ps->out;
+		const struct st_task *tk = (const void *)out;
 
 		if (is_target_process(ps, (pid_t)tk->pid) && !tid_known(ps, (pid_t)tk->tid)) {
 			if (ps->inherit)
@@ -934,11 +936,11 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 		break;
 	}
 	case ST_REC_EXIT:
-		forget_thread(ps, (pid_t)((const struct st_task *)(const void *)ps->out)->tid);
+		forget_thread(ps, (pid_t)((const struct st_task *)(const void *)out)->tid);
 		break;
 	case ST_REC_LOST:
 		pthread_mutex_lock(&ps->lock);
-		ps->info.kernel_lost += ((const struct st_lost *)(const void *)ps->out)->count;
+		ps->info.kernel_lost += ((const struct st_lost *)(const void *)out)->count;
 		pthread_mutex_unlock(&ps->lock);
 		break;
 	case ST_REC_THROTTLE:
@@ -949,7 +951,7 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	default:
 		break;
 	}
-	reorder_add(&ps->order, ps->out, n, st_record_time(ps->out));
+	reorder_commit(&ps->order, n, st_record_time(out));
 }
 
 static void push_record(void *arg, const void *rec, size_t len)

@@ -14,6 +14,20 @@ void reorder_add(struct reorder *r, const void *rec, size_t len, uint64_t time)
 	r->used += len;
 }
 
+void *reorder_reserve(struct reorder *r, size_t max)
+{
+	r->used = (r->used + 7) & ~(size_t)7;
+	ST_GROW_BARE(r->bytes, r->bytes_cap, r->used + max);
+	return r->bytes + r->used;
+}
+
+void reorder_commit(struct reorder *r, size_t len, uint64_t time)
+{
+	ST_GROW(r->v, r->cap, r->n + 1);
+	r->v[r->n++] = (struct reorder_item){ time, r->seq++, r->used, len };
+	r->used += len;
+}
+
 static int by_time(const void *pa, const void *pb)
 {
 	const struct reorder_item *a = pa, *b = pb;

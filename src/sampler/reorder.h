@@ -31,6 +31,13 @@ typedef void (*reorder_emit_fn)(void *arg, const void *rec, size_t len);
 
 /* Keeps a copy of rec (time 0: no time, goes out with the next flush). */
 void reorder_add(struct reorder *r, const void *rec, size_t len, uint64_t time);
+/*
+ * Room for a record of up to max bytes, 8-aligned, to be written in
+ * place (no copy of an 8 KiB stack) and kept by reorder_commit; the
+ * pointer holds until the next call on r.
+ */
+void *reorder_reserve(struct reorder *r, size_t max);
+void reorder_commit(struct reorder *r, size_t len, uint64_t time);
 /* Emits, in time order, every record older than `before` (UINT64_MAX: all). */
 void reorder_flush(struct reorder *r, uint64_t before, reorder_emit_fn emit, void *arg);
 void reorder_free(struct reorder *r);
