@@ -1160,7 +1160,7 @@ long perf_data_next(struct perf_data *p, const void **rec)
 			reorder_add(&p->order, p->out, (size_t)n, t);
 			if (t > p->newest)
 				p->newest = t;
-			if (p->order.used > REORDER_MAX)
+			if (reorder_bytes(&p->order) > REORDER_MAX)
 				reorder_flush(&p->order, UINT64_MAX, queue_record, p);
 		} else if (n == ROUND_ENDS) {
 			reorder_flush(&p->order, p->round_start, queue_record, p);

@@ -5,27 +5,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-void reorder_add(struct reorder *r, const void *rec, size_t len, uint64_t time)
+/* Room for len more bytes in the buffer records go to, 8-aligned. */
+static unsigned char *room(struct reorder *r, size_t len)
 {
-	ST_GROW_BARE(r->bytes, r->bytes_cap, r->used + len);
-	memcpy(r->bytes + r->used, rec, len);
-	ST_GROW(r->v, r->cap, r->n + 1);
-	r->v[r->n++] = (struct reorder_item){ time, r->seq++, r->used, len };
-	r->used += len;
+	unsigned c = r->cur;
+
+	r->used[c] = (r->used[c] + 7) & ~(size_t)7;
+	ST_GROW_BARE(r->bytes[c], r->bytes_cap[c], r->used[c] + len);
+	return r->bytes[c] + r->used[c];
 }
 
 void *reorder_reserve(struct reorder *r, size_t max)
 {
-	r->used = (r->used + 7) & ~(size_t)7;
-	ST_GROW_BARE(r->bytes, r->bytes_cap, r->used + max);
-	return r->bytes + r->used;
+	return room(r, max);
 }
 
 void reorder_commit(struct reorder *r, size_t len, uint64_t time)
 {
 	ST_GROW(r->v, r->cap, r->n + 1);
-	r->v[r->n++] = (struct reorder_item){ time, r->seq++, r->used, len };
-	r->used += len;
+	r->v[r->n++] = (struct reorder_item){ time, r->seq++, r->used[r->cur], len, r->cur };
+	r->used[r->cur] += len;
+}
+
+void reorder_add(struct reorder *r, const void *rec, size_t len, uint64_t time)
+{
+	memcpy(room(r, len), rec, len);
+	reorder_commit(r, len, time);
 }
 
 static int by_time(const void *pa, const void *pb)
@@ -39,9 +44,8 @@ static int by_time(const void *pa, const void *pb)
 
 void reorder_flush(struct reorder *r, uint64_t before, reorder_emit_fn emit, void *arg)
 {
-	size_t done = 0, kept = 0;
-	unsigned char *swap;
-	size_t swap_cap;
+	size_t done = 0;
+	unsigned old = !r->cur;
 
 	if (!r->n)
 		return;
@@ -52,33 +56,36 @@ void reorder_flush(struct reorder *r, uint64_t before, reorder_emit_fn emit, voi
 			break;
 		}
 	while (done < r->n && r->v[done].time < before) {
-		emit(arg, r->bytes + r->v[done].off, r->v[done].len);
+		emit(arg, r->bytes[r->v[done].buf] + r->v[done].off, r->v[done].len);
 		done++;
 	}
-	/* What is held (about one pass) moves to the spare buffer, which becomes the buffer. */
+	/* What is held stays where it is, but for the older buffer's, moved to the newer. */
 	for (size_t i = done; i < r->n; i++) {
 		struct reorder_item it = r->v[i];
 
-		ST_GROW_BARE(r->spare, r->spare_cap, kept + it.len);
-		memcpy(r->spare + kept, r->bytes + it.off, it.len);
-		it.off = kept;
-		kept += it.len;
+		if (it.buf == old) {
+			memcpy(room(r, it.len), r->bytes[old] + it.off, it.len);
+			it.off = r->used[r->cur];
+			it.buf = r->cur;
+			r->used[r->cur] += it.len;
+		}
 		r->v[i - done] = it;
 	}
-	swap = r->bytes;
-	swap_cap = r->bytes_cap;
-	r->bytes = r->spare;
-	r->bytes_cap = r->spare_cap;
-	r->spare = swap;
-	r->spare_cap = swap_cap;
-	r->used = kept;
 	r->n -= done;
+	/* The older buffer is empty: the next records go there. */
+	r->used[old] = 0;
+	r->cur = old;
+}
+
+size_t reorder_bytes(const struct reorder *r)
+{
+	return r->used[0] + r->used[1];
 }
 
 void reorder_free(struct reorder *r)
 {
 	free(r->v);
-	free(r->bytes);
-	free(r->spare);
+	free(r->bytes[0]);
+	free(r->bytes[1]);
 	memset(r, 0, sizeof(*r));
 }

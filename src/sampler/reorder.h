@@ -18,13 +18,20 @@
 struct reorder {
 	struct reorder_item {
 		uint64_t time, seq;	/* seq: arrival order among equal times */
-		size_t off, len;	/* the copy: bytes[off..off+len) */
+		size_t off, len;	/* the copy: bytes[buf][off..off+len) */
+		unsigned buf;
 	} *v;
 	size_t n, cap;
 	uint64_t seq;
-	/* Copies side by side, not a malloc each: the held ones move to spare at a flush. */
-	unsigned char *bytes, *spare;
-	size_t used, bytes_cap, spare_cap;
+	/*
+	 * Copies side by side, not a malloc each, in two buffers: records
+	 * go to bytes[cur] until a flush, then to the other.  A pass's
+	 * records are held one flush and out by the next, so the other has
+	 * emptied by then; what it still holds is moved, not every record.
+	 */
+	unsigned char *bytes[2];
+	size_t used[2], bytes_cap[2];
+	unsigned cur;
 };
 
 typedef void (*reorder_emit_fn)(void *arg, const void *rec, size_t len);
@@ -40,6 +47,8 @@ void *reorder_reserve(struct reorder *r, size_t max);
 void reorder_commit(struct reorder *r, size_t len, uint64_t time);
 /* Emits, in time order, every record older than `before` (UINT64_MAX: all). */
 void reorder_flush(struct reorder *r, uint64_t before, reorder_emit_fn emit, void *arg);
+/* The bytes the records held take. */
+size_t reorder_bytes(const struct reorder *r);
 void reorder_free(struct reorder *r);
 
 #endif
