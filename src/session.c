@@ -9,6 +9,7 @@
 #include "sampler/perf_data.h"
 #include "sampler/perf_gunzip.h"
 #include "sampler/replay_source.h"
+#include "symbols/stack_needs.h"
 #include "symbols/symbols.h"
 #include "stop_signal.h"
 #include "target.h"
@@ -348,9 +349,13 @@ static int open_live(struct session *s, const struct st_options *o)
 	struct perf_source_config *cfg = st_xcalloc(1, sizeof(*cfg));
 	int status;
 
+	/* Live stacks (now, or after U): copies cut to what the walks read. */
+	s->stack_needs = st_xcalloc(1, sizeof(*s->stack_needs));
+
 	const struct perf_source_request rq = {
 		.cpus = o->cpus, .events = o->events, .freq = o->freq, .period = o->period,
 		.randomize = o->randomize, .callchain = o->callchain, .stack_copy = o->stack_copy,
+		.stack_needs = s->stack_needs,
 		.ibs = o->ibs == ST_IBS_OP ? PERF_IBS_OP : o->ibs == ST_IBS_FETCH ? PERF_IBS_FETCH
 		       : PERF_IBS_NONE,
 		.ibs_l3miss = o->ibs_l3miss, .ibs_ldlat = o->ibs_ldlat,
@@ -467,6 +472,7 @@ int session_open(struct session *s, const struct st_options *o)
 		session_close(s);
 		return status;
 	}
+	s->model.stack_needs = s->stack_needs;
 	s->model.ipc_cycles = s->info.ipc_cycles;
 	s->model.ipc_instructions = s->info.ipc_instructions;
 	s->model.nsampled = s->info.nsampled;
@@ -943,6 +949,8 @@ void session_close(struct session *s)
 	session_stop(s);
 	session_clear_range(s);
 	model_free(&s->model);
+	free(s->stack_needs);
+	s->stack_needs = NULL;
 	symbolizer_destroy(s->symbols);
 	s->symbols = NULL;
 	ring_destroy(s->ring);

@@ -19,6 +19,8 @@ struct ring;
 struct record_writer;
 struct symbolizer;
 
+struct stack_needs;
+
 struct session {
 	const struct st_options *opt;
 	struct st_sort sort;	/* -s, or rows per process for a system-wide replay */
@@ -32,6 +34,7 @@ struct session {
 	struct symbolizer *symbols;
 	struct model model;
 	struct record_writer *recorder;
+	struct stack_needs *stack_needs;	/* live: what stack copies are cut to */
 
 	/* A time range selected (--range, the timeline): its own tables. */
 	struct model range;

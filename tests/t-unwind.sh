@@ -27,6 +27,18 @@ python3 "$TESTS_DIR/check_paths.py" "$TMP/default" ||
 	fail "the default on call_paths_nofp, text: $(cat "$TMP/err")"
 grep -Eq "^chains: (9[0-9]|100)% of call chains unwound by DWARF where frame pointers stop early" \
 	"$TMP/default.txt" || fail "the default's unwound share not said: $(head -5 "$TMP/default.txt")"
+# The copies passed on are cut to what the walks read (the bytes above
+# _start's frame: the environment), and the walks still reach _start.
+"$SHIMTOP" --batch --format json -- "$NOFP" --seconds 1 >"$TMP/default.json" 2>"$TMP/err" ||
+	fail "the default on call_paths_nofp, JSON: $(cat "$TMP/err")"
+python3 - "$TMP/default.json" <<'PY' || fail "stack copies not cut: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s, t = d['source'], d['tree']
+print(f"stack copies: {s['stack_bytes_kept']} of {s['stack_bytes_copied']} bytes passed on")
+assert s['stack_bytes_copied'] > 0 and s['stack_bytes_kept'] < 0.5 * s['stack_bytes_copied'], s
+assert t['unwind_cut'] + t['unwind_lost'] <= 0.02 * t['unwound'], t
+PY
 
 # --call-graph fp, frame pointers omitted: the kernel's walk finds no caller of leaf_work.
 "$SHIMTOP" --batch --call-graph fp --format folded -- "$NOFP" --seconds 1.5 >"$TMP/fp" 2>"$TMP/err" ||

@@ -218,6 +218,8 @@ struct model_thread_top {
 #define MODEL_PREFETCH_AHEAD	8u
 #define MODEL_KEY_MEMO		(2 * MODEL_PREFETCH_AHEAD)
 
+struct stack_needs;
+
 struct model {
 	struct symbolizer *symbols;
 	int ipc_cycles, ipc_instructions;	/* counter indices, -1 if none */
@@ -343,6 +345,7 @@ struct model {
 	struct unwinder *unwinder;		/* made for the first stack */
 	uint64_t unwound, unwind_cut, unwind_lost;	/* samples, by how the walk ended */
 	bool unwind_check;		/* SHIMTOP_UNWIND_CHECK: rows against libdwfl */
+	struct stack_needs *stack_needs; /* the walks teach the sampler's cuts (not owned) */
 	/*
 	 * CallerChaining's input: every user sample's (function, depth),
 	 * quadruples from frames within chain_window bytes of its stack

@@ -255,6 +255,7 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	if (!m->unwinder) {
 		m->unwinder = unwinder_create(m->symbols);
 		unwinder_check(m->unwinder, m->unwind_check);
+		unwinder_set_needs(m->unwinder, m->stack_needs);
 	}
 	n = unwinder_walk(m->unwinder, (pid_t)s->pid, (pid_t)s->tid, k, f, ST_CHAIN_MAX, &end);
 	m->unwound++;

@@ -124,6 +124,9 @@ static struct json_object *source_json(const struct st_source_info *in,
 	json_object_object_add(o, "records_skipped", json_object_new_int64((int64_t)in->records_skipped));
 	json_object_object_add(o, "samples_left_out",
 			       json_object_new_int64((int64_t)in->samples_left_out));
+	/* Stack copies: what the kernel gave and what went on, cut to the walks' need. */
+	json_object_object_add(o, "stack_bytes_copied", json_object_new_int64((int64_t)in->stack_copied));
+	json_object_object_add(o, "stack_bytes_kept", json_object_new_int64((int64_t)in->stack_kept));
 	/* -e a,b: each event sampled on its own; "shown": self is of it. */
 	for (int e = 0; e < m->nsampled; e++) {
 		struct json_object *ev = json_object_new_object();

@@ -15,6 +15,7 @@
 #include "sampler/ibs_source.h"
 #include "sampler/reorder.h"
 #include "sampler/stack_base.h"
+#include "symbols/stack_needs.h"
 #include "cpulist.h"
 #include "sampler/perf_parse.h"
 #include "ring/record.h"
@@ -124,6 +125,7 @@ struct perf_source {
 	_Atomic uint64_t want_value;
 	atomic_int want_random;		/* -1: keep */
 	_Atomic uint64_t period_seen;	/* of the latest sample (source.h) */
+	_Atomic uint64_t stack_copied, stack_kept;	/* bytes of stack copies, in and passed on */
 };
 
 static bool is_clock(const struct perf_event_attr *a)
@@ -232,6 +234,7 @@ int perf_source_configure(const struct perf_source_request *o, bool launched,
 	cfg->randomize = o->randomize && !o->freq;
 	cfg->callchain = o->callchain;
 	cfg->stack_copy = o->stack_copy;
+	cfg->stack_needs = o->stack_needs;
 	if (o->ibs != PERF_IBS_NONE)
 		return configure_ibs(o, cfg);
 	if (o->events) {
@@ -877,6 +880,32 @@ static bool wanted(const struct perf_source *ps, const void *rec)
 	return false;
 }
 
+/*
+ * A sample's stack copy cut to what its thread's walks read (stack_needs):
+ * the bytes above the outermost frame (a main thread's environment, a
+ * thread's descriptor) are not passed on.  A copy on another stack
+ * (sp past the top, or the top beyond the copy) stays whole.  The
+ * record's new size.
+ */
+static size_t cut_stack(struct perf_source *ps, struct st_header *h, struct st_stack *k,
+			pid_t tid, size_t n)
+{
+	uint64_t top = ps->cfg.stack_needs ? stack_needs_top(ps->cfg.stack_needs, tid) : 0;
+	uint32_t want;
+	size_t drop;
+
+	atomic_fetch_add_explicit(&ps->stack_copied, k->size, memory_order_relaxed);
+	if (top > k->sp && top - k->sp < k->size) {
+		want = (uint32_t)(top - k->sp + 7) & ~7u;
+		drop = st_align8(k->size) - st_align8(want);
+		k->size = want;
+		h->size = (uint32_t)(h->size - drop);
+		n -= drop;
+	}
+	atomic_fetch_add_explicit(&ps->stack_kept, k->size, memory_order_relaxed);
+	return n;
+}
+
 static void on_record(const struct perf_event_header *ev, void *arg)
 {
 	struct perf_source *ps = arg;
@@ -903,6 +932,7 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 			struct st_stack *k = (struct st_stack *)(uintptr_t)st_sample_stack(sm);
 
 			k->base = stack_base_of(&ps->stacks, (pid_t)sm->pid, k->sp, sm->time);
+			n = cut_stack(ps, &sm->h, k, (pid_t)sm->tid, n);
 		}
 		break;
 	}
@@ -937,6 +967,9 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	}
 	case ST_REC_EXIT:
 		forget_thread(ps, (pid_t)((const struct st_task *)(const void *)out)->tid);
+		if (ps->cfg.stack_needs)
+			stack_needs_forget(ps->cfg.stack_needs,
+					   (pid_t)((const struct st_task *)(const void *)out)->tid);
 		break;
 	case ST_REC_LOST:
 		pthread_mutex_lock(&ps->lock);
@@ -1337,6 +1370,8 @@ static void perf_info(struct st_source *s, struct st_source_info *out)
 	*out = ps->info;
 	pthread_mutex_unlock(&ps->lock);
 	out->period_seen = atomic_load_explicit(&ps->period_seen, memory_order_relaxed);
+	out->stack_copied = atomic_load_explicit(&ps->stack_copied, memory_order_relaxed);
+	out->stack_kept = atomic_load_explicit(&ps->stack_kept, memory_order_relaxed);
 	/* A kernel-kept frequency varies a counting event's period: nothing to check. */
 	if (!ps->by_freq)
 		out->period_expected = out->period.value;

@@ -22,6 +22,8 @@ enum perf_scope {
 	PERF_SCOPE_SYSTEM,	/* every process: one group per CPU (-a) */
 };
 
+struct stack_needs;
+
 struct perf_source_config {
 	enum perf_scope scope;
 	pid_t pids[ST_MAX_TARGETS];	/* processes or threads, by scope */
@@ -37,6 +39,8 @@ struct perf_source_config {
 	bool randomize;
 	bool callchain;
 	unsigned stack_copy;	/* bytes of user stack per sample; 0: none */
+	/* Each thread's stack top as walks need it: copies cut to it (NULL: whole). */
+	struct stack_needs *stack_needs;
 	/* --ibs (ibs_source.h): events[0] is an IBS PMU's; samples are st_ibs. */
 	bool ibs;
 	uint8_t ibs_kind;	/* ST_IBS_OP_KIND or ST_IBS_FETCH_KIND */
@@ -62,6 +66,7 @@ struct perf_source_request {
 	bool randomize;			/* vary the period as DCPI does */
 	bool callchain;			/* the kernel's frame-pointer chains */
 	unsigned stack_copy;		/* bytes of user stack a sample copies */
+	struct stack_needs *stack_needs;	/* where copies are cut to (not owned) */
 	enum { PERF_IBS_NONE, PERF_IBS_OP, PERF_IBS_FETCH } ibs;	/* --ibs */
 	bool ibs_l3miss;		/* --ibs-l3miss */
 	unsigned ibs_ldlat;		/* --ibs-ldlat CYCLES; 0: none */

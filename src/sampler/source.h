@@ -69,6 +69,8 @@ struct st_source_info {
 	 */
 	uint64_t period_fixed_threads;
 	unsigned stack_copy;		/* bytes of user stack each sample carries */
+	uint64_t stack_copied;		/* bytes of stack copies the kernel gave */
+	uint64_t stack_kept;		/* of them, passed on (cut to what walks read) */
 	uint64_t produced;		/* samples made (observer) */
 	double cpu_seconds;		/* the observer thread's CPU time ... */
 	double run_seconds;		/* ... over how long it has run (0: unknown) */

@@ -14,6 +14,7 @@
 #include "symbols/unwind.h"
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
+#include "symbols/stack_needs.h"
 #include "symbols/unwind_rows.h"
 #include "util.h"
 
@@ -58,6 +59,7 @@ struct unwinder {
 	struct unwind_stats stats;
 	bool check;		/* every sample walked both ways, compared */
 	bool dwfl_only;		/* SHIMTOP_UNWINDER=libdwfl: the rows not used (benchmarks) */
+	struct stack_needs *needs;
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
@@ -239,12 +241,14 @@ static const struct code_map *map_at(const struct process_unwinder *p, uint64_t 
 	return lo && pc < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
 }
 
-/* 8 bytes of the copy at addr; false outside it. */
-static bool copy_read(const struct st_stack *k, uint64_t addr, uint64_t *v)
+/* 8 bytes of the copy at addr; false outside it.  *hi: past the highest byte read. */
+static bool copy_read(const struct st_stack *k, uint64_t addr, uint64_t *v, uint64_t *hi)
 {
 	if (addr < k->sp || addr - k->sp > k->size || k->size - (addr - k->sp) < 8)
 		return false;
 	memcpy(v, k->bytes + (addr - k->sp), 8);
+	if (addr + 8 > *hi)
+		*hi = addr + 8;
 	return true;
 }
 
@@ -256,7 +260,7 @@ static bool copy_read(const struct st_stack *k, uint64_t addr, uint64_t *v)
  */
 static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 			struct unwound_frame *frames, size_t max, enum unwind_end *end,
-			enum unwind_stop *stop)
+			enum unwind_stop *stop, uint64_t *hi)
 {
 	uint64_t pc = k->ip, sp = k->sp, bp = k->bp;
 	bool bp_known = true;
@@ -303,7 +307,7 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 		 * A return address past the copy: the walk's end, which
 		 * libdwfl calls complete (the address is undefined to it).
 		 */
-		if (!copy_read(k, cfa + (uint64_t)(int64_t)row->ra_off, &ra)) {
+		if (!copy_read(k, cfa + (uint64_t)(int64_t)row->ra_off, &ra, hi)) {
 			*end = UNWIND_COMPLETE;
 			*stop = STOP_COPY_END;
 			return n;
@@ -311,7 +315,7 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 		if (row->rbp_lost)
 			bp_known = false;
 		else if (row->rbp_off) {
-			bp_known = copy_read(k, cfa + (uint64_t)(int64_t)row->rbp_off, &saved);
+			bp_known = copy_read(k, cfa + (uint64_t)(int64_t)row->rbp_off, &saved, hi);
 			if (bp_known)
 				bp = saved;
 		}
@@ -358,7 +362,7 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 	struct process_unwinder *p;
 	uint64_t gen = symbolizer_generation(u->symbols, pid);
 	enum unwind_stop stop = STOP_BY_LIBDWFL;
-	uint64_t t0;
+	uint64_t t0, hi = 0;
 	size_t n;
 
 	*end = UNWIND_LOST;
@@ -370,7 +374,7 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 		p->nmaps = symbolizer_code_maps(u->symbols, pid, &p->maps, &p->maps_gen);
 	}
 	t0 = u->check ? st_now_ns() : 0;
-	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop);
+	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop, &hi);
 	if (n) {
 		u->stats.by_rows++;
 		if (u->check) {
@@ -393,12 +397,25 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 	}
 	u->stats.ends[*end]++;
 	u->stats.stops[stop]++;
+	/*
+	 * A walk to the outermost frame read what every walk of the thread
+	 * needs; one the copy cut short may have been cut to what was learned.
+	 */
+	if (u->needs && stop == STOP_OUTERMOST && hi)
+		stack_needs_learn(u->needs, tid, hi);
+	else if (u->needs && stop == STOP_COPY_END)
+		stack_needs_forget(u->needs, tid);
 	return n;
 }
 
 void unwinder_check(struct unwinder *u, bool on)
 {
 	u->check = on;
+}
+
+void unwinder_set_needs(struct unwinder *u, struct stack_needs *n)
+{
+	u->needs = n;
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *u)

@@ -65,4 +65,8 @@ const struct unwind_stats *unwinder_stats(const struct unwinder *u);
 /* on: each walk by rows is walked by libdwfl too and compared (check_*). */
 void unwinder_check(struct unwinder *u, bool on);
 
+/* Where walks teach each thread's stack top, for the sampler to cut copies to (or NULL). */
+struct stack_needs;
+void unwinder_set_needs(struct unwinder *u, struct stack_needs *n);
+
 #endif

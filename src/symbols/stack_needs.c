@@ -1,0 +1,38 @@
+/* stack_needs.c - each thread's stack top as its walks need it (see stack_needs.h). */
+#include "symbols/stack_needs.h"
+
+#define TID_SHIFT	41u	/* above it the tid (22 bits: pid_max's), below the top / 64 */
+#define TOP_MASK	((1ull << TID_SHIFT) - 1)
+
+static _Atomic uint64_t *slot_of(const struct stack_needs *n, pid_t tid)
+{
+	return (_Atomic uint64_t *)&n->slot[((uint32_t)tid * 2654435761u) % STACK_NEEDS_SLOTS];
+}
+
+void stack_needs_learn(struct stack_needs *n, pid_t tid, uint64_t top)
+{
+	_Atomic uint64_t *s = slot_of(n, tid);
+	uint64_t units = (top + 63) >> 6, was;
+
+	if (tid <= 0 || (uint64_t)tid >= 1ull << (64 - TID_SHIFT) || units > TOP_MASK)
+		return;
+	was = atomic_load_explicit(s, memory_order_relaxed);
+	if (was >> TID_SHIFT == (uint64_t)tid && (was & TOP_MASK) >= units)
+		return;
+	atomic_store_explicit(s, (uint64_t)tid << TID_SHIFT | units, memory_order_relaxed);
+}
+
+uint64_t stack_needs_top(const struct stack_needs *n, pid_t tid)
+{
+	uint64_t v = atomic_load_explicit(slot_of(n, tid), memory_order_relaxed);
+
+	return tid > 0 && v >> TID_SHIFT == (uint64_t)tid ? (v & TOP_MASK) << 6 : 0;
+}
+
+void stack_needs_forget(struct stack_needs *n, pid_t tid)
+{
+	_Atomic uint64_t *s = slot_of(n, tid);
+
+	if (atomic_load_explicit(s, memory_order_relaxed) >> TID_SHIFT == (uint64_t)tid)
+		atomic_store_explicit(s, 0, memory_order_relaxed);
+}
