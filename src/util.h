@@ -51,6 +51,13 @@ void *st_xcheck(void *p);
 void *st_xmalloc(size_t n);
 void *st_xcalloc(size_t n, size_t size);
 void *st_xrealloc(void *p, size_t n);
+
+/*
+ * In v[0..n) (elements of size bytes, sorted by the uint64_t at offset
+ * in each), the index of the first whose key is past key: the element
+ * before it, if any, is the last starting at or before key.
+ */
+size_t st_after(const void *v, size_t n, size_t size, size_t offset, uint64_t key);
 char *st_xstrdup(const char *s);
 
 /*

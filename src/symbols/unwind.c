@@ -228,17 +228,9 @@ static size_t walk_dwfl(struct unwinder *u, struct process_unwinder *p, uint64_t
 /* The mapping holding pc, or NULL. */
 static const struct code_map *map_at(const struct process_unwinder *p, uint64_t pc)
 {
-	size_t lo = 0, hi = p->nmaps;
+	size_t i = st_after(p->maps, p->nmaps, sizeof(*p->maps), offsetof(struct code_map, start), pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && pc < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
+	return i && pc < p->maps[i - 1].end ? &p->maps[i - 1] : NULL;
 }
 
 /* 8 bytes of the copy at addr; false outside it.  *hi: past the highest byte read. */

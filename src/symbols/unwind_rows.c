@@ -234,7 +234,7 @@ static int by_start(const void *a, const void *b)
 /* The FDE holding addr, or NULL (its list read the first time). */
 static struct fde *fde_of(struct unwind_rows *r, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t i;
 
 	if (!r->indexed) {
 		r->indexed = true;
@@ -243,16 +243,8 @@ static struct fde *fde_of(struct unwind_rows *r, uint64_t addr)
 		if (r->nfdes > 1)
 			qsort(r->fdes, r->nfdes, sizeof(*r->fdes), by_start);
 	}
-	hi = r->nfdes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->fdes[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && addr < r->fdes[lo - 1].end ? &r->fdes[lo - 1] : NULL;
+	i = st_after(r->fdes, r->nfdes, sizeof(*r->fdes), offsetof(struct fde, start), addr);
+	return i && addr < r->fdes[i - 1].end ? &r->fdes[i - 1] : NULL;
 }
 
 /* f's rows, each asked for at its own start; what libdw cannot read ends them as ROW_NONE. */
@@ -301,7 +293,8 @@ static struct unwind_row rule_at(struct unwind_rows *r, uint64_t addr)
 {
 	struct unwind_row none = { .kind = ROW_NONE };
 	struct fde *f = fde_of(r, addr);
-	size_t lo, hi;
+	const struct span *sp;
+	size_t i;
 
 	if (!f)
 		return none;
@@ -309,17 +302,9 @@ static struct unwind_row rule_at(struct unwind_rows *r, uint64_t addr)
 		return rule_alone(r, addr);
 	if (f->n == NOT_MADE)
 		make_rows(r, f);
-	lo = f->at;
-	hi = (size_t)f->at + f->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->spans[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > f->at && addr < r->spans[lo - 1].end ? r->spans[lo - 1].rule : none;
+	sp = r->spans + f->at;
+	i = st_after(sp, f->n, sizeof(*sp), offsetof(struct span, start), addr);
+	return i && addr < sp[i - 1].end ? sp[i - 1].rule : none;
 }
 
 const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr)
