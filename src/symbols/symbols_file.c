@@ -210,6 +210,7 @@ const char *elf_symbol_name(const struct elf_file *f, struct elf_symbol *e,
 void elf_file_reload(struct elf_file *f, const Dwfl_Callbacks *callbacks)
 {
 	int fd = f->fd >= 0 ? fcntl(f->fd, F_DUPFD_CLOEXEC, 0) : -1;
+	struct unwind_rows *rows = f->rows;	/* the same file's CFI: kept */
 	struct elf_file *fresh;
 
 	elf_file_settle(f);
@@ -224,6 +225,7 @@ void elf_file_reload(struct elf_file *f, const Dwfl_Callbacks *callbacks)
 	free(f->loads);
 	free(f->path);
 	*f = *fresh;
+	f->rows = rows;
 	if (f->mod)
 		module_owned_by(f);
 	free(fresh);

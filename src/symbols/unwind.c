@@ -248,7 +248,7 @@ static bool copy_read(const struct st_stack *k, uint64_t addr, uint64_t *v, uint
  * The walk by rows: its frames, or 0 where a frame needs libdwfl.  As
  * libdwfl: frame 0's row is its pc's, a caller's the row of the byte
  * before its return address (the call); a return address that cannot
- * be read cuts the chain, an rbp that cannot is unknown after.
+ * be read ends the walk, an rbp that cannot is unknown after.
  */
 static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 			struct unwound_frame *frames, size_t max, enum unwind_end *end,
