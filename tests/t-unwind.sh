@@ -38,6 +38,9 @@ s, t = d['source'], d['tree']
 print(f"stack copies: {s['stack_bytes_kept']} of {s['stack_bytes_copied']} bytes passed on")
 assert s['stack_bytes_copied'] > 0 and s['stack_bytes_kept'] < 0.5 * s['stack_bytes_copied'], s
 assert t['unwind_cut'] + t['unwind_lost'] <= 0.02 * t['unwound'], t
+# Why the walks stopped: at _start, each counted once.
+w = t['unwind_stops']
+assert sum(w.values()) == t['unwound'] and w['outermost'] >= 0.98 * t['unwound'], w
 PY
 
 # --call-graph fp, frame pointers omitted: the kernel's walk finds no caller of leaf_work.

@@ -262,6 +262,17 @@ struct json_object *report_tree_json(const struct model *m, struct json_object *
 	report_add_u64(o, "unwind_lost", m->unwind_lost);
 	report_add_u64(o, "unwind_by_rows", model_unwind_stats(m)->by_rows);
 	report_add_u64(o, "unwind_by_libdwfl", model_unwind_stats(m)->by_dwfl);
+	{
+		/* Why walks stopped, by enum unwind_stop. */
+		static const char *const why[STOP_KINDS] = {
+			"outermost", "copy_end", "max_frames", "by_libdwfl",
+		};
+		struct json_object *stops = json_object_new_object();
+
+		for (int i = 0; i < STOP_KINDS; i++)
+			report_add_u64(stops, why[i], model_unwind_stats(m)->stops[i]);
+		json_object_object_add(o, "unwind_stops", stops);
+	}
 	if (m->unwind_check) {
 		report_add_u64(o, "unwind_check_same", model_unwind_stats(m)->check_same);
 		report_add_u64(o, "unwind_check_differ", model_unwind_stats(m)->check_differ);
