@@ -64,7 +64,6 @@ struct st_options {
 	uint64_t period;		/* -c; 0 if not given */
 	bool randomize;			/* vary the period as DCPI does */
 	bool callchain;			/* the kernel's frame-pointer chains */
-	bool call_graph_given;		/* -g, --call-graph or --no-callchain: else auto */
 	/*
 	 * --call-graph dwarf or callerchain: bytes of user stack copied with
 	 * each sample (and the user registers), unwound by shimtop; 0: none.

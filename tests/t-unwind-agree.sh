@@ -6,7 +6,7 @@
 # with SHIMTOP_UNWIND_CHECK=1 (each sample walked both ways).  At least
 # 99.9% of the samples walked by rows agree in every frame, the rows
 # walk at least 90% of them (libdwfl only where a rule is beyond them),
-# and the disagreements are listed.  With no call-graph option, python3's
+# and the disagreements are listed.  With --call-graph auto, python3's
 # chains root at _start (95% or more).
 . "$TESTS_DIR/lib.sh"
 
@@ -54,11 +54,11 @@ perf record -q --call-graph dwarf -F 1000 -o "$TMP/clang.data" -- \
 	timeout 3 clang++ -std=c++17 -O2 -c "$TMP/heavy.cc" -o "$TMP/heavy.o" >/dev/null 2>&1
 agree clang
 
-# By default (no call-graph option) Debian's python3, built without frame
-# pointers, has its samples' chains rooted at _start: at least 95%.
-"$SHIMTOP" -b --format folded -- /usr/bin/python3 "$TESTS_DIR/py_work.py" 1.5 \
-	>"$TMP/py.folded" 2>"$TMP/err" || fail "python3 with the default chains: $(cat "$TMP/err")"
-python3 - "$TMP/py.folded" <<'PY' || fail "python3's default tree: see above"
+# With --call-graph auto Debian's python3, built without frame pointers,
+# has its samples' chains rooted at _start: at least 95%.
+"$SHIMTOP" -b --call-graph auto --format folded -- /usr/bin/python3 "$TESTS_DIR/py_work.py" 1.5 \
+	>"$TMP/py.folded" 2>"$TMP/err" || fail "python3 with auto chains: $(cat "$TMP/err")"
+python3 - "$TMP/py.folded" <<'PY' || fail "python3's auto tree: see above"
 import collections, sys
 roots, total = collections.Counter(), 0
 for line in open(sys.argv[1]):
@@ -68,7 +68,7 @@ for line in open(sys.argv[1]):
     roots[stack.split(";")[0]] += int(n)
     total += int(n)
 start = roots["_start"] + roots["start_thread"] + roots["clone3"]
-print(f"python3, default chains: {start} of {total} samples rooted at _start or a thread's start")
+print(f"python3, auto chains: {start} of {total} samples rooted at _start or a thread's start")
 if total < 500 or start < 0.95 * total:
     sys.exit(f"roots: {roots.most_common(5)}")
 PY
