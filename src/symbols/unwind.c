@@ -25,11 +25,6 @@
 #include <string.h>
 #include <uthash.h>
 
-/* x86-64's DWARF register numbers: 16 is the return address column (rip). */
-#define DWARF_RBP	6
-#define DWARF_RSP	7
-#define DWARF_RIP	16
-
 struct process_unwinder {
 	UT_hash_handle hh;
 	pid_t pid;
@@ -387,7 +382,6 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 		u->stats.by_dwfl++;
 		n = walk_dwfl(u, p, gen, tid, k, frames, max, end);
 	}
-	u->stats.ends[*end]++;
 	u->stats.stops[stop]++;
 	/*
 	 * A walk to the outermost frame read what every walk of the thread

@@ -56,7 +56,6 @@ enum unwind_stop {
 /* How walks went: by the rows or by libdwfl, how they ended, checks. */
 struct unwind_stats {
 	uint64_t by_rows, by_dwfl;
-	uint64_t ends[3];		/* by enum unwind_end */
 	uint64_t stops[STOP_KINDS];	/* by enum unwind_stop */
 	uint64_t check_same, check_differ;
 	uint64_t check_rows_ns, check_dwfl_ns;	/* the checked walks' time, each way */

@@ -22,11 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* x86-64's DWARF register numbers. */
-#define DWARF_RBP	6
-#define DWARF_RSP	7
-#define DWARF_RIP	16
-
 /* Addresses kept per file (a slot 24 bytes); past it, worked out and not kept. */
 #define ROWS_MAX	(1u << 22)
 /* Rows of one FDE worked out (a function's prologue, epilogues, calls): past it, ROW_OTHER. */
@@ -91,11 +86,6 @@ void unwind_rows_free(struct unwind_rows *r)
 	free(r->fdes);
 	free(r->spans);
 	free(r);
-}
-
-size_t unwind_rows_made(const struct unwind_rows *r)
-{
-	return r ? r->n : 0;
 }
 
 /* The offset of a register saved at CFA + N: true with *off; false for other rules. */
@@ -188,13 +178,14 @@ static size_t slot_of(const struct unwind_rows *r, uint64_t key)
 	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (r->cap - 1);
 }
 
-static void put(struct unwind_rows *r, const struct unwind_row *row)
+static struct unwind_row *put(struct unwind_rows *r, const struct unwind_row *row)
 {
 	size_t i = slot_of(r, row->addr);
 
 	while (r->slots[i].addr)
 		i = (i + 1) & (r->cap - 1);
 	r->slots[i] = *row;
+	return &r->slots[i];
 }
 
 /* Room for one more row at most half full: false past ROWS_MAX. */
@@ -247,6 +238,25 @@ static struct fde *fde_of(struct unwind_rows *r, uint64_t addr)
 	return i && addr < r->fdes[i - 1].end ? &r->fdes[i - 1] : NULL;
 }
 
+/*
+ * libdw's rule at addr (ROW_NONE where no CFI covers it) and, given end,
+ * where its row ends if before *end: the next row's start.
+ */
+static struct unwind_row rule_from(struct unwind_rows *r, uint64_t addr, uint64_t *end)
+{
+	struct unwind_row row = { .kind = ROW_NONE };
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Addr start, stop;
+
+	if (!r->cfi || dwarf_cfi_addrframe(r->cfi, addr, &frame) != 0)
+		return row;
+	if (end && dwarf_frame_info(frame, &start, &stop, NULL) >= 0 && stop > addr && stop < *end)
+		*end = stop;
+	take_rules(frame, &row);
+	free(frame);
+	return row;
+}
+
 /* f's rows, each asked for at its own start; what libdw cannot read ends them as ROW_NONE. */
 static void make_rows(struct unwind_rows *r, struct fde *f)
 {
@@ -255,19 +265,10 @@ static void make_rows(struct unwind_rows *r, struct fde *f)
 	f->at = (uint32_t)r->nspans;
 	f->n = 0;
 	while (at < f->end) {
-		struct span sp = { at, f->end, { .kind = ROW_NONE } };
-		Dwarf_Frame *frame = NULL;
-		Dwarf_Addr start, end;
+		struct span sp = { at, f->end, { .kind = ROW_OTHER } };
 
-		if (f->n < FDE_ROWS_MAX && r->cfi && dwarf_cfi_addrframe(r->cfi, at, &frame) == 0) {
-			if (dwarf_frame_info(frame, &start, &end, NULL) >= 0 && end > at &&
-			    end < sp.end)
-				sp.end = end;
-			take_rules(frame, &sp.rule);
-			free(frame);
-		} else if (f->n >= FDE_ROWS_MAX) {
-			sp.rule.kind = ROW_OTHER;
-		}
+		if (f->n < FDE_ROWS_MAX)
+			sp.rule = rule_from(r, at, &sp.end);
 		ST_GROW_BARE(r->spans, r->spans_cap, r->nspans + 1);
 		r->spans[r->nspans++] = sp;
 		f->n++;
@@ -275,18 +276,6 @@ static void make_rows(struct unwind_rows *r, struct fde *f)
 	}
 }
 
-/* The rule at addr alone. */
-static struct unwind_row rule_alone(struct unwind_rows *r, uint64_t addr)
-{
-	struct unwind_row row = { .kind = ROW_NONE };
-	Dwarf_Frame *frame = NULL;
-
-	if (r->cfi && dwarf_cfi_addrframe(r->cfi, addr, &frame) == 0) {
-		take_rules(frame, &row);
-		free(frame);
-	}
-	return row;
-}
 
 /* The rule at addr: from its FDE's rows, made the first time, or alone in a long function. */
 static struct unwind_row rule_at(struct unwind_rows *r, uint64_t addr)
@@ -299,7 +288,7 @@ static struct unwind_row rule_at(struct unwind_rows *r, uint64_t addr)
 	if (!f)
 		return none;
 	if (f->end - f->start > FDE_MADE_WHOLE)
-		return rule_alone(r, addr);
+		return rule_from(r, addr, NULL);
 	if (f->n == NOT_MADE)
 		make_rows(r, f);
 	sp = r->spans + f->at;
@@ -322,16 +311,13 @@ const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr)
 		r->scratch = row;
 		return &r->scratch;
 	}
-	put(r, &row);
 	r->n++;
-	for (i = slot_of(r, row.addr); r->slots[i].addr != row.addr; i = (i + 1) & (r->cap - 1))
-		;
-	return &r->slots[i];
+	return put(r, &row);
 }
 
 struct unwind_row unwind_rows_alone(struct unwind_rows *r, uint64_t addr)
 {
-	return rule_alone(r, addr);
+	return rule_from(r, addr, NULL);
 }
 
 void unwind_rows_each_function(struct unwind_rows *r,

@@ -15,6 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* x86-64's DWARF register numbers: 16 is the return address column (rip). */
+#define DWARF_RBP	6
+#define DWARF_RSP	7
+#define DWARF_RIP	16
+
 enum unwind_row_kind {
 	ROW_CFA_RSP,		/* CFA = rsp + cfa_off */
 	ROW_CFA_RBP,		/* CFA = rbp + cfa_off */
@@ -42,9 +47,6 @@ void unwind_rows_free(struct unwind_rows *r);
 
 /* The row for file address addr (a ROW_NONE row when no CFI covers it). */
 const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr);
-
-/* Addresses kept so far (each libdw's work once, or its function's rows'). */
-size_t unwind_rows_made(const struct unwind_rows *r);
 
 /* The rule at addr as libdw gives it for that address alone, not kept: what rows are checked by. */
 struct unwind_row unwind_rows_alone(struct unwind_rows *r, uint64_t addr);
