@@ -805,6 +805,9 @@ static bool owns_ring(const struct perf_source *ps, const struct perf_thread *t)
 static void forget_thread(struct perf_source *ps, pid_t tid)
 {
 	drop_tid(ps, tid);
+	/* Its stack top too: the tid may name another thread's stack next. */
+	if (ps->cfg.stack_needs)
+		stack_needs_forget(ps->cfg.stack_needs, tid);
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		struct perf_thread *t = &ps->threads[i];
 
@@ -967,9 +970,6 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	}
 	case ST_REC_EXIT:
 		forget_thread(ps, (pid_t)((const struct st_task *)(const void *)out)->tid);
-		if (ps->cfg.stack_needs)
-			stack_needs_forget(ps->cfg.stack_needs,
-					   (pid_t)((const struct st_task *)(const void *)out)->tid);
 		break;
 	case ST_REC_LOST:
 		pthread_mutex_lock(&ps->lock);
