@@ -3,7 +3,8 @@
  * with libdw's rule for each address alone: in this machine's libc (its
  * epilogues restore remembered states, where libdw's row starts are
  * wrong) and in this test's own binary, at every address of each
- * function's first 64 bytes and every 7th after; and an address no FDE
+ * function's first 64 bytes and every 7th after; ld.so's lazy-binding
+ * trampoline has rows with its CFA in rbx; and an address no FDE
  * covers, and a file that is no ELF, have no row.
  */
 #include "check.h"
@@ -17,13 +18,14 @@
 
 struct walk {
 	struct unwind_rows *r;
-	unsigned long checked, differ, applied;
+	unsigned long checked, differ, applied, by_rbx;
 };
 
 static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
 {
 	return a->kind == b->kind && a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
-	       a->rbp_off == b->rbp_off && a->plt_at == b->plt_at && a->rbp_lost == b->rbp_lost;
+	       a->rbp_off == b->rbp_off && a->plt_at == b->plt_at && a->rbp_lost == b->rbp_lost &&
+	       a->rbx_off == b->rbx_off && a->rbx_lost == b->rbx_lost;
 }
 
 static void check_function(uint64_t start, uint64_t end, void *arg)
@@ -36,6 +38,7 @@ static void check_function(uint64_t start, uint64_t end, void *arg)
 
 		w->checked++;
 		w->applied += row->kind <= ROW_PLT;
+		w->by_rbx += row->kind == ROW_CFA_RBX;
 		if (!same_rule(row, &alone)) {
 			if (w->differ++ < 5)
 				fprintf(stderr, "%#llx: row kind %d cfa %d ra %d rbp %d, alone kind %d "
@@ -46,7 +49,8 @@ static void check_function(uint64_t start, uint64_t end, void *arg)
 	}
 }
 
-static void check_file(const char *path)
+/* Its rows' count with the CFA in rbx. */
+static unsigned long check_file(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct walk w = { 0 };
@@ -61,13 +65,21 @@ static void check_file(const char *path)
 	CHECK(w.applied > w.checked / 2);
 	CHECK(w.differ == 0);
 	unwind_rows_free(w.r);
+	return w.by_rbx;
 }
 
-static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
+struct wanted {
+	const char *part;
+	char path[4096];
+};
+
+static int find_file(struct dl_phdr_info *info, size_t size, void *arg)
 {
+	struct wanted *w = arg;
+
 	(void)size;
-	if (strstr(info->dlpi_name, "/libc.so")) {
-		snprintf(arg, 4096, "%s", info->dlpi_name);
+	if (strstr(info->dlpi_name, w->part)) {
+		snprintf(w->path, sizeof(w->path), "%s", info->dlpi_name);
 		return 1;
 	}
 	return 0;
@@ -75,15 +87,20 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
 
 int main(int argc, char **argv)
 {
-	char libc[4096] = "";
+	struct wanted libc = { "/libc.so", "" }, ldso = { "/ld-linux", "" };
 	struct unwind_rows *r;
 	int fd;
 
 	(void)argc;
-	dl_iterate_phdr(find_libc, libc);
-	CHECK(libc[0] != '\0');
-	if (libc[0])
-		check_file(libc);
+	dl_iterate_phdr(find_file, &libc);
+	dl_iterate_phdr(find_file, &ldso);
+	CHECK(libc.path[0] != '\0');
+	CHECK(ldso.path[0] != '\0');
+	if (libc.path[0])
+		check_file(libc.path);
+	/* _dl_runtime_resolve_*: push rbx, mov rsp to rbx, CFA from rbx. */
+	if (ldso.path[0])
+		CHECK(check_file(ldso.path) > 0);
 	check_file(argv[0]);
 	/* No FDE at address 0 of the binary, nor anywhere in a file that is no ELF. */
 	fd = open(argv[0], O_RDONLY | O_CLOEXEC);

@@ -265,7 +265,8 @@ struct json_object *report_tree_json(const struct model *m, struct json_object *
 	{
 		/* Why walks stopped, by enum unwind_stop. */
 		static const char *const why[STOP_KINDS] = {
-			"outermost", "copy_end", "max_frames", "by_libdwfl",
+			"outermost", "copy_end", "max_frames", "by_libdwfl", "rbp_zero",
+			"no_rule",
 		};
 		struct json_object *stops = json_object_new_object();
 
@@ -273,9 +274,21 @@ struct json_object *report_tree_json(const struct model *m, struct json_object *
 			report_add_u64(stops, why[i], model_unwind_stats(m)->stops[i]);
 		json_object_object_add(o, "unwind_stops", stops);
 	}
+	{
+		/* Why walks were handed to libdwfl, by enum unwind_fallback. */
+		static const char *const why[FALLBACK_KINDS] = {
+			"rule", "rbp_unknown",
+		};
+		struct json_object *falls = json_object_new_object();
+
+		for (int i = 0; i < FALLBACK_KINDS; i++)
+			report_add_u64(falls, why[i], model_unwind_stats(m)->fallbacks[i]);
+		json_object_object_add(o, "unwind_fallbacks", falls);
+	}
 	if (m->unwind_check) {
 		report_add_u64(o, "unwind_check_same", model_unwind_stats(m)->check_same);
 		report_add_u64(o, "unwind_check_differ", model_unwind_stats(m)->check_differ);
+		report_add_u64(o, "unwind_check_unable", model_unwind_stats(m)->check_unable);
 		report_add_u64(o, "unwind_check_rows_ns", model_unwind_stats(m)->check_rows_ns);
 		report_add_u64(o, "unwind_check_libdwfl_ns", model_unwind_stats(m)->check_dwfl_ns);
 	}

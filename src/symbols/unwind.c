@@ -240,6 +240,36 @@ static bool copy_read(const struct st_stack *k, uint64_t addr, uint64_t *v, uint
 }
 
 /*
+ * A frame no CFI describes is stepped over by rbp, as libdwfl does: the
+ * return address above the saved rbp.  An rbp of zero marks the
+ * outermost frame (the ABI's convention; ld.so's _start has no CFI,
+ * and libdwfl calls the walk lost there); an unknown one, or a return
+ * address past the copy, ends the walk as libdwfl's would.
+ */
+static bool step_by_rbp(const struct st_stack *k, uint64_t *sp, uint64_t *bp, bool *bp_known,
+			uint64_t *pc, enum unwind_end *end, enum unwind_stop *stop, uint64_t *hi)
+{
+	uint64_t ra, saved;
+
+	if (*bp_known && !*bp) {
+		*end = UNWIND_COMPLETE;
+		*stop = STOP_RBP_ZERO;
+		return false;
+	}
+	if (!*bp_known || !copy_read(k, *bp + 8, &ra, hi)) {
+		*end = *bp_known ? UNWIND_CUT : UNWIND_LOST;
+		*stop = *bp_known ? STOP_COPY_END : STOP_NO_RULE;
+		return false;
+	}
+	if (!copy_read(k, *bp, &saved, hi))
+		saved = 0;
+	*sp = *bp + 16;
+	*bp = saved;
+	*pc = ra;
+	return true;
+}
+
+/*
  * The walk by rows: its frames, or 0 where a frame needs libdwfl.  As
  * libdwfl: frame 0's row is its pc's, a caller's the row of the byte
  * before its return address (the call); a return address that cannot
@@ -247,10 +277,11 @@ static bool copy_read(const struct st_stack *k, uint64_t addr, uint64_t *v, uint
  */
 static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 			struct unwound_frame *frames, size_t max, enum unwind_end *end,
-			enum unwind_stop *stop, uint64_t *hi)
+			enum unwind_stop *stop, uint64_t *hi, enum unwind_fallback *why)
 {
-	uint64_t pc = k->ip, sp = k->sp, bp = k->bp;
-	bool bp_known = true;
+	static const struct unwind_row no_cfi = { .kind = ROW_NONE };
+	uint64_t pc = k->ip, sp = k->sp, bp = k->bp, rbx = 0;
+	bool bp_known = true, rbx_known = false;
 	size_t n = 0;
 
 	for (;;) {
@@ -267,10 +298,12 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 		at = n == 1 ? pc : pc - 1;
 		m = map_at(p, at);
 		if (!m)
-			return 0;
-		if (!m->file->rows)
-			m->file->rows = unwind_rows_open(m->file->fd);
-		row = unwind_rows_find(m->file->rows, at - m->start + m->vaddr);
+			row = &no_cfi;
+		else {
+			if (!m->file->rows)
+				m->file->rows = unwind_rows_open(m->file->fd);
+			row = unwind_rows_find(m->file->rows, at - m->start + m->vaddr);
+		}
 		switch (row->kind) {
 		case ROW_OUTERMOST:
 			*end = UNWIND_COMPLETE;
@@ -280,14 +313,31 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 			cfa = sp + (uint64_t)(int64_t)row->cfa_off;
 			break;
 		case ROW_CFA_RBP:
-			if (!bp_known)
+			if (!bp_known) {
+				*why = FALLBACK_RBP;
 				return 0;
+			}
 			cfa = bp + (uint64_t)(int64_t)row->cfa_off;
 			break;
 		case ROW_PLT:
 			cfa = sp + (uint64_t)(int64_t)row->cfa_off + ((pc & 15) >= row->plt_at ? 8 : 0);
 			break;
+		case ROW_CFA_RBX:
+			/* Unknown in frame 0: libdwfl calls it the outermost, it is only unknowable. */
+			if (!rbx_known) {
+				*end = UNWIND_LOST;
+				*stop = STOP_NO_RULE;
+				return n;
+			}
+			cfa = rbx + (uint64_t)(int64_t)row->cfa_off;
+			break;
+		case ROW_NONE:
+			if (!step_by_rbp(k, &sp, &bp, &bp_known, &pc, end, stop, hi))
+				return n;
+			rbx_known = false;	/* libdwfl's rbp step sets no more */
+			continue;
 		default:
+			*why = FALLBACK_RULE;
 			return 0;
 		}
 		/*
@@ -299,6 +349,10 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 			*stop = STOP_COPY_END;
 			return n;
 		}
+		if (row->rbx_lost)
+			rbx_known = false;
+		else if (row->rbx_off)
+			rbx_known = copy_read(k, cfa + (uint64_t)(int64_t)row->rbx_off, &rbx, hi);
 		if (row->rbp_lost)
 			bp_known = false;
 		else if (row->rbp_off) {
@@ -318,24 +372,37 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 }
 
 /* One line on stderr of where two walks of a sample part (the check's first ten). */
-static void say_difference(const struct unwound_frame *a, size_t na, enum unwind_end ea,
+static void say_difference(const struct process_unwinder *p,
+			   const struct unwound_frame *a, size_t na, enum unwind_end ea,
 			   const struct unwound_frame *b, size_t nb, enum unwind_end eb)
 {
 	size_t i = 0;
+	const struct code_map *m;
+	uint64_t at;
 
 	while (i < na && i < nb && a[i].pc == b[i].pc)
 		i++;
-	fprintf(stderr, "shimtop: unwind check: from pc %#llx, rows give %zu frames (end %d), "
-		"libdwfl %zu (end %d); frame %zu: %#llx against %#llx\n",
-		(unsigned long long)a[0].pc, na, (int)ea, nb, (int)eb, i,
-		(unsigned long long)(i < na ? a[i].pc : 0), (unsigned long long)(i < nb ? b[i].pc : 0));
+	/* The frame before the parting: whose rule made it. */
+	at = i ? a[i - 1].pc - (i > 1) : a[0].pc;
+	m = map_at(p, at);
+	fprintf(stderr, "shimtop: unwind check: pid %d from pc %#llx, rows give %zu frames (end %d), "
+		"libdwfl %zu (end %d); frame %zu: %#llx against %#llx, after %s+%#llx\n",
+		(int)p->pid, (unsigned long long)a[0].pc, na, (int)ea, nb, (int)eb, i,
+		(unsigned long long)(i < na ? a[i].pc : 0), (unsigned long long)(i < nb ? b[i].pc : 0),
+		m ? m->file->path : "[no file]",
+		(unsigned long long)(m ? at - m->start + m->vaddr : at));
 }
 
-/* Whether two walks gave the same frames and end. */
+/*
+ * Whether two walks gave the same frames and end.  Where the rows end
+ * a walk on purpose (an rbp of zero, a CFA in a register no sample
+ * carries), libdwfl names the end otherwise: only frames count there.
+ */
 static bool same_walk(const struct unwound_frame *a, size_t na, enum unwind_end ea,
+		      enum unwind_stop stop,
 		      const struct unwound_frame *b, size_t nb, enum unwind_end eb)
 {
-	if (na != nb || ea != eb)
+	if (na != nb || (ea != eb && stop != STOP_RBP_ZERO && stop != STOP_NO_RULE))
 		return false;
 	for (size_t i = 0; i < na; i++)
 		if (a[i].pc != b[i].pc)
@@ -349,6 +416,7 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 	struct process_unwinder *p;
 	uint64_t gen = symbolizer_generation(u->symbols, pid);
 	enum unwind_stop stop = STOP_BY_LIBDWFL;
+	enum unwind_fallback why = FALLBACK_RULE;
 	uint64_t t0, hi = 0;
 	size_t n;
 
@@ -361,7 +429,7 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 		p->nmaps = symbolizer_code_maps(u->symbols, pid, &p->maps, &p->maps_gen);
 	}
 	t0 = u->check ? st_now_ns() : 0;
-	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop, &hi);
+	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop, &hi, &why);
 	if (n) {
 		u->stats.by_rows++;
 		if (u->check) {
@@ -372,14 +440,19 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 
 			u->stats.check_rows_ns += t1 - t0;
 			u->stats.check_dwfl_ns += st_now_ns() - t1;
-			if (same_walk(frames, n, *end, other, n2, e2))
+			/* With no module libdwfl cannot start (a process caught mid-exec). */
+			if (!p->attached)
+				u->stats.check_unable++;
+			else if (same_walk(frames, n, *end, stop, other, n2, e2))
 				u->stats.check_same++;
 			else if (++u->stats.check_differ <= 10)
-				say_difference(frames, n, *end, other, n2, e2);
+				say_difference(p, frames, n, *end, other, n2, e2);
 			free(other);
 		}
 	} else {
 		u->stats.by_dwfl++;
+		if (!u->dwfl_only)
+			u->stats.fallbacks[why]++;
 		n = walk_dwfl(u, p, gen, tid, k, frames, max, end);
 	}
 	u->stats.stops[stop]++;

@@ -50,14 +50,25 @@ enum unwind_stop {
 	STOP_COPY_END,		/* the caller's return address is past the stack copy */
 	STOP_MAX_FRAMES,	/* as many frames as asked for */
 	STOP_BY_LIBDWFL,	/* a frame no row expressed: libdwfl walked it all */
+	STOP_RBP_ZERO,		/* a frame without CFI and a zero rbp: the ABI's outermost */
+	STOP_NO_RULE,		/* a frame without CFI and no rbp, or its CFA in another register */
 	STOP_KINDS
+};
+
+/* Why a walk was handed to libdwfl: the frame the rows could not take. */
+enum unwind_fallback {
+	FALLBACK_RULE,		/* a rule no row expresses (an expression, a signal frame) */
+	FALLBACK_RBP,		/* CFA from an rbp an earlier frame left unknown */
+	FALLBACK_KINDS
 };
 
 /* How walks went: by the rows or by libdwfl, how they ended, checks. */
 struct unwind_stats {
 	uint64_t by_rows, by_dwfl;
+	uint64_t fallbacks[FALLBACK_KINDS];	/* by enum unwind_fallback */
 	uint64_t stops[STOP_KINDS];	/* by enum unwind_stop */
 	uint64_t check_same, check_differ;
+	uint64_t check_unable;		/* checks libdwfl could not walk (no module to start from) */
 	uint64_t check_rows_ns, check_dwfl_ns;	/* the checked walks' time, each way */
 };
 const struct unwind_stats *unwinder_stats(const struct unwinder *u);

@@ -137,6 +137,16 @@ static bool take_cfa(Dwarf_Frame *frame, struct unwind_row *row)
 		row->cfa_off = (int32_t)(int64_t)ops[0].number2;
 		return true;
 	}
+	/*
+	 * ld.so's lazy-binding trampoline keeps its CFA in rbx, which a
+	 * sample lacks but a callee's saved copy gives, as libdwfl finds.
+	 */
+	if (nops == 1 && ops[0].atom == DW_OP_bregx && ops[0].number == DWARF_RBX &&
+	    (int64_t)ops[0].number2 >= INT32_MIN && (int64_t)ops[0].number2 <= INT32_MAX) {
+		row->kind = ROW_CFA_RBX;
+		row->cfa_off = (int32_t)(int64_t)ops[0].number2;
+		return true;
+	}
 	return plt_rule(ops, nops, row);
 }
 
@@ -168,6 +178,14 @@ static void take_rules(Dwarf_Frame *frame, struct unwind_row *row)
 		return;
 	else
 		row->rbp_off = (int16_t)off;
+	/* rbx matters only to a trampoline's caller: a rule for it that is no row loses it. */
+	if (dwarf_frame_register(frame, DWARF_RBX, mem, &ops, &nops) != 0 ||
+	    (nops && (!saved_at_cfa(ops, nops, &off) || !off || off < INT16_MIN || off > INT16_MAX)))
+		row->rbx_lost = true;
+	else if (!nops)
+		row->rbx_lost = ops != NULL;
+	else
+		row->rbx_off = (int16_t)off;
 	if (!take_cfa(frame, row))
 		row->kind = ROW_OTHER;
 }

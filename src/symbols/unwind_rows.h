@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 /* x86-64's DWARF register numbers: 16 is the return address column (rip). */
+#define DWARF_RBX	3
 #define DWARF_RBP	6
 #define DWARF_RSP	7
 #define DWARF_RIP	16
@@ -23,6 +24,7 @@
 enum unwind_row_kind {
 	ROW_CFA_RSP,		/* CFA = rsp + cfa_off */
 	ROW_CFA_RBP,		/* CFA = rbp + cfa_off */
+	ROW_CFA_RBX,		/* CFA = rbx + cfa_off (ld.so's lazy-binding trampoline) */
 	ROW_PLT,		/* CFA = rsp + cfa_off, + 8 where (rip & 15) >= plt_at */
 	ROW_OUTERMOST,		/* the return address is undefined: the chain's end */
 	ROW_OTHER,		/* a rule no row expresses (an expression, a signal frame) */
@@ -34,9 +36,11 @@ struct unwind_row {
 	int32_t cfa_off;
 	int16_t ra_off;		/* the return address is at CFA + ra_off */
 	int16_t rbp_off;	/* rbp saved at CFA + rbp_off; 0: unchanged */
+	int16_t rbx_off;	/* the same of rbx, which no sample carries */
 	uint8_t kind;		/* enum unwind_row_kind */
 	uint8_t plt_at;
 	bool rbp_lost;		/* rbp is undefined in the caller */
+	bool rbx_lost;		/* rbx is undefined, or saved where no row says */
 };
 
 struct unwind_rows;
