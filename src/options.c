@@ -49,12 +49,13 @@ static const char usage_text[] =
 "  -F, --freq HZ          sample at HZ per thread (kernel-adjusted period)\n"
 "  -c, --period N         sample every N events (ns for clocks)\n"
 "      --no-randomize     keep the period fixed (default varies it +/-3%%)\n"
-"  -g, --call-graph MODE  call chains for the call tree: fp (frame pointers,\n"
-"                         the default; -g alone), dwarf[,SIZE] (copy SIZE\n"
-"                         bytes of stack, default 8192, unwound with the\n"
-"                         CFI: code without frame pointers), auto[,SIZE]\n"
-"                         (both: frame pointers where the chain reaches\n"
-"                         main, DWARF where it stops early), callerchain\n"
+"  -g, --call-graph MODE  call chains for the call tree: auto[,SIZE] (the\n"
+"                         default: frame pointers where the chain reaches\n"
+"                         main, SIZE bytes of stack, default 8192 growing\n"
+"                         to 32 KiB where walks need it, unwound with the\n"
+"                         CFI where it stops early), fp (frame\n"
+"                         pointers alone, as perf -g; -g alone), dwarf\n"
+"                         [,SIZE] (every sample unwound), callerchain\n"
 "                         [,SIZE] (the tree rebuilt from stack depth seen\n"
 "                         in SIZE bytes, default 2048) or none\n"
 "                         (--no-callchain)\n"
@@ -467,6 +468,7 @@ static int parse_call_graph(struct st_options *o, const char *arg)
 			   "not '%s'", (int)len, arg, STACK_COPY_MAX, comma + 1);
 	o->callchain = o->callerchain = o->unwind_broken = false;
 	o->stack_copy = o->chain_window = 0;
+	o->stack_copy_grows = (dwarf || automatic) && !comma;
 	if (dwarf) {
 		o->stack_copy = comma ? (unsigned)((size + 7) & ~7ull) : 8192;
 	} else if (automatic) {
@@ -580,10 +582,13 @@ static int sampling_option(struct st_options *o, int c)
 		o->randomize = false;
 		break;
 	case OPT_NO_CHAIN:
+		o->call_graph_given = true;
 		return parse_call_graph(o, "none");
 	case 'g':
+		o->call_graph_given = true;
 		return parse_call_graph(o, "fp");
 	case OPT_CALL_GRAPH:
+		o->call_graph_given = true;
 		return parse_call_graph(o, optarg);
 	default:
 		return 1;
@@ -953,6 +958,14 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 	rc = check_target(o, given);
 	if (rc < 0)
 		return rc;
+	/*
+	 * Right chains by default: frame pointers where they reach a start,
+	 * the stack copy unwound where they stop early (--call-graph auto).
+	 * A recording's chains are what it holds; IBS samples keep none
+	 * unless asked for.
+	 */
+	if (!o->call_graph_given && !o->replay_path && o->ibs == ST_IBS_NONE)
+		parse_call_graph(o, "auto");
 	/* Several processes: a row per process and symbol unless -s says. */
 	if (!sort_given && (o->target == ST_TARGET_SYSTEM ||
 			    o->target == ST_TARGET_USER || o->npids > 1))

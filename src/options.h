@@ -64,11 +64,13 @@ struct st_options {
 	uint64_t period;		/* -c; 0 if not given */
 	bool randomize;			/* vary the period as DCPI does */
 	bool callchain;			/* the kernel's frame-pointer chains */
+	bool call_graph_given;		/* -g, --call-graph or --no-callchain: else auto */
 	/*
 	 * --call-graph dwarf or callerchain: bytes of user stack copied with
 	 * each sample (and the user registers), unwound by shimtop; 0: none.
 	 */
 	unsigned stack_copy;
+	bool stack_copy_grows;		/* no SIZE given: copies grow where walks run off them */
 	bool callerchain;		/* the call tree rebuilt from stack depth */
 	unsigned chain_window;		/* callerchain: the bytes of it CallerChaining sees */
 	bool unwind_broken;		/* auto: the copy unwound where the chain stops early */

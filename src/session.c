@@ -351,6 +351,8 @@ static int open_live(struct session *s, const struct st_options *o)
 
 	/* Live stacks (now, or after U): copies cut to what the walks read. */
 	s->stack_needs = st_xcalloc(1, sizeof(*s->stack_needs));
+	/* A size given stays; else (and after U) copies grow where walks run off them. */
+	s->stack_needs->grow_max = o->stack_copy && !o->stack_copy_grows ? 0 : STACK_COPY_GROW_MAX;
 
 	const struct perf_source_request rq = {
 		.cpus = o->cpus, .events = o->events, .freq = o->freq, .period = o->period,

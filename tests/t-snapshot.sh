@@ -50,7 +50,7 @@ m = json.load(open(sys.argv[1]))
 assert m['format'] == 'shimtop snapshot' and m['version'] == 3
 assert m['host'] == os.uname().nodename and m['kernel'] == os.uname().release
 assert m['comm'] == 'shimtop-demo' and m['samples'] > 1000 and m['taken'] >= m['started']
-assert m['options']['call_graph'] == 'fp'
+assert m['options']['call_graph'] == 'auto' and m['options']['stack_copy'] == 8192
 demo = [x for x in m['modules'] if os.path.realpath(x['path']) == os.path.realpath(sys.argv[2])]
 assert demo, m['modules']
 assert not sys.argv[3] or demo[0]['build_id'] == sys.argv[3], (demo, sys.argv[3])

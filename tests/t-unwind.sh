@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-unwind.sh - --call-graph dwarf and callerchain on tests/call_paths.
-# Built without frame pointers, the kernel's chains lose every caller
-# while the stack copies unwound with the CFI give the known tree; the
+# Built without frame pointers, the default (auto) gives the known tree;
+# with --call-graph fp the kernel's chains lose every caller while the
+# stack copies unwound with the CFI give the known tree; the
 # same copies feed CallerChaining, whose agreement with the unwound
 # chains is at least 90% one level up and 80% three levels up where it
 # is unambiguous; in callerchain mode the tree rebuilt from depths holds
@@ -16,24 +17,34 @@
 NOFP="$TESTS_BIN/call_paths_nofp"
 [ -x "$NOFP" ] || skip "call_paths_nofp is not built"
 
-# --call-graph auto: the copies passed on are cut to what the walks read
-# (the bytes above _start's frame: the environment), and the walks still
-# reach _start, each walk's stop counted once.
-"$SHIMTOP" --batch --call-graph auto --format json -- "$NOFP" --seconds 1 >"$TMP/cut.json" \
-	2>"$TMP/err" || fail "auto on call_paths_nofp, JSON: $(cat "$TMP/err")"
-python3 - "$TMP/cut.json" <<'PY' || fail "stack copies not cut: see above"
+# By default (--call-graph auto) code without frame pointers has its
+# callers: the known tree, and the report says the chains were unwound.
+"$SHIMTOP" --batch --format folded -- "$NOFP" --seconds 1.5 >"$TMP/default" 2>"$TMP/err" ||
+	fail "the default on call_paths_nofp: $(cat "$TMP/err")"
+python3 "$TESTS_DIR/check_paths.py" "$TMP/default" ||
+	fail "the default's tree without frame pointers: $(sort -t' ' -k2 -n "$TMP/default" | tail -8)"
+"$SHIMTOP" --batch -- "$NOFP" --seconds 1 >"$TMP/default.txt" 2>"$TMP/err" ||
+	fail "the default on call_paths_nofp, text: $(cat "$TMP/err")"
+grep -Eq "^chains: (9[0-9]|100)% of call chains unwound by DWARF where frame pointers stop early" \
+	"$TMP/default.txt" || fail "the default's unwound share not said: $(head -5 "$TMP/default.txt")"
+# The copies passed on are cut to what the walks read (the bytes above
+# _start's frame: the environment), and the walks still reach _start.
+"$SHIMTOP" --batch --format json -- "$NOFP" --seconds 1 >"$TMP/default.json" 2>"$TMP/err" ||
+	fail "the default on call_paths_nofp, JSON: $(cat "$TMP/err")"
+python3 - "$TMP/default.json" <<'PY' || fail "stack copies not cut: see above"
 import json, sys
 d = json.load(open(sys.argv[1]))
 s, t = d['source'], d['tree']
 print(f"stack copies: {s['stack_bytes_kept']} of {s['stack_bytes_copied']} bytes passed on")
 assert s['stack_bytes_copied'] > 0 and s['stack_bytes_kept'] < 0.5 * s['stack_bytes_copied'], s
 assert t['unwind_cut'] + t['unwind_lost'] <= 0.02 * t['unwound'], t
+# Why the walks stopped: at _start, each counted once.
 w = t['unwind_stops']
 assert sum(w.values()) == t['unwound'] and w['outermost'] >= 0.98 * t['unwound'], w
 PY
 
-# Frame pointers omitted (the default, fp): the kernel's walk finds no caller of leaf_work.
-"$SHIMTOP" --batch --format folded -- "$NOFP" --seconds 1.5 >"$TMP/fp" 2>"$TMP/err" ||
+# --call-graph fp, frame pointers omitted: the kernel's walk finds no caller of leaf_work.
+"$SHIMTOP" --batch --call-graph fp --format folded -- "$NOFP" --seconds 1.5 >"$TMP/fp" 2>"$TMP/err" ||
 	fail "fp on call_paths_nofp: $(cat "$TMP/err")"
 if python3 "$TESTS_DIR/check_paths.py" "$TMP/fp" 2>/dev/null; then
 	fail "frame-pointer chains found call_paths_nofp's tree: the test binary has frame pointers"
@@ -41,11 +52,11 @@ fi
 
 # ... and says so, with what unwinds it: in the text report, and in the
 # gauges (JSON).  With frame pointers, or with dwarf, nothing is said.
-"$SHIMTOP" --batch -- "$NOFP" --seconds 1 >"$TMP/fp.txt" 2>"$TMP/err" ||
+"$SHIMTOP" --batch -g -- "$NOFP" --seconds 1 >"$TMP/fp.txt" 2>"$TMP/err" ||
 	fail "fp on call_paths_nofp, text: $(cat "$TMP/err")"
 grep -Eq "^chains: (9[0-9]|100)% of call chains stop before main or a thread's start: code without frame pointers \(as Debian builds\); --call-graph auto \(the UI's U\) unwinds it" \
 	"$TMP/fp.txt" || fail "broken chains not said: $(head -5 "$TMP/fp.txt")"
-"$SHIMTOP" --batch -- "$TESTS_BIN/call_paths" --seconds 1 >"$TMP/withfp.txt" 2>"$TMP/err" ||
+"$SHIMTOP" --batch -g -- "$TESTS_BIN/call_paths" --seconds 1 >"$TMP/withfp.txt" 2>"$TMP/err" ||
 	fail "fp on call_paths: $(cat "$TMP/err")"
 grep -q "^chains:" "$TMP/withfp.txt" && fail "whole chains said to be broken: $(grep '^chains' "$TMP/withfp.txt")"
 # A stripped libc (Debian's without libc6-dbg) leaves its start code
@@ -70,11 +81,11 @@ at = b.find(bid)
 b[at] ^= 0xff
 open(sys.argv[1], 'wb').write(b)
 PY
-env -u DEBUGINFOD_URLS "$SHIMTOP" --batch --format folded -- env LD_LIBRARY_PATH="$TMP/lib" \
+env -u DEBUGINFOD_URLS "$SHIMTOP" --batch -g --format folded -- env LD_LIBRARY_PATH="$TMP/lib" \
 	"$TESTS_BIN/call_paths" --seconds 1 >"$TMP/sl.folded" 2>"$TMP/err" || fail "stripped libc, folded: $(cat "$TMP/err")"
 grep -Eq '^libc\.so\.[0-9]+\+0x[0-9a-f]+;main;' "$TMP/sl.folded" ||
 	fail "the libc copy's start code is not named by .eh_frame only: $(sort -t' ' -k2 -rn "$TMP/sl.folded" | head -3)"
-env -u DEBUGINFOD_URLS "$SHIMTOP" --batch -- env LD_LIBRARY_PATH="$TMP/lib" \
+env -u DEBUGINFOD_URLS "$SHIMTOP" --batch -g -- env LD_LIBRARY_PATH="$TMP/lib" \
 	"$TESTS_BIN/call_paths" --seconds 1 >"$TMP/sl.txt" 2>"$TMP/err" || fail "stripped libc, text: $(cat "$TMP/err")"
 grep -q "^chains:" "$TMP/sl.txt" &&
 	fail "chains ending in the stripped libc's .eh_frame start said to be broken: $(grep '^chains' "$TMP/sl.txt")"
@@ -249,13 +260,13 @@ if command -v tmux >/dev/null; then
 	quit_ui
 fi
 
-# U while sampling: the default frame-pointer chains of code without
+# U while sampling: frame-pointer chains (-g) of code without
 # frame pointers (every chain stops at [unknown]), then --call-graph auto
 # from the key on: after x (zero once) the tree is the one as written,
 # from _start down, and the header says how its chains were unwound.
 if command -v tmux >/dev/null; then
 	ui_session -x 160 -y 40 -c "$TMP" \
-		"env LANG=C.UTF-8 '$SHIMTOP' -- '$NOFP' --seconds 60 2>'$TMP/err'; sleep 30"
+		"env LANG=C.UTF-8 '$SHIMTOP' -g -- '$NOFP' --seconds 60 2>'$TMP/err'; sleep 30"
 	$T send-keys -t ui 6
 	wait_for "stop before main or a thread's start: .*--call-graph auto \(the UI's U\) unwinds it"
 	wait_for "^ *(99\.[0-9]+|100\.00)% +[0-9.]+% +- \[unknown\]\$"
@@ -274,7 +285,7 @@ if command -v tmux >/dev/null; then
 	wait_for "call chains are unwound by DWARF where they stop early already"
 	quit_ui
 	# A recording's chains are what they were.
-	"$SHIMTOP" --batch --record "$TMP/fprec" -- "$NOFP" --seconds 0.5 >/dev/null 2>"$TMP/err" ||
+	"$SHIMTOP" --batch -g --record "$TMP/fprec" -- "$NOFP" --seconds 0.5 >/dev/null 2>"$TMP/err" ||
 		fail "recording fp chains: $(cat "$TMP/err")"
 	replay_ui "$TMP/fprec" 120 30
 	$T send-keys -t ui U
@@ -285,7 +296,7 @@ if command -v tmux >/dev/null; then
 		"$NOFP" --seconds 30 &
 		nofp=$!
 		ui_session -x 160 -y 40 -c "$TMP" \
-			"env LANG=C.UTF-8 '$SHIMTOP' -a 2>'$TMP/err'; sleep 30"
+			"env LANG=C.UTF-8 '$SHIMTOP' -a -g 2>'$TMP/err'; sleep 30"
 		wait_for "^samples [1-9]"
 		$T send-keys -t ui U
 		wait_for "--call-graph auto: a 8192-byte stack copy per sample"

@@ -6,6 +6,7 @@
  * depths feed CallerChaining.
  */
 #include "model/model_internal.h"
+#include "symbols/stack_needs.h"
 #include "symbols/symbols.h"
 #include "symbols/unwind.h"
 #include "util.h"
@@ -115,9 +116,24 @@ bool model_chain_note(const struct model *m, char *buf, size_t len)
 	double rootless = m->fp_user_chains ? (double)m->fp_rootless / (double)m->fp_user_chains : 0;
 
 	if (m->unwind_broken && m->auto_dwarf * 100 >= m->auto_dwarf + m->auto_fp) {
-		snprintf(buf, len, "%.0f%% of call chains unwound by DWARF where frame pointers "
-			 "stop early, the rest by frame pointers (--call-graph auto)",
-			 100.0 * (double)m->auto_dwarf / (double)(m->auto_dwarf + m->auto_fp));
+		const struct unwind_stats *u = model_unwind_stats(m);
+		uint64_t walks = u->by_rows + u->by_dwfl, cut = u->stops[STOP_COPY_END];
+		const struct stack_needs *sn = m->stack_needs;
+		uint32_t first = sn ? atomic_load(&sn->copy_first) : 0;
+		uint32_t now = sn ? atomic_load(&sn->copy_now) : 0;
+		int n = snprintf(buf, len, "%.0f%% of call chains unwound by DWARF where frame "
+				 "pointers stop early, the rest by frame pointers (--call-graph auto)",
+				 100.0 * (double)m->auto_dwarf / (double)(m->auto_dwarf + m->auto_fp));
+
+		/* Walks cut by the copy lose callers: say so, and that copies grew. */
+		if (n > 0 && (size_t)n < len && walks && cut * 100 >= walks)
+			n += snprintf(buf + n, len - (size_t)n, "; %.0f%% cut at the stack copy's end",
+				      100.0 * (double)cut / (double)walks);
+		if (n > 0 && (size_t)n < len && now > first)
+			n += snprintf(buf + n, len - (size_t)n, "; copies grown to %u KiB", now / 1024);
+		if (n > 0 && (size_t)n < len && sn && atomic_load(&sn->copy_held))
+			snprintf(buf + n, len - (size_t)n, "; copies kept at %u KiB: larger ones would "
+				 "copy over %llu MiB/s", now / 1024, STACK_COPY_BUDGET >> 20);
 		return true;
 	}
 	if (m->fp_user_chains < 100 || rootless < 0.25)

@@ -126,6 +126,8 @@ struct perf_source {
 	atomic_int want_random;		/* -1: keep */
 	_Atomic uint64_t period_seen;	/* of the latest sample (source.h) */
 	_Atomic uint64_t stack_copied, stack_kept;	/* bytes of stack copies, in and passed on */
+	uint64_t size_set_ns, copied_at_size;	/* when the copy's size was set, copied by then */
+	bool copy_held;			/* a larger copy would move too much: no more asked */
 };
 
 static bool is_clock(const struct perf_event_attr *a)
@@ -416,8 +418,11 @@ static void chain_layout(struct perf_source *ps)
 	if (ps->cfg.stack_copy) {
 		ps->layout.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		ps->layout.regs_user = PERF_STACK_REGS;
-		/* perf record's 512 KiB: a few dozen stack copies per drain. */
+		/* perf record's 512 KiB for 8 KiB copies: a few dozen copies per drain. */
 		ps->pages = STACK_RING_PAGES;
+		for (unsigned copy = 8192; copy < ps->cfg.stack_copy && ps->pages < 4 * STACK_RING_PAGES;
+		     copy *= 2)
+			ps->pages *= 2;
 		if (!ps->stacks.v)
 			stack_bases_init(&ps->stacks);
 	}
@@ -1220,23 +1225,29 @@ static void mark_finished(struct perf_source *ps, const char *reason)
 	pthread_mutex_unlock(&ps->lock);
 }
 
-/*
- * --call-graph auto asked for while sampling (the UI's U): from now on
- * every sample also carries a stack copy, a new record layout.  The old
- * events are switched off and what they wrote is read with the old
- * layout; the rings are made again at a stack copy's size, and the
- * events opened again on every thread known, as a period change does.
- */
-static void apply_unwind(struct perf_source *ps)
+/* The copies' size from now on, as the unwinder's growth sees it. */
+static void copy_size_set(struct perf_source *ps)
 {
-	if (!atomic_exchange(&ps->unwind_change, false))
-		return;
+	ps->size_set_ns = st_now_ns();
+	ps->copied_at_size = atomic_load_explicit(&ps->stack_copied, memory_order_relaxed);
+	if (ps->cfg.stack_needs && ps->cfg.stack_copy)
+		stack_needs_copy_is(ps->cfg.stack_needs, ps->cfg.stack_copy, false);
+}
+
+/*
+ * The events opened again on every thread known at the present layout
+ * (a stack copy asked for, or grown): the old ones are switched off and
+ * what they wrote is read with the old layout; the rings are made again
+ * at the copy's size, as a period change does.
+ */
+static void remake_events(struct perf_source *ps, bool callchain, unsigned stack_copy)
+{
 	for (size_t i = 0; i < ps->nthreads; i++)
 		for (size_t k = 0; k < ps->threads[i].nfd; k++)
 			ioctl(ps->threads[i].fd[k], PERF_EVENT_IOC_DISABLE, 0);
 	drain_rings(ps);
-	ps->cfg.callchain = true;
-	ps->cfg.stack_copy = atomic_load(&ps->want_stack);
+	ps->cfg.callchain = callchain;
+	ps->cfg.stack_copy = stack_copy;
 	chain_layout(ps);
 	/* No ring is kept: the events that held them close below. */
 	for (size_t k = 0; k < ps->nrings; k++) {
@@ -1260,6 +1271,42 @@ static void apply_unwind(struct perf_source *ps)
 	pthread_mutex_lock(&ps->lock);
 	ps->info.stack_copy = ps->nthreads ? ps->cfg.stack_copy : 0;
 	pthread_mutex_unlock(&ps->lock);
+	copy_size_set(ps);
+}
+
+/* --call-graph auto asked for while sampling (the UI's U): every sample carries a copy. */
+static void apply_unwind(struct perf_source *ps)
+{
+	if (atomic_exchange(&ps->unwind_change, false))
+		remake_events(ps, true, atomic_load(&ps->want_stack));
+}
+
+/*
+ * The unwinder found a quarter of its walks running off their copies'
+ * end: copies of the size it asks for (stack_needs.h), at most twice in
+ * a session (8 KiB to 32 KiB).  Each thread's copies are still cut to
+ * what its walks read before they are passed on.
+ */
+static void apply_copy_growth(struct perf_source *ps)
+{
+	uint64_t now, copied, rate;
+	uint32_t want;
+
+	if (!ps->cfg.stack_copy || !ps->cfg.stack_needs || ps->cfg.ibs || ps->copy_held)
+		return;
+	want = stack_needs_copy_wanted(ps->cfg.stack_needs);
+	if (want <= ps->cfg.stack_copy)
+		return;
+	/* What copies move a second since the size was set, at the size asked for. */
+	now = st_now_ns();
+	copied = atomic_load_explicit(&ps->stack_copied, memory_order_relaxed) - ps->copied_at_size;
+	rate = now > ps->size_set_ns ? copied * 1000000000ull / (now - ps->size_set_ns) : 0;
+	if (rate / ps->cfg.stack_copy * want > STACK_COPY_BUDGET) {
+		ps->copy_held = true;
+		stack_needs_copy_is(ps->cfg.stack_needs, ps->cfg.stack_copy, true);
+		return;
+	}
+	remake_events(ps, ps->cfg.callchain, want);
 }
 
 static int perf_set_unwind(struct st_source *s, unsigned stack_copy, char *why, size_t len)
@@ -1309,6 +1356,7 @@ static void *sampler_main(void *arg)
 			break;
 		apply_period(ps);
 		apply_unwind(ps);
+		apply_copy_growth(ps);
 		drain_rings(ps);
 		now = st_now_ns();
 		/*
@@ -1342,6 +1390,7 @@ static int perf_start(struct st_source *s)
 	struct perf_source *ps = (struct perf_source *)s;
 
 	ps->last_rescan = st_now_ns();
+	copy_size_set(ps);
 	/* Per-CPU events cannot wait for the target's exec: on at once. */
 	if (!ps->cfg.launched || ps->cfg.ibs_per_cpu)
 		for (size_t i = 0; i < ps->nthreads; i++)

@@ -36,3 +36,41 @@ void stack_needs_forget(struct stack_needs *n, pid_t tid)
 	if (atomic_load_explicit(s, memory_order_relaxed) >> TID_SHIFT == (uint64_t)tid)
 		atomic_store_explicit(s, 0, memory_order_relaxed);
 }
+
+void stack_needs_walked(struct stack_needs *n, bool cut, uint32_t size)
+{
+	uint32_t want;
+
+	n->walks++;
+	if (cut) {
+		n->cut++;
+		if (size > n->cut_size)
+			n->cut_size = size;
+	}
+	if (n->walks < STACK_NEEDS_WINDOW)
+		return;
+	if (n->grow_max && 4 * n->cut >= n->walks) {
+		/* Whole pages: a copy cut to a thread's need is not the copy's size. */
+		want = (2 * n->cut_size + 4095) & ~4095u;
+		if (want > n->grow_max)
+			want = n->grow_max;
+		if (want > atomic_load_explicit(&n->want_copy, memory_order_relaxed))
+			atomic_store_explicit(&n->want_copy, want, memory_order_relaxed);
+	}
+	n->walks = n->cut = n->cut_size = 0;
+}
+
+uint32_t stack_needs_copy_wanted(const struct stack_needs *n)
+{
+	return atomic_load_explicit(&n->want_copy, memory_order_relaxed);
+}
+
+void stack_needs_copy_is(struct stack_needs *n, uint32_t bytes, bool held)
+{
+	uint32_t none = 0;
+
+	atomic_compare_exchange_strong(&n->copy_first, &none, bytes);
+	atomic_store_explicit(&n->copy_now, bytes, memory_order_relaxed);
+	if (held)
+		atomic_store_explicit(&n->copy_held, true, memory_order_relaxed);
+}

@@ -282,10 +282,10 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 	static const struct unwind_row no_cfi = { .kind = ROW_NONE };
 	uint64_t pc = k->ip, sp = k->sp, bp = k->bp, rbx = 0;
 	bool bp_known = true, rbx_known = false;
+	const struct code_map *m = NULL;
 	size_t n = 0;
 
 	for (;;) {
-		const struct code_map *m;
 		const struct unwind_row *row;
 		uint64_t at, cfa, ra, saved;
 
@@ -296,7 +296,9 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 			return n;
 		}
 		at = n == 1 ? pc : pc - 1;
-		m = map_at(p, at);
+		/* Callers are mostly in the callee's file: its mapping first. */
+		if (!m || at < m->start || at >= m->end)
+			m = map_at(p, at);
 		if (!m)
 			row = &no_cfi;
 		else {
@@ -460,6 +462,8 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 	 * A walk to the outermost frame read what every walk of the thread
 	 * needs; one the copy cut short may have been cut to what was learned.
 	 */
+	if (u->needs)
+		stack_needs_walked(u->needs, stop == STOP_COPY_END, k->size);
 	if (u->needs && stop == STOP_OUTERMOST && hi)
 		stack_needs_learn(u->needs, tid, hi);
 	else if (u->needs && stop == STOP_COPY_END)
