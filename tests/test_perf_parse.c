@@ -326,8 +326,17 @@ static size_t build_stack_sample(uint64_t *w, uint64_t abi, uint64_t size, uint6
 	return n * 8;
 }
 
+/* A source's keep rule: 16 bytes of any copy; the thread it was asked for. */
+static size_t keep_16(void *arg, uint32_t tid, uint64_t sp, size_t size)
+{
+	*(uint32_t *)arg = tid;
+	(void)sp;
+	return size < 16 ? size : 16;
+}
+
 static void test_stack_copy(void)
 {
+	uint32_t kept_tid = 0;
 	struct perf_layout l = { .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
 				 .regs_user = PERF_STACK_REGS };
@@ -351,6 +360,16 @@ static void test_stack_copy(void)
 	CHECK(k->size == 24 && k->base == 0);
 	CHECK(memcmp(k->bytes, &w[8], 24) == 0);
 	CHECK(n == sizeof(*s) + sizeof(*k) + 24);
+	/* What the source keeps of a copy (its thread's need) is all that is copied. */
+	l.stack_keep = keep_16;
+	l.stack_keep_arg = &kept_tid;
+	build_stack_sample(w, PERF_SAMPLE_REGS_ABI_64, 64, 64);
+	n = perf_convert(&l, &gs, (const void *)w, out);
+	k = st_sample_stack(s);
+	CHECK(n == sizeof(*s) + sizeof(*k) + 16 && st_record_check(out, n) == n);
+	CHECK(k->size == 16 && memcmp(k->bytes, &w[8], 16) == 0);
+	CHECK(kept_tid == s->tid);
+	l.stack_keep = NULL;
 	/* A kernel thread: no user registers, so no stack. */
 	build_stack_sample(w, PERF_SAMPLE_REGS_ABI_NONE, 64, 64);
 	n = perf_convert(&l, &gs, (const void *)w, out);

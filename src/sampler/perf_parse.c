@@ -226,7 +226,8 @@ static int take_callchain(struct cursor *c, struct st_sample *s, size_t words,
  * copy cut to what fits one record: its size, 0 when there is none.  A
  * sample of a kernel thread has no user registers (abi 0) and gets no stack.
  */
-static int take_stack(struct cursor *c, const struct perf_layout *l, void *rec, size_t used)
+static int take_stack(struct cursor *c, const struct perf_layout *l, void *rec, size_t used,
+		      uint32_t tid)
 {
 	uint64_t regs[3] = { 0, 0, 0 }, abi = 0, size = 0, dyn;
 	struct st_stack *k;
@@ -271,6 +272,8 @@ static int take_stack(struct cursor *c, const struct perf_layout *l, void *rec, 
 	k->sp = regs[1];
 	k->ip = regs[2];
 	k->base = 0;
+	if (l->stack_keep)
+		dyn = l->stack_keep(l->stack_keep_arg, tid, k->sp, (size_t)dyn);
 	k->size = (uint32_t)(dyn < room ? dyn : room & ~(size_t)7);
 	k->pad = 0;
 	memcpy(k->bytes, bytes, k->size);
@@ -397,7 +400,7 @@ static size_t convert_sample(const struct perf_layout *l,
 	skip_raw(&c, l);
 	take_branches(&c, l, s, words, user_at);
 	size = sizeof(*s) + (words + s->nchain) * sizeof(uint64_t);
-	stack = take_stack(&c, l, s, size);
+	stack = take_stack(&c, l, s, size, s->tid);
 	if (c.bad || stack < 0)
 		return 0;
 	if (stack > 0)
@@ -447,7 +450,7 @@ static size_t convert_ibs(const struct perf_layout *l, const struct perf_event_h
 	c.p += raw;
 	size = sizeof(*b) + smp.nregs * sizeof(uint64_t);
 	/* --call-graph dwarf or callerchain: the user stack, as samples carry it. */
-	stack = take_stack(&c, l, b, size);
+	stack = take_stack(&c, l, b, size, b->tid);
 	if (c.bad || stack < 0)
 		return 0;
 	if (stack > 0)

@@ -42,6 +42,12 @@ struct perf_layout {
 	bool ibs;
 	uint8_t ibs_kind;
 	uint8_t family, model;
+	/*
+	 * Optional: how much of thread tid's stack copy (sp up, size bytes
+	 * the kernel wrote) to keep, so what is not wanted is never copied.
+	 */
+	size_t (*stack_keep)(void *arg, uint32_t tid, uint64_t sp, size_t size);
+	void *stack_keep_arg;
 };
 
 /* The user registers --call-graph dwarf asks for: what CFI rules use. */

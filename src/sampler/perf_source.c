@@ -400,6 +400,26 @@ static void drop_tid(struct perf_source *ps, pid_t tid)
 	}
 }
 
+/*
+ * How much of a sample's stack copy to keep: what its thread's walks
+ * read (stack_needs), not the bytes above the outermost frame (a main
+ * thread's environment, a thread's descriptor), which are then never
+ * copied out of the kernel's ring.  A copy on another stack (sp past
+ * the top, or the top beyond the copy) stays whole.
+ */
+static size_t keep_stack(void *arg, uint32_t tid, uint64_t sp, size_t size)
+{
+	struct perf_source *ps = arg;
+	uint64_t top = stack_needs_top(ps->cfg.stack_needs, (pid_t)tid);
+	size_t want = size;
+
+	if (top > sp && top - sp < size)
+		want = (size_t)(top - sp + 7) & ~(size_t)7;
+	atomic_fetch_add_explicit(&ps->stack_copied, size, memory_order_relaxed);
+	atomic_fetch_add_explicit(&ps->stack_kept, want, memory_order_relaxed);
+	return want;
+}
+
 /* What samples carry for call chains and stack copies, from ps->cfg. */
 static void chain_layout(struct perf_source *ps)
 {
@@ -418,6 +438,10 @@ static void chain_layout(struct perf_source *ps)
 	if (ps->cfg.stack_copy) {
 		ps->layout.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		ps->layout.regs_user = PERF_STACK_REGS;
+		if (ps->cfg.stack_needs) {
+			ps->layout.stack_keep = keep_stack;
+			ps->layout.stack_keep_arg = ps;
+		}
 		/* perf record's 512 KiB for 8 KiB copies: a few dozen copies per drain. */
 		ps->pages = STACK_RING_PAGES;
 		for (unsigned copy = 8192; copy < ps->cfg.stack_copy && ps->pages < 4 * STACK_RING_PAGES;
@@ -888,32 +912,6 @@ static bool wanted(const struct perf_source *ps, const void *rec)
 	return false;
 }
 
-/*
- * A sample's stack copy cut to what its thread's walks read (stack_needs):
- * the bytes above the outermost frame (a main thread's environment, a
- * thread's descriptor) are not passed on.  A copy on another stack
- * (sp past the top, or the top beyond the copy) stays whole.  The
- * record's new size.
- */
-static size_t cut_stack(struct perf_source *ps, struct st_header *h, struct st_stack *k,
-			pid_t tid, size_t n)
-{
-	uint64_t top = ps->cfg.stack_needs ? stack_needs_top(ps->cfg.stack_needs, tid) : 0;
-	uint32_t want;
-	size_t drop;
-
-	atomic_fetch_add_explicit(&ps->stack_copied, k->size, memory_order_relaxed);
-	if (top > k->sp && top - k->sp < k->size) {
-		want = (uint32_t)(top - k->sp + 7) & ~7u;
-		drop = st_align8(k->size) - st_align8(want);
-		k->size = want;
-		h->size = (uint32_t)(h->size - drop);
-		n -= drop;
-	}
-	atomic_fetch_add_explicit(&ps->stack_kept, k->size, memory_order_relaxed);
-	return n;
-}
-
 static void on_record(const struct perf_event_header *ev, void *arg)
 {
 	struct perf_source *ps = arg;
@@ -940,7 +938,6 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 			struct st_stack *k = (struct st_stack *)(uintptr_t)st_sample_stack(sm);
 
 			k->base = stack_base_of(&ps->stacks, (pid_t)sm->pid, k->sp, sm->time);
-			n = cut_stack(ps, &sm->h, k, (pid_t)sm->tid, n);
 		}
 		break;
 	}
