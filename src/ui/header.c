@@ -154,14 +154,14 @@ static void caveat_text(const struct ui *ui, char *buf, size_t len)
 	else if (s->obs_info.failed)
 		snprintf(buf, len, "%.200s; perf sampling goes on", s->obs_info.finish_reason);
 	else {
-		char history[192];
+		char history[320];
 
 		/* The caveats that change what the tables mean come first. */
 		if (model_chain_note(&s->model, history, sizeof(history)))
-			snprintf(buf, len, "%s%s%.300s", history, s->info.note[0] ? "; " : "",
+			snprintf(buf, len, "%.300s%s%.200s", history, s->info.note[0] ? "; " : "",
 				 s->info.note);
 		else if (session_history_note(s, history, sizeof(history)))
-			snprintf(buf, len, "%s%s%.300s", history, s->info.note[0] ? "; " : "",
+			snprintf(buf, len, "%.300s%s%.200s", history, s->info.note[0] ? "; " : "",
 				 s->info.note);
 		else
 			snprintf(buf, len, "%.384s", s->info.note);
