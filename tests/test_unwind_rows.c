@@ -5,7 +5,10 @@
  * wrong) and in this test's own binary, at every address of each
  * function's first 64 bytes and every 7th after; ld.so's lazy-binding
  * trampoline has rows with its CFA in rbx; and an address no FDE
- * covers, and a file that is no ELF, have no row.
+ * covers, and a file that is no ELF, have no row.  The rows' copy for
+ * the cache reads back to the same rows, and a copy cut short, of
+ * another file, with a rule the walk does not know, with functions out
+ * of order or with a gap in a function's rows is refused.
  */
 #include "check.h"
 #include "symbols/unwind_rows.h"
@@ -13,6 +16,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,6 +30,23 @@ static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
 	return a->kind == b->kind && a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
 	       a->rbp_off == b->rbp_off && a->plt_at == b->plt_at && a->rbp_lost == b->rbp_lost &&
 	       a->rbx_off == b->rbx_off && a->rbx_lost == b->rbx_lost;
+}
+
+/* Rows read back from a copy (no ELF behind them) against the rows they were copied from. */
+struct compare {
+	struct unwind_rows *from, *back;
+	unsigned long checked, differ;
+};
+
+static void compare_function(uint64_t start, uint64_t end, void *arg)
+{
+	struct compare *c = arg;
+
+	for (uint64_t a = start; a < end; a += a - start < 64 ? 1 : 7) {
+		c->checked++;
+		if (!same_rule(unwind_rows_find(c->from, a), unwind_rows_find(c->back, a)))
+			c->differ++;
+	}
 }
 
 static void check_function(uint64_t start, uint64_t end, void *arg)
@@ -73,6 +94,102 @@ struct wanted {
 	char path[4096];
 };
 
+static const unsigned char *at(const unsigned char *buf, size_t off)
+{
+	return buf + off;
+}
+
+/* Offsets in a copy (unwind_rows_cache.c's layout): counts, then FDEs, spans, rows alone. */
+#define HEAD		104u
+#define FDE_SIZE	24u
+#define SPAN_SIZE	32u
+
+static uint64_t u64_at(const unsigned char *buf, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, at(buf, off), sizeof(v));
+	return v;
+}
+
+/* A corruption of copy buf (len bytes) refused, its target left as it was. */
+static void check_refused(const char *what, const unsigned char *id, size_t id_len,
+			  const unsigned char *buf, size_t len)
+{
+	struct unwind_rows *r = unwind_rows_open(-1);
+
+	if (unwind_rows_from_bytes(r, id, id_len, buf, len))
+		fprintf(stderr, "a copy %s was taken\n", what);
+	CHECK(unwind_rows_cached(r) == ROWS_CACHE_REFUSED);
+	CHECK(unwind_rows_find(r, 0x1000)->kind == ROW_NONE);
+	unwind_rows_free(r);
+}
+
+static void check_cache(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct walk w = { 0 };
+	struct unwind_rows *back;
+	struct compare cmp;
+	unsigned char *buf, *bad, id[64];
+	uint64_t nfdes, nspans;
+	size_t len, id_len;
+	uint32_t n;
+
+	CHECK(fd >= 0);
+	w.r = unwind_rows_open(fd);
+	close(fd);
+	unwind_rows_each_function(w.r, check_function, &w);
+	len = unwind_rows_to_bytes(w.r, &buf);
+	memcpy(&n, buf + 12, sizeof(n));
+	id_len = n;
+	CHECK(id_len > 0 && id_len <= sizeof(id));
+	memcpy(id, buf + 16, id_len);
+	nfdes = u64_at(buf, 80);
+	nspans = u64_at(buf, 88);
+	CHECK(nfdes > 100 && nspans > 100 && len > HEAD + nfdes * FDE_SIZE);
+	/* Read back: the same rule at every address asked before, with no libdw behind it. */
+	back = unwind_rows_open(-1);
+	CHECK(unwind_rows_from_bytes(back, id, id_len, buf, len));
+	CHECK(unwind_rows_cached(back) == ROWS_CACHE_READ);
+	cmp = (struct compare){ w.r, back, 0, 0 };
+	unwind_rows_each_function(w.r, compare_function, &cmp);
+	printf("%s: %lu addresses read back from the cache's copy, %lu differ\n", path,
+	       cmp.checked, cmp.differ);
+	CHECK(cmp.checked == w.checked && cmp.differ == 0);
+	unwind_rows_free(back);
+	bad = malloc(len);
+	CHECK(bad != NULL);
+	check_refused("cut short", id, id_len, buf, len - 1);
+	id[0] ^= 1;
+	check_refused("of another file", id, id_len, buf, len);
+	id[0] ^= 1;
+	/* The first made function's first row: a rule no walk knows, then a gap. */
+	for (uint64_t i = 0; i < nfdes; i++) {
+		uint32_t fat, fn;
+
+		memcpy(&fat, buf + HEAD + i * FDE_SIZE + 16, 4);
+		memcpy(&fn, buf + HEAD + i * FDE_SIZE + 20, 4);
+		if (fn == UINT32_MAX || fn < 2)
+			continue;
+		memcpy(bad, buf, len);
+		bad[HEAD + nfdes * FDE_SIZE + fat * SPAN_SIZE + 16 + 10] = 0xee;
+		check_refused("with an unknown rule", id, id_len, bad, len);
+		memcpy(bad, buf, len);
+		bad[HEAD + nfdes * FDE_SIZE + fat * SPAN_SIZE + 8] ^= 1;	/* its end moved */
+		check_refused("with a gap in a function's rows", id, id_len, bad, len);
+		break;
+	}
+	/* Two functions out of order. */
+	memcpy(bad, buf, len);
+	memcpy(bad + HEAD, buf + HEAD + FDE_SIZE, FDE_SIZE);
+	memcpy(bad + HEAD + FDE_SIZE, buf + HEAD, FDE_SIZE);
+	check_refused("with functions out of order", id, id_len, bad, len);
+	free(bad);
+	free(buf);
+	unwind_rows_free(w.r);
+}
+
 static int find_file(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct wanted *w = arg;
@@ -96,8 +213,10 @@ int main(int argc, char **argv)
 	dl_iterate_phdr(find_file, &ldso);
 	CHECK(libc.path[0] != '\0');
 	CHECK(ldso.path[0] != '\0');
-	if (libc.path[0])
+	if (libc.path[0]) {
 		check_file(libc.path);
+		check_cache(libc.path);
+	}
 	/* _dl_runtime_resolve_*: push rbx, mov rsp to rbx, CFA from rbx. */
 	if (ldso.path[0])
 		CHECK(check_file(ldso.path) > 0);

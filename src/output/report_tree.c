@@ -275,6 +275,16 @@ struct json_object *report_tree_json(const struct model *m, struct json_object *
 		json_object_object_add(o, "unwind_stops", stops);
 	}
 	{
+		/* Files whose rows were opened: fresh, from the cache, a copy refused. */
+		struct json_object *files = json_object_new_object();
+		const uint64_t *n = model_unwind_stats(m)->rows_files;
+
+		report_add_u64(files, "made", n[0]);
+		report_add_u64(files, "from_cache", n[1]);
+		report_add_u64(files, "cache_refused", n[2]);
+		json_object_object_add(o, "unwind_rows_files", files);
+	}
+	{
 		/* Why walks were handed to libdwfl, by enum unwind_fallback. */
 		static const char *const why[FALLBACK_KINDS] = {
 			"rule", "rbp_unknown",

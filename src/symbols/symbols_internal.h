@@ -49,6 +49,15 @@ size_t kallsyms_read_fd(int fd, char *text, size_t size);
 /* kallsyms' text (len bytes, NUL after them, any content), parsed in place. */
 void kernel_symbols_parse(struct range_table *t, char *text, size_t len);
 
+/*
+ * cache_dir.c: the cache directory, opened and checked (ours, nobody else
+ * may write), or -1; a file in it, checked the same (size at most max), or
+ * -1; a file's bytes put in place whole, by a fresh name renamed.
+ */
+int cache_dir_open(bool create);
+int cache_file_open(int dir, const char *name, uint64_t max, uint64_t *size);
+bool cache_file_replace(int dir, const char *name, const void *buf, size_t len);
+
 /* symbols_kernel_cache.c: the copy saved once a boot. */
 bool kernel_cache_key(char *key, size_t len);
 char *kernel_cache_read(const char *key, size_t *len, size_t *size);

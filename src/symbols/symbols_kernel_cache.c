@@ -4,10 +4,8 @@
  * /proc/kallsyms costs the kernel 75 ms of formatting on every read
  * (122,000 lines here), more than a whole session's sampling at 1 kHz.
  * Its functions change only when modules do, so the first session of a
- * boot saves them and the next ones read the copy: a root-owned file in
- * a directory only its owner may write (/var/cache/shimtop for root, the
- * user's cache directory otherwise; SHIMTOP_CACHE_DIR overrides, empty
- * turns it off).  The key, in the file's name and its first line: the
+ * boot saves them and the next ones read the copy, in shimtop's cache
+ * directory (cache_dir.c).  The key, in the file's name and its first line: the
  * boot's id and a hash of each module's name, size and address.  Code
  * the kernel makes at run time (BPF programs, ftrace and kprobe
  * trampolines) is never saved; an address the copy cannot be sure of
@@ -79,39 +77,6 @@ bool kernel_cache_key(char *key, size_t len)
 	return snprintf(key, len, "%s-%016" PRIx64, boot, h) < (int)len;
 }
 
-/* The cache directory, opened and checked (owned by us, nobody else may write), or -1. */
-static int open_dir(bool create)
-{
-	const char *env = getenv("SHIMTOP_CACHE_DIR"), *home = getenv("HOME");
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	char path[4096];
-	struct stat st;
-	int fd;
-
-	if (env)
-		snprintf(path, sizeof(path), "%s", env);
-	else if (geteuid() == 0)
-		snprintf(path, sizeof(path), "/var/cache/shimtop");
-	else if (xdg && xdg[0] == '/')
-		snprintf(path, sizeof(path), "%s/shimtop", xdg);
-	else if (home && home[0] == '/')
-		snprintf(path, sizeof(path), "%s/.cache/shimtop", home);
-	else
-		return -1;
-	if (!path[0])
-		return -1;
-	if (create)
-		(void)mkdir(path, 0700);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static void file_name(char *name, size_t len, const char *key)
 {
 	snprintf(name, len, "kallsyms-%s", key);
@@ -120,25 +85,19 @@ static void file_name(char *name, size_t len, const char *key)
 char *kernel_cache_read(const char *key, size_t *len, size_t *size)
 {
 	char name[160], head[160];
-	int dir = open_dir(false), fd;
-	struct stat st;
+	int dir = cache_dir_open(false), fd;
+	uint64_t bytes;
 	char *text;
 	size_t n;
 
 	if (dir < 0)
 		return NULL;
 	file_name(name, sizeof(name), key);
-	fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = cache_file_open(dir, name, CACHE_MAX, &bytes);
 	close(dir);
 	if (fd < 0)
 		return NULL;
-	/* Ours, a plain file nobody else may write, of a sane size. */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022) || st.st_size <= 0 || (uint64_t)st.st_size > CACHE_MAX) {
-		close(fd);
-		return NULL;
-	}
-	*size = (size_t)st.st_size + 1;
+	*size = (size_t)bytes + 1;
 	text = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (text == MAP_FAILED) {
 		close(fd);
@@ -182,7 +141,7 @@ static void forget_other_boots(int dir, const char *keep)
 void kernel_cache_write(const char *key, const struct range_table *t)
 {
 	char name[160], tmp[192];
-	int dir = open_dir(true), fd;
+	int dir = cache_dir_open(true), fd;
 	FILE *f;
 	bool ok;
 

@@ -277,7 +277,8 @@ static bool step_by_rbp(const struct st_stack *k, uint64_t *sp, uint64_t *bp, bo
  */
 static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 			struct unwound_frame *frames, size_t max, enum unwind_end *end,
-			enum unwind_stop *stop, uint64_t *hi, enum unwind_fallback *why)
+			enum unwind_stop *stop, uint64_t *hi, enum unwind_fallback *why,
+			struct unwind_stats *st)
 {
 	static const struct unwind_row no_cfi = { .kind = ROW_NONE };
 	uint64_t pc = k->ip, sp = k->sp, bp = k->bp, rbx = 0;
@@ -302,8 +303,10 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 		if (!m)
 			row = &no_cfi;
 		else {
-			if (!m->file->rows)
+			if (!m->file->rows) {
 				m->file->rows = unwind_rows_open(m->file->fd);
+				st->rows_files[unwind_rows_cached(m->file->rows)]++;
+			}
 			row = unwind_rows_find(m->file->rows, at - m->start + m->vaddr);
 		}
 		switch (row->kind) {
@@ -431,7 +434,7 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 		p->nmaps = symbolizer_code_maps(u->symbols, pid, &p->maps, &p->maps_gen);
 	}
 	t0 = u->check ? st_now_ns() : 0;
-	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop, &hi, &why);
+	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop, &hi, &why, &u->stats);
 	if (n) {
 		u->stats.by_rows++;
 		if (u->check) {

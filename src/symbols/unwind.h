@@ -69,6 +69,7 @@ struct unwind_stats {
 	uint64_t stops[STOP_KINDS];	/* by enum unwind_stop */
 	uint64_t check_same, check_differ;
 	uint64_t check_unable;		/* checks libdwfl could not walk (no module to start from) */
+	uint64_t rows_files[3];		/* files' rows opened, by enum unwind_rows_cached */
 	uint64_t check_rows_ns, check_dwfl_ns;	/* the checked walks' time, each way */
 };
 const struct unwind_stats *unwinder_stats(const struct unwinder *u);

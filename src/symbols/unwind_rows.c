@@ -10,55 +10,18 @@
  * code become rows an unwinder applies itself; anything else is
  * ROW_OTHER, for libdwfl.
  */
-#include "symbols/unwind_rows.h"
+#include "symbols/unwind_rows_internal.h"
 #include "symbols/symbols_internal.h"
 #include "util.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Addresses kept per file (a slot 24 bytes); past it, worked out and not kept. */
-#define ROWS_MAX	(1u << 22)
-/* Rows of one FDE worked out (a function's prologue, epilogues, calls): past it, ROW_OTHER. */
-#define FDE_ROWS_MAX	4096u
-/*
- * A function longer than this has only the addresses asked for worked
- * out: each row costs a run of its FDE's instructions from the start,
- * and sqlite3's or libLLVM's longest have hundreds of rows.
- */
-#define FDE_MADE_WHOLE	4096u
-#define NOT_MADE	UINT32_MAX
-
-/* One FDE: its addresses, and its rows in spans[at .. at + n) once made. */
-struct fde {
-	uint64_t start, end;
-	uint32_t at, n;
-};
-
-/* A row over [start, end). */
-struct span {
-	uint64_t start, end;
-	struct unwind_row rule;
-};
-
-struct unwind_rows {
-	int fd;
-	Elf *elf;
-	Dwarf_CFI *cfi;
-	struct unwind_row *slots;	/* a power of two of them, at most half used */
-	size_t n, cap;
-	struct unwind_row scratch;	/* a row not kept */
-	bool indexed;			/* fdes read */
-	struct fde *fdes;		/* by start */
-	size_t nfdes, fdes_cap;
-	struct span *spans;
-	size_t nspans, spans_cap;
-};
 
 struct unwind_rows *unwind_rows_open(int fd)
 {
@@ -67,8 +30,17 @@ struct unwind_rows *unwind_rows_open(int fd)
 	r->fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
 	if (r->fd >= 0 && elf_version(EV_CURRENT) != EV_NONE)
 		r->elf = elf_begin(r->fd, ELF_C_READ_MMAP, NULL);
-	if (r->elf)
+	if (r->elf) {
+		const void *id;
+		ssize_t n = dwelf_elf_gnu_build_id(r->elf, &id);
+
 		r->cfi = dwarf_getcfi_elf(r->elf);
+		if (n > 0 && (size_t)n <= sizeof(r->build_id)) {
+			memcpy(r->build_id, id, (size_t)n);
+			r->build_id_len = (size_t)n;
+			unwind_rows_cache_load(r);
+		}
+	}
 	return r;
 }
 
@@ -76,6 +48,8 @@ void unwind_rows_free(struct unwind_rows *r)
 {
 	if (!r)
 		return;
+	if (r->dirty)
+		unwind_rows_cache_save(r);
 	if (r->cfi)
 		dwarf_cfi_end(r->cfi);
 	if (r->elf)
@@ -85,7 +59,13 @@ void unwind_rows_free(struct unwind_rows *r)
 	free(r->slots);
 	free(r->fdes);
 	free(r->spans);
+	free(r->alone);
 	free(r);
+}
+
+enum unwind_rows_cached unwind_rows_cached(const struct unwind_rows *r)
+{
+	return r->cached;
 }
 
 /* The offset of a register saved at CFA + N: true with *off; false for other rules. */
@@ -247,6 +227,7 @@ static struct fde *fde_of(struct unwind_rows *r, uint64_t addr)
 
 	if (!r->indexed) {
 		r->indexed = true;
+		r->dirty = true;
 		if (r->elf)
 			cfi_each_fde(r->elf, add_fde, r);
 		if (r->nfdes > 1)
@@ -282,6 +263,7 @@ static void make_rows(struct unwind_rows *r, struct fde *f)
 
 	f->at = (uint32_t)r->nspans;
 	f->n = 0;
+	r->dirty = true;
 	while (at < f->end) {
 		struct span sp = { at, f->end, { .kind = ROW_OTHER } };
 
@@ -305,13 +287,33 @@ static struct unwind_row rule_at(struct unwind_rows *r, uint64_t addr)
 
 	if (!f)
 		return none;
-	if (f->end - f->start > FDE_MADE_WHOLE)
-		return rule_from(r, addr, NULL);
+	if (f->end - f->start > FDE_MADE_WHOLE) {
+		struct unwind_row row = rule_from(r, addr, NULL);
+
+		/* Kept for the cache, which cannot make it again cheaply. */
+		if (r->nalone < ROWS_MAX) {
+			ST_GROW_BARE(r->alone, r->alone_cap, r->nalone + 1);
+			r->alone[r->nalone] = row;
+			r->alone[r->nalone++].addr = addr + 1;
+			r->dirty = true;
+		}
+		return row;
+	}
 	if (f->n == NOT_MADE)
 		make_rows(r, f);
 	sp = r->spans + f->at;
 	i = st_after(sp, f->n, sizeof(*sp), offsetof(struct span, start), addr);
 	return i && addr < sp[i - 1].end ? sp[i - 1].rule : none;
+}
+
+const struct unwind_row *unwind_rows_keep(struct unwind_rows *r, const struct unwind_row *row)
+{
+	if (!room(r)) {
+		r->scratch = *row;
+		return &r->scratch;
+	}
+	r->n++;
+	return put(r, row);
 }
 
 const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr)
@@ -325,12 +327,7 @@ const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr)
 				return &r->slots[i];
 	row = rule_at(r, addr);
 	row.addr = addr + 1;
-	if (!room(r)) {
-		r->scratch = row;
-		return &r->scratch;
-	}
-	r->n++;
-	return put(r, &row);
+	return unwind_rows_keep(r, &row);
 }
 
 struct unwind_row unwind_rows_alone(struct unwind_rows *r, uint64_t addr)

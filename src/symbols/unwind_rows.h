@@ -45,9 +45,30 @@ struct unwind_row {
 
 struct unwind_rows;
 
-/* The rows of the ELF file open on fd (the descriptor is not kept); never NULL. */
+/*
+ * The rows of the ELF file open on fd (the descriptor is not kept); never
+ * NULL.  Rows a session worked out are kept on disk by the file's
+ * build-id (unwind_rows_cache.c), and the next session's start from them.
+ */
 struct unwind_rows *unwind_rows_open(int fd);
 void unwind_rows_free(struct unwind_rows *r);
+
+/* What the cache on disk gave a file's rows. */
+enum unwind_rows_cached {
+	ROWS_CACHE_NONE,	/* no copy (or no build-id, or no cache directory) */
+	ROWS_CACHE_READ,	/* rows read from the copy */
+	ROWS_CACHE_REFUSED,	/* a copy that is corrupt, or another file's: not used */
+};
+enum unwind_rows_cached unwind_rows_cached(const struct unwind_rows *r);
+
+/*
+ * The cache's bytes: r's rows as a copy on disk holds them (*out, to
+ * free; its length), and such bytes taken into r, checked whole first
+ * (false: refused, r unchanged).  Keyed by id (the file's build-id).
+ */
+size_t unwind_rows_to_bytes(const struct unwind_rows *r, unsigned char **out);
+bool unwind_rows_from_bytes(struct unwind_rows *r, const unsigned char *id, size_t id_len,
+			    const unsigned char *buf, size_t len);
 
 /* The row for file address addr (a ROW_NONE row when no CFI covers it). */
 const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr);

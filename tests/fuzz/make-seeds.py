@@ -167,3 +167,27 @@ ibs("fetch-zen4", 0x05, 0xfff,
     [0xffff | 10 << 16 | 50 << 32 | 1 << 48 | 1 << 49 | 1 << 50 | 1 << 51 | 1 << 52 | 1 << 55,
      0x401000, 0x101000, 7])
 ibs("fetch-fam10h", 0x01, 0x1f, [0xffff | 1 << 49 | 1 << 50, 0x400000, 0x100000])
+
+# ---- unwind rows' copies (unwind_rows_cache.c): the target puts the magic,
+# version, id length and 20-byte id (5e ed 00 ...) before the input, so a seed
+# is a copy from byte 36 on: the rest of the id, the counts, FDEs, spans, rows.
+os.makedirs(os.path.join(C, "fuzz_rows_cache"), exist_ok=True)
+def row(kind, cfa=8, ra=-8, rbp=0, rbx=0, plt=0, rbp_lost=0, rbx_lost=0):
+    return struct.pack("<ihhhBBBB2x", cfa, ra, rbp, rbx, kind, plt, rbp_lost, rbx_lost)
+RSP, RBP, RBX, PLT, OUTER, OTHER, NONE = 0, 1, 2, 3, 4, 5, 6
+def rows_copy(fdes, spans, alone):
+    b = bytes(44) + struct.pack("<QQQ", len(fdes), len(spans), len(alone))
+    b += b"".join(struct.pack("<QQII", *f) for f in fdes)
+    b += b"".join(struct.pack("<QQ", s, e) + r for s, e, r in spans)
+    b += b"".join(struct.pack("<Q", a + 1) + r for a, r in alone)
+    return b
+put("fuzz_rows_cache", "two-functions", rows_copy(
+    [(0x1000, 0x1040, 0, 3), (0x1040, 0x3000, 0xffffffff, 0xffffffff)],
+    [(0x1000, 0x1001, row(RSP)), (0x1001, 0x1030, row(RSP, 16, -8, -16)),
+     (0x1030, 0x1040, row(RBP, 16, -8, -16))],
+    [(0x1100, row(RBX, 32, -8, 0, -32))]))
+put("fuzz_rows_cache", "plt-and-outermost", rows_copy(
+    [(0x500, 0x520, 0, 2), (0x600, 0x610, 2, 1)],
+    [(0x500, 0x506, row(PLT, 16, -8, plt=11)), (0x506, 0x520, row(OTHER)),
+     (0x600, 0x610, row(OUTER))], []))
+put("fuzz_rows_cache", "empty", rows_copy([], [], []))
