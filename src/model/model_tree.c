@@ -266,14 +266,17 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	const struct st_stack *k = st_sample_stack(s);
 	bool kernel = s->cpumode == ST_MODE_KERNEL;
 	enum unwind_end end;
-	size_t n, nref = 0, out = 0;
+	size_t n, nref = 0, out = 0, max = ST_CHAIN_MAX;
 
+	/* A kernel sample's own chain goes after the unwound frames: room for it. */
+	if (kernel && frames)
+		max = s->nchain < ST_CHAIN_MAX ? ST_CHAIN_MAX - s->nchain : 0;
 	if (!m->unwinder) {
 		m->unwinder = unwinder_create(m->symbols);
 		unwinder_check(m->unwinder, m->unwind_check);
 		unwinder_set_needs(m->unwinder, m->stack_needs);
 	}
-	n = unwinder_walk(m->unwinder, (pid_t)s->pid, (pid_t)s->tid, k, f, ST_CHAIN_MAX, &end);
+	n = unwinder_walk(m->unwinder, (pid_t)s->pid, (pid_t)s->tid, k, f, max, &end);
 	m->unwound++;
 	m->unwind_cut += end == UNWIND_CUT;
 	m->unwind_lost += end == UNWIND_LOST;

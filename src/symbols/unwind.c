@@ -256,6 +256,12 @@ static bool step_by_rbp(const struct st_stack *k, uint64_t *sp, uint64_t *bp, bo
 		*stop = STOP_RBP_ZERO;
 		return false;
 	}
+	/* A frame's rbp below its sp is no frame of a caller: garbage, which would loop. */
+	if (*bp_known && *bp < *sp) {
+		*end = UNWIND_LOST;
+		*stop = STOP_NO_RULE;
+		return false;
+	}
 	if (!*bp_known || !copy_read(k, *bp + 8, &ra, hi)) {
 		*end = *bp_known ? UNWIND_CUT : UNWIND_LOST;
 		*stop = *bp_known ? STOP_COPY_END : STOP_NO_RULE;
@@ -344,6 +350,12 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 		default:
 			*why = FALLBACK_RULE;
 			return 0;
+		}
+		/* A caller's frame is above its callee's: a CFA at or below sp is garbage. */
+		if (cfa <= sp) {
+			*end = UNWIND_LOST;
+			*stop = STOP_NO_RULE;
+			return n;
 		}
 		/*
 		 * A return address past the copy: the walk's end, which

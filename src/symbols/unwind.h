@@ -51,7 +51,8 @@ enum unwind_stop {
 	STOP_MAX_FRAMES,	/* as many frames as asked for */
 	STOP_BY_LIBDWFL,	/* a frame no row expressed: libdwfl walked it all */
 	STOP_RBP_ZERO,		/* a frame without CFI and a zero rbp: the ABI's outermost */
-	STOP_NO_RULE,		/* a frame without CFI and no rbp, or its CFA in another register */
+	STOP_NO_RULE,		/* no caller to be found: no CFI and no rbp, a CFA in another
+			   register, or a frame below its callee (garbage) */
 	STOP_KINDS
 };
 
