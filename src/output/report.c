@@ -424,7 +424,8 @@ int report_run_batch(struct session *s)
 				 o->export_path ? " left as it was)" : "");
 			return -EINTR;
 		}
-		if (!lost && print_report(s, false) < 0)
+		/* No report at all (standard output refused it, said once): nothing to qualify. */
+		if (lost || print_report(s, false) < 0)
 			return -EIO;
 		st_error("%s: the report covers that part only", cut);
 		return -EINTR;
