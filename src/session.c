@@ -10,6 +10,7 @@
 #include "sampler/perf_gunzip.h"
 #include "sampler/replay_source.h"
 #include "symbols/stack_needs.h"
+#include "sampler/kernel_walk.h"
 #include "symbols/symbols.h"
 #include "stop_signal.h"
 #include "target.h"
@@ -354,10 +355,20 @@ static int open_live(struct session *s, const struct st_options *o)
 	/* A size given stays; else (and after U) copies grow where walks run off them. */
 	s->stack_needs->grow_max = o->stack_copy && !o->stack_copy_grows ? 0 : STACK_COPY_GROW_MAX;
 
+	/*
+	 * Copies walked in the kernel first where it allows (SHIMTOP_KERNEL_WALK=0:
+	 * never, for comparisons); not for CallerChaining, which reads the copies.
+	 */
+	if (o->stack_copy && !o->callerchain && !o->ibs &&
+	    !(getenv("SHIMTOP_KERNEL_WALK") && !strcmp(getenv("SHIMTOP_KERNEL_WALK"), "0")))
+		s->kernel_walk = kernel_walk_open(s->kernel_walk_why, sizeof(s->kernel_walk_why));
+	if (s->kernel_walk && getenv("SHIMTOP_UNWIND_CHECK"))
+		kernel_walk_set_check(s->kernel_walk, true);
+
 	const struct perf_source_request rq = {
 		.cpus = o->cpus, .events = o->events, .freq = o->freq, .period = o->period,
 		.randomize = o->randomize, .callchain = o->callchain, .stack_copy = o->stack_copy,
-		.stack_needs = s->stack_needs,
+		.stack_needs = s->stack_needs, .kernel_walk = s->kernel_walk,
 		.ibs = o->ibs == ST_IBS_OP ? PERF_IBS_OP : o->ibs == ST_IBS_FETCH ? PERF_IBS_FETCH
 		       : PERF_IBS_NONE,
 		.ibs_l3miss = o->ibs_l3miss, .ibs_ldlat = o->ibs_ldlat,
@@ -475,6 +486,9 @@ int session_open(struct session *s, const struct st_options *o)
 		return status;
 	}
 	s->model.stack_needs = s->stack_needs;
+	s->model.unwind_teacher = s->kernel_walk ? kernel_walk_teacher(s->kernel_walk) : NULL;
+	snprintf(s->model.kernel_walk_off, sizeof(s->model.kernel_walk_off), "%s",
+		 s->kernel_walk_why);
 	s->model.ipc_cycles = s->info.ipc_cycles;
 	s->model.ipc_instructions = s->info.ipc_instructions;
 	s->model.nsampled = s->info.nsampled;
@@ -591,6 +605,14 @@ static size_t pump_until(struct session *s, uint64_t deadline)
 	if (!s->source)
 		return n;
 	source_info(s->source, &s->info);
+	if (s->info.walk_note[0])
+		snprintf(s->model.kernel_walk_off, sizeof(s->model.kernel_walk_off), "%s",
+			 s->info.walk_note);
+	/* The kernel's walker's counts: a look-up per count and CPU, so once a second. */
+	if (s->kernel_walk && st_now_ns() - s->kernel_walk_read_at >= 1000000000u) {
+		kernel_walk_counts(s->kernel_walk, s->model.kernel_walk_counts);
+		s->kernel_walk_read_at = st_now_ns();
+	}
 	if (s->has_target)
 		target_reap(&s->target);
 	if (s->info.finished && !ring_peek(s->ring, &len))
@@ -919,6 +941,8 @@ int session_stop(struct session *s)
 		while (pump_until(s, deadline) && st_now_ns() < deadline)
 			;
 		abandon(s, s->ring, &s->abandoned);
+		if (s->kernel_walk)
+			kernel_walk_counts(s->kernel_walk, s->model.kernel_walk_counts);
 		if (!s->info.finished) {
 			int sig = stop_signal_received();
 			const char *name = sig ? sigabbrev_np(sig) : NULL;
@@ -953,6 +977,8 @@ void session_close(struct session *s)
 	model_free(&s->model);
 	free(s->stack_needs);
 	s->stack_needs = NULL;
+	kernel_walk_close(s->kernel_walk);
+	s->kernel_walk = NULL;
 	symbolizer_destroy(s->symbols);
 	s->symbols = NULL;
 	ring_destroy(s->ring);

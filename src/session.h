@@ -20,6 +20,7 @@ struct record_writer;
 struct symbolizer;
 
 struct stack_needs;
+struct kernel_walk;
 
 struct session {
 	const struct st_options *opt;
@@ -35,6 +36,9 @@ struct session {
 	struct model model;
 	struct record_writer *recorder;
 	struct stack_needs *stack_needs;	/* live: what stack copies are cut to */
+	struct kernel_walk *kernel_walk;	/* live, copies: stacks walked in the kernel */
+	char kernel_walk_why[192];		/* why not, where it was wanted */
+	uint64_t kernel_walk_read_at;		/* when its counts were last read */
 
 	/* A time range selected (--range, the timeline): its own tables. */
 	struct model range;

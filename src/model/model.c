@@ -244,6 +244,7 @@ void model_free(struct model *m)
 	for (size_t i = 0; i < m->nheld; i++)
 		free(m->held[(m->held_head + i) % MODEL_HOLD_MAX].rec);
 	free(m->held);
+	model_free_kernel_checks(m);
 	obs_model_free(&m->obs);
 	ibs_model_free(&m->ibs);
 	free(m->per_sym);
@@ -921,6 +922,11 @@ void model_ingest(struct model *m, const void *rec)
 	case ST_REC_SAMPLE: {
 		const struct st_sample *smp = rec;
 
+		/* The kernel's chain of a sample whose copy comes next: compared with it, not counted. */
+		if (smp->flags & ST_SAMPLE_CHECK_ONLY) {
+			model_keep_kernel_check(m, smp);
+			break;
+		}
 		advance(m, smp->time);
 		if (!hold(m, smp))
 			ingest_sample(m, smp);

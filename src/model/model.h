@@ -15,6 +15,7 @@
 #include "model/callerchain.h"
 #include "model/callers_seen.h"
 #include "model/cct.h"
+#include "sampler/kernel_walk_abi.h"
 #include "model/history.h"
 #include "model/ibs_model.h"
 #include "model/obs_model.h"
@@ -346,6 +347,18 @@ struct model {
 	uint64_t unwound, unwind_cut, unwind_lost;	/* samples, by how the walk ended */
 	bool unwind_check;		/* SHIMTOP_UNWIND_CHECK: rows against libdwfl */
 	struct stack_needs *stack_needs; /* the walks teach the sampler's cuts (not owned) */
+	/*
+	 * The kernel's stack walker (sampler/kernel_walk.h): taught by the
+	 * walks here (not owned; NULL: none), its chains counted, and with
+	 * unwind_check each of its chains kept for the copy of the same
+	 * sample and compared with the walk here, frame by frame.
+	 */
+	const struct unwind_teacher *unwind_teacher;
+	uint64_t kernel_walked;			/* samples whose chain the kernel walked */
+	uint64_t kernel_walk_counts[KW_COUNTS];	/* the walker's own counts (the session's copy) */
+	char kernel_walk_off[192];		/* why not, where stacks are copied ("": it walks) */
+	struct kernel_check *kernel_checks;	/* by tid: its latest chain to compare */
+	uint64_t kernel_check_same, kernel_check_differ, kernel_check_unmatched;
 	/*
 	 * CallerChaining's input: every user sample's (function, depth),
 	 * quadruples from frames within chain_window bytes of its stack

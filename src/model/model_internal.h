@@ -31,6 +31,13 @@ int sample_event(const struct model *m, const struct st_sample *s);
  */
 uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 			  uint32_t leaf, const uint64_t *counters);
+/* The kernel's stack walker checked (model_kernel_check.c): its chain of s, kept for s's copy. */
+void model_keep_kernel_check(struct model *m, const struct st_sample *s);
+/* The walk here of s's copy (f[0..n), cut: ended at the copy's end) against it. */
+struct unwound_frame;
+void model_check_kernel_walk(struct model *m, const struct st_sample *s,
+			     const struct unwound_frame *f, size_t n, bool cut);
+void model_free_kernel_checks(struct model *m);
 /* model_take_chain of s to come: the callers seen's bucket, fetched. */
 void model_prefetch_chain(struct model *m, const struct st_sample *s);
 

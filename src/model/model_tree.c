@@ -115,7 +115,9 @@ bool model_chain_note(const struct model *m, char *buf, size_t len)
 {
 	double rootless = m->fp_user_chains ? (double)m->fp_rootless / (double)m->fp_user_chains : 0;
 
-	if (m->unwind_broken && m->auto_dwarf * 100 >= m->auto_dwarf + m->auto_fp) {
+	uint64_t unwound = m->auto_dwarf + m->kernel_walked;
+
+	if (m->unwind_broken && unwound * 100 >= unwound + m->auto_fp) {
 		const struct unwind_stats *u = model_unwind_stats(m);
 		uint64_t walks = u->by_rows + u->by_dwfl, cut = u->stops[STOP_COPY_END];
 		const struct stack_needs *sn = m->stack_needs;
@@ -123,7 +125,14 @@ bool model_chain_note(const struct model *m, char *buf, size_t len)
 		uint32_t now = sn ? atomic_load(&sn->copy_now) : 0;
 		int n = snprintf(buf, len, "%.0f%% of call chains unwound by DWARF where frame "
 				 "pointers stop early, the rest by frame pointers (--call-graph auto)",
-				 100.0 * (double)m->auto_dwarf / (double)(m->auto_dwarf + m->auto_fp));
+				 100.0 * (double)unwound / (double)(unwound + m->auto_fp));
+
+		/* Where they were walked: in the kernel as samples were taken, or here from copies. */
+		if (n > 0 && (size_t)n < len && m->kernel_walked)
+			n += snprintf(buf + n, len - (size_t)n, "; %.0f%% walked in the kernel",
+				      100.0 * (double)m->kernel_walked / (double)unwound);
+		else if (n > 0 && (size_t)n < len && m->kernel_walk_off[0])
+			n += snprintf(buf + n, len - (size_t)n, "; %s", m->kernel_walk_off);
 
 		/* Walks cut by the copy lose callers: say so, and that copies grew. */
 		if (n > 0 && (size_t)n < len && walks && cut * 100 >= walks)
@@ -275,12 +284,15 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 		m->unwinder = unwinder_create(m->symbols);
 		unwinder_check(m->unwinder, m->unwind_check);
 		unwinder_set_needs(m->unwinder, m->stack_needs);
+		unwinder_set_teacher(m->unwinder, m->unwind_teacher);
 	}
-	n = unwinder_walk(m->unwinder, (pid_t)s->pid, (pid_t)s->tid, k, f, max, &end);
+	n = unwinder_walk(m->unwinder, (pid_t)s->pid, (pid_t)s->tid, s->time, k, f, max, &end);
 	m->unwound++;
 	m->unwind_cut += end == UNWIND_CUT;
 	m->unwind_lost += end == UNWIND_LOST;
 	*cut = end != UNWIND_COMPLETE;
+	if (m->unwind_check && m->unwind_teacher && !kernel)
+		model_check_kernel_walk(m, s, f, n, end == UNWIND_CUT);
 	/* Frame 0 is where user code was: the leaf, or under a kernel leaf. */
 	syms[0] = kernel ? symbolizer_lookup(m->symbols, (pid_t)s->pid, k->ip, false)->id
 			 : leaf;
@@ -347,7 +359,9 @@ static bool take_seen_callers(struct model *m, const struct st_sample *s, uint32
 		return false;
 	m->tree_frames += e->frames;
 	m->tree_unknown += e->unknown;
-	if (s->cpumode == ST_MODE_USER)
+	if (s->flags & ST_SAMPLE_KERNEL_WALKED)
+		m->kernel_walked++;
+	else if (s->cpumode == ST_MODE_USER)
 		count_fp_chain(m, e->root);
 	*node = cct_add_under(&m->tree, e->node, leaf, (size_t)e->frames + 1, truncated,
 			      s->period ? s->period : 1);
@@ -428,7 +442,10 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 				goto counters;
 		}
 		k = take_kernel_chain(m, s, frames, false);
-		if (s->cpumode == ST_MODE_USER && s->nchain)
+		/* A chain the kernel walked by CFI is no frame-pointer chain. */
+		if (s->flags & ST_SAMPLE_KERNEL_WALKED)
+			m->kernel_walked++;
+		else if (s->cpumode == ST_MODE_USER && s->nchain)
 			count_fp_chain(m, k ? frames[0] : leaf);
 		/*
 		 * CallerChaining's reference: the kernel's chain where it is

@@ -105,8 +105,9 @@ static void perf_gauges(const struct session *s, struct gauges *gs)
 		value(gs, "%.1f%%", 100 * share(m->chains, m->samples));
 	}
 
-	if (m->unwind_broken && m->auto_fp + m->auto_dwarf) {
-		double unwound = share(m->auto_dwarf, m->auto_fp + m->auto_dwarf);
+	if (m->unwind_broken && m->auto_fp + m->auto_dwarf + m->kernel_walked) {
+		double unwound = share(m->auto_dwarf + m->kernel_walked,
+				       m->auto_fp + m->auto_dwarf + m->kernel_walked);
 
 		add(gs, "perf", "whole chains", 1 - unwound, false,
 		    "call chains kept as frame pointers gave them (they reach main or a "

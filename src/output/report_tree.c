@@ -295,7 +295,24 @@ struct json_object *report_tree_json(const struct model *m, struct json_object *
 			report_add_u64(falls, why[i], model_unwind_stats(m)->fallbacks[i]);
 		json_object_object_add(o, "unwind_fallbacks", falls);
 	}
+	report_add_u64(o, "kernel_walked", m->kernel_walked);
+	{
+		/* What the kernel's walker did with samples, by enum kw_count. */
+		static const char *const what[KW_COUNTS] = {
+			"walked", "kernel_mode", "no_process", "no_mapping", "no_row", "hard_rule",
+		};
+		struct json_object *kw = json_object_new_object();
+
+		for (int i = 0; i < KW_COUNTS; i++)
+			report_add_u64(kw, what[i], m->kernel_walk_counts[i]);
+		json_object_object_add(o, "kernel_walk", kw);
+	}
+	if (m->kernel_walk_off[0])
+		json_object_object_add(o, "kernel_walk_off", json_object_new_string(m->kernel_walk_off));
 	if (m->unwind_check) {
+		report_add_u64(o, "kernel_check_same", m->kernel_check_same);
+		report_add_u64(o, "kernel_check_differ", m->kernel_check_differ);
+		report_add_u64(o, "kernel_check_unmatched", m->kernel_check_unmatched);
 		report_add_u64(o, "unwind_check_same", model_unwind_stats(m)->check_same);
 		report_add_u64(o, "unwind_check_differ", model_unwind_stats(m)->check_differ);
 		report_add_u64(o, "unwind_check_unable", model_unwind_stats(m)->check_unable);

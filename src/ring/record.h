@@ -74,6 +74,8 @@ enum st_cpumode {
 #define ST_SAMPLE_HAS_COUNTERS	0x2u	/* data[0..1] are cycles and instructions */
 #define ST_SAMPLE_CHAIN_TRUNC	0x4u	/* the kernel cut the call chain short */
 #define ST_SAMPLE_HAS_STACK	0x8u	/* a struct st_stack follows the chain */
+#define ST_SAMPLE_KERNEL_WALKED	0x10u	/* the user chain was walked by CFI in the kernel */
+#define ST_SAMPLE_CHECK_ONLY	0x20u	/* a kernel walk to check against the copy after it */
 /* Which of the events sampled each on its own (-e a,b) took it: 0..15. */
 #define ST_SAMPLE_EVENT_SHIFT	8u
 #define ST_SAMPLE_EVENT_MASK	0xf00u

@@ -15,6 +15,7 @@
 #include "sampler/ibs_source.h"
 #include "sampler/reorder.h"
 #include "sampler/stack_base.h"
+#include "sampler/kernel_walk.h"
 #include "symbols/stack_needs.h"
 #include "cpulist.h"
 #include "sampler/perf_parse.h"
@@ -24,6 +25,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -95,6 +97,10 @@ struct perf_source {
 
 	struct perf_ring *rings;
 	size_t nrings;
+	/* With the kernel's walker: each CPU's bpf-output event, its walked chains. */
+	struct perf_ring *walked;
+	bool walk_on;			/* the walker is attached to the events */
+	bool walk_refused;		/* and why not (info.walk_note), once */
 	size_t randomize_next;	/* round-robin over leaders */
 	uint64_t copied;	/* known threads with tid_state.copied */
 
@@ -237,6 +243,7 @@ int perf_source_configure(const struct perf_source_request *o, bool launched,
 	cfg->callchain = o->callchain;
 	cfg->stack_copy = o->stack_copy;
 	cfg->stack_needs = o->stack_needs;
+	cfg->kernel_walk = o->kernel_walk;
 	if (o->ibs != PERF_IBS_NONE)
 		return configure_ibs(o, cfg);
 	if (o->events) {
@@ -578,6 +585,89 @@ static int attach_output(struct perf_source *ps, size_t k, int fd)
 }
 
 /*
+ * Samples with a stack copy walked in the kernel first, where the walker
+ * loaded and the samples need nothing it cannot give: one event (no
+ * group to read, no -e a,b to tell apart), no IBS.  The first refusal
+ * (an older kernel) leaves every sample to the copy.
+ */
+static bool walker_wanted(const struct perf_source *ps)
+{
+	return ps->cfg.kernel_walk && ps->cfg.stack_copy && !ps->cfg.ibs &&
+	       ps->cfg.nevents == 1 && !(ps->layout.sample_type & PERF_SAMPLE_READ);
+}
+
+/* Why no stack is walked in the kernel, for the header and report (once). */
+static void walker_refused(struct perf_source *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	ps->walk_refused = true;
+	pthread_mutex_lock(&ps->lock);
+	va_start(ap, fmt);
+	vsnprintf(ps->info.walk_note, sizeof(ps->info.walk_note), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&ps->lock);
+}
+
+static void open_walked(struct perf_source *ps)
+{
+	ps->walked = st_xcalloc(ps->nrings + 1, sizeof(*ps->walked));
+	for (size_t k = 0; k < ps->nrings; k++) {
+		struct perf_ring *r = &ps->walked[k];
+		int fd = kernel_walk_open_output(ps->cfg.kernel_walk, ps->rings[k].cpu,
+						 (uint32_t)(ps->pages * (size_t)getpagesize() / 4));
+		void *base = MAP_FAILED;
+
+		/* As large as the sample rings are now, never halved. */
+		*r = (struct perf_ring){ .cpu = ps->rings[k].cpu, .fd = -1 };
+		r->map_size = (ps->pages + 1) * (size_t)getpagesize();
+		if (fd >= 0) {
+			base = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (base == MAP_FAILED) {
+				int err = -errno;
+
+				close(fd);
+				fd = err;
+			}
+		}
+		if (fd < 0) {
+			walker_refused(ps, "no bpf-output event on CPU %d (%s): stacks are walked "
+				       "in user space", ps->rings[k].cpu, strerror(-fd));
+			return;
+		}
+		r->base = base;
+		r->fd = fd;
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	}
+}
+
+static void attach_walker(struct perf_source *ps, int fd)
+{
+	int err;
+
+	if (ps->walk_refused || !ps->cfg.kernel_walk || !ps->cfg.stack_copy)
+		return;
+	if (!walker_wanted(ps)) {
+		walker_refused(ps, "%s", ps->cfg.nevents > 1
+			       ? "samples read a group of counters, which the BPF stack walker "
+				 "does not: stacks are walked in user space"
+			       : "IBS samples' stacks are walked in user space");
+		return;
+	}
+	if (!ps->walked)
+		open_walked(ps);
+	if (ps->walk_refused)
+		return;
+	err = kernel_walk_attach(ps->cfg.kernel_walk, fd);
+	if (err < 0 && !ps->walk_on) {
+		walker_refused(ps, "the kernel refused the BPF stack walker on its events (%s): "
+			       "stacks are walked in user space", strerror(-err));
+		return;
+	}
+	ps->walk_on = ps->walk_on || err == 0;
+}
+
+/*
  * Opens the group on one thread, on every CPU.  Returns 0, or -errno of
  * the first failure with everything opened so far closed again.
  */
@@ -614,6 +704,7 @@ static int open_thread(struct perf_source *ps, pid_t tid)
 					err = remember_id(ps, fd, i);
 				if (err < 0)
 					goto fail;
+				attach_walker(ps, fd);
 			}
 		}
 	}
@@ -955,6 +1046,17 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 		if (ps->cfg.stack_copy)
 			stack_bases_forget(&ps->stacks,
 					   (pid_t)((const struct st_comm *)(const void *)out)->pid);
+		if (ps->walk_on)
+			kernel_walk_mapped(ps->cfg.kernel_walk,
+					   (pid_t)((const struct st_comm *)(const void *)out)->pid,
+					   ((const struct st_comm *)(const void *)out)->time);
+		break;
+	case ST_REC_MMAP:
+		/* The kernel's walker forgets the process's mappings until the model has this one. */
+		if (ps->walk_on)
+			kernel_walk_mapped(ps->cfg.kernel_walk,
+					   (pid_t)((const struct st_mmap *)(const void *)out)->pid,
+					   ((const struct st_mmap *)(const void *)out)->time);
 		break;
 	case ST_REC_FORK: {
 		const struct st_task *tk = (const void *)out;
@@ -987,6 +1089,29 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 		break;
 	}
 	reorder_commit(&ps->order, n, st_record_time(out));
+}
+
+/* A chain the kernel's walker sent, into time order with the rest. */
+static void on_walked(const struct perf_event_header *ev, void *arg)
+{
+	struct perf_source *ps = arg;
+	unsigned char *out;
+	struct st_sample *sm;
+	size_t n;
+
+	if (kernel_walk_take_need(ps->cfg.kernel_walk, ev))
+		return;
+	out = reorder_reserve(&ps->order, ST_RECORD_MAX);
+	n = kernel_walk_convert(ev, out, ST_RECORD_MAX);
+	sm = (void *)out;
+	if (!n)
+		return;
+	/* Checking: the sample comes out too, with its copy; this is only compared with it. */
+	if (kernel_walk_checking(ps->cfg.kernel_walk))
+		sm->flags |= ST_SAMPLE_CHECK_ONLY;
+	else
+		atomic_store_explicit(&ps->period_seen, sm->period, memory_order_relaxed);
+	reorder_commit(&ps->order, n, sm->time);
 }
 
 static void push_record(void *arg, const void *rec, size_t len)
@@ -1202,6 +1327,18 @@ static long drain_rings(struct perf_source *ps)
 		if (n > 0)
 			total += n;
 	}
+	for (size_t k = 0; ps->walked && k < ps->nrings; k++) {
+		struct perf_ring *r = &ps->walked[k];
+		long n;
+
+		if (!r->base)
+			continue;
+		/* Its own size: the sample rings' grows with their copies. */
+		n = perf_mmap_drain(r->base, (unsigned char *)r->base + page,
+				    r->map_size - page, ps->scratch, on_walked, ps);
+		if (n > 0)
+			total += n;
+	}
 	reorder_flush(&ps->order, ps->prev_pass, push_record, ps);
 	said_complete(ps, ps->prev_pass);
 	ps->prev_pass = pass;
@@ -1336,7 +1473,7 @@ static bool hung_up(const struct pollfd *pfd, size_t n)
 static void *sampler_main(void *arg)
 {
 	struct perf_source *ps = arg;
-	struct pollfd *pfd = st_xcalloc(ps->nrings + 1, sizeof(*pfd));
+	struct pollfd *pfd = st_xcalloc(2 * ps->nrings + 1, sizeof(*pfd));
 	char reason[128] = "";
 
 	while (!source_thread_stopping(&ps->th)) {
@@ -1346,6 +1483,10 @@ static void *sampler_main(void *arg)
 		for (size_t k = 0; k < ps->nrings; k++)
 			if (ps->rings[k].base)
 				pfd[n++] = (struct pollfd){ .fd = ps->rings[k].fd,
+							    .events = POLLIN };
+		for (size_t k = 0; ps->walked && k < ps->nrings; k++)
+			if (ps->walked[k].base)
+				pfd[n++] = (struct pollfd){ .fd = ps->walked[k].fd,
 							    .events = POLLIN };
 		pfd[n] = (struct pollfd){ .fd = ps->wake[0], .events = POLLIN };
 		if (poll(pfd, n + 1, ps->cfg.poll_ms ? ps->cfg.poll_ms : 100) < 0 &&
@@ -1435,6 +1576,12 @@ static void perf_destroy(struct st_source *s)
 	for (size_t k = 0; k < ps->nrings; k++)
 		if (ps->rings[k].base)
 			munmap(ps->rings[k].base, ps->rings[k].map_size);
+	for (size_t k = 0; ps->walked && k < ps->nrings; k++)
+		if (ps->walked[k].base) {
+			munmap(ps->walked[k].base, ps->walked[k].map_size);
+			close(ps->walked[k].fd);
+		}
+	free(ps->walked);
 	for (size_t i = 0; i < ps->nthreads; i++)
 		close_thread(&ps->threads[i]);
 	free(ps->threads);

@@ -23,6 +23,7 @@ enum perf_scope {
 };
 
 struct stack_needs;
+struct kernel_walk;
 
 struct perf_source_config {
 	enum perf_scope scope;
@@ -41,6 +42,8 @@ struct perf_source_config {
 	unsigned stack_copy;	/* bytes of user stack per sample; 0: none */
 	/* Each thread's stack top as walks need it: copies cut to it (NULL: whole). */
 	struct stack_needs *stack_needs;
+	/* Samples with a stack copy walked in the kernel first (NULL: never; not owned). */
+	struct kernel_walk *kernel_walk;
 	/* --ibs (ibs_source.h): events[0] is an IBS PMU's; samples are st_ibs. */
 	bool ibs;
 	uint8_t ibs_kind;	/* ST_IBS_OP_KIND or ST_IBS_FETCH_KIND */
@@ -67,6 +70,7 @@ struct perf_source_request {
 	bool callchain;			/* the kernel's frame-pointer chains */
 	unsigned stack_copy;		/* bytes of user stack a sample copies */
 	struct stack_needs *stack_needs;	/* where copies are cut to (not owned) */
+	struct kernel_walk *kernel_walk;	/* the kernel's stack walker (not owned) */
 	enum { PERF_IBS_NONE, PERF_IBS_OP, PERF_IBS_FETCH } ibs;	/* --ibs */
 	bool ibs_l3miss;		/* --ibs-l3miss */
 	unsigned ibs_ldlat;		/* --ibs-ldlat CYCLES; 0: none */

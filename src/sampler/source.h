@@ -43,6 +43,7 @@ struct st_source_info {
 	char events[160];		/* "cpu-clock", "cycles,instructions" */
 	struct st_period period;
 	char note[384];			/* e.g. why IPC is unavailable */
+	char walk_note[192];		/* why stacks are not walked in the kernel, if wanted */
 	char counters[ST_MAX_EVENTS][64]; /* names of the sample counters */
 	int ncounters;
 	int ipc_cycles;			/* counter index, or -1 */

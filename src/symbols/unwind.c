@@ -55,6 +55,17 @@ struct unwinder {
 	bool check;		/* every sample walked both ways, compared */
 	bool dwfl_only;		/* SHIMTOP_UNWINDER=libdwfl: the rows not used (benchmarks) */
 	struct stack_needs *needs;
+	const struct unwind_teacher *teacher;
+	uint32_t files;		/* numbers given to files for the teacher */
+	struct elf_file **numbered;	/* by number - 1 */
+	size_t numbered_cap;
+	/* The walk by rows in hand: each frame's file, address and row, for the teacher. */
+	struct taught {
+		struct elf_file *file;
+		uint64_t addr;
+		struct unwind_row row;	/* a copy: the table may move before it is taught */
+	} *taught;
+	size_t ntaught;
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
@@ -149,6 +160,8 @@ void unwinder_forget(struct unwinder *u, pid_t pid)
 		HASH_DEL(u->procs, p);
 		process_free(p);
 	}
+	if (u->teacher)
+		u->teacher->forget(u->teacher->arg, pid);
 }
 
 void unwinder_destroy(struct unwinder *u)
@@ -161,6 +174,8 @@ void unwinder_destroy(struct unwinder *u)
 		HASH_DEL(u->procs, p);
 		process_free(p);
 	}
+	free(u->taught);
+	free(u->numbered);
 	free(u);
 }
 
@@ -284,7 +299,7 @@ static bool step_by_rbp(const struct st_stack *k, uint64_t *sp, uint64_t *bp, bo
 static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 			struct unwound_frame *frames, size_t max, enum unwind_end *end,
 			enum unwind_stop *stop, uint64_t *hi, enum unwind_fallback *why,
-			struct unwind_stats *st)
+			struct unwind_stats *st, struct taught *taught, size_t *ntaught)
 {
 	static const struct unwind_row no_cfi = { .kind = ROW_NONE };
 	uint64_t pc = k->ip, sp = k->sp, bp = k->bp, rbx = 0;
@@ -314,6 +329,9 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 				st->rows_files[unwind_rows_cached(m->file->rows)]++;
 			}
 			row = unwind_rows_find(m->file->rows, at - m->start + m->vaddr);
+			if (taught && unwind_rows_first_lesson(m->file->rows, row))
+				taught[(*ntaught)++] = (struct taught){ m->file, at - m->start + m->vaddr,
+									 *row };
 		}
 		switch (row->kind) {
 		case ROW_OUTERMOST:
@@ -427,8 +445,67 @@ static bool same_walk(const struct unwound_frame *a, size_t na, enum unwind_end 
 	return true;
 }
 
-size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_stack *k,
-		     struct unwound_frame *frames, size_t max, enum unwind_end *end)
+/* A file's number for the teacher, given at its first lesson. */
+static uint32_t file_number(struct unwinder *u, struct elf_file *f)
+{
+	if (!f->taught_as) {
+		ST_GROW(u->numbered, u->numbered_cap, (size_t)u->files + 1);
+		u->numbered[u->files] = f;
+		f->taught_as = ++u->files;
+	}
+	return f->taught_as;
+}
+
+/* The rows the other walker asked for, worked out and taught. */
+static void teach_needs(struct unwinder *u)
+{
+	const struct unwind_teacher *t = u->teacher;
+	struct unwind_need need[64];
+	size_t n = t->needs(t->arg, need, 64);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct unwind_row *row;
+		struct elf_file *f;
+
+		if (!need[i].file || need[i].file > u->files)
+			continue;
+		f = u->numbered[need[i].file - 1];
+		if (!f->rows) {
+			f->rows = unwind_rows_open(f->fd);
+			u->stats.rows_files[unwind_rows_cached(f->rows)]++;
+		}
+		row = unwind_rows_find(f->rows, need[i].addr);
+		/* Asked for again (a request before the first was answered): taught once. */
+		if (!unwind_rows_first_lesson(f->rows, row))
+			continue;
+		t->row(t->arg, need[i].file, need[i].addr,
+		       unwind_rows_block_shares(f->rows, need[i].addr, UNWIND_TEACH_BLOCK), row);
+	}
+}
+
+/* What the walk by rows just used, for the teacher: the process's maps, each frame's row. */
+static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
+{
+	const struct unwind_teacher *t = u->teacher;
+	struct unwind_map *m = st_xcalloc(p->nmaps ? p->nmaps : 1, sizeof(*m));
+
+	for (size_t i = 0; i < p->nmaps; i++)
+		m[i] = (struct unwind_map){ p->maps[i].start, p->maps[i].end, p->maps[i].vaddr,
+					    file_number(u, p->maps[i].file) };
+	t->maps(t->arg, p->pid, time, p->maps_gen, m, p->nmaps);
+	free(m);
+	for (size_t i = 0; i < u->ntaught; i++) {
+		const struct taught *w = &u->taught[i];
+
+		t->row(t->arg, file_number(u, w->file), w->addr,
+		       unwind_rows_block_shares(w->file->rows, w->addr, UNWIND_TEACH_BLOCK), &w->row);
+	}
+	teach_needs(u);
+}
+
+size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, uint64_t time,
+		     const struct st_stack *k, struct unwound_frame *frames, size_t max,
+		     enum unwind_end *end)
 {
 	struct process_unwinder *p;
 	uint64_t gen = symbolizer_generation(u->symbols, pid);
@@ -446,9 +523,15 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 		p->nmaps = symbolizer_code_maps(u->symbols, pid, &p->maps, &p->maps_gen);
 	}
 	t0 = u->check ? st_now_ns() : 0;
-	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop, &hi, &why, &u->stats);
+	if (u->teacher && !u->taught)
+		u->taught = st_xcalloc(ST_CHAIN_MAX, sizeof(*u->taught));
+	u->ntaught = 0;
+	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop, &hi, &why, &u->stats,
+					  u->teacher ? u->taught : NULL, &u->ntaught);
 	if (n) {
 		u->stats.by_rows++;
+		if (u->teacher)
+			teach(u, p, time);
 		if (u->check) {
 			struct unwound_frame *other = st_xcalloc(max, sizeof(*other));
 			enum unwind_end e2;
@@ -489,6 +572,11 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_s
 void unwinder_check(struct unwinder *u, bool on)
 {
 	u->check = on;
+}
+
+void unwinder_set_teacher(struct unwinder *u, const struct unwind_teacher *t)
+{
+	u->teacher = t;
 }
 
 void unwinder_set_needs(struct unwinder *u, struct stack_needs *n)

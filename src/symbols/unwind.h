@@ -39,10 +39,12 @@ void unwinder_forget(struct unwinder *u, pid_t pid);
 
 /*
  * The frames of thread tid of pid from k (at most max), innermost first;
- * frames[0] is k's ip.  *end says why the walk stopped.
+ * frames[0] is k's ip.  *end says why the walk stopped.  time: the
+ * sample's, for the teacher (below).
  */
-size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, const struct st_stack *k,
-		     struct unwound_frame *frames, size_t max, enum unwind_end *end);
+size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, uint64_t time,
+		     const struct st_stack *k, struct unwound_frame *frames, size_t max,
+		     enum unwind_end *end);
 
 /* Why a walk stopped. */
 enum unwind_stop {
@@ -80,5 +82,35 @@ void unwinder_check(struct unwinder *u, bool on);
 /* Where walks teach each thread's stack top, for the sampler to cut copies to (or NULL). */
 struct stack_needs;
 void unwinder_set_needs(struct unwinder *u, struct stack_needs *n);
+
+/*
+ * Where walks teach another walker (the kernel's, sampler/kernel_walk.c)
+ * what they used: a process's code mappings (each file by a number of
+ * the unwinder's), and the row of each frame's file address, with
+ * whether the 64-byte block around it has that row throughout.  Called
+ * for walks by rows only; a walk at time is of a sample at that time.
+ */
+#define UNWIND_TEACH_BLOCK	64	/* the block a row is taught for, where it holds throughout */
+struct unwind_row;
+struct unwind_map {
+	uint64_t start, end, vaddr;
+	uint32_t file;
+};
+/* A row the other walker asked for: the file (by its number) and address. */
+struct unwind_need {
+	uint32_t file;
+	uint64_t addr;
+};
+struct unwind_teacher {
+	void (*maps)(void *arg, pid_t pid, uint64_t time, uint64_t gen,
+		     const struct unwind_map *m, size_t n);
+	void (*row)(void *arg, uint32_t file, uint64_t addr, bool block,
+		    const struct unwind_row *row);
+	void (*forget)(void *arg, pid_t pid);
+	/* Rows asked for since the last call (at most max): each is taught if it can be. */
+	size_t (*needs)(void *arg, struct unwind_need *out, size_t max);
+	void *arg;
+};
+void unwinder_set_teacher(struct unwinder *u, const struct unwind_teacher *t);
 
 #endif

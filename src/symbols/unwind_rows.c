@@ -330,6 +330,38 @@ const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr)
 	return unwind_rows_keep(r, &row);
 }
 
+bool unwind_rows_block_shares(const struct unwind_rows *r, uint64_t addr, uint64_t size)
+{
+	uint64_t lo = addr & ~(size - 1), hi = lo + size;
+	const struct span *sp;
+	const struct fde *f;
+	size_t i;
+
+	i = st_after(r->fdes, r->nfdes, sizeof(*r->fdes), offsetof(struct fde, start), addr);
+	if (!i || addr >= r->fdes[i - 1].end)
+		return false;
+	f = &r->fdes[i - 1];
+	if (f->n == NOT_MADE || lo < f->start || hi > f->end)
+		return false;
+	sp = r->spans + f->at;
+	i = st_after(sp, f->n, sizeof(*sp), offsetof(struct span, start), addr);
+	return i && lo >= sp[i - 1].start && hi <= sp[i - 1].end;
+}
+
+bool unwind_rows_first_lesson(struct unwind_rows *r, const struct unwind_row *row)
+{
+	struct unwind_row *mine;
+
+	/* Only the table's own rows are marked; the scratch row is taught each time. */
+	if (row < r->slots || row >= r->slots + r->cap)
+		return row == &r->scratch;
+	mine = r->slots + (row - r->slots);
+	if (mine->taught)
+		return false;
+	mine->taught = true;
+	return true;
+}
+
 struct unwind_row unwind_rows_alone(struct unwind_rows *r, uint64_t addr)
 {
 	return rule_from(r, addr, NULL);

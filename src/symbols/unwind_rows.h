@@ -41,6 +41,7 @@ struct unwind_row {
 	uint8_t plt_at;
 	bool rbp_lost;		/* rbp is undefined in the caller */
 	bool rbx_lost;		/* rbx is undefined, or saved where no row says */
+	bool taught;		/* given to another walker (unwind.h's teacher); not kept on disk */
 };
 
 struct unwind_rows;
@@ -72,6 +73,18 @@ bool unwind_rows_from_bytes(struct unwind_rows *r, const unsigned char *id, size
 
 /* The row for file address addr (a ROW_NONE row when no CFI covers it). */
 const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr);
+/*
+ * Whether row (as unwind_rows_find just gave it) is yet to be taught to
+ * another walker: true once, the row then marked taught.
+ */
+bool unwind_rows_first_lesson(struct unwind_rows *r, const struct unwind_row *row);
+
+/*
+ * Whether every address of the size-byte block (a power of two) holding
+ * addr has addr's row: true only where the block lies in one row of a
+ * function whose rows were made whole.
+ */
+bool unwind_rows_block_shares(const struct unwind_rows *r, uint64_t addr, uint64_t size);
 
 /* The rule at addr as libdw gives it for that address alone, not kept: what rows are checked by. */
 struct unwind_row unwind_rows_alone(struct unwind_rows *r, uint64_t addr);

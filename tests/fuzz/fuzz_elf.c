@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		k->bp = k->sp + 64;
 		for (uint64_t off = 0; off < len; off += 257) {
 			k->ip = base + off;
-			unwinder_walk(u, 1, 1, k, frames, 16, &end);
+			unwinder_walk(u, 1, 1, 0, k, frames, 16, &end);
 		}
 		unwinder_destroy(u);
 		free(k);

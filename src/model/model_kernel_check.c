@@ -1,0 +1,131 @@
+/*
+ * model_kernel_check.c - the kernel's stack walker checked against the
+ * walk here (SHIMTOP_UNWIND_CHECK): it then lets each sample out with
+ * its copy after sending its own chain, and the two walks of one
+ * sample, known by thread, pc and stack pointer (either may come
+ * first), are compared frame by frame.  The kernel reads the whole
+ * stack, the walk here the copy: a walk the copy cut short agrees where
+ * it is the kernel's chain's start, as a kernel chain cut at its frame
+ * limit agrees where it is the start of the walk here.
+ */
+#include "model/model_internal.h"
+#include "symbols/unwind.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_FRAMES	(KW_FRAMES_MAX + 1)
+
+/* One walk of a sample, waiting for the other. */
+struct one_walk {
+	bool waiting;
+	uint64_t sp;
+	size_t n;		/* frames (pcs holds the first CHECK_FRAMES) */
+	bool cut;		/* stopped early for a reason of its own */
+	uint64_t pcs[CHECK_FRAMES];
+};
+
+struct kernel_check {
+	UT_hash_handle hh;
+	uint32_t tid;
+	struct one_walk kernel, here;
+};
+
+static struct kernel_check *check_of(struct model *m, uint32_t tid)
+{
+	struct kernel_check *c;
+
+	HASH_FIND(hh, m->kernel_checks, &tid, sizeof(tid), c);
+	if (!c) {
+		c = st_xcalloc(1, sizeof(*c));
+		c->tid = tid;
+		HASH_ADD(hh, m->kernel_checks, tid, sizeof(c->tid), c);
+	}
+	return c;
+}
+
+static void say_parting(uint32_t tid, const struct one_walk *k, const struct one_walk *h,
+			size_t at)
+{
+	fprintf(stderr, "shimtop: kernel walk check: tid %u from pc %#llx: kernel %zu frames, "
+		"here %zu; frame %zu: %#llx against %#llx\n", tid,
+		(unsigned long long)h->pcs[0], k->n, h->n, at,
+		(unsigned long long)(at < k->n && at < CHECK_FRAMES ? k->pcs[at] : 0),
+		(unsigned long long)(at < h->n && at < CHECK_FRAMES ? h->pcs[at] : 0));
+}
+
+/* Both walks of one sample in hand: the same frames, or one the other's start for its reason. */
+static void compare(struct model *m, struct kernel_check *c)
+{
+	const struct one_walk *k = &c->kernel, *h = &c->here;
+	size_t at = 0, both = k->n < h->n ? k->n : h->n;
+	bool same;
+
+	if (both > CHECK_FRAMES)
+		both = CHECK_FRAMES;
+	while (at < both && k->pcs[at] == h->pcs[at])
+		at++;
+	same = at == both &&
+	       (k->n == h->n || (h->n < k->n && h->cut) || (k->n < h->n && k->cut));
+	if (same)
+		m->kernel_check_same++;
+	else if (++m->kernel_check_differ <= 10)
+		say_parting(c->tid, k, h, at);
+	c->kernel.waiting = c->here.waiting = false;
+}
+
+/* w's walk arrives; the other's, if it is of the same sample, is compared with it. */
+static void arrive(struct model *m, struct kernel_check *c, struct one_walk *w,
+		   const struct one_walk *other)
+{
+	if (w->waiting)
+		m->kernel_check_unmatched++;	/* the one before never met its other */
+	w->waiting = true;
+	if (other->waiting && other->sp == w->sp && other->n && w->n &&
+	    other->pcs[0] == w->pcs[0])
+		compare(m, c);
+}
+
+void model_keep_kernel_check(struct model *m, const struct st_sample *s)
+{
+	struct kernel_check *c = check_of(m, s->tid);
+	const uint64_t *chain = st_sample_chain(s);
+	struct one_walk *k = &c->kernel;
+	size_t need = sizeof(*s) + ((size_t)s->nchain + 1) * sizeof(uint64_t);
+
+	if (s->h.size < need || !s->nchain)
+		return;
+	k->n = s->nchain;
+	k->cut = (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0;
+	k->sp = chain[s->nchain];
+	memcpy(k->pcs, chain, (k->n < CHECK_FRAMES ? k->n : CHECK_FRAMES) * sizeof(k->pcs[0]));
+	arrive(m, c, k, &c->here);
+}
+
+void model_check_kernel_walk(struct model *m, const struct st_sample *s,
+			     const struct unwound_frame *f, size_t n, bool cut)
+{
+	struct kernel_check *c = check_of(m, s->tid);
+	struct one_walk *h = &c->here;
+
+	if (!n)
+		return;
+	h->n = n;
+	h->cut = cut;
+	h->sp = f[0].sp;
+	for (size_t i = 0; i < n && i < CHECK_FRAMES; i++)
+		h->pcs[i] = f[i].pc;
+	arrive(m, c, h, &c->kernel);
+}
+
+void model_free_kernel_checks(struct model *m)
+{
+	struct kernel_check *c, *tmp;
+
+	HASH_ITER(hh, m->kernel_checks, c, tmp) {
+		HASH_DEL(m->kernel_checks, c);
+		free(c);
+	}
+}

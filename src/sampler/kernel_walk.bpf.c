@@ -1,0 +1,288 @@
+/*
+ * kernel_walk.bpf.c - a sample's user stack walked where it was taken,
+ * in the kernel, by the rows shimtop's own walks already used
+ * (symbols/unwind.c): no stack copy leaves the kernel for it.  Run at
+ * each overflow of a sampling event; a walked sample goes out as its
+ * chain on a bpf-output event and the sample itself is not written
+ * (return 0).  Anything it has not been taught (a process's mappings, an
+ * address's row, a rule only libdwfl applies) lets the sample out as
+ * before (return 1), stack copy and all; shimtop walks that one and
+ * teaches the kernel what it used.  The same rules and ends as
+ * walk_rows in symbols/unwind.c, so both walks give the same frames.
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <bpf/bpf_helpers.h>
+
+#include "sampler/kernel_walk_abi.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} kw_out SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* 4 KiB a process: made as taught */
+	__uint(max_entries, KW_PROCS_MAX);
+	__type(key, __u32);
+	__type(value, struct kw_proc);
+} kw_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, KW_ROWS_MAX);
+	__type(key, struct kw_row_key);
+	__type(value, struct kw_row);
+} kw_rows SEC(".maps");
+
+/*
+ * A walk's registers and end, kept in map memory, whose contents the
+ * verifier does not follow: kept on the stack, each value a frame
+ * leaves there would be a state more, and bpf_loop's callback is
+ * verified until its states repeat.
+ */
+struct walk {
+	__u64 pc, sp, bp, rbx;
+	__u64 bp_known, rbx_known;
+	__u64 n, stop;
+	__s64 why;		/* >= 0: let the sample out, counted so */
+	__u64 need_file, need_addr;	/* why KW_NO_ROW: the row wanted */
+	struct kw_chain chain;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct walk);
+} kw_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KW_COUNTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} kw_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kw_config);
+} kw_config SEC(".maps");
+
+/* Counted, and the sample let out with its copy. */
+static int let_out(__u32 why)
+{
+	__u64 *n = bpf_map_lookup_elem(&kw_counts, &why);
+
+	if (n)
+		(*n)++;
+	return 1;
+}
+
+/*
+ * The mapping holding pc: a binary search over all KW_MAPS_MAX entries
+ * (those past n start at ~0).  The probe is hidden from the compiler,
+ * which would otherwise unroll the search into constants the verifier
+ * follows apart.
+ */
+static const struct kw_map *map_at(const struct kw_proc *p, __u64 pc)
+{
+	__u32 base = 0;
+
+	for (__u32 step = KW_MAPS_MAX / 2; step; step >>= 1) {
+		__u32 probe = (base + step) & (KW_MAPS_MAX - 1);
+
+		if (p->m[probe].start <= pc)
+			base = probe;
+		asm volatile("" : "+r"(base));
+	}
+	base &= KW_MAPS_MAX - 1;
+	return pc >= p->m[base].start && pc < p->m[base].end ? &p->m[base] : 0;
+}
+
+/* The row taught for a file address: its own, or its block's. */
+static const struct kw_row *row_at(__u32 file, __u64 addr)
+{
+	struct kw_row_key key = { .file = file, .addr = addr };
+	const struct kw_row *r = bpf_map_lookup_elem(&kw_rows, &key);
+
+	if (r)
+		return r;
+	key.addr = (addr & ~(__u64)(KW_BLOCK_SIZE - 1)) | KW_BLOCK;
+	return bpf_map_lookup_elem(&kw_rows, &key);
+}
+
+static int read_word(__u64 addr, __u64 *v)
+{
+	return bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+}
+
+/* The frame loop's (bpf_loop's) context: pointers only. */
+struct loop {
+	const struct kw_proc *p;
+	struct walk *w;
+};
+
+/* Frame i: its row applied, the caller's registers set; 1 ends the loop. */
+static long step(__u32 i, void *arg)
+{
+	const struct loop *l = arg;
+	struct walk *w = l->w;
+	const struct kw_map *m;
+	const struct kw_row *r;
+	__u64 at = i ? w->pc - 1 : w->pc, cfa, ra, saved;
+	__u32 k = i;
+
+	if (i >= KW_FRAMES_MAX)
+		return 1;
+	/* Hidden from the compiler, which would drop the mask the verifier needs. */
+	asm volatile("" : "+r"(k));
+	w->chain.ip[k & KW_FRAMES_MAX] = w->pc;
+	w->n = i + 1;
+	m = map_at(l->p, at);
+	if (!m) {
+		w->why = KW_NO_MAPPING;
+		return 1;
+	}
+	r = row_at(m->file, at - m->start + m->vaddr);
+	if (!r) {
+		w->why = KW_NO_ROW;
+		w->need_file = m->file;
+		w->need_addr = at - m->start + m->vaddr;
+		return 1;
+	}
+	switch (r->kind) {
+	case KW_ROW_OUTERMOST:
+		w->stop = KW_STOP_OUTERMOST;
+		return 1;
+	case KW_ROW_CFA_RSP:
+		cfa = w->sp + (__s64)r->cfa_off;
+		break;
+	case KW_ROW_CFA_RBP:
+		if (!w->bp_known) {
+			w->why = KW_HARD_RULE;
+			return 1;
+		}
+		cfa = w->bp + (__s64)r->cfa_off;
+		break;
+	case KW_ROW_PLT:
+		cfa = w->sp + (__s64)r->cfa_off + ((w->pc & 15) >= r->plt_at ? 8 : 0);
+		break;
+	case KW_ROW_CFA_RBX:
+		/* Unknown in frame 0, as in shimtop's walk: no sample carries rbx. */
+		if (!w->rbx_known) {
+			w->stop = KW_STOP_NO_RULE;
+			return 1;
+		}
+		cfa = w->rbx + (__s64)r->cfa_off;
+		break;
+	case KW_ROW_NONE:
+		/* No CFI: stepped by rbp, as libdwfl steps it. */
+		if (!w->bp_known) {
+			w->why = KW_HARD_RULE;
+			return 1;
+		}
+		if (!w->bp) {
+			w->stop = KW_STOP_RBP_ZERO;
+			return 1;
+		}
+		if (w->bp < w->sp) {
+			w->stop = KW_STOP_NO_RULE;
+			return 1;
+		}
+		if (read_word(w->bp + 8, &ra)) {
+			w->stop = KW_STOP_UNREADABLE;
+			return 1;
+		}
+		if (read_word(w->bp, &saved))
+			saved = 0;
+		w->sp = w->bp + 16;
+		w->bp = saved;
+		w->pc = ra;
+		w->rbx_known = 0;
+		return 0;
+	default:
+		w->why = KW_HARD_RULE;
+		return 1;
+	}
+	if (cfa <= w->sp) {
+		w->stop = KW_STOP_NO_RULE;
+		return 1;
+	}
+	if (read_word(cfa + (__s64)r->ra_off, &ra)) {
+		w->stop = KW_STOP_UNREADABLE;
+		return 1;
+	}
+	if (r->rbx_lost)
+		w->rbx_known = 0;
+	else if (r->rbx_off)
+		w->rbx_known = !read_word(cfa + (__s64)r->rbx_off, &w->rbx);
+	if (r->rbp_lost) {
+		w->bp_known = 0;
+	} else if (r->rbp_off) {
+		w->bp_known = !read_word(cfa + (__s64)r->rbp_off, &saved);
+		if (w->bp_known)
+			w->bp = saved;
+	}
+	if (!ra) {
+		w->stop = KW_STOP_OUTERMOST;
+		return 1;
+	}
+	w->sp = cfa;
+	w->pc = ra;
+	return 0;
+}
+
+SEC("perf_event")
+int kw_walk(struct bpf_perf_event_data *ctx)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32), zero = 0;
+	const struct kw_config *cfg = bpf_map_lookup_elem(&kw_config, &zero);
+	struct loop l;
+	struct walk *w;
+
+	if (!(ctx->regs.cs & 3))
+		return let_out(KW_KERNEL_MODE);
+	l.p = bpf_map_lookup_elem(&kw_procs, &pid);
+	if (!l.p)
+		return let_out(KW_NO_PROCESS);
+	w = bpf_map_lookup_elem(&kw_scratch, &zero);
+	if (!w)
+		return 1;
+	l.w = w;
+	w->pc = ctx->regs.rip;
+	w->sp = ctx->regs.rsp;
+	w->bp = ctx->regs.rbp;
+	w->bp_known = 1;
+	w->rbx_known = 0;
+	w->n = 0;
+	w->stop = KW_STOP_MAX_FRAMES;
+	w->why = -1;
+	bpf_loop(KW_FRAMES_MAX, step, &l, 0);
+	if (w->why == KW_NO_ROW) {
+		/* Asked for, so that the next sample through here is walked. */
+		w->chain.n = 0;
+		w->chain.stop = KW_STOP_NEED_ROW;
+		w->chain.sp = w->need_file;
+		w->chain.ip[0] = w->need_addr;
+		bpf_perf_event_output(ctx, &kw_out, BPF_F_CURRENT_CPU, &w->chain,
+				      sizeof(w->chain) - sizeof(w->chain.ip) + 8);
+	}
+	if (w->why >= 0)
+		return let_out((__u32)w->why);
+	w->chain.n = (__u32)w->n;
+	w->chain.stop = (__u32)w->stop;
+	w->chain.period = ctx->sample_period;
+	w->chain.sp = ctx->regs.rsp;
+	let_out(KW_WALKED);
+	bpf_perf_event_output(ctx, &kw_out, BPF_F_CURRENT_CPU, &w->chain,
+			      sizeof(w->chain) - sizeof(w->chain.ip) + (w->n & KW_FRAMES_MAX) * 8);
+	return cfg && cfg->check ? 1 : 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,404 @@
+/*
+ * kernel_walk.c - the kernel's walker loaded, attached and taught.  The
+ * unwinder's lessons (symbols/unwind.h) become map entries: a process's
+ * code mappings once its walks saw them all, each row a walk used once.
+ * A process's mappings are taken back as soon as the sampler reads that
+ * it mapped more code or exec'd, before the model has the record (the
+ * reorder holds it a pass): until a walk of a later sample teaches them
+ * again, the kernel lets its samples out for the walk in user space.
+ */
+#include "sampler/kernel_walk.h"
+#include "symbols/unwind.h"
+#include "symbols/unwind_rows.h"
+#include "ring/record.h"
+#include "util.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <uthash.h>
+
+/* The program's object, made from kernel_walk.bpf.c at build time (kernel_walk_obj.c). */
+extern const unsigned char kernel_walk_obj[];
+extern const size_t kernel_walk_obj_len;
+
+_Static_assert(KW_ROW_CFA_RSP == ROW_CFA_RSP && KW_ROW_CFA_RBP == ROW_CFA_RBP &&
+	       KW_ROW_CFA_RBX == ROW_CFA_RBX && KW_ROW_PLT == ROW_PLT &&
+	       KW_ROW_OUTERMOST == ROW_OUTERMOST && KW_ROW_OTHER == ROW_OTHER &&
+	       KW_ROW_NONE == ROW_NONE, "the kernel's row kinds are the unwinder's");
+_Static_assert(KW_BLOCK_SIZE == UNWIND_TEACH_BLOCK, "rows are taught for the blocks looked up");
+
+#define KW_NEEDS_MAX	1024	/* asked-for rows waiting; more are dropped, asked again */
+
+/* A process's mappings in the kernel: as of which map generation, taken back when. */
+struct taught_process {
+	UT_hash_handle hh;
+	pid_t pid;
+	bool held;		/* the kernel holds its mappings */
+	uint64_t gen;		/* the unwinder's generation of what it holds */
+	uint64_t mapped_at;	/* the latest exec or code mapping the sampler read */
+};
+
+struct kernel_walk {
+	struct bpf_object *obj;
+	int prog, procs, rows, counts, config, out;
+	bool check;
+	bool rows_full;		/* the kernel's table of rows is full: no more taught */
+	pthread_mutex_t lock;	/* guards processes: the sampler's thread and the model's */
+	struct taught_process *processes;
+	struct unwind_teacher teacher;
+	/* Rows the program asked for, from the sampler's thread to the model's. */
+	struct unwind_need needs[KW_NEEDS_MAX];
+	size_t nneeds;		/* guarded by lock */
+};
+
+/* libbpf's own messages stay quiet: a refusal is said once, in shimtop's words. */
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static struct taught_process *process_of(struct kernel_walk *kw, pid_t pid)
+{
+	struct taught_process *p;
+
+	HASH_FIND(hh, kw->processes, &pid, sizeof(pid), p);
+	if (!p) {
+		p = st_xcalloc(1, sizeof(*p));
+		p->pid = pid;
+		HASH_ADD(hh, kw->processes, pid, sizeof(p->pid), p);
+	}
+	return p;
+}
+
+static void take_back(struct kernel_walk *kw, struct taught_process *p)
+{
+	__u32 key = (__u32)p->pid;
+
+	if (p->held)
+		bpf_map_delete_elem(kw->procs, &key);
+	p->held = false;
+}
+
+/*
+ * A walk of a sample at time saw pid's mappings (generation gen): the
+ * kernel is given them unless it holds these already, or the sampler has
+ * read a mapping newer than the sample (the walk's view is older).
+ */
+static void teach_maps(void *arg, pid_t pid, uint64_t time, uint64_t gen,
+		       const struct unwind_map *m, size_t n)
+{
+	struct kernel_walk *kw = arg;
+	struct taught_process *p;
+	struct kw_proc *proc;
+	__u32 key = (__u32)pid;
+
+	pthread_mutex_lock(&kw->lock);
+	p = process_of(kw, pid);
+	if ((p->held && p->gen == gen) || time < p->mapped_at || !n) {
+		pthread_mutex_unlock(&kw->lock);
+		return;
+	}
+	proc = st_xcalloc(1, sizeof(*proc));
+	for (size_t i = 0; i < n && proc->n < KW_MAPS_MAX; i++)
+		proc->m[proc->n++] = (struct kw_map){ m[i].start, m[i].end, m[i].vaddr, m[i].file, 0 };
+	/* Past n: never below an address, so the search never stops there. */
+	for (size_t i = proc->n; i < KW_MAPS_MAX; i++)
+		proc->m[i].start = proc->m[i].end = UINT64_MAX;
+	if (bpf_map_update_elem(kw->procs, &key, proc, BPF_ANY) == 0) {
+		p->held = true;
+		p->gen = gen;
+	}
+	pthread_mutex_unlock(&kw->lock);
+	free(proc);
+}
+
+/* Each row comes once (the unwinder marks what it taught); a block's, once per address in it. */
+static void teach_key(struct kernel_walk *kw, const struct kw_row_key *key, const struct kw_row *row)
+{
+	if (kw->rows_full)
+		return;
+	/* E2BIG: full.  What it holds keeps serving; the rest are walked here. */
+	if (bpf_map_update_elem(kw->rows, key, row, BPF_NOEXIST) != 0 &&
+	    (errno == E2BIG || errno == ENOMEM))
+		kw->rows_full = true;
+}
+
+static void teach_row(void *arg, uint32_t file, uint64_t addr, bool block,
+		      const struct unwind_row *row)
+{
+	struct kernel_walk *kw = arg;
+	struct kw_row r = {
+		.cfa_off = row->cfa_off, .ra_off = row->ra_off, .rbp_off = row->rbp_off,
+		.rbx_off = row->rbx_off, .kind = row->kind, .plt_at = row->plt_at,
+		.rbp_lost = row->rbp_lost, .rbx_lost = row->rbx_lost,
+	};
+	struct kw_row_key key = { .file = file, .addr = addr };
+
+	/* The walk's own key space: an address with the block bit set is none of a file's. */
+	if (addr & KW_BLOCK)
+		return;
+	teach_key(kw, &key, &r);
+	if (block) {
+		key.addr = (addr & ~(uint64_t)(KW_BLOCK_SIZE - 1)) | KW_BLOCK;
+		teach_key(kw, &key, &r);
+	}
+}
+
+static size_t take_needs(void *arg, struct unwind_need *out, size_t max)
+{
+	struct kernel_walk *kw = arg;
+	size_t n;
+
+	pthread_mutex_lock(&kw->lock);
+	n = kw->nneeds < max ? kw->nneeds : max;
+	memcpy(out, kw->needs + kw->nneeds - n, n * sizeof(*out));
+	kw->nneeds -= n;
+	pthread_mutex_unlock(&kw->lock);
+	return n;
+}
+
+static void forget_process(void *arg, pid_t pid)
+{
+	struct kernel_walk *kw = arg;
+	struct taught_process *p;
+
+	pthread_mutex_lock(&kw->lock);
+	HASH_FIND(hh, kw->processes, &pid, sizeof(pid), p);
+	if (p) {
+		take_back(kw, p);
+		HASH_DEL(kw->processes, p);
+		free(p);
+	}
+	pthread_mutex_unlock(&kw->lock);
+}
+
+void kernel_walk_mapped(struct kernel_walk *kw, pid_t pid, uint64_t time)
+{
+	struct taught_process *p;
+
+	pthread_mutex_lock(&kw->lock);
+	p = process_of(kw, pid);
+	if (time > p->mapped_at)
+		p->mapped_at = time;
+	take_back(kw, p);
+	pthread_mutex_unlock(&kw->lock);
+}
+
+static int map_fd(struct kernel_walk *kw, const char *name)
+{
+	return bpf_object__find_map_fd_by_name(kw->obj, name);
+}
+
+struct kernel_walk *kernel_walk_open(char *why, size_t len)
+{
+	struct bpf_object_open_opts opts = { .sz = sizeof(opts), .object_name = "shimtop_walk" };
+	struct kernel_walk *kw = st_xcalloc(1, sizeof(*kw));
+	struct bpf_program *prog;
+	int err;
+
+	libbpf_set_print(quiet);
+	kw->obj = bpf_object__open_mem(kernel_walk_obj, kernel_walk_obj_len, &opts);
+	err = kw->obj ? bpf_object__load(kw->obj) : -errno;
+	if (err) {
+		snprintf(why, len, "the kernel refused shimtop's BPF stack walker (%s%s): "
+			 "stacks are copied and walked in user space",
+			 strerror(err < 0 ? -err : err),
+			 err == -EPERM || err == -EACCES ? "; it needs root, or CAP_BPF and CAP_PERFMON"
+							 : "");
+		kernel_walk_close(kw);
+		return NULL;
+	}
+	prog = bpf_object__find_program_by_name(kw->obj, "kw_walk");
+	kw->prog = prog ? bpf_program__fd(prog) : -1;
+	kw->procs = map_fd(kw, "kw_procs");
+	kw->rows = map_fd(kw, "kw_rows");
+	kw->counts = map_fd(kw, "kw_counts");
+	kw->config = map_fd(kw, "kw_config");
+	kw->out = map_fd(kw, "kw_out");
+	if (kw->prog < 0 || kw->procs < 0 || kw->rows < 0 || kw->counts < 0 ||
+	    kw->config < 0 || kw->out < 0) {
+		snprintf(why, len, "shimtop's BPF stack walker lacks a part (a build fault): "
+			 "stacks are copied and walked in user space");
+		kernel_walk_close(kw);
+		return NULL;
+	}
+	pthread_mutex_init(&kw->lock, NULL);
+	kw->teacher = (struct unwind_teacher){ teach_maps, teach_row, forget_process, take_needs,
+					       kw };
+	return kw;
+}
+
+void kernel_walk_close(struct kernel_walk *kw)
+{
+	struct taught_process *p, *ptmp;
+
+	if (!kw)
+		return;
+	HASH_ITER(hh, kw->processes, p, ptmp) {
+		HASH_DEL(kw->processes, p);
+		free(p);
+	}
+	if (kw->teacher.arg)
+		pthread_mutex_destroy(&kw->lock);
+	bpf_object__close(kw->obj);
+	free(kw);
+}
+
+void kernel_walk_set_check(struct kernel_walk *kw, bool on)
+{
+	struct kw_config c = { .check = on };
+	__u32 zero = 0;
+
+	kw->check = on;
+	bpf_map_update_elem(kw->config, &zero, &c, BPF_ANY);
+}
+
+bool kernel_walk_checking(const struct kernel_walk *kw)
+{
+	return kw && kw->check;
+}
+
+int kernel_walk_attach(struct kernel_walk *kw, int fd)
+{
+	return ioctl(fd, PERF_EVENT_IOC_SET_BPF, kw->prog) < 0 ? -errno : 0;
+}
+
+int kernel_walk_open_output(struct kernel_walk *kw, int cpu, uint32_t wake_bytes)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			       PERF_SAMPLE_RAW,
+		/* The sampler is woken as by its sample rings: a quarter full, not each chain. */
+		.sample_period = 1, .watermark = 1, .wakeup_watermark = wake_bytes,
+		/* The sampling events' clock: chains and records interleave by time. */
+		.use_clockid = 1, .clockid = CLOCK_MONOTONIC,
+	};
+	__u32 key = (__u32)cpu;
+	int fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(kw->out, &key, &fd, BPF_ANY) != 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+const struct unwind_teacher *kernel_walk_teacher(struct kernel_walk *kw)
+{
+	return &kw->teacher;
+}
+
+void kernel_walk_counts(const struct kernel_walk *kw, uint64_t counts[KW_COUNTS])
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t *per = ncpus > 0 ? st_xcalloc((size_t)ncpus, sizeof(*per)) : NULL;
+
+	for (__u32 k = 0; k < KW_COUNTS; k++) {
+		counts[k] = 0;
+		if (!per || bpf_map_lookup_elem(kw->counts, &k, per) != 0)
+			continue;
+		for (int c = 0; c < ncpus; c++)
+			counts[k] += per[c];
+	}
+	free(per);
+}
+
+/* What a bpf-output sample holds, checked: its head, and the chain it carries. */
+struct walked {
+	uint32_t pid, tid;
+	uint64_t time;
+	struct kw_chain c;
+};
+
+static bool read_walked(const struct perf_event_header *ev, struct walked *w)
+{
+	const unsigned char *p = (const unsigned char *)(ev + 1);
+	size_t have = ev->size >= sizeof(*ev) ? ev->size - sizeof(*ev) : 0;
+	uint32_t raw;
+
+	/* pid tid, time, cpu res, raw size: 28 bytes before the chain. */
+	if (ev->type != PERF_RECORD_SAMPLE || have < 28)
+		return false;
+	memcpy(&w->pid, p, 4);
+	memcpy(&w->tid, p + 4, 4);
+	memcpy(&w->time, p + 8, 8);
+	memcpy(&raw, p + 24, 4);
+	if (raw > have - 28 || raw < offsetof(struct kw_chain, ip))
+		return false;
+	memset(&w->c, 0, sizeof(w->c));
+	memcpy(&w->c, p + 28, raw < sizeof(w->c) ? raw : sizeof(w->c));
+	if (w->c.stop == KW_STOP_NEED_ROW)
+		return !w->c.n && raw >= offsetof(struct kw_chain, ip) + 8;
+	return w->c.n && w->c.n <= KW_FRAMES_MAX &&
+	       raw >= offsetof(struct kw_chain, ip) + 8 * (size_t)w->c.n;
+}
+
+bool kernel_walk_read_need(const struct perf_event_header *ev, struct unwind_need *out)
+{
+	struct walked w;
+
+	if (!read_walked(ev, &w) || w.c.stop != KW_STOP_NEED_ROW || !w.c.sp || w.c.sp > UINT32_MAX)
+		return false;
+	*out = (struct unwind_need){ (uint32_t)w.c.sp, w.c.ip[0] };
+	return true;
+}
+
+bool kernel_walk_take_need(struct kernel_walk *kw, const struct perf_event_header *ev)
+{
+	struct unwind_need need;
+
+	if (!kernel_walk_read_need(ev, &need))
+		return false;
+	pthread_mutex_lock(&kw->lock);
+	if (kw->nneeds < KW_NEEDS_MAX)
+		kw->needs[kw->nneeds++] = need;
+	pthread_mutex_unlock(&kw->lock);
+	return true;
+}
+
+size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t room)
+{
+	struct walked w;
+	const struct kw_chain *c = &w.c;
+	struct st_sample *s = out;
+	size_t size;
+
+	if (!read_walked(ev, &w) || w.c.stop == KW_STOP_NEED_ROW)
+		return 0;
+	size = sizeof(*s) + 8 * (size_t)c->n + 8;
+	if (size > room)
+		return 0;
+	memset(s, 0, sizeof(*s));
+	s->h.type = ST_REC_SAMPLE;
+	s->h.size = (uint32_t)size;
+	s->pid = w.pid;
+	s->tid = w.tid;
+	s->time = w.time;
+	s->ip = c->ip[0];
+	s->period = c->period;
+	s->cpumode = ST_MODE_USER;
+	s->nchain = (uint16_t)c->n;
+	s->flags = ST_SAMPLE_KERNEL_WALKED |
+		   (c->stop == KW_STOP_MAX_FRAMES ? ST_SAMPLE_CHAIN_TRUNC : 0);
+	memcpy(s->data, c->ip, 8 * (size_t)c->n);
+	s->data[c->n] = c->sp;
+	return size;
+}

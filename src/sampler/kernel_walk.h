@@ -1,0 +1,73 @@
+/*
+ * kernel_walk.h - user stacks walked in the kernel, where each sample is
+ * taken, by a BPF program attached to the sampling events
+ * (kernel_walk.bpf.c): no stack copy leaves the kernel for a walked
+ * sample; its chain comes back on a bpf-output event per CPU.  The
+ * program walks with what shimtop's own walks taught it (a process's
+ * code mappings, the rows of the addresses they met: the unwinder's
+ * teacher, symbols/unwind.h) and lets every other sample out with its
+ * stack copy, for the walk in user space, which teaches it more.
+ *
+ * Needs the kernel's leave (CAP_BPF and CAP_PERFMON, or root) and a
+ * shimtop built with libbpf; without either, copies are walked in user
+ * space as before and kernel_walk_open says why.
+ */
+#ifndef SHIMTOP_KERNEL_WALK_H
+#define SHIMTOP_KERNEL_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sampler/kernel_walk_abi.h"
+
+struct kernel_walk;
+struct unwind_teacher;
+struct perf_event_header;
+
+/* The program loaded and its maps made; NULL with why (one line) if not. */
+struct kernel_walk *kernel_walk_open(char *why, size_t len);
+void kernel_walk_close(struct kernel_walk *kw);
+
+/* check: each walked sample is let out with its copy too, for the two walks compared. */
+void kernel_walk_set_check(struct kernel_walk *kw, bool on);
+bool kernel_walk_checking(const struct kernel_walk *kw);
+
+/* The program on a sampling event (its leader); 0 or -errno. */
+int kernel_walk_attach(struct kernel_walk *kw, int fd);
+
+/*
+ * cpu's bpf-output event, where chains walked there come out, its
+ * poll woken each wake_bytes; its fd or -errno.
+ */
+int kernel_walk_open_output(struct kernel_walk *kw, int cpu, uint32_t wake_bytes);
+
+/*
+ * The sampler read an exec or a new code mapping of pid at time: what
+ * the kernel holds of pid's mappings is taken back, and taught again
+ * only by a walk of a sample at or after time (which saw the mapping).
+ */
+void kernel_walk_mapped(struct kernel_walk *kw, pid_t pid, uint64_t time);
+
+/* What the unwinder teaches through (symbols/unwind.h). */
+const struct unwind_teacher *kernel_walk_teacher(struct kernel_walk *kw);
+
+/* Samples by what the program did with them (enum kw_count), summed over CPUs. */
+void kernel_walk_counts(const struct kernel_walk *kw, uint64_t counts[KW_COUNTS]);
+
+/* Whether a bpf-output sample is a row asked for (kept for the unwinder) rather than a chain. */
+bool kernel_walk_take_need(struct kernel_walk *kw, const struct perf_event_header *ev);
+/* The row a bpf-output sample asks for; false if it is no such request (or malformed). */
+struct unwind_need;
+bool kernel_walk_read_need(const struct perf_event_header *ev, struct unwind_need *out);
+
+/*
+ * A bpf-output sample (pid, tid, time, cpu, then the chain as raw data)
+ * as an st_sample with that chain, flagged ST_SAMPLE_KERNEL_WALKED,
+ * written to out (room bytes), the sample's stack pointer in the word
+ * after the chain.  Returns its size, 0 if malformed.
+ */
+size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t room);
+
+#endif

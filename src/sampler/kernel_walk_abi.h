@@ -1,0 +1,98 @@
+/*
+ * kernel_walk_abi.h - what the kernel's walker (kernel_walk.bpf.c) and
+ * shimtop share: the maps user space fills (a process's code mappings,
+ * the rows its walks used) and the chain each walked sample comes back as.
+ * Fixed-size types only: the same bytes on both sides.
+ */
+#ifndef SHIMTOP_KERNEL_WALK_ABI_H
+#define SHIMTOP_KERNEL_WALK_ABI_H
+
+#include <linux/types.h>
+
+#define KW_MAPS_MAX	128	/* code mappings a process can have walked in the kernel */
+#define KW_FRAMES_MAX	127	/* perf's own default chain length */
+#define KW_ROWS_MAX	(1u << 17)
+#define KW_PROCS_MAX	4096
+/* A row key's addr with this bit: a 64-byte block all of whose addresses share the row. */
+#define KW_BLOCK	(1ull << 63)
+#define KW_BLOCK_SIZE	64
+
+struct kw_map {
+	__u64 start, end;	/* the mapping's addresses */
+	__u64 vaddr;		/* the file address start stands for */
+	__u32 file;		/* the file's id in the row keys */
+	__u32 pad;
+};
+
+struct kw_proc {
+	__u32 n;		/* sorted by start, not overlapping; those past n start at ~0 */
+	__u32 pad;
+	struct kw_map m[KW_MAPS_MAX];
+};
+
+struct kw_row_key {
+	__u32 file;
+	__u32 pad;
+	__u64 addr;		/* a file address, or a block's start | KW_BLOCK */
+};
+
+/* symbols/unwind_rows.h's row kinds (checked equal in kernel_walk.c). */
+#define KW_ROW_CFA_RSP		0
+#define KW_ROW_CFA_RBP		1
+#define KW_ROW_CFA_RBX		2
+#define KW_ROW_PLT		3
+#define KW_ROW_OUTERMOST	4
+#define KW_ROW_OTHER		5
+#define KW_ROW_NONE		6
+
+/* symbols/unwind_rows.h's row, as the kernel applies it. */
+struct kw_row {
+	__s32 cfa_off;
+	__s16 ra_off, rbp_off, rbx_off;
+	__u8 kind;		/* KW_ROW_* */
+	__u8 plt_at;
+	__u8 rbp_lost, rbx_lost;
+	__u8 pad[2];
+};
+
+/* Why the kernel walked no chain and let the sample out with its stack copy. */
+enum kw_count {
+	KW_WALKED,		/* walked: the chain came back */
+	KW_KERNEL_MODE,		/* the sample is in the kernel: user registers not at hand */
+	KW_NO_PROCESS,		/* its process's mappings are not known (yet) */
+	KW_NO_MAPPING,		/* an address outside them */
+	KW_NO_ROW,		/* an address no walk in user space has taught */
+	KW_HARD_RULE,		/* a rule only libdwfl applies, or an rbp not known */
+	KW_COUNTS
+};
+
+/* How a walk ended (as symbols/unwind.h's enum unwind_stop, for the counts). */
+enum kw_stop {
+	KW_STOP_OUTERMOST,
+	KW_STOP_RBP_ZERO,
+	KW_STOP_UNREADABLE,	/* a return address that cannot be read: the stack's end */
+	KW_STOP_NO_RULE,	/* garbage: a CFA below the frame, an rbp below sp */
+	KW_STOP_MAX_FRAMES,
+	KW_STOP_NEED_ROW,	/* no chain: a row asked for (file in sp, its address in ip[0]) */
+};
+
+/*
+ * A walked sample: the raw data of a bpf-output event.  With stop
+ * KW_STOP_NEED_ROW and n 0, a request instead: the sample went out with
+ * its copy for want of the row of file sp's address ip[0], which a walk
+ * in user space may never reach (its copy ends first).
+ */
+struct kw_chain {
+	__u64 period;
+	__u64 sp;		/* the sample's user stack pointer */
+	__u32 n;		/* ip[0..n-1], innermost first */
+	__u32 stop;		/* enum kw_stop */
+	__u64 ip[KW_FRAMES_MAX + 1];
+};
+
+struct kw_config {
+	__u32 check;		/* 1: walk, send the chain and let the sample out too */
+	__u32 pad;
+};
+
+#endif

@@ -1,0 +1,96 @@
+#!/bin/sh
+# t-kernel-walk.sh - user stacks walked in the kernel as samples are
+# taken (sampler/kernel_walk.bpf.c), by default where the kernel allows
+# BPF.  With SHIMTOP_UNWIND_CHECK=1 the walker sends its chain and lets
+# the sample out with its copy too; the copy is walked here and the two
+# compared frame by frame: on tests/call_paths_nofp, Debian's python3 and
+# sqlite3, and python3 exec'd six times in a row, at least 99.9% of the
+# pairs agree (disagreements listed), and the
+# walker walked most samples itself.  Without the check, the same runs
+# have the kernel walk most samples, and their trees root at main;
+# SHIMTOP_KERNEL_WALK=0 walks none in the kernel, and its tree of
+# call_paths_nofp has the same paths within 5 points.
+. "$TESTS_DIR/lib.sh"
+
+command -v sqlite3 >/dev/null || skip "Debian's sqlite3 is not installed"
+
+# summary NAME: the kernel walker's figures of $TMP/NAME.json, checked.
+#   MIN_WALKED: the share of samples the kernel walked, at least.
+summary() {
+	python3 - "$1" "$TMP/$1.json" "$2" <<'PY'
+import json, sys
+name, t, least = sys.argv[1], json.load(open(sys.argv[2]))["tree"], float(sys.argv[3])
+if "kernel_walk_off" in t and not t["kernel_walk"]["walked"]:
+    print(f"SKIP: {t['kernel_walk_off']}")
+    sys.exit(77)
+kw, samples = t["kernel_walk"], t["samples"]
+walked = kw["walked"]
+line = (f"{name}: the kernel walked {walked} of {samples} samples; "
+        f"let out: {dict((k, v) for k, v in kw.items() if k != 'walked')}")
+if "kernel_check_same" in t:
+    same, differ = t["kernel_check_same"], t["kernel_check_differ"]
+    line += f"; checked: {same} of {same + differ} agree with the walk of the copy"
+    if same + differ < 300 or same < 0.999 * (same + differ):
+        print(line)
+        sys.exit(f"{name}: agreement {same} of {same + differ}")
+print(line)
+if walked < least * samples:
+    sys.exit(f"{name}: the kernel walked {walked} of {samples}")
+PY
+}
+
+# check NAME MIN_WALKED CMD...: a checked run, then a plain one.
+check() {
+	name=$1 least=$2
+	shift 2
+	SHIMTOP_UNWIND_CHECK=1 "$SHIMTOP" -b --format json -F 2000 -- "$@" >"$TMP/$name.json" \
+		2>"$TMP/$name.err" || fail "$name: shimtop: $(cat "$TMP/$name.err")"
+	summary "$name" "$least"
+	case $? in
+	0) ;;
+	77) skip "the kernel's walker: $(grep -o 'kernel_walk_off[^,]*' "$TMP/$name.json")" ;;
+	*) fail "$name: see above; disagreements: $(grep 'kernel walk check' "$TMP/$name.err")" ;;
+	esac
+	"$SHIMTOP" -b --format json -F 2000 -- "$@" >"$TMP/$name-plain.json" \
+		2>"$TMP/$name.err" || fail "$name: shimtop: $(cat "$TMP/$name.err")"
+	summary "$name-plain" "$least" || fail "$name, unchecked: see above"
+}
+
+check nofp 0.8 "$TESTS_BIN/call_paths_nofp" --seconds 2
+check python3 0.5 /usr/bin/python3 "$TESTS_DIR/py_work.py" 2
+echo "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4000000) SELECT sum(x * x % 7) FROM c;" \
+	>"$TMP/q.sql"
+check sqlite3 0.5 sqlite3 -cmd ".output $TMP/q.out" :memory: ".read $TMP/q.sql"
+# Processes exec'd one after another, each known to the kernel only
+# after a walk here has taught it their mappings (a pid's are taken back
+# at each exec and new mapping).
+check execs 0.3 sh -c "for i in 1 2 3 4 5 6; do /usr/bin/python3 '$TESTS_DIR/py_work.py' 0.4; done"
+
+# The tree of call_paths_nofp walked in the kernel against walked here alone.
+"$SHIMTOP" -b --format folded -- "$TESTS_BIN/call_paths_nofp" --seconds 2 \
+	>"$TMP/kernel.folded" 2>"$TMP/err" || fail "nofp, folded: $(cat "$TMP/err")"
+SHIMTOP_KERNEL_WALK=0 "$SHIMTOP" -b --format json -- "$TESTS_BIN/call_paths_nofp" --seconds 1 \
+	>"$TMP/user.json" 2>"$TMP/err" || fail "nofp, SHIMTOP_KERNEL_WALK=0: $(cat "$TMP/err")"
+python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tree"]; sys.exit(t["kernel_walk"]["walked"] != 0 or t["kernel_walked"] != 0)' \
+	"$TMP/user.json" || fail "SHIMTOP_KERNEL_WALK=0 still walked in the kernel"
+SHIMTOP_KERNEL_WALK=0 "$SHIMTOP" -b --format folded -- "$TESTS_BIN/call_paths_nofp" --seconds 2 \
+	>"$TMP/user.folded" 2>"$TMP/err" || fail "nofp, folded, user: $(cat "$TMP/err")"
+python3 - "$TMP/kernel.folded" "$TMP/user.folded" <<'PY' || fail "call_paths_nofp's tree: see above"
+import collections, sys
+def paths(f):
+    c = collections.Counter()
+    for line in open(f):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        if n.isdigit():
+            c[stack] += int(n)
+    return c
+k, u = paths(sys.argv[1]), paths(sys.argv[2])
+tk, tu = sum(k.values()), sum(u.values())
+main = sum(n for s, n in k.items() if ";main;" in ";" + s + ";")
+overlap = sum(min(k[p] / tk, u[p] / tu) for p in set(k) | set(u)) if tk and tu else 0
+print(f"call_paths_nofp, walked in the kernel: {main} of {tk} samples under main; "
+      f"whole paths overlap {100 * overlap:.1f}% with the walk here alone")
+if tk < 1000 or main < 0.95 * tk or overlap < 0.95:
+    sys.exit(f"largest: {k.most_common(3)} against {u.most_common(3)}")
+PY
+finish

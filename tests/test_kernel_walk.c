@@ -1,0 +1,135 @@
+/*
+ * test_kernel_walk.c - what the kernel's stack walker sends back, read:
+ * bpf-output samples built as the kernel lays them out (pid tid, time,
+ * cpu, raw size, then struct kw_chain), a walked chain becoming a sample
+ * with that chain and its stack pointer after it, and a row asked for.
+ * Everything else is refused: a chain of no frames or more than
+ * KW_FRAMES_MAX, raw data shorter than its chain, a raw size past the
+ * record, a record of another type, a request without a file.
+ * (The walk itself runs in the kernel: tests/t-kernel-walk.sh.)
+ */
+#include "check.h"
+#include "sampler/kernel_walk.h"
+#include "symbols/unwind.h"
+#include "ring/record.h"
+
+#include <linux/perf_event.h>
+#include <string.h>
+
+/* A bpf-output sample of c's first `words` ip words; raw_extra pads or cuts its raw size. */
+static size_t build(unsigned char *buf, const struct kw_chain *c, size_t words, int raw_extra)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
+	uint32_t pid = 41, tid = 42, cpu = 1, res = 0;
+	uint64_t time = 123456789;
+	uint32_t raw = (uint32_t)((int)(offsetof(struct kw_chain, ip) + 8 * words) + raw_extra);
+	size_t at = sizeof(h), body = offsetof(struct kw_chain, ip) + 8 * words;
+
+	memcpy(buf + at, &pid, 4);
+	memcpy(buf + at + 4, &tid, 4);
+	memcpy(buf + at + 8, &time, 8);
+	memcpy(buf + at + 16, &cpu, 4);
+	memcpy(buf + at + 20, &res, 4);
+	memcpy(buf + at + 24, &raw, 4);
+	memcpy(buf + at + 28, c, body);
+	at += 28 + body;
+	at = (at + 7) & ~(size_t)7;
+	h.size = (uint16_t)at;
+	memcpy(buf, &h, sizeof(h));
+	return at;
+}
+
+int main(void)
+{
+	static unsigned char buf[4096], out[ST_RECORD_MAX];
+	const struct perf_event_header *ev = (const void *)buf;
+	const struct st_sample *s = (const void *)out;
+	struct kw_chain c;
+	struct unwind_need need;
+	size_t n;
+
+	memset(&c, 0, sizeof(c));
+	c.period = 250000;
+	c.sp = 0x7ffc0000f000;
+	c.n = 3;
+	c.stop = KW_STOP_OUTERMOST;
+	c.ip[0] = 0x401000;
+	c.ip[1] = 0x402000;
+	c.ip[2] = 0x403000;
+	build(buf, &c, 3, 0);
+	n = kernel_walk_convert(ev, out, sizeof(out));
+	CHECK_EQ_U64(n, sizeof(struct st_sample) + 4 * 8);
+	CHECK_EQ_U64(s->h.type, ST_REC_SAMPLE);
+	CHECK_EQ_U64(s->h.size, n);
+	CHECK_EQ_U64(s->pid, 41);
+	CHECK_EQ_U64(s->tid, 42);
+	CHECK_EQ_U64(s->time, 123456789);
+	CHECK_EQ_U64(s->ip, 0x401000);
+	CHECK_EQ_U64(s->period, 250000);
+	CHECK_EQ_U64(s->cpumode, ST_MODE_USER);
+	CHECK_EQ_U64(s->nchain, 3);
+	CHECK(s->flags & ST_SAMPLE_KERNEL_WALKED);
+	CHECK(!(s->flags & (ST_SAMPLE_CHAIN_TRUNC | ST_SAMPLE_HAS_STACK)));
+	CHECK_EQ_U64(st_sample_chain(s)[2], 0x403000);
+	CHECK_EQ_U64(st_sample_chain(s)[3], 0x7ffc0000f000);
+	CHECK(st_record_check(out, n) == n);
+	CHECK(!kernel_walk_read_need(ev, &need));
+
+	/* Cut at the frame limit: a truncated chain. */
+	c.stop = KW_STOP_MAX_FRAMES;
+	c.n = KW_FRAMES_MAX;
+	build(buf, &c, KW_FRAMES_MAX, 0);
+	CHECK(kernel_walk_convert(ev, out, sizeof(out)) > 0);
+	CHECK(s->flags & ST_SAMPLE_CHAIN_TRUNC);
+	CHECK_EQ_U64(s->nchain, KW_FRAMES_MAX);
+	/* No room for it: refused, nothing written past room. */
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(struct st_sample) + 8), 0);
+
+	/* Refused: no frames, too many, raw data short of its chain or past the record. */
+	c.stop = KW_STOP_OUTERMOST;
+	c.n = 0;
+	build(buf, &c, 1, 0);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(out)), 0);
+	c.n = KW_FRAMES_MAX + 1;
+	build(buf, &c, KW_FRAMES_MAX + 1, 0);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(out)), 0);
+	c.n = 3;
+	build(buf, &c, 3, -8);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(out)), 0);
+	build(buf, &c, 3, 4096);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(out)), 0);
+	/* A header cut short, and a record of another type. */
+	n = build(buf, &c, 3, 0);
+	((struct perf_event_header *)buf)->size = 20;
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(out)), 0);
+	build(buf, &c, 3, 0);
+	((struct perf_event_header *)buf)->type = PERF_RECORD_MMAP;
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(out)), 0);
+	(void)n;
+
+	/* A row asked for: file in sp, address in ip[0]; no chain comes of it. */
+	memset(&c, 0, sizeof(c));
+	c.stop = KW_STOP_NEED_ROW;
+	c.sp = 7;
+	c.ip[0] = 0x1234;
+	build(buf, &c, 1, 0);
+	CHECK(kernel_walk_read_need(ev, &need));
+	CHECK_EQ_U64(need.file, 7);
+	CHECK_EQ_U64(need.addr, 0x1234);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(out)), 0);
+	/* Without a file, with a chain, or with its address cut off: no request. */
+	c.sp = 0;
+	build(buf, &c, 1, 0);
+	CHECK(!kernel_walk_read_need(ev, &need));
+	c.sp = (uint64_t)UINT32_MAX + 1;
+	build(buf, &c, 1, 0);
+	CHECK(!kernel_walk_read_need(ev, &need));
+	c.sp = 7;
+	c.n = 1;
+	build(buf, &c, 1, 0);
+	CHECK(!kernel_walk_read_need(ev, &need));
+	c.n = 0;
+	build(buf, &c, 1, -8);
+	CHECK(!kernel_walk_read_need(ev, &need));
+	return check_done("test_kernel_walk");
+}
