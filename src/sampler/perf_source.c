@@ -598,6 +598,8 @@ static bool walker_wanted(const struct perf_source *ps)
 
 /* Why no stack is walked in the kernel, for the header and report (once). */
 static void walker_refused(struct perf_source *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void walker_refused(struct perf_source *ps, const char *fmt, ...)
 {
 	va_list ap;
 
