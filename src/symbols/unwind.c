@@ -456,7 +456,23 @@ static uint32_t file_number(struct unwinder *u, struct elf_file *f)
 	return f->taught_as;
 }
 
-/* The rows the other walker asked for, worked out and taught. */
+struct block_lesson {
+	const struct unwind_teacher *t;
+	uint32_t file;
+};
+
+static void teach_block(void *arg, uint64_t block, const struct unwind_row *row)
+{
+	const struct block_lesson *l = arg;
+
+	l->t->row(l->t->arg, l->file, block, true, row);
+}
+
+/*
+ * The rows the other walker asked for, worked out and taught, with every
+ * block of their functions: a walk here seldom reaches the frames past
+ * its copy, and the kernel asks for one row a sample.
+ */
 static void teach_needs(struct unwinder *u)
 {
 	const struct unwind_teacher *t = u->teacher;
@@ -480,6 +496,8 @@ static void teach_needs(struct unwinder *u)
 			continue;
 		t->row(t->arg, need[i].file, need[i].addr,
 		       unwind_rows_block_shares(f->rows, need[i].addr, UNWIND_TEACH_BLOCK), row);
+		unwind_rows_blocks(f->rows, need[i].addr, UNWIND_TEACH_BLOCK, teach_block,
+				   &(struct block_lesson){ t, need[i].file });
 	}
 }
 

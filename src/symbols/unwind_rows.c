@@ -210,7 +210,7 @@ static void add_fde(uint64_t start, uint64_t end, void *arg)
 	struct unwind_rows *r = arg;
 
 	ST_GROW_BARE(r->fdes, r->fdes_cap, r->nfdes + 1);
-	r->fdes[r->nfdes++] = (struct fde){ start, end, 0, NOT_MADE };
+	r->fdes[r->nfdes++] = (struct fde){ start, end, 0, NOT_MADE, false };
 }
 
 static int by_start(const void *a, const void *b)
@@ -330,7 +330,7 @@ const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr)
 	return unwind_rows_keep(r, &row);
 }
 
-bool unwind_rows_block_shares(const struct unwind_rows *r, uint64_t addr, uint64_t size)
+bool unwind_rows_block_shares(struct unwind_rows *r, uint64_t addr, uint64_t size)
 {
 	uint64_t lo = addr & ~(size - 1), hi = lo + size;
 	const struct span *sp;
@@ -341,11 +341,48 @@ bool unwind_rows_block_shares(const struct unwind_rows *r, uint64_t addr, uint64
 	if (!i || addr >= r->fdes[i - 1].end)
 		return false;
 	f = &r->fdes[i - 1];
-	if (f->n == NOT_MADE || lo < f->start || hi > f->end)
+	if (lo < f->start || hi > f->end)
+		return false;
+	if (f->end - f->start > FDE_MADE_WHOLE) {
+		/* A long function's rows are not made: libdw's row at the block's start, and its end. */
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Addr start, stop;
+		bool whole;
+
+		if (!r->cfi || dwarf_cfi_addrframe(r->cfi, lo, &frame) != 0)
+			return false;
+		whole = dwarf_frame_info(frame, &start, &stop, NULL) >= 0 && stop >= hi;
+		free(frame);
+		return whole;
+	}
+	if (f->n == NOT_MADE)
 		return false;
 	sp = r->spans + f->at;
 	i = st_after(sp, f->n, sizeof(*sp), offsetof(struct span, start), addr);
 	return i && lo >= sp[i - 1].start && hi <= sp[i - 1].end;
+}
+
+size_t unwind_rows_blocks(struct unwind_rows *r, uint64_t addr, uint64_t size,
+			  void (*fn)(void *arg, uint64_t block, const struct unwind_row *row),
+			  void *arg)
+{
+	struct fde *f = fde_of(r, addr);
+	size_t n = 0;
+
+	if (!f || f->blocks_taught || f->end - f->start > FDE_MADE_WHOLE)
+		return 0;
+	f->blocks_taught = true;
+	if (f->n == NOT_MADE)
+		make_rows(r, f);
+	for (uint32_t i = 0; i < f->n; i++) {
+		const struct span *sp = &r->spans[f->at + i];
+
+		for (uint64_t b = (sp->start + size - 1) & ~(size - 1); b + size <= sp->end; b += size) {
+			fn(arg, b, &sp->rule);
+			n++;
+		}
+	}
+	return n;
 }
 
 bool unwind_rows_first_lesson(struct unwind_rows *r, const struct unwind_row *row)

@@ -74,6 +74,14 @@ bool unwind_rows_from_bytes(struct unwind_rows *r, const unsigned char *id, size
 /* The row for file address addr (a ROW_NONE row when no CFI covers it). */
 const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr);
 /*
+ * fn(arg, start, row) for each size-byte block (a power of two) of the
+ * function holding addr that lies in one of its rows, once a function
+ * (its rows made whole, as for short functions); how many.
+ */
+size_t unwind_rows_blocks(struct unwind_rows *r, uint64_t addr, uint64_t size,
+			  void (*fn)(void *arg, uint64_t block, const struct unwind_row *row),
+			  void *arg);
+/*
  * Whether row (as unwind_rows_find just gave it) is yet to be taught to
  * another walker: true once, the row then marked taught.
  */
@@ -81,10 +89,11 @@ bool unwind_rows_first_lesson(struct unwind_rows *r, const struct unwind_row *ro
 
 /*
  * Whether every address of the size-byte block (a power of two) holding
- * addr has addr's row: true only where the block lies in one row of a
- * function whose rows were made whole.
+ * addr has addr's row: the block lies in one row of a function whose
+ * rows were made whole, or (a long function's) libdw's row at its start
+ * runs past its end.
  */
-bool unwind_rows_block_shares(const struct unwind_rows *r, uint64_t addr, uint64_t size);
+bool unwind_rows_block_shares(struct unwind_rows *r, uint64_t addr, uint64_t size);
 
 /* The rule at addr as libdw gives it for that address alone, not kept: what rows are checked by. */
 struct unwind_row unwind_rows_alone(struct unwind_rows *r, uint64_t addr);

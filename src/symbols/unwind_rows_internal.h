@@ -28,6 +28,7 @@
 struct fde {
 	uint64_t start, end;
 	uint32_t at, n;
+	bool blocks_taught;	/* unwind_rows_blocks gave its blocks once (not kept on disk) */
 };
 
 /* A row over [start, end). */
