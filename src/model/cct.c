@@ -104,6 +104,13 @@ static uint32_t child_of(struct cct *t, uint32_t parent, uint32_t sym)
 	return (uint32_t)t->n++;
 }
 
+uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t sym)
+{
+	if (!t->nodes)
+		make_root(t);
+	return child_of(t, parent, sym);
+}
+
 uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
 		 uint64_t weight)
 {

@@ -88,6 +88,11 @@ void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t in
 uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
 			 uint64_t count, uint64_t weight);
 /*
+ * parent's child for sym, made if new (0: the tree is full).  For a
+ * caller that keeps the path it built (a thread's last chain).
+ */
+uint32_t cct_child(struct cct *t, uint32_t parent, uint32_t sym);
+/*
  * One sample whose callers' path ends in parent (a node an earlier
  * cct_add returned the child of), sym its sampled function, n frames in
  * all: the same counts as cct_add of the whole path.

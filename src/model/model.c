@@ -245,6 +245,7 @@ void model_free(struct model *m)
 		free(m->held[(m->held_head + i) % MODEL_HOLD_MAX].rec);
 	free(m->held);
 	model_free_kernel_checks(m);
+	model_free_path_memos(m);
 	obs_model_free(&m->obs);
 	ibs_model_free(&m->ibs);
 	free(m->per_sym);

@@ -358,6 +358,9 @@ struct model {
 	uint64_t kernel_walk_counts[KW_COUNTS];	/* the walker's own counts (the session's copy) */
 	char kernel_walk_off[192];		/* why not, where stacks are copied ("": it walks) */
 	struct kernel_check *kernel_checks;	/* by tid: its latest chain to compare */
+	/* By tid: its last chain's path into the tree, where the next one starts (model_tree.c). */
+	struct path_memo *path_memos;
+	size_t npath_memos;
 	uint64_t kernel_check_same, kernel_check_differ, kernel_check_unmatched;
 	/*
 	 * CallerChaining's input: every user sample's (function, depth),

@@ -38,6 +38,7 @@ struct unwound_frame;
 void model_check_kernel_walk(struct model *m, const struct st_sample *s,
 			     const struct unwound_frame *f, size_t n, bool cut);
 void model_free_kernel_checks(struct model *m);
+void model_free_path_memos(struct model *m);
 /* model_take_chain of s to come: the callers seen's bucket, fetched. */
 void model_prefetch_chain(struct model *m, const struct st_sample *s);
 

@@ -369,7 +369,7 @@ static bool take_seen_callers(struct model *m, const struct st_sample *s, uint32
 }
 
 /* After cct_add of a frame-pointer chain's k callers and leaf: its callers' node, kept. */
-static void remember_callers(struct model *m, uint64_t key, uint64_t gen, const uint32_t *frames,
+static void remember_callers(struct model *m, uint64_t key, uint64_t gen, uint32_t root,
 			     size_t k, uint32_t node, uint64_t unknown)
 {
 	struct callers_seen_entry e;
@@ -377,12 +377,113 @@ static void remember_callers(struct model *m, uint64_t key, uint64_t gen, const 
 	if (!k || k > CALLERS_SEEN_MAX || !node || (unknown && !symbolizer_keeps_unknown(m->symbols)))
 		return;
 	e = (struct callers_seen_entry){
-		.gen = gen, .node = m->tree.nodes[node].parent, .root = frames[0],
+		.gen = gen, .node = m->tree.nodes[node].parent, .root = root,
 		.frames = (uint16_t)k, .unknown = (uint16_t)unknown,
 	};
 	/* The plain path takes every frame: the k frames are the chain's addresses. */
 	if (e.node != CCT_ROOT)
 		callers_seen_put(&m->callers_seen, key, &e);
+}
+
+/*
+ * A thread's last chain as it went into the tree: its callers root
+ * first, the node each reached and the unknown frames up to it.  The
+ * next chain of the thread mostly shares its outer frames (a deep stack
+ * changes near its leaf): those are neither looked up nor walked down
+ * again.  Valid for the symbols of one generation; nodes are never freed
+ * (cct_zero keeps them).
+ */
+#define PATH_MEMO_MAX	128u	/* callers; deeper chains take the whole path */
+#define PATH_MEMOS_MAX	4096u	/* threads remembered; past it, all forgotten */
+
+struct path_memo {
+	UT_hash_handle hh;
+	uint32_t tid;
+	uint64_t gen;
+	bool truncated;
+	uint32_t n, root;
+	uint64_t ips[PATH_MEMO_MAX];
+	uint32_t nodes[PATH_MEMO_MAX];
+	uint16_t unknown[PATH_MEMO_MAX];
+};
+
+void model_free_path_memos(struct model *m)
+{
+	struct path_memo *p, *tmp;
+
+	HASH_ITER(hh, m->path_memos, p, tmp) {
+		HASH_DEL(m->path_memos, p);
+		free(p);
+	}
+	m->npath_memos = 0;
+}
+
+static struct path_memo *path_memo_of(struct model *m, uint32_t tid)
+{
+	struct path_memo *p;
+
+	HASH_FIND(hh, m->path_memos, &tid, sizeof(tid), p);
+	if (p)
+		return p;
+	if (m->npath_memos == PATH_MEMOS_MAX)
+		model_free_path_memos(m);
+	p = st_xcalloc(1, sizeof(*p));
+	p->tid = tid;
+	HASH_ADD(hh, m->path_memos, tid, sizeof(p->tid), p);
+	m->npath_memos++;
+	return p;
+}
+
+/*
+ * A plain chain (no copy) into the tree from where the thread's last one
+ * parts from it: false where that cannot be (too deep, the tree nearly
+ * full), for the whole path's way.  *root: the outermost caller's
+ * function; *k: callers; *unknown: unknown frames among them.
+ */
+static bool take_from_last(struct model *m, const struct st_sample *s, uint32_t leaf,
+			   uint64_t gen, bool truncated, uint32_t *node, uint32_t *root, size_t *k,
+			   uint64_t *unknown)
+{
+	size_t n, same = 0;
+	const uint64_t *ips = raw_callers(s, &n);
+	struct path_memo *p;
+	uint32_t at;
+
+	if (!n || n > PATH_MEMO_MAX || m->tree.n + n + 2 >= CCT_MAX_NODES)
+		return false;
+	p = path_memo_of(m, s->tid);
+	if (p->gen == gen && p->truncated == truncated)
+		while (same < p->n && same < n && p->ips[same] == ips[n - 1 - same])
+			same++;
+	if (same) {
+		at = p->nodes[same - 1];
+		m->tree_frames += same;
+		m->tree_unknown += p->unknown[same - 1];
+	} else {
+		at = truncated ? cct_child(&m->tree, CCT_ROOT, CCT_SYM_TRUNCATED) : CCT_ROOT;
+		p->root = caller_sym(m, (pid_t)s->pid, ips[n - 1], false);
+	}
+	for (size_t i = same; i < n; i++) {
+		uint64_t before = m->tree_unknown;
+		uint32_t sym = i ? caller_sym(m, (pid_t)s->pid, ips[n - 1 - i], true) : p->root;
+
+		if (!i) {
+			m->tree_frames++;
+			m->tree_unknown += symbolizer_symbol(m->symbols, sym)->unknown;
+		}
+		at = cct_child(&m->tree, at, sym);
+		p->ips[i] = ips[n - 1 - i];
+		p->nodes[i] = at;
+		p->unknown[i] = (uint16_t)((i ? p->unknown[i - 1] : 0) + (m->tree_unknown - before));
+	}
+	p->n = (uint32_t)n;
+	p->gen = gen;
+	p->truncated = truncated;
+	*node = cct_add_under(&m->tree, at, leaf, n + 1, truncated, s->period ? s->period : 1);
+	*root = p->root;
+	*k = n;
+	*unknown = p->unknown[n - 1];
+	return true;
 }
 
 void model_prefetch_chain(struct model *m, const struct st_sample *s)
@@ -436,10 +537,21 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 		/* Callers seen before: no lookup, no probe per frame. */
 		plain = !(s->flags & ST_SAMPLE_HAS_STACK);
 		if (plain) {
+			uint32_t root;
+			uint64_t u;
+
 			gen = symbolizer_generation(m->symbols, (pid_t)s->pid);
 			key = callers_key(m, s, gen);
 			if (take_seen_callers(m, s, leaf, key, gen, truncated, &node))
 				goto counters;
+			if (take_from_last(m, s, leaf, gen, truncated, &node, &root, &k, &u)) {
+				if (s->flags & ST_SAMPLE_KERNEL_WALKED)
+					m->kernel_walked++;
+				else if (s->cpumode == ST_MODE_USER)
+					count_fp_chain(m, root);
+				remember_callers(m, key, gen, root, k, node, u);
+				goto counters;
+			}
 		}
 		k = take_kernel_chain(m, s, frames, false);
 		/* A chain the kernel walked by CFI is no frame-pointer chain. */
@@ -462,7 +574,7 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 	frames[k++] = leaf;
 	node = cct_add(&m->tree, frames, k, truncated, s->period ? s->period : 1);
 	if (plain && m->tree.capped == capped)
-		remember_callers(m, key, gen, frames, k - 1, node, m->tree_unknown - unknown);
+		remember_callers(m, key, gen, frames[0], k - 1, node, m->tree_unknown - unknown);
 counters:
 	if (counters)
 		cct_add_counters(&m->tree, node, counters[0], counters[1]);
