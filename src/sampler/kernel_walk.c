@@ -38,6 +38,7 @@ _Static_assert(KW_ROW_CFA_RSP == ROW_CFA_RSP && KW_ROW_CFA_RBP == ROW_CFA_RBP &&
 _Static_assert(KW_BLOCK_SIZE == UNWIND_TEACH_BLOCK, "rows are taught for the blocks looked up");
 
 #define KW_NEEDS_MAX	1024	/* asked-for rows waiting; more are dropped, asked again */
+#define KW_PENDING_MAX	256	/* rows sent to the kernel in one call */
 
 /* A process's mappings in the kernel: as of which map generation, taken back when. */
 struct taught_process {
@@ -56,6 +57,10 @@ struct kernel_walk {
 	pthread_mutex_t lock;	/* guards processes: the sampler's thread and the model's */
 	struct taught_process *processes;
 	struct unwind_teacher teacher;
+	/* Rows taught and not yet sent (the model's thread alone). */
+	struct kw_row_key pending_keys[KW_PENDING_MAX];
+	struct kw_row pending_rows[KW_PENDING_MAX];
+	size_t npending;
 	/* Rows the program asked for, from the sampler's thread to the model's. */
 	struct unwind_need needs[KW_NEEDS_MAX];
 	size_t nneeds;		/* guarded by lock */
@@ -125,15 +130,30 @@ static void teach_maps(void *arg, pid_t pid, uint64_t time, uint64_t gen,
 	free(proc);
 }
 
-/* Each row comes once (the unwinder marks what it taught); a block's, once per address in it. */
-static void teach_key(struct kernel_walk *kw, const struct kw_row_key *key, const struct kw_row *row)
+/* The rows gathered go to the kernel in one call (a function's blocks are dozens). */
+static void flush_rows(void *arg)
 {
+	struct kernel_walk *kw = arg;
+	__u32 count = (__u32)kw->npending;
+
+	if (!count)
+		return;
+	kw->npending = 0;
 	if (kw->rows_full)
 		return;
 	/* E2BIG: full.  What it holds keeps serving; the rest are walked here. */
-	if (bpf_map_update_elem(kw->rows, key, row, BPF_NOEXIST) != 0 &&
+	if (bpf_map_update_batch(kw->rows, kw->pending_keys, kw->pending_rows, &count, NULL) != 0 &&
 	    (errno == E2BIG || errno == ENOMEM))
 		kw->rows_full = true;
+}
+
+/* Each row comes once (the unwinder marks what it taught); a block's, once per address in it. */
+static void teach_key(struct kernel_walk *kw, const struct kw_row_key *key, const struct kw_row *row)
+{
+	if (kw->npending == KW_PENDING_MAX)
+		flush_rows(kw);
+	kw->pending_keys[kw->npending] = *key;
+	kw->pending_rows[kw->npending++] = *row;
 }
 
 static void teach_row(void *arg, uint32_t file, uint64_t addr, bool block,
@@ -237,7 +257,7 @@ struct kernel_walk *kernel_walk_open(char *why, size_t len)
 	}
 	pthread_mutex_init(&kw->lock, NULL);
 	kw->teacher = (struct unwind_teacher){ teach_maps, teach_row, forget_process, take_needs,
-					       kw };
+					       flush_rows, kw };
 	return kw;
 }
 

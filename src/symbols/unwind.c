@@ -519,6 +519,7 @@ static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
 		       unwind_rows_block_shares(w->file->rows, w->addr, UNWIND_TEACH_BLOCK), &w->row);
 	}
 	teach_needs(u);
+	t->flush(t->arg);
 }
 
 size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, uint64_t time,

@@ -109,6 +109,8 @@ struct unwind_teacher {
 	void (*forget)(void *arg, pid_t pid);
 	/* Rows asked for since the last call (at most max): each is taught if it can be. */
 	size_t (*needs)(void *arg, struct unwind_need *out, size_t max);
+	/* A walk's lessons are over: what the teacher gathered goes out. */
+	void (*flush)(void *arg);
 	void *arg;
 };
 void unwinder_set_teacher(struct unwinder *u, const struct unwind_teacher *t);
