@@ -356,10 +356,12 @@ static int open_live(struct session *s, const struct st_options *o)
 	s->stack_needs->grow_max = o->stack_copy && !o->stack_copy_grows ? 0 : STACK_COPY_GROW_MAX;
 
 	/*
-	 * Copies walked in the kernel first where it allows (SHIMTOP_KERNEL_WALK=0:
-	 * never, for comparisons); not for CallerChaining, which reads the copies.
+	 * --call-graph auto (the default): copies walked in the kernel first
+	 * where it allows (SHIMTOP_KERNEL_WALK=0: never, for comparisons).
+	 * dwarf and callerchain keep a copy a sample, as perf's dwarf does:
+	 * CallerChaining and its reports read them.
 	 */
-	if (o->stack_copy && !o->callerchain && !o->ibs &&
+	if (o->stack_copy && o->unwind_broken && !o->callerchain && !o->ibs &&
 	    !(getenv("SHIMTOP_KERNEL_WALK") && !strcmp(getenv("SHIMTOP_KERNEL_WALK"), "0")))
 		s->kernel_walk = kernel_walk_open(s->kernel_walk_why, sizeof(s->kernel_walk_why));
 	if (s->kernel_walk && getenv("SHIMTOP_UNWIND_CHECK"))
