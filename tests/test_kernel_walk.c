@@ -2,7 +2,9 @@
  * test_kernel_walk.c - what the kernel's stack walker sends back, read:
  * bpf-output samples built as the kernel lays them out (pid tid, time,
  * cpu, raw size, then struct kw_chain), a walked chain becoming a sample
- * with that chain and its stack pointer after it, and a row asked for.
+ * with that chain, its stack pointer and its kernel frames' count after
+ * it (a sample taken in the kernel: its frames first), and a row asked
+ * for.
  * Everything else is refused: a chain of no frames or more than
  * KW_FRAMES_MAX, raw data shorter than its chain, a raw size past the
  * record, a record of another type, a request without a file.
@@ -58,7 +60,7 @@ int main(void)
 	c.ip[2] = 0x403000;
 	build(buf, &c, 3, 0);
 	n = kernel_walk_convert(ev, out, sizeof(out));
-	CHECK_EQ_U64(n, sizeof(struct st_sample) + 4 * 8);
+	CHECK_EQ_U64(n, sizeof(struct st_sample) + 5 * 8);
 	CHECK_EQ_U64(s->h.type, ST_REC_SAMPLE);
 	CHECK_EQ_U64(s->h.size, n);
 	CHECK_EQ_U64(s->pid, 41);
@@ -72,8 +74,37 @@ int main(void)
 	CHECK(!(s->flags & (ST_SAMPLE_CHAIN_TRUNC | ST_SAMPLE_HAS_STACK)));
 	CHECK_EQ_U64(st_sample_chain(s)[2], 0x403000);
 	CHECK_EQ_U64(st_sample_chain(s)[3], 0x7ffc0000f000);
+	CHECK_EQ_U64(st_sample_chain(s)[4], 0);
 	CHECK(st_record_check(out, n) == n);
 	CHECK(!kernel_walk_read_need(ev, &need));
+
+	/* Taken in the kernel: its two frames first, then the user's. */
+	c.kernel = 2;
+	c.n = 4;
+	c.ip[0] = 0xffffffff81000010ull;
+	c.ip[1] = 0xffffffff81000020ull;
+	c.ip[2] = 0x401000;
+	c.ip[3] = 0x402000;
+	build(buf, &c, 4, 0);
+	n = kernel_walk_convert(ev, out, sizeof(out));
+	CHECK_EQ_U64(n, sizeof(struct st_sample) + 6 * 8);
+	CHECK_EQ_U64(s->cpumode, ST_MODE_KERNEL);
+	CHECK_EQ_U64(s->ip, 0xffffffff81000010ull);
+	CHECK_EQ_U64(st_sample_chain(s)[2], 0x401000);
+	CHECK_EQ_U64(st_sample_chain(s)[5], 2);
+	/* No user frame after the kernel's, or more kernel frames than it sends: refused. */
+	c.kernel = 4;
+	build(buf, &c, 4, 0);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(out)), 0);
+	c.kernel = KW_KERNEL_FRAMES_MAX + 1;
+	c.n = KW_FRAMES_MAX;
+	build(buf, &c, KW_FRAMES_MAX, 0);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(out)), 0);
+	c.kernel = 0;
+	c.n = 3;
+	c.ip[0] = 0x401000;
+	c.ip[1] = 0x402000;
+	c.ip[2] = 0x403000;
 
 	/* Cut at the frame limit: a truncated chain. */
 	c.stop = KW_STOP_MAX_FRAMES;

@@ -93,14 +93,20 @@ void model_keep_kernel_check(struct model *m, const struct st_sample *s)
 	struct kernel_check *c = check_of(m, s->tid);
 	const uint64_t *chain = st_sample_chain(s);
 	struct one_walk *k = &c->kernel;
-	size_t need = sizeof(*s) + ((size_t)s->nchain + 1) * sizeof(uint64_t);
+	size_t need = sizeof(*s) + ((size_t)s->nchain + 2) * sizeof(uint64_t);
+	uint64_t kernel;
 
 	if (s->h.size < need || !s->nchain)
 		return;
-	k->n = s->nchain;
+	/* The user frames: the walk here starts where the task entered the kernel. */
+	kernel = chain[s->nchain + 1];
+	if (kernel >= s->nchain)
+		return;
+	k->n = s->nchain - kernel;
 	k->cut = (s->flags & ST_SAMPLE_CHAIN_TRUNC) != 0;
 	k->sp = chain[s->nchain];
-	memcpy(k->pcs, chain, (k->n < CHECK_FRAMES ? k->n : CHECK_FRAMES) * sizeof(k->pcs[0]));
+	memcpy(k->pcs, chain + kernel,
+	       (k->n < CHECK_FRAMES ? k->n : CHECK_FRAMES) * sizeof(k->pcs[0]));
 	arrive(m, c, k, &c->here);
 }
 

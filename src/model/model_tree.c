@@ -291,7 +291,7 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	m->unwind_cut += end == UNWIND_CUT;
 	m->unwind_lost += end == UNWIND_LOST;
 	*cut = end != UNWIND_COMPLETE;
-	if (m->unwind_check && m->unwind_teacher && !kernel)
+	if (m->unwind_check && m->unwind_teacher)
 		model_check_kernel_walk(m, s, f, n, end == UNWIND_CUT);
 	/* Frame 0 is where user code was: the leaf, or under a kernel leaf. */
 	syms[0] = kernel ? symbolizer_lookup(m->symbols, (pid_t)s->pid, k->ip, false)->id

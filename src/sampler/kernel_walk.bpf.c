@@ -50,6 +50,8 @@ struct walk {
 	__u64 n, stop;
 	__s64 why;		/* >= 0: let the sample out, counted so */
 	__u64 need_file, need_addr;	/* why KW_NO_ROW: the row wanted */
+	__u64 kernel;		/* the chain's first frames, the kernel's */
+	__u64 sp_at_sample;	/* the user stack pointer the walk started from */
 	struct kw_chain chain;
 };
 
@@ -238,6 +240,30 @@ static long step(__u32 i, void *arg)
 	return 0;
 }
 
+/*
+ * A sample taken in the kernel: its kernel frames first (the kernel's
+ * own chain, as perf's), then the user stack from the registers the
+ * task entered the kernel with.  False where there are none (a kernel
+ * thread) or they cannot be read.
+ */
+static int from_kernel(struct bpf_perf_event_data *ctx, struct walk *w)
+{
+	struct pt_regs *user = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct pt_regs regs;
+	long got;
+
+	if (!user || bpf_probe_read_kernel(&regs, sizeof(regs), user) || !(regs.cs & 3))
+		return 0;
+	got = bpf_get_stack(ctx, w->chain.ip, KW_KERNEL_FRAMES_MAX * 8, 0);
+	if (got <= 0)
+		return 0;
+	w->kernel = (__u64)got / 8;
+	w->pc = regs.rip;
+	w->sp = regs.rsp;
+	w->bp = regs.rbp;
+	return 1;
+}
+
 SEC("perf_event")
 int kw_walk(struct bpf_perf_event_data *ctx)
 {
@@ -246,8 +272,6 @@ int kw_walk(struct bpf_perf_event_data *ctx)
 	struct loop l;
 	struct walk *w;
 
-	if (!(ctx->regs.cs & 3))
-		return let_out(KW_KERNEL_MODE);
 	l.p = bpf_map_lookup_elem(&kw_procs, &pid);
 	if (!l.p)
 		return let_out(KW_NO_PROCESS);
@@ -255,12 +279,18 @@ int kw_walk(struct bpf_perf_event_data *ctx)
 	if (!w)
 		return 1;
 	l.w = w;
-	w->pc = ctx->regs.rip;
-	w->sp = ctx->regs.rsp;
-	w->bp = ctx->regs.rbp;
+	w->kernel = 0;
+	if (ctx->regs.cs & 3) {
+		w->pc = ctx->regs.rip;
+		w->sp = ctx->regs.rsp;
+		w->bp = ctx->regs.rbp;
+	} else if (!from_kernel(ctx, w)) {
+		return let_out(KW_KERNEL_MODE);
+	}
 	w->bp_known = 1;
 	w->rbx_known = 0;
 	w->n = 0;
+	w->sp_at_sample = w->sp;
 	w->stop = KW_STOP_MAX_FRAMES;
 	w->why = -1;
 	bpf_loop(KW_FRAMES_MAX, step, &l, 0);
@@ -277,8 +307,9 @@ int kw_walk(struct bpf_perf_event_data *ctx)
 		return let_out((__u32)w->why);
 	w->chain.n = (__u32)w->n;
 	w->chain.stop = (__u32)w->stop;
+	w->chain.kernel = (__u32)w->kernel;
 	w->chain.period = ctx->sample_period;
-	w->chain.sp = ctx->regs.rsp;
+	w->chain.sp = w->sp_at_sample;
 	let_out(KW_WALKED);
 	bpf_perf_event_output(ctx, &kw_out, BPF_F_CURRENT_CPU, &w->chain,
 			      sizeof(w->chain) - sizeof(w->chain.ip) + (w->n & KW_FRAMES_MAX) * 8);

@@ -367,7 +367,9 @@ static bool read_walked(const struct perf_event_header *ev, struct walked *w)
 	memcpy(&w->c, p + 28, raw < sizeof(w->c) ? raw : sizeof(w->c));
 	if (w->c.stop == KW_STOP_NEED_ROW)
 		return !w->c.n && raw >= offsetof(struct kw_chain, ip) + 8;
-	return w->c.n && w->c.n <= KW_FRAMES_MAX &&
+	/* A user frame at least: a sample whose user stack could not be read went out as itself. */
+	return w->c.n && w->c.n <= KW_FRAMES_MAX && w->c.kernel < w->c.n &&
+	       w->c.kernel <= KW_KERNEL_FRAMES_MAX &&
 	       raw >= offsetof(struct kw_chain, ip) + 8 * (size_t)w->c.n;
 }
 
@@ -403,7 +405,7 @@ size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t
 
 	if (!read_walked(ev, &w) || w.c.stop == KW_STOP_NEED_ROW)
 		return 0;
-	size = sizeof(*s) + 8 * (size_t)c->n + 8;
+	size = sizeof(*s) + 8 * (size_t)c->n + 16;
 	if (size > room)
 		return 0;
 	memset(s, 0, sizeof(*s));
@@ -414,11 +416,12 @@ size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t
 	s->time = w.time;
 	s->ip = c->ip[0];
 	s->period = c->period;
-	s->cpumode = ST_MODE_USER;
+	s->cpumode = c->kernel ? ST_MODE_KERNEL : ST_MODE_USER;
 	s->nchain = (uint16_t)c->n;
 	s->flags = ST_SAMPLE_KERNEL_WALKED |
 		   (c->stop == KW_STOP_MAX_FRAMES ? ST_SAMPLE_CHAIN_TRUNC : 0);
 	memcpy(s->data, c->ip, 8 * (size_t)c->n);
 	s->data[c->n] = c->sp;
+	s->data[c->n + 1] = c->kernel;
 	return size;
 }

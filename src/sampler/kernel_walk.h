@@ -65,8 +65,10 @@ bool kernel_walk_read_need(const struct perf_event_header *ev, struct unwind_nee
 /*
  * A bpf-output sample (pid, tid, time, cpu, then the chain as raw data)
  * as an st_sample with that chain, flagged ST_SAMPLE_KERNEL_WALKED,
- * written to out (room bytes), the sample's stack pointer in the word
- * after the chain.  Returns its size, 0 if malformed.
+ * written to out (room bytes); after the chain, two words: the user
+ * stack pointer the walk started from, and how many of the chain's
+ * first frames are the kernel's (a sample taken there).  Returns its
+ * size, 0 if malformed.
  */
 size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t room);
 

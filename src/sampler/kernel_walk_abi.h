@@ -11,6 +11,7 @@
 
 #define KW_MAPS_MAX	128	/* code mappings a process can have walked in the kernel */
 #define KW_FRAMES_MAX	127	/* perf's own default chain length */
+#define KW_KERNEL_FRAMES_MAX	63	/* of them, a sample in the kernel's own frames at most */
 #define KW_ROWS_MAX	(1u << 17)
 #define KW_PROCS_MAX	4096
 /* A row key's addr with this bit: a 64-byte block all of whose addresses share the row. */
@@ -58,7 +59,7 @@ struct kw_row {
 /* Why the kernel walked no chain and let the sample out with its stack copy. */
 enum kw_count {
 	KW_WALKED,		/* walked: the chain came back */
-	KW_KERNEL_MODE,		/* the sample is in the kernel: user registers not at hand */
+	KW_KERNEL_MODE,		/* the sample is in the kernel, its user registers not at hand */
 	KW_NO_PROCESS,		/* its process's mappings are not known (yet) */
 	KW_NO_MAPPING,		/* an address outside them */
 	KW_NO_ROW,		/* an address no walk in user space has taught */
@@ -87,6 +88,8 @@ struct kw_chain {
 	__u64 sp;		/* the sample's user stack pointer */
 	__u32 n;		/* ip[0..n-1], innermost first */
 	__u32 stop;		/* enum kw_stop */
+	__u32 kernel;		/* ip[0..kernel-1]: the kernel's frames of a sample taken there */
+	__u32 pad;
 	__u64 ip[KW_FRAMES_MAX + 1];
 };
 

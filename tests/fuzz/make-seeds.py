@@ -194,10 +194,10 @@ put("fuzz_rows_cache", "empty", rows_copy([], [], []))
 
 # ---- the kernel stack walker's bpf-output samples (kernel_walk.c): a perf
 # header, pid tid, time, cpu res, raw size, then struct kw_chain {period, sp,
-# n, stop, ip[n]}.
+# n, stop, kernel, pad, ip[n]}.
 os.makedirs(os.path.join(C, "fuzz_kernel_walk"), exist_ok=True)
-def walked(n, stop, sp, ips, raw_extra=0):
-    body = struct.pack("<QQII", 250000, sp, n, stop) + b"".join(struct.pack("<Q", i) for i in ips)
+def walked(n, stop, sp, ips, raw_extra=0, kernel=0):
+    body = struct.pack("<QQIIII", 250000, sp, n, stop, kernel, 0) + b"".join(struct.pack("<Q", i) for i in ips)
     rec = struct.pack("<IIQII", 41, 42, 123456789, 1, 0) + struct.pack("<I", len(body) + raw_extra) + body
     rec += bytes(-(8 + len(rec)) % 8)
     return struct.pack("<IHH", 9, 0, 8 + len(rec)) + rec
@@ -205,3 +205,5 @@ put("fuzz_kernel_walk", "chain", walked(3, 0, 0x7ffc0000f000, [0x401000, 0x40200
 put("fuzz_kernel_walk", "cut-at-127", walked(127, 4, 0x7ffc0000f000, range(0x400000, 0x400000 + 127)))
 put("fuzz_kernel_walk", "need-row", walked(0, 5, 7, [0x1234]))
 put("fuzz_kernel_walk", "raw-short", walked(3, 0, 0, [1, 2, 3], -8))
+put("fuzz_kernel_walk", "in-kernel", walked(4, 0, 0x7ffc0000f000,
+    [0xffffffff81000010, 0xffffffff81000020, 0x401000, 0x402000], kernel=2))
