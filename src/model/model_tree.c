@@ -292,7 +292,9 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	m->unwind_lost += end == UNWIND_LOST;
 	*cut = end != UNWIND_COMPLETE;
 	if (m->unwind_check && m->unwind_teacher)
-		model_check_kernel_walk(m, s, f, n, end == UNWIND_CUT);
+		/* A return address past the copy ends a walk as complete; to the check it is cut. */
+		model_check_kernel_walk(m, s, f, n, end == UNWIND_CUT ||
+					unwinder_last_stop(m->unwinder) == STOP_COPY_END);
 	/* Frame 0 is where user code was: the leaf, or under a kernel leaf. */
 	syms[0] = kernel ? symbolizer_lookup(m->symbols, (pid_t)s->pid, k->ip, false)->id
 			 : leaf;

@@ -107,7 +107,7 @@ static const struct kw_map *map_at(const struct kw_proc *p, __u64 pc)
 	return pc >= p->m[base].start && pc < p->m[base].end ? &p->m[base] : 0;
 }
 
-/* The row taught for a file address: its own, or its block's. */
+/* The row taught for a file address: its own, or its block's, or its small block's. */
 static const struct kw_row *row_at(__u32 file, __u64 addr)
 {
 	struct kw_row_key key = { .file = file, .addr = addr };
@@ -116,6 +116,10 @@ static const struct kw_row *row_at(__u32 file, __u64 addr)
 	if (r)
 		return r;
 	key.addr = (addr & ~(__u64)(KW_BLOCK_SIZE - 1)) | KW_BLOCK;
+	r = bpf_map_lookup_elem(&kw_rows, &key);
+	if (r)
+		return r;
+	key.addr = (addr & ~(__u64)(KW_SMALL_SIZE - 1)) | KW_BLOCK_SMALL;
 	return bpf_map_lookup_elem(&kw_rows, &key);
 }
 

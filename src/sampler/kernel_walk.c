@@ -35,7 +35,8 @@ _Static_assert(KW_ROW_CFA_RSP == ROW_CFA_RSP && KW_ROW_CFA_RBP == ROW_CFA_RBP &&
 	       KW_ROW_CFA_RBX == ROW_CFA_RBX && KW_ROW_PLT == ROW_PLT &&
 	       KW_ROW_OUTERMOST == ROW_OUTERMOST && KW_ROW_OTHER == ROW_OTHER &&
 	       KW_ROW_NONE == ROW_NONE, "the kernel's row kinds are the unwinder's");
-_Static_assert(KW_BLOCK_SIZE == UNWIND_TEACH_BLOCK, "rows are taught for the blocks looked up");
+_Static_assert(KW_BLOCK_SIZE == UNWIND_TEACH_BLOCK && KW_SMALL_SIZE == UNWIND_TEACH_SMALL,
+	       "rows are taught for the blocks looked up");
 
 #define KW_NEEDS_MAX	1024	/* asked-for rows waiting; more are dropped, asked again */
 #define KW_PENDING_MAX	256	/* rows sent to the kernel in one call */
@@ -156,7 +157,7 @@ static void teach_key(struct kernel_walk *kw, const struct kw_row_key *key, cons
 	kw->pending_rows[kw->npending++] = *row;
 }
 
-static void teach_row(void *arg, uint32_t file, uint64_t addr, bool block,
+static void teach_row(void *arg, uint32_t file, uint64_t addr, unsigned block,
 		      const struct unwind_row *row)
 {
 	struct kernel_walk *kw = arg;
@@ -167,14 +168,16 @@ static void teach_row(void *arg, uint32_t file, uint64_t addr, bool block,
 	};
 	struct kw_row_key key = { .file = file, .addr = addr };
 
-	/* The walk's own key space: an address with the block bit set is none of a file's. */
-	if (addr & KW_BLOCK)
+	/* The walk's own key space: an address with a block bit set is none of a file's. */
+	if (addr & (KW_BLOCK | KW_BLOCK_SMALL))
+		return;
+	if (block == KW_BLOCK_SIZE)
+		key.addr = (addr & ~(uint64_t)(KW_BLOCK_SIZE - 1)) | KW_BLOCK;
+	else if (block == KW_SMALL_SIZE)
+		key.addr = (addr & ~(uint64_t)(KW_SMALL_SIZE - 1)) | KW_BLOCK_SMALL;
+	else if (block)
 		return;
 	teach_key(kw, &key, &r);
-	if (block) {
-		key.addr = (addr & ~(uint64_t)(KW_BLOCK_SIZE - 1)) | KW_BLOCK;
-		teach_key(kw, &key, &r);
-	}
 }
 
 static size_t take_needs(void *arg, struct unwind_need *out, size_t max)

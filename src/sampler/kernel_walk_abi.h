@@ -14,9 +14,15 @@
 #define KW_KERNEL_FRAMES_MAX	63	/* of them, a sample in the kernel's own frames at most */
 #define KW_ROWS_MAX	(1u << 17)
 #define KW_PROCS_MAX	4096
-/* A row key's addr with this bit: a 64-byte block all of whose addresses share the row. */
+/*
+ * A row key's addr with one of these bits: a block all of whose
+ * addresses share the row, of 64 bytes or (where rows change more
+ * often, in short functions) of 16.
+ */
 #define KW_BLOCK	(1ull << 63)
 #define KW_BLOCK_SIZE	64
+#define KW_BLOCK_SMALL	(1ull << 62)
+#define KW_SMALL_SIZE	16
 
 struct kw_map {
 	__u64 start, end;	/* the mapping's addresses */
@@ -34,7 +40,7 @@ struct kw_proc {
 struct kw_row_key {
 	__u32 file;
 	__u32 pad;
-	__u64 addr;		/* a file address, or a block's start | KW_BLOCK */
+	__u64 addr;		/* a file address, or a block's start | KW_BLOCK or KW_BLOCK_SMALL */
 };
 
 /* symbols/unwind_rows.h's row kinds (checked equal in kernel_walk.c). */

@@ -55,6 +55,7 @@ struct unwinder {
 	bool check;		/* every sample walked both ways, compared */
 	bool dwfl_only;		/* SHIMTOP_UNWINDER=libdwfl: the rows not used (benchmarks) */
 	struct stack_needs *needs;
+	enum unwind_stop last_stop;
 	const struct unwind_teacher *teacher;
 	uint32_t files;		/* numbers given to files for the teacher */
 	struct elf_file **numbered;	/* by number - 1 */
@@ -461,11 +462,26 @@ struct block_lesson {
 	uint32_t file;
 };
 
-static void teach_block(void *arg, uint64_t block, const struct unwind_row *row)
+static void teach_block(void *arg, uint64_t block, uint64_t size, const struct unwind_row *row)
 {
 	const struct block_lesson *l = arg;
 
-	l->t->row(l->t->arg, l->file, block, true, row);
+	l->t->row(l->t->arg, l->file, block, (unsigned)size, row);
+}
+
+/* A row of one address, and the block around it where the block has it throughout. */
+static void teach_address(struct unwinder *u, uint32_t file, struct unwind_rows *rows,
+			  uint64_t addr, const struct unwind_row *row)
+{
+	const struct unwind_teacher *t = u->teacher;
+	unsigned block = unwind_rows_block_shares(rows, addr, UNWIND_TEACH_BLOCK)
+			 ? UNWIND_TEACH_BLOCK
+			 : unwind_rows_block_shares(rows, addr, UNWIND_TEACH_SMALL)
+			 ? UNWIND_TEACH_SMALL : 0;
+
+	t->row(t->arg, file, addr, 0, row);
+	if (block)
+		t->row(t->arg, file, addr & ~(uint64_t)(block - 1), block, row);
 }
 
 /*
@@ -494,10 +510,9 @@ static void teach_needs(struct unwinder *u)
 		/* Asked for again (a request before the first was answered): taught once. */
 		if (!unwind_rows_first_lesson(f->rows, row))
 			continue;
-		t->row(t->arg, need[i].file, need[i].addr,
-		       unwind_rows_block_shares(f->rows, need[i].addr, UNWIND_TEACH_BLOCK), row);
-		unwind_rows_blocks(f->rows, need[i].addr, UNWIND_TEACH_BLOCK, teach_block,
-				   &(struct block_lesson){ t, need[i].file });
+		teach_address(u, need[i].file, f->rows, need[i].addr, row);
+		unwind_rows_blocks(f->rows, need[i].addr, UNWIND_TEACH_BLOCK, UNWIND_TEACH_SMALL,
+				   teach_block, &(struct block_lesson){ t, need[i].file });
 	}
 }
 
@@ -512,11 +527,21 @@ static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
 					    file_number(u, p->maps[i].file) };
 	t->maps(t->arg, p->pid, time, p->maps_gen, m, p->nmaps);
 	free(m);
+	/* Each new row, and its function's blocks once: the next sample's pc is elsewhere in it. */
 	for (size_t i = 0; i < u->ntaught; i++) {
 		const struct taught *w = &u->taught[i];
+		uint32_t file = file_number(u, w->file);
 
-		t->row(t->arg, file_number(u, w->file), w->addr,
-		       unwind_rows_block_shares(w->file->rows, w->addr, UNWIND_TEACH_BLOCK), &w->row);
+		teach_address(u, file, w->file->rows, w->addr, &w->row);
+		unwind_rows_blocks(w->file->rows, w->addr, UNWIND_TEACH_BLOCK, UNWIND_TEACH_SMALL,
+				   teach_block, &(struct block_lesson){ t, file });
+		/* A file's first lesson: what its rows know (a second session: the cache). */
+		if (!w->file->taught_known) {
+			w->file->taught_known = true;
+			unwind_rows_each_known(w->file->rows, UNWIND_TEACH_BLOCK, UNWIND_TEACH_SMALL,
+					       UNWIND_TEACH_KNOWN, teach_block,
+					       &(struct block_lesson){ t, file });
+		}
 	}
 	teach_needs(u);
 	t->flush(t->arg);
@@ -575,6 +600,7 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, uint64_t time,
 		n = walk_dwfl(u, p, gen, tid, k, frames, max, end);
 	}
 	u->stats.stops[stop]++;
+	u->last_stop = stop;
 	/*
 	 * A walk to the outermost frame read what every walk of the thread
 	 * needs; one the copy cut short may have been cut to what was learned.
@@ -601,6 +627,11 @@ void unwinder_set_teacher(struct unwinder *u, const struct unwind_teacher *t)
 void unwinder_set_needs(struct unwinder *u, struct stack_needs *n)
 {
 	u->needs = n;
+}
+
+enum unwind_stop unwinder_last_stop(const struct unwinder *u)
+{
+	return u->last_stop;
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *u)

@@ -76,6 +76,8 @@ struct unwind_stats {
 	uint64_t check_rows_ns, check_dwfl_ns;	/* the checked walks' time, each way */
 };
 const struct unwind_stats *unwinder_stats(const struct unwinder *u);
+/* Why the last walk stopped. */
+enum unwind_stop unwinder_last_stop(const struct unwinder *u);
 /* on: each walk by rows is walked by libdwfl too and compared (check_*). */
 void unwinder_check(struct unwinder *u, bool on);
 
@@ -91,6 +93,8 @@ void unwinder_set_needs(struct unwinder *u, struct stack_needs *n);
  * for walks by rows only; a walk at time is of a sample at that time.
  */
 #define UNWIND_TEACH_BLOCK	64	/* the block a row is taught for, where it holds throughout */
+#define UNWIND_TEACH_SMALL	16	/* and the smaller, where rows change within 64 bytes */
+#define UNWIND_TEACH_KNOWN	16384	/* a file's rows known at its first lesson, taught at most */
 struct unwind_row;
 struct unwind_map {
 	uint64_t start, end, vaddr;
@@ -104,7 +108,8 @@ struct unwind_need {
 struct unwind_teacher {
 	void (*maps)(void *arg, pid_t pid, uint64_t time, uint64_t gen,
 		     const struct unwind_map *m, size_t n);
-	void (*row)(void *arg, uint32_t file, uint64_t addr, bool block,
+	/* block: 0, the address alone; else addr starts a block of that many bytes. */
+	void (*row)(void *arg, uint32_t file, uint64_t addr, unsigned block,
 		    const struct unwind_row *row);
 	void (*forget)(void *arg, pid_t pid);
 	/* Rows asked for since the last call (at most max): each is taught if it can be. */

@@ -362,8 +362,29 @@ bool unwind_rows_block_shares(struct unwind_rows *r, uint64_t addr, uint64_t siz
 	return i && lo >= sp[i - 1].start && hi <= sp[i - 1].end;
 }
 
-size_t unwind_rows_blocks(struct unwind_rows *r, uint64_t addr, uint64_t size,
-			  void (*fn)(void *arg, uint64_t block, const struct unwind_row *row),
+/*
+ * fn for each block of sp: big ones where aligned and whole, small ones
+ * in the rest; n counts them, up to max.
+ */
+static void span_blocks(const struct span *sp, uint64_t big, uint64_t small, size_t max,
+			size_t *n, void (*fn)(void *arg, uint64_t block, uint64_t size,
+					      const struct unwind_row *row),
+			void *arg)
+{
+	uint64_t b = (sp->start + small - 1) & ~(small - 1);
+
+	while (b + small <= sp->end && *n < max) {
+		uint64_t size = !(b & (big - 1)) && b + big <= sp->end ? big : small;
+
+		fn(arg, b, size, &sp->rule);
+		(*n)++;
+		b += size;
+	}
+}
+
+size_t unwind_rows_blocks(struct unwind_rows *r, uint64_t addr, uint64_t big, uint64_t small,
+			  void (*fn)(void *arg, uint64_t block, uint64_t size,
+				     const struct unwind_row *row),
 			  void *arg)
 {
 	struct fde *f = fde_of(r, addr);
@@ -374,13 +395,29 @@ size_t unwind_rows_blocks(struct unwind_rows *r, uint64_t addr, uint64_t size,
 	f->blocks_taught = true;
 	if (f->n == NOT_MADE)
 		make_rows(r, f);
-	for (uint32_t i = 0; i < f->n; i++) {
-		const struct span *sp = &r->spans[f->at + i];
+	for (uint32_t i = 0; i < f->n; i++)
+		span_blocks(&r->spans[f->at + i], big, small, SIZE_MAX, &n, fn, arg);
+	return n;
+}
 
-		for (uint64_t b = (sp->start + size - 1) & ~(size - 1); b + size <= sp->end; b += size) {
-			fn(arg, b, &sp->rule);
-			n++;
-		}
+size_t unwind_rows_each_known(struct unwind_rows *r, uint64_t big, uint64_t small, size_t max,
+			      void (*fn)(void *arg, uint64_t addr, uint64_t size,
+					 const struct unwind_row *row),
+			      void *arg)
+{
+	size_t n = 0;
+
+	/* Long functions' rows first: each cost libdw the most. */
+	for (size_t i = 0; i < r->nalone && n < max; i++, n++)
+		fn(arg, r->alone[i].addr - 1, 0, &r->alone[i]);
+	for (size_t i = 0; i < r->nfdes && n < max; i++) {
+		struct fde *f = &r->fdes[i];
+
+		if (f->n == NOT_MADE || f->blocks_taught)
+			continue;
+		f->blocks_taught = true;
+		for (uint32_t j = 0; j < f->n && n < max; j++)
+			span_blocks(&r->spans[f->at + j], big, small, max, &n, fn, arg);
 	}
 	return n;
 }

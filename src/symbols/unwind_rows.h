@@ -74,13 +74,24 @@ bool unwind_rows_from_bytes(struct unwind_rows *r, const unsigned char *id, size
 /* The row for file address addr (a ROW_NONE row when no CFI covers it). */
 const struct unwind_row *unwind_rows_find(struct unwind_rows *r, uint64_t addr);
 /*
- * fn(arg, start, row) for each size-byte block (a power of two) of the
- * function holding addr that lies in one of its rows, once a function
- * (its rows made whole, as for short functions); how many.
+ * fn(arg, start, size, row) for each block of the function holding addr
+ * that lies in one of its rows: big (a power of two) where aligned and
+ * whole, small in the rest; once a function, for short functions (rows
+ * made whole).  How many.
  */
-size_t unwind_rows_blocks(struct unwind_rows *r, uint64_t addr, uint64_t size,
-			  void (*fn)(void *arg, uint64_t block, const struct unwind_row *row),
+size_t unwind_rows_blocks(struct unwind_rows *r, uint64_t addr, uint64_t big, uint64_t small,
+			  void (*fn)(void *arg, uint64_t block, uint64_t size,
+				     const struct unwind_row *row),
 			  void *arg);
+/*
+ * fn(arg, addr, size, row) for what r knows already (from the cache, or
+ * worked out so far): long functions' rows by address (size 0), then the
+ * blocks of functions whose rows were made; max calls at most.  How many.
+ */
+size_t unwind_rows_each_known(struct unwind_rows *r, uint64_t big, uint64_t small, size_t max,
+			      void (*fn)(void *arg, uint64_t addr, uint64_t size,
+					 const struct unwind_row *row),
+			      void *arg);
 /*
  * Whether row (as unwind_rows_find just gave it) is yet to be taught to
  * another walker: true once, the row then marked taught.
