@@ -3,8 +3,10 @@
 # perf in the same run: Debian's python3 does a fixed amount of work
 # (json and re, about 4 s alone) while one profiler samples it with
 # cpu-clock every 250 us (4 kHz): shimtop --call-graph fp, dwarf (its
-# unwinder's rows, and libdwfl alone: SHIMTOP_UNWINDER=libdwfl), auto and
-# callerchain, perf record -g and perf record --call-graph dwarf.
+# unwinder's rows, and libdwfl alone: SHIMTOP_UNWINDER=libdwfl), auto (the
+# default: walked in the kernel where it allows, and with every copy
+# walked here: SHIMTOP_KERNEL_WALK=0) and callerchain, perf record -g and
+# perf record --call-graph dwarf.
 # Reported per mode: the target's slowdown (its own time over its time
 # alone), the profiler's CPU per sample (task-clock of the profiler alone,
 # perf stat), and for perf also the CPU of perf script, which does the
@@ -38,11 +40,13 @@ run() {
 	shift
 	"$PY" "$tmp/work.py" "$tmp/t" &
 	pid=$!
-	unwinder=rows
+	unwinder=rows kernel=1
 	case $name in *libdwfl*) unwinder=libdwfl ;; esac
+	case $name in *"walked here"*) kernel=0 ;; esac
 	case $name in
 	shimtop*)
-		SHIMTOP_UNWINDER=$unwinder perf stat -x, -e task-clock -o "$tmp/stat" -- \
+		SHIMTOP_UNWINDER=$unwinder SHIMTOP_KERNEL_WALK=$kernel \
+			perf stat -x, -e task-clock -o "$tmp/stat" -- \
 			"$SHIMTOP" --batch -c 250000 \
 			--format json -p "$pid" "$@" >"$tmp/out.json" 2>/dev/null
 		samples=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' \
@@ -66,10 +70,11 @@ print("| %s | %.2f s | %.3f | %d | %.0f ms | %.1f us | %s |" % (name, t, t / alo
 PY
 }
 
-run "shimtop fp"
+run "shimtop fp" --call-graph fp
 run "perf record -g" -g
 run "shimtop dwarf" --call-graph dwarf
 run "shimtop dwarf, libdwfl alone" --call-graph dwarf
 run "perf record --call-graph dwarf" --call-graph dwarf
 run "shimtop callerchain" --call-graph callerchain
-run "shimtop auto" --call-graph auto
+run "shimtop auto (the default)" --call-graph auto
+run "shimtop auto, every copy walked here" --call-graph auto
