@@ -534,7 +534,9 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 			m->auto_dwarf++;
 		}
 	} else if ((s->flags & ST_SAMPLE_HAS_STACK) && !(m->callerchain_mode && s->nchain)) {
+		/* auto with the kernel's walker: the samples it let out come without a user chain. */
 		k = take_unwound(m, s, leaf, frames, &truncated, NULL, 0);
+		m->auto_dwarf += m->unwind_broken;
 	} else {
 		/* Callers seen before: no lookup, no probe per frame. */
 		plain = !(s->flags & ST_SAMPLE_HAS_STACK);

@@ -12,6 +12,7 @@
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf_helpers.h>
 
 #include "sampler/kernel_walk_abi.h"
@@ -142,14 +143,15 @@ static long step(__u32 i, void *arg)
 	const struct kw_map *m;
 	const struct kw_row *r;
 	__u64 at = i ? w->pc - 1 : w->pc, cfa, ra, saved;
-	__u32 k = i;
+	/* After the kernel's frames, if the sample was taken there. */
+	__u32 k = i + (__u32)w->kernel;
 
-	if (i >= KW_FRAMES_MAX)
+	if (k >= KW_FRAMES_MAX)
 		return 1;
 	/* Hidden from the compiler, which would drop the mask the verifier needs. */
 	asm volatile("" : "+r"(k));
 	w->chain.ip[k & KW_FRAMES_MAX] = w->pc;
-	w->n = i + 1;
+	w->n = k + 1;
 	m = map_at(l->p, at);
 	if (!m) {
 		w->why = KW_NO_MAPPING;
@@ -259,7 +261,8 @@ static int from_kernel(struct bpf_perf_event_data *ctx, struct walk *w)
 	if (!user || bpf_probe_read_kernel(&regs, sizeof(regs), user) || !(regs.cs & 3))
 		return 0;
 	got = bpf_get_stack(ctx, w->chain.ip, KW_KERNEL_FRAMES_MAX * 8, 0);
-	if (got <= 0)
+	/* The sample's own chain, as perf made it: its kernel part starts with the mark. */
+	if (got <= 8 || w->chain.ip[0] != (__u64)PERF_CONTEXT_KERNEL)
 		return 0;
 	w->kernel = (__u64)got / 8;
 	w->pc = regs.rip;

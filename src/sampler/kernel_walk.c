@@ -404,27 +404,41 @@ size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t
 	struct walked w;
 	const struct kw_chain *c = &w.c;
 	struct st_sample *s = out;
-	size_t size;
+	size_t size, n = 0, kernel;
 
 	if (!read_walked(ev, &w) || w.c.stop == KW_STOP_NEED_ROW)
 		return 0;
+	kernel = c->kernel;
 	size = sizeof(*s) + 8 * (size_t)c->n + 16;
 	if (size > room)
 		return 0;
 	memset(s, 0, sizeof(*s));
+	/*
+	 * The kernel's frames are its sample's chain (bpf_get_stack reads the
+	 * one perf made), context marks and all: the marks go, as perf's go.
+	 */
+	for (uint32_t i = 0; i < c->n; i++) {
+		if (i < c->kernel && c->ip[i] >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel--;
+			continue;
+		}
+		s->data[n++] = c->ip[i];
+	}
+	if (n <= kernel)
+		return 0;
+	size = sizeof(*s) + 8 * (size_t)n + 16;
 	s->h.type = ST_REC_SAMPLE;
 	s->h.size = (uint32_t)size;
 	s->pid = w.pid;
 	s->tid = w.tid;
 	s->time = w.time;
-	s->ip = c->ip[0];
+	s->ip = s->data[0];
 	s->period = c->period;
-	s->cpumode = c->kernel ? ST_MODE_KERNEL : ST_MODE_USER;
-	s->nchain = (uint16_t)c->n;
+	s->cpumode = kernel ? ST_MODE_KERNEL : ST_MODE_USER;
+	s->nchain = (uint16_t)n;
 	s->flags = ST_SAMPLE_KERNEL_WALKED |
 		   (c->stop == KW_STOP_MAX_FRAMES ? ST_SAMPLE_CHAIN_TRUNC : 0);
-	memcpy(s->data, c->ip, 8 * (size_t)c->n);
-	s->data[c->n] = c->sp;
-	s->data[c->n + 1] = c->kernel;
+	s->data[n] = c->sp;
+	s->data[n + 1] = kernel;
 	return size;
 }

@@ -459,6 +459,18 @@ static void chain_layout(struct perf_source *ps)
 	}
 }
 
+/*
+ * Samples with a stack copy walked in the kernel first, where the walker
+ * loaded and the samples need nothing it cannot give: one event (no
+ * group to read, no -e a,b to tell apart), no IBS.  The first refusal
+ * (an older kernel) leaves every sample to the copy.
+ */
+static bool walker_wanted(const struct perf_source *ps)
+{
+	return ps->cfg.kernel_walk && ps->cfg.stack_copy && !ps->cfg.ibs &&
+	       ps->cfg.nevents == 1 && !(ps->layout.sample_type & PERF_SAMPLE_READ);
+}
+
 static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 		     size_t i)
 {
@@ -488,8 +500,13 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	a->sample_type = ps->layout.sample_type;
 	a->sample_regs_user = ps->layout.regs_user;
 	a->sample_stack_user = ps->cfg.stack_copy;
-	/* dwarf: the kernel's chain holds only kernel frames; the copy gives the rest. */
-	a->exclude_callchain_user = ps->cfg.stack_copy && !ps->cfg.callchain;
+	/*
+	 * dwarf: the kernel's chain holds only kernel frames; the copy gives
+	 * the rest.  So with the kernel's walker: the samples it lets out are
+	 * walked from their copies, and no sample has the kernel follow its
+	 * frame pointers through code that has none.
+	 */
+	a->exclude_callchain_user = ps->cfg.stack_copy && (!ps->cfg.callchain || walker_wanted(ps));
 	a->read_format = ps->layout.read_format;
 	a->sample_id_all = 1;	/* CLOCK_MONOTONIC (above): shimtop's clock, so timelines line up */
 	a->mmap = 1;
@@ -582,18 +599,6 @@ static int attach_output(struct perf_source *ps, size_t k, int fd)
 	if (r->fd < 0)
 		return map_ring(ps, r, fd);
 	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd);
-}
-
-/*
- * Samples with a stack copy walked in the kernel first, where the walker
- * loaded and the samples need nothing it cannot give: one event (no
- * group to read, no -e a,b to tell apart), no IBS.  The first refusal
- * (an older kernel) leaves every sample to the copy.
- */
-static bool walker_wanted(const struct perf_source *ps)
-{
-	return ps->cfg.kernel_walk && ps->cfg.stack_copy && !ps->cfg.ibs &&
-	       ps->cfg.nevents == 1 && !(ps->layout.sample_type & PERF_SAMPLE_READ);
 }
 
 /* Why no stack is walked in the kernel, for the header and report (once). */
