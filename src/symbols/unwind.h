@@ -94,7 +94,7 @@ void unwinder_set_needs(struct unwinder *u, struct stack_needs *n);
  */
 #define UNWIND_TEACH_BLOCK	64	/* the block a row is taught for, where it holds throughout */
 #define UNWIND_TEACH_SMALL	16	/* and the smaller, where rows change within 64 bytes */
-#define UNWIND_TEACH_KNOWN	16384	/* a file's rows known at its first lesson, taught at most */
+#define UNWIND_TEACH_KNOWN	4096	/* a file's rows known at its first lesson, taught at most */
 struct unwind_row;
 struct unwind_map {
 	uint64_t start, end, vaddr;
