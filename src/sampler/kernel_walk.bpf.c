@@ -52,6 +52,7 @@ struct walk {
 	__s64 why;		/* >= 0: let the sample out, counted so */
 	__u64 need_file, need_addr;	/* why KW_NO_ROW: the row wanted */
 	__u64 kernel;		/* the chain's first frames, the kernel's */
+	__u64 map;		/* the last frame's mapping: a caller is mostly in its callee's file */
 	__u64 sp_at_sample;	/* the user stack pointer the walk started from */
 	struct kw_chain chain;
 };
@@ -88,12 +89,12 @@ static int let_out(__u32 why)
 }
 
 /*
- * The mapping holding pc: a binary search over all KW_MAPS_MAX entries
- * (those past n start at ~0).  The probe is hidden from the compiler,
- * which would otherwise unroll the search into constants the verifier
- * follows apart.
+ * The mapping holding pc (KW_MAPS_MAX: none): a binary search over all
+ * KW_MAPS_MAX entries (those past n start at ~0).  The probe is hidden
+ * from the compiler, which would otherwise unroll the search into
+ * constants the verifier follows apart.
  */
-static const struct kw_map *map_at(const struct kw_proc *p, __u64 pc)
+static __u32 map_at(const struct kw_proc *p, __u64 pc)
 {
 	__u32 base = 0;
 
@@ -105,7 +106,7 @@ static const struct kw_map *map_at(const struct kw_proc *p, __u64 pc)
 		asm volatile("" : "+r"(base));
 	}
 	base &= KW_MAPS_MAX - 1;
-	return pc >= p->m[base].start && pc < p->m[base].end ? &p->m[base] : 0;
+	return pc >= p->m[base].start && pc < p->m[base].end ? base : KW_MAPS_MAX;
 }
 
 /* The row taught for a file address: its own, or its block's, or its small block's. */
@@ -152,10 +153,16 @@ static long step(__u32 i, void *arg)
 	asm volatile("" : "+r"(k));
 	w->chain.ip[k & KW_FRAMES_MAX] = w->pc;
 	w->n = k + 1;
-	m = map_at(l->p, at);
-	if (!m) {
-		w->why = KW_NO_MAPPING;
-		return 1;
+	m = &l->p->m[w->map & (KW_MAPS_MAX - 1)];
+	if (at < m->start || at >= m->end) {
+		__u32 found = map_at(l->p, at);
+
+		if (found >= KW_MAPS_MAX) {
+			w->why = KW_NO_MAPPING;
+			return 1;
+		}
+		w->map = found;
+		m = &l->p->m[found & (KW_MAPS_MAX - 1)];
 	}
 	r = row_at(m->file, at - m->start + m->vaddr);
 	if (!r) {
@@ -296,6 +303,7 @@ int kw_walk(struct bpf_perf_event_data *ctx)
 	}
 	w->bp_known = 1;
 	w->rbx_known = 0;
+	w->map = 0;
 	w->n = 0;
 	w->sp_at_sample = w->sp;
 	w->stop = KW_STOP_MAX_FRAMES;
