@@ -73,6 +73,14 @@ SHIMTOP_KERNEL_WALK=0 "$SHIMTOP" -b --format json -- "$TESTS_BIN/call_paths_nofp
 	>"$TMP/user.json" 2>"$TMP/err" || fail "nofp, SHIMTOP_KERNEL_WALK=0: $(cat "$TMP/err")"
 python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tree"]; sys.exit(t["kernel_walk"]["walked"] != 0 or t["kernel_walked"] != 0)' \
 	"$TMP/user.json" || fail "SHIMTOP_KERNEL_WALK=0 still walked in the kernel"
+# The gauges say where chains were walked.
+python3 - "$TMP/nofp-plain.json" <<'PY' || fail "the kernel-walked gauge: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = [g for g in d["gauges"] if g["name"] == "kernel-walked"]
+print(g)
+assert g and g[0]["value"].endswith("% in the kernel") and float(g[0]["value"].split("%")[0]) >= 80, g
+PY
 SHIMTOP_KERNEL_WALK=0 "$SHIMTOP" -b --format folded -- "$TESTS_BIN/call_paths_nofp" --seconds 2 \
 	>"$TMP/user.folded" 2>"$TMP/err" || fail "nofp, folded, user: $(cat "$TMP/err")"
 python3 - "$TMP/kernel.folded" "$TMP/user.folded" <<'PY' || fail "call_paths_nofp's tree: see above"

@@ -105,9 +105,16 @@ static void perf_gauges(const struct session *s, struct gauges *gs)
 		value(gs, "%.1f%%", 100 * share(m->chains, m->samples));
 	}
 
-	if (m->unwind_broken && m->auto_fp + m->auto_dwarf + m->kernel_walked) {
-		double unwound = share(m->auto_dwarf + m->kernel_walked,
-				       m->auto_fp + m->auto_dwarf + m->kernel_walked);
+	if (m->unwind_broken && m->kernel_walked) {
+		double walked = share(m->kernel_walked, m->auto_fp + m->auto_dwarf + m->kernel_walked);
+
+		add(gs, "perf", "kernel-walked", walked, false,
+		    "call chains walked by their CFI in the kernel as each sample was taken "
+		    "(shimtop's BPF walker); the rest (%.1f%%) unwound from their stack copies "
+		    "here, or kept as frame pointers gave them", 100 * (1 - walked));
+		value(gs, "%.1f%% in the kernel", 100 * walked);
+	} else if (m->unwind_broken && m->auto_fp + m->auto_dwarf) {
+		double unwound = share(m->auto_dwarf, m->auto_fp + m->auto_dwarf);
 
 		add(gs, "perf", "whole chains", 1 - unwound, false,
 		    "call chains kept as frame pointers gave them (they reach main or a "
