@@ -1077,6 +1077,9 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 			/* A descendant, sampled through inherited copies: a period change reopens it. */
 			remember_copied(ps, (pid_t)tk->tid);
 		}
+		/* A new process: what the kernel's walker held for its pid was another's. */
+		if (ps->walk_on && tk->pid == tk->tid)
+			kernel_walk_mapped(ps->cfg.kernel_walk, (pid_t)tk->pid, tk->time);
 		break;
 	}
 	case ST_REC_EXIT:
