@@ -574,10 +574,14 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, uint64_t time,
 	u->ntaught = 0;
 	n = u->dwfl_only ? 0 : walk_rows(p, k, frames, max, end, &stop, &hi, &why, &u->stats,
 					  u->teacher ? u->taught : NULL, &u->ntaught);
+	/*
+	 * Rows are marked taught as the walk meets them: they go out even
+	 * when a later frame hands the walk to libdwfl, or none would again.
+	 */
+	if (u->teacher)
+		teach(u, p, time);
 	if (n) {
 		u->stats.by_rows++;
-		if (u->teacher)
-			teach(u, p, time);
 		if (u->check) {
 			struct unwound_frame *other = st_xcalloc(max, sizeof(*other));
 			enum unwind_end e2;
