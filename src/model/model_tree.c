@@ -111,6 +111,15 @@ static void count_fp_chain(struct model *m, uint32_t root)
 	m->fp_rootless += !chain_is_whole(m, root);
 }
 
+/* A plain chain counted by where it came from: the kernel's CFI walk, or its frame pointers. */
+static void count_plain_chain(struct model *m, const struct st_sample *s, uint32_t root)
+{
+	if (s->flags & ST_SAMPLE_KERNEL_WALKED)
+		m->kernel_walked++;
+	else if (s->cpumode == ST_MODE_USER)
+		count_fp_chain(m, root);
+}
+
 bool model_chain_note(const struct model *m, char *buf, size_t len)
 {
 	double rootless = m->fp_user_chains ? (double)m->fp_rootless / (double)m->fp_user_chains : 0;
@@ -361,10 +370,7 @@ static bool take_seen_callers(struct model *m, const struct st_sample *s, uint32
 		return false;
 	m->tree_frames += e->frames;
 	m->tree_unknown += e->unknown;
-	if (s->flags & ST_SAMPLE_KERNEL_WALKED)
-		m->kernel_walked++;
-	else if (s->cpumode == ST_MODE_USER)
-		count_fp_chain(m, e->root);
+	count_plain_chain(m, s, e->root);
 	*node = cct_add_under(&m->tree, e->node, leaf, (size_t)e->frames + 1, truncated,
 			      s->period ? s->period : 1);
 	return true;
@@ -463,16 +469,13 @@ static bool take_from_last(struct model *m, const struct st_sample *s, uint32_t 
 		m->tree_unknown += p->unknown[same - 1];
 	} else {
 		at = truncated ? cct_child(&m->tree, CCT_ROOT, CCT_SYM_TRUNCATED) : CCT_ROOT;
-		p->root = caller_sym(m, (pid_t)s->pid, ips[n - 1], false);
 	}
 	for (size_t i = same; i < n; i++) {
 		uint64_t before = m->tree_unknown;
-		uint32_t sym = i ? caller_sym(m, (pid_t)s->pid, ips[n - 1 - i], true) : p->root;
+		uint32_t sym = caller_sym(m, (pid_t)s->pid, ips[n - 1 - i], true);
 
-		if (!i) {
-			m->tree_frames++;
-			m->tree_unknown += symbolizer_symbol(m->symbols, sym)->unknown;
-		}
+		if (!i)
+			p->root = sym;
 		at = cct_child(&m->tree, at, sym);
 		p->ips[i] = ips[n - 1 - i];
 		p->nodes[i] = at;
@@ -549,20 +552,14 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 			if (take_seen_callers(m, s, leaf, key, gen, truncated, &node))
 				goto counters;
 			if (take_from_last(m, s, leaf, gen, truncated, &node, &root, &k, &u)) {
-				if (s->flags & ST_SAMPLE_KERNEL_WALKED)
-					m->kernel_walked++;
-				else if (s->cpumode == ST_MODE_USER)
-					count_fp_chain(m, root);
+				count_plain_chain(m, s, root);
 				remember_callers(m, key, gen, root, k, node, u);
 				goto counters;
 			}
 		}
 		k = take_kernel_chain(m, s, frames, false);
-		/* A chain the kernel walked by CFI is no frame-pointer chain. */
-		if (s->flags & ST_SAMPLE_KERNEL_WALKED)
-			m->kernel_walked++;
-		else if (s->cpumode == ST_MODE_USER && s->nchain)
-			count_fp_chain(m, k ? frames[0] : leaf);
+		if (s->nchain)
+			count_plain_chain(m, s, k ? frames[0] : leaf);
 		/*
 		 * CallerChaining's reference: the kernel's chain where it is
 		 * whole, else (no frame pointers) the copy unwound by its CFI.
