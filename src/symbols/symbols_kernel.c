@@ -80,7 +80,7 @@ void range_table_clear(struct range_table *t)
 	}
 	free(t->v);
 	if (t->text)
-		munmap(t->text, t->text_size);
+		st_unmap_big(t->text, t->text_size);	/* read_kallsyms's sizes are whole big pages */
 	memset(t, 0, sizeof(*t));
 }
 
