@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,28 @@ int cache_file_open(int dir, const char *name, uint64_t max, uint64_t *size)
 	}
 	*size = (uint64_t)st.st_size;
 	return fd;
+}
+
+const void *cache_file_map(int dir, const char *name, uint64_t max, size_t *size)
+{
+	uint64_t bytes;
+	int fd = cache_file_open(dir, name, max, &bytes);
+	void *p;
+
+	if (fd < 0)
+		return NULL;
+	/*
+	 * The page cache's own pages, not a copy: a copy is fresh memory,
+	 * whose first touch costs a fault a page.  A file here is only ever
+	 * replaced by a rename (below), never written where it is, and only
+	 * its owner could: what is mapped stays what was checked.
+	 */
+	p = mmap(NULL, (size_t)bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	*size = (size_t)bytes;
+	return p;
 }
 
 bool cache_file_replace(int dir, const char *name, const void *buf, size_t len)

@@ -186,9 +186,20 @@ struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
 		 * MiniDebugInfo's: the symbol table's first reading looks for
 		 * the debug file (elf_find_debuginfo says how it found it).
 		 */
-		dwfl_module_getsymtab(f->mod);
-		symbol_table_build(&f->table, f->mod, elf, bias,
-				   f->debug_named_by ? f->debug_named_by : NAMED_BY_MINIDEBUGINFO);
+		int symbols = dwfl_module_getsymtab(f->mod);
+		uint8_t elsewhere = f->debug_named_by ? f->debug_named_by : NAMED_BY_MINIDEBUGINFO;
+		struct symbol_table_key key = { .bias = bias, .symbols = symbols,
+						.named_by = elsewhere };
+		const void *id = NULL;
+		ssize_t id_len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+
+		/* Built once per build-id and what it was read with; then read back. */
+		if (id_len <= 0 || (size_t)id_len > SYMBOL_TABLE_ID_MAX)
+			id_len = 0;
+		if (!id_len || !symbol_table_cache_load(&f->table, id, (size_t)id_len, &key)) {
+			symbol_table_build(&f->table, f->mod, elf, bias, elsewhere);
+			symbol_table_cache_save(&f->table, id, (size_t)id_len, &key);
+		}
 		f->table_built = true;
 	}
 	return symbol_table_find(&f->table, vaddr);

@@ -57,6 +57,8 @@ void kernel_symbols_parse(struct range_table *t, char *text, size_t len);
 int cache_dir_open(bool create);
 int cache_file_open(int dir, const char *name, uint64_t max, uint64_t *size);
 bool cache_file_replace(int dir, const char *name, const void *buf, size_t len);
+/* The same file mapped read-only (*size its length, munmap when done), or NULL. */
+const void *cache_file_map(int dir, const char *name, uint64_t max, size_t *size);
 
 /* symbols_kernel_cache.c: the copy saved once a boot. */
 bool kernel_cache_key(char *key, size_t len);
@@ -106,6 +108,7 @@ struct symbol_table {
 	struct elf_symbol *v;
 	size_t n;
 	char *raw_names;	/* every v[i].raw, one after another: one allocation */
+	size_t raw_names_map;	/* non-zero: raw_names is a cache file mapped, this long */
 	/*
 	 * Big tables: pages[p] is the first entry starting at or past
 	 * v[0].start + (p << page_shift), so a search looks between two
@@ -156,6 +159,36 @@ struct elf_symbol *symbol_table_find_next(const struct symbol_table *t, uint64_t
 /* The pages of a big sorted table (symbol_table_build's last step). */
 void symbol_table_make_pages(struct symbol_table *t);
 void symbol_table_clear(struct symbol_table *t);
+
+/*
+ * A symbol table's copy on disk (symbols_table_cache.c), by the file's
+ * build-id and what else the table was built from.
+ */
+#define SYMBOL_TABLE_ID_MAX	64u
+#define SYMBOL_TABLE_CACHED_FROM	2048u	/* entries: smaller tables are built each time */
+struct symbol_table_key {
+	uint64_t bias;
+	int64_t symbols;	/* the module's symbol table's count (a debug file's, if found) */
+	uint32_t named_by;	/* how its debug file was found */
+	uint32_t pad;
+};
+bool symbol_table_cache_load(struct symbol_table *t, const unsigned char *id, size_t id_len,
+			     const struct symbol_table_key *key);
+void symbol_table_cache_save(const struct symbol_table *t, const unsigned char *id,
+			     size_t id_len, const struct symbol_table_key *key);
+/* t as bytes (*out allocated): their length, 0 if it has no copy. */
+size_t symbol_table_to_bytes(const struct symbol_table *t, const unsigned char *id,
+			     size_t id_len, const struct symbol_table_key *key,
+			     unsigned char **out);
+/*
+ * The table in buf (len bytes), checked whole, into t: false, t
+ * untouched, if it is not this file's under key or not sound.  On true
+ * t owns buf, its names in it: buf_map non-zero, a mapping that long
+ * (munmap), else free()'s.
+ */
+bool symbol_table_from_bytes(struct symbol_table *t, const unsigned char *id, size_t id_len,
+			     const struct symbol_table_key *key, const unsigned char *buf,
+			     size_t len, size_t buf_map);
 
 struct unwind_rows;
 

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define PLT_ENTRY	16u	/* x86-64 PLT and .plt.sec stubs */
 #define LAST_SYMBOL_SPAN 4096u	/* a sizeless last symbol covers a page */
@@ -547,7 +548,10 @@ void symbol_table_clear(struct symbol_table *t)
 		free(t->v[i].name);
 		free(t->v[i].aliases);
 	}
-	free(t->raw_names);
+	if (t->raw_names_map)
+		munmap(t->raw_names, t->raw_names_map);
+	else
+		free(t->raw_names);
 	free(t->pages);
 	free(t->v);
 	memset(t, 0, sizeof(*t));

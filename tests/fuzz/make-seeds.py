@@ -192,6 +192,20 @@ put("fuzz_rows_cache", "plt-and-outermost", rows_copy(
      (0x600, 0x610, row(OUTER))], []))
 put("fuzz_rows_cache", "empty", rows_copy([], [], []))
 
+# ---- symbol tables' copies (symbols_table_cache.c): the target puts the magic,
+# version, id length, 64-byte id field (5e ed 00 ...) and key before the input,
+# so a seed is a copy from byte 104 on: the counts, the entries, the names.
+os.makedirs(os.path.join(C, "fuzz_syms_cache"), exist_ok=True)
+NO_NAME = 0xffffffff
+def syms_copy(entries, names):
+    b = struct.pack("<QQ", len(entries), len(names))
+    b += b"".join(struct.pack("<QQIIBB6x", *e) for e in entries)
+    return b + names
+put("fuzz_syms_cache", "three-functions", syms_copy(
+    [(0x1000, 0x1040, 0, NO_NAME, 0, 1), (0x1040, 0x1100, 5, 10, 0, 2),
+     (0x1100, 0x1180, NO_NAME, NO_NAME, 1, 5)], b"main\0work\0work2, w3\0"))
+put("fuzz_syms_cache", "empty", syms_copy([], b""))
+
 # ---- the kernel stack walker's bpf-output samples (kernel_walk.c): a perf
 # header, pid tid, time, cpu res, raw size, then struct kw_chain {period, sp,
 # n, stop, kernel, pad, ip[n]}.
