@@ -48,7 +48,7 @@ void unwind_rows_free(struct unwind_rows *r)
 {
 	if (!r)
 		return;
-	if (r->dirty)
+	if (r->dirty && (r->cached != ROWS_CACHE_READ || r->dirty >= ROWS_SAVE_FROM))
 		unwind_rows_cache_save(r);
 	if (r->cfi)
 		dwarf_cfi_end(r->cfi);
@@ -227,7 +227,7 @@ static struct fde *fde_of(struct unwind_rows *r, uint64_t addr)
 
 	if (!r->indexed) {
 		r->indexed = true;
-		r->dirty = true;
+		r->dirty = ROWS_SAVE_FROM;	/* the index: the copy's first reason */
 		if (r->elf)
 			cfi_each_fde(r->elf, add_fde, r);
 		if (r->nfdes > 1)
@@ -263,7 +263,7 @@ static void make_rows(struct unwind_rows *r, struct fde *f)
 
 	f->at = (uint32_t)r->nspans;
 	f->n = 0;
-	r->dirty = true;
+	r->dirty++;
 	while (at < f->end) {
 		struct span sp = { at, f->end, { .kind = ROW_OTHER } };
 
@@ -295,7 +295,7 @@ static struct unwind_row rule_at(struct unwind_rows *r, uint64_t addr)
 			ST_GROW_BARE(r->alone, r->alone_cap, r->nalone + 1);
 			r->alone[r->nalone] = row;
 			r->alone[r->nalone++].addr = addr + 1;
-			r->dirty = true;
+			r->dirty++;
 		}
 		return row;
 	}

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define ROWS_MAGIC		"SHIMROWS"
@@ -208,7 +209,7 @@ out:
 	free(spans);
 	free(alone);
 	r->cached = ok ? ROWS_CACHE_READ : ROWS_CACHE_REFUSED;
-	r->dirty = false;
+	r->dirty = 0;
 	return ok;
 }
 
@@ -224,31 +225,21 @@ static void cache_name(const struct unwind_rows *r, char *name, size_t len)
 void unwind_rows_cache_load(struct unwind_rows *r)
 {
 	char name[160];
-	int dir = cache_dir_open(false), fd;
-	unsigned char *buf;
-	uint64_t size;
-	size_t got = 0;
+	int dir = cache_dir_open(false);
+	const unsigned char *map;
+	size_t size;
 
 	if (dir < 0)
 		return;
 	cache_name(r, name, sizeof(name));
-	fd = cache_file_open(dir, name, CACHE_MAX, &size);
+	map = cache_file_map(dir, name, CACHE_MAX, &size);
 	close(dir);
-	if (fd < 0)
+	if (!map)
 		return;
-	buf = st_xmalloc((size_t)size);
-	while (got < size) {
-		ssize_t n = read(fd, buf + got, (size_t)size - got);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	/* Read once, checked whole, copied: the file is never looked at again. */
-	if (got != size || !unwind_rows_from_bytes(r, r->build_id, r->build_id_len, buf, got))
+	/* Checked whole and copied: the file is never looked at again. */
+	if (!unwind_rows_from_bytes(r, r->build_id, r->build_id_len, map, size))
 		r->cached = ROWS_CACHE_REFUSED;
-	free(buf);
+	munmap((void *)(uintptr_t)map, size);
 }
 
 void unwind_rows_cache_save(struct unwind_rows *r)
@@ -269,5 +260,5 @@ void unwind_rows_cache_save(struct unwind_rows *r)
 		(void)cache_file_replace(dir, name, buf, len);
 	free(buf);
 	close(dir);
-	r->dirty = false;
+	r->dirty = 0;
 }

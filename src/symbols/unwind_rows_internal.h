@@ -23,6 +23,12 @@
 #define FDE_MADE_WHOLE	4096u
 #define NOT_MADE	UINT32_MAX
 #define BUILD_ID_MAX	64u
+/*
+ * Rows made since a copy was read that are worth writing it again for:
+ * the whole copy is written (libLLVM's, 3 MiB, cost a compile's session
+ * 5% of its CPU), and a row costs a libdw look-up to make again.
+ */
+#define ROWS_SAVE_FROM	256u
 
 /* One FDE: its addresses, and its rows in spans[at .. at + n) once made. */
 struct fde {
@@ -56,7 +62,7 @@ struct unwind_rows {
 	unsigned char build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 	enum unwind_rows_cached cached;
-	bool dirty;			/* rows made since the cache was read */
+	uint32_t dirty;			/* rows made since the cache was read */
 };
 
 /* row (its addr set) kept in r's table by address: the kept copy. */
