@@ -3,9 +3,10 @@
  * unwinder's lessons (symbols/unwind.h) become map entries: a process's
  * code mappings once its walks saw them all, each row a walk used once.
  * A process's mappings are taken back as soon as the sampler reads that
- * it mapped more code or exec'd, before the model has the record (the
- * reorder holds it a pass): until a walk of a later sample teaches them
- * again, the kernel lets its samples out for the walk in user space.
+ * it mapped code over code the kernel holds, or exec'd, before the model
+ * has the record (the reorder holds it a pass): until a walk of a later
+ * sample teaches them again, the kernel lets its samples out for the
+ * walk in user space.
  */
 #include "sampler/kernel_walk.h"
 #include "symbols/unwind.h"
@@ -48,6 +49,9 @@ struct taught_process {
 	bool held;		/* the kernel holds its mappings */
 	uint64_t gen;		/* the unwinder's generation of what it holds */
 	uint64_t mapped_at;	/* the latest exec or code mapping the sampler read */
+	/* What the kernel holds, [start, end) each: a new mapping over one takes them back. */
+	uint64_t held_start[KW_MAPS_MAX], held_end[KW_MAPS_MAX];
+	size_t nheld;
 };
 
 struct kernel_walk {
@@ -126,6 +130,11 @@ static void teach_maps(void *arg, pid_t pid, uint64_t time, uint64_t gen,
 	if (bpf_map_update_elem(kw->procs, &key, proc, BPF_ANY) == 0) {
 		p->held = true;
 		p->gen = gen;
+		p->nheld = proc->n;
+		for (size_t i = 0; i < proc->n; i++) {
+			p->held_start[i] = proc->m[i].start;
+			p->held_end[i] = proc->m[i].end;
+		}
 	}
 	pthread_mutex_unlock(&kw->lock);
 	free(proc);
@@ -208,15 +217,35 @@ static void forget_process(void *arg, pid_t pid)
 	pthread_mutex_unlock(&kw->lock);
 }
 
-void kernel_walk_mapped(struct kernel_walk *kw, pid_t pid, uint64_t time)
+/* Whether [start, start + len) meets a mapping the kernel holds for p. */
+static bool over_held(const struct taught_process *p, uint64_t start, uint64_t len)
+{
+	uint64_t end = len > UINT64_MAX - start ? UINT64_MAX : start + len;
+
+	for (size_t i = 0; i < p->nheld; i++)
+		if (start < p->held_end[i] && p->held_start[i] < end)
+			return true;
+	return false;
+}
+
+void kernel_walk_mapped(struct kernel_walk *kw, pid_t pid, uint64_t time, uint64_t start,
+			uint64_t len)
 {
 	struct taught_process *p;
 
 	pthread_mutex_lock(&kw->lock);
 	p = process_of(kw, pid);
+	/* No view older than this mapping is taught from now on (it may hold what this covers). */
 	if (time > p->mapped_at)
 		p->mapped_at = time;
-	take_back(kw, p);
+	/*
+	 * Code mapped where the kernel holds none (a library loaded) leaves
+	 * what it holds right: a walk that meets the new code lets its
+	 * sample out.  Taken back, every sample of a starting program waited
+	 * for the model to teach its mappings again, library by library.
+	 */
+	if (!len || !p->held || over_held(p, start, len))
+		take_back(kw, p);
 	pthread_mutex_unlock(&kw->lock);
 }
 

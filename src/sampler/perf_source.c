@@ -1056,15 +1056,17 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 		if (ps->walk_on)
 			kernel_walk_mapped(ps->cfg.kernel_walk,
 					   (pid_t)((const struct st_comm *)(const void *)out)->pid,
-					   ((const struct st_comm *)(const void *)out)->time);
+					   ((const struct st_comm *)(const void *)out)->time, 0, 0);
 		break;
-	case ST_REC_MMAP:
-		/* The kernel's walker forgets the process's mappings until the model has this one. */
+	case ST_REC_MMAP: {
+		const struct st_mmap *mm = (const void *)out;
+
+		/* Over code the kernel's walker holds: forgotten until the model has this one. */
 		if (ps->walk_on)
-			kernel_walk_mapped(ps->cfg.kernel_walk,
-					   (pid_t)((const struct st_mmap *)(const void *)out)->pid,
-					   ((const struct st_mmap *)(const void *)out)->time);
+			kernel_walk_mapped(ps->cfg.kernel_walk, (pid_t)mm->pid, mm->time, mm->start,
+					   mm->len);
 		break;
+	}
 	case ST_REC_FORK: {
 		const struct st_task *tk = (const void *)out;
 
@@ -1079,7 +1081,7 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 		}
 		/* A new process: what the kernel's walker held for its pid was another's. */
 		if (ps->walk_on && tk->pid == tk->tid)
-			kernel_walk_mapped(ps->cfg.kernel_walk, (pid_t)tk->pid, tk->time);
+			kernel_walk_mapped(ps->cfg.kernel_walk, (pid_t)tk->pid, tk->time, 0, 0);
 		break;
 	}
 	case ST_REC_EXIT:
