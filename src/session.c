@@ -25,6 +25,7 @@
 #include <time.h>
 
 #define RING_BYTES	(8u << 20)
+#define KW_FIRST_COPY	(16u << 10)	/* a let-out sample's first copy, walker on */
 #define OBS_RING_BYTES	(32u << 20)	/* ~0.3 s of the fastest observer */
 /*
  * A pump returns after PUMP_NS whatever the backlog, so the UI answers
@@ -367,9 +368,17 @@ static int open_live(struct session *s, const struct st_options *o)
 	if (s->kernel_walk && getenv("SHIMTOP_UNWIND_CHECK"))
 		kernel_walk_set_check(s->kernel_walk, true);
 
+	/*
+	 * With the kernel's walker a copy goes out only with a sample it did
+	 * not walk (a tenth or less, most before it is taught): copies twice
+	 * perf's 8 KiB then cost little, and the first samples of a program
+	 * that starts deep (sqlite3's recursive query) reach its entry.
+	 */
+	unsigned stack_copy = s->kernel_walk && o->stack_copy_grows && o->stack_copy < KW_FIRST_COPY
+			      ? KW_FIRST_COPY : o->stack_copy;
 	const struct perf_source_request rq = {
 		.cpus = o->cpus, .events = o->events, .freq = o->freq, .period = o->period,
-		.randomize = o->randomize, .callchain = o->callchain, .stack_copy = o->stack_copy,
+		.randomize = o->randomize, .callchain = o->callchain, .stack_copy = stack_copy,
 		.stack_needs = s->stack_needs, .kernel_walk = s->kernel_walk,
 		.ibs = o->ibs == ST_IBS_OP ? PERF_IBS_OP : o->ibs == ST_IBS_FETCH ? PERF_IBS_FETCH
 		       : PERF_IBS_NONE,

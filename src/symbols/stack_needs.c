@@ -47,7 +47,12 @@ void stack_needs_walked(struct stack_needs *n, bool cut, uint32_t size)
 		if (size > n->cut_size)
 			n->cut_size = size;
 	}
-	if (n->walks < STACK_NEEDS_WINDOW)
+	/*
+	 * A window's quarter cut already decides it: said at once, the copies
+	 * of a program that starts deep (sqlite3's recursive query) grow
+	 * before its first samples are past.
+	 */
+	if (n->walks < STACK_NEEDS_WINDOW && 4 * n->cut < STACK_NEEDS_WINDOW)
 		return;
 	if (n->grow_max && 4 * n->cut >= n->walks) {
 		/* Whole pages: a copy cut to a thread's need is not the copy's size. */
