@@ -324,7 +324,8 @@ stub = under_main = 0
 for line in open(sys.argv[1]):
     path, n = line.rsplit(" ", 1)
     frames = path.split(";")
-    if frames[-1].endswith("@plt") and frames[-1] != "time@plt":
+    # The loop's own clock (main calls clock_gettime between calls) is not through_plt's.
+    if frames[-1].endswith("@plt") and frames[-1] not in ("time@plt", "clock_gettime@plt"):
         stub += int(n)
         under_main += int(n) if "through_plt" in frames[:-1] and "main" in frames else 0
 if stub < 10:
