@@ -7,10 +7,8 @@
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -107,54 +105,6 @@ void *st_xcalloc(size_t n, size_t size)
 void *st_xrealloc(void *p, size_t n)
 {
 	return st_xcheck(realloc(p, n ? n : 1));
-}
-
-/*
- * A first touch of a 4 KiB page costs a fault (about 10 us in these
- * VMs): a buffer filled at once (a ring, a cache file's copy) is better
- * on 2 MiB pages, faulted in at once, where the kernel has them.
- */
-#define BIG_PAGE	(2ul << 20)
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE	23	/* Linux 5.14; older kernels refuse it, harmlessly */
-#endif
-
-/* What a mapping of n bytes takes: whole 2 MiB pages for a big one. */
-static size_t big_length(size_t n)
-{
-	size_t page = n >= BIG_PAGE ? BIG_PAGE : 4096;
-
-	return n > SIZE_MAX - BIG_PAGE ? 0 : (n + page - 1) & ~(page - 1);
-}
-
-void *st_map_big(size_t n)
-{
-	size_t len = big_length(n), extra = n >= BIG_PAGE ? BIG_PAGE : 0;
-	unsigned char *p, *at;
-
-	if (!n || !len)
-		return NULL;
-	p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	at = p;
-	if (extra) {
-		/* On a 2 MiB boundary, the slack either side given back. */
-		at = (unsigned char *)(((uintptr_t)p + BIG_PAGE - 1) & ~(uintptr_t)(BIG_PAGE - 1));
-		if (at > p)
-			(void)munmap(p, (size_t)(at - p));
-		if (at + len < p + len + extra)
-			(void)munmap(at + len, (size_t)(p + len + extra - (at + len)));
-		(void)madvise(at, len, MADV_HUGEPAGE);
-	}
-	(void)madvise(at, len, MADV_POPULATE_WRITE);
-	return at;
-}
-
-void st_unmap_big(void *p, size_t n)
-{
-	if (p)
-		(void)munmap(p, big_length(n));
 }
 
 static void grow(void *pp, size_t *cap, size_t need, size_t size, bool zero)

@@ -51,13 +51,6 @@ void *st_xcheck(void *p);
 void *st_xmalloc(size_t n);
 void *st_xcalloc(size_t n, size_t size);
 void *st_xrealloc(void *p, size_t n);
-/*
- * n bytes of zeroed memory, mapped and faulted in at once, on huge pages
- * where the kernel has them; NULL if the kernel gives none.  Given back
- * with st_unmap_big(p, n).
- */
-void *st_map_big(size_t n);
-void st_unmap_big(void *p, size_t n);
 
 /*
  * In v[0..n) (elements of size bytes, sorted by the uint64_t at offset

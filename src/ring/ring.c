@@ -14,7 +14,6 @@
  * of its time).
  */
 #include "ring/ring.h"
-#include "util.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -59,7 +58,7 @@ struct ring *ring_create(size_t capacity)
 		return NULL;
 	memset(r, 0, sizeof(*r));
 	capacity = round_pow2(capacity);
-	r->buf = st_map_big(capacity);	/* written through from the start: faulted in at once */
+	r->buf = aligned_alloc(CACHE_LINE, capacity);
 	if (!r->buf) {
 		free(r);
 		return NULL;
@@ -72,7 +71,7 @@ void ring_destroy(struct ring *r)
 {
 	if (!r)
 		return;
-	st_unmap_big(r->buf, r->mask + 1);
+	free(r->buf);
 	free(r);
 }
 

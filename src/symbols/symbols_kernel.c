@@ -80,7 +80,7 @@ void range_table_clear(struct range_table *t)
 	}
 	free(t->v);
 	if (t->text)
-		st_unmap_big(t->text, t->text_size);	/* read_kallsyms's sizes are whole big pages */
+		munmap(t->text, t->text_size);
 	memset(t, 0, sizeof(*t));
 }
 

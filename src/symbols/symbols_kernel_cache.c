@@ -98,8 +98,8 @@ char *kernel_cache_read(const char *key, size_t *len, size_t *size)
 	if (fd < 0)
 		return NULL;
 	*size = (size_t)bytes + 1;
-	text = st_map_big(*size);
-	if (!text) {
+	text = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (text == MAP_FAILED) {
 		close(fd);
 		return NULL;
 	}
@@ -107,7 +107,7 @@ char *kernel_cache_read(const char *key, size_t *len, size_t *size)
 	/* The key inside too: a copy renamed by hand is not this boot's. */
 	snprintf(head, sizeof(head), MAGIC "%s\n", key);
 	if (n < strlen(head) || memcmp(text, head, strlen(head)) != 0) {
-		st_unmap_big(text, *size);
+		munmap(text, *size);
 		return NULL;
 	}
 	memset(text, ' ', strlen(head) - 1);	/* the parser skips the line */

@@ -193,8 +193,8 @@ static bool saved_kallsyms(const char *path, struct range_table *t)
 		return false;
 	}
 	size = (size_t)st.st_size + 1;
-	text = st_map_big(size);
-	if (!text) {
+	text = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (text == MAP_FAILED) {
 		close(fd);
 		return false;
 	}
