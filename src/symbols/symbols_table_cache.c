@@ -197,13 +197,14 @@ void symbol_table_cache_save(const struct symbol_table *t, const unsigned char *
 	/* A small table costs less to build than a file in the cache. */
 	if (t->n < SYMBOL_TABLE_CACHED_FROM || !id_len)
 		return;
+	/* No cache directory (SHIMTOP_CACHE_DIR empty): no copy made at all. */
+	dir = cache_dir_open(true);
+	if (dir < 0)
+		return;
 	len = symbol_table_to_bytes(t, id, id_len, key, &buf);
-	dir = len ? cache_dir_open(true) : -1;
-	if (dir >= 0) {
-		cache_name(id, id_len, name, sizeof(name));
-		if (len <= SYMS_CACHE_MAX)
-			(void)cache_file_replace(dir, name, buf, len);
-		close(dir);
-	}
+	cache_name(id, id_len, name, sizeof(name));
+	if (len && len <= SYMS_CACHE_MAX)
+		(void)cache_file_replace(dir, name, buf, len);
+	close(dir);
 	free(buf);
 }
