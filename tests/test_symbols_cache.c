@@ -188,7 +188,7 @@ static void check_library(const char *path)
 	memcpy(bad, bytes, len);
 	bad[HEAD + 25] = 200;
 	refused("named by nothing known", id, (size_t)id_len, &key, bad, len);
-	/* What was refused left no file: the good copy still reads. */
+	/* The same buffer, the good bytes again: taken (what refused them was the change). */
 	memcpy(bad, bytes, len);
 	CHECK(symbol_table_from_bytes(&back, id, (size_t)id_len, &key, bad, len, 0));
 	symbol_table_clear(&back);
