@@ -462,6 +462,11 @@ void symbol_table_make_pages(struct symbol_table *t)
 	}
 }
 
+/*
+ * What this makes is kept on disk (symbols_table_cache.c): a change to
+ * which entries a file's table holds, or how they are named, bumps
+ * SYMS_VERSION there, or sessions go on reading the old tables.
+ */
 void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 			uint64_t bias, uint8_t elsewhere_by)
 {
