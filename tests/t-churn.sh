@@ -70,6 +70,15 @@ shows() {
 	done
 }
 
+# After Enter on a diff's row: its detail, left with Esc, or "only in B".
+detail_or_back() {
+	shows diff "^SYMBOL DETAIL|only in B"
+	if pane diff | grep -q "^SYMBOL DETAIL"; then
+		keys diff Escape
+		shows diff "B%[v^]? +CHANGE|CALLING CONTEXT, B - A"
+	fi
+}
+
 # One round of every view.  Each ends where it began: the symbol table.
 visit() {
 	keys "$1" 1 Down Down Down Enter
@@ -147,9 +156,14 @@ else
 	start diff -i "$1" --diff "$2"
 	round=1
 	shows diff "A% +B% +CHANGE"
-	keys diff Down Down '>' Enter Escape p
+	# A row only in B has no detail (Enter says so): Esc would leave the diff.
+	keys diff Down Down '>' Enter
+	detail_or_back
+	keys diff p
 	shows diff "CALLING CONTEXT, B - A"
-	keys diff Down Enter Escape p Escape
+	keys diff Down Enter
+	detail_or_back
+	keys diff p Escape
 	visit diff
 	keys diff D
 	shows diff "A% +B% +CHANGE"
