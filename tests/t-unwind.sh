@@ -316,9 +316,11 @@ fi
 # be a register of the walk's first frame, not only its pc.  A stub holds
 # under 0.1% of the loop's time: a sample each 50 us of its 4 s of CPU
 # gives about 45 there (at 4 kHz, 6 to 15: too few to judge, on a loaded host).
-"$SHIMTOP" --batch -c 50000 --call-graph dwarf --format folded -- "$TESTS_BIN/plt_loop" --seconds 4 \
-	>"$TMP/plt" 2>"$TMP/err" || fail "dwarf on plt_loop: $(cat "$TMP/err")"
-python3 - "$TMP/plt" <<'PY' || fail "PLT stubs: see above"
+# How many samples land in a one-instruction stub is the host's: a timer
+# interrupt's skid differs between VMs (1 to 250 in 4 s seen).  Too few:
+# the loop runs again twice as long, then the check says it could not judge.
+plt_check() {
+	python3 - "$TMP/plt" "$1" <<'PY'
 import sys
 stub = under_main = 0
 for line in open(sys.argv[1]):
@@ -329,10 +331,19 @@ for line in open(sys.argv[1]):
         stub += int(n)
         under_main += int(n) if "through_plt" in frames[:-1] and "main" in frames else 0
 if stub < 10:
-    sys.exit(f"only {stub} samples in PLT stubs: too few to judge")
+    print(f"only {stub} samples in PLT stubs in {sys.argv[2]} s: too few to judge")
+    sys.exit(2)
+print(f"{under_main} of {stub} samples in PLT stubs under main;through_plt")
 if under_main < 0.95 * stub:
-    sys.exit(f"{stub - under_main} of {stub} samples in PLT stubs not under main;through_plt")
+    sys.exit(1)
 PY
+}
+for seconds in 4 8 16; do
+	"$SHIMTOP" --batch -c 50000 --call-graph dwarf --format folded -- "$TESTS_BIN/plt_loop" \
+		--seconds "$seconds" >"$TMP/plt" 2>"$TMP/err" || fail "dwarf on plt_loop: $(cat "$TMP/err")"
+	plt_check "$seconds" && break
+	[ $? -eq 2 ] || { fail "PLT stubs: see above"; break; }
+done
 
 expect_run 2 "--call-graph dwarf: the stack copy's size must be 8 to 49152 bytes, not '4'" -- \
 	"$SHIMTOP" --demo --call-graph dwarf,4
