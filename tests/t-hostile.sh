@@ -116,5 +116,10 @@ n=$(json_get "$TMP/pids.out" "d['samples']")
 # 114 MB in a plain build (2026-11-23), about 1.1 KiB a process with its
 # thread, symbol row and history entry; ASan's redzones and size classes
 # take it to about 205 MB.  A leak of per-process state passes 250 MB.
-[ "$kib" -lt 250000 ] || fail "replay of 100,000 processes peaked at $kib KiB"
+# On the VMs of 2026-11-28 the same code peaked at 142 MB plain and
+# 258 MB under ASan (stop 62's build as this one's): the sanitized
+# build is held to 300 MB, which a leak of 0.5 KiB a process still passes.
+bound=250000
+[ "${SHIMTOP_SANITIZED:-no}" = yes ] && bound=300000
+[ "$kib" -lt "$bound" ] || fail "replay of 100,000 processes peaked at $kib KiB (over $bound)"
 finish
