@@ -933,55 +933,6 @@ static void hostile(uint64_t one)
 	symbolizer_destroy(sy);
 }
 
-/*
- * A sample whose stack copy the full ring left out (st_sample_shed_copy):
- * a sound record without it, its chain marked cut; counted, under the
- * cut-chain marker, and the copies left out said.
- */
-static void copies_shed(uint64_t one)
-{
-	struct symbolizer *sy = symbolizer_create(true);
-	_Alignas(8) unsigned char buf[1024];
-	struct st_sample *s = (void *)buf;
-	struct st_stack *k;
-	struct model m;
-	size_t len, n;
-
-	model_init(&m, sy);
-	model_set_unwind_broken(&m, true);
-	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
-	memset(buf, 0, sizeof(buf));
-	s->pid = (uint32_t)getpid();
-	s->tid = 1;
-	s->ip = one;
-	s->time = 1000;
-	s->period = 100;
-	s->nchain = 1;
-	s->data[0] = one;
-	s->flags = ST_SAMPLE_HAS_STACK;
-	k = (struct st_stack *)(uintptr_t)st_sample_stack(s);
-	k->ip = one;
-	k->sp = 0x7ffd0000;
-	k->size = 512;
-	len = (size_t)(k->bytes - buf) + 512;
-	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, (uint32_t)len };
-	CHECK(st_record_check(buf, len) == len);
-	n = st_sample_shed_copy(buf, len);
-	CHECK_EQ_U64(n, (uint64_t)((unsigned char *)k - buf));
-	CHECK(st_record_check(buf, n) == n);
-	CHECK(!(s->flags & ST_SAMPLE_HAS_STACK) && (s->flags & ST_SAMPLE_COPY_SHED) &&
-	      (s->flags & ST_SAMPLE_CHAIN_TRUNC));
-	CHECK_EQ_U64(st_sample_shed_copy(buf, n), n);	/* no copy left: as it is */
-	model_ingest(&m, buf);
-	CHECK_EQ_U64(m.samples, 1);
-	CHECK_EQ_U64(m.copies_shed, 1);
-	CHECK_EQ_U64(m.tree.truncated, 1);
-	model_zero(&m);
-	CHECK_EQ_U64(m.copies_shed, 0);
-	model_free(&m);
-	symbolizer_destroy(sy);
-}
-
 int main(void)
 {
 	struct symbolizer *sy = symbolizer_create(true);
@@ -1087,7 +1038,6 @@ int main(void)
 	ranges(one, two);
 	range_windows(one, two);
 	timeline_spans(one);
-	copies_shed(one);
 	return check_done("test_model");
 }
 

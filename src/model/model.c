@@ -1067,7 +1067,6 @@ void model_zero(struct model *m)
 	cct_zero(&m->tree);
 	callerchain_clear(&m->chaining);
 	m->unwound = m->unwind_cut = m->unwind_lost = 0;
-	m->copies_shed = 0;
 	obs_model_zero(&m->obs);
 	ibs_model_zero(&m->ibs);
 	model_jit_zero(m);

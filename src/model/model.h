@@ -387,7 +387,6 @@ struct model {
 	 */
 	bool unwind_broken;
 	uint64_t auto_fp, auto_dwarf;		/* samples, by which was kept */
-	uint64_t copies_shed;			/* samples whose copy the full ring left out */
 };
 
 void model_init(struct model *m, struct symbolizer *symbols);

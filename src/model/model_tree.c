@@ -147,9 +147,6 @@ bool model_chain_note(const struct model *m, char *buf, size_t len)
 		if (n > 0 && (size_t)n < len && walks && cut * 100 >= walks)
 			n += snprintf(buf + n, len - (size_t)n, "; %.0f%% cut at the stack copy's end",
 				      100.0 * (double)cut / (double)walks);
-		if (n > 0 && (size_t)n < len && m->copies_shed)
-			n += snprintf(buf + n, len - (size_t)n, "; %llu copies left out, the ring full",
-				      (unsigned long long)m->copies_shed);
 		if (n > 0 && (size_t)n < len && now > first)
 			n += snprintf(buf + n, len - (size_t)n, "; copies grown to %u KiB", now / 1024);
 		if (n > 0 && (size_t)n < len && sn && atomic_load(&sn->copy_held))
@@ -522,7 +519,6 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 	uint64_t unknown = m->tree_unknown, capped = m->tree.capped, key = 0, gen = 0;
 	size_t k;
 
-	m->copies_shed += (s->flags & ST_SAMPLE_COPY_SHED) != 0;
 	/*
 	 * In callerchain mode the copy is small and only feeds CallerChaining;
 	 * the tree kept live is the kernel's chains, also the reference.

@@ -296,7 +296,6 @@ struct json_object *report_tree_json(const struct model *m, struct json_object *
 		json_object_object_add(o, "unwind_fallbacks", falls);
 	}
 	report_add_u64(o, "kernel_walked", m->kernel_walked);
-	report_add_u64(o, "copies_shed", m->copies_shed);
 	{
 		/* What the kernel's walker did with samples, by enum kw_count. */
 		static const char *const what[KW_COUNTS] = {

@@ -136,20 +136,3 @@ size_t st_mmap_make(void *buf, size_t room, uint32_t pid, uint64_t time,
 	memcpy(m->filename, path, plen);
 	return size;
 }
-
-size_t st_sample_shed_copy(void *rec, size_t len)
-{
-	struct st_sample *sm = rec;
-	const struct st_stack *k;
-	size_t keep;
-
-	if (len < sizeof(*sm) || sm->h.type != ST_REC_SAMPLE || !(sm->flags & ST_SAMPLE_HAS_STACK))
-		return len;
-	k = st_sample_stack(sm);
-	keep = (size_t)((const unsigned char *)k - (const unsigned char *)rec);
-	if (keep >= len)
-		return len;
-	sm->flags = (sm->flags & ~ST_SAMPLE_HAS_STACK) | ST_SAMPLE_COPY_SHED | ST_SAMPLE_CHAIN_TRUNC;
-	sm->h.size = (uint32_t)keep;
-	return keep;
-}

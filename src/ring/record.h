@@ -76,7 +76,6 @@ enum st_cpumode {
 #define ST_SAMPLE_HAS_STACK	0x8u	/* a struct st_stack follows the chain */
 #define ST_SAMPLE_KERNEL_WALKED	0x10u	/* the user chain was walked by CFI in the kernel */
 #define ST_SAMPLE_CHECK_ONLY	0x20u	/* a kernel walk to check against the copy after it */
-#define ST_SAMPLE_COPY_SHED	0x40u	/* its stack copy left out: the ring was full (chain cut) */
 /* Which of the events sampled each on its own (-e a,b) took it: 0..15. */
 #define ST_SAMPLE_EVENT_SHIFT	8u
 #define ST_SAMPLE_EVENT_MASK	0xf00u
@@ -311,14 +310,6 @@ size_t st_record_check(const void *rec, size_t avail);
 
 /* A checked record's time (ns), or 0 for records without one (LOST). */
 uint64_t st_record_time(const void *rec);
-
-/*
- * A checked sample record of len bytes without its stack copy (the
- * copy is its last part), its chain marked cut: its new length (len when
- * it has no copy).  For a producer whose ring is full: the sample is
- * still counted, where whole it would be lost.
- */
-size_t st_sample_shed_copy(void *rec, size_t len);
 
 /*
  * Builds an ST_REC_MMAP record of pid's mapping of path in buf (room

@@ -1130,13 +1130,6 @@ static void push_record(void *arg, const void *rec, size_t len)
 {
 	struct perf_source *ps = arg;
 
-	/*
-	 * Full (the model behind, as while it reads a compile's libraries):
-	 * a sample goes without its copy, counted, rather than lost whole.
-	 * rec is the reorder's own bytes.
-	 */
-	if (!ring_fits(ps->base.ring, len))
-		len = st_sample_shed_copy((void *)(uintptr_t)rec, len);
 	ring_push(ps->base.ring, rec, len);
 }
 
