@@ -68,6 +68,15 @@ int cache_file_open(int dir, const char *name, uint64_t max, uint64_t *size)
 	return fd;
 }
 
+void cache_file_name(char *name, size_t len, const char *prefix, const unsigned char *id,
+		     size_t id_len)
+{
+	size_t n = (size_t)snprintf(name, len, "%s", prefix);
+
+	for (size_t i = 0; i < id_len && n + 3 <= len; i++)
+		n += (size_t)snprintf(name + n, len - n, "%02x", id[i]);
+}
+
 const void *cache_file_map(int dir, const char *name, uint64_t max, size_t *size)
 {
 	uint64_t bytes;

@@ -57,6 +57,9 @@ void kernel_symbols_parse(struct range_table *t, char *text, size_t len);
 int cache_dir_open(bool create);
 int cache_file_open(int dir, const char *name, uint64_t max, uint64_t *size);
 bool cache_file_replace(int dir, const char *name, const void *buf, size_t len);
+/* PREFIX and id (id_len bytes) in hex into name: a copy's name, by the file's build-id. */
+void cache_file_name(char *name, size_t len, const char *prefix, const unsigned char *id,
+		     size_t id_len);
 /* The same file mapped read-only (*size its length, munmap when done), or NULL. */
 const void *cache_file_map(int dir, const char *name, uint64_t max, size_t *size);
 

@@ -152,15 +152,6 @@ bool symbol_table_from_bytes(struct symbol_table *t, const unsigned char *id, si
 	return true;
 }
 
-/* "syms-" and the build-id in hex. */
-static void cache_name(const unsigned char *id, size_t id_len, char *name, size_t len)
-{
-	size_t n = (size_t)snprintf(name, len, "syms-");
-
-	for (size_t i = 0; i < id_len && n + 3 <= len; i++)
-		n += (size_t)snprintf(name + n, len - n, "%02x", id[i]);
-}
-
 bool symbol_table_cache_load(struct symbol_table *t, const unsigned char *id, size_t id_len,
 			     const struct symbol_table_key *key)
 {
@@ -174,7 +165,7 @@ bool symbol_table_cache_load(struct symbol_table *t, const unsigned char *id, si
 	dir = cache_dir_open(false);
 	if (dir < 0)
 		return false;
-	cache_name(id, id_len, name, sizeof(name));
+	cache_file_name(name, sizeof(name), "syms-", id, id_len);
 	map = cache_file_map(dir, name, SYMS_CACHE_MAX, &size);
 	close(dir);
 	if (!map)
@@ -202,7 +193,7 @@ void symbol_table_cache_save(const struct symbol_table *t, const unsigned char *
 	if (dir < 0)
 		return;
 	len = symbol_table_to_bytes(t, id, id_len, key, &buf);
-	cache_name(id, id_len, name, sizeof(name));
+	cache_file_name(name, sizeof(name), "syms-", id, id_len);
 	if (len && len <= SYMS_CACHE_MAX)
 		(void)cache_file_replace(dir, name, buf, len);
 	close(dir);

@@ -213,15 +213,6 @@ out:
 	return ok;
 }
 
-/* "rows-" and the build-id in hex. */
-static void cache_name(const struct unwind_rows *r, char *name, size_t len)
-{
-	size_t n = (size_t)snprintf(name, len, "rows-");
-
-	for (size_t i = 0; i < r->build_id_len && n + 3 <= len; i++)
-		n += (size_t)snprintf(name + n, len - n, "%02x", r->build_id[i]);
-}
-
 void unwind_rows_cache_load(struct unwind_rows *r)
 {
 	char name[160];
@@ -231,7 +222,7 @@ void unwind_rows_cache_load(struct unwind_rows *r)
 
 	if (dir < 0)
 		return;
-	cache_name(r, name, sizeof(name));
+	cache_file_name(name, sizeof(name), "rows-", r->build_id, r->build_id_len);
 	map = cache_file_map(dir, name, CACHE_MAX, &size);
 	close(dir);
 	if (!map)
@@ -254,7 +245,7 @@ void unwind_rows_cache_save(struct unwind_rows *r)
 	dir = cache_dir_open(true);
 	if (dir < 0)
 		return;
-	cache_name(r, name, sizeof(name));
+	cache_file_name(name, sizeof(name), "rows-", r->build_id, r->build_id_len);
 	len = unwind_rows_to_bytes(r, &buf);
 	if (len <= CACHE_MAX)
 		(void)cache_file_replace(dir, name, buf, len);
