@@ -8,6 +8,9 @@
  * Everything else is refused: a chain of no frames or more than
  * KW_FRAMES_MAX, raw data shorter than its chain, a raw size past the
  * record, a record of another type, a request without a file.
+ * Where the walker loads, which views of a process's mappings it takes:
+ * one older than a library mapped beside them, not one older than code
+ * mapped over code or an exec.
  * (The walk itself runs in the kernel: tests/t-kernel-walk.sh.)
  */
 #include "check.h"
@@ -39,6 +42,62 @@ static size_t build(unsigned char *buf, const struct kw_chain *c, size_t words, 
 	h.size = (uint16_t)at;
 	memcpy(buf, &h, sizeof(h));
 	return at;
+}
+
+/* A walk at time saw pid's code at [0x1000, 0x3000), generation gen. */
+static void teach_view(struct kernel_walk *kw, pid_t pid, uint64_t time, uint64_t gen)
+{
+	const struct unwind_teacher *t = kernel_walk_teacher(kw);
+	const struct unwind_map m = { 0x1000, 0x3000, 0, 1 };
+
+	t->maps(t->arg, pid, time, gen, &m, 1);
+}
+
+static void check_teaching(void)
+{
+	char why[256];
+	struct kernel_walk *kw = kernel_walk_open(why, sizeof(why));
+	const pid_t pid = 4242;
+
+	if (!kw) {
+		printf("the walker's teaching is not checked here: %s\n", why);
+		return;
+	}
+	kernel_walk_mapped(kw, pid, 5, 0, 0);
+	kernel_walk_mapped(kw, pid, 6, 0x1000, 0x2000);
+	/* A library mapped at 20, beside: a view of 10 lacks it, and is right. */
+	kernel_walk_mapped(kw, pid, 20, 0x8000, 0x1000);
+	teach_view(kw, pid, 10, 1);
+	CHECK(kernel_walk_holds(kw, pid));
+	/* Beside what the kernel holds: kept. */
+	kernel_walk_mapped(kw, pid, 21, 0x9000, 0x1000);
+	CHECK(kernel_walk_holds(kw, pid));
+	/* Over it: taken back, and no view older than the mapping comes back. */
+	kernel_walk_mapped(kw, pid, 30, 0x2000, 0x100);
+	CHECK(!kernel_walk_holds(kw, pid));
+	teach_view(kw, pid, 25, 2);
+	CHECK(!kernel_walk_holds(kw, pid));
+	teach_view(kw, pid, 31, 3);
+	CHECK(kernel_walk_holds(kw, pid));
+	/* Over a library the kernel never held (mapped at 20): a view of 35 is refused too. */
+	kernel_walk_mapped(kw, pid, 40, 0x8800, 0x100);
+	CHECK(kernel_walk_holds(kw, pid));
+	kernel_walk_mapped(kw, pid, 41, 0x2000, 0x100);
+	teach_view(kw, pid, 35, 4);
+	CHECK(!kernel_walk_holds(kw, pid));
+	teach_view(kw, pid, 42, 5);
+	CHECK(kernel_walk_holds(kw, pid));
+	/* An exec: everything before it is another program's. */
+	kernel_walk_mapped(kw, pid, 50, 0, 0);
+	CHECK(!kernel_walk_holds(kw, pid));
+	teach_view(kw, pid, 45, 6);
+	CHECK(!kernel_walk_holds(kw, pid));
+	/* After the exec, the old program's mappings no longer count as covered. */
+	kernel_walk_mapped(kw, pid, 51, 0x1000, 0x2000);
+	kernel_walk_mapped(kw, pid, 53, 0x8000, 0x1000);
+	teach_view(kw, pid, 52, 7);
+	CHECK(kernel_walk_holds(kw, pid));
+	kernel_walk_close(kw);
 }
 
 int main(void)
@@ -162,5 +221,6 @@ int main(void)
 	c.n = 0;
 	build(buf, &c, 1, -8);
 	CHECK(!kernel_walk_read_need(ev, &need));
+	check_teaching();
 	return check_done("test_kernel_walk");
 }

@@ -41,6 +41,7 @@ _Static_assert(KW_BLOCK_SIZE == UNWIND_TEACH_BLOCK && KW_SMALL_SIZE == UNWIND_TE
 
 #define KW_NEEDS_MAX	1024	/* asked-for rows waiting; more are dropped, asked again */
 #define KW_PENDING_MAX	256	/* rows sent to the kernel in one call */
+#define KW_SEEN_MAX	4096	/* code mappings remembered a process */
 
 /* A process's mappings in the kernel: as of which map generation, taken back when. */
 struct taught_process {
@@ -48,10 +49,13 @@ struct taught_process {
 	pid_t pid;
 	bool held;		/* the kernel holds its mappings */
 	uint64_t gen;		/* the unwinder's generation of what it holds */
-	uint64_t mapped_at;	/* the latest exec or code mapping the sampler read */
+	uint64_t replaced_at;	/* the latest exec, or code mapped over code, the sampler read */
 	/* What the kernel holds, [start, end) each: a new mapping over one takes them back. */
 	uint64_t held_start[KW_MAPS_MAX], held_end[KW_MAPS_MAX];
 	size_t nheld;
+	/* The code mappings the sampler read since the exec, [start, end) each. */
+	uint64_t *seen_start, *seen_end;
+	size_t nseen, seen_cap;
 };
 
 struct kernel_walk {
@@ -105,7 +109,10 @@ static void take_back(struct kernel_walk *kw, struct taught_process *p)
 /*
  * A walk of a sample at time saw pid's mappings (generation gen): the
  * kernel is given them unless it holds these already, or the sampler has
- * read a mapping newer than the sample (the walk's view is older).
+ * read, after the sample, an exec or code mapped over code (the walk's
+ * view may hold what is gone).  A library mapped beside the view leaves
+ * it right: the model walks seconds behind a loaded host, and a program
+ * that keeps loading code would never be taught.
  */
 static void teach_maps(void *arg, pid_t pid, uint64_t time, uint64_t gen,
 		       const struct unwind_map *m, size_t n)
@@ -117,7 +124,7 @@ static void teach_maps(void *arg, pid_t pid, uint64_t time, uint64_t gen,
 
 	pthread_mutex_lock(&kw->lock);
 	p = process_of(kw, pid);
-	if ((p->held && p->gen == gen) || time < p->mapped_at || !n) {
+	if ((p->held && p->gen == gen) || time < p->replaced_at || !n) {
 		pthread_mutex_unlock(&kw->lock);
 		return;
 	}
@@ -202,6 +209,14 @@ static size_t take_needs(void *arg, struct unwind_need *out, size_t max)
 	return n;
 }
 
+static void free_process(struct kernel_walk *kw, struct taught_process *p)
+{
+	HASH_DEL(kw->processes, p);
+	free(p->seen_start);
+	free(p->seen_end);
+	free(p);
+}
+
 static void forget_process(void *arg, pid_t pid)
 {
 	struct kernel_walk *kw = arg;
@@ -211,20 +226,36 @@ static void forget_process(void *arg, pid_t pid)
 	HASH_FIND(hh, kw->processes, &pid, sizeof(pid), p);
 	if (p) {
 		take_back(kw, p);
-		HASH_DEL(kw->processes, p);
-		free(p);
+		free_process(kw, p);
 	}
 	pthread_mutex_unlock(&kw->lock);
 }
 
-/* Whether [start, start + len) meets a mapping the kernel holds for p. */
-static bool over_held(const struct taught_process *p, uint64_t start, uint64_t len)
+/* Whether [start, end) meets one of n ranges [s[i], e[i]). */
+static bool meets(const uint64_t *s, const uint64_t *e, size_t n, uint64_t start, uint64_t end)
 {
-	uint64_t end = len > UINT64_MAX - start ? UINT64_MAX : start + len;
-
-	for (size_t i = 0; i < p->nheld; i++)
-		if (start < p->held_end[i] && p->held_start[i] < end)
+	for (size_t i = 0; i < n; i++)
+		if (start < e[i] && s[i] < end)
 			return true;
+	return false;
+}
+
+/*
+ * Whether code mapped at [start, end) covers code the sampler saw mapped
+ * since the exec; remembered.  Past KW_SEEN_MAX mappings (a JIT's) every
+ * new one is taken as covering.
+ */
+static bool maps_over_seen(struct taught_process *p, uint64_t start, uint64_t end)
+{
+	if (meets(p->seen_start, p->seen_end, p->nseen, start, end) || p->nseen >= KW_SEEN_MAX)
+		return true;
+	if (p->nseen == p->seen_cap) {
+		p->seen_cap = p->seen_cap ? 2 * p->seen_cap : 16;
+		p->seen_start = st_xrealloc(p->seen_start, p->seen_cap * sizeof(*p->seen_start));
+		p->seen_end = st_xrealloc(p->seen_end, p->seen_cap * sizeof(*p->seen_end));
+	}
+	p->seen_start[p->nseen] = start;
+	p->seen_end[p->nseen++] = end;
 	return false;
 }
 
@@ -233,20 +264,38 @@ void kernel_walk_mapped(struct kernel_walk *kw, pid_t pid, uint64_t time, uint64
 {
 	struct taught_process *p;
 
+	uint64_t end = len > UINT64_MAX - start ? UINT64_MAX : start + len;
+	bool replaced;
+
 	pthread_mutex_lock(&kw->lock);
 	p = process_of(kw, pid);
-	/* No view older than this mapping is taught from now on (it may hold what this covers). */
-	if (time > p->mapped_at)
-		p->mapped_at = time;
+	if (!len)
+		p->nseen = 0;
+	replaced = !len || maps_over_seen(p, start, end);
+	/* No view older than this is taught from now on (it may hold what this covers). */
+	if (replaced && time > p->replaced_at)
+		p->replaced_at = time;
 	/*
 	 * Code mapped where the kernel holds none (a library loaded) leaves
 	 * what it holds right: a walk that meets the new code lets its
 	 * sample out.  Taken back, every sample of a starting program waited
 	 * for the model to teach its mappings again, library by library.
 	 */
-	if (!len || !p->held || over_held(p, start, len))
+	if (!len || !p->held || meets(p->held_start, p->held_end, p->nheld, start, end))
 		take_back(kw, p);
 	pthread_mutex_unlock(&kw->lock);
+}
+
+bool kernel_walk_holds(struct kernel_walk *kw, pid_t pid)
+{
+	struct taught_process *p;
+	bool held;
+
+	pthread_mutex_lock(&kw->lock);
+	HASH_FIND(hh, kw->processes, &pid, sizeof(pid), p);
+	held = p && p->held;
+	pthread_mutex_unlock(&kw->lock);
+	return held;
 }
 
 static int map_fd(struct kernel_walk *kw, const char *name)
@@ -299,10 +348,8 @@ void kernel_walk_close(struct kernel_walk *kw)
 
 	if (!kw)
 		return;
-	HASH_ITER(hh, kw->processes, p, ptmp) {
-		HASH_DEL(kw->processes, p);
-		free(p);
-	}
+	HASH_ITER(hh, kw->processes, p, ptmp)
+		free_process(kw, p);
 	if (kw->teacher.arg)
 		pthread_mutex_destroy(&kw->lock);
 	bpf_object__close(kw->obj);

@@ -46,11 +46,14 @@ int kernel_walk_open_output(struct kernel_walk *kw, int cpu, uint32_t wake_bytes
 /*
  * The sampler read an exec (len 0) or a code mapping [start, start +
  * len) of pid at time: what the kernel holds of pid's mappings is taken
- * back if the mapping covers any of it, and in any case taught again
- * only by a walk of a sample at or after time (which saw the mapping).
+ * back if the mapping covers any of it.  An exec, or code mapped over
+ * code mapped since the exec, lets only a walk of a sample at or after
+ * time (which saw it) teach pid's mappings again.
  */
 void kernel_walk_mapped(struct kernel_walk *kw, pid_t pid, uint64_t time, uint64_t start,
 			uint64_t len);
+/* Whether the kernel holds pid's mappings (walks its samples). */
+bool kernel_walk_holds(struct kernel_walk *kw, pid_t pid);
 
 /* What the unwinder teaches through (symbols/unwind.h). */
 const struct unwind_teacher *kernel_walk_teacher(struct kernel_walk *kw);
