@@ -25,6 +25,7 @@
 #include <time.h>
 
 #define RING_BYTES	(8u << 20)
+#define RING_COPIES	1024u		/* first copies the ring holds, at least */
 #define KW_FIRST_COPY	(16u << 10)	/* a let-out sample's first copy, walker on */
 #define OBS_RING_BYTES	(32u << 20)	/* ~0.3 s of the fastest observer */
 /*
@@ -479,6 +480,23 @@ static int show_recorded_event(struct session *s, const struct st_options *o)
 	return -EINVAL;
 }
 
+/*
+ * The shared ring holds RING_COPIES samples with their first copies: a
+ * quarter second at 4 kHz of a model still starting (every sample comes
+ * with its copy until the kernel's walker is taught the process).  At 8
+ * MiB, 16 KiB copies filled it in half that, and the demo dropped
+ * samples in its first second on CI's machine.  Four times that at most.
+ */
+static size_t ring_bytes(const struct st_options *o)
+{
+	size_t copy = o->stack_copy_grows && o->stack_copy && o->stack_copy < KW_FIRST_COPY
+		      ? KW_FIRST_COPY : o->stack_copy;
+
+	size_t bytes = RING_COPIES * copy;
+
+	return bytes < RING_BYTES ? RING_BYTES : bytes > 4 * RING_BYTES ? 4 * RING_BYTES : bytes;
+}
+
 int session_open(struct session *s, const struct st_options *o)
 {
 	int status;
@@ -486,7 +504,7 @@ int session_open(struct session *s, const struct st_options *o)
 	memset(s, 0, sizeof(*s));
 	s->opt = o;
 	s->sort = o->sort;
-	s->ring = ring_create(RING_BYTES);
+	s->ring = ring_create(ring_bytes(o));
 	if (!s->ring) {
 		st_error("out of memory for the sample ring");
 		return -ENOMEM;
