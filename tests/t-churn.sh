@@ -70,9 +70,11 @@ shows() {
 	done
 }
 
-# After Enter on a diff's row: its detail, left with Esc, or "only in B".
+# After Enter on a diff's row: its detail, left with Esc, or the word
+# that it is only in B (not a row's "(only in B)": the Enter may not
+# have been read yet).
 detail_or_back() {
-	shows diff "^SYMBOL DETAIL|only in B"
+	shows diff "^SYMBOL DETAIL|only in B \\("
 	if pane diff | grep -q "^SYMBOL DETAIL"; then
 		keys diff Escape
 		shows diff "B%[v^]? +CHANGE|CALLING CONTEXT, B - A"
