@@ -48,7 +48,7 @@ void unwind_rows_free(struct unwind_rows *r)
 {
 	if (!r)
 		return;
-	if (r->dirty && (r->cached != ROWS_CACHE_READ || r->dirty >= ROWS_SAVE_FROM))
+	if (r->dirty && !r->unsaved && (r->cached != ROWS_CACHE_READ || r->dirty >= ROWS_SAVE_FROM))
 		unwind_rows_cache_save(r);
 	if (r->cfi)
 		dwarf_cfi_end(r->cfi);
@@ -61,6 +61,11 @@ void unwind_rows_free(struct unwind_rows *r)
 	free(r->spans);
 	free(r->alone);
 	free(r);
+}
+
+void unwind_rows_unsaved(struct unwind_rows *r)
+{
+	r->unsaved = true;
 }
 
 enum unwind_rows_cached unwind_rows_cached(const struct unwind_rows *r)
@@ -447,4 +452,35 @@ void unwind_rows_each_function(struct unwind_rows *r,
 	fde_of(r, 0);
 	for (size_t i = 0; i < r->nfdes; i++)
 		fn(r->fdes[i].start, r->fdes[i].end, arg);
+}
+
+void unwind_rows_each_span(struct unwind_rows *r,
+			   void (*fn)(void *arg, uint64_t start, uint64_t end,
+				      const struct unwind_row *row),
+			   void *arg)
+{
+	fde_of(r, 0);
+	for (size_t i = 0; i < r->nfdes; i++) {
+		const struct fde *f = &r->fdes[i];
+		uint64_t at = f->start;
+
+		if (f->n != NOT_MADE) {
+			for (uint32_t j = 0; j < f->n; j++) {
+				const struct span *sp = &r->spans[f->at + j];
+
+				fn(arg, sp->start, sp->end, &sp->rule);
+			}
+			continue;
+		}
+		/* Made as make_rows makes them, and not kept: libLLVM's would be 40 MB. */
+		for (uint32_t n = 0; at < f->end; n++) {
+			uint64_t end = f->end;
+			struct unwind_row row = { .kind = ROW_OTHER };
+
+			if (n < FDE_ROWS_MAX)
+				row = rule_from(r, at, &end);
+			fn(arg, at, end, &row);
+			at = end;
+		}
+	}
 }

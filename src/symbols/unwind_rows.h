@@ -53,6 +53,8 @@ struct unwind_rows;
  */
 struct unwind_rows *unwind_rows_open(int fd);
 void unwind_rows_free(struct unwind_rows *r);
+/* r's rows are a scratch copy's: never written to the cache. */
+void unwind_rows_unsaved(struct unwind_rows *r);
 
 /* What the cache on disk gave a file's rows. */
 enum unwind_rows_cached {
@@ -108,6 +110,16 @@ bool unwind_rows_block_shares(struct unwind_rows *r, uint64_t addr, uint64_t siz
 
 /* The rule at addr as libdw gives it for that address alone, not kept: what rows are checked by. */
 struct unwind_row unwind_rows_alone(struct unwind_rows *r, uint64_t addr);
+
+/*
+ * fn(arg, start, end, row) for every row of the file's CFI, by address,
+ * as a table of all of them is compiled (unwind_pages.h): those of
+ * functions not made yet are made as they would be, and not kept.
+ */
+void unwind_rows_each_span(struct unwind_rows *r,
+			   void (*fn)(void *arg, uint64_t start, uint64_t end,
+				      const struct unwind_row *row),
+			   void *arg);
 
 /* fn(start, end, arg) for each function the file's .eh_frame describes. */
 void unwind_rows_each_function(struct unwind_rows *r,

@@ -63,6 +63,7 @@ struct unwind_rows {
 	size_t build_id_len;
 	enum unwind_rows_cached cached;
 	uint32_t dirty;			/* rows made since the cache was read */
+	bool unsaved;			/* a scratch copy's rows: never written */
 };
 
 /* row (its addr set) kept in r's table by address: the kept copy. */

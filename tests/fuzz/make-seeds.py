@@ -206,6 +206,23 @@ put("fuzz_syms_cache", "three-functions", syms_copy(
      (0x1100, 0x1180, NO_NAME, NO_NAME, 1, 5)], b"main\0work\0work2, w3\0"))
 put("fuzz_syms_cache", "empty", syms_copy([], b""))
 
+# ---- compiled pages' copies (unwind_pages_cache.c): the target puts the magic,
+# version, id length and 64-byte id field (9a 9e 00 ...) before the input, so a
+# seed is a copy from byte 80 on: the counts, the rows, the pages, the entries.
+os.makedirs(os.path.join(C, "fuzz_pages_cache"), exist_ok=True)
+def pages_copy(rows, pages, entries):
+    b = struct.pack("<QQQ", len(rows), len(pages), len(entries))
+    b += b"".join(struct.pack("<ihhhBBBB2x", *r) for r in rows)
+    b += b"\0" * ((-(104 + 16 * len(rows))) % 16)
+    b += b"".join(struct.pack("<QII", *p) for p in pages)
+    return b + b"".join(struct.pack("<I", off << 16 | r) for off, r in entries)
+put("fuzz_pages_cache", "two-pages", pages_copy(
+    [(0, 0, 0, 0, NONE, 0, 0, 0), (8, -8, 0, 0, RSP, 0, 0, 0), (16, -8, -16, 0, RSP, 0, 0, 0),
+     (16, -8, -16, 0, RBP, 0, 0, 0)],
+    [(1, 0, 3), (2, 3, 2)],
+    [(0, 0), (0x10, 1), (0x14, 2), (0, 3), (0x800, 0)]))
+put("fuzz_pages_cache", "none", pages_copy([(0, 0, 0, 0, NONE, 0, 0, 0)], [], []))
+
 # ---- the kernel stack walker's bpf-output samples (kernel_walk.c): a perf
 # header, pid tid, time, cpu res, raw size, then struct kw_chain {period, sp,
 # n, stop, kernel, pad, ip[n]}.
