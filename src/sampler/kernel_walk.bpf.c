@@ -40,6 +40,34 @@ struct {
 } kw_rows SEC(".maps");
 
 /*
+ * One file's pages (KW_PAGES_*), an array of its own size: the template.
+ * Two words an element (an array's elements take 8 bytes each), so
+ * that user space fills them as one array of words.
+ */
+struct kw_pages {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, KW_FILES_MAX);
+	__type(key, __u32);
+	__array(values, struct kw_pages);
+} kw_files SEC(".maps");
+
+/* The rows the pages index, one of each, shared by every file. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KW_DICT_MAX);
+	__type(key, __u32);
+	__type(value, struct kw_row);
+} kw_dict SEC(".maps");
+
+/*
  * A walk's registers and end, kept in map memory, whose contents the
  * verifier does not follow: kept on the stack, each value a frame
  * leaves there would be a state more, and bpf_loop's callback is
@@ -109,11 +137,59 @@ static __u32 map_at(const struct kw_proc *p, __u64 pc)
 	return pc >= p->m[base].start && pc < p->m[base].end ? base : KW_MAPS_MAX;
 }
 
-/* The row taught for a file address: its own, or its block's, or its small block's. */
+static __u32 pages_word(void *pages, __u32 at)
+{
+	__u32 element = at / 2;
+	__u64 *v = bpf_map_lookup_elem(pages, &element);
+
+	/* Little-endian: the even word is the element's low half. */
+	return v ? (__u32)(at & 1 ? *v >> 32 : *v) : 0;
+}
+
+/*
+ * The row a file's compiled pages give its address, NULL where the file
+ * has none in the kernel (not compiled yet) or the page is not indexed.
+ */
+static const struct kw_row *page_row(__u32 file, __u64 addr)
+{
+	void *pages = bpf_map_lookup_elem(&kw_files, &file);
+	__u64 page = addr >> KW_PAGE_SHIFT, first;
+	__u32 at, n, lo = 0, hi, e, off = (__u32)(addr & ((1u << KW_PAGE_SHIFT) - 1));
+
+	if (!pages)
+		return NULL;
+	first = pages_word(pages, KW_PAGES_FIRST);
+	if (page < first || page - first >= pages_word(pages, KW_PAGES_SPAN))
+		return NULL;
+	at = pages_word(pages, KW_PAGES_INDEX + 2 * (__u32)(page - first));
+	n = pages_word(pages, KW_PAGES_INDEX + 2 * (__u32)(page - first) + 1);
+	if (!n)
+		return NULL;
+	hi = n;
+	for (int i = 0; i < KW_PAGE_SEARCH && hi - lo > 1; i++) {
+		__u32 mid = lo + (hi - lo) / 2;
+
+		if (pages_word(pages, at + mid) >> 16 <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	e = pages_word(pages, at + lo) & 0xffff;
+	return bpf_map_lookup_elem(&kw_dict, &e);
+}
+
+/*
+ * The row for a file address: from the file's pages, else as taught:
+ * its own, or its block's, or its small block's.
+ */
 static const struct kw_row *row_at(__u32 file, __u64 addr)
 {
 	struct kw_row_key key = { .file = file, .addr = addr };
-	const struct kw_row *r = bpf_map_lookup_elem(&kw_rows, &key);
+	const struct kw_row *r = page_row(file, addr);
+
+	if (r)
+		return r;
+	r = bpf_map_lookup_elem(&kw_rows, &key);
 
 	if (r)
 		return r;

@@ -9,6 +9,7 @@
  * walk in user space.
  */
 #include "sampler/kernel_walk.h"
+#include "sampler/kernel_walk_pages.h"
 #include "symbols/unwind.h"
 #include "symbols/unwind_rows.h"
 #include "ring/record.h"
@@ -70,6 +71,8 @@ struct kernel_walk {
 	struct kw_row_key pending_keys[KW_PENDING_MAX];
 	struct kw_row pending_rows[KW_PENDING_MAX];
 	size_t npending;
+	struct kw_pages pages;	/* files' compiled pages given (the model's thread alone) */
+	bool pages_on;
 	/* Rows the program asked for, from the sampler's thread to the model's. */
 	struct unwind_need needs[KW_NEEDS_MAX];
 	size_t nneeds;		/* guarded by lock */
@@ -194,6 +197,14 @@ static void teach_row(void *arg, uint32_t file, uint64_t addr, unsigned block,
 	else if (block)
 		return;
 	teach_key(kw, &key, &r);
+}
+
+static void teach_pages(void *arg, uint32_t file, const struct unwind_pages *p)
+{
+	struct kernel_walk *kw = arg;
+
+	if (kw->pages_on)
+		kw_pages_give(&kw->pages, file, p);
 }
 
 static size_t take_needs(void *arg, struct unwind_need *out, size_t max)
@@ -330,26 +341,28 @@ struct kernel_walk *kernel_walk_open(char *why, size_t len)
 	kw->config = map_fd(kw, "kw_config");
 	kw->out = map_fd(kw, "kw_out");
 	if (kw->prog < 0 || kw->procs < 0 || kw->rows < 0 || kw->counts < 0 ||
-	    kw->config < 0 || kw->out < 0) {
+	    kw->config < 0 || kw->out < 0 || map_fd(kw, "kw_files") < 0 || map_fd(kw, "kw_dict") < 0) {
 		snprintf(why, len, "shimtop's BPF stack walker lacks a part (a build fault): "
 			 "stacks are copied and walked in user space");
 		kernel_walk_close(kw);
 		return NULL;
 	}
 	pthread_mutex_init(&kw->lock, NULL);
+	/* SHIMTOP_KERNEL_PAGES=0: rows taught address by address alone (comparisons). */
+	kw->pages_on = !(getenv("SHIMTOP_KERNEL_PAGES") && !strcmp(getenv("SHIMTOP_KERNEL_PAGES"), "0")) &&
+		       kw_pages_init(&kw->pages, map_fd(kw, "kw_files"), map_fd(kw, "kw_dict"));
 	kw->teacher = (struct unwind_teacher){ teach_maps, teach_row, forget_process, take_needs,
-					       flush_rows, kw };
+					       flush_rows, kw->pages_on ? teach_pages : NULL, kw };
 	return kw;
 }
 
 void kernel_walk_close(struct kernel_walk *kw)
 {
-	struct taught_process *p, *ptmp;
-
 	if (!kw)
 		return;
-	HASH_ITER(hh, kw->processes, p, ptmp)
-		free_process(kw, p);
+	while (kw->processes)
+		free_process(kw, kw->processes);
+	kw_pages_clear(&kw->pages);
 	if (kw->teacher.arg)
 		pthread_mutex_destroy(&kw->lock);
 	bpf_object__close(kw->obj);

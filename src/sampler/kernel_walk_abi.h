@@ -24,6 +24,22 @@
 #define KW_BLOCK_SMALL	(1ull << 62)
 #define KW_SMALL_SIZE	16
 
+/*
+ * A file's whole CFI compiled into pages (symbols/unwind_pages.h), an
+ * array of __u32 in the kernel, one map per file (kw_files[file]):
+ *   [KW_PAGES_FIRST]	the file's first page (file address >> KW_PAGE_SHIFT)
+ *   [KW_PAGES_SPAN]	how many pages from it the index covers
+ *   [KW_PAGES_INDEX + 2k], [+ 1]	page first + k's entries: where, how many (0: none)
+ *   then the entries: a row's start in its page << 16 | its index in kw_dict.
+ */
+#define KW_PAGE_SHIFT	12
+#define KW_PAGES_FIRST	0
+#define KW_PAGES_SPAN	1
+#define KW_PAGES_INDEX	2
+#define KW_PAGE_SEARCH	13	/* halvings that find any of a page's 4,096 offsets */
+#define KW_FILES_MAX	4096	/* files with their pages in the kernel */
+#define KW_DICT_MAX	(1u << 14)	/* distinct rows over every file's pages */
+
 struct kw_map {
 	__u64 start, end;	/* the mapping's addresses */
 	__u64 vaddr;		/* the file address start stands for */

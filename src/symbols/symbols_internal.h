@@ -216,6 +216,7 @@ struct elf_file {
 	struct unwind_rows *rows;	/* its CFI as the unwinder applies it, made on first use */
 	uint32_t taught_as;		/* its number in the unwinder's lessons (0: none yet) */
 	bool taught_known;		/* what its rows knew at its first lesson was taught */
+	bool pages_asked;		/* its whole CFI is being compiled for the teacher */
 	char name[320];			/* symbolizer_name_in_file's last answer */
 	uint8_t debug_named_by;		/* how its debug file was found, if one was */
 	bool debuginfod_pending;	/* a fetch of its debug file is under way */

@@ -12,6 +12,8 @@
  * the walk reads.
  */
 #include "symbols/unwind.h"
+#include "symbols/unwind_pages.h"
+#include "symbols/unwind_pages_job.h"
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
 #include "symbols/stack_needs.h"
@@ -58,6 +60,7 @@ struct unwinder {
 	enum unwind_stop last_stop;
 	const struct unwind_teacher *teacher;
 	uint32_t files;		/* numbers given to files for the teacher */
+	struct pages_jobs *jobs;	/* files' whole CFI compiled for the teacher */
 	struct elf_file **numbered;	/* by number - 1 */
 	size_t numbered_cap;
 	/* The walk by rows in hand: each frame's file, address and row, for the teacher. */
@@ -175,6 +178,7 @@ void unwinder_destroy(struct unwinder *u)
 		HASH_DEL(u->procs, p);
 		process_free(p);
 	}
+	pages_jobs_destroy(u->jobs);
 	free(u->taught);
 	free(u->numbered);
 	free(u);
@@ -516,6 +520,30 @@ static void teach_needs(struct unwinder *u)
 	}
 }
 
+/* Files' pages compiled since the last lesson, given. */
+static void teach_pages(struct unwinder *u)
+{
+	const struct unwind_teacher *t = u->teacher;
+	struct unwind_pages *pages;
+	uint32_t file;
+
+	while (u->jobs && (pages = pages_jobs_take(u->jobs, &file))) {
+		t->pages(t->arg, file, pages);
+		unwind_pages_free(pages);
+	}
+}
+
+/* f's whole CFI compiled on the worker, once, for a teacher that takes pages. */
+static void ask_pages(struct unwinder *u, struct elf_file *f, uint32_t file)
+{
+	if (f->pages_asked || !u->teacher->pages || f->fd < 0)
+		return;
+	f->pages_asked = true;
+	if (!u->jobs)
+		u->jobs = pages_jobs_create();
+	pages_jobs_add(u->jobs, f->fd, file);
+}
+
 /* What the walk by rows just used, for the teacher: the process's maps, each frame's row. */
 static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
 {
@@ -537,6 +565,7 @@ static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
 		uint32_t file = file_number(u, w->file);
 
 		teach_address(u, file, w->file->rows, w->addr, &w->row);
+		ask_pages(u, w->file, file);
 		/* A file's first lesson: what its rows know (a second session: the cache). */
 		if (!w->file->taught_known) {
 			w->file->taught_known = true;
@@ -547,6 +576,7 @@ static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
 	}
 	teach_needs(u);
 	t->flush(t->arg);
+	teach_pages(u);
 }
 
 size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, uint64_t time,

@@ -105,6 +105,7 @@ struct unwind_need {
 	uint32_t file;
 	uint64_t addr;
 };
+struct unwind_pages;
 struct unwind_teacher {
 	void (*maps)(void *arg, pid_t pid, uint64_t time, uint64_t gen,
 		     const struct unwind_map *m, size_t n);
@@ -116,6 +117,8 @@ struct unwind_teacher {
 	size_t (*needs)(void *arg, struct unwind_need *out, size_t max);
 	/* A walk's lessons are over: what the teacher gathered goes out. */
 	void (*flush)(void *arg);
+	/* file's whole CFI, compiled (unwind_pages.h): the teacher copies what it keeps. */
+	void (*pages)(void *arg, uint32_t file, const struct unwind_pages *p);
 	void *arg;
 };
 void unwinder_set_teacher(struct unwinder *u, const struct unwind_teacher *t);

@@ -1,0 +1,28 @@
+/*
+ * kernel_walk_pages.h - files' compiled pages (symbols/unwind_pages.h)
+ * given to the kernel's walker: one array map a file, and the rows they
+ * index, shared, in one more.
+ */
+#ifndef SHIMTOP_KERNEL_WALK_PAGES_H
+#define SHIMTOP_KERNEL_WALK_PAGES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kw_dict_entry;
+struct unwind_pages;
+
+struct kw_pages {
+	int files, dict;		/* the walker's kw_files and kw_dict */
+	struct kw_dict_entry *by_row;	/* the rows in kw_dict, by their bytes */
+	uint32_t ndict;
+	uint64_t files_given, words_given;
+};
+
+/* Over the walker's maps; false if its row of no CFI cannot be set. */
+bool kw_pages_init(struct kw_pages *k, int files, int dict);
+void kw_pages_clear(struct kw_pages *k);
+/* file's pages in the kernel: its map made, filled and put in kw_files[file]; 0 or -errno. */
+int kw_pages_give(struct kw_pages *k, uint32_t file, const struct unwind_pages *p);
+
+#endif

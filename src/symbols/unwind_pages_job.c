@@ -1,0 +1,188 @@
+/*
+ * unwind_pages_job.c - files' pages compiled on a thread of their own:
+ * libLLVM's million rows take libdw about 400 ms, which the model's
+ * thread cannot spend between samples.  One worker, files in the order
+ * they were asked for, each read through its own descriptor and rows
+ * (libdw's handles are not shared between threads), or their copy in
+ * the cache by build-id; the owner takes each file's pages when it next
+ * teaches.
+ */
+#include "symbols/unwind_pages_job.h"
+#include "symbols/unwind_pages.h"
+#include "util.h"
+
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pages_job {
+	struct pages_job *next;
+	int fd;
+	uint32_t file;
+	struct unwind_pages *pages;	/* once compiled */
+};
+
+struct pages_jobs {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	pthread_t worker;
+	bool started, quit;
+	struct pages_job *todo, *todo_tail, *done;
+};
+
+/* The file's build-id in id (its length; 0: none). */
+static size_t build_id_of(int fd, unsigned char *id, size_t max)
+{
+	Elf *elf = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	const void *bits;
+	ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
+	size_t len = n > 0 && (size_t)n <= max ? (size_t)n : 0;
+
+	if (len)
+		memcpy(id, bits, len);
+	if (elf)
+		elf_end(elf);
+	return len;
+}
+
+/* fd's pages: the cache's copy, else compiled (and the copy made). */
+static struct unwind_pages *pages_of(int fd)
+{
+	unsigned char id[64];
+	size_t id_len = build_id_of(fd, id, sizeof(id));
+	struct unwind_pages *p = id_len ? unwind_pages_cache_load(id, id_len) : NULL;
+	struct unwind_rows *r;
+
+	if (p)
+		return p;
+	r = unwind_rows_open(fd);
+	/* Its rows made whole for the pages are not the session's: never saved. */
+	unwind_rows_unsaved(r);
+	p = unwind_pages_make(r);
+	unwind_rows_free(r);
+	if (id_len)
+		unwind_pages_cache_save(p, id, id_len);
+	return p;
+}
+
+static void *work(void *arg)
+{
+	struct pages_jobs *j = arg;
+
+	for (;;) {
+		struct pages_job *job;
+
+		pthread_mutex_lock(&j->lock);
+		while (!j->todo && !j->quit)
+			pthread_cond_wait(&j->changed, &j->lock);
+		if (j->quit) {
+			pthread_mutex_unlock(&j->lock);
+			return NULL;
+		}
+		job = j->todo;
+		j->todo = job->next;
+		if (!j->todo)
+			j->todo_tail = NULL;
+		pthread_mutex_unlock(&j->lock);
+
+		job->pages = pages_of(job->fd);
+		close(job->fd);
+		job->fd = -1;
+
+		pthread_mutex_lock(&j->lock);
+		job->next = j->done;
+		j->done = job;
+		pthread_mutex_unlock(&j->lock);
+	}
+}
+
+struct pages_jobs *pages_jobs_create(void)
+{
+	struct pages_jobs *j = st_xcalloc(1, sizeof(*j));
+
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->changed, NULL);
+	return j;
+}
+
+void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file)
+{
+	struct pages_job *job;
+	int own = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+
+	if (own < 0)
+		return;
+	job = st_xcalloc(1, sizeof(*job));
+	job->fd = own;
+	job->file = file;
+	pthread_mutex_lock(&j->lock);
+	if (!j->started)
+		j->started = pthread_create(&j->worker, NULL, work, j) == 0;
+	if (!j->started) {
+		pthread_mutex_unlock(&j->lock);
+		close(own);
+		free(job);
+		return;
+	}
+	if (j->todo_tail)
+		j->todo_tail->next = job;
+	else
+		j->todo = job;
+	j->todo_tail = job;
+	pthread_cond_signal(&j->changed);
+	pthread_mutex_unlock(&j->lock);
+}
+
+struct unwind_pages *pages_jobs_take(struct pages_jobs *j, uint32_t *file)
+{
+	struct pages_job *job;
+	struct unwind_pages *p = NULL;
+
+	pthread_mutex_lock(&j->lock);
+	job = j->done;
+	if (job)
+		j->done = job->next;
+	pthread_mutex_unlock(&j->lock);
+	if (job) {
+		*file = job->file;
+		p = job->pages;
+		free(job);
+	}
+	return p;
+}
+
+static void free_list(struct pages_job *job)
+{
+	while (job) {
+		struct pages_job *next = job->next;
+
+		if (job->fd >= 0)
+			close(job->fd);
+		unwind_pages_free(job->pages);
+		free(job);
+		job = next;
+	}
+}
+
+void pages_jobs_destroy(struct pages_jobs *j)
+{
+	if (!j)
+		return;
+	pthread_mutex_lock(&j->lock);
+	j->quit = true;
+	pthread_cond_signal(&j->changed);
+	pthread_mutex_unlock(&j->lock);
+	/* A compile under way ends first: at most a large library's. */
+	if (j->started)
+		pthread_join(j->worker, NULL);
+	free_list(j->todo);
+	free_list(j->done);
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->changed);
+	free(j);
+}
