@@ -12,6 +12,7 @@
  * not starting at its first byte, or a row of an unknown kind is refused.
  */
 #include "check.h"
+#include "unwind_files.h"
 #include "symbols/unwind_pages.h"
 
 #include <fcntl.h>
@@ -27,13 +28,6 @@ struct walk {
 	unsigned long checked, differ, left_out, long_checked;
 	uint64_t last_end;
 };
-
-static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
-{
-	return a->kind == b->kind && a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
-	       a->rbp_off == b->rbp_off && a->plt_at == b->plt_at && a->rbp_lost == b->rbp_lost &&
-	       a->rbx_off == b->rbx_off && a->rbx_lost == b->rbx_lost;
-}
 
 static void check_function(uint64_t start, uint64_t end, void *arg)
 {
@@ -181,23 +175,6 @@ static void check_cache(const char *path)
 	free(buf);
 	unwind_pages_free(p);
 	unwind_rows_free(r);
-}
-
-struct wanted {
-	const char *part;
-	char path[4096];
-};
-
-static int find_file(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct wanted *w = arg;
-
-	(void)size;
-	if (strstr(info->dlpi_name, w->part)) {
-		snprintf(w->path, sizeof(w->path), "%s", info->dlpi_name);
-		return 1;
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)

@@ -11,6 +11,7 @@
  * of order or with a gap in a function's rows is refused.
  */
 #include "check.h"
+#include "unwind_files.h"
 #include "symbols/unwind_rows.h"
 
 #include <fcntl.h>
@@ -24,13 +25,6 @@ struct walk {
 	struct unwind_rows *r;
 	unsigned long checked, differ, applied, by_rbx;
 };
-
-static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
-{
-	return a->kind == b->kind && a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
-	       a->rbp_off == b->rbp_off && a->plt_at == b->plt_at && a->rbp_lost == b->rbp_lost &&
-	       a->rbx_off == b->rbx_off && a->rbx_lost == b->rbx_lost;
-}
 
 /* Rows read back from a copy (no ELF behind them) against the rows they were copied from. */
 struct compare {
@@ -88,11 +82,6 @@ static unsigned long check_file(const char *path)
 	unwind_rows_free(w.r);
 	return w.by_rbx;
 }
-
-struct wanted {
-	const char *part;
-	char path[4096];
-};
 
 static const unsigned char *at(const unsigned char *buf, size_t off)
 {
@@ -188,18 +177,6 @@ static void check_cache(const char *path)
 	free(bad);
 	free(buf);
 	unwind_rows_free(w.r);
-}
-
-static int find_file(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct wanted *w = arg;
-
-	(void)size;
-	if (strstr(info->dlpi_name, w->part)) {
-		snprintf(w->path, sizeof(w->path), "%s", info->dlpi_name);
-		return 1;
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)
