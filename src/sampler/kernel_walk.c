@@ -71,7 +71,8 @@ struct kernel_walk {
 	struct kw_row_key pending_keys[KW_PENDING_MAX];
 	struct kw_row pending_rows[KW_PENDING_MAX];
 	size_t npending;
-	struct kw_pages pages;	/* files' compiled pages given (the model's thread alone) */
+	struct kw_pages pages;	/* files' compiled pages given, guarded by pages_lock */
+	pthread_mutex_t pages_lock;
 	bool pages_on;
 	/* Rows the program asked for, from the sampler's thread to the model's. */
 	struct unwind_need needs[KW_NEEDS_MAX];
@@ -199,12 +200,14 @@ static void teach_row(void *arg, uint32_t file, uint64_t addr, unsigned block,
 	teach_key(kw, &key, &r);
 }
 
+/* On the unwinder's worker thread. */
 static void teach_pages(void *arg, uint32_t file, const struct unwind_pages *p)
 {
 	struct kernel_walk *kw = arg;
 
-	if (kw->pages_on)
-		kw_pages_give(&kw->pages, file, p);
+	pthread_mutex_lock(&kw->pages_lock);
+	kw_pages_give(&kw->pages, file, p);
+	pthread_mutex_unlock(&kw->pages_lock);
 }
 
 static size_t take_needs(void *arg, struct unwind_need *out, size_t max)
@@ -348,6 +351,7 @@ struct kernel_walk *kernel_walk_open(char *why, size_t len)
 		return NULL;
 	}
 	pthread_mutex_init(&kw->lock, NULL);
+	pthread_mutex_init(&kw->pages_lock, NULL);
 	/* SHIMTOP_KERNEL_PAGES=0: rows taught address by address alone (comparisons). */
 	kw->pages_on = !(getenv("SHIMTOP_KERNEL_PAGES") && !strcmp(getenv("SHIMTOP_KERNEL_PAGES"), "0")) &&
 		       kw_pages_init(&kw->pages, map_fd(kw, "kw_files"), map_fd(kw, "kw_dict"));
@@ -363,8 +367,10 @@ void kernel_walk_close(struct kernel_walk *kw)
 	while (kw->processes)
 		free_process(kw, kw->processes);
 	kw_pages_clear(&kw->pages);
-	if (kw->teacher.arg)
+	if (kw->teacher.arg) {
 		pthread_mutex_destroy(&kw->lock);
+		pthread_mutex_destroy(&kw->pages_lock);
+	}
 	bpf_object__close(kw->obj);
 	free(kw);
 }

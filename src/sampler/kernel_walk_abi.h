@@ -12,7 +12,7 @@
 #define KW_MAPS_MAX	128	/* code mappings a process can have walked in the kernel */
 #define KW_FRAMES_MAX	127	/* perf's own default chain length */
 #define KW_KERNEL_FRAMES_MAX	63	/* of them, a sample in the kernel's own frames at most */
-#define KW_ROWS_MAX	(1u << 17)
+#define KW_ROWS_MAX	(1u << 15)
 #define KW_PROCS_MAX	4096
 /*
  * A row key's addr with one of these bits: a block all of whose

@@ -520,17 +520,12 @@ static void teach_needs(struct unwinder *u)
 	}
 }
 
-/* Files' pages compiled since the last lesson, given. */
-static void teach_pages(struct unwinder *u)
+/* A file's pages, compiled: given to the teacher, on the worker's thread. */
+static void give_pages(void *arg, uint32_t file, const struct unwind_pages *p)
 {
-	const struct unwind_teacher *t = u->teacher;
-	struct unwind_pages *pages;
-	uint32_t file;
+	const struct unwind_teacher *t = arg;
 
-	while (u->jobs && (pages = pages_jobs_take(u->jobs, &file))) {
-		t->pages(t->arg, file, pages);
-		unwind_pages_free(pages);
-	}
+	t->pages(t->arg, file, p);
 }
 
 /* f's whole CFI compiled on the worker, once, for a teacher that takes pages. */
@@ -540,7 +535,7 @@ static void ask_pages(struct unwinder *u, struct elf_file *f, uint32_t file)
 		return;
 	f->pages_asked = true;
 	if (!u->jobs)
-		u->jobs = pages_jobs_create();
+		u->jobs = pages_jobs_create(give_pages, (void *)(uintptr_t)u->teacher);
 	pages_jobs_add(u->jobs, f->fd, file);
 }
 
@@ -576,7 +571,6 @@ static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
 	}
 	teach_needs(u);
 	t->flush(t->arg);
-	teach_pages(u);
 }
 
 size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, uint64_t time,

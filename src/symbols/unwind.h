@@ -117,7 +117,10 @@ struct unwind_teacher {
 	size_t (*needs)(void *arg, struct unwind_need *out, size_t max);
 	/* A walk's lessons are over: what the teacher gathered goes out. */
 	void (*flush)(void *arg);
-	/* file's whole CFI, compiled (unwind_pages.h): the teacher copies what it keeps. */
+	/*
+	 * file's whole CFI, compiled (unwind_pages.h): the teacher copies what
+	 * it keeps.  Called on a worker thread, not the walks'.
+	 */
 	void (*pages)(void *arg, uint32_t file, const struct unwind_pages *p);
 	void *arg;
 };

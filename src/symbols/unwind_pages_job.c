@@ -4,8 +4,9 @@
  * thread cannot spend between samples.  One worker, files in the order
  * they were asked for, each read through its own descriptor and rows
  * (libdw's handles are not shared between threads), or their copy in
- * the cache by build-id; the owner takes each file's pages when it next
- * teaches.
+ * the cache by build-id, and given on the worker too: giving libLLVM's
+ * to the kernel faults in 4 MB, which the model's thread cannot spend
+ * in a session's first second either.
  */
 #include "symbols/unwind_pages_job.h"
 #include "symbols/unwind_pages.h"
@@ -24,7 +25,6 @@ struct pages_job {
 	struct pages_job *next;
 	int fd;
 	uint32_t file;
-	struct unwind_pages *pages;	/* once compiled */
 };
 
 struct pages_jobs {
@@ -32,7 +32,9 @@ struct pages_jobs {
 	pthread_cond_t changed;
 	pthread_t worker;
 	bool started, quit;
-	struct pages_job *todo, *todo_tail, *done;
+	struct pages_job *todo, *todo_tail;
+	void (*give)(void *arg, uint32_t file, const struct unwind_pages *p);
+	void *arg;
 };
 
 /* The file's build-id in id (its length; 0: none). */
@@ -76,6 +78,7 @@ static void *work(void *arg)
 
 	for (;;) {
 		struct pages_job *job;
+		struct unwind_pages *pages;
 
 		pthread_mutex_lock(&j->lock);
 		while (!j->todo && !j->quit)
@@ -90,21 +93,22 @@ static void *work(void *arg)
 			j->todo_tail = NULL;
 		pthread_mutex_unlock(&j->lock);
 
-		job->pages = pages_of(job->fd);
+		pages = pages_of(job->fd);
+		j->give(j->arg, job->file, pages);
+		unwind_pages_free(pages);
 		close(job->fd);
-		job->fd = -1;
-
-		pthread_mutex_lock(&j->lock);
-		job->next = j->done;
-		j->done = job;
-		pthread_mutex_unlock(&j->lock);
+		free(job);
 	}
 }
 
-struct pages_jobs *pages_jobs_create(void)
+struct pages_jobs *pages_jobs_create(void (*give)(void *arg, uint32_t file,
+						  const struct unwind_pages *p),
+				     void *arg)
 {
 	struct pages_jobs *j = st_xcalloc(1, sizeof(*j));
 
+	j->give = give;
+	j->arg = arg;
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->changed, NULL);
 	return j;
@@ -138,32 +142,12 @@ void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file)
 	pthread_mutex_unlock(&j->lock);
 }
 
-struct unwind_pages *pages_jobs_take(struct pages_jobs *j, uint32_t *file)
-{
-	struct pages_job *job;
-	struct unwind_pages *p = NULL;
-
-	pthread_mutex_lock(&j->lock);
-	job = j->done;
-	if (job)
-		j->done = job->next;
-	pthread_mutex_unlock(&j->lock);
-	if (job) {
-		*file = job->file;
-		p = job->pages;
-		free(job);
-	}
-	return p;
-}
-
 static void free_list(struct pages_job *job)
 {
 	while (job) {
 		struct pages_job *next = job->next;
 
-		if (job->fd >= 0)
-			close(job->fd);
-		unwind_pages_free(job->pages);
+		close(job->fd);
 		free(job);
 		job = next;
 	}
@@ -181,7 +165,6 @@ void pages_jobs_destroy(struct pages_jobs *j)
 	if (j->started)
 		pthread_join(j->worker, NULL);
 	free_list(j->todo);
-	free_list(j->done);
 	pthread_mutex_destroy(&j->lock);
 	pthread_cond_destroy(&j->changed);
 	free(j);

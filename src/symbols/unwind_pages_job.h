@@ -1,6 +1,6 @@
 /*
  * unwind_pages_job.h - files' pages (unwind_pages.h) compiled on a
- * worker thread, taken by their owner when done.
+ * worker thread and given, on that thread, to whoever takes them.
  */
 #ifndef SHIMTOP_UNWIND_PAGES_JOB_H
 #define SHIMTOP_UNWIND_PAGES_JOB_H
@@ -10,12 +10,13 @@
 struct pages_jobs;
 struct unwind_pages;
 
-struct pages_jobs *pages_jobs_create(void);
+/* give(arg, file, pages) on the worker for each file's pages, freed after. */
+struct pages_jobs *pages_jobs_create(void (*give)(void *arg, uint32_t file,
+						  const struct unwind_pages *p),
+				     void *arg);
 /* The pages of the ELF file open on fd (the descriptor is copied), known as file. */
 void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file);
-/* A file's compiled pages (to free), its number in *file; NULL while none is done. */
-struct unwind_pages *pages_jobs_take(struct pages_jobs *j, uint32_t *file);
-/* Waits for a compile under way; what is queued or done is dropped. */
+/* Waits for a compile under way; what is queued is dropped. */
 void pages_jobs_destroy(struct pages_jobs *j);
 
 #endif
