@@ -1215,13 +1215,6 @@ void symbolizer_set_async(struct symbolizer *s, bool async)
 	s->async = async;
 }
 
-void symbolizer_prefetch_kernel(struct symbolizer *s)
-{
-	if (!s->kernel_loaded && !s->kernel_reading)
-		s->kernel_reading = pthread_create(&s->kernel_reader, NULL, read_kernel_symbols,
-						   &s->kernel) == 0;
-}
-
 /*
  * Whether /proc/kallsyms has been read: its reading starts on a thread
  * at the first kernel sample that asks (a session with none never pays
