@@ -64,7 +64,7 @@ static void check_file(const char *path)
 	CHECK(fd >= 0);
 	w.r = unwind_rows_open(fd);
 	close(fd);
-	p = unwind_pages_make(w.r);
+	p = unwind_pages_make(w.r, NULL);
 	w.p = p;
 	for (size_t i = 0; i < p->npages; i++) {
 		const struct unwind_page *pg = &p->pages[i];
@@ -127,7 +127,7 @@ static void check_cache(const char *path)
 	CHECK(fd >= 0);
 	r = unwind_rows_open(fd);
 	close(fd);
-	p = unwind_pages_make(r);
+	p = unwind_pages_make(r, NULL);
 	len = unwind_pages_to_bytes(p, id, sizeof(id), &buf);
 	CHECK(len > HEAD);
 	back = unwind_pages_from_bytes(id, sizeof(id), buf, len);

@@ -18,6 +18,7 @@ struct build {
 	struct unwind_pages *p;
 	bool has_cur;
 	uint64_t last_end;
+	const atomic_bool *stop;
 };
 
 static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
@@ -115,16 +116,18 @@ static void add_entry(struct build *b, uint64_t page, uint16_t off, uint16_t row
 	c->n++;
 }
 
-static void add_span(void *arg, uint64_t start, uint64_t end, const struct unwind_row *row)
+static bool add_span(void *arg, uint64_t start, uint64_t end, const struct unwind_row *row)
 {
 	struct build *b = arg;
 	uint16_t idx;
 
+	if (b->stop && atomic_load_explicit(b->stop, memory_order_relaxed))
+		return false;
 	/* FDEs that overlap: the earlier one's rows stand. */
 	if (start < b->last_end)
 		start = b->last_end;
 	if (start >= end)
-		return;
+		return true;
 	/* A gap since the last row: no CFI from its end, in the page where it starts. */
 	if (b->has_cur && start > b->last_end && b->last_end >> UNWIND_PAGE_SHIFT == cur(b)->page)
 		add_entry(b, cur(b)->page, (uint16_t)(b->last_end & (PAGE_BYTES - 1)),
@@ -137,17 +140,21 @@ static void add_span(void *arg, uint64_t start, uint64_t end, const struct unwin
 		add_entry(b, page, (uint16_t)(start > from ? start - from : 0), idx);
 	}
 	b->last_end = end;
+	return true;
 }
 
-struct unwind_pages *unwind_pages_make(struct unwind_rows *r)
+struct unwind_pages *unwind_pages_make(struct unwind_rows *r, const atomic_bool *stop)
 {
-	struct build b = { .p = st_xcalloc(1, sizeof(*b.p)) };
+	struct build b = { .p = st_xcalloc(1, sizeof(*b.p)), .stop = stop };
 	const struct unwind_row none = { .kind = ROW_NONE };
 
 	ST_GROW_BARE(b.p->rows, b.p->rows_cap, 1);
 	b.p->rows[0] = none;
 	b.p->nrows = 1;
-	unwind_rows_each_span(r, add_span, &b);
+	if (!unwind_rows_each_span(r, add_span, &b)) {
+		unwind_pages_free(b.p);
+		return NULL;
+	}
 	if (b.has_cur && b.last_end >> UNWIND_PAGE_SHIFT == cur(&b)->page &&
 	    b.last_end & (PAGE_BYTES - 1))
 		add_entry(&b, cur(&b)->page, (uint16_t)(b.last_end & (PAGE_BYTES - 1)),

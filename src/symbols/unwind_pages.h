@@ -11,6 +11,8 @@
 
 #include "symbols/unwind_rows.h"
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,8 +44,8 @@ struct unwind_pages {
 	size_t map_len;
 };
 
-/* Every row of r compiled into pages; never NULL (no CFI: no pages). */
-struct unwind_pages *unwind_pages_make(struct unwind_rows *r);
+/* Every row of r compiled into pages (no CFI: no pages); NULL if *stop was set meanwhile. */
+struct unwind_pages *unwind_pages_make(struct unwind_rows *r, const atomic_bool *stop);
 void unwind_pages_free(struct unwind_pages *p);
 
 /*

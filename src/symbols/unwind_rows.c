@@ -454,8 +454,8 @@ void unwind_rows_each_function(struct unwind_rows *r,
 		fn(r->fdes[i].start, r->fdes[i].end, arg);
 }
 
-void unwind_rows_each_span(struct unwind_rows *r,
-			   void (*fn)(void *arg, uint64_t start, uint64_t end,
+bool unwind_rows_each_span(struct unwind_rows *r,
+			   bool (*fn)(void *arg, uint64_t start, uint64_t end,
 				      const struct unwind_row *row),
 			   void *arg)
 {
@@ -468,7 +468,8 @@ void unwind_rows_each_span(struct unwind_rows *r,
 			for (uint32_t j = 0; j < f->n; j++) {
 				const struct span *sp = &r->spans[f->at + j];
 
-				fn(arg, sp->start, sp->end, &sp->rule);
+				if (!fn(arg, sp->start, sp->end, &sp->rule))
+					return false;
 			}
 			continue;
 		}
@@ -479,8 +480,10 @@ void unwind_rows_each_span(struct unwind_rows *r,
 
 			if (n < FDE_ROWS_MAX)
 				row = rule_from(r, at, &end);
-			fn(arg, at, end, &row);
+			if (!fn(arg, at, end, &row))
+				return false;
 			at = end;
 		}
 	}
+	return true;
 }

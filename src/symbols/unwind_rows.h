@@ -114,10 +114,11 @@ struct unwind_row unwind_rows_alone(struct unwind_rows *r, uint64_t addr);
 /*
  * fn(arg, start, end, row) for every row of the file's CFI, by address,
  * as a table of all of them is compiled (unwind_pages.h): those of
- * functions not made yet are made as they would be, and not kept.
+ * functions not made yet are made as they would be, and not kept.  fn
+ * returning false stops it (false returned).
  */
-void unwind_rows_each_span(struct unwind_rows *r,
-			   void (*fn)(void *arg, uint64_t start, uint64_t end,
+bool unwind_rows_each_span(struct unwind_rows *r,
+			   bool (*fn)(void *arg, uint64_t start, uint64_t end,
 				      const struct unwind_row *row),
 			   void *arg);
 
