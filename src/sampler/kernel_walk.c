@@ -181,11 +181,7 @@ static void teach_row(void *arg, uint32_t file, uint64_t addr, unsigned block,
 		      const struct unwind_row *row)
 {
 	struct kernel_walk *kw = arg;
-	struct kw_row r = {
-		.cfa_off = row->cfa_off, .ra_off = row->ra_off, .rbp_off = row->rbp_off,
-		.rbx_off = row->rbx_off, .kind = row->kind, .plt_at = row->plt_at,
-		.rbp_lost = row->rbp_lost, .rbx_lost = row->rbx_lost,
-	};
+	struct kw_row r = kw_row_of(row);
 	struct kw_row_key key = { .file = file, .addr = addr };
 
 	/* The walk's own key space: an address with a block bit set is none of a file's. */

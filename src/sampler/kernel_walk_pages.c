@@ -29,7 +29,7 @@ _Static_assert(UNWIND_PAGE_SHIFT == KW_PAGE_SHIFT, "pages are the walker's pages
 _Static_assert(UNWIND_PAGE_NONE == 0, "the walker's first row is the row of no CFI");
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a page's even word is its element's low half");
 
-static struct kw_row kernel_row(const struct unwind_row *r)
+struct kw_row kw_row_of(const struct unwind_row *r)
 {
 	struct kw_row k;
 
@@ -49,7 +49,7 @@ static struct kw_row kernel_row(const struct unwind_row *r)
 /* row's index in kw_dict, given to the kernel the first time; UINT32_MAX when full. */
 static uint32_t dict_index(struct kw_pages *k, const struct unwind_row *r)
 {
-	struct kw_row row = kernel_row(r);
+	struct kw_row row = kw_row_of(r);
 	struct kw_dict_entry *e;
 
 	HASH_FIND(hh, k->by_row, &row, sizeof(row), e);
@@ -143,9 +143,5 @@ int kw_pages_give(struct kw_pages *k, uint32_t file, const struct unwind_pages *
 	}
 	close(fd);
 	free(index);
-	if (!err) {
-		k->files_given++;
-		k->words_given += words;
-	}
 	return err;
 }

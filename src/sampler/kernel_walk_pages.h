@@ -16,8 +16,12 @@ struct kw_pages {
 	int files, dict;		/* the walker's kw_files and kw_dict */
 	struct kw_dict_entry *by_row;	/* the rows in kw_dict, by their bytes */
 	uint32_t ndict;
-	uint64_t files_given, words_given;
 };
+
+struct kw_row;
+struct unwind_row;
+/* row as the kernel applies it, its padding zero (a hash key here and there). */
+struct kw_row kw_row_of(const struct unwind_row *row);
 
 /* Over the walker's maps; false if its row of no CFI cannot be set. */
 bool kw_pages_init(struct kw_pages *k, int files, int dict);
