@@ -40,6 +40,7 @@ static void grow(struct st_index *x)
 	x->bits = old_cap ? x->bits + 1 : INDEX_FIRST_BITS;
 	x->cap = (size_t)1 << x->bits;
 	x->slots = st_xcalloc(x->cap, sizeof(*x->slots));
+	st_hint_huge(x->slots, x->cap * sizeof(*x->slots));
 	for (size_t i = 0; i < old_cap; i++)
 		if (old[i].value)
 			place(x, old[i]);

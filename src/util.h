@@ -67,6 +67,8 @@ char *st_xstrdup(const char *s);
  * is inline, since the model grows its arrays on every sample and they
  * almost never need it.
  */
+/* Asks for huge pages over a large block's interior (a hint, never an error). */
+void st_hint_huge(void *p, size_t len);
 void st_grow(void *pp, size_t *cap, size_t need, size_t size);
 /* The same, the new room left as it comes (every element is written before it is read). */
 void st_grow_bare(void *pp, size_t *cap, size_t need, size_t size);
