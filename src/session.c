@@ -548,6 +548,8 @@ int session_start(struct session *s)
 	int rc;
 
 	s->start_ns = st_now_ns();
+	if (!s->opt->replay_path && !s->info.kernel_excluded)
+		symbolizer_prefetch_kernel(s->symbols);
 	rc = source_start(s->source);
 	if (rc < 0)
 		return rc;

@@ -1706,6 +1706,7 @@ static void describe(struct perf_source *ps)
 			is_clock(&ps->cfg.events[0].attr) ? ST_PERIOD_NS : ST_PERIOD_EVENTS,
 			ps->cfg.randomize };
 	in->stack_copy = ps->cfg.stack_copy;
+	in->kernel_excluded = ps->exclude_kernel;
 	snprintf(in->note, sizeof(in->note), "%s", ps->cfg.note);
 	if (ps->exclude_kernel) {
 		size_t l = strlen(in->note);

@@ -70,6 +70,7 @@ struct st_source_info {
 	 */
 	uint64_t period_fixed_threads;
 	unsigned stack_copy;		/* bytes of user stack each sample carries */
+	bool kernel_excluded;		/* no sample is taken in the kernel */
 	uint64_t stack_copied;		/* bytes of stack copies the kernel gave */
 	uint64_t stack_kept;		/* of them, passed on (cut to what walks read) */
 	uint64_t produced;		/* samples made (observer) */

@@ -21,10 +21,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <uthash.h>
 
@@ -135,6 +138,8 @@ struct symbolizer {
 	 */
 	pthread_t kernel_reader;
 	bool kernel_reading;
+	_Atomic bool kernel_behind;	/* read ahead at nice 10 (symbolizer_prefetch_kernel) */
+	_Atomic pid_t kernel_reader_tid;	/* its thread, to call it forward */
 	bool async;			/* symbolizer_set_async */
 	uint64_t now_ns;		/* symbolizer_set_time; 0: read the clock */
 	unsigned jit_loads;		/* JIT maps read changed, all processes */
@@ -253,10 +258,41 @@ static const struct st_symbol *intern(struct symbolizer *s, const char *module,
 	return intern_full(s, module, name, name, NULL, unknown);
 }
 
-static void *read_kernel_symbols(void *table)
+static void *read_kernel_symbols(void *arg)
 {
-	kernel_symbols_load(table, false);
+	struct symbolizer *s = arg;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	/*
+	 * Read ahead, it waits behind the sampler and the target: at nice 0
+	 * beside the demo's threads on two CPUs it starved the sampler of
+	 * the first second, when every sample carries its stack copy.
+	 */
+	if (atomic_load(&s->kernel_behind))
+		(void)setpriority(PRIO_PROCESS, (id_t)tid, 10);
+	/* Known only after: whoever calls it forward does so after it stepped back. */
+	atomic_store(&s->kernel_reader_tid, tid);
+	kernel_symbols_load(&s->kernel, false);
 	return NULL;
+}
+
+/* The reader joined; a sample waits on it now, so it runs at nice 0 where allowed. */
+static void join_kernel_reader(struct symbolizer *s)
+{
+	pid_t tid = atomic_load(&s->kernel_reader_tid);
+
+	if (atomic_exchange(&s->kernel_behind, false) && tid > 0)
+		(void)setpriority(PRIO_PROCESS, (id_t)tid, 0);
+	pthread_join(s->kernel_reader, NULL);
+	s->kernel_reading = false;
+}
+
+void symbolizer_prefetch_kernel(struct symbolizer *s)
+{
+	if (s->kernel_loaded || s->kernel_reading)
+		return;
+	atomic_store(&s->kernel_behind, true);
+	s->kernel_reading = pthread_create(&s->kernel_reader, NULL, read_kernel_symbols, s) == 0;
 }
 
 struct symbolizer *symbolizer_create(bool live)
@@ -325,7 +361,7 @@ void symbolizer_destroy(struct symbolizer *s)
 	}
 	elf_file_close(s->vdso);
 	if (s->kernel_reading)
-		pthread_join(s->kernel_reader, NULL);
+		join_kernel_reader(s);
 	range_table_clear(&s->kernel);
 	{
 		struct interned *in, *in_tmp;
@@ -695,10 +731,9 @@ static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
 
 	if (!s->kernel_loaded) {
 		if (s->kernel_reading)
-			pthread_join(s->kernel_reader, NULL);
+			join_kernel_reader(s);
 		else
 			kernel_symbols_load(&s->kernel, false);
-		s->kernel_reading = false;
 		s->kernel_loaded = true;
 		if (!s->live)
 			recorded_kernel_symbols(&s->recorded, &s->kernel);
@@ -1226,9 +1261,13 @@ static bool kernel_ready(struct symbolizer *s)
 		return true;
 	if (!s->kernel_reading) {
 		s->kernel_reading = pthread_create(&s->kernel_reader, NULL, read_kernel_symbols,
-						   &s->kernel) == 0;
+						   s) == 0;
 		return !s->kernel_reading;	/* else read in place */
 	}
+	/* Read ahead and now asked for: forward, as at the join. */
+	if (atomic_load(&s->kernel_behind) && atomic_load(&s->kernel_reader_tid) > 0 &&
+	    atomic_exchange(&s->kernel_behind, false))
+		(void)setpriority(PRIO_PROCESS, (id_t)atomic_load(&s->kernel_reader_tid), 0);
 	if (pthread_tryjoin_np(s->kernel_reader, NULL) != 0)
 		return false;
 	s->kernel_reading = false;

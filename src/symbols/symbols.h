@@ -144,6 +144,15 @@ uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid);
 bool symbolizer_keeps_unknown(const struct symbolizer *s);
 
 /*
+ * The kernel's functions read on a thread from now, behind the sampler
+ * (nice 10), for a live session whose samples will meet them: read at
+ * the first kernel sample instead, they held the model up for 110 ms of
+ * a compile's first second.  The first sample that needs them calls the
+ * thread forward.
+ */
+void symbolizer_prefetch_kernel(struct symbolizer *s);
+
+/*
  * A recording's files (replay only): the build-id (len bytes, at most
  * 20) the file at path had when recorded, so that another build there
  * is not used; and --symfs DIR, where the recorded paths are looked for
