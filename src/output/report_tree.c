@@ -8,12 +8,16 @@
 
 #include <json-c/json.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * A frame's name, with what would break the format (';', controls)
  * replaced; a frame no symbol names is its module in brackets
  * ([libc.so.6]), as stackcollapse-perf writes it.
  */
+#define FOLDED_BREAKS ";\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f" \
+	"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"
+
 static void put_name(const struct model *m, uint32_t sym, FILE *out)
 {
 	const char *name = model_frame_name(m, sym);
@@ -29,8 +33,17 @@ static void put_name(const struct model *m, uint32_t sym, FILE *out)
 		name = module;
 	}
 
-	for (const char *p = name; *p; p++)
-		fputc(*p == ';' || (unsigned char)*p < ' ' ? '?' : *p, out);
+	/* In runs: a compile's folded stacks are 68 MB, and a locked fputc each byte took 0.9 s. */
+	while (*name) {
+		size_t run = strcspn(name, FOLDED_BREAKS);
+
+		fwrite(name, 1, run, out);
+		name += run;
+		if (*name) {
+			putc_unlocked('?', out);
+			name++;
+		}
+	}
 }
 
 /* self: each node's count (the shown event's), or NULL for the tree's own. */
@@ -54,7 +67,7 @@ static void folded(const struct model *m, const struct cct *t, const uint64_t *s
 		if (count) {
 			for (size_t i = 0; i < depth; i++) {
 				if (i)
-					fputc(';', out);
+					putc_unlocked(';', out);
 				put_name(m, cct_node(t, path[i])->sym, out);
 			}
 			fprintf(out, " %llu\n", (unsigned long long)count);
