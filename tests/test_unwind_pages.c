@@ -14,12 +14,15 @@
 #include "check.h"
 #include "unwind_files.h"
 #include "symbols/unwind_pages.h"
+#include "symbols/unwind_pages_job.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct walk {
@@ -177,6 +180,65 @@ static void check_cache(const char *path)
 	unwind_rows_free(r);
 }
 
+/* The order the worker gave files in. */
+struct given {
+	atomic_uint n;
+	uint32_t file[4];
+};
+
+static void note_given(void *arg, uint32_t file, const struct unwind_pages *p)
+{
+	struct given *g = arg;
+	unsigned i = atomic_load(&g->n);
+
+	if (i < 4 && p && p->npages)
+		g->file[i] = file;
+	atomic_store(&g->n, i + 1);
+}
+
+static bool given_within(struct given *g, unsigned n, int seconds)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	for (int i = 0; i < seconds * 100 && atomic_load(&g->n) < n; i++)
+		nanosleep(&tick, NULL);
+	return atomic_load(&g->n) >= n;
+}
+
+/*
+ * The worker gives a file whose copy the cache has before compiling one
+ * asked for earlier: a cold file must not hold a hot one's copy back.
+ */
+static void check_cached_first(const char *cached, const char *cold)
+{
+	char dir[] = "/tmp/test_unwind_pages.XXXXXX";
+	struct given first = { 0 }, order = { 0 };
+	struct pages_jobs *j;
+	int a = open(cached, O_RDONLY | O_CLOEXEC), b = open(cold, O_RDONLY | O_CLOEXEC);
+	char cmd[64];
+
+	CHECK(a >= 0 && b >= 0 && mkdtemp(dir) != NULL);
+	setenv("SHIMTOP_CACHE_DIR", dir, 1);
+	/* A first session: compiled, its copy saved. */
+	j = pages_jobs_create(note_given, &first);
+	pages_jobs_add(j, a, 7);
+	CHECK(given_within(&first, 1, 60) && first.file[0] == 7);
+	pages_jobs_destroy(j);
+	/* The next: the cold file asked for first, given second. */
+	j = pages_jobs_create(note_given, &order);
+	pages_jobs_add(j, b, 1);
+	pages_jobs_add(j, a, 2);
+	CHECK(given_within(&order, 2, 60));
+	printf("given in the order %u, %u (the cached file is 2)\n", order.file[0], order.file[1]);
+	CHECK(order.file[0] == 2 && order.file[1] == 1);
+	pages_jobs_destroy(j);
+	close(a);
+	close(b);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+	unsetenv("SHIMTOP_CACHE_DIR");
+}
+
 int main(int argc, char **argv)
 {
 	struct wanted libc = { "/libc.so", "" }, ldso = { "/ld-linux", "" };
@@ -193,5 +255,7 @@ int main(int argc, char **argv)
 	if (ldso.path[0])
 		check_file(ldso.path);
 	check_file(argv[0]);
+	if (libc.path[0] && ldso.path[0])
+		check_cached_first(libc.path, ldso.path);
 	return check_done("test_unwind_pages");
 }

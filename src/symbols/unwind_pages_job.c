@@ -28,6 +28,7 @@ struct pages_job {
 	struct pages_job *next;
 	int fd;
 	uint32_t file;
+	bool compile;		/* the cache had none: made after every copy is given */
 };
 
 struct pages_jobs {
@@ -56,16 +57,39 @@ static size_t build_id_of(int fd, unsigned char *id, size_t max)
 	return len;
 }
 
-/* fd's pages: the cache's copy, else compiled (and the copy made); NULL if stopped. */
-static struct unwind_pages *pages_of(int fd, const atomic_bool *stop)
+/*
+ * The worker's niceness for what it does next.  A copy read from the
+ * cache and given to the kernel is a few milliseconds of CPU that spare
+ * every later sample of the file its copy: at nice 10 beside a busy
+ * compile it waited 100 ms for them, and a thousand samples more went
+ * out with copies.  A compile (libLLVM's, half a second) goes behind the
+ * sampler and the model, whose first second it would otherwise take.
+ * Coming back from 10 needs the right to; without it the worker stays
+ * behind.
+ */
+static void worker_nice(int nice)
+{
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+}
+
+/* fd's pages from the cache, or NULL. */
+static struct unwind_pages *pages_cached(int fd)
 {
 	unsigned char id[64];
 	size_t id_len = build_id_of(fd, id, sizeof(id));
-	struct unwind_pages *p = id_len ? unwind_pages_cache_load(id, id_len) : NULL;
+
+	return id_len ? unwind_pages_cache_load(id, id_len) : NULL;
+}
+
+/* fd's pages compiled (and the cache's copy made); NULL if stopped. */
+static struct unwind_pages *pages_compiled(int fd, const atomic_bool *stop)
+{
+	unsigned char id[64];
+	size_t id_len = build_id_of(fd, id, sizeof(id));
+	struct unwind_pages *p;
 	struct unwind_rows *r;
 
-	if (p)
-		return p;
+	worker_nice(10);
 	r = unwind_rows_open(fd);
 	/* Its rows made whole for the pages are not the session's: never saved. */
 	unwind_rows_unsaved(r);
@@ -76,16 +100,28 @@ static struct unwind_pages *pages_of(int fd, const atomic_bool *stop)
 	return p;
 }
 
+/* job at the end of the list (the lock held). */
+static void queue_locked(struct pages_jobs *j, struct pages_job *job)
+{
+	job->next = NULL;
+	if (j->todo_tail)
+		j->todo_tail->next = job;
+	else
+		j->todo = job;
+	j->todo_tail = job;
+	pthread_cond_signal(&j->changed);
+}
+
+static void queue(struct pages_jobs *j, struct pages_job *job)
+{
+	pthread_mutex_lock(&j->lock);
+	queue_locked(j, job);
+	pthread_mutex_unlock(&j->lock);
+}
+
 static void *work(void *arg)
 {
 	struct pages_jobs *j = arg;
-
-	/*
-	 * Behind the sampler and the model: what it makes only spares later
-	 * samples their copies, and a session's first second, when every
-	 * sample carries one, is when the sampler can least wait for a CPU.
-	 */
-	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 
 	for (;;) {
 		struct pages_job *job;
@@ -104,7 +140,22 @@ static void *work(void *arg)
 			j->todo_tail = NULL;
 		pthread_mutex_unlock(&j->lock);
 
-		pages = pages_of(job->fd, &j->quit);
+		/*
+		 * A copy from the cache at once; a file without one waits
+		 * behind the rest: a cold libc's compile would hold libLLVM's
+		 * copy, asked for after it, for half a second.
+		 */
+		if (!job->compile) {
+			worker_nice(0);
+			pages = pages_cached(job->fd);
+			if (!pages) {
+				job->compile = true;
+				queue(j, job);
+				continue;
+			}
+		} else {
+			pages = pages_compiled(job->fd, &j->quit);
+		}
 		if (pages)
 			j->give(j->arg, job->file, pages);
 		unwind_pages_free(pages);
@@ -145,12 +196,7 @@ void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file)
 		free(job);
 		return;
 	}
-	if (j->todo_tail)
-		j->todo_tail->next = job;
-	else
-		j->todo = job;
-	j->todo_tail = job;
-	pthread_cond_signal(&j->changed);
+	queue_locked(j, job);
 	pthread_mutex_unlock(&j->lock);
 }
 
