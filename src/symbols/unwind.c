@@ -539,8 +539,8 @@ static void ask_pages(struct unwinder *u, struct elf_file *f, uint32_t file)
 	pages_jobs_add(u->jobs, f->fd, file);
 }
 
-/* What the walk by rows just used, for the teacher: the process's maps, each frame's row. */
-static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
+/* The process's maps, for the teacher (which keeps each generation once). */
+static void teach_maps(struct unwinder *u, struct process_unwinder *p, uint64_t time)
 {
 	const struct unwind_teacher *t = u->teacher;
 	struct unwind_map *m = st_xcalloc(p->nmaps ? p->nmaps : 1, sizeof(*m));
@@ -550,6 +550,27 @@ static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
 					    file_number(u, p->maps[i].file) };
 	t->maps(t->arg, p->pid, time, p->maps_gen, m, p->nmaps);
 	free(m);
+}
+
+/*
+ * A process's maps as they change, before its walk: taught, and every
+ * file's pages asked for.  Asked for only as walks met them, libLLVM's
+ * waited 80 ms behind the first walk's loading of libclang-cpp's rows,
+ * while each sample of a compile went out with its copy.
+ */
+static void teach_new_maps(struct unwinder *u, struct process_unwinder *p, uint64_t time)
+{
+	teach_maps(u, p, time);
+	for (size_t i = 0; i < p->nmaps; i++)
+		ask_pages(u, p->maps[i].file, file_number(u, p->maps[i].file));
+}
+
+/* What the walk by rows just used, for the teacher: the process's maps, each frame's row. */
+static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
+{
+	const struct unwind_teacher *t = u->teacher;
+
+	teach_maps(u, p, time);
 	/*
 	 * Each new row.  A function's blocks wait for the kernel to ask for
 	 * one of its rows (a hot function): taught for every function a walk
@@ -591,6 +612,8 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, uint64_t time,
 	if (p->maps_gen != gen || !p->maps) {
 		free(p->maps);
 		p->nmaps = symbolizer_code_maps(u->symbols, pid, &p->maps, &p->maps_gen);
+		if (u->teacher)
+			teach_new_maps(u, p, time);
 	}
 	t0 = u->check ? st_now_ns() : 0;
 	if (u->teacher && !u->taught)
