@@ -590,6 +590,7 @@ static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 			break;
 		/* Records in the ring are whole and aligned: we wrote them. */
 		if (s->interactive && !model_ready(&s->model, rec)) {
+			model_teach_ahead(&s->model, rec);
 			s->behind = s->waiting = true;
 			break;
 		}
@@ -815,8 +816,13 @@ void session_settle(struct session *s)
 double session_span(const struct session *s)
 {
 	const struct model *m = &s->model;
+	const struct obs_model *o = &m->obs;
 
-	return m->last_time > m->first_time ? (double)(m->last_time - m->first_time) / 1e9 : 0;
+	if (m->last_time > m->first_time)
+		return (double)(m->last_time - m->first_time) / 1e9;
+	/* The observer's samples alone: their TSC span, not how long the reading took. */
+	return o->tsc_hz && o->last_tsc > o->first_tsc
+	       ? (double)(o->last_tsc - o->first_tsc) / (double)o->tsc_hz : 0;
 }
 
 void session_period_text(const struct session *s, char *buf, size_t len)
