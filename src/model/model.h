@@ -486,6 +486,8 @@ void model_ingest(struct model *m, const void *rec);
  * cache already) 7% more.
  */
 void model_prefetch(struct model *m, const void *rec);
+/* rec waits for its symbols: its process taught to the kernel's walker meanwhile. */
+void model_teach_ahead(struct model *m, const void *rec);
 /*
  * Whether model_ingest can take rec without waiting for a symbol table
  * (symbolizer_ready, for each address of a sample): false asks the

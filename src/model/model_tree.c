@@ -268,6 +268,18 @@ static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint
 	return k;
 }
 
+/* The model's unwinder, made at its first use. */
+static struct unwinder *model_unwinder(struct model *m)
+{
+	if (!m->unwinder) {
+		m->unwinder = unwinder_create(m->symbols);
+		unwinder_check(m->unwinder, m->unwind_check);
+		unwinder_set_needs(m->unwinder, m->stack_needs);
+		unwinder_set_teacher(m->unwinder, m->unwind_teacher);
+	}
+	return m->unwinder;
+}
+
 /*
  * A stack copy's frames, root first, into frames (the leaf not
  * included; NULL: CallerChaining's input only); also CallerChaining's
@@ -289,12 +301,7 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	/* A kernel sample's own chain goes after the unwound frames: room for it. */
 	if (kernel && frames)
 		max = s->nchain < ST_CHAIN_MAX ? ST_CHAIN_MAX - s->nchain : 0;
-	if (!m->unwinder) {
-		m->unwinder = unwinder_create(m->symbols);
-		unwinder_check(m->unwinder, m->unwind_check);
-		unwinder_set_needs(m->unwinder, m->stack_needs);
-		unwinder_set_teacher(m->unwinder, m->unwind_teacher);
-	}
+	model_unwinder(m);
 	n = unwinder_walk(m->unwinder, (pid_t)s->pid, (pid_t)s->tid, s->time, k, f, max, &end);
 	m->unwound++;
 	m->unwind_cut += end == UNWIND_CUT;
@@ -327,6 +334,21 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 	if (!m->unwind_broken || m->chaining_wanted)
 		feed_chaining(m, k, f, syms, n, reference, nref);
 	return out;
+}
+
+/*
+ * A sample waiting for its symbols (the UI builds tables on threads)
+ * while its process is not yet known to the kernel's walker: taught now,
+ * so the samples after it are walked in the kernel instead of filling
+ * the ring with copies while the tables build.
+ */
+void model_teach_ahead(struct model *m, const void *rec)
+{
+	const struct st_sample *s = rec;
+
+	if (s->h.type != ST_REC_SAMPLE || !(s->flags & ST_SAMPLE_HAS_STACK) || !m->unwind_teacher)
+		return;
+	unwinder_prepare(model_unwinder(m), (pid_t)s->pid, s->time);
 }
 
 /*

@@ -594,6 +594,23 @@ static void teach(struct unwinder *u, struct process_unwinder *p, uint64_t time)
 	t->flush(t->arg);
 }
 
+/* p's maps as the symbolizer has them in generation gen; the teacher told of a change. */
+static void maps_now(struct unwinder *u, struct process_unwinder *p, uint64_t gen, uint64_t time)
+{
+	if (p->maps_gen == gen && p->maps)
+		return;
+	free(p->maps);
+	p->nmaps = symbolizer_code_maps(u->symbols, p->pid, &p->maps, &p->maps_gen);
+	if (u->teacher)
+		teach_new_maps(u, p, time);
+}
+
+void unwinder_prepare(struct unwinder *u, pid_t pid, uint64_t time)
+{
+	if (u->teacher)
+		maps_now(u, process_find(u, pid), symbolizer_generation(u->symbols, pid), time);
+}
+
 size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, uint64_t time,
 		     const struct st_stack *k, struct unwound_frame *frames, size_t max,
 		     enum unwind_end *end)
@@ -609,12 +626,7 @@ size_t unwinder_walk(struct unwinder *u, pid_t pid, pid_t tid, uint64_t time,
 	if (!max)
 		return 0;
 	p = process_find(u, pid);
-	if (p->maps_gen != gen || !p->maps) {
-		free(p->maps);
-		p->nmaps = symbolizer_code_maps(u->symbols, pid, &p->maps, &p->maps_gen);
-		if (u->teacher)
-			teach_new_maps(u, p, time);
-	}
+	maps_now(u, p, gen, time);
 	t0 = u->check ? st_now_ns() : 0;
 	if (u->teacher && !u->taught)
 		u->taught = st_xcalloc(ST_CHAIN_MAX, sizeof(*u->taught));

@@ -38,6 +38,12 @@ void unwinder_destroy(struct unwinder *u);
 void unwinder_forget(struct unwinder *u, pid_t pid);
 
 /*
+ * pid's maps taught, and its files' pages asked for, before any walk of
+ * it (a sample waiting for its symbols): nothing without a teacher.
+ */
+void unwinder_prepare(struct unwinder *u, pid_t pid, uint64_t time);
+
+/*
  * The frames of thread tid of pid from k (at most max), innermost first;
  * frames[0] is k's ip.  *end says why the walk stopped.  time: the
  * sample's, for the teacher (below).
