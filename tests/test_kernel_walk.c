@@ -136,6 +136,17 @@ int main(void)
 	CHECK_EQ_U64(st_sample_chain(s)[4], 0);
 	CHECK(st_record_check(out, n) == n);
 	CHECK(!kernel_walk_read_need(ev, &need));
+	CHECK_EQ_U64(kernel_walk_lost(ev), 0);
+	{
+		/* The ring was full: the kernel's count of what it could not write. */
+		struct { struct perf_event_header h; uint64_t id, lost; } l = {
+			{ PERF_RECORD_LOST, 0, sizeof(l) }, 9, 7 };
+
+		CHECK_EQ_U64(kernel_walk_lost(&l.h), 7);
+		CHECK_EQ_U64(kernel_walk_convert(&l.h, out, sizeof(out)), 0);
+		l.h.size = sizeof(l) - 1;
+		CHECK_EQ_U64(kernel_walk_lost(&l.h), 0);
+	}
 
 	/* Taken in the kernel: its two frames first, then the user's. */
 	c.kernel = 2;

@@ -490,6 +490,17 @@ bool kernel_walk_take_need(struct kernel_walk *kw, const struct perf_event_heade
 	return true;
 }
 
+uint64_t kernel_walk_lost(const struct perf_event_header *ev)
+{
+	uint64_t lost;
+
+	/* The event's id, then the count. */
+	if (ev->type != PERF_RECORD_LOST || ev->size < sizeof(*ev) + 16)
+		return 0;
+	memcpy(&lost, (const unsigned char *)(ev + 1) + 8, sizeof(lost));
+	return lost;
+}
+
 size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t room)
 {
 	struct walked w;

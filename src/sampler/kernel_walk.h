@@ -68,6 +68,12 @@ struct unwind_need;
 bool kernel_walk_read_need(const struct perf_event_header *ev, struct unwind_need *out);
 
 /*
+ * What a bpf-output ring's PERF_RECORD_LOST says the kernel could not
+ * write there (chains, rows asked for); 0 for any other record.
+ */
+uint64_t kernel_walk_lost(const struct perf_event_header *ev);
+
+/*
  * A bpf-output sample (pid, tid, time, cpu, then the chain as raw data)
  * as an st_sample with that chain, flagged ST_SAMPLE_KERNEL_WALKED,
  * written to out (room bytes); after the chain, two words: the user

@@ -1117,8 +1117,16 @@ static void on_walked(const struct perf_event_header *ev, void *arg)
 	struct perf_source *ps = arg;
 	unsigned char *out;
 	struct st_sample *sm;
+	uint64_t lost = kernel_walk_lost(ev);
 	size_t n;
 
+	/* Its ring full, the walker's chain went nowhere: counted as the sample rings' losses are. */
+	if (lost) {
+		pthread_mutex_lock(&ps->lock);
+		ps->info.kernel_lost += lost;
+		pthread_mutex_unlock(&ps->lock);
+		return;
+	}
 	if (kernel_walk_take_need(ps->cfg.kernel_walk, ev))
 		return;
 	out = reorder_reserve(&ps->order, ST_RECORD_MAX);

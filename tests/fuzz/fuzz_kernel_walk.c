@@ -2,7 +2,8 @@
  * fuzz_kernel_walk.c - libFuzzer: what the kernel's stack walker sends
  * back on its bpf-output events (kernel_walk.c), as the ring holds it:
  * whatever the bytes, a record is a chain (converted to a sample that
- * st_record_check accepts whole), a row asked for, or refused.
+ * st_record_check accepts whole), a row asked for, a count of lost
+ * records, or refused.
  */
 #include "fuzz.h"
 #include "sampler/kernel_walk.h"
@@ -33,6 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (n && kernel_walk_read_need(ev, &need))
 		abort();	/* a chain is never also a request */
+	if (kernel_walk_lost(ev) && (n || ev->type != PERF_RECORD_LOST))
+		abort();	/* nor a loss */
 	free(ev);
 	return 0;
 }
