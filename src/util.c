@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +125,11 @@ void st_hint_huge(void *p, size_t len)
 
 	if (len >= 2 * huge && to > from)
 		(void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+}
+
+void st_thread_nice(pid_t tid, int nice)
+{
+	(void)setpriority(PRIO_PROCESS, (id_t)(tid ? tid : (pid_t)syscall(SYS_gettid)), nice);
 }
 
 static void grow(void *pp, size_t *cap, size_t need, size_t size, bool zero)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /*
  * Functions that can fail print one line saying why and return 0 or a
@@ -67,6 +68,12 @@ char *st_xstrdup(const char *s);
  * is inline, since the model grows its arrays on every sample and they
  * almost never need it.
  */
+/*
+ * Thread tid's niceness (0: the calling thread), where allowed: a hint,
+ * never an error (going back up from a higher value needs the right).
+ */
+void st_thread_nice(pid_t tid, int nice);
+
 /* Asks for huge pages over a large block's interior (a hint, never an error). */
 void st_hint_huge(void *p, size_t len);
 void st_grow(void *pp, size_t *cap, size_t need, size_t size);

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -269,20 +268,28 @@ static void *read_kernel_symbols(void *arg)
 	 * the first second, when every sample carries its stack copy.
 	 */
 	if (atomic_load(&s->kernel_behind))
-		(void)setpriority(PRIO_PROCESS, (id_t)tid, 10);
+		st_thread_nice(tid, 10);
 	/* Known only after: whoever calls it forward does so after it stepped back. */
 	atomic_store(&s->kernel_reader_tid, tid);
 	kernel_symbols_load(&s->kernel, false);
 	return NULL;
 }
 
-/* The reader joined; a sample waits on it now, so it runs at nice 0 where allowed. */
+/* A sample waits on the reader read ahead: at nice 0 from now where allowed (once). */
+static void call_kernel_reader_forward(struct symbolizer *s)
+{
+	/* Not yet stepped back, it reads false and never does. */
+	if (atomic_exchange(&s->kernel_behind, false)) {
+		pid_t tid = atomic_load(&s->kernel_reader_tid);
+
+		if (tid > 0)
+			st_thread_nice(tid, 0);
+	}
+}
+
 static void join_kernel_reader(struct symbolizer *s)
 {
-	pid_t tid = atomic_load(&s->kernel_reader_tid);
-
-	if (atomic_exchange(&s->kernel_behind, false) && tid > 0)
-		(void)setpriority(PRIO_PROCESS, (id_t)tid, 0);
+	call_kernel_reader_forward(s);
 	pthread_join(s->kernel_reader, NULL);
 	s->kernel_reading = false;
 }
@@ -1264,10 +1271,7 @@ static bool kernel_ready(struct symbolizer *s)
 						   s) == 0;
 		return !s->kernel_reading;	/* else read in place */
 	}
-	/* Read ahead and now asked for: forward, as at the join. */
-	if (atomic_load(&s->kernel_behind) && atomic_load(&s->kernel_reader_tid) > 0 &&
-	    atomic_exchange(&s->kernel_behind, false))
-		(void)setpriority(PRIO_PROCESS, (id_t)atomic_load(&s->kernel_reader_tid), 0);
+	call_kernel_reader_forward(s);
 	if (pthread_tryjoin_np(s->kernel_reader, NULL) != 0)
 		return false;
 	s->kernel_reading = false;

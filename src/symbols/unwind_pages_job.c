@@ -20,8 +20,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 struct pages_job {
@@ -69,7 +67,7 @@ static size_t build_id_of(int fd, unsigned char *id, size_t max)
  */
 static void worker_nice(int nice)
 {
-	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+	st_thread_nice(0, nice);
 }
 
 /* fd's pages from the cache, or NULL. */
