@@ -10,6 +10,7 @@
 #include "own_maps.h"
 #include "model/callers_seen.h"
 #include "model/cct.h"
+#include "model/paths_seen.h"
 #include "model/model.h"
 #include "output/report.h"
 #include "ring/record.h"
@@ -377,6 +378,139 @@ static void seen_callers(void)
 	symbolizer_destroy(sy);
 }
 
+/*
+ * Paths seen: the deepest kept path of a chain, by a binary search that
+ * a wrong hint does not mislead, against every prefix kept, counted by
+ * brute force; another generation's or a truncated chain's paths are
+ * not found; emptied whole when full.
+ */
+#define PS_CHAINS	64
+#define PS_DEPTH	40
+
+static void paths_seen_search(void)
+{
+	static uint64_t ips[PS_CHAINS][PS_DEPTH], hashes[PS_CHAINS][PS_DEPTH];
+	struct paths_seen p = { .seed = 42 };
+	uint64_t x = 0x9e3779b97f4a7c15ull, start = paths_seen_start(&p, 7, false);
+	size_t found = 0;
+
+	/* Chains over three addresses: many share their outer paths. */
+	for (int c = 0; c < PS_CHAINS; c++)
+		for (int i = 0; i < PS_DEPTH; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			ips[c][i] = i < 3 ? 0x1000 + (uint64_t)i : 0x1000 + x % 3;
+			hashes[c][i] = paths_seen_step(i ? hashes[c][i - 1] : start, ips[c][i]);
+		}
+	/* The first half kept, each path's node naming the chain and depth that put it first. */
+	for (int c = 0; c < PS_CHAINS / 2; c++) {
+		size_t kept = paths_seen_deepest(&p, hashes[c], PS_DEPTH, 0, &(struct paths_seen_entry){ 0 });
+
+		paths_seen_reserve(&p, PS_DEPTH);
+		for (size_t i = kept; i < PS_DEPTH; i++)
+			paths_seen_put(&p, hashes[c][i], (struct paths_seen_entry){
+				.node = (uint32_t)(c * 100 + (int)i), .unknown = (uint32_t)i % 7, .root = 5 });
+	}
+	for (int c = 0; c < PS_CHAINS; c++) {
+		/* By brute force: the longest prefix any kept chain has, and the first that had it. */
+		size_t want = 0;
+		int by = -1;
+
+		for (int k = 0; k < PS_CHAINS / 2; k++) {
+			size_t d = 0;
+
+			while (d < PS_DEPTH && ips[k][d] == ips[c][d])
+				d++;
+			if (d > want)
+				want = d, by = k;
+		}
+		for (int k = 0; by >= 0 && k < by; k++)	/* the first to have put it */
+			if (!memcmp(ips[k], ips[c], want * sizeof(uint64_t))) {
+				by = k;
+				break;
+			}
+		for (size_t hint = 0; hint <= PS_DEPTH; hint += 9) {
+			struct paths_seen_entry e = { 0 };
+			size_t got = paths_seen_deepest(&p, hashes[c], PS_DEPTH, hint, &e);
+
+			CHECK(got == want);
+			if (got)
+				CHECK(e.node == (uint32_t)(by * 100 + (int)want - 1) && e.root == 5 &&
+				      e.unknown == (want - 1) % 7);
+			found += got;
+		}
+	}
+	CHECK(found > 0);
+	/* Another generation, or truncated: none of them. */
+	for (int g = 0; g < 2; g++) {
+		uint64_t h = paths_seen_start(&p, g ? 8 : 7, g == 0), hs[PS_DEPTH];
+
+		for (int i = 0; i < PS_DEPTH; i++)
+			hs[i] = h = paths_seen_step(h, ips[0][i]);
+		CHECK(paths_seen_deepest(&p, hs, PS_DEPTH, PS_DEPTH, &(struct paths_seen_entry){ 0 }) == 0);
+	}
+	/* Full: emptied whole before the next chain, nothing found after. */
+	CHECK(paths_seen_deepest(&p, hashes[0], PS_DEPTH, 0, &(struct paths_seen_entry){ 0 }) ==
+	      PS_DEPTH);
+	p.used = PATHS_SEEN_FULL - 1;
+	paths_seen_reserve(&p, 2);
+	CHECK(p.emptied == 1 && p.used == 0);
+	CHECK(paths_seen_deepest(&p, hashes[0], PS_DEPTH, PS_DEPTH, &(struct paths_seen_entry){ 0 }) == 0);
+	paths_seen_free(&p);
+}
+
+/*
+ * Deep chains whose outer frames come from a few stacks and whose inner
+ * ones are new each sample (callers seen misses them): the tree is the
+ * one every frame looked up makes, each sample walks only the frames
+ * past the deepest path seen, and emptying the paths midway changes
+ * nothing in the tree.
+ */
+static void paths_across_chains(void)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	const uint64_t fns[] = { (uint64_t)(uintptr_t)&cct_fn_main + 4,
+				 (uint64_t)(uintptr_t)&cct_fn_a + 4,
+				 (uint64_t)(uintptr_t)&cct_fn_b + 1, 0x10 /* unknown */ };
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	const int samples = 2000;
+	struct model m;
+	struct cct ref;
+
+	model_init(&m, sy);
+	symbolizer_set_time(sy, 1);
+	cct_init(&ref);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	for (int i = 0; i < samples; i++) {
+		uint64_t chain[70];
+		uint32_t frames[70];
+		const uint16_t n = 70;
+		unsigned stack;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		stack = (unsigned)(x % 3);
+		/* Innermost first: 8 new frames, then one of three 62-frame stacks. */
+		for (uint16_t j = 0; j < n; j++)
+			chain[j] = j < 8 ? fns[(x >> (10 + 2 * j)) % 4]
+					 : fns[(j * (stack + 1) + stack) % 3];
+		sample(&m, chain, n, 0);
+		for (uint16_t j = 0; j < n; j++)
+			frames[n - 1 - j] = symbolizer_lookup(sy, getpid(), j ? chain[j] - 1 : chain[0],
+							      false)->id;
+		cct_add(&ref, frames, n, false, 1);
+		if (i == samples / 2)
+			m.paths_seen.used = PATHS_SEEN_FULL;	/* emptied before the next chain */
+	}
+	cct_settle(&m.tree);
+	cct_settle(&ref);
+	CHECK(same_tree(&m.tree, &ref));
+	CHECK(m.paths_seen.emptied == 1);
+	/* 69 callers a sample if walked; about 8 past the deepest path seen. */
+	CHECK(m.tree.steps < (uint64_t)samples * 16);
+	cct_free(&ref);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 /* A callers' chain of n made-up addresses from *x; frames: its length. */
 static void made_up_chain(uint64_t *x, uint64_t *ips, size_t n)
 {
@@ -687,5 +821,7 @@ int main(void)
 	seen_callers();
 	seen_many();
 	seen_keeps_long();
+	paths_seen_search();
+	paths_across_chains();
 	return check_done("test_cct");
 }

@@ -257,6 +257,7 @@ void model_free(struct model *m)
 	history_free(&m->history);
 	cct_free(&m->tree);
 	callers_seen_free(&m->callers_seen);
+	paths_seen_free(&m->paths_seen);
 	model_jit_free(m);
 	callerchain_free(&m->chaining);
 	unwinder_destroy(m->unwinder);

@@ -14,6 +14,7 @@
 
 #include "model/callerchain.h"
 #include "model/callers_seen.h"
+#include "model/paths_seen.h"
 #include "model/cct.h"
 #include "sampler/kernel_walk_abi.h"
 #include "model/history.h"
@@ -330,6 +331,7 @@ struct model {
 	struct history history;
 	struct cct tree;			/* every sample's call path */
 	struct callers_seen callers_seen;	/* chains' callers' nodes in tree */
+	struct paths_seen paths_seen;		/* and every path's, root first */
 	/*
 	 * The callers' keys model_prefetch made, oldest first, for the samples
 	 * it fetched for: a deep chain is hashed once, not twice.  Known by

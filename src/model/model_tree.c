@@ -417,11 +417,10 @@ static void remember_callers(struct model *m, uint64_t key, uint64_t gen, uint32
 
 /*
  * A thread's last chain as it went into the tree: its callers root
- * first, the node each reached and the unknown frames up to it.  The
+ * first and the hash of each path from the root (paths_seen_step).  The
  * next chain of the thread mostly shares its outer frames (a deep stack
- * changes near its leaf): those are neither looked up nor walked down
- * again.  Valid for the symbols of one generation; nodes are never freed
- * (cct_zero keeps them).
+ * changes near its leaf): those are not hashed again, and the deepest
+ * path it shared is probed first.  Valid for one generation.
  */
 #define PATH_MEMO_MAX	128u	/* callers; deeper chains take the whole path */
 #define PATH_MEMOS_MAX	4096u	/* threads remembered; past it, all forgotten */
@@ -431,11 +430,12 @@ struct path_memo {
 	uint32_t tid;
 	uint64_t gen;
 	bool truncated;
-	uint32_t n, root;
+	uint32_t n;
 	uint64_t ips[PATH_MEMO_MAX];
-	uint32_t nodes[PATH_MEMO_MAX];
-	uint16_t unknown[PATH_MEMO_MAX];
+	uint64_t hashes[PATH_MEMO_MAX];
 };
+
+_Static_assert(PATH_MEMO_MAX <= PATHS_SEEN_MAX_DEPTH, "a memo's unknown frames fit paths seen");
 
 void model_free_path_memos(struct model *m)
 {
@@ -465,51 +465,61 @@ static struct path_memo *path_memo_of(struct model *m, uint32_t tid)
 }
 
 /*
- * A plain chain (no copy) into the tree from where the thread's last one
- * parts from it: false where that cannot be (too deep, the tree nearly
- * full), for the whole path's way.  *root: the outermost caller's
- * function; *k: callers; *unknown: unknown frames among them.
+ * A plain chain (no copy) into the tree from the deepest of its paths
+ * seen before (paths_seen): false where that cannot be (too deep, the
+ * tree nearly full), for the whole path's way.  *root: the outermost
+ * caller's function; *k: callers; *unknown: unknown frames among them.
  */
 static bool take_from_last(struct model *m, const struct st_sample *s, uint32_t leaf,
 			   uint64_t gen, bool truncated, uint32_t *node, uint32_t *root, size_t *k,
 			   uint64_t *unknown)
 {
-	size_t n, same = 0;
+	size_t n, same = 0, deep;
 	const uint64_t *ips = raw_callers(s, &n);
+	struct paths_seen_entry e = { 0 };
 	struct path_memo *p;
+	uint64_t h;
 	uint32_t at;
 
 	if (!n || n > PATH_MEMO_MAX || m->tree.n + n + 2 >= CCT_MAX_NODES)
 		return false;
 	p = path_memo_of(m, s->tid);
+	h = paths_seen_start(&m->paths_seen, gen, truncated);
 	if (p->gen == gen && p->truncated == truncated)
 		while (same < p->n && same < n && p->ips[same] == ips[n - 1 - same])
 			same++;
-	if (same) {
-		at = p->nodes[same - 1];
-		m->tree_frames += same;
-		m->tree_unknown += p->unknown[same - 1];
-	} else {
-		at = truncated ? cct_child(&m->tree, CCT_ROOT, CCT_SYM_TRUNCATED) : CCT_ROOT;
-	}
 	for (size_t i = same; i < n; i++) {
-		uint64_t before = m->tree_unknown;
-		uint32_t sym = caller_sym(m, (pid_t)s->pid, ips[n - 1 - i], true);
-
-		if (!i)
-			p->root = sym;
-		at = cct_child(&m->tree, at, sym);
+		h = paths_seen_step(i ? p->hashes[i - 1] : h, ips[n - 1 - i]);
 		p->ips[i] = ips[n - 1 - i];
-		p->nodes[i] = at;
-		p->unknown[i] = (uint16_t)((i ? p->unknown[i - 1] : 0) + (m->tree_unknown - before));
+		p->hashes[i] = h;
 	}
 	p->n = (uint32_t)n;
 	p->gen = gen;
 	p->truncated = truncated;
+	paths_seen_reserve(&m->paths_seen, n);
+	deep = paths_seen_deepest(&m->paths_seen, p->hashes, n, same, &e);
+	if (deep) {
+		at = e.node;
+		m->tree_frames += deep;
+		m->tree_unknown += e.unknown;
+	} else {
+		at = truncated ? cct_child(&m->tree, CCT_ROOT, CCT_SYM_TRUNCATED) : CCT_ROOT;
+	}
+	for (size_t i = deep; i < n; i++) {
+		uint64_t before = m->tree_unknown;
+		uint32_t sym = caller_sym(m, (pid_t)s->pid, p->ips[i], true);
+
+		if (!i)
+			e.root = sym;
+		at = cct_child(&m->tree, at, sym);
+		e.node = at;
+		e.unknown += (uint32_t)(m->tree_unknown - before);
+		paths_seen_put(&m->paths_seen, p->hashes[i], e);
+	}
 	*node = cct_add_under(&m->tree, at, leaf, n + 1, truncated, s->period ? s->period : 1);
-	*root = p->root;
+	*root = e.root;
 	*k = n;
-	*unknown = p->unknown[n - 1];
+	*unknown = e.unknown;
 	return true;
 }
 

@@ -1,0 +1,120 @@
+/* paths_seen.c - a path of callers' tree node by its addresses (see paths_seen.h). */
+#include "model/paths_seen.h"
+#include "model/cct.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#define K 0x9e3779b97f4a7c15ull
+#define MASK (PATHS_SEEN_SLOTS - 1u)
+
+_Static_assert(CCT_MAX_NODES <= (1u << 24), "a node fits an entry's 24 bits");
+
+uint64_t paths_seen_step(uint64_t h, uint64_t ip)
+{
+	h ^= ip;
+	h *= K;
+	return h ^ (h >> 32);
+}
+
+uint64_t paths_seen_start(struct paths_seen *p, uint64_t gen, bool truncated)
+{
+	if (!p->slots) {
+		/* Zero pages until written: a short session touches a few. */
+		p->slots = st_xcalloc(PATHS_SEEN_SLOTS, sizeof(*p->slots));
+		st_hint_huge(p->slots, PATHS_SEEN_SLOTS * sizeof(*p->slots));
+		/* A seed given before the first path (a test's) is kept. */
+		if (!p->seed && getrandom(&p->seed, sizeof(p->seed), GRND_NONBLOCK) != sizeof(p->seed))
+			p->seed = st_now_ns() ^ (uint64_t)(uintptr_t)p->slots;
+	}
+	return (p->seed ^ gen * K ^ truncated) * K;
+}
+
+void paths_seen_reserve(struct paths_seen *p, size_t n)
+{
+	if (p->used + n <= PATHS_SEEN_FULL)
+		return;
+	memset(p->slots, 0, PATHS_SEEN_SLOTS * sizeof(*p->slots));
+	p->used = 0;
+	p->emptied++;
+}
+
+/* A multiplicative hash's best bits are its top ones; 0 marks an empty slot. */
+static size_t slot_of(uint64_t h)
+{
+	return (size_t)((h * K) >> (64 - __builtin_ctz(PATHS_SEEN_SLOTS)));
+}
+
+static uint64_t key_of(uint64_t h)
+{
+	return h ? h : 1;
+}
+
+static const struct paths_seen_entry *find(struct paths_seen *p, uint64_t h)
+{
+	uint64_t key = key_of(h);
+
+	p->probes++;
+	for (size_t i = slot_of(key);; i = (i + 1) & MASK) {
+		if (p->slots[i].hash == key)
+			return &p->slots[i];
+		if (!p->slots[i].hash)
+			return NULL;
+	}
+}
+
+size_t paths_seen_deepest(struct paths_seen *p, const uint64_t *hashes, size_t n, size_t hint,
+			  struct paths_seen_entry *e)
+{
+	/* Depth lo is kept (0, the empty path, always), depth hi is not. */
+	size_t lo = 0, hi = n + 1;
+	const struct paths_seen_entry *at = NULL, *f;
+
+	if (!p->slots || !n)
+		return 0;
+	if (hint && hint <= n) {
+		f = find(p, hashes[hint - 1]);
+		if (f) {
+			lo = hint;
+			at = f;
+		} else {
+			hi = hint;
+		}
+	}
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		f = find(p, hashes[mid - 1]);
+		if (f) {
+			lo = mid;
+			at = f;
+		} else {
+			hi = mid;
+		}
+	}
+	if (at)
+		*e = *at;
+	return lo;
+}
+
+void paths_seen_put(struct paths_seen *p, uint64_t hash, struct paths_seen_entry e)
+{
+	uint64_t key = key_of(hash);
+	size_t i;
+
+	if (!p->slots || p->used >= PATHS_SEEN_FULL)
+		return;
+	for (i = slot_of(key); p->slots[i].hash && p->slots[i].hash != key; i = (i + 1) & MASK)
+		;
+	p->used += !p->slots[i].hash;
+	e.hash = key;
+	p->slots[i] = e;
+}
+
+void paths_seen_free(struct paths_seen *p)
+{
+	free(p->slots);
+	memset(p, 0, sizeof(*p));
+}
