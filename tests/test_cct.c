@@ -320,6 +320,34 @@ static bool same_tree(const struct cct *t, const struct cct *ref)
 }
 
 /*
+ * A model on this process's maps, its reference tree, and four places:
+ * return addresses in three of its functions and one in no file.
+ */
+static void own_model(struct model *m, struct symbolizer *sy, struct cct *ref, uint64_t fns[4])
+{
+	fns[0] = (uint64_t)(uintptr_t)&cct_fn_main + 4;
+	fns[1] = (uint64_t)(uintptr_t)&cct_fn_a + 4;
+	fns[2] = (uint64_t)(uintptr_t)&cct_fn_b + 1;
+	fns[3] = 0x10;
+	model_init(m, sy);
+	symbolizer_set_time(sy, 1);
+	cct_init(ref);
+	symbols_read_proc_maps(getpid(), ingest_own_map, m);
+}
+
+/* The reference: each caller looked up at its address less one, root first. */
+static void add_reference(struct cct *ref, struct symbolizer *sy, const uint64_t *chain,
+			  uint16_t n, bool cut)
+{
+	uint32_t frames[CCT_MAX_DEPTH];
+
+	for (uint16_t j = 0; j < n; j++)
+		frames[n - 1 - j] = symbolizer_lookup(sy, getpid(), j ? chain[j] - 1 : chain[0],
+						      false)->id;
+	cct_add(ref, frames, n, cut, 1);
+}
+
+/*
  * Chains whose callers were seen before (callers_seen) make the tree
  * cct_add makes of every frame looked up: samples from a few places
  * under a few callers, some truncated, some in unknown code, across a
@@ -329,20 +357,14 @@ static bool same_tree(const struct cct *t, const struct cct *ref)
 static void seen_callers(void)
 {
 	struct symbolizer *sy = symbolizer_create(true);
-	const uint64_t fns[] = { (uint64_t)(uintptr_t)&cct_fn_main + 4,
-				 (uint64_t)(uintptr_t)&cct_fn_a + 4,
-				 (uint64_t)(uintptr_t)&cct_fn_b + 1, 0x10 /* unknown */ };
+	uint64_t fns[4];
 	uint64_t x = 0x2545f4914f6cdd1dull, long_hits = 0;
 	struct model m;
 	struct cct ref;
 
-	model_init(&m, sy);
-	symbolizer_set_time(sy, 1);
-	cct_init(&ref);
-	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	own_model(&m, sy, &ref, fns);
 	for (int i = 0; i < 3000; i++) {
 		uint64_t chain[100];
-		uint32_t frames[100];
 		uint16_t n;
 		bool cut;
 
@@ -362,11 +384,7 @@ static void seen_callers(void)
 			sample(&m, chain, n, cut ? ST_SAMPLE_CHAIN_TRUNC : 0);
 			long_hits += n == 100 && m.callers_seen.hits > hits;
 		}
-		/* The reference: each caller looked up at its address less one, root first. */
-		for (uint16_t j = 0; j < n; j++)
-			frames[n - 1 - j] = symbolizer_lookup(sy, getpid(), j ? chain[j] - 1 : chain[0],
-							      false)->id;
-		cct_add(&ref, frames, n, cut, 1);
+		add_reference(&ref, sy, chain, n, cut);
 		if (i == 1500)	/* the map read again: a new generation, old entries not used */
 			symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	}
@@ -468,21 +486,15 @@ static void paths_seen_search(void)
 static void paths_across_chains(void)
 {
 	struct symbolizer *sy = symbolizer_create(true);
-	const uint64_t fns[] = { (uint64_t)(uintptr_t)&cct_fn_main + 4,
-				 (uint64_t)(uintptr_t)&cct_fn_a + 4,
-				 (uint64_t)(uintptr_t)&cct_fn_b + 1, 0x10 /* unknown */ };
+	uint64_t fns[4];
 	uint64_t x = 0x2545f4914f6cdd1dull;
 	const int samples = 2000;
 	struct model m;
 	struct cct ref;
 
-	model_init(&m, sy);
-	symbolizer_set_time(sy, 1);
-	cct_init(&ref);
-	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	own_model(&m, sy, &ref, fns);
 	for (int i = 0; i < samples; i++) {
 		uint64_t chain[70];
-		uint32_t frames[70];
 		const uint16_t n = 70;
 		unsigned stack;
 
@@ -493,10 +505,7 @@ static void paths_across_chains(void)
 			chain[j] = j < 8 ? fns[(x >> (10 + 2 * j)) % 4]
 					 : fns[(j * (stack + 1) + stack) % 3];
 		sample(&m, chain, n, 0);
-		for (uint16_t j = 0; j < n; j++)
-			frames[n - 1 - j] = symbolizer_lookup(sy, getpid(), j ? chain[j] - 1 : chain[0],
-							      false)->id;
-		cct_add(&ref, frames, n, false, 1);
+		add_reference(&ref, sy, chain, n, false);
 		if (i == samples / 2)
 			m.paths_seen.used = PATHS_SEEN_FULL;	/* emptied before the next chain */
 	}

@@ -68,24 +68,15 @@ static const struct paths_seen_entry *find(struct paths_seen *p, uint64_t h)
 size_t paths_seen_deepest(struct paths_seen *p, const uint64_t *hashes, size_t n, size_t hint,
 			  struct paths_seen_entry *e)
 {
-	/* Depth lo is kept (0, the empty path, always), depth hi is not. */
-	size_t lo = 0, hi = n + 1;
+	/* Depth lo is kept (0, the empty path, always), depth hi is not; the hint probed first. */
+	size_t lo = 0, hi = n + 1, mid = hint <= n ? hint : 0;
 	const struct paths_seen_entry *at = NULL, *f;
 
 	if (!p->slots || !n)
 		return 0;
-	if (hint && hint <= n) {
-		f = find(p, hashes[hint - 1]);
-		if (f) {
-			lo = hint;
-			at = f;
-		} else {
-			hi = hint;
-		}
-	}
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
+	for (; hi - lo > 1; mid = 0) {
+		if (!mid)
+			mid = lo + (hi - lo) / 2;
 		f = find(p, hashes[mid - 1]);
 		if (f) {
 			lo = mid;
