@@ -99,6 +99,17 @@ static uint64_t slice_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * A phase keeps its own name in every profile: never inlined, nor cloned
+ * under another (GCC's .constprop; clang makes no such clones and knows
+ * no noclone).
+ */
+#ifdef __clang__
+#define PHASE_FN __attribute__((noinline))
+#else
+#define PHASE_FN __attribute__((noinline, noclone))
+#endif
+
 static uint64_t xorshift(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -108,7 +119,7 @@ static uint64_t xorshift(uint64_t *s)
 }
 
 /* Sattolo's shuffle: one cycle through every entry, so no shortcut. */
-static __attribute__((noinline, noclone)) void build_chase(void)
+static PHASE_FN void build_chase(void)
 {
 	uint64_t seed = 88172645463325252ull;
 
@@ -130,7 +141,7 @@ static __attribute__((noinline, noclone)) void build_chase(void)
 		branch_data[i] = (unsigned char)xorshift(&seed);
 }
 
-static __attribute__((noinline, noclone)) void phase_compute(uint64_t until)
+static PHASE_FN void phase_compute(uint64_t until)
 {
 	double a = 1.0001, b = 0.9999, c = 0.5;
 
@@ -147,7 +158,7 @@ static __attribute__((noinline, noclone)) void phase_compute(uint64_t until)
 	sink += (uint64_t)(a + b + c);
 }
 
-static __attribute__((noinline, noclone)) void phase_pointer_chase(uint64_t until)
+static PHASE_FN void phase_pointer_chase(uint64_t until)
 {
 	static size_t at;
 	size_t p = at;
@@ -163,7 +174,7 @@ static __attribute__((noinline, noclone)) void phase_pointer_chase(uint64_t unti
 	sink += p;
 }
 
-static __attribute__((noinline, noclone)) void phase_branchy(uint64_t until)
+static PHASE_FN void phase_branchy(uint64_t until)
 {
 	uint64_t hist[8] = { 0 }, x = 1;
 
@@ -184,7 +195,7 @@ static __attribute__((noinline, noclone)) void phase_branchy(uint64_t until)
 	sink += x + hist[1] + hist[3];
 }
 
-static __attribute__((noinline, noclone)) uint64_t recurse_tree(int depth, uint64_t seed)
+static PHASE_FN uint64_t recurse_tree(int depth, uint64_t seed)
 {
 	uint64_t sum = seed;
 
@@ -199,7 +210,7 @@ static __attribute__((noinline, noclone)) uint64_t recurse_tree(int depth, uint6
 	return sum;
 }
 
-static __attribute__((noinline, noclone)) void phase_recursive(uint64_t until)
+static PHASE_FN void phase_recursive(uint64_t until)
 {
 	uint64_t s = 1;
 
