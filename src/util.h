@@ -36,6 +36,11 @@ int st_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
 
 /* Now on CLOCK_MONOTONIC, the clock perf timestamps use, in ns. */
 uint64_t st_now_ns(void);
+/*
+ * A hash table's seed: 64 random bits, else (no entropy yet) the clock
+ * mixed with salt, which is unpredictable enough to another process.
+ */
+uint64_t st_seed(uint64_t salt);
 
 /*
  * One-line error "shimtop: ..." on stderr, what a terminal would act on

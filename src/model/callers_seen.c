@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #define K 0x9e3779b97f4a7c15ull
 
@@ -41,8 +40,8 @@ uint64_t callers_seen_key(struct callers_seen *c, uint64_t gen, const uint64_t *
 		c->slots = st_xcheck(aligned_alloc(64, size));
 		memset(c->slots, 0, size);
 		/* A seed given before the first key (a test's) is kept. */
-		if (!c->seed && getrandom(&c->seed, sizeof(c->seed), GRND_NONBLOCK) != sizeof(c->seed))
-			c->seed = st_now_ns() ^ (uint64_t)(uintptr_t)c->slots;
+		if (!c->seed)
+			c->seed = st_seed((uint64_t)(uintptr_t)c->slots);
 	}
 	return chain_hash(c->seed, gen, ips, n, truncated);
 }

@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #define K 0x9e3779b97f4a7c15ull
 #define MASK (PATHS_SEEN_SLOTS - 1u)
@@ -26,8 +25,8 @@ uint64_t paths_seen_start(struct paths_seen *p, uint64_t gen, bool truncated)
 		p->slots = st_xcalloc(PATHS_SEEN_SLOTS, sizeof(*p->slots));
 		st_hint_huge(p->slots, PATHS_SEEN_SLOTS * sizeof(*p->slots));
 		/* A seed given before the first path (a test's) is kept. */
-		if (!p->seed && getrandom(&p->seed, sizeof(p->seed), GRND_NONBLOCK) != sizeof(p->seed))
-			p->seed = st_now_ns() ^ (uint64_t)(uintptr_t)p->slots;
+		if (!p->seed)
+			p->seed = st_seed((uint64_t)(uintptr_t)p->slots);
 	}
 	return (p->seed ^ gen * K ^ truncated) * K;
 }
@@ -56,7 +55,6 @@ static const struct paths_seen_entry *find(struct paths_seen *p, uint64_t h)
 {
 	uint64_t key = key_of(h);
 
-	p->probes++;
 	for (size_t i = slot_of(key);; i = (i + 1) & MASK) {
 		if (p->slots[i].hash == key)
 			return &p->slots[i];

@@ -25,7 +25,7 @@
 /* 1 Mi slots of 16 bytes, 16 MiB; emptied at 5/8 full (655,360 paths). */
 #define PATHS_SEEN_SLOTS	(1u << 20)
 #define PATHS_SEEN_FULL		(PATHS_SEEN_SLOTS / 8u * 5u)
-/* The unknown frames up to a path are kept in 8 bits: longer paths are not kept. */
+/* An entry counts a path's unknown frames in 8 bits: callers keep paths no deeper. */
 #define PATHS_SEEN_MAX_DEPTH	255u
 
 /*
@@ -45,7 +45,7 @@ struct paths_seen {
 	struct paths_seen_entry *slots;	/* allocated at the first path */
 	size_t used;
 	uint64_t seed;			/* random at the first path, unless set before */
-	uint64_t probes, emptied;	/* work done, and times emptied (bench, tests) */
+	uint64_t emptied;		/* times emptied (tests) */
 };
 
 /*
