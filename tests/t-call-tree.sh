@@ -178,7 +178,9 @@ $T send-keys -t ui u / phase_recursive Enter f
 wait_for "\[focus on phase_recursive; u undoes\]"
 # Its own samples (its loop reads the clock) may be a few: the total is what counts.
 wait_for "^100\.00% +[0-9.]+%  - phase_recursive\$"
-$T send-keys -t ui u / run_phases Enter m
+# Home: the search scrolled run_phases to the top row, and the merge
+# leaves its first child there, main above the screen.
+$T send-keys -t ui u / run_phases Enter m Home
 wait_for "\[merged 1; u undoes\]"
 wait_for "^ *[0-9.]+% +[0-9.]+% +- main\$"
 screen | grep -q " run_phases\$" && fail "run_phases merged away is still shown: $(screen)"
