@@ -5,7 +5,8 @@
 # the sample out with its copy too; the copy is walked here and the two
 # compared frame by frame: on tests/call_paths_nofp, Debian's python3 and
 # sqlite3, and python3 exec'd six times in a row, at least 99.9% of the
-# pairs agree (disagreements listed).  Without the check, the same runs
+# pairs agree (disagreements listed); python3's copies, walked here by
+# the pages the kernel has, agree with libdwfl's walks of them.  Without the check, the same runs
 # have the kernel walk most samples, and their trees root at main;
 # SHIMTOP_KERNEL_WALK=0 walks none in the kernel, and its tree of
 # call_paths_nofp has the same paths within 5 points.
@@ -62,6 +63,17 @@ check() {
 
 check nofp 0.8 "$TESTS_BIN/call_paths_nofp" --seconds 2
 check python3 0.5 /usr/bin/python3 "$TESTS_DIR/py_work.py" 2
+# The checked run's copies, walked here by the pages the kernel was given
+# (every file's, compiled or from the cache, within the run's 2 s), agree
+# with libdwfl's walks of them.
+python3 - "$TMP/python3.json" <<'PY' || fail "python3's copies walked by pages: see above"
+import json, sys
+t = json.load(open(sys.argv[1]))["tree"]
+same, differ, pages = t["unwind_check_same"], t["unwind_check_differ"], t["unwind_frames_by_pages"]
+print(f"python3: {pages} frames walked here by the files' pages; {same} of {same + differ} "
+      f"walks agree with libdwfl")
+assert pages >= 1000 and same + differ >= 300 and same >= 0.999 * (same + differ)
+PY
 echo "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4000000) SELECT sum(x * x % 7) FROM c;" \
 	>"$TMP/q.sql"
 check sqlite3 0.5 sqlite3 -cmd ".output $TMP/q.out" :memory: ".read $TMP/q.sql"

@@ -186,14 +186,15 @@ struct given {
 	uint32_t file[4];
 };
 
-static void note_given(void *arg, uint32_t file, const struct unwind_pages *p)
+static bool note_given(void *arg, void *owner, uint32_t file, struct unwind_pages *p)
 {
 	struct given *g = arg;
 	unsigned i = atomic_load(&g->n);
 
-	if (i < 4 && p && p->npages)
+	if (i < 4 && p && p->npages && owner == g)
 		g->file[i] = file;
 	atomic_store(&g->n, i + 1);
+	return false;
 }
 
 static bool given_within(struct given *g, unsigned n, int seconds)
@@ -221,13 +222,13 @@ static void check_cached_first(const char *cached, const char *cold)
 	setenv("SHIMTOP_CACHE_DIR", dir, 1);
 	/* A first session: compiled, its copy saved. */
 	j = pages_jobs_create(note_given, &first);
-	pages_jobs_add(j, a, 7);
+	pages_jobs_add(j, a, 7, &first);
 	CHECK(given_within(&first, 1, 60) && first.file[0] == 7);
 	pages_jobs_destroy(j);
 	/* The next: the cold file asked for first, given second. */
 	j = pages_jobs_create(note_given, &order);
-	pages_jobs_add(j, b, 1);
-	pages_jobs_add(j, a, 2);
+	pages_jobs_add(j, b, 1, &order);
+	pages_jobs_add(j, a, 2, &order);
 	CHECK(given_within(&order, 2, 60));
 	printf("given in the order %u, %u (the cached file is 2)\n", order.file[0], order.file[1]);
 	CHECK(order.file[0] == 2 && order.file[1] == 1);

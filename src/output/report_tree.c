@@ -275,6 +275,7 @@ struct json_object *report_tree_json(const struct model *m, struct json_object *
 	report_add_u64(o, "unwind_lost", m->unwind_lost);
 	report_add_u64(o, "unwind_by_rows", model_unwind_stats(m)->by_rows);
 	report_add_u64(o, "unwind_by_libdwfl", model_unwind_stats(m)->by_dwfl);
+	report_add_u64(o, "unwind_frames_by_pages", model_unwind_stats(m)->frames_by_pages);
 	{
 		/* Why walks stopped, by enum unwind_stop. */
 		static const char *const why[STOP_KINDS] = {

@@ -197,13 +197,15 @@ static void teach_row(void *arg, uint32_t file, uint64_t addr, unsigned block,
 }
 
 /* On the unwinder's worker thread. */
-static void teach_pages(void *arg, uint32_t file, const struct unwind_pages *p)
+static bool teach_pages(void *arg, uint32_t file, const struct unwind_pages *p)
 {
 	struct kernel_walk *kw = arg;
+	int err;
 
 	pthread_mutex_lock(&kw->pages_lock);
-	kw_pages_give(&kw->pages, file, p);
+	err = kw_pages_give(&kw->pages, file, p);
 	pthread_mutex_unlock(&kw->pages_lock);
+	return err == 0;
 }
 
 static size_t take_needs(void *arg, struct unwind_need *out, size_t max)

@@ -4,6 +4,7 @@
  * loadable segments, to turn a file offset into such an address.
  */
 #include "symbols/symbols_internal.h"
+#include "symbols/unwind_pages.h"
 #include "symbols/unwind_rows.h"
 #include "util.h"
 
@@ -252,6 +253,7 @@ void elf_file_close(struct elf_file *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	unwind_rows_free(f->rows);
+	unwind_pages_free(atomic_load(&f->pages));
 	symbol_table_clear(&f->table);
 	free(f->loads);
 	free(f->path);

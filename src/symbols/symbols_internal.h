@@ -8,6 +8,7 @@
 #include "symbols/symbols.h"
 
 #include <elfutils/libdwfl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -199,6 +200,7 @@ struct unwind_rows;
  * One ELF file's symbols, shared by every process that maps it (one
  * libdwfl module at the file's own addresses).
  */
+struct unwind_pages;
 struct elf_load {
 	uint64_t offset, size, vaddr;	/* a PT_LOAD segment */
 };
@@ -217,6 +219,8 @@ struct elf_file {
 	uint32_t taught_as;		/* its number in the unwinder's lessons (0: none yet) */
 	bool taught_known;		/* what its rows knew at its first lesson was taught */
 	bool pages_asked;		/* its whole CFI is being compiled for the teacher */
+	/* Its whole CFI compiled, once the teacher has it (set on the pages' worker). */
+	_Atomic(struct unwind_pages *) pages;
 	char name[320];			/* symbolizer_name_in_file's last answer */
 	uint8_t debug_named_by;		/* how its debug file was found, if one was */
 	bool debuginfod_pending;	/* a fetch of its debug file is under way */

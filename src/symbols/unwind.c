@@ -313,6 +313,7 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 	size_t n = 0;
 
 	for (;;) {
+		const struct unwind_pages *pages;
 		const struct unwind_row *row;
 		uint64_t at, cfa, ra, saved;
 
@@ -328,7 +329,13 @@ static size_t walk_rows(struct process_unwinder *p, const struct st_stack *k,
 			m = map_at(p, at);
 		if (!m)
 			row = &no_cfi;
-		else {
+		else if ((pages = atomic_load_explicit(&m->file->pages, memory_order_acquire))) {
+			/* The kernel has them too: nothing of the file to teach. */
+			row = unwind_pages_find(pages, at - m->start + m->vaddr);
+			if (!row)
+				row = &no_cfi;
+			st->frames_by_pages++;
+		} else {
 			if (!m->file->rows) {
 				m->file->rows = unwind_rows_open(m->file->fd);
 				st->rows_files[unwind_rows_cached(m->file->rows)]++;
@@ -506,6 +513,9 @@ static void teach_needs(struct unwinder *u)
 		if (!need[i].file || need[i].file > u->files)
 			continue;
 		f = u->numbered[need[i].file - 1];
+		/* Asked before the file's pages reached the kernel: it has them now. */
+		if (atomic_load_explicit(&f->pages, memory_order_acquire))
+			continue;
 		if (!f->rows) {
 			f->rows = unwind_rows_open(f->fd);
 			u->stats.rows_files[unwind_rows_cached(f->rows)]++;
@@ -520,12 +530,21 @@ static void teach_needs(struct unwinder *u)
 	}
 }
 
-/* A file's pages, compiled: given to the teacher, on the worker's thread. */
-static void give_pages(void *arg, uint32_t file, const struct unwind_pages *p)
+/*
+ * A file's pages, compiled: given to the teacher, on the worker's thread,
+ * and kept for walks here once it has them.  Walked by libdw's rows
+ * instead, a session's let-out samples cost a tenth of shimtop's CPU on
+ * a compile in libdw's FDE searches, and as much again freeing them.
+ */
+static bool give_pages(void *arg, void *owner, uint32_t file, struct unwind_pages *p)
 {
 	const struct unwind_teacher *t = arg;
+	struct elf_file *f = owner;
 
-	t->pages(t->arg, file, p);
+	if (!t->pages(t->arg, file, p))
+		return false;
+	atomic_store_explicit(&f->pages, p, memory_order_release);
+	return true;
 }
 
 /* f's whole CFI compiled on the worker, once, for a teacher that takes pages. */
@@ -536,7 +555,7 @@ static void ask_pages(struct unwinder *u, struct elf_file *f, uint32_t file)
 	f->pages_asked = true;
 	if (!u->jobs)
 		u->jobs = pages_jobs_create(give_pages, (void *)(uintptr_t)u->teacher);
-	pages_jobs_add(u->jobs, f->fd, file);
+	pages_jobs_add(u->jobs, f->fd, file, f);
 }
 
 /* The process's maps, for the teacher (which keeps each generation once). */

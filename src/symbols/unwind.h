@@ -79,6 +79,7 @@ struct unwind_stats {
 	uint64_t check_same, check_differ;
 	uint64_t check_unable;		/* checks libdwfl could not walk (no module to start from) */
 	uint64_t rows_files[3];		/* files' rows opened, by enum unwind_rows_cached */
+	uint64_t frames_by_pages;	/* frames whose row came from their file's pages */
 	uint64_t check_rows_ns, check_dwfl_ns;	/* the checked walks' time, each way */
 };
 const struct unwind_stats *unwinder_stats(const struct unwinder *u);
@@ -125,9 +126,10 @@ struct unwind_teacher {
 	void (*flush)(void *arg);
 	/*
 	 * file's whole CFI, compiled (unwind_pages.h): the teacher copies what
-	 * it keeps.  Called on a worker thread, not the walks'.
+	 * it keeps; true when it has them all (no row of the file is taught
+	 * then).  Called on a worker thread, not the walks'.
 	 */
-	void (*pages)(void *arg, uint32_t file, const struct unwind_pages *p);
+	bool (*pages)(void *arg, uint32_t file, const struct unwind_pages *p);
 	void *arg;
 };
 void unwinder_set_teacher(struct unwinder *u, const struct unwind_teacher *t);

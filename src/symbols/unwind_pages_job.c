@@ -26,6 +26,7 @@ struct pages_job {
 	struct pages_job *next;
 	int fd;
 	uint32_t file;
+	void *owner;
 	bool compile;		/* the cache had none: made after every copy is given */
 };
 
@@ -36,7 +37,7 @@ struct pages_jobs {
 	bool started;
 	atomic_bool quit;	/* also ends a compile under way */
 	struct pages_job *todo, *todo_tail;
-	void (*give)(void *arg, uint32_t file, const struct unwind_pages *p);
+	pages_give_fn give;
 	void *arg;
 };
 
@@ -154,17 +155,14 @@ static void *work(void *arg)
 		} else {
 			pages = pages_compiled(job->fd, &j->quit);
 		}
-		if (pages)
-			j->give(j->arg, job->file, pages);
-		unwind_pages_free(pages);
+		if (pages && !j->give(j->arg, job->owner, job->file, pages))
+			unwind_pages_free(pages);
 		close(job->fd);
 		free(job);
 	}
 }
 
-struct pages_jobs *pages_jobs_create(void (*give)(void *arg, uint32_t file,
-						  const struct unwind_pages *p),
-				     void *arg)
+struct pages_jobs *pages_jobs_create(pages_give_fn give, void *arg)
 {
 	struct pages_jobs *j = st_xcalloc(1, sizeof(*j));
 
@@ -175,7 +173,7 @@ struct pages_jobs *pages_jobs_create(void (*give)(void *arg, uint32_t file,
 	return j;
 }
 
-void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file)
+void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file, void *owner)
 {
 	struct pages_job *job;
 	int own = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
@@ -185,6 +183,7 @@ void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file)
 	job = st_xcalloc(1, sizeof(*job));
 	job->fd = own;
 	job->file = file;
+	job->owner = owner;
 	pthread_mutex_lock(&j->lock);
 	if (!j->started)
 		j->started = pthread_create(&j->worker, NULL, work, j) == 0;

@@ -5,17 +5,23 @@
 #ifndef SHIMTOP_UNWIND_PAGES_JOB_H
 #define SHIMTOP_UNWIND_PAGES_JOB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct pages_jobs;
 struct unwind_pages;
 
-/* give(arg, file, pages) on the worker for each file's pages, freed after. */
-struct pages_jobs *pages_jobs_create(void (*give)(void *arg, uint32_t file,
-						  const struct unwind_pages *p),
-				     void *arg);
-/* The pages of the ELF file open on fd (the descriptor is copied), known as file. */
-void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file);
+/*
+ * give(arg, owner, file, pages) on the worker for each file's pages:
+ * true when it keeps them (and frees them later), else they are freed.
+ */
+typedef bool (*pages_give_fn)(void *arg, void *owner, uint32_t file, struct unwind_pages *p);
+struct pages_jobs *pages_jobs_create(pages_give_fn give, void *arg);
+/*
+ * The pages of the ELF file open on fd (the descriptor is copied), known
+ * as file, for owner (given back to give).
+ */
+void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file, void *owner);
 /* Waits for a compile under way; what is queued is dropped. */
 void pages_jobs_destroy(struct pages_jobs *j);
 
