@@ -2,9 +2,9 @@
  * shimtop.c - entry point: parse the command line, open a session, hand
  * it to the batch report or the UI.
  */
+#include "front/batch.h"
 #include "options.h"
 #include "output/ibs_dump.h"
-#include "output/report.h"
 #include "serve/serve.h"
 #include "session.h"
 #include "stop_signal.h"
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 		return st_exit_status(rc);
 	}
 	s.diff_with = opt.diff_path ? &b : NULL;
-	rc = opt.serve_address ? serve_run(&s) : opt.batch ? report_run_batch(&s) : ui_run(&s);
+	rc = opt.serve_address ? serve_run(&s) : opt.batch ? batch_run(&s) : ui_run(&s);
 	session_close(&s);
 	if (opt.diff_path)
 		session_close(&b);

@@ -3,8 +3,9 @@
 
 The layers, lowest first: base (util, text_safe, index, cpulist,
 stop_signal, output_file, the module's uapi header), ring, symbols,
-sampler (and target), model, session (session, options), output, ui (and
-serve, the other front end), and the programs (shimtop.c, the demo, the instrumenter).  The snapshot is one
+sampler (and target), model, session (session, options), output, front
+(the run loop every front turns, and the batch front), ui (and serve, the
+other front end), and the programs (shimtop.c, the demo, the instrumenter).  The snapshot is one
 folder whose files sit in three layers: its container format beside the
 ring, its reading into a model with the session, its writing (which embeds
 the JSON report) with the output.  A file may
@@ -15,9 +16,10 @@ import os
 import re
 import sys
 
-ORDER = ["base", "ring", "symbols", "sampler", "model", "session", "output", "ui", "program"]
+ORDER = ["base", "ring", "symbols", "sampler", "model", "session", "output", "front", "ui",
+         "program"]
 FOLDERS = {"ring": "ring", "symbols": "symbols", "sampler": "sampler", "model": "model",
-           "output": "output", "ui": "ui", "serve": "ui", "demo": "program", "instrument": "program",
+           "output": "output", "front": "front", "ui": "ui", "serve": "ui", "demo": "program", "instrument": "program",
            "kmod": "base"}
 TOP = {"util": "base", "text_safe": "base", "index": "base", "cpulist": "base",
        "stop_signal": "base", "output_file": "base", "output_path": "base", "target": "sampler",

@@ -3,7 +3,8 @@
 # header and table, help (checked against the key table), the detail
 # view of a real function (its source and disassembly) and back, resize
 # down to 40x10 and below, colours and NO_COLOR, a clean quit that also
-# ends the launched demo, and `z` on a replay that holds no sample.
+# ends the launched demo, `z` on a replay that holds no sample, and
+# --duration ending the UI by itself.
 # Sorting, searching, filtering and the other tables: t-screens.sh.
 . "$TESTS_DIR/lib.sh"
 
@@ -176,5 +177,22 @@ if $T capture-pane -e -p -t ui | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m"; the
 fi
 $T send-keys -t ui q
 sleep 0.3
+$T kill-server 2>/dev/null
+
+# --duration stops the UI as it stops batch mode and the server: the
+# demo sampled 1.5 s, the UI ended by itself with status 0, and its
+# snapshot on exit holds those 1.5 s.
+t0=$(date +%s)
+ui_session -x 100 -y 30 "env LANG=C.UTF-8 '$SHIMTOP' --demo --duration 1.5 \
+	--snapshot-on-exit '$TMP/dur.snap' 2>'$TMP/dur.err'; echo \$? >'$TMP/dur.rc'; sleep 30"
+i=0
+while [ ! -s "$TMP/dur.rc" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$TMP/dur.rc" ] || fail "--duration 1.5: the UI still ran after $(($(date +%s) - t0)) s"
+[ "$(cat "$TMP/dur.rc" 2>/dev/null)" = 0 ] ||
+	fail "--duration: exit status $(cat "$TMP/dur.rc" 2>/dev/null): $(cat "$TMP/dur.err")"
+"$SHIMTOP" -i "$TMP/dur.snap" -b --format json >"$TMP/dur.json" 2>"$TMP/err" ||
+	fail "--duration's snapshot: $(cat "$TMP/err")"
+python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["elapsed"]; print(f"--duration 1.5 in the UI: {e:.2f} s sampled"); sys.exit(not 1.4 <= e <= 3)' \
+	"$TMP/dur.json" || fail "--duration 1.5: the snapshot covers $(json_get "$TMP/dur.json" "d['elapsed']") s"
 $T kill-server 2>/dev/null
 finish

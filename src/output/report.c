@@ -1,14 +1,10 @@
 /* report.c - batch output, text and JSON (json-c). */
-#include "output/export.h"
-#include "snapshot/snapshot_write.h"
 #include "output/report.h"
 #include "output/columns.h"
 #include "output/gauges.h"
 #include "model/model.h"
 #include "options.h"
-#include "stop_signal.h"
 #include "session.h"
-#include "symbols/symbols.h"
 #include "text_safe.h"
 #include "util.h"
 
@@ -17,7 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static void print_text(struct session *s, FILE *out)
@@ -317,7 +312,7 @@ void report_print(struct session *s, FILE *out)
  * -errno after one line (a full disk, /dev/full, a closed pipe), so the
  * exit status says the report was lost.
  */
-static int print_report(struct session *s, bool spaced)
+int report_write_stdout(struct session *s, bool spaced)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -343,122 +338,4 @@ static int print_report(struct session *s, bool spaced)
 	if (rc)
 		st_error("cannot write the report to standard output: %s", strerror(-rc));
 	return rc;
-}
-
-int report_run_batch(struct session *s)
-{
-	const struct st_options *o = s->opt;
-	/*
-	 * The model drains every 10 ms: at 50 ms a session's first samples
-	 * waited that long before the first was taken, while each carried
-	 * its 16 KiB copy until the kernel's walker was taught (a compile at
-	 * 10 kHz: 8 MB, half the ring, a tick).
-	 */
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-	double next_print = o->delay;
-	bool periodic = o->delay_set || o->iterations;
-	unsigned printed = 0;
-	bool lost = false;	/* standard output refused a report: said once */
-	char cut[400];
-	int status;
-
-	stop_signal_install();
-	status = session_start(s);
-	if (status < 0)
-		return status;
-	while (!stop_signal_received() && !s->finished) {
-		double t;
-		char msg[512];
-
-		/* A replay the model has not caught up with: no pause. */
-		if (!s->behind)
-			nanosleep(&tick, NULL);
-		session_pump(s);
-		while (symbols_debuginfod_notice(msg, sizeof(msg)))
-			st_warn("%s", msg);
-		if (stop_signal_snapshot_asked()) {
-			snapshot_save(s, NULL, msg, sizeof(msg));
-			st_note("%s", msg);
-		}
-		t = session_elapsed(s);
-		if (o->duration && t >= o->duration)
-			break;
-		if (periodic && t >= next_print) {
-			/* -n N: the Nth report is the final one, after the stop. */
-			if (o->iterations && ++printed == o->iterations)
-				break;
-			if (print_report(s, o->format == ST_FORMAT_TEXT) < 0) {
-				lost = true;
-				break;
-			}
-			next_print += o->delay;
-		}
-	}
-	status = session_stop(s);
-	while (symbols_debuginfod_notice(cut, sizeof(cut)))
-		st_warn("%s", cut);
-	{
-		/* Not written: said, the report still printed, the exit status says so. */
-		int rc = snapshot_on_exit(s);
-
-		if (rc < 0 && status >= 0)
-			status = rc;
-	}
-	if (o->ranged && session_select_range(s, o->range_from, o->range_to) < 0) {
-		char to[32] = "";
-
-		const struct history *h = &s->model.history;
-		double kept = h->complete_from > s->model.first_time
-			? (double)(h->complete_from - s->model.first_time) / 1e9 : 0;
-
-		if (o->range_to < 1e9)
-			snprintf(to, sizeof(to), "%g", o->range_to);
-		if (h->dropped && o->range_to <= kept)
-			st_error("--range %g:%s is older than the history keeps: it reaches back "
-				 "to %.1f s (raise --memory or --history to keep more)",
-				 o->range_from, to, kept);
-		else
-			st_error("--range %g:%s holds no samples: the recording's span from "
-				 "its first sample is 0-%.3f s", o->range_from, to, session_span(s));
-		return -ENODATA;
-	}
-	if (session_cut_short(s, cut, sizeof(cut))) {
-		/* A part is no export: the file keeps what it held, the caller hears why. */
-		if (o->export_format) {
-			st_error("%s: nothing exported%s%s%s", cut, o->export_path ? " (" : "",
-				 o->export_path ? o->export_path : "",
-				 o->export_path ? " left as it was)" : "");
-			return -EINTR;
-		}
-		/* No report at all (standard output refused it, said once): nothing to qualify. */
-		if (lost || print_report(s, false) < 0)
-			return -EIO;
-		st_error("%s: the report covers that part only", cut);
-		return -EINTR;
-	}
-	if (o->export_format) {
-		int rc = export_session(s, o->export_format, o->export_path);
-
-		if (rc < 0)
-			return rc;
-	} else if (lost) {
-		return -EIO;
-	} else {
-		int rc = print_report(s, false);
-
-		if (rc < 0)
-			return rc;
-	}
-	if (s->info.failed) {
-		st_error("%s; the table covers the records before it", s->info.finish_reason);
-		return -EIO;
-	}
-	if (s->obs_info.failed) {
-		st_error("%s; the observer's figures cover the samples before it",
-			 s->obs_info.finish_reason);
-		return -EIO;
-	}
-	if (s->has_target && s->info.finished)
-		st_warn("%s; the table covers the time until then", s->status);
-	return status;
 }

@@ -1,6 +1,7 @@
 /*
- * report.h - batch mode: the per-symbol table printed as text or JSON,
- * once at the end or every -d seconds.
+ * report.h - the report: the per-symbol table and the rest, printed as
+ * text, JSON or folded stacks (the batch front prints it, snapshots keep
+ * its JSON).
  */
 #ifndef SHIMTOP_REPORT_H
 #define SHIMTOP_REPORT_H
@@ -54,11 +55,11 @@ struct json_object *report_callerchain_json(const struct model *m);
 bool report_callerchain_text(const struct model *m, char *buf, size_t len);
 
 /*
- * Runs a batch session to its end (duration, target exit, SIGINT or
- * SIGTERM) and prints.  Returns 0, or -errno after a one-line error
- * (the report of what was collected is printed first).
+ * One report, written whole to standard output (spaced: a blank line
+ * after it): 0, or -errno after one line saying why it was lost (a full
+ * disk, a closed pipe).
  */
-int report_run_batch(struct session *s);
+int report_write_stdout(struct session *s, bool spaced);
 
 /* "compute", "phase_compute" (an address tag), or the tag's number. */
 void report_tag_name(const struct session *s, uint64_t tag, char *buf, size_t len);

@@ -4,13 +4,11 @@
  * profile of the next N seconds notes the call tree's counts now and is
  * written when its window ends.  Only this thread reads the model.
  */
+#include "front/run.h"
 #include "output/export.h"
 #include "serve/serve.h"
 #include "serve/serve_http.h"
 #include "session.h"
-#include "snapshot/snapshot_write.h"
-#include "stop_signal.h"
-#include "symbols/symbols.h"
 #include "util.h"
 
 #include <arpa/inet.h>
@@ -27,6 +25,10 @@ struct serve_loop {
 	struct serve_http *http;
 	struct serve_job *profiles;	/* windows open, in no order */
 	unsigned nprofiles;
+	/* Where it listens, said once the session has started. */
+	struct sockaddr_storage addr;
+	const char *token_path;
+	bool token_made, started;
 };
 
 static const char text_type[] = "text/plain; charset=utf-8";
@@ -131,67 +133,87 @@ static void say_where(const struct sockaddr_storage *a, unsigned port, const cha
 		port, token_path, made ? " (made now)" : "");
 }
 
+static int serve_begin(void *arg)
+{
+	struct serve_loop *l = arg;
+
+	l->started = true;
+	say_where(&l->addr, serve_http_port(l->http), l->token_path, l->token_made);
+	return 0;
+}
+
+/* A target that ended leaves its figures served; sampling is over. */
+static bool serve_pump_now(void *arg)
+{
+	return !((struct serve_loop *)arg)->s->finished;
+}
+
+static bool serve_turn(void *arg)
+{
+	static const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	struct serve_loop *l = arg;
+
+	serve_http_tick(l->http);
+	take_jobs(l);
+	end_profiles(l, false);
+	if (!l->s->behind)
+		nanosleep(&tick, NULL);
+	return true;
+}
+
+static void serve_say(void *arg, bool warning, const char *msg)
+{
+	(void)arg;
+	if (warning)
+		st_warn("%s", msg);
+	else
+		st_note("%s", msg);
+}
+
+/* Open windows get what they have; queued requests a 503. */
+static void serve_end(void *arg)
+{
+	struct serve_loop *l = arg;
+
+	take_jobs(l);
+	end_profiles(l, true);
+	serve_http_stop(l->http);
+	l->http = NULL;
+}
+
 int serve_run(struct session *s)
 {
 	const struct st_options *o = s->opt;
-	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	struct serve_loop l = { .s = s };
-	struct sockaddr_storage addr;
+	const struct run_front front = { serve_begin, serve_pump_now, serve_turn, serve_say,
+					 serve_end, &l };
 	socklen_t addr_len;
 	char token[257] = "", token_path[4096] = "", err[512];
-	bool made = false;
 	int status, rc;
 
-	rc = serve_parse_address(o->serve_address, &addr, &addr_len, err, sizeof(err));
+	rc = serve_parse_address(o->serve_address, &l.addr, &addr_len, err, sizeof(err));
 	/*
 	 * A token always: loopback is no boundary between local users, and
 	 * what is served is what perf_event_paranoid may refuse them.
 	 */
 	if (!rc)
 		rc = serve_load_token(o->serve_token_path, token_path, sizeof(token_path), token,
-				      sizeof(token), &made, err, sizeof(err));
+				      sizeof(token), &l.token_made, err, sizeof(err));
 	if (rc < 0) {
 		st_error("%s", err);
 		return rc;
 	}
+	l.token_path = token_path;
 	/* Refused before anything is launched: the address is taken, or not ours. */
-	l.http = serve_http_start((const struct sockaddr *)&addr, addr_len, token, err,
+	l.http = serve_http_start((const struct sockaddr *)&l.addr, addr_len, token, err,
 				  sizeof(err));
 	memset(token, 0, sizeof(token));
 	if (!l.http) {
 		st_error("%s", err);
 		return -EADDRINUSE;
 	}
-	stop_signal_install();
-	status = session_start(s);
-	if (status < 0) {
+	status = run_session(s, &front);
+	if (!l.started)
 		serve_http_stop(l.http);
-		return status;
-	}
-	say_where(&addr, serve_http_port(l.http), token_path, made);
-	while (!stop_signal_received()) {
-		if (!s->behind)
-			nanosleep(&tick, NULL);
-		/* A target that ended leaves its figures served; sampling is over. */
-		if (!s->finished)
-			session_pump(s);
-		while (symbols_debuginfod_notice(err, sizeof(err)))
-			st_warn("%s", err);
-		if (stop_signal_snapshot_asked()) {
-			snapshot_save(s, NULL, err, sizeof(err));
-			st_note("%s", err);
-		}
-		serve_http_tick(l.http);
-		take_jobs(&l);
-		end_profiles(&l, false);
-		if (o->duration && session_elapsed(s) >= o->duration)
-			break;
-	}
-	/* Open windows get what they have; queued requests a 503. */
-	take_jobs(&l);
-	end_profiles(&l, true);
-	serve_http_stop(l.http);
-	status = session_stop(s);
-	rc = snapshot_on_exit(s);
-	return status < 0 ? status : rc < 0 ? rc : 0;
+	return status;
 }

@@ -6,8 +6,7 @@
 #include "output/columns.h"
 #include "session.h"
 #include "snapshot/snapshot_write.h"
-#include "stop_signal.h"
-#include "symbols/symbols.h"
+#include "front/run.h"
 #include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui.h"
@@ -624,75 +623,107 @@ static void write_loop_stats(const struct loop_stats *ls)
 #define PUMP_TICK_MS	10
 #define DRAW_NS		(100u * 1000 * 1000)
 
-/* Pumps, refreshes and draws until a key quits or a signal stops us. */
-static void run_loop(struct ui *ui)
+/* The loop's state between turns (run.c turns the loop). */
+struct ui_loop {
+	struct ui *ui;
+	uint64_t next_refresh;
+	uint64_t began;		/* the last key read's return */
+	uint64_t drawn;		/* the last draw */
+	uint64_t pumped;	/* when this turn's pump began */
+	struct loop_stats ls;
+	bool was_finished, keyed, due;
+};
+
+static int ui_begin(void *arg)
 {
-	uint64_t next_refresh = 0;
-	uint64_t began = st_now_ns();	/* the last key read's return */
-	uint64_t drawn = 0;		/* the last draw */
-	struct loop_stats ls = { 0 };
-	bool was_finished = false, keyed = true;
+	struct ui_loop *l = arg;
+	int status = start_terminal(l->ui);
 
-	for (;;) {
-		int code;
-		uint64_t now, at;
-		bool ended, due;
+	if (status < 0)
+		return status;
+	session_set_interactive(l->ui->s, true);
+	l->began = st_now_ns();
+	l->keyed = true;	/* drawn at once */
+	return 0;
+}
 
-		/*
-		 * A refresh and a pump each take up to UI_PUMP_NS or so: never
-		 * both before one key read.  The refresh shows what is in.
-		 */
-		at = st_now_ns();
-		due = at >= next_refresh && !ui->paused;
-		if (!due) {
-			session_pump(ui->s);
-			stretch(&ls.pump_max, at);
-		}
-		now = st_now_ns();
-		/* The end shows the final tables at once, not at the next refresh. */
-		ended = ui->s->finished && !was_finished;
-		was_finished = ui->s->finished;
-		if ((due || ended) && !ui->paused) {
-			refresh_interval(ui);
-			stretch(&ls.refresh_max, now);
-			next_refresh = now + (uint64_t)(ui->delay * 1e9);
-		}
-		/*
-		 * Drawn after a key or a refresh at once, else every DRAW_NS:
-		 * the loop turns every PUMP_TICK_MS to drain the ring.
-		 */
-		at = st_now_ns();
-		if (keyed || due || ended || at - drawn >= DRAW_NS) {
-			draw(ui);
-			drawn = st_now_ns();
-			keyed = false;
-			stretch(&ls.draw_max, at);
-		}
-		/*
-		 * Keys still answer while a replay fills the model: no pause
-		 * then, but a short one while a symbol table is being built.
-		 */
-		timeout(ui->s->waiting ? 5 : ui->s->behind ? 0 : PUMP_TICK_MS);
-		now = st_now_ns() - began;
-		ls.work_max = now > ls.work_max ? now : ls.work_max;
-		ls.over += now > 50000000u;
-		ls.iterations++;
-		code = getch();
-		began = st_now_ns();
-		if (stop_signal_received())
-			break;		/* Ctrl-C, SIGTERM: the same stop as q */
-		if (stop_signal_snapshot_asked())
-			snapshot_save(ui->s, NULL, ui->message, sizeof(ui->message));
-		/* Said where the keys are: until the next key. */
-		symbols_debuginfod_notice(ui->message, sizeof(ui->message));
-		if (code == ERR)
-			continue;
-		keyed = true;
-		if (!handle_key(ui, code))
-			break;
-		stretch(&ls.key_max, began);
+/*
+ * A refresh and a pump each take up to UI_PUMP_NS or so: never both
+ * before one key read.  The refresh shows what is in.
+ */
+static bool ui_pump_now(void *arg)
+{
+	struct ui_loop *l = arg;
+
+	l->pumped = st_now_ns();
+	l->due = l->pumped >= l->next_refresh && !l->ui->paused;
+	return !l->due;
+}
+
+/* Refreshes and draws, then waits for a key: false when it quits. */
+static bool ui_turn(void *arg)
+{
+	struct ui_loop *l = arg;
+	struct ui *ui = l->ui;
+	uint64_t now = st_now_ns(), at;
+	int code;
+	/* The end shows the final tables at once, not at the next refresh. */
+	bool ended = ui->s->finished && !l->was_finished;
+
+	if (!l->due)
+		stretch(&l->ls.pump_max, l->pumped);
+	l->was_finished = ui->s->finished;
+	if ((l->due || ended) && !ui->paused) {
+		refresh_interval(ui);
+		stretch(&l->ls.refresh_max, now);
+		l->next_refresh = now + (uint64_t)(ui->delay * 1e9);
 	}
-	write_loop_stats(&ls);
+	/*
+	 * Drawn after a key or a refresh at once, else every DRAW_NS:
+	 * the loop turns every PUMP_TICK_MS to drain the ring.
+	 */
+	at = st_now_ns();
+	if (l->keyed || l->due || ended || at - l->drawn >= DRAW_NS) {
+		draw(ui);
+		l->drawn = st_now_ns();
+		l->keyed = false;
+		stretch(&l->ls.draw_max, at);
+	}
+	/*
+	 * Keys still answer while a replay fills the model: no pause
+	 * then, but a short one while a symbol table is being built.
+	 */
+	timeout(ui->s->waiting ? 5 : ui->s->behind ? 0 : PUMP_TICK_MS);
+	now = st_now_ns() - l->began;
+	l->ls.work_max = now > l->ls.work_max ? now : l->ls.work_max;
+	l->ls.over += now > 50000000u;
+	l->ls.iterations++;
+	code = getch();
+	l->began = st_now_ns();
+	if (code == ERR)
+		return true;
+	l->keyed = true;
+	if (!handle_key(ui, code))
+		return false;
+	stretch(&l->ls.key_max, l->began);
+	return true;
+}
+
+/* Said where the keys are: until the next key. */
+static void ui_say(void *arg, bool warning, const char *msg)
+{
+	struct ui *ui = ((struct ui_loop *)arg)->ui;
+
+	(void)warning;
+	snprintf(ui->message, sizeof(ui->message), "%s", msg);
+}
+
+static void ui_end(void *arg)
+{
+	struct ui_loop *l = arg;
+
+	write_loop_stats(&l->ls);
+	stop_terminal(l->ui);
 }
 
 void ui_set_sort(struct ui *ui, enum st_sort_key key)
@@ -744,6 +775,8 @@ void ui_save_settings(struct ui *ui)
 int ui_run(struct session *s)
 {
 	struct ui ui;
+	struct ui_loop loop = { .ui = &ui };
+	const struct run_front front = { ui_begin, ui_pump_now, ui_turn, ui_say, ui_end, &loop };
 	int status;
 
 	memset(&ui, 0, sizeof(ui));
@@ -760,23 +793,9 @@ int ui_run(struct session *s)
 		ui.invert = loaded_settings.invert;
 	}
 	ui.settings.sort = ui.sort.key[0];
-	stop_signal_install();
-	status = session_start(s);
-	if (status < 0)
+	status = run_session(s, &front);
+	if (status < 0 && !loop.began)
 		return status;
-	status = start_terminal(&ui);
-	if (status < 0)
-		return status;
-	session_set_interactive(s, true);
-	run_loop(&ui);
-	stop_terminal(&ui);
-	status = session_stop(s);
-	{
-		int rc = snapshot_on_exit(s);
-
-		if (rc < 0 && status >= 0)
-			status = rc;
-	}
 	if (s->obs_info.failed) {
 		st_error("%s; the observer's figures covered the samples before it",
 			 s->obs_info.finish_reason);

@@ -1,0 +1,151 @@
+/*
+ * batch.c - the batch front (see batch.h): run.c's loop, with the -d
+ * reports between and the report or export at the end.
+ */
+#include "front/batch.h"
+#include "front/run.h"
+#include "model/model.h"
+#include "options.h"
+#include "output/export.h"
+#include "output/report.h"
+#include "session.h"
+#include "symbols/symbols.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+
+struct batch {
+	struct session *s;
+	double next_print;
+	bool periodic;
+	unsigned printed;
+	bool lost;		/* standard output refused a report: said once */
+	bool started;		/* the session did: a report of it follows */
+};
+
+static int batch_begin(void *arg)
+{
+	((struct batch *)arg)->started = true;
+	return 0;
+}
+
+static bool batch_pump_now(void *arg)
+{
+	(void)arg;
+	return true;
+}
+
+/* -d's reports; then the pause, unless a replay the model has not caught up with. */
+static bool batch_turn(void *arg)
+{
+	/*
+	 * The model drains every 10 ms: at 50 ms a session's first samples
+	 * waited that long before the first was taken, while each carried
+	 * its 16 KiB copy until the kernel's walker was taught (a compile at
+	 * 10 kHz: 8 MB, half the ring, a tick).
+	 */
+	static const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct batch *b = arg;
+	const struct st_options *o = b->s->opt;
+
+	if (b->periodic && session_elapsed(b->s) >= b->next_print) {
+		/* -n N: the Nth report is the final one, after the stop. */
+		if (o->iterations && ++b->printed == o->iterations)
+			return false;
+		if (report_write_stdout(b->s, o->format == ST_FORMAT_TEXT) < 0) {
+			b->lost = true;
+			return false;
+		}
+		b->next_print += o->delay;
+	}
+	if (b->s->finished)
+		return false;
+	if (!b->s->behind)
+		nanosleep(&tick, NULL);
+	return true;
+}
+
+static void batch_say(void *arg, bool warning, const char *msg)
+{
+	(void)arg;
+	if (warning)
+		st_warn("%s", msg);
+	else
+		st_note("%s", msg);
+}
+
+/* --range after the run: its samples, or why there are none. */
+static int select_range(struct session *s)
+{
+	const struct st_options *o = s->opt;
+	const struct history *h = &s->model.history;
+	double kept;
+	char to[32] = "";
+
+	if (!o->ranged || session_select_range(s, o->range_from, o->range_to) >= 0)
+		return 0;
+	kept = h->complete_from > s->model.first_time
+		? (double)(h->complete_from - s->model.first_time) / 1e9 : 0;
+	if (o->range_to < 1e9)
+		snprintf(to, sizeof(to), "%g", o->range_to);
+	if (h->dropped && o->range_to <= kept)
+		st_error("--range %g:%s is older than the history keeps: it reaches back "
+			 "to %.1f s (raise --memory or --history to keep more)",
+			 o->range_from, to, kept);
+	else
+		st_error("--range %g:%s holds no samples: the recording's span from "
+			 "its first sample is 0-%.3f s", o->range_from, to, session_span(s));
+	return -ENODATA;
+}
+
+int batch_run(struct session *s)
+{
+	const struct st_options *o = s->opt;
+	struct batch b = { s, o->delay, o->delay_set || o->iterations, 0, false, false };
+	const struct run_front front = { batch_begin, batch_pump_now, batch_turn, batch_say, NULL,
+					 &b };
+	char cut[400];
+	int status = run_session(s, &front), rc;
+
+	if (!b.started)
+		return status;
+	while (symbols_debuginfod_notice(cut, sizeof(cut)))
+		st_warn("%s", cut);
+	rc = select_range(s);
+	if (rc < 0)
+		return rc;
+	if (session_cut_short(s, cut, sizeof(cut))) {
+		/* A part is no export: the file keeps what it held, the caller hears why. */
+		if (o->export_format) {
+			st_error("%s: nothing exported%s%s%s", cut, o->export_path ? " (" : "",
+				 o->export_path ? o->export_path : "",
+				 o->export_path ? " left as it was)" : "");
+			return -EINTR;
+		}
+		/* No report at all (standard output refused it, said once): nothing to qualify. */
+		if (b.lost || report_write_stdout(s, false) < 0)
+			return -EIO;
+		st_error("%s: the report covers that part only", cut);
+		return -EINTR;
+	}
+	if (o->export_format)
+		rc = export_session(s, o->export_format, o->export_path);
+	else
+		rc = b.lost ? -EIO : report_write_stdout(s, false);
+	if (rc < 0)
+		return rc;
+	if (s->info.failed) {
+		st_error("%s; the table covers the records before it", s->info.finish_reason);
+		return -EIO;
+	}
+	if (s->obs_info.failed) {
+		st_error("%s; the observer's figures cover the samples before it",
+			 s->obs_info.finish_reason);
+		return -EIO;
+	}
+	if (s->has_target && s->info.finished)
+		st_warn("%s; the table covers the time until then", s->status);
+	return status;
+}
