@@ -413,20 +413,3 @@ void st_permute(void *base, size_t n, size_t size, uint32_t *order)
 		free(tmp);
 }
 
-size_t st_after(const void *v, size_t n, size_t size, size_t offset, uint64_t key)
-{
-	const unsigned char *base = v;
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t k;
-
-		memcpy(&k, base + mid * size + offset, sizeof(k));
-		if (k <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}

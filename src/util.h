@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 /*
@@ -63,7 +64,24 @@ void *st_xrealloc(void *p, size_t n);
  * in each), the index of the first whose key is past key: the element
  * before it, if any, is the last starting at or before key.
  */
-size_t st_after(const void *v, size_t n, size_t size, size_t offset, uint64_t key);
+static inline size_t st_after(const void *v, size_t n, size_t size, size_t offset,
+			      uint64_t key)
+{
+	const unsigned char *base = v;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+
+		memcpy(&k, base + mid * size + offset, sizeof(k));
+		if (k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 char *st_xstrdup(const char *s);
 
 /*

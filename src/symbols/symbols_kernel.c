@@ -57,16 +57,8 @@ void range_table_finish(struct range_table *t)
 const struct range_entry *range_table_find(const struct range_table *t,
 					   uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
+	size_t lo = st_after(t->v, t->n, sizeof(*t->v), offsetof(struct range_entry, start), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	return addr < t->v[lo - 1].end ? &t->v[lo - 1] : NULL;

@@ -494,15 +494,8 @@ void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 /* The first entry at or after lo that starts past addr (every one before lo starts at or before it). */
 static size_t first_after_in(const struct symbol_table *t, uint64_t addr, size_t lo, size_t hi)
 {
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lo + st_after(t->v + lo, hi - lo, sizeof(*t->v), offsetof(struct elf_symbol, start),
+			     addr);
 }
 
 /* The symbol covering addr, entries before lo starting below it. */

@@ -228,7 +228,17 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 		n++;							\
 	} while (0)
 	/* Names however long: wrapped over as many rows as they need. */
-#define WRAPPED(label, str) do {							const char *s_ = (str);							size_t w_ = cols > 19 ? (size_t)cols - 9 : 10, l_ = strlen(s_), at_ = 0; 		do {										ROW(row, "%-9s%.*s", at_ ? "" : (label),				    (int)(l_ - at_ < w_ ? l_ - at_ : w_), s_ + at_); 			at_ += w_;							} while (at_ < l_);						} while (0)
+#define WRAPPED(label, str) do {					\
+		const char *s_ = (str);					\
+		size_t w_ = cols > 19 ? (size_t)cols - 9 : 10;		\
+		size_t l_ = strlen(s_), at_ = 0;			\
+									\
+		do {							\
+			ROW(row, "%-9s%.*s", at_ ? "" : (label),	\
+			    (int)(l_ - at_ < w_ ? l_ - at_ : w_), s_ + at_); \
+			at_ += w_;					\
+		} while (at_ < l_);					\
+	} while (0)
 	WRAPPED("symbol", sym->name);
 	WRAPPED("module", sym->module);
 	if (strcmp(sym->raw, sym->name)) {
