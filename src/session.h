@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
-#include "snapshot/snapshot.h"
+#include "snapshot.h"
 #include "options.h"
 #include "sampler/source.h"
 #include "target.h"

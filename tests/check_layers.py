@@ -2,35 +2,33 @@
 """check_layers.py SRC_DIR - includes run one way only.
 
 The layers, lowest first: base (util, text_safe, index, cpulist,
-stop_signal, output_file, the module's uapi header), ring, symbols,
-sampler (and target), model, session (session, options), output, front
-(the run loop every front turns, and the batch front), ui (and serve, the
-other front end), and the programs (shimtop.c, the demo, the instrumenter).  The snapshot is one
-folder whose files sit in three layers: its container format beside the
-ring, its reading into a model with the session, its writing (which embeds
-the JSON report) with the output.  A file may
-include its own layer's headers and lower ones; each include that runs up
-is printed, and the exit status is 1 if there is one.
+stop_signal, output_file, the module's uapi header), ring (and the
+snapshot's container), symbols, sampler (and target), model, session
+(session, options, a snapshot read into a model), output (and a snapshot
+written), front (the run loop every front turns, and the batch front),
+then the two other fronts side by side, ui and serve, and the programs
+(shimtop.c, the demo, the instrumenter).  Each folder is one layer.  A
+file may include its own layer's headers and lower ones, never a
+sibling's; each include that runs up or across is printed, and the exit
+status is 1 if there is one.
 """
 import os
 import re
 import sys
 
-ORDER = ["base", "ring", "symbols", "sampler", "model", "session", "output", "front", "ui",
-         "program"]
+# Each layer's rank; siblings share one and do not include each other.
+RANK = {"base": 0, "ring": 1, "symbols": 2, "sampler": 3, "model": 4, "session": 5,
+        "output": 6, "front": 7, "ui": 8, "serve": 8, "program": 9}
 FOLDERS = {"ring": "ring", "symbols": "symbols", "sampler": "sampler", "model": "model",
-           "output": "output", "front": "front", "ui": "ui", "serve": "ui", "demo": "program", "instrument": "program",
+           "output": "output", "front": "front", "ui": "ui", "serve": "serve", "demo": "program", "instrument": "program",
            "kmod": "base"}
 TOP = {"util": "base", "text_safe": "base", "index": "base", "cpulist": "base",
        "stop_signal": "base", "output_file": "base", "output_path": "base", "target": "sampler",
-       "options": "session", "session": "session", "shimtop": "program"}
-SNAPSHOT = {"snapshot_file": "ring", "snapshot": "session", "snapshot_write": "output"}
+       "options": "session", "session": "session", "snapshot": "session", "shimtop": "program"}
 
 
 def layer(rel):
     parts = rel.split("/")
-    if parts[0] == "snapshot" and len(parts) > 1:
-        return SNAPSHOT.get(os.path.splitext(parts[1])[0])
     if len(parts) > 1:
         return FOLDERS.get(parts[0])
     return TOP.get(os.path.splitext(parts[0])[0])
@@ -63,8 +61,11 @@ def main():
                 if theirs is None:
                     print(f"{inc}: in no layer: add it to tests/check_layers.py")
                     unknown += 1
-                elif ORDER.index(theirs) > ORDER.index(mine):
+                elif RANK[theirs] > RANK[mine]:
                     print(f"{rel} ({mine}) includes {inc} ({theirs}): a layer above")
+                    up += 1
+                elif RANK[theirs] == RANK[mine] and theirs != mine:
+                    print(f"{rel} ({mine}) includes {inc} ({theirs}): a sibling layer")
                     up += 1
     print(f"{files} files, {up} includes running up, {unknown} files in no layer")
     return 1 if up or unknown or files < 50 else 0

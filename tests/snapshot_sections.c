@@ -6,7 +6,7 @@
  * section, a length and an output file, the snapshot written again with
  * that section cut to the length (a damaged section in a sound container).
  */
-#include "snapshot/snapshot_file.h"
+#include "ring/snapshot_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

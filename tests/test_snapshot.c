@@ -8,8 +8,8 @@
  * a version 1 file; the symbols section's lengths, flags and NULs checked.
  */
 #include "check.h"
-#include "snapshot/snapshot_file.h"
-#include "snapshot/snapshot.h"
+#include "ring/snapshot_file.h"
+#include "snapshot.h"
 #include "symbols/symbols.h"
 #include "util.h"
 

@@ -4,7 +4,7 @@
  */
 #include "front/run.h"
 #include "session.h"
-#include "snapshot/snapshot_write.h"
+#include "output/snapshot_write.h"
 #include "stop_signal.h"
 #include "symbols/symbols.h"
 

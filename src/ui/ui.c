@@ -5,7 +5,7 @@
  */
 #include "output/columns.h"
 #include "session.h"
-#include "snapshot/snapshot_write.h"
+#include "output/snapshot_write.h"
 #include "front/run.h"
 #include "ui/browser.h"
 #include "ui/draw.h"

@@ -6,8 +6,8 @@
  * its end or to an error, never past its raw size.
  */
 #include "fuzz.h"
-#include "snapshot/snapshot_file.h"
-#include "snapshot/snapshot.h"
+#include "ring/snapshot_file.h"
+#include "snapshot.h"
 #include "symbols/symbols.h"
 
 #include <stdlib.h>

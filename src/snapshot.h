@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "snapshot/snapshot_file.h"
+#include "ring/snapshot_file.h"
 
 struct symbolizer;
 

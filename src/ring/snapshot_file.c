@@ -3,7 +3,7 @@
  * field of a file is checked against the bytes before it is used, and a
  * section's size is the one zstd's frame declares and delivers.
  */
-#include "snapshot/snapshot_file.h"
+#include "ring/snapshot_file.h"
 #include "output_file.h"
 #include "util.h"
 

@@ -6,16 +6,16 @@
  * history) and the report as JSON, through snapshot_file_write.
  */
 #include "output/report.h"
-#include "snapshot/snapshot_write.h"
+#include "output/snapshot_write.h"
 #include "model/model.h"
 #include "ring/record.h"
 #include "ring/packed.h"
 #include "ring/record_file.h"
-#include "snapshot/snapshot_file.h"
+#include "ring/snapshot_file.h"
 #include "output_file.h"
 #include "sampler/events.h"
 #include "session.h"
-#include "snapshot/snapshot.h"
+#include "snapshot.h"
 #include "symbols/symbols.h"
 #include "util.h"
 

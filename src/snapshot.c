@@ -4,8 +4,8 @@
  * the records handed to the replay as a stream, decompressed as they are
  * read (the record reader checks them as it checks any recording).
  */
-#include "snapshot/snapshot.h"
-#include "snapshot/snapshot_file.h"
+#include "snapshot.h"
+#include "ring/snapshot_file.h"
 #include "symbols/symbols.h"
 #include "model/model.h"
 #include "util.h"
