@@ -67,15 +67,6 @@ static bool batch_turn(void *arg)
 	return true;
 }
 
-static void batch_say(void *arg, bool warning, const char *msg)
-{
-	(void)arg;
-	if (warning)
-		st_warn("%s", msg);
-	else
-		st_note("%s", msg);
-}
-
 /* --range after the run: its samples, or why there are none. */
 static int select_range(struct session *s)
 {
@@ -104,7 +95,7 @@ int batch_run(struct session *s)
 {
 	const struct st_options *o = s->opt;
 	struct batch b = { s, o->delay, o->delay_set || o->iterations, 0, false, false };
-	const struct run_front front = { batch_begin, batch_pump_now, batch_turn, batch_say, NULL,
+	const struct run_front front = { batch_begin, batch_pump_now, batch_turn, run_say_stderr, NULL,
 					 &b };
 	char cut[400];
 	int status = run_session(s, &front), rc;

@@ -7,6 +7,16 @@
 #include "output/snapshot_write.h"
 #include "stop_signal.h"
 #include "symbols/symbols.h"
+#include "util.h"
+
+void run_say_stderr(void *arg, bool warning, const char *msg)
+{
+	(void)arg;
+	if (warning)
+		st_warn("%s", msg);
+	else
+		st_note("%s", msg);
+}
 
 int run_session(struct session *s, const struct run_front *f)
 {

@@ -25,6 +25,9 @@ struct run_front {
 	void *arg;
 };
 
+/* A say for a front without a screen: the line on stderr (st_warn, st_note). */
+void run_say_stderr(void *arg, bool warning, const char *msg);
+
 /*
  * Runs s to its end: 0, or -errno from the start, the stop or the
  * snapshot on exit (whatever the front printed before).

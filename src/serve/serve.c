@@ -161,15 +161,6 @@ static bool serve_turn(void *arg)
 	return true;
 }
 
-static void serve_say(void *arg, bool warning, const char *msg)
-{
-	(void)arg;
-	if (warning)
-		st_warn("%s", msg);
-	else
-		st_note("%s", msg);
-}
-
 /* Open windows get what they have; queued requests a 503. */
 static void serve_end(void *arg)
 {
@@ -185,7 +176,7 @@ int serve_run(struct session *s)
 {
 	const struct st_options *o = s->opt;
 	struct serve_loop l = { .s = s };
-	const struct run_front front = { serve_begin, serve_pump_now, serve_turn, serve_say,
+	const struct run_front front = { serve_begin, serve_pump_now, serve_turn, run_say_stderr,
 					 serve_end, &l };
 	socklen_t addr_len;
 	char token[257] = "", token_path[4096] = "", err[512];
