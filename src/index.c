@@ -1,20 +1,30 @@
 /* index.c - the open-addressing index (index.h). */
 #include "index.h"
+#include "mapped.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define INDEX_FIRST_BITS	8u
+#define INDEX_MAPPED_BYTES	((size_t)4 << 20)	/* from here on, whole huge pages */
 
 void st_index_init(struct st_index *x)
 {
 	memset(x, 0, sizeof(*x));
 }
 
+static void free_slots(struct st_index_slot *slots, size_t cap, bool mapped)
+{
+	if (mapped)
+		st_unmap(slots, cap * sizeof(*slots));
+	else
+		free(slots);
+}
+
 void st_index_free(struct st_index *x)
 {
-	free(x->slots);
+	free_slots(x->slots, x->cap, x->mapped);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -36,15 +46,20 @@ static void grow(struct st_index *x)
 {
 	struct st_index_slot *old = x->slots;
 	size_t old_cap = x->cap;
+	bool old_mapped = x->mapped;
 
 	x->bits = old_cap ? x->bits + 1 : INDEX_FIRST_BITS;
 	x->cap = (size_t)1 << x->bits;
-	x->slots = st_xcalloc(x->cap, sizeof(*x->slots));
-	st_hint_huge(x->slots, x->cap * sizeof(*x->slots));
+	x->slots = NULL;
+	if (x->cap * sizeof(*x->slots) >= INDEX_MAPPED_BYTES)
+		x->slots = st_map_zeroed(x->cap * sizeof(*x->slots), false);
+	x->mapped = x->slots != NULL;
+	if (!x->mapped)
+		x->slots = st_xcalloc(x->cap, sizeof(*x->slots));
 	for (size_t i = 0; i < old_cap; i++)
 		if (old[i].value)
 			place(x, old[i]);
-	free(old);
+	free_slots(old, old_cap, old_mapped);
 }
 
 void st_index_add(struct st_index *x, uint64_t hash, uint32_t value)

@@ -21,6 +21,7 @@
 #ifndef SHIMTOP_INDEX_H
 #define SHIMTOP_INDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,7 @@ struct st_index {
 	struct st_index_slot *slots;
 	size_t cap, n;		/* cap a power of two, at most 2^32 */
 	unsigned bits;		/* log2(cap) */
+	bool mapped;		/* slots from st_map_zeroed, else the heap */
 };
 
 struct st_index_probe {

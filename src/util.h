@@ -85,13 +85,6 @@ static inline size_t st_after(const void *v, size_t n, size_t size, size_t offse
 char *st_xstrdup(const char *s);
 
 /*
- * The growable array: makes *pp (holding *cap elements of size bytes)
- * hold at least need, doubling from 16 and zeroing the new elements.
- * ST_GROW(p, cap, need) for a typed pointer p, a statement: the check
- * is inline, since the model grows its arrays on every sample and they
- * almost never need it.
- */
-/*
  * Thread tid's niceness (0: the calling thread), where allowed: a hint,
  * never an error (going back up from a higher value needs the right).
  */
@@ -99,6 +92,14 @@ void st_thread_nice(pid_t tid, int nice);
 
 /* Asks for huge pages over a large block's interior (a hint, never an error). */
 void st_hint_huge(void *p, size_t len);
+
+/*
+ * The growable array: makes *pp (holding *cap elements of size bytes)
+ * hold at least need, doubling from 16 and zeroing the new elements.
+ * ST_GROW(p, cap, need) for a typed pointer p, a statement: the check
+ * is inline, since the model grows its arrays on every sample and they
+ * almost never need it.
+ */
 void st_grow(void *pp, size_t *cap, size_t need, size_t size);
 /* The same, the new room left as it comes (every element is written before it is read). */
 void st_grow_bare(void *pp, size_t *cap, size_t need, size_t size);

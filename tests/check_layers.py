@@ -22,7 +22,7 @@ RANK = {"base": 0, "ring": 1, "symbols": 2, "sampler": 3, "model": 4, "session":
 FOLDERS = {"ring": "ring", "symbols": "symbols", "sampler": "sampler", "model": "model",
            "output": "output", "front": "front", "ui": "ui", "serve": "serve", "demo": "program", "instrument": "program",
            "kmod": "base"}
-TOP = {"util": "base", "text_safe": "base", "index": "base", "cpulist": "base",
+TOP = {"util": "base", "mapped": "base", "text_safe": "base", "index": "base", "cpulist": "base",
        "stop_signal": "base", "output_file": "base", "output_path": "base", "target": "sampler",
        "options": "session", "session": "session", "snapshot": "session", "shimtop": "program"}
 

@@ -3,11 +3,14 @@
  * found through growth, absent keys are not, values under one tag are
  * all seen, and keys that differ only in high bits (a call tree's
  * (parent, sym) for one function under many parents) do not cluster.
+ * Tables of 4 MiB and more come whole from the kernel, 2 MiB aligned.
  */
 #include "check.h"
 #include "index.h"
+#include "mapped.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The keys the caller keeps: index value v is keys[v - 1]. */
 struct key {
@@ -48,16 +51,17 @@ static void check_add_find(void)
 	first = put(&x, 1, 2);
 	CHECK(first == 1 && put(&x, 1, 2) == 1 && x.n == 1);
 	CHECK(find(&x, 2, 1) == 0);
-	for (uint32_t i = 0; i < 100000; i++)
+	for (uint32_t i = 0; i < 200000; i++)
 		put(&x, (uint64_t)i << 40, i ^ 0x5555);
-	for (uint32_t i = 0; i < 100000; i++) {
+	for (uint32_t i = 0; i < 200000; i++) {
 		uint32_t v = find(&x, (uint64_t)i << 40, i ^ 0x5555);
 
 		bad += !v || keys[v - 1].a != (uint64_t)i << 40;
 	}
 	CHECK(bad == 0);
-	CHECK(x.n == 100001 && x.cap >= 2 * x.n && x.cap == (size_t)1 << x.bits);
-	CHECK(find(&x, (uint64_t)100000 << 40, 100000 ^ 0x5555) == 0);
+	CHECK(x.n == 200001 && x.cap >= 2 * x.n && x.cap == (size_t)1 << x.bits);
+	CHECK(x.mapped && ((uintptr_t)x.slots & ((2u << 20) - 1)) == 0);
+	CHECK(find(&x, (uint64_t)200000 << 40, 200000 ^ 0x5555) == 0);
 	CHECK(find(&x, 1, 2) == first);
 	st_index_free(&x);
 	CHECK(x.cap == 0 && find(&x, 1, 2) == 0);
@@ -115,9 +119,26 @@ static void check_spread(void)
 	}
 }
 
+/* A reservation: aligned, zeroed to its last byte, given back. */
+static void check_mapped(void)
+{
+	size_t len = (5u << 20) + 123;
+	unsigned char *p = st_map_zeroed(len, true);
+
+	CHECK(p && ((uintptr_t)p & ((2u << 20) - 1)) == 0);
+	if (!p)
+		return;
+	CHECK(p[0] == 0 && p[len - 1] == 0 && p[len / 2] == 0);
+	p[len - 1] = 1;
+	CHECK(p[len - 1] == 1);
+	st_unmap(p, len);
+	CHECK(st_map_zeroed(0, false) == NULL && st_map_zeroed(SIZE_MAX, false) == NULL);
+}
+
 int main(void)
 {
 	check_add_find();
+	check_mapped();
 	check_same_tag();
 	check_spread();
 	return check_done("test_index");

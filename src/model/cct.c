@@ -1,14 +1,21 @@
 /* cct.c - the calling context tree (see cct.h). */
 #include "model/cct.h"
+#include "mapped.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#define CCT_MAPPED_BYTES	((size_t)CCT_MAX_NODES * sizeof(struct cct_node))
+
 static void make_root(struct cct *t)
 {
-	t->nodes = st_xcalloc(64, sizeof(*t->nodes));
-	t->cap = 64;
+	/* Reserved whole: the nodes never move nor are copied as the tree grows. */
+	t->nodes = st_map_zeroed(CCT_MAPPED_BYTES, true);
+	t->mapped = t->nodes != NULL;
+	t->cap = t->mapped ? CCT_MAX_NODES : 64;
+	if (!t->mapped)
+		t->nodes = st_xcalloc(t->cap, sizeof(*t->nodes));
 	t->n = 1;
 	t->nodes[CCT_ROOT].sym = CCT_SYM_ROOT;
 }
@@ -20,7 +27,10 @@ void cct_init(struct cct *t)
 
 void cct_free(struct cct *t)
 {
-	free(t->nodes);
+	if (t->mapped)
+		st_unmap(t->nodes, CCT_MAPPED_BYTES);
+	else
+		free(t->nodes);
 	st_index_free(&t->children);
 	memset(t, 0, sizeof(*t));
 }

@@ -51,6 +51,7 @@ struct cct {
 	uint64_t max_depth;		/* the deepest path seen, frames */
 	uint64_t steps;			/* child lookups made: the work samples cost (bench) */
 	bool unsettled;			/* selves added since the totals were summed */
+	bool mapped;			/* nodes: all CCT_MAX_NODES reserved (mapped.h) */
 };
 
 void cct_init(struct cct *t);

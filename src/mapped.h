@@ -1,0 +1,26 @@
+/*
+ * mapped.h - large arrays straight from the kernel, on huge pages.
+ *
+ * A call tree of a C++ compile grows by tens of megabytes: doubled by
+ * realloc it is copied into fresh pages each time, and the interior
+ * of a block malloc placed anywhere is only partly coverable by 2 MiB
+ * pages, so the rest faults 4 KiB at a time (microseconds each in a
+ * VM).  These blocks are 2 MiB aligned and zeroed by the kernel.
+ */
+#ifndef SHIMTOP_MAPPED_H
+#define SHIMTOP_MAPPED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * len bytes of zeroes, 2 MiB aligned, on huge pages (past the first
+ * 2 MiB where small_first: an array that may stay small stays small);
+ * address space only until touched (MAP_NORESERVE): a reservation an
+ * array grows into without moving.  NULL where the kernel refuses.
+ */
+void *st_map_zeroed(size_t len, bool small_first);
+/* Gives back what st_map_zeroed(len) returned (NULL: nothing). */
+void st_unmap(void *p, size_t len);
+
+#endif
