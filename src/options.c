@@ -74,6 +74,8 @@ static const char usage_text[] =
 "                         or pid make a row per process and symbol\n"
 "  -H, --threads          batch text: also print the per-thread table\n"
 "  -P, --processes        batch text: also print the per-process table\n"
+"      --modules          batch text: also print the per-module table (perf\n"
+"                         report --sort dso)\n"
 "      --theme NAME|FILE  colour theme (default: default; NO_COLOR: mono)\n"
 "observer (software signals sampled every few hundred cycles; one process):\n"
 "      --observe          run the SHIM observer on the target's signal segment\n"
@@ -157,7 +159,7 @@ enum {
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
 	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SYMFS, OPT_SNAPSHOT_ON_EXIT,
 	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE, OPT_FOLLOW_SYMLINKS,
-	OPT_MEMORY, OPT_SERVE, OPT_SERVE_TOKEN, OPT_SERVE_TOP,
+	OPT_MEMORY, OPT_SERVE, OPT_SERVE_TOKEN, OPT_SERVE_TOP, OPT_MODULES,
 };
 
 static const struct option long_options[] = {
@@ -192,6 +194,7 @@ static const struct option long_options[] = {
 	{ "sort", required_argument, NULL, 's' },
 	{ "threads", no_argument, NULL, 'H' },
 	{ "processes", no_argument, NULL, 'P' },
+	{ "modules", no_argument, NULL, OPT_MODULES },
 	{ "theme", required_argument, NULL, OPT_THEME },
 	{ "record", required_argument, NULL, 'o' },
 	{ "replay", required_argument, NULL, 'i' },
@@ -701,6 +704,9 @@ static int output_option(struct st_options *o, int c)
 		break;
 	case 'P':
 		o->per_process = true;
+		break;
+	case OPT_MODULES:
+		o->per_module = true;
 		break;
 	default:
 		return 1;

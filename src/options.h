@@ -83,6 +83,7 @@ struct st_options {
 	int rows;			/* -E: rows to print, 0 = all */
 	bool per_thread;		/* -H: the per-thread table too */
 	bool per_process;		/* -P: the per-process table too */
+	bool per_module;		/* --modules: the per-module table too */
 	struct st_sort sort;
 	const char *record_path;
 	const char *replay_path;

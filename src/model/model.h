@@ -523,6 +523,19 @@ const struct model_thread *model_thread_of(const struct model *m, pid_t tid);
 /* The per-process table, heaviest first; *rows is allocated (free it). */
 size_t model_process_rows(const struct model *m, struct model_process_row **rows);
 
+/* A module's row: a file's symbols' samples summed (perf report --sort dso). */
+struct model_module_row {
+	const char *module;		/* the symbols' module string */
+	uint64_t samples, weight;
+	double share;			/* of all weight, 0..100 */
+	size_t symbols;			/* with samples */
+	size_t unnamed;			/* of them, with no name (.eh_frame bounds, unknown) */
+	uint8_t named_by;		/* enum st_named_by: what named most of its samples */
+};
+
+/* The per-module table, heaviest first; *rows is allocated (free it). */
+size_t model_module_rows(const struct model *m, struct model_module_row **rows);
+
 /* Samples per second over the last second of sample time. */
 double model_rate(const struct model *m);
 

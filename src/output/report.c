@@ -83,6 +83,8 @@ static void print_text(struct session *s, FILE *out)
 	free(rows);
 	if (s->opt->per_process)
 		report_processes_text(s, out);
+	if (s->opt->per_module)
+		report_modules_text(s, out);
 	if (s->opt->per_thread)
 		report_threads_text(s, out);
 	report_ibs_text(s, out);
@@ -255,6 +257,7 @@ void report_print_json(struct session *s, FILE *out)
 
 		json_object_object_add(o, "per_thread", report_threads_json(s, threads, rest));
 		json_object_object_add(o, "per_process", report_processes_json(s, rest));
+		json_object_object_add(o, "per_module", report_modules_json(s));
 		json_object_object_add(o, "not_listed", rest);
 	}
 	json_object_object_add(o, "observer", report_observer_json(s));

@@ -100,6 +100,9 @@ void report_threads_text(struct session *s, FILE *out);
 void report_processes_text(struct session *s, FILE *out);
 /* ... and into rest, "processes": the lighter ones not listed and their samples. */
 struct json_object *report_processes_json(struct session *s, struct json_object *rest);
+/* The per-module table: text for --modules, the JSON "per_module" array. */
+void report_modules_text(struct session *s, FILE *out);
+struct json_object *report_modules_json(struct session *s);
 
 /* How many of nthreads threads the table lists (the heaviest 256, or -n). */
 size_t report_threads_listed(struct session *s, size_t nthreads);

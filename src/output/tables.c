@@ -1,4 +1,4 @@
-/* tables.c - the thread and process tables (see tables.h). */
+/* tables.c - the declared tables and what prints them (see tables.h). */
 #include "output/tables.h"
 #include "output/report.h"
 #include "model/model.h"
@@ -60,6 +60,80 @@ void table_title(const struct table_def *t, const struct table_shown *shown, cha
 	}
 }
 
+static void ipc_text(double ipc, char *buf, size_t len);
+static struct json_object *ipc_json(double ipc);
+static struct json_object *u64_json(uint64_t v);
+
+/* The member a typed column reads. */
+#define MEMBER(type, c, row) (*(const type *)(const void *)((const char *)(row) + (c)->offset))
+
+void table_cell(const struct table_column *c, const void *row, const struct model *m, char *buf,
+		size_t len)
+{
+	const char *p;
+
+	switch (c->field) {
+	case FIELD_CELL:
+		c->text(row, m, buf, len);
+		break;
+	case FIELD_COUNT:
+		snprintf(buf, len, "%" PRIu64, MEMBER(uint64_t, c, row));
+		break;
+	case FIELD_SIZE:
+		snprintf(buf, len, "%zu", MEMBER(size_t, c, row));
+		break;
+	case FIELD_ID:
+		snprintf(buf, len, "%d", (int)MEMBER(pid_t, c, row));
+		break;
+	case FIELD_SHARE:
+		snprintf(buf, len, "%.2f%%", MEMBER(double, c, row));
+		break;
+	case FIELD_IPC:
+		ipc_text(MEMBER(double, c, row), buf, len);
+		break;
+	case FIELD_CHARS:
+		p = (const char *)row + c->offset;
+		snprintf(buf, len, "%s", *p ? p : "?");
+		break;
+	case FIELD_STRING:
+		p = MEMBER(const char *, c, row);
+		snprintf(buf, len, "%s", p ? p : "-");
+		break;
+	case FIELD_NAMED_BY:
+		snprintf(buf, len, "%s", st_named_by_word(MEMBER(uint8_t, c, row)));
+		break;
+	}
+}
+
+struct json_object *table_cell_json(const struct table_column *c, const void *row,
+				    const struct model *m)
+{
+	const char *p;
+
+	switch (c->field) {
+	case FIELD_CELL:
+		return c->json(row, m);
+	case FIELD_COUNT:
+		return u64_json(MEMBER(uint64_t, c, row));
+	case FIELD_SIZE:
+		return u64_json(MEMBER(size_t, c, row));
+	case FIELD_ID:
+		return json_object_new_int(MEMBER(pid_t, c, row));
+	case FIELD_SHARE:
+		return json_object_new_double(MEMBER(double, c, row));
+	case FIELD_IPC:
+		return ipc_json(MEMBER(double, c, row));
+	case FIELD_CHARS:
+		return json_object_new_string((const char *)row + c->offset);
+	case FIELD_STRING:
+		p = MEMBER(const char *, c, row);
+		return p ? json_object_new_string(p) : NULL;
+	case FIELD_NAMED_BY:
+		return json_object_new_string(st_named_by_word(MEMBER(uint8_t, c, row)));
+	}
+	return NULL;
+}
+
 void table_row(const struct table_def *t, const struct table_shown *shown, const void *row,
 	       const struct model *m, char *buf, size_t len)
 {
@@ -73,7 +147,7 @@ void table_row(const struct table_def *t, const struct table_shown *shown, const
 
 		if (!is_shown(t, shown, i))
 			continue;
-		c->text(row, m, cell, sizeof(cell));
+		table_cell(c, row, m, cell, sizeof(cell));
 		room = shown && shown->screen ? (size_t)shown->screen : 0;
 		cut = strlen(cell);
 		/* The last column keeps its end where the screen cuts it: paths differ there. */
@@ -93,7 +167,7 @@ struct json_object *table_json(const struct table_def *t, const void *row,
 	struct json_object *o = json_object_new_object();
 
 	for (size_t i = 0; i < t->n; i++) {
-		struct json_object *v = t->cols[i].json(row, m);
+		struct json_object *v = table_cell_json(&t->cols[i], row, m);
 
 		/* A column of the JSON alone is there only where it says something. */
 		if (v || t->cols[i].title)
@@ -149,9 +223,9 @@ uint32_t table_empty_columns(const struct table_def *t, size_t n,
 		char cell[64];
 		size_t k = 0;
 
-		if (!t->cols[i].optional || !t->cols[i].text)
+		if (!t->cols[i].optional)
 			continue;
-		while (k < n && (t->cols[i].text(row_at(ctx, k), m, cell, sizeof(cell)),
+		while (k < n && (table_cell(&t->cols[i], row_at(ctx, k), m, cell, sizeof(cell)),
 				 !strcmp(cell, "-")))
 			k++;
 		if (k == n)
@@ -212,7 +286,7 @@ static int compare_keys_inverted(const void *a, const void *b)
 static void key_of(const struct table_column *c, const void *row, const struct model *m,
 		   struct sort_key *k)
 {
-	struct json_object *v = c->json(row, m);
+	struct json_object *v = table_cell_json(c, row, m);
 
 	switch (json_object_get_type(v)) {
 	case json_type_double:
@@ -231,7 +305,7 @@ static void key_of(const struct table_column *c, const void *row, const struct m
 	default: {
 		char cell[4096];
 
-		c->text(row, m, cell, sizeof(cell));
+		table_cell(c, row, m, cell, sizeof(cell));
 		k->kind = KEY_TEXT;
 		k->text = strdup(cell);
 	}
@@ -275,77 +349,17 @@ size_t *table_order(const struct table_def *t, const struct table_shown *sort, s
 #define THREAD(r) ((const struct model_thread_row *)(r))
 #define TOP_SYMBOLS	5	/* a thread's heaviest symbols in the JSON report */
 
-static void thread_tid(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%d", (int)THREAD(r)->tid);
-}
 
-static struct json_object *thread_tid_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_int(THREAD(r)->tid);
-}
 
-static void thread_pid(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%d", (int)THREAD(r)->pid);
-}
 
-static struct json_object *thread_pid_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_int(THREAD(r)->pid);
-}
 
-static void thread_comm(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%s", THREAD(r)->comm);
-}
 
-static struct json_object *thread_comm_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_string(THREAD(r)->comm);
-}
 
-static void thread_samples(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%llu", (unsigned long long)THREAD(r)->samples);
-}
 
-static struct json_object *thread_samples_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return u64_json(THREAD(r)->samples);
-}
 
-static void thread_share(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%.2f%%", THREAD(r)->share);
-}
 
-static struct json_object *thread_share_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_double(THREAD(r)->share);
-}
 
-static void thread_ipc(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	ipc_text(THREAD(r)->ipc, buf, len);
-}
 
-static struct json_object *thread_ipc_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return ipc_json(THREAD(r)->ipc);
-}
 
 static void thread_state(const void *r, const struct model *m, char *buf, size_t len)
 {
@@ -389,14 +403,14 @@ static struct json_object *thread_top_json(const void *r, const struct model *m)
 }
 
 static const struct table_column thread_columns[] = {
-	{ "TID", "tid", 8, false, thread_tid, thread_tid_json, 0, 0, false, false },
-	{ "PID", "pid", 8, false, thread_pid, thread_pid_json, 0, 0, false, false },
-	{ "COMMAND", "comm", 16, true, thread_comm, thread_comm_json, 0, 0, false, false },
-	{ "SAMPLES", "samples", 9, false, thread_samples, thread_samples_json, 0, 0, false, false },
-	{ "SHARE", "share", 7, false, thread_share, thread_share_json, 0, 0, false, false },
-	{ "IPC", "ipc", 6, false, thread_ipc, thread_ipc_json, 0, 0, false, false },
-	{ "STATE", "exited", 7, true, thread_state, thread_state_json, 0, 0, false, false },
-	{ "TOP SYMBOL", "top", 0, true, thread_top, thread_top_json, 0, 0, false, false },
+	TABLE_FIELD("TID", "tid", 8, false, FIELD_ID, struct model_thread_row, tid),
+	TABLE_FIELD("PID", "pid", 8, false, FIELD_ID, struct model_thread_row, pid),
+	TABLE_FIELD("COMMAND", "comm", 16, true, FIELD_CHARS, struct model_thread_row, comm),
+	TABLE_FIELD("SAMPLES", "samples", 9, false, FIELD_COUNT, struct model_thread_row, samples),
+	TABLE_FIELD("SHARE", "share", 7, false, FIELD_SHARE, struct model_thread_row, share),
+	TABLE_FIELD("IPC", "ipc", 6, false, FIELD_IPC, struct model_thread_row, ipc),
+	{ "STATE", "exited", 7, true, thread_state, thread_state_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "TOP SYMBOL", "top", 0, true, thread_top, thread_top_json, 0, 0, false, false, FIELD_CELL, 0 },
 };
 
 const struct table_def thread_table = {
@@ -429,65 +443,15 @@ static struct json_object *process_exited_json(const void *r, const struct model
 	return PROCESS(r)->exited ? u64_json(PROCESS(r)->exited) : NULL;
 }
 
-static void process_comm(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%s", PROCESS(r)->comm[0] ? PROCESS(r)->comm : "?");
-}
 
-static struct json_object *process_comm_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_string(PROCESS(r)->comm);
-}
 
-static void process_threads(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%zu", PROCESS(r)->threads);
-}
 
-static struct json_object *process_threads_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return u64_json(PROCESS(r)->threads);
-}
 
-static void process_samples(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%llu", (unsigned long long)PROCESS(r)->samples);
-}
 
-static struct json_object *process_samples_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return u64_json(PROCESS(r)->samples);
-}
 
-static void process_share(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%.2f%%", PROCESS(r)->share);
-}
 
-static struct json_object *process_share_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_double(PROCESS(r)->share);
-}
 
-static void process_ipc(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	ipc_text(PROCESS(r)->ipc, buf, len);
-}
 
-static struct json_object *process_ipc_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return ipc_json(PROCESS(r)->ipc);
-}
 
 static void process_top(const void *r, const struct model *m, char *buf, size_t len)
 {
@@ -502,18 +466,34 @@ static struct json_object *process_top_json(const void *r, const struct model *m
 }
 
 static const struct table_column process_columns[] = {
-	{ "PID", "pid", 8, false, process_pid, process_pid_json, 0, 0, false, false },
-	{ "COMMAND", "comm", 16, true, process_comm, process_comm_json, 0, 0, false, false },
-	{ "THREADS", "threads", 7, false, process_threads, process_threads_json, 0, 0, false, false },
-	{ "SAMPLES", "samples", 9, false, process_samples, process_samples_json, 0, 0, false, false },
-	{ "SHARE", "share", 7, false, process_share, process_share_json, 0, 0, false, false },
-	{ "IPC", "ipc", 6, false, process_ipc, process_ipc_json, 0, 0, false, false },
-	{ "TOP SYMBOL", "top", 0, true, process_top, process_top_json, 0, 0, false, false },
-	{ NULL, "exited_processes", 0, false, NULL, process_exited_json, 0, 0, false, false },
+	{ "PID", "pid", 8, false, process_pid, process_pid_json, 0, 0, false, false, FIELD_CELL, 0 },
+	TABLE_FIELD("COMMAND", "comm", 16, true, FIELD_CHARS, struct model_process_row, comm),
+	TABLE_FIELD("THREADS", "threads", 7, false, FIELD_SIZE, struct model_process_row, threads),
+	TABLE_FIELD("SAMPLES", "samples", 9, false, FIELD_COUNT, struct model_process_row, samples),
+	TABLE_FIELD("SHARE", "share", 7, false, FIELD_SHARE, struct model_process_row, share),
+	TABLE_FIELD("IPC", "ipc", 6, false, FIELD_IPC, struct model_process_row, ipc),
+	{ "TOP SYMBOL", "top", 0, true, process_top, process_top_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ NULL, "exited_processes", 0, false, NULL, process_exited_json, 0, 0, false, false, FIELD_CELL, 0 },
 };
 
 const struct table_def process_table = {
 	process_columns, sizeof(process_columns) / sizeof(process_columns[0]),
+};
+
+/* ---- the module table (O, --modules, "per_module"): perf report --sort dso ---- */
+
+static const struct table_column module_columns[] = {
+	TABLE_FIELD("SELF%", "self", 7, false, FIELD_SHARE, struct model_module_row, share),
+	TABLE_FIELD("SAMPLES", "samples", 9, false, FIELD_COUNT, struct model_module_row, samples),
+	TABLE_FIELD("SYMBOLS", "symbols", 7, false, FIELD_SIZE, struct model_module_row, symbols),
+	TABLE_FIELD("UNNAMED", "unnamed", 7, false, FIELD_SIZE, struct model_module_row, unnamed),
+	TABLE_FIELD("NAMED BY", "named_by", 10, true, FIELD_NAMED_BY, struct model_module_row,
+		    named_by),
+	TABLE_FIELD("MODULE", "module", 0, true, FIELD_STRING, struct model_module_row, module),
+};
+
+const struct table_def module_table = {
+	module_columns, sizeof(module_columns) / sizeof(module_columns[0]),
 };
 
 /* ---- the diff (--diff, D): symbols, and calling contexts ---- */
@@ -638,15 +618,15 @@ static struct json_object *diff_symbol_json(const void *r, const struct model *m
 }
 
 static const struct table_column diff_columns[] = {
-	{ "A%", "a", 7, false, side_a, side_a_json, 0, 0, false, false },
-	{ "B%", "b", 7, false, side_b, side_b_json, 0, 0, false, false },
-	{ "CHANGE", "change", 8, false, change, change_json, 0, 0, false, false },
-	{ "IPC A", "a_ipc", 6, false, diff_ipc_a, diff_ipc_a_json, 0, 0, true, false },
-	{ "IPC B", "b_ipc", 6, false, diff_ipc_b, diff_ipc_b_json, 0, 0, true, false },
-	{ "MODULE", "module", 24, true, diff_module, diff_module_json, 2, 16, false, false },
-	{ "SYMBOL, B - A", "symbol", 0, true, diff_symbol, diff_symbol_json, 2, 0, false, false },
-	{ NULL, "a_samples", 0, false, NULL, samples_a_json, 0, 0, false, false },
-	{ NULL, "b_samples", 0, false, NULL, samples_b_json, 0, 0, false, false },
+	{ "A%", "a", 7, false, side_a, side_a_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "B%", "b", 7, false, side_b, side_b_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "CHANGE", "change", 8, false, change, change_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "IPC A", "a_ipc", 6, false, diff_ipc_a, diff_ipc_a_json, 0, 0, true, false, FIELD_CELL, 0 },
+	{ "IPC B", "b_ipc", 6, false, diff_ipc_b, diff_ipc_b_json, 0, 0, true, false, FIELD_CELL, 0 },
+	{ "MODULE", "module", 24, true, diff_module, diff_module_json, 2, 16, false, false, FIELD_CELL, 0 },
+	{ "SYMBOL, B - A", "symbol", 0, true, diff_symbol, diff_symbol_json, 2, 0, false, false, FIELD_CELL, 0 },
+	{ NULL, "a_samples", 0, false, NULL, samples_a_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ NULL, "b_samples", 0, false, NULL, samples_b_json, 0, 0, false, false, FIELD_CELL, 0 },
 };
 
 const struct table_def diff_table = {
@@ -666,11 +646,11 @@ static struct json_object *path_path_json(const void *r, const struct model *m)
 }
 
 static const struct table_column diff_path_columns[] = {
-	{ "A%", "a", 7, false, side_a, side_a_json, 0, 0, false, false },
-	{ "B%", "b", 7, false, side_b, side_b_json, 0, 0, false, false },
-	{ "CHANGE", "change", 8, false, change, change_json, 0, 0, false, false },
+	{ "A%", "a", 7, false, side_a, side_a_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "B%", "b", 7, false, side_b, side_b_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "CHANGE", "change", 8, false, change, change_json, 0, 0, false, false, FIELD_CELL, 0 },
 	{ "CALLING CONTEXT, B - A", "path", 0, true, path_path, path_path_json, 2, 0, false,
-	  true },
+	  true, FIELD_CELL, 0 },
 };
 
 const struct table_def diff_path_table = {
@@ -790,14 +770,14 @@ static struct json_object *page_symbols_json(const void *r, const struct model *
 }
 
 static const struct table_column page_columns[] = {
-	{ "PID", "pid", 7, false, page_pid, page_pid_json, 0, 0, false, false },
-	{ "PAGE", "page", 18, true, page_base, page_base_json, 0, 0, false, false },
-	{ "SIZE", "size", 5, false, page_size, page_size_json, 0, 0, false, false },
-	{ "LOADS", "loads", 7, false, page_loads, page_loads_json, 0, 0, false, false },
-	{ "STORES", "stores", 7, false, page_stores, page_stores_json, 0, 0, false, false },
-	{ "MISSES", "dc_misses", 7, false, page_misses, page_misses_json, 0, 0, false, false },
-	{ "LAT", "latency", 6, false, page_lat, page_lat_json, 0, 0, false, false },
-	{ "SYMBOLS", "symbols", 0, true, page_symbols, page_symbols_json, 2, 0, false, false },
+	{ "PID", "pid", 7, false, page_pid, page_pid_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "PAGE", "page", 18, true, page_base, page_base_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "SIZE", "size", 5, false, page_size, page_size_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "LOADS", "loads", 7, false, page_loads, page_loads_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "STORES", "stores", 7, false, page_stores, page_stores_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "MISSES", "dc_misses", 7, false, page_misses, page_misses_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "LAT", "latency", 6, false, page_lat, page_lat_json, 0, 0, false, false, FIELD_CELL, 0 },
+	{ "SYMBOLS", "symbols", 0, true, page_symbols, page_symbols_json, 2, 0, false, false, FIELD_CELL, 0 },
 };
 
 const struct table_def page_table = {

@@ -1,8 +1,9 @@
 /*
- * tables.h - the thread, process, diff and data page tables, each
- * declared once as columns (a title, a JSON key, a width, the cell as text
- * and as JSON): the UI's views (H, P, D, M), the text report and the JSON
- * report all print them from here.
+ * tables.h - the thread, process, module, diff and data page tables,
+ * each declared once as columns (a title, a JSON key, a width, and the
+ * row's member it reads or the cell as text and as JSON): the UI's views
+ * (H, P, O, D, M), the text report and the JSON report all print them
+ * from here.
  */
 #ifndef SHIMTOP_TABLES_H
 #define SHIMTOP_TABLES_H
@@ -13,6 +14,23 @@
 
 struct json_object;
 struct model;
+
+/*
+ * What a typed column reads at its offset in the row, which makes its
+ * text cell, its JSON value and its sort key alike (perf's
+ * perf_hpp_fmt); FIELD_CELL: the column's own text and json functions.
+ */
+enum table_field {
+	FIELD_CELL,
+	FIELD_COUNT,		/* uint64_t: "1234", a JSON integer */
+	FIELD_SIZE,		/* size_t, the same */
+	FIELD_ID,		/* pid_t: "1234" */
+	FIELD_SHARE,		/* double percent: "12.34%", a JSON number */
+	FIELD_IPC,		/* double, NAN: none ("-", left out of the JSON) */
+	FIELD_CHARS,		/* char[]: a name held in the row ("" reads "?") */
+	FIELD_STRING,		/* const char *: a name pointed to (NULL reads "-") */
+	FIELD_NAMED_BY,		/* uint8_t enum st_named_by: "symtab" */
+};
 
 struct table_column {
 	const char *title;		/* "SAMPLES"; NULL: in the JSON only */
@@ -25,7 +43,12 @@ struct table_column {
 	int narrow;			/* its width under 100 columns; 0: width */
 	bool optional;			/* a view hides it where every cell is "-" */
 	bool tail;			/* the last: cut, it keeps its end ("..b;c") */
+	enum table_field field;		/* FIELD_CELL: text and json above */
+	size_t offset;			/* else the row's member it reads */
 };
+
+/* A typed column: title, JSON key, width, left-aligned, and the row's member. */
+#define TABLE_FIELD(title_, key_, width_, left_, field_, type_, member_)			{ .title = (title_), .key = (key_), .width = (width_), .left = (left_),		  .field = (field_), .offset = offsetof(type_, member_) }
 
 struct table_def {
 	const struct table_column *cols;
@@ -34,10 +57,11 @@ struct table_def {
 
 /*
  * Rows are struct model_thread_row, struct model_process_row, struct
- * diff_row, struct diff_path and struct ibs_page (the hot data pages).
+ * diff_row, struct diff_path, struct ibs_page (the hot data pages) and
+ * struct model_module_row.
  */
 extern const struct table_def thread_table, process_table, diff_table, diff_path_table,
-	page_table;
+	page_table, module_table;
 
 /*
  * What a view shows of a table: the column it sorts by (its index; -1:
@@ -57,6 +81,11 @@ void table_title(const struct table_def *t, const struct table_shown *shown, cha
 		 size_t len);
 void table_row(const struct table_def *t, const struct table_shown *shown, const void *row,
 	       const struct model *m, char *buf, size_t len);
+/* A column's cell of a row, as text and as JSON (NULL: none). */
+void table_cell(const struct table_column *c, const void *row, const struct model *m, char *buf,
+		size_t len);
+struct json_object *table_cell_json(const struct table_column *c, const void *row,
+				    const struct model *m);
 /* The row as a JSON object, a member a column. */
 struct json_object *table_json(const struct table_def *t, const void *row,
 			       const struct model *m);
