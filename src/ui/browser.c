@@ -85,6 +85,18 @@ uint64_t browser_child_id(uint64_t parent, uint64_t key)
 	return h ^ (h >> 31);
 }
 
+uint64_t browser_name_id(const char *a, const char *b)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	for (const char *p = a; p && *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = (h ^ 0x1f) * 1099511628211ull;
+	for (const char *p = b; p && *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
 /* The user's open or closed for id, else STATE_FREE. */
 static uint8_t state_of(const struct browser *b, uint64_t id)
 {

@@ -104,6 +104,8 @@ void browser_add(struct browser *b, uint64_t id, uint64_t ref, bool children);
 
 /* An id for a tree's item: its parent's (0: the top) with its own key (a path's id). */
 uint64_t browser_child_id(uint64_t parent, uint64_t key);
+/* An id for a row named by text (a, then b; either NULL): it survives re-sorting. */
+uint64_t browser_name_id(const char *a, const char *b);
 
 /* Builds the visible rows again (the view's data changed); the selection stays on its id. */
 void browser_rebuild(struct browser *b);

@@ -76,6 +76,8 @@ const struct ui_key ui_keys[] = {
 	  "the per-thread table (H again or Esc returns)" },
 	{ UA_PROCESSES, SCOPE_GLOBAL, { 'P' }, "`P`", "Procs", "P",
 	  "the per-process table (P again or Esc returns; H switches)" },
+	{ UA_MODULES, SCOPE_GLOBAL, { 'O' }, "`O`", NULL, NULL,
+	  "the per-module table: each file's share, symbols, and what named them" },
 	{ UA_PAGES, SCOPE_GLOBAL, { 'M' }, "`M`", NULL, NULL,
 	  "with IBS: the hot data pages, most cache misses first, and who touches them" },
 	{ UA_DIFF, SCOPE_GLOBAL, { 'D' }, "`D`", NULL, NULL,

@@ -129,21 +129,6 @@ static enum view_reaction table_key(struct view *v, int code, enum ui_action a)
 	case UA_INVERT:
 		v->ui->invert = !v->ui->invert;
 		return VIEW_REQUERY;
-	case UA_THREADS:
-	case UA_PROCESSES:
-		v->next = threads_view_create(v->ui, a == UA_PROCESSES);
-		return VIEW_PUSH;
-	case UA_PAGES:
-		v->next = pages_view_create(v->ui);
-		return VIEW_PUSH;
-	case UA_DIFF:
-		if (!v->ui->s->diff_with) {
-			snprintf(v->ui->message, sizeof(v->ui->message),
-				 "no comparison: start with -i A --diff B");
-			return VIEW_REDRAW;
-		}
-		v->next = diff_view_create(v->ui);
-		return VIEW_PUSH;
 	case UA_OPEN:
 	case UA_RIGHT:
 		if (!selected_row(t))

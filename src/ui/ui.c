@@ -8,6 +8,7 @@
 #include "output/snapshot_write.h"
 #include "front/run.h"
 #include "ui/browser.h"
+#include "ui/declared_view.h"
 #include "ui/draw.h"
 #include "ui/ui.h"
 #include "ui/ui_internal.h"
@@ -227,6 +228,11 @@ static const struct {
 };
 #define NMAIN_VIEWS (int)(sizeof(main_views) / sizeof(main_views[0]))
 
+/* The declared tables a key pushes over any view (declared_view.h). */
+static const struct table_source *const secondary_views[] = {
+	&thread_source, &process_source, &module_source, &page_source, &diff_source,
+};
+
 /*
  * Tab, 1 to 5: another main view at the bottom of the stack (views
  * pushed on the old one go with it).  which: its index, -1 the next.
@@ -283,6 +289,22 @@ static bool do_push(struct ui *ui, enum ui_action a)
 {
 	push(ui, a == UA_HELP ? help_view_create(ui) : a == UA_SETUP ? setup_view_create(ui)
 	     : sort_menu_create(ui));
+	return true;
+}
+
+static bool do_secondary(struct ui *ui, enum ui_action a)
+{
+	for (size_t i = 0; i < sizeof(secondary_views) / sizeof(secondary_views[0]); i++) {
+		const struct table_source *src = secondary_views[i];
+		const char *why = src->unavailable ? src->unavailable(ui) : NULL;
+
+		if (src->key != a)
+			continue;
+		if (why)
+			snprintf(ui->message, sizeof(ui->message), "%s", why);
+		else
+			push(ui, declared_view_create(ui, src));
+	}
 	return true;
 }
 
@@ -438,6 +460,11 @@ static const struct {
 	{ UA_LEFT, do_back },
 	{ UA_SNAPSHOT, do_snapshot },
 	{ UA_REDRAW, do_redraw },
+	{ UA_THREADS, do_secondary },
+	{ UA_PROCESSES, do_secondary },
+	{ UA_MODULES, do_secondary },
+	{ UA_PAGES, do_secondary },
+	{ UA_DIFF, do_secondary },
 };
 
 /* The keys no view took, and the terminal's resize. */
@@ -561,7 +588,7 @@ static int start_terminal(struct ui *ui)
 	ui_apply_settings(ui);	/* lays the windows out */
 	/* --diff: the comparison first; Esc shows A's own table. */
 	if (ui->s->diff_with)
-		push(ui, diff_view_create(ui));
+		push(ui, declared_view_create(ui, &diff_source));
 	return 0;
 }
 

@@ -82,7 +82,7 @@ struct browser;
 enum view_reaction view_browse(struct view *v, struct browser *b, int code, enum ui_action a);
 
 /*
- * A view of a declared table (threads, processes, the diff, the pages):
+ * A view of a declared table (declared_view.h; the symbol table too):
  * how it is sorted and the rows' order.  view_sort_key takes > < I, a
  * click on the title (y 0) sorts by the column under x (again: inverts);
  * each returns VIEW_REQUERY when the order changes, else VIEW_IGNORED
@@ -115,7 +115,6 @@ struct view *table_view_create(struct ui *ui);
 struct view *detail_view_create(struct ui *ui, uint32_t symbol_id);
 struct view *links_view_create(struct ui *ui, uint32_t symbol_id);
 struct view *help_view_create(struct ui *ui);
-struct view *threads_view_create(struct ui *ui, bool processes);
 struct view *setup_view_create(struct ui *ui);
 struct view *sort_menu_create(struct ui *ui);
 struct view *timeline_view_create(struct ui *ui);
@@ -124,7 +123,5 @@ struct view *tags_view_create(struct ui *ui);
 struct view *distribution_view_create(struct ui *ui);
 struct view *distribution_view_of_tag(struct ui *ui, uint64_t tag);
 struct view *tree_view_create(struct ui *ui);
-struct view *diff_view_create(struct ui *ui);
-struct view *pages_view_create(struct ui *ui);
 
 #endif
