@@ -16,7 +16,7 @@
 #include "bench_model.h"
 #include "model/model.h"
 #include "model/obs_model.h"
-#include "options.h"
+#include "session/options.h"
 #include "ring/record.h"
 #include "symbols/symbols.h"
 #include "util.h"

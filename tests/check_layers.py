@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """check_layers.py SRC_DIR - includes run one way only.
 
-The layers, lowest first: base (util, text_safe, index, cpulist,
-stop_signal, output_file, the module's uapi header), ring (and the
-snapshot's container), symbols, sampler (and target), model, session
-(session, options, a snapshot read into a model), output (and a snapshot
-written), front (the run loop every front turns, and the batch front),
-then the two other fronts side by side, ui and serve, and the programs
-(shimtop.c, the demo, the instrumenter).  Each folder is one layer.  A
+The layers, lowest first: base (the files in src/ itself: util,
+text_safe, index, cpulist, stop_signal, output_file; and the module's
+uapi header), ring (and the snapshot's container), symbols, sampler (and
+the target), model, session (the session, options, a snapshot read into
+a model), output (and a snapshot written), front (the run loop every
+front turns, and the batch front), then the two other fronts side by
+side, ui and serve, and the programs (main/shimtop.c, the demo, the
+instrumenter).  Each folder is one layer, src/ itself the base.  A
 file may include its own layer's headers and lower ones, never a
 sibling's; each include that runs up or across is printed, and the exit
 status is 1 if there is one.
@@ -20,18 +21,16 @@ import sys
 RANK = {"base": 0, "ring": 1, "symbols": 2, "sampler": 3, "model": 4, "session": 5,
         "output": 6, "front": 7, "ui": 8, "serve": 8, "program": 9}
 FOLDERS = {"ring": "ring", "symbols": "symbols", "sampler": "sampler", "model": "model",
-           "output": "output", "front": "front", "ui": "ui", "serve": "serve", "demo": "program", "instrument": "program",
+           "session": "session", "output": "output", "front": "front", "ui": "ui",
+           "serve": "serve", "main": "program", "demo": "program", "instrument": "program",
            "kmod": "base"}
-TOP = {"util": "base", "mapped": "base", "text_safe": "base", "index": "base", "cpulist": "base",
-       "stop_signal": "base", "output_file": "base", "output_path": "base", "target": "sampler",
-       "options": "session", "session": "session", "snapshot": "session", "shimtop": "program"}
 
 
 def layer(rel):
     parts = rel.split("/")
     if len(parts) > 1:
         return FOLDERS.get(parts[0])
-    return TOP.get(os.path.splitext(parts[0])[0])
+    return "base"       # src/ itself holds the base alone
 
 
 def main():

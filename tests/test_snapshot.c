@@ -9,7 +9,7 @@
  */
 #include "check.h"
 #include "ring/snapshot_file.h"
-#include "snapshot.h"
+#include "session/snapshot.h"
 #include "symbols/symbols.h"
 #include "util.h"
 

@@ -5,7 +5,7 @@
  * one is.  The soft limit on open files is raised to the hard one.
  */
 #include "check.h"
-#include "target.h"
+#include "sampler/target.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,10 +5,10 @@
 #include "front/batch.h"
 #include "front/run.h"
 #include "model/model.h"
-#include "options.h"
+#include "session/options.h"
 #include "output/export.h"
 #include "output/report.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 #include "util.h"
 

@@ -3,7 +3,7 @@
  * drifted: the UI ignored --duration.
  */
 #include "front/run.h"
-#include "session.h"
+#include "session/session.h"
 #include "output/snapshot_write.h"
 #include "stop_signal.h"
 #include "symbols/symbols.h"

@@ -2,7 +2,7 @@
 #include "output/columns.h"
 #include "output/report.h"
 #include "model/model.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 
 #include <json-c/json.h>

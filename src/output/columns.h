@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "options.h"
+#include "session/options.h"
 #include "sampler/events.h"
 
 struct json_object;

@@ -6,7 +6,7 @@
 #include "output/export.h"
 #include "model/model.h"
 #include "output/report.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 #include "output_file.h"
 #include "text_safe.h"

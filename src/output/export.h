@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "options.h"
+#include "session/options.h"
 
 struct session;
 

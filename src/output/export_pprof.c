@@ -17,7 +17,7 @@
 #include "output/export.h"
 #include "model/model.h"
 #include "output/profile.pb-c.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 #include "util.h"
 

@@ -10,7 +10,7 @@
  */
 #include "output/export.h"
 #include "model/model.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 #include "util.h"
 

@@ -1,7 +1,7 @@
 /* gauges.c - the session's gauges (see gauges.h). */
 #include "output/gauges.h"
 #include "model/model.h"
-#include "session.h"
+#include "session/session.h"
 
 #include <math.h>
 #include <stdarg.h>

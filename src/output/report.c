@@ -3,8 +3,8 @@
 #include "output/columns.h"
 #include "output/gauges.h"
 #include "model/model.h"
-#include "options.h"
-#include "session.h"
+#include "session/options.h"
+#include "session/session.h"
 #include "text_safe.h"
 #include "util.h"
 

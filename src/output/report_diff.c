@@ -7,7 +7,7 @@
 #include "model/model_diff.h"
 #include "output/tables.h"
 #include "output/report.h"
-#include "session.h"
+#include "session/session.h"
 #include "util.h"
 
 #include <json-c/json.h>

@@ -5,7 +5,7 @@
 #include "output/tables.h"
 #include "output/report.h"
 #include "model/ibs_model.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 
 #include <inttypes.h>

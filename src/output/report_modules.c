@@ -5,7 +5,7 @@
 #include "output/report.h"
 #include "output/tables.h"
 #include "model/model.h"
-#include "session.h"
+#include "session/session.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>

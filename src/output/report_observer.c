@@ -1,6 +1,6 @@
 /* report_observer.c - the observer's part of the batch report. */
 #include "output/report.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 
 #include <shimtop/signals.h>

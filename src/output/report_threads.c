@@ -6,7 +6,7 @@
 #include "output/report.h"
 #include "output/tables.h"
 #include "model/model.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 
 #include <json-c/json.h>

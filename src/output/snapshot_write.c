@@ -14,8 +14,8 @@
 #include "ring/snapshot_file.h"
 #include "output_file.h"
 #include "sampler/events.h"
-#include "session.h"
-#include "snapshot.h"
+#include "session/session.h"
+#include "session/snapshot.h"
 #include "symbols/symbols.h"
 #include "util.h"
 

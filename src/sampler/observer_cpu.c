@@ -1,7 +1,7 @@
 /* observer_cpu.c - choosing the observer's CPU from the topology. */
 #include "sampler/observer_cpu.h"
 #include "cpulist.h"
-#include "target.h"
+#include "sampler/target.h"
 #include "util.h"
 
 #include <errno.h>

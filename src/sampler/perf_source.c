@@ -21,7 +21,7 @@
 #include "sampler/perf_parse.h"
 #include "ring/record.h"
 #include "ring/ring.h"
-#include "target.h"
+#include "sampler/target.h"
 #include "util.h"
 
 #include <errno.h>

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "sampler/events.h"
-#include "target.h"
+#include "sampler/target.h"
 #include "sampler/source.h"
 
 /* What the events are opened on. */

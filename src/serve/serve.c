@@ -8,7 +8,7 @@
 #include "output/export.h"
 #include "serve/serve.h"
 #include "serve/serve_http.h"
-#include "session.h"
+#include "session/session.h"
 #include "util.h"
 
 #include <arpa/inet.h>

@@ -7,7 +7,7 @@
 #include "model/model.h"
 #include "output/gauges.h"
 #include "serve/serve.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 #include "text_safe.h"
 #include "util.h"

@@ -4,7 +4,7 @@
  * order, in a browser (search, filter, selection kept by id).
  */
 #include "output/tables.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/browser.h"
 #include "ui/declared_view.h"
 #include "ui/draw.h"

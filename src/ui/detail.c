@@ -12,7 +12,7 @@
 #include "model/annotate.h"
 #include "model/cct.h"
 #include "model/model.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"

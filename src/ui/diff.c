@@ -7,7 +7,7 @@
  * A symbol one side lacks shows "-" there.
  */
 #include "model/model_diff.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/browser.h"
 #include "ui/declared_view.h"
 #include "ui/ui_internal.h"

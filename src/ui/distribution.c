@@ -12,7 +12,7 @@
  */
 #include "model/obs_model.h"
 #include "output/report.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
 #include "util.h"

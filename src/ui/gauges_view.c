@@ -6,7 +6,7 @@
  * gauge; the view scrolls as help does.
  */
 #include "output/gauges.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"

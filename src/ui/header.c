@@ -4,7 +4,7 @@
  * Its caveat wraps over as many as three lines: a narrow terminal still
  * shows it whole.
  */
-#include "session.h"
+#include "session/session.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
 #include "util.h"

@@ -6,7 +6,7 @@
  */
 #include "model/cct.h"
 #include "model/model.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"

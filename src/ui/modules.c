@@ -4,7 +4,7 @@
  * them have no name, and what named most of its samples.
  */
 #include "model/model.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/browser.h"
 #include "ui/declared_view.h"
 #include "ui/ui_internal.h"

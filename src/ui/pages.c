@@ -6,7 +6,7 @@
  */
 #include "model/model.h"
 #include "output/report.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/declared_view.h"
 #include "ui/ui_internal.h"
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "options.h"
+#include "session/options.h"
 
 /* Columns F2 can hide, as bits of ui_settings.hidden. */
 #define SETTINGS_HIDE_SAMPLES	0x1u

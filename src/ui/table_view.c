@@ -5,7 +5,7 @@
  */
 #include "model/model.h"
 #include "output/columns.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"
 #include "ui/browser.h"

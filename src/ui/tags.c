@@ -11,7 +11,7 @@
  */
 #include "model/obs_model.h"
 #include "output/report.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"

@@ -5,7 +5,7 @@
  * switches between them.
  */
 #include "model/model.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/declared_view.h"
 #include "ui/ui_internal.h"
 

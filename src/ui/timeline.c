@@ -9,7 +9,7 @@
 #include "model/model.h"
 #include "model/timeline.h"
 #include "output/report.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
 #include "util.h"

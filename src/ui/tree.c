@@ -25,7 +25,7 @@
 #include "model/callerchain.h"
 #include "model/cct.h"
 #include "model/model.h"
-#include "session.h"
+#include "session/session.h"
 #include "ui/draw.h"
 #include "ui/icicle.h"
 #include "ui/browser.h"

@@ -4,7 +4,7 @@
  * doupdate), send keys to the top view and take the ones it leaves.
  */
 #include "output/columns.h"
-#include "session.h"
+#include "session/session.h"
 #include "output/snapshot_write.h"
 #include "front/run.h"
 #include "ui/browser.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "options.h"
+#include "session/options.h"
 #include "ui/settings.h"
 #include "ui/theme.h"
 #include "ui/browser.h"

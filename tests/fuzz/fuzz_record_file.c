@@ -5,10 +5,10 @@
  */
 #include "fuzz.h"
 #include "model/model.h"
-#include "options.h"
+#include "session/options.h"
 #include "ring/record_file.h"
 #include "output/report.h"
-#include "session.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 
 #include <stdio.h>

@@ -7,7 +7,7 @@
  */
 #include "fuzz.h"
 #include "ring/snapshot_file.h"
-#include "snapshot.h"
+#include "session/snapshot.h"
 #include "symbols/symbols.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* session.c - wiring target, source, ring, symbols and model together. */
-#include "session.h"
+#include "session/session.h"
 #include "ring/record.h"
 #include "ring/record_file.h"
 #include "ring/ring.h"
@@ -13,7 +13,7 @@
 #include "sampler/kernel_walk.h"
 #include "symbols/symbols.h"
 #include "stop_signal.h"
-#include "target.h"
+#include "sampler/target.h"
 #include "util.h"
 
 #include <errno.h>

@@ -4,7 +4,7 @@
  * the records handed to the replay as a stream, decompressed as they are
  * read (the record reader checks them as it checks any recording).
  */
-#include "snapshot.h"
+#include "session/snapshot.h"
 #include "ring/snapshot_file.h"
 #include "symbols/symbols.h"
 #include "model/model.h"

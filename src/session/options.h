@@ -10,7 +10,7 @@
 
 #include "model/sort.h"
 #include "ring/record.h"	/* ST_MAX_SIGNALS */
-#include "target.h"		/* ST_MAX_TARGETS */
+#include "sampler/target.h"		/* ST_MAX_TARGETS */
 
 enum st_format {
 	ST_FORMAT_TEXT,

@@ -1,5 +1,5 @@
 /* target.c - attaching to and launching the sampled process. */
-#include "target.h"
+#include "sampler/target.h"
 #include "text_safe.h"
 #include "util.h"
 

@@ -1,5 +1,5 @@
 /* options.c - command-line parsing. */
-#include "options.h"
+#include "session/options.h"
 #include "sampler/events.h"
 #include "output_file.h"
 #include "util.h"

@@ -10,10 +10,10 @@
 #include <stdint.h>
 
 #include "model/model.h"
-#include "snapshot.h"
-#include "options.h"
+#include "session/snapshot.h"
+#include "session/options.h"
 #include "sampler/source.h"
-#include "target.h"
+#include "sampler/target.h"
 
 struct ring;
 struct record_writer;

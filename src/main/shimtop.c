@@ -3,10 +3,10 @@
  * it to the batch report or the UI.
  */
 #include "front/batch.h"
-#include "options.h"
+#include "session/options.h"
 #include "output/ibs_dump.h"
 #include "serve/serve.h"
-#include "session.h"
+#include "session/session.h"
 #include "stop_signal.h"
 #include "symbols/symbols.h"
 #include "ui/theme.h"
