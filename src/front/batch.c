@@ -71,14 +71,14 @@ static bool batch_turn(void *arg)
 static int select_range(struct session *s)
 {
 	const struct st_options *o = s->opt;
-	const struct history *h = &s->model.history;
+	const struct history *h = &session_whole(s)->history;
 	double kept;
 	char to[32] = "";
 
 	if (!o->ranged || session_select_range(s, o->range_from, o->range_to) >= 0)
 		return 0;
-	kept = h->complete_from > s->model.first_time
-		? (double)(h->complete_from - s->model.first_time) / 1e9 : 0;
+	kept = h->complete_from > session_whole(s)->first_time
+		? (double)(h->complete_from - session_whole(s)->first_time) / 1e9 : 0;
 	if (o->range_to < 1e9)
 		snprintf(to, sizeof(to), "%g", o->range_to);
 	if (h->dropped && o->range_to <= kept)

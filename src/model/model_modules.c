@@ -26,17 +26,6 @@ static int heavier_module(const void *pa, const void *pb)
 	return strcmp(a->module, b->module);
 }
 
-/* What named most of a module's samples (the first such on a tie). */
-static uint8_t named_most(const struct module_acc *a)
-{
-	uint8_t by = NAMED_BY_NONE;
-
-	for (uint8_t i = 0; i <= NAMED_BY_KERNEL; i++)
-		if (a->named[i] > a->named[by])
-			by = i;
-	return by;
-}
-
 size_t model_module_rows(const struct model *m, struct model_module_row **rows)
 {
 	struct module_acc *mods = NULL, *a, *tmp;
@@ -58,12 +47,13 @@ size_t model_module_rows(const struct model *m, struct model_module_row **rows)
 		a->row.share += r->self;
 		a->row.symbols++;
 		a->row.unnamed += r->sym->unknown || r->sym->named_by == NAMED_BY_EH_FRAME;
-		if (r->sym->named_by <= NAMED_BY_KERNEL)
-			a->named[r->sym->named_by] += r->samples;
+		/* What named most of its samples (the first to lead, on a tie). */
+		if (r->sym->named_by <= NAMED_BY_KERNEL &&
+		    (a->named[r->sym->named_by] += r->samples) > a->named[a->row.named_by])
+			a->row.named_by = r->sym->named_by;
 	}
 	*rows = st_xcalloc(HASH_COUNT(mods) + 1, sizeof(**rows));
 	HASH_ITER(hh, mods, a, tmp) {
-		a->row.named_by = named_most(a);
 		(*rows)[n++] = a->row;
 		HASH_DEL(mods, a);
 		free(a);

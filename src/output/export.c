@@ -75,7 +75,7 @@ int export_csv_symbols(struct session *s, FILE *out)
 
 int export_csv_tags(struct session *s, FILE *out)
 {
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	const struct obs_tag **tags;
 	size_t n;
 

@@ -143,7 +143,7 @@ static uint64_t location_of(struct pprof *x, const struct session *s, uint32_t s
 	f = st_xcalloc(1, sizeof(*f));
 	perftools__profiles__function__init(f);
 	f->id = x->p.n_function + 1;
-	f->name = intern(x, model_frame_name(&s->model, sym));
+	f->name = intern(x, model_frame_name(session_whole(s), sym));
 	if (slot < x->nsyms) {
 		const struct st_symbol *st = symbolizer_symbol(s->symbols, sym);
 		const char *file;
@@ -361,7 +361,7 @@ void pprof_window_begin(const struct session *s, struct pprof_window *w)
 	clock_gettime(CLOCK_REALTIME, &now);
 	w->start_unix_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	w->start_ns = st_now_ns();
-	w->from_time = s->model.last_time + 1;
+	w->from_time = session_whole(s)->last_time + 1;
 }
 
 void pprof_window_free(struct pprof_window *w)
@@ -387,7 +387,7 @@ static void add_by_event(struct pprof *x, struct session *s, const struct cct *t
 	size_t ne = (size_t)s->info.nsampled;
 	uint64_t *values;
 
-	values = history_node_events(&s->model.history, from, to, t->n, ne);
+	values = history_node_events(&session_whole(s)->history, from, to, t->n, ne);
 	for (uint32_t i = 1; i < t->n; i++) {
 		const uint64_t *v = values + (size_t)i * ne * 2;
 		bool any = false;
@@ -428,10 +428,10 @@ int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *o
 		to = UINT64_MAX;
 	}
 	by_event = s->info.nsampled >= 2 &&
-		   history_holds_from(&s->model.history, from > s->model.first_time ? from
-				      : s->model.first_time);
+		   history_holds_from(&session_whole(s)->history, from > session_whole(s)->first_time ? from
+				      : session_whole(s)->first_time);
 	if (by_event) {
-		t = &s->model.tree;
+		t = &session_whole(s)->tree;
 		sample_types_by_event(&x, s);
 		add_by_event(&x, s, t, path, from, to);
 	} else {

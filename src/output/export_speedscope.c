@@ -97,8 +97,8 @@ static void history_sample(uint64_t time, const struct history_entry *e, void *a
 /* Whether the history holds every sample of the shown tables. */
 static bool history_whole(const struct session *s, uint64_t from)
 {
-	return history_holds_from(&s->model.history,
-				  from > s->model.first_time ? from : s->model.first_time);
+	return history_holds_from(&session_whole(s)->history,
+				  from > session_whole(s)->first_time ? from : session_whole(s)->first_time);
 }
 
 static void put_string(FILE *out, const char *key, const char *value)
@@ -130,7 +130,7 @@ static void write_profile(struct speedscope *x, const char *name, const char *un
 	fputs(",\"samples\":[", x->out);
 	x->nweights = 0;
 	if (from_history) {
-		history_each(&x->s->model.history, from, to, history_sample, x);
+		history_each(&session_whole(x->s)->history, from, to, history_sample, x);
 	} else {
 		for (uint32_t i = 1; i < x->tree->n; i++)
 			if (cct_node(x->tree, i)->self)
@@ -157,7 +157,7 @@ int export_speedscope(struct session *s, FILE *out)
 	session_range_ns(s, &from, &to);
 	whole = history_whole(s, from);
 	/* The history's nodes are the session's tree's; without it, the tables' tree. */
-	x.tree = whole ? &s->model.tree : &m->tree;
+	x.tree = whole ? &session_whole(s)->tree : &m->tree;
 	x.nsyms = symbolizer_count(s->symbols);
 	x.frame_of = st_xcalloc(x.nsyms + 1, sizeof(*x.frame_of));
 	fputs("{", out);
@@ -187,7 +187,7 @@ int export_speedscope(struct session *s, FILE *out)
 		uint32_t sym = x.frames[i];
 
 		fputs(i ? ",{" : "{", out);
-		put_string(out, "name", model_frame_name(&s->model, sym));
+		put_string(out, "name", model_frame_name(session_whole(s), sym));
 		if (sym != CCT_SYM_TRUNCATED) {
 			fputc(',', out);
 			put_string(out, "file", symbolizer_symbol(s->symbols, sym)->module);

@@ -52,7 +52,7 @@ static double share(uint64_t part, uint64_t whole)
 
 static void perf_gauges(const struct session *s, struct gauges *gs)
 {
-	const struct model *m = &s->model;
+	const struct model *m = session_whole(s);
 	const struct st_period *p = &s->info.period;
 	uint64_t dropped = session_dropped(s), seen = m->samples + m->kernel_lost + dropped;
 	double rate = model_rate(m), lost = share(m->kernel_lost + dropped, seen);
@@ -184,7 +184,7 @@ static void observer_effect_gauge(const struct obs_model *o, struct gauges *gs)
 
 static void observer_gauges(const struct session *s, struct gauges *gs)
 {
-	const struct obs_model *o = &s->model.obs;
+	const struct obs_model *o = &session_whole(s)->obs;
 	const struct dte *d = &o->dte;
 	double acc = dte_share(d, d->accepted) / 100;
 	/* A replay or snapshot has no observer of its own: the period its meta data said. */
@@ -247,7 +247,7 @@ size_t gauges_collect(const struct session *s, struct gauge *out)
 	struct gauges gs = { out, 0 };
 
 	perf_gauges(s, &gs);
-	if (s->model.obs.active)
+	if (session_whole(s)->obs.active)
 		observer_gauges(s, &gs);
 	return gs.n;
 }

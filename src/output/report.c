@@ -53,9 +53,9 @@ static void print_text(struct session *s, FILE *out)
 			"%u rows of exited processes)\n", (unsigned long long)m->folded_processes,
 			MODEL_GONE_ROWS_MAX);
 	/* callerchain: its line says what its reference was (no frame pointers: DWARF). */
-	if (report_callerchain_text(&s->model, line, sizeof(line)))
+	if (report_callerchain_text(session_whole(s), line, sizeof(line)))
 		fprintf(out, "%s\n", line);
-	else if (model_chain_note(&s->model, line, sizeof(line)))
+	else if (model_chain_note(session_whole(s), line, sizeof(line)))
 		fprintf(out, "chains: %s\n", line);
 	if (s->is_snapshot)
 		fprintf(out, "snapshot taken %s\n", s->snap.label);
@@ -269,7 +269,7 @@ void report_print_json(struct session *s, FILE *out)
 	if (s->diff_with)
 		json_object_object_add(o, "diff", report_diff_json(s, s->diff_with));
 	{
-		struct json_object *cc = report_callerchain_json(&s->model);
+		struct json_object *cc = report_callerchain_json(session_whole(s));
 
 		if (cc)
 			json_object_object_add(o, "callerchain", cc);

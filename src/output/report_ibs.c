@@ -40,7 +40,7 @@ void report_ibs_page_symbols(const struct model *m, const struct ibs_page *p, ch
 
 void report_ibs_text(struct session *s, FILE *out)
 {
-	const struct ibs_model *im = &s->model.ibs;
+	const struct ibs_model *im = &session_whole(s)->ibs;
 	const struct ibs_stats *t = &im->total;
 	struct ibs_page *pages;
 	size_t n;
@@ -78,7 +78,7 @@ void report_ibs_text(struct session *s, FILE *out)
 	table_title(&page_table, NULL, line, sizeof(line));
 	fprintf(out, "\nhot data pages (%zu):\n%s\n", n, line);
 	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++) {
-		table_row(&page_table, NULL, &pages[i], &s->model, line, sizeof(line));
+		table_row(&page_table, NULL, &pages[i], session_whole(s), line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	free(pages);
@@ -114,7 +114,7 @@ struct json_object *report_ibs_stats_json(const struct ibs_stats *t)
 
 struct json_object *report_ibs_json(struct session *s)
 {
-	const struct ibs_model *im = &s->model.ibs;
+	const struct ibs_model *im = &session_whole(s)->ibs;
 	struct json_object *o, *arr;
 	struct ibs_page *pages;
 	size_t n;
@@ -127,7 +127,7 @@ struct json_object *report_ibs_json(struct session *s)
 	arr = json_object_new_array();
 	n = ibs_model_pages(im, &pages);
 	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++)
-		json_object_array_add(arr, table_json(&page_table, &pages[i], &s->model));
+		json_object_array_add(arr, table_json(&page_table, &pages[i], session_whole(s)));
 	free(pages);
 	json_object_object_add(o, "pages", arr);
 	return o;

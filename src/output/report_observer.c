@@ -12,7 +12,7 @@
 
 void report_tag_name(const struct session *s, uint64_t tag, char *buf, size_t len)
 {
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	const char *name = obs_model_tag_name(m, tag);
 
 	if (name) {
@@ -54,7 +54,7 @@ struct range_observed {
 
 static void range_observed_make(const struct session *s, struct range_observed *r)
 {
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 
 	session_range_ns(s, &r->from, &r->to);
 	r->partly = m->series.complete_from && r->from / 1000000 < m->series.complete_from;
@@ -76,7 +76,7 @@ static double window_tag_rate(const struct obs_model *m, const struct obs_window
 
 static void range_text(struct session *s, FILE *out)
 {
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	const struct histogram *h;
 	struct range_observed r;
 
@@ -110,7 +110,7 @@ static void range_text(struct session *s, FILE *out)
 
 void report_observer_text(struct session *s, FILE *out)
 {
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	const struct dte *d = &m->dte;
 	const struct obs_tag **tags;
 	size_t n;
@@ -252,7 +252,7 @@ static void add_double(struct json_object *o, const char *key, double v)
 /* DTE's verdicts and the batches that carried the samples. */
 static void add_dte_json(struct json_object *o, const struct session *s)
 {
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	const struct dte *d = &m->dte;
 
 	add_double(o, "tolerance", m->tolerance);
@@ -307,7 +307,7 @@ static struct json_object *tag_rates_json(const struct obs_model *m,
 
 static struct json_object *tag_json(struct session *s, const struct obs_tag *tag)
 {
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	struct json_object *t = json_object_new_object();
 	char label[128];
 
@@ -333,7 +333,7 @@ static struct json_object *tag_json(struct session *s, const struct obs_tag *tag
 
 static struct json_object *range_json(struct session *s)
 {
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	struct json_object *o = json_object_new_object(), *tarr = json_object_new_array();
 	struct range_observed r;
 
@@ -365,7 +365,7 @@ static struct json_object *range_json(struct session *s)
 
 struct json_object *report_observer_json(struct session *s)
 {
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	struct json_object *o, *tarr;
 	const struct obs_tag **tags;
 	size_t n;

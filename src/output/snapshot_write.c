@@ -167,13 +167,13 @@ static int records_section(struct session *s, struct snapshot_section *out)
 	FILE *f = snapshot_stream_file(z);
 	int rc;
 
-	r->m = &s->model;
+	r->m = session_whole(s);
 	record_header_from_info(&h, &s->info, s->pid, s->comm);
 	/* The records' own first time, not the clock now: saved again, the same bytes. */
-	h.start_time = s->model.first_time;
+	h.start_time = session_whole(s)->first_time;
 	/* The history keeps cycles and instructions alone, first and second. */
 	memset(h.counters, 0, sizeof(h.counters));
-	if (s->model.ipc_cycles >= 0 && s->model.ipc_instructions >= 0) {
+	if (session_whole(s)->ipc_cycles >= 0 && session_whole(s)->ipc_instructions >= 0) {
 		h.ncounters = 2;
 		h.ipc_cycles = 0;
 		h.ipc_instructions = 1;
@@ -190,9 +190,9 @@ static int records_section(struct session *s, struct snapshot_section *out)
 		return snapshot_stream_section(z, "records", out) ?: -ENOMEM;
 	}
 	thread_records(r, false);
-	history_each(&s->model.history, 0, UINT64_MAX, sample_record, r);
-	loss_record(r, ST_REC_LOST, s->model.kernel_lost);
-	loss_record(r, ST_REC_THROTTLE, s->model.throttled);
+	history_each(&session_whole(s)->history, 0, UINT64_MAX, sample_record, r);
+	loss_record(r, ST_REC_LOST, session_whole(s)->kernel_lost);
+	loss_record(r, ST_REC_THROTTLE, session_whole(s)->throttled);
 	thread_records(r, true);
 	rc = record_writer_close(r->w) < 0 ? -EIO : r->rc;
 	free(r);
@@ -259,7 +259,7 @@ static struct json_object *options_json(const struct st_options *o, bool unwind_
 static char *meta_section(struct session *s, time_t taken)
 {
 	struct json_object *o = json_object_new_object(), *h = json_object_new_object();
-	const struct history *hist = &s->model.history;
+	const struct history *hist = &session_whole(s)->history;
 	struct utsname u;
 	char buf[256];
 	double running = session_elapsed(s);
@@ -278,10 +278,10 @@ static char *meta_section(struct session *s, time_t taken)
 	iso_time(buf, sizeof(buf), (time_t)floor((double)wall.tv_sec + wall.tv_nsec / 1e9 - running));
 	json_object_object_add(o, "started", json_object_new_string(buf));
 	/* The first sample's wall-clock time (pprof's time_nanos): live samples only. */
-	if (!s->opt->replay_path && s->model.first_time && mono >= s->model.first_time)
+	if (!s->opt->replay_path && session_whole(s)->first_time && mono >= session_whole(s)->first_time)
 		json_object_object_add(o, "first_sample_unix_ns", json_object_new_int64(
 			(int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec -
-			(int64_t)(mono - s->model.first_time)));
+			(int64_t)(mono - session_whole(s)->first_time)));
 	if (!uname(&u)) {
 		json_object_object_add(o, "host", json_object_new_string(u.nodename));
 		json_object_object_add(o, "kernel", json_object_new_string(u.release));
@@ -299,12 +299,12 @@ static char *meta_section(struct session *s, time_t taken)
 	json_object_object_add(o, "period", report_period_json(&s->info.period));
 	json_object_object_add(o, "note", json_object_new_string(s->info.note));
 	json_object_object_add(o, "elapsed", json_object_new_double(running));
-	report_add_u64(o, "samples", s->model.samples);
+	report_add_u64(o, "samples", session_whole(s)->samples);
 	report_add_u64(h, "samples", hist->entries);
 	report_add_u64(h, "dropped", hist->dropped);
 	json_object_object_add(h, "keep_seconds", json_object_new_double((double)hist->keep_ns / 1e9));
 	json_object_object_add(o, "history", h);
-	json_object_object_add(o, "options", options_json(s->opt, s->model.unwind_broken));
+	json_object_object_add(o, "options", options_json(s->opt, session_whole(s)->unwind_broken));
 	{
 		/* The module map: which build of each file the names came from. */
 		struct json_object *mods = json_object_new_array();
@@ -344,7 +344,7 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 
 	*bytes = 0;
 	/* Names from JIT maps written since the last look: perf report reads them at its time. */
-	model_jit_name(&s->model, true);
+	session_name_jit(s);
 	/* A snapshot of a snapshot keeps the first one's moment and host. */
 	if (s->is_snapshot && s->snap.label[0]) {
 		snprintf(label, sizeof(label), "%s", s->snap.label);
@@ -377,23 +377,23 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 	sec[4].data = (uint8_t *)report;
 	sec[4].size = strlen(report);
 	/* The observer's samples are not kept: what they added up to is. */
-	if (s->model.obs.active) {
-		obs_model_save(&s->model.obs, &obs);
+	if (session_whole(s)->obs.active) {
+		obs_model_save(&session_whole(s)->obs, &obs);
 		snprintf(sec[n].name, SNAPSHOT_NAME_LEN, "observer");
 		sec[n].data = obs.p;
 		sec[n++].size = obs.n;
 	}
 	/* Stack depths are not in the records: CallerChaining's input is kept whole. */
-	if (s->model.chaining.samples || s->model.chaining.nedges) {
-		packed_u8(&chaining, s->model.callerchain_mode);
-		callerchain_save(&s->model.chaining, &chaining);
+	if (session_whole(s)->chaining.samples || session_whole(s)->chaining.nedges) {
+		packed_u8(&chaining, session_whole(s)->callerchain_mode);
+		callerchain_save(&session_whole(s)->chaining, &chaining);
 		snprintf(sec[n].name, SNAPSHOT_NAME_LEN, "chaining");
 		sec[n].data = chaining.p;
 		sec[n++].size = chaining.n;
 	}
 	/* The records carry no IBS registers: what they added up to is kept. */
-	if (ibs_model_active(&s->model.ibs)) {
-		ibs_model_save(&s->model.ibs, &ibs);
+	if (ibs_model_active(&session_whole(s)->ibs)) {
+		ibs_model_save(&session_whole(s)->ibs, &ibs);
 		snprintf(sec[n].name, SNAPSHOT_NAME_LEN, "ibs");
 		sec[n].data = ibs.p;
 		sec[n++].size = ibs.n;
@@ -432,15 +432,15 @@ int snapshot_save(struct session *s, const char *path, char *msg, size_t len)
 			 bytes < 1000000 ? (double)bytes / 1e3 : (double)bytes / 1e6,
 			 bytes < 1000000 ? "kB" : "MB", (double)(st_now_ns() - t0) / 1e9);
 	/* Its tables are rebuilt from the history: say when that lost the oldest. */
-	if (!rc && s->model.history.dropped) {
+	if (!rc && session_whole(s)->history.dropped) {
 		size_t at = strlen(msg);
 
 		snprintf(msg + at, len - at, "; it holds the newest %llu of %llu samples "
 			 "(the history keeps %.0f s, at most %zu MiB)",
-			 (unsigned long long)s->model.history.entries,
-			 (unsigned long long)(s->model.history.entries + s->model.history.dropped),
-			 (double)s->model.history.keep_ns / 1e9,
-			 s->model.history.max_bytes >> 20);
+			 (unsigned long long)session_whole(s)->history.entries,
+			 (unsigned long long)(session_whole(s)->history.entries + session_whole(s)->history.dropped),
+			 (double)session_whole(s)->history.keep_ns / 1e9,
+			 session_whole(s)->history.max_bytes >> 20);
 	}
 	return rc;
 }

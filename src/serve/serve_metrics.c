@@ -110,7 +110,7 @@ static void symbols(FILE *out, const struct model *m, unsigned top)
 
 static void observer(FILE *out, const struct session *s, const struct session_metrics *mt)
 {
-	const struct obs_model *o = &s->model.obs;
+	const struct obs_model *o = &session_whole(s)->obs;
 
 	one(out, "shimtop_observer_samples_total", "counter",
 	    "Samples the observer thread took.", (double)s->obs_info.produced);

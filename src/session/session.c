@@ -806,6 +806,29 @@ const struct model *session_tables(const struct session *s)
 	return s->ranged ? &s->range : &s->model;
 }
 
+const struct model *session_whole(const struct session *s)
+{
+	return &s->model;
+}
+
+void session_zero(struct session *s)
+{
+	model_zero(&s->model);
+}
+
+bool session_want_chaining(struct session *s)
+{
+	if (s->model.chaining_wanted || !s->model.unwind_broken)
+		return false;
+	s->model.chaining_wanted = true;
+	return true;
+}
+
+void session_name_jit(struct session *s)
+{
+	model_jit_name(&s->model, true);
+}
+
 void session_settle(struct session *s)
 {
 	cct_settle(&s->model.tree);

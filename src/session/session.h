@@ -130,8 +130,23 @@ struct session_metrics {
 
 void session_metrics(const struct session *s, struct session_metrics *out);
 
-/* The model the tables show: the selected range's, else the session's. */
+/*
+ * How the fronts read the model, never through s->model: the tables
+ * shown (the selected range's, else the session's), and the whole
+ * session's, for what a range does not hold (the observer, IBS pages,
+ * the history and the timeline's span, how chains were walked).
+ */
 const struct model *session_tables(const struct session *s);
+const struct model *session_whole(const struct session *s);
+/* Forgets the totals (perf top's z); symbols and threads stay known. */
+void session_zero(struct session *s);
+/* Names JIT code from the maps written since the last look (before a snapshot). */
+void session_name_jit(struct session *s);
+/*
+ * Feeds CallerChaining's rebuilt tree from now on where the session did
+ * not (frame-pointer chains were whole): true when it starts now.
+ */
+bool session_want_chaining(struct session *s);
 /*
  * The call trees' totals summed from the samples taken since the last
  * time (cct_settle): before a view or report reads them.

@@ -75,7 +75,7 @@ static void detail_refresh(struct view *v)
 
 	d->found = false;
 	if (!d->rows) {
-		annotation_load(&d->a, v->ui->s->model.symbols, d->id);
+		annotation_load(&d->a, session_whole(v->ui->s)->symbols, d->id);
 		lay_out_code(d);
 	}
 	for (size_t i = 0; i < n; i++)
@@ -88,10 +88,10 @@ static void detail_refresh(struct view *v)
 		}
 	free(rows);
 	if (!d->found && d->id < CCT_SYM_TRUNCATED &&
-	    symbolizer_symbol(v->ui->s->model.symbols, d->id)) {
+	    symbolizer_symbol(session_whole(v->ui->s)->symbols, d->id)) {
 		/* A caller with no samples of its own: its calls and code, self 0. */
 		d->row = (struct model_row){
-			.sym = symbolizer_symbol(v->ui->s->model.symbols, d->id), .ipc = NAN };
+			.sym = symbolizer_symbol(session_whole(v->ui->s)->symbols, d->id), .ipc = NAN };
 		d->found = true;
 	}
 	session_settle(v->ui->s);	/* the tree's totals, for cct_links */
@@ -100,7 +100,7 @@ static void detail_refresh(struct view *v)
 		uint64_t from, to;
 
 		session_range_ns(s, &from, &to);
-		annotation_count(&d->a, &s->model, from, to);
+		annotation_count(&d->a, session_whole(s), from, to);
 		free(d->callers);
 		free(d->callees);
 		d->through = cct_links(&session_tables(s)->tree, d->id, &d->callers, &d->ncallers,
@@ -157,7 +157,7 @@ static double share(uint64_t part, uint64_t whole)
 
 static double seconds_at(const struct ui *ui, uint64_t time)
 {
-	uint64_t first = ui->s->model.first_time;
+	uint64_t first = session_whole(ui->s)->first_time;
 
 	return time > first ? (double)(time - first) / 1e9 : 0;
 }
@@ -262,7 +262,7 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 		    (unsigned long long)d->row.samples, (unsigned long long)d->row.weight,
 		    d->row.ipc);
 	if (a->nthreads) {
-		const struct model *m = &ui->s->model;
+		const struct model *m = session_whole(ui->s);
 		char line[320];
 		size_t at = 0;
 
@@ -278,7 +278,7 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 		ROW(row, "threads  %s%s", line, a->nthreads > 6 ? ", ..." : "");
 	}
 	if (d->through) {
-		const struct model *m = &ui->s->model;
+		const struct model *m = session_whole(ui->s);
 		uint64_t called = 0;
 		char line[400];
 

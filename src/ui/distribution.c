@@ -41,7 +41,7 @@ struct quantity {
 static int quantities(const struct distribution_view *d, const struct obs_window_dist *w,
 		      struct quantity *q)
 {
-	const struct obs_model *m = &d->v.ui->s->model.obs;
+	const struct obs_model *m = &session_whole(d->v.ui->s)->obs;
 	const struct obs_tag *t = NULL;
 	int n = 0;
 
@@ -203,7 +203,7 @@ static void describe(const struct distribution_view *d, const struct quantity *q
 		     const struct obs_window_dist *w, char *who, size_t len)
 {
 	const struct ui *ui = d->v.ui;
-	const struct obs_model *m = &ui->s->model.obs;
+	const struct obs_model *m = &session_whole(ui->s)->obs;
 	char name[128] = "";
 	const char *when = !ui->s->ranged ? (d->for_tag ? "" : "the whole session")
 		: q->ranged ? (w->per_sample ? "the selected range, per sample"
@@ -226,7 +226,7 @@ static void distribution_draw(struct view *v, WINDOW *w)
 	struct distribution_view *d = (struct distribution_view *)v;
 	const struct ui *ui = v->ui;
 	const struct session *s = ui->s;
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	struct quantity q[DIST_MAX];
 	struct obs_window_dist range;
 	int n, rows = getmaxy(w), cols = getmaxx(w);

@@ -62,7 +62,7 @@ static void draw_source_line(const struct ui *ui, WINDOW *w,
 			     const struct session_metrics *mt)
 {
 	const struct session *s = ui->s;
-	const struct model *m = &s->model;
+	const struct model *m = session_whole(s);
 	char a[32], b[160];
 	int x;
 
@@ -157,7 +157,7 @@ static void caveat_text(const struct ui *ui, char *buf, size_t len)
 		char history[320];
 
 		/* The caveats that change what the tables mean come first. */
-		if (model_chain_note(&s->model, history, sizeof(history)))
+		if (model_chain_note(session_whole(s), history, sizeof(history)))
 			snprintf(buf, len, "%.300s%s%.200s", history, s->info.note[0] ? "; " : "",
 				 s->info.note);
 		else if (session_history_note(s, history, sizeof(history)))

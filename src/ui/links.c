@@ -34,7 +34,7 @@ struct links_view {
 static const char *name_of(const struct links_view *l, uint32_t sym)
 {
 	return sym == CCT_SYM_ROOT ? "(no caller)"
-				   : model_frame_name(&l->v.ui->s->model, sym);
+				   : model_frame_name(session_whole(l->v.ui->s), sym);
 }
 
 static void links_items(struct browser *b, const struct browser_item *parent)

@@ -16,7 +16,7 @@
 static size_t page_query(struct ui *ui, void **state, const void **rows)
 {
 	struct ibs_page *p;
-	size_t n = ibs_model_pages(&ui->s->model.ibs, &p);
+	size_t n = ibs_model_pages(&session_whole(ui->s)->ibs, &p);
 
 	free(*state);
 	*state = p;
@@ -33,13 +33,13 @@ static bool page_match(struct ui *ui, const void *row, const char *needle)
 {
 	char syms[256];
 
-	report_ibs_page_symbols(&ui->s->model, row, syms, sizeof(syms));
+	report_ibs_page_symbols(session_whole(ui->s), row, syms, sizeof(syms));
 	return strcasestr(syms, needle) != NULL;
 }
 
 static const char *page_empty(struct ui *ui)
 {
-	return ibs_model_active(&ui->s->model.ibs) ? NULL
+	return ibs_model_active(&session_whole(ui->s)->ibs) ? NULL
 		: "no IBS samples: data pages come from AMD IBS (shimtop --ibs on bare "
 		  "metal, or -i a recording made with it)";
 }

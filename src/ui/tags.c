@@ -40,7 +40,7 @@ struct tags_view {
 /* The session's i-th tag as the model holds it now. */
 static const struct obs_tag *tag_at(const struct tags_view *t, size_t i)
 {
-	return &t->v.ui->s->model.obs.tags[t->tags[i]];
+	return &session_whole(t->v.ui->s)->obs.tags[t->tags[i]];
 }
 
 static void tags_items(struct browser *b, const struct browser_item *parent)
@@ -72,7 +72,7 @@ static bool tags_match(struct browser *b, const struct browser_item *it, const c
 static void window_row(const struct tags_view *t, size_t i, char *line, size_t len)
 {
 	const struct session *s = t->v.ui->s;
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	const struct obs_window_tag *g = &t->win[i];
 	char label[128], rate[32] = "-";
 	double all = t->win_all;
@@ -88,7 +88,7 @@ static void window_row(const struct tags_view *t, size_t i, char *line, size_t l
 static void session_row(const struct tags_view *t, size_t i, char *line, size_t len)
 {
 	const struct session *s = t->v.ui->s;
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	const struct obs_tag *g = tag_at(t, i);
 	char label[128];
 	size_t at;
@@ -124,7 +124,7 @@ static int tags_write(struct browser *b, const struct browser_item *it, char *li
 static void tags_title(struct browser *b, char *line, size_t len, int cols)
 {
 	const struct tags_view *t = b->ctx;
-	const struct obs_model *m = &t->v.ui->s->model.obs;
+	const struct obs_model *m = &session_whole(t->v.ui->s)->obs;
 	size_t at;
 
 	(void)cols;
@@ -153,7 +153,7 @@ static void tags_requery(struct view *v)
 {
 	struct tags_view *t = (struct tags_view *)v;
 	const struct session *s = v->ui->s;
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 
 	free(t->tags);
 	free(t->win);
@@ -183,7 +183,7 @@ static void tags_draw(struct view *v, WINDOW *w)
 	struct tags_view *t = (struct tags_view *)v;
 	const struct ui *ui = v->ui;
 	const struct session *s = ui->s;
-	const struct obs_model *m = &s->model.obs;
+	const struct obs_model *m = &session_whole(s)->obs;
 	int rows = getmaxy(w), cols = getmaxx(w), y = 0;
 	char line[512];
 

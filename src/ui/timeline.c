@@ -222,7 +222,7 @@ static int draw_observer(const struct timeline_view *t, WINDOW *w, int y,
 {
 	const struct ui *ui = t->v.ui;
 	const struct session *s = ui->s;
-	const struct obs_model *o = &s->model.obs;
+	const struct obs_model *o = &session_whole(s)->obs;
 	uint64_t letters[26];
 	int nletters = 0, cols = getmaxx(w);
 	double *rate = st_xcalloc((size_t)t->width, sizeof(*rate));
@@ -378,7 +378,7 @@ static void draw_ibs(const struct timeline_view *t, WINDOW *w, int y, uint64_t f
 		     double *val, const bool *in_range)
 {
 	const struct ui *ui = t->v.ui;
-	const struct model *m = &ui->s->model;
+	const struct model *m = session_whole(ui->s);
 	const struct ibs_model *im = &m->ibs;
 	double *lat = st_xcalloc((size_t)t->width, sizeof(*lat));
 
@@ -409,7 +409,7 @@ static void draw_ibs(const struct timeline_view *t, WINDOW *w, int y, uint64_t f
 /* The rows besides the threads': title, rate, CPU (a clock), IPC, IBS, axis. */
 static int fixed_rows(const struct session *s)
 {
-	const struct model *m = &s->model;
+	const struct model *m = session_whole(s);
 
 	return 3 + (s->info.period.unit == ST_PERIOD_NS) + 2 * ibs_model_active(&m->ibs) +
 	       (m->ipc_cycles >= 0 && m->ipc_instructions >= 0) + 3 * m->obs.active +
@@ -425,10 +425,10 @@ static void timeline_requery(struct view *v)
 	if (t->width <= 0)
 		return;		/* not drawn yet: no size */
 	timeline_free(&t->tl);
-	t->tl_from = first_column(t, &s->model);
+	t->tl_from = first_column(t, session_whole(s));
 	t->tl_width = t->width;
 	t->tl_lines = t->lines;
-	timeline_build(&s->model, t->tl_from, t->step, (size_t)t->width,
+	timeline_build(session_whole(s), t->tl_from, t->step, (size_t)t->width,
 		       t->lines > fixed ? (size_t)(t->lines - fixed) : 0, &t->tl);
 }
 
@@ -437,7 +437,7 @@ static void timeline_draw(struct view *v, WINDOW *w)
 	struct timeline_view *t = (struct timeline_view *)v;
 	const struct ui *ui = v->ui;
 	const struct session *s = ui->s;
-	const struct model *m = &s->model;
+	const struct model *m = session_whole(s);
 	const struct timeline *tl = &t->tl;
 	int lines = getmaxy(w), cols = getmaxx(w), y = 1;
 	bool clock = s->info.period.unit == ST_PERIOD_NS;
@@ -595,7 +595,7 @@ static enum view_reaction set_mark(struct timeline_view *t, bool end)
 {
 	struct ui *ui = t->v.ui;
 	struct session *s = ui->s;
-	const struct model *m = &s->model;
+	const struct model *m = session_whole(s);
 	uint64_t at = first_column(t, m) + (uint64_t)t->cursor * t->step;
 	uint64_t a, b;
 
@@ -630,7 +630,7 @@ static enum view_reaction timeline_key(struct view *v, int code, enum ui_action 
 {
 	struct timeline_view *t = (struct timeline_view *)v;
 	struct session *s = v->ui->s;
-	const struct model *m = &s->model;
+	const struct model *m = session_whole(s);
 
 	(void)code;
 	if (!m->samples)

@@ -89,7 +89,7 @@ static const char *name_of(const struct tree_pane *p, uint32_t node)
 {
 	if (node == CCT_ROOT)
 		return "all";
-	return model_frame_name(&p->t->v.ui->s->model, cct_node(p->shown, node)->sym);
+	return model_frame_name(session_whole(p->t->v.ui->s), cct_node(p->shown, node)->sym);
 }
 
 static const char *node_text(void *ctx, uint32_t node)
@@ -261,7 +261,7 @@ static void rebuild_finish(struct tree_view *t)
 /* The tree CallerChaining rebuilt, the newest done; a new build starts when samples came. */
 static const struct cct *rebuilt_tree(struct tree_view *t)
 {
-	const struct callerchain *cc = &t->v.ui->s->model.chaining;
+	const struct callerchain *cc = &session_whole(t->v.ui->s)->chaining;
 	uint64_t now = st_now_ns();
 	struct rebuild_job *j;
 
@@ -272,7 +272,7 @@ static const struct cct *rebuilt_tree(struct tree_view *t)
 	j = st_xcalloc(1, sizeof(*j));
 	callerchain_save(cc, &j->input);
 	/* Names are read here: the worker has symbol ids only. */
-	j->nstarts = model_start_symbols(&t->v.ui->s->model, &j->starts);
+	j->nstarts = model_start_symbols(session_whole(t->v.ui->s), &j->starts);
 	j->from = cc->samples;
 	t->next_job_ns = now + REBUILD_EVERY_NS;
 	if (st_thread_start(&j->thread, rebuild_main, j, "callerchain rebuild") != 0) {
@@ -366,7 +366,7 @@ static bool marked(const struct tree_pane *p, uint32_t node)
 static void describe_applied(const struct tree_view *t, const struct tree_pane *p, char *out,
 			     size_t len)
 {
-	const struct model *m = &t->v.ui->s->model;
+	const struct model *m = session_whole(t->v.ui->s);
 
 	out[0] = '\0';
 	if (cct_transform_any(&t->x)) {
@@ -561,11 +561,9 @@ static enum view_reaction layout_key(struct tree_view *t, enum ui_action a)
 	case UA_TREE_REBUILT:
 		t->layout = (t->layout + 1) % (SHOW_REBUILT + 1);
 		/* CallerChaining is fed from here on when it was not (model.chaining_wanted). */
-		if (!t->v.ui->s->model.chaining_wanted && t->v.ui->s->model.unwind_broken) {
-			t->v.ui->s->model.chaining_wanted = true;
+		if (session_want_chaining(t->v.ui->s))
 			snprintf(t->v.ui->message, sizeof(t->v.ui->message),
 				 "the tree rebuilt by CallerChaining grows from the samples from now on");
-		}
 		/* Too narrow for two panes: c goes between the trees, and says why. */
 		if (t->layout == SHOW_BOTH && t->cols && t->cols < 2 * PANE_MIN_WIDTH + 1) {
 			t->layout = SHOW_REBUILT;

@@ -133,7 +133,7 @@ static void refresh_interval(struct ui *ui)
 {
 	refresh_views(ui);
 	if (ui->zero_each)
-		model_zero(&ui->s->model);
+		session_zero(ui->s);
 }
 
 static void draw_too_small(void)
@@ -260,7 +260,7 @@ static void switch_view(struct ui *ui, int which)
 static void show_next_event(struct ui *ui, int step)
 {
 	struct session *s = ui->s;
-	int n = s->model.nsampled;
+	int n = session_whole(s)->nsampled;
 
 	if (n < 2) {
 		snprintf(ui->message, sizeof(ui->message),
@@ -268,9 +268,9 @@ static void show_next_event(struct ui *ui, int step)
 			 "this session samples one");
 		return;
 	}
-	session_show_event(s, (s->model.shown_event + step + n) % n);
+	session_show_event(s, (session_whole(s)->shown_event + step + n) % n);
 	snprintf(ui->message, sizeof(ui->message), "SELF%% is now of %s",
-		 s->info.sampled[s->model.shown_event]);
+		 s->info.sampled[session_whole(s)->shown_event]);
 	refresh_views(ui);
 }
 
@@ -317,7 +317,7 @@ static bool do_zero(struct ui *ui, enum ui_action a)
 				       : "z off: the table accumulates");
 	}
 	if (a == UA_ZERO_ONCE || ui->zero_each)
-		model_zero(&ui->s->model);
+		session_zero(ui->s);
 	refresh_views(ui);
 	return true;
 }
