@@ -66,6 +66,7 @@ static struct json_object *u64_json(uint64_t v);
 
 /* The member a typed column reads. */
 #define MEMBER(type, c, row) (*(const type *)(const void *)((const char *)(row) + (c)->offset))
+typedef const char *name_ptr;	/* a FIELD_STRING member, for MEMBER */
 
 void table_cell(const struct table_column *c, const void *row, const struct model *m, char *buf,
 		size_t len)
@@ -96,7 +97,7 @@ void table_cell(const struct table_column *c, const void *row, const struct mode
 		snprintf(buf, len, "%s", *p ? p : "?");
 		break;
 	case FIELD_STRING:
-		p = MEMBER(const char *, c, row);
+		p = MEMBER(name_ptr, c, row);
 		snprintf(buf, len, "%s", p ? p : "-");
 		break;
 	case FIELD_NAMED_BY:
@@ -126,7 +127,7 @@ struct json_object *table_cell_json(const struct table_column *c, const void *ro
 	case FIELD_CHARS:
 		return json_object_new_string((const char *)row + c->offset);
 	case FIELD_STRING:
-		p = MEMBER(const char *, c, row);
+		p = MEMBER(name_ptr, c, row);
 		return p ? json_object_new_string(p) : NULL;
 	case FIELD_NAMED_BY:
 		return json_object_new_string(st_named_by_word(MEMBER(uint8_t, c, row)));
