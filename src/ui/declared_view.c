@@ -24,6 +24,7 @@ struct declared_view {
 	const void *rows;
 	size_t n;
 	struct view_sorting sort[2];	/* first's, its other's */
+	bool noticed;			/* a notice above the table, drawn last */
 };
 
 static const struct table_source *shown(const struct declared_view *d)
@@ -102,18 +103,15 @@ static void declared_refresh(struct view *v)
 static void declared_draw(struct view *v, WINDOW *w)
 {
 	struct declared_view *d = (struct declared_view *)v;
-	const char *why = d->n || !shown(d)->empty ? NULL : shown(d)->empty(v->ui);
+	const char *notice = shown(d)->notice ? shown(d)->notice(v->ui) : NULL;
 	int lines = getmaxy(w), cols = getmaxx(w);
 
 	d->sort[d->which].shown.screen = cols;
-	if (!why) {
-		browser_draw(&d->rows_shown, w, 0, 0, cols, lines, true, v->ui->attr);
-		return;
-	}
-	browser_draw(&d->rows_shown, w, 0, 0, cols, 1, true, v->ui->attr);	/* the title */
-	draw_text(w, 1, 0, cols, v->ui->attr[TH_WARNING], why);
-	for (int r = 2; r < lines; r++)
-		draw_text(w, r, 0, cols, v->ui->attr[TH_ROW], "");
+	d->noticed = notice != NULL;
+	if (notice)
+		draw_text(w, 0, 0, cols, v->ui->attr[TH_WARNING], notice);
+	browser_draw(&d->rows_shown, w, d->noticed, 0, cols, lines - d->noticed, true,
+		     v->ui->attr);
 }
 
 /* The footer's name, keys and scope: the shown source's. */
@@ -156,6 +154,8 @@ static enum view_reaction declared_click(struct view *v, int y, int x, bool twic
 	struct declared_view *d = (struct declared_view *)v;
 
 	(void)twice;
+	if (d->noticed && y-- == 0)
+		return VIEW_IGNORED;
 	return view_sort_click(&d->sort[d->which], shown(d)->table, &d->rows_shown, y, x);
 }
 

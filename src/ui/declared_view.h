@@ -28,8 +28,8 @@ struct table_source {
 	bool (*match)(struct ui *ui, const void *row, const char *needle);
 	/* Why the view cannot be opened (the footer says it), else NULL. */
 	const char *(*unavailable)(struct ui *ui);
-	/* Why it has no rows, under the title (NULL: nothing to say). */
-	const char *(*empty)(struct ui *ui);
+	/* A line above the table: why it has no rows, what they are (NULL: none). */
+	const char *(*notice)(struct ui *ui);
 	/* Appended to the title (NULL: nothing). */
 	void (*title_more)(struct ui *ui, char *buf, size_t len);
 	/* Enter or Right on a row (NULL: nothing); state as query keeps it. */

@@ -37,11 +37,13 @@ static bool page_match(struct ui *ui, const void *row, const char *needle)
 	return strcasestr(syms, needle) != NULL;
 }
 
-static const char *page_empty(struct ui *ui)
+/* Without IBS, how to get it; with a range, that these rows are not its (it holds none). */
+static const char *page_notice(struct ui *ui)
 {
-	return ibs_model_active(&session_whole(ui->s)->ibs) ? NULL
-		: "no IBS samples: data pages come from AMD IBS (shimtop --ibs on bare "
-		  "metal, or -i a recording made with it)";
+	if (!ibs_model_active(&session_whole(ui->s)->ibs))
+		return "no IBS samples: pages come from AMD IBS (--ibs on bare metal, or -i a "
+		       "recording)";
+	return ui->s->ranged ? "the whole session's pages: a range keeps none of its own" : NULL;
 }
 
 static const enum ui_action pages_actions[] = {
@@ -52,5 +54,5 @@ const struct table_source page_source = {
 	.name = "pages", .noun = "page", .table = &page_table,
 	.row_size = sizeof(struct ibs_page),
 	.query = page_query, .forget = free, .id = page_id, .match = page_match,
-	.empty = page_empty, .key = UA_PAGES, .actions = pages_actions,
+	.notice = page_notice, .key = UA_PAGES, .actions = pages_actions,
 };
