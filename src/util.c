@@ -30,6 +30,20 @@ int st_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
 	return 0;
 }
 
+bool st_thread_for_life(void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	bool started;
+
+	if (pthread_attr_init(&attr))
+		return false;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	started = pthread_create(&t, &attr, fn, arg) == 0;
+	pthread_attr_destroy(&attr);
+	return started;
+}
+
 int st_exit_status(int err)
 {
 	if (err == 0)

@@ -34,6 +34,12 @@ int st_exit_status(int err);
 /* Starts a thread; 0, or -errno after "cannot start the WHAT thread". */
 int st_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
 		    const char *what);
+/*
+ * Starts a worker for the process's life, never joined (what it serves,
+ * files and fetches, lives as long): true if it runs.  Silent: a caller
+ * without it does the work itself.
+ */
+bool st_thread_for_life(void *(*fn)(void *), void *arg);
 
 /* Now on CLOCK_MONOTONIC, the clock perf timestamps use, in ns. */
 uint64_t st_now_ns(void);

@@ -325,13 +325,8 @@ int debuginfod_debug_file(const unsigned char *id, int len, const char *module,
 	f = fetch_find(id, len);
 	if (!f) {
 		if (!fetches.started) {
-			pthread_t t;
-			pthread_attr_t attr;
-
-			pthread_attr_init(&attr);
-			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-			fetches.started = pthread_create(&t, &attr, fetcher, NULL) == 0;
-			pthread_attr_destroy(&attr);
+			/* Never joined: a download is stopped at exit, waited for 2 s at most. */
+			fetches.started = st_thread_for_life(fetcher, NULL);
 			if (fetches.started)
 				atexit(stop_fetching);
 			if (!fetches.started) {

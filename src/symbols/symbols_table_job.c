@@ -78,13 +78,7 @@ void elf_file_build_async(struct elf_file *f, const Dwfl_Callbacks *callbacks)
 	job->callbacks = callbacks;
 	pthread_mutex_lock(&jobs.lock);
 	if (!jobs.started) {
-		pthread_t t;
-		pthread_attr_t attr;
-
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		jobs.started = pthread_create(&t, &attr, work, NULL) == 0;
-		pthread_attr_destroy(&attr);
+		jobs.started = st_thread_for_life(work, NULL);
 		if (!jobs.started) {
 			pthread_mutex_unlock(&jobs.lock);
 			close(fd);
