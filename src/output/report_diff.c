@@ -44,8 +44,7 @@ void report_diff_text(struct session *a, const struct session *b, FILE *out)
 
 struct json_object *report_diff_json(struct session *a, const struct session *b)
 {
-	struct json_object *o = json_object_new_object(), *rows = json_object_new_array(),
-			   *paths = json_object_new_array();
+	struct json_object *o = json_object_new_object();
 	struct model_diff d;
 
 	model_diff(session_tables(a), session_tables(b), &d);
@@ -55,12 +54,10 @@ struct json_object *report_diff_json(struct session *a, const struct session *b)
 	report_add_u64(o, "b_samples", d.samples[1]);
 	json_object_object_add(o, "a_pid", json_object_new_int(a->pid));
 	json_object_object_add(o, "b_pid", json_object_new_int(b->pid));
-	for (size_t i = 0; i < d.nrows; i++)
-		json_object_array_add(rows, table_json(&diff_table, &d.rows[i], NULL));
-	for (size_t i = 0; i < d.npaths; i++)
-		json_object_array_add(paths, table_json(&diff_path_table, &d.paths[i], NULL));
-	json_object_object_add(o, "rows", rows);
-	json_object_object_add(o, "paths", paths);
+	json_object_object_add(o, "rows", table_json_rows(&diff_table, d.rows, d.nrows,
+							  sizeof(*d.rows), NULL));
+	json_object_object_add(o, "paths", table_json_rows(&diff_path_table, d.paths, d.npaths,
+							   sizeof(*d.paths), NULL));
 	model_diff_free(&d);
 	return o;
 }

@@ -124,10 +124,9 @@ struct json_object *report_ibs_json(struct session *s)
 	o = report_ibs_stats_json(&im->total);
 	report_add_u64(o, "fetches", im->fetches);
 	report_add_u64(o, "undecoded", im->bad);
-	arr = json_object_new_array();
 	n = ibs_model_pages(im, &pages);
-	for (size_t i = 0; i < n && i < PAGES_SHOWN; i++)
-		json_object_array_add(arr, table_json(&page_table, &pages[i], session_whole(s)));
+	arr = table_json_rows(&page_table, pages, n < PAGES_SHOWN ? n : PAGES_SHOWN,
+			      sizeof(*pages), session_whole(s));
 	free(pages);
 	json_object_object_add(o, "pages", arr);
 	return o;

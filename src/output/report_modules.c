@@ -14,25 +14,18 @@ void report_modules_text(struct session *s, FILE *out)
 {
 	struct model_module_row *rows;
 	size_t n = model_module_rows(session_tables(s), &rows);
-	char line[512];
 
-	table_title(&module_table, NULL, line, sizeof(line));
-	fprintf(out, "\n%s\n", line);
-	for (size_t i = 0; i < n; i++) {
-		table_row(&module_table, NULL, &rows[i], session_tables(s), line, sizeof(line));
-		fprintf(out, "%s\n", line);
-	}
+	table_print(out, &module_table, rows, n, sizeof(*rows), session_tables(s));
 	free(rows);
 }
 
 struct json_object *report_modules_json(struct session *s)
 {
-	struct json_object *arr = json_object_new_array();
 	struct model_module_row *rows;
 	size_t n = model_module_rows(session_tables(s), &rows);
+	struct json_object *arr = table_json_rows(&module_table, rows, n, sizeof(*rows),
+						  session_tables(s));
 
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, table_json(&module_table, &rows[i], session_tables(s)));
 	free(rows);
 	return arr;
 }

@@ -52,14 +52,8 @@ void report_threads_text(struct session *s, FILE *out)
 	struct model_thread_row *rows;
 	size_t all = model_thread_rows(m, &rows);
 	size_t n = report_threads_listed(s, all);
-	char line[512];
 
-	table_title(&thread_table, NULL, line, sizeof(line));
-	fprintf(out, "\n%s\n", line);
-	for (size_t i = 0; i < n; i++) {
-		table_row(&thread_table, NULL, &rows[i], m, line, sizeof(line));
-		fprintf(out, "%s\n", line);
-	}
+	table_print(out, &thread_table, rows, n, sizeof(*rows), m);
 	if (n < all)
 		fprintf(out, "(%zu lighter threads not listed: %llu samples)\n", all - n,
 			(unsigned long long)threads_samples(rows + n, all - n));
@@ -74,12 +68,11 @@ struct json_object *report_threads_json(struct session *s, struct json_object *t
 				       struct json_object *rest)
 {
 	const struct model *m = session_tables(s);
-	struct json_object *arr = json_object_new_array(), *t = json_object_new_object();
+	struct json_object *arr, *t = json_object_new_object();
 	struct model_thread_row *rows;
 	size_t all = model_thread_rows(m, &rows), n = report_threads_listed(s, all);
 
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, table_json(&thread_table, &rows[i], m));
+	arr = table_json_rows(&thread_table, rows, n, sizeof(*rows), m);
 	report_add_u64(threads, "listed", n);
 	/* Lighter ones past the list, and those forgotten after they exited. */
 	report_add_u64(t, "threads", (uint64_t)(all - n) + m->gone_threads);
@@ -96,14 +89,8 @@ void report_processes_text(struct session *s, FILE *out)
 	struct model_process_row *rows;
 	size_t all = model_process_rows(session_tables(s), &rows);
 	size_t n = report_threads_listed(s, all);
-	char line[512];
 
-	table_title(&process_table, NULL, line, sizeof(line));
-	fprintf(out, "\n%s\n", line);
-	for (size_t i = 0; i < n; i++) {
-		table_row(&process_table, NULL, &rows[i], session_tables(s), line, sizeof(line));
-		fprintf(out, "%s\n", line);
-	}
+	table_print(out, &process_table, rows, n, sizeof(*rows), session_tables(s));
 	if (n < all)
 		fprintf(out, "(%zu lighter processes not listed: %llu samples)\n", all - n,
 			(unsigned long long)processes_samples(rows + n, all - n));
@@ -112,12 +99,11 @@ void report_processes_text(struct session *s, FILE *out)
 
 struct json_object *report_processes_json(struct session *s, struct json_object *rest)
 {
-	struct json_object *arr = json_object_new_array(), *r = json_object_new_object();
+	struct json_object *arr, *r = json_object_new_object();
 	struct model_process_row *rows;
 	size_t all = model_process_rows(session_tables(s), &rows), n = report_threads_listed(s, all);
 
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, table_json(&process_table, &rows[i], session_tables(s)));
+	arr = table_json_rows(&process_table, rows, n, sizeof(*rows), session_tables(s));
 	report_add_u64(r, "processes", all - n);
 	report_add_u64(r, "samples", processes_samples(rows + n, all - n));
 	json_object_object_add(rest, "processes", r);

@@ -177,6 +177,29 @@ struct json_object *table_json(const struct table_def *t, const void *row,
 	return o;
 }
 
+void table_print(FILE *out, const struct table_def *t, const void *rows, size_t n, size_t size,
+		 const struct model *m)
+{
+	char line[512];
+
+	table_title(t, NULL, line, sizeof(line));
+	fprintf(out, "\n%s\n", line);
+	for (size_t i = 0; i < n; i++) {
+		table_row(t, NULL, (const char *)rows + i * size, m, line, sizeof(line));
+		fprintf(out, "%s\n", line);
+	}
+}
+
+struct json_object *table_json_rows(const struct table_def *t, const void *rows, size_t n,
+				    size_t size, const struct model *m)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, table_json(t, (const char *)rows + i * size, m));
+	return arr;
+}
+
 static void ipc_text(double ipc, char *buf, size_t len)
 {
 	if (isnan(ipc))

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct json_object;
 struct model;
@@ -89,6 +90,13 @@ struct json_object *table_cell_json(const struct table_column *c, const void *ro
 /* The row as a JSON object, a member a column. */
 struct json_object *table_json(const struct table_def *t, const void *row,
 			       const struct model *m);
+
+/* n rows (size bytes apart) as the text report prints a table: a blank line, the title, the rows. */
+void table_print(FILE *out, const struct table_def *t, const void *rows, size_t n, size_t size,
+		 const struct model *m);
+/* ... and as a JSON array of row objects. */
+struct json_object *table_json_rows(const struct table_def *t, const void *rows, size_t n,
+				    size_t size, const struct model *m);
 
 /* The index of the shown column under x in the title line, or -1. */
 int table_column_at(const struct table_def *t, const struct table_shown *shown, int x);
