@@ -7,26 +7,12 @@
 
 #include <json-c/json.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-static void self_cell(const struct model_row *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.2f%%", r->self);
-}
 
-static void samples_cell(const struct model_row *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%llu", (unsigned long long)r->samples);
-}
 
-static void ipc_cell(const struct model_row *r, char *buf, size_t len)
-{
-	if (isnan(r->ipc))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.2f", r->ipc);
-}
 
 static void module_cell(const struct model_row *r, char *buf, size_t len)
 {
@@ -133,12 +119,6 @@ static void tag_cell(const struct model_row *r, char *buf, size_t len)
 
 /* ---- the cells as JSON: each adds its member under the column's key ---- */
 
-static void self_json(struct json_object *o, const char *key, const struct model_row *r,
-		      const struct session *s)
-{
-	(void)s;
-	json_object_object_add(o, key, json_object_new_double(r->self));
-}
 
 /* -e a,b: the share of each event (self is the shown one's). */
 static void events_json(struct json_object *o, const char *key, const struct model_row *r,
@@ -155,26 +135,8 @@ static void events_json(struct json_object *o, const char *key, const struct mod
 	json_object_object_add(o, key, ev);
 }
 
-static void samples_json(struct json_object *o, const char *key, const struct model_row *r,
-			 const struct session *s)
-{
-	(void)s;
-	report_add_u64(o, key, r->samples);
-}
 
-static void weight_json(struct json_object *o, const char *key, const struct model_row *r,
-			const struct session *s)
-{
-	(void)s;
-	report_add_u64(o, key, r->weight);
-}
 
-static void ipc_json(struct json_object *o, const char *key, const struct model_row *r,
-		     const struct session *s)
-{
-	(void)s;
-	json_object_object_add(o, key, isnan(r->ipc) ? NULL : json_object_new_double(r->ipc));
-}
 
 /* The op samples' figures whole; the IBS columns show a few of them. */
 static void ibs_json(struct json_object *o, const char *key, const struct model_row *r,
@@ -201,12 +163,6 @@ static void pid_json(struct json_object *o, const char *key, const struct model_
 	json_object_object_add(o, key, json_object_new_int(r->pid));
 }
 
-static void comm_json(struct json_object *o, const char *key, const struct model_row *r,
-		      const struct session *s)
-{
-	(void)s;
-	json_object_object_add(o, key, json_object_new_string(r->comm));
-}
 
 static void processes_json(struct json_object *o, const char *key, const struct model_row *r,
 			   const struct session *s)
@@ -258,49 +214,54 @@ static void symbol_json(struct json_object *o, const char *key, const struct mod
  * them all under "ibs").
  */
 #define JSON_ONLY(key, split, json) \
-	{ NULL, key, 0, false, -1, 0, split, false, NULL, false, json }
+	{ NULL, key, 0, false, -1, 0, split, false, NULL, false, json, FIELD_CELL, 0 }
+/* A column of a typed field of the row: its text cell and its JSON value alike. */
+#define FIELD(title_, key_, width_, sort_, min_screen_, split_, field_, member_)	\
+	{ .title = (title_), .key = (key_), .width = (width_), .sort = (sort_),	\
+	  .min_screen = (min_screen_), .split = (split_), .field = (field_),		\
+	  .offset = offsetof(struct model_row, member_) }
 
 const struct column columns[] = {
-	{ "SELF%", "self", 7, false, ST_SORT_SELF, 0, ST_SPLIT_NONE, false, self_cell, false,
-	  self_json },
-	{ "EVENT%", "events", 10, false, -1, 0, ST_SPLIT_NONE, true, NULL, false, events_json },
-	{ "SAMPLES", "samples", 9, false, -1, 60, ST_SPLIT_NONE, false, samples_cell, false,
-	  samples_json },
-	JSON_ONLY("weight", ST_SPLIT_NONE, weight_json),
-	{ "IPC", "ipc", 6, false, ST_SORT_IPC, 0, ST_SPLIT_NONE, false, ipc_cell, false,
-	  ipc_json },
-	{ "LOAD%", "load_pct", 6, false, -1, 100, ST_SPLIT_NONE, false, load_cell, true, NULL },
-	{ "STORE%", "store_pct", 7, false, -1, 120, ST_SPLIT_NONE, false, store_cell, true, NULL },
+	FIELD("SELF%", "self", 7, ST_SORT_SELF, 0, ST_SPLIT_NONE, FIELD_SHARE, self),
+	{ "EVENT%", "events", 10, false, -1, 0, ST_SPLIT_NONE, true, NULL, false, events_json,
+	  FIELD_CELL, 0 },
+	FIELD("SAMPLES", "samples", 9, -1, 60, ST_SPLIT_NONE, FIELD_COUNT, samples),
+	FIELD(NULL, "weight", 0, -1, 0, ST_SPLIT_NONE, FIELD_COUNT, weight),
+	FIELD("IPC", "ipc", 6, ST_SORT_IPC, 0, ST_SPLIT_NONE, FIELD_IPC, ipc),
+	{ "LOAD%", "load_pct", 6, false, -1, 100, ST_SPLIT_NONE, false, load_cell, true, NULL,
+	  FIELD_CELL, 0 },
+	{ "STORE%", "store_pct", 7, false, -1, 120, ST_SPLIT_NONE, false, store_cell, true, NULL,
+	  FIELD_CELL, 0 },
 	{ "DCMISS%", "dc_miss_pct", 8, false, -1, 100, ST_SPLIT_NONE, false, dc_miss_cell, true,
-	  NULL },
+	  NULL, FIELD_CELL, 0 },
 	{ "LAT", "miss_latency", 6, false, -1, 100, ST_SPLIT_NONE, false, latency_cell, true,
-	  NULL },
+	  NULL, FIELD_CELL, 0 },
 	{ "P90", "miss_latency_p90", 6, false, -1, 110, ST_SPLIT_NONE, false, p90_cell, true,
-	  NULL },
+	  NULL, FIELD_CELL, 0 },
 	{ "SOURCE", "data_source", 15, false, -1, 110, ST_SPLIT_NONE, false, source_cell, true,
-	  NULL },
+	  NULL, FIELD_CELL, 0 },
 	{ "DTLB%", "dtlb_miss_pct", 6, false, -1, 130, ST_SPLIT_NONE, false, tlb_cell, true,
-	  NULL },
+	  NULL, FIELD_CELL, 0 },
 	{ "MISP%", "mispredict_pct", 6, false, -1, 130, ST_SPLIT_NONE, false, misp_cell, true,
-	  NULL },
+	  NULL, FIELD_CELL, 0 },
 	{ "T2RET", "tag_to_retire", 6, false, -1, 130, ST_SPLIT_NONE, false, tag_cell, true,
-	  NULL },
+	  NULL, FIELD_CELL, 0 },
 	JSON_ONLY("ibs", ST_SPLIT_NONE, ibs_json),
 	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, ST_SPLIT_PID, false,
-	  process_cell, false, NULL },
+	  process_cell, false, NULL, FIELD_CELL, 0 },
 	JSON_ONLY("pid", ST_SPLIT_PID, pid_json),
-	JSON_ONLY("comm", ST_SPLIT_PID, comm_json),
+	FIELD(NULL, "comm", 0, -1, 0, ST_SPLIT_PID, FIELD_CHARS, comm),
 	{ "COMMAND", "command", 16, true, ST_SORT_PROCESS, 0, ST_SPLIT_COMM, false,
-	  command_cell, false, NULL },
-	JSON_ONLY("comm", ST_SPLIT_COMM, comm_json),
+	  command_cell, false, NULL, FIELD_CELL, 0 },
+	FIELD(NULL, "comm", 0, -1, 0, ST_SPLIT_COMM, FIELD_CHARS, comm),
 	JSON_ONLY("processes", ST_SPLIT_COMM, processes_json),
 	{ "NAMED BY", "named_by", 10, true, -1, 120, ST_SPLIT_NONE, false, named_by_cell, false,
-	  named_by_json },
+	  named_by_json, FIELD_CELL, 0 },
 	JSON_ONLY("unknown", ST_SPLIT_NONE, unknown_json),
 	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, ST_SPLIT_NONE, false, module_cell,
-	  false, module_json },
+	  false, module_json, FIELD_CELL, 0 },
 	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, ST_SPLIT_NONE, false, symbol_cell,
-	  false, symbol_json },
+	  false, symbol_json, FIELD_CELL, 0 },
 };
 const size_t ncolumns = sizeof(columns) / sizeof(columns[0]);
 
@@ -471,7 +432,10 @@ void columns_row(const struct column_set *cs, char *buf, size_t len, int screen,
 		}
 		if (c->per_event)
 			continue;
-		c->format(r, cell, sizeof(cell));
+		if (c->format)
+			c->format(r, cell, sizeof(cell));
+		else
+			table_field_text(c->field, c->offset, r, cell, sizeof(cell));
 		at = put_cell(buf, len, at, c, width_of(c, screen, split), cell);
 	}
 }
@@ -485,8 +449,12 @@ struct json_object *columns_json(const struct session *s, enum st_split split,
 	for (size_t i = 0; i < ncolumns; i++) {
 		const struct column *c = &columns[i];
 
-		if (c->json && (c->split == ST_SPLIT_NONE || c->split == split))
+		if (c->split != ST_SPLIT_NONE && c->split != split)
+			continue;
+		if (c->json)
 			c->json(o, c->key, r, s);
+		else if (c->field != FIELD_CELL)
+			json_object_object_add(o, c->key, table_field_json(c->field, c->offset, r));
 	}
 	return o;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "session/options.h"
+#include "output/tables.h"
 #include "sampler/events.h"
 
 struct json_object;
@@ -31,6 +32,9 @@ struct column {
 	/* Adds the cell to a JSON row under key (or nothing); NULL: not in the JSON. */
 	void (*json)(struct json_object *row, const char *key, const struct model_row *r,
 		     const struct session *s);
+	/* A typed field of the row instead of format and json (output/tables.h). */
+	enum table_field field;
+	size_t offset;
 };
 
 #define COLUMNS_MAX 32

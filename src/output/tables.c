@@ -68,14 +68,15 @@ static struct json_object *u64_json(uint64_t v);
 #define MEMBER(type, c, row) (*(const type *)(const void *)((const char *)(row) + (c)->offset))
 typedef const char *name_ptr;	/* a FIELD_STRING member, for MEMBER */
 
-void table_cell(const struct table_column *c, const void *row, const struct model *m, char *buf,
-		size_t len)
+void table_field_text(enum table_field field, size_t offset, const void *row, char *buf,
+		      size_t len)
 {
+	const struct table_column at = { .field = field, .offset = offset }, *c = &at;
 	const char *p;
 
-	switch (c->field) {
+	switch (field) {
 	case FIELD_CELL:
-		c->text(row, m, buf, len);
+		snprintf(buf, len, "-");
 		break;
 	case FIELD_COUNT:
 		snprintf(buf, len, "%" PRIu64, MEMBER(uint64_t, c, row));
@@ -93,7 +94,7 @@ void table_cell(const struct table_column *c, const void *row, const struct mode
 		ipc_text(MEMBER(double, c, row), buf, len);
 		break;
 	case FIELD_CHARS:
-		p = (const char *)row + c->offset;
+		p = (const char *)row + offset;
 		snprintf(buf, len, "%s", *p ? p : "?");
 		break;
 	case FIELD_STRING:
@@ -106,14 +107,14 @@ void table_cell(const struct table_column *c, const void *row, const struct mode
 	}
 }
 
-struct json_object *table_cell_json(const struct table_column *c, const void *row,
-				    const struct model *m)
+struct json_object *table_field_json(enum table_field field, size_t offset, const void *row)
 {
+	const struct table_column at = { .field = field, .offset = offset }, *c = &at;
 	const char *p;
 
-	switch (c->field) {
+	switch (field) {
 	case FIELD_CELL:
-		return c->json(row, m);
+		return NULL;
 	case FIELD_COUNT:
 		return u64_json(MEMBER(uint64_t, c, row));
 	case FIELD_SIZE:
@@ -125,7 +126,7 @@ struct json_object *table_cell_json(const struct table_column *c, const void *ro
 	case FIELD_IPC:
 		return ipc_json(MEMBER(double, c, row));
 	case FIELD_CHARS:
-		return json_object_new_string((const char *)row + c->offset);
+		return json_object_new_string((const char *)row + offset);
 	case FIELD_STRING:
 		p = MEMBER(name_ptr, c, row);
 		return p ? json_object_new_string(p) : NULL;
@@ -133,6 +134,21 @@ struct json_object *table_cell_json(const struct table_column *c, const void *ro
 		return json_object_new_string(st_named_by_word(MEMBER(uint8_t, c, row)));
 	}
 	return NULL;
+}
+
+void table_cell(const struct table_column *c, const void *row, const struct model *m, char *buf,
+		size_t len)
+{
+	if (c->field == FIELD_CELL)
+		c->text(row, m, buf, len);
+	else
+		table_field_text(c->field, c->offset, row, buf, len);
+}
+
+struct json_object *table_cell_json(const struct table_column *c, const void *row,
+				    const struct model *m)
+{
+	return c->field == FIELD_CELL ? c->json(row, m) : table_field_json(c->field, c->offset, row);
 }
 
 void table_row(const struct table_def *t, const struct table_shown *shown, const void *row,

@@ -82,6 +82,10 @@ void table_title(const struct table_def *t, const struct table_shown *shown, cha
 		 size_t len);
 void table_row(const struct table_def *t, const struct table_shown *shown, const void *row,
 	       const struct model *m, char *buf, size_t len);
+/* A typed field of a row, as text and as JSON (NULL: none): any table's, the symbol table's too. */
+void table_field_text(enum table_field field, size_t offset, const void *row, char *buf,
+		      size_t len);
+struct json_object *table_field_json(enum table_field field, size_t offset, const void *row);
 /* A column's cell of a row, as text and as JSON (NULL: none). */
 void table_cell(const struct table_column *c, const void *row, const struct model *m, char *buf,
 		size_t len);
