@@ -86,4 +86,13 @@ wait_for "^ SELF%.* +SAMPLES +IPC +(NAMED BY +)?MODULE +SYMBOL"
 $T send-keys -t ui D
 wait_for "^ +A% +B% +CHANGE"
 quit_ui
+
+# Refreshes every millisecond, each (a diff made again while A loads)
+# slower than that: A still loads, the pumping's time counted from each
+# refresh's end (counted from its start, no time was left to pump).
+a_samples=$(json_get "$TMP/ab.json" "d['diff']['a_samples']")
+ui_session -x 140 -y 30 \
+	"env LANG=C.UTF-8 SHIMTOP_THEMES='$SHIMTOP_THEMES' '$SHIMTOP' -d 0.001 -i '$TMP/a.rec' --diff '$TMP/b.rec' 2>'$TMP/err'; sleep 30"
+wait_for "^samples $a_samples " "refreshing every ms, A never loaded its $a_samples samples"
+quit_ui
 finish

@@ -659,6 +659,7 @@ struct ui_loop {
 	uint64_t pumped;	/* when this turn's pump began */
 	struct loop_stats ls;
 	bool was_finished, keyed, due;
+	bool pumped_since;	/* a pump since the last refresh */
 };
 
 static int ui_begin(void *arg)
@@ -683,7 +684,9 @@ static bool ui_pump_now(void *arg)
 	struct ui_loop *l = arg;
 
 	l->pumped = st_now_ns();
-	l->due = l->pumped >= l->next_refresh && !l->ui->paused;
+	/* Never two refreshes without a pump between: each may outlast the delay. */
+	l->due = l->pumped >= l->next_refresh && !l->ui->paused && l->pumped_since;
+	l->pumped_since = !l->due;
 	return !l->due;
 }
 
@@ -703,7 +706,8 @@ static bool ui_turn(void *arg)
 	if ((l->due || ended) && !ui->paused) {
 		refresh_interval(ui);
 		stretch(&l->ls.refresh_max, now);
-		l->next_refresh = now + (uint64_t)(ui->delay * 1e9);
+		/* From the refresh's end: one slower than the delay (a diff of large trees) still pumps. */
+		l->next_refresh = st_now_ns() + (uint64_t)(ui->delay * 1e9);
 	}
 	/*
 	 * Drawn after a key or a refresh at once, else every DRAW_NS:
