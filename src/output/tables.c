@@ -65,13 +65,12 @@ static struct json_object *ipc_json(double ipc);
 static struct json_object *u64_json(uint64_t v);
 
 /* The member a typed column reads. */
-#define MEMBER(type, c, row) (*(const type *)(const void *)((const char *)(row) + (c)->offset))
+#define MEMBER(type, offset, row) (*(const type *)(const void *)((const char *)(row) + (offset)))
 typedef const char *name_ptr;	/* a FIELD_STRING member, for MEMBER */
 
 void table_field_text(enum table_field field, size_t offset, const void *row, char *buf,
 		      size_t len)
 {
-	const struct table_column at = { .field = field, .offset = offset }, *c = &at;
 	const char *p;
 
 	switch (field) {
@@ -79,59 +78,58 @@ void table_field_text(enum table_field field, size_t offset, const void *row, ch
 		snprintf(buf, len, "-");
 		break;
 	case FIELD_COUNT:
-		snprintf(buf, len, "%" PRIu64, MEMBER(uint64_t, c, row));
+		snprintf(buf, len, "%" PRIu64, MEMBER(uint64_t, offset, row));
 		break;
 	case FIELD_SIZE:
-		snprintf(buf, len, "%zu", MEMBER(size_t, c, row));
+		snprintf(buf, len, "%zu", MEMBER(size_t, offset, row));
 		break;
 	case FIELD_ID:
-		snprintf(buf, len, "%d", (int)MEMBER(pid_t, c, row));
+		snprintf(buf, len, "%d", (int)MEMBER(pid_t, offset, row));
 		break;
 	case FIELD_SHARE:
-		snprintf(buf, len, "%.2f%%", MEMBER(double, c, row));
+		snprintf(buf, len, "%.2f%%", MEMBER(double, offset, row));
 		break;
 	case FIELD_IPC:
-		ipc_text(MEMBER(double, c, row), buf, len);
+		ipc_text(MEMBER(double, offset, row), buf, len);
 		break;
 	case FIELD_CHARS:
 		p = (const char *)row + offset;
 		snprintf(buf, len, "%s", *p ? p : "?");
 		break;
 	case FIELD_STRING:
-		p = MEMBER(name_ptr, c, row);
+		p = MEMBER(name_ptr, offset, row);
 		snprintf(buf, len, "%s", p ? p : "-");
 		break;
 	case FIELD_NAMED_BY:
-		snprintf(buf, len, "%s", st_named_by_word(MEMBER(uint8_t, c, row)));
+		snprintf(buf, len, "%s", st_named_by_word(MEMBER(uint8_t, offset, row)));
 		break;
 	}
 }
 
 struct json_object *table_field_json(enum table_field field, size_t offset, const void *row)
 {
-	const struct table_column at = { .field = field, .offset = offset }, *c = &at;
 	const char *p;
 
 	switch (field) {
 	case FIELD_CELL:
 		return NULL;
 	case FIELD_COUNT:
-		return u64_json(MEMBER(uint64_t, c, row));
+		return u64_json(MEMBER(uint64_t, offset, row));
 	case FIELD_SIZE:
-		return u64_json(MEMBER(size_t, c, row));
+		return u64_json(MEMBER(size_t, offset, row));
 	case FIELD_ID:
-		return json_object_new_int(MEMBER(pid_t, c, row));
+		return json_object_new_int(MEMBER(pid_t, offset, row));
 	case FIELD_SHARE:
-		return json_object_new_double(MEMBER(double, c, row));
+		return json_object_new_double(MEMBER(double, offset, row));
 	case FIELD_IPC:
-		return ipc_json(MEMBER(double, c, row));
+		return ipc_json(MEMBER(double, offset, row));
 	case FIELD_CHARS:
 		return json_object_new_string((const char *)row + offset);
 	case FIELD_STRING:
-		p = MEMBER(name_ptr, c, row);
+		p = MEMBER(name_ptr, offset, row);
 		return p ? json_object_new_string(p) : NULL;
 	case FIELD_NAMED_BY:
-		return json_object_new_string(st_named_by_word(MEMBER(uint8_t, c, row)));
+		return json_object_new_string(st_named_by_word(MEMBER(uint8_t, offset, row)));
 	}
 	return NULL;
 }
