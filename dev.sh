@@ -152,6 +152,17 @@ test)
 		echo "FAIL: cppcheck"
 		cat "$TOP/build/cppcheck.out"
 	fi
+	# A macro that lost its line continuations reads as one long line.
+	phase line-length
+	if awk 'length > 120 { print FILENAME ":" FNR ": " length " characters"; bad = 1 }
+		END { exit bad }' $(git -C "$TOP" ls-files 'src/*.[ch]' 'tests/*.c' 'bench/*.c' \
+		'include/*.h' | sed "s|^|$TOP/|"); then
+		passed=$((passed + 1))
+		echo "PASS: line-length"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: line-length (a line past 120 characters, above)"
+	fi
 	# The fuzz targets, 30 s each over their corpora (tests/fuzz/).
 	phase fuzzing
 	mkdir -p "$TOP/build-fuzz"

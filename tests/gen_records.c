@@ -484,8 +484,8 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|noted|exec|steady|ibs|ibs-fetch FILE, ibs-from IN OUT [ARG...]\n",
-		      stderr);
+		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|"
+		      "noted|exec|steady|ibs|ibs-fetch FILE, ibs-from IN OUT [ARG...]\n", stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "ibs-from"))

@@ -144,6 +144,15 @@ static int bigger_path(const void *x, const void *y)
 	return strcmp(a->path, b->path);
 }
 
+/* The change, then a side's share NAN where it has none ("-", not "0.00%"). */
+static void settle(struct diff_sides *d)
+{
+	d->delta = d->share[1] - d->share[0];
+	for (int side = 0; side < 2; side++)
+		if (!d->present[side])
+			d->share[side] = NAN;
+}
+
 void model_diff(const struct model *a, const struct model *b, struct model_diff *d)
 {
 	struct keyed *rows = NULL, *paths = NULL;
@@ -159,9 +168,9 @@ void model_diff(const struct model *a, const struct model *b, struct model_diff 
 	free_table(&rows);
 	free_table(&paths);
 	for (size_t i = 0; i < d->nrows; i++)
-		d->rows[i].sides.delta = d->rows[i].sides.share[1] - d->rows[i].sides.share[0];
+		settle(&d->rows[i].sides);
 	for (size_t i = 0; i < d->npaths; i++)
-		d->paths[i].sides.delta = d->paths[i].sides.share[1] - d->paths[i].sides.share[0];
+		settle(&d->paths[i].sides);
 	if (d->nrows)
 		qsort(d->rows, d->nrows, sizeof(*d->rows), bigger_row);
 	if (d->npaths)

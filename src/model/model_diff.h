@@ -21,7 +21,7 @@ struct model;
 struct diff_sides {
 	bool present[2];
 	uint64_t samples[2];		/* a row's; a path's: that ended on it */
-	double share[2];		/* % of the side's samples' weight */
+	double share[2];		/* % of the side's samples' weight; NAN: absent */
 	double delta;			/* share[1] - share[0], percentage points */
 };
 

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Whether a view shows column i. */
 static bool is_shown(const struct table_def *t, const struct table_shown *shown, size_t i)
 {
@@ -67,10 +66,20 @@ static struct json_object *u64_json(uint64_t v);
 /* The member a typed column reads. */
 #define MEMBER(type, offset, row) (*(const type *)(const void *)((const char *)(row) + (offset)))
 typedef const char *name_ptr;	/* a FIELD_STRING member, for MEMBER */
+typedef const struct st_symbol *symbol_ptr;	/* a FIELD_SYMBOL member */
+
+/* A size as a page's: "4K", "2M", "1G". */
+static void bytes_text(uint64_t size, char *buf, size_t len)
+{
+	int shift = size >= 1u << 30 ? 30 : size >= 1u << 20 ? 20 : 10;
+
+	snprintf(buf, len, "%" PRIu64 "%c", size >> shift, shift == 30 ? 'G' : shift == 20 ? 'M' : 'K');
+}
 
 void table_field_text(enum table_field field, size_t offset, const void *row, char *buf,
 		      size_t len)
 {
+	const struct st_symbol *sym;
 	const char *p;
 
 	switch (field) {
@@ -87,7 +96,13 @@ void table_field_text(enum table_field field, size_t offset, const void *row, ch
 		snprintf(buf, len, "%d", (int)MEMBER(pid_t, offset, row));
 		break;
 	case FIELD_SHARE:
-		snprintf(buf, len, "%.2f%%", MEMBER(double, offset, row));
+		if (isnan(MEMBER(double, offset, row)))
+			snprintf(buf, len, "-");
+		else
+			snprintf(buf, len, "%.2f%%", MEMBER(double, offset, row));
+		break;
+	case FIELD_CHANGE:
+		snprintf(buf, len, "%+.2f", MEMBER(double, offset, row));
 		break;
 	case FIELD_IPC:
 		ipc_text(MEMBER(double, offset, row), buf, len);
@@ -103,11 +118,22 @@ void table_field_text(enum table_field field, size_t offset, const void *row, ch
 	case FIELD_NAMED_BY:
 		snprintf(buf, len, "%s", st_named_by_word(MEMBER(uint8_t, offset, row)));
 		break;
+	case FIELD_ADDRESS:
+		snprintf(buf, len, "%#" PRIx64, MEMBER(uint64_t, offset, row));
+		break;
+	case FIELD_BYTES:
+		bytes_text(MEMBER(uint64_t, offset, row), buf, len);
+		break;
+	case FIELD_SYMBOL:
+		sym = MEMBER(symbol_ptr, offset, row);
+		snprintf(buf, len, "%s", sym ? sym->name : "-");
+		break;
 	}
 }
 
 struct json_object *table_field_json(enum table_field field, size_t offset, const void *row)
 {
+	const struct st_symbol *sym;
 	const char *p;
 
 	switch (field) {
@@ -120,6 +146,9 @@ struct json_object *table_field_json(enum table_field field, size_t offset, cons
 	case FIELD_ID:
 		return json_object_new_int(MEMBER(pid_t, offset, row));
 	case FIELD_SHARE:
+		return isnan(MEMBER(double, offset, row)) ? NULL
+			: json_object_new_double(MEMBER(double, offset, row));
+	case FIELD_CHANGE:
 		return json_object_new_double(MEMBER(double, offset, row));
 	case FIELD_IPC:
 		return ipc_json(MEMBER(double, offset, row));
@@ -130,6 +159,12 @@ struct json_object *table_field_json(enum table_field field, size_t offset, cons
 		return p ? json_object_new_string(p) : NULL;
 	case FIELD_NAMED_BY:
 		return json_object_new_string(st_named_by_word(MEMBER(uint8_t, offset, row)));
+	case FIELD_ADDRESS:
+	case FIELD_BYTES:
+		return u64_json(MEMBER(uint64_t, offset, row));
+	case FIELD_SYMBOL:
+		sym = MEMBER(symbol_ptr, offset, row);
+		return sym ? json_object_new_string(sym->name) : NULL;
 	}
 	return NULL;
 }
@@ -387,18 +422,6 @@ size_t *table_order(const struct table_def *t, const struct table_shown *sort, s
 #define THREAD(r) ((const struct model_thread_row *)(r))
 #define TOP_SYMBOLS	5	/* a thread's heaviest symbols in the JSON report */
 
-
-
-
-
-
-
-
-
-
-
-
-
 static void thread_state(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
@@ -414,7 +437,7 @@ static struct json_object *thread_state_json(const void *r, const struct model *
 static void thread_top(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%s", THREAD(r)->top ? THREAD(r)->top->name : "-");
+	table_field_text(FIELD_SYMBOL, offsetof(struct model_thread_row, top), r, buf, len);
 }
 
 /*
@@ -447,8 +470,8 @@ static const struct table_column thread_columns[] = {
 	TABLE_FIELD("SAMPLES", "samples", 9, false, FIELD_COUNT, struct model_thread_row, samples),
 	TABLE_FIELD("SHARE", "share", 7, false, FIELD_SHARE, struct model_thread_row, share),
 	TABLE_FIELD("IPC", "ipc", 6, false, FIELD_IPC, struct model_thread_row, ipc),
-	{ "STATE", "exited", 7, true, thread_state, thread_state_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "TOP SYMBOL", "top", 0, true, thread_top, thread_top_json, 0, 0, false, false, FIELD_CELL, 0 },
+	TABLE_CELL("STATE", "exited", 7, true, thread_state, thread_state_json),
+	TABLE_CELL("TOP SYMBOL", "top", 0, true, thread_top, thread_top_json),
 };
 
 const struct table_def thread_table = {
@@ -481,37 +504,15 @@ static struct json_object *process_exited_json(const void *r, const struct model
 	return PROCESS(r)->exited ? u64_json(PROCESS(r)->exited) : NULL;
 }
 
-
-
-
-
-
-
-
-
-
-
-static void process_top(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%s", PROCESS(r)->top ? PROCESS(r)->top->name : "-");
-}
-
-static struct json_object *process_top_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return PROCESS(r)->top ? json_object_new_string(PROCESS(r)->top->name) : NULL;
-}
-
 static const struct table_column process_columns[] = {
-	{ "PID", "pid", 8, false, process_pid, process_pid_json, 0, 0, false, false, FIELD_CELL, 0 },
+	TABLE_CELL("PID", "pid", 8, false, process_pid, process_pid_json),
 	TABLE_FIELD("COMMAND", "comm", 16, true, FIELD_CHARS, struct model_process_row, comm),
 	TABLE_FIELD("THREADS", "threads", 7, false, FIELD_SIZE, struct model_process_row, threads),
 	TABLE_FIELD("SAMPLES", "samples", 9, false, FIELD_COUNT, struct model_process_row, samples),
 	TABLE_FIELD("SHARE", "share", 7, false, FIELD_SHARE, struct model_process_row, share),
 	TABLE_FIELD("IPC", "ipc", 6, false, FIELD_IPC, struct model_process_row, ipc),
-	{ "TOP SYMBOL", "top", 0, true, process_top, process_top_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ NULL, "exited_processes", 0, false, NULL, process_exited_json, 0, 0, false, false, FIELD_CELL, 0 },
+	TABLE_FIELD("TOP SYMBOL", "top", 0, true, FIELD_SYMBOL, struct model_process_row, top),
+	TABLE_CELL(NULL, "exited_processes", 0, false, NULL, process_exited_json),
 };
 
 const struct table_def process_table = {
@@ -541,108 +542,12 @@ const struct table_def module_table = {
 #define DIFF(r) ((const struct diff_row *)(r))
 #define DPATH(r) ((const struct diff_path *)(r))
 
-static void share_text(const struct diff_sides *d, int side, char *buf, size_t len)
-{
-	if (d->present[side])
-		snprintf(buf, len, "%.2f%%", d->share[side]);
-	else
-		snprintf(buf, len, "-");
-}
-
-static struct json_object *side_json(bool present, double v)
-{
-	return present && !isnan(v) ? json_object_new_double(v) : NULL;
-}
-
 static const char *only_in(const struct diff_sides *d)
 {
 	return !d->present[0] ? "  (only in B)" : !d->present[1] ? "  (only in A)" : "";
 }
 
-static void side_a(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	share_text(SIDES(r), 0, buf, len);
-}
-
-static struct json_object *side_a_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return side_json(SIDES(r)->present[0], SIDES(r)->share[0]);
-}
-
-static void side_b(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	share_text(SIDES(r), 1, buf, len);
-}
-
-static struct json_object *side_b_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return side_json(SIDES(r)->present[1], SIDES(r)->share[1]);
-}
-
-static void change(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%+.2f", SIDES(r)->delta);
-}
-
-static struct json_object *change_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_double(SIDES(r)->delta);
-}
-
-static struct json_object *samples_a_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_uint64(SIDES(r)->samples[0]);
-}
-
-static struct json_object *samples_b_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_uint64(SIDES(r)->samples[1]);
-}
-
-static void diff_ipc_a(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	ipc_text(DIFF(r)->ipc[0], buf, len);
-}
-
-static struct json_object *diff_ipc_a_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return side_json(SIDES(r)->present[0], DIFF(r)->ipc[0]);
-}
-
-static void diff_ipc_b(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	ipc_text(DIFF(r)->ipc[1], buf, len);
-}
-
-static struct json_object *diff_ipc_b_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return side_json(SIDES(r)->present[1], DIFF(r)->ipc[1]);
-}
-
-static void diff_module(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%s", DIFF(r)->module);
-}
-
-static struct json_object *diff_module_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_string(DIFF(r)->module);
-}
-
+/* The name says on which side alone it is, where it is on one; the JSON has the sides. */
 static void diff_symbol(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
@@ -655,16 +560,23 @@ static struct json_object *diff_symbol_json(const void *r, const struct model *m
 	return json_object_new_string(DIFF(r)->name);
 }
 
+/* The columns both diff tables begin with: the sides' shares and the change. */
+#define DIFF_SIDES								\
+	TABLE_FIELD("A%", "a", 7, false, FIELD_SHARE, struct diff_sides, share[0]),	\
+	TABLE_FIELD("B%", "b", 7, false, FIELD_SHARE, struct diff_sides, share[1]),	\
+	TABLE_FIELD("CHANGE", "change", 8, false, FIELD_CHANGE, struct diff_sides, delta)
+
 static const struct table_column diff_columns[] = {
-	{ "A%", "a", 7, false, side_a, side_a_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "B%", "b", 7, false, side_b, side_b_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "CHANGE", "change", 8, false, change, change_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "IPC A", "a_ipc", 6, false, diff_ipc_a, diff_ipc_a_json, 0, 0, true, false, FIELD_CELL, 0 },
-	{ "IPC B", "b_ipc", 6, false, diff_ipc_b, diff_ipc_b_json, 0, 0, true, false, FIELD_CELL, 0 },
-	{ "MODULE", "module", 24, true, diff_module, diff_module_json, 2, 16, false, false, FIELD_CELL, 0 },
-	{ "SYMBOL, B - A", "symbol", 0, true, diff_symbol, diff_symbol_json, 2, 0, false, false, FIELD_CELL, 0 },
-	{ NULL, "a_samples", 0, false, NULL, samples_a_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ NULL, "b_samples", 0, false, NULL, samples_b_json, 0, 0, false, false, FIELD_CELL, 0 },
+	DIFF_SIDES,
+	TABLE_FIELD("IPC A", "a_ipc", 6, false, FIELD_IPC, struct diff_row, ipc[0],
+		    .optional = true),
+	TABLE_FIELD("IPC B", "b_ipc", 6, false, FIELD_IPC, struct diff_row, ipc[1],
+		    .optional = true),
+	TABLE_FIELD("MODULE", "module", 24, true, FIELD_STRING, struct diff_row, module,
+		    .gap = 2, .narrow = 16),
+	TABLE_CELL("SYMBOL, B - A", "symbol", 0, true, diff_symbol, diff_symbol_json, .gap = 2),
+	TABLE_FIELD(NULL, "a_samples", 0, false, FIELD_COUNT, struct diff_sides, samples[0]),
+	TABLE_FIELD(NULL, "b_samples", 0, false, FIELD_COUNT, struct diff_sides, samples[1]),
 };
 
 const struct table_def diff_table = {
@@ -684,11 +596,9 @@ static struct json_object *path_path_json(const void *r, const struct model *m)
 }
 
 static const struct table_column diff_path_columns[] = {
-	{ "A%", "a", 7, false, side_a, side_a_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "B%", "b", 7, false, side_b, side_b_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "CHANGE", "change", 8, false, change, change_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "CALLING CONTEXT, B - A", "path", 0, true, path_path, path_path_json, 2, 0, false,
-	  true, FIELD_CELL, 0 },
+	DIFF_SIDES,
+	TABLE_CELL("CALLING CONTEXT, B - A", "path", 0, true, path_path, path_path_json,
+		   .gap = 2, .tail = true),
 };
 
 const struct table_def diff_path_table = {
@@ -698,81 +608,6 @@ const struct table_def diff_path_table = {
 /* ---- the hot data pages (IBS; M, the report's "pages") ---- */
 
 #define PAGE(r) ((const struct ibs_page *)(r))
-
-static void page_pid(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%d", (int)PAGE(r)->key.pid);
-}
-
-static struct json_object *page_pid_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return json_object_new_int(PAGE(r)->key.pid);
-}
-
-static void page_base(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%#" PRIx64, PAGE(r)->key.base);
-}
-
-static struct json_object *page_base_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return u64_json(PAGE(r)->key.base);
-}
-
-static void page_size(const void *r, const struct model *m, char *buf, size_t len)
-{
-	uint64_t size = PAGE(r)->size;
-
-	(void)m;
-	snprintf(buf, len, "%" PRIu64 "%c", size >= 1u << 30 ? size >> 30 : size >= 1u << 20
-		 ? size >> 20 : size >> 10, size >= 1u << 30 ? 'G' : size >= 1u << 20 ? 'M' : 'K');
-}
-
-static struct json_object *page_size_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return u64_json(PAGE(r)->size);
-}
-
-static void page_loads(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%" PRIu64, PAGE(r)->loads);
-}
-
-static struct json_object *page_loads_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return u64_json(PAGE(r)->loads);
-}
-
-static void page_stores(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%" PRIu64, PAGE(r)->stores);
-}
-
-static struct json_object *page_stores_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return u64_json(PAGE(r)->stores);
-}
-
-static void page_misses(const void *r, const struct model *m, char *buf, size_t len)
-{
-	(void)m;
-	snprintf(buf, len, "%" PRIu64, PAGE(r)->dc_misses);
-}
-
-static struct json_object *page_misses_json(const void *r, const struct model *m)
-{
-	(void)m;
-	return u64_json(PAGE(r)->dc_misses);
-}
 
 /* The data cache misses' mean latency, cycles. */
 static double page_latency(const struct ibs_page *p)
@@ -808,14 +643,14 @@ static struct json_object *page_symbols_json(const void *r, const struct model *
 }
 
 static const struct table_column page_columns[] = {
-	{ "PID", "pid", 7, false, page_pid, page_pid_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "PAGE", "page", 18, true, page_base, page_base_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "SIZE", "size", 5, false, page_size, page_size_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "LOADS", "loads", 7, false, page_loads, page_loads_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "STORES", "stores", 7, false, page_stores, page_stores_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "MISSES", "dc_misses", 7, false, page_misses, page_misses_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "LAT", "latency", 6, false, page_lat, page_lat_json, 0, 0, false, false, FIELD_CELL, 0 },
-	{ "SYMBOLS", "symbols", 0, true, page_symbols, page_symbols_json, 2, 0, false, false, FIELD_CELL, 0 },
+	TABLE_FIELD("PID", "pid", 7, false, FIELD_ID, struct ibs_page, key.pid),
+	TABLE_FIELD("PAGE", "page", 18, true, FIELD_ADDRESS, struct ibs_page, key.base),
+	TABLE_FIELD("SIZE", "size", 5, false, FIELD_BYTES, struct ibs_page, size),
+	TABLE_FIELD("LOADS", "loads", 7, false, FIELD_COUNT, struct ibs_page, loads),
+	TABLE_FIELD("STORES", "stores", 7, false, FIELD_COUNT, struct ibs_page, stores),
+	TABLE_FIELD("MISSES", "dc_misses", 7, false, FIELD_COUNT, struct ibs_page, dc_misses),
+	TABLE_CELL("LAT", "latency", 6, false, page_lat, page_lat_json),
+	TABLE_CELL("SYMBOLS", "symbols", 0, true, page_symbols, page_symbols_json, .gap = 2),
 };
 
 const struct table_def page_table = {

@@ -26,11 +26,15 @@ enum table_field {
 	FIELD_COUNT,		/* uint64_t: "1234", a JSON integer */
 	FIELD_SIZE,		/* size_t, the same */
 	FIELD_ID,		/* pid_t: "1234" */
-	FIELD_SHARE,		/* double percent: "12.34%", a JSON number */
+	FIELD_SHARE,		/* double percent: "12.34%", a JSON number; NAN: none */
+	FIELD_CHANGE,		/* double, percentage points: "+1.25" */
 	FIELD_IPC,		/* double, NAN: none ("-", left out of the JSON) */
 	FIELD_CHARS,		/* char[]: a name held in the row ("" reads "?") */
 	FIELD_STRING,		/* const char *: a name pointed to (NULL reads "-") */
 	FIELD_NAMED_BY,		/* uint8_t enum st_named_by: "symtab" */
+	FIELD_ADDRESS,		/* uint64_t: "0x7f00c000", a JSON integer */
+	FIELD_BYTES,		/* uint64_t: "4K", "2M", "1G"; the JSON has the bytes */
+	FIELD_SYMBOL,		/* const struct st_symbol *: its name (NULL reads "-") */
 };
 
 struct table_column {
@@ -48,8 +52,17 @@ struct table_column {
 	size_t offset;			/* else the row's member it reads */
 };
 
-/* A typed column: title, JSON key, width, left-aligned, and the row's member. */
-#define TABLE_FIELD(title_, key_, width_, left_, field_, type_, member_)			{ .title = (title_), .key = (key_), .width = (width_), .left = (left_),		  .field = (field_), .offset = offsetof(type_, member_) }
+/*
+ * A typed column: title, JSON key, width, left-aligned, and the row's
+ * member; then any other of its settings (.gap = 2, .optional = true).
+ */
+#define TABLE_FIELD(title_, key_, width_, left_, field_, type_, member_, ...)		\
+	{ .title = (title_), .key = (key_), .width = (width_), .left = (left_),	\
+	  .field = (field_), .offset = offsetof(type_, member_), __VA_ARGS__ }
+/* A column of its own text and JSON functions, the same way. */
+#define TABLE_CELL(title_, key_, width_, left_, text_, json_, ...)			\
+	{ .title = (title_), .key = (key_), .width = (width_), .left = (left_),	\
+	  .text = (text_), .json = (json_), .field = FIELD_CELL, __VA_ARGS__ }
 
 struct table_def {
 	const struct table_column *cols;
