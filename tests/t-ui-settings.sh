@@ -52,7 +52,7 @@ wait_for "SYMBOLv"
 $T send-keys -t ui F2
 wait_for "^Setup"
 $T send-keys -t ui Down Down Down Down Down Down Enter
-wait_for "Column MODULE +hidden"
+wait_for "Column MODULE \\(symbols\\) +hidden"
 $T send-keys -t ui Down Enter
 wait_for "Header +brief"
 $T send-keys -t ui Escape
@@ -85,6 +85,29 @@ wait_for "^ +PID COMMAND +THREADS"
 wait_for "^ +1 \\? +1 +400 "
 $T send-keys -t ui H
 wait_for "^ +TID +PID COMMAND"
+# F2 hides a column of any declared table: the threads' IPC, found by search.
+$T send-keys -t ui F2
+wait_for "^Setup"
+screen | grep -Eq "Column TOP SYMBOL \\(processes\\) +shown" ||
+	fail "F2 offers no process table columns: $(screen)"
+$T send-keys -t ui / && $T send-keys -t ui -l "IPC (threads" && $T send-keys -t ui Enter Enter
+wait_for "Column IPC \\(threads\\) +hidden"
+$T send-keys -t ui Escape
+wait_for "^ +TID +PID COMMAND +SAMPLES +SHARE +STATE"
+grep -qx "threads.ipc = false" "$RC" || fail "shimtoprc lacks threads.ipc = false: $(cat "$RC")"
+grep -qx "processes.ipc = true" "$RC" || fail "shimtoprc lacks processes.ipc = true: $(cat "$RC")"
+$T send-keys -t ui Escape
+wait_for "IPCv"
+$T send-keys -t ui q
+sleep 0.5
+# The next start hides it; a column no table has is named, the rest still read.
+printf '[display]\nsort = ipc\n[columns]\nthreads.ipc = false\nthreads.colour = false\n' >"$RC"
+replay
+wait_for "IPCv"
+grep -q "threads.colour = false is not a setting shimtop knows" "$TMP/err" ||
+	fail "no warning for threads.colour: $(cat "$TMP/err")"
+$T send-keys -t ui H
+wait_for "^ +TID +PID COMMAND +SAMPLES +SHARE +STATE"
 $T send-keys -t ui Escape
 wait_for "IPCv"
 $T send-keys -t ui q

@@ -585,12 +585,20 @@ static void test_settings(void)
 	a.invert = true;
 	a.hidden = SETTINGS_HIDE_MODULE | SETTINGS_HIDE_SAMPLES;
 	a.brief_header = true;
+	/* Another table's columns: the threads' IPC (5), the pages' LAT (6). */
+	a.table_hidden[0] = 1u << 5;
+	a.table_hidden[3] = 1u << 6;
+	CHECK(declared_tables[0] == &thread_table && !strcmp(thread_table.cols[5].key, "ipc"));
+	CHECK(declared_tables[3] == &page_table && !strcmp(page_table.cols[6].key, "latency"));
 	CHECK(settings_write(&a, path, err, sizeof(err)) == 0);
 	settings_defaults(&b);
 	CHECK(settings_read(&b, path, err, sizeof(err)) == 0);
 	CHECK(!strcmp(b.theme, "mono") && b.delay == 2 && b.sort == ST_SORT_IPC);
 	CHECK(b.invert && b.brief_header);
 	CHECK(b.hidden == (SETTINGS_HIDE_MODULE | SETTINGS_HIDE_SAMPLES));
+	CHECK(!memcmp(a.table_hidden, b.table_hidden, sizeof(a.table_hidden)));
+	CHECK(settings_table_hidden(&b, &page_table) == 1u << 6);
+	CHECK(settings_table_hidden(&b, &module_table) == 0);
 	/* A missing file leaves the defaults. */
 	settings_defaults(&b);
 	CHECK(settings_read(&b, "/nonexistent/shimtoprc", err, sizeof(err)) == 0);
@@ -599,13 +607,18 @@ static void test_settings(void)
 	f = fopen(path, "w");
 	CHECK(f != NULL);
 	if (f) {
-		fputs("[display]\ndelay = -3\nsort = ipc\n[columns]\nipc = maybe\n", f);
+		fputs("[display]\ndelay = -3\nsort = ipc\n[columns]\nipc = maybe\n"
+		      "threads.tid = false\nthreads.ipc = maybe\nthread.ipc = false\n"
+		      "modules.module = false\n", f);
 		fclose(f);
 	}
 	settings_defaults(&b);
 	CHECK(settings_read(&b, path, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "delay = -3") != NULL);
 	CHECK(b.sort == ST_SORT_IPC && b.delay == 1 && !b.hidden);
+	/* The first column (the row's name) never hides; a bad value or table is ignored. */
+	CHECK(!b.table_hidden[0]);
+	CHECK(settings_table_hidden(&b, &module_table) == 1u << 5);
 	/* A file that cannot be written says so. */
 	CHECK(settings_write(&a, "/proc/shimtop/shimtoprc", err, sizeof(err)) < 0);
 	CHECK(strstr(err, "/proc/shimtop") != NULL);

@@ -19,6 +19,11 @@ static bool is_shown(const struct table_def *t, const struct table_shown *shown,
 	return t->cols[i].title && !(shown && i < 32 && (shown->hidden >> i & 1));
 }
 
+bool table_column_hideable(const struct table_def *t, size_t i)
+{
+	return i > 0 && i < t->n && i < 32 && t->cols[i].title;
+}
+
 /* A column's width on the view's screen. */
 static int width_of(const struct table_column *c, const struct table_shown *shown)
 {
@@ -475,7 +480,7 @@ static const struct table_column thread_columns[] = {
 };
 
 const struct table_def thread_table = {
-	thread_columns, sizeof(thread_columns) / sizeof(thread_columns[0]),
+	"threads", thread_columns, sizeof(thread_columns) / sizeof(thread_columns[0]),
 };
 
 /* ---- the process table (P, -P, "per_process") ---- */
@@ -516,7 +521,7 @@ static const struct table_column process_columns[] = {
 };
 
 const struct table_def process_table = {
-	process_columns, sizeof(process_columns) / sizeof(process_columns[0]),
+	"processes", process_columns, sizeof(process_columns) / sizeof(process_columns[0]),
 };
 
 /* ---- the module table (O, --modules, "per_module"): perf report --sort dso ---- */
@@ -532,7 +537,7 @@ static const struct table_column module_columns[] = {
 };
 
 const struct table_def module_table = {
-	module_columns, sizeof(module_columns) / sizeof(module_columns[0]),
+	"modules", module_columns, sizeof(module_columns) / sizeof(module_columns[0]),
 };
 
 /* ---- the diff (--diff, D): symbols, and calling contexts ---- */
@@ -580,7 +585,7 @@ static const struct table_column diff_columns[] = {
 };
 
 const struct table_def diff_table = {
-	diff_columns, sizeof(diff_columns) / sizeof(diff_columns[0]),
+	"diff", diff_columns, sizeof(diff_columns) / sizeof(diff_columns[0]),
 };
 
 static void path_path(const void *r, const struct model *m, char *buf, size_t len)
@@ -602,7 +607,7 @@ static const struct table_column diff_path_columns[] = {
 };
 
 const struct table_def diff_path_table = {
-	diff_path_columns, sizeof(diff_path_columns) / sizeof(diff_path_columns[0]),
+	"paths", diff_path_columns, sizeof(diff_path_columns) / sizeof(diff_path_columns[0]),
 };
 
 /* ---- the hot data pages (IBS; M, the report's "pages") ---- */
@@ -654,5 +659,9 @@ static const struct table_column page_columns[] = {
 };
 
 const struct table_def page_table = {
-	page_columns, sizeof(page_columns) / sizeof(page_columns[0]),
+	"pages", page_columns, sizeof(page_columns) / sizeof(page_columns[0]),
+};
+
+const struct table_def *const declared_tables[NDECLARED_TABLES] = {
+	&thread_table, &process_table, &module_table, &page_table, &diff_table, &diff_path_table,
 };

@@ -65,6 +65,7 @@ struct table_column {
 	  .text = (text_), .json = (json_), .field = FIELD_CELL, __VA_ARGS__ }
 
 struct table_def {
+	const char *name;		/* the settings file's: "threads" */
 	const struct table_column *cols;
 	size_t n;
 };
@@ -76,6 +77,9 @@ struct table_def {
  */
 extern const struct table_def thread_table, process_table, diff_table, diff_path_table,
 	page_table, module_table;
+/* Each of them once, for what is set per table (the columns F2 hides). */
+#define NDECLARED_TABLES 6
+extern const struct table_def *const declared_tables[NDECLARED_TABLES];
 
 /*
  * What a view shows of a table: the column it sorts by (its index; -1:
@@ -114,6 +118,9 @@ void table_print(FILE *out, const struct table_def *t, const void *rows, size_t 
 /* ... and as a JSON array of row objects. */
 struct json_object *table_json_rows(const struct table_def *t, const void *rows, size_t n,
 				    size_t size, const struct model *m);
+
+/* Whether a view can hide column i: a titled one, not the first (the row's name). */
+bool table_column_hideable(const struct table_def *t, size_t i);
 
 /* The index of the shown column under x in the title line, or -1. */
 int table_column_at(const struct table_def *t, const struct table_shown *shown, int x);

@@ -24,6 +24,7 @@ struct declared_view {
 	const void *rows;
 	size_t n;
 	struct view_sorting sort[2];	/* first's, its other's */
+	uint32_t empty;			/* optional columns with nothing to say */
 	bool noticed;			/* a notice above the table, drawn last */
 };
 
@@ -94,9 +95,8 @@ static void declared_refresh(struct view *v)
 
 	d->n = src->query(v->ui, &d->state, &d->rows);
 	view_sort_order(sort, src->table, d->n, row_at, d, session_tables(v->ui->s));
-	if (src->hide_empty)
-		sort->shown.hidden = table_empty_columns(src->table, d->n, row_at, d,
-							 session_tables(v->ui->s));
+	d->empty = src->hide_empty ? table_empty_columns(src->table, d->n, row_at, d,
+							 session_tables(v->ui->s)) : 0;
 	browser_rebuild(&d->rows_shown);
 }
 
@@ -107,6 +107,9 @@ static void declared_draw(struct view *v, WINDOW *w)
 	int lines = getmaxy(w), cols = getmaxx(w);
 
 	d->sort[d->which].shown.screen = cols;
+	/* Hidden: what F2 hid (it may have just now), and the empty columns. */
+	d->sort[d->which].shown.hidden = d->empty |
+		settings_table_hidden(&v->ui->settings, shown(d)->table);
 	d->noticed = notice != NULL;
 	if (notice)
 		draw_text(w, 0, 0, cols, v->ui->attr[TH_WARNING], notice);

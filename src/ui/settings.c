@@ -50,6 +50,40 @@ static int flag(const char *v, bool *out)
 	return 0;
 }
 
+uint32_t settings_table_hidden(const struct ui_settings *s, const struct table_def *t)
+{
+	for (size_t i = 0; i < NDECLARED_TABLES; i++)
+		if (declared_tables[i] == t)
+			return s->table_hidden[i];
+	return 0;
+}
+
+/* "threads.ipc = false": the column F2 hid, by its table's name and JSON key. */
+static int table_column_entry(struct ui_settings *s, const char *key, const char *v)
+{
+	const char *dot = strchr(key, '.');
+	bool shown;
+
+	if (!dot || flag(v, &shown))
+		return -1;
+	for (size_t i = 0; i < NDECLARED_TABLES; i++) {
+		const struct table_def *t = declared_tables[i];
+
+		if (strlen(t->name) != (size_t)(dot - key) || strncmp(key, t->name, dot - key))
+			continue;
+		for (size_t c = 0; c < t->n; c++) {
+			if (!table_column_hideable(t, c) || strcmp(dot + 1, t->cols[c].key))
+				continue;
+			if (shown)
+				s->table_hidden[i] &= ~(UINT32_C(1) << c);
+			else
+				s->table_hidden[i] |= UINT32_C(1) << c;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int display_entry(struct ui_settings *s, const char *key, const char *v)
 {
 	char *end;
@@ -93,6 +127,8 @@ static int on_entry(void *arg, const char *section, const char *key, const char 
 	if (!strcmp(section, "display")) {
 		bad = display_entry(c->s, key, v);
 	} else if (!strcmp(section, "columns")) {
+		if (strchr(key, '.'))
+			bad = table_column_entry(c->s, key, v);
 		for (size_t i = 0; i < sizeof(hideable) / sizeof(hideable[0]); i++) {
 			bool shown;
 
@@ -150,6 +186,12 @@ int settings_write(const struct ui_settings *s, const char *path, char *err,
 	for (size_t i = 0; i < sizeof(hideable) / sizeof(hideable[0]); i++)
 		fprintf(f, "%s = %s\n", hideable[i].name,
 			s->hidden & hideable[i].bit ? "false" : "true");
+	for (size_t i = 0; i < NDECLARED_TABLES; i++)
+		for (size_t c = 0; c < declared_tables[i]->n; c++)
+			if (table_column_hideable(declared_tables[i], c))
+				fprintf(f, "%s.%s = %s\n", declared_tables[i]->name,
+					declared_tables[i]->cols[c].key,
+					s->table_hidden[i] >> c & 1 ? "false" : "true");
 	rc = st_output_finish(&out, 0);
 	if (rc) {
 		snprintf(err, len, "cannot write %s: %s", path, st_output_strerror(rc));

@@ -10,8 +10,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "session/options.h"
+#include "output/tables.h"
 
 /* Columns F2 can hide, as bits of ui_settings.hidden. */
 #define SETTINGS_HIDE_SAMPLES	0x1u
@@ -23,11 +25,15 @@ struct ui_settings {
 	double delay;			/* refresh interval, seconds */
 	enum st_sort_key sort;
 	bool invert;
-	unsigned hidden;		/* SETTINGS_HIDE_* */
+	unsigned hidden;		/* SETTINGS_HIDE_*: the symbol table's */
+	uint32_t table_hidden[NDECLARED_TABLES];	/* declared_tables[i]'s, a bit a column */
 	bool brief_header;		/* two header lines, not four */
 };
 
 void settings_defaults(struct ui_settings *s);
+
+/* The columns of t hidden (a bit a column, as table_shown.hidden). */
+uint32_t settings_table_hidden(const struct ui_settings *s, const struct table_def *t);
 
 /* The file's path into buf; false if neither XDG_CONFIG_HOME nor HOME is set. */
 bool settings_path(char *buf, size_t len);

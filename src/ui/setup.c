@@ -17,11 +17,50 @@ enum setup_item {
 };
 
 static const char *const item_names[SETUP_COUNT] = {
-	"Theme", "Refresh interval", "Sort by", "Sort order", "Column SAMPLES",
-	"Column IPC", "Column MODULE", "Header",
+	"Theme", "Refresh interval", "Sort by", "Sort order", "Column SAMPLES (symbols)",
+	"Column IPC (symbols)", "Column MODULE (symbols)", "Header",
 };
 
 static const double delays[] = { 0.5, 1, 2, 5, 10 };
+
+/*
+ * After the fixed items, one a column of a declared table F2 can hide:
+ * the k-th such column, as its table's index and column's; false past
+ * the last.
+ */
+static bool table_column_item(int k, size_t *table, size_t *col)
+{
+	for (size_t i = 0; i < NDECLARED_TABLES; i++)
+		for (size_t c = 0; c < declared_tables[i]->n; c++)
+			if (table_column_hideable(declared_tables[i], c) && k-- == 0) {
+				*table = i, *col = c;
+				return true;
+			}
+	return false;
+}
+
+static int item_count(void)
+{
+	size_t t, c;
+	int n = SETUP_COUNT;
+
+	while (table_column_item(n - SETUP_COUNT, &t, &c))
+		n++;
+	return n;
+}
+
+static void item_name(int i, char *buf, size_t len)
+{
+	size_t t, c;
+
+	if (i < SETUP_COUNT)
+		snprintf(buf, len, "%s", item_names[i]);
+	else if (table_column_item(i - SETUP_COUNT, &t, &c))
+		snprintf(buf, len, "Column %s (%s)", declared_tables[t]->cols[c].title,
+			 declared_tables[t]->name);
+	else
+		buf[0] = '\0';
+}
 
 struct setup_view {
 	struct view v;
@@ -31,7 +70,15 @@ struct setup_view {
 static void item_value(const struct ui *ui, int i, char *buf, size_t len)
 {
 	const struct ui_settings *s = &ui->settings;
+	size_t t, c;
 
+	if (i >= SETUP_COUNT) {
+		bool hidden = table_column_item(i - SETUP_COUNT, &t, &c) &&
+			      s->table_hidden[t] >> c & 1;
+
+		snprintf(buf, len, "%s", hidden ? "hidden" : "shown");
+		return;
+	}
 	switch (i) {
 	case SETUP_THEME:
 		snprintf(buf, len, "%s", ui->theme.name[0] ? ui->theme.name : "default");
@@ -51,7 +98,7 @@ static void item_value(const struct ui *ui, int i, char *buf, size_t len)
 		snprintf(buf, len, "%s", s->hidden & (1u << (i - SETUP_SAMPLES)) ? "hidden"
 									: "shown");
 		break;
-	default:
+	default:	/* SETUP_HEADER */
 		snprintf(buf, len, "%s", s->brief_header ? "brief (2 lines)" : "full (4 lines)");
 		break;
 	}
@@ -60,25 +107,29 @@ static void item_value(const struct ui *ui, int i, char *buf, size_t len)
 static void setup_items(struct browser *b, const struct browser_item *parent)
 {
 	(void)parent;
-	for (int i = 0; i < SETUP_COUNT; i++)
+	for (int i = 0, n = item_count(); i < n; i++)
 		browser_add(b, (uint64_t)i, (uint64_t)i, false);
 }
 
 static bool setup_match(struct browser *b, const struct browser_item *it, const char *needle)
 {
+	char name[96];
+
 	(void)b;
-	return strcasestr(item_names[it->ref], needle) != NULL;
+	item_name((int)it->ref, name, sizeof(name));
+	return strcasestr(name, needle) != NULL;
 }
 
 static int setup_write(struct browser *b, const struct browser_item *it, char *line, size_t len,
 		       int cols)
 {
 	const struct setup_view *sv = b->ctx;
-	char value[64];
+	char name[96], value[64];
 
 	(void)cols;
+	item_name((int)it->ref, name, sizeof(name));
 	item_value(sv->v.ui, (int)it->ref, value, sizeof(value));
-	snprintf(line, len, "  %-18s %s", item_names[it->ref], value);
+	snprintf(line, len, "  %-38s %s", name, value);
 	return TH_ROW;
 }
 
@@ -103,12 +154,16 @@ static void setup_draw(struct view *v, WINDOW *w)
 	int rows = getmaxy(w), cols = getmaxx(w);
 	char line[256];
 
-	browser_draw(&sv->rows_shown, w, 0, 0, cols, SETUP_COUNT + 1 < rows ? SETUP_COUNT + 1 : rows,
-		     true, ui->attr);
-	if (SETUP_COUNT + 2 < rows) {
+	int n = item_count() + 1;	/* the title, the items */
+
+	/* The items, and where they are saved below them (the last line if they scroll). */
+	if (n + 2 > rows)
+		n = rows - 2;
+	browser_draw(&sv->rows_shown, w, 0, 0, cols, n > 0 ? n : rows, true, ui->attr);
+	if (n > 0) {
 		snprintf(line, sizeof(line), "Saved to %.200s",
 			 ui->settings_path[0] ? ui->settings_path : "(nowhere: no HOME)");
-		draw_text(w, SETUP_COUNT + 2, 0, cols, ui->attr[TH_ROW], line);
+		draw_text(w, n + 1, 0, cols, ui->attr[TH_ROW], line);
 	}
 }
 
@@ -157,9 +212,16 @@ static void change(struct ui *ui, int item, int step)
 	case SETUP_MODULE:
 		s->hidden ^= 1u << (item - SETUP_SAMPLES);
 		break;
-	default:
+	case SETUP_HEADER:
 		s->brief_header = !s->brief_header;
 		break;
+	default: {
+		size_t t, c;
+
+		if (table_column_item(item - SETUP_COUNT, &t, &c))
+			s->table_hidden[t] ^= UINT32_C(1) << c;
+		break;
+	}
 	}
 	ui_apply_settings(ui);
 }
