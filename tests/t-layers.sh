@@ -1,6 +1,7 @@
 #!/bin/sh
 # t-layers.sh - the layers run one way (ring < symbols < sampler < model
-# < session < output < ui): no include runs up (check_layers.py), the core
+# < session < output < ui): no include runs up and struct session is
+# opaque above its layer (check_layers.py), the core
 # library calls nothing the front-end library defines, and it needs
 # neither ncurses nor json-c: nothing in it refers to their symbols, and
 # a unit test linked against it alone carries neither library.
@@ -18,10 +19,16 @@ mkdir -p "$TMP/src/ring" "$TMP/src/ui" "$TMP/src/model"
 for i in $(seq 1 50); do echo '#include "ring/a.h"' >"$TMP/src/model/m$i.c"; done
 echo '#include "ui/ui.h"' >"$TMP/src/ring/a.h"
 : >"$TMP/src/ui/ui.h"
+# The session is opaque above its layer: a front may not include its state.
+mkdir -p "$TMP/src/session"
+: >"$TMP/src/session/session_state.h"
+echo '#include "session/session_state.h"' >"$TMP/src/ui/peek.c"
 python3 "$TESTS_DIR/check_layers.py" "$TMP/src" >"$TMP/planted" &&
 	fail "check_layers.py did not see ring/a.h include ui/ui.h"
 grep -q 'ring/a.h (ring) includes ui/ui.h (ui)' "$TMP/planted" ||
 	fail "check_layers.py did not name the planted include: $(cat "$TMP/planted")"
+grep -q 'ui/peek.c (ui) includes session/session_state.h' "$TMP/planted" ||
+	fail "check_layers.py let a front include the session's state: $(cat "$TMP/planted")"
 
 # Calls: the core refers to nothing the front end defines.
 nm --defined-only "$front" | awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' | sort -u >"$TMP/front-defs"

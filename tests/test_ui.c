@@ -11,7 +11,7 @@
 #include "output/columns.h"
 #include "output/export.h"
 #include "output/tables.h"
-#include "session/session.h"
+#include "session/session_state.h"
 #include "util.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"

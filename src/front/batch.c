@@ -48,7 +48,7 @@ static bool batch_turn(void *arg)
 	 */
 	static const struct timespec tick = { 0, 10 * 1000 * 1000 };
 	struct batch *b = arg;
-	const struct st_options *o = b->s->opt;
+	const struct st_options *o = session_options(b->s);
 
 	if (b->periodic && session_elapsed(b->s) >= b->next_print) {
 		/* -n N: the Nth report is the final one, after the stop. */
@@ -60,9 +60,9 @@ static bool batch_turn(void *arg)
 		}
 		b->next_print += o->delay;
 	}
-	if (b->s->finished)
+	if (session_finished(b->s))
 		return false;
-	if (!b->s->behind)
+	if (!session_behind(b->s))
 		nanosleep(&tick, NULL);
 	return true;
 }
@@ -70,7 +70,7 @@ static bool batch_turn(void *arg)
 /* --range after the run: its samples, or why there are none. */
 static int select_range(struct session *s)
 {
-	const struct st_options *o = s->opt;
+	const struct st_options *o = session_options(s);
 	const struct history *h = &session_whole(s)->history;
 	double kept;
 	char to[32] = "";
@@ -93,7 +93,7 @@ static int select_range(struct session *s)
 
 int batch_run(struct session *s)
 {
-	const struct st_options *o = s->opt;
+	const struct st_options *o = session_options(s);
 	struct batch b = { s, o->delay, o->delay_set || o->iterations, 0, false, false };
 	const struct run_front front = { batch_begin, batch_pump_now, batch_turn, run_say_stderr, NULL,
 					 &b };
@@ -127,16 +127,17 @@ int batch_run(struct session *s)
 		rc = b.lost ? -EIO : report_write_stdout(s, false);
 	if (rc < 0)
 		return rc;
-	if (s->info.failed) {
-		st_error("%s; the table covers the records before it", s->info.finish_reason);
+	if (session_info(s)->failed) {
+		st_error("%s; the table covers the records before it",
+			 session_info(s)->finish_reason);
 		return -EIO;
 	}
-	if (s->obs_info.failed) {
+	if (session_observer_info(s)->failed) {
 		st_error("%s; the observer's figures cover the samples before it",
-			 s->obs_info.finish_reason);
+			 session_observer_info(s)->finish_reason);
 		return -EIO;
 	}
-	if (s->has_target && s->info.finished)
-		st_warn("%s; the table covers the time until then", s->status);
+	if (session_has_target(s) && session_info(s)->finished)
+		st_warn("%s; the table covers the time until then", session_status(s));
 	return status;
 }

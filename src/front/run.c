@@ -37,7 +37,8 @@ int run_session(struct session *s, const struct run_front *f)
 			snapshot_save(s, NULL, msg, sizeof(msg));
 			f->say(f->arg, false, msg);
 		}
-		if (s->opt->duration && session_elapsed(s) >= s->opt->duration)
+		if (session_options(s)->duration
+		    && session_elapsed(s) >= session_options(s)->duration)
 			break;
 		if (!f->turn(f->arg))
 			break;

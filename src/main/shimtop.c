@@ -24,8 +24,9 @@
  * A then runs as any replay (batch or UI).
  */
 static int open_compared(const struct st_options *opt, struct st_options *bopt,
-			 struct session *b)
+			 struct session **out)
 {
+	struct session *b;
 	char why[400];
 	int rc;
 
@@ -35,7 +36,7 @@ static int open_compared(const struct st_options *opt, struct st_options *bopt,
 	bopt->ranged = false;
 	bopt->realtime = false;
 	bopt->batch = true;
-	rc = session_open(b, bopt);
+	rc = session_open(&b, bopt);
 	if (rc < 0)
 		return rc;
 	stop_signal_install();
@@ -46,13 +47,15 @@ static int open_compared(const struct st_options *opt, struct st_options *bopt,
 	}
 	if (rc < 0)
 		session_close(b);
+	else
+		*out = b;
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	struct st_options opt, bopt;
-	struct session s, b;
+	struct session *s, *b = NULL;
 	int rc = st_options_parse(&opt, argc, argv);
 
 	if (rc < 0 || opt.printed_only)
@@ -98,15 +101,13 @@ int main(int argc, char **argv)
 	}
 	rc = session_open(&s, &opt);
 	if (rc < 0) {
-		if (opt.diff_path)
-			session_close(&b);
+		session_close(b);
 		return st_exit_status(rc);
 	}
-	s.diff_with = opt.diff_path ? &b : NULL;
-	rc = opt.serve_address ? serve_run(&s) : opt.batch ? batch_run(&s) : ui_run(&s);
-	session_close(&s);
-	if (opt.diff_path)
-		session_close(&b);
+	session_set_diff_with(s, b);
+	rc = opt.serve_address ? serve_run(s) : opt.batch ? batch_run(s) : ui_run(s);
+	session_close(s);
+	session_close(b);
 	/* The UI stopped by Ctrl-C: the shell's convention, 128 + SIGINT. */
 	if (rc == 0 && !opt.batch && stop_signal_received() == SIGINT)
 		return ST_EXIT_SIGINT;

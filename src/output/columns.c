@@ -130,7 +130,7 @@ static void events_json(struct json_object *o, const char *key, const struct mod
 		return;
 	ev = json_object_new_object();
 	for (int e = 0; e < session_whole(s)->nsampled; e++)
-		json_object_object_add(ev, s->info.sampled[e],
+		json_object_object_add(ev, session_info(s)->sampled[e],
 				       json_object_new_double(r->event_share ? r->event_share[e] : 0));
 	json_object_object_add(o, key, ev);
 }
@@ -277,7 +277,7 @@ void columns_of_session(struct column_set *cs, const struct session *s)
 {
 	const struct model *m = session_tables(s);
 
-	columns_events(cs, (const char (*)[64])s->info.sampled, session_whole(s)->nsampled,
+	columns_events(cs, (const char (*)[64])session_info(s)->sampled, session_whole(s)->nsampled,
 		       session_whole(s)->shown_event);
 	cs->ibs = ibs_model_active(&m->ibs);
 }

@@ -47,7 +47,7 @@ int export_csv_symbols(struct session *s, FILE *out)
 {
 	const struct model *m = session_tables(s);
 	struct model_row *rows;
-	size_t n = model_rows_sorted(m, &s->sort, false, &rows);
+	size_t n = model_rows_sorted(m, session_sort(s), false, &rows);
 
 	fputs("self_pct,samples,weight,ipc,pid,command,module,symbol,raw_symbol\n", out);
 	for (size_t i = 0; i < n; i++) {

@@ -145,14 +145,15 @@ static uint64_t location_of(struct pprof *x, const struct session *s, uint32_t s
 	f->id = x->p.n_function + 1;
 	f->name = intern(x, model_frame_name(session_whole(s), sym));
 	if (slot < x->nsyms) {
-		const struct st_symbol *st = symbolizer_symbol(s->symbols, sym);
+		const struct st_symbol *st = symbolizer_symbol(session_symbols(s), sym);
 		const char *file;
 		int at;
 
 		f->system_name = intern(x, st->raw ? st->raw : st->name);
 		f->filename = intern(x, st->module);
 		/* Where the DWARF knows it: the function's source file and first line. */
-		if (symbolizer_source_line(s->symbols, sym, 0, &file, &at) && file[0] && at > 0) {
+		if (symbolizer_source_line(session_symbols(s), sym, 0, &file, &at) && file[0]
+		    && at > 0) {
 			f->filename = intern(x, file);
 			f->start_line = at;
 		}
@@ -170,7 +171,7 @@ static uint64_t location_of(struct pprof *x, const struct session *s, uint32_t s
 	line->line = f->start_line;
 	l->id = x->p.n_location + 1;
 	if (slot < x->nsyms)
-		l->mapping_id = mapping_of(x, symbolizer_symbol(s->symbols, sym)->module);
+		l->mapping_id = mapping_of(x, symbolizer_symbol(session_symbols(s), sym)->module);
 	l->n_line = 1;
 	l->line = (Line **)(line + 1);
 	l->line[0] = line;
@@ -221,21 +222,22 @@ static void sample_types_by_event(struct pprof *x, const struct session *s)
 	char name[96];
 
 	perftools__profiles__value_type__init(&x->period_type);
-	for (int e = 0; e < s->info.nsampled; e++) {
+	for (int e = 0; e < session_info(s)->nsampled; e++) {
 		ValueType *c = &x->types[2 * e], *w = &x->types[2 * e + 1];
+		const char *event = session_info(s)->sampled[e];
 
 		perftools__profiles__value_type__init(c);
 		perftools__profiles__value_type__init(w);
-		snprintf(name, sizeof(name), "%s_samples", s->info.sampled[e]);
+		snprintf(name, sizeof(name), "%s_samples", event);
 		c->type = interned(x, name, true);
 		c->unit = intern(x, "count");
-		w->type = intern(x, s->info.sampled[e]);
-		w->unit = intern(x, is_clock(s->info.sampled[e]) ? "nanoseconds" : "count");
+		w->type = intern(x, event);
+		w->unit = intern(x, is_clock(event) ? "nanoseconds" : "count");
 		x->type_ptrs[2 * e] = c;
 		x->type_ptrs[2 * e + 1] = w;
 	}
 	x->p.sample_type = x->type_ptrs;
-	x->p.n_sample_type = 2 * (size_t)s->info.nsampled;
+	x->p.n_sample_type = 2 * (size_t)session_info(s)->nsampled;
 	x->period_type = x->types[1];
 	x->p.period_type = &x->period_type;
 	x->p.default_sample_type = x->types[1].type;
@@ -244,8 +246,9 @@ static void sample_types_by_event(struct pprof *x, const struct session *s)
 /* What the values are: a count, and the weight in the event's unit. */
 static void sample_types(struct pprof *x, const struct session *s)
 {
-	const struct st_period *p = &s->info.period;
+	const struct st_period *p = &session_info(s)->period;
 	bool clock = p->unit == ST_PERIOD_NS;
+	const char *events;
 
 	perftools__profiles__value_type__init(&x->types[0]);
 	perftools__profiles__value_type__init(&x->types[1]);
@@ -256,11 +259,11 @@ static void sample_types(struct pprof *x, const struct session *s)
 	x->type_ptrs[1] = &x->types[1];
 	x->p.sample_type = x->type_ptrs;
 	/* -e a,b: the weights are of different units; only the counts add up. */
-	x->p.n_sample_type = s->info.nsampled >= 2 ? 1 : 2;
+	x->p.n_sample_type = session_info(s)->nsampled >= 2 ? 1 : 2;
 	if (x->p.n_sample_type == 1)
 		return;
-	x->types[1].type = intern(x, clock ? "cpu" : s->info.events[0] ? s->info.events
-				  : "events");
+	events = session_info(s)->events;
+	x->types[1].type = intern(x, clock ? "cpu" : events[0] ? events : "events");
 	x->types[1].unit = intern(x, clock ? "nanoseconds" : "count");
 	x->period_type = x->types[1];
 	x->p.period_type = &x->period_type;
@@ -336,9 +339,9 @@ static int64_t first_sample_unix_ns(const struct session *s)
 	struct json_object *meta, *v;
 	int64_t ns = 0;
 
-	if (!s->is_snapshot || !s->snap.meta)
+	if (!session_is_snapshot(s) || !session_snapshot(s)->meta)
 		return 0;
-	meta = json_tokener_parse(s->snap.meta);
+	meta = json_tokener_parse(session_snapshot(s)->meta);
 	if (meta && json_object_object_get_ex(meta, "first_sample_unix_ns", &v) &&
 	    json_object_is_type(v, json_type_int))
 		ns = json_object_get_int64(v);
@@ -384,7 +387,7 @@ static uint64_t since(const uint64_t *at_start, size_t n, uint32_t node, uint64_
 static void add_by_event(struct pprof *x, struct session *s, const struct cct *t, uint32_t *path,
 			 uint64_t from, uint64_t to)
 {
-	size_t ne = (size_t)s->info.nsampled;
+	size_t ne = (size_t)session_info(s)->nsampled;
 	uint64_t *values;
 
 	values = history_node_events(&session_whole(s)->history, from, to, t->n, ne);
@@ -414,10 +417,10 @@ int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *o
 
 	memset(&x, 0, sizeof(x));
 	perftools__profiles__profile__init(&x.p);
-	x.nsyms = symbolizer_count(s->symbols);
+	x.nsyms = symbolizer_count(session_symbols(s));
 	x.location_of = st_xcalloc(x.nsyms + 1, sizeof(*x.location_of));
 	intern(&x, "");		/* string_table[0] is "" */
-	symbolizer_each_file(s->symbols, note_build_id, &x);
+	symbolizer_each_file(session_symbols(s), note_build_id, &x);
 	/*
 	 * Events apart need the history (its samples say whose); its nodes
 	 * are the session's tree's.  A window: the samples after its start.
@@ -427,7 +430,7 @@ int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *o
 		from = w->from_time;
 		to = UINT64_MAX;
 	}
-	by_event = s->info.nsampled >= 2 &&
+	by_event = session_info(s)->nsampled >= 2 &&
 		   history_holds_from(&session_whole(s)->history, from > session_whole(s)->first_time ? from
 				      : session_whole(s)->first_time);
 	if (by_event) {
@@ -455,7 +458,7 @@ int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *o
 	}
 	x.p.comment = st_xcalloc(2, sizeof(*x.p.comment));
 	x.p.comment[x.p.n_comment++] = intern(&x, "shimtop " PACKAGE_VERSION);
-	if (!by_event && s->info.nsampled >= 2)
+	if (!by_event && session_info(s)->nsampled >= 2)
 		x.p.comment[x.p.n_comment++] = intern(&x, "samples of every event pooled: the "
 						       "history no longer holds where this starts");
 	len = perftools__profiles__profile__get_packed_size(&x.p);

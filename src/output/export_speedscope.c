@@ -158,27 +158,31 @@ int export_speedscope(struct session *s, FILE *out)
 	whole = history_whole(s, from);
 	/* The history's nodes are the session's tree's; without it, the tables' tree. */
 	x.tree = whole ? &session_whole(s)->tree : &m->tree;
-	x.nsyms = symbolizer_count(s->symbols);
+	x.nsyms = symbolizer_count(session_symbols(s));
 	x.frame_of = st_xcalloc(x.nsyms + 1, sizeof(*x.frame_of));
 	fputs("{", out);
 	put_string(out, "$schema", SPEEDSCOPE_SCHEMA);
 	fputs(",\"exporter\":\"shimtop " PACKAGE_VERSION "\",", out);
-	snprintf(name, sizeof(name), "%s%s", s->comm, whole ? "" : " (per path: the history "
-		 "no longer held every sample, so not in time order)");
+	snprintf(name, sizeof(name), "%s%s", session_comm(s),
+		 whole ? "" : " (per path: the history no longer held every sample, so not in "
+		 "time order)");
 	put_string(out, "name", name);
 	fputs(",\"activeProfileIndex\":0,\"profiles\":[", out);
-	if (whole && s->info.nsampled >= 2) {
+	if (whole && session_info(s)->nsampled >= 2) {
 		/* -e a,b: a profile per event, each in its own unit. */
-		for (int e = 0; e < s->info.nsampled; e++) {
+		for (int e = 0; e < session_info(s)->nsampled; e++) {
 			x.event = e;
 			if (e)
 				fputc(',', out);
-			write_profile(&x, s->info.sampled[e], event_unit(s->info.sampled[e]),
+			write_profile(&x, session_info(s)->sampled[e],
+				      event_unit(session_info(s)->sampled[e]),
 				      true, from, to);
 		}
 	} else {
-		write_profile(&x, s->info.events[0] ? s->info.events : "samples",
-			      s->info.nsampled >= 2 || s->info.period.unit != ST_PERIOD_NS
+		const struct st_source_info *info = session_info(s);
+
+		write_profile(&x, info->events[0] ? info->events : "samples",
+			      info->nsampled >= 2 || info->period.unit != ST_PERIOD_NS
 			      ? "none" : "nanoseconds",
 			      whole, from, to);
 	}
@@ -190,7 +194,7 @@ int export_speedscope(struct session *s, FILE *out)
 		put_string(out, "name", model_frame_name(session_whole(s), sym));
 		if (sym != CCT_SYM_TRUNCATED) {
 			fputc(',', out);
-			put_string(out, "file", symbolizer_symbol(s->symbols, sym)->module);
+			put_string(out, "file", symbolizer_symbol(session_symbols(s), sym)->module);
 		}
 		fputc('}', out);
 	}

@@ -53,7 +53,7 @@ static double share(uint64_t part, uint64_t whole)
 static void perf_gauges(const struct session *s, struct gauges *gs)
 {
 	const struct model *m = session_whole(s);
-	const struct st_period *p = &s->info.period;
+	const struct st_period *p = &session_info(s)->period;
 	uint64_t dropped = session_dropped(s), seen = m->samples + m->kernel_lost + dropped;
 	double rate = model_rate(m), lost = share(m->kernel_lost + dropped, seen);
 
@@ -188,7 +188,8 @@ static void observer_gauges(const struct session *s, struct gauges *gs)
 	const struct dte *d = &o->dte;
 	double acc = dte_share(d, d->accepted) / 100;
 	/* A replay or snapshot has no observer of its own: the period its meta data said. */
-	double target = s->observer ? (double)s->obs_info.period.value : (double)o->meta.period;
+	double target = session_has_observer(s) ? (double)session_observer_info(s)->period.value
+						: (double)o->meta.period;
 	double median = hist_quantile(&o->period, 0.5);
 	uint64_t drops = o->missing + session_observer_dropped(s);
 
@@ -231,8 +232,9 @@ static void observer_gauges(const struct session *s, struct gauges *gs)
 		  : "every batch arrived");
 	value(gs, "%llu batches", (unsigned long long)drops);
 
-	if (s->obs_info.run_seconds > 0) {
-		double cpu = s->obs_info.cpu_seconds / s->obs_info.run_seconds;
+	if (session_observer_info(s)->run_seconds > 0) {
+		const struct st_source_info *obs = session_observer_info(s);
+		double cpu = obs->cpu_seconds / obs->run_seconds;
 
 		add(gs, "observer", "own CPU", fmin(cpu, 1), false,
 		    "of one CPU, its thread's: it spins between samples by design; "

@@ -17,12 +17,13 @@
 
 static void print_text(struct session *s, FILE *out)
 {
+	const struct st_source_info *info = session_info(s);
 	const struct model *m = session_tables(s);
 	struct session_metrics mt;
 	struct model_row *rows;
-	enum st_split split = s->sort.split;
-	size_t n = model_rows_sorted(m, &s->sort, false, &rows);
-	size_t limit = s->opt->rows ? (size_t)s->opt->rows : n;
+	enum st_split split = session_sort(s)->split;
+	size_t n = model_rows_sorted(m, session_sort(s), false, &rows);
+	size_t limit = session_options(s)->rows ? (size_t)session_options(s)->rows : n;
 	char line[8192], period[192], target[128];
 	struct column_set cols;
 
@@ -31,21 +32,21 @@ static void print_text(struct session *s, FILE *out)
 	session_target_name(s, target, sizeof(target));
 	fprintf(out, "shimtop %s  %s  threads %zu (%zu seen)  %s %s  "
 		"period %s\n", PACKAGE_VERSION, target,
-		mt.threads_live, mt.threads_seen, source_kind_name(s->info.kind),
-		s->info.events, period);
+		mt.threads_live, mt.threads_seen, source_kind_name(info->kind),
+		info->events, period);
 	fprintf(out, "samples %llu  rate %.0f/s  lost %llu  dropped %llu  "
 		"unknown %llu (%.1f%%)  elapsed %.2f s\n",
 		(unsigned long long)mt.samples, mt.rate,
 		(unsigned long long)mt.lost, (unsigned long long)mt.dropped,
 		(unsigned long long)mt.unknown, mt.unknown_pct, mt.elapsed);
-	if (s->info.note[0])
-		fprintf(out, "note: %s\n", s->info.note);
-	if (s->info.records_skipped)
+	if (info->note[0])
+		fprintf(out, "note: %s\n", info->note);
+	if (info->records_skipped)
 		fprintf(out, "skipped: %llu records of kinds shimtop does not read\n",
-			(unsigned long long)s->info.records_skipped);
-	if (s->info.samples_left_out)
+			(unsigned long long)info->records_skipped);
+	if (info->samples_left_out)
 		fprintf(out, "left out: %llu samples of the file's other events (-e chose one)\n",
-			(unsigned long long)s->info.samples_left_out);
+			(unsigned long long)info->samples_left_out);
 	if (session_history_note(s, line, sizeof(line)))
 		fprintf(out, "%s\n", line);
 	if (m->folded_processes)
@@ -57,21 +58,23 @@ static void print_text(struct session *s, FILE *out)
 		fprintf(out, "%s\n", line);
 	else if (model_chain_note(session_whole(s), line, sizeof(line)))
 		fprintf(out, "chains: %s\n", line);
-	if (s->is_snapshot)
-		fprintf(out, "snapshot taken %s\n", s->snap.label);
-	if (s->ranged)
-		fprintf(out, "range %.3f-%.3f s of %.3f s%s\n", s->range_from, s->range_to,
-			session_span(s), s->range_complete ? ""
+	if (session_is_snapshot(s))
+		fprintf(out, "snapshot taken %s\n", session_snapshot(s)->label);
+	if (session_ranged(s))
+		fprintf(out, "range %.3f-%.3f s of %.3f s%s\n", session_range_from(s),
+			session_range_to(s),
+			session_span(s), session_range_complete(s) ? ""
 			: " (its start is older than the history keeps, --history or --memory: only the rest)");
 	if (m->nsampled) {
 		fprintf(out, "sampled each:");
 		for (int e = 0; e < m->nsampled; e++)
-			fprintf(out, "%s %s %llu samples", e ? "," : "", s->info.sampled[e],
+			fprintf(out, "%s %s %llu samples", e ? "," : "",
+				info->sampled[e],
 				(unsigned long long)m->event_samples[e]);
-		fprintf(out, "; SELF%% is of %s\n", s->info.sampled[m->shown_event]);
+		fprintf(out, "; SELF%% is of %s\n", info->sampled[m->shown_event]);
 	}
-	if (s->finished)
-		fprintf(out, "status: %s\n", s->status);
+	if (session_finished(s))
+		fprintf(out, "status: %s\n", session_status(s));
 	column_set_init(&cols);
 	columns_of_session(&cols, s);
 	columns_title(&cols, line, sizeof(line), 0, split, -1, false);
@@ -81,11 +84,11 @@ static void print_text(struct session *s, FILE *out)
 		fprintf(out, "%s\n", line);
 	}
 	free(rows);
-	if (s->opt->per_process)
+	if (session_options(s)->per_process)
 		report_processes_text(s, out);
-	if (s->opt->per_module)
+	if (session_options(s)->per_module)
 		report_modules_text(s, out);
-	if (s->opt->per_thread)
+	if (session_options(s)->per_thread)
 		report_threads_text(s, out);
 	report_ibs_text(s, out);
 	report_observer_text(s, out);
@@ -196,7 +199,7 @@ static struct json_object *row_element(void *ctx, size_t i)
 {
 	const struct rows_list *l = ctx;
 
-	return columns_json(l->s, l->s->sort.split, &l->rows[i]);
+	return columns_json(l->s, session_sort(l->s)->split, &l->rows[i]);
 }
 
 static struct json_object *node_element(void *ctx, size_t i)
@@ -216,25 +219,26 @@ void report_print_json(struct session *s, FILE *out)
 
 	session_settle(s);	/* the tree's totals */
 	m = session_tables(s);
-	n = model_rows_sorted(m, &s->sort, false, &rows);
-	limit = s->opt->rows ? (size_t)s->opt->rows : n;
+	n = model_rows_sorted(m, session_sort(s), false, &rows);
+	limit = session_options(s)->rows ? (size_t)session_options(s)->rows : n;
 
 	session_metrics(s, &mt);
 	session_target_name(s, target, sizeof(target));
 	/* The layout's version: bumped when a field changes meaning or goes. */
 	json_object_object_add(o, "schema", json_object_new_int(REPORT_JSON_SCHEMA));
 	json_object_object_add(o, "shimtop", json_object_new_string(PACKAGE_VERSION));
-	json_object_object_add(o, "pid", json_object_new_int(s->pid));
-	json_object_object_add(o, "comm", json_object_new_string(s->comm));
+	json_object_object_add(o, "pid", json_object_new_int(session_pid(s)));
+	json_object_object_add(o, "comm", json_object_new_string(session_comm(s)));
 	json_object_object_add(o, "target", json_object_new_string(target));
-	json_object_object_add(o, "source", source_json(&s->info, m));
-	if (s->ranged) {
+	json_object_object_add(o, "source", source_json(session_info(s), m));
+	if (session_ranged(s)) {
 		struct json_object *r = json_object_new_object();
 
-		json_object_object_add(r, "from", json_object_new_double(s->range_from));
-		json_object_object_add(r, "to", json_object_new_double(s->range_to));
+		json_object_object_add(r, "from", json_object_new_double(session_range_from(s)));
+		json_object_object_add(r, "to", json_object_new_double(session_range_to(s)));
 		json_object_object_add(r, "span", json_object_new_double(session_span(s)));
-		json_object_object_add(r, "complete", json_object_new_boolean(s->range_complete));
+		json_object_object_add(r, "complete",
+				       json_object_new_boolean(session_range_complete(s)));
 		json_object_object_add(o, "range", r);
 	}
 	report_add_u64(threads, "live", mt.threads_live);
@@ -248,8 +252,8 @@ void report_print_json(struct session *s, FILE *out)
 	report_add_u64(o, "unknown", mt.unknown);
 	report_add_u64(o, "folded_processes", m->folded_processes);
 	json_object_object_add(o, "elapsed", json_object_new_double(mt.elapsed));
-	json_object_object_add(o, "finished", json_object_new_boolean(s->finished));
-	json_object_object_add(o, "status", json_object_new_string(s->status));
+	json_object_object_add(o, "finished", json_object_new_boolean(session_finished(s)));
+	json_object_object_add(o, "status", json_object_new_string(session_status(s)));
 	json_object_object_add(o, "rows", json_object_new_string(ROWS_MARK));
 	{
 		/* Each table's rows made once (100,000 processes: a row each). */
@@ -266,8 +270,8 @@ void report_print_json(struct session *s, FILE *out)
 	/* The range's, as the tables (its samples along the session's paths). */
 	json_object_object_add(o, "tree",
 			       report_tree_json(m, json_object_new_string(NODES_MARK)));
-	if (s->diff_with)
-		json_object_object_add(o, "diff", report_diff_json(s, s->diff_with));
+	if (session_diff_with(s))
+		json_object_object_add(o, "diff", report_diff_json(s, session_diff_with(s)));
 	{
 		struct json_object *cc = report_callerchain_json(session_whole(s));
 
@@ -299,12 +303,12 @@ void report_print_json(struct session *s, FILE *out)
 
 void report_print(struct session *s, FILE *out)
 {
-	if (s->opt->format == ST_FORMAT_JSON)
+	if (session_options(s)->format == ST_FORMAT_JSON)
 		report_print_json(s, out);
-	else if (s->opt->format == ST_FORMAT_FOLDED)
+	else if (session_options(s)->format == ST_FORMAT_FOLDED)
 		report_folded(session_tables(s), out);
-	else if (s->diff_with)
-		report_diff_text(s, s->diff_with, out);
+	else if (session_diff_with(s))
+		report_diff_text(s, session_diff_with(s), out);
 	else
 		print_text(s, out);
 }

@@ -17,15 +17,16 @@
 
 void report_diff_text(struct session *a, const struct session *b, FILE *out)
 {
+	const struct st_options *o = session_options(a);
 	struct model_diff d;
 	size_t limit;
 	char line[8192];
 
 	model_diff(session_tables(a), session_tables(b), &d);
-	limit = a->opt->rows ? (size_t)a->opt->rows : d.nrows;
+	limit = o->rows ? (size_t)o->rows : d.nrows;
 	fprintf(out, "diff: A %s (pid %d, %llu samples) against B %s (pid %d, %llu samples); "
-		"CHANGE is B - A in points of share\n\n", a->opt->replay_path, (int)a->pid,
-		(unsigned long long)d.samples[0], a->opt->diff_path, (int)b->pid,
+		"CHANGE is B - A in points of share\n\n", o->replay_path, (int)session_pid(a),
+		(unsigned long long)d.samples[0], o->diff_path, (int)session_pid(b),
 		(unsigned long long)d.samples[1]);
 	table_title(&diff_table, NULL, line, sizeof(line));
 	fprintf(out, "%s\n", line);
@@ -48,12 +49,12 @@ struct json_object *report_diff_json(struct session *a, const struct session *b)
 	struct model_diff d;
 
 	model_diff(session_tables(a), session_tables(b), &d);
-	json_object_object_add(o, "a", json_object_new_string(a->opt->replay_path));
-	json_object_object_add(o, "b", json_object_new_string(a->opt->diff_path));
+	json_object_object_add(o, "a", json_object_new_string(session_options(a)->replay_path));
+	json_object_object_add(o, "b", json_object_new_string(session_options(a)->diff_path));
 	report_add_u64(o, "a_samples", d.samples[0]);
 	report_add_u64(o, "b_samples", d.samples[1]);
-	json_object_object_add(o, "a_pid", json_object_new_int(a->pid));
-	json_object_object_add(o, "b_pid", json_object_new_int(b->pid));
+	json_object_object_add(o, "a_pid", json_object_new_int(session_pid(a)));
+	json_object_object_add(o, "b_pid", json_object_new_int(session_pid(b)));
 	json_object_object_add(o, "rows", table_json_rows(&diff_table, d.rows, d.nrows,
 							  sizeof(*d.rows), NULL));
 	json_object_object_add(o, "paths", table_json_rows(&diff_path_table, d.paths, d.npaths,

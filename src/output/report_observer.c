@@ -19,9 +19,9 @@ void report_tag_name(const struct session *s, uint64_t tag, char *buf, size_t le
 		snprintf(buf, len, "%s", name);
 	} else if (m->meta.tag_kind == SHIMTOP_TAG_ADDRESS && !tag) {
 		snprintf(buf, len, "[no instrumented function]");
-	} else if (m->meta.tag_kind == SHIMTOP_TAG_ADDRESS && tag && s->symbols) {
+	} else if (m->meta.tag_kind == SHIMTOP_TAG_ADDRESS && tag && session_symbols(s)) {
 		const struct st_symbol *sym =
-			symbolizer_lookup(s->symbols, s->pid, tag, false);
+			symbolizer_lookup(session_symbols(s), session_pid(s), tag, false);
 
 		snprintf(buf, len, "%s", sym->name);
 	} else {
@@ -83,7 +83,7 @@ static void range_text(struct session *s, FILE *out)
 	range_observed_make(s, &r);
 	h = &r.dist.rate;
 	fprintf(out, "\nobserver in the range %.3f-%.3f s (above: the whole session)%s\n",
-		s->range_from, s->range_to, r.partly
+		session_range_from(s), session_range_to(s), r.partly
 		? "; partly older than the observer's 2-minute series" : "");
 	if (m->meta.ncounters)
 		fprintf(out, "%s/s per %s: n %llu  mean %.4g  sd %.4g  median %.4g  "
@@ -117,15 +117,17 @@ void report_observer_text(struct session *s, FILE *out)
 	char period[64];
 
 	if (!m->active) {
-		if (s->observer || s->obs_info.kind == ST_SOURCE_OBSERVER)
-			fprintf(out, "\nobserver: no samples%s%s\n",
-				s->obs_info.note[0] ? ": " : "", s->obs_info.note);
+		const struct st_source_info *obs = session_observer_info(s);
+
+		if (session_has_observer(s) || obs->kind == ST_SOURCE_OBSERVER)
+			fprintf(out, "\nobserver: no samples%s%s\n", obs->note[0] ? ": " : "",
+				obs->note);
 		return;
 	}
-	period_format(&s->obs_info.period, period, sizeof(period));
+	period_format(&session_observer_info(s)->period, period, sizeof(period));
 	fprintf(out, "\nobserver: %s  period target %s  TSC %.3f GHz\nnote: %s\n",
 		m->meta.mode == ST_OBS_VM_READ ? "process_vm_readv" : "shared memory",
-		period, (double)m->tsc_hz / 1e9, s->obs_info.note);
+		period, (double)m->tsc_hz / 1e9, session_observer_info(s)->note);
 	fprintf(out, "samples %llu  accepted %.1f%%  rejected: cpc %.1f%%, long "
 		"window %.1f%%, clock %.1f%%, backwards %.1f%%  (|CPC-1| <= %g)  "
 		"batches dropped %llu\n",
@@ -179,7 +181,7 @@ void report_observer_text(struct session *s, FILE *out)
 		fputc('\n', out);
 	}
 	free(tags);
-	if (s->ranged)
+	if (session_ranged(s))
 		range_text(s, out);
 }
 
@@ -266,7 +268,7 @@ static void add_dte_json(struct json_object *o, const struct session *s)
 	report_add_u64(o, "batches", m->batches);
 	report_add_u64(o, "batches_missing", m->missing);
 	report_add_u64(o, "ring_dropped", session_observer_dropped(s));
-	report_add_u64(o, "produced", s->obs_info.produced);
+	report_add_u64(o, "produced", session_observer_info(s)->produced);
 }
 
 static struct json_object *counters_json(const struct obs_model *m)
@@ -338,8 +340,8 @@ static struct json_object *range_json(struct session *s)
 	struct range_observed r;
 
 	range_observed_make(s, &r);
-	add_double(o, "from", s->range_from);
-	add_double(o, "to", s->range_to);
+	add_double(o, "from", session_range_from(s));
+	add_double(o, "to", session_range_to(s));
 	json_object_object_add(o, "partly_older", json_object_new_boolean(r.partly));
 	json_object_object_add(o, "per_sample", json_object_new_boolean(r.dist.per_sample));
 	report_add_u64(o, "samples", r.dist.samples);
@@ -377,7 +379,7 @@ struct json_object *report_observer_json(struct session *s)
 		m->meta.mode == ST_OBS_VM_READ ? "process_vm_readv" : "shared_memory"));
 	json_object_object_add(o, "cpu", json_object_new_int((int)m->meta.cpu));
 	report_add_u64(o, "period_target", m->meta.period);
-	json_object_object_add(o, "note", json_object_new_string(s->obs_info.note));
+	json_object_object_add(o, "note", json_object_new_string(session_observer_info(s)->note));
 	report_add_u64(o, "tsc_hz", m->tsc_hz);
 	add_dte_json(o, s);
 	add_double(o, "seconds", m->tsc_hz ? m->cycles / (double)m->tsc_hz : 0);
@@ -408,7 +410,7 @@ struct json_object *report_observer_json(struct session *s)
 	free(tags);
 	json_object_object_add(o, "tags", tarr);
 	/* The rest is the whole session's: a range cuts again only this. */
-	if (s->ranged)
+	if (session_ranged(s))
 		json_object_object_add(o, "range", range_json(s));
 	return o;
 }

@@ -22,8 +22,8 @@
 
 size_t report_threads_listed(struct session *s, size_t nthreads)
 {
-	size_t cap = s->opt->rows > 0 && (size_t)s->opt->rows < THREADS_LISTED ?
-		     (size_t)s->opt->rows : THREADS_LISTED;
+	int rows = session_options(s)->rows;
+	size_t cap = rows > 0 && (size_t)rows < THREADS_LISTED ? (size_t)rows : THREADS_LISTED;
 
 	return nthreads < cap ? nthreads : cap;
 }

@@ -168,7 +168,7 @@ static int records_section(struct session *s, struct snapshot_section *out)
 	int rc;
 
 	r->m = session_whole(s);
-	record_header_from_info(&h, &s->info, s->pid, s->comm);
+	record_header_from_info(&h, session_info(s), session_pid(s), session_comm(s));
 	/* The records' own first time, not the clock now: saved again, the same bytes. */
 	h.start_time = session_whole(s)->first_time;
 	/* The history keeps cycles and instructions alone, first and second. */
@@ -278,7 +278,8 @@ static char *meta_section(struct session *s, time_t taken)
 	iso_time(buf, sizeof(buf), (time_t)floor((double)wall.tv_sec + wall.tv_nsec / 1e9 - running));
 	json_object_object_add(o, "started", json_object_new_string(buf));
 	/* The first sample's wall-clock time (pprof's time_nanos): live samples only. */
-	if (!s->opt->replay_path && session_whole(s)->first_time && mono >= session_whole(s)->first_time)
+	if (!session_options(s)->replay_path && session_whole(s)->first_time
+	    && mono >= session_whole(s)->first_time)
 		json_object_object_add(o, "first_sample_unix_ns", json_object_new_int64(
 			(int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec -
 			(int64_t)(mono - session_whole(s)->first_time)));
@@ -290,26 +291,27 @@ static char *meta_section(struct session *s, time_t taken)
 	cpu_model(buf, sizeof(buf));
 	json_object_object_add(o, "cpu", json_object_new_string(buf));
 	json_object_object_add(o, "hardware_pmu", json_object_new_boolean(
-		s->is_snapshot ? false : events_have_hardware_pmu()));
+		session_is_snapshot(s) ? false : events_have_hardware_pmu()));
 	session_target_name(s, buf, sizeof(buf));
 	json_object_object_add(o, "target", json_object_new_string(buf));
-	json_object_object_add(o, "pid", json_object_new_int(s->pid));
-	json_object_object_add(o, "comm", json_object_new_string(s->comm));
-	json_object_object_add(o, "events", json_object_new_string(s->info.events));
-	json_object_object_add(o, "period", report_period_json(&s->info.period));
-	json_object_object_add(o, "note", json_object_new_string(s->info.note));
+	json_object_object_add(o, "pid", json_object_new_int(session_pid(s)));
+	json_object_object_add(o, "comm", json_object_new_string(session_comm(s)));
+	json_object_object_add(o, "events", json_object_new_string(session_info(s)->events));
+	json_object_object_add(o, "period", report_period_json(&session_info(s)->period));
+	json_object_object_add(o, "note", json_object_new_string(session_info(s)->note));
 	json_object_object_add(o, "elapsed", json_object_new_double(running));
 	report_add_u64(o, "samples", session_whole(s)->samples);
 	report_add_u64(h, "samples", hist->entries);
 	report_add_u64(h, "dropped", hist->dropped);
 	json_object_object_add(h, "keep_seconds", json_object_new_double((double)hist->keep_ns / 1e9));
 	json_object_object_add(o, "history", h);
-	json_object_object_add(o, "options", options_json(s->opt, session_whole(s)->unwind_broken));
+	json_object_object_add(o, "options", options_json(session_options(s),
+							  session_whole(s)->unwind_broken));
 	{
 		/* The module map: which build of each file the names came from. */
 		struct json_object *mods = json_object_new_array();
 
-		symbolizer_each_file(s->symbols, module_json, mods);
+		symbolizer_each_file(session_symbols(s), module_json, mods);
 		json_object_object_add(o, "modules", mods);
 	}
 	text = st_xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
@@ -346,8 +348,8 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 	/* Names from JIT maps written since the last look: perf report reads them at its time. */
 	session_name_jit(s);
 	/* A snapshot of a snapshot keeps the first one's moment and host. */
-	if (s->is_snapshot && s->snap.label[0]) {
-		snprintf(label, sizeof(label), "%s", s->snap.label);
+	if (session_is_snapshot(s) && session_snapshot(s)->label[0]) {
+		snprintf(label, sizeof(label), "%s", session_snapshot(s)->label);
 	} else {
 		gmtime_r(&taken, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
@@ -355,14 +357,18 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 			 uname(&u) ? "an unknown host" : u.nodename);
 	}
 	memset(sec, 0, sizeof(sec));
-	symbols_section(s->symbols, &sym);
+	symbols_section(session_symbols(s), &sym);
 	rc = records_section(s, &sec[3]);
 	if (rc < 0) {
 		free(sym.p);
 		free(sec[3].data);
 		return rc;
 	}
-	meta = s->is_snapshot && s->snap.meta ? st_xstrdup(s->snap.meta) : meta_section(s, taken);
+	/* A snapshot of a snapshot keeps the meta data of the session it was taken from. */
+	if (session_is_snapshot(s) && session_snapshot(s)->meta)
+		meta = st_xstrdup(session_snapshot(s)->meta);
+	else
+		meta = meta_section(s, taken);
 	report = report_section(s);
 	snprintf(sec[0].name, SNAPSHOT_NAME_LEN, "label");
 	sec[0].data = (uint8_t *)label;
@@ -450,9 +456,9 @@ int snapshot_on_exit(struct session *s)
 	char msg[512];
 	int rc;
 
-	if (!s->opt->snapshot_path)
+	if (!session_options(s)->snapshot_path)
 		return 0;
-	rc = snapshot_save(s, s->opt->snapshot_path, msg, sizeof(msg));
+	rc = snapshot_save(s, session_options(s)->snapshot_path, msg, sizeof(msg));
 	if (rc < 0)
 		st_error("%s", msg);
 	else

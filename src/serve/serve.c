@@ -46,7 +46,7 @@ static void answer_metrics(struct serve_loop *l, struct serve_job *j)
 	char *text;
 
 	serve_http_counts(l->http, &st.answered, &st.refused);
-	text = serve_metrics_text(l->s, l->s->opt->serve_top, &st, &len);
+	text = serve_metrics_text(l->s, session_options(l->s)->serve_top, &st, &len);
 	serve_http_answer(l->http, j, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
 }
 
@@ -145,7 +145,7 @@ static int serve_begin(void *arg)
 /* A target that ended leaves its figures served; sampling is over. */
 static bool serve_pump_now(void *arg)
 {
-	return !((struct serve_loop *)arg)->s->finished;
+	return !session_finished(((struct serve_loop *)arg)->s);
 }
 
 static bool serve_turn(void *arg)
@@ -156,7 +156,7 @@ static bool serve_turn(void *arg)
 	serve_http_tick(l->http);
 	take_jobs(l);
 	end_profiles(l, false);
-	if (!l->s->behind)
+	if (!session_behind(l->s))
 		nanosleep(&tick, NULL);
 	return true;
 }
@@ -174,7 +174,7 @@ static void serve_end(void *arg)
 
 int serve_run(struct session *s)
 {
-	const struct st_options *o = s->opt;
+	const struct st_options *o = session_options(s);
 	struct serve_loop l = { .s = s };
 	const struct run_front front = { serve_begin, serve_pump_now, serve_turn, run_say_stderr,
 					 serve_end, &l };

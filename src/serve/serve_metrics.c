@@ -113,7 +113,7 @@ static void observer(FILE *out, const struct session *s, const struct session_me
 	const struct obs_model *o = &session_whole(s)->obs;
 
 	one(out, "shimtop_observer_samples_total", "counter",
-	    "Samples the observer thread took.", (double)s->obs_info.produced);
+	    "Samples the observer thread took.", (double)session_observer_info(s)->produced);
 	one(out, "shimtop_observer_rate", "gauge", "Observer samples per second.",
 	    mt->observer_rate);
 	one(out, "shimtop_observer_dte_judged_total", "counter",
@@ -167,8 +167,8 @@ char *serve_metrics_text(const struct session *s, unsigned top, const struct ser
 	family(out, "shimtop_info", "gauge", "What is sampled: 1, the labels say.");
 	fputs("shimtop_info{", out);
 	put_label(out, "version", PACKAGE_VERSION, false);
-	put_label(out, "source", source_kind_name(s->info.kind), false);
-	put_label(out, "events", s->info.events, true);
+	put_label(out, "source", source_kind_name(session_info(s)->kind), false);
+	put_label(out, "events", session_info(s)->events, true);
 	fputs("} 1\n", out);
 	one(out, "shimtop_samples_total", "counter", "Samples taken of the target.",
 	    (double)mt.samples);
@@ -186,7 +186,7 @@ char *serve_metrics_text(const struct session *s, unsigned top, const struct ser
 	    (double)mt.threads_seen);
 	one(out, "shimtop_elapsed_seconds", "gauge", "Seconds of sampling.", mt.elapsed);
 	one(out, "shimtop_finished", "gauge", "1 once the target has ended (serving goes on).",
-	    s->finished);
+	    session_finished(s));
 	processes(out, m);
 	if (top)
 		symbols(out, m, top);

@@ -1,5 +1,5 @@
 /* session.c - wiring target, source, ring, symbols and model together. */
-#include "session/session.h"
+#include "session/session_state.h"
 #include "ring/record.h"
 #include "ring/record_file.h"
 #include "ring/ring.h"
@@ -497,11 +497,12 @@ static size_t ring_bytes(const struct st_options *o)
 	return bytes < RING_BYTES ? RING_BYTES : bytes > 4 * RING_BYTES ? 4 * RING_BYTES : bytes;
 }
 
-int session_open(struct session *s, const struct st_options *o)
+static void session_release(struct session *s);
+
+static int open_session(struct session *s, const struct st_options *o)
 {
 	int status;
 
-	memset(s, 0, sizeof(*s));
 	s->opt = o;
 	s->sort = o->sort;
 	s->ring = ring_create(ring_bytes(o));
@@ -510,10 +511,8 @@ int session_open(struct session *s, const struct st_options *o)
 		return -ENOMEM;
 	}
 	status = o->replay_path ? open_replay(s, o) : open_live(s, o);
-	if (status < 0) {
-		session_close(s);
+	if (status < 0)
 		return status;
-	}
 	s->model.stack_needs = s->stack_needs;
 	s->model.unwind_teacher = s->kernel_walk ? kernel_walk_teacher(s->kernel_walk) : NULL;
 	snprintf(s->model.kernel_walk_off, sizeof(s->model.kernel_walk_off), "%s",
@@ -529,17 +528,13 @@ int session_open(struct session *s, const struct st_options *o)
 	/* For tests and bug reports: each walk by rows checked against libdwfl's. */
 	s->model.unwind_check = getenv("SHIMTOP_UNWIND_CHECK") != NULL;
 	session_show_event(s, 0);
-	if (o->replay_path && o->events && (status = show_recorded_event(s, o)) < 0) {
-		session_close(s);
+	if (o->replay_path && o->events && (status = show_recorded_event(s, o)) < 0)
 		return status;
-	}
 	model_set_dte_tolerance(&s->model, o->dte_tolerance);
 	/* What the snapshot's records cannot replay: said why (exit 1). */
 	if (s->is_snapshot && snapshot_load_model(&s->snap, &s->model, s->symbols,
-						  o->replay_path) < 0) {
-		session_close(s);
+						  o->replay_path) < 0)
 		return -EIO;
-	}
 	return 0;
 }
 
@@ -1030,7 +1025,28 @@ int session_stop(struct session *s)
 	return rc;
 }
 
+int session_open(struct session **out, const struct st_options *o)
+{
+	struct session *s = st_xcalloc(1, sizeof(*s));
+	int rc = open_session(s, o);
+
+	if (rc < 0) {
+		session_close(s);
+		s = NULL;
+	}
+	*out = s;
+	return rc;
+}
+
 void session_close(struct session *s)
+{
+	if (!s)
+		return;
+	session_release(s);
+	free(s);
+}
+
+static void session_release(struct session *s)
 {
 	session_stop(s);
 	session_clear_range(s);

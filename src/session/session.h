@@ -22,53 +22,13 @@ struct symbolizer;
 struct stack_needs;
 struct kernel_walk;
 
-struct session {
-	const struct st_options *opt;
-	struct st_sort sort;	/* -s, or rows per process for a system-wide replay */
-	struct st_target target;
-	bool has_target;	/* false for replay */
-	pid_t pid;
-	char comm[64];
-
-	struct ring *ring;
-	struct st_source *source;
-	struct symbolizer *symbols;
-	struct model model;
-	struct record_writer *recorder;
-	struct stack_needs *stack_needs;	/* live: what stack copies are cut to */
-	struct kernel_walk *kernel_walk;	/* live, copies: stacks walked in the kernel */
-	char kernel_walk_why[192];		/* why not, where it was wanted */
-	uint64_t kernel_walk_read_at;		/* when its counts were last read */
-
-	/* A time range selected (--range, the timeline): its own tables. */
-	struct model range;
-	bool ranged;
-	double range_from, range_to;	/* seconds from the first sample */
-	bool range_complete;		/* the history held all of it */
-
-	struct st_source_info info;	/* refreshed by session_pump */
-
-	/* The SHIM observer (--observe): its own source and ring. */
-	struct ring *obs_ring;
-	struct st_source *observer;
-	struct st_source_info obs_info;
-
-	uint64_t start_ns;
-	uint64_t end_ns;		/* when it finished, 0 while running */
-	uint64_t abandoned;		/* records left in the ring at the stop deadline */
-	uint64_t obs_abandoned;		/* the same, of the observer's ring */
-	bool finished;
-	bool behind;			/* the last pump left records waiting */
-	bool waiting;			/* ... at a sample whose symbols are being read */
-	bool interactive;		/* session_set_interactive */
-	char status[320];		/* why it finished, for the UI and stderr */
-
-	const struct session *diff_with;	/* --diff: the recording compared with */
-
-	bool is_snapshot;		/* -i opened a snapshot, not a recording */
-	bool is_perf_data;		/* -i opened perf record's file or stream */
-	struct snapshot_opened snap;	/* its label, meta and records */
-};
+/*
+ * The session is the session layer's own (session_state.h): the fronts
+ * read it through the functions below and session_tables, so each reads
+ * the same thing the same way (a selected range honoured or not, on
+ * purpose).
+ */
+struct session;
 
 /*
  * Sets everything up (attach or launch, open events, open files) without
@@ -76,7 +36,7 @@ struct session {
  * (-EINVAL: the options ask for something impossible); nothing is left
  * running on failure.
  */
-int session_open(struct session *s, const struct st_options *o);
+int session_open(struct session **out, const struct st_options *o);
 
 /* Starts the source (and lets a launched target exec).  0 or -errno. */
 int session_start(struct session *s);
@@ -129,6 +89,39 @@ struct session_metrics {
 };
 
 void session_metrics(const struct session *s, struct session_metrics *out);
+
+/* ---- What a front reads of the session besides its tables ---- */
+const struct st_options *session_options(const struct session *s);
+/* The sampling source's state (refreshed by session_pump), and the observer's. */
+const struct st_source_info *session_info(const struct session *s);
+const struct st_source_info *session_observer_info(const struct session *s);
+bool session_has_observer(const struct session *s);
+bool session_has_source(const struct session *s);	/* false: the observer alone */
+/* The selected time range (session_select_range), seconds from the first sample. */
+bool session_ranged(const struct session *s);
+double session_range_from(const struct session *s);
+double session_range_to(const struct session *s);
+bool session_range_complete(const struct session *s);	/* the history held all of it */
+/* Whether sampling finished, and why (for the UI and stderr). */
+bool session_finished(const struct session *s);
+const char *session_status(const struct session *s);
+/* The last pump left records waiting; ... at a sample whose symbols are being read. */
+bool session_behind(const struct session *s);
+bool session_waiting(const struct session *s);
+/* What -i opened: a snapshot (its label, meta and records), perf record's file. */
+bool session_is_snapshot(const struct session *s);
+const struct snapshot_opened *session_snapshot(const struct session *s);
+bool session_is_perf_data(const struct session *s);
+/* The target: attached or launched (not a replay), its pid and command. */
+bool session_has_target(const struct session *s);
+pid_t session_pid(const struct session *s);
+const char *session_comm(const struct session *s);
+struct symbolizer *session_symbols(const struct session *s);
+/* The rows' sort and split (-s, or per process for a system-wide replay). */
+const struct st_sort *session_sort(const struct session *s);
+/* --diff: the recording compared with (NULL: none), set once by main. */
+const struct session *session_diff_with(const struct session *s);
+void session_set_diff_with(struct session *s, const struct session *with);
 
 /*
  * How the fronts read the model, never through s->model: the tables
@@ -232,7 +225,7 @@ int session_stop(struct session *s);
  */
 bool session_cut_short(const struct session *s, char *buf, size_t len);
 
-/* Stops if still running and frees everything. */
+/* Stops if still running and frees everything, s too (NULL: nothing). */
 void session_close(struct session *s);
 
 #endif

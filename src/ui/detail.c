@@ -399,7 +399,7 @@ static void detail_draw(struct view *v, WINDOW *w)
 	draw_text(w, 0, 0, cols, v->ui->attr[TH_COLUMNS], "SYMBOL DETAIL");
 	if (!d->found) {
 		draw_text(w, 1, 0, cols, v->ui->attr[TH_ROW],
-			  v->ui->s->ranged ? "no samples in the selected range; Esc returns"
+			  session_ranged(v->ui->s) ? "no samples in the selected range; Esc returns"
 					   : "no samples (zeroed or filtered); Esc returns");
 		return;
 	}

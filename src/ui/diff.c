@@ -31,13 +31,14 @@ static struct model_diff *diff_of(struct ui *ui, void **state)
 	struct diff_state *d = *state ? *state : (*state = st_xcalloc(1, sizeof(*d)));
 
 	if (d->of != session_tables(s) || d->of_samples != session_tables(s)->samples ||
-	    d->of_from != s->range_from || d->of_to != s->range_to || !d->d.samples[0]) {
+	    d->of_from != session_range_from(s) || d->of_to != session_range_to(s) ||
+	    !d->d.samples[0]) {
 		model_diff_free(&d->d);
-		model_diff(session_tables(s), session_tables(s->diff_with), &d->d);
+		model_diff(session_tables(s), session_tables(session_diff_with(s)), &d->d);
 		d->of = session_tables(s);
 		d->of_samples = session_tables(s)->samples;
-		d->of_from = s->range_from;
-		d->of_to = s->range_to;
+		d->of_from = session_range_from(s);
+		d->of_to = session_range_to(s);
 	}
 	return &d->d;
 }
@@ -93,13 +94,13 @@ static bool diff_path_match(struct ui *ui, const void *row, const char *needle)
 
 static const char *diff_unavailable(struct ui *ui)
 {
-	return ui->s->diff_with ? NULL : "no comparison: start with -i A --diff B";
+	return session_diff_with(ui->s) ? NULL : "no comparison: start with -i A --diff B";
 }
 
 static void title_of(struct ui *ui, const char *other, char *buf, size_t len)
 {
-	snprintf(buf, len, "  (A %s, B %s; p %s)", ui->s->opt->replay_path,
-		 ui->s->opt->diff_path, other);
+	snprintf(buf, len, "  (A %s, B %s; p %s)", session_options(ui->s)->replay_path,
+		 session_options(ui->s)->diff_path, other);
 }
 
 static void diff_title(struct ui *ui, char *buf, size_t len)
@@ -117,7 +118,7 @@ static enum view_reaction open_row(struct view *v, const struct diff_row *r)
 {
 	if (!r || !r->sides.present[0]) {
 		snprintf(v->ui->message, sizeof(v->ui->message),
-			 "only in B (%s): no detail in A", v->ui->s->opt->diff_path);
+			 "only in B (%s): no detail in A", session_options(v->ui->s)->diff_path);
 		return VIEW_REDRAW;
 	}
 	v->next = detail_view_create(v->ui, r->sym_a);

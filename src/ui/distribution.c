@@ -205,7 +205,7 @@ static void describe(const struct distribution_view *d, const struct quantity *q
 	const struct ui *ui = d->v.ui;
 	const struct obs_model *m = &session_whole(ui->s)->obs;
 	char name[128] = "";
-	const char *when = !ui->s->ranged ? (d->for_tag ? "" : "the whole session")
+	const char *when = !session_ranged(ui->s) ? (d->for_tag ? "" : "the whole session")
 		: q->ranged ? (w->per_sample ? "the selected range, per sample"
 			       : "the selected range, per millisecond (its single samples "
 				 "are no longer held)")
@@ -235,14 +235,14 @@ static void distribution_draw(struct view *v, WINDOW *w)
 
 	werase(w);
 	memset(q, 0, sizeof(q));
-	if (s->ranged && m->active) {
+	if (session_ranged(s) && m->active) {
 		uint64_t from, to;
 
 		session_range_ns(s, &from, &to);
 		obs_series_window_dist(&m->series, from, to, m->tsc_hz,
 				       d->for_tag ? &d->tag : NULL, &range);
 	}
-	n = m->active ? quantities(d, s->ranged ? &range : NULL, q) : 0;
+	n = m->active ? quantities(d, session_ranged(s) ? &range : NULL, q) : 0;
 	if (!n) {
 		draw_text(w, 0, 0, cols, ui->attr[TH_ROW], !m->active
 			  ? "distributions come from the observer: run with --observe or --signal NAME"
@@ -293,7 +293,7 @@ static void distribution_draw(struct view *v, WINDOW *w)
 	}
 	draw_histogram(ui, w, 3, rows - 3, h);
 out:
-	if (s->ranged && m->active)
+	if (session_ranged(s) && m->active)
 		obs_window_dist_free(&range);
 }
 

@@ -47,10 +47,10 @@ static void draw_target_line(const struct ui *ui, WINDOW *w,
 
 	session_target_name(s, buf, sizeof(buf));
 	x = pair(ui, w, 0, 0, "shimtop", PACKAGE_VERSION);
-	x = pair(ui, w, 0, x, s->has_target ? "target" : s->is_snapshot ? "snapshot of"
-		 : "replay of", buf);
-	if (s->is_snapshot && s->snap.label[0])
-		x = pair(ui, w, 0, x, "taken", s->snap.label);
+	x = pair(ui, w, 0, x, session_has_target(s) ? "target"
+			      : session_is_snapshot(s) ? "snapshot of" : "replay of", buf);
+	if (session_is_snapshot(s) && session_snapshot(s)->label[0])
+		x = pair(ui, w, 0, x, "taken", session_snapshot(s)->label);
 	snprintf(buf, sizeof(buf), "%zu (%zu seen)", mt->threads_live, mt->threads_seen);
 	x = pair(ui, w, 0, x, "threads", buf);
 	/* A short recording's tenths: "0 s" would say it held nothing. */
@@ -62,16 +62,18 @@ static void draw_source_line(const struct ui *ui, WINDOW *w,
 			     const struct session_metrics *mt)
 {
 	const struct session *s = ui->s;
+	const struct st_source_info *obs = session_observer_info(s);
+	const struct st_source_info *info = session_info(s);
 	const struct model *m = session_whole(s);
 	char a[32], b[160];
 	int x;
 
 	session_period_text(s, b, sizeof(b));
-	x = pair(ui, w, 1, 0, source_kind_name(s->info.kind), s->info.events);
+	x = pair(ui, w, 1, 0, source_kind_name(info->kind), info->events);
 	x = pair(ui, w, 1, x, "period", b);
 	if (m->nsampled) {
 		/* -e a,b: shares are of one event at a time, as perf report's. */
-		snprintf(b, sizeof(b), "%.30s (e)", s->info.sampled[m->shown_event]);
+		snprintf(b, sizeof(b), "%.30s (e)", info->sampled[m->shown_event]);
 		x = pair(ui, w, 1, x, "SELF% of", b);
 	}
 	if (!mt->observing)
@@ -82,7 +84,7 @@ static void draw_source_line(const struct ui *ui, WINDOW *w,
 	x = pair(ui, w, 1, x, "observer", b);
 	snprintf(b, sizeof(b), "%.1f%%", mt->dte_accepted_pct);
 	x = pair(ui, w, 1, x, "DTE accepted", b);
-	period_format(&s->obs_info.period, b, sizeof(b));
+	period_format(&obs->period, b, sizeof(b));
 	x = pair(ui, w, 1, x, "every", b);
 	if (m->obs.have_hardware) {
 		/* Measured by rdpmc on the sibling: app = core - self. */
@@ -129,42 +131,44 @@ static void draw_counts_line(const struct ui *ui, WINDOW *w,
 static void caveat_text(const struct ui *ui, char *buf, size_t len)
 {
 	const struct session *s = ui->s;
+	const struct st_source_info *obs = session_observer_info(s);
+	const struct st_source_info *info = session_info(s);
 
-	if (s->ranged) {
+	if (session_ranged(s)) {
 		int n = snprintf(buf, len, "range %.3f-%.3f s%s: every table shows it alone, Esc "
-				 "in the timeline clears it; ", s->range_from, s->range_to,
-				 s->range_complete ? "" : " (partly dropped)");
+				 "in the timeline clears it; ", session_range_from(s),
+				 session_range_to(s), session_range_complete(s) ? "" : " (partly dropped)");
 
 		if (n > 0 && (size_t)n < len) {
 			buf += n;
 			len -= (size_t)n;
 		}
 	}
-	if (s->finished && s->obs_info.failed)
+	if (session_finished(s) && obs->failed)
 		snprintf(buf, len, "%.100s; %.120s; table kept, q quits",
-			 s->obs_info.finish_reason, s->status);
-	else if (s->finished && !s->has_target && s->info.note[0])
+			 obs->finish_reason, session_status(s));
+	else if (session_finished(s) && !session_has_target(s) && info->note[0])
 		/* A file ends at once: what it is stays in view, not only that it ended. */
-		snprintf(buf, len, "%.120s; %.380s", s->status, s->info.note);
-	else if (s->finished)
-		snprintf(buf, len, "%s; table kept, q quits", s->status);
+		snprintf(buf, len, "%.120s; %.380s", session_status(s), info->note);
+	else if (session_finished(s))
+		snprintf(buf, len, "%s; table kept, q quits", session_status(s));
 	else if (ui->paused)
 		snprintf(buf, len, "PAUSED: the tables hold still while sampling goes "
 			 "on; Z resumes");
-	else if (s->obs_info.failed)
-		snprintf(buf, len, "%.200s; perf sampling goes on", s->obs_info.finish_reason);
+	else if (obs->failed)
+		snprintf(buf, len, "%.200s; perf sampling goes on", obs->finish_reason);
 	else {
 		char history[320];
 
 		/* The caveats that change what the tables mean come first. */
 		if (model_chain_note(session_whole(s), history, sizeof(history)))
-			snprintf(buf, len, "%.300s%s%.200s", history, s->info.note[0] ? "; " : "",
-				 s->info.note);
+			snprintf(buf, len, "%.300s%s%.200s", history,
+				 info->note[0] ? "; " : "", info->note);
 		else if (session_history_note(s, history, sizeof(history)))
-			snprintf(buf, len, "%.300s%s%.200s", history, s->info.note[0] ? "; " : "",
-				 s->info.note);
+			snprintf(buf, len, "%.300s%s%.200s", history,
+				 info->note[0] ? "; " : "", info->note);
 		else
-			snprintf(buf, len, "%.384s", s->info.note);
+			snprintf(buf, len, "%.384s", info->note);
 	}
 }
 

@@ -43,7 +43,8 @@ static const char *page_notice(struct ui *ui)
 	if (!ibs_model_active(&session_whole(ui->s)->ibs))
 		return "no IBS samples: pages come from AMD IBS (--ibs on bare metal, or -i a "
 		       "recording)";
-	return ui->s->ranged ? "the whole session's pages: a range keeps none of its own" : NULL;
+	return session_ranged(ui->s) ? "the whole session's pages: a range keeps none of its own"
+				     : NULL;
 }
 
 static const enum ui_action pages_actions[] = {

@@ -160,7 +160,7 @@ static void tags_requery(struct view *v)
 	t->tags = NULL;
 	t->win = NULL;
 	t->n = 0;
-	t->ranged = s->ranged;
+	t->ranged = session_ranged(s);
 	if (m->active && t->ranged) {
 		uint64_t from, to;
 
@@ -194,7 +194,7 @@ static void tags_draw(struct view *v, WINDOW *w)
 			  "(the demo publishes its phases) or --signal NAME");
 		return;
 	}
-	if (t->ranged != s->ranged)
+	if (t->ranged != session_ranged(s))
 		tags_requery(v);
 	if (t->ranged) {
 		uint64_t from, to;
@@ -203,7 +203,7 @@ static void tags_draw(struct view *v, WINDOW *w)
 		session_range_ns(s, &from, &to);
 		partly = m->series.complete_from && from / 1000000 < m->series.complete_from;
 		snprintf(line, sizeof(line), "range %.3f-%.3f s: time and %s per second in it%s; "
-			 "Esc in the timeline clears", s->range_from, s->range_to,
+			 "Esc in the timeline clears", session_range_from(s), session_range_to(s),
 			 m->meta.ncounters ? m->meta.counter_name[0] : "no counter",
 			 partly ? " (partly older than the observer's 2-minute series)" : "");
 		draw_text(w, y++, 0, cols, ui->attr[TH_HEADER], line);

@@ -411,7 +411,7 @@ static int fixed_rows(const struct session *s)
 {
 	const struct model *m = session_whole(s);
 
-	return 3 + (s->info.period.unit == ST_PERIOD_NS) + 2 * ibs_model_active(&m->ibs) +
+	return 3 + (session_info(s)->period.unit == ST_PERIOD_NS) + 2 * ibs_model_active(&m->ibs) +
 	       (m->ipc_cycles >= 0 && m->ipc_instructions >= 0) + 3 * m->obs.active +
 	       m->obs.have_hardware + 2 * m->obs.have_self;
 }
@@ -440,7 +440,7 @@ static void timeline_draw(struct view *v, WINDOW *w)
 	const struct model *m = session_whole(s);
 	const struct timeline *tl = &t->tl;
 	int lines = getmaxy(w), cols = getmaxx(w), y = 1;
-	bool clock = s->info.period.unit == ST_PERIOD_NS;
+	bool clock = session_info(s)->period.unit == ST_PERIOD_NS;
 	bool ipc = m->ipc_cycles >= 0 && m->ipc_instructions >= 0;
 	double *val;
 	bool *in_range;
@@ -470,8 +470,9 @@ static void timeline_draw(struct view *v, WINDOW *w)
 	for (int c = 0; c < t->width; c++) {
 		double at = seconds(m, from + (uint64_t)c * t->step);
 
-		in_range[c] = s->ranged && at + (double)t->step / 1e9 > s->range_from &&
-			      at < s->range_to;
+		in_range[c] = session_ranged(s) &&
+			      at + (double)t->step / 1e9 > session_range_from(s) &&
+			      at < session_range_to(s);
 	}
 	format_step(t->step, step, sizeof(step));
 	/* The column holding the session's start reads 0, not a time before it. */
@@ -622,7 +623,7 @@ static enum view_reaction set_mark(struct timeline_view *t, bool end)
 	}
 	snprintf(ui->message, sizeof(ui->message),
 		 "range %.6g-%.6g s: every table shows it alone (Esc clears)",
-		 s->range_from, s->range_to);
+		 session_range_from(s), session_range_to(s));
 	return VIEW_REQUERY;
 }
 
@@ -675,7 +676,7 @@ static enum view_reaction timeline_key(struct view *v, int code, enum ui_action 
 			t->marking = false;
 			return VIEW_REQUERY;
 		}
-		if (!s->ranged)
+		if (!session_ranged(s))
 			return VIEW_IGNORED;
 		session_clear_range(s);
 		snprintf(v->ui->message, sizeof(v->ui->message),

@@ -337,14 +337,14 @@ static void tree_refresh(struct view *v)
 
 	session_settle(v->ui->s);	/* the totals, here and in the draws and keys after */
 	/* Another range's tree: its node numbers name other paths (the browser keeps ids). */
-	if (m != t->seen_model || (s->ranged && (s->range_from != t->seen_from ||
-						   s->range_to != t->seen_to))) {
+	if (m != t->seen_model || (session_ranged(s) && (session_range_from(s) != t->seen_from ||
+						   session_range_to(s) != t->seen_to))) {
 		if (t->active == PANE_UNWOUND)
 			t->ic.zoom = t->ic.selected = CCT_ROOT;
 	}
 	t->seen_model = m;
-	t->seen_from = s->range_from;
-	t->seen_to = s->range_to;
+	t->seen_from = session_range_from(s);
+	t->seen_to = session_range_to(s);
 	for (int i = 0; i < 2; i++) {
 		if (!pane_used(t, i))
 			continue;
@@ -407,7 +407,7 @@ static void pane_title(struct browser *b, char *line, size_t len, int cols)
 		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE",
 		 p->rebuilt ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied,
 		 (unsigned long long)c->samples,
-		 ui->s->ranged && !p->rebuilt ? " in the range" : "",
+		 session_ranged(ui->s) && !p->rebuilt ? " in the range" : "",
 		 c->truncated ? ", some chains truncated" : "",
 		 c->capped ? ", the tree is full: some stop short" : "",
 		 t->bottom_up ? "top-down" : "bottom-up",
@@ -464,7 +464,7 @@ static void draw_pane(struct tree_pane *p, WINDOW *w, int x, int width, int line
 		draw_text(w, 0, x, width, ui->attr[TH_ROW], !p->rebuilt
 			  ? "no samples yet (the tree is every sample's call path)"
 			  : t->job ? "CallerChaining is rebuilding the tree from the stack depths..."
-			  : ui->s->is_perf_data
+			  : session_is_perf_data(ui->s)
 			  ? "no stack depths: perf.data holds none (perf records no stack base); c switches"
 			  : "no samples with stack depths (--call-graph dwarf or callerchain); c switches");
 		return;

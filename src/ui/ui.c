@@ -270,7 +270,7 @@ static void show_next_event(struct ui *ui, int step)
 	}
 	session_show_event(s, (session_whole(s)->shown_event + step + n) % n);
 	snprintf(ui->message, sizeof(ui->message), "SELF%% is now of %s",
-		 s->info.sampled[session_whole(s)->shown_event]);
+		 session_info(s)->sampled[session_whole(s)->shown_event]);
 	refresh_views(ui);
 }
 
@@ -356,7 +356,8 @@ static bool do_period(struct ui *ui, enum ui_action a)
 	int step = a == UA_PERIOD_HALVE ? -1 : a == UA_PERIOD_DOUBLE ? 1 : 0;
 
 	/* The observer's views focus the observer; the rest, perf. */
-	if (ui->s->observer && (!ui->s->source || ui->stack[0]->ops->observer))
+	if (session_has_observer(ui->s) && (!session_has_source(ui->s)
+					    || ui->stack[0]->ops->observer))
 		session_change_observer_period(ui->s, step, ui->message, sizeof(ui->message));
 	else
 		session_change_period(ui->s, step, ui->message, sizeof(ui->message));
@@ -587,7 +588,7 @@ static int start_terminal(struct ui *ui)
 	ui->stack[ui->depth++] = table_view_create(ui);
 	ui_apply_settings(ui);	/* lays the windows out */
 	/* --diff: the comparison first; Esc shows A's own table. */
-	if (ui->s->diff_with)
+	if (session_diff_with(ui->s))
 		push(ui, declared_view_create(ui, &diff_source));
 	return 0;
 }
@@ -698,11 +699,11 @@ static bool ui_turn(void *arg)
 	uint64_t now = st_now_ns(), at;
 	int code;
 	/* The end shows the final tables at once, not at the next refresh. */
-	bool ended = ui->s->finished && !l->was_finished;
+	bool ended = session_finished(ui->s) && !l->was_finished;
 
 	if (!l->due)
 		stretch(&l->ls.pump_max, l->pumped);
-	l->was_finished = ui->s->finished;
+	l->was_finished = session_finished(ui->s);
 	if ((l->due || ended) && !ui->paused) {
 		refresh_interval(ui);
 		stretch(&l->ls.refresh_max, now);
@@ -724,7 +725,7 @@ static bool ui_turn(void *arg)
 	 * Keys still answer while a replay fills the model: no pause
 	 * then, but a short one while a symbol table is being built.
 	 */
-	timeout(ui->s->waiting ? 5 : ui->s->behind ? 0 : PUMP_TICK_MS);
+	timeout(session_waiting(ui->s) ? 5 : session_behind(ui->s) ? 0 : PUMP_TICK_MS);
 	now = st_now_ns() - l->began;
 	l->ls.work_max = now > l->ls.work_max ? now : l->ls.work_max;
 	l->ls.over += now > 50000000u;
@@ -767,7 +768,7 @@ void ui_set_sort(struct ui *ui, enum st_sort_key key)
 
 bool ui_sort_offered(const struct ui *ui, enum st_sort_key key)
 {
-	return key != ST_SORT_PROCESS || ui->s->sort.split != ST_SPLIT_NONE;
+	return key != ST_SORT_PROCESS || session_sort(ui->s)->split != ST_SPLIT_NONE;
 }
 
 void ui_columns(const struct ui *ui, struct column_set *cs)
@@ -805,6 +806,7 @@ void ui_save_settings(struct ui *ui)
 
 int ui_run(struct session *s)
 {
+	const struct st_options *o = session_options(s);
 	struct ui ui;
 	struct ui_loop loop = { .ui = &ui };
 	const struct run_front front = { ui_begin, ui_pump_now, ui_turn, ui_say, ui_end, &loop };
@@ -815,11 +817,11 @@ int ui_run(struct session *s)
 	ui.theme = loaded_theme;
 	ui.settings = loaded_settings;
 	snprintf(ui.settings_path, sizeof(ui.settings_path), "%s", loaded_path);
-	ui.delay = s->opt->delay_set ? s->opt->delay : loaded_settings.delay;
+	ui.delay = o->delay_set ? o->delay : loaded_settings.delay;
 	ui.settings.delay = ui.delay;
-	ui.sort = s->sort;
+	ui.sort = *session_sort(s);
 	/* -s wins over the file; without it, the file's column. */
-	if (!s->opt->sort.given && ui_sort_offered(&ui, loaded_settings.sort)) {
+	if (!o->sort.given && ui_sort_offered(&ui, loaded_settings.sort)) {
 		ui.sort.key[0] = loaded_settings.sort;
 		ui.invert = loaded_settings.invert;
 	}
@@ -827,12 +829,12 @@ int ui_run(struct session *s)
 	status = run_session(s, &front);
 	if (status < 0 && !loop.began)
 		return status;
-	if (s->obs_info.failed) {
+	if (session_observer_info(s)->failed) {
 		st_error("%s; the observer's figures covered the samples before it",
-			 s->obs_info.finish_reason);
+			 session_observer_info(s)->finish_reason);
 		return -EIO;
 	}
-	if (s->finished && s->has_target && s->info.finished)
-		st_warn("%s", s->status);
+	if (session_finished(s) && session_has_target(s) && session_info(s)->finished)
+		st_warn("%s", session_status(s));
 	return status;
 }

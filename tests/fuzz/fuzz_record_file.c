@@ -8,7 +8,7 @@
 #include "session/options.h"
 #include "ring/record_file.h"
 #include "output/report.h"
-#include "session/session.h"
+#include "session/session_state.h"
 #include "symbols/symbols.h"
 
 #include <stdio.h>
