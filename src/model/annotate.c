@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <capstone/capstone.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,7 @@ static void decode(struct annotation *a, const struct symbol_code *c,
 	for (size_t i = 0; i < n; i++) {
 		struct annotated_insn *x = &a->insn[a->ninsn++];
 
-		x->offset = (uint32_t)(insn[i].address - c->start);
+		x->offset = insn[i].address - c->start;
 		x->size = insn[i].size;
 		snprintf(x->text, sizeof(x->text), "%-7.31s %.100s", insn[i].mnemonic,
 			 insn[i].op_str);
@@ -97,7 +98,7 @@ void annotation_load(struct annotation *a, struct symbolizer *s, uint32_t sym)
 	a->truncated = c.truncated;
 	decode(a, &c, s);
 	for (size_t i = 0; i < a->ninsn; i++)
-		if (!symbolizer_source_line(s, sym, a->insn[i].offset, &a->insn[i].file,
+		if (!symbolizer_source_line(s, sym, (uint32_t)a->insn[i].offset, &a->insn[i].file,
 					    &a->insn[i].line))
 			a->insn[i].file = NULL;
 	symbol_code_free(&c);
@@ -106,16 +107,9 @@ void annotation_load(struct annotation *a, struct symbolizer *s, uint32_t sym)
 const struct annotated_insn *annotation_insn_at(const struct annotation *a,
 						uint32_t offset)
 {
-	size_t lo = 0, hi = a->ninsn;
+	size_t lo = st_after(a->insn, a->ninsn, sizeof(*a->insn),
+			     offsetof(struct annotated_insn, offset), offset);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a->insn[mid].offset <= offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	return offset - a->insn[lo - 1].offset < a->insn[lo - 1].size ? &a->insn[lo - 1] : NULL;

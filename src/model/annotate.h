@@ -20,7 +20,7 @@ struct symbolizer;
 struct annotation_tally;
 
 struct annotated_insn {
-	uint32_t offset;	/* bytes from the symbol's start */
+	uint64_t offset;	/* bytes from the symbol's start (64 bits: st_after's key) */
 	uint16_t size;
 	uint64_t samples;
 	const char *file;	/* its source line, or NULL */
