@@ -11,25 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
-
-
-static void module_cell(const struct model_row *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", r->sym->module);
-}
-
-/* What named the row: symtab, debug, debuginfod, minidebug, eh_frame... */
-static void named_by_cell(const struct model_row *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", st_named_by_word(r->sym->named_by));
-}
-
-static void symbol_cell(const struct model_row *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", r->sym->name);
-}
-
 /* "1234 make", as htop's PID and COMMAND read together; "exited make", folded. */
 static void process_cell(const struct model_row *r, char *buf, size_t len)
 {
@@ -37,11 +18,6 @@ static void process_cell(const struct model_row *r, char *buf, size_t len)
 		snprintf(buf, len, "exited %s", r->comm[0] ? r->comm : "?");
 	else
 		snprintf(buf, len, "%d %s", (int)r->pid, r->comm[0] ? r->comm : "?");
-}
-
-static void command_cell(const struct model_row *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", r->comm[0] ? r->comm : "?");
 }
 
 /* ---- IBS: what the op samples of a symbol say ("-" without them) ---- */
@@ -119,7 +95,6 @@ static void tag_cell(const struct model_row *r, char *buf, size_t len)
 
 /* ---- the cells as JSON: each adds its member under the column's key ---- */
 
-
 /* -e a,b: the share of each event (self is the shown one's). */
 static void events_json(struct json_object *o, const char *key, const struct model_row *r,
 			const struct session *s)
@@ -134,9 +109,6 @@ static void events_json(struct json_object *o, const char *key, const struct mod
 				       json_object_new_double(r->event_share ? r->event_share[e] : 0));
 	json_object_object_add(o, key, ev);
 }
-
-
-
 
 /* The op samples' figures whole; the IBS columns show a few of them. */
 static void ibs_json(struct json_object *o, const char *key, const struct model_row *r,
@@ -163,105 +135,54 @@ static void pid_json(struct json_object *o, const char *key, const struct model_
 	json_object_object_add(o, key, json_object_new_int(r->pid));
 }
 
-
-static void processes_json(struct json_object *o, const char *key, const struct model_row *r,
-			   const struct session *s)
-{
-	(void)s;
-	report_add_u64(o, key, r->processes);
-}
-
-static void unknown_json(struct json_object *o, const char *key, const struct model_row *r,
-			 const struct session *s)
-{
-	(void)s;
-	json_object_object_add(o, key, json_object_new_boolean(r->sym->unknown));
-}
-
-/* The text cells that are strings as they are: module, symbol, named by. */
-static void text_json(struct json_object *o, const char *key, const struct model_row *r,
-		      const struct session *s, void (*format)(const struct model_row *, char *,
-							      size_t))
-{
-	char cell[4096];
-
-	(void)s;
-	format(r, cell, sizeof(cell));
-	json_object_object_add(o, key, json_object_new_string(cell));
-}
-
-static void named_by_json(struct json_object *o, const char *key, const struct model_row *r,
-			  const struct session *s)
-{
-	text_json(o, key, r, s, named_by_cell);
-}
-
-static void module_json(struct json_object *o, const char *key, const struct model_row *r,
-			const struct session *s)
-{
-	text_json(o, key, r, s, module_cell);
-}
-
-static void symbol_json(struct json_object *o, const char *key, const struct model_row *r,
-			const struct session *s)
-{
-	text_json(o, key, r, s, symbol_cell);
-}
-
 /*
  * Columns without a title are the JSON's alone; columns without a JSON
  * cell are the screen's and the text's (the IBS figures: the JSON has
- * them all under "ibs").
+ * them all under "ibs").  Then: its sort key (-1: none), the screen
+ * width it shows from, the split it needs, and the cell: a typed field
+ * of the row (output/tables.h) or its own function.
  */
-#define JSON_ONLY(key, split, json) \
-	{ NULL, key, 0, false, -1, 0, split, false, NULL, false, json, FIELD_CELL, 0 }
-/* A column of a typed field of the row: its text cell and its JSON value alike. */
-#define FIELD(title_, key_, width_, sort_, min_screen_, split_, field_, member_)	\
-	{ .title = (title_), .key = (key_), .width = (width_), .sort = (sort_),	\
-	  .min_screen = (min_screen_), .split = (split_), .field = (field_),		\
-	  .offset = offsetof(struct model_row, member_) }
+#define FIELD(title_, key_, width_, left_, sort_, min_screen_, split_, field_, member_)	\
+	{ .title = (title_), .key = (key_), .width = (width_), .left = (left_),		\
+	  .sort = (sort_), .min_screen = (min_screen_), .split = (split_),		\
+	  .field = (field_), .offset = offsetof(struct model_row, member_) }
+#define IBS(title_, key_, width_, min_screen_, format_)					\
+	{ .title = (title_), .key = (key_), .width = (width_), .sort = -1,		\
+	  .min_screen = (min_screen_), .format = (format_), .ibs = true }
+#define JSON_ONLY(key_, split_, json_)							\
+	{ .key = (key_), .sort = -1, .split = (split_), .json = (json_) }
 
 const struct column columns[] = {
-	FIELD("SELF%", "self", 7, ST_SORT_SELF, 0, ST_SPLIT_NONE, FIELD_SHARE, self),
-	{ "EVENT%", "events", 10, false, -1, 0, ST_SPLIT_NONE, true, NULL, false, events_json,
-	  FIELD_CELL, 0 },
-	FIELD("SAMPLES", "samples", 9, -1, 60, ST_SPLIT_NONE, FIELD_COUNT, samples),
-	FIELD(NULL, "weight", 0, -1, 0, ST_SPLIT_NONE, FIELD_COUNT, weight),
-	FIELD("IPC", "ipc", 6, ST_SORT_IPC, 0, ST_SPLIT_NONE, FIELD_IPC, ipc),
-	{ "LOAD%", "load_pct", 6, false, -1, 100, ST_SPLIT_NONE, false, load_cell, true, NULL,
-	  FIELD_CELL, 0 },
-	{ "STORE%", "store_pct", 7, false, -1, 120, ST_SPLIT_NONE, false, store_cell, true, NULL,
-	  FIELD_CELL, 0 },
-	{ "DCMISS%", "dc_miss_pct", 8, false, -1, 100, ST_SPLIT_NONE, false, dc_miss_cell, true,
-	  NULL, FIELD_CELL, 0 },
-	{ "LAT", "miss_latency", 6, false, -1, 100, ST_SPLIT_NONE, false, latency_cell, true,
-	  NULL, FIELD_CELL, 0 },
-	{ "P90", "miss_latency_p90", 6, false, -1, 110, ST_SPLIT_NONE, false, p90_cell, true,
-	  NULL, FIELD_CELL, 0 },
-	{ "SOURCE", "data_source", 15, false, -1, 110, ST_SPLIT_NONE, false, source_cell, true,
-	  NULL, FIELD_CELL, 0 },
-	{ "DTLB%", "dtlb_miss_pct", 6, false, -1, 130, ST_SPLIT_NONE, false, tlb_cell, true,
-	  NULL, FIELD_CELL, 0 },
-	{ "MISP%", "mispredict_pct", 6, false, -1, 130, ST_SPLIT_NONE, false, misp_cell, true,
-	  NULL, FIELD_CELL, 0 },
-	{ "T2RET", "tag_to_retire", 6, false, -1, 130, ST_SPLIT_NONE, false, tag_cell, true,
-	  NULL, FIELD_CELL, 0 },
+	FIELD("SELF%", "self", 7, false, ST_SORT_SELF, 0, ST_SPLIT_NONE, FIELD_SHARE, self),
+	{ .title = "EVENT%", .key = "events", .width = 10, .sort = -1, .per_event = true,
+	  .json = events_json },
+	FIELD("SAMPLES", "samples", 9, false, -1, 60, ST_SPLIT_NONE, FIELD_COUNT, samples),
+	FIELD(NULL, "weight", 0, false, -1, 0, ST_SPLIT_NONE, FIELD_COUNT, weight),
+	FIELD("IPC", "ipc", 6, false, ST_SORT_IPC, 0, ST_SPLIT_NONE, FIELD_IPC, ipc),
+	IBS("LOAD%", "load_pct", 6, 100, load_cell),
+	IBS("STORE%", "store_pct", 7, 120, store_cell),
+	IBS("DCMISS%", "dc_miss_pct", 8, 100, dc_miss_cell),
+	IBS("LAT", "miss_latency", 6, 100, latency_cell),
+	IBS("P90", "miss_latency_p90", 6, 110, p90_cell),
+	IBS("SOURCE", "data_source", 15, 110, source_cell),
+	IBS("DTLB%", "dtlb_miss_pct", 6, 130, tlb_cell),
+	IBS("MISP%", "mispredict_pct", 6, 130, misp_cell),
+	IBS("T2RET", "tag_to_retire", 6, 130, tag_cell),
 	JSON_ONLY("ibs", ST_SPLIT_NONE, ibs_json),
-	{ "PID COMMAND", "command", 22, true, ST_SORT_PROCESS, 0, ST_SPLIT_PID, false,
-	  process_cell, false, NULL, FIELD_CELL, 0 },
+	{ .title = "PID COMMAND", .key = "command", .width = 22, .left = true,
+	  .sort = ST_SORT_PROCESS, .split = ST_SPLIT_PID, .format = process_cell },
 	JSON_ONLY("pid", ST_SPLIT_PID, pid_json),
-	FIELD(NULL, "comm", 0, -1, 0, ST_SPLIT_PID, FIELD_CHARS, comm),
-	{ "COMMAND", "command", 16, true, ST_SORT_PROCESS, 0, ST_SPLIT_COMM, false,
-	  command_cell, false, NULL, FIELD_CELL, 0 },
-	FIELD(NULL, "comm", 0, -1, 0, ST_SPLIT_COMM, FIELD_CHARS, comm),
-	JSON_ONLY("processes", ST_SPLIT_COMM, processes_json),
-	{ "NAMED BY", "named_by", 10, true, -1, 120, ST_SPLIT_NONE, false, named_by_cell, false,
-	  named_by_json, FIELD_CELL, 0 },
-	JSON_ONLY("unknown", ST_SPLIT_NONE, unknown_json),
-	{ "MODULE", "module", 24, true, ST_SORT_MODULE, 60, ST_SPLIT_NONE, false, module_cell,
-	  false, module_json, FIELD_CELL, 0 },
-	{ "SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, ST_SPLIT_NONE, false, symbol_cell,
-	  false, symbol_json, FIELD_CELL, 0 },
+	FIELD(NULL, "comm", 0, false, -1, 0, ST_SPLIT_PID, FIELD_CHARS, comm),
+	FIELD("COMMAND", "command", 16, true, ST_SORT_PROCESS, 0, ST_SPLIT_COMM, FIELD_CHARS,
+	      comm),
+	FIELD(NULL, "comm", 0, false, -1, 0, ST_SPLIT_COMM, FIELD_CHARS, comm),
+	FIELD(NULL, "processes", 0, false, -1, 0, ST_SPLIT_COMM, FIELD_COUNT32, processes),
+	FIELD("NAMED BY", "named_by", 10, true, -1, 120, ST_SPLIT_NONE, FIELD_SYMBOL_NAMED_BY,
+	      sym),
+	FIELD(NULL, "unknown", 0, false, -1, 0, ST_SPLIT_NONE, FIELD_SYMBOL_UNKNOWN, sym),
+	FIELD("MODULE", "module", 24, true, ST_SORT_MODULE, 60, ST_SPLIT_NONE,
+	      FIELD_SYMBOL_MODULE, sym),
+	FIELD("SYMBOL", "symbol", 0, true, ST_SORT_SYMBOL, 0, ST_SPLIT_NONE, FIELD_SYMBOL, sym),
 };
 const size_t ncolumns = sizeof(columns) / sizeof(columns[0]);
 

@@ -73,6 +73,21 @@ static struct json_object *u64_json(uint64_t v);
 typedef const char *name_ptr;	/* a FIELD_STRING member, for MEMBER */
 typedef const struct st_symbol *symbol_ptr;	/* a FIELD_SYMBOL member */
 
+/* What a FIELD_SYMBOL_* column says of the symbol, as text. */
+static const char *symbol_word(enum table_field field, const struct st_symbol *sym)
+{
+	switch (field) {
+	case FIELD_SYMBOL_MODULE:
+		return sym->module;
+	case FIELD_SYMBOL_NAMED_BY:
+		return st_named_by_word(sym->named_by);
+	case FIELD_SYMBOL_UNKNOWN:
+		return sym->unknown ? "unknown" : "known";
+	default:
+		return sym->name;
+	}
+}
+
 /* A size as a page's: "4K", "2M", "1G". */
 static void bytes_text(uint64_t size, char *buf, size_t len)
 {
@@ -93,6 +108,9 @@ void table_field_text(enum table_field field, size_t offset, const void *row, ch
 		break;
 	case FIELD_COUNT:
 		snprintf(buf, len, "%" PRIu64, MEMBER(uint64_t, offset, row));
+		break;
+	case FIELD_COUNT32:
+		snprintf(buf, len, "%" PRIu32, MEMBER(uint32_t, offset, row));
 		break;
 	case FIELD_SIZE:
 		snprintf(buf, len, "%zu", MEMBER(size_t, offset, row));
@@ -130,8 +148,11 @@ void table_field_text(enum table_field field, size_t offset, const void *row, ch
 		bytes_text(MEMBER(uint64_t, offset, row), buf, len);
 		break;
 	case FIELD_SYMBOL:
+	case FIELD_SYMBOL_MODULE:
+	case FIELD_SYMBOL_NAMED_BY:
+	case FIELD_SYMBOL_UNKNOWN:
 		sym = MEMBER(symbol_ptr, offset, row);
-		snprintf(buf, len, "%s", sym ? sym->name : "-");
+		snprintf(buf, len, "%s", !sym ? "-" : symbol_word(field, sym));
 		break;
 	}
 }
@@ -146,6 +167,8 @@ struct json_object *table_field_json(enum table_field field, size_t offset, cons
 		return NULL;
 	case FIELD_COUNT:
 		return u64_json(MEMBER(uint64_t, offset, row));
+	case FIELD_COUNT32:
+		return u64_json(MEMBER(uint32_t, offset, row));
 	case FIELD_SIZE:
 		return u64_json(MEMBER(size_t, offset, row));
 	case FIELD_ID:
@@ -168,8 +191,13 @@ struct json_object *table_field_json(enum table_field field, size_t offset, cons
 	case FIELD_BYTES:
 		return u64_json(MEMBER(uint64_t, offset, row));
 	case FIELD_SYMBOL:
+	case FIELD_SYMBOL_MODULE:
+	case FIELD_SYMBOL_NAMED_BY:
 		sym = MEMBER(symbol_ptr, offset, row);
-		return sym ? json_object_new_string(sym->name) : NULL;
+		return sym ? json_object_new_string(symbol_word(field, sym)) : NULL;
+	case FIELD_SYMBOL_UNKNOWN:
+		sym = MEMBER(symbol_ptr, offset, row);
+		return sym ? json_object_new_boolean(sym->unknown) : NULL;
 	}
 	return NULL;
 }

@@ -24,6 +24,7 @@ struct model;
 enum table_field {
 	FIELD_CELL,
 	FIELD_COUNT,		/* uint64_t: "1234", a JSON integer */
+	FIELD_COUNT32,		/* uint32_t, the same */
 	FIELD_SIZE,		/* size_t, the same */
 	FIELD_ID,		/* pid_t: "1234" */
 	FIELD_SHARE,		/* double percent: "12.34%", a JSON number; NAN: none */
@@ -35,6 +36,9 @@ enum table_field {
 	FIELD_ADDRESS,		/* uint64_t: "0x7f00c000", a JSON integer */
 	FIELD_BYTES,		/* uint64_t: "4K", "2M", "1G"; the JSON has the bytes */
 	FIELD_SYMBOL,		/* const struct st_symbol *: its name (NULL reads "-") */
+	FIELD_SYMBOL_MODULE,	/* ... its module */
+	FIELD_SYMBOL_NAMED_BY,	/* ... what named it: "symtab" */
+	FIELD_SYMBOL_UNKNOWN,	/* ... whether no symbol explains it: "unknown", a JSON boolean */
 };
 
 struct table_column {
