@@ -16,6 +16,7 @@ void model_init(struct model *m, struct symbolizer *symbols)
 	memset(m, 0, sizeof(*m));
 	m->symbols = symbols;
 	m->ipc_cycles = m->ipc_instructions = -1;
+	m->offcpu_event = m->clock_event = -1;
 	obs_model_init(&m->obs, DTE_DEFAULT_TOLERANCE);
 	ibs_model_init(&m->ibs);
 	m->keep_history = true;
@@ -249,6 +250,9 @@ void model_free(struct model *m)
 	obs_model_free(&m->obs);
 	ibs_model_free(&m->ibs);
 	free(m->per_sym);
+	free(m->waited_under);
+	free(m->waited_stamp);
+	free(m->is_futex);
 	free(m->root_kind);
 	thread_free_all(m);	/* before the memos: a thread's go with it */
 	free(m->row_memo);
@@ -786,6 +790,8 @@ static uint32_t ingest_sample(struct model *m, const struct st_sample *s)
 	    symbolizer_code_anonymous(m->symbols, (pid_t)s->pid, s->ip) &&
 	    (late = model_jit_wait(m, s, sym, node)) != UINT32_MAX)
 		offset = late;
+	if (ST_SAMPLE_OFFCPU(s->flags))
+		model_count_wait(m, s, node);
 	if (m->keep_history)
 		remember_sample(m, s, sym, offset, node, late != UINT32_MAX);
 	return sym;
@@ -1055,8 +1061,13 @@ void model_zero(struct model *m)
 	for (t = m->threads; t; t = t->hh.next) {
 		t->samples = t->weight = t->cycles = t->instructions = 0;
 		memset(t->event_weight, 0, sizeof(t->event_weight));
+		memset(t->waited, 0, sizeof(t->waited));
 		thread_clear_syms(m, t);
 	}
+	if (m->waited_under)
+		memset(m->waited_under, 0, m->waited_cap * sizeof(*m->waited_under));
+	memset(m->waited, 0, sizeof(m->waited));
+	m->waits = 0;
 	proc_syms_free(m);
 	m->gone_samples = 0;
 	m->samples = m->weight = m->unknown = m->kernel_samples = 0;
@@ -1186,6 +1197,8 @@ static void fill_row(const struct model *m, struct model_row *r, const struct ro
 		r->event_share = shares;
 	}
 	r->ipc = t->cycles ? (double)t->instructions / (double)t->cycles : NAN;
+	/* Of the symbol in every process, as IBS's. */
+	r->waited_under = m->offcpu_event >= 0 ? (double)model_waited_under(m, id) / 1e9 : NAN;
 	/* Of the symbol in every process: IBS figures are not split by process. */
 	if (st) {
 		ibs[n] = *st;
@@ -1199,10 +1212,14 @@ static size_t rows_by_symbol(const struct model *m, struct model_row **rows)
 	struct row_extras x;
 	struct model_row *r = rows_alloc(m, nsym, &x);
 
-	for (uint32_t id = 0; id < nsym && id < m->per_sym_cap; id++) {
-		if (!m->per_sym[id].samples)
+	for (uint32_t id = 0; id < nsym; id++) {
+		static const struct model_sym none;
+		const struct model_sym *t = id < m->per_sym_cap ? &m->per_sym[id] : &none;
+
+		/* A function waits passed through has a row, though no sample ended in it. */
+		if (!t->samples && !model_waited_under(m, id))
 			continue;
-		fill_row(m, r, &x, n++, id, &m->per_sym[id]);
+		fill_row(m, r, &x, n++, id, t);
 	}
 	*rows = r;
 	return n;

@@ -48,6 +48,7 @@ struct model_row {
 	/* -e a,b: the share of each event sampled (self is the shown one's), else NULL. */
 	const double *event_share;
 	const struct ibs_stats *ibs;	/* the symbol's IBS figures (the rows' copy), or NULL */
+	double waited_under;	/* --off-cpu: seconds waits spent under it (NAN without) */
 };
 
 /* Rows by a key of two words: the index's values are places in rows (NULL: deleted). */
@@ -162,6 +163,19 @@ struct model_process_row {
 	const struct st_symbol *top;	/* its heaviest symbol */
 };
 
+/*
+ * Why a thread waited (--off-cpu), as its tables show: sched_switch's
+ * state, and a sleep whose chain passes the kernel's futex code a lock.
+ */
+enum model_wait {
+	MODEL_WAIT_SLEEP,		/* S, not on a futex */
+	MODEL_WAIT_LOCK,		/* S in a futex wait: a mutex, a condition */
+	MODEL_WAIT_DISK,		/* D: uninterruptible, mostly I/O */
+	MODEL_WAIT_CPU,			/* R: preempted, runnable, waiting for a CPU */
+	MODEL_WAIT_OTHER,		/* stopped, or a state none of those */
+	MODEL_WAITS
+};
+
 struct model_thread {
 	UT_hash_handle hh;
 	pid_t tid;
@@ -170,6 +184,7 @@ struct model_thread {
 	uint64_t samples, weight;
 	uint64_t cycles, instructions;
 	uint64_t event_weight[ST_MAX_SAMPLED];
+	uint64_t waited[MODEL_WAITS];	/* --off-cpu: ns off its CPU, by why */
 	struct model_thread_sym *syms;	/* its list */
 	bool exited;
 };
@@ -186,6 +201,8 @@ struct model_thread_row {
 	double ipc;			/* NAN when no counters were read */
 	const struct st_symbol *top;	/* its heaviest symbol, or NULL */
 	bool exited;
+	/* --off-cpu, seconds (NAN without): on a CPU, off it by why, and both. */
+	double on_cpu, waited[MODEL_WAITS], wall;
 };
 
 /* One of a thread's heaviest symbols. */
@@ -234,6 +251,19 @@ struct model {
 	uint64_t unknown;			/* samples with no symbol */
 	uint64_t kernel_samples;
 	uint64_t kernel_lost, throttled;
+	/*
+	 * --off-cpu: ns off the CPU by why, and under each function of the
+	 * waits' chains (by symbol id, a function counted once a wait, NULL
+	 * before the first); model_offcpu.c.
+	 */
+	uint64_t waited[MODEL_WAITS];
+	uint64_t waits;
+	int offcpu_event, clock_event;	/* -e a,b's off-CPU event and clock event (ns), or -1 */
+	uint64_t *waited_under;
+	uint32_t *waited_stamp;		/* the wait that last counted a function */
+	uint8_t *is_futex;		/* by symbol id: 0 not looked at, 1 no, 2 yes */
+	size_t waited_cap;
+	uint32_t waited_gen;
 	uint64_t multiplexed;
 	uint64_t chains, chain_frames;
 	uint64_t tree_frames, tree_unknown;	/* callers symbolized for the tree; unexplained */
@@ -449,6 +479,13 @@ static inline uint64_t model_total_weight(const struct model *m)
 	return model_shown_weight(m, m->weight, m->event_weight);
 }
 void model_free(struct model *m);
+
+/* An off-CPU sample (ST_SAMPLE_OFFCPU), its chain ended in tree node node: its time counted. */
+void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node);
+/* ns that waits spent under function sym (its chains passed it), 0 without any. */
+uint64_t model_waited_under(const struct model *m, uint32_t sym);
+/* "sleep", "lock", "disk", "cpu", "other": the tables' and JSON's name of why. */
+const char *model_wait_name(enum model_wait w);
 
 /*
  * Bounds the sample history to keep_ns of record time (--history; 0:

@@ -71,6 +71,27 @@ size_t model_thread_top(const struct model *m, pid_t tid, struct model_thread_to
 	return t ? thread_top(m, t, out, n) : 0;
 }
 
+/* --off-cpu: its time on a CPU (a clock event's ns), off it by why, and the two. */
+static void thread_waits(const struct model *m, const struct model_thread *t,
+			 struct model_thread_row *r)
+{
+	double off = 0;
+
+	r->on_cpu = r->wall = NAN;
+	for (int w = 0; w < MODEL_WAITS; w++)
+		r->waited[w] = NAN;
+	if (m->offcpu_event < 0 || m->offcpu_event >= m->nsampled)
+		return;
+	for (int w = 0; w < MODEL_WAITS; w++) {
+		r->waited[w] = (double)t->waited[w] / 1e9;
+		off += r->waited[w];
+	}
+	if (m->clock_event >= 0 && m->clock_event < m->nsampled) {
+		r->on_cpu = (double)t->event_weight[m->clock_event] / 1e9;
+		r->wall = r->on_cpu + off;
+	}
+}
+
 size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
 {
 	size_t n = 0, count = HASH_COUNT(m->threads);
@@ -91,6 +112,7 @@ size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
 		r[n].share = share(m, model_shown_weight(m, t->weight, t->event_weight));
 		r[n].ipc = t->cycles ? ratio(t->instructions, t->cycles) : NAN;
 		r[n].top = thread_top(m, t, &top, 1) ? top.sym : NULL;
+		thread_waits(m, t, &r[n]);
 		n++;
 	}
 	qsort(r, n, sizeof(*r), heavier_thread);

@@ -561,7 +561,12 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 		uint32_t root = s->nchain > 1 || chain[0] != s->ip
 			? caller_sym(m, (pid_t)s->pid, chain[s->nchain - 1], false) : leaf;
 
-		if (chain_is_whole(m, root)) {
+		/*
+		 * A wait's chain leaves from a system call's libc wrapper, which
+		 * keeps no frame pointer: its caller (the function that waits) is
+		 * skipped in a whole-looking chain.  The copy says it.
+		 */
+		if (chain_is_whole(m, root) && !ST_SAMPLE_OFFCPU(s->flags)) {
 			k = take_kernel_chain(m, s, frames, false);
 			m->auto_fp++;
 		} else {

@@ -159,6 +159,8 @@ const struct column columns[] = {
 	FIELD("SAMPLES", "samples", 9, false, -1, 60, ST_SPLIT_NONE, FIELD_COUNT, samples),
 	FIELD(NULL, "weight", 0, false, -1, 0, ST_SPLIT_NONE, FIELD_COUNT, weight),
 	FIELD("IPC", "ipc", 6, false, ST_SORT_IPC, 0, ST_SPLIT_NONE, FIELD_IPC, ipc),
+	{ .title = "OFF-CPU", .key = "offcpu_s", .width = 7, .sort = -1, .field = FIELD_SECONDS,
+	  .offset = offsetof(struct model_row, waited_under), .offcpu = true },
 	IBS("LOAD%", "load_pct", 6, 100, load_cell),
 	IBS("STORE%", "store_pct", 7, 120, store_cell),
 	IBS("DCMISS%", "dc_miss_pct", 8, 100, dc_miss_cell),
@@ -201,6 +203,7 @@ void columns_of_session(struct column_set *cs, const struct session *s)
 	columns_events(cs, (const char (*)[64])session_info(s)->sampled, session_whole(s)->nsampled,
 		       session_whole(s)->shown_event);
 	cs->ibs = ibs_model_active(&m->ibs);
+	cs->offcpu = m->offcpu_event >= 0;
 }
 
 void columns_events(struct column_set *cs, const char (*names)[64], int n, int shown)
@@ -250,7 +253,7 @@ static bool shown(const struct column_set *cs, const struct column *c, int scree
 {
 	if (!c->title || (c->split != ST_SPLIT_NONE && c->split != split) ||
 	    cs->hidden[c - columns] ||
-	    !cells_of(cs, c) || (c->ibs && !cs->ibs))
+	    !cells_of(cs, c) || (c->ibs && !cs->ibs) || (c->offcpu && !cs->offcpu))
 		return false;
 	return screen == 0 || screen >= c->min_screen;
 }

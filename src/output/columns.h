@@ -29,6 +29,7 @@ struct column {
 	/* The cell's text ("-" where there is no value). */
 	void (*format)(const struct model_row *r, char *buf, size_t len);
 	bool ibs;			/* an IBS figure: shown once IBS samples arrive */
+	bool offcpu;			/* shown with off-CPU samples (--off-cpu) */
 	/* Adds the cell to a JSON row under key (or nothing); NULL: not in the JSON. */
 	void (*json)(struct json_object *row, const char *key, const struct model_row *r,
 		     const struct session *s);
@@ -50,6 +51,7 @@ extern const size_t ncolumns;
 struct column_set {
 	bool hidden[COLUMNS_MAX];	/* by the user (setup) */
 	bool ibs;			/* the IBS columns: IBS samples arrived */
+	bool offcpu;			/* the off-CPU column: the session samples waits */
 	struct {
 		char name[64];
 		int index;		/* the event's */

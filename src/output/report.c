@@ -73,6 +73,15 @@ static void print_text(struct session *s, FILE *out)
 				(unsigned long long)m->event_samples[e]);
 		fprintf(out, "; SELF%% is of %s\n", info->sampled[m->shown_event]);
 	}
+	if (m->offcpu_event >= 0) {
+		fprintf(out, "off-CPU:");
+		for (int k = 0; k < MODEL_WAITS; k++)
+			fprintf(out, "%s %s %.3f s", k ? "," : "", model_wait_name(k),
+				(double)m->waited[k] / 1e9);
+		fprintf(out, "; %llu waits, %llu switches not seen to end\n",
+			(unsigned long long)info->offcpu_waits,
+			(unsigned long long)info->offcpu_unpaired);
+	}
 	if (session_finished(s))
 		fprintf(out, "status: %s\n", session_status(s));
 	column_set_init(&cols);
@@ -138,6 +147,17 @@ static struct json_object *source_json(const struct st_source_info *in,
 		json_object_array_add(sampled, ev);
 	}
 	json_object_object_add(o, "sampled", sampled);
+	/* --off-cpu: the waits by why (seconds), how many, and the switches not seen to end. */
+	if (m->offcpu_event >= 0) {
+		struct json_object *w = json_object_new_object();
+
+		for (int k = 0; k < MODEL_WAITS; k++)
+			json_object_object_add(w, model_wait_name(k),
+					       json_object_new_double((double)m->waited[k] / 1e9));
+		json_object_object_add(o, "waited_s", w);
+		report_add_u64(o, "offcpu_waits", in->offcpu_waits);
+		report_add_u64(o, "offcpu_unpaired", in->offcpu_unpaired);
+	}
 	return o;
 }
 

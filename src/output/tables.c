@@ -65,7 +65,8 @@ void table_title(const struct table_def *t, const struct table_shown *shown, cha
 }
 
 static void ipc_text(double ipc, char *buf, size_t len);
-static struct json_object *ipc_json(double ipc);
+static void seconds_text(double s, char *buf, size_t len);
+static struct json_object *maybe_number_json(double ipc);
 static struct json_object *u64_json(uint64_t v);
 
 /* The member a typed column reads. */
@@ -130,6 +131,9 @@ void table_field_text(enum table_field field, size_t offset, const void *row, ch
 	case FIELD_IPC:
 		ipc_text(MEMBER(double, offset, row), buf, len);
 		break;
+	case FIELD_SECONDS:
+		seconds_text(MEMBER(double, offset, row), buf, len);
+		break;
 	case FIELD_CHARS:
 		p = (const char *)row + offset;
 		snprintf(buf, len, "%s", *p ? p : "?");
@@ -179,7 +183,8 @@ struct json_object *table_field_json(enum table_field field, size_t offset, cons
 	case FIELD_CHANGE:
 		return json_object_new_double(MEMBER(double, offset, row));
 	case FIELD_IPC:
-		return ipc_json(MEMBER(double, offset, row));
+	case FIELD_SECONDS:
+		return maybe_number_json(MEMBER(double, offset, row));
 	case FIELD_CHARS:
 		return json_object_new_string((const char *)row + offset);
 	case FIELD_STRING:
@@ -290,7 +295,24 @@ static void ipc_text(double ipc, char *buf, size_t len)
 		snprintf(buf, len, "%.2f", ipc);
 }
 
-static struct json_object *ipc_json(double ipc)
+/* Time as top and perf trace print it: "12.5s", "340ms", "85us". */
+static void seconds_text(double s, char *buf, size_t len)
+{
+	if (isnan(s))
+		snprintf(buf, len, "-");
+	else if (s >= 100)
+		snprintf(buf, len, "%.0fs", s);
+	else if (s >= 1)
+		snprintf(buf, len, "%.2fs", s);
+	else if (s >= 1e-3)
+		snprintf(buf, len, "%.0fms", s * 1e3);
+	else if (s > 0)
+		snprintf(buf, len, "%.0fus", s * 1e6);
+	else
+		snprintf(buf, len, "0");
+}
+
+static struct json_object *maybe_number_json(double ipc)
 {
 	return isnan(ipc) ? NULL : json_object_new_double(ipc);
 }
@@ -503,6 +525,21 @@ static const struct table_column thread_columns[] = {
 	TABLE_FIELD("SAMPLES", "samples", 9, false, FIELD_COUNT, struct model_thread_row, samples),
 	TABLE_FIELD("SHARE", "share", 7, false, FIELD_SHARE, struct model_thread_row, share),
 	TABLE_FIELD("IPC", "ipc", 6, false, FIELD_IPC, struct model_thread_row, ipc),
+	/* --off-cpu: where each thread's wall time went, in seconds. */
+	TABLE_FIELD("ON-CPU", "on_cpu_s", 7, false, FIELD_SECONDS, struct model_thread_row, on_cpu,
+		    .optional = true),
+	TABLE_FIELD("SLEEP", "sleep_s", 7, false, FIELD_SECONDS, struct model_thread_row,
+		    waited[MODEL_WAIT_SLEEP], .optional = true),
+	TABLE_FIELD("LOCK", "lock_s", 7, false, FIELD_SECONDS, struct model_thread_row,
+		    waited[MODEL_WAIT_LOCK], .optional = true),
+	TABLE_FIELD("DISK", "disk_s", 7, false, FIELD_SECONDS, struct model_thread_row,
+		    waited[MODEL_WAIT_DISK], .optional = true),
+	TABLE_FIELD("RUNQ", "runqueue_s", 7, false, FIELD_SECONDS, struct model_thread_row,
+		    waited[MODEL_WAIT_CPU], .optional = true),
+	TABLE_FIELD(NULL, "other_wait_s", 0, false, FIELD_SECONDS, struct model_thread_row,
+		    waited[MODEL_WAIT_OTHER]),
+	TABLE_FIELD("WALL", "wall_s", 7, false, FIELD_SECONDS, struct model_thread_row, wall,
+		    .optional = true),
 	TABLE_CELL("STATE", "exited", 7, true, thread_state, thread_state_json),
 	TABLE_CELL("TOP SYMBOL", "top", 0, true, thread_top, thread_top_json),
 };

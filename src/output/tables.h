@@ -30,6 +30,7 @@ enum table_field {
 	FIELD_SHARE,		/* double percent: "12.34%", a JSON number; NAN: none */
 	FIELD_CHANGE,		/* double, percentage points: "+1.25" */
 	FIELD_IPC,		/* double, NAN: none ("-", left out of the JSON) */
+	FIELD_SECONDS,		/* double seconds: "1.25s", "340ms"; NAN: none (as IPC) */
 	FIELD_CHARS,		/* char[]: a name held in the row ("" reads "?") */
 	FIELD_STRING,		/* const char *: a name pointed to (NULL reads "-") */
 	FIELD_NAMED_BY,		/* uint8_t enum st_named_by: "symtab" */

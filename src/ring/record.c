@@ -25,6 +25,8 @@ static size_t min_size(uint16_t type)
 		return sizeof(struct st_observe_meta);
 	case ST_REC_IBS:
 		return sizeof(struct st_ibs);
+	case ST_REC_SWITCH:
+		return sizeof(struct st_switch);
 	default:
 		return sizeof(struct st_header);	/* unknown: skippable */
 	}
@@ -47,6 +49,8 @@ uint64_t st_record_time(const void *rec)
 		return ((const struct st_task *)rec)->time;
 	case ST_REC_IBS:
 		return ((const struct st_ibs *)rec)->time;
+	case ST_REC_SWITCH:
+		return ((const struct st_switch *)rec)->time;
 	default:
 		return 0;
 	}

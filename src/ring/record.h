@@ -43,6 +43,7 @@ enum st_record_type {
 	ST_REC_OBSERVE_META = 9, /* struct st_observe_meta: what they hold */
 	ST_REC_EXEC = 10,	/* struct st_comm: the process exec'd a new image */
 	ST_REC_IBS = 11,	/* struct st_ibs: an AMD IBS op or fetch sample */
+	ST_REC_SWITCH = 12,	/* struct st_switch: a thread left or took a CPU */
 };
 
 /*
@@ -80,6 +81,14 @@ enum st_cpumode {
 #define ST_SAMPLE_EVENT_SHIFT	8u
 #define ST_SAMPLE_EVENT_MASK	0xf00u
 #define ST_SAMPLE_EVENT(flags)	(((flags) & ST_SAMPLE_EVENT_MASK) >> ST_SAMPLE_EVENT_SHIFT)
+/*
+ * An off-CPU sample (--off-cpu): its chain is where the thread left the
+ * CPU, its period the ns until it ran again, and these bits why it left
+ * (enum st_offcpu_reason, from the thread's state at the switch).
+ */
+#define ST_SAMPLE_OFFCPU_SHIFT	12u
+#define ST_SAMPLE_OFFCPU_MASK	0x7000u
+#define ST_SAMPLE_OFFCPU(flags)	(((flags) & ST_SAMPLE_OFFCPU_MASK) >> ST_SAMPLE_OFFCPU_SHIFT)
 _Static_assert(ST_MAX_SAMPLED <= (ST_SAMPLE_EVENT_MASK >> ST_SAMPLE_EVENT_SHIFT) + 1,
 	       "a sample says which event took it in ST_SAMPLE_EVENT_MASK");
 _Static_assert(ST_MAX_SAMPLED == ST_MAX_EVENTS, "-e's one limit, apart or in a group");
@@ -102,6 +111,34 @@ struct st_sample {
 	uint16_t nchain;
 	uint32_t flags;
 	uint64_t data[];
+};
+
+/* Why a thread left the CPU, as sched_switch's prev_state says. */
+enum st_offcpu_reason {
+	ST_OFFCPU_NONE = 0,		/* not an off-CPU sample */
+	ST_OFFCPU_SLEEP = 1,		/* S: waiting for an event (a timer, a futex, a socket) */
+	ST_OFFCPU_DISK = 2,		/* D: uninterruptible, most often I/O */
+	ST_OFFCPU_RUNNABLE = 3,		/* R: preempted, waiting for a CPU */
+	ST_OFFCPU_STOPPED = 4,		/* T: stopped by a signal or a tracer */
+	ST_OFFCPU_OTHER = 5,		/* a state this kernel reports that is none of those */
+	ST_OFFCPU_EXITED = 6,		/* its last switch (X, Z): never kept */
+};
+
+/*
+ * A thread switched out of a CPU or onto one (PERF_RECORD_SWITCH).  It
+ * pairs off-CPU samples with the moment their thread ran again, in the
+ * sampler, and never reaches the ring.
+ */
+#define ST_SWITCH_OUT		0x1u
+#define ST_SWITCH_PREEMPT	0x2u	/* out while runnable */
+
+struct st_switch {
+	struct st_header h;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time;
+	uint32_t flags;
+	uint32_t unused;
 };
 
 /* An executable mapping.  filename is NUL-terminated, padded to 8. */

@@ -101,9 +101,9 @@ static void init_header(void *out, uint16_t type, size_t size)
 	h->size = (uint32_t)st_align8(size);
 }
 
-/* The id fields that end a non-sample record (sample_id_all). */
-static uint64_t trailer_time(const struct perf_layout *l,
-			     const struct perf_event_header *ev)
+/* The id fields that end a non-sample record (sample_id_all): its thread and time. */
+static uint64_t trailer_ids(const struct perf_layout *l, const struct perf_event_header *ev,
+			    uint32_t *pid, uint32_t *tid)
 {
 	size_t words = 0, pos = 0;
 	uint64_t t = 0;
@@ -124,10 +124,20 @@ static uint64_t trailer_time(const struct perf_layout *l,
 	if (ev->size < sizeof(*ev) + words * 8)
 		return 0;
 	pos = ev->size - words * 8;
-	if (l->sample_type & PERF_SAMPLE_TID)
+	if (l->sample_type & PERF_SAMPLE_TID) {
+		if (pid && tid) {
+			memcpy(pid, (const unsigned char *)ev + pos, 4);
+			memcpy(tid, (const unsigned char *)ev + pos + 4, 4);
+		}
 		pos += 8;
+	}
 	memcpy(&t, (const unsigned char *)ev + pos, 8);
 	return t;
+}
+
+static uint64_t trailer_time(const struct perf_layout *l, const struct perf_event_header *ev)
+{
+	return trailer_ids(l, ev, NULL, NULL);
 }
 
 /*
@@ -287,10 +297,31 @@ struct sample_head {
 	uint32_t pid, tid, cpu;
 };
 
-/* A tracepoint's raw data, not read here: its size counts the padding to 8 bytes. */
-static void skip_raw(struct cursor *c, const struct perf_layout *l)
+enum st_offcpu_reason perf_offcpu_reason(uint64_t prev_state)
 {
-	uint32_t size;
+	/* Preempted: TASK_REPORT_MAX (0x100) since 4.14, a high bit before; or plain R. */
+	if ((prev_state & ~0xffull) || prev_state == 0)
+		return ST_OFFCPU_RUNNABLE;
+	if (prev_state & 0x2)
+		return ST_OFFCPU_DISK;
+	if (prev_state & (0x1 | 0x40 | 0x80))	/* S, parked, an idle kernel thread */
+		return ST_OFFCPU_SLEEP;
+	if (prev_state & (0x4 | 0x8))
+		return ST_OFFCPU_STOPPED;
+	if (prev_state & (0x10 | 0x20))
+		return ST_OFFCPU_EXITED;
+	return ST_OFFCPU_OTHER;
+}
+
+/*
+ * A tracepoint's raw data: its size counts the padding to 8 bytes.  With
+ * --off-cpu, sched_switch's prev_state makes the sample an off-CPU one;
+ * another event's raw data (4 zero bytes) is too short to hold it.
+ */
+static void take_raw(struct cursor *c, const struct perf_layout *l, struct st_sample *s)
+{
+	uint32_t size, at = l->switch_state_at, n = l->switch_state_size;
+	uint64_t state = 0;
 
 	if (!(l->sample_type & PERF_SAMPLE_RAW))
 		return;
@@ -302,6 +333,10 @@ static void skip_raw(struct cursor *c, const struct perf_layout *l)
 	if ((uint64_t)(c->end - c->p) < 4 + (uint64_t)size) {
 		c->bad = 1;
 		return;
+	}
+	if ((n == 4 || n == 8) && (uint64_t)at + n <= size) {
+		memcpy(&state, c->p + 4 + at, n);	/* little-endian: 4 bytes fill the low half */
+		s->flags |= (uint32_t)perf_offcpu_reason(state) << ST_SAMPLE_OFFCPU_SHIFT;
 	}
 	c->p += 4 + (size_t)size;
 }
@@ -397,7 +432,7 @@ static size_t convert_sample(const struct perf_layout *l,
 	words = s->ncounters;
 	if ((t & PERF_SAMPLE_CALLCHAIN) && take_callchain(&c, s, words, l->max_stack, &user_at) < 0)
 		return 0;
-	skip_raw(&c, l);
+	take_raw(&c, l, s);
 	take_branches(&c, l, s, words, user_at);
 	size = sizeof(*s) + (words + s->nchain) * sizeof(uint64_t);
 	stack = take_stack(&c, l, s, size, s->tid);
@@ -575,6 +610,30 @@ static size_t convert_lost(const struct perf_layout *l,
 	return c.bad ? 0 : lost->h.size;
 }
 
+/*
+ * PERF_RECORD_SWITCH (a task's event) and SWITCH_CPU_WIDE (a CPU's: the
+ * other task first): the thread in the id trailer left or took the CPU.
+ * Without a thread and time it pairs nothing and is not kept.
+ */
+static size_t convert_switch(const struct perf_layout *l, const struct perf_event_header *ev,
+			     void *out)
+{
+	struct st_switch *w = out;
+
+	memset(w, 0, sizeof(*w));
+	if (!(l->sample_type & PERF_SAMPLE_TID))
+		return 0;
+	w->time = trailer_ids(l, ev, &w->pid, &w->tid);
+	if (!w->time)
+		return 0;
+	if (ev->misc & PERF_RECORD_MISC_SWITCH_OUT)
+		w->flags |= ST_SWITCH_OUT;
+	if (ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+		w->flags |= ST_SWITCH_PREEMPT;
+	init_header(w, ST_REC_SWITCH, sizeof(*w));
+	return w->h.size;
+}
+
 size_t perf_convert(const struct perf_layout *l, struct perf_group_state *gs,
 		    const struct perf_event_header *ev, void *out)
 {
@@ -593,6 +652,9 @@ size_t perf_convert(const struct perf_layout *l, struct perf_group_state *gs,
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
 		return convert_lost(l, ev, out);
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return convert_switch(l, ev, out);
 	default:
 		return 0;
 	}

@@ -43,6 +43,12 @@ struct perf_layout {
 	uint8_t ibs_kind;
 	uint8_t family, model;
 	/*
+	 * --off-cpu: where sched_switch's prev_state lies in its raw data
+	 * (the tracepoint's format), which makes its samples off-CPU ones;
+	 * state_size 0: raw data is not read.
+	 */
+	uint32_t switch_state_at, switch_state_size;
+	/*
 	 * Optional: how much of thread tid's stack copy (sp up, size bytes
 	 * the kernel wrote) to keep, so what is not wanted is never copied.
 	 */
@@ -82,5 +88,8 @@ long perf_mmap_drain(struct perf_event_mmap_page *page,
  */
 size_t perf_convert(const struct perf_layout *l, struct perf_group_state *gs,
 		    const struct perf_event_header *ev, void *out);
+
+/* Why a thread left its CPU, from sched_switch's prev_state (any kernel since 4.14, and before). */
+enum st_offcpu_reason perf_offcpu_reason(uint64_t prev_state);
 
 #endif

@@ -48,6 +48,8 @@
 #define STACK_RING_PAGES	128u
 #define CHECK_NS	100000000ull	/* targets alive, periods redrawn: 0.1 s */
 #define RESCAN_NS		500000000u
+/* A wait going on this long shows up to now, not only when it ends. */
+#define OFFCPU_SPLIT_NS		1000000000ull
 
 /* One CPU's ring, owned by the first leader opened on that CPU. */
 struct perf_ring {
@@ -102,6 +104,7 @@ struct perf_source {
 	bool walk_on;			/* the walker is attached to the events */
 	bool walk_refused;		/* and why not (info.walk_note), once */
 	size_t randomize_next;	/* round-robin over leaders */
+	size_t failed_event;	/* the event the kernel last refused */
 	uint64_t copied;	/* known threads with tid_state.copied */
 
 	struct perf_thread *threads;
@@ -122,6 +125,7 @@ struct perf_source {
 	struct reorder order;		/* records of all rings, back in time order */
 	struct stack_bases stacks;	/* with a stack copy: each thread's base */
 	uint64_t prev_pass;		/* when the previous drain pass began */
+	struct offcpu_pairs pairs;	/* --off-cpu: switch-outs waiting for their thread */
 
 	/* A new period asked for by another thread, applied by the sampler's. */
 	bool by_freq;			/* -F: the value is a frequency (never changes) */
@@ -228,6 +232,51 @@ static int configure_ibs(const struct perf_source_request *o, struct perf_source
 	return rc;
 }
 
+/*
+ * --off-cpu: sched_switch sampled at every switch, each on its own beside
+ * the on-CPU event (a group's leader alone: a tracepoint joins no PMU's
+ * group), named as perf record --off-cpu names its event.
+ */
+static int add_offcpu(const struct perf_source_request *o, struct perf_source_config *cfg)
+{
+	struct st_event *e;
+	char why[320];
+	int err = offcpu_tracepoint_find(NULL, &cfg->offcpu_tp, why, sizeof(why));
+
+	/* The machine's lack, not the command line's fault: not -EINVAL. */
+	if (err < 0) {
+		st_error("%s", why);
+		return err == -EINVAL ? -ENOTSUP : err;
+	}
+	if (!cfg->separate && cfg->nevents > 1) {
+		if (o->events) {
+			st_error("--off-cpu samples beside one event, or several each on its own "
+				 "(-e a,b), not a group: drop the braces or --off-cpu");
+			return -EINVAL;
+		}
+		cfg->nevents = 1;	/* the default group's cycles */
+	}
+	if (cfg->nevents == ST_MAX_SAMPLED) {
+		st_error("--off-cpu is one more sampled event, and -e gave the %d there can be: "
+			 "give fewer", ST_MAX_SAMPLED);
+		return -EINVAL;
+	}
+	e = &cfg->events[cfg->nevents++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%s", OFFCPU_EVENT);
+	e->attr.type = PERF_TYPE_TRACEPOINT;
+	e->attr.config = cfg->offcpu_tp.id;
+	cfg->separate = true;
+	cfg->offcpu = true;
+	return 0;
+}
+
+/* Event i is the off-CPU one: every switch sampled, whatever the period asked. */
+static bool is_offcpu(const struct perf_source_config *cfg, size_t i)
+{
+	return cfg->offcpu && i == cfg->nevents - 1;
+}
+
 int perf_source_configure(const struct perf_source_request *o, bool launched,
 			  struct perf_source_config *cfg)
 {
@@ -272,6 +321,12 @@ int perf_source_configure(const struct perf_source_request *o, bool launched,
 			 "no hardware PMU: IPC unavailable, sampling cpu-clock");
 	}
 	note_ibs_missing(cfg);
+	if (o->off_cpu) {
+		int err = add_offcpu(o, cfg);
+
+		if (err < 0)
+			return err;
+	}
 	/* One period cannot suit events of different kinds; a rate can. */
 	if (cfg->separate && !cfg->freq && !cfg->period) {
 		cfg->freq = DEFAULT_FREQ;
@@ -499,7 +554,10 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 		a->disabled = 0;
 		return;
 	}
-	if (ps->cfg.freq) {
+	if (is_offcpu(&ps->cfg, i)) {
+		a->sample_period = 1;
+		a->context_switch = 1;	/* when the thread runs again */
+	} else if (ps->cfg.freq) {
 		a->freq = 1;
 		a->sample_freq = ps->cfg.freq;
 	} else {
@@ -517,11 +575,12 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	a->exclude_callchain_user = ps->cfg.stack_copy && (!ps->cfg.callchain || walker_wanted(ps));
 	a->read_format = ps->layout.read_format;
 	a->sample_id_all = 1;	/* CLOCK_MONOTONIC (above): shimtop's clock, so timelines line up */
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
+	/* The side band once: the on-CPU event's. */
+	a->mmap = !is_offcpu(&ps->cfg, i);
+	a->mmap2 = a->mmap;
+	a->comm = a->mmap;
+	a->comm_exec = a->mmap;
+	a->task = a->mmap;
 	a->disabled = 1;
 	a->enable_on_exec = ps->cfg.launched && !ps->cfg.ibs_per_cpu;
 	a->wakeup_watermark = (uint32_t)(ps->pages * (size_t)getpagesize() / 4);
@@ -663,7 +722,10 @@ static void attach_walker(struct perf_source *ps, int fd)
 	if (ps->walk_refused || !ps->cfg.kernel_walk || !ps->cfg.stack_copy)
 		return;
 	if (!walker_wanted(ps)) {
-		walker_refused(ps, "%s", ps->cfg.nevents > 1
+		walker_refused(ps, "%s", ps->cfg.separate
+			       ? "events sampled each on its own (-e a,b, --off-cpu) are not told "
+				 "apart by the BPF stack walker: stacks are walked in user space"
+			       : ps->cfg.nevents > 1
 			       ? "samples read a group of counters, which the BPF stack walker "
 				 "does not: stacks are walked in user space"
 			       : "IBS samples' stacks are walked in user space");
@@ -709,6 +771,7 @@ static int open_thread(struct perf_source *ps, pid_t tid)
 						 PERF_FLAG_FD_CLOEXEC);
 			if (fd < 0) {
 				err = -errno;
+				ps->failed_event = i;
 				goto fail;
 			}
 			t.fd[t.nfd++] = fd;
@@ -805,7 +868,7 @@ static bool report_ibs_error(const struct perf_source *ps, int err)
 
 static int report_open_error(const struct perf_source *ps, int err)
 {
-	const char *ev = ps->cfg.events[0].name;
+	const char *ev = ps->cfg.events[ps->failed_event < ps->cfg.nevents ? ps->failed_event : 0].name;
 	char paranoid[16] = "?";
 	int max_rate = 0;
 	char *p;
@@ -816,6 +879,12 @@ static int report_open_error(const struct perf_source *ps, int err)
 	if (p) {
 		snprintf(paranoid, sizeof(paranoid), "%d", atoi(p));
 		free(p);
+	}
+	if (is_offcpu(&ps->cfg, ps->failed_event) && (err == EACCES || err == EPERM)) {
+		st_error("no permission for --off-cpu's sched:sched_switch samples "
+			 "(kernel.perf_event_paranoid is %s): run as root, give shimtop CAP_PERFMON, "
+			 "or set perf_event_paranoid to -1; or drop --off-cpu", paranoid);
+		return -err;
 	}
 	p = st_read_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
 	if (p) {
@@ -1039,7 +1108,8 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	case ST_REC_SAMPLE: {
 		struct st_sample *sm = (void *)out;
 
-		atomic_store_explicit(&ps->period_seen, sm->period, memory_order_relaxed);
+		if (!ST_SAMPLE_OFFCPU(sm->flags))
+			atomic_store_explicit(&ps->period_seen, sm->period, memory_order_relaxed);
 		if (sm->flags & ST_SAMPLE_HAS_STACK) {
 			struct st_stack *k = (struct st_stack *)(uintptr_t)st_sample_stack(sm);
 
@@ -1142,11 +1212,34 @@ static void on_walked(const struct perf_event_header *ev, void *arg)
 	reorder_commit(&ps->order, n, sm->time);
 }
 
-static void push_record(void *arg, const void *rec, size_t len)
+static void push_to_ring(void *arg, const void *rec, size_t len)
 {
 	struct perf_source *ps = arg;
 
 	ring_push(ps->base.ring, rec, len);
+}
+
+/* In time order: switch-outs wait here for their thread to run again (--off-cpu). */
+static void push_record(void *arg, const void *rec, size_t len)
+{
+	struct perf_source *ps = arg;
+
+	if (ps->cfg.offcpu)
+		offcpu_pairs_take(&ps->pairs, rec, len, push_to_ring, ps);
+	else if (((const struct st_header *)rec)->type != ST_REC_SWITCH)
+		ring_push(ps->base.ring, rec, len);
+}
+
+/* Waits still going on, shown up to t; and how many switches were not paired. */
+static void offcpu_pass(struct perf_source *ps, uint64_t t, uint64_t min_ns)
+{
+	if (!ps->cfg.offcpu)
+		return;
+	offcpu_pairs_split(&ps->pairs, t, min_ns, push_to_ring, ps);
+	pthread_mutex_lock(&ps->lock);
+	ps->info.offcpu_waits = ps->pairs.paired;
+	ps->info.offcpu_unpaired = ps->pairs.unpaired;
+	pthread_mutex_unlock(&ps->lock);
 }
 
 /*
@@ -1276,9 +1369,11 @@ static void apply_period(struct perf_source *ps)
 		const struct perf_thread *t = &ps->threads[i];
 
 		for (size_t k = 0; k < t->nfd; k += g) {
-			uint64_t p = ioctl_period(ps, ps->cfg.separate ? k % ps->cfg.nevents : 0);
+			size_t e = ps->cfg.separate ? k % ps->cfg.nevents : 0;
+			uint64_t p = ioctl_period(ps, e);
 
-			ioctl(t->fd[k], PERF_EVENT_IOC_PERIOD, &p);
+			if (!is_offcpu(&ps->cfg, e))
+				ioctl(t->fd[k], PERF_EVENT_IOC_PERIOD, &p);
 		}
 	}
 }
@@ -1368,6 +1463,7 @@ static long drain_rings(struct perf_source *ps)
 			total += n;
 	}
 	reorder_flush(&ps->order, ps->prev_pass, push_record, ps);
+	offcpu_pass(ps, ps->prev_pass, OFFCPU_SPLIT_NS);
 	said_complete(ps, ps->prev_pass);
 	ps->prev_pass = pass;
 	/* Each redraw is an IPI to the target's CPU: ten a second decorrelate as well. */
@@ -1574,6 +1670,8 @@ static void perf_stop(struct st_source *s)
 	/* What the kernel buffered after the last drain still counts. */
 	drain_rings(ps);
 	reorder_flush(&ps->order, UINT64_MAX, push_record, ps);
+	/* Threads blocked as sampling stops: their waits so far. */
+	offcpu_pass(ps, st_now_ns(), 0);
 	said_complete(ps, UINT64_MAX);
 }
 
@@ -1615,6 +1713,7 @@ static void perf_destroy(struct st_source *s)
 	free(ps->threads);
 	free(ps->rings);
 	reorder_free(&ps->order);
+	offcpu_pairs_free(&ps->pairs);
 	stack_bases_free(&ps->stacks);
 	{
 		struct tid_state *t, *next;
@@ -1745,6 +1844,12 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	if (cfg->separate) {
 		/* First in every record, so the event is read before parsing. */
 		ps->layout.sample_type |= PERF_SAMPLE_IDENTIFIER;
+		/* sched_switch's prev_state: why each thread left its CPU. */
+		if (cfg->offcpu) {
+			ps->layout.sample_type |= PERF_SAMPLE_RAW;
+			ps->layout.switch_state_at = cfg->offcpu_tp.state_at;
+			ps->layout.switch_state_size = cfg->offcpu_tp.state_size;
+		}
 	} else if (cfg->nevents > 1) {
 		ps->layout.sample_type |= PERF_SAMPLE_READ;
 		ps->layout.read_format = PERF_FORMAT_GROUP |

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "sampler/events.h"
+#include "sampler/offcpu.h"
 #include "sampler/target.h"
 #include "sampler/source.h"
 
@@ -52,6 +53,9 @@ struct perf_source_config {
 	bool ibs_swfilt;	/* the PMU filters kernel samples itself (swfilt) */
 	bool ibs_aggregate;	/* --ibs-aggregate: counts per (thread, RIP), shimtop's module */
 	int poll_ms;		/* longest wait between drains; 0: 100 ms */
+	/* --off-cpu: events[nevents - 1] is sched_switch, its samples paired into waits. */
+	bool offcpu;
+	struct offcpu_tracepoint offcpu_tp;
 };
 
 /*
@@ -75,6 +79,7 @@ struct perf_source_request {
 	bool ibs_l3miss;		/* --ibs-l3miss */
 	unsigned ibs_ldlat;		/* --ibs-ldlat CYCLES; 0: none */
 	bool ibs_aggregate;		/* --ibs-aggregate */
+	bool off_cpu;			/* --off-cpu */
 };
 
 int perf_source_configure(const struct perf_source_request *o, bool launched,

@@ -119,6 +119,58 @@ static bool format_line(const char *text, size_t len, const char *key, char *out
 	return false;
 }
 
+/* The number after "key:" in line[0..n), or false. */
+static bool line_number(const char *line, size_t n, const char *key, uint32_t *out)
+{
+	size_t klen = strlen(key);
+	unsigned long v = 0;
+	size_t at;
+
+	for (at = 0; at + klen <= n && memcmp(line + at, key, klen); at++)
+		;
+	if (at + klen > n)
+		return false;
+	at += klen;
+	if (at == n || line[at] < '0' || line[at] > '9')
+		return false;
+	for (; at < n && line[at] >= '0' && line[at] <= '9' && v < 0x10000000ul; at++)
+		v = v * 10 + (unsigned long)(line[at] - '0');
+	*out = (uint32_t)v;
+	return at < n && line[at] == ';';
+}
+
+/* Whether a field line's declaration ("long prev_state;", "char prev_comm[16];") names name. */
+static bool declares(const char *line, size_t n, const char *name)
+{
+	const char *semi = memchr(line, ';', n), *end;
+	size_t nlen = strlen(name);
+
+	if (!semi)
+		return false;
+	end = memchr(line, '[', (size_t)(semi - line));
+	if (!end)
+		end = semi;
+	return (size_t)(end - line) >= nlen && !memcmp(end - nlen, name, nlen) &&
+	       (end - line == (ptrdiff_t)nlen || end[-(ptrdiff_t)nlen - 1] == ' ');
+}
+
+bool perf_tracing_field(const char *text, size_t len, const char *name, uint32_t *offset,
+			uint32_t *size)
+{
+	for (size_t at = 0; at < len;) {
+		const char *line = text + at, *nl = memchr(line, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - line) : len - at;
+		const char *field = n > 6 ? memchr(line, 'f', n) : NULL;
+
+		if (field && (size_t)(line + n - field) > 6 && !memcmp(field, "field:", 6) &&
+		    declares(field + 6, (size_t)(line + n - field - 6), name))
+			return line_number(line, n, "offset:", offset) &&
+			       line_number(line, n, "size:", size);
+		at += n + 1;
+	}
+	return false;
+}
+
 /* One event's format: its id and name kept, the rest not read. */
 static void take_format(struct perf_tracing *t, const char *text, size_t len, const char *sys)
 {

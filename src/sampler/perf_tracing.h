@@ -25,4 +25,11 @@ void perf_tracing_free(struct perf_tracing *t);
 /* "system:name" of tracepoint id (a tracepoint attribute's config). */
 bool perf_tracing_name(const struct perf_tracing *t, uint64_t id, char *out, size_t room);
 
+/*
+ * Where field name lies in an event's raw data, from its format text[0..len)
+ * (a line "field:long prev_state;	offset:32;	size:8;	signed:1;").
+ */
+bool perf_tracing_field(const char *text, size_t len, const char *name, uint32_t *offset,
+			uint32_t *size);
+
 #endif

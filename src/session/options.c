@@ -37,6 +37,10 @@ static const char usage_text[] =
 "                         NAME shows that recorded event); default\n"
 "                         {cycles,instructions}, or cpu-clock without a PMU\n"
 "      --list-events      the event names this machine offers, and exit\n"
+"      --off-cpu          also where threads wait: each switch off a CPU\n"
+"                         (sched:sched_switch) with its chain, weighed by the\n"
+"                         time until the thread ran again (event offcpu-time;\n"
+"                         key e shows it); needs root or CAP_PERFMON\n"
 "      --ibs[=op|fetch]   sample with AMD IBS (ops by default) instead of\n"
 "                         perf events: data cache misses, latencies, data\n"
 "                         sources and pages; says why where IBS is missing\n"
@@ -159,7 +163,7 @@ enum {
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
 	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SYMFS, OPT_SNAPSHOT_ON_EXIT,
 	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE, OPT_FOLLOW_SYMLINKS,
-	OPT_MEMORY, OPT_SERVE, OPT_SERVE_TOKEN, OPT_SERVE_TOP, OPT_MODULES,
+	OPT_MEMORY, OPT_SERVE, OPT_SERVE_TOKEN, OPT_SERVE_TOP, OPT_MODULES, OPT_OFF_CPU,
 };
 
 static const struct option long_options[] = {
@@ -176,6 +180,7 @@ static const struct option long_options[] = {
 	{ "ibs-aggregate", no_argument, NULL, OPT_IBS_AGGREGATE },
 	{ "event", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "period", required_argument, NULL, 'c' },
 	{ "no-randomize", no_argument, NULL, OPT_NO_RANDOM },
@@ -556,6 +561,9 @@ static int sampling_option(struct st_options *o, int c)
 	case OPT_IBS_AGGREGATE:
 		o->ibs_aggregate = true;
 		break;
+	case OPT_OFF_CPU:
+		o->off_cpu = true;
+		break;
 	case 'F':
 		if (parse_u64(optarg, &o->freq) || o->freq > 1000000)
 			return bad("-F needs a rate in Hz (1 to 1000000), not '%s'", optarg);
@@ -809,6 +817,11 @@ static int check_combinations(const struct st_options *o)
 		return bad("%s", "--ibs-l3miss and --ibs-ldlat filter IBS samples: add --ibs");
 	if (o->ibs_aggregate && o->ibs != ST_IBS_OP)
 		return bad("%s", "--ibs-aggregate counts IBS op samples: add --ibs (or --ibs=op)");
+	if (o->off_cpu && o->ibs != ST_IBS_NONE)
+		return bad("%s", "--off-cpu samples beside perf events, not IBS: drop one of them");
+	if (o->off_cpu && o->replay_path)
+		return bad("%s", "--off-cpu samples live; a recording's off-CPU samples show with -i "
+			   "alone");
 	if (o->ibs != ST_IBS_NONE && o->replay_path)
 		return bad("%s", "--ibs samples live; a recording's IBS samples replay with -i alone");
 	if (o->freq && o->period)

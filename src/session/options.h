@@ -117,6 +117,7 @@ struct st_options {
 	bool ibs_l3miss;		/* --ibs-l3miss */
 	unsigned ibs_ldlat;		/* --ibs-ldlat CYCLES; 0: none */
 	bool ibs_aggregate;		/* --ibs-aggregate: counts in shimtop's module */
+	bool off_cpu;			/* --off-cpu: sched_switch's samples, weighed by time off */
 	const char *ibs_dump_path;	/* --ibs-dump FILE: decode a recording's IBS samples */
 
 	/* The SHIM observer (--observe). */

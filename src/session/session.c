@@ -384,7 +384,7 @@ static int open_live(struct session *s, const struct st_options *o)
 		.ibs = o->ibs == ST_IBS_OP ? PERF_IBS_OP : o->ibs == ST_IBS_FETCH ? PERF_IBS_FETCH
 		       : PERF_IBS_NONE,
 		.ibs_l3miss = o->ibs_l3miss, .ibs_ldlat = o->ibs_ldlat,
-		.ibs_aggregate = o->ibs_aggregate,
+		.ibs_aggregate = o->ibs_aggregate, .off_cpu = o->off_cpu,
 	};
 
 	s->has_target = true;
@@ -520,6 +520,13 @@ static int open_session(struct session *s, const struct st_options *o)
 	s->model.ipc_cycles = s->info.ipc_cycles;
 	s->model.ipc_instructions = s->info.ipc_instructions;
 	s->model.nsampled = s->info.nsampled;
+	for (int e = 0; e < s->info.nsampled; e++) {
+		if (!strcmp(s->info.sampled[e], OFFCPU_EVENT))
+			s->model.offcpu_event = e;
+		else if (!strcmp(s->info.sampled[e], "cpu-clock") ||
+			 !strcmp(s->info.sampled[e], "task-clock"))
+			s->model.clock_event = e;
+	}
 	model_set_history(&s->model, (uint64_t)(o->history * 1e9));
 	s->model.history.rss_cap = (size_t)o->memory_mb << 20;
 	model_set_call_graph(&s->model, o->callerchain ? o->chain_window : MODEL_CHAIN_WINDOW,

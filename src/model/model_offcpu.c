@@ -1,0 +1,106 @@
+/*
+ * model_offcpu.c - off-CPU samples (--off-cpu): each is a wait, its
+ * period the ns its thread was off the CPU.  Beyond a sample's usual
+ * place (its event's weight, the tree), a wait counts under every
+ * function of its chain, as a blocking chain is read (the leaf is the
+ * scheduler's for all of them), and in its thread's time by why.
+ */
+#include <string.h>
+#include <uthash.h>
+
+#include "model/model.h"
+#include "model/model_internal.h"
+#include "symbols/symbols.h"
+#include "util.h"
+
+const char *model_wait_name(enum model_wait w)
+{
+	static const char *const names[MODEL_WAITS] = { "sleep", "lock", "disk", "cpu", "other" };
+
+	return (unsigned)w < MODEL_WAITS ? names[w] : "?";
+}
+
+/* Room for symbol id in the per-function arrays. */
+static void grow(struct model *m, uint32_t id)
+{
+	size_t old = m->waited_cap, cap = old ? old : 1024;
+
+	if (id < old)
+		return;
+	while (cap <= id)
+		cap *= 2;
+	m->waited_under = st_xrealloc(m->waited_under, cap * sizeof(*m->waited_under));
+	m->waited_stamp = st_xrealloc(m->waited_stamp, cap * sizeof(*m->waited_stamp));
+	m->is_futex = st_xrealloc(m->is_futex, cap * sizeof(*m->is_futex));
+	memset(m->waited_under + old, 0, (cap - old) * sizeof(*m->waited_under));
+	memset(m->waited_stamp + old, 0, (cap - old) * sizeof(*m->waited_stamp));
+	memset(m->is_futex + old, 0, (cap - old) * sizeof(*m->is_futex));
+	m->waited_cap = cap;
+}
+
+/* The kernel's futex code: a sleep through it waits for a lock (or a condition). */
+static bool futex_frame(struct model *m, uint32_t id)
+{
+	if (!m->is_futex[id]) {
+		const struct st_symbol *sym = symbolizer_symbol(m->symbols, id);
+
+		m->is_futex[id] = sym && sym->name && !strcmp(sym->module, "[kernel]") &&
+				  strstr(sym->name, "futex") ? 2 : 1;
+	}
+	return m->is_futex[id] == 2;
+}
+
+static enum model_wait why(unsigned reason, bool futex)
+{
+	switch (reason) {
+	case ST_OFFCPU_SLEEP:
+		return futex ? MODEL_WAIT_LOCK : MODEL_WAIT_SLEEP;
+	case ST_OFFCPU_DISK:
+		return MODEL_WAIT_DISK;
+	case ST_OFFCPU_RUNNABLE:
+		return MODEL_WAIT_CPU;
+	default:
+		return MODEL_WAIT_OTHER;
+	}
+}
+
+void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
+{
+	uint32_t frames[CCT_MAX_DEPTH + 1];
+	size_t n = cct_path(&m->tree, node, frames);
+	uint64_t ns = s->period;
+	bool futex = false;
+	enum model_wait w;
+	struct model_thread *t;
+	pid_t tid = (pid_t)s->tid;
+
+	/* A new stamp a wait; at its wrap, every function's forgotten. */
+	if (++m->waited_gen == 0) {
+		if (m->waited_stamp)
+			memset(m->waited_stamp, 0, m->waited_cap * sizeof(*m->waited_stamp));
+		m->waited_gen = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = frames[i];
+
+		if (id >= CCT_SYM_TRUNCATED)
+			continue;
+		grow(m, id);
+		futex = futex || futex_frame(m, id);
+		if (m->waited_stamp[id] == m->waited_gen)
+			continue;	/* recursion: once a wait */
+		m->waited_stamp[id] = m->waited_gen;
+		m->waited_under[id] += ns;
+	}
+	w = why(ST_SAMPLE_OFFCPU(s->flags), futex);
+	m->waited[w] += ns;
+	m->waits++;
+	HASH_FIND(hh, m->threads, &tid, sizeof(tid), t);
+	if (t)
+		t->waited[w] += ns;
+}
+
+uint64_t model_waited_under(const struct model *m, uint32_t sym)
+{
+	return sym < m->waited_cap ? m->waited_under[sym] : 0;
+}

@@ -1,0 +1,191 @@
+/*
+ * offcpu.c - sched_switch's format read from tracefs, and the pairing of
+ * a thread's switch-out sample with the moment it runs again.
+ */
+#include "sampler/offcpu.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+#include "ring/record.h"
+#include "sampler/perf_tracing.h"
+#include "util.h"
+
+/* Threads whose switch-out waits at once: more are counted unpaired, not kept. */
+#define OFFCPU_HELD_MAX	65536u
+
+struct offcpu_held {
+	UT_hash_handle hh;
+	uint32_t tid;
+	size_t len;
+	unsigned char rec[];
+};
+
+int offcpu_tracepoint_find(const char *root, struct offcpu_tracepoint *tp, char *why,
+			   size_t len)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[PATH_MAX], *id = NULL, *fmt = NULL, *end;
+	size_t fmt_len = 0;
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < (root ? 1 : sizeof(roots) / sizeof(roots[0])) && !id; i++) {
+		snprintf(path, sizeof(path), "%s/events/sched/sched_switch/id", root ? root : roots[i]);
+		id = st_read_file(path, NULL);
+		if (!id) {
+			if (errno == EACCES || errno == EPERM)
+				err = -errno;
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format",
+			 root ? root : roots[i]);
+		fmt = st_read_file(path, &fmt_len);
+	}
+	if (!id || !fmt) {
+		snprintf(why, len, err == -ENOENT
+			 ? "--off-cpu needs the sched:sched_switch tracepoint, and no tracefs shows it "
+			   "(%s): mount it (mount -t tracefs nodev /sys/kernel/tracing)"
+			 : "--off-cpu needs the sched:sched_switch tracepoint, and tracefs is not "
+			   "readable here (%s): run shimtop as root, or mount tracefs readable",
+			 root ? root : roots[0]);
+		free(id);
+		free(fmt);
+		return err;
+	}
+	tp->id = strtoull(id, &end, 10);
+	if (end == id || !perf_tracing_field(fmt, fmt_len, "prev_state", &tp->state_at,
+					     &tp->state_size) ||
+	    (tp->state_size != 4 && tp->state_size != 8)) {
+		snprintf(why, len, "sched:sched_switch's format in tracefs has no prev_state of 4 or 8 "
+			 "bytes: this kernel's off-CPU states cannot be read; --off-cpu is unavailable");
+		err = -ENOTSUP;
+	} else {
+		err = 0;
+	}
+	free(id);
+	free(fmt);
+	return err;
+}
+
+static struct offcpu_held *held_of(const struct offcpu_pairs *p, uint32_t tid)
+{
+	struct offcpu_held *h;
+
+	HASH_FIND(hh, p->held, &tid, sizeof(tid), h);
+	return h;
+}
+
+static void forget(struct offcpu_pairs *p, struct offcpu_held *h)
+{
+	HASH_DEL(p->held, h);
+	free(h);
+	p->nheld--;
+}
+
+/* The held wait of h's thread, ended at t: passed on whole. */
+static void ran(struct offcpu_pairs *p, struct offcpu_held *h, uint64_t t, offcpu_emit_fn emit,
+		void *arg)
+{
+	struct st_sample *s = (void *)h->rec;
+
+	if (t > s->time) {
+		s->period = t - s->time;
+		s->time = t;
+		emit(arg, h->rec, h->len);
+		p->paired++;
+	} else {
+		p->unpaired++;		/* a switch in before its switch out: records out of order */
+	}
+	forget(p, h);
+}
+
+static void hold(struct offcpu_pairs *p, const struct st_sample *s, size_t len)
+{
+	struct offcpu_held *h = held_of(p, s->tid);
+
+	if (h) {			/* its switch in was lost */
+		p->unpaired++;
+		forget(p, h);
+	}
+	if (ST_SAMPLE_OFFCPU(s->flags) == ST_OFFCPU_EXITED)
+		return;
+	if (p->nheld >= OFFCPU_HELD_MAX) {
+		p->unpaired++;
+		return;
+	}
+	h = st_xmalloc(sizeof(*h) + len);
+	h->tid = s->tid;
+	h->len = len;
+	memcpy(h->rec, s, len);
+	HASH_ADD(hh, p->held, tid, sizeof(h->tid), h);
+	p->nheld++;
+}
+
+void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offcpu_emit_fn emit,
+		       void *arg)
+{
+	const struct st_header *hd = rec;
+	struct offcpu_held *h;
+
+	switch (hd->type) {
+	case ST_REC_SWITCH: {
+		const struct st_switch *w = rec;
+
+		if (!(w->flags & ST_SWITCH_OUT) && (h = held_of(p, w->tid)))
+			ran(p, h, w->time, emit, arg);
+		return;
+	}
+	case ST_REC_SAMPLE: {
+		const struct st_sample *s = rec;
+
+		if (ST_SAMPLE_OFFCPU(s->flags)) {
+			hold(p, s, len);
+			return;
+		}
+		/* Sampled running: it ran again, though its switch in was not seen. */
+		if ((h = held_of(p, s->tid)))
+			ran(p, h, s->time, emit, arg);
+		break;
+	}
+	case ST_REC_EXIT:
+		if ((h = held_of(p, ((const struct st_task *)rec)->tid)))
+			forget(p, h);
+		break;
+	default:
+		break;
+	}
+	emit(arg, rec, len);
+}
+
+void offcpu_pairs_split(struct offcpu_pairs *p, uint64_t upto, uint64_t min_ns,
+			offcpu_emit_fn emit, void *arg)
+{
+	struct offcpu_held *h, *tmp;
+
+	HASH_ITER(hh, p->held, h, tmp) {
+		struct st_sample *s = (void *)h->rec;
+		uint64_t from = s->time;
+
+		if (upto <= from || upto - from < min_ns)
+			continue;
+		s->period = upto - from;
+		s->time = upto;
+		emit(arg, h->rec, h->len);
+		p->split++;
+	}
+}
+
+void offcpu_pairs_free(struct offcpu_pairs *p)
+{
+	struct offcpu_held *h, *tmp;
+
+	HASH_ITER(hh, p->held, h, tmp) {
+		HASH_DEL(p->held, h);
+		free(h);
+	}
+	p->nheld = 0;
+}

@@ -1,0 +1,124 @@
+#!/bin/sh
+# t-offcpu.sh - --off-cpu: where threads wait, against waits of known
+# length (tests/waits): half a thread's wall time asleep under nap_here();
+# a mutex's waiter's time under wait_lock() and the kernel's futex wait,
+# "lock"; fsync's time uninterruptible, "disk".  And the refusals: no
+# tracefs, no permission, with -i, with IBS.
+. "$TESTS_DIR/lib.sh"
+
+WAITS="$TESTS_BIN/waits"
+[ "$(id -u)" -eq 0 ] || skip "sched:sched_switch's samples need root (or CAP_PERFMON) here"
+
+# offcpu MODE SECONDS: the waits program run for longer than SECONDS, shimtop attached
+# for SECONDS, JSON into $TMP/MODE.json.
+offcpu() {
+	"$WAITS" "$1" "$(($2 + 3))" >"$TMP/$1.out" 2>&1 &
+	w=$!
+	BG_PIDS="$BG_PIDS $w"
+	i=0
+	while ! grep -q ready "$TMP/$1.out" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$SHIMTOP" --batch --format json --off-cpu --duration "$2" -p "$w" >"$TMP/$1.json" \
+		2>"$TMP/$1.err" || fail "--off-cpu -p ($1) failed: $(cat "$TMP/$1.err")"
+	kill "$w" 2>/dev/null
+}
+
+# check FILE EXPR WHAT: EXPR (Python over the JSON d, with helpers) holds.
+check() {
+	python3 - "$1" "$2" <<'PY' || fail "$3"
+import json, sys
+d = json.load(open(sys.argv[1]))
+# The worker thread: not the main one, which only sleeps in usleep().
+workers = [t for t in d['per_thread'] if t['tid'] != t['pid']]
+def sym(name):
+    rows = [r for r in d['rows'] if r['symbol'] == name]
+    return rows[0] if rows else {}
+def off(name):
+    return sym(name).get('offcpu_s', 0.0)
+def worst(key):
+    return max(workers, key=lambda t: t.get(key, 0))
+ok = eval(sys.argv[2])
+if not ok:
+    print("failed: " + sys.argv[2], file=sys.stderr)
+    for t in d['per_thread']:
+        print({k: t.get(k) for k in ('tid', 'on_cpu_s', 'sleep_s', 'lock_s', 'disk_s',
+                                     'runqueue_s', 'wall_s')}, file=sys.stderr)
+    print({r['symbol']: r.get('offcpu_s') for r in d['rows'] if r.get('offcpu_s')},
+          file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+}
+
+# Half on the CPU (spin_here: on it or preempted, wall time either way),
+# half asleep under nap_here: each within 5 points of 50% of the thread's wall.
+offcpu nap 3
+check "$TMP/nap.json" "d['source']['sampled'][1]['event'] == 'offcpu-time'" \
+	"the off-CPU samples are not the event offcpu-time"
+check "$TMP/nap.json" "len(workers) == 1 and 2.5 < workers[0]['wall_s'] < 3.6" \
+	"the napping thread's wall time is not about the 3 s sampled"
+check "$TMP/nap.json" "abs(off('nap_here') / workers[0]['wall_s'] - 0.5) <= 0.05" \
+	"off-CPU time under nap_here is not half the thread's wall time"
+check "$TMP/nap.json" \
+	"abs((workers[0]['on_cpu_s'] + workers[0]['runqueue_s']) / workers[0]['wall_s'] - 0.5) <= 0.05" \
+	"on the CPU (or waiting for it) is not half the thread's wall time"
+check "$TMP/nap.json" "abs(workers[0]['sleep_s'] - off('nap_here')) <= 0.05 * workers[0]['wall_s']" \
+	"the thread's sleep is not its time under nap_here"
+check "$TMP/nap.json" "workers[0]['lock_s'] == 0 and workers[0]['disk_s'] == 0" \
+	"a nanosleep was called a lock or a disk wait"
+
+# Contending one mutex: the waiter's time under wait_lock, through
+# pthread_mutex_lock to the kernel's futex wait, and called a lock.
+offcpu lock 3
+check "$TMP/lock.json" "worst('lock_s')['lock_s'] >= 0.4 * worst('lock_s')['wall_s']" \
+	"the mutex's waiter spent under 40% of its wall time waiting for a lock"
+check "$TMP/lock.json" "off('wait_lock') >= 0.9 * worst('lock_s')['lock_s']" \
+	"the lock's wait is not under wait_lock"
+check "$TMP/lock.json" \
+	"any(r.get('offcpu_s', 0) >= 0.9 * worst('lock_s')['lock_s'] and 'pthread_mutex_lock' in r['symbol'] for r in d['rows'])" \
+	"the lock's wait is not under pthread_mutex_lock"
+check "$TMP/lock.json" \
+	"any(r.get('offcpu_s', 0) >= 0.9 * worst('lock_s')['lock_s'] and 'futex' in r['symbol'] and r['module'] == '[kernel]' for r in d['rows'])" \
+	"the lock's wait is not under the kernel's futex wait"
+
+# fsync in a loop, on a file here (not tmpfs, which never waits for a disk).
+if [ "$(stat -f -c %T .)" = tmpfs ]; then
+	echo "note: $(pwd) is tmpfs: fsync waits for no disk; its check is left out"
+else
+	offcpu fsync 3
+	check "$TMP/fsync.json" "workers[0]['disk_s'] >= 0.25 * workers[0]['wall_s']" \
+		"the fsync loop spent under a quarter of its wall time in D"
+	check "$TMP/fsync.json" "off('fsync') >= 0.9 * workers[0]['disk_s']" \
+		"the disk waits are not under fsync"
+fi
+
+# Switches paired, none lost on a quiet target.
+check "$TMP/nap.json" "d['source'].get('offcpu_unpaired', 0) <= d['source'].get('offcpu_waits', 0) // 100" \
+	"more than 1% of the switches were never seen to end"
+
+# The text report's thread table shows where the time went.
+"$WAITS" nap 5 >/dev/null &
+w=$!
+BG_PIDS="$BG_PIDS $w"
+"$SHIMTOP" --batch -H --off-cpu --duration 1 -p "$w" >"$TMP/text" 2>"$TMP/err" ||
+	fail "-H --off-cpu failed: $(cat "$TMP/err")"
+grep -Eq "^ +TID +PID COMMAND +SAMPLES +SHARE +IPC +ON-CPU +SLEEP .* WALL" "$TMP/text" ||
+	fail "-H --off-cpu has no ON-CPU .. WALL columns: $(grep TID "$TMP/text")"
+grep -Eq " OFF-CPU " "$TMP/text" || fail "the symbol table has no OFF-CPU column"
+kill "$w" 2>/dev/null
+
+# Refusals: one line each, exit status 2 for a bad command line.
+expect_run 2 "--off-cpu samples live" -- "$SHIMTOP" --off-cpu -i "$TMP/nap.json"
+expect_run 2 "--off-cpu samples beside perf events, not IBS" -- "$SHIMTOP" --off-cpu --ibs -a
+expect_run 2 "--off-cpu samples beside one event.*not a group" -- \
+	"$SHIMTOP" --batch --off-cpu -e '{cpu-clock,task-clock}' -- true
+# Without root: the tracepoint's samples are refused, saying what would allow them.
+AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all"
+if command -v setpriv >/dev/null && $AS_NOBODY test -x "$SHIMTOP" 2>/dev/null &&
+   [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 0 ]; then
+	cd "$TMP" && chmod 755 "$TMP"
+	expect_run 1 "--off-cpu.*(tracefs is not readable|no permission).*(root|CAP_PERFMON)" -- \
+		$AS_NOBODY "$SHIMTOP" --batch --off-cpu --duration 1 -- "$WAITS" nap 1
+fi
+finish

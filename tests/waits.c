@@ -1,0 +1,149 @@
+/*
+ * waits - a target whose off-CPU time is known, for --off-cpu's tests.
+ *
+ *   waits nap SECONDS    one thread: 10 ms computing in spin_here(), then
+ *                        10 ms asleep in nap_here() (nanosleep), so half
+ *                        its wall time on the CPU, half off it
+ *   waits lock SECONDS   two threads on one mutex: holder() keeps it 10 ms
+ *                        of every 11, so wait_lock()'s thread, which holds
+ *                        it 50 us at a time, waits for it most of the time
+ *   waits fsync SECONDS  write_sync(): a page written and fsync'd, again
+ *
+ * Prints "ready" when its threads run.  Frame pointers, no inlining: the
+ * functions the tests look for are in every chain.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static atomic_bool done;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile uint64_t sink;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Computes for ns of wall time (CPU time where nothing else runs here). */
+__attribute__((noinline)) static void spin_here(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	while (now_ns() < end)
+		for (int i = 0; i < 1000; i++)
+			sink += (uint64_t)i * 7;
+}
+
+__attribute__((noinline)) static void nap_here(uint64_t ns)
+{
+	struct timespec t = { .tv_sec = 0, .tv_nsec = (long)ns };
+
+	nanosleep(&t, NULL);
+}
+
+__attribute__((noinline)) static void wait_lock(void)
+{
+	pthread_mutex_lock(&lock);
+	spin_here(50000);
+	pthread_mutex_unlock(&lock);
+}
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&done)) {
+		pthread_mutex_lock(&lock);
+		spin_here(10000000);
+		pthread_mutex_unlock(&lock);
+		nap_here(1000000);	/* the waiter's turn */
+	}
+	return NULL;
+}
+
+static void *waiter(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&done))
+		wait_lock();
+	return NULL;
+}
+
+__attribute__((noinline)) static void write_sync(int fd)
+{
+	static char page[4096];
+
+	memset(page, (int)(sink & 0xff), sizeof(page));
+	if (pwrite(fd, page, sizeof(page), 0) != (ssize_t)sizeof(page) || fsync(fd) < 0) {
+		perror("waits: write");
+		exit(1);
+	}
+	sink++;
+}
+
+static void *syncer(void *arg)
+{
+	const char *path = arg;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	while (!atomic_load(&done))
+		write_sync(fd);
+	close(fd);
+	unlink(path);
+	return NULL;
+}
+
+static void *napper(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&done)) {
+		spin_here(10000000);
+		nap_here(10000000);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[2];
+	int n = 0;
+	char path[64];
+
+	if (argc != 3 || atof(argv[2]) <= 0) {
+		fprintf(stderr, "usage: waits nap|lock|fsync SECONDS\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "nap")) {
+		pthread_create(&t[n++], NULL, napper, NULL);
+	} else if (!strcmp(argv[1], "lock")) {
+		pthread_create(&t[n++], NULL, holder, NULL);
+		pthread_create(&t[n++], NULL, waiter, NULL);
+	} else if (!strcmp(argv[1], "fsync")) {
+		snprintf(path, sizeof(path), "waits-fsync.%d", (int)getpid());
+		pthread_create(&t[n++], NULL, syncer, path);
+	} else {
+		fprintf(stderr, "waits: no mode '%s' (nap, lock, fsync)\n", argv[1]);
+		return 2;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	usleep((useconds_t)(atof(argv[2]) * 1e6));
+	atomic_store(&done, true);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
