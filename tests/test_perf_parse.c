@@ -604,8 +604,100 @@ static void test_lbr_call_stack(void)
 	CHECK(perf_convert(&l, &gs, (const void *)w, out) == 0);
 }
 
+/*
+ * --off-cpu: a sched_switch sample's raw prev_state says why its thread
+ * left (8 bytes at 32, as this kernel's format says; 4 bytes on others),
+ * another event's raw data (4 zero bytes) says nothing; and a switch
+ * record names the thread in its id trailer.
+ */
+static size_t build_switch_sample(uint64_t *w, uint64_t state, uint32_t raw_size)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0 };
+	size_t n = 1;
+	unsigned char raw[72];
+
+	w[n++] = 0xffffffff81000100ull;			/* ip */
+	w[n++] = (uint64_t)7 | (uint64_t)9 << 32;	/* pid 7, tid 9 */
+	w[n++] = 5000;					/* time */
+	w[n++] = 1;					/* period */
+	memset(raw, 0, sizeof(raw));
+	memcpy(raw, &raw_size, 4);
+	memcpy(raw + 4 + 32, &state, 8);
+	memcpy(&w[n], raw, 4 + 68);			/* raw: size, then 68 bytes */
+	n += 9;
+	h.size = (uint16_t)(n * 8);
+	memcpy(w, &h, sizeof(h));
+	return n * 8;
+}
+
+static void test_offcpu_records(void)
+{
+	struct perf_layout l = { .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW,
+				 .sample_id_all = 1, .switch_state_at = 32, .switch_state_size = 8 };
+	static const struct { uint64_t state; enum st_offcpu_reason why; } states[] = {
+		{ 0x1, ST_OFFCPU_SLEEP }, { 0x2, ST_OFFCPU_DISK }, { 0x0, ST_OFFCPU_RUNNABLE },
+		{ 0x100, ST_OFFCPU_RUNNABLE }, { 0x1000, ST_OFFCPU_RUNNABLE },
+		{ 0x4, ST_OFFCPU_STOPPED }, { 0x8, ST_OFFCPU_STOPPED }, { 0x80, ST_OFFCPU_SLEEP },
+		{ 0x10, ST_OFFCPU_EXITED }, { 0x20, ST_OFFCPU_EXITED },
+	};
+	_Alignas(8) unsigned char out[ST_RECORD_MAX];
+	const struct st_sample *s = (const void *)out;
+	const struct st_switch *sw = (const void *)out;
+	uint64_t w[32];
+
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		build_switch_sample(w, states[i].state, 68);
+		CHECK(perf_convert(&l, NULL, (const void *)w, out) == sizeof(*s));
+		CHECK(s->tid == 9 && s->time == 5000 && s->cpumode == ST_MODE_KERNEL);
+		CHECK_EQ_U64(ST_SAMPLE_OFFCPU(s->flags), states[i].why);
+	}
+	/* Raw data too short for prev_state (another event's): no reason, still a sample. */
+	build_switch_sample(w, 0x2, 36);
+	CHECK(perf_convert(&l, NULL, (const void *)w, out) == sizeof(*s));
+	CHECK(ST_SAMPLE_OFFCPU(s->flags) == ST_OFFCPU_NONE);
+	/* prev_state as 4 bytes (an older format): the low half read. */
+	l.switch_state_size = 4;
+	build_switch_sample(w, 0x2, 68);
+	CHECK(perf_convert(&l, NULL, (const void *)w, out) > 0 &&
+	      ST_SAMPLE_OFFCPU(s->flags) == ST_OFFCPU_DISK);
+	/* Not asked (no --off-cpu): raw data skipped, no reason. */
+	l.switch_state_size = 0;
+	build_switch_sample(w, 0x2, 68);
+	CHECK(perf_convert(&l, NULL, (const void *)w, out) > 0 && !ST_SAMPLE_OFFCPU(s->flags));
+	/* A raw size past the record: refused. */
+	l.switch_state_size = 8;
+	build_switch_sample(w, 0x2, 4000);
+	CHECK(perf_convert(&l, NULL, (const void *)w, out) == 0);
+
+	/* Switch records: out (preempted) and in; the thread and time from the trailer. */
+	{
+		struct perf_event_header h = { PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT |
+					       PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, 8 + 16 };
+		uint64_t rec[3];
+
+		memcpy(rec, &h, sizeof(h));
+		rec[1] = (uint64_t)7 | (uint64_t)9 << 32;
+		rec[2] = 6000;
+		CHECK(perf_convert(&l, NULL, (const void *)rec, out) == sizeof(*sw));
+		CHECK(sw->h.type == ST_REC_SWITCH && sw->tid == 9 && sw->pid == 7);
+		CHECK(sw->time == 6000 && sw->flags == (ST_SWITCH_OUT | ST_SWITCH_PREEMPT));
+		CHECK(st_record_check(out, sizeof(out)) == sizeof(*sw));
+		CHECK(st_record_time(out) == 6000);
+		h.misc = 0;
+		memcpy(rec, &h, sizeof(h));
+		CHECK(perf_convert(&l, NULL, (const void *)rec, out) == sizeof(*sw) &&
+		      sw->flags == 0);
+		/* Cut short of its trailer: not kept. */
+		h.size = 8;
+		memcpy(rec, &h, sizeof(h));
+		CHECK(perf_convert(&l, NULL, (const void *)rec, out) == 0);
+	}
+}
+
 int main(void)
 {
+	test_offcpu_records();
 	test_lbr_call_stack();
 	test_user_frames_in_kernel_half();
 	test_ibs_raw();

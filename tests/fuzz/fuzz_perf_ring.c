@@ -2,13 +2,15 @@
  * fuzz_perf_ring.c - libFuzzer: a perf mmap ring the kernel filled with
  * whatever the target caused.  The first 16 bytes choose the sample and
  * read formats and where the tail starts (byte 8 bit 0: an IBS PMU's
- * events, bit 1 fetch; bytes 9-10 the CPU's family and model); the rest
- * is the data area.
- * Every converted record must pass the record check and feed the model.
+ * events, bit 1 fetch; bytes 9-10 the CPU's family and model; bytes 11-12
+ * where --off-cpu reads sched_switch's prev_state); the rest is the data
+ * area.  Every converted record must pass the record check and feed the
+ * model, through the pairing of off-CPU samples as live.
  */
 #include "fuzz.h"
 #include "model/model.h"
 #include "ring/record.h"
+#include "sampler/offcpu.h"
 #include "sampler/perf_parse.h"
 #include "symbols/symbols.h"
 
@@ -20,8 +22,19 @@ struct ctx {
 	struct perf_layout layout;
 	struct perf_group_state gs;
 	struct model *model;
+	struct offcpu_pairs pairs;
 	_Alignas(8) unsigned char out[ST_RECORD_MAX];
 };
+
+static void to_model(void *arg, const void *rec, size_t len)
+{
+	struct ctx *c = arg;
+
+	/* A paired wait is the sample it was, with a new time and period. */
+	if (st_record_check(rec, len) != len)
+		abort();
+	model_ingest(c->model, rec);
+}
 
 static void on_record(const struct perf_event_header *ev, void *arg)
 {
@@ -33,7 +46,7 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 	/* What the sampler pushes, the model trusts: it must be well formed. */
 	if (st_record_check(c->out, n) != n)
 		abort();
-	model_ingest(c->model, c->out);
+	offcpu_pairs_take(&c->pairs, c->out, n, to_model, c);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -65,6 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.layout.read_format = data[4] & (PERF_FORMAT_TOTAL_TIME_ENABLED |
 		PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID | PERF_FORMAT_GROUP);
 	c.layout.sample_id_all = data[5] & 1;
+	c.layout.switch_state_at = data[11];
+	c.layout.switch_state_size = data[12] & 0xc;	/* 4 and 8 read, 0 and 12 not */
 	memset(&c.gs, 0, sizeof(c.gs));
 	data += 16;
 	size -= 16;
@@ -83,6 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m.ipc_instructions = 1;
 	c.model = &m;
 	perf_mmap_drain(&page, ring, dsize, scratch, on_record, &c);
+	offcpu_pairs_split(&c.pairs, UINT64_MAX, 0, to_model, &c);
+	offcpu_pairs_free(&c.pairs);
 	model_flush(&m);
 	model_free(&m);
 	free(ring);
