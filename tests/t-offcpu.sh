@@ -108,10 +108,36 @@ grep -Eq "^ +TID +PID COMMAND +SAMPLES +SHARE +IPC +ON-CPU +SLEEP .* WALL" "$TMP
 grep -Eq " OFF-CPU " "$TMP/text" || fail "the symbol table has no OFF-CPU column"
 kill "$w" 2>/dev/null
 
+# In the UI, W turns it on in a running session: the thread table then
+# has the nap's sleep, and e shows offcpu-time's shares.
+if command -v tmux >/dev/null; then
+	"$WAITS" nap 60 >/dev/null &
+	w=$!
+	BG_PIDS="$BG_PIDS $w"
+	ui_session -x 160 -y 30 "env LANG=C.UTF-8 '$SHIMTOP' -p $w 2>'$TMP/ui.err'; sleep 30"
+	wait_for "SELF%" "the UI never showed its table"
+	$T send-keys -t ui W
+	wait_for "--off-cpu: every switch off a CPU sampled" "W said nothing of off-CPU samples"
+	$T send-keys -t ui W
+	wait_for "off-CPU samples are taken already" "a second W did not say they are taken"
+	sleep 2
+	$T send-keys -t ui H
+	wait_for " SLEEP .* WALL " "H after W has no SLEEP and WALL columns"
+	# The napping thread slept about a second of the 2 since W.
+	screen | awk '/ SLEEP / { for (i = 1; i <= NF; i++) if ($i == "SLEEP") c = i; next }
+		c && $1 ~ /^[0-9]+$/ && $2 != $1 { v = $c; sub(/s$/, "", v); if (v + 0 >= 0.5) ok = 1 }
+		END { exit !ok }' || fail "the thread table's SLEEP after W is under 0.5 s:
+$(screen)"
+	$T send-keys -t ui 1 e
+	wait_for "SELF% of offcpu-time" "e after W does not show offcpu-time"
+	quit_ui
+	kill "$w" 2>/dev/null
+fi
+
 # Refusals: one line each, exit status 2 for a bad command line.
 expect_run 2 "--off-cpu samples live" -- "$SHIMTOP" --off-cpu -i "$TMP/nap.json"
 expect_run 2 "--off-cpu samples beside perf events, not IBS" -- "$SHIMTOP" --off-cpu --ibs -a
-expect_run 2 "--off-cpu samples beside one event.*not a group" -- \
+expect_run 2 "--off-cpu: off-CPU samples go beside one event.*not a group" -- \
 	"$SHIMTOP" --batch --off-cpu -e '{cpu-clock,task-clock}' -- true
 # Without root: the tracepoint's samples are refused, saying what would allow them.
 AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all"

@@ -88,7 +88,7 @@ wait_for "^ +TID +PID COMMAND"
 # F2 hides a column of any declared table: the threads' IPC, found by search.
 $T send-keys -t ui F2
 wait_for "^Setup"
-screen | grep -Eq "Column TOP SYMBOL \\(processes\\) +shown" ||
+screen | grep -Eq "Column COMMAND \\(processes\\) +shown" ||
 	fail "F2 offers no process table columns: $(screen)"
 $T send-keys -t ui / && $T send-keys -t ui -l "IPC (threads" && $T send-keys -t ui Enter Enter
 wait_for "Column IPC \\(threads\\) +hidden"

@@ -441,7 +441,7 @@ static void test_columns(void)
 	struct st_symbol sym = { .id = 7, .name = "main", .module = "a.out",
 				 .named_by = NAMED_BY_DEBUGINFOD };
 	struct model_row r = { .sym = &sym, .samples = 12, .weight = 12,
-			       .self = 50, .ipc = NAN };
+			       .self = 50, .ipc = NAN, .waited_under = NAN };
 	char line[256];
 	struct column_set cs, other;
 	static const char *const ipc[] = { "ipc" };
@@ -484,6 +484,49 @@ static void test_columns(void)
 	test_columns_json(&r);
 }
 
+static const void *thread_at(const void *ctx, size_t i)
+{
+	return &((const struct model_thread_row *)ctx)[i];
+}
+
+/* The thread table's off-CPU columns: hidden where every row reads "-", else seconds. */
+static void test_thread_waits(void)
+{
+	struct model_thread_row t = { .tid = 12, .pid = 10, .comm = "waits", .samples = 7,
+				      .share = 100, .ipc = NAN, .on_cpu = NAN, .wall = NAN,
+				      .waited = { NAN, NAN, NAN, NAN, NAN } };
+	static struct model m;		/* no thread in it: no top symbols */
+	struct table_shown shown = { .col = -1 };
+	char line[256];
+	struct json_object *o;
+
+	shown.hidden = table_empty_columns(&thread_table, 1, thread_at, &t, NULL);
+	table_title(&thread_table, &shown, line, sizeof(line));
+	CHECK(!strcmp(line, "     TID      PID COMMAND            SAMPLES   SHARE    IPC STATE   TOP SYMBOL"));
+	o = table_json(&thread_table, &t, &m);
+	/* Without waits, null as IPC without counters. */
+	CHECK(json_object_object_get_ex(o, "sleep_s", NULL) && !json_object_object_get(o, "sleep_s") &&
+	      !json_object_object_get(o, "wall_s"));
+	json_object_put(o);
+	t.on_cpu = 1.5;
+	t.waited[MODEL_WAIT_SLEEP] = 0.25;
+	t.waited[MODEL_WAIT_LOCK] = 0.0004;
+	t.waited[MODEL_WAIT_DISK] = 123.4;
+	t.waited[MODEL_WAIT_CPU] = 0;
+	t.waited[MODEL_WAIT_OTHER] = 0;
+	t.wall = 125.1504;
+	shown.hidden = table_empty_columns(&thread_table, 1, thread_at, &t, NULL);
+	table_title(&thread_table, &shown, line, sizeof(line));
+	CHECK(!strcmp(line, "     TID      PID COMMAND            SAMPLES   SHARE    IPC  ON-CPU   SLEEP"
+		      "    LOCK    DISK    RUNQ    WALL STATE   TOP SYMBOL"));
+	table_row(&thread_table, &shown, &t, NULL, line, sizeof(line));
+	CHECK(!strcmp(line, "      12       10 waits                    7 100.00%      -   1.50s   250ms"
+		      "   400us    123s       0    125s live    -"));
+	o = table_json(&thread_table, &t, &m);
+	CHECK(json_object_get_double(json_object_object_get(o, "disk_s")) == 123.4);
+	json_object_put(o);
+}
+
 /* The process table: declared once, the same title, row and JSON members everywhere. */
 static void test_tables(void)
 {
@@ -503,8 +546,7 @@ static void test_tables(void)
 		      "{\"pid\":4242,\"comm\":\"a-fifteen-chars\",\"threads\":2,"
 		      "\"samples\":12,\"share\":37.5,\"ipc\":null,\"top\":\"compress_block\"}"));
 	json_object_put(o);
-	table_title(&thread_table, NULL, line, sizeof(line));
-	CHECK(!strcmp(line, "     TID      PID COMMAND            SAMPLES   SHARE    IPC STATE   TOP SYMBOL"));
+	test_thread_waits();
 }
 
 static const void *process_at(const void *ctx, size_t i)

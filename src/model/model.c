@@ -902,6 +902,30 @@ static void take_held(struct model *m, pid_t pid)
 	m->nheld = kept;
 }
 
+void model_set_sampled(struct model *m, int n)
+{
+	struct model_thread *t;
+	struct model_proc_sym *ps;
+
+	/* From one event to several: what came before was the first one's. */
+	if (!m->nsampled && n >= 2) {
+		for (size_t i = 0; i < m->row_memo_cap; i++)
+			if (memo_current(m, (uint32_t)i)) {
+				memo_flush(&m->row_memo[i]);
+				m->row_memo[i].gen = 0;
+			}
+		m->event_samples[0] = m->samples;
+		m->event_weight[0] = m->weight;
+		for (size_t i = 0; m->per_sym && i < m->per_sym_cap; i++)
+			m->per_sym[i].event_weight[0] = m->per_sym[i].weight;
+		for (t = m->threads; t; t = t->hh.next)
+			t->event_weight[0] = t->weight;
+		for (ps = m->proc_syms; ps; ps = ps->hh.next)
+			ps->totals.event_weight[0] = ps->totals.weight;
+	}
+	m->nsampled = n;
+}
+
 void model_flush(struct model *m)
 {
 	while (m->nheld)
@@ -1118,6 +1142,8 @@ static int cmp_key(const struct model_row *a, const struct model_row *b,
 	case ST_SORT_PROCESS:
 		c = strcmp(a->comm, b->comm);
 		return c ? c : (a->pid > b->pid) - (a->pid < b->pid);
+	case ST_SORT_OFFCPU:
+		return cmp_double(a->waited_under, b->waited_under);
 	default:
 		return 0;
 	}

@@ -479,6 +479,11 @@ static inline uint64_t model_total_weight(const struct model *m)
 	return model_shown_weight(m, m->weight, m->event_weight);
 }
 void model_free(struct model *m);
+/*
+ * n events sampled each on its own (-e a,b) from now on, a running
+ * session's W: from one, its samples so far become the first event's.
+ */
+void model_set_sampled(struct model *m, int n);
 
 /* An off-CPU sample (ST_SAMPLE_OFFCPU), its chain ended in tree node node: its time counted. */
 void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node);

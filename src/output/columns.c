@@ -159,7 +159,8 @@ const struct column columns[] = {
 	FIELD("SAMPLES", "samples", 9, false, -1, 60, ST_SPLIT_NONE, FIELD_COUNT, samples),
 	FIELD(NULL, "weight", 0, false, -1, 0, ST_SPLIT_NONE, FIELD_COUNT, weight),
 	FIELD("IPC", "ipc", 6, false, ST_SORT_IPC, 0, ST_SPLIT_NONE, FIELD_IPC, ipc),
-	{ .title = "OFF-CPU", .key = "offcpu_s", .width = 7, .sort = -1, .field = FIELD_SECONDS,
+	{ .title = "OFF-CPU", .key = "offcpu_s", .width = 7, .sort = ST_SORT_OFFCPU,
+	  .field = FIELD_SECONDS,
 	  .offset = offsetof(struct model_row, waited_under), .offcpu = true },
 	IBS("LOAD%", "load_pct", 6, 100, load_cell),
 	IBS("STORE%", "store_pct", 7, 120, store_cell),
@@ -375,10 +376,15 @@ struct json_object *columns_json(const struct session *s, enum st_split split,
 
 		if (c->split != ST_SPLIT_NONE && c->split != split)
 			continue;
-		if (c->json)
+		if (c->json) {
 			c->json(o, c->key, r, s);
-		else if (c->field != FIELD_CELL)
-			json_object_object_add(o, c->key, table_field_json(c->field, c->offset, r));
+		} else if (c->field != FIELD_CELL) {
+			struct json_object *v = table_field_json(c->field, c->offset, r);
+
+			/* Off-CPU members only where the session has waits (else NAN: none). */
+			if (v || !c->offcpu)
+				json_object_object_add(o, c->key, v);
+		}
 	}
 	return o;
 }

@@ -264,15 +264,31 @@ struct json_object *table_json(const struct table_def *t, const void *row,
 	return o;
 }
 
+struct array_rows {
+	const void *rows;
+	size_t size;
+};
+
+static const void *array_row(const void *ctx, size_t i)
+{
+	const struct array_rows *a = ctx;
+
+	return (const char *)a->rows + i * a->size;
+}
+
 void table_print(FILE *out, const struct table_def *t, const void *rows, size_t n, size_t size,
 		 const struct model *m)
 {
+	const struct array_rows a = { rows, size };
+	/* Whole, but for optional columns with nothing to say (-: the off-CPU ones without it). */
+	const struct table_shown shown = { .col = -1,
+					   .hidden = table_empty_columns(t, n, array_row, &a, m) };
 	char line[512];
 
-	table_title(t, NULL, line, sizeof(line));
+	table_title(t, &shown, line, sizeof(line));
 	fprintf(out, "\n%s\n", line);
 	for (size_t i = 0; i < n; i++) {
-		table_row(t, NULL, (const char *)rows + i * size, m, line, sizeof(line));
+		table_row(t, &shown, (const char *)rows + i * size, m, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 }

@@ -131,6 +131,9 @@ struct perf_source {
 	bool by_freq;			/* -F: the value is a frequency (never changes) */
 	atomic_bool change;
 	atomic_bool unwind_change;	/* the UI's U: --call-graph auto from now on */
+	atomic_bool offcpu_change;	/* the UI's W: --off-cpu from now on */
+	atomic_bool offcpu_asked;	/* by --off-cpu or W: once */
+	struct offcpu_tracepoint want_tp;	/* its tracepoint, found when asked */
 	_Atomic unsigned want_stack;	/* its stack copy's bytes */
 	_Atomic uint64_t want_value;
 	atomic_int want_random;		/* -1: keep */
@@ -237,30 +240,31 @@ static int configure_ibs(const struct perf_source_request *o, struct perf_source
  * the on-CPU event (a group's leader alone: a tracepoint joins no PMU's
  * group), named as perf record --off-cpu names its event.
  */
-static int add_offcpu(const struct perf_source_request *o, struct perf_source_config *cfg)
+/* The off-CPU event after cfg's; tp found.  0, or -EINVAL after why (a group, no room). */
+static int offcpu_room(const struct perf_source_config *cfg, char *why, size_t len)
 {
-	struct st_event *e;
-	char why[320];
-	int err = offcpu_tracepoint_find(NULL, &cfg->offcpu_tp, why, sizeof(why));
-
-	/* The machine's lack, not the command line's fault: not -EINVAL. */
-	if (err < 0) {
-		st_error("%s", why);
-		return err == -EINVAL ? -ENOTSUP : err;
-	}
 	if (!cfg->separate && cfg->nevents > 1) {
-		if (o->events) {
-			st_error("--off-cpu samples beside one event, or several each on its own "
-				 "(-e a,b), not a group: drop the braces or --off-cpu");
-			return -EINVAL;
-		}
-		cfg->nevents = 1;	/* the default group's cycles */
-	}
-	if (cfg->nevents == ST_MAX_SAMPLED) {
-		st_error("--off-cpu is one more sampled event, and -e gave the %d there can be: "
-			 "give fewer", ST_MAX_SAMPLED);
+		snprintf(why, len, "off-CPU samples go beside one event, or several each on its own "
+			 "(-e a,b), not a group of counters: drop the braces or --off-cpu");
 		return -EINVAL;
 	}
+	if (cfg->nevents == ST_MAX_SAMPLED) {
+		snprintf(why, len, "off-CPU samples are one more sampled event, and -e gave the %d "
+			 "there can be: give fewer", ST_MAX_SAMPLED);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int append_offcpu(struct perf_source_config *cfg, const struct offcpu_tracepoint *tp,
+			 char *why, size_t len)
+{
+	struct st_event *e;
+	int err = offcpu_room(cfg, why, len);
+
+	if (err < 0)
+		return err;
+	cfg->offcpu_tp = *tp;
 	e = &cfg->events[cfg->nevents++];
 	memset(e, 0, sizeof(*e));
 	snprintf(e->name, sizeof(e->name), "%s", OFFCPU_EVENT);
@@ -269,6 +273,36 @@ static int add_offcpu(const struct perf_source_request *o, struct perf_source_co
 	cfg->separate = true;
 	cfg->offcpu = true;
 	return 0;
+}
+
+static int add_offcpu(const struct perf_source_request *o, struct perf_source_config *cfg)
+{
+	struct offcpu_tracepoint tp;
+	char why[320];
+	int err = offcpu_tracepoint_find(NULL, &tp, why, sizeof(why));
+
+	/* The machine's lack, not the command line's fault: not -EINVAL. */
+	if (err < 0) {
+		st_error("%s", why);
+		return err == -EINVAL ? -ENOTSUP : err;
+	}
+	if (!cfg->separate && cfg->nevents > 1 && !o->events)
+		cfg->nevents = 1;	/* the default group's cycles */
+	err = append_offcpu(cfg, &tp, why, sizeof(why));
+	if (err < 0)
+		st_error("--off-cpu: %s", why);
+	return err;
+}
+
+/* What events sampled each on its own write: their id first; sched_switch's prev_state. */
+static void separate_layout(struct perf_source *ps)
+{
+	ps->layout.sample_type |= PERF_SAMPLE_IDENTIFIER;
+	if (ps->cfg.offcpu) {
+		ps->layout.sample_type |= PERF_SAMPLE_RAW;
+		ps->layout.switch_state_at = ps->cfg.offcpu_tp.state_at;
+		ps->layout.switch_state_size = ps->cfg.offcpu_tp.state_size;
+	}
 }
 
 /* Event i is the off-CPU one: every switch sampled, whatever the period asked. */
@@ -1567,6 +1601,62 @@ static void apply_copy_growth(struct perf_source *ps)
 	remake_events(ps, ps->cfg.callchain, want);
 }
 
+static void describe(struct perf_source *ps);
+
+/*
+ * The UI's W: sched_switch from now on, beside the events sampled.  What
+ * the events wrote is read with the old layout first; then every event
+ * is opened again, each on its own, as a period change opens them.
+ */
+static void apply_offcpu(struct perf_source *ps)
+{
+	char why[320];
+
+	if (!atomic_exchange(&ps->offcpu_change, false))
+		return;
+	for (size_t i = 0; i < ps->nthreads; i++)
+		for (size_t k = 0; k < ps->threads[i].nfd; k++)
+			ioctl(ps->threads[i].fd[k], PERF_EVENT_IOC_DISABLE, 0);
+	drain_rings(ps);
+	if (append_offcpu(&ps->cfg, &ps->want_tp, why, sizeof(why)) < 0)
+		return;		/* checked when asked: not reached */
+	separate_layout(ps);
+	/* Said before the first sample of the new event is pushed (session.c's take). */
+	pthread_mutex_lock(&ps->lock);
+	describe(ps);
+	pthread_mutex_unlock(&ps->lock);
+	remake_events(ps, ps->cfg.callchain, ps->cfg.stack_copy);
+}
+
+static int perf_set_offcpu(struct st_source *s, char *why, size_t len)
+{
+	struct perf_source *ps = (struct perf_source *)s;
+	int err;
+
+	/* ibs, separate and nevents change only when this asks: read here safely. */
+	if (ps->cfg.ibs) {
+		snprintf(why, len, "IBS samples are not switches: start without --ibs");
+		return -ENOTSUP;
+	}
+	if (atomic_exchange(&ps->offcpu_asked, true)) {
+		snprintf(why, len, "off-CPU samples are taken already");
+		return -EALREADY;
+	}
+	if (offcpu_room(&ps->cfg, why, len) < 0) {
+		atomic_store(&ps->offcpu_asked, false);
+		return -ENOTSUP;
+	}
+	err = offcpu_tracepoint_find(NULL, &ps->want_tp, why, len);
+	if (err < 0) {
+		atomic_store(&ps->offcpu_asked, false);
+		return err;
+	}
+	atomic_store(&ps->offcpu_change, true);
+	if (write(ps->wake[1], "w", 1) < 0 && errno != EAGAIN)
+		return -errno;
+	return 0;
+}
+
 static int perf_set_unwind(struct st_source *s, unsigned stack_copy, char *why, size_t len)
 {
 	struct perf_source *ps = (struct perf_source *)s;
@@ -1618,6 +1708,7 @@ static void *sampler_main(void *arg)
 			break;
 		apply_period(ps);
 		apply_unwind(ps);
+		apply_offcpu(ps);
 		apply_copy_growth(ps);
 		drain_rings(ps);
 		now = st_now_ns();
@@ -1777,6 +1868,7 @@ static const struct st_source_ops perf_ops = {
 	.destroy = perf_destroy,
 	.set_period = perf_set_period,
 	.set_unwind = perf_set_unwind,
+	.set_offcpu = perf_set_offcpu,
 };
 
 static void describe(struct perf_source *ps)
@@ -1834,6 +1926,7 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 	ps->cfg = *cfg;
 	ps->by_freq = cfg->freq != 0;
 	atomic_init(&ps->want_random, -1);
+	atomic_init(&ps->offcpu_asked, cfg->offcpu);
 	ps->pages = RING_PAGES;
 	/* perf's -t and -a do not inherit: threads are named, CPUs cover all. */
 	ps->inherit = cfg->scope == PERF_SCOPE_PROCESSES && !cfg->ibs_per_cpu;
@@ -1842,14 +1935,7 @@ struct st_source *perf_source_create(const struct perf_source_config *cfg,
 		PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
 	chain_layout(ps);
 	if (cfg->separate) {
-		/* First in every record, so the event is read before parsing. */
-		ps->layout.sample_type |= PERF_SAMPLE_IDENTIFIER;
-		/* sched_switch's prev_state: why each thread left its CPU. */
-		if (cfg->offcpu) {
-			ps->layout.sample_type |= PERF_SAMPLE_RAW;
-			ps->layout.switch_state_at = cfg->offcpu_tp.state_at;
-			ps->layout.switch_state_size = cfg->offcpu_tp.state_size;
-		}
+		separate_layout(ps);
 	} else if (cfg->nevents > 1) {
 		ps->layout.sample_type |= PERF_SAMPLE_READ;
 		ps->layout.read_format = PERF_FORMAT_GROUP |

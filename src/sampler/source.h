@@ -133,6 +133,12 @@ struct st_source_ops {
 	 * after filling why.
 	 */
 	int (*set_unwind)(struct st_source *s, unsigned stack_copy, char *why, size_t len);
+	/*
+	 * Optional: off-CPU samples (--off-cpu) from now on, one more event
+	 * sampled on its own, applied by the source's own thread (info's
+	 * sampled names say when).  0, or -errno after filling why.
+	 */
+	int (*set_offcpu)(struct st_source *s, char *why, size_t len);
 };
 
 struct st_source {
@@ -173,6 +179,15 @@ static inline int source_set_unwind(struct st_source *s, unsigned stack_copy,
 		return -ENOTSUP;
 	}
 	return s->ops->set_unwind(s, stack_copy, why, len);
+}
+
+static inline int source_set_offcpu(struct st_source *s, char *why, size_t len)
+{
+	if (!s->ops->set_offcpu) {
+		snprintf(why, len, "this source takes no off-CPU samples");
+		return -ENOTSUP;
+	}
+	return s->ops->set_offcpu(s, why, len);
 }
 
 static inline void source_destroy(struct st_source *s)

@@ -74,7 +74,8 @@ static const char usage_text[] =
 "                         call tree as FlameGraph's folded stacks)\n"
 "  -s, --sort KEYS        comma list: perf's names (overhead, dso, sym, comm,\n"
 "                         pid) order by overhead, ties by the keys; ipc,\n"
-"                         self, module, symbol order by that column; comm\n"
+"                         self, module, symbol, offcpu order by that\n"
+"                         column; comm\n"
 "                         or pid make a row per process and symbol\n"
 "  -H, --threads          batch text: also print the per-thread table\n"
 "  -P, --processes        batch text: also print the per-process table\n"
@@ -320,7 +321,7 @@ const char *st_export_name(enum st_export how)
 
 /* The --sort names, in enum st_sort_key order. */
 static const char *const sort_names[ST_SORT_COUNT] = {
-	"self", "ipc", "module", "symbol", "comm",
+	"self", "ipc", "module", "symbol", "comm", "offcpu",
 };
 
 const char *sort_key_name(enum st_sort_key k)
@@ -329,7 +330,7 @@ const char *sort_key_name(enum st_sort_key k)
 }
 
 /*
- * One -s key: today's names (self, ipc, module, symbol, comm), and perf's
+ * One -s key: today's names (self, ipc, module, symbol, comm, offcpu), and perf's
  * (overhead, sample, dso, sym, pid, comm), *perf set for perf's.
  */
 static int sort_key_of(const char *name, bool *perf)

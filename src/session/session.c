@@ -55,8 +55,22 @@ struct map_ctx {
 	_Alignas(8) unsigned char buf[ST_RECORD_MAX];
 };
 
+static void model_events_from_info(struct session *s);
+
 static void take(struct session *s, const void *rec)
 {
+	const struct st_sample *sm = rec;
+
+	/*
+	 * W took effect: the source said so (its info) before its first
+	 * off-CPU sample, which must not count as the on-CPU event's.
+	 */
+	if (s->waits_asked && sm->h.type == ST_REC_SAMPLE && ST_SAMPLE_OFFCPU(sm->flags) &&
+	    (int)ST_SAMPLE_EVENT(sm->flags) >= s->model.nsampled) {
+		source_info(s->source, &s->info);
+		model_events_from_info(s);
+		s->waits_asked = false;
+	}
 	if (s->recorder)
 		record_writer_append(s->recorder, rec);
 	model_ingest(&s->model, rec);
@@ -499,6 +513,19 @@ static size_t ring_bytes(const struct st_options *o)
 
 static void session_release(struct session *s);
 
+/* The events sampled each on its own, as the model counts them: the off-CPU and clock ones. */
+static void model_events_from_info(struct session *s)
+{
+	model_set_sampled(&s->model, s->info.nsampled);
+	for (int e = 0; e < s->info.nsampled; e++) {
+		if (!strcmp(s->info.sampled[e], OFFCPU_EVENT))
+			s->model.offcpu_event = e;
+		else if (!strcmp(s->info.sampled[e], "cpu-clock") ||
+			 !strcmp(s->info.sampled[e], "task-clock"))
+			s->model.clock_event = e;
+	}
+}
+
 static int open_session(struct session *s, const struct st_options *o)
 {
 	int status;
@@ -519,14 +546,7 @@ static int open_session(struct session *s, const struct st_options *o)
 		 s->kernel_walk_why);
 	s->model.ipc_cycles = s->info.ipc_cycles;
 	s->model.ipc_instructions = s->info.ipc_instructions;
-	s->model.nsampled = s->info.nsampled;
-	for (int e = 0; e < s->info.nsampled; e++) {
-		if (!strcmp(s->info.sampled[e], OFFCPU_EVENT))
-			s->model.offcpu_event = e;
-		else if (!strcmp(s->info.sampled[e], "cpu-clock") ||
-			 !strcmp(s->info.sampled[e], "task-clock"))
-			s->model.clock_event = e;
-	}
+	model_events_from_info(s);
 	model_set_history(&s->model, (uint64_t)(o->history * 1e9));
 	s->model.history.rss_cap = (size_t)o->memory_mb << 20;
 	model_set_call_graph(&s->model, o->callerchain ? o->chain_window : MODEL_CHAIN_WINDOW,
@@ -750,6 +770,37 @@ int session_unwind_broken_chains(struct session *s, char *msg, size_t len)
 	snprintf(msg, len, "--call-graph auto: a %u-byte stack copy per sample, unwound by DWARF "
 		 "where its frame-pointer chain stops early (costs more a sample)",
 		 SESSION_AUTO_STACK);
+	return 0;
+}
+
+int session_sample_waits(struct session *s, char *msg, size_t len)
+{
+	char why[320] = "";
+	int rc;
+
+	if (!s->source || s->info.kind == ST_SOURCE_REPLAY) {
+		snprintf(msg, len, "%s", s->source ? "a recording's samples were fixed when it was made"
+						  : "sampling has ended");
+		return -ENOTSUP;
+	}
+	if (s->model.offcpu_event >= 0) {
+		snprintf(msg, len, "off-CPU samples are taken already: e shows them");
+		return -EALREADY;
+	}
+	/* A record file names its events at its start: one more would be misread. */
+	if (s->opt->record_path) {
+		snprintf(msg, len, "-o's file names its events at its start: start with --off-cpu "
+			 "to record waits");
+		return -ENOTSUP;
+	}
+	rc = source_set_offcpu(s->source, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(msg, len, "no off-CPU samples: %s", why);
+		return rc;
+	}
+	s->waits_asked = true;
+	snprintf(msg, len, "--off-cpu: every switch off a CPU sampled, weighed by its wait "
+		 "(e shows offcpu-time; H each thread's)");
 	return 0;
 }
 

@@ -171,6 +171,8 @@ int session_change_period(struct session *s, int step, char *msg, size_t len);
  */
 #define SESSION_AUTO_STACK	8192u	/* --call-graph auto's default copy */
 int session_unwind_broken_chains(struct session *s, char *msg, size_t len);
+/* The UI's W: off-CPU samples (--off-cpu) from now on.  0, or -errno with msg saying why not. */
+int session_sample_waits(struct session *s, char *msg, size_t len);
 /*
  * The observer's period halved (step < 0) or doubled, through its
  * throttle; the message says what it is now.  -ENOTSUP without one.

@@ -44,6 +44,7 @@ struct session {
 	uint64_t obs_abandoned;		/* the same, of the observer's ring */
 	bool finished;
 	bool behind;			/* the last pump left records waiting */
+	bool waits_asked;		/* W: off-CPU samples' event not yet counted */
 	bool waiting;			/* ... at a sample whose symbols are being read */
 	bool interactive;		/* session_set_interactive */
 	char status[320];		/* why it finished, for the UI and stderr */

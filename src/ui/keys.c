@@ -66,6 +66,8 @@ const struct ui_key ui_keys[] = {
 	  "period randomization (+/-3%, as DCPI) on or off" },
 	{ UA_UNWIND_AUTO, SCOPE_GLOBAL, { 'U' }, "`U`", NULL, NULL,
 	  "unwind by DWARF where frame-pointer chains stop early (--call-graph auto)" },
+	{ UA_OFF_CPU, SCOPE_GLOBAL, { 'W' }, "`W`", NULL, NULL,
+	  "sample where threads wait too (--off-cpu): each switch off a CPU, weighed by its wait" },
 	{ UA_EVENT_NEXT, SCOPE_GLOBAL, { 'e' }, "`e`", NULL, NULL,
 	  "with -e a,b: shares of the next event sampled (perf report's Tab)" },
 	{ UA_EVENT_PREV, SCOPE_GLOBAL, { 'E' }, "`E`", NULL, NULL,

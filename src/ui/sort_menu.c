@@ -21,7 +21,7 @@ struct sort_menu {
 };
 
 static const char *const titles[ST_SORT_COUNT] = {
-	"SELF%", "IPC", "MODULE", "SYMBOL", "PID COMMAND",
+	"SELF%", "IPC", "MODULE", "SYMBOL", "PID COMMAND", "OFF-CPU",
 };
 
 static void menu_items(struct browser *b, const struct browser_item *parent)

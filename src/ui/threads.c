@@ -66,7 +66,7 @@ const struct table_source thread_source = {
 	.row_size = sizeof(struct model_thread_row),
 	.query = thread_query, .forget = free, .id = thread_id, .match = thread_match,
 	.key = UA_THREADS, .toggle = UA_PROCESSES, .other = &process_source,
-	.actions = threads_actions,
+	.actions = threads_actions, .hide_empty = true,
 };
 
 const struct table_source process_source = {

@@ -351,6 +351,13 @@ static bool do_unwind(struct ui *ui, enum ui_action a)
 	return true;
 }
 
+static bool do_off_cpu(struct ui *ui, enum ui_action a)
+{
+	(void)a;
+	session_sample_waits(ui->s, ui->message, sizeof(ui->message));
+	return true;
+}
+
 static bool do_period(struct ui *ui, enum ui_action a)
 {
 	int step = a == UA_PERIOD_HALVE ? -1 : a == UA_PERIOD_DOUBLE ? 1 : 0;
@@ -452,6 +459,7 @@ static const struct {
 	{ UA_VIEW_TREE, do_switch_view },
 	{ UA_PAUSE, do_pause },
 	{ UA_UNWIND_AUTO, do_unwind },
+	{ UA_OFF_CPU, do_off_cpu },
 	{ UA_PERIOD_HALVE, do_period },
 	{ UA_PERIOD_DOUBLE, do_period },
 	{ UA_PERIOD_RANDOM, do_period },
@@ -768,6 +776,8 @@ void ui_set_sort(struct ui *ui, enum st_sort_key key)
 
 bool ui_sort_offered(const struct ui *ui, enum st_sort_key key)
 {
+	if (key == ST_SORT_OFFCPU)
+		return session_whole(ui->s)->offcpu_event >= 0;
 	return key != ST_SORT_PROCESS || session_sort(ui->s)->split != ST_SPLIT_NONE;
 }
 
