@@ -22,7 +22,11 @@ shimtop can be checked against `perf script` on the same bytes.
           the feature sections after it move.
   oldpipe a pipe (perf record -o -) as perf before 5.x wrote it: no
           PERF_RECORD_EVENT_UPDATE or PERF_RECORD_HEADER_FEATURE records,
-          so a tracepoint's name is only in the tracing data's formats."""
+          so a tracepoint's name is only in the tracing data's formats.
+  offcpu  the event cpu-clock named offcpu-time, as perf record --off-cpu
+          names the event its BPF program writes (Debian's perf 6.1 is
+          built without it): each sample's period stands for its wait.
+          Names are padded to 64 bytes, so the name changes in place."""
 import struct
 import sys
 
@@ -192,10 +196,17 @@ def oldpipe(d):
     return out
 
 
+def offcpu(d):
+    old, new = b"cpu-clock\0\0\0", b"offcpu-time\0"
+    if old not in d:
+        sys.exit("no event named cpu-clock")
+    return d.replace(old, new)
+
+
 if __name__ == "__main__":
     mode, src, dst = sys.argv[1:4]
     data = open(src, "rb").read()
-    modes = {"mmap1": mmap1, "v1": v1, "lbr": lbr, "oldpipe": oldpipe}
+    modes = {"mmap1": mmap1, "v1": v1, "lbr": lbr, "oldpipe": oldpipe, "offcpu": offcpu}
     if mode not in modes:
         sys.exit("unknown mode " + mode)
     open(dst, "wb").write(modes[mode](data))

@@ -71,10 +71,16 @@ check "$TMP/nap.json" "workers[0]['lock_s'] == 0 and workers[0]['disk_s'] == 0" 
 # Contending one mutex: the waiter's time under wait_lock, through
 # pthread_mutex_lock to the kernel's futex wait, and called a lock.
 offcpu lock 3
-check "$TMP/lock.json" "worst('lock_s')['lock_s'] >= 0.4 * worst('lock_s')['wall_s']" \
-	"the mutex's waiter spent under 40% of its wall time waiting for a lock"
+# (Its time waiting for a CPU depends on the machine's load: not counted.)
+check "$TMP/lock.json" "worst('lock_s')['lock_s'] >= 0.25 * worst('lock_s')['wall_s']" \
+	"the mutex's waiter spent under a quarter of its wall time waiting for a lock"
+check "$TMP/lock.json" \
+	"worst('lock_s')['lock_s'] >= 0.9 * sum(worst('lock_s')[k] for k in ('sleep_s', 'lock_s', 'disk_s'))" \
+	"the mutex's waiter blocked on something other than the lock"
 check "$TMP/lock.json" "off('wait_lock') >= 0.9 * worst('lock_s')['lock_s']" \
 	"the lock's wait is not under wait_lock"
+check "$TMP/lock.json" "sym('wait_lock')['offcpu_why_s']['lock'] >= 0.9 * worst('lock_s')['lock_s']" \
+	"wait_lock's waits are not told as a lock's"
 check "$TMP/lock.json" \
 	"any(r.get('offcpu_s', 0) >= 0.9 * worst('lock_s')['lock_s'] and 'pthread_mutex_lock' in r['symbol'] for r in d['rows'])" \
 	"the lock's wait is not under pthread_mutex_lock"
@@ -93,6 +99,36 @@ else
 		"the disk waits are not under fsync"
 fi
 
+# Recorded (-o) and read back: the waits as they were; folded stacks of
+# offcpu-time in microseconds (offcputime -f's unit); pprof's offcpu-time
+# sample type in nanoseconds, read by go tool pprof.
+"$WAITS" nap 5 >"$TMP/rec.out" 2>&1 &
+w=$!
+BG_PIDS="$BG_PIDS $w"
+sleep 0.3
+"$SHIMTOP" --batch --off-cpu -o "$TMP/waits.rec" --duration 2 -p "$w" >/dev/null 2>"$TMP/err" ||
+	fail "--off-cpu -o failed: $(cat "$TMP/err")"
+kill "$w" 2>/dev/null
+"$SHIMTOP" -i "$TMP/waits.rec" --batch --format json -s offcpu -e offcpu-time >"$TMP/rec.json" 2>"$TMP/err" ||
+	fail "-i of an --off-cpu recording failed: $(cat "$TMP/err")"
+check "$TMP/rec.json" "0.7 < off('nap_here') < 1.3" "the recording's nap is not about 1 s of its 2"
+"$SHIMTOP" -i "$TMP/waits.rec" --batch --format folded -e offcpu-time >"$TMP/rec.folded" 2>"$TMP/err" ||
+	fail "--format folded of offcpu-time failed: $(cat "$TMP/err")"
+us=$(awk '/;nap_here;/ { s += $NF } END { print s + 0 }' "$TMP/rec.folded")
+check "$TMP/rec.json" "abs($us / 1e6 - off('nap_here')) <= 0.001 * off('nap_here') + 0.001" \
+	"folded offcpu-time under nap_here is $us us, not the JSON's seconds in microseconds"
+if command -v go >/dev/null; then
+	"$SHIMTOP" -i "$TMP/waits.rec" --export pprof -o "$TMP/rec.pb" 2>"$TMP/err" ||
+		fail "--export pprof of an --off-cpu recording failed: $(cat "$TMP/err")"
+	HOME=$TMP GOCACHE=$TMP/go-cache go tool pprof -sample_index=offcpu-time -top "$TMP/rec.pb" \
+		>"$TMP/pprof.top" 2>"$TMP/pprof.err" || fail "go tool pprof: $(cat "$TMP/pprof.err")"
+	grep -q "^Type: offcpu-time" "$TMP/pprof.top" || fail "pprof has no offcpu-time sample type:
+$(head -5 "$TMP/pprof.top")"
+	ms=$(awk '/ nap_here$/ { v = $4; sub(/ms$/, "", v); if ($4 ~ /s$/ && $4 !~ /ms$/) { sub(/s$/, "", v); v *= 1000 } print v }' "$TMP/pprof.top")
+	check "$TMP/rec.json" "abs(${ms:-0} / 1e3 - off('nap_here')) <= 0.01 * off('nap_here')" \
+		"pprof's offcpu-time under nap_here is ${ms:-no} ms, not the JSON's"
+fi
+
 # Switches paired, none lost on a quiet target.
 check "$TMP/nap.json" "d['source'].get('offcpu_unpaired', 0) <= d['source'].get('offcpu_waits', 0) // 100" \
 	"more than 1% of the switches were never seen to end"
@@ -107,6 +143,48 @@ grep -Eq "^ +TID +PID COMMAND +SAMPLES +SHARE +IPC +ON-CPU +SLEEP .* WALL" "$TMP
 	fail "-H --off-cpu has no ON-CPU .. WALL columns: $(grep TID "$TMP/text")"
 grep -Eq " OFF-CPU " "$TMP/text" || fail "the symbol table has no OFF-CPU column"
 kill "$w" 2>/dev/null
+
+# From perf.data: perf record's sched_switch samples with their stacks
+# (the recipe a perf GUI's off-CPU view takes) and its switch records,
+# read as live; against perf script's own reading of the same file.
+if command -v perf >/dev/null; then
+	"$WAITS" nap 6 >"$TMP/perf-nap.out" 2>&1 &
+	w=$!
+	BG_PIDS="$BG_PIDS $w"
+	i=0
+	while ! grep -q ready "$TMP/perf-nap.out" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	perf record -q -F 1000 -e cpu-clock -e sched:sched_switch --switch-events \
+		--call-graph dwarf -o "$TMP/perf.data" -p "$w" -- sleep 2 >"$TMP/perf.err" 2>&1 ||
+		fail "perf record failed: $(cat "$TMP/perf.err")"
+	kill "$w" 2>/dev/null
+	"$SHIMTOP" -i "$TMP/perf.data" --batch --format json -s offcpu -e sched:sched_switch \
+		>"$TMP/perf.json" 2>"$TMP/err" || fail "-i perf.data failed: $(cat "$TMP/err")"
+	check "$TMP/perf.json" "abs(off('nap_here') / workers[0]['wall_s'] - 0.5) <= 0.05" \
+		"perf.data: off-CPU time under nap_here is not half the thread's wall time"
+	perf script -i "$TMP/perf.data" --show-switch-events -F comm,tid,time,event,ip,sym,dso \
+		>"$TMP/perf.txt" 2>/dev/null
+	python3 "$TESTS_DIR/offcpu_perf.py" "$TMP/perf.txt" "$TMP/perf.json" >"$TMP/overlap"
+	python3 -c "import sys; sys.exit(float(open(sys.argv[1]).readline().split()[1]) < 0.95)" \
+		"$TMP/overlap" || fail "off-CPU time per function differs from perf script's:
+$(head -20 "$TMP/overlap")"
+	# perf record --off-cpu's event (named offcpu-time; its samples' periods
+	# are their waits), made from a cpu-clock recording: every sample a wait
+	# of its period, state not recorded ("other"), under its chain.
+	perf record -q -e cpu-clock -g -o "$TMP/clock.data" -- "$WAITS" nap 1 >/dev/null 2>&1 ||
+		fail "perf record -e cpu-clock failed"
+	python3 "$TESTS_DIR/perf_rewrite.py" offcpu "$TMP/clock.data" "$TMP/offcpu.data"
+	"$SHIMTOP" -i "$TMP/offcpu.data" --batch --format json -s offcpu >"$TMP/offcpu.json" 2>"$TMP/err" ||
+		fail "-i of an offcpu-time recording failed: $(cat "$TMP/err")"
+	check "$TMP/offcpu.json" "d['source']['events'] == 'offcpu-time' and d['source']['offcpu_waits'] == d['samples'] > 100" \
+		"an offcpu-time recording's samples are not each a wait"
+	check "$TMP/offcpu.json" "abs(d['source']['waited_s']['other'] - sum(r['weight'] for r in d['rows']) / 1e9) < 1e-6" \
+		"an offcpu-time recording's waits are not its samples' periods"
+	check "$TMP/offcpu.json" "abs(off('spin_here') - sym('spin_here')['weight'] / 1e9) < 0.01 and off('napper') >= off('spin_here')" \
+		"an offcpu-time recording's waits are not under their chains"
+fi
 
 # In the UI, W turns it on in a running session: the thread table then
 # has the nap's sleep, and e shows offcpu-time's shares.

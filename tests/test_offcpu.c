@@ -111,14 +111,14 @@ static void test_tracefs(void)
 /* What the pairs passed on. */
 struct emitted {
 	int n;
-	_Alignas(8) unsigned char rec[16][128];
+	_Alignas(8) unsigned char rec[24][128];
 };
 
 static void keep(void *arg, const void *rec, size_t len)
 {
 	struct emitted *e = arg;
 
-	if (e->n < 16 && len <= sizeof(e->rec[0]))
+	if (e->n < 24 && len <= sizeof(e->rec[0]))
 		memcpy(e->rec[e->n], rec, len);
 	e->n++;
 }
@@ -179,7 +179,8 @@ static void test_pairs(void)
 	CHECK(e.n == 1 && p.nheld == 0 && p.paired == 1);
 	CHECK(nth(&e, 0)->period == 250 && nth(&e, 0)->time == 350 && nth(&e, 0)->tid == 9);
 	CHECK(nth(&e, 0)->nchain == 2 && nth(&e, 0)->data[0] == 0x1009);
-	CHECK(ST_SAMPLE_OFFCPU(nth(&e, 0)->flags) == ST_OFFCPU_SLEEP);
+	CHECK(ST_SAMPLE_OFFCPU(nth(&e, 0)->flags) == ST_OFFCPU_SLEEP &&
+	      (nth(&e, 0)->flags & ST_SAMPLE_WAITED));
 	/* Another thread's switch in ends nothing; an ordinary sample passes on. */
 	sample(&p, &e, 10, 400, ST_OFFCPU_DISK);
 	record(&p, &e, ST_REC_SWITCH, 11, 450, 0);
@@ -191,29 +192,47 @@ static void test_pairs(void)
 	CHECK(e.n == 4 && nth(&e, 2)->tid == 10 && nth(&e, 2)->period == 500 &&
 	      ST_SAMPLE_OFFCPU(nth(&e, 2)->flags) == ST_OFFCPU_DISK);
 	CHECK(nth(&e, 3)->tid == 10 && !ST_SAMPLE_OFFCPU(nth(&e, 3)->flags));
-	/* Two outs, no in between: the first is counted unpaired, not guessed at. */
+	/* Two outs, no in between: the first still a sample, weighing nothing, counted unpaired. */
 	sample(&p, &e, 12, 1000, ST_OFFCPU_SLEEP);
 	sample(&p, &e, 12, 1100, ST_OFFCPU_SLEEP);
-	CHECK(p.unpaired == 1 && p.nheld == 1);
+	CHECK(p.unpaired == 1 && p.nheld == 1 && e.n == 5);
+	CHECK(nth(&e, 4)->tid == 12 && nth(&e, 4)->period == 1 && nth(&e, 4)->time == 1100 &&
+	      (nth(&e, 4)->flags & ST_SAMPLE_WAITED));
 	/* A wait still going on: passed on up to 2100, held from there. */
 	offcpu_pairs_split(&p, 2100, 500, keep, &e);
-	CHECK(e.n == 5 && nth(&e, 4)->period == 1000 && nth(&e, 4)->time == 2100 &&
+	CHECK(e.n == 6 && nth(&e, 5)->period == 1000 && nth(&e, 5)->time == 2100 &&
 	      p.split == 1 && p.nheld == 1);
 	offcpu_pairs_split(&p, 2200, 500, keep, &e);	/* 100 ns on: not yet */
-	CHECK(e.n == 5);
+	CHECK(e.n == 6);
 	record(&p, &e, ST_REC_SWITCH, 12, 2600, 0);
-	CHECK(e.n == 6 && nth(&e, 5)->period == 500 && nth(&e, 5)->time == 2600);
-	/* A switch in before its out (records out of order): unpaired, no sample. */
+	CHECK(e.n == 7 && nth(&e, 6)->period == 500 && nth(&e, 6)->time == 2600);
+	/* A switch in before its out (records out of order): unweighed, unpaired. */
 	sample(&p, &e, 13, 3000, ST_OFFCPU_SLEEP);
 	record(&p, &e, ST_REC_SWITCH, 13, 2900, 0);
-	CHECK(e.n == 6 && p.unpaired == 2 && p.nheld == 0);
-	/* A thread's exit forgets its wait, and passes on. */
+	CHECK(e.n == 8 && nth(&e, 7)->period == 1 && p.unpaired == 2 && p.nheld == 0);
+	/* A thread's exit with its wait held: the wait unweighed, then the exit. */
 	sample(&p, &e, 14, 3100, ST_OFFCPU_SLEEP);
 	record(&p, &e, ST_REC_EXIT, 14, 3200, 0);
-	CHECK(e.n == 7 && p.nheld == 0 && ((const struct st_header *)e.rec[6])->type == ST_REC_EXIT);
-	/* Its last switch (dead): never held. */
+	CHECK(e.n == 10 && p.nheld == 0 && p.unpaired == 3);
+	CHECK(nth(&e, 8)->tid == 14 && nth(&e, 8)->period == 1 && nth(&e, 8)->time == 3200);
+	CHECK(((const struct st_header *)e.rec[9])->type == ST_REC_EXIT);
+	/* Its last switch (dead): passed on at once, weighing nothing, not lost. */
 	sample(&p, &e, 15, 3300, ST_OFFCPU_EXITED);
-	CHECK(p.nheld == 0 && e.n == 7);
+	CHECK(p.nheld == 0 && e.n == 11 && nth(&e, 10)->period == 1 && p.unpaired == 3);
+	/* A wait weighed already (perf record --off-cpu's): passed on as it is, not held. */
+	{
+		_Alignas(8) unsigned char buf[sizeof(struct st_sample)];
+		struct st_sample *s = (void *)buf;
+
+		memset(buf, 0, sizeof(buf));
+		s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, sizeof(buf) };
+		s->tid = 17;
+		s->time = 3360;
+		s->period = 5000;
+		s->flags = ST_SAMPLE_WAITED | (uint32_t)ST_OFFCPU_OTHER << ST_SAMPLE_OFFCPU_SHIFT;
+		offcpu_pairs_take(&p, buf, sizeof(buf), keep, &e);
+		CHECK(e.n == 12 && nth(&e, 11)->period == 5000 && p.nheld == 0);
+	}
 	/* Freed with waits held (ASan: nothing leaks). */
 	sample(&p, &e, 16, 3400, ST_OFFCPU_RUNNABLE);
 	offcpu_pairs_free(&p);

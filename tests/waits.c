@@ -8,6 +8,10 @@
  *                        of every 11, so wait_lock()'s thread, which holds
  *                        it 50 us at a time, waits for it most of the time
  *   waits fsync SECONDS  write_sync(): a page written and fsync'd, again
+ *   waits switch SECONDS RATE   two threads passing a byte over pipes,
+ *                        paced to RATE switches off a CPU a second (each
+ *                        blocks in read until the other writes), for the
+ *                        off-CPU benchmark; prints the rate reached at its end
  *
  * Prints "ready" when its threads run.  Frame pointers, no inlining: the
  * functions the tests look for are in every chain.
@@ -107,6 +111,47 @@ static void *syncer(void *arg)
 	return NULL;
 }
 
+static int ping[2], pong[2];
+static double switch_rate;
+static atomic_ullong passes;
+
+/* Blocks in read until the other thread writes: a switch off the CPU each time. */
+__attribute__((noinline)) static void pass_byte(int in, int out)
+{
+	char c = 0;
+
+	if (read(in, &c, 1) != 1 || write(out, &c, 1) != 1)
+		atomic_store(&done, true);
+}
+
+static void *ponger(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&done))
+		pass_byte(ping[0], pong[1]);
+	return NULL;
+}
+
+static void *pinger(void *arg)
+{
+	uint64_t start = now_ns(), n = 0;
+	char c = 0;
+
+	(void)arg;
+	while (!atomic_load(&done)) {
+		/* Two switches a pass (each side blocks once): paced by spinning, not sleeping. */
+		while (now_ns() - start < (uint64_t)((double)n * 2e9 / switch_rate))
+			if (atomic_load(&done))
+				break;
+		if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
+			break;
+		n++;
+	}
+	atomic_store(&passes, n);
+	close(ping[1]);		/* the ponger's read ends */
+	return NULL;
+}
+
 static void *napper(void *arg)
 {
 	(void)arg;
@@ -123,8 +168,9 @@ int main(int argc, char **argv)
 	int n = 0;
 	char path[64];
 
-	if (argc != 3 || atof(argv[2]) <= 0) {
-		fprintf(stderr, "usage: waits nap|lock|fsync SECONDS\n");
+	if (argc < 3 || atof(argv[2]) <= 0 || (argc != 3 && strcmp(argv[1], "switch")) ||
+	    (!strcmp(argv[1], "switch") && (argc != 4 || atof(argv[3]) <= 0))) {
+		fprintf(stderr, "usage: waits nap|lock|fsync SECONDS, or waits switch SECONDS RATE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "nap")) {
@@ -132,6 +178,14 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "lock")) {
 		pthread_create(&t[n++], NULL, holder, NULL);
 		pthread_create(&t[n++], NULL, waiter, NULL);
+	} else if (!strcmp(argv[1], "switch")) {
+		switch_rate = atof(argv[3]);
+		if (pipe(ping) < 0 || pipe(pong) < 0) {
+			perror("waits: pipe");
+			return 1;
+		}
+		pthread_create(&t[n++], NULL, ponger, NULL);
+		pthread_create(&t[n++], NULL, pinger, NULL);
 	} else if (!strcmp(argv[1], "fsync")) {
 		snprintf(path, sizeof(path), "waits-fsync.%d", (int)getpid());
 		pthread_create(&t[n++], NULL, syncer, path);
@@ -143,7 +197,12 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	usleep((useconds_t)(atof(argv[2]) * 1e6));
 	atomic_store(&done, true);
-	for (int i = 0; i < n; i++)
+	if (!strcmp(argv[1], "switch"))
+		if (write(pong[1], "", 1) < 0)	/* a pinger waiting for a byte that never comes */
+			perror("waits: write");
+	for (int i = n - 1; i >= 0; i--)
 		pthread_join(t[i], NULL);
+	if (!strcmp(argv[1], "switch"))
+		printf("switches %.0f/s\n", 2.0 * (double)atomic_load(&passes) / atof(argv[2]));
 	return 0;
 }

@@ -251,6 +251,7 @@ void model_free(struct model *m)
 	ibs_model_free(&m->ibs);
 	free(m->per_sym);
 	free(m->waited_under);
+	free(m->waited_why);
 	free(m->waited_stamp);
 	free(m->is_futex);
 	free(m->root_kind);
@@ -790,7 +791,8 @@ static uint32_t ingest_sample(struct model *m, const struct st_sample *s)
 	    symbolizer_code_anonymous(m->symbols, (pid_t)s->pid, s->ip) &&
 	    (late = model_jit_wait(m, s, sym, node)) != UINT32_MAX)
 		offset = late;
-	if (ST_SAMPLE_OFFCPU(s->flags))
+	/* A switch not paired (a recording's without its end) is no wait. */
+	if (ST_SAMPLE_OFFCPU(s->flags) && (s->flags & ST_SAMPLE_WAITED))
 		model_count_wait(m, s, node);
 	if (m->keep_history)
 		remember_sample(m, s, sym, offset, node, late != UINT32_MAX);
@@ -1088,8 +1090,10 @@ void model_zero(struct model *m)
 		memset(t->waited, 0, sizeof(t->waited));
 		thread_clear_syms(m, t);
 	}
-	if (m->waited_under)
+	if (m->waited_under) {
 		memset(m->waited_under, 0, m->waited_cap * sizeof(*m->waited_under));
+		memset(m->waited_why, 0, m->waited_cap * MODEL_WAITS * sizeof(*m->waited_why));
+	}
 	memset(m->waited, 0, sizeof(m->waited));
 	m->waits = 0;
 	proc_syms_free(m);
@@ -1264,6 +1268,7 @@ static size_t rows_by_process(const struct model *m, struct model_row **rows)
 		if (!t.samples)
 			continue;
 		fill_row(m, r, &x, n, ps->key.id, &t);
+		r[n].waited_under = NAN;	/* kept by function, not by process */
 		r[n].pid = ps->key.pid;
 		if (ps->key.pid <= MODEL_FOLDED_PID) {
 			long at = process_find(m, ps->key.pid);
@@ -1309,6 +1314,7 @@ static size_t rows_by_command(const struct model *m, struct model_row **rows)
 			sum_into(&sum, &t);
 		}
 		fill_row(m, r, &x, n, all[i]->key.id, &sum);
+		r[n].waited_under = NAN;	/* kept by function, not by command */
 		memcpy(r[n].comm, all[i]->comm, sizeof(r->comm));
 		r[n++].processes = (uint32_t)(j - i);
 		i = j;

@@ -259,7 +259,10 @@ struct model {
 	uint64_t waited[MODEL_WAITS];
 	uint64_t waits;
 	int offcpu_event, clock_event;	/* -e a,b's off-CPU event and clock event (ns), or -1 */
+	/* The off-CPU event is offcpu-time: folded stacks weigh it in us (offcputime -f's). */
+	bool offcpu_folded_us;
 	uint64_t *waited_under;
+	uint64_t *waited_why;		/* [id * MODEL_WAITS + why]: the same, by why */
 	uint32_t *waited_stamp;		/* the wait that last counted a function */
 	uint8_t *is_futex;		/* by symbol id: 0 not looked at, 1 no, 2 yes */
 	size_t waited_cap;
@@ -489,6 +492,8 @@ void model_set_sampled(struct model *m, int n);
 void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node);
 /* ns that waits spent under function sym (its chains passed it), 0 without any. */
 uint64_t model_waited_under(const struct model *m, uint32_t sym);
+/* ... and by why. */
+void model_waited_why(const struct model *m, uint32_t sym, uint64_t ns[MODEL_WAITS]);
 /* "sleep", "lock", "disk", "cpu", "other": the tables' and JSON's name of why. */
 const char *model_wait_name(enum model_wait w);
 

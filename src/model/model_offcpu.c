@@ -30,6 +30,9 @@ static void grow(struct model *m, uint32_t id)
 	while (cap <= id)
 		cap *= 2;
 	m->waited_under = st_xrealloc(m->waited_under, cap * sizeof(*m->waited_under));
+	m->waited_why = st_xrealloc(m->waited_why, cap * MODEL_WAITS * sizeof(*m->waited_why));
+	memset(m->waited_why + old * MODEL_WAITS, 0,
+	       (cap - old) * MODEL_WAITS * sizeof(*m->waited_why));
 	m->waited_stamp = st_xrealloc(m->waited_stamp, cap * sizeof(*m->waited_stamp));
 	m->is_futex = st_xrealloc(m->is_futex, cap * sizeof(*m->is_futex));
 	memset(m->waited_under + old, 0, (cap - old) * sizeof(*m->waited_under));
@@ -59,6 +62,8 @@ static enum model_wait why(unsigned reason, bool futex)
 		return MODEL_WAIT_DISK;
 	case ST_OFFCPU_RUNNABLE:
 		return MODEL_WAIT_CPU;
+	case ST_OFFCPU_OTHER:		/* perf record --off-cpu's: S or D, not said which */
+		return futex ? MODEL_WAIT_LOCK : MODEL_WAIT_OTHER;
 	default:
 		return MODEL_WAIT_OTHER;
 	}
@@ -67,7 +72,7 @@ static enum model_wait why(unsigned reason, bool futex)
 void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
 {
 	uint32_t frames[CCT_MAX_DEPTH + 1];
-	size_t n = cct_path(&m->tree, node, frames);
+	size_t n = cct_path(&m->tree, node, frames), counted = 0;
 	uint64_t ns = s->period;
 	bool futex = false;
 	enum model_wait w;
@@ -91,8 +96,11 @@ void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
 			continue;	/* recursion: once a wait */
 		m->waited_stamp[id] = m->waited_gen;
 		m->waited_under[id] += ns;
+		frames[counted++] = id;		/* each once, for its share by why below */
 	}
 	w = why(ST_SAMPLE_OFFCPU(s->flags), futex);
+	for (size_t i = 0; i < counted; i++)
+		m->waited_why[(size_t)frames[i] * MODEL_WAITS + w] += ns;
 	m->waited[w] += ns;
 	m->waits++;
 	HASH_FIND(hh, m->threads, &tid, sizeof(tid), t);
@@ -103,4 +111,10 @@ void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
 uint64_t model_waited_under(const struct model *m, uint32_t sym)
 {
 	return sym < m->waited_cap ? m->waited_under[sym] : 0;
+}
+
+void model_waited_why(const struct model *m, uint32_t sym, uint64_t ns[MODEL_WAITS])
+{
+	for (int w = 0; w < MODEL_WAITS; w++)
+		ns[w] = sym < m->waited_cap ? m->waited_why[(size_t)sym * MODEL_WAITS + w] : 0;
 }

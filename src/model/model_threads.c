@@ -80,7 +80,7 @@ static void thread_waits(const struct model *m, const struct model_thread *t,
 	r->on_cpu = r->wall = NAN;
 	for (int w = 0; w < MODEL_WAITS; w++)
 		r->waited[w] = NAN;
-	if (m->offcpu_event < 0 || m->offcpu_event >= m->nsampled)
+	if (m->offcpu_event < 0)
 		return;
 	for (int w = 0; w < MODEL_WAITS; w++) {
 		r->waited[w] = (double)t->waited[w] / 1e9;

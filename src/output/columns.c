@@ -110,6 +110,23 @@ static void events_json(struct json_object *o, const char *key, const struct mod
 	json_object_object_add(o, key, ev);
 }
 
+/* --off-cpu: a function's waits by why, in seconds (rows by function alone). */
+static void waits_json(struct json_object *o, const char *key, const struct model_row *r,
+		       const struct session *s)
+{
+	struct json_object *w;
+	uint64_t ns[MODEL_WAITS];
+
+	if (isnan(r->waited_under))
+		return;
+	model_waited_why(session_tables(s), r->sym->id, ns);
+	w = json_object_new_object();
+	for (int k = 0; k < MODEL_WAITS; k++)
+		json_object_object_add(w, model_wait_name((enum model_wait)k),
+				       json_object_new_double((double)ns[k] / 1e9));
+	json_object_object_add(o, key, w);
+}
+
 /* The op samples' figures whole; the IBS columns show a few of them. */
 static void ibs_json(struct json_object *o, const char *key, const struct model_row *r,
 		     const struct session *s)
@@ -162,6 +179,7 @@ const struct column columns[] = {
 	{ .title = "OFF-CPU", .key = "offcpu_s", .width = 7, .sort = ST_SORT_OFFCPU,
 	  .field = FIELD_SECONDS,
 	  .offset = offsetof(struct model_row, waited_under), .offcpu = true },
+	JSON_ONLY("offcpu_why_s", ST_SPLIT_NONE, waits_json),
 	IBS("LOAD%", "load_pct", 6, 100, load_cell),
 	IBS("STORE%", "store_pct", 7, 120, store_cell),
 	IBS("DCMISS%", "dc_miss_pct", 8, 100, dc_miss_cell),

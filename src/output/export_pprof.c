@@ -17,6 +17,7 @@
 #include "output/export.h"
 #include "model/model.h"
 #include "output/profile.pb-c.h"
+#include "sampler/events.h"
 #include "session/session.h"
 #include "symbols/symbols.h"
 #include "util.h"
@@ -207,11 +208,6 @@ static void add_sample(struct pprof *x, const struct session *s, const struct cc
 }
 
 /* A clock's weights are nanoseconds; another event's, its count. */
-static bool is_clock(const char *event)
-{
-	return !strcmp(event, "cpu-clock") || !strcmp(event, "task-clock");
-}
-
 /*
  * By event: "EVENT_samples/count" and "EVENT/nanoseconds" (a clock) or
  * "EVENT/count", for each event; the first event's weight the period
@@ -232,7 +228,7 @@ static void sample_types_by_event(struct pprof *x, const struct session *s)
 		c->type = interned(x, name, true);
 		c->unit = intern(x, "count");
 		w->type = intern(x, event);
-		w->unit = intern(x, is_clock(event) ? "nanoseconds" : "count");
+		w->unit = intern(x, event_weighs_ns(event) ? "nanoseconds" : "count");
 		x->type_ptrs[2 * e] = c;
 		x->type_ptrs[2 * e + 1] = w;
 	}

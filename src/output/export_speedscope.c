@@ -10,6 +10,7 @@
  */
 #include "output/export.h"
 #include "model/model.h"
+#include "sampler/events.h"
 #include "session/session.h"
 #include "symbols/symbols.h"
 #include "util.h"
@@ -113,8 +114,7 @@ static void put_string(FILE *out, const char *key, const char *value)
 /* Clock events' periods are nanoseconds; other events' counts have no unit. */
 static const char *event_unit(const char *event)
 {
-	return !strcmp(event, "cpu-clock") || !strcmp(event, "task-clock") ? "nanoseconds"
-	       : "none";
+	return event_weighs_ns(event) ? "nanoseconds" : "none";
 }
 
 /* One sampled profile: stacks from the history (or the tree), then weights. */

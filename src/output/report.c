@@ -79,8 +79,7 @@ static void print_text(struct session *s, FILE *out)
 			fprintf(out, "%s %s %.3f s", k ? "," : "", model_wait_name(k),
 				(double)m->waited[k] / 1e9);
 		fprintf(out, "; %llu waits, %llu switches not seen to end\n",
-			(unsigned long long)info->offcpu_waits,
-			(unsigned long long)info->offcpu_unpaired);
+			(unsigned long long)m->waits, (unsigned long long)info->offcpu_unpaired);
 	}
 	if (session_finished(s))
 		fprintf(out, "status: %s\n", session_status(s));
@@ -155,7 +154,7 @@ static struct json_object *source_json(const struct st_source_info *in,
 			json_object_object_add(w, model_wait_name(k),
 					       json_object_new_double((double)m->waited[k] / 1e9));
 		json_object_object_add(o, "waited_s", w);
-		report_add_u64(o, "offcpu_waits", in->offcpu_waits);
+		report_add_u64(o, "offcpu_waits", m->waits);
 		report_add_u64(o, "offcpu_unpaired", in->offcpu_unpaired);
 	}
 	return o;

@@ -61,7 +61,9 @@ static void folded(const struct model *m, const struct cct *t, const uint64_t *s
 	while (at) {
 		const struct cct_node *n = cct_node(t, at);
 
-		uint64_t count = self ? self[at] : n->self;
+		/* Waits alone: their microseconds, as offcputime -f writes them. */
+		uint64_t count = self ? self[at] : m->offcpu_folded_us && !m->nsampled
+				 ? n->self_weight / 1000 : n->self;
 
 		path[depth++] = at;
 		if (count) {
@@ -100,8 +102,11 @@ static uint64_t *shown_event_counts(const struct model *m)
 		return NULL;
 	v = history_node_events(&m->history, 0, UINT64_MAX, m->tree.n, ne);
 	self = st_xcalloc((size_t)m->tree.n + 1, sizeof(*self));
+	/* Off-CPU samples: their waits in microseconds (offcputime -f's unit), not their count. */
 	for (uint32_t i = 0; i < m->tree.n; i++)
-		self[i] = v[((size_t)i * ne + (size_t)m->shown_event) * 2];
+		self[i] = m->shown_event == m->offcpu_event && m->offcpu_folded_us
+			  ? v[((size_t)i * ne + (size_t)m->shown_event) * 2 + 1] / 1000
+			  : v[((size_t)i * ne + (size_t)m->shown_event) * 2];
 	free(v);
 	return self;
 }

@@ -77,14 +77,16 @@ enum st_cpumode {
 #define ST_SAMPLE_HAS_STACK	0x8u	/* a struct st_stack follows the chain */
 #define ST_SAMPLE_KERNEL_WALKED	0x10u	/* the user chain was walked by CFI in the kernel */
 #define ST_SAMPLE_CHECK_ONLY	0x20u	/* a kernel walk to check against the copy after it */
+#define ST_SAMPLE_WAITED	0x40u	/* off-CPU: its period is its wait (paired, or BPF's) */
 /* Which of the events sampled each on its own (-e a,b) took it: 0..15. */
 #define ST_SAMPLE_EVENT_SHIFT	8u
 #define ST_SAMPLE_EVENT_MASK	0xf00u
 #define ST_SAMPLE_EVENT(flags)	(((flags) & ST_SAMPLE_EVENT_MASK) >> ST_SAMPLE_EVENT_SHIFT)
 /*
  * An off-CPU sample (--off-cpu): its chain is where the thread left the
- * CPU, its period the ns until it ran again, and these bits why it left
- * (enum st_offcpu_reason, from the thread's state at the switch).
+ * CPU, these bits why it left (enum st_offcpu_reason, from the thread's
+ * state at the switch); with ST_SAMPLE_WAITED its period is the ns until
+ * it ran again, before that (a switch, not yet paired) 1.
  */
 #define ST_SAMPLE_OFFCPU_SHIFT	12u
 #define ST_SAMPLE_OFFCPU_MASK	0x7000u

@@ -27,6 +27,12 @@ static bool pfm_ready(void)
 	return state == 1;
 }
 
+bool event_weighs_ns(const char *name)
+{
+	return !strcmp(name, "cpu-clock") || !strcmp(name, "task-clock") ||
+	       !strcmp(name, "offcpu-time") || !strcmp(name, "sched:sched_switch");
+}
+
 bool event_is_hardware(const struct perf_event_attr *attr)
 {
 	return attr->type == PERF_TYPE_HARDWARE ||

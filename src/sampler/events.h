@@ -18,6 +18,12 @@ struct st_event {
 	struct perf_event_attr attr;
 };
 
+/*
+ * Whether a sampled event's periods are nanoseconds, by its name: the
+ * clocks, and waits (offcpu-time, a recording's paired sched_switch).
+ */
+bool event_weighs_ns(const char *name);
+
 /* Whether a hardware event is: it needs a PMU this machine may lack. */
 bool event_is_hardware(const struct perf_event_attr *attr);
 

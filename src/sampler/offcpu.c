@@ -86,43 +86,61 @@ static void forget(struct offcpu_pairs *p, struct offcpu_held *h)
 	p->nheld--;
 }
 
+/*
+ * A switch whose end was not seen (its switch in lost, records out of
+ * order, the thread gone): still a sample, as perf script counts it, but
+ * weighing nothing (period 1), stamped t where that is later.
+ */
+static void unweighed(struct offcpu_pairs *p, struct offcpu_held *h, uint64_t t, bool lost,
+		      offcpu_emit_fn emit, void *arg)
+{
+	struct st_sample *s = (void *)h->rec;
+
+	s->period = 1;
+	if (t > s->time)
+		s->time = t;
+	s->flags |= ST_SAMPLE_WAITED;
+	emit(arg, h->rec, h->len);
+	p->unpaired += lost;
+	forget(p, h);
+}
+
 /* The held wait of h's thread, ended at t: passed on whole. */
 static void ran(struct offcpu_pairs *p, struct offcpu_held *h, uint64_t t, offcpu_emit_fn emit,
 		void *arg)
 {
 	struct st_sample *s = (void *)h->rec;
 
-	if (t > s->time) {
-		s->period = t - s->time;
-		s->time = t;
-		emit(arg, h->rec, h->len);
-		p->paired++;
-	} else {
-		p->unpaired++;		/* a switch in before its switch out: records out of order */
+	if (t <= s->time) {		/* a switch in before its switch out: out of order */
+		unweighed(p, h, t, true, emit, arg);
+		return;
 	}
+	s->period = t - s->time;
+	s->time = t;
+	s->flags |= ST_SAMPLE_WAITED;
+	emit(arg, h->rec, h->len);
+	p->paired++;
 	forget(p, h);
 }
 
-static void hold(struct offcpu_pairs *p, const struct st_sample *s, size_t len)
+static void hold(struct offcpu_pairs *p, const struct st_sample *s, size_t len,
+		 offcpu_emit_fn emit, void *arg)
 {
 	struct offcpu_held *h = held_of(p, s->tid);
 
-	if (h) {			/* its switch in was lost */
-		p->unpaired++;
-		forget(p, h);
-	}
-	if (ST_SAMPLE_OFFCPU(s->flags) == ST_OFFCPU_EXITED)
-		return;
-	if (p->nheld >= OFFCPU_HELD_MAX) {
-		p->unpaired++;
-		return;
-	}
+	if (h)				/* its switch in was lost */
+		unweighed(p, h, s->time, true, emit, arg);
 	h = st_xmalloc(sizeof(*h) + len);
 	h->tid = s->tid;
 	h->len = len;
 	memcpy(h->rec, s, len);
 	HASH_ADD(hh, p->held, tid, sizeof(h->tid), h);
 	p->nheld++;
+	/* A thread's last switch (it exited) ends nothing; past the table's room, not held. */
+	if (ST_SAMPLE_OFFCPU(s->flags) == ST_OFFCPU_EXITED)
+		unweighed(p, h, s->time, false, emit, arg);
+	else if (p->nheld > OFFCPU_HELD_MAX)
+		unweighed(p, h, s->time, true, emit, arg);
 }
 
 void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offcpu_emit_fn emit,
@@ -142,8 +160,10 @@ void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offc
 	case ST_REC_SAMPLE: {
 		const struct st_sample *s = rec;
 
+		if (s->flags & ST_SAMPLE_WAITED)
+			break;		/* weighed already (perf record --off-cpu's) */
 		if (ST_SAMPLE_OFFCPU(s->flags)) {
-			hold(p, s, len);
+			hold(p, s, len, emit, arg);
 			return;
 		}
 		/* Sampled running: it ran again, though its switch in was not seen. */
@@ -153,7 +173,7 @@ void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offc
 	}
 	case ST_REC_EXIT:
 		if ((h = held_of(p, ((const struct st_task *)rec)->tid)))
-			forget(p, h);
+			unweighed(p, h, ((const struct st_task *)rec)->time, true, emit, arg);
 		break;
 	default:
 		break;
@@ -174,7 +194,9 @@ void offcpu_pairs_split(struct offcpu_pairs *p, uint64_t upto, uint64_t min_ns,
 			continue;
 		s->period = upto - from;
 		s->time = upto;
+		s->flags |= ST_SAMPLE_WAITED;
 		emit(arg, h->rec, h->len);
+		s->flags &= ~ST_SAMPLE_WAITED;
 		p->split++;
 	}
 }

@@ -44,8 +44,11 @@ typedef void (*offcpu_emit_fn)(void *arg, const void *rec, size_t len);
 /*
  * One record, in time order: an off-CPU sample is held; a switch in (or
  * any other sample of its thread) passes it on with period = the time
- * between, stamped when the thread ran again; an exit forgets it.  Switch
- * records go no further; every other record passes on unchanged.
+ * between, stamped when the thread ran again, ST_SAMPLE_WAITED.  A switch
+ * never seen to end (its thread's next switch out came first, it exited)
+ * is passed on weighing nothing (period 1), and counted unpaired: every
+ * sample counts.  Switch records go no further; every other record passes
+ * on unchanged.
  */
 void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offcpu_emit_fn emit,
 		       void *arg);

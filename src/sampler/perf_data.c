@@ -6,6 +6,7 @@
  * the kernel's ring records that perf_parse already converts.
  */
 #include "sampler/perf_data.h"
+#include "sampler/offcpu.h"
 #include "sampler/perf_inflate.h"
 #include "sampler/perf_parse.h"
 #include "sampler/perf_tracing.h"
@@ -90,6 +91,14 @@ struct perf_data {
 	bool mixed;
 	struct perf_layout layouts[ST_MAX_SAMPLED];
 	uint64_t fixed_period_of[ST_MAX_SAMPLED];	/* each sample's, when it carries none */
+	/*
+	 * Off-CPU time: sched_switch's samples (their prev_state read) wait
+	 * in pairs for their thread to run again, as live (offcpu.h);
+	 * perf record --off-cpu's offcpu-time samples carry their wait.
+	 */
+	bool pair_waits;
+	struct offcpu_pairs pairs;
+	bool weighed_waits[ST_MAX_SAMPLED];
 	struct perf_group_state gs;
 	/*
 	 * A group read with each sample ({a,b}:S): the members count and do
@@ -630,6 +639,24 @@ static void take_counters(struct perf_data *p, const struct perf_event_attr *v, 
 }
 
 /*
+ * Event k's off-CPU samples: sched_switch's, whose prev_state the file's
+ * tracing data places, are paired; offcpu-time's (perf record --off-cpu,
+ * BPF) weigh their wait already, its state not recorded.
+ */
+static void take_waits(struct perf_data *p, const struct perf_event_attr *v, size_t n, unsigned k)
+{
+	char name[64];
+
+	if (v[n].type == PERF_TYPE_TRACEPOINT &&
+	    perf_tracing_switch_state(p->tracing, v[n].config, &p->layouts[k].switch_state_at,
+				      &p->layouts[k].switch_state_size) &&
+	    (v[n].sample_type & PERF_SAMPLE_RAW))
+		p->pair_waits = true;
+	name_of(p, v, n, name, sizeof(name));
+	p->weighed_waits[k] = !strcmp(name, OFFCPU_EVENT);
+}
+
+/*
  * The layout the events' records have, which ids are whose, and the
  * header a recording has: what was sampled (each event, when several),
  * how often, where from.  attr_of[k]: event k's attribute in v.
@@ -652,6 +679,7 @@ static void take_events(struct perf_data *p, const struct perf_event_attr *v,
 		if (!e->freq && !(e->sample_type & PERF_SAMPLE_PERIOD))
 			p->fixed_period_of[k] = e->sample_period;
 		p->mixed |= !same_layout(e, a);
+		take_waits(p, v, attr_of[k], k);
 	}
 	p->layout = p->layouts[0];
 	/* The ids were kept by attribute: now by event, the dummy's dropped. */
@@ -1094,6 +1122,10 @@ static long convert_next(struct perf_data *p)
 		if (p->fixed_period_of[event] &&
 		    ((const struct st_header *)p->out)->type == ST_REC_SAMPLE)
 			((struct st_sample *)(void *)p->out)->period = p->fixed_period_of[event];
+		if (p->weighed_waits[event] &&
+		    ((const struct st_header *)p->out)->type == ST_REC_SAMPLE)
+			((struct st_sample *)(void *)p->out)->flags |= ST_SAMPLE_WAITED |
+				(uint32_t)ST_OFFCPU_OTHER << ST_SAMPLE_OFFCPU_SHIFT;
 		return (long)size;
 	}
 	if (p->declared) {
@@ -1120,14 +1152,30 @@ static long convert_next(struct perf_data *p)
 	return 0;
 }
 
-/* reorder_flush's: the record goes to the queue perf_data_next hands out. */
-static void queue_record(void *arg, const void *rec, size_t len)
+static void queue_out(void *arg, const void *rec, size_t len)
 {
 	struct perf_data *p = arg;
 
 	ST_GROW_BARE(p->queue, p->queue_cap, p->queued + len);
 	memcpy(p->queue + p->queued, rec, len);
 	p->queued += len;
+}
+
+/*
+ * reorder_flush's: the record goes to the queue perf_data_next hands out,
+ * through the pairs of switches and waits where the file has them.  A
+ * switch record (--switch-events) pairs; without waits it is not read.
+ */
+static void queue_record(void *arg, const void *rec, size_t len)
+{
+	struct perf_data *p = arg;
+
+	if (p->pair_waits)
+		offcpu_pairs_take(&p->pairs, rec, len, queue_out, p);
+	else if (((const struct st_header *)rec)->type == ST_REC_SWITCH)
+		p->skipped++;
+	else
+		queue_out(p, rec, len);
 }
 
 /*
@@ -1168,6 +1216,9 @@ long perf_data_next(struct perf_data *p, const void **rec)
 		} else {
 			/* The end, or damage: what was read goes out first. */
 			reorder_flush(&p->order, UINT64_MAX, queue_record, p);
+			/* Threads waiting as the recording ended: their waits to its last record. */
+			if (p->pair_waits)
+				offcpu_pairs_split(&p->pairs, p->newest, 0, queue_out, p);
 			p->finished = true;
 			p->finish_rc = n;
 		}
@@ -1225,6 +1276,11 @@ uint64_t perf_data_skipped(const struct perf_data *p)
 	return p->skipped;
 }
 
+uint64_t perf_data_waits_unpaired(const struct perf_data *p)
+{
+	return p->pairs.unpaired;
+}
+
 uint64_t perf_data_left_out(const struct perf_data *p)
 {
 	return p->unowned;
@@ -1237,6 +1293,7 @@ void perf_data_close(struct perf_data *p)
 	for (size_t i = 0; i < sizeof(p->feat) / sizeof(p->feat[0]); i++)
 		free(p->feat[i].buf);
 	perf_tracing_free(p->tracing);
+	offcpu_pairs_free(&p->pairs);
 	for (size_t i = 0; p->group_of && i < p->nids; i++)
 		free(p->group_of[i]);
 	free(p->group_of);

@@ -64,6 +64,8 @@ typedef void (*perf_data_build_id_fn)(const char *path, const unsigned char *id,
 void perf_data_build_ids(const struct perf_data *p, perf_data_build_id_fn fn, void *arg);
 /* Records of the data section of the kernel's kinds shimtop does not read (not perf's own). */
 uint64_t perf_data_skipped(const struct perf_data *p);
+/* Switches whose thread was never seen to run again (a recording without --switch-events). */
+uint64_t perf_data_waits_unpaired(const struct perf_data *p);
 /* Samples of events not read (only), or whose id names no event of the file. */
 uint64_t perf_data_left_out(const struct perf_data *p);
 void perf_data_close(struct perf_data *p);

@@ -1271,7 +1271,6 @@ static void offcpu_pass(struct perf_source *ps, uint64_t t, uint64_t min_ns)
 		return;
 	offcpu_pairs_split(&ps->pairs, t, min_ns, push_to_ring, ps);
 	pthread_mutex_lock(&ps->lock);
-	ps->info.offcpu_waits = ps->pairs.paired;
 	ps->info.offcpu_unpaired = ps->pairs.unpaired;
 	pthread_mutex_unlock(&ps->lock);
 }

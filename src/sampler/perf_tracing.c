@@ -22,6 +22,7 @@
 struct tracing_event {
 	uint64_t id;
 	char name[96];			/* "system:name" */
+	uint32_t state_at, state_size;	/* sched_switch's prev_state; size 0: none */
 };
 
 struct perf_tracing {
@@ -188,6 +189,11 @@ static void take_format(struct perf_tracing *t, const char *text, size_t len, co
 		t->events = st_xrealloc(t->events, t->cap * sizeof(*t->events));
 	}
 	t->events[t->n].id = v;
+	t->events[t->n].state_size = 0;
+	if (!strcmp(sys, "sched") && !strcmp(name, "sched_switch") &&
+	    !perf_tracing_field(text, len, "prev_state", &t->events[t->n].state_at,
+				&t->events[t->n].state_size))
+		t->events[t->n].state_size = 0;
 	snprintf(t->events[t->n].name, sizeof(t->events[t->n].name), "%.31s:%s", sys, name);
 	st_text_safe(t->events[t->n].name);
 	t->n++;
@@ -241,6 +247,18 @@ void perf_tracing_free(struct perf_tracing *t)
 		return;
 	free(t->events);
 	free(t);
+}
+
+bool perf_tracing_switch_state(const struct perf_tracing *t, uint64_t id, uint32_t *at,
+			       uint32_t *size)
+{
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->events[i].id == id && t->events[i].state_size) {
+			*at = t->events[i].state_at;
+			*size = t->events[i].state_size;
+			return true;
+		}
+	return false;
 }
 
 bool perf_tracing_name(const struct perf_tracing *t, uint64_t id, char *out, size_t room)

@@ -22,6 +22,10 @@ struct perf_tracing;
 struct perf_tracing *perf_tracing_parse(const unsigned char *buf, size_t len);
 void perf_tracing_free(struct perf_tracing *t);
 
+/* Where sched:sched_switch (tracepoint id) keeps prev_state in its raw data: --off-cpu's. */
+bool perf_tracing_switch_state(const struct perf_tracing *t, uint64_t id, uint32_t *at,
+			       uint32_t *size);
+
 /* "system:name" of tracepoint id (a tracepoint attribute's config). */
 bool perf_tracing_name(const struct perf_tracing *t, uint64_t id, char *out, size_t room);
 

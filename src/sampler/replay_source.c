@@ -65,6 +65,7 @@ static void *replay_main(void *arg)
 	pthread_mutex_lock(&rs->lock);
 	rs->info.records_skipped = rs->perf ? perf_data_skipped(rs->perf) : 0;
 	rs->info.samples_left_out = rs->perf ? perf_data_left_out(rs->perf) : 0;
+	rs->info.offcpu_unpaired = rs->perf ? perf_data_waits_unpaired(rs->perf) : 0;
 	/* Stopped before its end, the recording is not finished: the session says so. */
 	rs->info.finished = n <= 0;
 	rs->info.failed = n < 0;

@@ -63,7 +63,6 @@ struct st_source_info {
 	uint64_t period_expected;	/* what period_seen should be; 0: no check */
 	uint64_t period_asked_ns;
 	uint64_t throttled;		/* times the kernel throttled us */
-	uint64_t offcpu_waits;		/* --off-cpu: switches paired with the thread's return */
 	uint64_t offcpu_unpaired;	/* switches whose end was never seen (records lost) */
 	/*
 	 * Live threads sampled through copies of their parent's events (born

@@ -12,6 +12,7 @@
 #include "model/annotate.h"
 #include "model/cct.h"
 #include "model/model.h"
+#include "output/tables.h"
 #include "session/session.h"
 #include "symbols/symbols.h"
 #include "ui/draw.h"
@@ -261,6 +262,26 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 		ROW(row, "samples  %llu   weight %llu   IPC %.2f",
 		    (unsigned long long)d->row.samples, (unsigned long long)d->row.weight,
 		    d->row.ipc);
+	/* --off-cpu: how long waits spent under it, and why they waited. */
+	if (!isnan(d->row.waited_under) && d->row.waited_under > 0) {
+		uint64_t ns[MODEL_WAITS];
+		char line[320], cell[32];
+		size_t at = 0;
+
+		model_waited_why(session_whole(ui->s), d->row.sym->id, ns);
+		table_field_text(FIELD_SECONDS, 0, &d->row.waited_under, cell, sizeof(cell));
+		at += (size_t)snprintf(line, sizeof(line), "%s under it:", cell);
+		for (int w = 0; w < MODEL_WAITS && at < sizeof(line) - 1; w++) {
+			double s = (double)ns[w] / 1e9;
+
+			if (!ns[w])
+				continue;
+			table_field_text(FIELD_SECONDS, 0, &s, cell, sizeof(cell));
+			at += (size_t)snprintf(line + at, sizeof(line) - at, " %s %s",
+					       model_wait_name((enum model_wait)w), cell);
+		}
+		ROW(row, "waited   %s", line);
+	}
 	if (a->nthreads) {
 		const struct model *m = session_whole(ui->s);
 		char line[320];
