@@ -268,6 +268,49 @@ static size_t take_kernel_chain(struct model *m, const struct st_sample *s, uint
 	return k;
 }
 
+static struct unwinder *model_unwinder(struct model *m);
+
+/* The most frames a system call's wrappers take before a frame pointer's caller. */
+#define WAIT_WRAPPERS	6
+
+/*
+ * A wait's whole-looking frame-pointer chain (k frames, root first, leaf
+ * not in it) leaves user code from a system call's libc wrappers, which
+ * keep no frame pointer (clock_nanosleep under __nanosleep), so it goes
+ * from the innermost wrapper to the first caller that keeps one.  Those
+ * frames, unwound from the copy by their CFI (a row each), are put back
+ * in their place.  Returns the frames; 0 where the CFI's walk does not
+ * meet the chain (the copy unwound whole instead); k where there is no
+ * copy or nothing was skipped.
+ */
+static size_t wait_callers_back(struct model *m, const struct st_sample *s, uint32_t *frames,
+				size_t k)
+{
+	struct unwound_frame f[WAIT_WRAPPERS + 1];
+	enum unwind_end end;
+	size_t n, j = 0, at, got, meet = 1;
+	const uint64_t *chain = raw_callers(s, &n);
+
+	if (!(s->flags & ST_SAMPLE_HAS_STACK) || k != n || k + WAIT_WRAPPERS >= ST_CHAIN_MAX)
+		return k;
+	while (j < n && chain[j] >= ST_KERNEL_START)
+		j++;
+	if (j + 1 >= n)
+		return k;
+	got = unwinder_walk(model_unwinder(m), (pid_t)s->pid, (pid_t)s->tid, s->time,
+			    st_sample_stack(s), f, WAIT_WRAPPERS + 1, &end);
+	while (meet < got && f[meet].pc != chain[j + 1])
+		meet++;
+	if (!got || f[0].pc != chain[j] || meet == got)
+		return 0;
+	/* chain[i] is frames[n - 1 - i]: the skipped go between the wrapper and the chain's next. */
+	at = n - 1 - j;
+	memmove(frames + at + meet - 1, frames + at, (k - at) * sizeof(*frames));
+	for (size_t i = 1; i < meet; i++)
+		frames[at + meet - 1 - i] = caller_sym(m, (pid_t)s->pid, f[i].pc, true);
+	return k + meet - 1;
+}
+
 /* The model's unwinder, made at its first use. */
 static struct unwinder *model_unwinder(struct model *m)
 {
@@ -561,13 +604,15 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 		uint32_t root = s->nchain > 1 || chain[0] != s->ip
 			? caller_sym(m, (pid_t)s->pid, chain[s->nchain - 1], false) : leaf;
 
-		/*
-		 * A wait's chain leaves from a system call's libc wrapper, which
-		 * keeps no frame pointer: its caller (the function that waits) is
-		 * skipped in a whole-looking chain.  The copy says it.
-		 */
-		if (chain_is_whole(m, root) && !ST_SAMPLE_OFFCPU(s->flags)) {
+		bool whole = chain_is_whole(m, root);
+
+		if (whole) {
 			k = take_kernel_chain(m, s, frames, false);
+			/* A wait's: the callers of its system call's wrappers, which the chain skips. */
+			if (ST_SAMPLE_OFFCPU(s->flags))
+				whole = (k = wait_callers_back(m, s, frames, k)) != 0;
+		}
+		if (whole) {
 			m->auto_fp++;
 		} else {
 			k = take_unwound(m, s, leaf, frames, &truncated, NULL, 0);
