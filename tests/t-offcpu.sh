@@ -9,10 +9,10 @@
 WAITS="$TESTS_BIN/waits"
 [ "$(id -u)" -eq 0 ] || skip "sched:sched_switch's samples need root (or CAP_PERFMON) here"
 
-# offcpu MODE SECONDS: the waits program run for longer than SECONDS, shimtop attached
-# for SECONDS, JSON into $TMP/MODE.json.
-offcpu() {
-	"$WAITS" "$1" "$(($2 + 3))" >"$TMP/$1.out" 2>&1 &
+# start_waits NAME MODE SECONDS: the waits program in the background (w its
+# pid, its output in $TMP/NAME.out), once its threads run.
+start_waits() {
+	"$WAITS" "$2" "$3" >"$TMP/$1.out" 2>&1 &
 	w=$!
 	BG_PIDS="$BG_PIDS $w"
 	i=0
@@ -20,6 +20,12 @@ offcpu() {
 		sleep 0.1
 		i=$((i + 1))
 	done
+}
+
+# offcpu MODE SECONDS: the waits program run for longer than SECONDS, shimtop attached
+# for SECONDS, JSON into $TMP/MODE.json.
+offcpu() {
+	start_waits "$1" "$1" "$(($2 + 3))"
 	"$SHIMTOP" --batch --format json --off-cpu --duration "$2" -p "$w" >"$TMP/$1.json" \
 		2>"$TMP/$1.err" || fail "--off-cpu -p ($1) failed: $(cat "$TMP/$1.err")"
 	kill "$w" 2>/dev/null
@@ -102,10 +108,7 @@ fi
 # Recorded (-o) and read back: the waits as they were; folded stacks of
 # offcpu-time in microseconds (offcputime -f's unit); pprof's offcpu-time
 # sample type in nanoseconds, read by go tool pprof.
-"$WAITS" nap 5 >"$TMP/rec.out" 2>&1 &
-w=$!
-BG_PIDS="$BG_PIDS $w"
-sleep 0.3
+start_waits rec nap 5
 "$SHIMTOP" --batch --off-cpu -o "$TMP/waits.rec" --duration 2 -p "$w" >/dev/null 2>"$TMP/err" ||
 	fail "--off-cpu -o failed: $(cat "$TMP/err")"
 kill "$w" 2>/dev/null
@@ -134,9 +137,7 @@ check "$TMP/nap.json" "d['source'].get('offcpu_unpaired', 0) <= d['source'].get(
 	"more than 1% of the switches were never seen to end"
 
 # The text report's thread table shows where the time went.
-"$WAITS" nap 5 >/dev/null &
-w=$!
-BG_PIDS="$BG_PIDS $w"
+start_waits text nap 5
 "$SHIMTOP" --batch -H --off-cpu --duration 1 -p "$w" >"$TMP/text" 2>"$TMP/err" ||
 	fail "-H --off-cpu failed: $(cat "$TMP/err")"
 grep -Eq "^ +TID +PID COMMAND +SAMPLES +SHARE +IPC +ON-CPU +SLEEP .* WALL" "$TMP/text" ||
@@ -148,14 +149,7 @@ kill "$w" 2>/dev/null
 # (the recipe a perf GUI's off-CPU view takes) and its switch records,
 # read as live; against perf script's own reading of the same file.
 if command -v perf >/dev/null; then
-	"$WAITS" nap 6 >"$TMP/perf-nap.out" 2>&1 &
-	w=$!
-	BG_PIDS="$BG_PIDS $w"
-	i=0
-	while ! grep -q ready "$TMP/perf-nap.out" 2>/dev/null && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	start_waits perf-nap nap 6
 	perf record -q -F 1000 -e cpu-clock -e sched:sched_switch --switch-events \
 		--call-graph dwarf -o "$TMP/perf.data" -p "$w" -- sleep 2 >"$TMP/perf.err" 2>&1 ||
 		fail "perf record failed: $(cat "$TMP/perf.err")"
@@ -189,9 +183,7 @@ fi
 # In the UI, W turns it on in a running session: the thread table then
 # has the nap's sleep, and e shows offcpu-time's shares.
 if command -v tmux >/dev/null; then
-	"$WAITS" nap 60 >/dev/null &
-	w=$!
-	BG_PIDS="$BG_PIDS $w"
+	start_waits ui nap 60
 	ui_session -x 160 -y 30 "env LANG=C.UTF-8 '$SHIMTOP' -p $w 2>'$TMP/ui.err'; sleep 30"
 	wait_for "SELF%" "the UI never showed its table"
 	$T send-keys -t ui W

@@ -754,16 +754,25 @@ int session_change_period(struct session *s, int step, char *msg, size_t len)
 	return 0;
 }
 
+/* A change to what is sampled needs a live source: else msg says why not (what: fixed). */
+static bool sampling_live(const struct session *s, const char *what, char *msg, size_t len)
+{
+	if (s->source && s->info.kind != ST_SOURCE_REPLAY)
+		return true;
+	if (s->source)
+		snprintf(msg, len, "a recording's %s were fixed when it was made", what);
+	else
+		snprintf(msg, len, "sampling has ended");
+	return false;
+}
+
 int session_unwind_broken_chains(struct session *s, char *msg, size_t len)
 {
 	char why[160] = "";
 	int rc;
 
-	if (!s->source || s->info.kind == ST_SOURCE_REPLAY) {
-		snprintf(msg, len, "%s", s->source ? "a recording's call chains were fixed when it was made"
-						  : "sampling has ended");
+	if (!sampling_live(s, "call chains", msg, len))
 		return -ENOTSUP;
-	}
 	if (s->model.unwind_broken) {
 		snprintf(msg, len, "call chains are unwound by DWARF where they stop early already");
 		return -EALREADY;
@@ -791,11 +800,8 @@ int session_sample_waits(struct session *s, char *msg, size_t len)
 	char why[320] = "";
 	int rc;
 
-	if (!s->source || s->info.kind == ST_SOURCE_REPLAY) {
-		snprintf(msg, len, "%s", s->source ? "a recording's samples were fixed when it was made"
-						  : "sampling has ended");
+	if (!sampling_live(s, "samples", msg, len))
 		return -ENOTSUP;
-	}
 	if (s->model.offcpu_event >= 0) {
 		snprintf(msg, len, "off-CPU samples are taken already: e shows them");
 		return -EALREADY;
