@@ -109,12 +109,29 @@ fi
 # offcpu-time in microseconds (offcputime -f's unit); pprof's offcpu-time
 # sample type in nanoseconds, read by go tool pprof.
 start_waits rec nap 5
-"$SHIMTOP" --batch --off-cpu -o "$TMP/waits.rec" --duration 2 -p "$w" >/dev/null 2>"$TMP/err" ||
-	fail "--off-cpu -o failed: $(cat "$TMP/err")"
+"$SHIMTOP" --batch --off-cpu -o "$TMP/waits.rec" --snapshot-on-exit "$TMP/waits.snap" \
+	--duration 2 -p "$w" >/dev/null 2>"$TMP/err" || fail "--off-cpu -o failed: $(cat "$TMP/err")"
 kill "$w" 2>/dev/null
 "$SHIMTOP" -i "$TMP/waits.rec" --batch --format json -s offcpu -e offcpu-time >"$TMP/rec.json" 2>"$TMP/err" ||
 	fail "-i of an --off-cpu recording failed: $(cat "$TMP/err")"
 check "$TMP/rec.json" "0.7 < off('nap_here') < 1.3" "the recording's nap is not about 1 s of its 2"
+# A snapshot of the same session holds the same waits (its history's samples, their reasons
+# kept): the same totals by why, the same time under the program's functions.  (Its trees'
+# outermost frames are libc's start_thread where a recording's are clone3: not compared.)
+"$SHIMTOP" -i "$TMP/waits.snap" --batch --format json -s offcpu -e offcpu-time >"$TMP/snap.json" \
+	2>"$TMP/err" || fail "-i of an --off-cpu snapshot failed: $(cat "$TMP/err")"
+python3 - "$TMP/rec.json" "$TMP/snap.json" <<'PY' || fail "the snapshot's waits differ from the recording's"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+fa = {r["symbol"]: r.get("offcpu_s") for r in a["rows"] if r["module"] == "waits"}
+fb = {r["symbol"]: r.get("offcpu_s") for r in b["rows"] if r["module"] == "waits"}
+ok = a["source"]["waited_s"] == b["source"]["waited_s"] and fa.get("nap_here") and \
+    set(fa) == set(fb) and all(abs(fa[k] - fb[k]) <= 0.02 * fa[k] + 1e-3 for k in fa)
+if not ok:
+    print(a["source"]["waited_s"], b["source"]["waited_s"], file=sys.stderr)
+    print(sorted(set(fa.items()) ^ set(fb.items()))[:10], file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
 "$SHIMTOP" -i "$TMP/waits.rec" --batch --format folded -e offcpu-time >"$TMP/rec.folded" 2>"$TMP/err" ||
 	fail "--format folded of offcpu-time failed: $(cat "$TMP/err")"
 us=$(awk '/;nap_here;/ { s += $NF } END { print s + 0 }' "$TMP/rec.folded")

@@ -36,6 +36,9 @@ struct history_entry {
 #define HISTORY_EVENT		0x4u	/* event is set (-e a,b) */
 #define HISTORY_JIT		0x8u	/* anonymous code not named yet: offset is its
 					 * place in the model's JIT list (model_jit.c) */
+/* A wait (--off-cpu): its weight the ns off the CPU, these bits why (enum st_offcpu_reason). */
+#define HISTORY_WAIT_SHIFT	4u
+#define HISTORY_WAIT_MASK	0x70u
 
 /*
  * 786 kB a chunk at most: at 10 kHz its 1.6 s stay within dt's reach

@@ -736,6 +736,9 @@ void model_account_sample(struct model *m, const struct st_sample *s, uint32_t s
 	count_time(m, s->time, 1);
 }
 
+_Static_assert(ST_OFFCPU_EXITED <= (HISTORY_WAIT_MASK >> HISTORY_WAIT_SHIFT),
+	       "the history keeps a wait's reason in HISTORY_WAIT_MASK");
+
 /* The sample as the history keeps it: what its tables need again. */
 static void remember_sample(struct model *m, const struct st_sample *s,
 			    uint32_t sym, uint32_t offset, uint32_t node,
@@ -760,6 +763,8 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 		e.flags |= HISTORY_EVENT;
 		e.event = (uint8_t)ev;
 	}
+	if (ST_SAMPLE_OFFCPU(s->flags) && (s->flags & ST_SAMPLE_WAITED))
+		e.flags |= (uint16_t)(ST_SAMPLE_OFFCPU(s->flags) << HISTORY_WAIT_SHIFT);
 	if (counters_usable(m, s) && s->data[m->ipc_cycles] <= UINT32_MAX &&
 	    s->data[m->ipc_instructions] <= UINT32_MAX) {
 		e.flags |= HISTORY_COUNTERS;

@@ -99,6 +99,10 @@ static void sample_record(uint64_t time, const struct history_entry *e, void *ar
 		s->flags |= ST_SAMPLE_MULTIPLEXED;
 	if (e->flags & HISTORY_EVENT)
 		s->flags |= (uint32_t)(e->event & 0xf) << ST_SAMPLE_EVENT_SHIFT;
+	/* A wait: its reason, and its period is its time off the CPU. */
+	if (e->flags & HISTORY_WAIT_MASK)
+		s->flags |= ST_SAMPLE_WAITED | (uint32_t)((e->flags & HISTORY_WAIT_MASK) >>
+							  HISTORY_WAIT_SHIFT) << ST_SAMPLE_OFFCPU_SHIFT;
 	if (nc) {
 		s->flags |= ST_SAMPLE_HAS_COUNTERS;
 		s->data[0] = e->cycles;
