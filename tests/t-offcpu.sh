@@ -44,7 +44,9 @@ def sym(name):
 def off(name):
     return sym(name).get('offcpu_s', 0.0)
 def worst(key):
-    return max(workers, key=lambda t: t.get(key, 0))
+    return max(workers, key=lambda t: t.get(key) or 0)
+def v(t, key):
+    return t.get(key) or 0		# null: no wait of that kind
 ok = eval(sys.argv[2])
 if not ok:
     print("failed: " + sys.argv[2], file=sys.stderr)
@@ -67,11 +69,11 @@ check "$TMP/nap.json" "len(workers) == 1 and 2.5 < workers[0]['wall_s'] < 3.6" \
 check "$TMP/nap.json" "abs(off('nap_here') / workers[0]['wall_s'] - 0.5) <= 0.05" \
 	"off-CPU time under nap_here is not half the thread's wall time"
 check "$TMP/nap.json" \
-	"abs((workers[0]['on_cpu_s'] + workers[0]['runqueue_s']) / workers[0]['wall_s'] - 0.5) <= 0.05" \
+	"abs((workers[0]['on_cpu_s'] + v(workers[0], 'runqueue_s')) / workers[0]['wall_s'] - 0.5) <= 0.05" \
 	"on the CPU (or waiting for it) is not half the thread's wall time"
 check "$TMP/nap.json" "abs(workers[0]['sleep_s'] - off('nap_here')) <= 0.05 * workers[0]['wall_s']" \
 	"the thread's sleep is not its time under nap_here"
-check "$TMP/nap.json" "workers[0]['lock_s'] == 0 and workers[0]['disk_s'] == 0" \
+check "$TMP/nap.json" "not v(workers[0], 'lock_s') and not v(workers[0], 'disk_s')" \
 	"a nanosleep was called a lock or a disk wait"
 
 # Contending one mutex: the waiter's time under wait_lock, through
@@ -81,7 +83,7 @@ offcpu lock 3
 check "$TMP/lock.json" "worst('lock_s')['lock_s'] >= 0.25 * worst('lock_s')['wall_s']" \
 	"the mutex's waiter spent under a quarter of its wall time waiting for a lock"
 check "$TMP/lock.json" \
-	"worst('lock_s')['lock_s'] >= 0.9 * sum(worst('lock_s')[k] for k in ('sleep_s', 'lock_s', 'disk_s'))" \
+	"worst('lock_s')['lock_s'] >= 0.9 * sum(v(worst('lock_s'), k) for k in ('sleep_s', 'lock_s', 'disk_s'))" \
 	"the mutex's waiter blocked on something other than the lock"
 check "$TMP/lock.json" "off('wait_lock') >= 0.9 * worst('lock_s')['lock_s']" \
 	"the lock's wait is not under wait_lock"
@@ -99,7 +101,7 @@ if [ "$(stat -f -c %T .)" = tmpfs ]; then
 	echo "note: $(pwd) is tmpfs: fsync waits for no disk; its check is left out"
 else
 	offcpu fsync 3
-	check "$TMP/fsync.json" "workers[0]['disk_s'] >= 0.25 * workers[0]['wall_s']" \
+	check "$TMP/fsync.json" "v(workers[0], 'disk_s') >= 0.25 * workers[0]['wall_s']" \
 		"the fsync loop spent under a quarter of its wall time in D"
 	check "$TMP/fsync.json" "off('fsync') >= 0.9 * workers[0]['disk_s']" \
 		"the disk waits are not under fsync"

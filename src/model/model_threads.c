@@ -82,9 +82,10 @@ static void thread_waits(const struct model *m, const struct model_thread *t,
 		r->waited[w] = NAN;
 	if (m->offcpu_event < 0)
 		return;
+	/* A reason no wait had reads "-": a column all "-" goes (at 80 columns, room). */
 	for (int w = 0; w < MODEL_WAITS; w++) {
-		r->waited[w] = (double)t->waited[w] / 1e9;
-		off += r->waited[w];
+		r->waited[w] = t->waited[w] ? (double)t->waited[w] / 1e9 : NAN;
+		off += (double)t->waited[w] / 1e9;
 	}
 	if (m->clock_event >= 0 && m->clock_event < m->nsampled) {
 		r->on_cpu = (double)t->event_weight[m->clock_event] / 1e9;

@@ -263,13 +263,16 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 		    (unsigned long long)d->row.samples, (unsigned long long)d->row.weight,
 		    d->row.ipc);
 	/* --off-cpu: how long waits spent under it, and why they waited. */
-	if (!isnan(d->row.waited_under) && d->row.waited_under > 0) {
+	if (!isnan(d->row.waited_under) &&
+	    model_waited_under(session_whole(ui->s), d->row.sym->id)) {
 		uint64_t ns[MODEL_WAITS];
 		char line[320], cell[32];
 		size_t at = 0;
+		/* Both now, from the model: the row is as it was when the detail opened. */
+		double under = (double)model_waited_under(session_whole(ui->s), d->row.sym->id) / 1e9;
 
 		model_waited_why(session_whole(ui->s), d->row.sym->id, ns);
-		table_field_text(FIELD_SECONDS, 0, &d->row.waited_under, cell, sizeof(cell));
+		table_field_text(FIELD_SECONDS, 0, &under, cell, sizeof(cell));
 		at += (size_t)snprintf(line, sizeof(line), "%s under it:", cell);
 		for (int w = 0; w < MODEL_WAITS && at < sizeof(line) - 1; w++) {
 			double s = (double)ns[w] / 1e9;
