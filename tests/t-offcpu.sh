@@ -26,6 +26,8 @@ start_waits() {
 # for SECONDS, JSON into $TMP/MODE.json.
 offcpu() {
 	start_waits "$1" "$1" "$(($2 + 3))"
+	# Killed below before it removes its file (fsync's, here: not tmpfs), the test does.
+	LEFT_FILES="$LEFT_FILES $PWD/waits-fsync.$w"
 	"$SHIMTOP" --batch --format json --off-cpu --duration "$2" -p "$w" >"$TMP/$1.json" \
 		2>"$TMP/$1.err" || fail "--off-cpu -p ($1) failed: $(cat "$TMP/$1.err")"
 	kill "$w" 2>/dev/null
