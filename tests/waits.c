@@ -6,7 +6,8 @@
  *                        its wall time on the CPU, half off it
  *   waits lock SECONDS   two threads on one mutex: holder() keeps it 10 ms
  *                        of every 11, so wait_lock()'s thread, which holds
- *                        it 50 us at a time, waits for it most of the time
+ *                        it 50 us at a time, waits for it most of the time;
+ *                        says "holder TID waiter TID" on stderr
  *   waits fsync SECONDS  write_sync(): a page written and fsync'd, again
  *   waits switch SECONDS RATE   two threads passing a byte over pipes,
  *                        paced to RATE switches off a CPU a second (each
@@ -67,9 +68,12 @@ __attribute__((noinline)) static void wait_lock(void)
 	pthread_mutex_unlock(&lock);
 }
 
+static atomic_int holder_tid, waiter_tid;
+
 static void *holder(void *arg)
 {
 	(void)arg;
+	atomic_store(&holder_tid, (int)gettid());
 	while (!atomic_load(&done)) {
 		pthread_mutex_lock(&lock);
 		spin_here(10000000);
@@ -82,6 +86,7 @@ static void *holder(void *arg)
 static void *waiter(void *arg)
 {
 	(void)arg;
+	atomic_store(&waiter_tid, (int)gettid());
 	while (!atomic_load(&done))
 		wait_lock();
 	return NULL;
@@ -206,6 +211,13 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "waits: no mode '%s' (nap, lock, fsync)\n", argv[1]);
 		return 2;
+	}
+	/* Which thread is which: a busy machine's preemptions can make either wait most. */
+	if (!strcmp(argv[1], "lock")) {
+		while (!atomic_load(&holder_tid) || !atomic_load(&waiter_tid))
+			usleep(1000);
+		fprintf(stderr, "holder %d waiter %d\n", atomic_load(&holder_tid),
+			atomic_load(&waiter_tid));
 	}
 	fprintf(stderr, "ready\n");
 	usleep((useconds_t)(atof(argv[2]) * 1e6));
