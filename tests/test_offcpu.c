@@ -239,8 +239,36 @@ static void test_pairs(void)
 	CHECK(p.nheld == 0);
 }
 
+/*
+ * A hostile file's many threads each switched out with a large record
+ * (a stack copy): held to 64 MiB, the rest passed on unweighed, counted.
+ */
+static void test_held_bytes(void)
+{
+	static _Alignas(8) unsigned char buf[64000];
+	struct st_sample *s = (void *)buf;
+	struct offcpu_pairs p = { 0 };
+	struct emitted e = { 0 };
+	uint32_t tid;
+
+	memset(buf, 0, sizeof(buf));
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, sizeof(buf) };
+	s->flags = (uint32_t)ST_OFFCPU_SLEEP << ST_SAMPLE_OFFCPU_SHIFT;
+	for (tid = 1; e.n == 0 && tid < 2000; tid++) {
+		s->tid = tid;
+		s->time = tid;
+		offcpu_pairs_take(&p, buf, sizeof(buf), keep, &e);
+	}
+	/* 64 MiB hold 1,048 such records: the 1,049th is passed on at once. */
+	CHECK(tid - 1 == 1049 && e.n == 1 && p.unpaired == 1 && p.nheld == 1048);
+	CHECK(p.held_bytes == 1048u * sizeof(buf));
+	offcpu_pairs_free(&p);
+	CHECK(p.held_bytes == 0);
+}
+
 int main(void)
 {
+	test_held_bytes();
 	test_format_fields();
 	test_tracefs();
 	test_pairs();

@@ -15,8 +15,13 @@
 #include "sampler/perf_tracing.h"
 #include "util.h"
 
-/* Threads whose switch-out waits at once: more are counted unpaired, not kept. */
-#define OFFCPU_HELD_MAX	65536u
+/*
+ * Threads whose switch-out waits at once, and their records' bytes (with
+ * their stack copies: a hostile file's 65,536 threads of 64 KiB each
+ * would hold 4 GiB): more are passed on unweighed and counted unpaired.
+ */
+#define OFFCPU_HELD_MAX		65536u
+#define OFFCPU_HELD_BYTES	(64u << 20)
 
 struct offcpu_held {
 	UT_hash_handle hh;
@@ -82,6 +87,7 @@ static struct offcpu_held *held_of(const struct offcpu_pairs *p, uint32_t tid)
 static void forget(struct offcpu_pairs *p, struct offcpu_held *h)
 {
 	HASH_DEL(p->held, h);
+	p->held_bytes -= h->len;
 	free(h);
 	p->nheld--;
 }
@@ -136,10 +142,11 @@ static void hold(struct offcpu_pairs *p, const struct st_sample *s, size_t len,
 	memcpy(h->rec, s, len);
 	HASH_ADD(hh, p->held, tid, sizeof(h->tid), h);
 	p->nheld++;
+	p->held_bytes += len;
 	/* A thread's last switch (it exited) ends nothing; past the table's room, not held. */
 	if (ST_SAMPLE_OFFCPU(s->flags) == ST_OFFCPU_EXITED)
 		unweighed(p, h, s->time, false, emit, arg);
-	else if (p->nheld > OFFCPU_HELD_MAX)
+	else if (p->nheld > OFFCPU_HELD_MAX || p->held_bytes > OFFCPU_HELD_BYTES)
 		unweighed(p, h, s->time, true, emit, arg);
 }
 
@@ -210,4 +217,5 @@ void offcpu_pairs_free(struct offcpu_pairs *p)
 		free(h);
 	}
 	p->nheld = 0;
+	p->held_bytes = 0;
 }

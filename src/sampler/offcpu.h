@@ -33,7 +33,7 @@ struct offcpu_held;
 
 struct offcpu_pairs {
 	struct offcpu_held *held;	/* by tid: its switch-out, waiting for it to run */
-	size_t nheld;
+	size_t nheld, held_bytes;
 	uint64_t paired;		/* off-CPU samples passed on, whole */
 	uint64_t split;			/* pieces of waits still going on, passed on */
 	uint64_t unpaired;		/* switch-outs never seen to end (lost records, a full table) */
