@@ -27,10 +27,15 @@ static bool pfm_ready(void)
 	return state == 1;
 }
 
+bool event_is_waits(const char *name)
+{
+	/* shimtop's and perf record --off-cpu's, and perf.data's switches (paired). */
+	return !strcmp(name, "offcpu-time") || !strcmp(name, "sched:sched_switch");
+}
+
 bool event_weighs_ns(const char *name)
 {
-	return !strcmp(name, "cpu-clock") || !strcmp(name, "task-clock") ||
-	       !strcmp(name, "offcpu-time") || !strcmp(name, "sched:sched_switch");
+	return !strcmp(name, "cpu-clock") || !strcmp(name, "task-clock") || event_is_waits(name);
 }
 
 bool event_is_hardware(const struct perf_event_attr *attr)

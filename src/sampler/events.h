@@ -18,10 +18,9 @@ struct st_event {
 	struct perf_event_attr attr;
 };
 
-/*
- * Whether a sampled event's periods are nanoseconds, by its name: the
- * clocks, and waits (offcpu-time, a recording's paired sched_switch).
- */
+/* Whether a sampled event's samples are waits, by its name: offcpu-time, a recording's sched_switch. */
+bool event_is_waits(const char *name);
+/* Whether a sampled event's periods are nanoseconds, by its name: the clocks, and waits. */
 bool event_weighs_ns(const char *name);
 
 /* Whether a hardware event is: it needs a PMU this machine may lack. */

@@ -1261,7 +1261,7 @@ static void push_record(void *arg, const void *rec, size_t len)
 	if (ps->cfg.offcpu)
 		offcpu_pairs_take(&ps->pairs, rec, len, push_to_ring, ps);
 	else if (((const struct st_header *)rec)->type != ST_REC_SWITCH)
-		ring_push(ps->base.ring, rec, len);
+		push_to_ring(ps, rec, len);
 }
 
 /* Waits still going on, shown up to t; and how many switches were not paired. */

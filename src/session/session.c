@@ -514,17 +514,11 @@ static size_t ring_bytes(const struct st_options *o)
 static void session_release(struct session *s);
 
 /* The events sampled each on its own, as the model counts them: the off-CPU and clock ones. */
-static bool waits_event(const char *name)
-{
-	/* shimtop's and perf record --off-cpu's, and perf.data's switches (paired). */
-	return !strcmp(name, OFFCPU_EVENT) || !strcmp(name, "sched:sched_switch");
-}
-
 static void model_events_from_info(struct session *s)
 {
 	model_set_sampled(&s->model, s->info.nsampled);
 	for (int e = 0; e < s->info.nsampled; e++) {
-		if (waits_event(s->info.sampled[e])) {
+		if (event_is_waits(s->info.sampled[e])) {
 			s->model.offcpu_event = e;
 			s->model.offcpu_folded_us = !strcmp(s->info.sampled[e], OFFCPU_EVENT);
 		}
@@ -533,7 +527,7 @@ static void model_events_from_info(struct session *s)
 			s->model.clock_event = e;
 	}
 	/* A recording of waits alone. */
-	if (!s->info.nsampled && waits_event(s->info.events)) {
+	if (!s->info.nsampled && event_is_waits(s->info.events)) {
 		s->model.offcpu_event = 0;
 		s->model.offcpu_folded_us = !strcmp(s->info.events, OFFCPU_EVENT);
 	}
