@@ -788,6 +788,72 @@ static void ranges(uint64_t one, uint64_t two)
 	history_slow_stream();
 }
 
+/*
+ * --off-cpu in a time range: clock samples (event 0) all along, waits
+ * (event 1, period the ns off the CPU) in two, 2 ms sleeps in the first
+ * 100 ms and 3 ms disk waits in the next.  The range of the second half
+ * has its waits alone: under the function, in the thread's columns, and
+ * counted; the whole has both.
+ */
+static void waits_in_ranges(uint64_t one, uint64_t two)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	const uint64_t ms = 1000000, t0 = 7000 * ms;
+	const uint32_t waited = 1u << ST_SAMPLE_EVENT_SHIFT | ST_SAMPLE_WAITED;
+	struct model_thread_row *tr;
+	struct model_row *rows;
+	struct model m, r;
+	uint32_t two_id = UINT32_MAX;
+	size_t n;
+
+	model_init(&m, sy);
+	m.nsampled = 2;
+	m.clock_event = 0;
+	m.offcpu_event = 1;
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	for (uint64_t i = 0; i < 200; i++)
+		sample(&m, one, 1, t0 + i * ms, ms, 0, 0, 0);
+	for (uint64_t i = 0; i < 20; i++)
+		sample(&m, two, 1, t0 + i * 10 * ms + ms / 2, i < 10 ? 2 * ms : 3 * ms, 0, 0,
+		       waited | (uint32_t)(i < 10 ? ST_OFFCPU_SLEEP : ST_OFFCPU_DISK)
+		       << ST_SAMPLE_OFFCPU_SHIFT);
+	n = model_rows(&m, ST_SORT_SELF, false, &rows);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].sym->name, "model_fn_two"))
+			two_id = rows[i].sym->id;
+	free(rows);
+	CHECK(two_id != UINT32_MAX);
+	CHECK_EQ_U64(model_waited_under(&m, two_id), 50 * ms);
+	CHECK_EQ_U64(m.waits, 20);
+
+	CHECK(model_range(&m, t0 + 100 * ms, t0 + 200 * ms, &r));
+	CHECK(r.offcpu_event == 1 && r.clock_event == 0);
+	CHECK_EQ_U64(r.waits, 10);
+	CHECK_EQ_U64(model_waited_under(&r, two_id), 30 * ms);
+	CHECK_EQ_U64(r.waited[MODEL_WAIT_DISK], 30 * ms);
+	CHECK_EQ_U64(r.waited[MODEL_WAIT_SLEEP], 0);
+	n = model_rows(&r, ST_SORT_OFFCPU, false, &rows);
+	CHECK(n == 2 && !strcmp(rows[0].sym->name, "model_fn_two"));
+	CHECK(fabs(rows[0].waited_under - 0.030) < 1e-12);
+	CHECK(rows[1].waited_under == 0);
+	free(rows);
+	n = model_thread_rows(&r, &tr);
+	CHECK(n == 1 && tr[0].tid == 1);
+	CHECK(isnan(tr[0].waited[MODEL_WAIT_SLEEP]));
+	CHECK(fabs(tr[0].waited[MODEL_WAIT_DISK] - 0.030) < 1e-12);
+	CHECK(fabs(tr[0].on_cpu - 0.100) < 1e-12 && fabs(tr[0].wall - 0.130) < 1e-12);
+	free(tr);
+	model_free(&r);
+	/* Split across threads, the same sums. */
+	CHECK(model_range_split(&m, t0, t0 + 200 * ms, 3, &r));
+	CHECK_EQ_U64(r.waits, 20);
+	CHECK_EQ_U64(model_waited_under(&r, two_id), 50 * ms);
+	CHECK_EQ_U64(r.waited[MODEL_WAIT_SLEEP], 20 * ms);
+	model_free(&r);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 struct brute {
 	uint64_t from, to, samples, weight, cycles;
 	uint32_t tid;
@@ -1036,6 +1102,7 @@ int main(void)
 	tables_outlive_model(one);
 	churn_folds_rows(one, two);
 	ranges(one, two);
+	waits_in_ranges(one, two);
 	range_windows(one, two);
 	timeline_spans(one);
 	return check_done("test_model");

@@ -490,6 +490,12 @@ void model_set_sampled(struct model *m, int n);
 
 /* An off-CPU sample (ST_SAMPLE_OFFCPU), its chain ended in tree node node: its time counted. */
 void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node);
+/*
+ * waits (a time range's, summed) of thread tid, for reason (ST_OFFCPU_*),
+ * ns in all, their chain the tree's frames[0..n) (reused as scratch).
+ */
+void model_count_waits(struct model *m, pid_t tid, unsigned reason, uint32_t *frames, size_t n,
+		       uint64_t ns, uint64_t waits);
 /* ns that waits spent under function sym (its chains passed it), 0 without any. */
 uint64_t model_waited_under(const struct model *m, uint32_t sym);
 /* ... and by why. */

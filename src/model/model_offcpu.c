@@ -72,12 +72,18 @@ static enum model_wait why(unsigned reason, bool futex)
 void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
 {
 	uint32_t frames[CCT_MAX_DEPTH + 1];
-	size_t n = cct_path(&m->tree, node, frames), counted = 0;
-	uint64_t ns = s->period;
+	size_t n = cct_path(&m->tree, node, frames);
+
+	model_count_waits(m, (pid_t)s->tid, ST_SAMPLE_OFFCPU(s->flags), frames, n, s->period, 1);
+}
+
+void model_count_waits(struct model *m, pid_t tid, unsigned reason, uint32_t *frames, size_t n,
+		       uint64_t ns, uint64_t waits)
+{
+	size_t counted = 0;
 	bool futex = false;
 	enum model_wait w;
 	struct model_thread *t;
-	pid_t tid = (pid_t)s->tid;
 
 	/* A new stamp a wait; at its wrap, every function's forgotten. */
 	if (++m->waited_gen == 0) {
@@ -98,11 +104,11 @@ void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
 		m->waited_under[id] += ns;
 		frames[counted++] = id;		/* each once, for its share by why below */
 	}
-	w = why(ST_SAMPLE_OFFCPU(s->flags), futex);
+	w = why(reason, futex);
 	for (size_t i = 0; i < counted; i++)
 		m->waited_why[(size_t)frames[i] * MODEL_WAITS + w] += ns;
 	m->waited[w] += ns;
-	m->waits++;
+	m->waits += waits;
 	HASH_FIND(hh, m->threads, &tid, sizeof(tid), t);
 	if (t)
 		t->waited[w] += ns;

@@ -25,9 +25,15 @@
  * arithmetic), then merged.
  */
 struct kind {
-	uint64_t a, b;		/* pid:tid, sym:event:cpumode:flags */
+	uint64_t a, b;		/* pid:tid, sym:event:cpumode:flags:1 */
 	uint64_t n, weight;
 };
+
+/*
+ * --off-cpu: the waits summed by where they blocked too, in the same
+ * table (b's low bit 0 tells them apart): node:tid, reason:0.
+ */
+#define WAIT_KIND(b)	(((b) & 1) == 0)
 
 /* The counters' sums beside, kind for kind, made at the first sample that has them. */
 struct kind_counters {
@@ -132,6 +138,12 @@ static void take(uint64_t time, const struct history_entry *e, void *arg)
 		kc->cycles += e->cycles;
 		kc->instructions += e->instructions;
 	}
+	if ((e->flags & HISTORY_WAIT_MASK) && e->node < c->nodes) {
+		k = kind_of(c, (uint64_t)e->node << 32 | e->tid,
+			    (uint64_t)(e->flags & HISTORY_WAIT_MASK) >> HISTORY_WAIT_SHIFT << 1);
+		k->n++;
+		k->weight += e->weight;
+	}
 }
 
 static void *walk_part(void *arg)
@@ -209,6 +221,16 @@ static void account(struct model *out, const struct model *m, const struct kind 
 			      symbolizer_symbol(m->symbols, (uint32_t)(k->b >> 32))->unknown, k->n);
 }
 
+/* A wait kind's time, under the live tree's path to where it blocked. */
+static void take_waits(struct model *out, const struct model *m, const struct kind *k)
+{
+	uint32_t path[CCT_MAX_DEPTH + 1];
+	size_t n = cct_path(&m->tree, (uint32_t)(k->a >> 32), path);
+
+	model_count_waits(out, (pid_t)(uint32_t)k->a, (unsigned)(k->b >> 1), path, n, k->weight,
+			  k->n);
+}
+
 /* The range's tree: each node's samples along the live tree's path to it. */
 static void take_tree(struct model *out, const struct cct *live, const struct range_part *p)
 {
@@ -246,6 +268,9 @@ bool model_range_split(const struct model *m, uint64_t from, uint64_t to,
 	out->keep_history = false;
 	out->nsampled = m->nsampled;
 	out->shown_event = m->shown_event;
+	out->offcpu_event = m->offcpu_event;
+	out->clock_event = m->clock_event;
+	out->offcpu_folded_us = m->offcpu_folded_us;
 	if (m->ipc_cycles >= 0 && m->ipc_instructions >= 0) {
 		out->ipc_cycles = 0;
 		out->ipc_instructions = 1;
@@ -290,7 +315,12 @@ bool model_range_split(const struct model *m, uint64_t from, uint64_t to,
 	cct_settle(&out->tree);
 	free(part[0].node);
 	for (size_t i = 0; i < part[0].n; i++)
-		account(out, m, &part[0].v[i], part[0].cv ? &part[0].cv[i] : NULL);
+		if (!WAIT_KIND(part[0].v[i].b))
+			account(out, m, &part[0].v[i], part[0].cv ? &part[0].cv[i] : NULL);
+	/* After the samples: their threads exist to take their waits. */
+	for (size_t i = 0; i < part[0].n; i++)
+		if (WAIT_KIND(part[0].v[i].b))
+			take_waits(out, m, &part[0].v[i]);
 	free(part[0].v);
 	free(part[0].cv);
 	st_index_free(&part[0].index);
