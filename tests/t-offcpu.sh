@@ -170,6 +170,49 @@ $(head -5 "$TMP/pprof.top")"
 		"pprof's offcpu-time under nap_here is ${ms:-no} ms, not the JSON's"
 fi
 
+# The diff compares waits: the nap's recording (A) against a lock's (B):
+# nap_here's time goes (B's holder naps 1 ms in 11), wait_lock's comes
+# (A waited 0 there); against
+# a recording of no waits, nothing to compare ("-", null).
+start_waits lockrec lock 4
+"$SHIMTOP" --batch --off-cpu -o "$TMP/lock.rec" --duration 1 -p "$w" >/dev/null 2>"$TMP/err" ||
+	fail "--off-cpu -o of the lock failed: $(cat "$TMP/err")"
+kill "$w" 2>/dev/null
+start_waits nowait nap 3
+"$SHIMTOP" --batch -o "$TMP/nowait.rec" --duration 0.5 -p "$w" >/dev/null 2>"$TMP/err" ||
+	fail "-o without --off-cpu failed: $(cat "$TMP/err")"
+kill "$w" 2>/dev/null
+"$SHIMTOP" -b -i "$TMP/waits.rec" --diff "$TMP/lock.rec" --format json >"$TMP/diff.json" \
+	2>"$TMP/err" || fail "--diff of two --off-cpu recordings failed: $(cat "$TMP/err")"
+"$SHIMTOP" -b -i "$TMP/waits.rec" --diff "$TMP/nowait.rec" --format json >"$TMP/diff-none.json" \
+	2>"$TMP/err" || fail "--diff against a recording without waits failed: $(cat "$TMP/err")"
+python3 - "$TMP/diff.json" "$TMP/diff-none.json" "$TMP/rec.json" <<'PY' ||
+import json, sys
+ab, an, a = (json.load(open(f)) for f in sys.argv[1:4])
+rows = {r["symbol"]: r for r in ab["diff"]["rows"]}
+none = {r["symbol"]: r for r in an["diff"]["rows"]}
+nap = [r["offcpu_s"] for r in a["rows"] if r["symbol"] == "nap_here"][0]
+n, w = rows["nap_here"], rows["wait_lock"]
+ok = abs(n["a_offcpu_s"] - nap) <= 1e-6 and n["b_offcpu_s"] < 0.3 * nap and \
+    abs(n["offcpu_change_s"] - (n["b_offcpu_s"] - nap)) <= 1e-6 and \
+    w["a_offcpu_s"] == 0 and w["b_offcpu_s"] > 0.5 and w["offcpu_change_s"] == w["b_offcpu_s"] and \
+    abs(none["nap_here"]["a_offcpu_s"] - nap) <= 1e-6 and none["nap_here"]["b_offcpu_s"] is None \
+    and none["nap_here"]["offcpu_change_s"] is None
+if not ok:
+    print(n, w, none.get("nap_here"), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+	fail "the diff's OFF A, OFF B and OFF CHG are not the recordings' waits"
+"$SHIMTOP" -b -i "$TMP/waits.rec" --diff "$TMP/lock.rec" >"$TMP/diff.txt" 2>"$TMP/err" ||
+	fail "--diff text of waits failed: $(cat "$TMP/err")"
+grep -Eq "^ +A% +B% +CHANGE +OFF A +OFF B +OFF CHG +MODULE" "$TMP/diff.txt" ||
+	fail "the text diff has no OFF columns: $(sed -n 3p "$TMP/diff.txt")"
+grep -Eq " -[0-9.]+m?s +waits +nap_here" "$TMP/diff.txt" ||
+	fail "nap_here's wait does not go in the text diff: $(grep nap_here "$TMP/diff.txt")"
+"$SHIMTOP" -b -i "$TMP/nowait.rec" --diff "$TMP/nowait.rec" >"$TMP/diff-nowait.txt" 2>"$TMP/err" ||
+	fail "--diff without waits failed: $(cat "$TMP/err")"
+! grep -q "OFF A" "$TMP/diff-nowait.txt" || fail "a diff without waits shows OFF columns"
+
 # Switches paired, none lost on a quiet target.
 check "$TMP/nap.json" "d['source'].get('offcpu_unpaired', 0) <= d['source'].get('offcpu_waits', 0) // 100" \
 	"more than 1% of the switches were never seen to end"

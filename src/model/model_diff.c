@@ -67,7 +67,8 @@ static void add_rows(struct model_diff *d, struct keyed **table, size_t *cap,
 		if (added) {
 			ST_GROW(d->rows, *cap, d->nrows + 1);
 			d->rows[d->nrows++] = (struct diff_row){
-				.module = sym->module, .name = sym->name, .ipc = { NAN, NAN } };
+				.module = sym->module, .name = sym->name, .ipc = { NAN, NAN },
+				.offcpu = { NAN, NAN } };
 		}
 		/* Two symbols of one name in a module (overloads): one row, summed. */
 		if (side == 0 && !d->rows[at].sides.present[0])
@@ -77,6 +78,9 @@ static void add_rows(struct model_diff *d, struct keyed **table, size_t *cap,
 		d->rows[at].sides.share[side] += rows[i].self;
 		if (!isnan(rows[i].ipc))
 			d->rows[at].ipc[side] = rows[i].ipc;
+		if (!isnan(rows[i].waited_under))
+			d->rows[at].offcpu[side] = (isnan(d->rows[at].offcpu[side]) ? 0 :
+						    d->rows[at].offcpu[side]) + rows[i].waited_under;
 	}
 	free(rows);
 }
@@ -144,6 +148,18 @@ static int bigger_path(const void *x, const void *y)
 	return strcmp(a->path, b->path);
 }
 
+/*
+ * The change of waits: a side that recorded them and lacks the row waited
+ * 0 there; one that recorded none has nothing to compare ("-").
+ */
+static void settle_waits(struct diff_row *r, const bool waits[2])
+{
+	for (int side = 0; side < 2; side++)
+		if (waits[side] && isnan(r->offcpu[side]))
+			r->offcpu[side] = 0;
+	r->offcpu_change = waits[0] && waits[1] ? r->offcpu[1] - r->offcpu[0] : NAN;
+}
+
 /* The change, then a side's share NAN where it has none ("-", not "0.00%"). */
 static void settle(struct diff_sides *d)
 {
@@ -157,6 +173,7 @@ void model_diff(const struct model *a, const struct model *b, struct model_diff 
 {
 	struct keyed *rows = NULL, *paths = NULL;
 	size_t rows_cap = 0, paths_cap = 0;
+	const bool waits[2] = { a->offcpu_event >= 0, b->offcpu_event >= 0 };
 
 	memset(d, 0, sizeof(*d));
 	d->samples[0] = a->samples;
@@ -167,8 +184,10 @@ void model_diff(const struct model *a, const struct model *b, struct model_diff 
 	add_paths(d, &paths, &paths_cap, b, 1);
 	free_table(&rows);
 	free_table(&paths);
-	for (size_t i = 0; i < d->nrows; i++)
+	for (size_t i = 0; i < d->nrows; i++) {
 		settle(&d->rows[i].sides);
+		settle_waits(&d->rows[i], waits);
+	}
 	for (size_t i = 0; i < d->npaths; i++)
 		settle(&d->paths[i].sides);
 	if (d->nrows)

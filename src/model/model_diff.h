@@ -1,7 +1,8 @@
 /*
  * model_diff.h - two profiles compared (--diff): per symbol and per
  * calling context, each side's share and IPC and the change, largest
- * change first.  The sides come from different runs, so symbols and
+ * change first; where a side recorded waits (--off-cpu), their time under
+ * each function and its change too.  The sides come from different runs, so symbols and
  * paths are matched by name (module and function), not by id.
  */
 #ifndef SHIMTOP_MODEL_DIFF_H
@@ -29,6 +30,8 @@ struct diff_row {
 	struct diff_sides sides;
 	const char *module, *name;	/* the model's strings, of the side that has it */
 	double ipc[2];			/* NAN: no counters */
+	/* --off-cpu: seconds waits spent under it, B - A; NAN: the side recorded none */
+	double offcpu[2], offcpu_change;
 	uint32_t sym_a;			/* A's symbol (st_symbol.id) where present[0] */
 };
 

@@ -19,19 +19,23 @@ void report_diff_text(struct session *a, const struct session *b, FILE *out)
 {
 	const struct st_options *o = session_options(a);
 	struct model_diff d;
+	struct table_shown shown;
 	size_t limit;
 	char line[8192];
 
 	model_diff(session_tables(a), session_tables(b), &d);
 	limit = o->rows ? (size_t)o->rows : d.nrows;
+	shown = table_shown_whole(&diff_table, d.rows, d.nrows, sizeof(*d.rows), NULL);
 	fprintf(out, "diff: A %s (pid %d, %llu samples) against B %s (pid %d, %llu samples); "
-		"CHANGE is B - A in points of share\n\n", o->replay_path, (int)session_pid(a),
+		"CHANGE is B - A in points of share%s\n\n", o->replay_path, (int)session_pid(a),
 		(unsigned long long)d.samples[0], o->diff_path, (int)session_pid(b),
-		(unsigned long long)d.samples[1]);
-	table_title(&diff_table, NULL, line, sizeof(line));
+		(unsigned long long)d.samples[1],
+		session_tables(a)->offcpu_event >= 0 || session_tables(b)->offcpu_event >= 0
+		? "; OFF A and OFF B the time waits spent under each function (--off-cpu)" : "");
+	table_title(&diff_table, &shown, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	for (size_t i = 0; i < d.nrows && i < limit; i++) {
-		table_row(&diff_table, NULL, &d.rows[i], NULL, line, sizeof(line));
+		table_row(&diff_table, &shown, &d.rows[i], NULL, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	table_title(&diff_path_table, NULL, line, sizeof(line));

@@ -66,6 +66,18 @@ void table_title(const struct table_def *t, const struct table_shown *shown, cha
 
 static void ipc_text(double ipc, char *buf, size_t len);
 static void seconds_text(double s, char *buf, size_t len);
+static void seconds_change_text(double s, char *buf, size_t len);
+/* A change of time, signed as CHANGE is: "+1.25s", "-340ms", "0". */
+static void seconds_change_text(double s, char *buf, size_t len)
+{
+	if (isnan(s) || s == 0 || len < 2) {
+		seconds_text(s, buf, len);
+		return;
+	}
+	buf[0] = s < 0 ? '-' : '+';
+	seconds_text(fabs(s), buf + 1, len - 1);
+}
+
 static struct json_object *maybe_number_json(double ipc);
 static struct json_object *u64_json(uint64_t v);
 
@@ -134,6 +146,9 @@ void table_field_text(enum table_field field, size_t offset, const void *row, ch
 	case FIELD_SECONDS:
 		seconds_text(MEMBER(double, offset, row), buf, len);
 		break;
+	case FIELD_SECONDS_CHANGE:
+		seconds_change_text(MEMBER(double, offset, row), buf, len);
+		break;
 	case FIELD_CHARS:
 		p = (const char *)row + offset;
 		snprintf(buf, len, "%s", *p ? p : "?");
@@ -184,6 +199,7 @@ struct json_object *table_field_json(enum table_field field, size_t offset, cons
 		return json_object_new_double(MEMBER(double, offset, row));
 	case FIELD_IPC:
 	case FIELD_SECONDS:
+	case FIELD_SECONDS_CHANGE:
 		return maybe_number_json(MEMBER(double, offset, row));
 	case FIELD_CHARS:
 		return json_object_new_string((const char *)row + offset);
@@ -276,13 +292,19 @@ static const void *array_row(const void *ctx, size_t i)
 	return (const char *)a->rows + i * a->size;
 }
 
+struct table_shown table_shown_whole(const struct table_def *t, const void *rows, size_t n,
+				     size_t size, const struct model *m)
+{
+	const struct array_rows a = { rows, size };
+
+	return (struct table_shown){ .col = -1,
+				     .hidden = table_empty_columns(t, n, array_row, &a, m) };
+}
+
 void table_print(FILE *out, const struct table_def *t, const void *rows, size_t n, size_t size,
 		 const struct model *m)
 {
-	const struct array_rows a = { rows, size };
-	/* Whole, but for optional columns with nothing to say (-: the off-CPU ones without it). */
-	const struct table_shown shown = { .col = -1,
-					   .hidden = table_empty_columns(t, n, array_row, &a, m) };
+	const struct table_shown shown = table_shown_whole(t, rows, n, size, m);
 	char line[512];
 
 	table_title(t, &shown, line, sizeof(line));
@@ -658,6 +680,12 @@ static const struct table_column diff_columns[] = {
 		    .optional = true),
 	TABLE_FIELD("IPC B", "b_ipc", 6, false, FIELD_IPC, struct diff_row, ipc[1],
 		    .optional = true),
+	TABLE_FIELD("OFF A", "a_offcpu_s", 7, false, FIELD_SECONDS, struct diff_row, offcpu[0],
+		    .optional = true, .narrow = 6),
+	TABLE_FIELD("OFF B", "b_offcpu_s", 7, false, FIELD_SECONDS, struct diff_row, offcpu[1],
+		    .optional = true, .narrow = 6),
+	TABLE_FIELD("OFF CHG", "offcpu_change_s", 8, false, FIELD_SECONDS_CHANGE, struct diff_row,
+		    offcpu_change, .optional = true, .narrow = 7),
 	TABLE_FIELD("MODULE", "module", 24, true, FIELD_STRING, struct diff_row, module,
 		    .gap = 2, .narrow = 16),
 	TABLE_CELL("SYMBOL, B - A", "symbol", 0, true, diff_symbol, diff_symbol_json, .gap = 2),

@@ -31,6 +31,7 @@ enum table_field {
 	FIELD_CHANGE,		/* double, percentage points: "+1.25" */
 	FIELD_IPC,		/* double, NAN: none ("-", left out of the JSON) */
 	FIELD_SECONDS,		/* double seconds: "1.25s", "340ms"; NAN: none (as IPC) */
+	FIELD_SECONDS_CHANGE,	/* double seconds, signed: "+1.25s", "-340ms"; NAN: none */
 	FIELD_CHARS,		/* char[]: a name held in the row ("" reads "?") */
 	FIELD_STRING,		/* const char *: a name pointed to (NULL reads "-") */
 	FIELD_NAMED_BY,		/* uint8_t enum st_named_by: "symtab" */
@@ -117,7 +118,13 @@ struct json_object *table_cell_json(const struct table_column *c, const void *ro
 struct json_object *table_json(const struct table_def *t, const void *row,
 			       const struct model *m);
 
-/* n rows (size bytes apart) as the text report prints a table: a blank line, the title, the rows. */
+/*
+ * How the text report shows n rows (size bytes apart): whole, but for
+ * optional columns with nothing to say (-: the off-CPU ones without it).
+ */
+struct table_shown table_shown_whole(const struct table_def *t, const void *rows, size_t n,
+				     size_t size, const struct model *m);
+/* n rows as the text report prints a table: a blank line, the title, the rows. */
 void table_print(FILE *out, const struct table_def *t, const void *rows, size_t n, size_t size,
 		 const struct model *m);
 /* ... and as a JSON array of row objects. */
