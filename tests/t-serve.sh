@@ -195,7 +195,61 @@ print(f"window: cpu-clock {sums[0]}, task-clock {sums[2]} samples; session {tota
 if not (sums[0] > 0 and sums[2] > 0 and sums[0] + sums[2] < 0.7 * total):
     sys.exit(f"window counts {sums}, the session's {total}")
 PY
+[ "$(fetch "/debug/pprof/offcpu?seconds=1")" = 404 ] &&
+	grep -q "samples no waits: start shimtop --serve with --off-cpu" "$TMP/body" ||
+	fail "/debug/pprof/offcpu without --off-cpu: $(cat "$TMP/body")"
 stop_serving
+
+# Waits apart, as Go's /debug/pprof serves blocking apart from CPU: with
+# --off-cpu, /debug/pprof/offcpu holds offcpu-time alone (nap_here's
+# thread asleep about half of each window) and /debug/pprof/profile the
+# CPU's alone; without --off-cpu, /debug/pprof/offcpu says what to do.
+if [ "$(id -u)" -eq 0 ]; then
+	"$TESTS_BIN/waits" nap 30 >"$TMP/waits.out" 2>&1 &
+	w=$!
+	BG_PIDS="$BG_PIDS $w"
+	sleep 0.5
+	serve --off-cpu -p "$w"
+	grep -q "/debug/pprof/offcpu?seconds=N" "$TMP/serve.err" ||
+		fail "--serve --off-cpu does not name /debug/pprof/offcpu: $(cat "$TMP/serve.err")"
+	for p in offcpu profile; do
+		HOME=$TMP PPROF_TMPDIR=$TMP GOCACHE=$TMP/go-cache go tool pprof -raw -seconds 2 \
+			"http://pprof:$TOKEN@${URL#http://}/debug/pprof/$p" >"$TMP/$p.raw" 2>"$TMP/err" ||
+			fail "go tool pprof cannot fetch /debug/pprof/$p: $(cat "$TMP/err")"
+	done
+	python3 - "$TMP/offcpu.raw" "$TMP/profile.raw" <<'PY' || fail "waits apart: see above"
+import re, sys
+def read(path):
+    raw = open(path).read().split("\n")
+    head = raw.index("Samples:") + 1
+    locs = {}
+    for line in raw[raw.index("Locations") + 1:]:
+        m = re.match(r"^ *(\d+): 0x[0-9a-f]+ M=\d+ (\S+)", line)
+        if m:
+            locs[m.group(1)] = m.group(2)
+    samples = []
+    for line in raw[head + 1:]:
+        m = re.match(r"^ *(\d+) +(\d+): ([\d ]+)", line)
+        if not m:
+            break
+        samples.append((int(m.group(1)), int(m.group(2)), [locs.get(i, "?") for i in m.group(3).split()]))
+    return raw[head].strip(), samples
+types, waits = read(sys.argv[1])
+if types != "offcpu-time_samples/count offcpu-time/nanoseconds[dflt]":
+    sys.exit(f"/debug/pprof/offcpu's sample types: {types!r}")
+nap = sum(ns for n, ns, frames in waits if "nap_here" in frames) / 1e9
+print(f"offcpu window: {nap:.3f} s under nap_here")
+if not 0.5 <= nap <= 1.5:
+    sys.exit(f"{nap} s under nap_here in a 2 s window of a thread asleep half the time")
+types, cpu = read(sys.argv[2])
+if types != "cpu-clock_samples/count cpu-clock/nanoseconds[dflt]":
+    sys.exit(f"/debug/pprof/profile's sample types with --off-cpu: {types!r}")
+if not any("spin_here" in frames for n, ns, frames in cpu):
+    sys.exit("the CPU profile has no spin_here")
+PY
+	stop_serving
+	kill "$w" 2>/dev/null
+fi
 
 # Thousands of requests to a recording's figures (a model that no longer
 # grows): shimtop's resident memory stays within 2 MiB.  Under ASan, whose

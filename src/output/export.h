@@ -41,6 +41,8 @@ struct pprof_window {
 	int64_t start_unix_ns;		/* wall clock, pprof's time_nanos */
 	uint64_t start_ns;		/* st_now_ns(): its duration */
 	uint64_t from_time;		/* samples' time: after the newest at its start */
+	/* Of a session with waits (--off-cpu): its events all, those on the CPU, or its waits. */
+	enum pprof_part { PPROF_ALL, PPROF_ON_CPU, PPROF_WAITS } part;
 };
 void pprof_window_begin(const struct session *s, struct pprof_window *w);
 void pprof_window_free(struct pprof_window *w);

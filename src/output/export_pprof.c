@@ -12,7 +12,9 @@
  * events sampled each on its own (-e a,b) their weights do not add up:
  * each event has its sample types, its count and its weight, from the
  * history (one no longer whole from the start pools the counts, and the
- * profile's comment says so).
+ * profile's comment says so).  --serve's windows of a session with waits
+ * hold its on-CPU events or its waits, apart (as Go serves CPU and
+ * blocking profiles apart).
  */
 #include "output/export.h"
 #include "model/model.h"
@@ -213,15 +215,18 @@ static void add_sample(struct pprof *x, const struct session *s, const struct cc
  * "EVENT/count", for each event; the first event's weight the period
  * type and the default.
  */
-static void sample_types_by_event(struct pprof *x, const struct session *s)
+static void sample_types_by_event(struct pprof *x, const struct session *s, const bool *kept)
 {
 	char name[96];
+	size_t k = 0;
 
 	perftools__profiles__value_type__init(&x->period_type);
 	for (int e = 0; e < session_info(s)->nsampled; e++) {
-		ValueType *c = &x->types[2 * e], *w = &x->types[2 * e + 1];
+		ValueType *c = &x->types[2 * k], *w = &x->types[2 * k + 1];
 		const char *event = session_info(s)->sampled[e];
 
+		if (!kept[e])
+			continue;
 		perftools__profiles__value_type__init(c);
 		perftools__profiles__value_type__init(w);
 		snprintf(name, sizeof(name), "%s_samples", event);
@@ -229,11 +234,12 @@ static void sample_types_by_event(struct pprof *x, const struct session *s)
 		c->unit = intern(x, "count");
 		w->type = intern(x, event);
 		w->unit = intern(x, event_weighs_ns(event) ? "nanoseconds" : "count");
-		x->type_ptrs[2 * e] = c;
-		x->type_ptrs[2 * e + 1] = w;
+		x->type_ptrs[2 * k] = c;
+		x->type_ptrs[2 * k + 1] = w;
+		k++;
 	}
 	x->p.sample_type = x->type_ptrs;
-	x->p.n_sample_type = 2 * (size_t)session_info(s)->nsampled;
+	x->p.n_sample_type = 2 * k;
 	x->period_type = x->types[1];
 	x->p.period_type = &x->period_type;
 	x->p.default_sample_type = x->types[1].type;
@@ -381,22 +387,44 @@ static uint64_t since(const uint64_t *at_start, size_t n, uint32_t node, uint64_
 
 /* A Sample per node with samples of any event in [from, to), its values each event's. */
 static void add_by_event(struct pprof *x, struct session *s, const struct cct *t, uint32_t *path,
-			 uint64_t from, uint64_t to)
+			 uint64_t from, uint64_t to, const bool *kept)
 {
 	size_t ne = (size_t)session_info(s)->nsampled;
-	uint64_t *values;
+	uint64_t *values, v[2 * ST_MAX_SAMPLED];
 
 	values = history_node_events(&session_whole(s)->history, from, to, t->n, ne);
 	for (uint32_t i = 1; i < t->n; i++) {
-		const uint64_t *v = values + (size_t)i * ne * 2;
+		const uint64_t *all = values + (size_t)i * ne * 2;
+		size_t k = 0;
 		bool any = false;
 
-		for (size_t k = 0; k < ne && !any; k++)
-			any = v[2 * k] != 0;
+		for (size_t e = 0; e < ne; e++) {
+			if (!kept[e])
+				continue;
+			v[k++] = all[2 * e];
+			v[k++] = all[2 * e + 1];
+			any = any || all[2 * e];
+		}
 		if (any)
 			add_sample(x, s, t, i, path, v);
 	}
 	free(values);
+}
+
+/*
+ * The events a profile of part holds: all, or (with waits sampled) the
+ * off-CPU event alone or the others alone.  Whether any was left out.
+ */
+static bool events_kept(const struct session *s, enum pprof_part part, bool *kept)
+{
+	int off = session_whole(s)->offcpu_event;
+	bool out = false;
+
+	for (int e = 0; e < session_info(s)->nsampled; e++) {
+		kept[e] = part == PPROF_ALL || off < 0 || (e == off) == (part == PPROF_WAITS);
+		out = out || !kept[e];
+	}
+	return out;
 }
 
 int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *out)
@@ -405,7 +433,7 @@ int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *o
 	const struct cct *t = &m->tree;
 	struct pprof x;
 	uint64_t from, to;
-	bool by_event;
+	bool by_event, kept[ST_MAX_SAMPLED], some_out;
 	uint32_t *path = st_xcalloc(CCT_MAX_DEPTH + 1, sizeof(*path));
 	uint8_t *packed;
 	size_t len;
@@ -426,13 +454,14 @@ int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *o
 		from = w->from_time;
 		to = UINT64_MAX;
 	}
+	some_out = events_kept(s, w ? w->part : PPROF_ALL, kept);
 	by_event = session_info(s)->nsampled >= 2 &&
 		   history_holds_from(&session_whole(s)->history, from > session_whole(s)->first_time ? from
 				      : session_whole(s)->first_time);
 	if (by_event) {
 		t = &session_whole(s)->tree;
-		sample_types_by_event(&x, s);
-		add_by_event(&x, s, t, path, from, to);
+		sample_types_by_event(&x, s, kept);
+		add_by_event(&x, s, t, path, from, to, kept);
 	} else {
 		sample_types(&x, s);
 	}
@@ -455,8 +484,11 @@ int export_pprof_window(struct session *s, const struct pprof_window *w, FILE *o
 	x.p.comment = st_xcalloc(2, sizeof(*x.p.comment));
 	x.p.comment[x.p.n_comment++] = intern(&x, "shimtop " PACKAGE_VERSION);
 	if (!by_event && session_info(s)->nsampled >= 2)
-		x.p.comment[x.p.n_comment++] = intern(&x, "samples of every event pooled: the "
-						       "history no longer holds where this starts");
+		x.p.comment[x.p.n_comment++] = intern(&x, some_out
+			? "samples of every event pooled, waits and CPU alike: the history no "
+			  "longer holds where this starts"
+			: "samples of every event pooled: the history no longer holds where this "
+			  "starts");
 	len = perftools__profiles__profile__get_packed_size(&x.p);
 	packed = st_xcalloc(1, len ? len : 1);
 	perftools__profiles__profile__pack(&x.p, packed);

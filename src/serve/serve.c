@@ -79,8 +79,13 @@ static void take_jobs(struct serve_loop *l)
 		} else if (l->nprofiles >= SERVE_PROFILES_MAX) {
 			answer_text(l, j, 429, "too many profiles at once (4): try again when "
 				    "one ends\n");
+		} else if (j->route == SERVE_WAITS && session_whole(l->s)->offcpu_event < 0) {
+			answer_text(l, j, 404, "this session samples no waits: start shimtop "
+				    "--serve with --off-cpu\n");
 		} else {
 			pprof_window_begin(l->s, &j->window);
+			/* As Go's /debug/pprof: on-CPU and blocking apart. */
+			j->window.part = j->route == SERVE_WAITS ? PPROF_WAITS : PPROF_ON_CPU;
 			j->due_ns = st_now_ns() + (uint64_t)j->seconds * 1000000000u;
 			j->next = l->profiles;
 			l->profiles = j;
@@ -118,7 +123,7 @@ static void end_profiles(struct serve_loop *l, bool all)
 
 /* Where it listens (the port chosen for 0 too), and the token's file. */
 static void say_where(const struct sockaddr_storage *a, unsigned port, const char *token_path,
-		      bool made)
+		      bool made, bool waits)
 {
 	char host[INET6_ADDRSTRLEN] = "?";
 
@@ -128,9 +133,10 @@ static void say_where(const struct sockaddr_storage *a, unsigned port, const cha
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, host,
 			  sizeof(host));
 	st_note("serving http://%s%s%s:%u/ (/metrics, "
-		"/debug/pprof/profile?seconds=N) to clients with the token in %s%s",
+		"/debug/pprof/profile?seconds=N%s) to clients with the token in %s%s",
 		a->ss_family == AF_INET6 ? "[" : "", host, a->ss_family == AF_INET6 ? "]" : "",
-		port, token_path, made ? " (made now)" : "");
+		port, waits ? ", /debug/pprof/offcpu?seconds=N" : "", token_path,
+		made ? " (made now)" : "");
 }
 
 static int serve_begin(void *arg)
@@ -138,7 +144,8 @@ static int serve_begin(void *arg)
 	struct serve_loop *l = arg;
 
 	l->started = true;
-	say_where(&l->addr, serve_http_port(l->http), l->token_path, l->token_made);
+	say_where(&l->addr, serve_http_port(l->http), l->token_path, l->token_made,
+		  session_whole(l->s)->offcpu_event >= 0);
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /*
  * serve.h - shimtop --serve: headless sampling that answers the fleet's
  * scrapers over HTTP (libmicrohttpd): Prometheus's /metrics, pprof's
- * /debug/pprof/profile?seconds=N, /healthz and an index.  Requests are
+ * /debug/pprof/profile?seconds=N (and /debug/pprof/offcpu for where
+ * threads waited, as Go serves blocking apart), /healthz and an index.  Requests are
  * decided here (serve_request.c), answered from the session by the main
  * loop (serve.c) and carried by the HTTP glue (serve_http.c); a client,
  * slow or hostile, never touches the model nor blocks sampling.
@@ -52,7 +53,8 @@ enum serve_route {
 	SERVE_INDEX,
 	SERVE_HEALTH,
 	SERVE_METRICS,
-	SERVE_PROFILE,
+	SERVE_PROFILE,		/* pprof of the next N seconds: on-CPU */
+	SERVE_WAITS,		/* ... of where threads waited (--off-cpu) */
 };
 
 /*

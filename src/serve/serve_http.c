@@ -56,6 +56,8 @@ static const char index_page[] =
 	"<li><a href=\"/metrics\">/metrics</a>: Prometheus text exposition</li>\n"
 	"<li><a href=\"/debug/pprof/profile?seconds=10\">/debug/pprof/profile?seconds=N</a>: "
 	"a pprof profile (gzip protobuf) of the next N seconds, 1 to 300 (default 30)</li>\n"
+	"<li><a href=\"/debug/pprof/offcpu?seconds=10\">/debug/pprof/offcpu?seconds=N</a>: "
+	"where threads waited off the CPU in the next N seconds (--off-cpu)</li>\n"
 	"<li><a href=\"/healthz\">/healthz</a>: ok while sampling</li>\n"
 	"</ul>\n</body></html>\n";
 
@@ -279,6 +281,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return send_text(h, c, 200, "text/plain; charset=utf-8", st_xstrdup("ok\n"), 3);
 	case SERVE_METRICS:
 	case SERVE_PROFILE:
+	case SERVE_WAITS:
 		break;
 	}
 	j = st_xcalloc(1, sizeof(*j));

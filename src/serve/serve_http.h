@@ -16,7 +16,7 @@
 
 struct serve_job {
 	struct serve_job *next;		/* in the queue, then the main loop's list */
-	enum serve_route route;		/* SERVE_METRICS or SERVE_PROFILE */
+	enum serve_route route;		/* SERVE_METRICS, SERVE_PROFILE or SERVE_WAITS */
 	unsigned seconds;
 	/* The main loop's: a profile's window and when it ends. */
 	struct pprof_window window;

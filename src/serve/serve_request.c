@@ -151,12 +151,12 @@ void serve_decide(const struct serve_request *rq, const char *token, struct serv
 		a->route = SERVE_HEALTH;
 	else if (!strcmp(path, "/metrics"))
 		a->route = SERVE_METRICS;
-	else if (strcmp(path, "/debug/pprof/profile"))
+	else if (strcmp(path, "/debug/pprof/profile") && strcmp(path, "/debug/pprof/offcpu"))
 		refuse(a, 404, "no such page: / lists what is served\n");
 	else if (!(a->seconds = parse_seconds(rq->seconds)))
 		refuse(a, 400, "seconds must be a whole number from 1 to 300\n");
 	else
-		a->route = SERVE_PROFILE;
+		a->route = strcmp(path, "/debug/pprof/offcpu") ? SERVE_PROFILE : SERVE_WAITS;
 	if (a->route != SERVE_REFUSED)
 		a->status = 200;
 }

@@ -88,7 +88,8 @@ static void check_decision(const uint8_t *data, size_t size)
 		} else if (a.status != 200) {
 			abort();
 		}
-		if (a.route == SERVE_PROFILE && (a.seconds < 1 || a.seconds > SERVE_SECONDS_MAX))
+		if ((a.route == SERVE_PROFILE || a.route == SERVE_WAITS) &&
+		    (a.seconds < 1 || a.seconds > SERVE_SECONDS_MAX))
 			abort();
 		/* A route with figures only with the token, sent once. */
 		if (with_token && a.route != SERVE_REFUSED && a.route != SERVE_HEALTH &&
