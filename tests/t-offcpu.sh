@@ -261,7 +261,8 @@ $(head -20 "$TMP/overlap")"
 fi
 
 # In the UI, W turns it on in a running session: the thread table then
-# has the nap's sleep, and e shows offcpu-time's shares.
+# has the nap's sleep, and e shows offcpu-time's shares; the tree (6) of
+# offcpu-time alone, by time: nap_here's waits, the most of it.
 if command -v tmux >/dev/null; then
 	start_waits ui nap 60
 	ui_session -x 160 -y 30 "env LANG=C.UTF-8 '$SHIMTOP' -p $w 2>'$TMP/ui.err'; sleep 30"
@@ -280,6 +281,11 @@ if command -v tmux >/dev/null; then
 $(screen)"
 	$T send-keys -t ui 1 e
 	wait_for "SELF% of offcpu-time" "e after W does not show offcpu-time"
+	$T send-keys -t ui 6
+	wait_for "TIME  CALL TREE  \([0-9]+ waits, [0-9.]+m?s off the CPU" "the tree of offcpu-time is not of waits"
+	screen | awk '$NF == "nap_here" { v = $1; sub(/%$/, "", v); if (v + 0 >= 80) ok = 1 }
+		END { exit !ok }' || fail "nap_here holds under 80% of the tree of waits:
+$(screen)"
 	quit_ui
 	kill "$w" 2>/dev/null
 fi

@@ -844,6 +844,18 @@ static void waits_in_ranges(uint64_t one, uint64_t two)
 	CHECK(fabs(tr[0].on_cpu - 0.100) < 1e-12 && fabs(tr[0].wall - 0.130) < 1e-12);
 	free(tr);
 	model_free(&r);
+	/* Each event's own tree: the clock's 100 samples, the waits weighed by their 30 ms. */
+	{
+		struct cct c;
+
+		CHECK(model_event_tree(&m, 0, t0 + 100 * ms, t0 + 200 * ms, &c));
+		CHECK(!c.weighed && c.samples == 100 && cct_whole(&c) == 100);
+		cct_free(&c);
+		CHECK(model_event_tree(&m, 1, t0 + 100 * ms, t0 + 200 * ms, &c));
+		CHECK(c.weighed && c.samples == 10 && cct_whole(&c) == 30 * ms);
+		cct_free(&c);
+		CHECK(!model_event_tree(&m, 2, 0, UINT64_MAX, &c));
+	}
 	/* Split across threads, the same sums. */
 	CHECK(model_range_split(&m, t0, t0 + 200 * ms, 3, &r));
 	CHECK_EQ_U64(r.waits, 20);

@@ -264,6 +264,7 @@ void cct_invert(const struct cct *from, struct cct *to)
 		add_derived(to, path, k, from, (uint32_t)i);
 	}
 	/* Cut and capped samples were counted when they came in; capped here too. */
+	to->weighed = from->weighed;
 	to->truncated = from->truncated;
 	to->capped += from->capped;
 	cct_settle(to);
@@ -290,6 +291,7 @@ void cct_transform(const struct cct *from, const struct cct_transform *x, struct
 	uint32_t path[CCT_MAX_DEPTH + 1];
 
 	cct_init(to);
+	to->weighed = from->weighed;
 	for (size_t i = 1; i < from->n; i++) {
 		const struct cct_node *n = &from->nodes[i];
 		size_t k, out = 0, start = 0;
@@ -323,8 +325,10 @@ static int hotter_node(const void *a, const void *b, void *tree)
 	const struct cct *t = tree;
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 
-	if (t->nodes[i].total != t->nodes[j].total)
-		return t->nodes[i].total < t->nodes[j].total ? 1 : -1;
+	uint64_t x = cct_amount(t, &t->nodes[i]), y = cct_amount(t, &t->nodes[j]);
+
+	if (x != y)
+		return x < y ? 1 : -1;
 	return (i > j) - (i < j);
 }
 

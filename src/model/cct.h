@@ -52,7 +52,21 @@ struct cct {
 	uint64_t steps;			/* child lookups made: the work samples cost (bench) */
 	bool unsettled;			/* selves added since the totals were summed */
 	bool mapped;			/* nodes: all CCT_MAX_NODES reserved (mapped.h) */
+	/* Its shares by weight, not by count: a tree of waits (ns), whose counts say little. */
+	bool weighed;
 };
+
+/* What a node's share is of: its total samples, or its total weight in a weighed tree. */
+static inline uint64_t cct_amount(const struct cct *t, const struct cct_node *n)
+{
+	return t->weighed ? n->total_weight : n->total;
+}
+
+/* ... and the whole's (the root's): 0 for an empty tree. */
+static inline uint64_t cct_whole(const struct cct *t)
+{
+	return t->weighed ? (t->nodes ? t->nodes[0].total_weight : 0) : t->samples;
+}
 
 void cct_init(struct cct *t);
 void cct_free(struct cct *t);

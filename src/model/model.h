@@ -496,6 +496,13 @@ void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
  */
 void model_count_waits(struct model *m, pid_t tid, unsigned reason, uint32_t *frames, size_t n,
 		       uint64_t ns, uint64_t waits);
+/*
+ * Event event's own tree of its samples in [from, to) (model_event_tree.c),
+ * into out (cct_free it): weighed for the off-CPU event.  False where
+ * events are not apart or the history no longer holds them all.
+ */
+bool model_event_tree(const struct model *m, int event, uint64_t from, uint64_t to,
+		      struct cct *out);
 /* ns that waits spent under function sym (its chains passed it), 0 without any. */
 uint64_t model_waited_under(const struct model *m, uint32_t sym);
 /* ... and by why. */

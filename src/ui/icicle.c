@@ -1,8 +1,9 @@
 /*
  * icicle.c - the call tree as an icicle (icicle.h).  A node's callees
- * share its width in proportion to their totals, hottest from the left;
- * what is left on the right of a node is its self time.  Each bar ends
- * in a gap column, so two neighbours with one colour stay apart.
+ * share its width in proportion to their totals (a tree of waits': their
+ * times), hottest from the left; what is left on the right of a node is
+ * its self time.  Each bar ends in a gap column, so two neighbours with
+ * one colour stay apart.
  */
 #include "ui/icicle.h"
 #include "ui/draw.h"
@@ -18,9 +19,9 @@ static void draw_node(const struct icicle *ic, const struct cct *c, WINDOW *w, i
 	chtype attr;
 	uint32_t *kids;
 	size_t nkids;
-	uint64_t before = 0;
+	uint64_t before = 0, whole = cct_amount(c, n);
 
-	if (width < 1 || y >= y_end || !n->total)
+	if (width < 1 || y >= y_end || !whole)
 		return;
 	name = st->name(st->ctx, node);
 	attr = node == ic->selected ? st->selected : name[0] == '[' ? st->unknown : st->bar;
@@ -30,11 +31,11 @@ static void draw_node(const struct icicle *ic, const struct cct *c, WINDOW *w, i
 	nkids = cct_children_hottest(c, node, &kids);
 	for (size_t i = 0; i < nkids; i++) {
 		/* Edges from the running sum: the widths add up to the parent's. */
-		int from = x + (int)((double)before * width / (double)n->total);
+		int from = x + (int)((double)before * width / (double)whole);
 		int to;
 
-		before += cct_node(c, kids[i])->total;
-		to = x + (int)((double)before * width / (double)n->total);
+		before += cct_amount(c, cct_node(c, kids[i]));
+		to = x + (int)((double)before * width / (double)whole);
 		draw_node(ic, c, w, y + 1, y_end, from, to - from, kids[i], st);
 	}
 	free(kids);

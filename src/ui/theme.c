@@ -13,7 +13,7 @@
 
 static const char *const element_names[TH_COUNT] = {
 	"header", "value", "warning", "columns", "row", "selected",
-	"module", "unknown", "key", "key_label", "search",
+	"module", "unknown", "key", "key_label", "search", "offcpu",
 };
 
 static const char *const colour_names[] = {
@@ -39,6 +39,7 @@ void theme_builtin(struct theme *t)
 		[TH_KEY] = { -1, -1, THEME_BOLD },
 		[TH_KEY_LABEL] = { 0, 6, 0 },
 		[TH_SEARCH] = { 0, 3, 0 },
+		[TH_OFFCPU] = { 4, -1, 0 },
 	};
 
 	memset(t, 0, sizeof(*t));

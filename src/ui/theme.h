@@ -24,6 +24,7 @@ enum theme_element {
 	TH_KEY,			/* footer: the key */
 	TH_KEY_LABEL,		/* footer: what it does */
 	TH_SEARCH,
+	TH_OFFCPU,		/* a tree of waits' rows (--off-cpu) */
 	TH_COUNT
 };
 

@@ -25,6 +25,7 @@
 #include "model/callerchain.h"
 #include "model/cct.h"
 #include "model/model.h"
+#include "output/tables.h"
 #include "session/session.h"
 #include "ui/draw.h"
 #include "ui/icicle.h"
@@ -61,6 +62,7 @@ struct tree_pane {
 	struct browser rows_shown;	/* an item a node: ref its number, id its path's */
 	size_t hidden;		/* rows the cold limit hid at the last build */
 	const struct cct *shown;	/* the tree the rows index; NULL: not built */
+	bool of_event;		/* of the shown event alone (events apart), not pooled */
 	struct cct transformed;	/* the base through the transforms, when any */
 	struct cct inverted;	/* bottom-up: that, inverted */
 };
@@ -83,6 +85,12 @@ struct tree_view {
 	uint64_t next_job_ns;	/* not started again before this */
 	const struct model *seen_model;	/* the session's or a range's */
 	double seen_from, seen_to;	/* the range it was */
+	/* Events sampled apart: the shown one's own tree, not the pooled one ... */
+	struct cct event_tree;
+	bool event_tree_ok;
+	int event_of;			/* ... of this event ... */
+	uint64_t event_samples, event_from, event_to;	/* ... samples, range ... */
+	uint64_t next_event_ns;		/* ... made again no sooner */
 };
 
 static const char *name_of(const struct tree_pane *p, uint32_t node)
@@ -114,8 +122,8 @@ static bool pane_opens(struct browser *b, const struct browser_item *it)
 	const struct tree_pane *p = b->ctx;
 	const struct cct *c = p->shown;
 
-	return c->samples && (double)cct_node(c, (uint32_t)it->ref)->total >=
-		TREE_HOT * (double)c->samples;
+	return cct_whole(c) && (double)cct_amount(c, cct_node(c, (uint32_t)it->ref)) >=
+		TREE_HOT * (double)cct_whole(c);
 }
 
 /* A node's children, hottest first; the cold limit hides some (counted). */
@@ -129,14 +137,14 @@ static void pane_items(struct browser *b, const struct browser_item *parent)
 
 	if (!c || !c->nodes)
 		return;
-	cold = cold_limits[p->t->cold] * (double)c->samples;
+	cold = cold_limits[p->t->cold] * (double)cct_whole(c);
 	if (!parent && b->placing)
 		p->hidden = 0;
 	n = cct_children_hottest(c, parent ? (uint32_t)parent->ref : CCT_ROOT, &kids);
 	for (size_t i = 0; i < n; i++) {
 		const struct cct_node *k = cct_node(c, kids[i]);
 
-		if ((double)k->total * 100.0 < cold) {
+		if ((double)cct_amount(c, k) * 100.0 < cold) {
 			p->hidden += b->placing;
 			continue;
 		}
@@ -247,6 +255,7 @@ static void rebuild_finish(struct tree_view *t)
 	pthread_join(j->thread, NULL);
 	if (j->ok) {
 		cct_free(&t->rebuilt);
+	cct_free(&t->event_tree);
 		free(t->marks);
 		t->rebuilt = j->tree;
 		t->marks = j->marks;
@@ -329,6 +338,33 @@ static void follow(struct tree_view *t)
 		pane_reveal(to, best);
 }
 
+/*
+ * Events sampled apart (-e a,b, --off-cpu): the shown event's tree, made
+ * from the history when the event or range changed, or at most once a
+ * second while samples come; the pooled tree where the history cannot.
+ */
+static const struct cct *event_tree(struct tree_view *t, const struct cct *pooled)
+{
+	const struct session *s = t->v.ui->s;
+	const struct model *w = session_whole(s);
+	uint64_t from, to, now = st_now_ns();
+
+	if (w->nsampled < 2)
+		return pooled;
+	session_range_ns(s, &from, &to);
+	if (w->shown_event != t->event_of || from != t->event_from || to != t->event_to ||
+	    (w->samples != t->event_samples && now >= t->next_event_ns)) {
+		cct_free(&t->event_tree);
+		t->event_tree_ok = model_event_tree(w, w->shown_event, from, to, &t->event_tree);
+		t->event_of = w->shown_event;
+		t->event_from = from;
+		t->event_to = to;
+		t->event_samples = w->samples;
+		t->next_event_ns = now + REBUILD_EVERY_NS;
+	}
+	return t->event_tree_ok ? &t->event_tree : pooled;
+}
+
 static void tree_refresh(struct view *v)
 {
 	struct tree_view *t = (struct tree_view *)v;
@@ -348,7 +384,10 @@ static void tree_refresh(struct view *v)
 	for (int i = 0; i < 2; i++) {
 		if (!pane_used(t, i))
 			continue;
-		pane_refresh(&t->pane[i], i == PANE_REBUILT ? rebuilt_tree(t) : &m->tree);
+		const struct cct *base = i == PANE_REBUILT ? rebuilt_tree(t) : event_tree(t, &m->tree);
+
+		t->pane[i].of_event = base == &t->event_tree;
+		pane_refresh(&t->pane[i], base);
 	}
 	follow(t);
 }
@@ -398,15 +437,25 @@ static void pane_title(struct browser *b, char *line, size_t len, int cols)
 	const struct tree_view *t = p->t;
 	const struct ui *ui = t->v.ui;
 	const struct cct *c = p->shown;
-	char applied[160];
+	const struct model *w = session_whole(ui->s);
+	char applied[160], count[128], time[16];
 
 	(void)cols;
 	describe_applied(t, p, applied, sizeof(applied));
-	snprintf(line, len, "%7s %7s%s  %s%s%s  (%llu samples%s%s%s; + - * open, close; b %s%s)",
-		 "TOTAL%", t->bottom_up ? "" : "SELF%", has_ipc(c) ? "   IPC" : "",
+	/* A tree of waits: how many, and how long off the CPU; of one event: which. */
+	table_field_text(FIELD_SECONDS, 0, &(double){ (double)cct_whole(c) / 1e9 }, time,
+			 sizeof(time));
+	if (c->weighed)
+		snprintf(count, sizeof(count), "%llu waits, %s off the CPU",
+			 (unsigned long long)c->samples, time);
+	else
+		snprintf(count, sizeof(count), "%llu %s%ssamples", (unsigned long long)c->samples,
+			 p->of_event ? session_info(ui->s)->sampled[w->shown_event] : "",
+			 p->of_event ? " " : "");
+	snprintf(line, len, "%7s %7s%s  %s%s%s  (%s%s%s%s; + - * open, close; b %s%s)",
+		 "TOTAL%", t->bottom_up ? "" : "SELF%", has_ipc(c) ? "   IPC" : c->weighed ? "   TIME" : "",
 		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE",
-		 p->rebuilt ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied,
-		 (unsigned long long)c->samples,
+		 p->rebuilt ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied, count,
 		 session_ranged(ui->s) && !p->rebuilt ? " in the range" : "",
 		 c->truncated ? ", some chains truncated" : "",
 		 c->capped ? ", the tree is full: some stop short" : "",
@@ -421,15 +470,23 @@ static int pane_write(struct browser *b, const struct browser_item *it, char *li
 	const struct cct *c = p->shown;
 	const struct cct_node *n = cct_node(c, (uint32_t)it->ref);
 	int indent = it->depth * 2 > TREE_INDENT_MAX ? TREE_INDENT_MAX : it->depth * 2;
-	char self[16], ipc_text[16];
+	char self[16], ipc_text[24];
 
 	(void)cols;
 	/* Bottom-up, self would be "the path starts here": left out. */
 	if (p->t->bottom_up)
 		snprintf(self, sizeof(self), "%7s", "");
 	else
-		snprintf(self, sizeof(self), "%6.2f%%", 100.0 * (double)n->self / (double)c->samples);
-	if (!has_ipc(c))
+		snprintf(self, sizeof(self), "%6.2f%%", 100.0 * (double)(c->weighed ? n->self_weight
+								  : n->self) / (double)cct_whole(c));
+	if (c->weighed) {
+		/* A wait's time through it: the off-CPU column of the tree. */
+		char time[12];
+
+		table_field_text(FIELD_SECONDS, 0, &(double){ (double)n->total_weight / 1e9 }, time,
+				 sizeof(time));
+		snprintf(ipc_text, sizeof(ipc_text), " %6s", time);
+	} else if (!has_ipc(c))
 		ipc_text[0] = '\0';
 	else if (n->cycles && n->instructions)
 		snprintf(ipc_text, sizeof(ipc_text), " %5.2f",
@@ -437,10 +494,10 @@ static int pane_write(struct browser *b, const struct browser_item *it, char *li
 	else
 		snprintf(ipc_text, sizeof(ipc_text), " %5s", "-");
 	snprintf(line, len, "%6.2f%% %s%s  %*s%s %s%s",
-		 100.0 * (double)n->total / (double)c->samples, self, ipc_text, indent, "",
+		 100.0 * (double)cct_amount(c, n) / (double)cct_whole(c), self, ipc_text, indent, "",
 		 !it->children ? " " : it->open ? "-" : "+",
 		 marked(p, (uint32_t)it->ref) ? "? " : "", name_of(p, (uint32_t)it->ref));
-	return TH_ROW;
+	return c->weighed ? TH_OFFCPU : TH_ROW;
 }
 
 static const struct browser_ops pane_browser = {
@@ -493,8 +550,8 @@ static void draw_icicle(struct tree_view *t, WINDOW *w, int lines, int cols)
 	sel = cct_node(c, t->ic.selected);
 	snprintf(line, sizeof(line), "ICICLE%s%s  %s: total %.2f%% self %.2f%%  (arrows move, Enter zooms%s; i the tree)",
 		 p->rebuilt ? " OF THE REBUILT TREE" : "", t->bottom_up ? ", BOTTOM-UP" : "",
-		 name_of(p, t->ic.selected), 100.0 * (double)sel->total / (double)c->samples,
-		 100.0 * (double)sel->self / (double)c->samples,
+		 name_of(p, t->ic.selected), 100.0 * (double)cct_amount(c, sel) / (double)cct_whole(c),
+		 100.0 * (double)(c->weighed ? sel->self_weight : sel->self) / (double)cct_whole(c),
 		 t->ic.zoom != CCT_ROOT ? ", on the top bar out" : "");
 	draw_text(w, 0, 0, cols, ui->attr[TH_COLUMNS], line);
 	icicle_draw(&t->ic, c, w, 1, 0, lines - 1, cols, &style);
