@@ -262,7 +262,8 @@ fi
 
 # In the UI, W turns it on in a running session: the thread table then
 # has the nap's sleep, and e shows offcpu-time's shares; the tree (6) of
-# offcpu-time alone, by time: nap_here's waits, the most of it.
+# offcpu-time alone, by time: nap_here's waits, the most of it; the
+# timeline's threads by their time on and off the CPU.
 if command -v tmux >/dev/null; then
 	start_waits ui nap 60
 	ui_session -x 160 -y 30 "env LANG=C.UTF-8 '$SHIMTOP' -p $w 2>'$TMP/ui.err'; sleep 30"
@@ -286,6 +287,10 @@ $(screen)"
 	screen | awk '$NF == "nap_here" { v = $1; sub(/%$/, "", v); if (v + 0 >= 80) ok = 1 }
 		END { exit !ok }' || fail "nap_here holds under 80% of the tree of waits:
 $(screen)"
+	# The timeline (2): the napping thread's row, a bar of its share on the CPU.
+	$T send-keys -t ui 2
+	wait_for "^threads: the share of time on a CPU; off all of it: r waiting" \
+		"the timeline has no thread states after W"
 	quit_ui
 	kill "$w" 2>/dev/null
 fi

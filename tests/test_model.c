@@ -856,6 +856,38 @@ static void waits_in_ranges(uint64_t one, uint64_t two)
 		cct_free(&c);
 		CHECK(!model_event_tree(&m, 2, 0, UINT64_MAX, &c));
 	}
+	/*
+	 * The timeline: waits spread over the columns they cover, by why, not
+	 * CPU time; the clock's samples are.  The first wait began before the
+	 * window (0.5 ms of it in); a wait that ends past a window's end
+	 * counts its part in it.
+	 */
+	{
+		struct timeline tl;
+		uint64_t sleep = 0, disk = 0, ran = 0, weight = 0, samples = 0;
+
+		timeline_build(&m, t0, 10 * ms, 20, 4, &tl);
+		CHECK(tl.waits && tl.ntids == 1 && tl.tids[0] == 1);
+		for (size_t c = 0; c < 20; c++) {
+			sleep += tl.col[c].thread_off[0][TIMELINE_SLEEP];
+			disk += tl.col[c].thread_off[0][TIMELINE_DISK];
+			ran += tl.col[c].thread_ran[0];
+			weight += tl.col[c].weight;
+			samples += tl.col[c].samples;
+		}
+		CHECK_EQ_U64(sleep, 18 * ms + ms / 2);
+		CHECK_EQ_U64(disk, 30 * ms);
+		CHECK_EQ_U64(ran, 200 * ms);
+		CHECK_EQ_U64(weight, 200 * ms);
+		CHECK_EQ_U64(samples, 220);
+		/* Column 12 (120-130 ms): 0.5 ms of the wait of 117.5-120.5, 2.5 of 127.5-130.5. */
+		CHECK_EQ_U64(tl.col[12].thread_off[0][TIMELINE_DISK], 3 * ms);
+		CHECK_EQ_U64(tl.col[19].thread_off[0][TIMELINE_DISK], ms / 2);	/* 190-190.5 */
+		timeline_free(&tl);
+		timeline_build(&m, t0, 10 * ms, 10, 4, &tl);
+		CHECK_EQ_U64(tl.col[9].thread_off[0][TIMELINE_DISK], 5 * ms / 2);
+		timeline_free(&tl);
+	}
 	/* Split across threads, the same sums. */
 	CHECK(model_range_split(&m, t0, t0 + 200 * ms, 3, &r));
 	CHECK_EQ_U64(r.waits, 20);

@@ -21,6 +21,8 @@ struct tid_count {
 struct pass {
 	struct timeline *t;
 	struct tid_count *counts;	/* first pass: by tid (uthash) */
+	int offcpu, clock;		/* the off-CPU event and a clock event, or -1 */
+	uint64_t to;			/* the window's end */
 };
 
 static void count_tid_n(struct pass *p, pid_t tid, uint64_t n);
@@ -72,11 +74,69 @@ static void pick_threads(struct pass *p, size_t max)
 	}
 }
 
+static enum timeline_off off_kind(uint16_t flags)
+{
+	switch ((flags & HISTORY_WAIT_MASK) >> HISTORY_WAIT_SHIFT) {
+	case ST_OFFCPU_SLEEP:
+		return TIMELINE_SLEEP;
+	case ST_OFFCPU_DISK:
+		return TIMELINE_DISK;
+	case ST_OFFCPU_RUNNABLE:
+		return TIMELINE_RUNQ;
+	default:
+		return TIMELINE_OTHER;
+	}
+}
+
+/* A wait of thread row i that ended at time: its ns into each column it covers. */
+static void spread_wait(struct timeline *t, size_t i, uint64_t time, uint64_t ns,
+			enum timeline_off why)
+{
+	uint64_t start = time > ns ? time - ns : 0, end = t->from + t->step * t->ncols;
+
+	if (start < t->from)
+		start = t->from;
+	if (time < end)
+		end = time;
+	while (start < end) {
+		size_t c = (start - t->from) / t->step;
+		uint64_t edge = t->from + (c + 1) * t->step;
+		uint64_t part = (edge < end ? edge : end) - start;
+
+		t->col[c].thread_off[i][why] += part;
+		start += part;
+	}
+}
+
+/* An off-CPU sample: counted where it ended, its time spread over its thread's row. */
+static void fill_wait(struct pass *p, uint64_t time, const struct history_entry *e)
+{
+	struct timeline *t = p->t;
+
+	if (time < p->to)
+		t->col[(time - t->from) / t->step].samples++;
+	if (!(e->flags & HISTORY_WAIT_MASK))
+		return;		/* a switch never seen to end: no time to spread */
+	for (size_t i = 0; i < t->ntids; i++)
+		if (t->tids[i] == (pid_t)e->tid) {
+			spread_wait(t, i, time, e->weight, off_kind(e->flags));
+			break;
+		}
+}
+
 static void fill(uint64_t time, const struct history_entry *e, void *arg)
 {
 	struct pass *p = arg;
 	struct timeline *t = p->t;
-	struct timeline_column *c = &t->col[(time - t->from) / t->step];
+	struct timeline_column *c;
+
+	if (p->offcpu >= 0 && (e->flags & HISTORY_EVENT) && e->event == p->offcpu) {
+		fill_wait(p, time, e);
+		return;
+	}
+	if (time >= p->to)
+		return;		/* walked past the window for waits that began in it */
+	c = &t->col[(time - t->from) / t->step];
 
 	c->samples++;
 	c->weight += e->weight;
@@ -87,6 +147,8 @@ static void fill(uint64_t time, const struct history_entry *e, void *arg)
 	for (size_t i = 0; i < t->ntids; i++)
 		if (t->tids[i] == (pid_t)e->tid) {
 			c->thread_samples[i]++;
+			if ((e->flags & HISTORY_EVENT) && e->event == p->clock)
+				c->thread_ran[i] += e->weight;
 			break;
 		}
 }
@@ -155,6 +217,9 @@ void timeline_build(const struct model *m, uint64_t from, uint64_t step,
 	memset(out, 0, sizeof(*out));
 	p.t = out;
 	p.counts = NULL;
+	p.offcpu = m->offcpu_event;
+	p.clock = m->clock_event;
+	out->waits = m->offcpu_event >= 0;
 	out->from = from;
 	out->step = step ? step : 1;
 	out->ncols = ncols;
@@ -162,9 +227,10 @@ void timeline_build(const struct model *m, uint64_t from, uint64_t step,
 	if (!ncols)
 		return;
 	to = from + out->step * ncols;
+	p.to = to;
 	if (max_threads > TIMELINE_MAX_THREADS)
 		max_threads = TIMELINE_MAX_THREADS;
-	if (out->step % HISTORY_SPAN_NS == 0 && from % HISTORY_SPAN_NS == 0) {
+	if (out->step % HISTORY_SPAN_NS == 0 && from % HISTORY_SPAN_NS == 0 && !out->waits) {
 		build_by_spans(m, &p, from, to, max_threads);
 		return;
 	}
@@ -172,7 +238,8 @@ void timeline_build(const struct model *m, uint64_t from, uint64_t step,
 		history_each(&m->history, from, to, count_tid, &p);
 		pick_threads(&p, max_threads);
 	}
-	history_each(&m->history, from, to, fill, &p);
+	history_each(&m->history, from, !out->waits ? to : to < UINT64_MAX - TIMELINE_WAIT_SLACK_NS
+		     ? to + TIMELINE_WAIT_SLACK_NS : UINT64_MAX, fill, &p);
 }
 
 void timeline_free(struct timeline *t)

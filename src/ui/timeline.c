@@ -134,6 +134,51 @@ static void labelled_row(const struct ui *ui, WINDOW *w, int y, const char *name
 }
 
 /*
+ * --off-cpu: what a thread did in each column.  A bar, the share of its
+ * known time it ran (its clock samples' time; without a clock, a sample
+ * counts half the column), in the off-CPU colour where it was off the
+ * CPU more than on; a column it spent all off the CPU reads why, the
+ * longest reason: r waiting for a CPU, . asleep, D in a disk wait, ?
+ * other.  Blank where nothing says.
+ */
+static const char *thread_state(const struct timeline_column *c, size_t i, uint64_t step,
+				bool utf8, bool *off)
+{
+	static const char *const letter[TIMELINE_OFFS] = { ".", "D", "r", "?" };
+	uint64_t ran = c->thread_ran[i], waited = 0, most = 0;
+	int why = 0;
+
+	if (c->thread_samples[i] && !ran)
+		ran = step / 2;		/* no clock: a sample says it ran, not for how long */
+	for (int k = 0; k < TIMELINE_OFFS; k++) {
+		waited += c->thread_off[i][k];
+		if (c->thread_off[i][k] > most) {
+			most = c->thread_off[i][k];
+			why = k;
+		}
+	}
+	*off = waited > ran;
+	if (!ran && !waited)
+		return " ";
+	if (!ran)
+		return letter[why];
+	return draw_level_glyph((double)ran, (double)(ran + waited), utf8);
+}
+
+static void state_row(const struct ui *ui, WINDOW *w, int y, const char *name,
+		      const struct timeline *tl, size_t i, int n, const bool *in_range)
+{
+	draw_text(w, y, 0, LABEL_COLS, ui->attr[TH_HEADER], name);
+	for (int c = 0; c < n && (size_t)c < tl->ncols; c++) {
+		bool off;
+		const char *glyph = thread_state(&tl->col[c], i, tl->step, ui->utf8, &off);
+
+		wattrset(w, in_range[c] ? ui->attr[TH_SELECTED] : ui->attr[off ? TH_OFFCPU : TH_VALUE]);
+		mvwaddstr(w, y, LABEL_COLS + c, glyph);
+	}
+}
+
+/*
  * The observer's rows: its tag in each column as a letter (the tag read
  * most there), a legend naming the letters, and the first counter's rate
  * over accepted samples, '!' where DTE rejected most of a column.
@@ -504,6 +549,10 @@ static void timeline_draw(struct view *v, WINDOW *w)
 	}
 	if (m->obs.active && y + 3 < lines)
 		y = draw_observer(t, w, y, from, in_range);
+	if (tl->waits && tl->ntids && y < lines - 2)
+		draw_text(w, y++, 0, cols, ui->attr[TH_HEADER],
+			  "threads: the share of time on a CPU; off all of it: "
+			  "r waiting for one, . asleep, D disk, ? other");
 	for (size_t i = 0; i < tl->ntids && y < lines - 1; i++) {
 		const struct model_thread *th;
 		pid_t tid = tl->tids[i];
@@ -511,6 +560,10 @@ static void timeline_draw(struct view *v, WINDOW *w)
 
 		HASH_FIND(hh, m->threads, &tid, sizeof(tid), th);
 		snprintf(name, sizeof(name), "%d %s", (int)tid, th ? th->comm : "");
+		if (tl->waits) {
+			state_row(ui, w, y++, name, tl, i, t->width, in_range);
+			continue;
+		}
 		for (int c = 0; c < t->width; c++)
 			val[c] = (double)tl->col[c].thread_samples[i] * 1e9 / (double)t->step;
 		labelled_row(ui, w, y++, name, "/s", val, t->width, in_range);
