@@ -139,7 +139,9 @@ static void fill(uint64_t time, const struct history_entry *e, void *arg)
 	c = &t->col[(time - t->from) / t->step];
 
 	c->samples++;
-	c->weight += e->weight;
+	/* With waits, the weight is the clock's alone: the CPU row's ns. */
+	if (!t->waits || ((e->flags & HISTORY_EVENT) && e->event == p->clock))
+		c->weight += e->weight;
 	if (e->flags & HISTORY_COUNTERS) {
 		c->cycles += e->cycles;
 		c->instructions += e->instructions;

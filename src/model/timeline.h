@@ -29,7 +29,7 @@ enum timeline_off {
 #define TIMELINE_WAIT_SLACK_NS 2000000000ull
 
 struct timeline_column {
-	uint64_t samples, weight;	/* weight: on-CPU samples' alone */
+	uint64_t samples, weight;	/* weight: with waits, the clock event's alone */
 	uint64_t cycles, instructions;	/* of the samples whose counters count */
 	uint64_t thread_samples[TIMELINE_MAX_THREADS];	/* on-CPU samples */
 	uint64_t thread_ran[TIMELINE_MAX_THREADS];	/* their weight, a clock event's (ns) */

@@ -485,7 +485,9 @@ static void timeline_draw(struct view *v, WINDOW *w)
 	const struct model *m = session_whole(s);
 	const struct timeline *tl = &t->tl;
 	int lines = getmaxy(w), cols = getmaxx(w), y = 1;
-	bool clock = session_info(s)->period.unit == ST_PERIOD_NS;
+	/* A clock's weights are ns of CPU; with waits, the clock event's alone count. */
+	bool clock = session_info(s)->period.unit == ST_PERIOD_NS ||
+		     (tl->waits && m->clock_event >= 0);
 	bool ipc = m->ipc_cycles >= 0 && m->ipc_instructions >= 0;
 	double *val;
 	bool *in_range;
