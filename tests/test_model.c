@@ -825,6 +825,15 @@ static void waits_in_ranges(uint64_t one, uint64_t two)
 	CHECK(two_id != UINT32_MAX);
 	CHECK_EQ_U64(model_waited_under(&m, two_id), 50 * ms);
 	CHECK_EQ_U64(m.waits, 20);
+	/* A second's piece of a wait going on (at 250 ms): its time, not one more wait. */
+	sample(&m, two, 1, t0 + 250 * ms, 4 * ms, 0, 0,
+	       waited | ST_SAMPLE_WAIT_GOES_ON | (uint32_t)ST_OFFCPU_SLEEP << ST_SAMPLE_OFFCPU_SHIFT);
+	CHECK_EQ_U64(model_waited_under(&m, two_id), 54 * ms);
+	CHECK_EQ_U64(m.waits, 20);
+	CHECK(model_range(&m, t0 + 200 * ms, t0 + 300 * ms, &r));
+	CHECK_EQ_U64(r.waits, 0);
+	CHECK_EQ_U64(model_waited_under(&r, two_id), 4 * ms);
+	model_free(&r);
 
 	CHECK(model_range(&m, t0 + 100 * ms, t0 + 200 * ms, &r));
 	CHECK(r.offcpu_event == 1 && r.clock_event == 0);

@@ -202,10 +202,14 @@ static void test_pairs(void)
 	offcpu_pairs_split(&p, 2100, 500, keep, &e);
 	CHECK(e.n == 6 && nth(&e, 5)->period == 1000 && nth(&e, 5)->time == 2100 &&
 	      p.split == 1 && p.nheld == 1);
+	/* The piece says the wait goes on (its time, not one more wait); the end does not. */
+	CHECK((nth(&e, 5)->flags & (ST_SAMPLE_WAITED | ST_SAMPLE_WAIT_GOES_ON)) ==
+	      (ST_SAMPLE_WAITED | ST_SAMPLE_WAIT_GOES_ON));
 	offcpu_pairs_split(&p, 2200, 500, keep, &e);	/* 100 ns on: not yet */
 	CHECK(e.n == 6);
 	record(&p, &e, ST_REC_SWITCH, 12, 2600, 0);
 	CHECK(e.n == 7 && nth(&e, 6)->period == 500 && nth(&e, 6)->time == 2600);
+	CHECK(!(nth(&e, 6)->flags & ST_SAMPLE_WAIT_GOES_ON));
 	/* A switch in before its out (records out of order): unweighed, unpaired. */
 	sample(&p, &e, 13, 3000, ST_OFFCPU_SLEEP);
 	record(&p, &e, ST_REC_SWITCH, 13, 2900, 0);

@@ -39,6 +39,7 @@ struct history_entry {
 /* A wait (--off-cpu): its weight the ns off the CPU, these bits why (enum st_offcpu_reason). */
 #define HISTORY_WAIT_SHIFT	4u
 #define HISTORY_WAIT_MASK	0x70u
+#define HISTORY_WAIT_GOES_ON	0x80u	/* a piece of a wait not ended yet (ST_SAMPLE_WAIT_GOES_ON) */
 
 /*
  * 786 kB a chunk at most: at 10 kHz its 1.6 s stay within dt's reach

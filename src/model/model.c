@@ -764,7 +764,8 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 		e.event = (uint8_t)ev;
 	}
 	if (ST_SAMPLE_OFFCPU(s->flags) && (s->flags & ST_SAMPLE_WAITED))
-		e.flags |= (uint16_t)(ST_SAMPLE_OFFCPU(s->flags) << HISTORY_WAIT_SHIFT);
+		e.flags |= (uint16_t)(ST_SAMPLE_OFFCPU(s->flags) << HISTORY_WAIT_SHIFT |
+				      (s->flags & ST_SAMPLE_WAIT_GOES_ON ? HISTORY_WAIT_GOES_ON : 0));
 	if (counters_usable(m, s) && s->data[m->ipc_cycles] <= UINT32_MAX &&
 	    s->data[m->ipc_instructions] <= UINT32_MAX) {
 		e.flags |= HISTORY_COUNTERS;

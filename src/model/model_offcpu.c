@@ -74,7 +74,9 @@ void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
 	uint32_t frames[CCT_MAX_DEPTH + 1];
 	size_t n = cct_path(&m->tree, node, frames);
 
-	model_count_waits(m, (pid_t)s->tid, ST_SAMPLE_OFFCPU(s->flags), frames, n, s->period, 1);
+	/* A second's piece of a wait still going on is its time, not one more wait. */
+	model_count_waits(m, (pid_t)s->tid, ST_SAMPLE_OFFCPU(s->flags), frames, n, s->period,
+			  !(s->flags & ST_SAMPLE_WAIT_GOES_ON));
 }
 
 void model_count_waits(struct model *m, pid_t tid, unsigned reason, uint32_t *frames, size_t n,

@@ -31,7 +31,8 @@ struct kind {
 
 /*
  * --off-cpu: the waits summed by where they blocked too, in the same
- * table (b's low bit 0 tells them apart): node:tid, reason:0.
+ * table (b's low bit 0 tells them apart): node:tid, reason:goes on:0
+ * (a piece of a wait still going on is time, not another wait).
  */
 #define WAIT_KIND(b)	(((b) & 1) == 0)
 
@@ -140,7 +141,8 @@ static void take(uint64_t time, const struct history_entry *e, void *arg)
 	}
 	if ((e->flags & HISTORY_WAIT_MASK) && e->node < c->nodes) {
 		k = kind_of(c, (uint64_t)e->node << 32 | e->tid,
-			    (uint64_t)(e->flags & HISTORY_WAIT_MASK) >> HISTORY_WAIT_SHIFT << 1);
+			    (uint64_t)(e->flags & HISTORY_WAIT_MASK) >> HISTORY_WAIT_SHIFT << 2 |
+			    (e->flags & HISTORY_WAIT_GOES_ON ? 2u : 0u));
 		k->n++;
 		k->weight += e->weight;
 	}
@@ -227,8 +229,8 @@ static void take_waits(struct model *out, const struct model *m, const struct ki
 	uint32_t path[CCT_MAX_DEPTH + 1];
 	size_t n = cct_path(&m->tree, (uint32_t)(k->a >> 32), path);
 
-	model_count_waits(out, (pid_t)(uint32_t)k->a, (unsigned)(k->b >> 1), path, n, k->weight,
-			  k->n);
+	model_count_waits(out, (pid_t)(uint32_t)k->a, (unsigned)(k->b >> 2), path, n, k->weight,
+			  k->b & 2 ? 0 : k->n);
 }
 
 /* The range's tree: each node's samples along the live tree's path to it. */

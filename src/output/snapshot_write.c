@@ -102,7 +102,8 @@ static void sample_record(uint64_t time, const struct history_entry *e, void *ar
 	/* A wait: its reason, and its period is its time off the CPU. */
 	if (e->flags & HISTORY_WAIT_MASK)
 		s->flags |= ST_SAMPLE_WAITED | (uint32_t)((e->flags & HISTORY_WAIT_MASK) >>
-							  HISTORY_WAIT_SHIFT) << ST_SAMPLE_OFFCPU_SHIFT;
+							  HISTORY_WAIT_SHIFT) << ST_SAMPLE_OFFCPU_SHIFT |
+			    (e->flags & HISTORY_WAIT_GOES_ON ? ST_SAMPLE_WAIT_GOES_ON : 0);
 	if (nc) {
 		s->flags |= ST_SAMPLE_HAS_COUNTERS;
 		s->data[0] = e->cycles;

@@ -78,6 +78,8 @@ enum st_cpumode {
 #define ST_SAMPLE_KERNEL_WALKED	0x10u	/* the user chain was walked by CFI in the kernel */
 #define ST_SAMPLE_CHECK_ONLY	0x20u	/* a kernel walk to check against the copy after it */
 #define ST_SAMPLE_WAITED	0x40u	/* off-CPU: its period is its wait (paired, or BPF's) */
+/* ... a second's piece of a wait still going on: its time, not another wait */
+#define ST_SAMPLE_WAIT_GOES_ON	0x80u
 /* Which of the events sampled each on its own (-e a,b) took it: 0..15. */
 #define ST_SAMPLE_EVENT_SHIFT	8u
 #define ST_SAMPLE_EVENT_MASK	0xf00u

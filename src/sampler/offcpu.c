@@ -201,9 +201,9 @@ void offcpu_pairs_split(struct offcpu_pairs *p, uint64_t upto, uint64_t min_ns,
 			continue;
 		s->period = upto - from;
 		s->time = upto;
-		s->flags |= ST_SAMPLE_WAITED;
+		s->flags |= ST_SAMPLE_WAITED | ST_SAMPLE_WAIT_GOES_ON;
 		emit(arg, h->rec, h->len);
-		s->flags &= ~ST_SAMPLE_WAITED;
+		s->flags &= ~(ST_SAMPLE_WAITED | ST_SAMPLE_WAIT_GOES_ON);
 		p->split++;
 	}
 }

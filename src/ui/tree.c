@@ -445,9 +445,9 @@ static void pane_title(struct browser *b, char *line, size_t len, int cols)
 	/* A tree of waits: how many, and how long off the CPU; of one event: which. */
 	table_field_text(FIELD_SECONDS, 0, &(double){ (double)cct_whole(c) / 1e9 }, time,
 			 sizeof(time));
-	if (c->weighed)
+	if (c->weighed)	/* waits, not their samples: a long one's pieces are one wait */
 		snprintf(count, sizeof(count), "%llu waits, %s off the CPU",
-			 (unsigned long long)c->samples, time);
+			 (unsigned long long)session_tables(ui->s)->waits, time);
 	else
 		snprintf(count, sizeof(count), "%llu %s%ssamples", (unsigned long long)c->samples,
 			 p->of_event ? session_info(ui->s)->sampled[w->shown_event] : "",
