@@ -225,6 +225,11 @@ int st_output_stream(struct st_output *o, const char *path, unsigned flags)
 	return begin(o, path, flags, true);
 }
 
+int st_output_fd(const struct st_output *o)
+{
+	return o->sink ? o->sink->fd : -1;
+}
+
 int st_output_write(FILE *f, const void *p, size_t n)
 {
 	errno = 0;

@@ -52,6 +52,8 @@ int st_output_replace(struct st_output *o, const char *path, unsigned flags);
 
 /* A stream written as it comes (a record file): 0 or -errno. */
 int st_output_stream(struct st_output *o, const char *path, unsigned flags);
+/* The descriptor under an open output (another process writes there: a launched command's). */
+int st_output_fd(const struct st_output *o);
 
 /*
  * Flushes, syncs a regular file and renames it into place if rc is 0 and

@@ -88,7 +88,20 @@ int target_attach(struct st_target *t, pid_t pid)
 	return 0;
 }
 
-int target_launch(struct st_target *t, char *const argv[])
+/* In the child: its output to out_fd, its input nothing (the UI reads the terminal). */
+static bool take_output(int out_fd)
+{
+	int null;
+
+	if (out_fd < 0)
+		return true;
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return null >= 0 && dup2(null, STDIN_FILENO) == STDIN_FILENO &&
+	       dup2(out_fd, STDOUT_FILENO) == STDOUT_FILENO &&
+	       dup2(out_fd, STDERR_FILENO) == STDERR_FILENO;
+}
+
+int target_launch(struct st_target *t, char *const argv[], int out_fd)
 {
 	int go[2], err[2];
 	pid_t pid, parent = getpid();
@@ -125,7 +138,7 @@ int target_launch(struct st_target *t, char *const argv[])
 		 * A process group of its own, as timeout(1) runs its command:
 		 * what the command starts is ended with it (target_stop).
 		 */
-		if (setpgid(0, 0) < 0)
+		if (setpgid(0, 0) < 0 || !take_output(out_fd))
 			_exit(127);
 		/* Wait until the events are open, so none of it is missed. */
 		if (read(go[0], &byte, 1) != 1)

@@ -29,7 +29,7 @@ int target_attach(struct st_target *t, pid_t pid);
  * Forks a child that waits for target_release before exec'ing argv.
  * Returns 0, or -errno after a one-line error.
  */
-int target_launch(struct st_target *t, char *const argv[]);
+int target_launch(struct st_target *t, char *const argv[], int out_fd);
 
 /*
  * Lets a launched child exec.  Returns 0, or -errno after a

@@ -29,6 +29,10 @@ static const char usage_text[] =
 "  -u, --uid USER         every process a user (name or uid) runs now\n"
 "      --demo             launch the bundled demo workload (shimtop-demo)\n"
 "  -- COMMAND [ARGS]      launch COMMAND and sample from its first instruction\n"
+"      --target-output FILE  a launched command's output (stdout and stderr) to\n"
+"                         FILE; '-' the terminal (default: the terminal in\n"
+"                         batch, a new file in $TMPDIR under the UI, named\n"
+"                         in its footer, so the screen stays whole)\n"
 "sampling:\n"
 "  -e, --event EVENTS     perf's syntax: -e cpu-clock; -e '{cycles,instructions}'\n"
 "                         a group (the first samples, the rest are counted);\n"
@@ -164,6 +168,7 @@ enum {
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
 	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SYMFS, OPT_SNAPSHOT_ON_EXIT,
 	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE, OPT_FOLLOW_SYMLINKS,
+	OPT_TARGET_OUTPUT,
 	OPT_MEMORY, OPT_SERVE, OPT_SERVE_TOKEN, OPT_SERVE_TOP, OPT_MODULES, OPT_OFF_CPU,
 };
 
@@ -182,6 +187,7 @@ static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "target-output", required_argument, NULL, OPT_TARGET_OUTPUT },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "period", required_argument, NULL, 'c' },
 	{ "no-randomize", no_argument, NULL, OPT_NO_RANDOM },
@@ -646,6 +652,11 @@ static int output_option(struct st_options *o, int c)
 	case OPT_DIFF:
 		o->diff_path = optarg;
 		break;
+	case OPT_TARGET_OUTPUT:
+		if (!*optarg)
+			return bad("%s", "--target-output needs a file name ('-': the terminal)");
+		o->target_output = optarg;
+		break;
 	case OPT_FOLLOW_SYMLINKS:
 		st_output_follow_symlinks(true);
 		break;
@@ -803,6 +814,9 @@ static int check_target(struct st_options *o, unsigned given)
 	if (o->cpus && o->target != ST_TARGET_SYSTEM && o->target != ST_TARGET_PIDS &&
 	    o->target != ST_TARGET_TIDS)
 		return bad("%s", "-C restricts -a, -p or -t to some CPUs");
+	if (o->target_output && o->target != ST_TARGET_COMMAND && o->target != ST_TARGET_DEMO)
+		return bad("%s", "--target-output is where a launched command writes: give a "
+			   "command after -- (or --demo)");
 	if (o->observe && o->target != ST_TARGET_REPLAY &&
 	    ((o->target != ST_TARGET_PIDS && o->target != ST_TARGET_COMMAND &&
 	      o->target != ST_TARGET_DEMO) || o->npids > 1))

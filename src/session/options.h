@@ -87,6 +87,7 @@ struct st_options {
 	struct st_sort sort;
 	const char *record_path;
 	const char *replay_path;
+	const char *target_output;	/* --target-output: a launched command's; "-" the terminal */
 	enum st_export export_format;	/* --export, with -i */
 	const char *export_path;	/* -o with --export; NULL: stdout */
 	const char *diff_path;		/* --diff: the recording -i is compared with */

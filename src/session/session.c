@@ -14,9 +14,11 @@
 #include "symbols/symbols.h"
 #include "stop_signal.h"
 #include "sampler/target.h"
+#include "output_file.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,6 +317,57 @@ static int resolve_user(struct session *s, const struct st_options *o,
 }
 
 /* Attaches (-p), launches (command, --demo), or lists what is sampled. */
+/*
+ * A launched command's output.  Under the UI its screen is the UI's (what
+ * the command prints would overwrite it): a new file in $TMPDIR, named in
+ * the footer; --target-output FILE there (written as shimtop's files are:
+ * no link followed, nothing truncated in place); '-', and batch, leave
+ * the terminal to it.
+ */
+static int launch(struct session *s, const struct st_options *o, char *const argv[])
+{
+	struct st_output out;
+	const char *dir = getenv("TMPDIR");
+	int fd = -1, rc;
+
+	memset(&out, 0, sizeof(out));
+	s->target_output[0] = '\0';
+	if (o->target_output && strcmp(o->target_output, "-")) {
+		rc = st_output_stream(&out, o->target_output, 0);
+		if (rc < 0) {
+			st_error("cannot write the command's output to '%s': %s", o->target_output,
+				 st_output_strerror(rc));
+			return rc;
+		}
+		fd = st_output_fd(&out);
+		snprintf(s->target_output, sizeof(s->target_output), "%s", o->target_output);
+	} else if (!o->target_output && !o->batch) {
+		dir = dir && dir[0] == '/' ? dir : "/tmp";
+		snprintf(s->target_output, sizeof(s->target_output), "%s/shimtop-output-XXXXXX", dir);
+		fd = mkostemp(s->target_output, O_CLOEXEC);
+		s->target_output_made = fd >= 0;
+		if (fd < 0) {
+			int e = errno;
+
+			st_error("cannot make a file in %s for the command's output: %s; give "
+				 "--target-output FILE (or - for the terminal)", dir, strerror(e));
+			s->target_output[0] = '\0';
+			return -e;
+		}
+	}
+	rc = target_launch(&s->target, argv, fd);
+	if (out.f)
+		st_output_finish(&out, 0);
+	else if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+const char *session_target_output(const struct session *s)
+{
+	return s->target_output[0] ? s->target_output : NULL;
+}
+
 static int resolve_target(struct session *s, const struct st_options *o,
 			  struct perf_source_config *cfg)
 {
@@ -341,10 +394,8 @@ static int resolve_target(struct session *s, const struct st_options *o,
 		cfg->npids = o->npids;
 		break;
 	case ST_TARGET_COMMAND:
-		status = target_launch(&s->target, o->command);
-		break;
 	default:
-		status = target_launch(&s->target, demo);
+		status = launch(s, o, o->target == ST_TARGET_COMMAND ? o->command : demo);
 		break;
 	}
 	if (status < 0)
@@ -1117,9 +1168,20 @@ void session_close(struct session *s)
 	free(s);
 }
 
+/* The file made for a launched command's output, if it said nothing: not left in $TMPDIR. */
+static void forget_empty_output(struct session *s)
+{
+	struct stat st;
+
+	if (s->target_output_made && stat(s->target_output, &st) == 0 && S_ISREG(st.st_mode) &&
+	    !st.st_size)
+		unlink(s->target_output);
+}
+
 static void session_release(struct session *s)
 {
 	session_stop(s);
+	forget_empty_output(s);
 	session_clear_range(s);
 	model_free(&s->model);
 	free(s->stack_needs);

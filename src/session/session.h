@@ -116,6 +116,8 @@ bool session_is_perf_data(const struct session *s);
 bool session_has_target(const struct session *s);
 pid_t session_pid(const struct session *s);
 const char *session_comm(const struct session *s);
+/* Where a launched command's output goes (--target-output), or NULL: the terminal. */
+const char *session_target_output(const struct session *s);
 struct symbolizer *session_symbols(const struct session *s);
 /* The rows' sort and split (-s, or per process for a system-wide replay). */
 const struct st_sort *session_sort(const struct session *s);

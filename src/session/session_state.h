@@ -14,6 +14,8 @@ struct session {
 	bool has_target;	/* false for replay */
 	pid_t pid;
 	char comm[64];
+	char target_output[4096];	/* where a launched command writes; "": the terminal */
+	bool target_output_made;	/* a file of ours in $TMPDIR: gone at the end if empty */
 
 	struct ring *ring;
 	struct st_source *source;

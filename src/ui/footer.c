@@ -1,10 +1,12 @@
 /*
  * footer.c - the last line: a view's prompt, a one-shot message, or the
- * keys the top view binds, labelled from the key table (keys.c).
+ * keys the top view binds, labelled from the key table (keys.c), and
+ * where a launched command's output goes where they leave room.
  */
 #include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
+#include "session/session.h"
 #include "symbols/symbols.h"
 
 #include <string.h>
@@ -29,7 +31,7 @@ static int draw_action(const struct ui *ui, WINDOW *w, const struct ui_key *k, i
  * The keys in the view's order, as many as fit; the way out (Esc, q) stays
  * at the end whatever the width, as htop's F10.
  */
-static void draw_actions(const struct ui *ui, WINDOW *w, const enum ui_action *actions, int cols)
+static int draw_actions(const struct ui *ui, WINDOW *w, const enum ui_action *actions, int cols)
 {
 	int n = 0, x = 0, tail, tail_width = 0;
 
@@ -54,6 +56,21 @@ static void draw_actions(const struct ui *ui, WINDOW *w, const enum ui_action *a
 	}
 	if (x < cols)
 		draw_text(w, 0, x, cols - x, ui->attr[TH_KEY_LABEL], "");
+	return x;
+}
+
+/* Where a launched command's output goes, at the right end where the keys leave room. */
+static void draw_output_note(const struct ui *ui, WINDOW *w, int x, int cols)
+{
+	const char *path = session_target_output(ui->s);
+	char note[320];
+	int n;
+
+	if (!path)
+		return;
+	n = snprintf(note, sizeof(note), "output: %s ", path);
+	if (n > 0 && n < (int)sizeof(note) && x + n + 1 <= cols)
+		draw_text(w, 0, cols - n, n, ui->attr[TH_KEY_LABEL], note);
 }
 
 void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
@@ -90,5 +107,5 @@ void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
 		draw_text(w, 0, 0, cols, ui->attr[TH_SEARCH], buf);
 		return;
 	}
-	draw_actions(ui, w, top->ops->actions, cols);
+	draw_output_note(ui, w, draw_actions(ui, w, top->ops->actions, cols), cols);
 }

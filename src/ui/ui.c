@@ -584,6 +584,10 @@ static int start_terminal(struct ui *ui)
 		return -ENOTTY;
 	}
 	ui->utf8 = draw_locale_is_utf8();
+	/* Said once; the footer keeps naming it where there is room. */
+	if (!ui->message[0] && session_target_output(ui->s))
+		snprintf(ui->message, sizeof(ui->message), "the command's output goes to %s "
+			 "(--target-output)", session_target_output(ui->s));
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
