@@ -457,7 +457,10 @@ $(json_get "$TMP/fp.json" "d['unknown']") in time order"
 # A group read with each sample ({a,b}:S): the members are counters, not
 # events. Constructed: perf's attributes made cycles and instructions
 # (this machine has no hardware counters), so IPC is task-clock over
-# cpu-clock, 1.00 in every row, each thread's counts its own.
+# cpu-clock, 1.00 in every row, each thread's counts its own.  Held for
+# the demo's own functions (100 samples or more, within 1%): an interval
+# ending in an interrupt's exit reads the two clocks apart, and a kernel
+# row of 20 samples read 0.937 once in twenty runs, the kernel's skew.
 perf record -q -e '{cpu-clock,task-clock}:S' -o "$TMP/grp.data" -- "$SHIMTOP_DEMO" --seconds 0.5 \
 	>/dev/null 2>&1 || fail "perf record -e '{cpu-clock,task-clock}:S' failed"
 python3 - "$TMP/grp.data" "$TMP/ipc.data" <<'PY'
@@ -476,8 +479,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 if d['source']['events'] != '{cpu-clock,task-clock}' or d['source']['sampled']:
     sys.exit(f"events {d['source']['events']!r}, sampled {d['source']['sampled']}")
-rows = [r for r in d['rows'] if r['samples'] >= 20]
-bad = [(r['symbol'], r['ipc']) for r in rows if r['ipc'] is None or abs(r['ipc'] - 1) > 0.05]
+rows = [r for r in d['rows'] if r['samples'] >= 100 and r['module'] == 'shimtop-demo']
+bad = [(r['symbol'], r['ipc']) for r in rows if r['ipc'] is None or abs(r['ipc'] - 1) > 0.01]
 if len(rows) < 3 or bad:
     sys.exit(f"rows with IPC off 1.00: {bad} of {len(rows)}")
 PY
