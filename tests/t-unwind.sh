@@ -58,6 +58,14 @@ fi
 	fail "fp on call_paths_nofp, text: $(cat "$TMP/err")"
 grep -Eq "^chains: (9[0-9]|100)% of call chains stop before main or a thread's start: code without frame pointers \(as Debian builds\); --call-graph auto \(the UI's U\) unwinds it" \
 	"$TMP/fp.txt" || fail "broken chains not said: $(head -5 "$TMP/fp.txt")"
+# Scripts reading folded stacks or JSON hear it on stderr; whole chains, nothing.
+"$SHIMTOP" --batch -g --format folded -- "$NOFP" --seconds 0.5 >"$TMP/fp.folded" 2>"$TMP/err" ||
+	fail "fp on call_paths_nofp, folded: $(cat "$TMP/err")"
+grep -Eq "^shimtop: warning: chains: (9[0-9]|100)% of call chains stop before main" "$TMP/err" ||
+	fail "--format folded says nothing of broken chains on stderr: $(cat "$TMP/err")"
+"$SHIMTOP" --batch -g --format json -- "$TESTS_BIN/call_paths" --seconds 0.5 >"$TMP/withfp.json" \
+	2>"$TMP/err" || fail "fp on call_paths, json: $(cat "$TMP/err")"
+grep -q "chains:" "$TMP/err" && fail "whole chains said to be broken on stderr: $(cat "$TMP/err")"
 "$SHIMTOP" --batch -g -- "$TESTS_BIN/call_paths" --seconds 1 >"$TMP/withfp.txt" 2>"$TMP/err" ||
 	fail "fp on call_paths: $(cat "$TMP/err")"
 grep -q "^chains:" "$TMP/withfp.txt" && fail "whole chains said to be broken: $(grep '^chains' "$TMP/withfp.txt")"

@@ -91,6 +91,23 @@ static int select_range(struct session *s)
 	return -ENODATA;
 }
 
+/*
+ * Broken chains said where a script reads: the text report has its
+ * chains: line; JSON, folded stacks and exports hear it on stderr.
+ */
+static void say_chains(struct session *s)
+{
+	const struct st_options *o = session_options(s);
+	char line[512];
+
+	if (o->format == ST_FORMAT_TEXT && !o->export_format)
+		return;
+	if (report_callerchain_text(session_whole(s), line, sizeof(line)))
+		st_warn("%s", line);
+	else if (model_chain_note(session_whole(s), line, sizeof(line)))
+		st_warn("chains: %s", line);
+}
+
 int batch_run(struct session *s)
 {
 	const struct st_options *o = session_options(s);
@@ -127,6 +144,7 @@ int batch_run(struct session *s)
 		rc = b.lost ? -EIO : report_write_stdout(s, false);
 	if (rc < 0)
 		return rc;
+	say_chains(s);
 	if (session_info(s)->failed) {
 		st_error("%s; the table covers the records before it",
 			 session_info(s)->finish_reason);
