@@ -41,6 +41,14 @@ python3 "$TESTS_DIR/check_paths.py" "$TMP/fp.folded" ||
 grep -Eq "^note: perf.data from perf [0-9][^ ]* on .*: .*perf record -q -g -o $TMP/fp.data -- $FP --seconds 1" \
 	"$TMP/fp.txt" || fail "the header line: $(sed -n 1,4p "$TMP/fp.txt")"
 grep -q "leaf_work" "$TMP/fp.txt" || fail "no leaf_work row: $(sed -n 6,9p "$TMP/fp.txt")"
+# A command recorded from a long path (a deep build directory): batch says it whole.
+long=$TMP/$(printf 'a-long-directory-name-%03d/' 1 2 3 4 5 6 7 8 9 10 11 12)
+mkdir -p "$long" && cp "$FP" "$long/prog"
+perf record -q -o "$TMP/long.data" -- "$long/prog" --seconds 0.2 >/dev/null 2>&1 ||
+	fail "perf record from a long path failed"
+"$SHIMTOP" -i "$TMP/long.data" -b >"$TMP/long.txt" 2>&1 || fail "-i long.data: $(cat "$TMP/long.txt")"
+grep -q "^note: perf.data .*: .*perf record -q -o $TMP/long.data -- $long/prog --seconds 0.2\$" \
+	"$TMP/long.txt" || fail "a long command is cut: $(grep '^note' "$TMP/long.txt")"
 
 # agrees_with_perf_script NAME WHAT: shimtop -i $TMP/NAME.data (JSON in
 # $TMP/NAME.json) has perf script's samples, and its symbols' shares

@@ -57,6 +57,7 @@ struct file_header {
 struct perf_data {
 	FILE *f;
 	char *name;
+	char origin[PERF_DATA_ORIGIN];	/* describe()'s, whole */
 	uint64_t file_size;
 	uint64_t at, end;		/* the data section left to read */
 	bool positioned;		/* the stream is at `at` (the features were read first) */
@@ -344,12 +345,16 @@ static void name_of(const struct perf_data *p, const struct perf_event_attr *v, 
 	event_name(&v[n], out, room);
 }
 
-/* "perf.data from perf 6.1 on HOST: perf record -g ..." from the features there are. */
+/*
+ * "perf.data from perf 6.1 on HOST: perf record -g ..." from the features
+ * there are: whole (a long path's command too) up to PERF_DATA_ORIGIN.
+ */
 static void describe(const struct perf_data *p, char *out, size_t room)
 {
-	char version[64] = "", host[64] = "", cmd[512] = "", word[256];
+	char version[64] = "", host[64] = "", cmd[PERF_DATA_ORIGIN], word[1024];
 	size_t at = 0;
 
+	cmd[0] = '\0';
 	if (p->feat[1].buf)
 		take_string(p->feat[1].buf, p->feat[1].len, &at, version, sizeof(version));
 	at = 0;
@@ -374,6 +379,11 @@ static void describe(const struct perf_data *p, char *out, size_t room)
 	}
 	snprintf(out, room, "perf.data%s%s%s%s%s%s", version[0] ? " from perf " : "", version,
 		 host[0] ? " on " : "", host, cmd[0] ? ": " : "", cmd);
+}
+
+const char *perf_data_origin(const struct perf_data *p)
+{
+	return p->origin;
 }
 
 /* One line naming the problem and what to do; NULL. */
@@ -714,7 +724,8 @@ static void take_events(struct perf_data *p, const struct perf_event_attr *v,
 	h->period_unit = a->freq ? ST_PERIOD_HZ
 		: a->type == PERF_TYPE_SOFTWARE && a->config <= PERF_COUNT_SW_TASK_CLOCK
 		? ST_PERIOD_NS : ST_PERIOD_EVENTS;
-	describe(p, h->note, sizeof(h->note));
+	describe(p, p->origin, sizeof(p->origin));
+	snprintf(h->note, sizeof(h->note), "%.*s", (int)sizeof(h->note) - 1, p->origin);
 }
 
 /* An attribute as perf wrote it (older or newer than ours): its known part, the rest zero. */

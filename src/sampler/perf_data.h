@@ -34,6 +34,10 @@ bool perf_data_is(const unsigned char *first, size_t len);
  * once (ST_MAX_SAMPLED): that one is read, the others' samples counted
  * (perf_data_left_out); NULL reads them all.
  */
+/* What the file says of where it came from (perf's version, host, command), whole. */
+const char *perf_data_origin(const struct perf_data *p);
+#define PERF_DATA_ORIGIN 2048
+
 struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header *h,
 			       const char *only);
 

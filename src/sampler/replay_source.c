@@ -141,7 +141,8 @@ static struct st_source *replay_new(struct record_reader *reader, struct perf_da
 	snprintf(rs->info.events, sizeof(rs->info.events), "%s", h->events);
 	rs->info.period = (struct st_period){ h->period_value,
 		(enum st_period_unit)h->period_unit, h->period_randomized != 0 };
-	snprintf(rs->info.note, sizeof(rs->info.note), "%s", h->note);
+	/* A perf.data's origin whole: the header's note has room for 191 bytes. */
+	snprintf(rs->info.note, sizeof(rs->info.note), "%s", perf ? perf_data_origin(perf) : h->note);
 	memcpy(rs->info.counters, h->counters, sizeof(rs->info.counters));
 	rs->info.ncounters = h->ncounters;
 	memcpy(rs->info.sampled, h->sampled, sizeof(rs->info.sampled));

@@ -42,7 +42,7 @@ struct st_source_info {
 	enum st_source_kind kind;
 	char events[160];		/* "cpu-clock", "cycles,instructions" */
 	struct st_period period;
-	char note[384];			/* e.g. why IPC is unavailable */
+	char note[2048];		/* e.g. why IPC is unavailable; a perf.data's command, whole */
 	char walk_note[192];		/* why stacks are not walked in the kernel, if wanted */
 	char counters[ST_MAX_EVENTS][64]; /* names of the sample counters */
 	int ncounters;
