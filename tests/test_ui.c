@@ -76,6 +76,37 @@ static void test_readme_keys(void)
 	free(gen);
 }
 
+/* The man page's key section between its markers is exactly the generated one. */
+static void test_man_keys(void)
+{
+	const char *dir = getenv("TESTS_DIR");
+	const char *begin = ".\\\" keys: begin (generated from the key table, src/ui/keys.c; "
+			    "test_ui checks)\n";
+	char path[4096], *man, *gen = NULL, *from, *to;
+	size_t gen_len = 0;
+	FILE *mem = open_memstream(&gen, &gen_len);
+
+	snprintf(path, sizeof(path), "%s/../doc/shimtop.1.in", dir ? dir : "tests");
+	man = read_all(path);
+	CHECK(man != NULL);
+	ui_keys_man(mem);
+	fclose(mem);
+	if (!man)
+		return;
+	from = strstr(man, begin);
+	to = strstr(man, ".\\\" keys: end");
+	CHECK(from && to && to > from);
+	if (from && to) {
+		from += strlen(begin);
+		*to = '\0';
+		if (strcmp(from, gen) != 0)
+			fprintf(stderr, "man page key section differs; generated:\n%s", gen);
+		CHECK(strcmp(from, gen) == 0);
+	}
+	free(man);
+	free(gen);
+}
+
 /* Whether entry k is read in scope (its own, or global). */
 static bool read_in(const struct ui_key *k, enum ui_scope scope)
 {
@@ -827,6 +858,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	test_readme_keys();
+	test_man_keys();
 	test_key_table();
 	test_key_conflicts();
 	test_browser_list();

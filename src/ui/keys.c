@@ -220,6 +220,50 @@ unsigned ui_help_lines(const char *lines[], unsigned max)
 	return n;
 }
 
+/*
+ * Markdown's text as roff: `code` bold, backslashes and minus signs
+ * escaped (a hyphen in a key name is a minus), nothing read as a request.
+ */
+static void roff_text(FILE *out, const char *s)
+{
+	bool code = false;
+
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", out);
+	for (; *s; s++) {
+		if (*s == '`') {
+			fputs(code ? "\\fR" : "\\fB", out);
+			code = !code;
+		} else if (*s == '\\') {
+			fputs("\\e", out);
+		} else if (*s == '-') {
+			fputs("\\-", out);
+		} else {
+			fputc(*s, out);
+		}
+	}
+	if (code)
+		fputs("\\fR", out);
+}
+
+void ui_keys_man(FILE *out)
+{
+	for (int scope = 0; scope < SCOPE_COUNT; scope++) {
+		fputs(".SS ", out);
+		roff_text(out, scope_titles[scope]);
+		fputc('\n', out);
+		for (unsigned i = 0; i < ui_nkeys; i++) {
+			if (ui_keys[i].scope != (enum ui_scope)scope)
+				continue;
+			fputs(".TP\n", out);
+			roff_text(out, ui_keys[i].names);
+			fputc('\n', out);
+			roff_text(out, ui_keys[i].does);
+			fputc('\n', out);
+		}
+	}
+}
+
 void ui_keys_markdown(FILE *out)
 {
 	for (int scope = 0; scope < SCOPE_COUNT; scope++) {

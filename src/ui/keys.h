@@ -139,5 +139,7 @@ unsigned ui_help_lines(const char *lines[], unsigned max);
 
 /* The README's key tables (Markdown), a table a scope, from the table. */
 void ui_keys_markdown(FILE *out);
+/* The man page's (roff): a subsection a scope, a tagged paragraph a key. */
+void ui_keys_man(FILE *out);
 
 #endif
