@@ -988,8 +988,9 @@ void session_period_text(const struct session *s, char *buf, size_t len)
 	if (in->period.randomized && in->period_fixed_threads) {
 		size_t at = strlen(p);
 
-		snprintf(p + at, sizeof(p) - at, " (not in %llu newer threads)",
-			 (unsigned long long)in->period_fixed_threads);
+		snprintf(p + at, sizeof(p) - at, ", not randomized in %llu newer thread%s",
+			 (unsigned long long)in->period_fixed_threads,
+			 in->period_fixed_threads == 1 ? "" : "s");
 	}
 	if (in->period.unit == ST_PERIOD_NS && in->period.value)
 		snprintf(buf, len, "%s (%.0f/s a busy thread)", p, 1e9 / (double)in->period.value);
@@ -997,6 +998,11 @@ void session_period_text(const struct session *s, char *buf, size_t len)
 		snprintf(buf, len, "%s (a busy thread)", p);
 	else
 		snprintf(buf, len, "%s", p);
+}
+
+void session_period_brief(const struct session *s, char *buf, size_t len)
+{
+	period_format(&s->info.period, buf, len);
 }
 
 bool session_history_note(const struct session *s, char *buf, size_t len)

@@ -190,6 +190,8 @@ double session_span(const struct session *s);
  * a change, they disagree with it.
  */
 void session_period_text(const struct session *s, char *buf, size_t len);
+/* ... its value alone ("250000 ns +/-3%", "4000 Hz"), for a narrow header. */
+void session_period_brief(const struct session *s, char *buf, size_t len);
 
 /*
  * Whether the history gave up samples to its byte bound or --memory, and

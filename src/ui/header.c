@@ -70,6 +70,9 @@ static void draw_source_line(const struct ui *ui, WINDOW *w,
 
 	session_period_text(s, b, sizeof(b));
 	x = pair(ui, w, 1, 0, source_kind_name(info->kind), info->events);
+	/* The period always shows (where [ and ] are checked): its value alone if need be. */
+	if (x + (int)(strlen("period") + strlen(b)) + 3 > getmaxx(w))
+		session_period_brief(s, b, sizeof(b));
 	x = pair(ui, w, 1, x, "period", b);
 	if (m->nsampled) {
 		/* -e a,b: shares are of one event at a time, as perf report's. */
