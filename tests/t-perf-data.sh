@@ -41,6 +41,12 @@ python3 "$TESTS_DIR/check_paths.py" "$TMP/fp.folded" ||
 grep -Eq "^note: perf.data from perf [0-9][^ ]* on .*: .*perf record -q -g -o $TMP/fp.data -- $FP --seconds 1" \
 	"$TMP/fp.txt" || fail "the header line: $(sed -n 1,4p "$TMP/fp.txt")"
 grep -q "leaf_work" "$TMP/fp.txt" || fail "no leaf_work row: $(sed -n 6,9p "$TMP/fp.txt")"
+# A recording's broken chains name how to record whole ones, not the UI's U.
+perf record -q -g -o "$TMP/nofp.data" -- "$TESTS_BIN/call_paths_nofp" --seconds 0.3 \
+	>/dev/null 2>&1 || fail "perf record -g of call_paths_nofp failed"
+"$SHIMTOP" -i "$TMP/nofp.data" -b >"$TMP/nofp.txt" 2>&1 || fail "-i nofp.data: $(cat "$TMP/nofp.txt")"
+grep -q "^chains: .*code without frame pointers (as Debian builds); perf record --call-graph dwarf records what unwinds it\$" \
+	"$TMP/nofp.txt" || fail "a perf.data's chains hint: $(grep '^chains' "$TMP/nofp.txt")"
 # A command recorded from a long path (a deep build directory): batch says it whole.
 long=$TMP/$(printf 'a-long-directory-name-%03d/' 1 2 3 4 5 6 7 8 9 10 11 12)
 mkdir -p "$long" && cp "$FP" "$long/prog"

@@ -1370,7 +1370,14 @@ double model_rate(const struct model *m)
 
 size_t model_live_threads(const struct model *m)
 {
-	return m->live_threads;
+	size_t n = 0;
+
+	if (!m->recorded)
+		return m->live_threads;
+	/* A recording's: those with a row (a sample) that ran to its end. */
+	for (const struct model_thread *t = m->threads; t; t = t->hh.next)
+		n += t->samples && !t->exited;
+	return n;
 }
 
 size_t model_seen_threads(const struct model *m)

@@ -361,6 +361,13 @@ struct model {
 
 	struct model_jit jit;			/* anonymous code's samples, to name late */
 	bool keep_history;			/* every sample into history */
+	/*
+	 * A recording's (-i): its threads not seen to exit ran to its end
+	 * ("at end", not "live"); how to unwind what frame pointers could not
+	 * (NULL: live, "--call-graph auto (the UI's U)").
+	 */
+	bool recorded;
+	const char *unwind_hint;
 	struct history history;
 	struct cct tree;			/* every sample's call path */
 	struct callers_seen callers_seen;	/* chains' callers' nodes in tree */
@@ -454,6 +461,8 @@ const struct unwind_stats *model_unwind_stats(const struct model *m);
  * and what unwinds them; false otherwise.
  */
 bool model_chain_note(const struct model *m, char *buf, size_t len);
+/* What unwinds chains frame pointers broke: live, U; a recording, how to record again. */
+const char *model_unwind_hint(const struct model *m);
 
 /*
  * A call tree frame's name: its function's, or "[truncated chain]" (in

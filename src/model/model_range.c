@@ -273,6 +273,8 @@ bool model_range_split(const struct model *m, uint64_t from, uint64_t to,
 	out->offcpu_event = m->offcpu_event;
 	out->clock_event = m->clock_event;
 	out->offcpu_folded_us = m->offcpu_folded_us;
+	out->recorded = m->recorded;
+	out->unwind_hint = m->unwind_hint;
 	if (m->ipc_cycles >= 0 && m->ipc_instructions >= 0) {
 		out->ipc_cycles = 0;
 		out->ipc_instructions = 1;

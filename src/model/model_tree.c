@@ -157,10 +157,14 @@ bool model_chain_note(const struct model *m, char *buf, size_t len)
 	if (m->fp_user_chains < 100 || rootless < 0.25)
 		return false;
 	snprintf(buf, len, "%.0f%% of call chains stop before main or a thread's start: "
-		 "code without frame pointers (as Debian builds); --call-graph auto (the UI's U) "
-		 "unwinds it",
-		 100 * rootless);
+		 "code without frame pointers (as Debian builds); %s",
+		 100 * rootless, model_unwind_hint(m));
 	return true;
+}
+
+const char *model_unwind_hint(const struct model *m)
+{
+	return m->unwind_hint ? m->unwind_hint : "--call-graph auto (the UI's U) unwinds it";
 }
 
 /* A caller's function; counted in the tree's gauge when it goes into the tree. */

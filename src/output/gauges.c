@@ -125,10 +125,10 @@ static void perf_gauges(const struct session *s, struct gauges *gs)
 		double rootless = share(m->fp_rootless, m->fp_user_chains);
 
 		add(gs, "perf", "whole chains", 1 - rootless, rootless >= 0.25,
-		    "user call chains that reach main or a thread's start%s",
+		    "user call chains that reach main or a thread's start%s%s",
 		    rootless >= 0.25 ? ": the rest stop early in code without frame pointers "
-				       "(as Debian builds); --call-graph auto (the UI's U) "
-				       "unwinds it" : "");
+				       "(as Debian builds); " : "",
+		    rootless >= 0.25 ? model_unwind_hint(m) : "");
 		value(gs, "%.1f%%", 100 * (1 - rootless));
 	}
 

@@ -517,8 +517,8 @@ size_t *table_order(const struct table_def *t, const struct table_shown *sort, s
 
 static void thread_state(const void *r, const struct model *m, char *buf, size_t len)
 {
-	(void)m;
-	snprintf(buf, len, "%s", THREAD(r)->exited ? "exited" : "live");
+	/* A recording's thread not seen to exit ran to its end, not "live" now. */
+	snprintf(buf, len, "%s", THREAD(r)->exited ? "exited" : m && m->recorded ? "at end" : "live");
 }
 
 static struct json_object *thread_state_json(const void *r, const struct model *m)

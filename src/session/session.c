@@ -243,6 +243,10 @@ static int open_replay(struct session *s, const struct st_options *o)
 	}
 	s->pid = h.pid;
 	snprintf(s->comm, sizeof(s->comm), "%s", h.comm);
+	s->model.recorded = true;
+	s->model.unwind_hint = s->is_perf_data
+		? "perf record --call-graph dwarf records what unwinds it"
+		: "record with --call-graph auto to unwind it";
 	/* Several processes were recorded (-a, -u, a -p list): rows per process. */
 	if (h.pid == 0 && !o->sort.given)
 		s->sort.split = ST_SPLIT_PID;
@@ -816,8 +820,15 @@ int session_unwind_broken_chains(struct session *s, char *msg, size_t len)
 	char why[160] = "";
 	int rc;
 
-	if (!sampling_live(s, "call chains", msg, len))
+	if (!sampling_live(s, "call chains", msg, len)) {
+		/* A recording: how to make one whose chains are whole. */
+		if (s->model.recorded) {
+			size_t at = strlen(msg);
+
+			snprintf(msg + at, len - at, "; %s", s->model.unwind_hint);
+		}
 		return -ENOTSUP;
+	}
 	if (s->model.unwind_broken) {
 		snprintf(msg, len, "call chains are unwound by DWARF where they stop early already");
 		return -EALREADY;
