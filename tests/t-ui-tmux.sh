@@ -4,7 +4,7 @@
 # view of a real function (its source and disassembly) and back, resize
 # down to 40x10 and below, colours and NO_COLOR, a clean quit that also
 # ends the launched demo, `z` on a replay that holds no sample, and
-# --duration ending the UI by itself.
+# --duration ending the UI by itself, x zeroing a detail's disassembly.
 # Sorting, searching, filtering and the other tables: t-screens.sh.
 . "$TESTS_DIR/lib.sh"
 
@@ -178,6 +178,18 @@ fi
 $T send-keys -t ui q
 sleep 0.3
 $T kill-server 2>/dev/null
+
+# x zeroes the detail's disassembly counts with its sample count: what the
+# detail shows after it is counted from then on.
+"$TESTS_BIN/gen_records" chains "$TMP/chains.rec" >/dev/null || fail "gen_records chains"
+ui_session -x 80 -y 24 "env LANG=C.UTF-8 '$SHIMTOP' -i '$TMP/chains.rec'; sleep 30"
+wait_for "end of recording"
+$T send-keys -t ui / && $T send-keys -t ui -l fn_a && $T send-keys -t ui Enter Enter
+wait_for "100 of 100 samples on them" "gen_fn_a's detail has no disassembly counts"
+$T send-keys -t ui x
+wait_for "^samples  0 " "x did not zero the detail's samples"
+wait_for " 0 of 0 samples on them" "x left the disassembly's counts: $(screen | grep 'samples on')"
+quit_ui
 
 # --duration stops the UI as it stops batch mode and the server: the
 # demo sampled 1.5 s, the UI ended by itself with status 0, and its

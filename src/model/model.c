@@ -1087,6 +1087,7 @@ void model_zero(struct model *m)
 {
 	struct model_thread *t;
 
+	m->zeroed_at = m->last_time + 1;
 	/* Before the first sample there is nothing to clear (per_sym NULL). */
 	if (m->per_sym)
 		memset(m->per_sym, 0, m->per_sym_cap * sizeof(*m->per_sym));

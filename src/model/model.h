@@ -368,6 +368,8 @@ struct model {
 	 */
 	bool recorded;
 	const char *unwind_hint;
+	/* x or z zeroed the counts: the history's samples before this (record time) are not counted */
+	uint64_t zeroed_at;
 	struct history history;
 	struct cct tree;			/* every sample's call path */
 	struct callers_seen callers_seen;	/* chains' callers' nodes in tree */
