@@ -438,9 +438,9 @@ static void pane_title(struct browser *b, char *line, size_t len, int cols)
 	const struct ui *ui = t->v.ui;
 	const struct cct *c = p->shown;
 	const struct model *w = session_whole(ui->s);
-	char applied[160], count[128], time[16];
+	char applied[160], count[128], time[16], keys[96];
+	int n;
 
-	(void)cols;
 	describe_applied(t, p, applied, sizeof(applied));
 	/* A tree of waits: how many, and how long off the CPU; of one event: which. */
 	table_field_text(FIELD_SECONDS, 0, &(double){ (double)cct_whole(c) / 1e9 }, time,
@@ -452,15 +452,22 @@ static void pane_title(struct browser *b, char *line, size_t len, int cols)
 		snprintf(count, sizeof(count), "%llu %s%ssamples", (unsigned long long)c->samples,
 			 p->of_event ? session_info(ui->s)->sampled[w->shown_event] : "",
 			 p->of_event ? " " : "");
-	snprintf(line, len, "%7s %7s%s  %s%s%s  (%s%s%s%s; + - * open, close; b %s%s)",
-		 "TOTAL%", t->bottom_up ? "" : "SELF%", has_ipc(c) ? "   IPC" : c->weighed ? "   TIME" : "",
-		 t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE",
-		 p->rebuilt ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied, count,
-		 session_ranged(ui->s) && !p->rebuilt ? " in the range" : "",
-		 c->truncated ? ", some chains truncated" : "",
-		 c->capped ? ", the tree is full: some stop short" : "",
+	snprintf(keys, sizeof(keys), "; + - * open, close; b %s%s",
 		 t->bottom_up ? "top-down" : "bottom-up",
 		 t->layout == SHOW_BOTH ? "; w the other tree" : "");
+	n = snprintf(line, len, "%7s %7s%s  %s%s%s  (%s%s%s%s",
+		     "TOTAL%", t->bottom_up ? "" : "SELF%",
+		     has_ipc(c) ? "   IPC" : c->weighed ? "   TIME" : "",
+		     t->bottom_up ? "CALLERS, BOTTOM-UP" : "CALL TREE",
+		     p->rebuilt ? " REBUILT BY CALLERCHAINING (? ambiguous)" : "", applied, count,
+		     session_ranged(ui->s) && !p->rebuilt ? " in the range" : "",
+		     c->truncated ? ", some chains truncated" : "",
+		     c->capped ? ", the tree is full: some stop short" : "");
+	/* The count whole first; the keys where they fit (the footer names them too). */
+	if (n < 0 || (size_t)n >= len)
+		return;
+	snprintf(line + n, len - (size_t)n, "%s)",
+		 n + (int)strlen(keys) + 1 <= cols ? keys : "");
 }
 
 static int pane_write(struct browser *b, const struct browser_item *it, char *line, size_t len,
