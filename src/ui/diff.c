@@ -97,10 +97,11 @@ static const char *diff_unavailable(struct ui *ui)
 	return session_diff_with(ui->s) ? NULL : "no comparison: start with -i A --diff B";
 }
 
+/* The files by name alone: a path's directories cut its end off at 80 columns. */
 static void title_of(struct ui *ui, const char *other, char *buf, size_t len)
 {
-	snprintf(buf, len, "  (A %s, B %s; p %s)", session_options(ui->s)->replay_path,
-		 session_options(ui->s)->diff_path, other);
+	snprintf(buf, len, "  (A %s, B %s; p %s)", st_basename(session_options(ui->s)->replay_path),
+		 st_basename(session_options(ui->s)->diff_path), other);
 }
 
 static void diff_title(struct ui *ui, char *buf, size_t len)
