@@ -439,12 +439,12 @@ static void pane_title(struct browser *b, char *line, size_t len, int cols)
 	const struct cct *c = p->shown;
 	const struct model *w = session_whole(ui->s);
 	char applied[160], count[128], time[16], keys[96];
+	double seconds = (double)cct_whole(c) / 1e9;
 	int n;
 
 	describe_applied(t, p, applied, sizeof(applied));
 	/* A tree of waits: how many, and how long off the CPU; of one event: which. */
-	table_field_text(FIELD_SECONDS, 0, &(double){ (double)cct_whole(c) / 1e9 }, time,
-			 sizeof(time));
+	table_field_text(FIELD_SECONDS, 0, &seconds, time, sizeof(time));
 	if (c->weighed)	/* waits, not their samples: a long one's pieces are one wait */
 		snprintf(count, sizeof(count), "%llu waits, %s off the CPU",
 			 (unsigned long long)session_tables(ui->s)->waits, time);
@@ -489,9 +489,9 @@ static int pane_write(struct browser *b, const struct browser_item *it, char *li
 	if (c->weighed) {
 		/* A wait's time through it: the off-CPU column of the tree. */
 		char time[12];
+		double seconds = (double)n->total_weight / 1e9;
 
-		table_field_text(FIELD_SECONDS, 0, &(double){ (double)n->total_weight / 1e9 }, time,
-				 sizeof(time));
+		table_field_text(FIELD_SECONDS, 0, &seconds, time, sizeof(time));
 		snprintf(ipc_text, sizeof(ipc_text), " %6s", time);
 	} else if (!has_ipc(c))
 		ipc_text[0] = '\0';
