@@ -47,64 +47,50 @@ static char *read_all(const char *path)
 	return buf;
 }
 
-/* The README's table between its markers is exactly the generated one. */
-static void test_readme_keys(void)
+/*
+ * The part of file (from the source tree's top) between its begin and end
+ * markers is exactly what generate writes: one source for the keys.
+ */
+static void check_generated(const char *file, const char *begin, const char *end,
+			    void (*generate)(FILE *out))
 {
 	const char *dir = getenv("TESTS_DIR");
-	char path[4096], *readme, *gen = NULL, *from, *to;
+	char path[4096], *text, *gen = NULL, *from, *to;
 	size_t gen_len = 0;
 	FILE *mem = open_memstream(&gen, &gen_len);
 
-	snprintf(path, sizeof(path), "%s/../README.md", dir ? dir : "tests");
-	readme = read_all(path);
-	CHECK(readme != NULL);
-	ui_keys_markdown(mem);
+	snprintf(path, sizeof(path), "%s/../%s", dir ? dir : "tests", file);
+	text = read_all(path);
+	CHECK(text != NULL);
+	generate(mem);
 	fclose(mem);
-	if (!readme)
+	if (!text)
 		return;
-	from = strstr(readme, "<!-- keys: begin -->\n");
-	to = strstr(readme, "<!-- keys: end -->");
-	CHECK(from && to && to > from);
-	if (from && to) {
-		from += strlen("<!-- keys: begin -->\n");
-		*to = '\0';
-		if (strcmp(from, gen) != 0)
-			fprintf(stderr, "README key table differs; generated:\n%s", gen);
-		CHECK(strcmp(from, gen) == 0);
-	}
-	free(readme);
-	free(gen);
-}
-
-/* The man page's key section between its markers is exactly the generated one. */
-static void test_man_keys(void)
-{
-	const char *dir = getenv("TESTS_DIR");
-	const char *begin = ".\\\" keys: begin (generated from the key table, src/ui/keys.c; "
-			    "test_ui checks)\n";
-	char path[4096], *man, *gen = NULL, *from, *to;
-	size_t gen_len = 0;
-	FILE *mem = open_memstream(&gen, &gen_len);
-
-	snprintf(path, sizeof(path), "%s/../doc/shimtop.1.in", dir ? dir : "tests");
-	man = read_all(path);
-	CHECK(man != NULL);
-	ui_keys_man(mem);
-	fclose(mem);
-	if (!man)
-		return;
-	from = strstr(man, begin);
-	to = strstr(man, ".\\\" keys: end");
+	from = strstr(text, begin);
+	to = strstr(text, end);
 	CHECK(from && to && to > from);
 	if (from && to) {
 		from += strlen(begin);
 		*to = '\0';
 		if (strcmp(from, gen) != 0)
-			fprintf(stderr, "man page key section differs; generated:\n%s", gen);
+			fprintf(stderr, "%s's generated part differs; generated:\n%s", file, gen);
 		CHECK(strcmp(from, gen) == 0);
 	}
-	free(man);
+	free(text);
 	free(gen);
+}
+
+/* The README's key tables and the man page's key section. */
+static void test_readme_keys(void)
+{
+	check_generated("README.md", "<!-- keys: begin -->\n", "<!-- keys: end -->",
+			ui_keys_markdown);
+}
+
+static void test_man_keys(void)
+{
+	check_generated("doc/shimtop.1.in", ".\\\" keys: begin (generated from the key table, "
+			"src/ui/keys.c; test_ui checks)\n", ".\\\" keys: end", ui_keys_man);
 }
 
 /* Whether entry k is read in scope (its own, or global). */
