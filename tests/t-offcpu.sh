@@ -262,7 +262,7 @@ fi
 
 # In the UI, W turns it on in a running session: the thread table then
 # has the nap's sleep, and e shows offcpu-time's shares; the tree (6) of
-# offcpu-time alone, by time: nap_here's waits, the most of it; the
+# offcpu-time alone, by time: nap_here's share its time's; the
 # timeline's threads by their time on and off the CPU.
 if command -v tmux >/dev/null; then
 	start_waits ui nap 60
@@ -284,9 +284,24 @@ $(screen)"
 	wait_for "SELF% of offcpu-time" "e after W does not show offcpu-time"
 	$T send-keys -t ui 6
 	wait_for "TIME  CALL TREE  \([0-9]+ waits, [0-9.]+m?s off the CPU" "the tree of offcpu-time is not of waits"
-	screen | awk '$NF == "nap_here" { v = $1; sub(/%$/, "", v); if (v + 0 >= 80) ok = 1 }
-		END { exit !ok }' || fail "nap_here holds under 80% of the tree of waits:
-$(screen)"
+	# By time: nap_here's share is its TIME over the title's, and the waits are all
+	# the napper's own (asleep in nap_here, or preempted in spin_here: load moves
+	# the split, not the sum).
+	screen >"$TMP/tree.screen"
+	python3 - "$TMP/tree.screen" <<'PY' || fail "the tree of waits is not by time: $(cat "$TMP/tree.screen")"
+import re, sys
+text = open(sys.argv[1]).read()
+def secs(v):
+    m = re.fullmatch(r"([0-9.]+)(s|ms|us)", v)
+    return float(m.group(1)) * {"s": 1, "ms": 1e-3, "us": 1e-6}[m.group(2)]
+total = secs(re.search(r"waits, (\S+) off the CPU", text).group(1))
+rows = {l.split()[-1]: l.split() for l in text.splitlines() if re.match(r"^ *[0-9.]+% ", l)}
+nap, spin = rows["nap_here"], rows["spin_here"]
+share = float(nap[0].rstrip("%"))
+print(f"nap_here {share}% {nap[2]}, spin_here {spin[0]} {spin[2]}, total {total} s")
+sys.exit(not (abs(share - 100 * secs(nap[2]) / total) < 1.5 and
+              share + float(spin[0].rstrip("%")) >= 95 and share >= 30))
+PY
 	# The timeline (2): the napping thread's row, a bar of its share on the CPU.
 	$T send-keys -t ui 2
 	wait_for "^threads: the share of time on a CPU; off all of it: r waiting" \

@@ -93,18 +93,16 @@ static int select_range(struct session *s)
 
 /*
  * Broken chains said where a script reads: the text report has its
- * chains: line; JSON, folded stacks and exports hear it on stderr.
+ * chains: line; JSON, folded stacks and exports hear the warning on
+ * stderr (not the line's news of chains unwound: nothing is wrong).
  */
 static void say_chains(struct session *s)
 {
 	const struct st_options *o = session_options(s);
 	char line[512];
 
-	if (o->format == ST_FORMAT_TEXT && !o->export_format)
-		return;
-	if (report_callerchain_text(session_whole(s), line, sizeof(line)))
-		st_warn("%s", line);
-	else if (model_chain_note(session_whole(s), line, sizeof(line)))
+	if ((o->format != ST_FORMAT_TEXT || o->export_format) && !session_whole(s)->callerchain_mode &&
+	    model_chains_broken(session_whole(s), line, sizeof(line)))
 		st_warn("chains: %s", line);
 }
 

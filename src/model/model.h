@@ -463,6 +463,8 @@ const struct unwind_stats *model_unwind_stats(const struct model *m);
  * and what unwinds them; false otherwise.
  */
 bool model_chain_note(const struct model *m, char *buf, size_t len);
+/* ... its part that is a warning: most frame-pointer chains broke, and what unwinds them. */
+bool model_chains_broken(const struct model *m, char *buf, size_t len);
 /* What unwinds chains frame pointers broke: live, U; a recording, how to record again. */
 const char *model_unwind_hint(const struct model *m);
 

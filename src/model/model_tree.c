@@ -120,13 +120,31 @@ static void count_plain_chain(struct model *m, const struct st_sample *s, uint32
 		count_fp_chain(m, root);
 }
 
-bool model_chain_note(const struct model *m, char *buf, size_t len)
+/* Whether chains were unwound where frame pointers stopped (a share worth saying). */
+static bool unwound_some(const struct model *m)
+{
+	uint64_t unwound = m->auto_dwarf + m->kernel_walked;
+
+	return m->unwind_broken && unwound * 100 >= unwound + m->auto_fp;
+}
+
+bool model_chains_broken(const struct model *m, char *buf, size_t len)
 {
 	double rootless = m->fp_user_chains ? (double)m->fp_rootless / (double)m->fp_user_chains : 0;
 
+	if (unwound_some(m) || m->fp_user_chains < 100 || rootless < 0.25)
+		return false;
+	snprintf(buf, len, "%.0f%% of call chains stop before main or a thread's start: "
+		 "code without frame pointers (as Debian builds); %s",
+		 100 * rootless, model_unwind_hint(m));
+	return true;
+}
+
+bool model_chain_note(const struct model *m, char *buf, size_t len)
+{
 	uint64_t unwound = m->auto_dwarf + m->kernel_walked;
 
-	if (m->unwind_broken && unwound * 100 >= unwound + m->auto_fp) {
+	if (unwound_some(m)) {
 		const struct unwind_stats *u = model_unwind_stats(m);
 		uint64_t walks = u->by_rows + u->by_dwfl, cut = u->stops[STOP_COPY_END];
 		const struct stack_needs *sn = m->stack_needs;
@@ -154,12 +172,7 @@ bool model_chain_note(const struct model *m, char *buf, size_t len)
 				 "copy over %llu MiB/s", now / 1024, STACK_COPY_BUDGET >> 20);
 		return true;
 	}
-	if (m->fp_user_chains < 100 || rootless < 0.25)
-		return false;
-	snprintf(buf, len, "%.0f%% of call chains stop before main or a thread's start: "
-		 "code without frame pointers (as Debian builds); %s",
-		 100 * rootless, model_unwind_hint(m));
-	return true;
+	return model_chains_broken(m, buf, len);
 }
 
 const char *model_unwind_hint(const struct model *m)
