@@ -286,6 +286,16 @@ size_t cct_path(const struct cct *t, uint32_t node, uint32_t *frames)
 	return k;
 }
 
+uint32_t cct_add_path_of(struct cct *t, const struct cct *from, uint32_t node, uint64_t count,
+			 uint64_t weight)
+{
+	uint32_t path[CCT_MAX_DEPTH + 1];
+	size_t k = cct_path(from, node, path);
+	bool cut = k && path[0] == CCT_SYM_TRUNCATED;
+
+	return cct_add_samples(t, path + cut, k - cut, cut, count, weight);
+}
+
 void cct_transform(const struct cct *from, const struct cct_transform *x, struct cct *to)
 {
 	uint32_t path[CCT_MAX_DEPTH + 1];

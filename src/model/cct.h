@@ -103,6 +103,12 @@ void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t in
 uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
 			 uint64_t count, uint64_t weight);
 /*
+ * ... along the path to node of another tree (a part of it: a range's,
+ * an event's), "[truncated chain]" kept as the mark it is there.
+ */
+uint32_t cct_add_path_of(struct cct *t, const struct cct *from, uint32_t node, uint64_t count,
+			 uint64_t weight);
+/*
  * parent's child for sym, made if new (0: the tree is full).  For a
  * caller that keeps the path it built (a thread's last chain).
  */

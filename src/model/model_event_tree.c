@@ -16,7 +16,6 @@ bool model_event_tree(const struct model *m, int event, uint64_t from, uint64_t 
 		      struct cct *out)
 {
 	size_t ne = (size_t)m->nsampled;
-	uint32_t path[CCT_MAX_DEPTH + 1];
 	uint64_t *v;
 
 	if (m->nsampled < 2 || event < 0 || event >= m->nsampled ||
@@ -27,14 +26,9 @@ bool model_event_tree(const struct model *m, int event, uint64_t from, uint64_t 
 	out->weighed = event == m->offcpu_event;
 	for (size_t i = 1; i < m->tree.n; i++) {
 		const uint64_t *e = v + (i * ne + (size_t)event) * 2;
-		size_t k;
-		bool cut;
 
-		if (!e[0])
-			continue;
-		k = cct_path(&m->tree, (uint32_t)i, path);
-		cut = k && path[0] == CCT_SYM_TRUNCATED;
-		cct_add_samples(out, path + cut, k - cut, cut, e[0], e[1]);
+		if (e[0])
+			cct_add_path_of(out, &m->tree, (uint32_t)i, e[0], e[1]);
 	}
 	free(v);
 	cct_settle(out);

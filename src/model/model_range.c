@@ -236,21 +236,12 @@ static void take_waits(struct model *out, const struct model *m, const struct ki
 /* The range's tree: each node's samples along the live tree's path to it. */
 static void take_tree(struct model *out, const struct cct *live, const struct range_part *p)
 {
-	uint32_t path[CCT_MAX_DEPTH + 1];
-
-	for (size_t i = 1; i < p->nodes; i++) {
-		size_t k;
-		bool cut;
-
-		if (!p->node[i].n)
-			continue;
-		k = cct_path(live, (uint32_t)i, path);
-		cut = k && path[0] == CCT_SYM_TRUNCATED;
-		cct_add_counters(&out->tree,
-				 cct_add_samples(&out->tree, path + cut, k - cut, cut,
-						 p->node[i].n, p->node[i].weight),
-				 p->node[i].cycles, p->node[i].instructions);
-	}
+	for (size_t i = 1; i < p->nodes; i++)
+		if (p->node[i].n)
+			cct_add_counters(&out->tree,
+					 cct_add_path_of(&out->tree, live, (uint32_t)i,
+							 p->node[i].n, p->node[i].weight),
+					 p->node[i].cycles, p->node[i].instructions);
 }
 
 bool model_range(const struct model *m, uint64_t from, uint64_t to,

@@ -1051,6 +1051,13 @@ void session_range_ns(const struct session *s, uint64_t *from, uint64_t *to)
 	}
 }
 
+void session_counted_ns(const struct session *s, uint64_t *from, uint64_t *to)
+{
+	session_range_ns(s, from, to);
+	if (!s->ranged && *from < s->model.zeroed_at)
+		*from = s->model.zeroed_at;
+}
+
 int session_select_range(struct session *s, double from, double to)
 {
 	const struct model *m = &s->model;

@@ -157,6 +157,8 @@ int session_select_range(struct session *s, double from, double to);
 void session_clear_range(struct session *s);
 /* The selected range as record times [*from, *to) (ns); the whole of time without one. */
 void session_range_ns(const struct session *s, uint64_t *from, uint64_t *to);
+/* ... what the tables count of the history: the range, or since x or z zeroed them. */
+void session_counted_ns(const struct session *s, uint64_t *from, uint64_t *to);
 
 /*
  * The UI's [ and ]: halves (step -1) or doubles (step 1) the sampling

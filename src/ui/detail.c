@@ -100,10 +100,8 @@ static void detail_refresh(struct view *v)
 		const struct session *s = v->ui->s;
 		uint64_t from, to;
 
-		session_range_ns(s, &from, &to);
 		/* After x or z, the disassembly's counts start where the table's did. */
-		if (from < session_whole(s)->zeroed_at && !session_ranged(s))
-			from = session_whole(s)->zeroed_at;
+		session_counted_ns(s, &from, &to);
 		annotation_count(&d->a, session_whole(s), from, to);
 		free(d->callers);
 		free(d->callees);

@@ -351,10 +351,8 @@ static const struct cct *event_tree(struct tree_view *t, const struct cct *poole
 
 	if (w->nsampled < 2)
 		return pooled;
-	session_range_ns(s, &from, &to);
 	/* After x or z, as the pooled tree's counts: from then on. */
-	if (!session_ranged(s) && from < w->zeroed_at)
-		from = w->zeroed_at;
+	session_counted_ns(s, &from, &to);
 	if (w->shown_event != t->event_of || from != t->event_from || to != t->event_to ||
 	    (w->samples != t->event_samples && now >= t->next_event_ns)) {
 		cct_free(&t->event_tree);
