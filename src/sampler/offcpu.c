@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
 #include <uthash.h>
 
 #include "ring/record.h"
@@ -38,6 +40,14 @@ int offcpu_tracepoint_find(const char *root, struct offcpu_tracepoint *tp, char 
 	size_t fmt_len = 0;
 	int err = -ENOENT;
 
+	/*
+	 * Root on a machine that mounted no tracefs: mount it where the kernel
+	 * keeps its mount point, as perf does, rather than fail on the first
+	 * run and work after perf's.
+	 */
+	if (!root && geteuid() == 0 && access("/sys/kernel/tracing/events", F_OK) != 0 &&
+	    access("/sys/kernel/tracing", F_OK) == 0)
+		(void)mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
 	for (size_t i = 0; i < (root ? 1 : sizeof(roots) / sizeof(roots[0])) && !id; i++) {
 		snprintf(path, sizeof(path), "%s/events/sched/sched_switch/id", root ? root : roots[i]);
 		id = st_read_file(path, NULL);

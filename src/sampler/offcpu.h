@@ -24,7 +24,8 @@ struct offcpu_tracepoint {
 
 /*
  * Reads sched_switch's id and format from tracefs (root's /sys/kernel/tracing,
- * or debugfs's).  0, or -errno with why (what is missing, what to do) in why.
+ * or debugfs's), mounting root's when it is not.  0, or -errno with why (what
+ * is missing, what to do) in why.
  */
 int offcpu_tracepoint_find(const char *root, struct offcpu_tracepoint *tp, char *why,
 			   size_t len);
