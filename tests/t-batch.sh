@@ -68,6 +68,42 @@ if not total or any(not 15 < s < 35 for s in shares.values()):
     sys.exit(f"a phase is not near 25% of the phases' time: {shares}")
 PY
 
+# TOTAL% (perf top --children): a function's share of the samples that
+# passed through it, recursion once; sorted by it, functions no sample
+# ended in (main) have rows.  Against the JSON's own tree, by counts (the
+# periods are randomized by 3%: a few hundredths apart).
+"$SHIMTOP" --batch -g -s children --format json -- "$SHIMTOP_DEMO" --seconds 2 \
+	>"$TMP/children.json" 2>"$TMP/err" || fail "-s children failed: $(cat "$TMP/err")"
+python3 - "$TMP/children.json" <<'PY' || fail "TOTAL% is not the tree's share through each function"
+import json, sys
+d = json.load(open(sys.argv[1]))
+nodes = {n['id']: n for n in d['tree']['nodes']}
+def above(n):
+    while n['parent']:
+        n = nodes[n['parent']]
+        yield n['name']
+through = {}
+for n in nodes.values():
+    if n['name'] not in above(n):
+        through[n['name']] = through.get(n['name'], 0) + n['total']
+rows = d['rows']
+bad = [(r['symbol'], r['total'], 100 * through.get(r['symbol'], 0) / d['samples'])
+       for r in rows if abs(r['total'] - 100 * through.get(r['symbol'], 0) / d['samples']) > 0.1]
+main = [r for r in rows if r['symbol'] == 'main']
+if bad or not main or main[0]['self'] != 0 or main[0]['total'] < 95:
+    sys.exit(f"rows against the tree: {bad[:5]}; main: {main}")
+if [r['total'] for r in rows] != sorted((r['total'] for r in rows), reverse=True):
+    sys.exit("rows not sorted by TOTAL")
+if through['recurse_tree'] > d['samples'] or any(r['total'] < r['self'] - 0.1 for r in rows):
+    sys.exit("a share through passes the whole, or is under its own")
+PY
+"$SHIMTOP" --batch -g --duration 1 -- "$SHIMTOP_DEMO" --seconds 2 >"$TMP/text" 2>&1
+grep -q "^  SELF%  TOTAL%  " "$TMP/text" || fail "-g: no TOTAL% beside SELF%: $(grep SELF "$TMP/text")"
+"$SHIMTOP" --batch -g none --duration 1 -- "$SHIMTOP_DEMO" --seconds 2 >"$TMP/text" 2>&1
+grep -q "TOTAL%" "$TMP/text" && fail "no chains, yet a TOTAL% column: $(grep SELF "$TMP/text")"
+"$SHIMTOP" --batch -g -s pid,sym --duration 1 -- "$SHIMTOP_DEMO" --seconds 2 >"$TMP/text" 2>&1
+grep -q "TOTAL%" "$TMP/text" && fail "rows by process have TOTAL% (kept by function): $(grep SELF "$TMP/text")"
+
 # -d: one JSON object per interval, plus the final one.
 "$SHIMTOP" --demo --batch --duration 2.5 -d 1 --format json >"$TMP/lines" 2>"$TMP/err"
 n=$(grep -c '^{' "$TMP/lines")

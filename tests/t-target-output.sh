@@ -35,6 +35,8 @@ $(screen)"
 	[ "$(grep -c '^TALK OUT' "$out")" -ge 20 ] && grep -q '^TALK ERR' "$out" ||
 		fail "the output file lacks the command's stdout and stderr: $(head -5 "$out")"
 	! grep -q "STDIN IS A TERMINAL" "$out" || fail "the command reads the UI's terminal"
+	# The note goes after a few seconds: the first screen's keys come back.
+	wait_for "F1Help" "the output note hides the footer's keys for good"
 	[ "$(stat -c %a "$out")" = 600 ] || fail "the output file is $(stat -c %a "$out"), not 600"
 	quit_ui
 	# A command that said nothing leaves no file behind.

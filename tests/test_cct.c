@@ -718,6 +718,69 @@ static void links_recursive(void)
 	cct_free(&t);
 }
 
+/*
+ * TOTAL%: a function's weight through it.  The links' trees, weighed ten
+ * a sample: b 50 (its recursive sample once), main 70, a 60; r 60, leaf
+ * 50.  Then 3,000 made-up paths of six functions with repeats, cut
+ * chains among them: each function's weight through it is what
+ * cct_links counts through it (weight = count), and main's is the whole.
+ */
+static void through_by_symbol(void)
+{
+	enum { MAIN = 1, A, B, R, LEAF, NSYM = 8 };
+	const uint32_t mab[] = { MAIN, A, B }, mb[] = { MAIN, B }, ma[] = { MAIN, A };
+	const uint32_t mabb[] = { MAIN, A, B, B }, deep[] = { MAIN, R, R, R, R, LEAF };
+	uint64_t by_sym[NSYM], x = 88172645463325252ull, whole = 0;
+	struct cct t;
+
+	cct_init(&t);
+	cct_through_by_symbol(&t, by_sym, NSYM);
+	CHECK_EQ_U64(by_sym[MAIN], 0);
+	cct_add_samples(&t, mab, 3, false, 3, 30);
+	cct_add_samples(&t, mb, 2, false, 1, 10);
+	cct_add_samples(&t, ma, 2, false, 2, 20);
+	cct_add_samples(&t, mabb, 4, false, 1, 10);
+	cct_add_samples(&t, deep, 6, false, 5, 50);
+	cct_add_samples(&t, deep, 2, false, 1, 10);
+	cct_through_by_symbol(&t, by_sym, NSYM);
+	CHECK_EQ_U64(by_sym[MAIN], 130);
+	CHECK_EQ_U64(by_sym[A], 60);
+	CHECK_EQ_U64(by_sym[B], 50);
+	CHECK_EQ_U64(by_sym[R], 60);
+	CHECK_EQ_U64(by_sym[LEAF], 50);
+	CHECK_EQ_U64(by_sym[0], 0);
+	cct_clear(&t);
+
+	for (int i = 0; i < 3000; i++) {
+		uint32_t path[12] = { MAIN };
+		size_t n = 1 + (size_t)(x % 11);
+
+		for (size_t j = 1; j < n; j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			path[j] = (uint32_t)(A + x % (NSYM - A));
+		}
+		/* Every seventh is cut: its outer frames (main among them) are missing. */
+		if (i % 7 == 0)
+			cct_add_samples(&t, path + 1, n - 1 ? n - 1 : 1, true, 1, 1);
+		else
+			cct_add_samples(&t, path, n, false, 1, 1), whole++;
+	}
+	cct_settle(&t);
+	cct_through_by_symbol(&t, by_sym, NSYM);
+	CHECK_EQ_U64(by_sym[MAIN], whole);
+	for (uint32_t sym = A; sym < NSYM; sym++) {
+		struct cct_link *callers, *callees;
+		size_t ncallers, ncallees;
+
+		CHECK_EQ_U64(by_sym[sym], cct_links(&t, sym, &callers, &ncallers, &callees,
+						    &ncallees));
+		CHECK(by_sym[sym] > 0);
+		free(callers);
+		free(callees);
+	}
+	cct_free(&t);
+}
+
 /* Top-level node of t for function sym (by name), or 0. */
 static uint32_t top_named(const struct model *m, const struct cct *t, const char *name)
 {
@@ -826,6 +889,7 @@ int main(void)
 	node_ipc();
 	links();
 	links_recursive();
+	through_by_symbol();
 	folded();
 	seen_callers();
 	seen_many();

@@ -458,7 +458,8 @@ static void test_columns(void)
 	struct st_symbol sym = { .id = 7, .name = "main", .module = "a.out",
 				 .named_by = NAMED_BY_DEBUGINFOD };
 	struct model_row r = { .sym = &sym, .samples = 12, .weight = 12,
-			       .self = 50, .ipc = NAN, .waited_under = NAN };
+			       .self = 50, .ipc = NAN, .waited_under = NAN,
+			       .through = NAN };
 	char line[256];
 	struct column_set cs, other;
 	static const char *const ipc[] = { "ipc" };

@@ -450,6 +450,56 @@ uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
 	return through;
 }
 
+void cct_through_by_symbol(const struct cct *t, uint64_t *by_sym, size_t nsym)
+{
+	uint64_t *through;
+	uint32_t *on_path;
+	uint32_t at;
+
+	memset(by_sym, 0, nsym * sizeof(*by_sym));
+	if (t->n < 2)
+		return;
+	through = st_xmalloc(t->n * sizeof(*through));
+	on_path = st_xcalloc(nsym ? nsym : 1, sizeof(*on_path));
+	for (size_t i = 0; i < t->n; i++)
+		through[i] = t->nodes[i].self_weight;
+	/* A node is made after its parent: the deepest are summed first. */
+	for (size_t i = t->n; i-- > 1;)
+		through[t->nodes[i].parent] += through[i];
+	/*
+	 * Depth first by the child and sibling links, counting the functions
+	 * on the path: a node whose function is not above it adds its whole.
+	 */
+	at = t->nodes[CCT_ROOT].child;
+	while (at) {
+		const struct cct_node *n = &t->nodes[at];
+
+		if (n->sym < nsym && on_path[n->sym]++ == 0)
+			by_sym[n->sym] += through[at];
+		if (n->child) {
+			at = n->child;
+			continue;
+		}
+		/* Leave it, and every parent whose last child it was. */
+		for (;;) {
+			n = &t->nodes[at];
+			if (n->sym < nsym)
+				on_path[n->sym]--;
+			if (n->sibling) {
+				at = n->sibling;
+				break;
+			}
+			at = n->parent;
+			if (at == CCT_ROOT) {
+				at = 0;
+				break;
+			}
+		}
+	}
+	free(on_path);
+	free(through);
+}
+
 size_t cct_bytes(const struct cct *t)
 {
 	return t->cap * sizeof(*t->nodes) + t->children.cap * sizeof(*t->children.slots);

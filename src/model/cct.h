@@ -195,6 +195,14 @@ struct cct_link {
 uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
 		   size_t *ncallers, struct cct_link **callees, size_t *ncallees);
 
+/*
+ * Each function's weight through it (its samples and its callees'), into
+ * by_sym[0..nsym-1] (zeroed here; functions beyond nsym left out): a
+ * sample counts once however often recursion repeats the function on its
+ * path, as perf's children do.  Needs no cct_settle: O(nodes).
+ */
+void cct_through_by_symbol(const struct cct *t, uint64_t *by_sym, size_t nsym);
+
 /* Bytes the tree holds. */
 size_t cct_bytes(const struct cct *t);
 

@@ -1155,6 +1155,8 @@ static int cmp_key(const struct model_row *a, const struct model_row *b,
 		return c ? c : (a->pid > b->pid) - (a->pid < b->pid);
 	case ST_SORT_OFFCPU:
 		return cmp_double(a->waited_under, b->waited_under);
+	case ST_SORT_TOTAL:
+		return cmp_double(a->through, b->through);
 	default:
 		return 0;
 	}
@@ -1236,6 +1238,7 @@ static void fill_row(const struct model *m, struct model_row *r, const struct ro
 	r->ipc = t->cycles ? (double)t->instructions / (double)t->cycles : NAN;
 	/* Of the symbol in every process, as IBS's. */
 	r->waited_under = m->offcpu_event >= 0 ? (double)model_waited_under(m, id) / 1e9 : NAN;
+	r->through = NAN;
 	/* Of the symbol in every process: IBS figures are not split by process. */
 	if (st) {
 		ibs[n] = *st;
@@ -1243,21 +1246,42 @@ static void fill_row(const struct model *m, struct model_row *r, const struct ro
 	}
 }
 
-static size_t rows_by_symbol(const struct model *m, struct model_row **rows)
+bool model_knows_through(const struct model *m)
+{
+	/* The tree pools events by count: -e a,b's shares through are its events' trees'. */
+	return m->tree.max_depth > 1 && m->nsampled < 2;
+}
+
+/*
+ * Sorted by TOTAL, a function samples only passed through has a row too
+ * (main, _start), as perf top --children lists them; else rows are where
+ * samples ended.
+ */
+static size_t rows_by_symbol(const struct model *m, bool every_caller, struct model_row **rows)
 {
 	size_t n = 0, nsym = symbolizer_count(m->symbols);
 	struct row_extras x;
 	struct model_row *r = rows_alloc(m, nsym, &x);
+	uint64_t *through = NULL;
 
+	if (model_knows_through(m)) {
+		through = st_xmalloc((nsym ? nsym : 1) * sizeof(*through));
+		cct_through_by_symbol(&m->tree, through, nsym);
+	}
 	for (uint32_t id = 0; id < nsym; id++) {
 		static const struct model_sym none;
 		const struct model_sym *t = id < m->per_sym_cap ? &m->per_sym[id] : &none;
 
 		/* A function waits passed through has a row, though no sample ended in it. */
-		if (!t->samples && !model_waited_under(m, id))
+		if (!t->samples && !model_waited_under(m, id) &&
+		    !(every_caller && through && through[id]))
 			continue;
-		fill_row(m, r, &x, n++, id, t);
+		fill_row(m, r, &x, n, id, t);
+		if (through)
+			r[n].through = share(m, through[id]);
+		n++;
 	}
+	free(through);
 	*rows = r;
 	return n;
 }
@@ -1336,7 +1360,7 @@ size_t model_rows_sorted(const struct model *m, const struct st_sort *sort,
 {
 	size_t n = sort->split == ST_SPLIT_PID ? rows_by_process(m, rows)
 		   : sort->split == ST_SPLIT_COMM ? rows_by_command(m, rows)
-		   : rows_by_symbol(m, rows);
+		   : rows_by_symbol(m, sort->key[0] == ST_SORT_TOTAL, rows);
 
 	sort_ctx = (struct sort_ctx){ *sort, invert };
 	if (sort_ctx.sort.nkeys < 1)

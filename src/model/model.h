@@ -49,6 +49,8 @@ struct model_row {
 	const double *event_share;
 	const struct ibs_stats *ibs;	/* the symbol's IBS figures (the rows' copy), or NULL */
 	double waited_under;	/* --off-cpu: seconds waits spent under it (NAN without) */
+	/* TOTAL%: the share of samples through it, callees' too, by function (NAN: unknown). */
+	double through;
 };
 
 /* Rows by a key of two words: the index's values are places in rows (NULL: deleted). */
@@ -577,8 +579,15 @@ void model_zero(struct model *m);
 void model_flush(struct model *m);
 
 /*
+ * Whether rows know their share through (TOTAL%): the samples have call
+ * chains, of one event.
+ */
+bool model_knows_through(const struct model *m);
+
+/*
  * The per-symbol table, sorted; *rows is allocated (free it).  Returns
- * the row count.
+ * the row count.  Sorted by TOTAL, functions samples only passed
+ * through have rows too.
  */
 size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,
 		  struct model_row **rows);

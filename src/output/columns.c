@@ -173,6 +173,9 @@ const struct column columns[] = {
 	FIELD("SELF%", "self", 7, false, ST_SORT_SELF, 0, ST_SPLIT_NONE, FIELD_SHARE, self),
 	{ .title = "EVENT%", .key = "events", .width = 10, .sort = -1, .per_event = true,
 	  .json = events_json },
+	{ .title = "TOTAL%", .key = "total", .width = 7, .sort = ST_SORT_TOTAL,
+	  .field = FIELD_SHARE, .offset = offsetof(struct model_row, through), .through = true,
+	  .min_screen = 50 },
 	FIELD("SAMPLES", "samples", 9, false, -1, 60, ST_SPLIT_NONE, FIELD_COUNT, samples),
 	FIELD(NULL, "weight", 0, false, -1, 0, ST_SPLIT_NONE, FIELD_COUNT, weight),
 	FIELD("IPC", "ipc", 6, false, ST_SORT_IPC, 0, ST_SPLIT_NONE, FIELD_IPC, ipc),
@@ -223,6 +226,7 @@ void columns_of_session(struct column_set *cs, const struct session *s)
 		       session_whole(s)->shown_event);
 	cs->ibs = ibs_model_active(&m->ibs);
 	cs->offcpu = m->offcpu_event >= 0;
+	cs->through = model_knows_through(m) && session_sort(s)->split == ST_SPLIT_NONE;
 }
 
 void columns_events(struct column_set *cs, const char (*names)[64], int n, int shown)
@@ -272,7 +276,8 @@ static bool shown(const struct column_set *cs, const struct column *c, int scree
 {
 	if (!c->title || (c->split != ST_SPLIT_NONE && c->split != split) ||
 	    cs->hidden[c - columns] ||
-	    !cells_of(cs, c) || (c->ibs && !cs->ibs) || (c->offcpu && !cs->offcpu))
+	    !cells_of(cs, c) || (c->ibs && !cs->ibs) || (c->offcpu && !cs->offcpu) ||
+	    (c->through && !cs->through))
 		return false;
 	return screen == 0 || screen >= c->min_screen;
 }
@@ -399,8 +404,8 @@ struct json_object *columns_json(const struct session *s, enum st_split split,
 		} else if (c->field != FIELD_CELL) {
 			struct json_object *v = table_field_json(c->field, c->offset, r);
 
-			/* Off-CPU members only where the session has waits (else NAN: none). */
-			if (v || !c->offcpu)
+			/* Off-CPU and through members only where known (else NAN: none). */
+			if (v || !(c->offcpu || c->through))
 				json_object_object_add(o, c->key, v);
 		}
 	}

@@ -30,6 +30,7 @@ struct column {
 	void (*format)(const struct model_row *r, char *buf, size_t len);
 	bool ibs;			/* an IBS figure: shown once IBS samples arrive */
 	bool offcpu;			/* shown with off-CPU samples (--off-cpu) */
+	bool through;			/* shown where rows know it (model_knows_through) */
 	/* Adds the cell to a JSON row under key (or nothing); NULL: not in the JSON. */
 	void (*json)(struct json_object *row, const char *key, const struct model_row *r,
 		     const struct session *s);
@@ -52,6 +53,7 @@ struct column_set {
 	bool hidden[COLUMNS_MAX];	/* by the user (setup) */
 	bool ibs;			/* the IBS columns: IBS samples arrived */
 	bool offcpu;			/* the off-CPU column: the session samples waits */
+	bool through;			/* TOTAL%: chains of one event, rows by function */
 	struct {
 		char name[64];
 		int index;		/* the event's */

@@ -78,8 +78,8 @@ static const char usage_text[] =
 "                         call tree as FlameGraph's folded stacks)\n"
 "  -s, --sort KEYS        comma list: perf's names (overhead, dso, sym, comm,\n"
 "                         pid) order by overhead, ties by the keys; ipc,\n"
-"                         self, module, symbol, offcpu order by that\n"
-"                         column; comm\n"
+"                         self, total (children), module, symbol, offcpu\n"
+"                         order by that column; comm\n"
 "                         or pid make a row per process and symbol\n"
 "  -H, --threads          batch text: also print the per-thread table\n"
 "  -P, --processes        batch text: also print the per-process table\n"
@@ -327,7 +327,7 @@ const char *st_export_name(enum st_export how)
 
 /* The --sort names, in enum st_sort_key order. */
 static const char *const sort_names[ST_SORT_COUNT] = {
-	"self", "ipc", "module", "symbol", "comm", "offcpu",
+	"self", "ipc", "module", "symbol", "comm", "offcpu", "total",
 };
 
 const char *sort_key_name(enum st_sort_key k)
@@ -336,7 +336,7 @@ const char *sort_key_name(enum st_sort_key k)
 }
 
 /*
- * One -s key: today's names (self, ipc, module, symbol, comm, offcpu), and perf's
+ * One -s key: today's names (self, ipc, module, symbol, comm, offcpu, total), and perf's
  * (overhead, sample, dso, sym, pid, comm), *perf set for perf's.
  */
 static int sort_key_of(const char *name, bool *perf)
@@ -355,6 +355,9 @@ static int sort_key_of(const char *name, bool *perf)
 		if (!strcmp(name, perf_names[i].name))
 			return perf_names[i].key;
 	*perf = !strcmp(name, "comm");
+	/* perf top --children's column, which it then orders by. */
+	if (!strcmp(name, "children"))
+		return ST_SORT_TOTAL;
 	for (int k = 0; k < ST_SORT_COUNT; k++)
 		if (!strcmp(name, sort_names[k]))
 			return k;
@@ -381,7 +384,7 @@ static int parse_sort(struct st_sort *sort, const char *list)
 			sort->key[sort->nkeys++] = ST_SORT_SELF;
 
 		if (k < 0) {
-			rc = bad("unknown sort key '%s' (overhead, ipc, dso, sym, comm, pid)",
+			rc = bad("unknown sort key '%s' (overhead, total, ipc, dso, sym, comm, pid)",
 				 tok);
 			break;
 		}

@@ -92,7 +92,8 @@ static void detail_refresh(struct view *v)
 	    symbolizer_symbol(session_whole(v->ui->s)->symbols, d->id)) {
 		/* A caller with no samples of its own: its calls and code, self 0. */
 		d->row = (struct model_row){
-			.sym = symbolizer_symbol(session_whole(v->ui->s)->symbols, d->id), .ipc = NAN };
+			.sym = symbolizer_symbol(session_whole(v->ui->s)->symbols, d->id), .ipc = NAN,
+			.through = NAN };
 		d->found = true;
 	}
 	session_settle(v->ui->s);	/* the tree's totals, for cct_links */

@@ -8,6 +8,7 @@
 #include "ui/ui_internal.h"
 #include "session/session.h"
 #include "symbols/symbols.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -96,6 +97,10 @@ void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
 	if (top->browser && browser_status(top->browser, buf, sizeof(buf))) {
 		draw_text(w, 0, 0, cols, ui->attr[TH_SEARCH], buf);
 		return;
+	}
+	if (ui->message[0] && ui->message_until && st_now_ns() >= ui->message_until) {
+		ui->message[0] = '\0';
+		ui->message_until = 0;
 	}
 	if (ui->message[0]) {
 		draw_text(w, 0, 0, cols, ui->attr[TH_WARNING], ui->message);

@@ -513,6 +513,7 @@ static bool handle_key(struct ui *ui, int code)
 	enum view_reaction r = VIEW_IGNORED;
 
 	ui->message[0] = '\0';
+	ui->message_until = 0;
 	/* The path question takes the keys; a resize is still laid out. */
 	if (ui->snapshot_path.active && code != KEY_RESIZE) {
 		if (code != KEY_MOUSE)
@@ -584,10 +585,15 @@ static int start_terminal(struct ui *ui)
 		return -ENOTTY;
 	}
 	ui->utf8 = draw_locale_is_utf8();
-	/* Said once; the footer keeps naming it where there is room. */
-	if (!ui->message[0] && session_target_output(ui->s))
+	/*
+	 * Said once, for a few seconds: the footer's keys are the first
+	 * screen's too, and it keeps naming the file where there is room.
+	 */
+	if (!ui->message[0] && session_target_output(ui->s)) {
 		snprintf(ui->message, sizeof(ui->message), "the command's output goes to %s "
 			 "(--target-output)", session_target_output(ui->s));
+		ui->message_until = st_now_ns() + 6000000000ull;
+	}
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -760,6 +766,7 @@ static void ui_say(void *arg, bool warning, const char *msg)
 
 	(void)warning;
 	snprintf(ui->message, sizeof(ui->message), "%s", msg);
+	ui->message_until = 0;
 }
 
 static void ui_end(void *arg)
@@ -782,6 +789,9 @@ bool ui_sort_offered(const struct ui *ui, enum st_sort_key key)
 {
 	if (key == ST_SORT_OFFCPU)
 		return session_whole(ui->s)->offcpu_event >= 0;
+	if (key == ST_SORT_TOTAL)
+		return model_knows_through(session_tables(ui->s)) &&
+		       session_sort(ui->s)->split == ST_SPLIT_NONE;
 	return key != ST_SORT_PROCESS || session_sort(ui->s)->split != ST_SPLIT_NONE;
 }
 

@@ -49,6 +49,7 @@ struct ui {
 	WINDOW *strip_win[UI_MAX_STRIPS];
 	WINDOW *body, *footer;
 	char message[256];		/* one-shot footer message */
+	uint64_t message_until;		/* st_now_ns() it goes at (0: at the next key) */
 	/* s that could not write: where to, asked in the footer. */
 	struct prompt snapshot_path;
 	char snapshot_question[160];
