@@ -44,6 +44,8 @@ struct detail_view {
 	int back[16];		/* where followed jumps left from (Esc returns) */
 	int nback;
 	bool centred;		/* the hottest instruction was brought into view */
+	int alone;		/* the code alone: 1, the summary too: 0; -1 by the view's height */
+	bool drawn_alone;	/* as it was last drawn, for a to turn over */
 	struct cct_link *callers, *callees;	/* from the call tree, hottest first */
 	size_t ncallers, ncallees;
 	uint64_t through;	/* samples through it in the tree */
@@ -432,16 +434,27 @@ static void detail_draw(struct view *v, WINDOW *w)
 	nsum = summary_rows(d, NULL, cols);
 	sum = st_xcalloc((size_t)nsum, sizeof(*sum));
 	summary_rows(d, sum, cols);
-	/*
-	 * The summary gives way to keep eight rows or a third of the view for
-	 * the code (at 80x24 it left four); its last row, the code's heading,
-	 * stays.
-	 */
-	int code_want = rows / 3 > 8 ? rows / 3 : 8;
-	int code_min = (int)d->nrows < code_want ? (int)d->nrows : code_want;
+	d->drawn_alone = d->alone < 0 ? rows < 30 && d->nrows : d->alone;
+	if (d->drawn_alone) {
+		/* One line says whose code it is; a keeps the rest a key away. */
+		char line[512];
 
-	for (int k = 0; k < nsum - 1 && y < rows - code_min - 1; k++)
-		draw_text(w, y++, 0, cols, sum[k].attr, sum[k].text);
+		snprintf(line, sizeof(line), "%s  %s  self %.2f%%  %llu samples  (a: the summary)",
+			 d->row.sym->name, d->row.sym->module, d->row.self,
+			 (unsigned long long)d->row.samples);
+		draw_text(w, 0, 0, cols, v->ui->attr[TH_COLUMNS], line);
+	} else {
+		/*
+		 * The summary gives way to keep eight rows or a third of the view
+		 * for the code (at 80x24 it left four); its last row, the code's
+		 * heading, stays.
+		 */
+		int code_want = rows / 3 > 8 ? rows / 3 : 8;
+		int code_min = (int)d->nrows < code_want ? (int)d->nrows : code_want;
+
+		for (int k = 0; k < nsum - 1 && y < rows - code_min - 1; k++)
+			draw_text(w, y++, 0, cols, sum[k].attr, sum[k].text);
+	}
 	if (nsum && y < rows)
 		draw_text(w, y++, 0, cols, sum[nsum - 1].attr, sum[nsum - 1].text);
 	free(sum);
@@ -622,6 +635,10 @@ static enum view_reaction detail_key(struct view *v, int code, enum ui_action a)
 	case UA_LINKS:
 		v->next = links_view_create(v->ui, d->id);
 		return VIEW_PUSH;
+	case UA_CODE_ALONE:
+		d->alone = !d->drawn_alone;
+		d->centred = false;	/* the hottest instruction in view again */
+		return VIEW_REDRAW;
 	default:
 		return VIEW_IGNORED;
 	}
@@ -639,8 +656,8 @@ static void detail_destroy(struct view *v)
 	view_free(v);
 }
 
-static const enum ui_action detail_actions[] = { UA_HELP, UA_HOT_NEXT, UA_LINKS, UA_PAGE_DOWN,
-						 UA_BACK, UA_QUIT, UA_NONE };
+static const enum ui_action detail_actions[] = { UA_HELP, UA_HOT_NEXT, UA_LINKS, UA_CODE_ALONE,
+						 UA_PAGE_DOWN, UA_BACK, UA_QUIT, UA_NONE };
 
 static const struct view_ops detail_ops = {
 	.name = "detail",
@@ -658,6 +675,7 @@ struct view *detail_view_create(struct ui *ui, uint32_t symbol_id)
 	struct detail_view *d = view_new(sizeof(*d), &detail_ops, ui);
 
 	d->id = symbol_id;
+	d->alone = -1;
 	source_cache_init(&d->src);
 	return &d->v;
 }

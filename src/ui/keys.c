@@ -131,6 +131,9 @@ const struct ui_key ui_keys[] = {
 	  "the previous hot instruction" },
 	{ UA_LINKS, SCOPE_DETAIL, { 'c' }, "`c`", "Callers", "c",
 	  "its callers and callees as a list: Enter opens one's detail" },
+	{ UA_CODE_ALONE, SCOPE_DETAIL, { 'a' }, "`a`", "Summary", "a",
+	  "the summary above the code, or the code alone, as perf annotate shows it "
+	  "(alone first under 30 lines)" },
 
 	{ UA_PROMPT_DONE, SCOPE_PROMPT, { '\n', KEY_ENTER }, "Enter", NULL, NULL,
 	  "keep what was typed (a search stays on its match, a filter stays)" },

@@ -85,6 +85,7 @@ enum ui_action {
 	UA_HOT_NEXT,
 	UA_HOT_PREV,
 	UA_LINKS,
+	UA_CODE_ALONE,
 	/* A prompt's (search, filter): every other key is typed. */
 	UA_PROMPT_DONE,
 	UA_PROMPT_CANCEL,
