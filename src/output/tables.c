@@ -557,12 +557,18 @@ static struct json_object *thread_top_json(const void *r, const struct model *m)
 }
 
 static const struct table_column thread_columns[] = {
-	TABLE_FIELD("TID", "tid", 8, false, FIELD_ID, struct model_thread_row, tid),
-	TABLE_FIELD("PID", "pid", 8, false, FIELD_ID, struct model_thread_row, pid),
-	TABLE_FIELD("COMMAND", "comm", 16, true, FIELD_CHARS, struct model_thread_row, comm),
-	TABLE_FIELD("SAMPLES", "samples", 9, false, FIELD_COUNT, struct model_thread_row, samples),
+	/*
+	 * Under 100 columns the top symbol gets what a thread table can give:
+	 * ids of pid_max's 7 digits, a command of its 15 characters.
+	 */
+	TABLE_FIELD("TID", "tid", 8, false, FIELD_ID, struct model_thread_row, tid, .narrow = 7),
+	TABLE_FIELD("PID", "pid", 8, false, FIELD_ID, struct model_thread_row, pid, .narrow = 7),
+	TABLE_FIELD("COMMAND", "comm", 16, true, FIELD_CHARS, struct model_thread_row, comm,
+		    .narrow = 15),
+	TABLE_FIELD("SAMPLES", "samples", 9, false, FIELD_COUNT, struct model_thread_row, samples,
+		    .narrow = 8),
 	TABLE_FIELD("SHARE", "share", 7, false, FIELD_SHARE, struct model_thread_row, share),
-	TABLE_FIELD("IPC", "ipc", 6, false, FIELD_IPC, struct model_thread_row, ipc),
+	TABLE_FIELD("IPC", "ipc", 6, false, FIELD_IPC, struct model_thread_row, ipc, .narrow = 5),
 	/* --off-cpu: where each thread's wall time went, in seconds. */
 	TABLE_FIELD("ON-CPU", "on_cpu_s", 7, false, FIELD_SECONDS, struct model_thread_row, on_cpu,
 		    .optional = true, .narrow = 6),
