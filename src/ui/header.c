@@ -138,8 +138,8 @@ static void caveat_text(const struct ui *ui, char *buf, size_t len)
 	const struct st_source_info *info = session_info(s);
 
 	if (session_ranged(s)) {
-		int n = snprintf(buf, len, "range %.3f-%.3f s%s: every table shows it alone, Esc "
-				 "in the timeline clears it; ", session_range_from(s),
+		int n = snprintf(buf, len, "range %.3f-%.3f s%s in every table (Esc in the "
+				 "timeline clears it); ", session_range_from(s),
 				 session_range_to(s), session_range_complete(s) ? "" : " (partly dropped)");
 
 		if (n > 0 && (size_t)n < len) {
@@ -175,15 +175,18 @@ static void caveat_text(const struct ui *ui, char *buf, size_t len)
 	}
 }
 
-/* The caveat wraps over up to this many lines: the table keeps the rest. */
+/*
+ * The caveat wraps over up to this many lines, a range's one more (the
+ * caveat it puts off is still true): the table keeps the rest.
+ */
 #define CAVEAT_MAX_LINES 3
 
-static int caveat_lines(const char *text, int cols)
+static int caveat_lines(const struct ui *ui, const char *text, int cols)
 {
-	int n = 1;
+	int n = 1, most = CAVEAT_MAX_LINES + session_ranged(ui->s);
 	const char *next;
 
-	for (draw_wrap(text, cols, &next); *next && n < CAVEAT_MAX_LINES; n++)
+	for (draw_wrap(text, cols, &next); *next && n < most; n++)
 		draw_wrap(next, cols, &next);
 	return n;
 }
@@ -213,7 +216,7 @@ static int header_lines(struct view *v, int cols)
 	if (v->ui->settings.brief_header)
 		return 2;
 	caveat_text(v->ui, buf, sizeof(buf));
-	return 3 + caveat_lines(buf, cols);
+	return 3 + caveat_lines(v->ui, buf, cols);
 }
 
 static void header_draw(struct view *v, WINDOW *w)
