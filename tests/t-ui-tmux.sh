@@ -60,6 +60,12 @@ wait_for "SELF%v"
 # Enter opens the selected row's detail (a pushed view); Esc pops it.
 $T send-keys -t ui '/' 'p' 'h' 'a' 's' 'e' '_' 'c' 'o' 'm' Enter
 $T send-keys -t ui Enter
+# Under 30 lines the code takes the view, one line naming it; a brings
+# the summary above it.
+wait_for "^phase_compute  shimtop-demo  self [0-9.]+%  [0-9]+ samples  \(a: the summary\)" \
+	"the detail's code is not alone under 30 lines"
+wait_for "aSummary" "the detail's footer does not name a"
+$T send-keys -t ui a
 wait_for "^SYMBOL DETAIL"
 wait_for "^symbol +phase_compute" "detail of the wrong row"
 wait_for "^module +shimtop-demo" "detail has no module"
@@ -184,7 +190,7 @@ $T kill-server 2>/dev/null
 "$TESTS_BIN/gen_records" chains "$TMP/chains.rec" >/dev/null || fail "gen_records chains"
 ui_session -x 80 -y 24 "env LANG=C.UTF-8 '$SHIMTOP' -i '$TMP/chains.rec'; sleep 30"
 wait_for "end of recording"
-$T send-keys -t ui / && $T send-keys -t ui -l fn_a && $T send-keys -t ui Enter Enter
+$T send-keys -t ui / && $T send-keys -t ui -l fn_a && $T send-keys -t ui Enter Enter a
 wait_for "100 of 100 samples on them" "gen_fn_a's detail has no disassembly counts"
 $T send-keys -t ui x
 wait_for "^samples  0 " "x did not zero the detail's samples"
