@@ -282,6 +282,14 @@ if command -v tmux >/dev/null; then
 	$T send-keys -t ui 6
 	wait_for "stop before main or a thread's start: .*--call-graph auto \(the UI's U\) unwinds it"
 	wait_for "^ *(99\.[0-9]+|100\.00)% +[0-9.]+% +- \[unknown\]\$"
+	# The detail's callers: past a broken chain, one marked row with the
+	# hint, not the garbage frames' functions.
+	$T send-keys -t ui 1 / leaf_work Enter Enter
+	wait_for "^callers  \[callers past a broken chain\] 100\.0%\$" \
+		"the detail lists a broken chain's frames as callers"
+	wait_for "^ +\(frame pointers broke in code without them: --call-graph auto \(the UI's U\)" \
+		"the detail's broken callers come without the hint"
+	$T send-keys -t ui Escape 6
 	$T send-keys -t ui U
 	wait_for "--call-graph auto: a 8192-byte stack copy per sample, unwound by DWARF"
 	$T send-keys -t ui x

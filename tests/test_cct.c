@@ -718,6 +718,46 @@ static void links_recursive(void)
 	cct_free(&t);
 }
 
+/* Paths that start at 10 (main) are whole; at 20 (a garbage frame) broken. */
+static bool starts_at_main(uint32_t top, void *arg)
+{
+	(void)arg;
+	return top == 10;
+}
+
+/*
+ * Callers past a broken chain: main > a > b (3), junk > x > b (2), junk >
+ * b > b (1, recursion).  b's callers are a (3) and one marked link of 3
+ * samples (the recursive one once), not x or b; its callees keep b
+ * (1); without the predicate the callers are as cct_links gives them.
+ */
+static void links_broken(void)
+{
+	enum { MAIN = 10, A, B, JUNK = 20, X };
+	const uint32_t mab[] = { MAIN, A, B }, jxb[] = { JUNK, X, B }, jbb[] = { JUNK, B, B };
+	struct cct_link *callers, *callees;
+	size_t ncallers, ncallees;
+	struct cct t;
+
+	cct_init(&t);
+	cct_add_samples(&t, mab, 3, false, 3, 3);
+	cct_add_samples(&t, jxb, 3, false, 2, 2);
+	cct_add_samples(&t, jbb, 3, false, 1, 1);
+	cct_settle(&t);
+	CHECK_EQ_U64(cct_links_trusting(&t, B, starts_at_main, NULL, &callers, &ncallers,
+					&callees, &ncallees), 6);
+	CHECK(ncallers == 2 && callers[0].sym == A && callers[0].samples == 3 &&
+	      callers[1].sym == CCT_SYM_BROKEN && callers[1].samples == 3);
+	CHECK(ncallees == 1 && callees[0].sym == B && callees[0].samples == 1);
+	free(callers);
+	free(callees);
+	CHECK_EQ_U64(cct_links(&t, B, &callers, &ncallers, &callees, &ncallees), 6);
+	CHECK(ncallers == 4);
+	free(callers);
+	free(callees);
+	cct_free(&t);
+}
+
 /*
  * TOTAL%: a function's weight through it.  The links' trees, weighed ten
  * a sample: b 50 (its recursive sample once), main 70, a 60; r 60, leaf
@@ -890,6 +930,7 @@ int main(void)
 	links();
 	links_recursive();
 	through_by_symbol();
+	links_broken();
 	folded();
 	seen_callers();
 	seen_many();

@@ -411,8 +411,23 @@ static bool called_above(const struct cct *t, uint32_t at, uint32_t caller, uint
 	return false;
 }
 
+/* The function a node's path starts at (its top-level ancestor's). */
+static uint32_t top_of(const struct cct *t, uint32_t at)
+{
+	while (t->nodes[at].parent != CCT_ROOT)
+		at = t->nodes[at].parent;
+	return t->nodes[at].sym;
+}
+
 uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
 		   size_t *ncallers, struct cct_link **callees, size_t *ncallees)
+{
+	return cct_links_trusting(t, sym, NULL, NULL, callers, ncallers, callees, ncallees);
+}
+
+uint64_t cct_links_trusting(const struct cct *t, uint32_t sym, cct_top_trusted trusted,
+			    void *arg, struct cct_link **callers, size_t *ncallers,
+			    struct cct_link **callees, size_t *ncallees)
 {
 	size_t ncap = 0, ecap = 0;
 	uint64_t through = 0;
@@ -430,8 +445,14 @@ uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
 			outer = t->nodes[at].sym != sym;
 		if (outer)
 			through += n->total;
-		if (n->parent == CCT_ROOT || !called_above(t, n->parent, t->nodes[n->parent].sym,
-							    sym)) {
+		if (trusted && n->parent != CCT_ROOT && !trusted(top_of(t, (uint32_t)i), arg)) {
+			/* Its callers are a broken chain's: one marked link, a sample once. */
+			if (outer) {
+				ST_GROW(*callers, ncap, *ncallers + 1);
+				(*callers)[(*ncallers)++] = (struct cct_link){ CCT_SYM_BROKEN, n->total };
+			}
+		} else if (n->parent == CCT_ROOT ||
+			   !called_above(t, n->parent, t->nodes[n->parent].sym, sym)) {
 			ST_GROW(*callers, ncap, *ncallers + 1);
 			(*callers)[(*ncallers)++] = (struct cct_link){
 				n->parent == CCT_ROOT ? CCT_SYM_ROOT : t->nodes[n->parent].sym,

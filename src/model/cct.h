@@ -27,6 +27,8 @@
 /* Function ids beyond the symbolizer's: the synthetic nodes. */
 #define CCT_SYM_ROOT		UINT32_MAX
 #define CCT_SYM_TRUNCATED	(UINT32_MAX - 1)
+/* A link, not a node: callers on chains that broke before a start (cct_links_trusting). */
+#define CCT_SYM_BROKEN		(UINT32_MAX - 2)
 
 struct cct_node {
 	uint32_t parent;		/* the root's is itself; below its children */
@@ -202,6 +204,17 @@ uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
  * path, as perf's children do.  Needs no cct_settle: O(nodes).
  */
 void cct_through_by_symbol(const struct cct *t, uint64_t *by_sym, size_t nsym);
+
+/*
+ * The same, where trusted says whether a path that starts at function
+ * top is whole: a path that is not (a frame-pointer chain through code
+ * without them stops at garbage) gives sym one caller, CCT_SYM_BROKEN,
+ * with its samples, for its frames above sym are not known to be callers.
+ */
+typedef bool (*cct_top_trusted)(uint32_t top, void *arg);
+uint64_t cct_links_trusting(const struct cct *t, uint32_t sym, cct_top_trusted trusted,
+			    void *arg, struct cct_link **callers, size_t *ncallers,
+			    struct cct_link **callees, size_t *ncallees);
 
 /* Bytes the tree holds. */
 size_t cct_bytes(const struct cct *t);

@@ -471,8 +471,18 @@ bool model_chains_broken(const struct model *m, char *buf, size_t len);
 const char *model_unwind_hint(const struct model *m);
 
 /*
+ * cct_links over tree (m's, or a part of it): while most frame-pointer
+ * chains broke (model_chains_broken), the callers of a chain that does
+ * not start at a start, kernel code or a cut are one CCT_SYM_BROKEN link.
+ */
+uint64_t model_links(const struct model *m, const struct cct *tree, uint32_t sym,
+		     struct cct_link **callers, size_t *ncallers, struct cct_link **callees,
+		     size_t *ncallees);
+
+/*
  * A call tree frame's name: its function's, or "[truncated chain]" (in
- * the tree CallerChaining rebuilt: "[callers not seen]").
+ * the tree CallerChaining rebuilt: "[callers not seen]"); a broken
+ * chain's callers "[callers past a broken chain]".
  */
 const char *model_frame_name(const struct model *m, uint32_t sym);
 /*

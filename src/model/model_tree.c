@@ -19,6 +19,8 @@ const char *model_frame_name(const struct model *m, uint32_t sym)
 	/* The tree CallerChaining rebuilt marks callers it never saw. */
 	if (sym == CCT_SYM_TRUNCATED)
 		return m->callerchain_mode ? "[callers not seen]" : "[truncated chain]";
+	if (sym == CCT_SYM_BROKEN)
+		return "[callers past a broken chain]";
 	return symbolizer_symbol(m->symbols, sym)->name;
 }
 
@@ -88,6 +90,26 @@ static bool is_start_frame(const struct model *m, uint32_t sym)
 	base = strrchr(st->module, '/');
 	base = base ? base + 1 : st->module;
 	return (st->unknown || st->named_by == NAMED_BY_EH_FRAME) && !strncmp(base, "libc.so.", 8);
+}
+
+/* A path that starts here is whole: at a start, in the kernel, or where a long chain was cut. */
+static bool top_trusted(uint32_t top, void *arg)
+{
+	const struct model *m = arg;
+
+	return top == CCT_SYM_TRUNCATED || is_start_frame(m, top) ||
+	       symbolizer_symbol(m->symbols, top)->named_by == NAMED_BY_KERNEL;
+}
+
+uint64_t model_links(const struct model *m, const struct cct *tree, uint32_t sym,
+		     struct cct_link **callers, size_t *ncallers, struct cct_link **callees,
+		     size_t *ncallees)
+{
+	char note[8];
+	bool broken = model_chains_broken(m, note, sizeof(note));
+
+	return cct_links_trusting(tree, sym, broken ? top_trusted : NULL, (void *)m, callers,
+				  ncallers, callees, ncallees);
 }
 
 /* Whether a chain whose outermost frame is root reached a start (cached by symbol). */

@@ -90,7 +90,7 @@ static void detail_refresh(struct view *v)
 			break;
 		}
 	free(rows);
-	if (!d->found && d->id < CCT_SYM_TRUNCATED &&
+	if (!d->found && d->id < CCT_SYM_BROKEN &&
 	    symbolizer_symbol(session_whole(v->ui->s)->symbols, d->id)) {
 		/* A caller with no samples of its own: its calls and code, self 0. */
 		d->row = (struct model_row){
@@ -108,8 +108,8 @@ static void detail_refresh(struct view *v)
 		annotation_count(&d->a, session_whole(s), from, to);
 		free(d->callers);
 		free(d->callees);
-		d->through = cct_links(&session_tables(s)->tree, d->id, &d->callers, &d->ncallers,
-				       &d->callees, &d->ncallees);
+		d->through = model_links(session_whole(s), &session_tables(s)->tree, d->id,
+					 &d->callers, &d->ncallers, &d->callees, &d->ncallees);
 	}
 }
 
@@ -314,6 +314,10 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 			called += d->callers[i].samples;
 		links_text(m, d->callers, d->ncallers, called, line, sizeof(line));
 		ROW(row, "callers  %s", line);
+		for (size_t i = 0; i < d->ncallers; i++)
+			if (d->callers[i].sym == CCT_SYM_BROKEN)
+				ROW(row, "         (frame pointers broke in code without them: %s)",
+				    model_unwind_hint(m));
 		if (d->ncallees) {
 			links_text(m, d->callees, d->ncallees, d->through, line, sizeof(line));
 			ROW(row, "callees  %s (of its %llu samples)", line,

@@ -100,8 +100,8 @@ static void links_refresh(struct view *v)
 	uint64_t through, called = 0;
 
 	session_settle(v->ui->s);
-	through = cct_links(&session_tables(v->ui->s)->tree, l->of, &callers, &ncallers,
-			    &callees, &ncallees);
+	through = model_links(session_whole(v->ui->s), &session_tables(v->ui->s)->tree, l->of,
+			      &callers, &ncallers, &callees, &ncallees);
 	free(l->rows);
 	l->rows = st_xcalloc(ncallers + ncallees + 1, sizeof(*l->rows));
 	l->n = 0;
@@ -135,8 +135,7 @@ static enum view_reaction links_key(struct view *v, int code, enum ui_action a)
 	case UA_OPEN:
 	case UA_RIGHT:
 		sel = browser_selected(&l->rows_shown);
-		if (!sel || l->rows[sel->ref].sym == CCT_SYM_ROOT ||
-		    l->rows[sel->ref].sym == CCT_SYM_TRUNCATED)
+		if (!sel || l->rows[sel->ref].sym >= CCT_SYM_BROKEN)
 			return VIEW_REDRAW;
 		v->next = detail_view_create(v->ui, l->rows[sel->ref].sym);
 		return VIEW_PUSH;
