@@ -74,8 +74,8 @@ shows() {
 # that it is only in B (not a row's "(only in B)": the Enter may not
 # have been read yet).
 detail_or_back() {
-	shows diff "^SYMBOL DETAIL|only in B \\("
-	if pane diff | grep -q "^SYMBOL DETAIL"; then
+	shows diff "^SYMBOL DETAIL|\\(a: the summary\\)\$|only in B \\("
+	if pane diff | grep -Eq "^SYMBOL DETAIL|\\(a: the summary\\)\$"; then
 		keys diff Escape
 		shows diff "B%[v^]? +CHANGE|CALLING CONTEXT, B - A"
 	fi
@@ -84,7 +84,7 @@ detail_or_back() {
 # One round of every view.  Each ends where it began: the symbol table.
 visit() {
 	keys "$1" 1 Down Down Down Enter
-	shows "$1" "^SYMBOL DETAIL"
+	shows "$1" "^SYMBOL DETAIL|\\(a: the summary\\)\$"
 	keys "$1" c
 	shows "$1" "SHARE +SAMPLES +FUNCTION"
 	keys "$1" Escape Escape H
@@ -115,7 +115,7 @@ else
 fi
 for s in $sessions; do
 	i=0
-	until pane "$s" | grep -Eq "^ +[0-9.]+% +[0-9]+ "; do
+	until pane "$s" | grep -Eq "^ +[0-9.]+% +([0-9.]+% +)?[0-9]+ "; do
 		i=$((i + 1))
 		[ $i -lt 300 ] || { fail "$s never showed a row: $(pane "$s")"; break; }
 		alive "$s" || break

@@ -203,7 +203,7 @@ command -v tmux >/dev/null || { finish; exit; }
 mkdir "$TMP/ui"
 replay_ui "$TMP/rec" 120 30 "$TMP/ui"
 # The table refreshed after the end: the phases lead it.
-wait_for "^ +[0-9.]+% +[0-9]+ .* phase_[a-z_]+\$"
+wait_for "^ +[0-9.]+% +([0-9.]+% +)?[0-9]+ .* phase_[a-z_]+\$"
 top=$(screen | grep -E "^ +[0-9.]+% " | head -3)
 $T send-keys -t ui s
 wait_for "snapshot shimtop-[0-9]+-[0-9]+\.snap \("
@@ -228,7 +228,7 @@ assert tree(rec) == tree(ui), 'the tree'
 PY
 replay_ui "$snap" 120 30
 wait_for "snapshot of pid [0-9]+ \(shimtop-demo\)  taken [0-9-]+ [0-9:]+ UTC on "
-wait_for "^ +[0-9.]+% +[0-9]+ .* phase_[a-z_]+\$"
+wait_for "^ +[0-9.]+% +([0-9.]+% +)?[0-9]+ .* phase_[a-z_]+\$"
 [ "$(screen | grep -E "^ +[0-9.]+% " | head -3)" = "$top" ] ||
 	fail "the snapshot's top rows differ: $top / $(screen | grep -E "^ +[0-9.]+% " | head -3)"
 $T send-keys -t ui 2

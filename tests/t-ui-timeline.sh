@@ -219,7 +219,7 @@ wait_for "range [0-9.]+-[0-9.]+ s: every table shows it alone"
 $T send-keys -t ui 1
 wait_for "SELF%"
 # The header's caveat names it, first, where 80 columns still show it.
-screen | grep -Eq "^range [0-9.]+-[0-9.]+ s: every table shows it alone" ||
+screen | grep -Eq "^range [0-9.]+-[0-9.]+ s in every table \(Esc in the timeline clears it\)" ||
 	fail "the header does not name the range: $(screen | head -5)"
 top=$(screen | sed -n '/SELF%/{n;p}')
 echo "$top" | grep -Eq "^ *(9[0-9]|100)\.[0-9]+% .* $phase\$" ||
@@ -230,7 +230,7 @@ $(screen)"
 # full height wherever the window has samples, but where another function
 # took some of a column's (the kernel's interrupts, more of them on a busy
 # host: at most a tenth of the columns, and two in any case).
-$T send-keys -t ui Home Enter
+$T send-keys -t ui Home Enter a
 wait_for "^SYMBOL DETAIL"
 wait_for "^time +.* [0-9.]+-[0-9.]+ s, peak (9[0-9]|100)%\$"
 row=$(screen | grep "^time ")

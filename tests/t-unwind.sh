@@ -211,6 +211,18 @@ if rooted < 0.95 * total:
 PY
 	fail "the rebuilt tree without fp: $(sort -t' ' -k2 -n "$TMP/ccn" | tail -5)"
 
+# Kernel samples in the rebuilt tree: dd copying /dev/zero to /dev/null
+# runs mostly in the kernel; each such sample counts at its user context
+# (the user registers at entry), not left out while the line says every
+# sample's callers were seen.
+if command -v dd >/dev/null; then
+	"$SHIMTOP" --batch --call-graph callerchain --format json -- \
+		dd if=/dev/zero of=/dev/null bs=64k count=200000 >"$TMP/dd.json" 2>"$TMP/err" ||
+		fail "callerchain of dd: $(cat "$TMP/err")"
+	[ "$(json_get "$TMP/dd.json" "sum(r['samples'] for r in d['rows'] if r['module'] == '[kernel]') >= 0.5 * d['samples'] and d['callerchain']['samples'] + d['callerchain']['no_depth'] >= 0.95 * d['samples']")" = True ] ||
+		fail "callerchain leaves kernel samples out of the rebuilt tree: $(json_get "$TMP/dd.json" "(d['samples'], d['callerchain'])" | cut -c1-300)"
+fi
+
 # No CFI at all (.eh_frame and .debug_frame removed) and no frame
 # pointers: nothing unwinds; every chain is counted as cut, none invented.
 if command -v objcopy >/dev/null; then

@@ -404,6 +404,15 @@ static size_t take_unwound(struct model *m, const struct st_sample *s,
 		/* The kernel's own chain (kernel frames only, in dwarf mode) below. */
 		if (frames && !fp)
 			out += take_kernel_chain(m, s, frames + out, true);
+		/*
+		 * CallerChaining knows user frames: the sample counts at its user
+		 * context, the function that entered the kernel, at its depth.
+		 */
+		if (!m->unwind_broken || m->chaining_wanted) {
+			for (size_t i = 1; i < n; i++)
+				reference[nref++] = syms[i];
+			feed_chaining(m, k, f, syms, n, reference, nref);
+		}
 		return out;
 	}
 	if (fp) {
