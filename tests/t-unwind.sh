@@ -194,6 +194,9 @@ PY
 	fail "callerchain text: $(cat "$TMP/err")"
 grep -Eq "^callerchain: the tree rebuilt from stack depth \(2048-byte window\): its callers agree with DWARF-unwound chains( \([^)]*\))? one level up in (9[0-9]|100)\.[0-9]% " \
 	"$TMP/ccn.txt" || fail "no callerchain line in the text report: $(sed -n 1,6p "$TMP/ccn.txt")"
+# The tree shown is CallerChaining's: no word that frame-pointer chains broke.
+grep -q "stop before main" "$TMP/ccn.txt" &&
+	fail "callerchain mode warns of the frame-pointer chains it does not show: $(grep "stop before" "$TMP/ccn.txt")"
 "$SHIMTOP" -i "$TMP/ccn.rec" --batch --call-graph callerchain --format folded >"$TMP/ccn" \
 	2>"$TMP/err" || fail "callerchain folded without fp: $(cat "$TMP/err")"
 python3 - "$TMP/ccn" "$(json_get "$TMP/ccn.json" "d['callerchain']['samples']")" <<'PY' ||

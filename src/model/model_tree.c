@@ -154,7 +154,8 @@ bool model_chains_broken(const struct model *m, char *buf, size_t len)
 {
 	double rootless = m->fp_user_chains ? (double)m->fp_rootless / (double)m->fp_user_chains : 0;
 
-	if (unwound_some(m) || m->fp_user_chains < 100 || rootless < 0.25)
+	/* CallerChaining's tree is not made of those chains: its own line measures it. */
+	if (m->callerchain_mode || unwound_some(m) || m->fp_user_chains < 100 || rootless < 0.25)
 		return false;
 	snprintf(buf, len, "%.0f%% of call chains stop before main or a thread's start: "
 		 "code without frame pointers (as Debian builds); %s",
