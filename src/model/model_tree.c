@@ -50,25 +50,13 @@ static bool is_start(const char *name)
 		"clone", "clone3", "__clone", "__clone3", "thread_start", "_dl_start_user",
 	};
 
+	/* A versioned name (__libc_start_main@@GLIBC_2.34) is its base name's. */
+	size_t len = strcspn(name, "@");
+
 	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
-		if (!strcmp(name, starts[i]))
+		if (strlen(starts[i]) == len && !strncmp(name, starts[i], len))
 			return true;
 	return false;
-}
-
-size_t model_start_symbols(const struct model *m, uint32_t **ids)
-{
-	size_t n = 0, count = symbolizer_count(m->symbols);
-	uint32_t *v = st_xmalloc((count ? count : 1) * sizeof(*v));
-
-	for (uint32_t id = 0; id < count; id++) {
-		const char *name = symbolizer_symbol(m->symbols, id)->name;
-
-		if (is_start(name) || !strcmp(name, "main"))
-			v[n++] = id;	/* in order: ids ascend */
-	}
-	*ids = v;
-	return n;
 }
 
 /*
@@ -90,6 +78,18 @@ static bool is_start_frame(const struct model *m, uint32_t sym)
 	base = strrchr(st->module, '/');
 	base = base ? base + 1 : st->module;
 	return (st->unknown || st->named_by == NAMED_BY_EH_FRAME) && !strncmp(base, "libc.so.", 8);
+}
+
+size_t model_start_symbols(const struct model *m, uint32_t **ids)
+{
+	size_t n = 0, count = symbolizer_count(m->symbols);
+	uint32_t *v = st_xmalloc((count ? count : 1) * sizeof(*v));
+
+	for (uint32_t id = 0; id < count; id++)
+		if (is_start_frame(m, id) || !strcmp(symbolizer_symbol(m->symbols, id)->name, "main"))
+			v[n++] = id;	/* in order: ids ascend */
+	*ids = v;
+	return n;
 }
 
 /* A path that starts here is whole: at a start, in the kernel, or where a long chain was cut. */

@@ -1,4 +1,5 @@
 /* report_tree.c - the call tree as folded stacks and as JSON (see report.h). */
+#include "model/callerchain.h"
 #include "model/cct.h"
 #include "output/report.h"
 #include "model/model.h"
@@ -161,6 +162,30 @@ static const char *chaining_reference(const struct model *m, char *buf, size_t l
 	return buf;
 }
 
+/*
+ * The share of the rebuilt tree's samples whose path reaches main or a
+ * start: the rest are under its one [callers not seen] node, their outer
+ * callers past what any window saw (a deep program's top frames) or the
+ * sample not placed at all.
+ */
+static double chaining_whole_pct(const struct model *m, const struct cc_result *r)
+{
+	uint32_t *starts, marker;
+	size_t nstarts = model_start_symbols(m, &starts);
+	struct cct t;
+	double pct;
+
+	cct_init(&t);
+	callerchain_to_cct(r, &t, NULL, starts, nstarts);
+	cct_settle(&t);
+	marker = cct_find(&t, CCT_ROOT, CCT_SYM_TRUNCATED);
+	pct = percent((double)(t.samples - (marker ? cct_node(&t, marker)->total : 0)),
+		      (double)t.samples);
+	cct_free(&t);
+	free(starts);
+	return pct;
+}
+
 bool report_callerchain_text(const struct model *m, char *buf, size_t len)
 {
 	struct cc_result r;
@@ -172,11 +197,12 @@ bool report_callerchain_text(const struct model *m, char *buf, size_t len)
 	if (r.compared[1] > 0)
 		snprintf(buf, len, "callerchain: the tree rebuilt from stack depth (%u-byte window): "
 			 "its callers agree with %s one level up in %.1f%% of %.0f samples, three "
-			 "levels up in %.1f%% of %.0f; %.0f samples' callers not seen",
+			 "levels up in %.1f%% of %.0f; %.1f%% of samples reach main or a start, the "
+			 "rest are under [callers not seen] (%.0f not placed)",
 			 m->chain_window, chaining_reference(m, ref, sizeof(ref)),
 			 percent(r.agreed[1], r.compared[1]),
 			 r.compared[1], percent(r.agreed[3], r.compared[3]), r.compared[3],
-			 r.unresolved);
+			 chaining_whole_pct(m, &r), r.unresolved);
 	else
 		snprintf(buf, len, "callerchain: the tree rebuilt from stack depth (%u-byte window): "
 			 "no sample had a chain to check it against", m->chain_window);
@@ -219,6 +245,8 @@ struct json_object *report_callerchain_json(const struct model *m)
 	json_object_object_add(o, "unique_pct", unique);
 	json_object_object_add(o, "fitted", json_object_new_double(r.fitted));
 	json_object_object_add(o, "unresolved", json_object_new_double(r.unresolved));
+	json_object_object_add(o, "reach_start_pct",
+			       json_object_new_double(chaining_whole_pct(m, &r)));
 	json_object_object_add(o, "reference",
 			       json_object_new_string(chaining_reference(m, ref, sizeof(ref))));
 	if (m->callerchain_mode) {
