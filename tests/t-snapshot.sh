@@ -47,7 +47,7 @@ build_id=$(readelf -n "$SHIMTOP_DEMO" 2>/dev/null | sed -n 's/.*Build ID: *//p')
 python3 - "$TMP/meta.json" "$SHIMTOP_DEMO" "$build_id" <<'PY' || fail "the meta section: $(cat "$TMP/meta.json")"
 import json, os, sys
 m = json.load(open(sys.argv[1]))
-assert m['format'] == 'shimtop snapshot' and m['version'] == 3
+assert m['format'] == 'shimtop snapshot' and m['version'] == 4
 assert m['host'] == os.uname().nodename and m['kernel'] == os.uname().release
 assert m['comm'] == 'shimtop-demo' and m['samples'] > 1000 and m['taken'] >= m['started']
 assert m['options']['call_graph'] == 'auto' and m['options']['stack_copy'] == 8192
@@ -61,7 +61,7 @@ PY
 	fail "a snapshot of a snapshot: $(cat "$TMP/err")"
 "$SECTIONS" "$TMP/a.snap" | grep -v '^report ' >"$TMP/a.sections"
 "$SECTIONS" "$TMP/b.snap" | grep -v '^report ' >"$TMP/b.sections"
-[ "$(wc -l <"$TMP/a.sections")" -eq 4 ] || fail "sections: $(cat "$TMP/a.sections")"
+[ "$(wc -l <"$TMP/a.sections")" -eq 5 ] || fail "sections: $(cat "$TMP/a.sections")"
 cmp -s "$TMP/a.sections" "$TMP/b.sections" ||
 	fail "saved again, the snapshot differs: $(diff "$TMP/a.sections" "$TMP/b.sections")"
 
@@ -179,7 +179,7 @@ expect_run 1 "snapshot '$TMP/half.snap': the file is truncated: it ends without 
 	"$SHIMTOP" -b -i "$TMP/half.snap"
 cp "$TMP/a.snap" "$TMP/v9.snap"
 printf '\011' | dd of="$TMP/v9.snap" bs=1 seek=8 conv=notrunc 2>/dev/null
-expect_run 1 "snapshot '$TMP/v9.snap': snapshot version 9 is newer than this shimtop reads \(3\)" -- \
+expect_run 1 "snapshot '$TMP/v9.snap': snapshot version 9 is newer than this shimtop reads \(4\)" -- \
 	"$SHIMTOP" -b -i "$TMP/v9.snap"
 cp "$TMP/a.snap" "$TMP/bad.snap"
 printf 'XXXXXXXX' | dd of="$TMP/bad.snap" bs=1 seek=$((size - 40)) conv=notrunc 2>/dev/null
@@ -233,7 +233,19 @@ wait_for "^ +[0-9.]+% +([0-9.]+% +)?[0-9]+ .* phase_[a-z_]+\$"
 	fail "the snapshot's top rows differ: $top / $(screen | grep -E "^ +[0-9.]+% " | head -3)"
 $T send-keys -t ui 2
 wait_for "^timeline  100 ms a column"
+# Its detail disassembles the code the snapshot kept, each instruction
+# with its samples again, jumps named (the demo's file is not read).
+$T send-keys -t ui 1 / phase_compute Enter Enter
+wait_for "^disassembly: [0-9]+ instructions at 0x[0-9a-f]+, ([1-9][0-9]*) of \\1 samples on them" \
+	"a snapshot's detail has no disassembly with its samples"
+wait_for "^ +[0-9.]+% +[0-9]+ +[0-9a-f]+: +[a-z]+" "a snapshot's instructions have no samples"
+wait_for "j[a-z]+ +0x[0-9a-f]+ <phase_compute\+0x[0-9a-f]+>" "a snapshot's jumps are not named"
 quit_ui
+# A snapshot of version 3 (stand-ins 16 bytes apart, no code) still opens
+# with its names.
+"$SHIMTOP" -b -i "$TESTS_DIR/fuzz/corpus/fuzz_snapshot/chains-v3.snap" >"$TMP/v3.txt" 2>&1 ||
+	fail "a version 3 snapshot: $(cat "$TMP/v3.txt")"
+grep -Eq "^ +[0-9.]+% .* gen_fn_b\$" "$TMP/v3.txt" || fail "a version 3 snapshot's names: $(cat "$TMP/v3.txt")"
 
 # s where nothing can be written (the working directory is gone): the
 # footer says why and asks where, at 80 columns; a path typed there is
@@ -254,7 +266,19 @@ $T send-keys -t ui Escape
 wait_for "^snapshot not saved"
 $T send-keys -t ui 2
 wait_for "^timeline  100 ms a column"
+# Its detail disassembles the code the snapshot kept, each instruction
+# with its samples again, jumps named (the demo's file is not read).
+$T send-keys -t ui 1 / phase_compute Enter Enter
+wait_for "^disassembly: [0-9]+ instructions at 0x[0-9a-f]+, ([1-9][0-9]*) of \\1 samples on them" \
+	"a snapshot's detail has no disassembly with its samples"
+wait_for "^ +[0-9.]+% +[0-9]+ +[0-9a-f]+: +[a-z]+" "a snapshot's instructions have no samples"
+wait_for "j[a-z]+ +0x[0-9a-f]+ <phase_compute\+0x[0-9a-f]+>" "a snapshot's jumps are not named"
 quit_ui
+# A snapshot of version 3 (stand-ins 16 bytes apart, no code) still opens
+# with its names.
+"$SHIMTOP" -b -i "$TESTS_DIR/fuzz/corpus/fuzz_snapshot/chains-v3.snap" >"$TMP/v3.txt" 2>&1 ||
+	fail "a version 3 snapshot: $(cat "$TMP/v3.txt")"
+grep -Eq "^ +[0-9.]+% .* gen_fn_b\$" "$TMP/v3.txt" || fail "a version 3 snapshot's names: $(cat "$TMP/v3.txt")"
 
 # The observer's snapshot in the UI: its tags view and gauges, as live.
 replay_ui "$TMP/o.snap" 120 30

@@ -407,6 +407,87 @@ static void symbols(void)
 	CHECK(strstr(err, "no module") != NULL);
 }
 
+static void one_count(uint8_t *buf)
+{
+	uint32_t one = 1;
+
+	memcpy(buf, &one, 4);
+}
+
+/* The code parser's findings, as text: "id@start+len(t);" for each. */
+static void collect_code(uint32_t id, uint64_t start, const uint8_t *bytes, size_t len,
+			 bool truncated, void *arg)
+{
+	struct names *w = arg;
+	size_t at = strlen(w->got);
+
+	snprintf(w->got + at, sizeof(w->got) - at, "%u@%#llx+%zu%s:%02x;", id,
+		 (unsigned long long)start, len, truncated ? "t" : "", bytes[len - 1]);
+	w->n++;
+}
+
+/* One function's code in the section's layout: 20 bytes of head, then its bytes. */
+static size_t code_entry(uint8_t *p, uint32_t id, uint32_t len, uint64_t start, uint8_t flag)
+{
+	memcpy(p, &id, 4);
+	memcpy(p + 4, &len, 4);
+	memcpy(p + 8, &start, 8);
+	p[16] = flag;
+	p[17] = p[18] = p[19] = 0;
+	for (uint32_t i = 0; i < len; i++)
+		p[20 + i] = (uint8_t)(0x90 + i);
+	return 20 + len;
+}
+
+/*
+ * The code section (version 4): two functions' code handed over whole;
+ * every cut refused; a count past the bytes, a symbol past the symbols,
+ * bad flags, a zero or overlong length, an address that wraps, and bytes
+ * after the last are each refused with what is wrong.
+ */
+static void code(void)
+{
+	uint8_t buf[256];
+	uint32_t two = 2, big;
+	size_t len = 4;
+	struct names w;
+	char err[256];
+
+	memcpy(buf, &two, 4);
+	len += code_entry(buf + len, 0, 3, 0x1fc0, 0);
+	len += code_entry(buf + len, 5, 2, 0x400000, 1);
+	memset(&w, 0, sizeof(w));
+	CHECK(snapshot_parse_code(buf, len, 6, collect_code, &w, err, sizeof(err)) == 0);
+	CHECK(w.n == 2 && !strcmp(w.got, "0@0x1fc0+3:92;5@0x400000+2t:91;"));
+	for (size_t cut = 0; cut < len; cut++)
+		CHECK(snapshot_parse_code(buf, cut, 6, collect_code, &w, err, sizeof(err)) ==
+		      -EINVAL);
+	CHECK(snapshot_parse_code(buf, len, 5, collect_code, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "symbol 5, past the 5 symbols") != NULL);
+	big = 1000;
+	memcpy(buf, &big, 4);
+	CHECK(snapshot_parse_code(buf, len, 6, collect_code, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "claims 1000 functions") != NULL);
+	memcpy(buf, &two, 4);
+	buf[4 + 16] = 2;
+	CHECK(snapshot_parse_code(buf, len, 6, collect_code, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "bad flags") != NULL);
+	buf[4 + 16] = 0;
+	CHECK(snapshot_parse_code(buf, len + 2, 6, collect_code, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "2 bytes follow") != NULL);
+	len = 4 + code_entry(buf + 4, 0, 0, 0x10, 0);
+	one_count(buf);
+	CHECK(snapshot_parse_code(buf, len, 6, collect_code, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "bad length (0)") != NULL);
+	big = SYMBOL_CODE_MAX + 1;
+	memcpy(buf + 8, &big, 4);
+	CHECK(snapshot_parse_code(buf, len, 6, collect_code, &w, err, sizeof(err)) == -EINVAL);
+	len = 4 + code_entry(buf + 4, 0, 4, UINT64_MAX - 2, 0);
+	one_count(buf);
+	CHECK(snapshot_parse_code(buf, len, 6, collect_code, &w, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "bad length (4)") != NULL);
+}
+
 int main(void)
 {
 	size_t len = 0;
@@ -424,6 +505,7 @@ int main(void)
 	duplicate();
 	streamed();
 	symbols();
+	code();
 	{
 		char cmd[300];
 

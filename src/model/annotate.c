@@ -22,7 +22,7 @@
 #if defined(__x86_64__)
 /* A direct call's or jump's target named, as objdump and perf annotate do. */
 static void name_target(struct annotated_insn *x, csh h, const cs_insn *in,
-			struct symbolizer *s, uint32_t sym)
+			struct symbolizer *s, uint32_t sym, const struct symbol_code *c)
 {
 	const cs_x86 *d = in->detail ? &in->detail->x86 : NULL;
 	const char *name;
@@ -34,7 +34,13 @@ static void name_target(struct annotated_insn *x, csh h, const cs_insn *in,
 		return;
 	/* Where it goes, for the detail to follow (Enter). */
 	x->target = (uint64_t)d->operands[0].imm;
-	if (!(name = symbolizer_name_in_file(s, sym, x->target, &off)))
+	name = symbolizer_name_in_file(s, sym, x->target, &off);
+	/* No file to ask (a snapshot's code): within the function, it is its own. */
+	if (!name && x->target >= c->start && x->target - c->start < c->len) {
+		name = symbolizer_symbol(s, sym)->name;
+		off = x->target - c->start;
+	}
+	if (!name)
 		return;
 	snprintf(x->target_name, sizeof(x->target_name), "%s", name);
 	used = strlen(x->text);
@@ -72,7 +78,7 @@ static void decode(struct annotation *a, const struct symbol_code *c,
 		snprintf(x->text, sizeof(x->text), "%-7.31s %.100s", insn[i].mnemonic,
 			 insn[i].op_str);
 #if defined(__x86_64__)
-		name_target(x, h, &insn[i], s, a->sym);
+		name_target(x, h, &insn[i], s, a->sym, c);
 #endif
 	}
 	if (n)

@@ -68,6 +68,63 @@ static void symbols_section(const struct symbolizer *sy, struct packed_out *b)
 	}
 }
 
+/*
+ * The code section: the hottest functions' machine code as it was read,
+ * so a snapshot's detail disassembles on any machine.  u32 count; per
+ * function u32 its id, u32 its length, u64 its address in its file, u8
+ * truncated, three zero bytes, then its bytes.  Bounded: CODE_FUNCTIONS
+ * functions, CODE_BYTES in all.
+ */
+#define CODE_FUNCTIONS	256u
+#define CODE_BYTES	(8u << 20)
+
+static int by_samples(const void *a, const void *b, void *arg)
+{
+	const struct model *m = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t sx = m->per_sym[x].samples, sy = m->per_sym[y].samples;
+
+	return sx > sy ? -1 : sx < sy ? 1 : (x > y) - (x < y);
+}
+
+static void code_section(const struct model *m, struct symbolizer *sy, struct packed_out *b)
+{
+	size_t n = 0, bytes = 0, count_at;
+	uint32_t *ids = st_xmalloc((m->per_sym_cap ? m->per_sym_cap : 1) * sizeof(*ids));
+	uint32_t count = 0;
+
+	for (uint32_t id = 0; id < m->per_sym_cap; id++)
+		if (m->per_sym[id].samples)
+			ids[n++] = id;
+	qsort_r(ids, n, sizeof(*ids), by_samples, (void *)m);
+	count_at = b->n;
+	packed_put(b, &count, 4);
+	for (size_t i = 0; i < n && count < CODE_FUNCTIONS; i++) {
+		struct symbol_code c;
+		uint8_t flags[4] = { 0 };
+		uint32_t head[2];
+
+		if (symbolizer_code(sy, ids[i], &c) < 0)
+			continue;
+		if (c.len > CODE_BYTES - bytes) {
+			symbol_code_free(&c);
+			break;
+		}
+		head[0] = ids[i];
+		head[1] = (uint32_t)c.len;
+		flags[0] = c.truncated;
+		packed_put(b, head, sizeof(head));
+		packed_put(b, &c.start, 8);
+		packed_put(b, flags, 4);
+		packed_put(b, c.bytes, c.len);
+		bytes += c.len;
+		count++;
+		symbol_code_free(&c);
+	}
+	memcpy(b->p + count_at, &count, 4);
+	free(ids);
+}
+
 struct record_maker {
 	struct record_writer *w;
 	const struct model *m;
@@ -91,7 +148,9 @@ static void sample_record(uint64_t time, const struct history_entry *e, void *ar
 	s->pid = e->pid;
 	s->tid = e->tid;
 	s->time = time;
-	s->ip = symbol_standin_address(e->sym);
+	/* At its offset, so the detail counts its instructions again (JIT's: none). */
+	s->ip = symbol_standin_address_at(e->sym, e->flags & HISTORY_JIT ? SYMBOL_NO_OFFSET
+								     : e->offset);
 	s->period = e->weight;
 	s->cpumode = e->cpumode;
 	s->ncounters = (uint8_t)nc;
@@ -340,9 +399,9 @@ static char *report_section(struct session *s)
 
 int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 {
-	struct packed_out sym = { 0 }, obs = { 0 }, chaining = { 0 }, ibs = { 0 };
+	struct packed_out sym = { 0 }, obs = { 0 }, chaining = { 0 }, ibs = { 0 }, code = { 0 };
 	struct snapshot_section sec[8];
-	size_t n = 5;
+	size_t n = 6;
 	struct utsname u;
 	time_t taken = time(NULL);
 	char label[SNAPSHOT_LABEL_MAX], when[64], *meta, *report;
@@ -387,6 +446,10 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 	snprintf(sec[4].name, SNAPSHOT_NAME_LEN, "report");
 	sec[4].data = (uint8_t *)report;
 	sec[4].size = strlen(report);
+	code_section(session_whole(s), session_symbols(s), &code);
+	snprintf(sec[5].name, SNAPSHOT_NAME_LEN, "code");
+	sec[5].data = code.p;
+	sec[5].size = code.n;
 	/* The observer's samples are not kept: what they added up to is. */
 	if (session_whole(s)->obs.active) {
 		obs_model_save(&session_whole(s)->obs, &obs);
@@ -415,6 +478,7 @@ int snapshot_write(struct session *s, const char *path, uint64_t *bytes)
 	free(obs.p);
 	free(chaining.p);
 	free(ibs.p);
+	free(code.p);
 	free(meta);
 	free(report);
 	return rc;

@@ -26,8 +26,11 @@
 #include <stdio.h>
 
 #define SNAPSHOT_MAGIC		"SHIMSNAP"
-/* 2: a zstd frame may leave its size undeclared (a streamed section); 3: the end check */
-#define SNAPSHOT_VERSION	3u
+/*
+ * 2: a zstd frame may leave its size undeclared (a streamed section); 3: the end check;
+ * 4: stand-ins a symbol's code bound apart, samples at their offsets (symbols.h)
+ */
+#define SNAPSHOT_VERSION	4u
 #define SNAPSHOT_NAME_LEN	16u
 #define SNAPSHOT_MAX_SECTIONS	64u
 #define SNAPSHOT_SECTION_MAX	(1ull << 30)	/* raw bytes of one section, at most */

@@ -72,6 +72,55 @@ int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, 
 	return 0;
 }
 
+#define CODE_HEAD	20u	/* id, length, address, flags */
+
+int snapshot_parse_code(const uint8_t *p, size_t len, size_t nsymbols, snapshot_code_fn fn,
+			void *arg, char *err, size_t errlen)
+{
+	const uint8_t *end = p + len;
+	uint32_t count;
+
+	if (len < 4)
+		return st_refuse(err, errlen, "its code section is cut short");
+	memcpy(&count, p, 4);
+	p += 4;
+	if (count > (len - 4) / CODE_HEAD)
+		return st_refuse(err, errlen, "its code section claims %u functions in %zu bytes",
+				 count, len);
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t id, n;
+		uint64_t start;
+
+		if ((size_t)(end - p) < CODE_HEAD)
+			return st_refuse(err, errlen, "function %u's code is cut short", i + 1);
+		memcpy(&id, p, 4);
+		memcpy(&n, p + 4, 4);
+		memcpy(&start, p + 8, 8);
+		if (id >= nsymbols)
+			return st_refuse(err, errlen, "function %u's code is of symbol %u, past the "
+					 "%zu symbols", i + 1, id, nsymbols);
+		if (p[16] > 1 || p[17] || p[18] || p[19])
+			return st_refuse(err, errlen, "function %u's code has bad flags", i + 1);
+		if (!n || n > SYMBOL_CODE_MAX || n > (size_t)(end - p) - CODE_HEAD ||
+		    start > UINT64_MAX - n)
+			return st_refuse(err, errlen, "function %u's code has a bad length (%u)",
+					 i + 1, n);
+		fn(id, start, p + CODE_HEAD, n, p[16] != 0, arg);
+		p += CODE_HEAD + n;
+	}
+	if (p != end)
+		return st_refuse(err, errlen, "%zu bytes follow its last function's code",
+				 (size_t)(end - p));
+	return 0;
+}
+
+static void add_standin_code(uint32_t id, uint64_t start, const uint8_t *bytes, size_t len,
+			     bool truncated, void *arg)
+{
+	/* The n-th stand-in is the n-th symbol of the section: id is its place. */
+	symbolizer_add_standin_code(arg, id, start, bytes, len, truncated);
+}
+
 static void add_standin(const char *module, const char *name, const char *raw,
 			const char *aliases, int unknown, int named_by, void *arg)
 {
@@ -107,7 +156,8 @@ static struct snapshot_bytes take(struct snapshot_file *f, const char *name)
 }
 
 static const char *const known[] = {
-	"label", "meta", "symbols", "records", "report", "observer", "chaining", "ibs"
+	"label", "meta", "symbols", "records", "report", "observer", "chaining", "ibs",
+	"code",
 };
 
 static void note_skipped(const struct snapshot_file *f, struct snapshot_opened *out)
@@ -127,7 +177,7 @@ static void note_skipped(const struct snapshot_file *f, struct snapshot_opened *
 int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opened *out)
 {
 	struct snapshot_file f;
-	const struct snapshot_section *sym, *rec, *label;
+	const struct snapshot_section *sym, *rec, *label, *code;
 	char err[256];
 	int rc;
 
@@ -150,6 +200,16 @@ int snapshot_open(const char *path, struct symbolizer *sy, struct snapshot_opene
 		return rc;
 	}
 	out->nsymbols = symbolizer_count(sy);
+	/* Version 4 keeps a sample's offset in its stand-in, and the code it fell in. */
+	symbolizer_standin_stride(sy, f.version >= 4 ? SYMBOL_STANDIN_STRIDE
+						     : SYMBOL_STANDIN_STRIDE_V3);
+	code = snapshot_file_section(&f, "code");
+	if (code && snapshot_parse_code(code->data, code->size, out->nsymbols, add_standin_code,
+					sy, err, sizeof(err)) < 0) {
+		st_error("snapshot '%s': %s: the file is corrupt", path, err);
+		snapshot_file_free(&f);
+		return -EINVAL;
+	}
 	out->records = *rec;
 	f.sections[rec - f.sections].data = NULL;
 	label = snapshot_file_section(&f, "label");

@@ -18,6 +18,7 @@
  *            then callerchain_save's bytes, symbols as in "symbols"
  *   ibs      IBS's per-symbol figures, pages and steps (ibs_model_save.c),
  *            when IBS samples arrived (the records do not hold registers)
+ *   code     the hottest functions' machine code (from version 4; below)
  * Opening one (-i) replays its records through the same model with the
  * symbols standing in for the files, so every view and a time range work
  * as they did live, on any machine.
@@ -25,10 +26,15 @@
  * symbols: u32 count; per symbol u8 unknown, u8 has_aliases, u16 0, then
  * u32 lengths of module, name, raw name and aliases, then those bytes
  * (no NULs in them).
+ * code: u32 count; per function u32 symbol id, u32 length (1 to
+ * SYMBOL_CODE_MAX), u64 its address in its file, u8 truncated, three
+ * zero bytes, then its bytes.  Version 4's records put a sample at its
+ * offset into its stand-in (symbols.h).
  */
 #ifndef SHIMTOP_SNAPSHOT_H
 #define SHIMTOP_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,6 +82,16 @@ int snapshot_load_model(const struct snapshot_opened *o, struct model *m,
  * The symbols section's bytes checked and handed to fn in order; 0, or
  * -EINVAL with the problem in err.  (snapshot_open's parser, for fuzzing.)
  */
+/*
+ * The code section's bytes checked against nsymbols and its length and
+ * handed to fn one function at a time; 0, or -EINVAL with the problem in
+ * err.  (snapshot_open's parser, for fuzzing.)
+ */
+typedef void (*snapshot_code_fn)(uint32_t id, uint64_t start, const uint8_t *bytes, size_t len,
+				 bool truncated, void *arg);
+int snapshot_parse_code(const uint8_t *p, size_t len, size_t nsymbols, snapshot_code_fn fn,
+			void *arg, char *err, size_t errlen);
+
 typedef void (*snapshot_symbol_fn)(const char *module, const char *name, const char *raw,
 				   const char *aliases, int unknown, int named_by, void *arg);
 int snapshot_parse_symbols(const uint8_t *p, size_t len, snapshot_symbol_fn fn, void *arg,

@@ -178,6 +178,14 @@ struct symbolizer {
 	/* A snapshot's: every address resolves through these, by stand-in address. */
 	const struct st_symbol **standins;
 	size_t nstandins, standins_cap;
+	uint32_t standin_stride;	/* its layout's (symbolizer_standin_stride) */
+	struct standin_code {		/* by stand-in: the code it held, if any */
+		uint64_t start;
+		uint8_t *bytes;
+		size_t len;
+		bool truncated;
+	} *standin_code;
+	size_t standin_code_cap;
 
 	struct recorded_files recorded;	/* a perf.data's build-ids, --symfs */
 };
@@ -380,6 +388,9 @@ void symbolizer_destroy(struct symbolizer *s)
 	}
 	free(s->syms);
 	free(s->standins);
+	for (size_t i = 0; i < s->standin_code_cap; i++)
+		free(s->standin_code[i].bytes);
+	free(s->standin_code);
 	free(s->cache);
 	st_index_free(&s->by_function);
 	free(s->functions);
@@ -1088,14 +1099,63 @@ uint32_t symbolizer_standin_id(const struct symbolizer *s, uint32_t n)
 	return n < s->nstandins ? s->standins[n]->id : UINT32_MAX;
 }
 
-/* A snapshot's lookup: its stand-ins, and nothing on this machine. */
+void symbolizer_standin_stride(struct symbolizer *s, uint32_t stride)
+{
+	s->standin_stride = stride;
+}
+
+void symbolizer_add_standin_code(struct symbolizer *s, uint32_t n, uint64_t start,
+				 const uint8_t *bytes, size_t len, bool truncated)
+{
+	struct standin_code *c;
+
+	if (n >= s->standin_code_cap) {
+		size_t was = s->standin_code_cap;
+
+		ST_GROW(s->standin_code, s->standin_code_cap, (size_t)n + 1);
+		memset(s->standin_code + was, 0, (s->standin_code_cap - was) * sizeof(*c));
+	}
+	c = &s->standin_code[n];
+	free(c->bytes);
+	c->start = start;
+	c->len = len;
+	c->truncated = truncated;
+	c->bytes = st_xmalloc(len ? len : 1);
+	memcpy(c->bytes, bytes, len);
+}
+
+bool symbolizer_standin_code(const struct symbolizer *s, uint32_t id, struct symbol_code *out)
+{
+	for (size_t n = 0; n < s->standin_code_cap && n < s->nstandins; n++) {
+		const struct standin_code *c = &s->standin_code[n];
+
+		if (c->bytes && s->standins[n]->id == id) {
+			out->start = c->start;
+			out->len = c->len;
+			out->truncated = c->truncated;
+			out->bytes = st_xmalloc(c->len ? c->len : 1);
+			memcpy(out->bytes, c->bytes, c->len);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A snapshot's lookup: its stand-ins, and nothing on this machine.
+ * Stand-ins a symbol's code bound apart keep a sample's offset in it;
+ * the last byte of each says it had none.
+ */
 static const struct st_symbol *standin_lookup(struct symbolizer *s, uint64_t ip,
 					      uint32_t *offset)
 {
-	uint64_t slot = (ip - SYMBOL_STANDIN_BASE) / SYMBOL_STANDIN_STRIDE;
+	uint32_t stride = s->standin_stride ? s->standin_stride : SYMBOL_STANDIN_STRIDE;
+	uint64_t slot = (ip - SYMBOL_STANDIN_BASE) / stride;
+	uint64_t at = (ip - SYMBOL_STANDIN_BASE) % stride;
 	const struct st_symbol *sym;
 
-	*offset = SYMBOL_NO_OFFSET;
+	*offset = stride > SYMBOL_STANDIN_STRIDE_V3 && at < stride - 1 ? (uint32_t)at
+		  : SYMBOL_NO_OFFSET;
 	s->stats.lookups++;
 	sym = ip >= SYMBOL_STANDIN_BASE && slot < s->nstandins ? s->standins[slot]
 	      : intern(s, "[snapshot]", "[unknown]", true);

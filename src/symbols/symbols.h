@@ -83,17 +83,30 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
  * Snapshots: a symbol per stand-in address, given in the order of their
  * ids (the n-th at SYMBOL_STANDIN_BASE + n * SYMBOL_STANDIN_STRIDE), so a
  * snapshot's samples resolve to the names they had without the files.
+ * A sample's offset into its function is its address's into the stand-in
+ * (the stand-in's last byte: none); snapshots of version 3 and before
+ * put their stand-ins 16 bytes apart, offsets left out.
  * Once one is added, every lookup goes through them; other addresses
  * are unknown.
  */
 #define SYMBOL_STANDIN_BASE	0x100000000000ull
-#define SYMBOL_STANDIN_STRIDE	16u
+#define SYMBOL_STANDIN_STRIDE	(1u << 20)	/* SYMBOL_CODE_MAX: an offset fits */
+#define SYMBOL_STANDIN_STRIDE_V3	16u
 void symbolizer_add_standin(struct symbolizer *s, const char *module, const char *name,
 			    const char *raw, const char *aliases, bool unknown,
 			    enum st_named_by by);
+/* The layout a snapshot's stand-ins have (SYMBOL_STANDIN_STRIDE unless said). */
+void symbolizer_standin_stride(struct symbolizer *s, uint32_t stride);
 
 /* The id the n-th stand-in has here, or UINT32_MAX past the last. */
 uint32_t symbolizer_standin_id(const struct symbolizer *s, uint32_t n);
+
+/* Where a sample at offset into stand-in n is (SYMBOL_NO_OFFSET: none known). */
+static inline uint64_t symbol_standin_address_at(uint32_t n, uint32_t offset)
+{
+	return SYMBOL_STANDIN_BASE + (uint64_t)n * SYMBOL_STANDIN_STRIDE +
+	       (offset < SYMBOL_STANDIN_STRIDE - 1 ? offset : SYMBOL_STANDIN_STRIDE - 1);
+}
 
 static inline uint64_t symbol_standin_address(uint32_t n)
 {
@@ -218,6 +231,14 @@ struct symbol_code {
  * bytes there (a section without contents).  Free with symbol_code_free.
  */
 int symbolizer_code(struct symbolizer *s, uint32_t id, struct symbol_code *out);
+/*
+ * A snapshot's: stand-in n's code as it was read when the snapshot was
+ * taken (copied; symbolizer_code answers with it).  And the copy out, if
+ * id has one.
+ */
+void symbolizer_add_standin_code(struct symbolizer *s, uint32_t n, uint64_t start,
+				 const uint8_t *bytes, size_t len, bool truncated);
+bool symbolizer_standin_code(const struct symbolizer *s, uint32_t id, struct symbol_code *out);
 void symbol_code_free(struct symbol_code *c);
 
 /*

@@ -45,6 +45,8 @@ int symbolizer_code(struct symbolizer *s, uint32_t id, struct symbol_code *out)
 	Elf_Data *d;
 
 	memset(out, 0, sizeof(*out));
+	if (symbolizer_standin_code(s, id, out))
+		return 0;
 	if (!f || !f->mod || end <= start)
 		return -ENOENT;
 	elf = dwfl_module_getelf(f->mod, &bias);

@@ -3,7 +3,8 @@
  * The container parses or is refused with a one-line reason; a symbols
  * section that parses hands over only NUL-terminated strings, as many as
  * it claims; the records section, kept compressed, reads as a stream to
- * its end or to an error, never past its raw size.
+ * its end or to an error, never past its raw size; a code section hands
+ * over only functions of those symbols, their bytes inside it.
  */
 #include "fuzz.h"
 #include "ring/snapshot_file.h"
@@ -26,11 +27,27 @@ static void take(const char *module, const char *name, const char *raw, const ch
 	(*n)++;
 }
 
+/* A function's code: its bytes are inside the section, read through. */
+static void take_code(uint32_t id, uint64_t start, const uint8_t *bytes, size_t len,
+		      bool truncated, void *arg)
+{
+	uint32_t *nsymbols = arg;
+	volatile uint8_t sum = 0;
+
+	if (id >= *nsymbols || !len || len > SYMBOL_CODE_MAX || start > UINT64_MAX - len ||
+	    (truncated != 0 && truncated != 1))
+		abort();
+	for (size_t i = 0; i < len; i++)
+		sum ^= bytes[i];
+	(void)sum;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct snapshot_file f;
 	char err[256];
 	const struct snapshot_section *s;
+	uint32_t nsymbols = 0;
 
 	if (snapshot_file_parse(data, size, "records", &f, err, sizeof(err)) < 0) {
 		if (!err[0] || strchr(err, '\n'))
@@ -46,8 +63,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(&claimed, s->data, sizeof(claimed));
 			if (n != claimed)
 				abort();
+			nsymbols = claimed;
 		}
 	}
+	/* The code section, checked against the symbols there are (none: every id refused). */
+	s = snapshot_file_section(&f, "code");
+	if (s && snapshot_parse_code(s->data, s->size, nsymbols, take_code, &nsymbols, err,
+				     sizeof(err)) < 0 && (!err[0] || strchr(err, '\n')))
+		abort();
 	s = snapshot_file_section(&f, "records");
 	if (s && s->raw) {
 		FILE *in = snapshot_section_open(s);
