@@ -63,6 +63,11 @@ grep -Eq "^chains: (9[0-9]|100)% of call chains stop before main or a thread's s
 	fail "fp on call_paths_nofp, folded: $(cat "$TMP/err")"
 grep -Eq "^shimtop: warning: chains: (9[0-9]|100)% of call chains stop before main" "$TMP/err" ||
 	fail "--format folded says nothing of broken chains on stderr: $(cat "$TMP/err")"
+# The gauge says it whole (its meaning was cut at 160 bytes: "the UI's U) unw").
+"$SHIMTOP" --batch -g --format json -- "$NOFP" --seconds 0.5 >"$TMP/fp.json" 2>/dev/null ||
+	fail "fp on call_paths_nofp, json"
+[ "$(json_get "$TMP/fp.json" "[g['meaning'] for g in d['gauges'] if g['name'] == 'whole chains'][0].endswith('--call-graph auto (the UI\'s U) unwinds it')")" = True ] ||
+	fail "the whole chains gauge is cut: $(json_get "$TMP/fp.json" "[g for g in d['gauges'] if g['name'] == 'whole chains']")"
 "$SHIMTOP" --batch -g --format json -- "$TESTS_BIN/call_paths" --seconds 0.5 >"$TMP/withfp.json" \
 	2>"$TMP/err" || fail "fp on call_paths, json: $(cat "$TMP/err")"
 grep -q "chains:" "$TMP/err" && fail "whole chains said to be broken on stderr: $(cat "$TMP/err")"

@@ -719,10 +719,12 @@ static void links_recursive(void)
 }
 
 /* Paths that start at 10 (main) are whole; at 20 (a garbage frame) broken. */
-static bool starts_at_main(uint32_t top, void *arg)
+static bool starts_at_main(const struct cct *t, uint32_t node, void *arg)
 {
 	(void)arg;
-	return top == 10;
+	while (cct_node(t, node)->parent != CCT_ROOT)
+		node = cct_node(t, node)->parent;
+	return cct_node(t, node)->sym == 10;
 }
 
 /*

@@ -411,14 +411,6 @@ static bool called_above(const struct cct *t, uint32_t at, uint32_t caller, uint
 	return false;
 }
 
-/* The function a node's path starts at (its top-level ancestor's). */
-static uint32_t top_of(const struct cct *t, uint32_t at)
-{
-	while (t->nodes[at].parent != CCT_ROOT)
-		at = t->nodes[at].parent;
-	return t->nodes[at].sym;
-}
-
 uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
 		   size_t *ncallers, struct cct_link **callees, size_t *ncallees)
 {
@@ -445,7 +437,7 @@ uint64_t cct_links_trusting(const struct cct *t, uint32_t sym, cct_top_trusted t
 			outer = t->nodes[at].sym != sym;
 		if (outer)
 			through += n->total;
-		if (trusted && n->parent != CCT_ROOT && !trusted(top_of(t, (uint32_t)i), arg)) {
+		if (trusted && n->parent != CCT_ROOT && !trusted(t, (uint32_t)i, arg)) {
 			/* Its callers are a broken chain's: one marked link, a sample once. */
 			if (outer) {
 				ST_GROW(*callers, ncap, *ncallers + 1);

@@ -206,12 +206,12 @@ uint64_t cct_links(const struct cct *t, uint32_t sym, struct cct_link **callers,
 void cct_through_by_symbol(const struct cct *t, uint64_t *by_sym, size_t nsym);
 
 /*
- * The same, where trusted says whether a path that starts at function
- * top is whole: a path that is not (a frame-pointer chain through code
- * without them stops at garbage) gives sym one caller, CCT_SYM_BROKEN,
+ * The same, where trusted says whether the path down to a node of sym
+ * holds callers: one that does not (a frame-pointer chain through code
+ * without them ends in garbage) gives sym one caller, CCT_SYM_BROKEN,
  * with its samples, for its frames above sym are not known to be callers.
  */
-typedef bool (*cct_top_trusted)(uint32_t top, void *arg);
+typedef bool (*cct_top_trusted)(const struct cct *t, uint32_t node, void *arg);
 uint64_t cct_links_trusting(const struct cct *t, uint32_t sym, cct_top_trusted trusted,
 			    void *arg, struct cct_link **callers, size_t *ncallers,
 			    struct cct_link **callees, size_t *ncallees);

@@ -473,7 +473,8 @@ const char *model_unwind_hint(const struct model *m);
 /*
  * cct_links over tree (m's, or a part of it): while most frame-pointer
  * chains broke (model_chains_broken), the callers of a chain that does
- * not start at a start, kernel code or a cut are one CCT_SYM_BROKEN link.
+ * not start at a start, kernel code or a cut, and that holds a frame no
+ * symbol explains, are one CCT_SYM_BROKEN link.
  */
 uint64_t model_links(const struct model *m, const struct cct *tree, uint32_t sym,
 		     struct cct_link **callers, size_t *ncallers, struct cct_link **callees,

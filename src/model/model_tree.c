@@ -92,12 +92,26 @@ size_t model_start_symbols(const struct model *m, uint32_t **ids)
 	return n;
 }
 
-/* A path that starts here is whole: at a start, in the kernel, or where a long chain was cut. */
-static bool top_trusted(uint32_t top, void *arg)
+/*
+ * The path down to node holds callers: it starts at a start, in the
+ * kernel or where a long chain was cut, or no frame above node is one
+ * no symbol explains (where a frame-pointer chain broke, it mostly
+ * lands in no mapped code).
+ */
+static bool path_trusted(const struct cct *t, uint32_t node, void *arg)
 {
 	const struct model *m = arg;
+	bool unknown = false;
+	uint32_t at = cct_node(t, node)->parent, top = at;
 
-	return top == CCT_SYM_TRUNCATED || is_start_frame(m, top) ||
+	for (; at != CCT_ROOT; at = cct_node(t, at)->parent) {
+		uint32_t sym = cct_node(t, at)->sym;
+
+		top = at;
+		unknown |= sym < CCT_SYM_BROKEN && symbolizer_symbol(m->symbols, sym)->unknown;
+	}
+	top = cct_node(t, top)->sym;
+	return !unknown || top == CCT_SYM_TRUNCATED || is_start_frame(m, top) ||
 	       symbolizer_symbol(m->symbols, top)->named_by == NAMED_BY_KERNEL;
 }
 
@@ -108,7 +122,7 @@ uint64_t model_links(const struct model *m, const struct cct *tree, uint32_t sym
 	char note[8];
 	bool broken = model_chains_broken(m, note, sizeof(note));
 
-	return cct_links_trusting(tree, sym, broken ? top_trusted : NULL, (void *)m, callers,
+	return cct_links_trusting(tree, sym, broken ? path_trusted : NULL, (void *)m, callers,
 				  ncallers, callees, ncallees);
 }
 

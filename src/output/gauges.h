@@ -20,7 +20,7 @@ struct gauge {
 	char value[64];
 	double fill;			/* 0..1 for a bar, < 0: none */
 	bool bad;
-	char meaning[160];
+	char meaning[320];		/* whole: wrapped where it shows, never cut */
 };
 
 #define GAUGES_MAX 24
