@@ -3,6 +3,7 @@
  * it to the batch report or the UI.
  */
 #include "front/batch.h"
+#include "front/check.h"
 #include "session/options.h"
 #include "output/ibs_dump.h"
 #include "serve/serve.h"
@@ -14,6 +15,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <stdio.h>
@@ -60,6 +62,18 @@ int main(int argc, char **argv)
 
 	if (rc < 0 || opt.printed_only)
 		return st_exit_status(rc);
+	if (opt.check) {
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n <= 0) {
+			st_error("--check cannot find its own binary (/proc/self/exe): %s",
+				 strerror(errno));
+			return ST_EXIT_FAIL;
+		}
+		self[n] = '\0';
+		return check_run(&opt, self);
+	}
 	if (opt.ibs_dump_path) {
 		rc = ibs_dump_recording(opt.ibs_dump_path, stdout);
 		if (!rc && (fflush(stdout) || ferror(stdout))) {

@@ -41,6 +41,9 @@ static const char usage_text[] =
 "                         NAME shows that recorded event); default\n"
 "                         {cycles,instructions}, or cpu-clock without a PMU\n"
 "      --list-events      the event names this machine offers, and exit\n"
+"      --check            run each sampling path on this machine against an\n"
+"                         independent figure: pass, skip (why) or fail, and\n"
+"                         exit 1 if any failed (--json for a bug report)\n"
 "      --off-cpu          also where threads wait: each switch off a CPU\n"
 "                         (sched:sched_switch) with its chain, weighed by the\n"
 "                         time until the thread ran again (event offcpu-time;\n"
@@ -170,6 +173,7 @@ enum {
 	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE, OPT_FOLLOW_SYMLINKS,
 	OPT_TARGET_OUTPUT,
 	OPT_MEMORY, OPT_SERVE, OPT_SERVE_TOKEN, OPT_SERVE_TOP, OPT_MODULES, OPT_OFF_CPU,
+	OPT_CHECK, OPT_JSON,
 };
 
 static const struct option long_options[] = {
@@ -186,6 +190,8 @@ static const struct option long_options[] = {
 	{ "ibs-aggregate", no_argument, NULL, OPT_IBS_AGGREGATE },
 	{ "event", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "target-output", required_argument, NULL, OPT_TARGET_OUTPUT },
 	{ "freq", required_argument, NULL, 'F' },
@@ -975,12 +981,22 @@ int st_options_parse(struct st_options *o, int argc, char **argv)
 		case OPT_LIST_EVENTS:
 			o->printed_only = true;
 			return events_list(stdout) < 0 ? -EIO : 0;
+		case OPT_CHECK:
+			o->check = true;
+			break;
+		case OPT_JSON:
+			o->format = ST_FORMAT_JSON;
+			break;
 		case '?':
 			return refused_option(argv);
 		default:
 			return bad("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	/* --check runs its own workload: nothing else to check here. */
+	if (o->check)
+		return optind < argc ? bad("--check takes no command; run shimtop --check alone")
+				     : 0;
 	if (optind < argc) {
 		/* perf's -g takes no mode either: say where one goes. */
 		if (!strcmp(argv[optind - 1], "-g"))

@@ -59,6 +59,7 @@ struct st_options {
 	char **command;			/* after --; NULL if none */
 	bool batch_given;		/* -b itself (--serve and --export imply batch) */
 	bool printed_only;		/* --help, --version, --list-events: done */
+	bool check;			/* --check: run the checks (front/check.c), nothing else */
 	const char *events;		/* -e, perf's syntax; NULL: default */
 	uint64_t freq;			/* -F, Hz; 0 if not given */
 	uint64_t period;		/* -c; 0 if not given */

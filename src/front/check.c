@@ -1,0 +1,425 @@
+/*
+ * check.c - shimtop --check (check.h).  Each software path runs this
+ * very shimtop in batch on shimtop-demo for a second (the installed one
+ * beside it, or SHIMTOP_CHECK_WORKLOAD) and reads its JSON report; the
+ * independent figure is the workload's own: its CPU time from
+ * getrusage, its functions by name, main at the root of its calls.
+ */
+#include "front/check.h"
+#include "sampler/events.h"
+#include "session/options.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHECK_ROWS	10
+#define CLOCK_HZ	4000.0		/* the default period, 250 us of CPU */
+
+static const char *const phases[] = {
+	"phase_compute", "phase_pointer_chase", "phase_branchy", "recurse_tree",
+};
+
+enum check_result check_sampling(double samples, double cpu_seconds, double hz, char *detail,
+				 size_t len)
+{
+	double want = cpu_seconds * hz;
+
+	if (!(cpu_seconds > 0)) {
+		snprintf(detail, len, "the workload reported no CPU time: nothing to compare "
+			 "%.0f samples with", samples);
+		return CHECK_FAIL;
+	}
+	snprintf(detail, len, "%.0f samples for %.2f s of the workload's CPU at %.0f/s "
+		 "(%.0f expected, +/-15%%)", samples, cpu_seconds, hz, want);
+	return fabs(samples - want) <= 0.15 * want ? CHECK_PASS : CHECK_FAIL;
+}
+
+enum check_result check_chains(double share, const char *how, char *detail, size_t len)
+{
+	snprintf(detail, len, "%.1f%% of samples' chains reach main (%s; at least 90%%)",
+		 100 * share, how);
+	return share >= 0.9 ? CHECK_PASS : CHECK_FAIL;
+}
+
+enum check_result check_symbols(int found, int n, const char *missing, char *detail,
+				size_t len)
+{
+	if (found == n)
+		snprintf(detail, len, "the workload's %d functions named, each with its share", n);
+	else
+		snprintf(detail, len, "%d of the workload's %d functions named with >= 5%% "
+			 "(missing: %s)", found, n, missing);
+	return found == n ? CHECK_PASS : CHECK_FAIL;
+}
+
+/* One shimtop run on the workload: its JSON report, and the workload's CPU seconds. */
+struct run {
+	struct json_object *report;
+	double cpu_seconds;
+	char error[200];		/* why it gave no report */
+};
+
+static void first_line(const char *path, char *buf, size_t len)
+{
+	char *text = st_read_file(path, NULL);
+
+	snprintf(buf, len, "%.*s", text ? (int)strcspn(text, "\n") : 0, text ? text : "");
+	free(text);
+}
+
+static void run_on_workload(const char *self, const char *workload, const char *const *opts,
+			    struct run *r)
+{
+	char out[PATH_MAX], err[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+	const char *argv[24];
+	int n = 0, fo, fe, status = 0;
+	char *text;
+	const char *at;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(out, sizeof(out), "%s/shimtop-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	snprintf(err, sizeof(err), "%s", out);
+	fo = mkstemp(out);
+	fe = fo >= 0 ? mkstemp(err) : -1;
+	if (fo < 0 || fe < 0) {
+		snprintf(r->error, sizeof(r->error), "cannot make a file in %s: %s",
+			 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		if (fo >= 0) {
+			close(fo);
+			unlink(out);
+		}
+		return;
+	}
+	argv[n++] = self;
+	argv[n++] = "--batch";
+	argv[n++] = "--format";
+	argv[n++] = "json";
+	for (size_t i = 0; opts[i] && n < 16; i++)
+		argv[n++] = opts[i];
+	argv[n++] = "--";
+	argv[n++] = workload;
+	argv[n++] = "--seconds";
+	argv[n++] = "1";
+	argv[n++] = "--report-work";
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+
+		dup2(in, STDIN_FILENO);
+		dup2(fo, STDOUT_FILENO);
+		dup2(fe, STDERR_FILENO);
+		execv(self, (char *const *)argv);
+		_exit(127);
+	}
+	close(fo);
+	close(fe);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		char line[160];
+
+		first_line(err, line, sizeof(line));
+		snprintf(r->error, sizeof(r->error), "%s", line[0] ? line : "shimtop failed");
+	} else if (!(r->report = json_object_from_file(out))) {
+		snprintf(r->error, sizeof(r->error), "its report could not be read");
+	}
+	text = st_read_file(err, NULL);
+	at = text ? strstr(text, "cpu_seconds=") : NULL;
+	if (at)
+		r->cpu_seconds = strtod(at + strlen("cpu_seconds="), NULL);
+	free(text);
+	unlink(out);
+	unlink(err);
+}
+
+static double number(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+}
+
+/* The share of the report's samples whose call path reaches main. */
+static double share_through_main(struct json_object *report)
+{
+	struct json_object *tree, *nodes;
+	double through = 0, samples = number(report, "samples");
+
+	if (!json_object_object_get_ex(report, "tree", &tree) ||
+	    !json_object_object_get_ex(tree, "nodes", &nodes))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(nodes); i++) {
+		struct json_object *n = json_object_array_get_idx(nodes, i), *name;
+
+		if (json_object_object_get_ex(n, "name", &name) &&
+		    !strcmp(json_object_get_string(name), "main"))
+			through += number(n, "total");
+	}
+	return samples > 0 ? through / samples : 0;
+}
+
+/* How many of the workload's phases have >= 5% of the samples; the others named in missing. */
+static int phases_found(struct json_object *report, char *missing, size_t len)
+{
+	struct json_object *rows;
+	double samples = number(report, "samples");
+	int found = 0;
+
+	missing[0] = '\0';
+	if (!json_object_object_get_ex(report, "rows", &rows))
+		rows = NULL;
+	for (size_t p = 0; p < sizeof(phases) / sizeof(phases[0]); p++) {
+		bool here = false;
+
+		for (size_t i = 0; rows && i < json_object_array_length(rows) && !here; i++) {
+			struct json_object *r = json_object_array_get_idx(rows, i), *sym;
+
+			here = json_object_object_get_ex(r, "symbol", &sym) &&
+			       !strcmp(json_object_get_string(sym), phases[p]) &&
+			       number(r, "samples") >= 0.05 * samples;
+		}
+		if (here)
+			found++;
+		else
+			snprintf(missing + strlen(missing), len - strlen(missing), "%s%s",
+				 missing[0] ? ", " : "", phases[p]);
+	}
+	return found;
+}
+
+static struct check_row *row(struct check_row *rows, size_t *n, const char *name)
+{
+	struct check_row *r = &rows[(*n)++];
+
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	return r;
+}
+
+static void skip(struct check_row *r, const char *why)
+{
+	r->result = CHECK_SKIP;
+	snprintf(r->detail, sizeof(r->detail), "%s", why);
+}
+
+/* A run that gave no report fails its row with why. */
+static bool ran(struct check_row *r, const struct run *run)
+{
+	if (run->report)
+		return true;
+	r->result = CHECK_FAIL;
+	snprintf(r->detail, sizeof(r->detail), "no report: %s", run->error);
+	return false;
+}
+
+/* ---- the machine, as a bug report needs it ---- */
+
+struct machine {
+	char cpu[128], vendor[32], family[16], kernel[128], paranoid[16], pmu[64];
+	bool hypervisor;
+};
+
+static void cpuinfo_field(const char *text, const char *key, char *buf, size_t len)
+{
+	const char *at = text ? strstr(text, key) : NULL, *colon = at ? strchr(at, ':') : NULL;
+
+	buf[0] = '\0';
+	if (colon) {
+		colon += 1 + strspn(colon + 1, " \t");
+		snprintf(buf, len, "%.*s", (int)strcspn(colon, "\n"), colon);
+	}
+}
+
+static void machine_of(struct machine *m)
+{
+	char *info = st_read_file("/proc/cpuinfo", NULL), *p;
+	char flags[4096];
+	struct utsname u;
+
+	memset(m, 0, sizeof(*m));
+	cpuinfo_field(info, "model name", m->cpu, sizeof(m->cpu));
+	cpuinfo_field(info, "vendor_id", m->vendor, sizeof(m->vendor));
+	cpuinfo_field(info, "cpu family", m->family, sizeof(m->family));
+	cpuinfo_field(info, "\nflags", flags, sizeof(flags));
+	m->hypervisor = strstr(flags, " hypervisor") != NULL;
+	free(info);
+	if (!uname(&u))
+		snprintf(m->kernel, sizeof(m->kernel), "%s", u.release);
+	p = st_read_file("/proc/sys/kernel/perf_event_paranoid", NULL);
+	snprintf(m->paranoid, sizeof(m->paranoid), "%.*s", p ? (int)strcspn(p, "\n") : 1,
+		 p ? p : "?");
+	free(p);
+	p = st_read_file("/sys/bus/event_source/devices/cpu/caps/pmu_name", NULL);
+	if (events_have_hardware_pmu())
+		snprintf(m->pmu, sizeof(m->pmu), "%.*s", p ? (int)strcspn(p, "\n") : 3,
+			 p ? p : "cpu");
+	else
+		snprintf(m->pmu, sizeof(m->pmu), "none");
+	free(p);
+}
+
+/* ---- the checks ---- */
+
+static size_t run_checks(const char *self, const char *workload, struct check_row *rows)
+{
+	static const char *const clock[] = { "-e", "cpu-clock", "--call-graph", "fp", NULL };
+	static const char *const dwarf[] = { "-e", "cpu-clock", "--call-graph", "dwarf", NULL };
+	static const char *const cycles[] = { "-e", "cycles", "-c", "1000000", NULL };
+	bool pmu = events_have_hardware_pmu();
+	struct check_row *r;
+	struct run run;
+	char missing[160];
+	size_t n = 0;
+
+	run_on_workload(self, workload, clock, &run);
+	r = row(rows, &n, "sampling, cpu-clock");
+	if (ran(r, &run))
+		r->result = check_sampling(number(run.report, "samples"), run.cpu_seconds, CLOCK_HZ,
+					   r->detail, sizeof(r->detail));
+	r = row(rows, &n, "symbols");
+	if (ran(r, &run)) {
+		int found = phases_found(run.report, missing, sizeof(missing));
+
+		r->result = check_symbols(found, (int)(sizeof(phases) / sizeof(phases[0])),
+					  missing, r->detail, sizeof(r->detail));
+	}
+	r = row(rows, &n, "call chains, frame pointers");
+	if (ran(r, &run))
+		r->result = check_chains(share_through_main(run.report), "--call-graph fp",
+					 r->detail, sizeof(r->detail));
+	json_object_put(run.report);
+
+	run_on_workload(self, workload, dwarf, &run);
+	r = row(rows, &n, "call chains, unwound");
+	if (ran(r, &run))
+		r->result = check_chains(share_through_main(run.report),
+					 "--call-graph dwarf, by the CFI", r->detail,
+					 sizeof(r->detail));
+	json_object_put(run.report);
+
+	r = row(rows, &n, "sampling, cycles");
+	if (!pmu) {
+		skip(r, "no hardware PMU (a VM without a virtual PMU, or none exposed): run on "
+		     "bare metal, or give the VM its PMU (KVM: -cpu host,pmu=on)");
+	} else {
+		run_on_workload(self, workload, cycles, &run);
+		if (ran(r, &run)) {
+			int found = phases_found(run.report, missing, sizeof(missing));
+
+			r->result = check_symbols(found, (int)(sizeof(phases) / sizeof(phases[0])),
+						  missing, r->detail, sizeof(r->detail));
+		}
+		json_object_put(run.report);
+	}
+	r = row(rows, &n, "IPC, counter group");
+	skip(r, pmu ? "not checked by this shimtop yet (its group read is tested on "
+		 "constructed input)" : "no hardware PMU: cycles and instructions are not counted");
+	r = row(rows, &n, "rdpmc observer");
+	skip(r, !pmu ? "no hardware PMU: no counter to read in user space"
+	     : access("/sys/bus/event_source/devices/cpu/rdpmc", R_OK)
+	     ? "rdpmc's setting is not readable (/sys/bus/event_source/devices/cpu/rdpmc)"
+	     : "not checked by this shimtop yet");
+	r = row(rows, &n, "IBS op");
+	skip(r, access("/sys/bus/event_source/devices/ibs_op", F_OK)
+	     ? "no ibs_op PMU: not an AMD CPU with IBS, or a VM that hides it"
+	     : "not checked by this shimtop yet (its decoder is tested on constructed registers)");
+	r = row(rows, &n, "IBS kernel module");
+	skip(r, access("/sys/module/shimtop_ibs", F_OK)
+	     ? "shimtop_ibs is not loaded (src/kmod: make, then insmod as root)"
+	     : "loaded; not checked by this shimtop yet");
+	return n;
+}
+
+static const char *result_name(enum check_result r)
+{
+	return r == CHECK_PASS ? "pass" : r == CHECK_SKIP ? "skip" : "fail";
+}
+
+static void print_json(const struct machine *m, const struct check_row *rows, size_t n,
+		       const int *count)
+{
+	struct json_object *o = json_object_new_object(), *mj = json_object_new_object();
+	struct json_object *checks = json_object_new_array();
+
+	json_object_object_add(mj, "cpu", json_object_new_string(m->cpu));
+	json_object_object_add(mj, "vendor", json_object_new_string(m->vendor));
+	json_object_object_add(mj, "family", json_object_new_string(m->family));
+	json_object_object_add(mj, "kernel", json_object_new_string(m->kernel));
+	json_object_object_add(mj, "perf_event_paranoid", json_object_new_string(m->paranoid));
+	json_object_object_add(mj, "pmu", json_object_new_string(m->pmu));
+	json_object_object_add(mj, "hypervisor", json_object_new_boolean(m->hypervisor));
+	json_object_object_add(o, "shimtop", json_object_new_string(PACKAGE_VERSION));
+	json_object_object_add(o, "machine", mj);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "name", json_object_new_string(rows[i].name));
+		json_object_object_add(c, "result",
+				       json_object_new_string(result_name(rows[i].result)));
+		json_object_object_add(c, "detail", json_object_new_string(rows[i].detail));
+		json_object_array_add(checks, c);
+	}
+	json_object_object_add(o, "checks", checks);
+	json_object_object_add(o, "passed", json_object_new_int(count[CHECK_PASS]));
+	json_object_object_add(o, "skipped", json_object_new_int(count[CHECK_SKIP]));
+	json_object_object_add(o, "failed", json_object_new_int(count[CHECK_FAIL]));
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+int check_run(const struct st_options *o, const char *self)
+{
+	struct check_row rows[CHECK_ROWS];
+	char workload[PATH_MAX];
+	const char *given = getenv("SHIMTOP_CHECK_WORKLOAD");
+	struct machine m;
+	int count[3] = { 0 };
+	size_t n;
+
+	if (given && *given) {
+		snprintf(workload, sizeof(workload), "%s", given);
+	} else {
+		const char *slash = strrchr(self, '/');
+
+		snprintf(workload, sizeof(workload), "%.*sshimtop-demo",
+			 slash ? (int)(slash - self + 1) : 0, self);
+	}
+	if (access(workload, X_OK)) {
+		st_error("--check runs its workload, %s, and cannot: %s; install shimtop-demo "
+			 "beside shimtop", workload, strerror(errno));
+		return 2;
+	}
+	machine_of(&m);
+	n = run_checks(self, workload, rows);
+	for (size_t i = 0; i < n; i++)
+		count[rows[i].result]++;
+	if (o->format == ST_FORMAT_JSON) {
+		print_json(&m, rows, n, count);
+	} else {
+		printf("shimtop %s --check on %s (%s family %s), kernel %s, perf_event_paranoid %s, "
+		       "PMU %s%s\n", PACKAGE_VERSION, m.cpu[0] ? m.cpu : "an unknown CPU",
+		       m.vendor, m.family, m.kernel, m.paranoid, m.pmu,
+		       m.hypervisor ? ", under a hypervisor" : "");
+		for (size_t i = 0; i < n; i++)
+			printf("%-4s  %-28s %s\n", rows[i].result == CHECK_PASS ? "PASS"
+			       : rows[i].result == CHECK_SKIP ? "SKIP" : "FAIL", rows[i].name,
+			       rows[i].detail);
+		printf("%d passed, %d skipped, %d failed%s\n", count[CHECK_PASS], count[CHECK_SKIP],
+		       count[CHECK_FAIL], count[CHECK_FAIL] ? "" : " (skips are not failures)");
+	}
+	return count[CHECK_FAIL] ? 1 : 0;
+}

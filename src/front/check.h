@@ -1,0 +1,39 @@
+/*
+ * check.h - shimtop --check: each sampling path run on this machine on
+ * the demo's workload and held against a figure measured another way,
+ * as perf test checks perf where it runs.  Hardware paths the machine
+ * lacks are skipped with what is missing and what would enable it.
+ */
+#ifndef SHIMTOP_CHECK_H
+#define SHIMTOP_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct st_options;
+
+enum check_result { CHECK_PASS, CHECK_SKIP, CHECK_FAIL };
+
+struct check_row {
+	const char *name;		/* "sampling, cpu-clock" */
+	enum check_result result;
+	char detail[320];		/* the two figures, or why it was skipped */
+};
+
+/*
+ * The verdicts, from figures alone (the tests give them made-up ones):
+ * samples of a clock event at hz over the workload's own CPU seconds,
+ * within 15% of what they should be;
+ */
+enum check_result check_sampling(double samples, double cpu_seconds, double hz, char *detail,
+				 size_t len);
+/* share (0..1) of samples whose path reaches main, at least 90%; */
+enum check_result check_chains(double share, const char *how, char *detail, size_t len);
+/* how many of the workload's n own functions lead the table (each >= 5%): all of them. */
+enum check_result check_symbols(int found, int n, const char *missing, char *detail,
+				size_t len);
+
+/* Runs every check, prints the table (or JSON with --format json): 0, or 1 if any failed. */
+int check_run(const struct st_options *o, const char *self);
+
+#endif
