@@ -16,7 +16,7 @@ ui_session -x 100 -y 30 \
 wait_for "phase_compute"
 wait_for "^shimtop 0\.1\.0 +target +pid [0-9]+ \(shimtop-demo\)"
 wait_for "^perf (cpu-clock|cycles)" "no source line"
-wait_for "samples [0-9.k]+ +rate [0-9]+/s +lost 0" "no samples line"
+wait_for "samples [0-9.k]+ +rate [0-9]+/s +lost [0-9.k]+ " "no samples line"
 wait_for "SELF%v" "not sorted by SELF% at start"
 demo=$(pgrep -f "$SHIMTOP_DEMO" | head -1)
 [ -n "$demo" ] || fail "the demo is not running under the UI"
