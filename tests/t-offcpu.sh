@@ -111,6 +111,32 @@ check "$TMP/lock.json" \
 	"any(r.get('offcpu_s', 0) >= 0.9 * v(waiter, 'lock_s') and 'futex' in r['symbol'] and r['module'] == '[kernel]' for r in d['rows'])" \
 	"the lock's wait is not under the kernel's futex wait"
 
+# Blocked before shimtop attached (waits stuck): their switches out came
+# before sampling, so only /proc and their stacks say where they wait.
+# The holder naps the whole second under nap_here with the mutex held,
+# the waiter waits for it under wait_lock, "lock"; both found at the start.
+start_waits stuck stuck 8
+"$SHIMTOP" --batch --format json --off-cpu --duration 1 -p "$w" >"$TMP/stuck.json" \
+	2>"$TMP/stuck.err" || fail "--off-cpu -p (stuck) failed: $(cat "$TMP/stuck.err")"
+kill "$w" 2>/dev/null
+WAITER_TID=$(sed -n 's/^holder [0-9]* waiter \([0-9]*\)$/\1/p' "$TMP/stuck.out")
+HOLDER_TID=$(sed -n 's/^holder \([0-9]*\) waiter [0-9]*$/\1/p' "$TMP/stuck.out")
+export WAITER_TID HOLDER_TID
+check "$TMP/stuck.json" "d['source']['offcpu_waiting_at_start'] == 3" \
+	"not the 3 threads of waits stuck found waiting as sampling began"
+check "$TMP/stuck.json" \
+	"[v(t, 'sleep_s') for t in workers if t['tid'] == int(os.environ['HOLDER_TID'])][0] >= 0.9" \
+	"the holder, asleep before shimtop attached, slept under 0.9 s of the second"
+check "$TMP/stuck.json" "off('nap_here') >= 0.9 and off('holder_stuck') >= 0.9" \
+	"the holder's nap is not under nap_here and holder_stuck"
+check "$TMP/stuck.json" "v(waiter, 'lock_s') >= 0.9 and not v(waiter, 'sleep_s')" \
+	"the waiter, blocked on the mutex before shimtop attached, is not told waiting for a lock"
+check "$TMP/stuck.json" "sym('wait_lock')['offcpu_why_s']['lock'] >= 0.9" \
+	"the waiter's wait is not under wait_lock, as a lock's"
+check "$TMP/stuck.json" \
+	"any(r.get('offcpu_s', 0) >= 0.9 and 'pthread_mutex_lock' in r['symbol'] for r in d['rows'])" \
+	"the waiter's wait is not under pthread_mutex_lock"
+
 # fsync in a loop, on a file here (not tmpfs, which never waits for a disk).
 if [ "$(stat -f -c %T .)" = tmpfs ]; then
 	echo "note: $(pwd) is tmpfs: fsync waits for no disk; its check is left out"
@@ -288,7 +314,7 @@ $(screen)"
 	wait_for "TIME  CALL TREE  \([0-9]+ waits, [0-9.]+m?s off the CPU" "the tree of offcpu-time is not of waits"
 	# By time: nap_here's share is its TIME over the title's, and the waits are all
 	# the napper's own (asleep in nap_here, or preempted in spin_here: load moves
-	# the split, not the sum).
+	# the split, not the sum) or the main thread's, asleep in usleep since before W.
 	screen >"$TMP/tree.screen"
 	python3 - "$TMP/tree.screen" <<'PY' || fail "the tree of waits is not by time: $(cat "$TMP/tree.screen")"
 import re, sys
@@ -298,11 +324,12 @@ def secs(v):
     return float(m.group(1)) * {"s": 1, "ms": 1e-3, "us": 1e-6}[m.group(2)]
 total = secs(re.search(r"waits, (\S+) off the CPU", text).group(1))
 rows = {l.split()[-1]: l.split() for l in text.splitlines() if re.match(r"^ *[0-9.]+% ", l)}
-nap, spin = rows["nap_here"], rows["spin_here"]
+nap, spin, main = rows["nap_here"], rows["spin_here"], rows.get("usleep", ["0%"])
 share = float(nap[0].rstrip("%"))
-print(f"nap_here {share}% {nap[2]}, spin_here {spin[0]} {spin[2]}, total {total} s")
+print(f"nap_here {share}% {nap[2]}, spin_here {spin[0]} {spin[2]}, main {main[0]}, total {total} s")
 sys.exit(not (abs(share - 100 * secs(nap[2]) / total) < 1.5 and
-              share + float(spin[0].rstrip("%")) >= 95 and share >= 30))
+              share + float(spin[0].rstrip("%")) + float(main[0].rstrip("%")) >= 95 and
+              share >= 30))
 PY
 	# The timeline (2): the napping thread's row, a bar of its share on the CPU.
 	$T send-keys -t ui 2

@@ -7,9 +7,12 @@
 #include "check.h"
 #include "ring/record.h"
 #include "sampler/offcpu.h"
+#include "sampler/offcpu_before.h"
 #include "sampler/perf_tracing.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,11 +273,212 @@ static void test_held_bytes(void)
 	CHECK(p.held_bytes == 0);
 }
 
+/* /proc/PID/task/TID/syscall as the kernel writes it, and what is not. */
+static void test_at_parse(void)
+{
+	struct offcpu_at at;
+	static const char *const bad[] = {
+		"running\n", "", "\n", "230", "230 0x0 0x0 0x7ffe0 0x0 0x0 0x0 0x7ffe95297060\n",
+		"230 0x0 0x0 0x7ffe0 0x0 0x0 0x0 0x7ffe95297060 0x7ff8c8c56545 0x1\n",
+		"-1 0x7ff8\n", "-2 0x10 0x20\n", "230 0x0 0x0 0x0 0x0 0x0 0x0 0x10 0x20x\n",
+		"230  0x0 0x0 0x0 0x0 0x0 0x0 0x10 0x20\n", "230 0 0 0 0 0 0 0x10 0x20\n",
+		"230 0x0 0x0 0x0 0x0 0x0 0x0 0x10 0x\n", "230 0x0 0x0 0x0 0x0 0x0 0x0 0x10 0xg\n",
+		"230 0x0 0x0 0x0 0x0 0x0 0x0 0x10 0x11111111111111111\n",
+		"99999999999999999999 0x10 0x20\n", "-1 0x10 0x20\n\n", "x1 0x10 0x20\n",
+		"230 0x0 0x0 0x0 0x0 0x0 0x0 0x10 0x-20\n",
+	};
+
+	CHECK(offcpu_at_parse("230 0x0 0x0 0x7ffe952970a0 0x0 0x0 0x0 0x7ffe95297060 "
+			      "0x7ff8c8c56545\n", &at));
+	CHECK(at.nr == 230 && at.sp == 0x7ffe95297060ull && at.pc == 0x7ff8c8c56545ull);
+	CHECK(offcpu_at_parse("202 0x564f27665160 0x80 0x2 0x0 0x0 0x0 0x7ff8c8381e88 "
+			      "0x7ff8c8c0d12b", &at));
+	CHECK(at.nr == 202 && at.sp == 0x7ff8c8381e88ull && at.pc == 0x7ff8c8c0d12bull);
+	/* Blocked outside a system call (a page fault's wait): sp and pc alone. */
+	CHECK(offcpu_at_parse("-1 0x7ffd1000 0x401000\n", &at));
+	CHECK(at.nr == -1 && at.sp == 0x7ffd1000 && at.pc == 0x401000);
+	CHECK(offcpu_at_parse("0 0x0 0x0 0x0 0x0 0x0 0x0 0xffffffffffffffff 0x1\n", &at));
+	CHECK(at.sp == UINT64_MAX && at.pc == 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		at.nr = 7;
+		if (offcpu_at_parse(bad[i], &at))
+			fprintf(stderr, "test_offcpu: taken: \"%s\"\n", bad[i]);
+		CHECK(!offcpu_at_parse(bad[i], &at) && at.nr == 7);
+	}
+}
+
+static void test_before_reason(void)
+{
+	CHECK(offcpu_before_reason('S', SYS_nanosleep) == ST_OFFCPU_SLEEP);
+	CHECK(offcpu_before_reason('S', -1) == ST_OFFCPU_SLEEP);
+	CHECK(offcpu_before_reason('S', SYS_futex) == ST_OFFCPU_FUTEX);
+	CHECK(offcpu_before_reason('D', SYS_fsync) == ST_OFFCPU_DISK);
+	CHECK(offcpu_before_reason('D', SYS_futex) == ST_OFFCPU_DISK);
+	CHECK(offcpu_before_reason('T', SYS_read) == ST_OFFCPU_STOPPED);
+	CHECK(offcpu_before_reason('t', SYS_read) == ST_OFFCPU_STOPPED);
+	CHECK(offcpu_before_reason('R', SYS_read) == ST_OFFCPU_NONE);
+	CHECK(offcpu_before_reason('Z', SYS_read) == ST_OFFCPU_NONE);
+	CHECK(offcpu_before_reason('\0', SYS_read) == ST_OFFCPU_NONE);
+}
+
+/*
+ * A blocked thread's stack as libc's wrappers leave it: their return
+ * addresses and spills (one a pointer into the stack, as a timespec's
+ * address is), then the frame records of code keeping frame pointers.
+ */
+static void test_frame_guess(void)
+{
+	uint64_t w[32] = { 0 }, sp = 0x7ffd0000;
+
+	w[0] = 0x7f0000001234;		/* the wrapper's caller's return address */
+	w[1] = sp + 8 * 20;		/* a spilled pointer into the stack: w[20] is no record */
+	w[2] = 7;
+	w[4] = sp + 8 * 10;		/* the innermost frame record: saved rbp */
+	w[5] = 0x555500001000;		/* and its return address */
+	w[10] = sp + 8 * 14;		/* its caller's record */
+	w[11] = 0x555500002000;
+	w[14] = 0;			/* the outermost: rbp 0 */
+	w[15] = 0x7f0000005678;
+	w[20] = 3;
+	w[21] = 4;
+	CHECK(offcpu_frame_guess((void *)w, sizeof(w), sp, NULL) == sp + 8 * 4);
+	/* A stack canary beside the spilled pointer is no return address either. */
+	w[2] = 0x8b48901054b47800ull;
+	CHECK(offcpu_frame_guess((void *)w, sizeof(w), sp, NULL) == sp + 8 * 4);
+	/* With the process's code mapped: the records' return addresses in it, or not. */
+	{
+		uint64_t ranges[2][2] = { { 0x555500000000ull, 0x555500003000ull },
+					  { 0x7f0000000000ull, 0x7f0000010000ull } };
+		struct offcpu_code code = { ranges, 2, 2 };
+
+		CHECK(offcpu_frame_guess((void *)w, sizeof(w), sp, &code) == sp + 8 * 4);
+		ranges[0][1] = 0x555500001000ull;	/* the innermost's return address unmapped */
+		CHECK(offcpu_frame_guess((void *)w, sizeof(w), sp, &code) == 0);
+		code.n = 0;
+		CHECK(offcpu_frame_guess((void *)w, sizeof(w), sp, &code) == 0);
+	}
+	/* Its caller's record past the copy: the first link is taken. */
+	CHECK(offcpu_frame_guess((void *)w, 8 * 11, sp, NULL) == sp + 8 * 4);
+	/* A record whose next goes down the stack, or beside no code, is none. */
+	w[10] = sp + 8 * 2;
+	CHECK(offcpu_frame_guess((void *)w, sizeof(w), sp, NULL) == 0);
+	w[10] = sp + 8 * 14;
+	w[5] = sp + 8 * 30;		/* "return address" in the stack */
+	CHECK(offcpu_frame_guess((void *)w, sizeof(w), sp, NULL) == sp + 8 * 10);
+	memset(w, 0, sizeof(w));
+	CHECK(offcpu_frame_guess((void *)w, sizeof(w), sp, NULL) == 0);
+	CHECK(offcpu_frame_guess((void *)w, sizeof(w), sp + 4, NULL) == 0);
+	CHECK(offcpu_frame_guess((void *)w, sizeof(w), UINT64_MAX - 8, NULL) == 0);
+	CHECK(offcpu_frame_guess((void *)w, 0, sp, NULL) == 0);
+}
+
+/* This process's code, from its maps: this very function in it. */
+static void test_code_read(void)
+{
+	struct offcpu_code code;
+	uint64_t self = (uint64_t)(uintptr_t)test_code_read;
+	bool in = false;
+
+	CHECK(offcpu_code_read(getpid(), &code) == 0 && code.n > 0);
+	for (size_t i = 0; i < code.n; i++) {
+		in = in || (self >= code.range[i][0] && self < code.range[i][1]);
+		CHECK(i == 0 || code.range[i - 1][0] <= code.range[i][0]);
+	}
+	CHECK(in);
+	offcpu_code_free(&code);
+	CHECK(offcpu_code_read(-5, &code) < 0 && code.n == 0 && !code.range);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * A thread found waiting, from a /proc tree of files naming this
+ * process (whose stack process_vm_readv reads): its record whole.
+ */
+static void test_before_sample(void)
+{
+	char dir[] = "/tmp/test_offcpu_procXXXXXX", path[512], text[256];
+	static uint64_t stack[64];
+	static unsigned char rec[ST_RECORD_MAX];
+	const struct st_sample *s = (const void *)rec;
+	const struct st_stack *k;
+	pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
+	size_t n;
+
+	for (size_t i = 0; i < 64; i++)
+		stack[i] = 0x1111111100000000ull + i;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/%d", dir, (int)pid);
+	CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/%d/task", dir, (int)pid);
+	CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/%d/task/%d", dir, (int)pid, (int)tid);
+	CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", dir, (int)pid, (int)tid);
+	write_text(path, "1234 (a) S) b) S 1 1234 1234 0 -1\n");
+	snprintf(path, sizeof(path), "%s/%d/task/%d/syscall", dir, (int)pid, (int)tid);
+	snprintf(text, sizeof(text), "%d 0x0 0x0 0x0 0x0 0x0 0x0 0x%llx 0x401000\n", SYS_futex,
+		 (unsigned long long)(uintptr_t)stack);
+	write_text(path, text);
+	n = offcpu_before_sample(dir, pid, tid, 5000, sizeof(stack), NULL, rec, sizeof(rec));
+	k = st_sample_stack(s);
+	CHECK(n == sizeof(*s) + sizeof(*k) + sizeof(stack) && s->h.size == n);
+	CHECK(s->h.type == ST_REC_SAMPLE && s->pid == (uint32_t)pid && s->tid == (uint32_t)tid);
+	CHECK(s->time == 5000 && s->ip == 0x401000 && s->period == 1 && s->nchain == 0);
+	CHECK(s->cpumode == ST_MODE_USER && (s->flags & ST_SAMPLE_HAS_STACK));
+	CHECK(ST_SAMPLE_OFFCPU(s->flags) == ST_OFFCPU_FUTEX);
+	CHECK(k->ip == 0x401000 && k->sp == (uintptr_t)stack && k->size == sizeof(stack));
+	CHECK(!memcmp(k->bytes, stack, sizeof(stack)));
+	CHECK(st_record_check(rec, n) == n);
+	/* The copy asked is what is read; room cuts it. */
+	n = offcpu_before_sample(dir, pid, tid, 5000, 100, NULL, rec, sizeof(rec));
+	CHECK(n && st_sample_stack(s)->size == 96);
+	n = offcpu_before_sample(dir, pid, tid, 5000, sizeof(stack), NULL, rec,
+				 sizeof(*s) + sizeof(*k) + 40);
+	CHECK(n == sizeof(*s) + sizeof(*k) + 40 && st_sample_stack(s)->size == 40);
+	CHECK(offcpu_before_sample(dir, pid, tid, 5000, 64, NULL, rec, sizeof(*s)) == 0);
+	/* Running, or runnable: no wait. */
+	write_text(path, "running\n");
+	CHECK(offcpu_before_sample(dir, pid, tid, 5000, 64, NULL, rec, sizeof(rec)) == 0);
+	write_text(path, text);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", dir, (int)pid, (int)tid);
+	write_text(path, "1234 (a) S) b) R 1 1234 1234 0 -1\n");
+	CHECK(offcpu_before_sample(dir, pid, tid, 5000, 64, NULL, rec, sizeof(rec)) == 0);
+	/* D, in no system call. */
+	write_text(path, "1234 (sync) D 1 1234\n");
+	snprintf(path, sizeof(path), "%s/%d/task/%d/syscall", dir, (int)pid, (int)tid);
+	snprintf(text, sizeof(text), "-1 0x%llx 0x402000\n", (unsigned long long)(uintptr_t)stack);
+	write_text(path, text);
+	n = offcpu_before_sample(dir, pid, tid, 5000, 64, NULL, rec, sizeof(rec));
+	CHECK(n && ST_SAMPLE_OFFCPU(s->flags) == ST_OFFCPU_DISK && s->ip == 0x402000);
+	/* A stack pointer nothing is mapped at: no record. */
+	write_text(path, "-1 0x8 0x402000\n");
+	CHECK(offcpu_before_sample(dir, pid, tid, 5000, 64, NULL, rec, sizeof(rec)) == 0);
+	/* A thread that is gone. */
+	CHECK(offcpu_before_sample(dir, pid, tid + 100000, 5000, 64, NULL, rec, sizeof(rec)) == 0);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CHECK(system(path) == 0);
+}
+
 int main(void)
 {
 	test_held_bytes();
 	test_format_fields();
 	test_tracefs();
 	test_pairs();
+	test_at_parse();
+	test_before_reason();
+	test_frame_guess();
+	test_code_read();
+	test_before_sample();
 	return check_done("test_offcpu");
 }

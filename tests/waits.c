@@ -8,6 +8,11 @@
  *                        of every 11, so wait_lock()'s thread, which holds
  *                        it 50 us at a time, waits for it most of the time;
  *                        says "holder TID waiter TID" on stderr
+ *   waits stuck SECONDS  holder_stuck() takes the mutex and naps the whole
+ *                        time in nap_here(), so wait_lock()'s thread waits
+ *                        for it the whole time: both blocked once, from the
+ *                        start, for a test attaching after they blocked;
+ *                        says "holder TID waiter TID" on stderr
  *   waits fsync SECONDS  write_sync(): a page written and fsync'd, again
  *   waits switch SECONDS RATE   two threads passing a byte over pipes,
  *                        paced to RATE switches off a CPU a second (each
@@ -56,7 +61,8 @@ __attribute__((noinline)) static void spin_here(uint64_t ns)
 
 __attribute__((noinline)) static void nap_here(uint64_t ns)
 {
-	struct timespec t = { .tv_sec = 0, .tv_nsec = (long)ns };
+	struct timespec t = { .tv_sec = (time_t)(ns / 1000000000u),
+			      .tv_nsec = (long)(ns % 1000000000u) };
 
 	nanosleep(&t, NULL);
 }
@@ -89,6 +95,28 @@ static void *waiter(void *arg)
 	atomic_store(&waiter_tid, (int)gettid());
 	while (!atomic_load(&done))
 		wait_lock();
+	return NULL;
+}
+
+static uint64_t stuck_ns;
+
+static void *holder_stuck(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	atomic_store(&holder_tid, (int)gettid());
+	nap_here(stuck_ns);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static void *waiter_stuck(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&holder_tid))	/* the mutex held first */
+		usleep(1000);
+	atomic_store(&waiter_tid, (int)gettid());
+	wait_lock();
 	return NULL;
 }
 
@@ -189,7 +217,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || atof(argv[2]) <= 0 || (argc != 3 && strcmp(argv[1], "switch")) ||
 	    (!strcmp(argv[1], "switch") && (argc != 4 || atof(argv[3]) <= 0))) {
-		fprintf(stderr, "usage: waits nap|lock|fsync SECONDS, or waits switch SECONDS RATE\n");
+		fprintf(stderr, "usage: waits nap|lock|stuck|fsync SECONDS, or waits switch SECONDS RATE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "nap")) {
@@ -197,6 +225,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "lock")) {
 		pthread_create(&t[n++], NULL, holder, NULL);
 		pthread_create(&t[n++], NULL, waiter, NULL);
+	} else if (!strcmp(argv[1], "stuck")) {
+		stuck_ns = (uint64_t)(atof(argv[2]) * 1e9);
+		pthread_create(&t[n++], NULL, holder_stuck, NULL);
+		pthread_create(&t[n++], NULL, waiter_stuck, NULL);
 	} else if (!strcmp(argv[1], "switch")) {
 		switch_rate = atof(argv[3]);
 		if (pipe(ping) < 0 || pipe(pong) < 0) {
@@ -209,11 +241,11 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "waits-fsync.%d", (int)getpid());
 		pthread_create(&t[n++], NULL, syncer, path);
 	} else {
-		fprintf(stderr, "waits: no mode '%s' (nap, lock, fsync)\n", argv[1]);
+		fprintf(stderr, "waits: no mode '%s' (nap, lock, stuck, fsync)\n", argv[1]);
 		return 2;
 	}
 	/* Which thread is which: a busy machine's preemptions can make either wait most. */
-	if (!strcmp(argv[1], "lock")) {
+	if (!strcmp(argv[1], "lock") || !strcmp(argv[1], "stuck")) {
 		while (!atomic_load(&holder_tid) || !atomic_load(&waiter_tid))
 			usleep(1000);
 		fprintf(stderr, "holder %d waiter %d\n", atomic_load(&holder_tid),

@@ -736,7 +736,7 @@ void model_account_sample(struct model *m, const struct st_sample *s, uint32_t s
 	count_time(m, s->time, 1);
 }
 
-_Static_assert(ST_OFFCPU_EXITED <= (HISTORY_WAIT_MASK >> HISTORY_WAIT_SHIFT),
+_Static_assert(ST_OFFCPU_FUTEX <= (HISTORY_WAIT_MASK >> HISTORY_WAIT_SHIFT),
 	       "the history keeps a wait's reason in HISTORY_WAIT_MASK");
 
 /* The sample as the history keeps it: what its tables need again. */

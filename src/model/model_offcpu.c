@@ -58,6 +58,8 @@ static enum model_wait why(unsigned reason, bool futex)
 	switch (reason) {
 	case ST_OFFCPU_SLEEP:
 		return futex ? MODEL_WAIT_LOCK : MODEL_WAIT_SLEEP;
+	case ST_OFFCPU_FUTEX:		/* blocked in futex before sampling began */
+		return MODEL_WAIT_LOCK;
 	case ST_OFFCPU_DISK:
 		return MODEL_WAIT_DISK;
 	case ST_OFFCPU_RUNNABLE:

@@ -78,6 +78,7 @@ static enum timeline_off off_kind(uint16_t flags)
 {
 	switch ((flags & HISTORY_WAIT_MASK) >> HISTORY_WAIT_SHIFT) {
 	case ST_OFFCPU_SLEEP:
+	case ST_OFFCPU_FUTEX:
 		return TIMELINE_SLEEP;
 	case ST_OFFCPU_DISK:
 		return TIMELINE_DISK;

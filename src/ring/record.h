@@ -126,6 +126,11 @@ enum st_offcpu_reason {
 	ST_OFFCPU_STOPPED = 4,		/* T: stopped by a signal or a tracer */
 	ST_OFFCPU_OTHER = 5,		/* a state this kernel reports that is none of those */
 	ST_OFFCPU_EXITED = 6,		/* its last switch (X, Z): never kept */
+	/*
+	 * S in the futex system call, found so when off-CPU sampling began:
+	 * its wait started before, and its chain holds no kernel frame.
+	 */
+	ST_OFFCPU_FUTEX = 7,
 };
 
 /*

@@ -12,6 +12,7 @@
  * drains, converts and pushes: it never waits for the model.
  */
 #include "sampler/perf_source.h"
+#include "sampler/offcpu_before.h"
 #include "sampler/ibs_source.h"
 #include "sampler/reorder.h"
 #include "sampler/stack_base.h"
@@ -1264,6 +1265,57 @@ static void push_record(void *arg, const void *rec, size_t len)
 		push_to_ring(ps, rec, len);
 }
 
+/*
+ * Stack bytes read of a thread found waiting, at least: once a thread, so
+ * more than a sample's copy (cut to what walks read), for whole chains.
+ */
+#define WAIT_BEFORE_COPY	(16u << 10)
+
+/*
+ * Off-CPU sampling from now: threads blocked already left the CPU before
+ * sched_switch was sampled, so each is given its wait from now, in time
+ * order before any switch the kernel writes after (offcpu_before.h).
+ * Threads of -t and -a, and a command not yet started, are not looked at.
+ */
+static void waits_before(struct perf_source *ps)
+{
+	size_t copy = ps->cfg.stack_copy > WAIT_BEFORE_COPY ? ps->cfg.stack_copy : WAIT_BEFORE_COPY;
+	uint64_t now = st_now_ns(), found = 0;
+
+	if (!ps->cfg.offcpu || ps->cfg.scope != PERF_SCOPE_PROCESSES)
+		return;
+	for (size_t p = 0; p < ps->cfg.npids; p++) {
+		struct offcpu_code code;
+		pid_t *tids = NULL;
+		size_t n = 0;
+
+		if (target_list_threads(ps->cfg.pids[p], &tids, &n) < 0)
+			continue;
+		(void)offcpu_code_read(ps->cfg.pids[p], &code);
+		for (size_t i = 0; i < n; i++) {
+			struct st_sample *sm = reorder_reserve(&ps->order, ST_RECORD_MAX);
+			size_t len = offcpu_before_sample("/proc", ps->cfg.pids[p], tids[i], now, copy,
+							  &code, sm, ST_RECORD_MAX);
+			struct st_stack *k;
+
+			if (!len)
+				continue;
+			if (ps->cfg.separate)
+				sm->flags |= (uint32_t)(ps->cfg.nevents - 1) << ST_SAMPLE_EVENT_SHIFT;
+			k = (struct st_stack *)(uintptr_t)st_sample_stack(sm);
+			/* Stack bases are kept where samples carry copies (CallerChaining's). */
+			k->base = ps->stacks.v ? stack_base_of(&ps->stacks, (pid_t)sm->pid, k->sp, now) : 0;
+			reorder_commit(&ps->order, len, now);
+			found++;
+		}
+		offcpu_code_free(&code);
+		free(tids);
+	}
+	pthread_mutex_lock(&ps->lock);
+	ps->info.offcpu_before += found;
+	pthread_mutex_unlock(&ps->lock);
+}
+
 /* Waits still going on, shown up to t; and how many switches were not paired. */
 static void offcpu_pass(struct perf_source *ps, uint64_t t, uint64_t min_ns)
 {
@@ -1625,6 +1677,7 @@ static void apply_offcpu(struct perf_source *ps)
 	describe(ps);
 	pthread_mutex_unlock(&ps->lock);
 	remake_events(ps, ps->cfg.callchain, ps->cfg.stack_copy);
+	waits_before(ps);
 }
 
 static int perf_set_offcpu(struct st_source *s, char *why, size_t len)
@@ -1689,6 +1742,9 @@ static void *sampler_main(void *arg)
 	struct pollfd *pfd = st_xcalloc(2 * ps->nrings + 1, sizeof(*pfd));
 	char reason[128] = "";
 
+	/* A command's threads start under sampling: nothing waits from before. */
+	if (!ps->cfg.launched)
+		waits_before(ps);
 	while (!source_thread_stopping(&ps->th)) {
 		size_t n = 0;
 		uint64_t now;

@@ -64,6 +64,7 @@ struct st_source_info {
 	uint64_t period_asked_ns;
 	uint64_t throttled;		/* times the kernel throttled us */
 	uint64_t offcpu_unpaired;	/* switches whose end was never seen (records lost) */
+	uint64_t offcpu_before;		/* threads found waiting as off-CPU sampling began */
 	/*
 	 * Live threads sampled through copies of their parent's events (born
 	 * since attach, with inherit): their period is the one drawn at their
