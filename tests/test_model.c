@@ -1087,6 +1087,9 @@ int main(void)
 	CHECK_EQ_U64(m.unknown, 2);
 	CHECK_EQ_U64(m.kernel_lost, 5);
 	CHECK_EQ_U64(m.multiplexed, 1);
+	/* The session's IPC (--check's): the scheduled intervals' sums alone. */
+	CHECK_EQ_U64(m.cycles, 40 * 1000);
+	CHECK_EQ_U64(m.instructions, 30 * 2000 + 10 * 500);
 	CHECK(m.nthreads == 2);
 
 	n = model_rows(&m, ST_SORT_SELF, false, &rows);

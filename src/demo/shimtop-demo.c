@@ -25,15 +25,20 @@
  *
  * --report-work prints, at exit, the work items done and the seconds
  * spent in phases: the ground truth the observer's rates are tested
- * against.
+ * against.  Where the CPU counts them, also the main thread's own user
+ * cycles and instructions, counted as one group from its start (as perf
+ * stat -e '{cycles:u,instructions:u}' counts): shimtop --check's figure
+ * for IPC.
  */
 #include <getopt.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -267,6 +272,46 @@ static void publish_signals(void)
 	}
 }
 
+/* The main thread's user cycles and instructions, one group: its leader, or -1 (no PMU). */
+static int count_own(void)
+{
+	struct perf_event_attr a;
+	int lead, member;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING;
+	lead = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (lead < 0)
+		return -1;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	member = (int)syscall(SYS_perf_event_open, &a, 0, -1, lead, PERF_FLAG_FD_CLOEXEC);
+	if (member < 0) {
+		close(lead);
+		return -1;
+	}
+	return lead;		/* the member stays open with it until exit */
+}
+
+/* Appended to the work report: the counts, and the share of time the group ran. */
+static void report_own_counts(int lead)
+{
+	uint64_t v[5];		/* nr, time enabled, time running, cycles, instructions */
+
+	if (lead < 0 || read(lead, v, sizeof(v)) != (ssize_t)sizeof(v) || v[0] != 2) {
+		fprintf(stderr, " user_cycles=- user_instructions=-");
+		return;
+	}
+	fprintf(stderr, " user_cycles=%llu user_instructions=%llu group_running=%.4f",
+		(unsigned long long)v[3], (unsigned long long)v[4],
+		v[1] ? (double)v[2] / (double)v[1] : 0.0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -281,7 +326,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int threads = 0, c, publish = 1, report = 0;
+	int threads = 0, c, publish = 1, report = 0, counter = -1;
 	const char *ready = NULL;
 	double delay = 0.5;
 	uint64_t end = 0, began;
@@ -345,6 +390,8 @@ int main(int argc, char **argv)
 		fputs("shimtop-demo: --rounds goes with neither --threads nor --seconds\n", stderr);
 		return 2;
 	}
+	if (report)
+		counter = count_own();
 	if (publish)
 		publish_signals();
 	build_chase();
@@ -377,7 +424,7 @@ int main(int argc, char **argv)
 		/* The scheduler's exact CPU time, what cpu-clock samples count. */
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
 		fprintf(stderr, "shimtop-demo: work_items=%llu seconds=%.6f "
-			"phase_items=%llu,%llu,%llu,%llu cpu_seconds=%.6f\n",
+			"phase_items=%llu,%llu,%llu,%llu cpu_seconds=%.6f",
 			(unsigned long long)shimtop_demo_items,
 			(double)(now_ns() - began) / 1e9,
 			(unsigned long long)shimtop_demo_phase_items[PHASE_COMPUTE],
@@ -385,6 +432,8 @@ int main(int argc, char **argv)
 			(unsigned long long)shimtop_demo_phase_items[PHASE_BRANCHY],
 			(unsigned long long)shimtop_demo_phase_items[PHASE_RECURSIVE],
 			(double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9);
+		report_own_counts(counter);
+		fputc('\n', stderr);
 	}
 	return 0;
 }

@@ -63,12 +63,54 @@ enum check_result check_symbols(int found, int n, const char *missing, char *det
 	return found == n ? CHECK_PASS : CHECK_FAIL;
 }
 
-/* One shimtop run on the workload: its JSON report, and the workload's CPU seconds. */
+enum check_result check_ipc(double ipc, double multiplexed, double own_ipc, double own_running,
+			    char *detail, size_t len)
+{
+	double apart = own_ipc > 0 ? fabs(ipc - own_ipc) / own_ipc : 0;
+	char how[120];
+
+	if (!(own_ipc > 0)) {
+		snprintf(detail, len, "the workload counted no cycles of its own (perf_event_open "
+			 "refused it, or the PMU has no free counter): nothing to compare IPC %.3f "
+			 "with", ipc);
+		return CHECK_FAIL;
+	}
+	if (!(ipc > 0)) {
+		snprintf(detail, len, "no sample carried usable counters (%.1f%% multiplexed): "
+			 "no IPC to compare with the workload's own %.3f", 100 * multiplexed,
+			 own_ipc);
+		return CHECK_FAIL;
+	}
+	if (multiplexed > 0 || own_running < 0.999)
+		snprintf(how, sizeof(how), "multiplexed: %.1f%% of samples (kept out of IPC), the "
+			 "workload's group ran %.1f%% of its time", 100 * multiplexed,
+			 100 * own_running);
+	else
+		snprintf(how, sizeof(how), "both groups scheduled throughout");
+	snprintf(detail, len, "IPC %.3f from shimtop's group against %.3f counted by the workload "
+		 "itself (%.1f%% apart, at most 2%%); %s", ipc, own_ipc, 100 * apart, how);
+	return apart <= 0.02 ? CHECK_PASS : CHECK_FAIL;
+}
+
+/*
+ * One shimtop run on the workload: its JSON report, and the workload's
+ * own figures (its CPU seconds; user cycles and instructions, 0 if not
+ * counted, and the share of time its group ran).
+ */
 struct run {
 	struct json_object *report;
 	double cpu_seconds;
+	double own_cycles, own_instructions, own_running;
 	char error[200];		/* why it gave no report */
 };
+
+/* key=VALUE in the workload's report line: the number, or 0. */
+static double reported(const char *text, const char *key)
+{
+	const char *at = text ? strstr(text, key) : NULL;
+
+	return at ? strtod(at + strlen(key), NULL) : 0;
+}
 
 static void first_line(const char *path, char *buf, size_t len)
 {
@@ -86,7 +128,6 @@ static void run_on_workload(const char *self, const char *workload, const char *
 	const char *argv[24];
 	int n = 0, fo, fe, status = 0;
 	char *text;
-	const char *at;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
@@ -137,9 +178,10 @@ static void run_on_workload(const char *self, const char *workload, const char *
 		snprintf(r->error, sizeof(r->error), "its report could not be read");
 	}
 	text = st_read_file(err, NULL);
-	at = text ? strstr(text, "cpu_seconds=") : NULL;
-	if (at)
-		r->cpu_seconds = strtod(at + strlen("cpu_seconds="), NULL);
+	r->cpu_seconds = reported(text, "cpu_seconds=");
+	r->own_cycles = reported(text, "user_cycles=");
+	r->own_instructions = reported(text, "user_instructions=");
+	r->own_running = reported(text, "group_running=");
 	free(text);
 	unlink(out);
 	unlink(err);
@@ -278,6 +320,9 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	static const char *const clock[] = { "-e", "cpu-clock", "--call-graph", "fp", NULL };
 	static const char *const dwarf[] = { "-e", "cpu-clock", "--call-graph", "dwarf", NULL };
 	static const char *const cycles[] = { "-e", "cycles", "-c", "1000000", NULL };
+	/* User space alone on both sides: the workload counts its own that way. */
+	static const char *const group[] = { "-e", "{cycles:u,instructions:u}", "-c", "1000000",
+					     NULL };
 	bool pmu = events_have_hardware_pmu();
 	struct check_row *r;
 	struct run run;
@@ -325,8 +370,24 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 		json_object_put(run.report);
 	}
 	r = row(rows, &n, "IPC, counter group");
-	skip(r, pmu ? "not checked by this shimtop yet (its group read is tested on "
-		 "constructed input)" : "no hardware PMU: cycles and instructions are not counted");
+	if (!pmu) {
+		skip(r, "no hardware PMU: cycles and instructions are not counted");
+	} else {
+		run_on_workload(self, workload, group, &run);
+		if (ran(r, &run)) {
+			struct json_object *c = NULL;
+
+			json_object_object_get_ex(run.report, "counters", &c);
+			r->result = check_ipc(number(c, "ipc"),
+					      number(run.report, "samples") > 0
+					      ? number(c, "multiplexed_samples") /
+						number(run.report, "samples") : 0,
+					      run.own_cycles > 0
+					      ? run.own_instructions / run.own_cycles : 0,
+					      run.own_running, r->detail, sizeof(r->detail));
+		}
+		json_object_put(run.report);
+	}
 	r = row(rows, &n, "rdpmc observer");
 	skip(r, !pmu ? "no hardware PMU: no counter to read in user space"
 	     : access("/sys/bus/event_source/devices/cpu/rdpmc", R_OK)

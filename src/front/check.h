@@ -33,6 +33,15 @@ enum check_result check_chains(double share, const char *how, char *detail, size
 enum check_result check_symbols(int found, int n, const char *missing, char *detail,
 				size_t len);
 
+/*
+ * IPC from shimtop's counter group (instructions over cycles of the
+ * samples whose group was scheduled throughout; multiplexed of samples
+ * were not) against the workload's own count (own_running: the share of
+ * its time its group ran), within 2%.  own_ipc <= 0: it counted nothing.
+ */
+enum check_result check_ipc(double ipc, double multiplexed, double own_ipc, double own_running,
+			    char *detail, size_t len);
+
 /* Runs every check, prints the table (or JSON with --format json): 0, or 1 if any failed. */
 int check_run(const struct st_options *o, const char *self);
 

@@ -649,6 +649,10 @@ void model_account_samples(struct model *m, const struct st_sample *s, uint32_t 
 		m->kernel_samples += n;
 	if (s->flags & ST_SAMPLE_MULTIPLEXED)
 		m->multiplexed += n;
+	if (counters_usable(m, s)) {
+		m->cycles += s->data[m->ipc_cycles];
+		m->instructions += s->data[m->ipc_instructions];
+	}
 	if (s->nchain) {
 		m->chains += n;
 		m->chain_frames += s->nchain * n;
@@ -1109,6 +1113,7 @@ void model_zero(struct model *m)
 	memset(m->event_samples, 0, sizeof(m->event_samples));
 	memset(m->event_weight, 0, sizeof(m->event_weight));
 	m->multiplexed = m->chains = m->chain_frames = 0;
+	m->cycles = m->instructions = 0;
 	m->tree_frames = m->tree_unknown = 0;
 	/* Counts only: the history's samples still name their nodes. */
 	cct_zero(&m->tree);

@@ -270,6 +270,7 @@ struct model {
 	size_t waited_cap;
 	uint32_t waited_gen;
 	uint64_t multiplexed;
+	uint64_t cycles, instructions;	/* the usable counters' sums (IPC's), of every sample */
 	uint64_t chains, chain_frames;
 	uint64_t tree_frames, tree_unknown;	/* callers symbolized for the tree; unexplained */
 	/*

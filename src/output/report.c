@@ -273,6 +273,18 @@ void report_print_json(struct session *s, FILE *out)
 	report_add_u64(o, "dropped", mt.dropped);
 	report_add_u64(o, "unknown", mt.unknown);
 	report_add_u64(o, "folded_processes", m->folded_processes);
+	if (m->ipc_cycles >= 0 && m->ipc_instructions >= 0) {
+		/* IPC over the intervals the group was scheduled in; the others' samples counted. */
+		struct json_object *c = json_object_new_object();
+
+		report_add_u64(c, "cycles", m->cycles);
+		report_add_u64(c, "instructions", m->instructions);
+		json_object_object_add(c, "ipc", m->cycles ? json_object_new_double(
+					       (double)m->instructions / (double)m->cycles)
+							: NULL);
+		report_add_u64(c, "multiplexed_samples", m->multiplexed);
+		json_object_object_add(o, "counters", c);
+	}
 	json_object_object_add(o, "elapsed", json_object_new_double(mt.elapsed));
 	json_object_object_add(o, "finished", json_object_new_boolean(session_finished(s)));
 	json_object_object_add(o, "status", json_object_new_string(session_status(s)));
