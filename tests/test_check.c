@@ -7,8 +7,16 @@
  */
 #include "check.h"
 #include "front/check.h"
+#include "ring/record.h"
+#include "ring/record_file.h"
+#include "sampler/ibs.h"
+#include "sampler/source.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 
 static void sampling(void)
@@ -73,11 +81,124 @@ static void ipc(void)
 	CHECK(check_ipc(NAN, 0, 1.0, 1.0, d, sizeof(d)) == CHECK_FAIL);
 }
 
+#define OP_CAPS		(IBS_CAPS_AVAIL | IBS_CAPS_OPSAM | IBS_CAPS_RDWROPCNT | IBS_CAPS_OPCNT)
+#define ARRAY		0x7f0000000000ull
+#define ARRAY_BYTES	(64ull << 20)
+
+/* IbsOpData3 as the decoder's table lays it: a load, its address valid, a miss of lat cycles. */
+static uint64_t data3(bool load, bool addressed, bool miss, unsigned lat)
+{
+	return (uint64_t)load << ibs_field_info(IBS_F_LD_OP)->lo |
+	       (uint64_t)addressed << ibs_field_info(IBS_F_DC_LIN_VALID)->lo |
+	       (uint64_t)miss << ibs_field_info(IBS_F_DC_MISS)->lo |
+	       (uint64_t)lat << ibs_field_info(IBS_F_DC_MISS_LAT)->lo;
+}
+
+/* An op sample's registers (7, as OP_CAPS promise) in a record of cpumode. */
+static size_t ibs_record(void *buf, uint64_t d3, uint64_t lin, uint8_t cpumode, uint8_t nregs)
+{
+	struct st_ibs *b = buf;
+
+	memset(b, 0, sizeof(*b) + 8 * IBS_MAX_REGS);
+	b->h = (struct st_header){ ST_REC_IBS, ST_SOURCE_PERF,
+				   (uint32_t)(sizeof(*b) + 8u * nregs) };
+	b->pid = b->tid = 7;
+	b->time = 1000;
+	b->caps = OP_CAPS;
+	b->kind = ST_IBS_OP_KIND;
+	b->nregs = nregs;
+	b->cpumode = cpumode;
+	b->family = 0x19;
+	b->reg[IBS_OP_DATA3] = d3;
+	b->reg[IBS_DC_LIN_AD] = lin;
+	return b->h.size;
+}
+
+/*
+ * IBS op: a recording of a load loop's samples (kernel ones, a fetch, a
+ * sample whose registers its capabilities do not promise: not counted),
+ * counted and judged: in the array and with latencies, or not.
+ */
+static void ibs_loads(void)
+{
+	char path[] = "/tmp/test_check_ibsXXXXXX", d[320], why[200];
+	_Alignas(8) unsigned char buf[512];
+	struct st_source_info in;
+	struct st_file_header h;
+	struct check_ibs_loads n;
+	struct record_writer *w;
+	struct stat st;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	close(fd);
+	memset(&in, 0, sizeof(in));
+	snprintf(in.events, sizeof(in.events), "ibs_op");
+	in.ipc_cycles = in.ipc_instructions = -1;
+	record_header_from_info(&h, &in, 7, "shimtop-demo");
+	w = record_writer_open(path, &h);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	/* 90 loads in the array (60 missing, 300 cycles), 10 elsewhere, 50 ops not loads. */
+	for (int i = 0; i < 150; i++) {
+		uint64_t lin = i < 90 ? ARRAY + 4096u * (uint64_t)i : 0x555500001000ull;
+
+		ibs_record(buf, i < 100 ? data3(true, true, i < 60, i < 60 ? 300 : 0) : 0, lin,
+			   ST_MODE_USER, 7);
+		CHECK(record_writer_append(w, buf) == 0);
+	}
+	/* Not counted: the kernel's loads, a record of 8 registers OP_CAPS do not promise. */
+	for (int i = 0; i < 40; i++) {
+		ibs_record(buf, data3(true, true, true, 300), 0xffffffff81000000ull, ST_MODE_KERNEL, 7);
+		CHECK(record_writer_append(w, buf) == 0);
+	}
+	ibs_record(buf, data3(true, true, false, 0), 0x10, ST_MODE_USER, 8);
+	CHECK(record_writer_append(w, buf) == 0);
+	CHECK(record_writer_close(w) == 0);
+
+	memset(&n, 0, sizeof(n));
+	CHECK(check_ibs_recording(path, ARRAY, ARRAY + ARRAY_BYTES, &n, why, sizeof(why)));
+	CHECK(n.ops == 150 && n.loads == 100 && n.addressed == 100 && n.in_array == 90);
+	CHECK(n.misses == 60 && n.with_latency == 60 && n.latency_sum == 60 * 300);
+	CHECK(n.family == 0x19 && n.caps == OP_CAPS);
+	CHECK(check_ibs_loads(&n, d, sizeof(d)) == CHECK_PASS);
+	CHECK(strstr(d, "family 25, caps 0x1d: 90 of 100 sampled loads' data addresses") &&
+	      strstr(d, "60 of 60 misses with a latency") && strstr(d, "mean 300 cycles"));
+	/* Another range (the workload's array misread): few in it, a failure. */
+	memset(&n, 0, sizeof(n));
+	CHECK(check_ibs_recording(path, ARRAY + ARRAY_BYTES, ARRAY + 2 * ARRAY_BYTES, &n, why,
+				  sizeof(why)));
+	CHECK(n.in_array == 0 && check_ibs_loads(&n, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(strstr(d, "0 of 100 sampled loads") != NULL);
+	/* Misses without latencies; too few loads; too few misses. */
+	n = (struct check_ibs_loads){ .ops = 100, .loads = 50, .addressed = 50, .in_array = 50,
+				      .misses = 40, .with_latency = 30, .latency_sum = 9000 };
+	CHECK(check_ibs_loads(&n, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(strstr(d, "30 of 40 misses with a latency (75.0%") != NULL);
+	n.with_latency = 40;
+	CHECK(check_ibs_loads(&n, d, sizeof(d)) == CHECK_PASS);
+	n.misses = n.with_latency = 9;
+	CHECK(check_ibs_loads(&n, d, sizeof(d)) == CHECK_FAIL);
+	n = (struct check_ibs_loads){ .ops = 500, .loads = 30, .addressed = 19, .in_array = 19 };
+	CHECK(check_ibs_loads(&n, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(strstr(d, "500 op samples, 30 loads, 19 with a data address: too few") != NULL);
+	/* A recording cut short, or none: unread, said. */
+	CHECK(stat(path, &st) == 0 && truncate(path, st.st_size - 100) == 0);
+	memset(&n, 0, sizeof(n));
+	CHECK(!check_ibs_recording(path, ARRAY, ARRAY + ARRAY_BYTES, &n, why, sizeof(why)));
+	CHECK(strstr(why, "cut short") != NULL);
+	unlink(path);
+	CHECK(!check_ibs_recording(path, ARRAY, ARRAY + ARRAY_BYTES, &n, why, sizeof(why)));
+	CHECK(strstr(why, "could not be read") != NULL);
+}
+
 int main(void)
 {
 	sampling();
 	chains();
 	symbols();
 	ipc();
+	ibs_loads();
 	return check_done("test_check");
 }

@@ -28,7 +28,8 @@
  * against.  Where the CPU counts them, also the main thread's own user
  * cycles and instructions, counted as one group from its start (as perf
  * stat -e '{cycles:u,instructions:u}' counts): shimtop --check's figure
- * for IPC.
+ * for IPC; and where the pointer chase's array lies (chase=ADDRESS+BYTES),
+ * which its IBS load samples' data addresses must fall in.
  */
 #include <getopt.h>
 #include <linux/perf_event.h>
@@ -433,7 +434,9 @@ int main(int argc, char **argv)
 			(unsigned long long)shimtop_demo_phase_items[PHASE_RECURSIVE],
 			(double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9);
 		report_own_counts(counter);
-		fputc('\n', stderr);
+		/* Where phase_pointer_chase's loads go: --check's range for IBS's addresses. */
+		fprintf(stderr, " chase=0x%llx+%llu\n", (unsigned long long)(uintptr_t)chase,
+			(unsigned long long)(CHASE_ENTRIES * sizeof(*chase)));
 	}
 	return 0;
 }

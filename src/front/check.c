@@ -6,6 +6,9 @@
  * getrusage, its functions by name, main at the root of its calls.
  */
 #include "front/check.h"
+#include "ring/record.h"
+#include "ring/record_file.h"
+#include "sampler/ibs.h"
 #include "sampler/events.h"
 #include "session/options.h"
 #include "util.h"
@@ -92,6 +95,53 @@ enum check_result check_ipc(double ipc, double multiplexed, double own_ipc, doub
 	return apart <= 0.02 ? CHECK_PASS : CHECK_FAIL;
 }
 
+void check_ibs_count(const struct ibs_sample *s, uint64_t lo, uint64_t hi,
+		     struct check_ibs_loads *n)
+{
+	uint64_t at, lat;
+
+	if (s->kind != IBS_OP)
+		return;
+	n->ops++;
+	n->caps = s->caps;
+	if (!ibs_get(s, IBS_F_LD_OP))
+		return;
+	n->loads++;
+	if (ibs_get(s, IBS_F_DC_LIN_VALID)) {
+		at = ibs_get(s, IBS_F_DC_LIN_AD);
+		n->addressed++;
+		n->in_array += at >= lo && at < hi;
+	}
+	if (ibs_get(s, IBS_F_DC_MISS)) {
+		lat = ibs_get(s, IBS_F_DC_MISS_LAT);
+		n->misses++;
+		n->with_latency += lat > 0;
+		n->latency_sum += lat;
+	}
+}
+
+enum check_result check_ibs_loads(const struct check_ibs_loads *n, char *detail, size_t len)
+{
+	double in = n->addressed ? (double)n->in_array / (double)n->addressed : 0;
+	double lat = n->misses ? (double)n->with_latency / (double)n->misses : 0;
+
+	if (n->addressed < 20) {
+		snprintf(detail, len, "family %u, caps 0x%x: %llu op samples, %llu loads, %llu with "
+			 "a data address: too few to judge (at least 20)", n->family,
+			 (unsigned)n->caps, (unsigned long long)n->ops,
+			 (unsigned long long)n->loads, (unsigned long long)n->addressed);
+		return CHECK_FAIL;
+	}
+	snprintf(detail, len, "family %u, caps 0x%x: %llu of %llu sampled loads' data addresses "
+		 "in the loop's array (%.1f%%, at least 80%%); %llu of %llu misses with a latency "
+		 "(%.1f%%, at least 90%%), mean %.0f cycles", n->family, (unsigned)n->caps,
+		 (unsigned long long)n->in_array,
+		 (unsigned long long)n->addressed, 100 * in,
+		 (unsigned long long)n->with_latency, (unsigned long long)n->misses, 100 * lat,
+		 n->with_latency ? (double)n->latency_sum / (double)n->with_latency : 0);
+	return in >= 0.8 && n->misses >= 10 && lat >= 0.9 ? CHECK_PASS : CHECK_FAIL;
+}
+
 /*
  * One shimtop run on the workload: its JSON report, and the workload's
  * own figures (its CPU seconds; user cycles and instructions, 0 if not
@@ -101,6 +151,7 @@ struct run {
 	struct json_object *report;
 	double cpu_seconds;
 	double own_cycles, own_instructions, own_running;
+	uint64_t array, array_bytes;	/* where its pointer chase loads */
 	char error[200];		/* why it gave no report */
 };
 
@@ -121,12 +172,13 @@ static void first_line(const char *path, char *buf, size_t len)
 }
 
 static void run_on_workload(const char *self, const char *workload, const char *const *opts,
-			    struct run *r)
+			    const char *weights, struct run *r)
 {
 	char out[PATH_MAX], err[PATH_MAX];
 	const char *tmp = getenv("TMPDIR");
 	const char *argv[24];
 	int n = 0, fo, fe, status = 0;
+	const char *at;
 	char *text;
 	pid_t pid;
 
@@ -155,6 +207,10 @@ static void run_on_workload(const char *self, const char *workload, const char *
 	argv[n++] = "--seconds";
 	argv[n++] = "1";
 	argv[n++] = "--report-work";
+	if (weights) {
+		argv[n++] = "--weights";
+		argv[n++] = weights;
+	}
 	argv[n] = NULL;
 	pid = fork();
 	if (pid == 0) {
@@ -182,9 +238,44 @@ static void run_on_workload(const char *self, const char *workload, const char *
 	r->own_cycles = reported(text, "user_cycles=");
 	r->own_instructions = reported(text, "user_instructions=");
 	r->own_running = reported(text, "group_running=");
+	if (text && (at = strstr(text, " chase=0x"))) {
+		char *end;
+
+		r->array = strtoull(at + strlen(" chase=0x"), &end, 16);
+		r->array_bytes = *end == '+' ? strtoull(end + 1, NULL, 10) : 0;
+	}
 	free(text);
 	unlink(out);
 	unlink(err);
+}
+
+bool check_ibs_recording(const char *path, uint64_t lo, uint64_t hi, struct check_ibs_loads *n,
+			 char *why, size_t len)
+{
+	struct st_file_header h;
+	struct record_reader *rd = record_reader_open(path, &h);
+	const void *rec;
+	long k;
+
+	if (!rd) {
+		snprintf(why, len, "its recording could not be read");
+		return false;
+	}
+	while ((k = record_reader_next(rd, &rec)) > 0) {
+		const struct st_ibs *b = rec;
+		struct ibs_sample s;
+		char err[160];
+
+		if (b->h.type != ST_REC_IBS || b->cpumode != ST_MODE_USER ||
+		    ibs_from_record(b, &s, err, sizeof(err)) < 0)
+			continue;
+		n->family = b->family;
+		check_ibs_count(&s, lo, hi, n);
+	}
+	if (k < 0)
+		snprintf(why, len, "its recording is cut short: %s", record_reader_error(rd));
+	record_reader_close(rd);
+	return k == 0;
 }
 
 static double number(struct json_object *o, const char *key)
@@ -315,6 +406,47 @@ static void machine_of(struct machine *m)
 
 /* ---- the checks ---- */
 
+/*
+ * IBS op on the pointer chase alone (weights 0,1,0,0): recorded, and its
+ * load samples' decoded data addresses held against the array the
+ * workload says it walks.
+ */
+static void check_ibs_op(const char *self, const char *workload, struct check_row *r)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], rec[PATH_MAX + 16], why[200];
+	const char *opts[] = { "--ibs", "-o", rec, NULL };
+	struct check_ibs_loads c;
+	struct run run;
+
+	snprintf(dir, sizeof(dir), "%s/shimtop-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		r->result = CHECK_FAIL;
+		snprintf(r->detail, sizeof(r->detail), "cannot make a directory in %s: %s",
+			 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		return;
+	}
+	snprintf(rec, sizeof(rec), "%s/ibs.rec", dir);
+	run_on_workload(self, workload, opts, "0,1,0,0", &run);
+	memset(&c, 0, sizeof(c));
+	if (!ran(r, &run)) {
+		/* said by ran() */
+	} else if (!run.array_bytes) {
+		r->result = CHECK_FAIL;
+		snprintf(r->detail, sizeof(r->detail), "the workload did not say where its array "
+			 "lies (an older shimtop-demo?)");
+	} else if (!check_ibs_recording(rec, run.array, run.array + run.array_bytes, &c, why,
+					sizeof(why))) {
+		r->result = CHECK_FAIL;
+		snprintf(r->detail, sizeof(r->detail), "%s", why);
+	} else {
+		r->result = check_ibs_loads(&c, r->detail, sizeof(r->detail));
+	}
+	json_object_put(run.report);
+	unlink(rec);
+	rmdir(dir);
+}
+
 static size_t run_checks(const char *self, const char *workload, struct check_row *rows)
 {
 	static const char *const clock[] = { "-e", "cpu-clock", "--call-graph", "fp", NULL };
@@ -329,7 +461,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	char missing[160];
 	size_t n = 0;
 
-	run_on_workload(self, workload, clock, &run);
+	run_on_workload(self, workload, clock, NULL, &run);
 	r = row(rows, &n, "sampling, cpu-clock");
 	if (ran(r, &run))
 		r->result = check_sampling(number(run.report, "samples"), run.cpu_seconds, CLOCK_HZ,
@@ -347,7 +479,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 					 r->detail, sizeof(r->detail));
 	json_object_put(run.report);
 
-	run_on_workload(self, workload, dwarf, &run);
+	run_on_workload(self, workload, dwarf, NULL, &run);
 	r = row(rows, &n, "call chains, unwound");
 	if (ran(r, &run))
 		r->result = check_chains(share_through_main(run.report),
@@ -360,7 +492,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 		skip(r, "no hardware PMU (a VM without a virtual PMU, or none exposed): run on "
 		     "bare metal, or give the VM its PMU (KVM: -cpu host,pmu=on)");
 	} else {
-		run_on_workload(self, workload, cycles, &run);
+		run_on_workload(self, workload, cycles, NULL, &run);
 		if (ran(r, &run)) {
 			int found = phases_found(run.report, missing, sizeof(missing));
 
@@ -373,7 +505,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	if (!pmu) {
 		skip(r, "no hardware PMU: cycles and instructions are not counted");
 	} else {
-		run_on_workload(self, workload, group, &run);
+		run_on_workload(self, workload, group, NULL, &run);
 		if (ran(r, &run)) {
 			struct json_object *c = NULL;
 
@@ -394,9 +526,10 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	     ? "rdpmc's setting is not readable (/sys/bus/event_source/devices/cpu/rdpmc)"
 	     : "not checked by this shimtop yet");
 	r = row(rows, &n, "IBS op");
-	skip(r, access("/sys/bus/event_source/devices/ibs_op", F_OK)
-	     ? "no ibs_op PMU: not an AMD CPU with IBS, or a VM that hides it"
-	     : "not checked by this shimtop yet (its decoder is tested on constructed registers)");
+	if (access("/sys/bus/event_source/devices/ibs_op", F_OK))
+		skip(r, "no ibs_op PMU: not an AMD CPU with IBS, or a VM that hides it");
+	else
+		check_ibs_op(self, workload, r);
 	r = row(rows, &n, "IBS kernel module");
 	skip(r, access("/sys/module/shimtop_ibs", F_OK)
 	     ? "shimtop_ibs is not loaded (src/kmod: make, then insmod as root)"

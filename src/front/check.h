@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct st_options;
 
@@ -41,6 +42,26 @@ enum check_result check_symbols(int found, int n, const char *missing, char *det
  */
 enum check_result check_ipc(double ipc, double multiplexed, double own_ipc, double own_running,
 			    char *detail, size_t len);
+
+/*
+ * IBS op samples of a load loop over [lo, hi): counted by check_ibs_count
+ * from each decoded sample (user space alone), judged by check_ibs_loads:
+ * at least 20 loads with a data address, 80% of them in the array, and
+ * at least 90% of the data-cache misses with a latency above 0.
+ */
+struct ibs_sample;
+struct check_ibs_loads {
+	uint64_t ops, loads, addressed, in_array, misses, with_latency;
+	uint64_t latency_sum;
+	uint32_t caps;			/* the samples' capabilities (the last one's) */
+	unsigned family;		/* the sampled CPU's, where the record says */
+};
+void check_ibs_count(const struct ibs_sample *s, uint64_t lo, uint64_t hi,
+		     struct check_ibs_loads *n);
+enum check_result check_ibs_loads(const struct check_ibs_loads *n, char *detail, size_t len);
+/* A recording's user-space IBS op samples counted into n: false, with why, if unread. */
+bool check_ibs_recording(const char *path, uint64_t lo, uint64_t hi, struct check_ibs_loads *n,
+			 char *why, size_t len);
 
 /* Runs every check, prints the table (or JSON with --format json): 0, or 1 if any failed. */
 int check_run(const struct st_options *o, const char *self);
