@@ -193,6 +193,29 @@ static void ibs_loads(void)
 	CHECK(strstr(why, "could not be read") != NULL);
 }
 
+/* A module's strings, as modpost writes them: this test binary reads as a built module. */
+static const char modinfo[] __attribute__((section(".modinfo"), used)) =
+	"license=GPL\0author=shimtop\0vermagic=6.1.0-57-amd64 SMP preempt mod_unload "
+	"modversions ";
+
+static void module_vermagic(void)
+{
+	char magic[64], path[] = "/tmp/test_check_koXXXXXX";
+	int fd = mkstemp(path);
+
+	CHECK(check_module_vermagic("/proc/self/exe", magic, sizeof(magic)));
+	CHECK(!strcmp(magic, "6.1.0-57-amd64"));
+	/* Cut to what fits. */
+	CHECK(check_module_vermagic("/proc/self/exe", magic, 6) && !strcmp(magic, "6.1.0"));
+	/* Not an ELF file, an ELF file without the section, no file. */
+	CHECK(fd >= 0 && write(fd, "vermagic=6.1.0 SMP\n", 19) == 19);
+	close(fd);
+	CHECK(!check_module_vermagic(path, magic, sizeof(magic)) && magic[0] == '\0');
+	unlink(path);
+	CHECK(!check_module_vermagic("/bin/sh", magic, sizeof(magic)));
+	CHECK(!check_module_vermagic(path, magic, sizeof(magic)));
+}
+
 int main(void)
 {
 	sampling();
@@ -200,5 +223,6 @@ int main(void)
 	symbols();
 	ipc();
 	ibs_loads();
+	module_vermagic();
 	return check_done("test_check");
 }

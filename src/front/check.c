@@ -6,6 +6,7 @@
  * getrusage, its functions by name, main at the root of its calls.
  */
 #include "front/check.h"
+#include "kmod/uapi/shimtop_ibs.h"
 #include "ring/record.h"
 #include "ring/record_file.h"
 #include "sampler/ibs.h"
@@ -14,6 +15,8 @@
 #include "util.h"
 
 #include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <limits.h>
@@ -171,8 +174,11 @@ static void first_line(const char *path, char *buf, size_t len)
 	free(text);
 }
 
+/* run_on_workload's: perf's ibs_op even where shimtop's module is loaded. */
+#define RUN_NO_KMOD	0x1u
+
 static void run_on_workload(const char *self, const char *workload, const char *const *opts,
-			    const char *weights, struct run *r)
+			    const char *weights, unsigned flags, struct run *r)
 {
 	char out[PATH_MAX], err[PATH_MAX];
 	const char *tmp = getenv("TMPDIR");
@@ -219,6 +225,8 @@ static void run_on_workload(const char *self, const char *workload, const char *
 		dup2(in, STDIN_FILENO);
 		dup2(fo, STDOUT_FILENO);
 		dup2(fe, STDERR_FILENO);
+		if (flags & RUN_NO_KMOD)
+			setenv("SHIMTOP_NO_KMOD", "1", 1);
 		execv(self, (char *const *)argv);
 		_exit(127);
 	}
@@ -406,12 +414,24 @@ static void machine_of(struct machine *m)
 
 /* ---- the checks ---- */
 
+/* Whether a report's samples came through shimtop's IBS module. */
+static bool took_module(struct json_object *report)
+{
+	struct json_object *source, *events;
+
+	return json_object_object_get_ex(report, "source", &source) &&
+	       json_object_object_get_ex(source, "events", &events) &&
+	       strstr(json_object_get_string(events), "shimtop module");
+}
+
 /*
  * IBS op on the pointer chase alone (weights 0,1,0,0): recorded, and its
  * load samples' decoded data addresses held against the array the
- * workload says it walks.
+ * workload says it walks.  Through perf's ibs_op PMU, or through
+ * shimtop's module (its device opened, its ring mapped).
  */
-static void check_ibs_op(const char *self, const char *workload, struct check_row *r)
+static void check_ibs_op(const char *self, const char *workload, bool module,
+			 struct check_row *r)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX], rec[PATH_MAX + 16], why[200];
@@ -427,10 +447,15 @@ static void check_ibs_op(const char *self, const char *workload, struct check_ro
 		return;
 	}
 	snprintf(rec, sizeof(rec), "%s/ibs.rec", dir);
-	run_on_workload(self, workload, opts, "0,1,0,0", &run);
+	run_on_workload(self, workload, opts, "0,1,0,0", module ? 0 : RUN_NO_KMOD, &run);
 	memset(&c, 0, sizeof(c));
 	if (!ran(r, &run)) {
 		/* said by ran() */
+	} else if (module != took_module(run.report)) {
+		r->result = CHECK_FAIL;
+		snprintf(r->detail, sizeof(r->detail), "--ibs went %s", module
+			 ? "through perf's ibs_op, not the module, though its device is there"
+			 : "through the module though SHIMTOP_NO_KMOD asked for perf's ibs_op");
 	} else if (!run.array_bytes) {
 		r->result = CHECK_FAIL;
 		snprintf(r->detail, sizeof(r->detail), "the workload did not say where its array "
@@ -447,6 +472,90 @@ static void check_ibs_op(const char *self, const char *workload, struct check_ro
 	rmdir(dir);
 }
 
+bool check_module_vermagic(const char *path, char *out, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool found = false;
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	Elf *e;
+
+	out[0] = '\0';
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF && elf_getshdrstrndx(e, &shstr) == 0)
+		while (!found && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+			    !(name = elf_strptr(e, shstr, sh.sh_name)) || strcmp(name, ".modinfo") ||
+			    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+				continue;
+			/* NUL-separated key=value strings; the last one may lack its NUL. */
+			for (size_t at = 0; at < d->d_size && !found;) {
+				const char *str = (const char *)d->d_buf + at;
+				size_t n = strnlen(str, d->d_size - at);
+
+				if (n > 9 && !strncmp(str, "vermagic=", 9)) {
+					snprintf(out, len, "%.*s", (int)strcspn(str + 9, " "), str + 9);
+					found = out[0] != '\0';
+				}
+				at += n + 1;
+			}
+		}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return found;
+}
+
+/*
+ * Where a shimtop_ibs.ko was built (beside this shimtop's source, or
+ * installed for the running kernel), and whether for this kernel: a
+ * sentence for the module's row when it is not loaded.
+ */
+static void module_built(const char *self, char *out, size_t len)
+{
+	static const char *const installed[] = { "extra", "updates" };
+	char path[PATH_MAX], dir[PATH_MAX], magic[128];
+	struct utsname u;
+	const char *slash = strrchr(self, '/');
+	size_t k = 0;
+	char *paths[4];
+
+	snprintf(out, len, "shimtop_ibs is not loaded, and no build of it was found: "
+		 "src/kmod/README.md builds and loads it (as root)");
+	if (uname(&u) < 0)
+		return;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - self) : 1, slash ? self : ".");
+	for (size_t i = 0; i < 2; i++)
+		if (snprintf(path, sizeof(path), "%s/%ssrc/kmod/shimtop_ibs.ko", dir,
+			     i ? "../" : "") < (int)sizeof(path))
+			paths[k++] = st_xstrdup(path);
+	for (size_t i = 0; i < 2; i++)
+		if (snprintf(path, sizeof(path), "/lib/modules/%s/%s/shimtop_ibs.ko", u.release,
+			     installed[i]) < (int)sizeof(path))
+			paths[k++] = st_xstrdup(path);
+	/* The first one found speaks. */
+	for (size_t i = 0; i < k; i++) {
+		if (!check_module_vermagic(paths[i], magic, sizeof(magic)))
+			continue;
+		if (!strcmp(magic, u.release))
+			snprintf(out, len, "shimtop_ibs is not loaded; built for this kernel at "
+				 "%.160s: load it as root (src/kmod/load.sh FILE)", paths[i]);
+		else
+			snprintf(out, len, "shimtop_ibs is not loaded; %.160s was built for kernel "
+				 "%.40s, this is %.40s: build it again", paths[i], magic, u.release);
+		break;
+	}
+	for (size_t i = 0; i < k; i++)
+		free(paths[i]);
+}
+
 static size_t run_checks(const char *self, const char *workload, struct check_row *rows)
 {
 	static const char *const clock[] = { "-e", "cpu-clock", "--call-graph", "fp", NULL };
@@ -461,7 +570,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	char missing[160];
 	size_t n = 0;
 
-	run_on_workload(self, workload, clock, NULL, &run);
+	run_on_workload(self, workload, clock, NULL, 0, &run);
 	r = row(rows, &n, "sampling, cpu-clock");
 	if (ran(r, &run))
 		r->result = check_sampling(number(run.report, "samples"), run.cpu_seconds, CLOCK_HZ,
@@ -479,7 +588,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 					 r->detail, sizeof(r->detail));
 	json_object_put(run.report);
 
-	run_on_workload(self, workload, dwarf, NULL, &run);
+	run_on_workload(self, workload, dwarf, NULL, 0, &run);
 	r = row(rows, &n, "call chains, unwound");
 	if (ran(r, &run))
 		r->result = check_chains(share_through_main(run.report),
@@ -492,7 +601,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 		skip(r, "no hardware PMU (a VM without a virtual PMU, or none exposed): run on "
 		     "bare metal, or give the VM its PMU (KVM: -cpu host,pmu=on)");
 	} else {
-		run_on_workload(self, workload, cycles, NULL, &run);
+		run_on_workload(self, workload, cycles, NULL, 0, &run);
 		if (ran(r, &run)) {
 			int found = phases_found(run.report, missing, sizeof(missing));
 
@@ -505,7 +614,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	if (!pmu) {
 		skip(r, "no hardware PMU: cycles and instructions are not counted");
 	} else {
-		run_on_workload(self, workload, group, NULL, &run);
+		run_on_workload(self, workload, group, NULL, 0, &run);
 		if (ran(r, &run)) {
 			struct json_object *c = NULL;
 
@@ -529,11 +638,18 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	if (access("/sys/bus/event_source/devices/ibs_op", F_OK))
 		skip(r, "no ibs_op PMU: not an AMD CPU with IBS, or a VM that hides it");
 	else
-		check_ibs_op(self, workload, r);
+		check_ibs_op(self, workload, false, r);
 	r = row(rows, &n, "IBS kernel module");
-	skip(r, access("/sys/module/shimtop_ibs", F_OK)
-	     ? "shimtop_ibs is not loaded (src/kmod: make, then insmod as root)"
-	     : "loaded; not checked by this shimtop yet");
+	if (access("/sys/module/shimtop_ibs", F_OK)) {
+		module_built(self, r->detail, sizeof(r->detail));
+		r->result = CHECK_SKIP;
+	} else if (access(SHIMTOP_IBS_DEVICE, F_OK)) {
+		r->result = CHECK_FAIL;
+		snprintf(r->detail, sizeof(r->detail), "shimtop_ibs is loaded but %s is not there "
+			 "(a selftest build, or udev removed it)", SHIMTOP_IBS_DEVICE);
+	} else {
+		check_ibs_op(self, workload, true, r);
+	}
 	return n;
 }
 

@@ -63,6 +63,9 @@ enum check_result check_ibs_loads(const struct check_ibs_loads *n, char *detail,
 bool check_ibs_recording(const char *path, uint64_t lo, uint64_t hi, struct check_ibs_loads *n,
 			 char *why, size_t len);
 
+/* A kernel module's vermagic's kernel release (its first word) in out: false if none. */
+bool check_module_vermagic(const char *path, char *out, size_t len);
+
 /* Runs every check, prints the table (or JSON with --format json): 0, or 1 if any failed. */
 int check_run(const struct st_options *o, const char *self);
 

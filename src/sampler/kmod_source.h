@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-/* Whether the module's device is there (then --ibs uses it). */
+/* Whether the module's device is there (then --ibs uses it), and SHIMTOP_NO_KMOD unset. */
 bool kmod_source_available(void);
 
 /*
