@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-check.sh - shimtop --check on this machine: the software paths pass
 # against the workload's own figures (its CPU time, its functions, main
-# at the root), the hardware ones skip with what is missing where the
+# at the root, the observer's period against its floor, DTE against a
+# counter's physical bound), the hardware ones skip with what is missing where the
 # machine lacks them (these VMs have no PMU, no IBS); --json says the
 # same for a bug report; a workload that does no work fails the sampling
 # check with both figures and exit 1; a command after it is refused.
@@ -17,6 +18,13 @@ grep -Eq "^[0-9]+ passed, [0-9]+ skipped, 0 failed" "$TMP/text" || fail "no coun
 if ! "$SHIMTOP" --list-events 2>/dev/null | grep -q "^cycles"; then
 	grep -q "^SKIP  sampling, cycles  .*no hardware PMU" "$TMP/text" ||
 		fail "no PMU, yet cycles is not skipped with why: $(cat "$TMP/text")"
+fi
+# The observer's software side runs on any x86 machine of two CPUs: its fastest period
+# against the floor measured beside it, DTE on a counter of known bound.
+if [ "$(nproc)" -ge 2 ] && [ "$(uname -m)" = x86_64 ]; then
+	for row in "observer period" "DTE"; do
+		grep -q "^PASS  $row " "$TMP/text" || fail "--check: $row does not pass: $(cat "$TMP/text")"
+	done
 fi
 [ -e /sys/bus/event_source/devices/ibs_op ] ||
 	grep -q "^SKIP  IBS op  .*no ibs_op PMU" "$TMP/text" || fail "IBS op is not skipped with why"

@@ -7,6 +7,7 @@
  */
 #include "check.h"
 #include "front/check.h"
+#include <json-c/json.h>
 #include "ring/record.h"
 #include "ring/record_file.h"
 #include "sampler/ibs.h"
@@ -193,6 +194,83 @@ static void ibs_loads(void)
 	CHECK(strstr(why, "could not be read") != NULL);
 }
 
+static void observer_period(void)
+{
+	char d[320];
+
+	CHECK(check_observer_period(440, 426, d, sizeof(d)) == CHECK_PASS);
+	CHECK(strstr(d, "fastest period 440 TSC cycles against a floor of 426") &&
+	      strstr(d, "1.03x"));
+	CHECK(check_observer_period(553, 426, d, sizeof(d)) == CHECK_PASS);
+	CHECK(check_observer_period(555, 426, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(check_observer_period(440, 0, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(strstr(d, "no floor") != NULL);
+	CHECK(check_observer_period(0, 426, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(strstr(d, "no period") != NULL);
+}
+
+/*
+ * DTE from the observer's JSON as report_observer.c writes it: rate
+ * histograms of [low, high, n] buckets per second, at a 1 GHz TSC so
+ * that the bound of a counter stepped every 1,000 cycles, sampled every
+ * 10,000, is 1.4 M/s.
+ */
+static enum check_result dte_of(const char *buckets, unsigned over, unsigned n, unsigned min,
+				char *d, size_t len)
+{
+	char text[1024];
+	struct json_object *o;
+	enum check_result r;
+
+	snprintf(text, sizeof(text), "{\"tsc_hz\": 1000000000, \"taken\": %u, \"period\": "
+		 "{\"p50\": 10150, \"min\": %u}, \"counters\": [{\"rate_samples\": {\"n\": %u, "
+		 "\"over\": %u, \"buckets\": [%s]}}]}", n + n / 10, min, n, over, buckets);
+	o = json_tokener_parse(text);
+	CHECK(o != NULL);
+	r = check_dte(o, 1000, 10000, d, len);
+	json_object_put(o);
+	return r;
+}
+
+static void dte(void)
+{
+	char d[320];
+	struct json_object *o;
+
+	CHECK(dte_of("[900000, 1000000, 150000], [1000000, 1100000, 50000]", 0, 200000, 10000, d,
+		     sizeof(d)) == CHECK_PASS);
+	CHECK(strstr(d, "DTE accepted 200000 of 220000 samples (90.9%); 0 accepted rates over") &&
+	      strstr(d, "(at most 4)") && strstr(d, "none under it: yes"));
+	/* Buckets reaching past the bound count against it; 4 of 200,000 are allowed. */
+	CHECK(dte_of("[900000, 1000000, 199996], [1300000, 1500000, 4]", 0, 200000, 10000, d,
+		     sizeof(d)) == CHECK_PASS);
+	CHECK(dte_of("[900000, 1000000, 199995], [1300000, 1500000, 5]", 0, 200000, 10000, d,
+		     sizeof(d)) == CHECK_FAIL);
+	CHECK(strstr(d, "5 accepted rates over") != NULL);
+	CHECK(dte_of("[900000, 1000000, 199998]", 2, 200000, 10000, d, sizeof(d)) == CHECK_PASS);
+	CHECK(dte_of("[900000, 1000000, 199995]", 5, 200000, 10000, d, sizeof(d)) == CHECK_FAIL);
+	/* A period under the throttle; too few samples; no counter at all. */
+	CHECK(dte_of("[900000, 1000000, 200000]", 0, 200000, 9990, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(strstr(d, "none under it: no") != NULL);
+	CHECK(dte_of("[900000, 1000000, 999]", 0, 999, 10000, d, sizeof(d)) == CHECK_FAIL);
+	o = json_tokener_parse("{\"tsc_hz\": 1000000000, \"counters\": []}");
+	CHECK(check_dte(o, 1000, 10000, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(strstr(d, "no rates") != NULL);
+	json_object_put(o);
+}
+
+static void rdpmc(void)
+{
+	char d[320];
+
+	CHECK(check_rdpmc(3.05e9, 3.0e9, d, sizeof(d)) == CHECK_PASS);
+	CHECK(strstr(d, "3.05e+09 instructions read by rdpmc") && strstr(d, "1.7% apart"));
+	CHECK(check_rdpmc(3.31e9, 3.0e9, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(check_rdpmc(2.69e9, 3.0e9, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(check_rdpmc(3.0e9, 0, d, sizeof(d)) == CHECK_FAIL);
+	CHECK(strstr(d, "nothing to compare") != NULL);
+}
+
 /* A module's strings, as modpost writes them: this test binary reads as a built module. */
 static const char modinfo[] __attribute__((section(".modinfo"), used)) =
 	"license=GPL\0author=shimtop\0vermagic=6.1.0-57-amd64 SMP preempt mod_unload "
@@ -224,5 +302,8 @@ int main(void)
 	ipc();
 	ibs_loads();
 	module_vermagic();
+	observer_period();
+	dte();
+	rdpmc();
 	return check_done("test_check");
 }

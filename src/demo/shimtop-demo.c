@@ -23,6 +23,12 @@
  * kept in plain globals (shimtop_demo_items, shimtop_demo_phase) for
  * `shimtop --signal`, which reads unmodified programs.
  *
+ * --tsc-steps D runs no phases: the main thread adds one to its work
+ * counter at most once per D TSC cycles (x86), timing each step from the
+ * previous one so that it never catches up, for --seconds: a counter
+ * whose rate has a physical bound (1/D per cycle), which shimtop --check
+ * holds DTE's accepted rates against.
+ *
  * --report-work prints, at exit, the work items done and the seconds
  * spent in phases: the ground truth the observer's rates are tested
  * against.  Where the CPU counts them, also the main thread's own user
@@ -252,6 +258,36 @@ static void *run_phases(void *arg)
 	}
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+
+/* --tsc-steps: one step of the counter at most every d TSC cycles until end. */
+static void step_by_tsc(uint64_t end, uint64_t d)
+{
+	uint64_t next = __rdtsc() + d;
+
+	my_slot = shimtop_signals_thread(signals);
+	shimtop_tag(my_slot, PHASE_COMPUTE, 0);
+	while (now_ns() < end)
+		for (int i = 0; i < 10000; i++) {
+			uint64_t t = __rdtsc();
+
+			if (t >= next) {
+				shimtop_count(my_slot, 0, 1);
+				shimtop_demo_items++;
+				next = t + d;
+			}
+		}
+	shimtop_tag(my_slot, PHASE_NONE, 0);
+}
+#else
+static void step_by_tsc(uint64_t end, uint64_t d)
+{
+	(void)end;
+	(void)d;
+}
+#endif
+
 /* The phase tag and the work counter; without a segment the calls do nothing. */
 static void publish_signals(void)
 {
@@ -324,17 +360,30 @@ int main(int argc, char **argv)
 		{ "ready-file", required_argument, NULL, 'r' },
 		{ "weights", required_argument, NULL, 'w' },
 		{ "rounds", required_argument, NULL, 'n' },
+		{ "tsc-steps", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int threads = 0, c, publish = 1, report = 0, counter = -1;
+	uint64_t tsc_steps = 0;
 	const char *ready = NULL;
 	double delay = 0.5;
 	uint64_t end = 0, began;
 	pthread_t *tid;
 
-	while ((c = getopt_long(argc, argv, "s:t:D:NRr:w:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:D:NRr:w:n:T:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'T':
+			tsc_steps = strtoull(optarg, NULL, 10);
+#if !defined(__x86_64__) && !defined(__i386__)
+			fputs("shimtop-demo: --tsc-steps counts TSC cycles: x86 only\n", stderr);
+			return 2;
+#endif
+			if (tsc_steps < 100 || tsc_steps > 1000000000) {
+				fputs("shimtop-demo: --tsc-steps takes TSC cycles, 100 to 1e9\n", stderr);
+				return 2;
+			}
+			break;
 		case 's':
 			run_seconds = atof(optarg);
 			break;
@@ -378,13 +427,19 @@ int main(int argc, char **argv)
 		default:
 			fputs("usage: shimtop-demo [--seconds N] [--threads N] "
 			      "[--thread-delay S] [--no-signals] [--report-work] "
-			      "[--ready-file FILE] [--weights C,P,B,R] [--rounds N]\n",
+			      "[--ready-file FILE] [--weights C,P,B,R] [--rounds N] "
+			      "[--tsc-steps D]\n",
 			      stderr);
 			return c == 'h' ? 0 : 2;
 		}
 	}
 	if (threads < 0 || threads > 64 || run_seconds < 0 || delay < 0) {
 		fputs("shimtop-demo: --threads takes 0..64, times are >= 0\n", stderr);
+		return 2;
+	}
+	if (tsc_steps && (threads || rounds || !(run_seconds > 0))) {
+		fputs("shimtop-demo: --tsc-steps goes with --seconds, and neither --threads nor "
+		      "--rounds\n", stderr);
 		return 2;
 	}
 	if (rounds && (threads || run_seconds > 0)) {
@@ -395,7 +450,8 @@ int main(int argc, char **argv)
 		counter = count_own();
 	if (publish)
 		publish_signals();
-	build_chase();
+	if (!tsc_steps)
+		build_chase();
 	/* Tests attach once the set-up is done, however long it took. */
 	if (ready) {
 		FILE *f = fopen(ready, "w");
@@ -415,7 +471,10 @@ int main(int argc, char **argv)
 		for (int i = 0; i < threads; i++)
 			pthread_create(&tid[i], NULL, run_phases, &end);
 	}
-	run_phases(&end);
+	if (tsc_steps)
+		step_by_tsc(end, tsc_steps);
+	else
+		run_phases(&end);
 	for (int i = 0; i < threads; i++)
 		pthread_join(tid[i], NULL);
 	free(tid);
@@ -436,7 +495,7 @@ int main(int argc, char **argv)
 		report_own_counts(counter);
 		/* Where phase_pointer_chase's loads go: --check's range for IBS's addresses. */
 		fprintf(stderr, " chase=0x%llx+%llu\n", (unsigned long long)(uintptr_t)chase,
-			(unsigned long long)(CHASE_ENTRIES * sizeof(*chase)));
+			(unsigned long long)(chase ? CHASE_ENTRIES * sizeof(*chase) : 0));
 	}
 	return 0;
 }

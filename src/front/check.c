@@ -1,20 +1,26 @@
 /*
- * check.c - shimtop --check (check.h).  Each software path runs this
- * very shimtop in batch on shimtop-demo for a second (the installed one
- * beside it, or SHIMTOP_CHECK_WORKLOAD) and reads its JSON report; the
- * independent figure is the workload's own: its CPU time from
- * getrusage, its functions by name, main at the root of its calls.
+ * check.c - shimtop --check (check.h).  Each path runs this very shimtop
+ * in batch on shimtop-demo for a second (the installed one beside it, or
+ * SHIMTOP_CHECK_WORKLOAD) and reads its JSON report (an IBS recording
+ * too); the independent figure is the workload's own: its CPU time, its
+ * functions by name, main at the root of its calls, its own count of
+ * cycles and instructions, the array its loads walk, a counter of known
+ * bound; or measured here (the observer's floor).
  */
 #include "front/check.h"
 #include "kmod/uapi/shimtop_ibs.h"
 #include "ring/record.h"
 #include "ring/record_file.h"
 #include "sampler/ibs.h"
+#include "sampler/tsc.h"
 #include "sampler/events.h"
 #include "session/options.h"
 #include "util.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <fcntl.h>
@@ -29,7 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHECK_ROWS	10
+#define CHECK_ROWS	12
 #define CLOCK_HZ	4000.0		/* the default period, 250 us of CPU */
 
 static const char *const phases[] = {
@@ -145,6 +151,81 @@ enum check_result check_ibs_loads(const struct check_ibs_loads *n, char *detail,
 	return in >= 0.8 && n->misses >= 10 && lat >= 0.9 ? CHECK_PASS : CHECK_FAIL;
 }
 
+enum check_result check_observer_period(double fastest, double floor, char *detail, size_t len)
+{
+	if (!(floor > 0) || !(fastest > 0)) {
+		snprintf(detail, len, "no %s to compare (fastest period %.0f, floor %.0f TSC cycles)",
+			 floor > 0 ? "period" : "floor", fastest, floor);
+		return CHECK_FAIL;
+	}
+	snprintf(detail, len, "fastest period %.0f TSC cycles against a floor of %.0f (two "
+		 "rdtscp around a load of a line another core writes): %.2fx, at most 1.3x",
+		 fastest, floor, fastest / floor);
+	return fastest <= 1.3 * floor ? CHECK_PASS : CHECK_FAIL;
+}
+
+static double number(struct json_object *o, const char *key);
+
+/* A histogram's samples in buckets reaching above bound, and those over its range. */
+static double over_bound(struct json_object *hist, double bound)
+{
+	struct json_object *buckets;
+	double n = number(hist, "over");
+
+	if (!json_object_object_get_ex(hist, "buckets", &buckets))
+		return n;
+	for (size_t i = 0; i < json_object_array_length(buckets); i++) {
+		struct json_object *b = json_object_array_get_idx(buckets, i);
+
+		if (json_object_array_length(b) == 3 &&
+		    json_object_get_double(json_object_array_get_idx(b, 1)) > bound)
+			n += json_object_get_double(json_object_array_get_idx(b, 2));
+	}
+	return n;
+}
+
+enum check_result check_dte(struct json_object *observer, double d, double p, char *detail,
+			    size_t len)
+{
+	struct json_object *counters, *c, *acc = NULL, *period = NULL;
+	double tsc_hz = number(observer, "tsc_hz"), bound, n, over, allowed, taken, min;
+
+	if (!json_object_object_get_ex(observer, "counters", &counters) ||
+	    !(c = json_object_array_get_idx(counters, 0)) ||
+	    !json_object_object_get_ex(c, "rate_samples", &acc) || !(tsc_hz > 0)) {
+		snprintf(detail, len, "the observer gave no rates of the workload's counter");
+		return CHECK_FAIL;
+	}
+	json_object_object_get_ex(observer, "period", &period);
+	/* Rates are per second; the bound per TSC cycle (t-observer-dte.sh's reasoning). */
+	bound = (1 / d + 4 / p) * tsc_hz;
+	n = number(acc, "n");
+	over = over_bound(acc, bound);
+	allowed = 2e-5 * n > 2 ? 2e-5 * n : 2;
+	taken = number(observer, "taken");
+	min = number(period, "min");
+	snprintf(detail, len, "DTE accepted %.0f of %.0f samples (%.1f%%); %.0f accepted rates "
+		 "over the counter's bound (at most %.0f); period %.0f TSC cycles (median) for "
+		 "%.0f asked, none under it: %s", n, taken, taken > 0 ? 100 * n / taken : 0, over,
+		 allowed, number(period, "p50"), p, min >= p ? "yes" : "no");
+	return n >= 1000 && over <= allowed && min >= p ? CHECK_PASS : CHECK_FAIL;
+}
+
+enum check_result check_rdpmc(double counted, double own, char *detail, size_t len)
+{
+	double apart = own > 0 ? fabs(counted - own) / own : 1;
+
+	if (!(own > 0) || !(counted > 0)) {
+		snprintf(detail, len, "nothing to compare: %.0f instructions read by rdpmc, %.0f "
+			 "counted by the workload", counted, own);
+		return CHECK_FAIL;
+	}
+	snprintf(detail, len, "%.4g instructions read by rdpmc on the target's core against "
+		 "%.4g the workload counted itself (%.1f%% apart, at most 10%%)", counted, own,
+		 100 * apart);
+	return apart <= 0.1 ? CHECK_PASS : CHECK_FAIL;
+}
+
 /*
  * One shimtop run on the workload: its JSON report, and the workload's
  * own figures (its CPU seconds; user cycles and instructions, 0 if not
@@ -178,11 +259,11 @@ static void first_line(const char *path, char *buf, size_t len)
 #define RUN_NO_KMOD	0x1u
 
 static void run_on_workload(const char *self, const char *workload, const char *const *opts,
-			    const char *weights, unsigned flags, struct run *r)
+			    const char *const *wargs, unsigned flags, struct run *r)
 {
 	char out[PATH_MAX], err[PATH_MAX];
 	const char *tmp = getenv("TMPDIR");
-	const char *argv[24];
+	const char *argv[28];
 	int n = 0, fo, fe, status = 0;
 	const char *at;
 	char *text;
@@ -213,10 +294,8 @@ static void run_on_workload(const char *self, const char *workload, const char *
 	argv[n++] = "--seconds";
 	argv[n++] = "1";
 	argv[n++] = "--report-work";
-	if (weights) {
-		argv[n++] = "--weights";
-		argv[n++] = weights;
-	}
+	for (size_t i = 0; wargs && wargs[i] && n < 23; i++)
+		argv[n++] = wargs[i];
 	argv[n] = NULL;
 	pid = fork();
 	if (pid == 0) {
@@ -435,6 +514,7 @@ static void check_ibs_op(const char *self, const char *workload, bool module,
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX], rec[PATH_MAX + 16], why[200];
+	static const char *const chase_alone[] = { "--weights", "0,1,0,0", NULL };
 	const char *opts[] = { "--ibs", "-o", rec, NULL };
 	struct check_ibs_loads c;
 	struct run run;
@@ -447,7 +527,7 @@ static void check_ibs_op(const char *self, const char *workload, bool module,
 		return;
 	}
 	snprintf(rec, sizeof(rec), "%s/ibs.rec", dir);
-	run_on_workload(self, workload, opts, "0,1,0,0", module ? 0 : RUN_NO_KMOD, &run);
+	run_on_workload(self, workload, opts, chase_alone, module ? 0 : RUN_NO_KMOD, &run);
 	memset(&c, 0, sizeof(c));
 	if (!ran(r, &run)) {
 		/* said by ran() */
@@ -470,6 +550,150 @@ static void check_ibs_op(const char *self, const char *workload, bool module,
 	json_object_put(run.report);
 	unlink(rec);
 	rmdir(dir);
+}
+
+#define FLOOR_N		100000
+
+static atomic_bool floor_stop;
+static volatile uint64_t floor_line;
+
+static bool pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+/* The target's part in the floor: the line written, as the workload writes its counter. */
+static void *floor_writer(void *arg)
+{
+	if (!pin_to(*(int *)arg))
+		return NULL;
+	while (!atomic_load_explicit(&floor_stop, memory_order_relaxed))
+		floor_line = floor_line + 1;
+	return NULL;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The observer's floor (SHIM, ISCA 2015, §3): the median TSC cycles from
+ * one rdtscp-bracketed load of a line to the next, on cpu, while a thread
+ * on other writes it.  0 when either CPU cannot be had.
+ */
+static uint64_t observer_floor(int cpu, int other)
+{
+	uint64_t *d = st_xcalloc(FLOOR_N, sizeof(*d)), prev, sink = 0, floor = 0;
+	cpu_set_t was;
+	pthread_t w;
+
+	if (pthread_getaffinity_np(pthread_self(), sizeof(was), &was) != 0 || !pin_to(cpu)) {
+		free(d);
+		return 0;
+	}
+	atomic_store(&floor_stop, false);
+	if (pthread_create(&w, NULL, floor_writer, &other) == 0) {
+		prev = tsc_start();
+		for (size_t i = 0; i < FLOOR_N; i++) {
+			uint64_t t = tsc_start();
+
+			sink += floor_line;
+			(void)tsc_end();
+			d[i] = t - prev;
+			prev = t;
+		}
+		atomic_store(&floor_stop, true);
+		pthread_join(w, NULL);
+		qsort(d, FLOOR_N, sizeof(*d), by_value);
+		floor = d[FLOOR_N / 2] + (sink & 0);
+	}
+	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
+	free(d);
+	return floor;
+}
+
+/* A CPU this process may run on other than cpu, or -1. */
+static int other_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (i != cpu && CPU_ISSET(i, &set))
+			return i;
+	return -1;
+}
+
+/*
+ * The observer on the workload's counter stepped every 1,000 TSC cycles
+ * (shimtop-demo --tsc-steps): as fast as it can, against the floor; at
+ * 10,000 cycles, DTE's accepted rates against the counter's bound; and,
+ * where it reads the core's counters, their instructions against the
+ * workload's own count.
+ */
+static void check_observer(const char *self, const char *workload, bool pmu,
+			   struct check_row *rows, size_t *n)
+{
+	static const char *const fastest[] = { "--observe", "--observer-period", "0",
+					       "--pin-target", NULL };
+	static const char *const throttled[] = { "--observe", "--observer-period", "10000",
+						 "--pin-target", NULL };
+	static const char *const steps[] = { "--tsc-steps", "1000", NULL };
+	struct check_row *period = row(rows, n, "observer period"), *dte = row(rows, n, "DTE");
+	struct check_row *hw = row(rows, n, "rdpmc observer");
+	struct json_object *o = NULL, *h = NULL;
+	struct run run;
+	int cpu, other;
+
+	if (other_cpu(-1) < 0 || other_cpu(other_cpu(-1)) < 0) {
+		skip(period, "the observer needs a CPU of its own beside the target's: one CPU here");
+		skip(dte, "the observer needs two CPUs");
+		skip(hw, "the observer needs two CPUs");
+		return;
+	}
+	run_on_workload(self, workload, fastest, steps, 0, &run);
+	if (ran(period, &run) && json_object_object_get_ex(run.report, "observer", &o)) {
+		cpu = (int)number(o, "cpu");
+		other = other_cpu(cpu);
+		json_object_object_get_ex(o, "period", &h);
+		period->result = check_observer_period(number(h, "p50"),
+						       (double)observer_floor(cpu, other),
+						       period->detail, sizeof(period->detail));
+	} else if (run.report) {
+		period->result = CHECK_FAIL;
+		snprintf(period->detail, sizeof(period->detail), "the report has no observer");
+	}
+	json_object_put(run.report);
+
+	run_on_workload(self, workload, throttled, steps, 0, &run);
+	o = NULL;
+	if (ran(dte, &run) && json_object_object_get_ex(run.report, "observer", &o)) {
+		dte->result = check_dte(o, 1000, 10000, dte->detail, sizeof(dte->detail));
+	} else if (run.report) {
+		dte->result = CHECK_FAIL;
+		snprintf(dte->detail, sizeof(dte->detail), "the report has no observer");
+	}
+	if (!pmu) {
+		skip(hw, "no hardware PMU: no counter to read in user space");
+	} else if (access("/sys/bus/event_source/devices/cpu/rdpmc", R_OK)) {
+		skip(hw, "rdpmc's setting is not readable (/sys/bus/event_source/devices/cpu/rdpmc)");
+	} else if (!o || !json_object_object_get_ex(o, "hardware", &h)) {
+		skip(hw, "the observer read no counters (rdpmc not allowed: echo 1 > "
+		     "/sys/bus/event_source/devices/cpu/rdpmc, or perf_event_paranoid)");
+	} else {
+		/* The target's: the core's less the observer's own (obs_model's app). */
+		hw->result = check_rdpmc(number(h, "instructions"), run.own_instructions,
+					 hw->detail, sizeof(hw->detail));
+	}
+	json_object_put(run.report);
 }
 
 bool check_module_vermagic(const char *path, char *out, size_t len)
@@ -629,11 +853,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 		}
 		json_object_put(run.report);
 	}
-	r = row(rows, &n, "rdpmc observer");
-	skip(r, !pmu ? "no hardware PMU: no counter to read in user space"
-	     : access("/sys/bus/event_source/devices/cpu/rdpmc", R_OK)
-	     ? "rdpmc's setting is not readable (/sys/bus/event_source/devices/cpu/rdpmc)"
-	     : "not checked by this shimtop yet");
+	check_observer(self, workload, pmu, rows, &n);
 	r = row(rows, &n, "IBS op");
 	if (access("/sys/bus/event_source/devices/ibs_op", F_OK))
 		skip(r, "no ibs_op PMU: not an AMD CPU with IBS, or a VM that hides it");

@@ -63,6 +63,22 @@ enum check_result check_ibs_loads(const struct check_ibs_loads *n, char *detail,
 bool check_ibs_recording(const char *path, uint64_t lo, uint64_t hi, struct check_ibs_loads *n,
 			 char *why, size_t len);
 
+/*
+ * The observer: its fastest period (TSC cycles, the median) within 1.3x
+ * of the floor measured beside it (two rdtscp around one load of a line
+ * another core writes); DTE on a counter stepped at most once per d TSC
+ * cycles, sampled every p: of the rates DTE accepted (the observer
+ * JSON's first counter's histogram), at most 2 or 2 in 100,000 over the
+ * physical bound (1/d + 4/p per cycle), from at least 1,000, and no
+ * period under p; rdpmc: the target's instructions the observer counted
+ * within 10% of the workload's own count.
+ */
+struct json_object;
+enum check_result check_observer_period(double fastest, double floor, char *detail, size_t len);
+enum check_result check_dte(struct json_object *observer, double d, double p, char *detail,
+			    size_t len);
+enum check_result check_rdpmc(double counted, double own, char *detail, size_t len);
+
 /* A kernel module's vermagic's kernel release (its first word) in out: false if none. */
 bool check_module_vermagic(const char *path, char *out, size_t len);
 
