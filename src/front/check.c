@@ -566,13 +566,25 @@ static bool pin_to(int cpu)
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
 
-/* The target's part in the floor: the line written, as the workload writes its counter. */
+/*
+ * The target's part in the floor: the line written as the workload
+ * writes its counter (--tsc-steps 1000: at most once per 1,000 TSC
+ * cycles), so that it moves between the cores as often as the observed one.
+ */
 static void *floor_writer(void *arg)
 {
+	uint64_t next = 0;
+
 	if (!pin_to(*(int *)arg))
 		return NULL;
-	while (!atomic_load_explicit(&floor_stop, memory_order_relaxed))
-		floor_line = floor_line + 1;
+	while (!atomic_load_explicit(&floor_stop, memory_order_relaxed)) {
+		uint64_t t = tsc_end();
+
+		if (t >= next) {
+			floor_line = floor_line + 1;
+			next = t + 1000;
+		}
+	}
 	return NULL;
 }
 
@@ -586,7 +598,8 @@ static int by_value(const void *a, const void *b)
 /*
  * The observer's floor (SHIM, ISCA 2015, §3): the median TSC cycles from
  * one rdtscp-bracketed load of a line to the next, on cpu, while a thread
- * on other writes it.  0 when either CPU cannot be had.
+ * on other writes it at the workload's pace.  0 when either CPU cannot
+ * be had.
  */
 static uint64_t observer_floor(int cpu, int other)
 {
