@@ -230,8 +230,12 @@ size_t offcpu_before_sample(const char *proc, pid_t pid, pid_t tid, uint64_t now
 	k = (struct st_stack *)(void *)s->data;
 	local = (struct iovec){ k->bytes, copy };
 	remote = (struct iovec){ (void *)(uintptr_t)at.sp, copy };
-	/* It sleeps: its stack holds still.  A copy past the stack's mapping ends there. */
-	got = copy ? process_vm_readv(tid, &local, 1, &remote, 1, 0) : 0;
+	/*
+	 * It sleeps: its stack holds still.  A copy past the stack's mapping
+	 * ends there.  Read through the process, not the thread's id, which
+	 * another process may have by now.
+	 */
+	got = copy ? process_vm_readv(pid, &local, 1, &remote, 1, 0) : 0;
 	if (got < 0)
 		return 0;
 	s->pid = (uint32_t)pid;
