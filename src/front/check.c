@@ -663,10 +663,11 @@ static void check_observer(const char *self, const char *workload, bool pmu,
 	struct check_row *period = row(rows, n, "observer period"), *dte = row(rows, n, "DTE");
 	struct check_row *hw = row(rows, n, "rdpmc observer");
 	struct json_object *o = NULL, *h = NULL;
+	cpu_set_t allowed;
 	struct run run;
 	int cpu, other;
 
-	if (other_cpu(-1) < 0 || other_cpu(other_cpu(-1)) < 0) {
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < 2) {
 		skip(period, "the observer needs a CPU of its own beside the target's: one CPU here");
 		skip(dte, "the observer needs two CPUs");
 		skip(hw, "the observer needs two CPUs");
