@@ -400,7 +400,8 @@ static void seen_callers(void)
  * Paths seen: the deepest kept path of a chain, by a binary search that
  * a wrong hint does not mislead, against every prefix kept, counted by
  * brute force; another generation's or a truncated chain's paths are
- * not found; emptied whole when full.
+ * not found; grown keeping them all; emptied whole when full at its
+ * largest.
  */
 #define PS_CHAINS	64
 #define PS_DEPTH	40
@@ -428,6 +429,10 @@ static void paths_seen_search(void)
 			paths_seen_put(&p, hashes[c][i], (struct paths_seen_entry){
 				.node = (uint32_t)(c * 100 + (int)i), .unknown = (uint32_t)i % 7, .root = 5 });
 	}
+	/* Grown to make room: every path kept moves with it, as the searches below find. */
+	CHECK(p.cap == PATHS_SEEN_FIRST);
+	paths_seen_reserve(&p, PATHS_SEEN_FIRST);
+	CHECK(p.cap == 2 * PATHS_SEEN_FIRST && p.emptied == 0 && p.used > PS_DEPTH);
 	for (int c = 0; c < PS_CHAINS; c++) {
 		/* By brute force: the longest prefix any kept chain has, and the first that had it. */
 		size_t want = 0;
@@ -471,7 +476,7 @@ static void paths_seen_search(void)
 	      PS_DEPTH);
 	p.used = PATHS_SEEN_FULL - 1;
 	paths_seen_reserve(&p, 2);
-	CHECK(p.emptied == 1 && p.used == 0);
+	CHECK(p.emptied == 1 && p.used == 0 && p.cap == PATHS_SEEN_SLOTS);
 	CHECK(paths_seen_deepest(&p, hashes[0], PS_DEPTH, PS_DEPTH, &(struct paths_seen_entry){ 0 }) == 0);
 	paths_seen_free(&p);
 }

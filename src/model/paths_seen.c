@@ -7,7 +7,6 @@
 #include <string.h>
 
 #define K 0x9e3779b97f4a7c15ull
-#define MASK (PATHS_SEEN_SLOTS - 1u)
 
 _Static_assert(CCT_MAX_NODES <= (1u << 24), "a node fits an entry's 24 bits");
 
@@ -21,9 +20,8 @@ uint64_t paths_seen_step(uint64_t h, uint64_t ip)
 uint64_t paths_seen_start(struct paths_seen *p, uint64_t gen, bool truncated)
 {
 	if (!p->slots) {
-		/* Zero pages until written: a short session touches a few. */
-		p->slots = st_xcalloc(PATHS_SEEN_SLOTS, sizeof(*p->slots));
-		st_hint_huge(p->slots, PATHS_SEEN_SLOTS * sizeof(*p->slots));
+		p->cap = PATHS_SEEN_FIRST;
+		p->slots = st_xcalloc(p->cap, sizeof(*p->slots));
 		/* A seed given before the first path (a test's) is kept. */
 		if (!p->seed)
 			p->seed = st_seed((uint64_t)(uintptr_t)p->slots);
@@ -31,19 +29,50 @@ uint64_t paths_seen_start(struct paths_seen *p, uint64_t gen, bool truncated)
 	return (p->seed ^ gen * K ^ truncated) * K;
 }
 
-void paths_seen_reserve(struct paths_seen *p, size_t n)
+/* Paths a table of cap slots holds before it grows or is emptied. */
+static size_t full_at(size_t cap)
 {
-	if (p->used + n <= PATHS_SEEN_FULL)
-		return;
-	memset(p->slots, 0, PATHS_SEEN_SLOTS * sizeof(*p->slots));
-	p->used = 0;
-	p->emptied++;
+	return cap / 8u * 5u;
 }
 
 /* A multiplicative hash's best bits are its top ones; 0 marks an empty slot. */
-static size_t slot_of(uint64_t h)
+static size_t slot_of(const struct paths_seen *p, uint64_t h)
 {
-	return (size_t)((h * K) >> (64 - __builtin_ctz(PATHS_SEEN_SLOTS)));
+	return (size_t)((h * K) >> (64 - __builtin_ctzll(p->cap)));
+}
+
+/* Every kept path moved into a table twice the size: each keeps its shorter ones. */
+static void grow(struct paths_seen *p)
+{
+	struct paths_seen_entry *old = p->slots;
+	size_t n = p->cap;
+
+	p->cap *= 2;
+	p->slots = st_xcalloc(p->cap, sizeof(*p->slots));
+	st_hint_huge(p->slots, p->cap * sizeof(*p->slots));
+	for (size_t k = 0; k < n; k++) {
+		size_t i;
+
+		if (!old[k].hash)
+			continue;
+		for (i = slot_of(p, old[k].hash); p->slots[i].hash; i = (i + 1) & (p->cap - 1))
+			;
+		p->slots[i] = old[k];
+	}
+	free(old);
+}
+
+void paths_seen_reserve(struct paths_seen *p, size_t n)
+{
+	if (!p->slots)
+		return;
+	while (p->used + n > full_at(p->cap) && p->cap < PATHS_SEEN_SLOTS)
+		grow(p);
+	if (p->used + n <= full_at(p->cap))
+		return;
+	memset(p->slots, 0, p->cap * sizeof(*p->slots));
+	p->used = 0;
+	p->emptied++;
 }
 
 static uint64_t key_of(uint64_t h)
@@ -55,7 +84,7 @@ static const struct paths_seen_entry *find(struct paths_seen *p, uint64_t h)
 {
 	uint64_t key = key_of(h);
 
-	for (size_t i = slot_of(key);; i = (i + 1) & MASK) {
+	for (size_t i = slot_of(p, key);; i = (i + 1) & (p->cap - 1)) {
 		if (p->slots[i].hash == key)
 			return &p->slots[i];
 		if (!p->slots[i].hash)
@@ -93,9 +122,10 @@ void paths_seen_put(struct paths_seen *p, uint64_t hash, struct paths_seen_entry
 	uint64_t key = key_of(hash);
 	size_t i;
 
-	if (!p->slots || p->used >= PATHS_SEEN_FULL)
+	if (!p->slots || p->used >= full_at(p->cap))
 		return;
-	for (i = slot_of(key); p->slots[i].hash && p->slots[i].hash != key; i = (i + 1) & MASK)
+	for (i = slot_of(p, key); p->slots[i].hash && p->slots[i].hash != key;
+	     i = (i + 1) & (p->cap - 1))
 		;
 	p->used += !p->slots[i].hash;
 	e.hash = key;

@@ -22,7 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 1 Mi slots of 16 bytes, 16 MiB; emptied at 5/8 full (655,360 paths). */
+/*
+ * 16 Ki slots of 16 bytes at first, doubled at 5/8 full up to 1 Mi
+ * slots (16 MiB), then emptied at 5/8 full (655,360 paths): a server's
+ * or a waiting program's few paths touch 256 KiB, not 16 MiB of pages
+ * the kernel must clear.
+ */
+#define PATHS_SEEN_FIRST	(1u << 14)
 #define PATHS_SEEN_SLOTS	(1u << 20)
 #define PATHS_SEEN_FULL		(PATHS_SEEN_SLOTS / 8u * 5u)
 /* An entry counts a path's unknown frames in 8 bits: callers keep paths no deeper. */
@@ -43,6 +49,7 @@ struct paths_seen_entry {
 
 struct paths_seen {
 	struct paths_seen_entry *slots;	/* allocated at the first path */
+	size_t cap;			/* slots: a power of two */
 	size_t used;
 	uint64_t seed;			/* random at the first path, unless set before */
 	uint64_t emptied;		/* times emptied (tests) */
@@ -59,8 +66,9 @@ uint64_t paths_seen_step(uint64_t h, uint64_t ip);
  */
 uint64_t paths_seen_start(struct paths_seen *p, uint64_t gen, bool truncated);
 /*
- * Room for n more paths, made by emptying the table if there is not:
- * before a chain's paths are found and kept, never between.
+ * Room for n more paths, made by growing the table or, at its largest,
+ * emptying it if there is not: before a chain's paths are found and
+ * kept, never between.
  */
 void paths_seen_reserve(struct paths_seen *p, size_t n);
 /*
