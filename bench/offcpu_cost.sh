@@ -44,7 +44,7 @@ def task_ms(f):
 s, p = task_ms(d + "/shimtop.stat"), task_ms(d + "/perf.stat")
 reached = float(re.search(r"switches (\d+)/s", open(d + "/waits.out").read()).group(1))
 text = open(d + "/shimtop.txt").read()
-m = re.search(r"(\d+) waits, (\d+) switches not seen to end", text)
+m = re.search(r"(\d+) waits\b.*?(\d+) switches not seen to end", text)
 waits, lost = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 print(f"{rate} {rnd} {s:.0f} {p:.0f} {reached:.0f} {waits} {lost}")
 PY

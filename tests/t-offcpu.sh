@@ -86,6 +86,15 @@ check "$TMP/nap.json" "abs(workers[0]['sleep_s'] - off('nap_here')) <= 0.05 * wo
 	"the thread's sleep is not its time under nap_here"
 check "$TMP/nap.json" "not v(workers[0], 'lock_s') and not v(workers[0], 'disk_s')" \
 	"a nanosleep was called a lock or a disk wait"
+# The same without the kernel's walker: sched_switch sampled with copies,
+# prev_state read from its raw data (kernels without BPF, or before 5.18).
+SHIMTOP_KERNEL_WALK=0 "$SHIMTOP" --batch --format json --off-cpu -- "$WAITS" nap 2 \
+	>"$TMP/nap-copies.json" 2>"$TMP/nap.err" || fail "--off-cpu without the walker failed"
+own=$(sed -n 's/^nap \([0-9.]*\) spin \([0-9.]*\)$/\1/p' "$TMP/nap.err")
+check "$TMP/nap-copies.json" "abs(off('nap_here') / workers[0]['wall_s'] - ${own:-0.5}) <= 0.05 and \
+	abs(workers[0]['sleep_s'] - off('nap_here')) <= 0.05 * workers[0]['wall_s'] and \
+	d['tree'].get('kernel_walked', 0) == 0" \
+	"without the walker, off-CPU time under nap_here is not the thread's nap (${own:-?})"
 
 # Contending one mutex: the waiter's time under wait_lock, through
 # pthread_mutex_lock to the kernel's futex wait, and called a lock.
@@ -242,6 +251,56 @@ grep -Eq " -[0-9.]+m?s +waits +nap_here" "$TMP/diff.txt" ||
 # Switches paired, none lost on a quiet target.
 check "$TMP/nap.json" "d['source'].get('offcpu_unpaired', 0) <= d['source'].get('offcpu_waits', 0) // 100" \
 	"more than 1% of the switches were never seen to end"
+
+# Where the kernel allows BPF, switches are walked there too: sampled by
+# the software event context-switches, the walker a program on those
+# events alone (one on sched_switch would run for, and could filter out,
+# every tool's samples of it), each one's state noted at sched_switch.
+# perf record -e sched:sched_switch of the same target at the same time
+# keeps its samples; the kernel walks most switches; states are told
+# ("other" is a switch whose state was lost); with SHIMTOP_UNWIND_CHECK
+# the kernel's walks agree with the copies' frame by frame, on tests/waits
+# and on Debian's python3 asleep (no frame pointers).
+if command -v perf >/dev/null; then
+	"$WAITS" switch 6 2000 >"$TMP/sw.out" 2>&1 &
+	w=$!
+	BG_PIDS="$BG_PIDS $w"
+	sleep 0.5
+	perf record -q -e sched:sched_switch -p "$w" -o "$TMP/sw.data" -- sleep 2 >"$TMP/sw.perf" 2>&1 &
+	p=$!
+	"$SHIMTOP" --batch --format json --off-cpu --duration 2 -p "$w" >"$TMP/sw.json" 2>"$TMP/err" ||
+		fail "--off-cpu beside perf record failed: $(cat "$TMP/err")"
+	wait "$p" || fail "perf record beside shimtop failed: $(cat "$TMP/sw.perf")"
+	theirs=$(perf script -i "$TMP/sw.data" -F tid 2>/dev/null | wc -l)
+	SHIMTOP_UNWIND_CHECK=1 "$SHIMTOP" --batch --format json --off-cpu --duration 1 -p "$w" \
+		>"$TMP/sw-check.json" 2>"$TMP/sw-check.err" || fail "a checked --off-cpu failed"
+	kill "$w" 2>/dev/null
+	printf 'import time\nfor i in range(4000): time.sleep(0.0005)\n' >"$TMP/naps.py"
+	SHIMTOP_UNWIND_CHECK=1 "$SHIMTOP" --batch --format json --off-cpu -- python3 "$TMP/naps.py" \
+		>"$TMP/py-check.json" 2>"$TMP/py-check.err" || fail "a checked --off-cpu of python3 failed"
+	python3 - "$TMP/sw.json" "$theirs" "$TMP/sw-check.json" "$TMP/py-check.json" <<'PY' ||
+import json, sys
+d, theirs = json.load(open(sys.argv[1])), int(sys.argv[2])
+s, t = d['source'], d['tree']
+ours = next(e['samples'] for e in s['sampled'] if e['event'] == 'offcpu-time')
+waited = s['waited_s']
+print(f"shimtop: {ours} switches ({t.get('kernel_walked', 0)} of {d['samples']} samples walked "
+      f"in the kernel), perf record: {theirs}; waited {waited}")
+ok = ours >= 1000 and theirs >= 0.7 * ours
+ok = ok and waited['other'] <= 0.01 * sum(waited.values()) and waited['sleep'] > 0
+if 'kernel_walk_off' not in t:
+    ok = ok and t['kernel_walked'] >= 0.8 * d['samples']
+for f in sys.argv[3:]:
+    c = json.load(open(f))['tree']
+    if 'kernel_check_same' not in c:
+        continue
+    same, differ = c['kernel_check_same'], c['kernel_check_differ']
+    print(f"{f}: {same} of {same + differ} kernel walks agree with the copies'")
+    ok = ok and same + differ >= 300 and same >= 0.999 * (same + differ)
+sys.exit(0 if ok else 1)
+PY
+		fail "switches walked in the kernel: see above; $(grep 'kernel walk check' "$TMP/sw-check.err" "$TMP/py-check.err" | head -5)"
+fi
 
 # The text report's thread table shows where the time went.
 start_waits text nap 5

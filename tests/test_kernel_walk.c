@@ -4,7 +4,8 @@
  * cpu, raw size, then struct kw_chain), a walked chain becoming a sample
  * with that chain, its stack pointer and its kernel frames' count after
  * it (a sample taken in the kernel: its frames first), and a row asked
- * for.
+ * for; a switch's chain with its reason from its raw prev_state, and a
+ * switch's state sent alone becoming a switch record told apart.
  * Everything else is refused: a chain of no frames or more than
  * KW_FRAMES_MAX, raw data shorter than its chain, a raw size past the
  * record, a record of another type, a request without a file.
@@ -51,6 +52,87 @@ static void teach_view(struct kernel_walk *kw, pid_t pid, uint64_t time, uint64_
 	const struct unwind_map m = { 0x1000, 0x3000, 0, 1 };
 
 	t->maps(t->arg, pid, time, gen, &m, 1);
+}
+
+/*
+ * A switch out (--off-cpu): its chain a sample flagged with the reason
+ * its raw prev_state gives, as sched_switch reports it; its state alone
+ * (let out with its copy) an st_switch told apart; either without
+ * KW_SWITCHED refused or a plain sample.
+ */
+static void check_switches(unsigned char *buf, unsigned char *out)
+{
+	static const struct {
+		uint32_t switched;
+		enum st_offcpu_reason why;
+	} states[] = {
+		{ KW_SWITCHED | 0x1, ST_OFFCPU_SLEEP },		/* TASK_INTERRUPTIBLE */
+		{ KW_SWITCHED | 0x2001, ST_OFFCPU_SLEEP },	/* and TASK_FREEZABLE */
+		{ KW_SWITCHED | 0x2, ST_OFFCPU_DISK },		/* TASK_UNINTERRUPTIBLE */
+		{ KW_SWITCHED | 0x102, ST_OFFCPU_DISK },	/* TASK_KILLABLE */
+		{ KW_SWITCHED | 0x402, ST_OFFCPU_SLEEP },	/* TASK_IDLE: I */
+		{ KW_SWITCHED | 0x1000, ST_OFFCPU_DISK },	/* TASK_RTLOCK_WAIT: D */
+		{ KW_SWITCHED | 0x4, ST_OFFCPU_STOPPED },
+		{ KW_SWITCHED | 0x8, ST_OFFCPU_STOPPED },
+		{ KW_SWITCHED | 0x40, ST_OFFCPU_SLEEP },	/* TASK_PARKED */
+		{ KW_SWITCHED | 0x80, ST_OFFCPU_EXITED },	/* TASK_DEAD */
+		{ KW_SWITCHED | 0, ST_OFFCPU_RUNNABLE },	/* schedule() while running */
+		{ KW_SWITCHED | KW_PREEMPTED | 0x1, ST_OFFCPU_RUNNABLE },
+		{ KW_SWITCHED | KW_UNTOLD, ST_OFFCPU_OTHER },
+	};
+	const struct perf_event_header *ev = (const void *)buf;
+	const struct st_sample *s = (const void *)out;
+	const struct st_switch *w = (const void *)out;
+	struct kw_chain c;
+
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		CHECK_EQ_U64(kernel_walk_switch_reason(states[i].switched), states[i].why);
+
+	memset(&c, 0, sizeof(c));
+	c.period = 1;
+	c.sp = 0x7ffc0000f000;
+	c.n = 3;
+	c.kernel = 1;
+	c.stop = KW_STOP_OUTERMOST;
+	c.switched = KW_SWITCHED | 0x2;
+	c.ip[0] = 0xffffffff81000010ull;
+	c.ip[1] = 0x401000;
+	c.ip[2] = 0x402000;
+	build(buf, &c, 3, 0);
+	CHECK(kernel_walk_convert(ev, out, ST_RECORD_MAX) > 0);
+	CHECK_EQ_U64(s->h.type, ST_REC_SAMPLE);
+	CHECK_EQ_U64(ST_SAMPLE_OFFCPU(s->flags), ST_OFFCPU_DISK);
+	CHECK_EQ_U64(s->period, 1);
+	CHECK_EQ_U64(s->cpumode, ST_MODE_KERNEL);
+	/* Not a switch: no reason. */
+	c.switched = 0;
+	build(buf, &c, 3, 0);
+	CHECK(kernel_walk_convert(ev, out, ST_RECORD_MAX) > 0);
+	CHECK_EQ_U64(ST_SAMPLE_OFFCPU(s->flags), ST_OFFCPU_NONE);
+
+	/* The state alone, its sample let out: an st_switch of the reason. */
+	c.n = 0;
+	c.kernel = 0;
+	c.stop = KW_STOP_TOLD;
+	c.switched = KW_SWITCHED | 0x1;
+	build(buf, &c, 0, 0);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, ST_RECORD_MAX), sizeof(struct st_switch));
+	CHECK_EQ_U64(w->h.type, ST_REC_SWITCH);
+	CHECK_EQ_U64(w->h.size, sizeof(*w));
+	CHECK_EQ_U64(w->tid, 42);
+	CHECK_EQ_U64(w->time, 123456789);
+	CHECK_EQ_U64(w->flags, ST_SWITCH_OUT | ST_SWITCH_TOLD);
+	CHECK_EQ_U64(w->reason, ST_OFFCPU_SLEEP);
+	CHECK(st_record_check(out, sizeof(*w)) == sizeof(*w));
+	/* No room for it; a state of no switch; frames with it: refused. */
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(*w) - 1), 0);
+	c.switched = 0x1;
+	build(buf, &c, 0, 0);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, ST_RECORD_MAX), 0);
+	c.switched = KW_SWITCHED | 0x1;
+	c.n = 1;
+	build(buf, &c, 1, 0);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, ST_RECORD_MAX), 0);
 }
 
 static void check_teaching(void)
@@ -232,6 +314,7 @@ int main(void)
 	c.n = 0;
 	build(buf, &c, 1, -8);
 	CHECK(!kernel_walk_read_need(ev, &need));
+	check_switches(buf, out);
 	check_teaching();
 	return check_done("test_kernel_walk");
 }

@@ -247,6 +247,93 @@ static void test_pairs(void)
 }
 
 /*
+ * Switches the kernel's walker let out with their copies: each one's
+ * state told in a switch record before it (ST_SWITCH_TOLD), joined to
+ * the thread's next off-CPU sample marked ST_SAMPLE_TOLD_APART; told
+ * for none, "other".  The kernel's walk of a switch beside its copy
+ * (SHIMTOP_UNWIND_CHECK) passes on unheld and ends no wait.
+ */
+static void told(struct offcpu_pairs *p, struct emitted *e, uint32_t tid, uint64_t t,
+		 uint32_t reason)
+{
+	_Alignas(8) unsigned char buf[sizeof(struct st_switch)];
+	struct st_switch *w = (void *)buf;
+
+	*w = (struct st_switch){ { ST_REC_SWITCH, ST_SOURCE_PERF, sizeof(*w) }, 1, tid, t,
+				 ST_SWITCH_OUT | ST_SWITCH_TOLD, reason };
+	offcpu_pairs_take(p, buf, sizeof(*w), keep, e);
+}
+
+static void let_out(struct offcpu_pairs *p, struct emitted *e, uint32_t tid, uint64_t t,
+		    uint32_t extra)
+{
+	_Alignas(8) unsigned char buf[sizeof(struct st_sample) + 8];
+	struct st_sample *s = (void *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, sizeof(buf) };
+	s->tid = tid;
+	s->time = t;
+	s->period = 1;
+	s->nchain = 1;
+	s->data[0] = 0x3000;
+	/* As the sampler marks them: a placeholder reason, to be told. */
+	s->flags = ST_SAMPLE_TOLD_APART | (uint32_t)ST_OFFCPU_OTHER << ST_SAMPLE_OFFCPU_SHIFT | extra;
+	offcpu_pairs_take(p, buf, sizeof(buf), keep, e);
+}
+
+static void test_told_apart(void)
+{
+	struct offcpu_pairs p = { 0 };
+	struct emitted e = { 0 };
+
+	told(&p, &e, 5, 100, ST_OFFCPU_DISK);
+	CHECK(e.n == 0 && p.nheld == 0);
+	let_out(&p, &e, 5, 101, 0);
+	record(&p, &e, ST_REC_SWITCH, 5, 600, 0);
+	CHECK(e.n == 1 && nth(&e, 0)->period == 499 &&
+	      ST_SAMPLE_OFFCPU(nth(&e, 0)->flags) == ST_OFFCPU_DISK &&
+	      !(nth(&e, 0)->flags & ST_SAMPLE_TOLD_APART));
+	/* Told once: the thread's next let-out sample, its record lost, is "other". */
+	let_out(&p, &e, 5, 700, 0);
+	record(&p, &e, ST_REC_SWITCH, 5, 800, 0);
+	CHECK(e.n == 2 && ST_SAMPLE_OFFCPU(nth(&e, 1)->flags) == ST_OFFCPU_OTHER);
+	/* Another thread's state is not this one's; the last told wins. */
+	told(&p, &e, 6, 900, ST_OFFCPU_SLEEP);
+	told(&p, &e, 7, 901, ST_OFFCPU_STOPPED);
+	told(&p, &e, 7, 902, ST_OFFCPU_RUNNABLE);
+	let_out(&p, &e, 7, 903, 0);
+	record(&p, &e, ST_REC_SWITCH, 7, 1000, 0);
+	CHECK(e.n == 3 && ST_SAMPLE_OFFCPU(nth(&e, 2)->flags) == ST_OFFCPU_RUNNABLE);
+	/* Told it exited: not held, weighing nothing. */
+	told(&p, &e, 8, 1100, ST_OFFCPU_EXITED);
+	let_out(&p, &e, 8, 1101, 0);
+	CHECK(e.n == 4 && p.nheld == 0 && nth(&e, 3)->period == 1);
+	/* A reason no switch has (a hostile record): "other". */
+	told(&p, &e, 9, 1200, 99);
+	let_out(&p, &e, 9, 1201, 0);
+	record(&p, &e, ST_REC_SWITCH, 9, 1300, 0);
+	CHECK(e.n == 5 && ST_SAMPLE_OFFCPU(nth(&e, 4)->flags) == ST_OFFCPU_OTHER);
+	/* The kernel's walk of a held thread's switch, only to be checked: passed on, no end. */
+	let_out(&p, &e, 10, 1500, 0);
+	{
+		_Alignas(8) unsigned char buf[sizeof(struct st_sample) + 8];
+		struct st_sample *s = (void *)buf;
+
+		memset(buf, 0, sizeof(buf));
+		s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, sizeof(buf) };
+		s->tid = 10;
+		s->time = 1500;
+		s->nchain = 1;
+		s->flags = ST_SAMPLE_CHECK_ONLY | (uint32_t)ST_OFFCPU_SLEEP << ST_SAMPLE_OFFCPU_SHIFT;
+		offcpu_pairs_take(&p, buf, sizeof(buf), keep, &e);
+	}
+	CHECK(e.n == 6 && p.nheld == 1 && (nth(&e, 5)->flags & ST_SAMPLE_CHECK_ONLY));
+	offcpu_pairs_free(&p);
+	CHECK(p.nheld == 0 && !p.told);
+}
+
+/*
  * A hostile file's many threads each switched out with a large record
  * (a stack copy): held to 64 MiB, the rest passed on unweighed, counted.
  */
@@ -475,6 +562,7 @@ int main(void)
 	test_format_fields();
 	test_tracefs();
 	test_pairs();
+	test_told_apart();
 	test_at_parse();
 	test_before_reason();
 	test_frame_guess();

@@ -29,19 +29,24 @@ struct one_walk {
 
 struct kernel_check {
 	UT_hash_handle hh;
-	uint32_t tid;
+	uint64_t key;		/* the thread, and whether its walks are of switches */
 	struct one_walk kernel, here;
 };
 
-static struct kernel_check *check_of(struct model *m, uint32_t tid)
+/*
+ * s's thread's walks, a switch's (--off-cpu) apart: the walk here of a
+ * switch comes when its wait ends, the kernel's as it began.
+ */
+static struct kernel_check *check_of(struct model *m, const struct st_sample *s)
 {
+	uint64_t key = s->tid | (ST_SAMPLE_OFFCPU(s->flags) ? 1ull << 32 : 0);
 	struct kernel_check *c;
 
-	HASH_FIND(hh, m->kernel_checks, &tid, sizeof(tid), c);
+	HASH_FIND(hh, m->kernel_checks, &key, sizeof(key), c);
 	if (!c) {
 		c = st_xcalloc(1, sizeof(*c));
-		c->tid = tid;
-		HASH_ADD(hh, m->kernel_checks, tid, sizeof(c->tid), c);
+		c->key = key;
+		HASH_ADD(hh, m->kernel_checks, key, sizeof(c->key), c);
 	}
 	return c;
 }
@@ -72,7 +77,7 @@ static void compare(struct model *m, struct kernel_check *c)
 	if (same)
 		m->kernel_check_same++;
 	else if (++m->kernel_check_differ <= 10)
-		say_parting(c->tid, k, h, at);
+		say_parting((uint32_t)c->key, k, h, at);
 	c->kernel.waiting = c->here.waiting = false;
 }
 
@@ -90,7 +95,7 @@ static void arrive(struct model *m, struct kernel_check *c, struct one_walk *w,
 
 void model_keep_kernel_check(struct model *m, const struct st_sample *s)
 {
-	struct kernel_check *c = check_of(m, s->tid);
+	struct kernel_check *c = check_of(m, s);
 	const uint64_t *chain = st_sample_chain(s);
 	struct one_walk *k = &c->kernel;
 	size_t need = sizeof(*s) + ((size_t)s->nchain + 2) * sizeof(uint64_t);
@@ -113,7 +118,7 @@ void model_keep_kernel_check(struct model *m, const struct st_sample *s)
 void model_check_kernel_walk(struct model *m, const struct st_sample *s,
 			     const struct unwound_frame *f, size_t n, bool cut)
 {
-	struct kernel_check *c = check_of(m, s->tid);
+	struct kernel_check *c = check_of(m, s);
 	struct one_walk *h = &c->here;
 
 	if (!n)

@@ -93,6 +93,11 @@ enum st_cpumode {
 #define ST_SAMPLE_OFFCPU_SHIFT	12u
 #define ST_SAMPLE_OFFCPU_MASK	0x7000u
 #define ST_SAMPLE_OFFCPU(flags)	(((flags) & ST_SAMPLE_OFFCPU_MASK) >> ST_SAMPLE_OFFCPU_SHIFT)
+/*
+ * In the sampler alone: an off-CPU sample whose reason came in the
+ * ST_SWITCH_TOLD record before it (the kernel's walker let it out).
+ */
+#define ST_SAMPLE_TOLD_APART	0x8000u
 _Static_assert(ST_MAX_SAMPLED <= (ST_SAMPLE_EVENT_MASK >> ST_SAMPLE_EVENT_SHIFT) + 1,
 	       "a sample says which event took it in ST_SAMPLE_EVENT_MASK");
 _Static_assert(ST_MAX_SAMPLED == ST_MAX_EVENTS, "-e's one limit, apart or in a group");
@@ -140,6 +145,8 @@ enum st_offcpu_reason {
  */
 #define ST_SWITCH_OUT		0x1u
 #define ST_SWITCH_PREEMPT	0x2u	/* out while runnable */
+/* Not the kernel's: the state of a switch whose sample comes next, ST_SAMPLE_TOLD_APART. */
+#define ST_SWITCH_TOLD		0x4u
 
 struct st_switch {
 	struct st_header h;
@@ -147,7 +154,7 @@ struct st_switch {
 	uint32_t tid;
 	uint64_t time;
 	uint32_t flags;
-	uint32_t unused;
+	uint32_t reason;	/* ST_SWITCH_TOLD: enum st_offcpu_reason */
 };
 
 /* An executable mapping.  filename is NUL-terminated, padded to 8. */

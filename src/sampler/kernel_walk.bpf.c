@@ -9,6 +9,9 @@
  * before (return 1), stack copy and all; shimtop walks that one and
  * teaches the kernel what it used.  The same rules and ends as
  * walk_rows in symbols/unwind.c, so both walks give the same frames.
+ * --off-cpu's switches come the same way (kw_walk_switch, on the
+ * software event context-switches), with the state kw_note_switch
+ * noted at sched_switch just before.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -365,53 +368,51 @@ static long step(__u32 i, void *arg)
 }
 
 /*
- * A sample taken in the kernel: its kernel frames first (the kernel's
- * own chain, as perf's), then the user stack from the registers the
- * task entered the kernel with.  False where there are none (a kernel
- * thread) or they cannot be read.
+ * The user registers the task entered the kernel with; false where
+ * there are none (a kernel thread) or they cannot be read.
  */
-static int from_kernel(struct bpf_perf_event_data *ctx, struct walk *w)
+static int user_regs(struct walk *w)
 {
 	struct pt_regs *user = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	struct pt_regs regs;
-	long got;
 
 	if (!user || bpf_probe_read_kernel(&regs, sizeof(regs), user) || !(regs.cs & 3))
 		return 0;
-	got = bpf_get_stack(ctx, w->chain.ip, KW_KERNEL_FRAMES_MAX * 8, 0);
-	/* The sample's own chain, as perf made it: its kernel part starts with the mark. */
-	if (got <= 8 || w->chain.ip[0] != (__u64)PERF_CONTEXT_KERNEL)
-		return 0;
-	w->kernel = (__u64)got / 8;
 	w->pc = regs.rip;
 	w->sp = regs.rsp;
 	w->bp = regs.rbp;
 	return 1;
 }
 
-SEC("perf_event")
-int kw_walk(struct bpf_perf_event_data *ctx)
+/*
+ * A sample taken in the kernel: its kernel frames first (the kernel's
+ * own chain, as perf's), then the user stack from the registers the
+ * task entered the kernel with.
+ */
+static int from_kernel(struct bpf_perf_event_data *ctx, struct walk *w)
 {
-	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32), zero = 0;
-	const struct kw_config *cfg = bpf_map_lookup_elem(&kw_config, &zero);
-	struct loop l;
-	struct walk *w;
+	long got;
 
-	l.p = bpf_map_lookup_elem(&kw_procs, &pid);
-	if (!l.p)
-		return let_out(KW_NO_PROCESS);
-	w = bpf_map_lookup_elem(&kw_scratch, &zero);
-	if (!w)
-		return 1;
-	l.w = w;
-	w->kernel = 0;
-	if (ctx->regs.cs & 3) {
-		w->pc = ctx->regs.rip;
-		w->sp = ctx->regs.rsp;
-		w->bp = ctx->regs.rbp;
-	} else if (!from_kernel(ctx, w)) {
-		return let_out(KW_KERNEL_MODE);
-	}
+	if (!user_regs(w))
+		return 0;
+	got = bpf_get_stack(ctx, w->chain.ip, KW_KERNEL_FRAMES_MAX * 8, 0);
+	/* The sample's own chain, as perf made it: its kernel part starts with the mark. */
+	if (got <= 8 || w->chain.ip[0] != (__u64)PERF_CONTEXT_KERNEL)
+		return 0;
+	w->kernel = (__u64)got / 8;
+	return 1;
+}
+
+/*
+ * The user stack walked from w's registers, after w->kernel kernel
+ * frames, and the chain sent: 0.  1 where the sample goes out with its
+ * copy instead (counted why), a row asked for where one was missing.
+ */
+static __always_inline int walk_and_send(void *ctx, const struct kw_proc *p, struct walk *w,
+					 __u64 period, __u32 switched)
+{
+	struct loop l = { .p = p, .w = w };
+
 	w->bp_known = 1;
 	w->rbx_known = 0;
 	w->map = 0;
@@ -424,6 +425,7 @@ int kw_walk(struct bpf_perf_event_data *ctx)
 		/* Asked for, so that the next sample through here is walked. */
 		w->chain.n = 0;
 		w->chain.stop = KW_STOP_NEED_ROW;
+		w->chain.switched = 0;
 		w->chain.sp = w->need_file;
 		w->chain.ip[0] = w->need_addr;
 		bpf_perf_event_output(ctx, &kw_out, BPF_F_CURRENT_CPU, &w->chain,
@@ -434,12 +436,119 @@ int kw_walk(struct bpf_perf_event_data *ctx)
 	w->chain.n = (__u32)w->n;
 	w->chain.stop = (__u32)w->stop;
 	w->chain.kernel = (__u32)w->kernel;
-	w->chain.period = ctx->sample_period;
+	w->chain.switched = switched;
+	w->chain.period = period;
 	w->chain.sp = w->sp_at_sample;
 	let_out(KW_WALKED);
 	bpf_perf_event_output(ctx, &kw_out, BPF_F_CURRENT_CPU, &w->chain,
 			      sizeof(w->chain) - sizeof(w->chain.ip) + (w->n & KW_FRAMES_MAX) * 8);
+	return 0;
+}
+
+/* Walked, the sample itself is not written, unless the two walks are being compared. */
+static int walked(void)
+{
+	__u32 zero = 0;
+	const struct kw_config *cfg = bpf_map_lookup_elem(&kw_config, &zero);
+
 	return cfg && cfg->check ? 1 : 0;
+}
+
+SEC("perf_event")
+int kw_walk(struct bpf_perf_event_data *ctx)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32), zero = 0;
+	const struct kw_proc *p = bpf_map_lookup_elem(&kw_procs, &pid);
+	struct walk *w;
+
+	if (!p)
+		return let_out(KW_NO_PROCESS);
+	w = bpf_map_lookup_elem(&kw_scratch, &zero);
+	if (!w)
+		return 1;
+	w->kernel = 0;
+	if (ctx->regs.cs & 3) {
+		w->pc = ctx->regs.rip;
+		w->sp = ctx->regs.rsp;
+		w->bp = ctx->regs.rbp;
+	} else if (!from_kernel(ctx, w)) {
+		return let_out(KW_KERNEL_MODE);
+	}
+	return walk_and_send(ctx, p, w, ctx->sample_period, 0) ? 1 : walked();
+}
+
+/*
+ * The last switch out on each CPU, as sched_switch gives it: read by
+ * kw_walk_switch, which the same switch runs next on the same CPU.
+ */
+struct switch_out {
+	__u64 tid;
+	__u32 told;		/* KW_SWITCHED | KW_PREEMPTED? | prev_state */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct switch_out);
+} kw_switch_out SEC(".maps");
+
+/*
+ * Every switch on the machine while --off-cpu samples (a raw
+ * tracepoint filters nothing and writes one per-CPU slot): the thread
+ * leaving and its state, exact, as the tracepoint's own prev_state.
+ */
+SEC("raw_tp/sched_switch")
+int kw_note_switch(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 zero = 0;
+	struct switch_out *o = bpf_map_lookup_elem(&kw_switch_out, &zero);
+
+	if (!o)
+		return 0;
+	o->tid = (__u32)bpf_get_current_pid_tgid();
+	/* (bool preempt, prev, next, unsigned int prev_state): its state since 5.18. */
+	o->told = KW_SWITCHED | (ctx->args[0] ? KW_PREEMPTED : 0) | ((__u32)ctx->args[3] & KW_STATE);
+	return 0;
+}
+
+/*
+ * A target thread leaving its CPU (the software event context-switches,
+ * sampled at each one on the target's threads for --off-cpu): the
+ * kernel's frames where it blocked, then its user stack, sent with its
+ * state.  A switch let out with its copy sends its state alone first
+ * (stop KW_STOP_TOLD), which the sampler joins to the sample after it.
+ */
+SEC("perf_event")
+int kw_walk_switch(struct bpf_perf_event_data *ctx)
+{
+	__u64 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32), zero = 0, told;
+	const struct switch_out *o = bpf_map_lookup_elem(&kw_switch_out, &zero);
+	const struct kw_proc *p = bpf_map_lookup_elem(&kw_procs, &pid);
+	struct walk *w = bpf_map_lookup_elem(&kw_scratch, &zero);
+	int out;
+
+	if (!w)
+		return 1;
+	/* Its sched_switch ran just before on this CPU; a slot of another's: its state not known. */
+	told = o && o->tid == tid ? o->told : KW_SWITCHED | KW_UNTOLD;
+	w->kernel = 0;
+	if (!p)
+		out = let_out(KW_NO_PROCESS);
+	else if (!from_kernel(ctx, w))
+		out = let_out(KW_KERNEL_MODE);
+	else
+		out = walk_and_send(ctx, p, w, 1, told) ? 1 : walked();
+	if (out) {
+		w->chain.n = 0;
+		w->chain.stop = KW_STOP_TOLD;
+		w->chain.switched = told;
+		bpf_perf_event_output(ctx, &kw_out, BPF_F_CURRENT_CPU, &w->chain,
+				      sizeof(w->chain) - sizeof(w->chain.ip));
+	}
+	return out;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -10,6 +10,7 @@
  */
 #include "sampler/kernel_walk.h"
 #include "sampler/kernel_walk_pages.h"
+#include "sampler/perf_parse.h"
 #include "symbols/unwind.h"
 #include "symbols/unwind_rows.h"
 #include "ring/record.h"
@@ -62,6 +63,9 @@ struct taught_process {
 struct kernel_walk {
 	struct bpf_object *obj;
 	int prog, procs, rows, counts, config, out;
+	int switch_prog;	/* kw_walk_switch; -1 where this kernel refused it */
+	struct bpf_link *noting;	/* kw_note_switch on sched_switch, once asked for */
+	int noting_err;		/* why it could not be: -errno */
 	bool check;
 	bool rows_full;		/* the kernel's table of rows is full: no more taught */
 	pthread_mutex_t lock;	/* guards processes: the sampler's thread and the model's */
@@ -325,6 +329,19 @@ struct kernel_walk *kernel_walk_open(char *why, size_t len)
 	libbpf_set_print(quiet);
 	kw->obj = bpf_object__open_mem(kernel_walk_obj, kernel_walk_obj_len, &opts);
 	err = kw->obj ? bpf_object__load(kw->obj) : -errno;
+	if (err && kw->obj) {
+		/* A kernel that refuses the switches' programs walks samples still. */
+		bpf_object__close(kw->obj);
+		kw->obj = bpf_object__open_mem(kernel_walk_obj, kernel_walk_obj_len, &opts);
+		err = kw->obj ? 0 : -errno;
+		for (size_t i = 0; !err && i < 2; i++) {
+			prog = bpf_object__find_program_by_name(kw->obj, i ? "kw_note_switch"
+									 : "kw_walk_switch");
+			err = prog ? bpf_program__set_autoload(prog, false) : -ENOENT;
+		}
+		if (!err)
+			err = bpf_object__load(kw->obj);
+	}
 	if (err) {
 		snprintf(why, len, "the kernel refused shimtop's BPF stack walker (%s%s): "
 			 "stacks are copied and walked in user space",
@@ -336,6 +353,8 @@ struct kernel_walk *kernel_walk_open(char *why, size_t len)
 	}
 	prog = bpf_object__find_program_by_name(kw->obj, "kw_walk");
 	kw->prog = prog ? bpf_program__fd(prog) : -1;
+	prog = bpf_object__find_program_by_name(kw->obj, "kw_walk_switch");
+	kw->switch_prog = prog && bpf_program__autoload(prog) ? bpf_program__fd(prog) : -1;
 	kw->procs = map_fd(kw, "kw_procs");
 	kw->rows = map_fd(kw, "kw_rows");
 	kw->counts = map_fd(kw, "kw_counts");
@@ -369,6 +388,7 @@ void kernel_walk_close(struct kernel_walk *kw)
 		pthread_mutex_destroy(&kw->lock);
 		pthread_mutex_destroy(&kw->pages_lock);
 	}
+	bpf_link__destroy(kw->noting);
 	bpf_object__close(kw->obj);
 	free(kw);
 }
@@ -390,6 +410,31 @@ bool kernel_walk_checking(const struct kernel_walk *kw)
 int kernel_walk_attach(struct kernel_walk *kw, int fd)
 {
 	return ioctl(fd, PERF_EVENT_IOC_SET_BPF, kw->prog) < 0 ? -errno : 0;
+}
+
+int kernel_walk_note_switches(struct kernel_walk *kw)
+{
+	struct bpf_program *prog;
+
+	if (kw->noting || kw->noting_err)
+		return kw->noting_err;
+	prog = bpf_object__find_program_by_name(kw->obj, "kw_note_switch");
+	if (kw->switch_prog < 0 || !prog || !bpf_program__autoload(prog)) {
+		kw->noting_err = -EOPNOTSUPP;
+		return kw->noting_err;
+	}
+	/* Refused where sched_switch gives no prev_state (before 5.18): its context is too short. */
+	kw->noting = bpf_program__attach_raw_tracepoint(prog, "sched_switch");
+	if (!kw->noting)
+		kw->noting_err = -errno ? -errno : -EINVAL;
+	return kw->noting_err;
+}
+
+int kernel_walk_attach_switches(struct kernel_walk *kw, int fd)
+{
+	if (!kw->noting)
+		return -EOPNOTSUPP;
+	return ioctl(fd, PERF_EVENT_IOC_SET_BPF, kw->switch_prog) < 0 ? -errno : 0;
 }
 
 int kernel_walk_open_output(struct kernel_walk *kw, int cpu, uint32_t wake_bytes)
@@ -463,6 +508,8 @@ static bool read_walked(const struct perf_event_header *ev, struct walked *w)
 	memcpy(&w->c, p + 28, raw < sizeof(w->c) ? raw : sizeof(w->c));
 	if (w->c.stop == KW_STOP_NEED_ROW)
 		return !w->c.n && raw >= offsetof(struct kw_chain, ip) + 8;
+	if (w->c.stop == KW_STOP_TOLD)
+		return !w->c.n && (w->c.switched & KW_SWITCHED);
 	/* A user frame at least: a sample whose user stack could not be read went out as itself. */
 	return w->c.n && w->c.n <= KW_FRAMES_MAX && w->c.kernel < w->c.n &&
 	       w->c.kernel <= KW_KERNEL_FRAMES_MAX &&
@@ -503,6 +550,46 @@ uint64_t kernel_walk_lost(const struct perf_event_header *ev)
 	return lost;
 }
 
+/*
+ * Why a thread left its CPU, from sched_switch's raw prev_state (the
+ * task's __state), as the tracepoint reports it (its fls of the
+ * reported bits, TASK_IDLE as I, a dying task as X).
+ */
+enum st_offcpu_reason kernel_walk_switch_reason(uint32_t switched)
+{
+	uint32_t state = switched & KW_STATE, report = state & 0x7f;
+
+	if (switched & KW_UNTOLD)
+		return ST_OFFCPU_OTHER;
+	if (switched & KW_PREEMPTED)
+		return ST_OFFCPU_RUNNABLE;
+	if (state == 0x402)		/* TASK_IDLE */
+		return perf_offcpu_reason(0x80);
+	if (state & 0x80)		/* TASK_DEAD */
+		return ST_OFFCPU_EXITED;
+	if (state == 0x1000)		/* TASK_RTLOCK_WAIT: reported D */
+		return ST_OFFCPU_DISK;
+	return perf_offcpu_reason(report ? 1u << (31 - __builtin_clz(report)) : 0);
+}
+
+/* A switch's state told apart from its sample (let out next), as an st_switch. */
+static size_t convert_told(const struct walked *w, void *out, size_t room)
+{
+	struct st_switch *s = out;
+
+	if (room < sizeof(*s))
+		return 0;
+	memset(s, 0, sizeof(*s));
+	s->h.type = ST_REC_SWITCH;
+	s->h.size = sizeof(*s);
+	s->pid = w->pid;
+	s->tid = w->tid;
+	s->time = w->time;
+	s->flags = ST_SWITCH_OUT | ST_SWITCH_TOLD;
+	s->reason = kernel_walk_switch_reason(w->c.switched);
+	return sizeof(*s);
+}
+
 size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t room)
 {
 	struct walked w;
@@ -512,6 +599,8 @@ size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t
 
 	if (!read_walked(ev, &w) || w.c.stop == KW_STOP_NEED_ROW)
 		return 0;
+	if (w.c.stop == KW_STOP_TOLD)
+		return convert_told(&w, out, room);
 	kernel = c->kernel;
 	size = sizeof(*s) + 8 * (size_t)c->n + 16;
 	if (size > room)
@@ -542,6 +631,8 @@ size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t
 	s->nchain = (uint16_t)n;
 	s->flags = ST_SAMPLE_KERNEL_WALKED |
 		   (c->stop == KW_STOP_MAX_FRAMES ? ST_SAMPLE_CHAIN_TRUNC : 0);
+	if (c->switched & KW_SWITCHED)
+		s->flags |= (uint32_t)kernel_walk_switch_reason(c->switched) << ST_SAMPLE_OFFCPU_SHIFT;
 	s->data[n] = c->sp;
 	s->data[n + 1] = kernel;
 	return size;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ring/record.h"
 #include "sampler/kernel_walk_abi.h"
 
 struct kernel_walk;
@@ -36,6 +37,21 @@ bool kernel_walk_checking(const struct kernel_walk *kw);
 
 /* The program on a sampling event (its leader); 0 or -errno. */
 int kernel_walk_attach(struct kernel_walk *kw, int fd);
+
+/*
+ * --off-cpu's switches walked too: each switch on the machine noted (a
+ * raw tracepoint on sched_switch, from the first call to close), so
+ * that the program on a thread's software event context-switches sends
+ * its chain with its state.  0, or -errno where this kernel cannot
+ * (before 5.18 the tracepoint gives no state): sched_switch is then
+ * sampled with copies, as without the walker.
+ */
+int kernel_walk_note_switches(struct kernel_walk *kw);
+/* The switches' program on a thread's context-switches event; 0 or -errno. */
+int kernel_walk_attach_switches(struct kernel_walk *kw, int fd);
+
+/* A walked switch's reason (enum st_offcpu_reason) from kw_chain.switched. */
+enum st_offcpu_reason kernel_walk_switch_reason(uint32_t switched);
 
 /*
  * cpu's bpf-output event, where chains walked there come out, its
@@ -75,7 +91,10 @@ uint64_t kernel_walk_lost(const struct perf_event_header *ev);
 
 /*
  * A bpf-output sample (pid, tid, time, cpu, then the chain as raw data)
- * as an st_sample with that chain, flagged ST_SAMPLE_KERNEL_WALKED,
+ * as an st_sample with that chain, flagged ST_SAMPLE_KERNEL_WALKED (and
+ * for a switch out, with its reason: the sampler says which event it
+ * is; a switch's state alone, whose sample comes with its copy after
+ * it, as an st_switch flagged ST_SWITCH_TOLD),
  * written to out (room bytes); after the chain, two words: the user
  * stack pointer the walk started from, and how many of the chain's
  * first frames are the kernel's (a sample taken there).  Returns its

@@ -97,6 +97,7 @@ enum kw_stop {
 	KW_STOP_NO_RULE,	/* garbage: a CFA below the frame, an rbp below sp */
 	KW_STOP_MAX_FRAMES,
 	KW_STOP_NEED_ROW,	/* no chain: a row asked for (file in sp, its address in ip[0]) */
+	KW_STOP_TOLD,		/* no chain: a switch's state (switched), its sample let out next */
 };
 
 /*
@@ -111,9 +112,18 @@ struct kw_chain {
 	__u32 n;		/* ip[0..n-1], innermost first */
 	__u32 stop;		/* enum kw_stop */
 	__u32 kernel;		/* ip[0..kernel-1]: the kernel's frames of a sample taken there */
-	__u32 pad;
+	__u32 switched;		/* a switch out: KW_SWITCHED and the rest; else 0 */
 	__u64 ip[KW_FRAMES_MAX + 1];
 };
+
+/*
+ * kw_chain.switched: a switch out, preempted or not, and sched_switch's
+ * raw prev_state (the task's __state: TASK_* bits, all below these).
+ */
+#define KW_SWITCHED		(1u << 31)
+#define KW_PREEMPTED		(1u << 30)
+#define KW_UNTOLD		(1u << 29)	/* its sched_switch not seen: state unknown */
+#define KW_STATE		((1u << 29) - 1)
 
 struct kw_config {
 	__u32 check;		/* 1: walk, send the chain and let the sample out too */

@@ -32,6 +32,13 @@ struct offcpu_held {
 	unsigned char rec[];
 };
 
+/* A thread's switch state told before its sample (ST_SWITCH_TOLD): one a thread. */
+struct offcpu_told {
+	UT_hash_handle hh;
+	uint32_t tid;
+	uint32_t reason;
+};
+
 int offcpu_tracepoint_find(const char *root, struct offcpu_tracepoint *tp, char *why,
 			   size_t len)
 {
@@ -139,10 +146,43 @@ static void ran(struct offcpu_pairs *p, struct offcpu_held *h, uint64_t t, offcp
 	forget(p, h);
 }
 
+/* tid's switch state, told before its sample; the last told wins. */
+static void tell(struct offcpu_pairs *p, uint32_t tid, uint32_t reason)
+{
+	struct offcpu_told *t;
+
+	HASH_FIND(hh, p->told, &tid, sizeof(tid), t);
+	if (!t) {
+		if (HASH_COUNT(p->told) >= OFFCPU_HELD_MAX)
+			return;		/* a sample without its state says "other" */
+		t = st_xmalloc(sizeof(*t));
+		t->tid = tid;
+		HASH_ADD(hh, p->told, tid, sizeof(t->tid), t);
+	}
+	t->reason = reason;
+}
+
+/* The state told for s's switch, taken: ST_OFFCPU_OTHER where none was (its record lost). */
+static uint32_t told_reason(struct offcpu_pairs *p, const struct st_sample *s)
+{
+	struct offcpu_told *t;
+	uint32_t reason = ST_OFFCPU_OTHER;
+
+	HASH_FIND(hh, p->told, &s->tid, sizeof(s->tid), t);
+	if (t) {
+		if (t->reason > ST_OFFCPU_NONE && t->reason <= ST_OFFCPU_FUTEX)
+			reason = t->reason;
+		HASH_DEL(p->told, t);
+		free(t);
+	}
+	return reason;
+}
+
 static void hold(struct offcpu_pairs *p, const struct st_sample *s, size_t len,
 		 offcpu_emit_fn emit, void *arg)
 {
 	struct offcpu_held *h = held_of(p, s->tid);
+	struct st_sample *kept;
 
 	if (h)				/* its switch in was lost */
 		unweighed(p, h, s->time, true, emit, arg);
@@ -150,11 +190,15 @@ static void hold(struct offcpu_pairs *p, const struct st_sample *s, size_t len,
 	h->tid = s->tid;
 	h->len = len;
 	memcpy(h->rec, s, len);
+	kept = (void *)h->rec;
+	if (kept->flags & ST_SAMPLE_TOLD_APART)
+		kept->flags = (kept->flags & ~(ST_SAMPLE_TOLD_APART | ST_SAMPLE_OFFCPU_MASK)) |
+			      told_reason(p, s) << ST_SAMPLE_OFFCPU_SHIFT;
 	HASH_ADD(hh, p->held, tid, sizeof(h->tid), h);
 	p->nheld++;
 	p->held_bytes += len;
 	/* A thread's last switch (it exited) ends nothing; past the table's room, not held. */
-	if (ST_SAMPLE_OFFCPU(s->flags) == ST_OFFCPU_EXITED)
+	if (ST_SAMPLE_OFFCPU(kept->flags) == ST_OFFCPU_EXITED)
 		unweighed(p, h, s->time, false, emit, arg);
 	else if (p->nheld > OFFCPU_HELD_MAX || p->held_bytes > OFFCPU_HELD_BYTES)
 		unweighed(p, h, s->time, true, emit, arg);
@@ -170,15 +214,21 @@ void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offc
 	case ST_REC_SWITCH: {
 		const struct st_switch *w = rec;
 
-		if (!(w->flags & ST_SWITCH_OUT) && (h = held_of(p, w->tid)))
+		if (w->flags & ST_SWITCH_TOLD)
+			tell(p, w->tid, w->reason);
+		else if (!(w->flags & ST_SWITCH_OUT) && (h = held_of(p, w->tid)))
 			ran(p, h, w->time, emit, arg);
 		return;
 	}
 	case ST_REC_SAMPLE: {
 		const struct st_sample *s = rec;
 
-		if (s->flags & ST_SAMPLE_WAITED)
-			break;		/* weighed already (perf record --off-cpu's) */
+		/*
+		 * Weighed already (perf record --off-cpu's), or the kernel's walk
+		 * of a switch whose sample comes too, only compared with it.
+		 */
+		if (s->flags & (ST_SAMPLE_WAITED | ST_SAMPLE_CHECK_ONLY))
+			break;
 		if (ST_SAMPLE_OFFCPU(s->flags)) {
 			hold(p, s, len, emit, arg);
 			return;
@@ -221,7 +271,12 @@ void offcpu_pairs_split(struct offcpu_pairs *p, uint64_t upto, uint64_t min_ns,
 void offcpu_pairs_free(struct offcpu_pairs *p)
 {
 	struct offcpu_held *h, *tmp;
+	struct offcpu_told *t, *ttmp;
 
+	HASH_ITER(hh, p->told, t, ttmp) {
+		HASH_DEL(p->told, t);
+		free(t);
+	}
 	HASH_ITER(hh, p->held, h, tmp) {
 		HASH_DEL(p->held, h);
 		free(h);

@@ -3,7 +3,9 @@
  * for how long.  sched:sched_switch, sampled on each of the target's
  * threads, gives the chain where it blocked and its state (prev_state);
  * the event's switch records (attr.context_switch) say when the thread
- * ran again.  The pairs here join the two, in time order, into one
+ * ran again.  Under the kernel's walker the software event
+ * context-switches takes the chain instead, and a switch it let out with
+ * its copy has its state told in a switch record before it.  The pairs here join the two, in time order, into one
  * sample whose period is the time off the CPU.
  */
 #ifndef SHIMTOP_OFFCPU_H
@@ -31,9 +33,11 @@ int offcpu_tracepoint_find(const char *root, struct offcpu_tracepoint *tp, char 
 			   size_t len);
 
 struct offcpu_held;
+struct offcpu_told;
 
 struct offcpu_pairs {
 	struct offcpu_held *held;	/* by tid: its switch-out, waiting for it to run */
+	struct offcpu_told *told;	/* by tid: a switch's state, its sample to come */
 	size_t nheld, held_bytes;
 	uint64_t paired;		/* off-CPU samples passed on, whole */
 	uint64_t split;			/* pieces of waits still going on, passed on */
@@ -43,7 +47,9 @@ struct offcpu_pairs {
 typedef void (*offcpu_emit_fn)(void *arg, const void *rec, size_t len);
 
 /*
- * One record, in time order: an off-CPU sample is held; a switch in (or
+ * One record, in time order: an off-CPU sample is held (its reason, if
+ * ST_SAMPLE_TOLD_APART, the one an ST_SWITCH_TOLD record of its thread
+ * gave before it; "other" if none did); a switch in (or
  * any other sample of its thread) passes it on with period = the time
  * between, stamped when the thread ran again, ST_SAMPLE_WAITED.  A switch
  * never seen to end (its thread's next switch out came first, it exited)

@@ -103,6 +103,9 @@ struct perf_source {
 	/* With the kernel's walker: each CPU's bpf-output event, its walked chains. */
 	struct perf_ring *walked;
 	bool walk_on;			/* the walker is attached to the events */
+	bool switches_sw;		/* --off-cpu samples context-switches, walked there */
+	bool switches_refused;		/* and the kernel refused the walker on them */
+	bool switches_decided;		/* switches_sw, until the events are made again */
 	bool walk_refused;		/* and why not (info.walk_note), once */
 	size_t randomize_next;	/* round-robin over leaders */
 	size_t failed_event;	/* the event the kernel last refused */
@@ -559,14 +562,28 @@ static void chain_layout(struct perf_source *ps)
 
 /*
  * Samples with a stack copy walked in the kernel first, where the walker
- * loaded and the samples need nothing it cannot give: one event (no
- * group to read, no -e a,b to tell apart), no IBS.  The first refusal
- * (an older kernel) leaves every sample to the copy.
+ * loaded and the samples need nothing it cannot give: one sampling event
+ * (no group to read, no -e a,b to tell apart) and --off-cpu's switches,
+ * no IBS.  The first refusal (an older kernel) leaves every sample to
+ * the copy.
  */
 static bool walker_wanted(const struct perf_source *ps)
 {
 	return ps->cfg.kernel_walk && ps->cfg.stack_copy && !ps->cfg.ibs &&
-	       ps->cfg.nevents == 1 && !(ps->layout.sample_type & PERF_SAMPLE_READ);
+	       ps->cfg.nevents == 1 + (size_t)ps->cfg.offcpu &&
+	       !(ps->layout.sample_type & PERF_SAMPLE_READ);
+}
+
+/*
+ * --off-cpu's switches walked in the kernel too: sampled by the software
+ * event context-switches, whose program the walker attaches per event
+ * (a program on the tracepoint would run for, and could filter, every
+ * tool's sched_switch samples), their states noted by sched_switch.
+ */
+static bool switches_by_walker(struct perf_source *ps)
+{
+	return walker_wanted(ps) && !ps->walk_refused &&
+	       kernel_walk_note_switches(ps->cfg.kernel_walk) == 0;
 }
 
 static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
@@ -592,6 +609,14 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	if (is_offcpu(&ps->cfg, i)) {
 		a->sample_period = 1;
 		a->context_switch = 1;	/* when the thread runs again */
+		/* Once for all threads' events: on_record tells their samples apart by it. */
+		if (!ps->switches_decided)
+			ps->switches_sw = switches_by_walker(ps);
+		ps->switches_decided = true;
+		if (ps->switches_sw) {
+			a->type = PERF_TYPE_SOFTWARE;
+			a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+		}
 	} else if (ps->cfg.freq) {
 		a->freq = 1;
 		a->sample_freq = ps->cfg.freq;
@@ -750,7 +775,8 @@ static void open_walked(struct perf_source *ps)
 	}
 }
 
-static void attach_walker(struct perf_source *ps, int fd)
+/* The walker on event's leader fd: the sampling event's program, or the switches'. */
+static void attach_walker(struct perf_source *ps, int fd, size_t event)
 {
 	int err;
 
@@ -758,7 +784,7 @@ static void attach_walker(struct perf_source *ps, int fd)
 		return;
 	if (!walker_wanted(ps)) {
 		walker_refused(ps, "%s", ps->cfg.separate
-			       ? "events sampled each on its own (-e a,b, --off-cpu) are not told "
+			       ? "events sampled each on its own (-e a,b) are not told "
 				 "apart by the BPF stack walker: stacks are walked in user space"
 			       : ps->cfg.nevents > 1
 			       ? "samples read a group of counters, which the BPF stack walker "
@@ -770,6 +796,19 @@ static void attach_walker(struct perf_source *ps, int fd)
 		open_walked(ps);
 	if (ps->walk_refused)
 		return;
+	if (is_offcpu(&ps->cfg, event)) {
+		err = ps->switches_sw ? kernel_walk_attach_switches(ps->cfg.kernel_walk, fd) : 0;
+		/* Refused: walked here from their copies, each one's state told "other". */
+		if (err < 0 && err != -EEXIST && !ps->switches_refused) {
+			ps->switches_refused = true;
+			pthread_mutex_lock(&ps->lock);
+			snprintf(ps->info.walk_note, sizeof(ps->info.walk_note),
+				 "the kernel refused the BPF stack walker on context switches (%s): "
+				 "their states are not known", strerror(-err));
+			pthread_mutex_unlock(&ps->lock);
+		}
+		return;
+	}
 	err = kernel_walk_attach(ps->cfg.kernel_walk, fd);
 	if (err < 0 && !ps->walk_on) {
 		walker_refused(ps, "the kernel refused the BPF stack walker on its events (%s): "
@@ -817,7 +856,7 @@ static int open_thread(struct perf_source *ps, pid_t tid)
 					err = remember_id(ps, fd, i);
 				if (err < 0)
 					goto fail;
-				attach_walker(ps, fd);
+				attach_walker(ps, fd, i);
 			}
 		}
 	}
@@ -1139,6 +1178,11 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 		return;
 	if (ps->cfg.separate && !mark_event(ps, ev, out))
 		return;
+	/* A switch let out by the kernel's walker: its state came before it (offcpu.h). */
+	if (ps->switches_sw && ((struct st_header *)out)->type == ST_REC_SAMPLE &&
+	    is_offcpu(&ps->cfg, ST_SAMPLE_EVENT(((struct st_sample *)out)->flags)))
+		((struct st_sample *)out)->flags |= ST_SAMPLE_TOLD_APART |
+						    ST_OFFCPU_OTHER << ST_SAMPLE_OFFCPU_SHIFT;
 	switch (((struct st_header *)out)->type) {
 	case ST_REC_SAMPLE: {
 		struct st_sample *sm = (void *)out;
@@ -1239,10 +1283,18 @@ static void on_walked(const struct perf_event_header *ev, void *arg)
 	sm = (void *)out;
 	if (!n)
 		return;
+	/* A let-out switch's state, for its sample after it. */
+	if (sm->h.type == ST_REC_SWITCH) {
+		reorder_commit(&ps->order, n, ((const struct st_switch *)out)->time);
+		return;
+	}
+	/* Told apart by what walked them: a switch is --off-cpu's event, the last; the rest, event 0. */
+	if (ps->cfg.separate && ST_SAMPLE_OFFCPU(sm->flags))
+		sm->flags |= (uint32_t)(ps->cfg.nevents - 1) << ST_SAMPLE_EVENT_SHIFT;
 	/* Checking: the sample comes out too, with its copy; this is only compared with it. */
 	if (kernel_walk_checking(ps->cfg.kernel_walk))
 		sm->flags |= ST_SAMPLE_CHECK_ONLY;
-	else
+	else if (!ST_SAMPLE_OFFCPU(sm->flags))
 		atomic_store_explicit(&ps->period_seen, sm->period, memory_order_relaxed);
 	reorder_commit(&ps->order, n, sm->time);
 }
@@ -1592,6 +1644,7 @@ static void remake_events(struct perf_source *ps, bool callchain, unsigned stack
 	ps->cfg.callchain = callchain;
 	ps->cfg.stack_copy = stack_copy;
 	chain_layout(ps);
+	ps->switches_decided = false;
 	/* No ring is kept: the events that held them close below. */
 	for (size_t k = 0; k < ps->nrings; k++) {
 		if (ps->rings[k].base)

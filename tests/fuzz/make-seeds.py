@@ -225,10 +225,10 @@ put("fuzz_pages_cache", "none", pages_copy([(0, 0, 0, 0, NONE, 0, 0, 0)], [], []
 
 # ---- the kernel stack walker's bpf-output samples (kernel_walk.c): a perf
 # header, pid tid, time, cpu res, raw size, then struct kw_chain {period, sp,
-# n, stop, kernel, pad, ip[n]}.
+# n, stop, kernel, switched, ip[n]}.
 os.makedirs(os.path.join(C, "fuzz_kernel_walk"), exist_ok=True)
-def walked(n, stop, sp, ips, raw_extra=0, kernel=0):
-    body = struct.pack("<QQIIII", 250000, sp, n, stop, kernel, 0) + b"".join(struct.pack("<Q", i) for i in ips)
+def walked(n, stop, sp, ips, raw_extra=0, kernel=0, switched=0):
+    body = struct.pack("<QQIIII", 250000, sp, n, stop, kernel, switched) + b"".join(struct.pack("<Q", i) for i in ips)
     rec = struct.pack("<IIQII", 41, 42, 123456789, 1, 0) + struct.pack("<I", len(body) + raw_extra) + body
     rec += bytes(-(8 + len(rec)) % 8)
     return struct.pack("<IHH", 9, 0, 8 + len(rec)) + rec
@@ -238,3 +238,7 @@ put("fuzz_kernel_walk", "need-row", walked(0, 5, 7, [0x1234]))
 put("fuzz_kernel_walk", "raw-short", walked(3, 0, 0, [1, 2, 3], -8))
 put("fuzz_kernel_walk", "in-kernel", walked(4, 0, 0x7ffc0000f000,
     [0xffffffff81000010, 0xffffffff81000020, 0x401000, 0x402000], kernel=2))
+# A switch out (--off-cpu): its chain with its raw prev_state; its state alone (KW_STOP_TOLD).
+put("fuzz_kernel_walk", "switch", walked(3, 0, 0x7ffc0000f000,
+    [0xffffffff81000010, 0x401000, 0x402000], kernel=1, switched=0x80000002))
+put("fuzz_kernel_walk", "switch-told", walked(0, 6, 0, [], switched=0x80000001))
