@@ -167,6 +167,12 @@ kill "$w" 2>/dev/null
 "$SHIMTOP" -i "$TMP/waits.rec" --batch --format json -s offcpu -e offcpu-time >"$TMP/rec.json" 2>"$TMP/err" ||
 	fail "-i of an --off-cpu recording failed: $(cat "$TMP/err")"
 check "$TMP/rec.json" "0.7 < off('nap_here') < 1.3" "the recording's nap is not about 1 s of its 2"
+# How many threads waited as sampling began is the live source's count: a recording does not say.
+check "$TMP/rec.json" "'offcpu_waiting_at_start' not in d['source']" \
+	"a recording's report claims a count of threads waiting as it began"
+"$SHIMTOP" -i "$TMP/waits.rec" --batch >"$TMP/rec.txt" 2>"$TMP/err" || fail "-i text: $(cat "$TMP/err")"
+grep -q "^off-CPU: .* waits, [0-9]* switches not seen to end" "$TMP/rec.txt" ||
+	fail "a recording's off-CPU line: $(grep off-CPU "$TMP/rec.txt")"
 # A snapshot of the same session holds the same waits (its history's samples, their reasons
 # kept): the same totals by why, the same time under the napping thread's own functions.
 # (Its frames are named again from its symbols: a preemption's leaf may differ, a PLT stub

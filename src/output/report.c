@@ -78,9 +78,12 @@ static void print_text(struct session *s, FILE *out)
 		for (int k = 0; k < MODEL_WAITS; k++)
 			fprintf(out, "%s %s %.3f s", k ? "," : "", model_wait_name(k),
 				(double)m->waited[k] / 1e9);
-		fprintf(out, "; %llu waits (%llu threads waiting as it began), "
-			"%llu switches not seen to end\n", (unsigned long long)m->waits,
-			(unsigned long long)info->offcpu_before,
+		fprintf(out, "; %llu waits", (unsigned long long)m->waits);
+		/* Counted live, as sampling began; a recording does not say. */
+		if (info->kind != ST_SOURCE_REPLAY)
+			fprintf(out, " (%llu threads waiting as it began)",
+				(unsigned long long)info->offcpu_before);
+		fprintf(out, ", %llu switches not seen to end\n",
 			(unsigned long long)info->offcpu_unpaired);
 	}
 	if (session_finished(s))
@@ -158,7 +161,8 @@ static struct json_object *source_json(const struct st_source_info *in,
 		json_object_object_add(o, "waited_s", w);
 		report_add_u64(o, "offcpu_waits", m->waits);
 		report_add_u64(o, "offcpu_unpaired", in->offcpu_unpaired);
-		report_add_u64(o, "offcpu_waiting_at_start", in->offcpu_before);
+		if (in->kind != ST_SOURCE_REPLAY)
+			report_add_u64(o, "offcpu_waiting_at_start", in->offcpu_before);
 	}
 	return o;
 }
