@@ -86,6 +86,13 @@ check "$TMP/nap.json" "abs(workers[0]['sleep_s'] - off('nap_here')) <= 0.05 * wo
 	"the thread's sleep is not its time under nap_here"
 check "$TMP/nap.json" "not v(workers[0], 'lock_s') and not v(workers[0], 'disk_s')" \
 	"a nanosleep was called a lock or a disk wait"
+# WALL: a function's time on the CPU (cpu-clock's) and waiting under it.  The
+# thread's own function holds all of its life; spin_here, its time on the CPU.
+check "$TMP/nap.json" "abs(sym('napper')['wall_s'] - workers[0]['wall_s']) <= 0.02 * workers[0]['wall_s']" \
+	"napper's WALL is not its thread's wall time"
+check "$TMP/nap.json" \
+	"abs(sym('spin_here')['wall_s'] - off('spin_here') - workers[0]['on_cpu_s']) <= 0.05 * workers[0]['wall_s']" \
+	"spin_here's WALL is not its thread's time on the CPU and preempted there"
 # The same without the kernel's walker: sched_switch sampled with copies,
 # prev_state read from its raw data (kernels without BPF, or before 5.18).
 SHIMTOP_KERNEL_WALK=0 "$SHIMTOP" --batch --format json --off-cpu -- "$WAITS" nap 2 \
@@ -167,6 +174,14 @@ kill "$w" 2>/dev/null
 "$SHIMTOP" -i "$TMP/waits.rec" --batch --format json -s offcpu -e offcpu-time >"$TMP/rec.json" 2>"$TMP/err" ||
 	fail "-i of an --off-cpu recording failed: $(cat "$TMP/err")"
 check "$TMP/rec.json" "0.7 < off('nap_here') < 1.3" "the recording's nap is not about 1 s of its 2"
+# A time range's WALL is the range's: the recording's first second, about half of napper's 2 s.
+"$SHIMTOP" -i "$TMP/waits.rec" --batch --format json -s wall --range 0:1 >"$TMP/range.json" \
+	2>"$TMP/err" || fail "--range -s wall of an --off-cpu recording failed: $(cat "$TMP/err")"
+check "$TMP/range.json" "0.85 <= sym('napper')['wall_s'] <= 1.1 and 2 * sym('napper')['wall_s'] > \
+	sym('nap_here')['wall_s'] + sym('spin_here')['wall_s'] > 0.85" \
+	"a time range's WALL is not its own second"
+check "$TMP/range.json" "[r['wall_s'] for r in d['rows']] == sorted((r['wall_s'] for r in d['rows']), reverse=True)" \
+	"-s wall does not order the rows by WALL"
 # How many threads waited as sampling began is the live source's count: a recording does not say.
 check "$TMP/rec.json" "'offcpu_waiting_at_start' not in d['source']" \
 	"a recording's report claims a count of threads waiting as it began"

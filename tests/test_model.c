@@ -793,7 +793,8 @@ static void ranges(uint64_t one, uint64_t two)
  * (event 1, period the ns off the CPU) in two, 2 ms sleeps in the first
  * 100 ms and 3 ms disk waits in the next.  The range of the second half
  * has its waits alone: under the function, in the thread's columns, and
- * counted; the whole has both.
+ * counted; the whole has both.  WALL: each function's clock time and
+ * waits, the range's own.
  */
 static void waits_in_ranges(uint64_t one, uint64_t two)
 {
@@ -825,6 +826,12 @@ static void waits_in_ranges(uint64_t one, uint64_t two)
 	CHECK(two_id != UINT32_MAX);
 	CHECK_EQ_U64(model_waited_under(&m, two_id), 50 * ms);
 	CHECK_EQ_U64(m.waits, 20);
+	/* The clock's 200 ms under model_fn_one alone; none under the waits' function. */
+	CHECK_EQ_U64(model_ran_under(&m, two_id), 0);
+	n = model_rows(&m, ST_SORT_WALL, false, &rows);
+	CHECK(n == 2 && !strcmp(rows[0].sym->name, "model_fn_one") &&
+	      model_ran_under(&m, rows[0].sym->id) == 200 * ms && fabs(rows[0].wall - 0.2) < 1e-12);
+	free(rows);
 	/* A second's piece of a wait going on (at 250 ms): its time, not one more wait. */
 	sample(&m, two, 1, t0 + 250 * ms, 4 * ms, 0, 0,
 	       waited | ST_SAMPLE_WAIT_GOES_ON | (uint32_t)ST_OFFCPU_SLEEP << ST_SAMPLE_OFFCPU_SHIFT);
@@ -845,6 +852,11 @@ static void waits_in_ranges(uint64_t one, uint64_t two)
 	CHECK(n == 2 && !strcmp(rows[0].sym->name, "model_fn_two"));
 	CHECK(fabs(rows[0].waited_under - 0.030) < 1e-12);
 	CHECK(rows[1].waited_under == 0);
+	free(rows);
+	/* WALL: the range's clock time under each function and its waits; by it, the clock's first. */
+	n = model_rows(&r, ST_SORT_WALL, false, &rows);
+	CHECK(n == 2 && !strcmp(rows[0].sym->name, "model_fn_one"));
+	CHECK(fabs(rows[0].wall - 0.100) < 1e-12 && fabs(rows[1].wall - 0.030) < 1e-12);
 	free(rows);
 	n = model_thread_rows(&r, &tr);
 	CHECK(n == 1 && tr[0].tid == 1);

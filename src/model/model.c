@@ -251,6 +251,7 @@ void model_free(struct model *m)
 	ibs_model_free(&m->ibs);
 	free(m->per_sym);
 	free(m->waited_under);
+	free(m->ran_under);
 	free(m->waited_why);
 	free(m->waited_stamp);
 	free(m->is_futex);
@@ -779,6 +780,14 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 	history_add(&m->history, s->time, &e);
 }
 
+/* --off-cpu: a clock sample's time under its chain's functions (WALL). */
+static void count_ran(struct model *m, const struct st_sample *s, uint32_t node)
+{
+	uint32_t frames[CCT_MAX_DEPTH + 1];
+
+	model_count_ran(m, frames, cct_path(&m->tree, node, frames), s->period);
+}
+
 /* Returns the sample's symbol's id. */
 static uint32_t ingest_sample(struct model *m, const struct st_sample *s)
 {
@@ -804,6 +813,9 @@ static uint32_t ingest_sample(struct model *m, const struct st_sample *s)
 	/* A switch not paired (a recording's without its end) is no wait. */
 	if (ST_SAMPLE_OFFCPU(s->flags) && (s->flags & ST_SAMPLE_WAITED))
 		model_count_wait(m, s, node);
+	else if (m->offcpu_event >= 0 && m->clock_event >= 0 &&
+		 (int)ST_SAMPLE_EVENT(s->flags) == m->clock_event)
+		count_ran(m, s, node);
 	if (m->keep_history)
 		remember_sample(m, s, sym, offset, node, late != UINT32_MAX);
 	return sym;
@@ -1103,6 +1115,7 @@ void model_zero(struct model *m)
 	}
 	if (m->waited_under) {
 		memset(m->waited_under, 0, m->waited_cap * sizeof(*m->waited_under));
+		memset(m->ran_under, 0, m->waited_cap * sizeof(*m->ran_under));
 		memset(m->waited_why, 0, m->waited_cap * MODEL_WAITS * sizeof(*m->waited_why));
 	}
 	memset(m->waited, 0, sizeof(m->waited));
@@ -1162,6 +1175,8 @@ static int cmp_key(const struct model_row *a, const struct model_row *b,
 		return cmp_double(a->waited_under, b->waited_under);
 	case ST_SORT_TOTAL:
 		return cmp_double(a->through, b->through);
+	case ST_SORT_WALL:
+		return cmp_double(a->wall, b->wall);
 	default:
 		return 0;
 	}
@@ -1243,6 +1258,8 @@ static void fill_row(const struct model *m, struct model_row *r, const struct ro
 	r->ipc = t->cycles ? (double)t->instructions / (double)t->cycles : NAN;
 	/* Of the symbol in every process, as IBS's. */
 	r->waited_under = m->offcpu_event >= 0 ? (double)model_waited_under(m, id) / 1e9 : NAN;
+	r->wall = m->offcpu_event >= 0 && m->clock_event >= 0
+		? r->waited_under + (double)model_ran_under(m, id) / 1e9 : NAN;
 	r->through = NAN;
 	/* Of the symbol in every process: IBS figures are not split by process. */
 	if (st) {
@@ -1304,7 +1321,7 @@ static size_t rows_by_process(const struct model *m, struct model_row **rows)
 		if (!t.samples)
 			continue;
 		fill_row(m, r, &x, n, ps->key.id, &t);
-		r[n].waited_under = NAN;	/* kept by function, not by process */
+		r[n].waited_under = r[n].wall = NAN;	/* kept by function, not by process */
 		r[n].pid = ps->key.pid;
 		if (ps->key.pid <= MODEL_FOLDED_PID) {
 			long at = process_find(m, ps->key.pid);
@@ -1350,7 +1367,7 @@ static size_t rows_by_command(const struct model *m, struct model_row **rows)
 			sum_into(&sum, &t);
 		}
 		fill_row(m, r, &x, n, all[i]->key.id, &sum);
-		r[n].waited_under = NAN;	/* kept by function, not by command */
+		r[n].waited_under = r[n].wall = NAN;	/* kept by function, not by command */
 		memcpy(r[n].comm, all[i]->comm, sizeof(r->comm));
 		r[n++].processes = (uint32_t)(j - i);
 		i = j;

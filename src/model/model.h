@@ -49,6 +49,8 @@ struct model_row {
 	const double *event_share;
 	const struct ibs_stats *ibs;	/* the symbol's IBS figures (the rows' copy), or NULL */
 	double waited_under;	/* --off-cpu: seconds waits spent under it (NAN without) */
+	/* And its wall time: on a CPU under it (a clock event's ns) and waiting (NAN: unknown). */
+	double wall;
 	/* TOTAL%: the share of samples through it, callees' too, by function (NAN: unknown). */
 	double through;
 };
@@ -264,6 +266,7 @@ struct model {
 	/* The off-CPU event is offcpu-time: folded stacks weigh it in us (offcputime -f's). */
 	bool offcpu_folded_us;
 	uint64_t *waited_under;
+	uint64_t *ran_under;		/* the clock event's ns on the CPU under it, the same way */
 	uint64_t *waited_why;		/* [id * MODEL_WAITS + why]: the same, by why */
 	uint32_t *waited_stamp;		/* the wait that last counted a function */
 	uint8_t *is_futex;		/* by symbol id: 0 not looked at, 1 no, 2 yes */
@@ -524,6 +527,12 @@ void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
 void model_count_waits(struct model *m, pid_t tid, unsigned reason, uint32_t *frames, size_t n,
 		       uint64_t ns, uint64_t waits);
 /*
+ * A clock event's sample (--off-cpu: ns on the CPU) whose chain is the
+ * tree's frames[0..n) (reused as scratch): ns under each function of it,
+ * once a sample, for WALL.
+ */
+void model_count_ran(struct model *m, uint32_t *frames, size_t n, uint64_t ns);
+/*
  * Event event's own tree of its samples in [from, to) (model_event_tree.c),
  * into out (cct_free it): weighed for the off-CPU event.  False where
  * events are not apart or the history no longer holds them all.
@@ -532,6 +541,8 @@ bool model_event_tree(const struct model *m, int event, uint64_t from, uint64_t 
 		      struct cct *out);
 /* ns that waits spent under function sym (its chains passed it), 0 without any. */
 uint64_t model_waited_under(const struct model *m, uint32_t sym);
+/* ns the clock event's samples spent under sym, 0 without any. */
+uint64_t model_ran_under(const struct model *m, uint32_t sym);
 /* ... and by why. */
 void model_waited_why(const struct model *m, uint32_t sym, uint64_t ns[MODEL_WAITS]);
 /* "sleep", "lock", "disk", "cpu", "other": the tables' and JSON's name of why. */

@@ -3,7 +3,9 @@
  * period the ns its thread was off the CPU.  Beyond a sample's usual
  * place (its event's weight, the tree), a wait counts under every
  * function of its chain, as a blocking chain is read (the leaf is the
- * scheduler's for all of them), and in its thread's time by why.
+ * scheduler's for all of them), and in its thread's time by why.  The
+ * clock event's samples count their time under their functions the same
+ * way: a function's wall time is the two.
  */
 #include <string.h>
 #include <uthash.h>
@@ -30,12 +32,14 @@ static void grow(struct model *m, uint32_t id)
 	while (cap <= id)
 		cap *= 2;
 	m->waited_under = st_xrealloc(m->waited_under, cap * sizeof(*m->waited_under));
+	m->ran_under = st_xrealloc(m->ran_under, cap * sizeof(*m->ran_under));
 	m->waited_why = st_xrealloc(m->waited_why, cap * MODEL_WAITS * sizeof(*m->waited_why));
 	memset(m->waited_why + old * MODEL_WAITS, 0,
 	       (cap - old) * MODEL_WAITS * sizeof(*m->waited_why));
 	m->waited_stamp = st_xrealloc(m->waited_stamp, cap * sizeof(*m->waited_stamp));
 	m->is_futex = st_xrealloc(m->is_futex, cap * sizeof(*m->is_futex));
 	memset(m->waited_under + old, 0, (cap - old) * sizeof(*m->waited_under));
+	memset(m->ran_under + old, 0, (cap - old) * sizeof(*m->ran_under));
 	memset(m->waited_stamp + old, 0, (cap - old) * sizeof(*m->waited_stamp));
 	memset(m->is_futex + old, 0, (cap - old) * sizeof(*m->is_futex));
 	m->waited_cap = cap;
@@ -81,6 +85,32 @@ void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
 			  !(s->flags & ST_SAMPLE_WAIT_GOES_ON));
 }
 
+/* A new stamp a chain; at its wrap, every function's forgotten. */
+static void next_stamp(struct model *m)
+{
+	if (++m->waited_gen == 0) {
+		if (m->waited_stamp)
+			memset(m->waited_stamp, 0, m->waited_cap * sizeof(*m->waited_stamp));
+		m->waited_gen = 1;
+	}
+}
+
+void model_count_ran(struct model *m, uint32_t *frames, size_t n, uint64_t ns)
+{
+	next_stamp(m);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = frames[i];
+
+		if (id >= CCT_SYM_TRUNCATED)
+			continue;
+		grow(m, id);
+		if (m->waited_stamp[id] == m->waited_gen)
+			continue;	/* recursion: once a sample */
+		m->waited_stamp[id] = m->waited_gen;
+		m->ran_under[id] += ns;
+	}
+}
+
 void model_count_waits(struct model *m, pid_t tid, unsigned reason, uint32_t *frames, size_t n,
 		       uint64_t ns, uint64_t waits)
 {
@@ -89,12 +119,7 @@ void model_count_waits(struct model *m, pid_t tid, unsigned reason, uint32_t *fr
 	enum model_wait w;
 	struct model_thread *t;
 
-	/* A new stamp a wait; at its wrap, every function's forgotten. */
-	if (++m->waited_gen == 0) {
-		if (m->waited_stamp)
-			memset(m->waited_stamp, 0, m->waited_cap * sizeof(*m->waited_stamp));
-		m->waited_gen = 1;
-	}
+	next_stamp(m);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = frames[i];
 
@@ -121,6 +146,11 @@ void model_count_waits(struct model *m, pid_t tid, unsigned reason, uint32_t *fr
 uint64_t model_waited_under(const struct model *m, uint32_t sym)
 {
 	return sym < m->waited_cap ? m->waited_under[sym] : 0;
+}
+
+uint64_t model_ran_under(const struct model *m, uint32_t sym)
+{
+	return sym < m->waited_cap ? m->ran_under[sym] : 0;
 }
 
 void model_waited_why(const struct model *m, uint32_t sym, uint64_t ns[MODEL_WAITS])

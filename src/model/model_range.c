@@ -233,6 +233,22 @@ static void take_waits(struct model *out, const struct model *m, const struct ki
 			  k->b & 2 ? 0 : k->n);
 }
 
+/* The clock event's time in the range under each function, by the live tree's nodes (WALL). */
+static void take_ran(struct model *out, const struct model *m, uint64_t from, uint64_t to)
+{
+	size_t ne = (size_t)m->nsampled;
+	uint64_t *v = history_node_events(&m->history, from, to, (uint32_t)m->tree.n, ne);
+	uint32_t path[CCT_MAX_DEPTH + 1];
+
+	for (size_t i = 1; i < m->tree.n; i++) {
+		uint64_t ns = v[(i * ne + (size_t)m->clock_event) * 2 + 1];
+
+		if (ns)
+			model_count_ran(out, path, cct_path(&m->tree, (uint32_t)i, path), ns);
+	}
+	free(v);
+}
+
 /* The range's tree: each node's samples along the live tree's path to it. */
 static void take_tree(struct model *out, const struct cct *live, const struct range_part *p)
 {
@@ -316,6 +332,8 @@ bool model_range_split(const struct model *m, uint64_t from, uint64_t to,
 	for (size_t i = 0; i < part[0].n; i++)
 		if (WAIT_KIND(part[0].v[i].b))
 			take_waits(out, m, &part[0].v[i]);
+	if (m->offcpu_event >= 0 && m->clock_event >= 0 && m->clock_event < m->nsampled)
+		take_ran(out, m, from, to);
 	free(part[0].v);
 	free(part[0].cv);
 	st_index_free(&part[0].index);

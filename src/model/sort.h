@@ -15,6 +15,7 @@ enum st_sort_key {
 	ST_SORT_PROCESS,	/* command, then pid: rows split by process */
 	ST_SORT_OFFCPU,		/* --off-cpu: time waits spent under it */
 	ST_SORT_TOTAL,		/* samples through it, callees' too (perf's children) */
+	ST_SORT_WALL,		/* --off-cpu: on the CPU and waiting under it */
 	ST_SORT_COUNT
 };
 

@@ -182,6 +182,8 @@ const struct column columns[] = {
 	{ .title = "OFF-CPU", .key = "offcpu_s", .width = 7, .sort = ST_SORT_OFFCPU,
 	  .field = FIELD_SECONDS,
 	  .offset = offsetof(struct model_row, waited_under), .offcpu = true },
+	{ .title = "WALL", .key = "wall_s", .width = 7, .sort = ST_SORT_WALL,
+	  .field = FIELD_SECONDS, .offset = offsetof(struct model_row, wall), .offcpu = true },
 	JSON_ONLY("offcpu_why_s", ST_SPLIT_NONE, waits_json),
 	IBS("LOAD%", "load_pct", 6, 100, load_cell),
 	IBS("STORE%", "store_pct", 7, 120, store_cell),

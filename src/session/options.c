@@ -81,8 +81,8 @@ static const char usage_text[] =
 "                         call tree as FlameGraph's folded stacks)\n"
 "  -s, --sort KEYS        comma list: perf's names (overhead, dso, sym, comm,\n"
 "                         pid) order by overhead, ties by the keys; ipc,\n"
-"                         self, total (children), module, symbol, offcpu\n"
-"                         order by that column; comm\n"
+"                         self, total (children), module, symbol, offcpu,\n"
+"                         wall order by that column; comm\n"
 "                         or pid make a row per process and symbol\n"
 "  -H, --threads          batch text: also print the per-thread table\n"
 "  -P, --processes        batch text: also print the per-process table\n"
@@ -333,7 +333,7 @@ const char *st_export_name(enum st_export how)
 
 /* The --sort names, in enum st_sort_key order. */
 static const char *const sort_names[ST_SORT_COUNT] = {
-	"self", "ipc", "module", "symbol", "comm", "offcpu", "total",
+	"self", "ipc", "module", "symbol", "comm", "offcpu", "total", "wall",
 };
 
 const char *sort_key_name(enum st_sort_key k)
@@ -342,7 +342,7 @@ const char *sort_key_name(enum st_sort_key k)
 }
 
 /*
- * One -s key: today's names (self, ipc, module, symbol, comm, offcpu, total), and perf's
+ * One -s key: today's names (self, ipc, module, symbol, comm, offcpu, total, wall), perf's
  * (overhead, sample, dso, sym, pid, comm), *perf set for perf's.
  */
 static int sort_key_of(const char *name, bool *perf)

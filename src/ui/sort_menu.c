@@ -21,7 +21,7 @@ struct sort_menu {
 };
 
 static const char *const titles[ST_SORT_COUNT] = {
-	"SELF%", "IPC", "MODULE", "SYMBOL", "PID COMMAND", "OFF-CPU", "TOTAL%",
+	"SELF%", "IPC", "MODULE", "SYMBOL", "PID COMMAND", "OFF-CPU", "TOTAL%", "WALL",
 };
 
 static void menu_items(struct browser *b, const struct browser_item *parent)
