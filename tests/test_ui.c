@@ -459,7 +459,7 @@ static void test_columns(void)
 				 .named_by = NAMED_BY_DEBUGINFOD };
 	struct model_row r = { .sym = &sym, .samples = 12, .weight = 12,
 			       .self = 50, .ipc = NAN, .waited_under = NAN,
-			       .through = NAN };
+			       .through = NAN, .wall = NAN };
 	char line[256];
 	struct column_set cs, other;
 	static const char *const ipc[] = { "ipc" };

@@ -95,8 +95,15 @@ static void next_stamp(struct model *m)
 	}
 }
 
-void model_count_ran(struct model *m, uint32_t *frames, size_t n, uint64_t ns)
+/*
+ * The functions of a chain, frames[0..n), each once (recursion: once a
+ * chain), compacted into frames; their arrays made room for.  *futex
+ * (unless NULL): whether any is the kernel's futex code.
+ */
+static size_t distinct(struct model *m, uint32_t *frames, size_t n, bool *futex)
 {
+	size_t counted = 0;
+
 	next_stamp(m);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = frames[i];
@@ -104,38 +111,36 @@ void model_count_ran(struct model *m, uint32_t *frames, size_t n, uint64_t ns)
 		if (id >= CCT_SYM_TRUNCATED)
 			continue;
 		grow(m, id);
+		if (futex)
+			*futex = *futex || futex_frame(m, id);
 		if (m->waited_stamp[id] == m->waited_gen)
-			continue;	/* recursion: once a sample */
+			continue;
 		m->waited_stamp[id] = m->waited_gen;
-		m->ran_under[id] += ns;
+		frames[counted++] = id;
 	}
+	return counted;
+}
+
+void model_count_ran(struct model *m, uint32_t *frames, size_t n, uint64_t ns)
+{
+	n = distinct(m, frames, n, NULL);
+	for (size_t i = 0; i < n; i++)
+		m->ran_under[frames[i]] += ns;
 }
 
 void model_count_waits(struct model *m, pid_t tid, unsigned reason, uint32_t *frames, size_t n,
 		       uint64_t ns, uint64_t waits)
 {
-	size_t counted = 0;
 	bool futex = false;
 	enum model_wait w;
 	struct model_thread *t;
 
-	next_stamp(m);
-	for (size_t i = 0; i < n; i++) {
-		uint32_t id = frames[i];
-
-		if (id >= CCT_SYM_TRUNCATED)
-			continue;
-		grow(m, id);
-		futex = futex || futex_frame(m, id);
-		if (m->waited_stamp[id] == m->waited_gen)
-			continue;	/* recursion: once a wait */
-		m->waited_stamp[id] = m->waited_gen;
-		m->waited_under[id] += ns;
-		frames[counted++] = id;		/* each once, for its share by why below */
-	}
+	n = distinct(m, frames, n, &futex);
 	w = why(reason, futex);
-	for (size_t i = 0; i < counted; i++)
+	for (size_t i = 0; i < n; i++) {
+		m->waited_under[frames[i]] += ns;
 		m->waited_why[(size_t)frames[i] * MODEL_WAITS + w] += ns;
+	}
 	m->waited[w] += ns;
 	m->waits += waits;
 	HASH_FIND(hh, m->threads, &tid, sizeof(tid), t);
