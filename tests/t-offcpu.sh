@@ -287,7 +287,8 @@ if command -v perf >/dev/null; then
 	w=$!
 	BG_PIDS="$BG_PIDS $w"
 	sleep 0.5
-	perf record -q -e sched:sched_switch -p "$w" -o "$TMP/sw.data" -- sleep 2 >"$TMP/sw.perf" 2>&1 &
+	# Longer than shimtop's 2 s, so that a slow start on a loaded machine still covers them.
+	perf record -q -e sched:sched_switch -p "$w" -o "$TMP/sw.data" -- sleep 3 >"$TMP/sw.perf" 2>&1 &
 	p=$!
 	"$SHIMTOP" --batch --format json --off-cpu --duration 2 -p "$w" >"$TMP/sw.json" 2>"$TMP/err" ||
 		fail "--off-cpu beside perf record failed: $(cat "$TMP/err")"
@@ -299,9 +300,12 @@ if command -v perf >/dev/null; then
 	printf 'import time\nfor i in range(4000): time.sleep(0.0005)\n' >"$TMP/naps.py"
 	SHIMTOP_UNWIND_CHECK=1 "$SHIMTOP" --batch --format json --off-cpu -- python3 "$TMP/naps.py" \
 		>"$TMP/py-check.json" 2>"$TMP/py-check.err" || fail "a checked --off-cpu of python3 failed"
-	python3 - "$TMP/sw.json" "$theirs" "$TMP/sw-check.json" "$TMP/py-check.json" <<'PY' ||
+	# Under ASan the checked runs' model lags: their pairs compared, however few.
+	pairs=300
+	[ "${SHIMTOP_SANITIZED:-no}" = yes ] && pairs=30
+	python3 - "$TMP/sw.json" "$theirs" "$pairs" "$TMP/sw-check.json" "$TMP/py-check.json" <<'PY' ||
 import json, sys
-d, theirs = json.load(open(sys.argv[1])), int(sys.argv[2])
+d, theirs, pairs = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
 s, t = d['source'], d['tree']
 ours = next(e['samples'] for e in s['sampled'] if e['event'] == 'offcpu-time')
 waited = s['waited_s']
@@ -311,13 +315,13 @@ ok = ours >= 1000 and theirs >= 0.7 * ours
 ok = ok and waited['other'] <= 0.01 * sum(waited.values()) and waited['sleep'] > 0
 if 'kernel_walk_off' not in t:
     ok = ok and t['kernel_walked'] >= 0.8 * d['samples']
-for f in sys.argv[3:]:
+for f in sys.argv[4:]:
     c = json.load(open(f))['tree']
     if 'kernel_check_same' not in c:
         continue
     same, differ = c['kernel_check_same'], c['kernel_check_differ']
     print(f"{f}: {same} of {same + differ} kernel walks agree with the copies'")
-    ok = ok and same + differ >= 300 and same >= 0.999 * (same + differ)
+    ok = ok and same + differ >= pairs and same >= 0.999 * (same + differ)
 sys.exit(0 if ok else 1)
 PY
 		fail "switches walked in the kernel: see above; $(grep 'kernel walk check' "$TMP/sw-check.err" "$TMP/py-check.err" | head -5)"
