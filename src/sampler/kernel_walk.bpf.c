@@ -368,38 +368,27 @@ static long step(__u32 i, void *arg)
 }
 
 /*
- * The user registers the task entered the kernel with; false where
- * there are none (a kernel thread) or they cannot be read.
- */
-static int user_regs(struct walk *w)
-{
-	struct pt_regs *user = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	struct pt_regs regs;
-
-	if (!user || bpf_probe_read_kernel(&regs, sizeof(regs), user) || !(regs.cs & 3))
-		return 0;
-	w->pc = regs.rip;
-	w->sp = regs.rsp;
-	w->bp = regs.rbp;
-	return 1;
-}
-
-/*
  * A sample taken in the kernel: its kernel frames first (the kernel's
  * own chain, as perf's), then the user stack from the registers the
- * task entered the kernel with.
+ * task entered the kernel with.  False where there are none (a kernel
+ * thread) or they cannot be read.
  */
 static int from_kernel(struct bpf_perf_event_data *ctx, struct walk *w)
 {
+	struct pt_regs *user = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct pt_regs regs;
 	long got;
 
-	if (!user_regs(w))
+	if (!user || bpf_probe_read_kernel(&regs, sizeof(regs), user) || !(regs.cs & 3))
 		return 0;
 	got = bpf_get_stack(ctx, w->chain.ip, KW_KERNEL_FRAMES_MAX * 8, 0);
 	/* The sample's own chain, as perf made it: its kernel part starts with the mark. */
 	if (got <= 8 || w->chain.ip[0] != (__u64)PERF_CONTEXT_KERNEL)
 		return 0;
 	w->kernel = (__u64)got / 8;
+	w->pc = regs.rip;
+	w->sp = regs.rsp;
+	w->bp = regs.rbp;
 	return 1;
 }
 
