@@ -780,14 +780,6 @@ static void remember_sample(struct model *m, const struct st_sample *s,
 	history_add(&m->history, s->time, &e);
 }
 
-/* --off-cpu: a clock sample's time under its chain's functions (WALL). */
-static void count_ran(struct model *m, const struct st_sample *s, uint32_t node)
-{
-	uint32_t frames[CCT_MAX_DEPTH + 1];
-
-	model_count_ran(m, frames, cct_path(&m->tree, node, frames), s->period);
-}
-
 /* Returns the sample's symbol's id. */
 static uint32_t ingest_sample(struct model *m, const struct st_sample *s)
 {
@@ -810,12 +802,7 @@ static uint32_t ingest_sample(struct model *m, const struct st_sample *s)
 	    symbolizer_code_anonymous(m->symbols, (pid_t)s->pid, s->ip) &&
 	    (late = model_jit_wait(m, s, sym, node)) != UINT32_MAX)
 		offset = late;
-	/* A switch not paired (a recording's without its end) is no wait. */
-	if (ST_SAMPLE_OFFCPU(s->flags) && (s->flags & ST_SAMPLE_WAITED))
-		model_count_wait(m, s, node);
-	else if (m->offcpu_event >= 0 && m->clock_event >= 0 &&
-		 (int)ST_SAMPLE_EVENT(s->flags) == m->clock_event)
-		count_ran(m, s, node);
+	model_count_wall(m, s, node);
 	if (m->keep_history)
 		remember_sample(m, s, sym, offset, node, late != UINT32_MAX);
 	return sym;
@@ -1258,8 +1245,7 @@ static void fill_row(const struct model *m, struct model_row *r, const struct ro
 	r->ipc = t->cycles ? (double)t->instructions / (double)t->cycles : NAN;
 	/* Of the symbol in every process, as IBS's. */
 	r->waited_under = m->offcpu_event >= 0 ? (double)model_waited_under(m, id) / 1e9 : NAN;
-	r->wall = m->offcpu_event >= 0 && m->clock_event >= 0
-		? r->waited_under + (double)model_ran_under(m, id) / 1e9 : NAN;
+	r->wall = model_knows_wall(m) ? r->waited_under + (double)model_ran_under(m, id) / 1e9 : NAN;
 	r->through = NAN;
 	/* Of the symbol in every process: IBS figures are not split by process. */
 	if (st) {

@@ -518,8 +518,14 @@ void model_free(struct model *m);
  */
 void model_set_sampled(struct model *m, int n);
 
-/* An off-CPU sample (ST_SAMPLE_OFFCPU), its chain ended in tree node node: its time counted. */
-void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node);
+/*
+ * --off-cpu: a sample whose chain ended in tree node node, its time
+ * counted under the chain's functions: a wait's (ST_SAMPLE_OFFCPU, paired)
+ * as a wait, the clock event's as time on the CPU (WALL); others not.
+ */
+void model_count_wall(struct model *m, const struct st_sample *s, uint32_t node);
+/* Whether rows have a WALL: --off-cpu beside a clock event (ns on the CPU). */
+bool model_knows_wall(const struct model *m);
 /*
  * waits (a time range's, summed) of thread tid, for reason (ST_OFFCPU_*),
  * ns in all, their chain the tree's frames[0..n) (reused as scratch).

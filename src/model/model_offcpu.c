@@ -75,14 +75,23 @@ static enum model_wait why(unsigned reason, bool futex)
 	}
 }
 
-void model_count_wait(struct model *m, const struct st_sample *s, uint32_t node)
+bool model_knows_wall(const struct model *m)
+{
+	return m->offcpu_event >= 0 && m->clock_event >= 0 && m->clock_event < m->nsampled;
+}
+
+void model_count_wall(struct model *m, const struct st_sample *s, uint32_t node)
 {
 	uint32_t frames[CCT_MAX_DEPTH + 1];
-	size_t n = cct_path(&m->tree, node, frames);
 
-	/* A second's piece of a wait still going on is its time, not one more wait. */
-	model_count_waits(m, (pid_t)s->tid, ST_SAMPLE_OFFCPU(s->flags), frames, n, s->period,
-			  !(s->flags & ST_SAMPLE_WAIT_GOES_ON));
+	/* A switch not paired (a recording's without its end) is no wait. */
+	if (ST_SAMPLE_OFFCPU(s->flags) && (s->flags & ST_SAMPLE_WAITED))
+		/* A second's piece of a wait still going on is its time, not one more wait. */
+		model_count_waits(m, (pid_t)s->tid, ST_SAMPLE_OFFCPU(s->flags), frames,
+				  cct_path(&m->tree, node, frames), s->period,
+				  !(s->flags & ST_SAMPLE_WAIT_GOES_ON));
+	else if (model_knows_wall(m) && (int)ST_SAMPLE_EVENT(s->flags) == m->clock_event)
+		model_count_ran(m, frames, cct_path(&m->tree, node, frames), s->period);
 }
 
 /* A new stamp a chain; at its wrap, every function's forgotten. */

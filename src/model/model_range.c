@@ -332,7 +332,7 @@ bool model_range_split(const struct model *m, uint64_t from, uint64_t to,
 	for (size_t i = 0; i < part[0].n; i++)
 		if (WAIT_KIND(part[0].v[i].b))
 			take_waits(out, m, &part[0].v[i]);
-	if (m->offcpu_event >= 0 && m->clock_event >= 0 && m->clock_event < m->nsampled)
+	if (model_knows_wall(m))
 		take_ran(out, m, from, to);
 	free(part[0].v);
 	free(part[0].cv);

@@ -790,7 +790,7 @@ bool ui_sort_offered(const struct ui *ui, enum st_sort_key key)
 	if (key == ST_SORT_OFFCPU)
 		return session_whole(ui->s)->offcpu_event >= 0;
 	if (key == ST_SORT_WALL)
-		return session_whole(ui->s)->offcpu_event >= 0 && session_whole(ui->s)->clock_event >= 0;
+		return model_knows_wall(session_whole(ui->s));
 	if (key == ST_SORT_TOTAL)
 		return model_knows_through(session_tables(ui->s)) &&
 		       session_sort(ui->s)->split == ST_SPLIT_NONE;
