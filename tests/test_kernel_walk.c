@@ -135,6 +135,41 @@ static void check_switches(unsigned char *buf, unsigned char *out)
 	CHECK_EQ_U64(kernel_walk_convert(ev, out, ST_RECORD_MAX), 0);
 }
 
+/*
+ * A wakeup of a walked process's thread: an st_wake naming the woken
+ * thread and its waker (the sample's thread), or no thread where it came
+ * from an interrupt; one too short, or of no thread, refused.
+ */
+static void check_wakes(unsigned char *buf, unsigned char *out)
+{
+	const struct perf_event_header *ev = (const void *)buf;
+	const struct st_wake *w = (const void *)out;
+	struct kw_woke k = { .pid = 7, .tid = 8, .comm = "holder" };
+	struct kw_chain c;
+
+	memset(&c, 0, sizeof(c));
+	c.stop = KW_STOP_WOKE;
+	memcpy(c.ip, &k, sizeof(k));
+	build(buf, &c, sizeof(k) / 8, 0);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, ST_RECORD_MAX), sizeof(*w));
+	CHECK_EQ_U64(w->h.type, ST_REC_WAKE);
+	CHECK(w->pid == 7 && w->tid == 8 && w->waker_pid == 41 && w->waker_tid == 42 &&
+	      w->time == 123456789 && !w->flags && !w->waited && !strcmp(w->waker_comm, "holder"));
+	CHECK(st_record_check(out, sizeof(*w)) == sizeof(*w) && st_record_time(out) == 123456789);
+	k.interrupt = 1;
+	memcpy(c.ip, &k, sizeof(k));
+	build(buf, &c, sizeof(k) / 8, 0);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, ST_RECORD_MAX), sizeof(*w));
+	CHECK(w->flags == ST_WAKE_INTERRUPT && !w->waker_tid && !w->waker_pid && !w->waker_comm[0]);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, sizeof(*w) - 1), 0);
+	build(buf, &c, sizeof(k) / 8, -8);		/* the comm cut short */
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, ST_RECORD_MAX), 0);
+	k.tid = 0;
+	memcpy(c.ip, &k, sizeof(k));
+	build(buf, &c, sizeof(k) / 8, 0);
+	CHECK_EQ_U64(kernel_walk_convert(ev, out, ST_RECORD_MAX), 0);
+}
+
 static void check_teaching(void)
 {
 	char why[256];
@@ -315,6 +350,7 @@ int main(void)
 	build(buf, &c, 1, -8);
 	CHECK(!kernel_walk_read_need(ev, &need));
 	check_switches(buf, out);
+	check_wakes(buf, out);
 	check_teaching();
 	return check_done("test_kernel_walk");
 }

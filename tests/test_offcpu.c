@@ -334,6 +334,53 @@ static void test_told_apart(void)
 }
 
 /*
+ * Who woke a wait: the last wakeup of a held thread goes out right
+ * before its wait, stamped as it, with the wait's whole time (pieces
+ * passed on already and all); a wakeup of a thread not held, none.
+ */
+static void wake(struct offcpu_pairs *p, struct emitted *e, uint32_t tid, uint64_t t,
+		 uint32_t waker)
+{
+	struct st_wake w = { { ST_REC_WAKE, ST_SOURCE_PERF, sizeof(w) }, 1, tid, t, 0, 1, waker,
+			     0, 0, "waker" };
+
+	offcpu_pairs_take(p, &w, sizeof(w), keep, e);
+}
+
+static void test_woken(void)
+{
+	struct offcpu_pairs p = { 0 };
+	struct emitted e = { 0 };
+	const struct st_wake *w;
+
+	wake(&p, &e, 5, 50, 9);			/* not held: ends nothing, goes nowhere */
+	CHECK(e.n == 0);
+	sample(&p, &e, 5, 100, ST_OFFCPU_SLEEP);
+	wake(&p, &e, 5, 150, 8);
+	wake(&p, &e, 5, 160, 9);		/* the last wins */
+	offcpu_pairs_split(&p, 300, 100, keep, &e);	/* a piece: no waker yet */
+	CHECK(e.n == 1 && nth(&e, 0)->h.type == ST_REC_SAMPLE);
+	record(&p, &e, ST_REC_SWITCH, 5, 400, 0);
+	CHECK(e.n == 3 && p.woken == 1);
+	w = (const void *)e.rec[1];
+	CHECK(w->h.type == ST_REC_WAKE && w->tid == 5 && w->waker_tid == 9 && w->time == 400 &&
+	      w->waited == 300);
+	CHECK(nth(&e, 2)->h.type == ST_REC_SAMPLE && nth(&e, 2)->time == 400 &&
+	      nth(&e, 2)->period == 100);
+	/* A wait whose end was not seen has no waker: its wakeup is dropped with it. */
+	sample(&p, &e, 6, 500, ST_OFFCPU_SLEEP);
+	wake(&p, &e, 6, 550, 9);
+	record(&p, &e, ST_REC_EXIT, 6, 600, 0);
+	CHECK(e.n == 5 && nth(&e, 3)->h.type == ST_REC_SAMPLE && nth(&e, 3)->period == 1 &&
+	      p.woken == 1);
+	/* The next wait of thread 5 is not woken by the last one's waker. */
+	sample(&p, &e, 5, 700, ST_OFFCPU_SLEEP);
+	record(&p, &e, ST_REC_SWITCH, 5, 800, 0);
+	CHECK(e.n == 6 && nth(&e, 5)->h.type == ST_REC_SAMPLE && p.woken == 1);
+	offcpu_pairs_free(&p);
+}
+
+/*
  * A hostile file's many threads each switched out with a large record
  * (a stack copy): held to 64 MiB, the rest passed on unweighed, counted.
  */
@@ -563,6 +610,7 @@ int main(void)
 	test_tracefs();
 	test_pairs();
 	test_told_apart();
+	test_woken();
 	test_at_parse();
 	test_before_reason();
 	test_frame_guess();

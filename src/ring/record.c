@@ -27,6 +27,8 @@ static size_t min_size(uint16_t type)
 		return sizeof(struct st_ibs);
 	case ST_REC_SWITCH:
 		return sizeof(struct st_switch);
+	case ST_REC_WAKE:
+		return sizeof(struct st_wake);
 	default:
 		return sizeof(struct st_header);	/* unknown: skippable */
 	}
@@ -51,6 +53,8 @@ uint64_t st_record_time(const void *rec)
 		return ((const struct st_ibs *)rec)->time;
 	case ST_REC_SWITCH:
 		return ((const struct st_switch *)rec)->time;
+	case ST_REC_WAKE:
+		return ((const struct st_wake *)rec)->time;
 	default:
 		return 0;
 	}

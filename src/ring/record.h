@@ -44,6 +44,7 @@ enum st_record_type {
 	ST_REC_EXEC = 10,	/* struct st_comm: the process exec'd a new image */
 	ST_REC_IBS = 11,	/* struct st_ibs: an AMD IBS op or fetch sample */
 	ST_REC_SWITCH = 12,	/* struct st_switch: a thread left or took a CPU */
+	ST_REC_WAKE = 13,	/* struct st_wake: who woke the off-CPU wait after it */
 };
 
 /*
@@ -155,6 +156,27 @@ struct st_switch {
 	uint64_t time;
 	uint32_t flags;
 	uint32_t reason;	/* ST_SWITCH_TOLD: enum st_offcpu_reason */
+};
+
+/*
+ * Who woke a thread (--off-cpu with the kernel's walker: sched_waking,
+ * run by the waker).  From the kernel each wakeup of a target thread;
+ * from the pairing (offcpu.h) one right before the wait it ended, with
+ * that wait's whole time, pieces and all.
+ */
+#define ST_WAKE_INTERRUPT	0x1u	/* from an interrupt (a timer's, a device's): no thread's doing */
+
+struct st_wake {
+	struct st_header h;
+	uint32_t pid;
+	uint32_t tid;		/* the thread woken */
+	uint64_t time;
+	uint64_t waited;	/* from the pairing: ns since its switch out; else 0 */
+	uint32_t waker_pid;
+	uint32_t waker_tid;	/* 0 with ST_WAKE_INTERRUPT */
+	uint32_t flags;
+	uint32_t pad;
+	char waker_comm[16];	/* as the kernel had it; not NUL-terminated at 16 */
 };
 
 /* An executable mapping.  filename is NUL-terminated, padded to 8. */

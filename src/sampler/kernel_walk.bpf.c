@@ -540,4 +540,104 @@ int kw_walk_switch(struct bpf_perf_event_data *ctx)
 	return out;
 }
 
+/* The fields read of a task, found in this kernel's task_struct by CO-RE (its BTF). */
+struct task_struct {
+	int pid;
+	int tgid;
+} __attribute__((preserve_access_index));
+
+/*
+ * Whether this CPU is in an interrupt (a device's handler, a softirq, an
+ * hrtimer's callback), noted at their tracepoints' entries and exits: a
+ * wakeup there is no doing of the thread it interrupted.  Each kind by
+ * its own programs, when it began (0: not in one): a program that an
+ * interrupt of its own kind finds running is skipped, so a count shared
+ * by the kinds would miss an exit now and then, and keep it for good;
+ * a stale note is believed KW_IRQ_LONGEST at most.
+ */
+#define KW_IRQ_KINDS	3
+#define KW_IRQ_LONGEST	10000000ull	/* ns: a softirq's turn is 2 ms at most */
+
+struct irq_notes {
+	__u64 since[KW_IRQ_KINDS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irq_notes);
+} kw_irqs SEC(".maps");
+
+static int note_irq(__u32 kind, __u64 since)
+{
+	__u32 zero = 0;
+	struct irq_notes *n = bpf_map_lookup_elem(&kw_irqs, &zero);
+
+	if (n && kind < KW_IRQ_KINDS)
+		n->since[kind] = since;
+	return 0;
+}
+
+#define IRQ_PROGRAMS(kind, name)						\
+SEC("raw_tp")									\
+int kw_##name##_in(void *ctx)							\
+{										\
+	return note_irq(kind, bpf_ktime_get_ns());				\
+}										\
+SEC("raw_tp")									\
+int kw_##name##_out(void *ctx)							\
+{										\
+	return note_irq(kind, 0);						\
+}
+
+IRQ_PROGRAMS(0, hardirq)
+IRQ_PROGRAMS(1, softirq)
+IRQ_PROGRAMS(2, hrtimer)
+
+static __u32 in_interrupt(void)
+{
+	__u32 zero = 0;
+	const struct irq_notes *n = bpf_map_lookup_elem(&kw_irqs, &zero);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!n)
+		return 0;
+	for (__u32 k = 0; k < KW_IRQ_KINDS; k++)
+		if (n->since[k] && now - n->since[k] < KW_IRQ_LONGEST)
+			return 1;
+	return 0;
+}
+
+/* kw_chain's head, then a kw_woke where the frames would be. */
+struct woke_message {
+	__u64 period, sp;
+	__u32 n, stop, kernel, switched;
+	struct kw_woke woke;
+};
+_Static_assert(__builtin_offsetof(struct woke_message, woke) == __builtin_offsetof(struct kw_chain, ip),
+	       "a wakeup is read as a chain's head");
+
+/*
+ * A thread of a walked process woken: who woke it (the current thread,
+ * sched_waking running in its context), sent for the wait it ends.
+ * Runs on every wakeup of the machine; a look-up filters the rest.
+ */
+SEC("tp_btf/sched_waking")
+int kw_note_wake(__u64 *ctx)
+{
+	const struct task_struct *p = (const struct task_struct *)ctx[0];
+	struct woke_message m = { .stop = KW_STOP_WOKE };
+	__u32 tgid = (__u32)p->tgid;
+
+	if (!bpf_map_lookup_elem(&kw_procs, &tgid))
+		return 0;
+	m.woke.pid = tgid;
+	m.woke.tid = (__u32)p->pid;
+	m.woke.interrupt = in_interrupt();
+	bpf_get_current_comm(m.woke.comm, sizeof(m.woke.comm));
+	bpf_perf_event_output(ctx, &kw_out, BPF_F_CURRENT_CPU, &m, sizeof(m));
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -66,6 +66,8 @@ struct kernel_walk {
 	int switch_prog;	/* kw_walk_switch; -1 where this kernel refused it */
 	struct bpf_link *noting;	/* kw_note_switch on sched_switch, once asked for */
 	int noting_err;		/* why it could not be: -errno */
+	struct bpf_link *waking;	/* kw_note_wake on sched_waking, with noting where it can */
+	struct bpf_link *irq_links[6];	/* with it: the interrupts' programs on irq_points */
 	bool check;
 	bool rows_full;		/* the kernel's table of rows is full: no more taught */
 	pthread_mutex_t lock;	/* guards processes: the sampler's thread and the model's */
@@ -319,28 +321,48 @@ static int map_fd(struct kernel_walk *kw, const char *name)
 	return bpf_object__find_map_fd_by_name(kw->obj, name);
 }
 
+/* The tracepoints where interrupts begin and end, and their programs (one pair a kind). */
+static const char *const irq_points[][4] = {
+	{ "irq_handler_entry", "kw_hardirq_in", "irq_handler_exit", "kw_hardirq_out" },
+	{ "softirq_entry", "kw_softirq_in", "softirq_exit", "kw_softirq_out" },
+	{ "hrtimer_expire_entry", "kw_hrtimer_in", "hrtimer_expire_exit", "kw_hrtimer_out" },
+};
+
+#define WAKES	"kw_note_wake", "kw_hardirq_in", "kw_hardirq_out", "kw_softirq_in", \
+		"kw_softirq_out", "kw_hrtimer_in", "kw_hrtimer_out"
+
+/* The programs left out, tier by tier, where the kernel refuses the whole. */
+static const char *const optional[][10] = {
+	{ NULL },
+	{ WAKES, NULL },
+	{ WAKES, "kw_walk_switch", "kw_note_switch", NULL },
+};
+
 struct kernel_walk *kernel_walk_open(char *why, size_t len)
 {
 	struct bpf_object_open_opts opts = { .sz = sizeof(opts), .object_name = "shimtop_walk" };
 	struct kernel_walk *kw = st_xcalloc(1, sizeof(*kw));
 	struct bpf_program *prog;
-	int err;
+	int err = -EINVAL;
 
 	libbpf_set_print(quiet);
-	kw->obj = bpf_object__open_mem(kernel_walk_obj, kernel_walk_obj_len, &opts);
-	err = kw->obj ? bpf_object__load(kw->obj) : -errno;
-	if (err && kw->obj) {
-		/* A kernel that refuses the switches' programs walks samples still. */
+	/*
+	 * A kernel that refuses the wakeups' program (no BTF, no
+	 * sched_waking) walks switches still; one that refuses the
+	 * switches' walks samples still.
+	 */
+	for (size_t tier = 0; tier < sizeof(optional) / sizeof(optional[0]); tier++) {
 		bpf_object__close(kw->obj);
 		kw->obj = bpf_object__open_mem(kernel_walk_obj, kernel_walk_obj_len, &opts);
 		err = kw->obj ? 0 : -errno;
-		for (size_t i = 0; !err && i < 2; i++) {
-			prog = bpf_object__find_program_by_name(kw->obj, i ? "kw_note_switch"
-									 : "kw_walk_switch");
+		for (size_t i = 0; !err && optional[tier][i]; i++) {
+			prog = bpf_object__find_program_by_name(kw->obj, optional[tier][i]);
 			err = prog ? bpf_program__set_autoload(prog, false) : -ENOENT;
 		}
 		if (!err)
 			err = bpf_object__load(kw->obj);
+		if (!err || !kw->obj)
+			break;
 	}
 	if (err) {
 		snprintf(why, len, "the kernel refused shimtop's BPF stack walker (%s%s): "
@@ -388,6 +410,9 @@ void kernel_walk_close(struct kernel_walk *kw)
 		pthread_mutex_destroy(&kw->lock);
 		pthread_mutex_destroy(&kw->pages_lock);
 	}
+	bpf_link__destroy(kw->waking);
+	for (size_t i = 0; i < sizeof(kw->irq_links) / sizeof(kw->irq_links[0]); i++)
+		bpf_link__destroy(kw->irq_links[i]);
 	bpf_link__destroy(kw->noting);
 	bpf_object__close(kw->obj);
 	free(kw);
@@ -412,6 +437,39 @@ int kernel_walk_attach(struct kernel_walk *kw, int fd)
 	return ioctl(fd, PERF_EVENT_IOC_SET_BPF, kw->prog) < 0 ? -errno : 0;
 }
 
+/*
+ * Who woke each wait, where this kernel can say (BTF, sched_waking, the
+ * interrupts' tracepoints): all or none; the switches go on without.
+ */
+static void note_wakes(struct kernel_walk *kw)
+{
+	struct bpf_program *wake = bpf_object__find_program_by_name(kw->obj, "kw_note_wake");
+	size_t n = 0;
+
+	if (!wake || !bpf_program__autoload(wake))
+		return;
+	for (size_t i = 0; i < sizeof(irq_points) / sizeof(irq_points[0]); i++) {
+		/* Exits first: an interrupt under way as they attach is not noted as going on. */
+		for (int end = 1; end >= 0; end--) {
+			struct bpf_program *prog =
+				bpf_object__find_program_by_name(kw->obj, irq_points[i][2 * end + 1]);
+
+			kw->irq_links[n] = prog ? bpf_program__attach_raw_tracepoint(
+						prog, irq_points[i][2 * end]) : NULL;
+			if (!kw->irq_links[n++])
+				goto fail;
+		}
+	}
+	kw->waking = bpf_program__attach_trace(wake);
+	if (kw->waking)
+		return;
+fail:
+	for (size_t i = 0; i < n; i++) {
+		bpf_link__destroy(kw->irq_links[i]);
+		kw->irq_links[i] = NULL;
+	}
+}
+
 int kernel_walk_note_switches(struct kernel_walk *kw)
 {
 	struct bpf_program *prog;
@@ -425,9 +483,17 @@ int kernel_walk_note_switches(struct kernel_walk *kw)
 	}
 	/* Refused where sched_switch gives no prev_state (before 5.18): its context is too short. */
 	kw->noting = bpf_program__attach_raw_tracepoint(prog, "sched_switch");
-	if (!kw->noting)
+	if (!kw->noting) {
 		kw->noting_err = -errno ? -errno : -EINVAL;
-	return kw->noting_err;
+		return kw->noting_err;
+	}
+	note_wakes(kw);
+	return 0;
+}
+
+bool kernel_walk_notes_wakes(const struct kernel_walk *kw)
+{
+	return kw && kw->waking;
 }
 
 int kernel_walk_attach_switches(struct kernel_walk *kw, int fd)
@@ -510,6 +576,8 @@ static bool read_walked(const struct perf_event_header *ev, struct walked *w)
 		return !w->c.n && raw >= offsetof(struct kw_chain, ip) + 8;
 	if (w->c.stop == KW_STOP_TOLD)
 		return !w->c.n && (w->c.switched & KW_SWITCHED);
+	if (w->c.stop == KW_STOP_WOKE)
+		return !w->c.n && raw >= offsetof(struct kw_chain, ip) + sizeof(struct kw_woke);
 	/* A user frame at least: a sample whose user stack could not be read went out as itself. */
 	return w->c.n && w->c.n <= KW_FRAMES_MAX && w->c.kernel < w->c.n &&
 	       w->c.kernel <= KW_KERNEL_FRAMES_MAX &&
@@ -590,6 +658,31 @@ static size_t convert_told(const struct walked *w, void *out, size_t room)
 	return sizeof(*s);
 }
 
+/* A target thread woken, and by whom (the sample's thread), as an st_wake. */
+static size_t convert_woke(const struct walked *w, void *out, size_t room)
+{
+	struct st_wake *s = out;
+	struct kw_woke k;
+
+	memcpy(&k, w->c.ip, sizeof(k));
+	if (room < sizeof(*s) || !k.tid || !k.pid)
+		return 0;
+	memset(s, 0, sizeof(*s));
+	s->h.type = ST_REC_WAKE;
+	s->h.size = sizeof(*s);
+	s->pid = k.pid;
+	s->tid = k.tid;
+	s->time = w->time;
+	if (k.interrupt) {
+		s->flags = ST_WAKE_INTERRUPT;
+	} else {
+		s->waker_pid = w->pid;
+		s->waker_tid = w->tid;
+		memcpy(s->waker_comm, k.comm, sizeof(s->waker_comm));
+	}
+	return sizeof(*s);
+}
+
 size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t room)
 {
 	struct walked w;
@@ -601,6 +694,8 @@ size_t kernel_walk_convert(const struct perf_event_header *ev, void *out, size_t
 		return 0;
 	if (w.c.stop == KW_STOP_TOLD)
 		return convert_told(&w, out, room);
+	if (w.c.stop == KW_STOP_WOKE)
+		return convert_woke(&w, out, room);
 	kernel = c->kernel;
 	size = sizeof(*s) + 8 * (size_t)c->n + 16;
 	if (size > room)

@@ -47,6 +47,12 @@ int kernel_walk_attach(struct kernel_walk *kw, int fd);
  * sampled with copies, as without the walker.
  */
 int kernel_walk_note_switches(struct kernel_walk *kw);
+/*
+ * Whether the wakeups of walked processes' threads are sent too (with
+ * the switches, where the kernel has BTF and sched_waking): kernel_walk_convert
+ * makes each an st_wake.
+ */
+bool kernel_walk_notes_wakes(const struct kernel_walk *kw);
 /* The switches' program on a thread's context-switches event; 0 or -errno. */
 int kernel_walk_attach_switches(struct kernel_walk *kw, int fd);
 
@@ -94,7 +100,8 @@ uint64_t kernel_walk_lost(const struct perf_event_header *ev);
  * as an st_sample with that chain, flagged ST_SAMPLE_KERNEL_WALKED (and
  * for a switch out, with its reason: the sampler says which event it
  * is; a switch's state alone, whose sample comes with its copy after
- * it, as an st_switch flagged ST_SWITCH_TOLD),
+ * it, as an st_switch flagged ST_SWITCH_TOLD; a thread woken, as an
+ * st_wake),
  * written to out (room bytes); after the chain, two words: the user
  * stack pointer the walk started from, and how many of the chain's
  * first frames are the kernel's (a sample taken there).  Returns its

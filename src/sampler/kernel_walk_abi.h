@@ -98,6 +98,7 @@ enum kw_stop {
 	KW_STOP_MAX_FRAMES,
 	KW_STOP_NEED_ROW,	/* no chain: a row asked for (file in sp, its address in ip[0]) */
 	KW_STOP_TOLD,		/* no chain: a switch's state (switched), its sample let out next */
+	KW_STOP_WOKE,		/* no chain: a target thread woken (struct kw_woke in ip[]) */
 };
 
 /*
@@ -124,6 +125,18 @@ struct kw_chain {
 #define KW_PREEMPTED		(1u << 30)
 #define KW_UNTOLD		(1u << 29)	/* its sched_switch not seen: state unknown */
 #define KW_STATE		((1u << 29) - 1)
+
+/*
+ * A wakeup of a target thread, sent by its waker (sched_waking runs in
+ * the waker's context: the sample's pid and tid are the waker's) as a
+ * kw_chain with stop KW_STOP_WOKE, n 0, and this in place of ip[].
+ */
+struct kw_woke {
+	__u32 pid, tid;		/* the thread woken */
+	__u32 interrupt;	/* 1: woken from an interrupt, whose thread did not wake it */
+	__u32 pad;
+	char comm[16];		/* the waker's */
+};
 
 struct kw_config {
 	__u32 check;		/* 1: walk, send the chain and let the sample out too */

@@ -28,6 +28,9 @@
 struct offcpu_held {
 	UT_hash_handle hh;
 	uint32_t tid;
+	bool woken;		/* wake: who woke it, the last before it ran */
+	struct st_wake wake;
+	uint64_t began;		/* its switch out: its pieces' times move on */
 	size_t len;
 	unsigned char rec[];
 };
@@ -138,6 +141,13 @@ static void ran(struct offcpu_pairs *p, struct offcpu_held *h, uint64_t t, offcp
 		unweighed(p, h, t, true, emit, arg);
 		return;
 	}
+	if (h->woken) {		/* who woke it, before it: for the model to join */
+		h->wake.h.source = s->h.source;
+		h->wake.time = t;
+		h->wake.waited = t - h->began;
+		emit(arg, &h->wake, sizeof(h->wake));
+		p->woken++;
+	}
 	s->period = t - s->time;
 	s->time = t;
 	s->flags |= ST_SAMPLE_WAITED;
@@ -188,6 +198,8 @@ static void hold(struct offcpu_pairs *p, const struct st_sample *s, size_t len,
 		unweighed(p, h, s->time, true, emit, arg);
 	h = st_xmalloc(sizeof(*h) + len);
 	h->tid = s->tid;
+	h->woken = false;
+	h->began = s->time;
 	h->len = len;
 	memcpy(h->rec, s, len);
 	kept = (void *)h->rec;
@@ -218,6 +230,16 @@ void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offc
 			tell(p, w->tid, w->reason);
 		else if (!(w->flags & ST_SWITCH_OUT) && (h = held_of(p, w->tid)))
 			ran(p, h, w->time, emit, arg);
+		return;
+	}
+	case ST_REC_WAKE: {
+		const struct st_wake *w = rec;
+
+		/* The last wakeup of a held wait is its waker; one of a thread not held ends nothing. */
+		if (len >= sizeof(*w) && (h = held_of(p, w->tid))) {
+			h->wake = *w;
+			h->woken = true;
+		}
 		return;
 	}
 	case ST_REC_SAMPLE: {

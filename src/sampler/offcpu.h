@@ -42,6 +42,7 @@ struct offcpu_pairs {
 	uint64_t paired;		/* off-CPU samples passed on, whole */
 	uint64_t split;			/* pieces of waits still going on, passed on */
 	uint64_t unpaired;		/* switch-outs never seen to end (lost records, a full table) */
+	uint64_t woken;			/* of the paired, those whose waker was seen */
 };
 
 typedef void (*offcpu_emit_fn)(void *arg, const void *rec, size_t len);
@@ -55,7 +56,10 @@ typedef void (*offcpu_emit_fn)(void *arg, const void *rec, size_t len);
  * never seen to end (its thread's next switch out came first, it exited)
  * is passed on weighing nothing (period 1), and counted unpaired: every
  * sample counts.  Switch records go no further; every other record passes
- * on unchanged.
+ * on unchanged.  A wakeup (ST_REC_WAKE) of a held wait's thread names
+ * its waker: the last before it ran is passed on right before the wait,
+ * stamped as it, with the wait's whole time in waited.  Wakeups go no
+ * further otherwise.
  */
 void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offcpu_emit_fn emit,
 		       void *arg);

@@ -610,8 +610,13 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 		a->sample_period = 1;
 		a->context_switch = 1;	/* when the thread runs again */
 		/* Once for all threads' events: on_record tells their samples apart by it. */
-		if (!ps->switches_decided)
+		if (!ps->switches_decided) {
 			ps->switches_sw = switches_by_walker(ps);
+			pthread_mutex_lock(&ps->lock);
+			ps->info.offcpu_wakers = ps->switches_sw &&
+						 kernel_walk_notes_wakes(ps->cfg.kernel_walk);
+			pthread_mutex_unlock(&ps->lock);
+		}
 		ps->switches_decided = true;
 		if (ps->switches_sw) {
 			a->type = PERF_TYPE_SOFTWARE;
@@ -1283,9 +1288,9 @@ static void on_walked(const struct perf_event_header *ev, void *arg)
 	sm = (void *)out;
 	if (!n)
 		return;
-	/* A let-out switch's state, for its sample after it. */
-	if (sm->h.type == ST_REC_SWITCH) {
-		reorder_commit(&ps->order, n, ((const struct st_switch *)out)->time);
+	/* A let-out switch's state, for its sample after it; a wakeup, for the wait it ends. */
+	if (sm->h.type != ST_REC_SAMPLE) {
+		reorder_commit(&ps->order, n, st_record_time(out));
 		return;
 	}
 	/* Told apart by what walked them: a switch is --off-cpu's event, the last; the rest, event 0. */
@@ -1311,9 +1316,11 @@ static void push_record(void *arg, const void *rec, size_t len)
 {
 	struct perf_source *ps = arg;
 
+	uint16_t type = ((const struct st_header *)rec)->type;
+
 	if (ps->cfg.offcpu)
 		offcpu_pairs_take(&ps->pairs, rec, len, push_to_ring, ps);
-	else if (((const struct st_header *)rec)->type != ST_REC_SWITCH)
+	else if (type != ST_REC_SWITCH && type != ST_REC_WAKE)
 		push_to_ring(ps, rec, len);
 }
 

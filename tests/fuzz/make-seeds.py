@@ -242,3 +242,10 @@ put("fuzz_kernel_walk", "in-kernel", walked(4, 0, 0x7ffc0000f000,
 put("fuzz_kernel_walk", "switch", walked(3, 0, 0x7ffc0000f000,
     [0xffffffff81000010, 0x401000, 0x402000], kernel=1, switched=0x80000002))
 put("fuzz_kernel_walk", "switch-told", walked(0, 6, 0, [], switched=0x80000001))
+# A target thread woken (KW_STOP_WOKE): struct kw_woke {pid, tid, interrupt, pad, comm[16]}
+# where the frames would be; by a thread, and from an interrupt.
+def woke(interrupt):
+    k = struct.pack("<IIII16s", 7, 8, interrupt, 0, b"holder")
+    return walked(0, 7, 0, [struct.unpack_from("<Q", k, i)[0] for i in range(0, len(k), 8)])
+put("fuzz_kernel_walk", "woke", woke(0))
+put("fuzz_kernel_walk", "woke-interrupt", woke(1))
