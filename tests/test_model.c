@@ -788,6 +788,78 @@ static void ranges(uint64_t one, uint64_t two)
 	history_slow_stream();
 }
 
+/* A wait's waker (0: an interrupt), as the pairing sends it before the wait. */
+static void woke(struct model *m, uint32_t tid, uint64_t time, uint64_t waited, uint32_t waker)
+{
+	struct st_wake w = { { ST_REC_WAKE, ST_SOURCE_PERF, sizeof(w) }, 1, tid, time, waited,
+			     1, waker, waker ? 0 : ST_WAKE_INTERRUPT, 0, "holder\033]" };
+
+	model_ingest(m, &w);
+}
+
+/*
+ * Who woke the waits: each wait's whole time (the wake's waited, not
+ * its piece's period) to its waker, by thread and by the functions of
+ * its chain; a wake not stamped as the wait after it (its own wait not
+ * counted) goes to none; a piece of a wait going on takes none.
+ */
+static void wakers_of_waits(uint64_t one, uint64_t two)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	const uint64_t ms = 1000000, t0 = 9000 * ms;
+	const uint32_t sleep = ST_SAMPLE_WAITED | (uint32_t)ST_OFFCPU_SLEEP << ST_SAMPLE_OFFCPU_SHIFT;
+	struct model_waker *w;
+	struct model m;
+	char name[48];
+	uint32_t one_id, two_id, offset;
+	bool unknown;
+	size_t n;
+
+	model_init(&m, sy);
+	m.offcpu_event = 0;
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	woke(&m, 5, t0 + ms, 3 * ms, 9);
+	sample(&m, two, 5, t0 + ms, ms, 0, 0, sleep);		/* its last piece: 1 of 3 ms */
+	woke(&m, 5, t0 + 2 * ms, 2 * ms, 0);
+	sample(&m, one, 5, t0 + 2 * ms, 2 * ms, 0, 0, sleep);
+	woke(&m, 6, t0 + 3 * ms, ms, 9);
+	sample(&m, two, 6, t0 + 3 * ms, ms, 0, 0, sleep);
+	woke(&m, 6, t0 + 4 * ms, 5 * ms, 7);			/* its wait never counted */
+	sample(&m, two, 6, t0 + 5 * ms, ms, 0, 0, sleep);
+	woke(&m, 6, t0 + 6 * ms, 5 * ms, 7);			/* a piece: no waker's */
+	sample(&m, two, 6, t0 + 6 * ms, ms, 0, 0, sleep | ST_SAMPLE_WAIT_GOES_ON);
+	CHECK_EQ_U64(m.woken_waits, 3);
+	CHECK_EQ_U64(m.woken_ns, 6 * ms);
+	n = model_wakers(&m, 0, UINT32_MAX, false, &w);
+	CHECK(n == 2 && w[0].tid == 9 && w[0].pid == 1 && w[0].ns == 4 * ms && w[0].waits == 2 &&
+	      w[1].tid == 0 && w[1].ns == 2 * ms && w[1].waits == 1);
+	/* The waker names itself: its escape is not passed on to a terminal. */
+	CHECK(n == 2 && !strchr(model_waker_name(&w[0], name, sizeof(name)), '\033') &&
+	      !strncmp(name, "holder", 6) && strstr(name, "[9]"));
+	CHECK(n == 2 && !strcmp(model_waker_name(&w[1], name, sizeof(name)), "[interrupt]"));
+	free(w);
+	one_id = symbolizer_lookup_id(sy, getpid(), one, false, &offset, &unknown);
+	two_id = symbolizer_lookup_id(sy, getpid(), two, false, &offset, &unknown);
+	n = model_wakers(&m, 0, one_id, false, &w);
+	CHECK(n == 1 && w[0].tid == 0 && w[0].ns == 2 * ms);
+	free(w);
+	n = model_wakers(&m, 0, two_id, false, &w);
+	CHECK(n == 1 && w[0].tid == 9 && w[0].ns == 4 * ms);
+	free(w);
+	n = model_wakers(&m, 6, UINT32_MAX, false, &w);
+	CHECK(n == 1 && w[0].tid == 9 && w[0].ns == ms);
+	free(w);
+	n = model_wakers(&m, 0, UINT32_MAX, true, &w);
+	CHECK(n == 3 && w[0].woken == 5 && w[0].tid == 9 && w[0].ns == 3 * ms &&
+	      w[1].woken == 5 && w[1].tid == 0 && w[2].woken == 6 && w[2].ns == ms);
+	free(w);
+	model_zero(&m);
+	CHECK(model_wakers(&m, 0, UINT32_MAX, false, &w) == 0 && m.woken_waits == 0);
+	free(w);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 /*
  * --off-cpu in a time range: clock samples (event 0) all along, waits
  * (event 1, period the ns off the CPU) in two, 2 ms sleeps in the first
@@ -1171,6 +1243,7 @@ int main(void)
 	churn_folds_rows(one, two);
 	ranges(one, two);
 	waits_in_ranges(one, two);
+	wakers_of_waits(one, two);
 	range_windows(one, two);
 	timeline_spans(one);
 	return check_done("test_model");

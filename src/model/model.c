@@ -255,6 +255,7 @@ void model_free(struct model *m)
 	free(m->waited_why);
 	free(m->waited_stamp);
 	free(m->is_futex);
+	model_wakers_free(m);
 	free(m->root_kind);
 	thread_free_all(m);	/* before the memos: a thread's go with it */
 	free(m->row_memo);
@@ -1043,6 +1044,9 @@ void model_ingest(struct model *m, const void *rec)
 		advance(m, ((const struct st_ibs *)rec)->time);
 		ingest_ibs(m, rec);
 		break;
+	case ST_REC_WAKE:
+		model_note_wake(m, rec);
+		break;
 	default:
 		break;
 	}
@@ -1117,6 +1121,7 @@ void model_zero(struct model *m)
 	m->tree_frames = m->tree_unknown = 0;
 	/* Counts only: the history's samples still name their nodes. */
 	cct_zero(&m->tree);
+	model_wakers_clear(m);
 	callerchain_clear(&m->chaining);
 	m->unwound = m->unwind_cut = m->unwind_lost = 0;
 	obs_model_zero(&m->obs);

@@ -272,6 +272,12 @@ struct model {
 	uint8_t *is_futex;		/* by symbol id: 0 not looked at, 1 no, 2 yes */
 	size_t waited_cap;
 	uint32_t waited_gen;
+	/* Who woke the waits (model_wakers.c): by node, thread and waker; names; each wait's. */
+	struct model_woken *woken;
+	struct model_waker_name *waker_names;
+	struct model_wake_pending *wake_pending;
+	uint64_t woken_waits, woken_ns;	/* the waits whose waker was seen, and their time */
+	uint64_t woken_unkept_ns;	/* of it, past the table's bound: in no waker's */
 	uint64_t multiplexed;
 	uint64_t cycles, instructions;	/* the usable counters' sums (IPC's), of every sample */
 	uint64_t chains, chain_frames;
@@ -551,6 +557,30 @@ uint64_t model_waited_under(const struct model *m, uint32_t sym);
 uint64_t model_ran_under(const struct model *m, uint32_t sym);
 /* ... and by why. */
 void model_waited_why(const struct model *m, uint32_t sym, uint64_t ns[MODEL_WAITS]);
+
+/* Who woke waits (--off-cpu, with the kernel's walker): a waker and the waits it ended. */
+struct model_waker {
+	pid_t tid, pid;		/* tid 0: interrupts (a timer's, a device's), no thread */
+	pid_t woken;		/* each_thread: the thread it woke; else 0 */
+	char comm[16];		/* "" where not kept */
+	uint64_t ns, waits;	/* the waits' whole time, and how many */
+};
+
+/* A wait's waker (ST_REC_WAKE), for the wait right after it. */
+void model_note_wake(struct model *m, const struct st_wake *w);
+/* Off-CPU sample s, counted in tree node node: its waker, if one came before it, given its time. */
+void model_count_woken(struct model *m, const struct st_sample *s, uint32_t node);
+/*
+ * The wakers of tid's waits (0: any thread's) with function sym in their
+ * chain (UINT32_MAX: any), most time first, in *out (freed by the caller);
+ * how many.  each_thread: a waker once for each thread it woke (woken).
+ */
+size_t model_wakers(const struct model *m, pid_t tid, uint32_t sym, bool each_thread,
+		    struct model_waker **out);
+/* "comm[tid]", "[tid]" where its name was not kept, or "[interrupt]", in buf. */
+const char *model_waker_name(const struct model_waker *w, char *buf, size_t len);
+void model_wakers_clear(struct model *m);
+void model_wakers_free(struct model *m);
 /* "sleep", "lock", "disk", "cpu", "other": the tables' and JSON's name of why. */
 const char *model_wait_name(enum model_wait w);
 

@@ -85,12 +85,14 @@ void model_count_wall(struct model *m, const struct st_sample *s, uint32_t node)
 	uint32_t frames[CCT_MAX_DEPTH + 1];
 
 	/* A switch not paired (a recording's without its end) is no wait. */
-	if (ST_SAMPLE_OFFCPU(s->flags) && (s->flags & ST_SAMPLE_WAITED))
+	if (ST_SAMPLE_OFFCPU(s->flags) && (s->flags & ST_SAMPLE_WAITED)) {
 		/* A second's piece of a wait still going on is its time, not one more wait. */
 		model_count_waits(m, (pid_t)s->tid, ST_SAMPLE_OFFCPU(s->flags), frames,
 				  cct_path(&m->tree, node, frames), s->period,
 				  !(s->flags & ST_SAMPLE_WAIT_GOES_ON));
-	else if (model_knows_wall(m) && (int)ST_SAMPLE_EVENT(s->flags) == m->clock_event)
+		if (m->wake_pending)
+			model_count_woken(m, s, node);
+	} else if (model_knows_wall(m) && (int)ST_SAMPLE_EVENT(s->flags) == m->clock_event)
 		model_count_ran(m, frames, cct_path(&m->tree, node, frames), s->period);
 }
 
