@@ -50,6 +50,12 @@
  *                                 capabilities promise a register it lacks
  *   gen_records ibs-fetch FILE    IBS fetch samples of the same CPU: 100 in
  *                                 gen_fn_a, 50 in gen_fn_b
+ *   gen_records waits FILE        offcpu-time's waits (--off-cpu), this
+ *                                 program's text mapped: thread 2 asleep
+ *                                 100 times 10 ms under gen_fn_main >
+ *                                 gen_fn_a > gen_fn_b, each woken by
+ *                                 thread 3 ("holder"); 50 times 20 ms under
+ *                                 gen_fn_main > gen_fn_a, woken by interrupts
  *   gen_records ibs-from IN OUT   the recording IN with each sample turned
  *                                 into an IBS op sample of the same thread,
  *                                 time, RIP and stack copy (--call-graph
@@ -300,6 +306,48 @@ static void chains(struct record_writer *w)
 	}
 }
 
+/* A wait of thread 2 that ended at end after ns, and who woke it (waker 0: an interrupt). */
+static void woken_wait(struct record_writer *w, uint64_t end, uint64_t ns, const uint64_t *chain,
+		       unsigned n, uint32_t waker)
+{
+	_Alignas(8) unsigned char buf[256];
+	struct st_sample *s = (void *)buf;
+	struct st_wake k = { { ST_REC_WAKE, ST_SOURCE_PERF, sizeof(k) }, 1, 2, end, ns,
+			     waker ? 1 : 0, waker, waker ? 0 : ST_WAKE_INTERRUPT, 0, "" };
+
+	if (waker)
+		memcpy(k.waker_comm, "holder", 7);
+	record_writer_append(w, &k);
+	memset(buf, 0, sizeof(buf));
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, (uint32_t)(sizeof(*s) + n * 8) };
+	s->pid = 1;
+	s->tid = 2;
+	s->time = end;
+	s->ip = chain[0];
+	s->period = ns;
+	s->nchain = (uint16_t)n;
+	s->flags = ST_SAMPLE_WAITED | ST_OFFCPU_SLEEP << ST_SAMPLE_OFFCPU_SHIFT;
+	memcpy(s->data, chain, n * 8);
+	record_writer_append(w, s);
+}
+
+static void waits(struct record_writer *w)
+{
+	const uint64_t fmain = (uint64_t)(uintptr_t)&gen_fn_main + 2;
+	const uint64_t fa = (uint64_t)(uintptr_t)&gen_fn_a + 2, fb = (uint64_t)(uintptr_t)&gen_fn_b + 2;
+	const uint64_t mab[] = { fb, fa, fmain }, ma[] = { fa, fmain };
+	uint64_t t = 1000000000;
+
+	own_mappings(w);
+	for (int i = 0; i < 150; i++) {
+		t += 30000000;
+		if (i % 3 == 2)
+			woken_wait(w, t, 20000000, ma, 2, 0);
+		else
+			woken_wait(w, t, 10000000, mab, 3, 3);
+	}
+}
+
 static void steady(struct record_writer *w, double seconds, double hz)
 {
 	const uint64_t fmain = (uint64_t)(uintptr_t)&gen_fn_main + 2;
@@ -485,7 +533,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|"
-		      "noted|exec|steady|ibs|ibs-fetch FILE, ibs-from IN OUT [ARG...]\n", stderr);
+		      "noted|exec|steady|ibs|ibs-fetch|waits FILE, ibs-from IN OUT [ARG...]\n", stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "ibs-from"))
@@ -502,6 +550,10 @@ int main(int argc, char **argv)
 		info.ipc_cycles = 0;
 		info.ipc_instructions = 1;
 		snprintf(info.events, sizeof(info.events), "cycles,instructions");
+	}
+	if (!strcmp(argv[1], "waits")) {
+		info.period = (struct st_period){ 1, ST_PERIOD_NS, false };
+		snprintf(info.events, sizeof(info.events), "offcpu-time");
 	}
 	if (!strcmp(argv[1], "noted"))
 		/* What a non-root run on a VM writes: the header's caveat is long. */
@@ -547,6 +599,8 @@ int main(int argc, char **argv)
 		observe(w, 2);
 	} else if (!strcmp(argv[1], "corewide")) {
 		corewide(w);
+	} else if (!strcmp(argv[1], "waits")) {
+		waits(w);
 	} else if (!strcmp(argv[1], "chains") || !strcmp(argv[1], "noted")) {
 		chains(w);
 	} else if (!strcmp(argv[1], "stripped-start") && argc > 3) {

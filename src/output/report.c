@@ -15,6 +15,53 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * Who woke the waits, by thread woken and waker (the heaviest
+ * WAKERS_LISTED): the waits each ended and their whole time.
+ */
+#define WAKERS_LISTED	64
+
+static struct json_object *wakers_json(const struct model *m)
+{
+	struct json_object *arr = json_object_new_array();
+	struct model_waker *w;
+	size_t n = model_wakers(m, 0, UINT32_MAX, true, &w);
+	char name[48];
+
+	for (size_t i = 0; i < n && i < WAKERS_LISTED; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "tid", json_object_new_int(w[i].woken));
+		json_object_object_add(o, "waker", json_object_new_string(
+			model_waker_name(&w[i], name, sizeof(name))));
+		json_object_object_add(o, "waker_tid", json_object_new_int(w[i].tid));
+		json_object_object_add(o, "waker_pid", json_object_new_int(w[i].pid));
+		json_object_object_add(o, "waited_s", json_object_new_double((double)w[i].ns / 1e9));
+		report_add_u64(o, "waits", w[i].waits);
+		json_object_array_add(arr, o);
+	}
+	free(w);
+	return arr;
+}
+
+/* The heaviest wakers of every thread's waits, on a line. */
+static void wakers_text(const struct model *m, FILE *out)
+{
+	struct model_waker *w;
+	size_t n = model_wakers(m, 0, UINT32_MAX, false, &w);
+	char name[48];
+
+	if (n) {
+		fprintf(out, "woken by:");
+		for (size_t i = 0; i < n && i < 5; i++)
+			fprintf(out, "%s %s %.3f s (%llu wait%s)", i ? "," : "",
+				model_waker_name(&w[i], name, sizeof(name)), (double)w[i].ns / 1e9,
+				(unsigned long long)w[i].waits, w[i].waits == 1 ? "" : "s");
+		fprintf(out, "%s\n", n > 5 ? ", ..." : "");
+	}
+	free(w);
+}
+
 static void print_text(struct session *s, FILE *out)
 {
 	const struct st_source_info *info = session_info(s);
@@ -85,6 +132,11 @@ static void print_text(struct session *s, FILE *out)
 				(unsigned long long)info->offcpu_before);
 		fprintf(out, ", %llu switches not seen to end\n",
 			(unsigned long long)info->offcpu_unpaired);
+		if (info->kind != ST_SOURCE_REPLAY && !info->offcpu_wakers)
+			fprintf(out, "woken by: not seen without the kernel's walker (BPF: root, or "
+				"CAP_BPF and CAP_PERFMON, and a kernel with BTF)\n");
+		else
+			wakers_text(m, out);
 	}
 	if (session_finished(s))
 		fprintf(out, "status: %s\n", session_status(s));
@@ -163,6 +215,11 @@ static struct json_object *source_json(const struct st_source_info *in,
 		report_add_u64(o, "offcpu_unpaired", in->offcpu_unpaired);
 		if (in->kind != ST_SOURCE_REPLAY)
 			report_add_u64(o, "offcpu_waiting_at_start", in->offcpu_before);
+		report_add_u64(o, "offcpu_woken_waits", m->woken_waits);
+		if (in->kind != ST_SOURCE_REPLAY)
+			json_object_object_add(o, "offcpu_wakers_seen",
+					       json_object_new_boolean(in->offcpu_wakers));
+		json_object_object_add(o, "woken_by", wakers_json(m));
 	}
 	return o;
 }

@@ -216,6 +216,26 @@ struct text_row {
 	char text[512];
 };
 
+/* Who woke the waits under sym, the heaviest first, on one line ("" where none is known). */
+static void woken_by(const struct ui *ui, uint32_t sym, char *line, size_t len)
+{
+	struct model_waker *w;
+	size_t n = model_wakers(session_whole(ui->s), 0, sym, false, &w), at = 0;
+	char name[48], cell[32];
+
+	line[0] = '\0';
+	for (size_t i = 0; i < n && i < 4 && at < len - 1; i++) {
+		double s = (double)w[i].ns / 1e9;
+
+		table_field_text(FIELD_SECONDS, 0, &s, cell, sizeof(cell));
+		at += (size_t)snprintf(line + at, len - at, "%s%s %s", i ? ", " : "",
+				       model_waker_name(&w[i], name, sizeof(name)), cell);
+	}
+	if (n > 4 && at < len - 1)
+		snprintf(line + at, len - at, ", %zu more", n - 4);
+	free(w);
+}
+
 static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 {
 	const struct ui *ui = d->v.ui;
@@ -288,6 +308,9 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 					       model_wait_name((enum model_wait)w), cell);
 		}
 		ROW(row, "waited   %s", line);
+		woken_by(ui, d->row.sym->id, line, sizeof(line));
+		if (line[0])
+			ROW(row, "woken by %s", line);
 	}
 	if (a->nthreads) {
 		const struct model *m = session_whole(ui->s);
