@@ -86,6 +86,12 @@ check "$TMP/nap.json" "abs(workers[0]['sleep_s'] - off('nap_here')) <= 0.05 * wo
 	"the thread's sleep is not its time under nap_here"
 check "$TMP/nap.json" "not v(workers[0], 'lock_s') and not v(workers[0], 'disk_s')" \
 	"a nanosleep was called a lock or a disk wait"
+# Every wait's state known, the main thread's usleep too: its switch came as
+# the program started, before the walker knew the process, and went out with
+# its copy, its state told apart (and stamped after it).
+check "$TMP/nap.json" "d['source']['waited_s']['other'] <= 0.01 * sum(d['source']['waited_s'].values()) \
+	and v(next(t for t in d['per_thread'] if t['tid'] == t['pid']), 'sleep_s') >= 2.5" \
+	"waits of unknown state, or the main thread's usleep not a sleep: $(grep -o '"waited_s":{[^}]*}' "$TMP/nap.json")"
 # WALL: a function's time on the CPU (cpu-clock's) and waiting under it.  The
 # thread's own function holds all of its life; spin_here, its time on the CPU.
 check "$TMP/nap.json" "abs(sym('napper')['wall_s'] - workers[0]['wall_s']) <= 0.02 * workers[0]['wall_s']" \
@@ -249,6 +255,8 @@ fi
 # nap_here's time goes (B's holder naps 1 ms in 11), wait_lock's comes
 # (A waited 0 there); against
 # a recording of no waits, nothing to compare ("-", null).
+# (The waiter's second under wait_lock: 0.65 to 0.73 s in six runs, once 0.49; the
+# unfair mutex lets the holder wait the rest.)
 start_waits lockrec lock 4
 "$SHIMTOP" --batch --off-cpu -o "$TMP/lock.rec" --duration 1 -p "$w" >/dev/null 2>"$TMP/err" ||
 	fail "--off-cpu -o of the lock failed: $(cat "$TMP/err")"
@@ -270,7 +278,7 @@ nap = [r["offcpu_s"] for r in a["rows"] if r["symbol"] == "nap_here"][0]
 n, w = rows["nap_here"], rows["wait_lock"]
 ok = abs(n["a_offcpu_s"] - nap) <= 1e-6 and n["b_offcpu_s"] < 0.3 * nap and \
     abs(n["offcpu_change_s"] - (n["b_offcpu_s"] - nap)) <= 1e-6 and \
-    w["a_offcpu_s"] == 0 and w["b_offcpu_s"] > 0.5 and w["offcpu_change_s"] == w["b_offcpu_s"] and \
+    w["a_offcpu_s"] == 0 and w["b_offcpu_s"] > 0.3 and w["offcpu_change_s"] == w["b_offcpu_s"] and \
     abs(none["nap_here"]["a_offcpu_s"] - nap) <= 1e-6 and none["nap_here"]["b_offcpu_s"] is None \
     and none["nap_here"]["offcpu_change_s"] is None
 if not ok:

@@ -248,9 +248,9 @@ static void test_pairs(void)
 
 /*
  * Switches the kernel's walker let out with their copies: each one's
- * state told in a switch record before it (ST_SWITCH_TOLD), joined to
- * the thread's next off-CPU sample marked ST_SAMPLE_TOLD_APART; told
- * for none, "other".  The kernel's walk of a switch beside its copy
+ * state told in a switch record beside it (ST_SWITCH_TOLD; the kernel
+ * stamps it just after), joined to the thread's off-CPU sample marked
+ * ST_SAMPLE_TOLD_APART within a millisecond; told for none, "other".  The kernel's walk of a switch beside its copy
  * (SHIMTOP_UNWIND_CHECK) passes on unheld and ends no wait.
  */
 static void told(struct offcpu_pairs *p, struct emitted *e, uint32_t tid, uint64_t t,
@@ -329,6 +329,32 @@ static void test_told_apart(void)
 		offcpu_pairs_take(&p, buf, sizeof(buf), keep, &e);
 	}
 	CHECK(e.n == 6 && p.nheld == 1 && (nth(&e, 5)->flags & ST_SAMPLE_CHECK_ONLY));
+	/*
+	 * As the kernel stamps them: the sample a few microseconds before its
+	 * state (a program using bpf_get_stack runs after the sample is made).
+	 */
+	let_out(&p, &e, 11, 2000, 0);
+	told(&p, &e, 11, 2003, ST_OFFCPU_DISK);
+	record(&p, &e, ST_REC_SWITCH, 11, 2500, 0);
+	CHECK(e.n == 7 && nth(&e, 6)->period == 500 &&
+	      ST_SAMPLE_OFFCPU(nth(&e, 6)->flags) == ST_OFFCPU_DISK);
+	/* Its state not come: "other"; the next switch's after it is that one's, not its. */
+	let_out(&p, &e, 11, 3000, 0);
+	record(&p, &e, ST_REC_SWITCH, 11, 3100, 0);
+	let_out(&p, &e, 11, 4000, 0);
+	told(&p, &e, 11, 4002, ST_OFFCPU_SLEEP);
+	record(&p, &e, ST_REC_SWITCH, 11, 4100, 0);
+	CHECK(e.n == 9 && ST_SAMPLE_OFFCPU(nth(&e, 7)->flags) == ST_OFFCPU_OTHER &&
+	      ST_SAMPLE_OFFCPU(nth(&e, 8)->flags) == ST_OFFCPU_SLEEP);
+	/* A state told long before a sample (its own sample lost) is not the sample's. */
+	told(&p, &e, 12, 5000, ST_OFFCPU_DISK);
+	let_out(&p, &e, 12, 5000 + 2000000, 0);
+	record(&p, &e, ST_REC_SWITCH, 12, 5000 + 3000000, 0);
+	CHECK(e.n == 10 && ST_SAMPLE_OFFCPU(nth(&e, 9)->flags) == ST_OFFCPU_OTHER);
+	/* Told after its sample that it exited: passed on unweighed, at once. */
+	let_out(&p, &e, 13, 9000000, 0);
+	told(&p, &e, 13, 9000004, ST_OFFCPU_EXITED);
+	CHECK(e.n == 11 && p.nheld == 1 && nth(&e, 10)->period == 1 && p.unpaired == 0);
 	offcpu_pairs_free(&p);
 	CHECK(p.nheld == 0 && !p.told);
 }

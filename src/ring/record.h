@@ -95,8 +95,8 @@ enum st_cpumode {
 #define ST_SAMPLE_OFFCPU_MASK	0x7000u
 #define ST_SAMPLE_OFFCPU(flags)	(((flags) & ST_SAMPLE_OFFCPU_MASK) >> ST_SAMPLE_OFFCPU_SHIFT)
 /*
- * In the sampler alone: an off-CPU sample whose reason came in the
- * ST_SWITCH_TOLD record before it (the kernel's walker let it out).
+ * In the sampler alone: an off-CPU sample whose reason comes in an
+ * ST_SWITCH_TOLD record beside it (the kernel's walker let it out).
  */
 #define ST_SAMPLE_TOLD_APART	0x8000u
 _Static_assert(ST_MAX_SAMPLED <= (ST_SAMPLE_EVENT_MASK >> ST_SAMPLE_EVENT_SHIFT) + 1,
@@ -146,7 +146,7 @@ enum st_offcpu_reason {
  */
 #define ST_SWITCH_OUT		0x1u
 #define ST_SWITCH_PREEMPT	0x2u	/* out while runnable */
-/* Not the kernel's: the state of a switch whose sample comes next, ST_SAMPLE_TOLD_APART. */
+/* Not the kernel's: the state of a switch whose sample is ST_SAMPLE_TOLD_APART (stamped just before). */
 #define ST_SWITCH_TOLD		0x4u
 
 struct st_switch {

@@ -506,8 +506,9 @@ int kw_note_switch(struct bpf_raw_tracepoint_args *ctx)
  * A target thread leaving its CPU (the software event context-switches,
  * sampled at each one on the target's threads for --off-cpu): the
  * kernel's frames where it blocked, then its user stack, sent with its
- * state.  A switch let out with its copy sends its state alone first
- * (stop KW_STOP_TOLD), which the sampler joins to the sample after it.
+ * state.  A switch let out with its copy sends its state alone (stop
+ * KW_STOP_TOLD), stamped just after the sample (the kernel stamps a
+ * sample before running its program), which the sampler joins to it.
  */
 SEC("perf_event")
 int kw_walk_switch(struct bpf_perf_event_data *ctx)

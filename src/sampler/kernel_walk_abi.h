@@ -97,7 +97,7 @@ enum kw_stop {
 	KW_STOP_NO_RULE,	/* garbage: a CFA below the frame, an rbp below sp */
 	KW_STOP_MAX_FRAMES,
 	KW_STOP_NEED_ROW,	/* no chain: a row asked for (file in sp, its address in ip[0]) */
-	KW_STOP_TOLD,		/* no chain: a switch's state (switched), its sample let out next */
+	KW_STOP_TOLD,		/* no chain: a switch's state (switched), its sample let out */
 	KW_STOP_WOKE,		/* no chain: a target thread woken (struct kw_woke in ip[]) */
 };
 

@@ -28,6 +28,7 @@
 struct offcpu_held {
 	UT_hash_handle hh;
 	uint32_t tid;
+	bool untold;		/* its state to be told (ST_SWITCH_TOLD, after it): "other" till then */
 	bool woken;		/* wake: who woke it, the last before it ran */
 	struct st_wake wake;
 	uint64_t began;		/* its switch out: its pieces' times move on */
@@ -40,7 +41,25 @@ struct offcpu_told {
 	UT_hash_handle hh;
 	uint32_t tid;
 	uint32_t reason;
+	uint64_t time;
 };
+
+/*
+ * A switch's state and its sample, told apart, are stamped this close
+ * (the sample a few microseconds first: the kernel stamps it before its
+ * program runs); a state farther from a sample is another switch's.
+ */
+#define TOLD_WITHIN_NS	1000000u
+
+static bool told_near(uint64_t a, uint64_t b)
+{
+	return (a > b ? a - b : b - a) <= TOLD_WITHIN_NS;
+}
+
+static uint32_t told_valid(uint32_t reason)
+{
+	return reason > ST_OFFCPU_NONE && reason <= ST_OFFCPU_FUTEX ? reason : ST_OFFCPU_OTHER;
+}
 
 int offcpu_tracepoint_find(const char *root, struct offcpu_tracepoint *tp, char *why,
 			   size_t len)
@@ -156,32 +175,52 @@ static void ran(struct offcpu_pairs *p, struct offcpu_held *h, uint64_t t, offcp
 	forget(p, h);
 }
 
-/* tid's switch state, told before its sample; the last told wins. */
-static void tell(struct offcpu_pairs *p, uint32_t tid, uint32_t reason)
+/*
+ * A switch's state told apart from its sample: the held wait's, if it
+ * waits for it (the state comes after its sample); else kept for the
+ * sample to come, the last told winning.
+ */
+static void tell(struct offcpu_pairs *p, const struct st_switch *w, offcpu_emit_fn emit, void *arg)
 {
+	struct offcpu_held *h = held_of(p, w->tid);
 	struct offcpu_told *t;
 
-	HASH_FIND(hh, p->told, &tid, sizeof(tid), t);
+	if (h && h->untold && told_near(w->time, h->began)) {
+		struct st_sample *s = (void *)h->rec;
+		uint32_t reason = told_valid(w->reason);
+
+		h->untold = false;
+		s->flags = (s->flags & ~ST_SAMPLE_OFFCPU_MASK) | reason << ST_SAMPLE_OFFCPU_SHIFT;
+		/* A thread's last switch (it exited) ends nothing. */
+		if (reason == ST_OFFCPU_EXITED)
+			unweighed(p, h, w->time, false, emit, arg);
+		return;
+	}
+	HASH_FIND(hh, p->told, &w->tid, sizeof(w->tid), t);
 	if (!t) {
 		if (HASH_COUNT(p->told) >= OFFCPU_HELD_MAX)
 			return;		/* a sample without its state says "other" */
 		t = st_xmalloc(sizeof(*t));
-		t->tid = tid;
+		t->tid = w->tid;
 		HASH_ADD(hh, p->told, tid, sizeof(t->tid), t);
 	}
-	t->reason = reason;
+	t->reason = w->reason;
+	t->time = w->time;
 }
 
-/* The state told for s's switch, taken: ST_OFFCPU_OTHER where none was (its record lost). */
+/*
+ * The state told for s's switch before it, taken: ST_OFFCPU_NONE where
+ * none was told near it (it comes after, or its record was lost).
+ */
 static uint32_t told_reason(struct offcpu_pairs *p, const struct st_sample *s)
 {
 	struct offcpu_told *t;
-	uint32_t reason = ST_OFFCPU_OTHER;
+	uint32_t reason = ST_OFFCPU_NONE;
 
 	HASH_FIND(hh, p->told, &s->tid, sizeof(s->tid), t);
 	if (t) {
-		if (t->reason > ST_OFFCPU_NONE && t->reason <= ST_OFFCPU_FUTEX)
-			reason = t->reason;
+		if (told_near(t->time, s->time))
+			reason = told_valid(t->reason);
 		HASH_DEL(p->told, t);
 		free(t);
 	}
@@ -203,9 +242,14 @@ static void hold(struct offcpu_pairs *p, const struct st_sample *s, size_t len,
 	h->len = len;
 	memcpy(h->rec, s, len);
 	kept = (void *)h->rec;
-	if (kept->flags & ST_SAMPLE_TOLD_APART)
+	h->untold = false;
+	if (kept->flags & ST_SAMPLE_TOLD_APART) {
+		uint32_t reason = told_reason(p, s);
+
+		h->untold = reason == ST_OFFCPU_NONE;
 		kept->flags = (kept->flags & ~(ST_SAMPLE_TOLD_APART | ST_SAMPLE_OFFCPU_MASK)) |
-			      told_reason(p, s) << ST_SAMPLE_OFFCPU_SHIFT;
+			      (h->untold ? ST_OFFCPU_OTHER : reason) << ST_SAMPLE_OFFCPU_SHIFT;
+	}
 	HASH_ADD(hh, p->held, tid, sizeof(h->tid), h);
 	p->nheld++;
 	p->held_bytes += len;
@@ -227,7 +271,7 @@ void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offc
 		const struct st_switch *w = rec;
 
 		if (w->flags & ST_SWITCH_TOLD)
-			tell(p, w->tid, w->reason);
+			tell(p, w, emit, arg);
 		else if (!(w->flags & ST_SWITCH_OUT) && (h = held_of(p, w->tid)))
 			ran(p, h, w->time, emit, arg);
 		return;

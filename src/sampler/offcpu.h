@@ -5,8 +5,9 @@
  * the event's switch records (attr.context_switch) say when the thread
  * ran again.  Under the kernel's walker the software event
  * context-switches takes the chain instead, and a switch it let out with
- * its copy has its state told in a switch record before it.  The pairs here join the two, in time order, into one
- * sample whose period is the time off the CPU.
+ * its copy has its state told in a switch record beside it.  The pairs
+ * here join the two, in time order, into one sample whose period is the
+ * time off the CPU.
  */
 #ifndef SHIMTOP_OFFCPU_H
 #define SHIMTOP_OFFCPU_H
@@ -50,7 +51,8 @@ typedef void (*offcpu_emit_fn)(void *arg, const void *rec, size_t len);
 /*
  * One record, in time order: an off-CPU sample is held (its reason, if
  * ST_SAMPLE_TOLD_APART, the one an ST_SWITCH_TOLD record of its thread
- * gave before it; "other" if none did); a switch in (or
+ * stamped within a millisecond gives, before it or after, before it ran
+ * again; "other" if none does); a switch in (or
  * any other sample of its thread) passes it on with period = the time
  * between, stamped when the thread ran again, ST_SAMPLE_WAITED.  A switch
  * never seen to end (its thread's next switch out came first, it exited)
