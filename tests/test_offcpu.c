@@ -360,9 +360,10 @@ static void test_told_apart(void)
 }
 
 /*
- * Who woke a wait: the last wakeup of a held thread goes out right
- * before its wait, stamped as it, with the wait's whole time (pieces
- * passed on already and all); a wakeup of a thread not held, none.
+ * Who woke a wait: the thread's waker as last sent (the kernel sends one
+ * where it changes) goes out right before each wait but a preemption's,
+ * stamped as it, with the wait's whole time (pieces passed on already and
+ * all); an exit forgets it.
  */
 static void wake(struct offcpu_pairs *p, struct emitted *e, uint32_t tid, uint64_t t,
 		 uint32_t waker)
@@ -373,37 +374,54 @@ static void wake(struct offcpu_pairs *p, struct emitted *e, uint32_t tid, uint64
 	offcpu_pairs_take(p, &w, sizeof(w), keep, e);
 }
 
+static const struct st_wake *waker_at(const struct emitted *e, int i)
+{
+	const struct st_wake *w = (const void *)e->rec[i];
+
+	return w->h.type == ST_REC_WAKE ? w : NULL;
+}
+
 static void test_woken(void)
 {
 	struct offcpu_pairs p = { 0 };
 	struct emitted e = { 0 };
 	const struct st_wake *w;
 
-	wake(&p, &e, 5, 50, 9);			/* not held: ends nothing, goes nowhere */
+	wake(&p, &e, 5, 50, 7);			/* not held: it goes nowhere yet */
 	CHECK(e.n == 0);
 	sample(&p, &e, 5, 100, ST_OFFCPU_SLEEP);
 	wake(&p, &e, 5, 150, 8);
 	wake(&p, &e, 5, 160, 9);		/* the last wins */
-	offcpu_pairs_split(&p, 300, 100, keep, &e);	/* a piece: no waker yet */
+	offcpu_pairs_split(&p, 300, 100, keep, &e);	/* a piece: no waker with it */
 	CHECK(e.n == 1 && nth(&e, 0)->h.type == ST_REC_SAMPLE);
 	record(&p, &e, ST_REC_SWITCH, 5, 400, 0);
 	CHECK(e.n == 3 && p.woken == 1);
-	w = (const void *)e.rec[1];
-	CHECK(w->h.type == ST_REC_WAKE && w->tid == 5 && w->waker_tid == 9 && w->time == 400 &&
-	      w->waited == 300);
+	w = waker_at(&e, 1);
+	CHECK(w && w->tid == 5 && w->waker_tid == 9 && w->time == 400 && w->waited == 300);
 	CHECK(nth(&e, 2)->h.type == ST_REC_SAMPLE && nth(&e, 2)->time == 400 &&
 	      nth(&e, 2)->period == 100);
-	/* A wait whose end was not seen has no waker: its wakeup is dropped with it. */
-	sample(&p, &e, 6, 500, ST_OFFCPU_SLEEP);
-	wake(&p, &e, 6, 550, 9);
-	record(&p, &e, ST_REC_EXIT, 6, 600, 0);
-	CHECK(e.n == 5 && nth(&e, 3)->h.type == ST_REC_SAMPLE && nth(&e, 3)->period == 1 &&
-	      p.woken == 1);
-	/* The next wait of thread 5 is not woken by the last one's waker. */
-	sample(&p, &e, 5, 700, ST_OFFCPU_SLEEP);
-	record(&p, &e, ST_REC_SWITCH, 5, 800, 0);
-	CHECK(e.n == 6 && nth(&e, 5)->h.type == ST_REC_SAMPLE && p.woken == 1);
+	/* Its next wait, no wakeup sent (the same waker): 9 again; preempted, none. */
+	sample(&p, &e, 5, 500, ST_OFFCPU_SLEEP);
+	record(&p, &e, ST_REC_SWITCH, 5, 520, 0);
+	sample(&p, &e, 5, 600, ST_OFFCPU_RUNNABLE);
+	record(&p, &e, ST_REC_SWITCH, 5, 610, 0);
+	CHECK(e.n == 6 && (w = waker_at(&e, 3)) && w->waker_tid == 9 && w->waited == 20 &&
+	      !waker_at(&e, 5) && p.woken == 2);
+	/* A thread woken before it left its CPU (the wakeup first): its waker too. */
+	wake(&p, &e, 7, 650, 3);
+	sample(&p, &e, 7, 700, ST_OFFCPU_DISK);
+	record(&p, &e, ST_REC_SWITCH, 7, 750, 0);
+	CHECK(e.n == 8 && (w = waker_at(&e, 6)) && w->tid == 7 && w->waker_tid == 3);
+	/* A wait whose end was not seen has no waker; an exit forgets the thread's. */
+	sample(&p, &e, 6, 800, ST_OFFCPU_SLEEP);
+	wake(&p, &e, 6, 850, 9);
+	record(&p, &e, ST_REC_EXIT, 6, 900, 0);
+	CHECK(e.n == 10 && nth(&e, 8)->h.type == ST_REC_SAMPLE && nth(&e, 8)->period == 1);
+	sample(&p, &e, 6, 1000, ST_OFFCPU_SLEEP);
+	record(&p, &e, ST_REC_SWITCH, 6, 1100, 0);
+	CHECK(e.n == 11 && !waker_at(&e, 10) && p.woken == 3);
 	offcpu_pairs_free(&p);
+	CHECK(!p.wakers);
 }
 
 /*

@@ -620,9 +620,22 @@ _Static_assert(__builtin_offsetof(struct woke_message, woke) == __builtin_offset
 	       "a wakeup is read as a chain's head");
 
 /*
+ * Each thread's waker as last sent (its process and thread, or ~0 for an
+ * interrupt): a wakeup by the same is not sent again; the sampler keeps
+ * the last it was sent (offcpu.h).  A thread forgotten here is sent again.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, KW_WAKEES_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} kw_wakers SEC(".maps");
+
+/*
  * A thread of a walked process woken: who woke it (the current thread,
- * sched_waking running in its context), sent for the wait it ends.
- * Runs on every wakeup of the machine; a look-up filters the rest.
+ * sched_waking running in its context), sent for the wait it ends where
+ * it is not the thread's last waker.  Runs on every wakeup of the
+ * machine; a look-up filters the rest.
  */
 SEC("tp_btf/sched_waking")
 int kw_note_wake(__u64 *ctx)
@@ -630,12 +643,18 @@ int kw_note_wake(__u64 *ctx)
 	const struct task_struct *p = (const struct task_struct *)ctx[0];
 	struct woke_message m = { .stop = KW_STOP_WOKE };
 	__u32 tgid = (__u32)p->tgid;
+	__u64 waker, *last;
 
 	if (!bpf_map_lookup_elem(&kw_procs, &tgid))
 		return 0;
 	m.woke.pid = tgid;
 	m.woke.tid = (__u32)p->pid;
 	m.woke.interrupt = in_interrupt();
+	waker = m.woke.interrupt ? ~0ull : bpf_get_current_pid_tgid();
+	last = bpf_map_lookup_elem(&kw_wakers, &m.woke.tid);
+	if (last && *last == waker)
+		return 0;
+	bpf_map_update_elem(&kw_wakers, &m.woke.tid, &waker, BPF_ANY);
 	bpf_get_current_comm(m.woke.comm, sizeof(m.woke.comm));
 	bpf_perf_event_output(ctx, &kw_out, BPF_F_CURRENT_CPU, &m, sizeof(m));
 	return 0;

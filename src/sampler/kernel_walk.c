@@ -446,7 +446,9 @@ static void note_wakes(struct kernel_walk *kw)
 	struct bpf_program *wake = bpf_object__find_program_by_name(kw->obj, "kw_note_wake");
 	size_t n = 0;
 
-	if (!wake || !bpf_program__autoload(wake))
+	/* SHIMTOP_WAKERS=0: not noted (the benchmarks' comparison). */
+	if (!wake || !bpf_program__autoload(wake) ||
+	    (getenv("SHIMTOP_WAKERS") && !strcmp(getenv("SHIMTOP_WAKERS"), "0")))
 		return;
 	for (size_t i = 0; i < sizeof(irq_points) / sizeof(irq_points[0]); i++) {
 		/* Exits first: an interrupt under way as they attach is not noted as going on. */

@@ -126,10 +126,13 @@ struct kw_chain {
 #define KW_UNTOLD		(1u << 29)	/* its sched_switch not seen: state unknown */
 #define KW_STATE		((1u << 29) - 1)
 
+#define KW_WAKEES_MAX	65536	/* threads whose last waker the kernel remembers */
+
 /*
  * A wakeup of a target thread, sent by its waker (sched_waking runs in
  * the waker's context: the sample's pid and tid are the waker's) as a
- * kw_chain with stop KW_STOP_WOKE, n 0, and this in place of ip[].
+ * kw_chain with stop KW_STOP_WOKE, n 0, and this in place of ip[]: only
+ * where the waker is not the one last sent for the thread.
  */
 struct kw_woke {
 	__u32 pid, tid;		/* the thread woken */

@@ -29,11 +29,16 @@ struct offcpu_held {
 	UT_hash_handle hh;
 	uint32_t tid;
 	bool untold;		/* its state to be told (ST_SWITCH_TOLD, after it): "other" till then */
-	bool woken;		/* wake: who woke it, the last before it ran */
-	struct st_wake wake;
 	uint64_t began;		/* its switch out: its pieces' times move on */
 	size_t len;
 	unsigned char rec[];
+};
+
+/* A thread's waker as the kernel last sent it (it sends one where it changes). */
+struct offcpu_waker {
+	UT_hash_handle hh;
+	uint32_t tid;
+	struct st_wake wake;
 };
 
 /* A thread's switch state told before its sample (ST_SWITCH_TOLD): one a thread. */
@@ -160,12 +165,18 @@ static void ran(struct offcpu_pairs *p, struct offcpu_held *h, uint64_t t, offcp
 		unweighed(p, h, t, true, emit, arg);
 		return;
 	}
-	if (h->woken) {		/* who woke it, before it: for the model to join */
-		h->wake.h.source = s->h.source;
-		h->wake.time = t;
-		h->wake.waited = t - h->began;
-		emit(arg, &h->wake, sizeof(h->wake));
-		p->woken++;
+	/* Who woke it, before it, for the model to join: a wait preempted was woken by none. */
+	if (ST_SAMPLE_OFFCPU(s->flags) != ST_OFFCPU_RUNNABLE) {
+		struct offcpu_waker *k;
+
+		HASH_FIND(hh, p->wakers, &h->tid, sizeof(h->tid), k);
+		if (k) {
+			k->wake.h.source = s->h.source;
+			k->wake.time = t;
+			k->wake.waited = t - h->began;
+			emit(arg, &k->wake, sizeof(k->wake));
+			p->woken++;
+		}
 	}
 	s->period = t - s->time;
 	s->time = t;
@@ -227,6 +238,33 @@ static uint32_t told_reason(struct offcpu_pairs *p, const struct st_sample *s)
 	return reason;
 }
 
+/* The thread's waker from now (the kernel sends one where it changes). */
+static void note_waker(struct offcpu_pairs *p, const struct st_wake *w)
+{
+	struct offcpu_waker *k;
+
+	HASH_FIND(hh, p->wakers, &w->tid, sizeof(w->tid), k);
+	if (!k) {
+		if (HASH_COUNT(p->wakers) >= OFFCPU_HELD_MAX)
+			return;		/* its waits are told of no waker */
+		k = st_xmalloc(sizeof(*k));
+		k->tid = w->tid;
+		HASH_ADD(hh, p->wakers, tid, sizeof(k->tid), k);
+	}
+	k->wake = *w;
+}
+
+static void forget_waker(struct offcpu_pairs *p, uint32_t tid)
+{
+	struct offcpu_waker *k;
+
+	HASH_FIND(hh, p->wakers, &tid, sizeof(tid), k);
+	if (k) {
+		HASH_DEL(p->wakers, k);
+		free(k);
+	}
+}
+
 static void hold(struct offcpu_pairs *p, const struct st_sample *s, size_t len,
 		 offcpu_emit_fn emit, void *arg)
 {
@@ -237,7 +275,6 @@ static void hold(struct offcpu_pairs *p, const struct st_sample *s, size_t len,
 		unweighed(p, h, s->time, true, emit, arg);
 	h = st_xmalloc(sizeof(*h) + len);
 	h->tid = s->tid;
-	h->woken = false;
 	h->began = s->time;
 	h->len = len;
 	memcpy(h->rec, s, len);
@@ -276,16 +313,10 @@ void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offc
 			ran(p, h, w->time, emit, arg);
 		return;
 	}
-	case ST_REC_WAKE: {
-		const struct st_wake *w = rec;
-
-		/* The last wakeup of a held wait is its waker; one of a thread not held ends nothing. */
-		if (len >= sizeof(*w) && (h = held_of(p, w->tid))) {
-			h->wake = *w;
-			h->woken = true;
-		}
+	case ST_REC_WAKE:
+		if (len >= sizeof(struct st_wake))
+			note_waker(p, rec);
 		return;
-	}
 	case ST_REC_SAMPLE: {
 		const struct st_sample *s = rec;
 
@@ -307,6 +338,7 @@ void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offc
 	case ST_REC_EXIT:
 		if ((h = held_of(p, ((const struct st_task *)rec)->tid)))
 			unweighed(p, h, ((const struct st_task *)rec)->time, true, emit, arg);
+		forget_waker(p, ((const struct st_task *)rec)->tid);
 		break;
 	default:
 		break;
@@ -338,7 +370,12 @@ void offcpu_pairs_free(struct offcpu_pairs *p)
 {
 	struct offcpu_held *h, *tmp;
 	struct offcpu_told *t, *ttmp;
+	struct offcpu_waker *k, *ktmp;
 
+	HASH_ITER(hh, p->wakers, k, ktmp) {
+		HASH_DEL(p->wakers, k);
+		free(k);
+	}
 	HASH_ITER(hh, p->told, t, ttmp) {
 		HASH_DEL(p->told, t);
 		free(t);

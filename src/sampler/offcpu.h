@@ -35,10 +35,12 @@ int offcpu_tracepoint_find(const char *root, struct offcpu_tracepoint *tp, char 
 
 struct offcpu_held;
 struct offcpu_told;
+struct offcpu_waker;
 
 struct offcpu_pairs {
 	struct offcpu_held *held;	/* by tid: its switch-out, waiting for it to run */
 	struct offcpu_told *told;	/* by tid: a switch's state, its sample to come */
+	struct offcpu_waker *wakers;	/* by tid: its waker as last sent */
 	size_t nheld, held_bytes;
 	uint64_t paired;		/* off-CPU samples passed on, whole */
 	uint64_t split;			/* pieces of waits still going on, passed on */
@@ -58,10 +60,11 @@ typedef void (*offcpu_emit_fn)(void *arg, const void *rec, size_t len);
  * never seen to end (its thread's next switch out came first, it exited)
  * is passed on weighing nothing (period 1), and counted unpaired: every
  * sample counts.  Switch records go no further; every other record passes
- * on unchanged.  A wakeup (ST_REC_WAKE) of a held wait's thread names
- * its waker: the last before it ran is passed on right before the wait,
- * stamped as it, with the wait's whole time in waited.  Wakeups go no
- * further otherwise.
+ * on unchanged.  A wakeup (ST_REC_WAKE) names the thread's waker from
+ * then on (the kernel sends one only where it changes, and an exit
+ * forgets it): each wait it ends but a preemption's has its waker
+ * passed on right before it, stamped as it, with the wait's whole time
+ * in waited.  Wakeups go no further otherwise.
  */
 void offcpu_pairs_take(struct offcpu_pairs *p, const void *rec, size_t len, offcpu_emit_fn emit,
 		       void *arg);
