@@ -70,8 +70,10 @@ PY
 
 # TOTAL% (perf top --children): a function's share of the samples that
 # passed through it, recursion once; sorted by it, functions no sample
-# ended in (main) have rows.  Against the JSON's own tree, by counts (the
-# periods are randomized by 3%: a few hundredths apart).
+# ended in (main) have rows.  Against the JSON's own tree, by counts: the
+# rows weigh samples by period, randomized by 3% for each thread's event,
+# so a function of one thread's can be 6.4% (of itself) apart (0.2 points of
+# build_chase's 5.6%, once in a loaded make check).
 "$SHIMTOP" --batch -g -s children --format json -- "$SHIMTOP_DEMO" --seconds 2 \
 	>"$TMP/children.json" 2>"$TMP/err" || fail "-s children failed: $(cat "$TMP/err")"
 python3 - "$TMP/children.json" <<'PY' || fail "TOTAL% is not the tree's share through each function"
@@ -91,7 +93,8 @@ rows = d['rows']
 # of two files) is not told apart there, so only names of one row compare.
 once = [r for r in rows if sum(x['symbol'] == r['symbol'] for x in rows) == 1]
 bad = [(r['symbol'], r['total'], 100 * through.get(r['symbol'], 0) / d['samples'])
-       for r in once if abs(r['total'] - 100 * through.get(r['symbol'], 0) / d['samples']) > 0.1]
+       for r in once
+       if abs(r['total'] - 100 * through.get(r['symbol'], 0) / d['samples']) > 0.1 + 0.07 * r['total']]
 main = [r for r in rows if r['symbol'] == 'main']
 if bad or not main or main[0]['self'] != 0 or main[0]['total'] < 95:
     sys.exit(f"rows against the tree: {bad[:5]}; main: {main}")
