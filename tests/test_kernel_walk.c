@@ -17,9 +17,13 @@
 #include "check.h"
 #include "sampler/kernel_walk.h"
 #include "symbols/unwind.h"
+#include "symbols/symbols_internal.h"
 #include "ring/record.h"
 
+#include <inttypes.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A bpf-output sample of c's first `words` ip words; raw_extra pads or cuts its raw size. */
@@ -168,6 +172,49 @@ static void check_wakes(unsigned char *buf, unsigned char *out)
 	memcpy(c.ip, &k, sizeof(k));
 	build(buf, &c, sizeof(k) / 8, 0);
 	CHECK_EQ_U64(kernel_walk_convert(ev, out, ST_RECORD_MAX), 0);
+}
+
+/*
+ * The BPF programs named without /proc/kallsyms (symbols_bpf.c): the
+ * walker's own, each image (the program, its functions) under the name
+ * kallsyms gives it, at its address (kallsyms' may start a preamble
+ * before the entry the bpf system call gives).
+ */
+static void check_bpf_names(void)
+{
+	char why[256], line[512], kname[256];
+	struct kernel_walk *kw = kernel_walk_open(why, sizeof(why));
+	struct range_table t = { 0 };
+	FILE *f;
+	size_t ours = 0, named = 0;
+
+	if (!kw) {
+		printf("BPF programs' names are not checked here: %s\n", why);
+		return;
+	}
+	bpf_symbols_load(&t);
+	f = fopen("/proc/kallsyms", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		uint64_t addr;
+		char type;
+		const struct range_entry *e;
+
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, kname) != 3 ||
+		    !strstr(line, "[bpf]") ||
+		    (!strstr(kname, "_kw_walk") && !strstr(kname, "_step") && !strstr(kname, "_halve")))
+			continue;
+		ours++;
+		e = range_table_find(&t, addr + 64);
+		named += e && !strcmp(e->name, kname) && !strcmp(e->module, "bpf") &&
+			 e->start >= addr && e->start < addr + 64;
+	}
+	if (f)
+		fclose(f);
+	/* kw_walk, kw_walk_switch, and the loop's callbacks of each. */
+	CHECK(ours >= 4);
+	CHECK_EQ_U64(named, ours);
+	range_table_clear(&t);
+	kernel_walk_close(kw);
 }
 
 static void check_teaching(void)
@@ -352,5 +399,6 @@ int main(void)
 	check_switches(buf, out);
 	check_wakes(buf, out);
 	check_teaching();
+	check_bpf_names();
 	return check_done("test_kernel_walk");
 }

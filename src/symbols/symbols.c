@@ -130,6 +130,9 @@ struct symbolizer {
 
 	struct range_table kernel;
 	bool kernel_loaded;
+	/* The BPF programs, listed when kallsyms' saved copy is past its knowledge. */
+	struct range_table bpf;
+	uint64_t bpf_listed_ns;
 	/*
 	 * /proc/kallsyms takes the kernel 100-200 ms to list: the UI has it
 	 * read by a thread (kernel_ready), so the first kernel sample does
@@ -378,6 +381,7 @@ void symbolizer_destroy(struct symbolizer *s)
 	if (s->kernel_reading)
 		join_kernel_reader(s);
 	range_table_clear(&s->kernel);
+	range_table_clear(&s->bpf);
 	{
 		struct interned *in, *in_tmp;
 
@@ -742,6 +746,23 @@ static struct elf_file *resolve_file(struct symbolizer *s, struct space *sp,
 	return m->file;
 }
 
+/*
+ * The BPF program whose image holds ip, if any: the programs listed again
+ * for an address none holds, at most once a second (they come and go).
+ */
+static const struct range_entry *bpf_program_at(struct symbolizer *s, uint64_t ip)
+{
+	const struct range_entry *b = range_table_find(&s->bpf, ip);
+	uint64_t now = st_now_ns();
+
+	if (!b && (!s->bpf_listed_ns || now - s->bpf_listed_ns >= 1000000000u)) {
+		bpf_symbols_load(&s->bpf);
+		s->bpf_listed_ns = now;
+		b = range_table_find(&s->bpf, ip);
+	}
+	return b;
+}
+
 static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
 					      uint32_t *offset)
 {
@@ -758,7 +779,13 @@ static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
 	}
 	e = range_table_find(&s->kernel, ip);
 	if (s->kernel.cached && kernel_cache_unsure(&s->kernel, e, ip)) {
-		/* Past what the saved copy knows: the kernel's own list, once. */
+		const struct range_entry *b = bpf_program_at(s, ip);
+
+		if (b) {
+			*offset = offset_in(b->start, ip);
+			return named(intern(s, "[bpf]", b->name, false), NAMED_BY_KERNEL);
+		}
+		/* Past what the saved copy knows, and no BPF program's: the kernel's own list, once. */
 		kernel_symbols_load(&s->kernel, true);
 		e = range_table_find(&s->kernel, ip);
 	}

@@ -73,6 +73,12 @@ bool kernel_cache_unsure(const struct range_table *t, const struct range_entry *
 			 uint64_t addr);
 
 /*
+ * The kernel's BPF programs' JIT images, from the bpf system call (root's,
+ * or CAP_SYS_ADMIN's; none otherwise), named as /proc/kallsyms names them.
+ */
+void bpf_symbols_load(struct range_table *t);
+
+/*
  * /tmp/perf-PID.map, reloaded when it changes.  The target writes it, so
  * it is read only if it is a regular file (no FIFO, no symbolic link)
  * owned by the target's user or root, and at most JIT_MAP_MAX bytes.
