@@ -25,6 +25,19 @@
 #define ST_EXIT_USAGE	2	/* bad command line */
 #define ST_EXIT_SIGINT	130	/* stopped by Ctrl-C: 128 + SIGINT */
 
+/*
+ * Every element of a uthash table (its handle named hh) deleted and
+ * freed, head NULL after; where uthash.h is included.
+ */
+#define ST_HASH_FREE_ALL(head)						\
+	do {								\
+		__typeof__(head) st_el_, st_next_;			\
+		HASH_ITER(hh, (head), st_el_, st_next_) {		\
+			HASH_DEL((head), st_el_);			\
+			free(st_el_);					\
+		}							\
+	} while (0)
+
 /* x86-64: where the kernel's half of the address space begins. */
 #define ST_KERNEL_START	0xffff800000000000ull
 

@@ -44,17 +44,8 @@ void callerchain_init(struct callerchain *c)
 
 void callerchain_clear(struct callerchain *c)
 {
-	struct cc_sample_entry *p, *pt;
-	struct cc_edge_entry *e, *et;
-
-	HASH_ITER(hh, c->samples_by_path, p, pt) {
-		HASH_DEL(c->samples_by_path, p);
-		free(p);
-	}
-	HASH_ITER(hh, c->edges, e, et) {
-		HASH_DEL(c->edges, e);
-		free(e);
-	}
+	ST_HASH_FREE_ALL(c->samples_by_path);
+	ST_HASH_FREE_ALL(c->edges);
 	callerchain_init(c);
 }
 

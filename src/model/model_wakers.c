@@ -156,7 +156,7 @@ size_t model_wakers(const struct model *m, pid_t tid, uint32_t sym, bool each_th
 {
 	uint32_t frames[CCT_MAX_DEPTH + 1];
 	struct model_waker *v = NULL;
-	struct place *places = NULL, *pl, *tmp;
+	struct place *places = NULL, *pl;
 	size_t n = 0, cap = 0;
 	const struct model_woken *k;
 
@@ -191,10 +191,7 @@ size_t model_wakers(const struct model *m, pid_t tid, uint32_t sym, bool each_th
 		v[pl->at].ns += k->ns;
 		v[pl->at].waits += k->waits;
 	}
-	HASH_ITER(hh, places, pl, tmp) {
-		HASH_DEL(places, pl);
-		free(pl);
-	}
+	ST_HASH_FREE_ALL(places);
 	if (n)
 		qsort(v, n, sizeof(*v), by_time);
 	*out = v;
@@ -214,27 +211,13 @@ const char *model_waker_name(const struct model_waker *w, char *buf, size_t len)
 
 void model_wakers_clear(struct model *m)
 {
-	struct model_woken *k, *ktmp;
-	struct model_wake_pending *p, *ptmp;
-
-	HASH_ITER(hh, m->woken, k, ktmp) {
-		HASH_DEL(m->woken, k);
-		free(k);
-	}
-	HASH_ITER(hh, m->wake_pending, p, ptmp) {
-		HASH_DEL(m->wake_pending, p);
-		free(p);
-	}
+	ST_HASH_FREE_ALL(m->woken);
+	ST_HASH_FREE_ALL(m->wake_pending);
 	m->woken_waits = m->woken_ns = m->woken_unkept_ns = 0;
 }
 
 void model_wakers_free(struct model *m)
 {
-	struct model_waker_name *n, *tmp;
-
 	model_wakers_clear(m);
-	HASH_ITER(hh, m->waker_names, n, tmp) {
-		HASH_DEL(m->waker_names, n);
-		free(n);
-	}
+	ST_HASH_FREE_ALL(m->waker_names);
 }

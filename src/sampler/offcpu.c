@@ -368,22 +368,9 @@ void offcpu_pairs_split(struct offcpu_pairs *p, uint64_t upto, uint64_t min_ns,
 
 void offcpu_pairs_free(struct offcpu_pairs *p)
 {
-	struct offcpu_held *h, *tmp;
-	struct offcpu_told *t, *ttmp;
-	struct offcpu_waker *k, *ktmp;
-
-	HASH_ITER(hh, p->wakers, k, ktmp) {
-		HASH_DEL(p->wakers, k);
-		free(k);
-	}
-	HASH_ITER(hh, p->told, t, ttmp) {
-		HASH_DEL(p->told, t);
-		free(t);
-	}
-	HASH_ITER(hh, p->held, h, tmp) {
-		HASH_DEL(p->held, h);
-		free(h);
-	}
+	ST_HASH_FREE_ALL(p->wakers);
+	ST_HASH_FREE_ALL(p->told);
+	ST_HASH_FREE_ALL(p->held);
 	p->nheld = 0;
 	p->held_bytes = 0;
 }
