@@ -54,7 +54,7 @@
  *                                 program's text mapped: thread 2 asleep
  *                                 100 times 10 ms under gen_fn_main >
  *                                 gen_fn_a > gen_fn_b, each woken by
- *                                 thread 3 ("holder"); 50 times 20 ms under
+ *                                 thread 3 ("holder"); 50 times 15 ms under
  *                                 gen_fn_main > gen_fn_a, woken by interrupts
  *   gen_records ibs-from IN OUT   the recording IN with each sample turned
  *                                 into an IBS op sample of the same thread,
@@ -342,7 +342,7 @@ static void waits(struct record_writer *w)
 	for (int i = 0; i < 150; i++) {
 		t += 30000000;
 		if (i % 3 == 2)
-			woken_wait(w, t, 20000000, ma, 2, 0);
+			woken_wait(w, t, 15000000, ma, 2, 0);
 		else
 			woken_wait(w, t, 10000000, mab, 3, 3);
 	}

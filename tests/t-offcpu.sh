@@ -144,6 +144,8 @@ if [ "$WAKERS" = 1 ]; then
 		>= 0.9 * v(waiter, 'lock_s')" \
 		"the waiter's lock waits were not woken by the holder ($HOLDER_TID): \
 $(grep -o '"woken_by".*' "$TMP/lock.json" | cut -c1-600)"
+	check "$TMP/lock.json" "waiter.get('woken_most_by') == 'waits[%s]' % os.environ['HOLDER_TID']" \
+		"the thread table's WOKEN MOST BY of the waiter is not the holder ($HOLDER_TID)"
 else
 	echo "who woke the waits is not seen here (no BPF walker): not checked"
 fi

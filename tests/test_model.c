@@ -853,6 +853,21 @@ static void wakers_of_waits(uint64_t one, uint64_t two)
 	CHECK(n == 3 && w[0].woken == 5 && w[0].tid == 9 && w[0].ns == 3 * ms &&
 	      w[1].woken == 5 && w[1].tid == 0 && w[2].woken == 6 && w[2].ns == ms);
 	free(w);
+	/* The thread table: each thread's heaviest waker. */
+	{
+		struct model_thread_row *tr;
+		size_t nt = model_thread_rows(&m, &tr), five = nt, six = nt;
+
+		for (size_t i = 0; i < nt; i++) {
+			five = tr[i].tid == 5 ? i : five;
+			six = tr[i].tid == 6 ? i : six;
+		}
+		CHECK(five < nt && tr[five].woken && tr[five].woke_most.tid == 9 &&
+		      tr[five].woke_most.ns == 3 * ms);
+		CHECK(six < nt && tr[six].woken && tr[six].woke_most.tid == 9 &&
+		      tr[six].woke_most.ns == ms);
+		free(tr);
+	}
 	model_zero(&m);
 	CHECK(model_wakers(&m, 0, UINT32_MAX, false, &w) == 0 && m.woken_waits == 0);
 	free(w);

@@ -193,6 +193,14 @@ struct model_thread {
 	bool exited;
 };
 
+/* Who woke waits (--off-cpu, with the kernel's walker): a waker and the waits it ended. */
+struct model_waker {
+	pid_t tid, pid;		/* tid 0: interrupts (a timer's, a device's), no thread */
+	pid_t woken;		/* each_thread: the thread it woke; else 0 */
+	char comm[16];		/* "" where not kept */
+	uint64_t ns, waits;	/* the waits' whole time, and how many */
+};
+
 /*
  * A row of the per-thread table (tiptop's and top's H): a value, as
  * model_row (the thread itself is freed a second after it exits).
@@ -207,6 +215,9 @@ struct model_thread_row {
 	bool exited;
 	/* --off-cpu, seconds (NAN without): on a CPU, off it by why, and both. */
 	double on_cpu, waited[MODEL_WAITS], wall;
+	/* Who woke its waits the longest (woken: one is known), and how long. */
+	bool woken;
+	struct model_waker woke_most;
 };
 
 /* One of a thread's heaviest symbols. */
@@ -557,14 +568,6 @@ uint64_t model_waited_under(const struct model *m, uint32_t sym);
 uint64_t model_ran_under(const struct model *m, uint32_t sym);
 /* ... and by why. */
 void model_waited_why(const struct model *m, uint32_t sym, uint64_t ns[MODEL_WAITS]);
-
-/* Who woke waits (--off-cpu, with the kernel's walker): a waker and the waits it ended. */
-struct model_waker {
-	pid_t tid, pid;		/* tid 0: interrupts (a timer's, a device's), no thread */
-	pid_t woken;		/* each_thread: the thread it woke; else 0 */
-	char comm[16];		/* "" where not kept */
-	uint64_t ns, waits;	/* the waits' whole time, and how many */
-};
 
 /* A wait's waker (ST_REC_WAKE), for the wait right after it. */
 void model_note_wake(struct model *m, const struct st_wake *w);

@@ -93,6 +93,40 @@ static void thread_waits(const struct model *m, const struct model_thread *t,
 	}
 }
 
+/* A row's place by its thread, while its heaviest waker is found. */
+struct row_of {
+	UT_hash_handle hh;
+	pid_t tid;
+	size_t at;
+};
+
+/* Each row's heaviest waker: the wakers by thread come heaviest first, the first of each wins. */
+static void woke_most(const struct model *m, struct model_thread_row *r, size_t n)
+{
+	struct row_of *rows = NULL, *x;
+	struct model_waker *w;
+	size_t nw;
+
+	if (!m->woken)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		x = st_xmalloc(sizeof(*x));
+		x->tid = r[i].tid;
+		x->at = i;
+		HASH_ADD(hh, rows, tid, sizeof(x->tid), x);
+	}
+	nw = model_wakers(m, 0, UINT32_MAX, true, &w);
+	for (size_t i = 0; i < nw; i++) {
+		HASH_FIND(hh, rows, &w[i].woken, sizeof(w[i].woken), x);
+		if (x && !r[x->at].woken) {
+			r[x->at].woken = true;
+			r[x->at].woke_most = w[i];
+		}
+	}
+	free(w);
+	ST_HASH_FREE_ALL(rows);
+}
+
 size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
 {
 	size_t n = 0, count = HASH_COUNT(m->threads);
@@ -116,6 +150,7 @@ size_t model_thread_rows(const struct model *m, struct model_thread_row **rows)
 		thread_waits(m, t, &r[n]);
 		n++;
 	}
+	woke_most(m, r, n);
 	qsort(r, n, sizeof(*r), heavier_thread);
 	*rows = r;
 	return n;

@@ -527,6 +527,26 @@ static struct json_object *thread_state_json(const void *r, const struct model *
 	return json_object_new_boolean(THREAD(r)->exited);
 }
 
+/* --off-cpu with wakers: who woke the thread's waits the longest. */
+static void thread_woken(const void *r, const struct model *m, char *buf, size_t len)
+{
+	(void)m;
+	if (THREAD(r)->woken)
+		model_waker_name(&THREAD(r)->woke_most, buf, len);
+	else
+		snprintf(buf, len, "-");
+}
+
+static struct json_object *thread_woken_json(const void *r, const struct model *m)
+{
+	char name[48];
+
+	(void)m;
+	return THREAD(r)->woken ? json_object_new_string(model_waker_name(&THREAD(r)->woke_most, name,
+									  sizeof(name)))
+				: NULL;
+}
+
 static void thread_top(const void *r, const struct model *m, char *buf, size_t len)
 {
 	(void)m;
@@ -584,6 +604,8 @@ static const struct table_column thread_columns[] = {
 		    waited[MODEL_WAIT_OTHER]),
 	TABLE_FIELD("WALL", "wall_s", 7, false, FIELD_SECONDS, struct model_thread_row, wall,
 		    .optional = true, .narrow = 6),
+	TABLE_CELL("WOKEN MOST BY", "woken_most_by", 20, true, thread_woken, thread_woken_json,
+		   .optional = true, .narrow = 16),
 	TABLE_CELL("STATE", "exited", 7, true, thread_state, thread_state_json),
 	TABLE_CELL("TOP SYMBOL", "top", 0, true, thread_top, thread_top_json),
 };
