@@ -283,10 +283,10 @@ struct model {
 	uint8_t *is_futex;		/* by symbol id: 0 not looked at, 1 no, 2 yes */
 	size_t waited_cap;
 	uint32_t waited_gen;
-	/* Who woke the waits (model_wakers.c): by node, thread and waker; names; each wait's. */
+	/* Who woke the waits (model_wakers.c): by node, thread and waker; names; the next wait's. */
 	struct model_woken *woken;
 	struct model_waker_name *waker_names;
-	struct model_wake_pending *wake_pending;
+	struct st_wake wake_pending;	/* tid 0: none */
 	uint64_t woken_waits, woken_ns;	/* the waits whose waker was seen, and their time */
 	uint64_t woken_unkept_ns;	/* of it, past the table's bound: in no waker's */
 	uint64_t multiplexed;

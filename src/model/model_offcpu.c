@@ -90,7 +90,7 @@ void model_count_wall(struct model *m, const struct st_sample *s, uint32_t node)
 		model_count_waits(m, (pid_t)s->tid, ST_SAMPLE_OFFCPU(s->flags), frames,
 				  cct_path(&m->tree, node, frames), s->period,
 				  !(s->flags & ST_SAMPLE_WAIT_GOES_ON));
-		if (m->wake_pending)
+		if (m->wake_pending.tid)
 			model_count_woken(m, s, node);
 	} else if (model_knows_wall(m) && (int)ST_SAMPLE_EVENT(s->flags) == m->clock_event)
 		model_count_ran(m, frames, cct_path(&m->tree, node, frames), s->period);

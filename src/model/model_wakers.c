@@ -1,8 +1,9 @@
 /*
  * model_wakers.c - who woke the waits (--off-cpu with the kernel's
  * walker).  The pairing sends a wait's waker (st_wake) right before the
- * wait; it is kept by thread until that wait is counted, then the wait's
- * whole time goes to its tree node, its thread and its waker.  By node,
+ * wait; it is kept until that wait is counted (the next record of its
+ * source), then the wait's whole time goes to its tree node, its thread
+ * and its waker.  By node,
  * so that a function's wakers (every wait with it in its chain) are
  * summed when asked, not counted under each frame of every wait.
  */
@@ -18,8 +19,8 @@
 
 /*
  * Bounds a churning host cannot pass: distinct (node, thread, waker)
- * triples, and wakers named; past them, the time is counted unkept and
- * the waker unnamed.
+ * triples (past them, the time is counted unkept), and wakers named
+ * (past them, the names are forgotten and learned again).
  */
 #define WOKEN_MAX	(1u << 18)
 #define NAMES_MAX	(1u << 16)
@@ -41,13 +42,6 @@ struct model_waker_name {
 	char comm[16];
 };
 
-/* A wait's waker, until the wait is counted (right after, from the pairing). */
-struct model_wake_pending {
-	UT_hash_handle hh;
-	pid_t tid;
-	struct st_wake wake;
-};
-
 static void name_waker(struct model *m, const struct st_wake *w)
 {
 	struct model_waker_name *n;
@@ -57,8 +51,9 @@ static void name_waker(struct model *m, const struct st_wake *w)
 		return;
 	HASH_FIND(hh, m->waker_names, &tid, sizeof(tid), n);
 	if (!n) {
+		/* Full (a host whose threads churn): emptied, the wakers named again as they wake. */
 		if (HASH_COUNT(m->waker_names) >= NAMES_MAX)
-			return;
+			ST_HASH_FREE_ALL(m->waker_names);
 		n = st_xcalloc(1, sizeof(*n));
 		n->tid = tid;
 		HASH_ADD(hh, m->waker_names, tid, sizeof(n->tid), n);
@@ -71,55 +66,40 @@ static void name_waker(struct model *m, const struct st_wake *w)
 
 void model_note_wake(struct model *m, const struct st_wake *w)
 {
-	struct model_wake_pending *p;
-	pid_t tid = (pid_t)w->tid;
-
-	HASH_FIND(hh, m->wake_pending, &tid, sizeof(tid), p);
-	if (!p) {
-		/* One a thread at most, each taken by the wait right after it. */
-		if (HASH_COUNT(m->wake_pending) >= NAMES_MAX)
-			return;
-		p = st_xmalloc(sizeof(*p));
-		p->tid = tid;
-		HASH_ADD(hh, m->wake_pending, tid, sizeof(p->tid), p);
-	}
-	p->wake = *w;
+	/* One at a time: the pairing sends each right before its wait. */
+	m->wake_pending = *w;
 	name_waker(m, w);
 }
 
 void model_count_woken(struct model *m, const struct st_sample *s, uint32_t node)
 {
-	struct model_wake_pending *p;
+	const struct st_wake *p = &m->wake_pending;
 	struct model_woken *k;
 	struct model_woken_key key = { .node = node, .tid = (pid_t)s->tid };
-	pid_t tid = (pid_t)s->tid;
 
-	HASH_FIND(hh, m->wake_pending, &tid, sizeof(tid), p);
-	if (!p)
+	if (p->tid != s->tid)
 		return;
-	HASH_DEL(m->wake_pending, p);
 	/* Its own wait's waker, stamped as it: any other is stale (its wait not counted). */
-	if (p->wake.time != s->time || (s->flags & ST_SAMPLE_WAIT_GOES_ON)) {
-		free(p);
+	if (p->time != s->time || (s->flags & ST_SAMPLE_WAIT_GOES_ON)) {
+		m->wake_pending.tid = 0;
 		return;
 	}
-	key.waker = p->wake.flags & ST_WAKE_INTERRUPT ? 0 : (pid_t)p->wake.waker_tid;
+	key.waker = p->flags & ST_WAKE_INTERRUPT ? 0 : (pid_t)p->waker_tid;
 	m->woken_waits++;
-	m->woken_ns += p->wake.waited;
+	m->woken_ns += p->waited;
 	HASH_FIND(hh, m->woken, &key, sizeof(key), k);
-	if (!k) {
-		if (HASH_COUNT(m->woken) >= WOKEN_MAX) {
-			m->woken_unkept_ns += p->wake.waited;
-			free(p);
-			return;
-		}
+	if (!k && HASH_COUNT(m->woken) < WOKEN_MAX) {
 		k = st_xcalloc(1, sizeof(*k));
 		k->key = key;
 		HASH_ADD(hh, m->woken, key, sizeof(k->key), k);
 	}
-	k->ns += p->wake.waited;
-	k->waits++;
-	free(p);
+	if (k) {
+		k->ns += p->waited;
+		k->waits++;
+	} else {
+		m->woken_unkept_ns += p->waited;
+	}
+	m->wake_pending.tid = 0;
 }
 
 static int by_time(const void *a, const void *b)
@@ -212,7 +192,7 @@ const char *model_waker_name(const struct model_waker *w, char *buf, size_t len)
 void model_wakers_clear(struct model *m)
 {
 	ST_HASH_FREE_ALL(m->woken);
-	ST_HASH_FREE_ALL(m->wake_pending);
+	m->wake_pending.tid = 0;
 	m->woken_waits = m->woken_ns = m->woken_unkept_ns = 0;
 }
 
