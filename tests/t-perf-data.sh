@@ -129,6 +129,22 @@ head -c $((gz / 2)) "$TMP/fp.data.gz" >"$TMP/cut.gz"
 grep -q "^shimtop: warning: perf.data '$TMP/cut.gz': its gzip data is cut short at byte $((gz / 2)); what the [0-9]* bytes before held is read" \
 	"$TMP/err" || fail "a cut perf.data.gz said: $(cat "$TMP/err")"
 [ "$(json_get "$TMP/cutgz.json" "d['samples']")" -gt 0 ] || fail "a cut perf.data.gz: nothing shown"
+# Cut past its data, in the features: the samples are whole, yet bytes
+# were lost, and the exit says so whatever the recording's size.
+python3 - "$TMP/fp.data" "$TMP/cutfeat.gz" <<'PY'
+import gzip, struct, sys
+b = open(sys.argv[1], 'rb').read()
+off, size = struct.unpack_from('<QQ', b, 40)
+end = off + size + 16
+whole = gzip.compress(b[:end]) + gzip.compress(b[end:])
+open(sys.argv[2], 'wb').write(whole[:len(whole) - 20])
+PY
+"$SHIMTOP" -i "$TMP/cutfeat.gz" -b --format json >"$TMP/cutfeat.json" 2>"$TMP/err"
+[ $? -eq 1 ] || fail "a perf.data.gz cut in its features did not exit 1: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/cutfeat.json" "d['samples']")" -eq "$fp_samples" ] ||
+	fail "a perf.data.gz cut in its features: not every sample"
+grep -q "^shimtop: perf.data '$TMP/cutfeat.gz': its gzip data is cut short at byte [0-9]*: what came before is shown; the table" \
+	"$TMP/err" || fail "a perf.data.gz cut in its features said: $(cat "$TMP/err")"
 python3 - "$TMP/fp.data.gz" "$TMP/bad.gz" <<'PY'
 import sys
 b = bytearray(open(sys.argv[1], 'rb').read())

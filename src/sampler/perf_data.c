@@ -124,6 +124,7 @@ struct perf_data {
 	/* Pipe mode: samples read since the last round ended (or since the start). */
 	uint64_t unrounded;
 	char error[256];
+	char damaged[256];		/* its bytes' copy was damaged before we read it, or "" */
 	char missing[256];		/* features a file cut short lost, in words, or "" */
 	char ending[192];		/* how a whole recording ended unlike perf's end, or "" */
 	_Alignas(8) unsigned char rec[65536];
@@ -294,6 +295,12 @@ static void load_features(struct perf_data *p, const struct file_header *fh)
 					       at ? ", " : "", wanted[w].what);
 	}
 	load_tracing(p, fh);
+}
+
+void perf_data_damaged(struct perf_data *p, const char *why)
+{
+	if (p)
+		snprintf(p->damaged, sizeof(p->damaged), "%s", why);
 }
 
 const char *perf_data_missing(const struct perf_data *p)
@@ -1158,6 +1165,12 @@ static long convert_next(struct perf_data *p)
 			 "(perf record was cut off before its end: killed?): what came before is "
 			 "shown", p->name, (unsigned long long)p->unrounded);
 		p->unrounded = 0;
+		return -EBADMSG;
+	}
+	/* Read whole, yet its copy lost bytes past what it holds (a gzip stream cut). */
+	if (p->damaged[0]) {
+		snprintf(p->error, sizeof(p->error), "%s", p->damaged);
+		p->damaged[0] = '\0';
 		return -EBADMSG;
 	}
 	return 0;

@@ -49,6 +49,11 @@ struct perf_data *perf_data_on(FILE *f, const char *name, struct st_file_header 
 long perf_data_next(struct perf_data *p, const void **rec);
 const char *perf_data_error(const struct perf_data *p);
 /*
+ * Its bytes are a damaged copy (why: a sentence): a file read to its end
+ * still ends in -EBADMSG with why as its error, since bytes were lost.
+ */
+void perf_data_damaged(struct perf_data *p, const char *why);
+/*
  * After the end (0): how a recording read whole ended otherwise than perf
  * ends one (killed before closing it, bytes after its stream), or "".
  */

@@ -102,7 +102,7 @@ static int inflate_into(FILE *f, const char *name, int fd, char *damage,
 	return err;
 }
 
-FILE *perf_gunzip(FILE *f, const char *name)
+FILE *perf_gunzip(FILE *f, const char *name, char *why, size_t room)
 {
 	char damage[128] = "";
 	uint64_t at = 0, made = 0;
@@ -127,10 +127,14 @@ FILE *perf_gunzip(FILE *f, const char *name)
 		close(fd);
 		return NULL;
 	}
-	if (damage[0])
+	why[0] = '\0';
+	if (damage[0]) {
 		st_warn("perf.data '%s': its gzip data %s at byte %llu; what the %llu bytes "
 			"before held is read", name, damage, (unsigned long long)at,
 			(unsigned long long)made);
+		snprintf(why, room, "perf.data '%s': its gzip data %s at byte %llu: what came "
+			 "before is shown", name, damage, (unsigned long long)at);
+	}
 	t = fdopen(fd, "rb");
 	if (!t || fseeko(t, 0, SEEK_SET) != 0) {
 		st_error("perf.data '%s': its inflated copy cannot be read: %s", name,

@@ -22,8 +22,9 @@ bool perf_gzipped(const unsigned char *first, size_t len);
  * f's gzip data (from its start; name for messages), inflated and
  * rewound; f is closed.  NULL after a one-line error naming the problem
  * (st_error).  A stream damaged or cut partway is said in one warning,
- * and what it held before is given.
+ * what it held before is given, and damage (room bytes) says it in a
+ * sentence for the end of the read; else damage is "".
  */
-FILE *perf_gunzip(FILE *f, const char *name);
+FILE *perf_gunzip(FILE *f, const char *name, char *damage, size_t room);
 
 #endif

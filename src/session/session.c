@@ -166,6 +166,8 @@ static struct st_source *open_recording(const char *path, const char *event, boo
 					struct symbolizer *symbols, bool *perf_data)
 {
 	unsigned char first[8];
+	char damage[256] = "";
+	struct perf_data *p;
 	bool whole;
 	FILE *f;
 
@@ -175,7 +177,7 @@ static struct st_source *open_recording(const char *path, const char *event, boo
 	f = fopen(path, "rbe");
 	whole = f && fread(first, 1, sizeof(first), f) == sizeof(first);
 	if (whole && perf_gzipped(first, sizeof(first))) {
-		if (!(f = perf_gunzip(f, path)))
+		if (!(f = perf_gunzip(f, path, damage, sizeof(damage))))
 			return NULL;
 		if (fread(first, 1, sizeof(first), f) != sizeof(first) ||
 		    !perf_data_is(first, sizeof(first))) {
@@ -185,8 +187,11 @@ static struct st_source *open_recording(const char *path, const char *event, boo
 			return NULL;
 		}
 	}
-	if (whole && perf_data_is(first, sizeof(first)) && fseeko(f, 0, SEEK_SET) == 0)
-		return open_perf_data(perf_data_on(f, path, h, event), path, realtime, ring, h, symbols);
+	if (whole && perf_data_is(first, sizeof(first)) && fseeko(f, 0, SEEK_SET) == 0) {
+		p = perf_data_on(f, path, h, event);
+		perf_data_damaged(p, damage);
+		return open_perf_data(p, path, realtime, ring, h, symbols);
+	}
 	*perf_data = false;
 	if (f)
 		fclose(f);

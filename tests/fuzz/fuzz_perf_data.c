@@ -30,15 +30,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct perf_data *p;
 	FILE *f;
 	const void *rec;
+	char damage[256];
 	long n;
 
 	if (!size || !(f = fmemopen((void *)(uintptr_t)data, size, "rb")))
 		return 0;
-	if (perf_gzipped(data, size) && !(f = perf_gunzip(f, "fuzz")))
+	damage[0] = '\0';
+	if (perf_gzipped(data, size) && !(f = perf_gunzip(f, "fuzz", damage, sizeof(damage))))
 		return 0;
 	p = perf_data_on(f, "fuzz", &h, NULL);
 	if (!p)
 		return 0;
+	perf_data_damaged(p, damage);
 	perf_data_build_ids(p, build_id, NULL);
 	while ((n = perf_data_next(p, &rec)) > 0)
 		if ((size_t)n > ST_RECORD_MAX || ((const struct st_header *)rec)->size != (uint32_t)n)
