@@ -57,6 +57,8 @@ T=$(ls "/proc/$A/task" | head -1)
 [ "$(json_get "$TMP/t.json" "sorted({t['tid'] for t in d['per_thread'] if t['samples']})")" = "[$T]" ] ||
 	fail "-t $T sampled threads $(json_get "$TMP/t.json" "[t['tid'] for t in d['per_thread']]")"
 expect_run 2 "thread $T belongs to process $A, not to $B" -- "$SHIMTOP" -b -p "$B" -t "$T"
+# The second demo's last use: its CPU goes back to the tests beside this one.
+kill "$B" && wait "$B" 2>/dev/null
 expect_run 1 "no thread with id 2147483646" -- "$SHIMTOP" -b -t 2147483646
 expect_run 2 "-t needs a list of ids" -- "$SHIMTOP" -b -t ""
 
@@ -130,6 +132,7 @@ expect_run 2 "-E needs a positive row count" -- "$SHIMTOP" -b -E -1
 # -o and -i: record, then the same table read back.
 "$SHIMTOP" -p "$A" -b --duration 1 -o "$TMP/rec" --format json >"$TMP/live.json" 2>"$TMP/err" ||
 	fail "-o: $(cat "$TMP/err")"
+kill "$A" && wait "$A" 2>/dev/null	# the last sampled: what follows reads files
 "$SHIMTOP" -i "$TMP/rec" -b --format json >"$TMP/back.json" 2>"$TMP/err" || fail "-i: $(cat "$TMP/err")"
 [ "$(json_get "$TMP/live.json" "d['samples']")" = "$(json_get "$TMP/back.json" "d['samples']")" ] ||
 	fail "-i read back another sample count"
