@@ -181,6 +181,8 @@ fi
 python3 "$TESTS_DIR/serve_hostile.py" "$URL" "$TOKEN" >"$TMP/hostile" 2>&1 ||
 	fail "hostile clients: $(cat "$TMP/hostile")"
 stop_serving
+# The demo waits, stopped, for Prometheus at the end: its CPU goes to the tests beside.
+kill -STOP "$DEMO_PID"
 
 # Events sampled each on its own (-e a,b): the profile of a window has
 # each event's sample types too, its counts the window's, not the session's.
@@ -315,6 +317,7 @@ assert abs(got("shimtop_observer_cpc_median") - o["cpc"]["p50"]) < 1e-6
 stop_serving
 
 # Prometheus scrapes it with a bearer token, as its own config says.
+kill -CONT "$DEMO_PID"
 serve -p "$DEMO_PID"
 [ "$(fetch /metrics -)" = 401 ] || fail "no token: not 401"
 [ "$(fetch /metrics "Authorization: Bearer wrong-token-0123456789")" = 401 ] ||
