@@ -1,6 +1,8 @@
 /*
  * check.c - shimtop --check (check.h).  Each path runs this very shimtop
- * in batch on shimtop-demo for a second (the installed one beside it, or
+ * in batch on shimtop-demo for about a second of the workload's CPU time
+ * (its phases' slices timed so: a busy machine shares no less of it to
+ * each phase), on the installed demo beside it, or
  * SHIMTOP_CHECK_WORKLOAD) and reads its JSON report (an IBS recording
  * too); the independent figure is the workload's own: its CPU time, its
  * functions by name, main at the root of its calls, its own count of
@@ -291,8 +293,6 @@ static void run_on_workload(const char *self, const char *workload, const char *
 		argv[n++] = opts[i];
 	argv[n++] = "--";
 	argv[n++] = workload;
-	argv[n++] = "--seconds";
-	argv[n++] = "1";
 	argv[n++] = "--report-work";
 	for (size_t i = 0; wargs && wargs[i] && n < 23; i++)
 		argv[n++] = wargs[i];
@@ -514,7 +514,7 @@ static void check_ibs_op(const char *self, const char *workload, bool module,
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX], rec[PATH_MAX + 16], why[200];
-	static const char *const chase_alone[] = { "--weights", "0,1,0,0", NULL };
+	static const char *const chase_alone[] = { "--weights", "0,1,0,0", "--rounds", "10", NULL };
 	const char *opts[] = { "--ibs", "-o", rec, NULL };
 	struct check_ibs_loads c;
 	struct run run;
@@ -659,7 +659,7 @@ static void check_observer(const char *self, const char *workload, bool pmu,
 					       "--pin-target", NULL };
 	static const char *const throttled[] = { "--observe", "--observer-period", "10000",
 						 "--pin-target", NULL };
-	static const char *const steps[] = { "--tsc-steps", "1000", NULL };
+	static const char *const steps[] = { "--tsc-steps", "1000", "--seconds", "1", NULL };
 	struct check_row *period = row(rows, n, "observer period"), *dte = row(rows, n, "DTE");
 	struct check_row *hw = row(rows, n, "rdpmc observer");
 	struct json_object *o = NULL, *h = NULL;
@@ -799,6 +799,8 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	static const char *const clock[] = { "-e", "cpu-clock", "--call-graph", "fp", NULL };
 	static const char *const dwarf[] = { "-e", "cpu-clock", "--call-graph", "dwarf", NULL };
 	static const char *const cycles[] = { "-e", "cycles", "-c", "1000000", NULL };
+	/* Three rounds of the phases, each slice 100 ms of the workload's CPU time. */
+	static const char *const rounds[] = { "--rounds", "3", NULL };
 	/* User space alone on both sides: the workload counts its own that way. */
 	static const char *const group[] = { "-e", "{cycles:u,instructions:u}", "-c", "1000000",
 					     NULL };
@@ -808,7 +810,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	char missing[160];
 	size_t n = 0;
 
-	run_on_workload(self, workload, clock, NULL, 0, &run);
+	run_on_workload(self, workload, clock, rounds, 0, &run);
 	r = row(rows, &n, "sampling, cpu-clock");
 	if (ran(r, &run))
 		r->result = check_sampling(number(run.report, "samples"), run.cpu_seconds, CLOCK_HZ,
@@ -826,7 +828,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 					 r->detail, sizeof(r->detail));
 	json_object_put(run.report);
 
-	run_on_workload(self, workload, dwarf, NULL, 0, &run);
+	run_on_workload(self, workload, dwarf, rounds, 0, &run);
 	r = row(rows, &n, "call chains, unwound");
 	if (ran(r, &run))
 		r->result = check_chains(share_through_main(run.report),
@@ -839,7 +841,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 		skip(r, "no hardware PMU (a VM without a virtual PMU, or none exposed): run on "
 		     "bare metal, or give the VM its PMU (KVM: -cpu host,pmu=on)");
 	} else {
-		run_on_workload(self, workload, cycles, NULL, 0, &run);
+		run_on_workload(self, workload, cycles, rounds, 0, &run);
 		if (ran(r, &run)) {
 			int found = phases_found(run.report, missing, sizeof(missing));
 
@@ -852,7 +854,7 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	if (!pmu) {
 		skip(r, "no hardware PMU: cycles and instructions are not counted");
 	} else {
-		run_on_workload(self, workload, group, NULL, 0, &run);
+		run_on_workload(self, workload, group, rounds, 0, &run);
 		if (ran(r, &run)) {
 			struct json_object *c = NULL;
 
