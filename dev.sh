@@ -6,13 +6,19 @@
 #                   to shimtop instead)
 #   ./dev.sh packages run|test   print either list of Debian packages
 #   ./dev.sh test   install what the tests need too, build with -Werror, run every
-#                   test, then build the tests with ASan+UBSan and run them
-#                   again; cppcheck over the sources (the kernel module
-#                   has the kernel's compiler with W=1 and checkpatch
-#                   instead, in t-kmod.sh); every fuzz target for 30 s
-#                   (clang, libFuzzer); make distcheck.  Ends with the
-#                   seconds each phase took and the line "N passed, N
-#                   failed, N skipped".
+#                   test (in parallel: make -j check), then check the
+#                   release tarball (it builds out of tree and runs the
+#                   tests that read the tree), then build the tests with
+#                   ASan+UBSan and run them all again; cppcheck over the
+#                   sources (the kernel module has the kernel's compiler
+#                   with W=1 and checkpatch instead, in t-kmod.sh); every
+#                   fuzz target over its corpus and 10 s more, side by
+#                   side (clang, libFuzzer).  Ends with the seconds each
+#                   phase took, each suite's slowest ten tests and the
+#                   line "N passed, N failed, N skipped".
+#   ./dev.sh fuzz [SECONDS]   every fuzz target for SECONDS (600) each, side
+#                   by side; a crash's input is left as
+#                   build-fuzz/fuzz-crash-NAME-*.
 set -eu
 cd "$(dirname "$0")"
 TOP=$(pwd)
@@ -69,12 +75,27 @@ phase() {
 	return 0
 }
 
+# Tests side by side: a test that times shimtop or needs the CPUs takes
+# tests/lib.sh's lock (one_at_a_time) and runs alone among such tests.
+JOBS=${SHIMTOP_TEST_JOBS:-$(($(nproc) + 1))}
+
+# slowest DIR: the suite's ten slowest tests there, from timed-driver's
+# NAME.time files ("WALL CPU" seconds), so the next slow test is seen.
+slowest() {
+	for t in "$TOP/$1"/tests/*.time; do
+		[ -e "$t" ] && printf '%s %s\n' "$(tail -1 "$t")" "$(basename "$t" .time)"
+	done | sort -rn | head -10 |
+		awk -v dir="$1" 'BEGIN { printf "slowest in %s (wall s, CPU s):", dir }
+			{ printf "%s %s %s %s", NR > 1 ? "," : "", $3, $1, $2 } END { print "" }'
+}
+
 # check DIR: runs make check there; adds to the totals.
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 slow=""
 check() {
 	dir=$1
 	status=0
-	make -C "$TOP/$dir" -j1 check >"$TOP/$dir/check.out" 2>&1 || status=$?
+	rm -f "$TOP/$dir"/tests/*.time
+	make -C "$TOP/$dir" -j"$JOBS" check >"$TOP/$dir/check.out" 2>&1 || status=$?
 	grep -E "^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):" "$TOP/$dir/check.out" | sed "s|^|[$dir] |"
 	p=$(grep -c "^PASS:" "$TOP/$dir/check.out" || true)
 	f=$(grep -Ec "^(FAIL|ERROR|XPASS):" "$TOP/$dir/check.out" || true)
@@ -94,6 +115,15 @@ check() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
+	slow="$slow$(slowest "$dir")
+"
+}
+
+# fuzz_build: the fuzz targets, built by clang in build-fuzz.
+fuzz_build() {
+	mkdir -p "$TOP/build-fuzz"
+	(cd "$TOP/build-fuzz" && { [ -f Makefile ] ||
+		"$TOP/configure" CC=clang --enable-fuzzing --enable-werror >/dev/null; })
 }
 
 case "${1:-}" in
@@ -103,6 +133,13 @@ packages)
 	test) echo $PACKAGES_TEST ;;
 	*) echo "usage: ./dev.sh packages run|test" >&2; exit 2 ;;
 	esac
+	;;
+fuzz)
+	# shellcheck disable=SC2086
+	install_missing $PACKAGES_RUN $PACKAGES_TEST
+	[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi >/dev/null 2>&1)
+	fuzz_build
+	exec make -C "$TOP/build-fuzz" -s fuzz FUZZ_SECONDS="${2:-600}"
 	;;
 run)
 	# shellcheck disable=SC2086
@@ -121,10 +158,11 @@ test)
 	phase tests
 	check build
 	phase distcheck
-	# The release tarball builds and passes the tests (fixtures included).
-	if make -C "$TOP/build" distcheck >"$TOP/build/distcheck.out" 2>&1; then
+	# The release tarball holds every file, builds out of tree, installs,
+	# and passes the tests that read the tree (Makefile.am's TREE_TESTS).
+	if make -C "$TOP/build" -j"$JOBS" distcheck-tree >"$TOP/build/distcheck.out" 2>&1; then
 		passed=$((passed + 1))
-		echo "PASS: distcheck"
+		echo "PASS: distcheck ($(grep -c '^PASS:' "$TOP/build/distcheck.out") tests of the tree)"
 	else
 		failed=$((failed + 1))
 		echo "FAIL: distcheck"
@@ -163,12 +201,11 @@ test)
 		failed=$((failed + 1))
 		echo "FAIL: line-length (a line past 120 characters, above)"
 	fi
-	# The fuzz targets, 30 s each over their corpora (tests/fuzz/).
+	# The fuzz targets over their corpora and 10 s more, side by side
+	# (tests/fuzz/run.sh); ./dev.sh fuzz runs them longer.
 	phase fuzzing
-	mkdir -p "$TOP/build-fuzz"
-	(cd "$TOP/build-fuzz" && { [ -f Makefile ] ||
-		"$TOP/configure" CC=clang --enable-fuzzing --enable-werror >/dev/null; })
-	make -C "$TOP/build-fuzz" fuzz-check >"$TOP/build-fuzz/fuzz.out" 2>&1 || true
+	fuzz_build
+	make -C "$TOP/build-fuzz" -s fuzz-check >"$TOP/build-fuzz/fuzz.out" 2>&1 || true
 	grep -E "^(PASS|FAIL): fuzz_" "$TOP/build-fuzz/fuzz.out" | sed "s|^|[build-fuzz] |"
 	p=$(grep -c "^PASS: fuzz_" "$TOP/build-fuzz/fuzz.out" || true)
 	f=$(grep -c "^FAIL: fuzz_" "$TOP/build-fuzz/fuzz.out" || true)
@@ -181,12 +218,13 @@ test)
 	passed=$((passed + p))
 	failed=$((failed + f))
 	phase end
+	printf '%s' "$slow"
 	echo "phases:${phases%,} (the kernel module in QEMU is t-kmod.sh, in the tests)"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 	;;
 *)
-	echo "usage: ./dev.sh run [SHIMTOP-OPTIONS] | ./dev.sh test | ./dev.sh packages run|test" >&2
+	echo "usage: ./dev.sh run [SHIMTOP-OPTIONS] | ./dev.sh test | ./dev.sh fuzz [SECONDS] | ./dev.sh packages run|test" >&2
 	exit 2
 	;;
 esac
