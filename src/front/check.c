@@ -799,8 +799,8 @@ static size_t run_checks(const char *self, const char *workload, struct check_ro
 	static const char *const clock[] = { "-e", "cpu-clock", "--call-graph", "fp", NULL };
 	static const char *const dwarf[] = { "-e", "cpu-clock", "--call-graph", "dwarf", NULL };
 	static const char *const cycles[] = { "-e", "cycles", "-c", "1000000", NULL };
-	/* Three rounds of the phases, each slice 100 ms of the workload's CPU time. */
-	static const char *const rounds[] = { "--rounds", "3", NULL };
+	/* Two rounds of the phases, each slice 100 ms of the workload's CPU time. */
+	static const char *const rounds[] = { "--rounds", "2", NULL };
 	/* User space alone on both sides: the workload counts its own that way. */
 	static const char *const group[] = { "-e", "{cycles:u,instructions:u}", "-c", "1000000",
 					     NULL };
