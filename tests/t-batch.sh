@@ -70,7 +70,7 @@ PY
 
 # TOTAL% (perf top --children): a function's share of the samples that
 # passed through it, recursion once; sorted by it, functions no sample
-# ended in (main) have rows.  Against the JSON's own tree, by counts: the
+# ended in have rows.  Against the JSON's own tree, by counts: the
 # rows weigh samples by period, randomized by 3% for each thread's event,
 # so a function of one thread's can be 6.4% (of itself) apart (0.2 points of
 # build_chase's 5.6%, once in a loaded make check).
@@ -96,8 +96,11 @@ bad = [(r['symbol'], r['total'], 100 * through.get(r['symbol'], 0) / d['samples'
        for r in once
        if abs(r['total'] - 100 * through.get(r['symbol'], 0) / d['samples']) > 0.1 + 0.07 * r['total']]
 main = [r for r in rows if r['symbol'] == 'main']
-if bad or not main or main[0]['self'] != 0 or main[0]['total'] < 95:
-    sys.exit(f"rows against the tree: {bad[:5]}; main: {main}")
+# Rows of functions that hardly any sample ended in (main, run_phases,
+# phase_recursive: a sample in their own code is rare, not impossible).
+callers = [r['symbol'] for r in rows if r['self'] == 0 and r['total'] >= 20]
+if bad or not main or main[0]['self'] > 0.5 or main[0]['total'] < 95 or not callers:
+    sys.exit(f"rows against the tree: {bad[:5]}; main: {main}; rows with no self: {callers}")
 if [r['total'] for r in rows] != sorted((r['total'] for r in rows), reverse=True):
     sys.exit("rows not sorted by TOTAL")
 if through['recurse_tree'] > d['samples'] or any(r['total'] < r['self'] - 0.1 for r in rows):
