@@ -76,6 +76,30 @@ one_at_a_time_done() {
 	wait "$ALONE_PID" 2>/dev/null
 }
 
+# run_and_time CMD...: runs CMD (stdin /dev/null), and sets RAN_WALL to the
+# seconds it took and RAN_OWN to those less the time its main thread
+# waited for a CPU (the kernel's schedstat, read as it ran): how late a
+# command returned on its own account, not a busy machine's.  Its status
+# is CMD's.
+run_and_time() {
+	python3 -c '
+import subprocess, sys, time
+t0, waited = time.monotonic(), 0
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL)
+while p.poll() is None:
+    try:
+        waited = int(open("/proc/%d/schedstat" % p.pid).read().split()[1])
+    except (OSError, IndexError, ValueError):
+        pass
+    time.sleep(0.05)
+wall = time.monotonic() - t0
+open(sys.argv[1], "w").write("%.2f %.2f\n" % (wall, wall - waited / 1e9))
+sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' "$TMP/ran" "$@"
+	rat_status=$?
+	read -r RAN_WALL RAN_OWN <"$TMP/ran" || RAN_WALL=0 RAN_OWN=0
+	return $rat_status
+}
+
 # start_demo ARGS...: runs the demo in the background and returns once
 # its set-up is done (its phases run); sets DEMO_PID.
 start_demo() {
