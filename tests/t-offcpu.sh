@@ -22,10 +22,11 @@ start_waits() {
 	done
 }
 
-# offcpu MODE SECONDS: the waits program run for longer than SECONDS, shimtop attached
-# for SECONDS, JSON into $TMP/MODE.json.
+# offcpu MODE SECONDS: the waits program run for longer than SECONDS (a loaded
+# machine's slow start included; killed after), shimtop attached for SECONDS,
+# JSON into $TMP/MODE.json.
 offcpu() {
-	start_waits "$1" "$1" "$(($2 + 3))"
+	start_waits "$1" "$1" "$(($2 + 60))"
 	# Killed below before it removes its file (fsync's, here: not tmpfs), the test does.
 	LEFT_FILES="$LEFT_FILES $PWD/waits-fsync.$w"
 	"$SHIMTOP" --batch --format json --off-cpu --duration "$2" -p "$w" >"$TMP/$1.json" \
@@ -154,7 +155,7 @@ fi
 # before sampling, so only /proc and their stacks say where they wait.
 # The holder naps the whole second under nap_here with the mutex held,
 # the waiter waits for it under wait_lock, "lock"; both found at the start.
-start_waits stuck stuck 8
+start_waits stuck stuck 60
 "$SHIMTOP" --batch --format json --off-cpu --duration 1 -p "$w" >"$TMP/stuck.json" \
 	2>"$TMP/stuck.err" || fail "--off-cpu -p (stuck) failed: $(cat "$TMP/stuck.err")"
 kill "$w" 2>/dev/null
@@ -190,7 +191,7 @@ fi
 # Recorded (-o) and read back: the waits as they were; folded stacks of
 # offcpu-time in microseconds (offcputime -f's unit); pprof's offcpu-time
 # sample type in nanoseconds, read by go tool pprof.
-start_waits rec nap 5
+start_waits rec nap 60
 "$SHIMTOP" --batch --off-cpu -o "$TMP/waits.rec" --snapshot-on-exit "$TMP/waits.snap" \
 	--duration 2 -p "$w" >/dev/null 2>"$TMP/err" || fail "--off-cpu -o failed: $(cat "$TMP/err")"
 kill "$w" 2>/dev/null
@@ -198,9 +199,11 @@ kill "$w" 2>/dev/null
 	fail "-i of an --off-cpu recording failed: $(cat "$TMP/err")"
 check "$TMP/rec.json" "0.7 < off('nap_here') < 1.3" "the recording's nap is not about 1 s of its 2"
 # Its naps ended by the timer's interrupt, carried in the recording: no thread woke them.
+# Each from the first: the wakeups of the process sampled are sent before
+# the walker holds its mappings (a loaded machine took 250 ms to teach it).
 check "$TMP/rec.json" "not $WAKERS or \
 	sum(k['waited_s'] for k in d['source']['woken_by'] if k['waker'] == '[interrupt]') \
-	>= 0.9 * off('nap_here')" "the recording's naps were not woken by interrupts"
+	>= 0.99 * off('nap_here')" "the recording's naps were not all woken by interrupts"
 # A time range's WALL is the range's: the recording's first second, about half of napper's 2 s.
 "$SHIMTOP" -i "$TMP/waits.rec" --batch --format json -s wall --range 0:1 >"$TMP/range.json" \
 	2>"$TMP/err" || fail "--range -s wall of an --off-cpu recording failed: $(cat "$TMP/err")"
@@ -259,11 +262,11 @@ fi
 # a recording of no waits, nothing to compare ("-", null).
 # (The waiter's second under wait_lock: 0.65 to 0.73 s in six runs, once 0.49; the
 # unfair mutex lets the holder wait the rest.)
-start_waits lockrec lock 4
+start_waits lockrec lock 60
 "$SHIMTOP" --batch --off-cpu -o "$TMP/lock.rec" --duration 1 -p "$w" >/dev/null 2>"$TMP/err" ||
 	fail "--off-cpu -o of the lock failed: $(cat "$TMP/err")"
 kill "$w" 2>/dev/null
-start_waits nowait nap 3
+start_waits nowait nap 60
 "$SHIMTOP" --batch -o "$TMP/nowait.rec" --duration 0.5 -p "$w" >/dev/null 2>"$TMP/err" ||
 	fail "-o without --off-cpu failed: $(cat "$TMP/err")"
 kill "$w" 2>/dev/null
@@ -312,7 +315,7 @@ check "$TMP/nap.json" "d['source'].get('offcpu_unpaired', 0) <= d['source'].get(
 # the kernel's walks agree with the copies' frame by frame, on tests/waits
 # and on Debian's python3 asleep (no frame pointers).
 if command -v perf >/dev/null; then
-	"$WAITS" switch 6 2000 >"$TMP/sw.out" 2>&1 &
+	"$WAITS" switch 60 2000 >"$TMP/sw.out" 2>&1 &	# killed after
 	w=$!
 	BG_PIDS="$BG_PIDS $w"
 	sleep 0.5
@@ -324,7 +327,8 @@ if command -v perf >/dev/null; then
 	wait "$p" || fail "perf record beside shimtop failed: $(cat "$TMP/sw.perf")"
 	theirs=$(perf script -i "$TMP/sw.data" -F tid 2>/dev/null | wc -l)
 	SHIMTOP_UNWIND_CHECK=1 "$SHIMTOP" --batch --format json --off-cpu --duration 1 -p "$w" \
-		>"$TMP/sw-check.json" 2>"$TMP/sw-check.err" || fail "a checked --off-cpu failed"
+		>"$TMP/sw-check.json" 2>"$TMP/sw-check.err" ||
+		fail "a checked --off-cpu failed: $(cat "$TMP/sw-check.err")"
 	kill "$w" 2>/dev/null
 	printf 'import time\nfor i in range(4000): time.sleep(0.0005)\n' >"$TMP/naps.py"
 	SHIMTOP_UNWIND_CHECK=1 "$SHIMTOP" --batch --format json --off-cpu -- python3 "$TMP/naps.py" \
@@ -357,7 +361,7 @@ PY
 fi
 
 # The text report's thread table shows where the time went.
-start_waits text nap 5
+start_waits text nap 60
 "$SHIMTOP" --batch -H --off-cpu --duration 1 -p "$w" >"$TMP/text" 2>"$TMP/err" ||
 	fail "-H --off-cpu failed: $(cat "$TMP/err")"
 grep -Eq "^ +TID +PID COMMAND +SAMPLES +SHARE +IPC +ON-CPU +SLEEP .* WALL" "$TMP/text" ||

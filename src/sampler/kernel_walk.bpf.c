@@ -632,7 +632,19 @@ struct {
 } kw_wakers SEC(".maps");
 
 /*
- * A thread of a walked process woken: who woke it (the current thread,
+ * The processes sampled, told by the sampler as it starts and as they
+ * fork: their wakeups are sent from the first, before the walker is
+ * taught their mappings (which a loaded machine can take a second to do).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KW_PROCS_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} kw_watched SEC(".maps");
+
+/*
+ * A thread of a process sampled woken: who woke it (the current thread,
  * sched_waking running in its context), sent for the wait it ends where
  * it is not the thread's last waker.  Runs on every wakeup of the
  * machine; a look-up filters the rest.
@@ -642,10 +654,12 @@ int kw_note_wake(__u64 *ctx)
 {
 	const struct task_struct *p = (const struct task_struct *)ctx[0];
 	struct woke_message m = { .stop = KW_STOP_WOKE };
-	__u32 tgid = (__u32)p->tgid;
+	__u32 tgid = (__u32)p->tgid, zero = 0;
+	const struct kw_config *cfg = bpf_map_lookup_elem(&kw_config, &zero);
 	__u64 waker, *last;
 
-	if (!bpf_map_lookup_elem(&kw_procs, &tgid))
+	if (!(cfg && cfg->watch_all) && !bpf_map_lookup_elem(&kw_watched, &tgid) &&
+	    !bpf_map_lookup_elem(&kw_procs, &tgid))
 		return 0;
 	m.woke.pid = tgid;
 	m.woke.tid = (__u32)p->pid;

@@ -63,12 +63,14 @@ struct taught_process {
 struct kernel_walk {
 	struct bpf_object *obj;
 	int prog, procs, rows, counts, config, out;
+	int watched;		/* kw_watched: processes whose wakeups are sent */
 	int switch_prog;	/* kw_walk_switch; -1 where this kernel refused it */
 	struct bpf_link *noting;	/* kw_note_switch on sched_switch, once asked for */
 	int noting_err;		/* why it could not be: -errno */
 	struct bpf_link *waking;	/* kw_note_wake on sched_waking, with noting where it can */
 	struct bpf_link *irq_links[6];	/* with it: the interrupts' programs on irq_points */
 	bool check;
+	bool watch_all;		/* every process's wakeups (-a) */
 	bool rows_full;		/* the kernel's table of rows is full: no more taught */
 	pthread_mutex_t lock;	/* guards processes: the sampler's thread and the model's */
 	struct taught_process *processes;
@@ -382,8 +384,9 @@ struct kernel_walk *kernel_walk_open(char *why, size_t len)
 	kw->counts = map_fd(kw, "kw_counts");
 	kw->config = map_fd(kw, "kw_config");
 	kw->out = map_fd(kw, "kw_out");
+	kw->watched = map_fd(kw, "kw_watched");
 	if (kw->prog < 0 || kw->procs < 0 || kw->rows < 0 || kw->counts < 0 ||
-	    kw->config < 0 || kw->out < 0 || map_fd(kw, "kw_files") < 0 || map_fd(kw, "kw_dict") < 0) {
+	    kw->config < 0 || kw->out < 0 || kw->watched < 0 || map_fd(kw, "kw_files") < 0 || map_fd(kw, "kw_dict") < 0) {
 		snprintf(why, len, "shimtop's BPF stack walker lacks a part (a build fault): "
 			 "stacks are copied and walked in user space");
 		kernel_walk_close(kw);
@@ -418,13 +421,36 @@ void kernel_walk_close(struct kernel_walk *kw)
 	free(kw);
 }
 
-void kernel_walk_set_check(struct kernel_walk *kw, bool on)
+static void write_config(struct kernel_walk *kw)
 {
-	struct kw_config c = { .check = on };
+	struct kw_config c = { .check = kw->check, .watch_all = kw->watch_all };
 	__u32 zero = 0;
 
-	kw->check = on;
 	bpf_map_update_elem(kw->config, &zero, &c, BPF_ANY);
+}
+
+void kernel_walk_set_check(struct kernel_walk *kw, bool on)
+{
+	kw->check = on;
+	write_config(kw);
+}
+
+void kernel_walk_watch(struct kernel_walk *kw, pid_t pid, bool on)
+{
+	__u32 key = (__u32)pid;
+	__u8 yes = 1;
+
+	/* Full (KW_PROCS_MAX): its wakeups are sent once its mappings are taught. */
+	if (on)
+		bpf_map_update_elem(kw->watched, &key, &yes, BPF_ANY);
+	else
+		bpf_map_delete_elem(kw->watched, &key);
+}
+
+void kernel_walk_watch_all(struct kernel_walk *kw)
+{
+	kw->watch_all = true;
+	write_config(kw);
 }
 
 bool kernel_walk_checking(const struct kernel_walk *kw)

@@ -53,6 +53,13 @@ int kernel_walk_note_switches(struct kernel_walk *kw);
  * makes each an st_wake.
  */
 bool kernel_walk_notes_wakes(const struct kernel_walk *kw);
+/*
+ * The processes sampled (on: as the session starts and as one forks; off:
+ * as one exits), or every process (-a): their wakeups are sent from the
+ * first, not only once the walker holds their mappings.
+ */
+void kernel_walk_watch(struct kernel_walk *kw, pid_t pid, bool on);
+void kernel_walk_watch_all(struct kernel_walk *kw);
 /* The switches' program on a thread's context-switches event; 0 or -errno. */
 int kernel_walk_attach_switches(struct kernel_walk *kw, int fd);
 

@@ -143,7 +143,7 @@ struct kw_woke {
 
 struct kw_config {
 	__u32 check;		/* 1: walk, send the chain and let the sample out too */
-	__u32 pad;
+	__u32 watch_all;	/* 1: every process's wakeups are sent (-a) */
 };
 
 #endif

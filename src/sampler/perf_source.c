@@ -106,6 +106,7 @@ struct perf_source {
 	bool switches_sw;		/* --off-cpu samples context-switches, walked there */
 	bool switches_refused;		/* and the kernel refused the walker on them */
 	bool switches_decided;		/* switches_sw, until the events are made again */
+	bool watching;			/* the kernel sends the sampled processes' wakeups */
 	bool walk_refused;		/* and why not (info.walk_note), once */
 	size_t randomize_next;	/* round-robin over leaders */
 	size_t failed_event;	/* the event the kernel last refused */
@@ -1244,11 +1245,20 @@ static void on_record(const struct perf_event_header *ev, void *arg)
 		/* A new process: what the kernel's walker held for its pid was another's. */
 		if (ps->walk_on && tk->pid == tk->tid)
 			kernel_walk_mapped(ps->cfg.kernel_walk, (pid_t)tk->pid, tk->time, 0, 0);
+		/* A child followed: its wakeups from its first wait. */
+		if (ps->watching && ps->inherit && tk->pid == tk->tid &&
+		    ps->cfg.scope != PERF_SCOPE_SYSTEM)
+			kernel_walk_watch(ps->cfg.kernel_walk, (pid_t)tk->pid, true);
 		break;
 	}
-	case ST_REC_EXIT:
-		forget_thread(ps, (pid_t)((const struct st_task *)(const void *)out)->tid);
+	case ST_REC_EXIT: {
+		const struct st_task *tk = (const void *)out;
+
+		forget_thread(ps, (pid_t)tk->tid);
+		if (ps->watching && tk->pid == tk->tid && ps->cfg.scope != PERF_SCOPE_SYSTEM)
+			kernel_walk_watch(ps->cfg.kernel_walk, (pid_t)tk->pid, false);
 		break;
+	}
 	case ST_REC_LOST:
 		pthread_mutex_lock(&ps->lock);
 		ps->info.kernel_lost += ((const struct st_lost *)(const void *)out)->count;
@@ -1853,10 +1863,31 @@ static void *sampler_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Whose wakeups the kernel sends from the start (--off-cpu's wakers): the
+ * processes sampled, and those they fork where children are followed.
+ */
+static void watch_targets(struct perf_source *ps)
+{
+	pthread_mutex_lock(&ps->lock);
+	ps->watching = ps->info.offcpu_wakers;
+	pthread_mutex_unlock(&ps->lock);
+	if (!ps->watching)
+		return;
+	if (ps->cfg.scope == PERF_SCOPE_SYSTEM) {
+		kernel_walk_watch_all(ps->cfg.kernel_walk);
+		return;
+	}
+	for (size_t i = 0; i < ps->cfg.npids; i++)
+		kernel_walk_watch(ps->cfg.kernel_walk, ps->cfg.scope == PERF_SCOPE_THREADS
+				  ? target_thread_process(ps->cfg.pids[i]) : ps->cfg.pids[i], true);
+}
+
 static int perf_start(struct st_source *s)
 {
 	struct perf_source *ps = (struct perf_source *)s;
 
+	watch_targets(ps);
 	ps->last_rescan = st_now_ns();
 	copy_size_set(ps);
 	/* Per-CPU events cannot wait for the target's exec: on at once. */
