@@ -55,9 +55,17 @@ expect_run 2 "--history needs a positive number of seconds" -- "$SHIMTOP" -i "$T
 	fail "bad gauges: $(json_get "$TMP/lossy.json" "[(g['name'], g['value'], g['bad']) for g in d['gauges']]")"
 json_get "$TMP/lossy.json" "[g['value'] + ': ' + g['meaning'] for g in d['gauges'] if g['name'] == 'lost'][0]" |
 	grep -q "^33.33% (50 lost, 0 dropped): .*lower the rate" || fail "lost gauge: $(json_get "$TMP/lossy.json" "d['gauges'][1]")"
-# A clean recording: nothing bad.
-[ "$(json_get "$TMP/replay" "[g['name'] for g in d['gauges'] if g['bad']]")" = "[]" ] ||
-	fail "a clean recording has bad gauges: $(json_get "$TMP/replay" "[g for g in d['gauges'] if g['bad']]")"
+# The demo's recording: nothing bad but what the live session said (a
+# loaded machine can make the kernel lose samples while shimtop waits for
+# a CPU; the gauge then says the same count the live one did).
+python3 - "$TMP/live" "$TMP/replay" <<'PY' || fail "the demo's recording has bad gauges: see above"
+import json, sys
+live, replay = (json.load(open(f)) for f in sys.argv[1:3])
+said = {g['name']: g['value'] for g in live['gauges']}
+bad = [g for g in replay['gauges'] if g['bad']]
+if any(g['name'] != 'lost' or g['value'] != said.get('lost') for g in bad):
+    sys.exit(f"bad: {bad}; the live session said lost {said.get('lost')}")
+PY
 
 # Real time: a 2 s recording takes about 2 s to replay, full speed much less.
 start=$(date +%s%N)
