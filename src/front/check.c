@@ -553,9 +553,14 @@ static void check_ibs_op(const char *self, const char *workload, bool module,
 }
 
 #define FLOOR_N		100000
+/* A load counts while the writer wrote within this many TSC cycles (8 of its steps). */
+#define FLOOR_FRESH	8000
 
 static atomic_bool floor_stop;
-static volatile uint64_t floor_line;
+/* The line the floor loads: its count, and when the writer last wrote it. */
+static struct {
+	volatile uint64_t count, written_at;
+} __attribute__((aligned(64))) floor_line;
 
 static bool pin_to(int cpu)
 {
@@ -581,7 +586,8 @@ static void *floor_writer(void *arg)
 		uint64_t t = tsc_end();
 
 		if (t >= next) {
-			floor_line = floor_line + 1;
+			floor_line.written_at = t;
+			floor_line.count = floor_line.count + 1;
 			next = t + 1000;
 		}
 	}
@@ -598,12 +604,15 @@ static int by_value(const void *a, const void *b)
 /*
  * The observer's floor (SHIM, ISCA 2015, §3): the median TSC cycles from
  * one rdtscp-bracketed load of a line to the next, on cpu, while a thread
- * on other writes it at the workload's pace.  0 when either CPU cannot
- * be had.
+ * on other writes it at the workload's pace.  Loads while the writer is
+ * off its CPU (a busy machine) are not counted: a line nobody writes
+ * stays in the cache, and the floor read 84 cycles for 105.  0 when
+ * either CPU cannot be had, or the writer hardly ran.
  */
 static uint64_t observer_floor(int cpu, int other)
 {
 	uint64_t *d = st_xcalloc(FLOOR_N, sizeof(*d)), prev, sink = 0, floor = 0;
+	size_t kept = 0;
 	cpu_set_t was;
 	pthread_t w;
 
@@ -614,18 +623,20 @@ static uint64_t observer_floor(int cpu, int other)
 	atomic_store(&floor_stop, false);
 	if (pthread_create(&w, NULL, floor_writer, &other) == 0) {
 		prev = tsc_start();
-		for (size_t i = 0; i < FLOOR_N; i++) {
-			uint64_t t = tsc_start();
+		for (size_t i = 0; i < 20 * FLOOR_N && kept < FLOOR_N; i++) {
+			uint64_t t = tsc_start(), at;
 
-			sink += floor_line;
+			sink += floor_line.count;
+			at = floor_line.written_at;
 			(void)tsc_end();
-			d[i] = t - prev;
+			if (at + FLOOR_FRESH >= t)
+				d[kept++] = t - prev;
 			prev = t;
 		}
 		atomic_store(&floor_stop, true);
 		pthread_join(w, NULL);
-		qsort(d, FLOOR_N, sizeof(*d), by_value);
-		floor = d[FLOOR_N / 2] + (sink & 0);
+		qsort(d, kept, sizeof(*d), by_value);
+		floor = kept >= FLOOR_N / 10 ? d[kept / 2] + (sink & 0) : 0;
 	}
 	pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
 	free(d);
