@@ -5,17 +5,17 @@
 #                   shimtop on its demo (shimtop --demo; other arguments go
 #                   to shimtop instead)
 #   ./dev.sh packages run|test   print either list of Debian packages
-#   ./dev.sh test   install what the tests need too, build with -Werror, run every
-#                   test (in parallel: make -j check), then check the
-#                   release tarball (it builds out of tree and runs the
-#                   tests that read the tree), then build the tests with
-#                   ASan+UBSan and run them all again; cppcheck over the
-#                   sources (the kernel module has the kernel's compiler
-#                   with W=1 and checkpatch instead, in t-kmod.sh); every
-#                   fuzz target over its corpus and 10 s more, side by
-#                   side (clang, libFuzzer).  Ends with the seconds each
-#                   phase took, each suite's slowest ten tests and the
-#                   line "N passed, N failed, N skipped".
+#   ./dev.sh test   install what the tests need too; build with -Werror, with
+#                   ASan+UBSan and the fuzz targets (clang, libFuzzer) side
+#                   by side; then, side by side too: every test in both
+#                   builds (make -j check), the release tarball (it builds
+#                   out of tree, installs and runs the tests that read the
+#                   tree), every fuzz target over its corpus and 10 s more,
+#                   cppcheck over the sources (the kernel module has the
+#                   kernel's compiler with W=1 and checkpatch instead, in
+#                   t-kmod.sh).  Ends with each suite's slowest ten tests,
+#                   the seconds each part took and the line "N passed, N
+#                   failed, N skipped".
 #   ./dev.sh fuzz [SECONDS]   every fuzz target for SECONDS (600) each, side
 #                   by side; a crash's input is left as
 #                   build-fuzz/fuzz-crash-NAME-*.
@@ -66,18 +66,31 @@ build() {
 	cd "$TOP"
 }
 
-# phase NAME: the phase before it ends; its seconds go into the summary.
-phases="" phase_name="" phase_start=0
-phase() {
-	now=$(date +%s)
-	[ -n "$phase_name" ] && phases="$phases $phase_name $((now - phase_start)) s,"
-	phase_name=$1 phase_start=$now
-	return 0
+# Tests side by side: a test that times shimtop or needs the CPUs takes
+# tests/lib.sh's lock (one_at_a_time) and runs alone among such tests,
+# in either suite.  The plain and sanitized suites run beside each other,
+# and beside the tarball's check and the fuzz targets: the CPUs are kept
+# busy while one suite's tests wait on a screen or a sleep.
+JOBS=${SHIMTOP_TEST_JOBS:-$(nproc)}
+LOGS=$TOP/build-logs
+
+# in_background NAME CMD...: CMD in the background, its output in
+# $LOGS/NAME.out, then "STATUS SECONDS" in $LOGS/NAME.status.
+in_background() {
+	ib_name=$1
+	shift
+	rm -f "$LOGS/$ib_name.status"
+	(
+		ib_start=$(date +%s)
+		ib_status=0
+		"$@" >"$LOGS/$ib_name.out" 2>&1 || ib_status=$?
+		echo "$ib_status $(($(date +%s) - ib_start))" >"$LOGS/$ib_name.status"
+	) &
 }
 
-# Tests side by side: a test that times shimtop or needs the CPUs takes
-# tests/lib.sh's lock (one_at_a_time) and runs alone among such tests.
-JOBS=${SHIMTOP_TEST_JOBS:-$(($(nproc) + 1))}
+# status_of NAME, seconds_of NAME: what in_background's NAME ended with.
+status_of() { cut -d' ' -f1 "$LOGS/$1.status" 2>/dev/null || echo 1; }
+seconds_of() { cut -d' ' -f2 "$LOGS/$1.status" 2>/dev/null || echo 0; }
 
 # slowest DIR: the suite's ten slowest tests there, from timed-driver's
 # NAME.time files ("WALL CPU" seconds), so the next slow test is seen.
@@ -89,13 +102,16 @@ slowest() {
 			{ printf "%s %s %s %s", NR > 1 ? "," : "", $3, $1, $2 } END { print "" }'
 }
 
-# check DIR: runs make check there; adds to the totals.
+# run_check DIR: make check there, its output in DIR/check.out.
+run_check() {
+	rm -f "$TOP/$1"/tests/*.time
+	make -C "$TOP/$1" -j"$JOBS" check >"$TOP/$1/check.out" 2>&1
+}
+
+# tally DIR STATUS: run_check's results there, said and added to the totals.
 passed=0 failed=0 skipped=0 slow=""
-check() {
-	dir=$1
-	status=0
-	rm -f "$TOP/$dir"/tests/*.time
-	make -C "$TOP/$dir" -j"$JOBS" check >"$TOP/$dir/check.out" 2>&1 || status=$?
+tally() {
+	dir=$1 status=$2
 	grep -E "^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):" "$TOP/$dir/check.out" | sed "s|^|[$dir] |"
 	p=$(grep -c "^PASS:" "$TOP/$dir/check.out" || true)
 	f=$(grep -Ec "^(FAIL|ERROR|XPASS):" "$TOP/$dir/check.out" || true)
@@ -119,11 +135,46 @@ check() {
 "
 }
 
+# one_result NAME STATUS [WHAT]: a check of its own (distcheck, cppcheck), said and counted.
+one_result() {
+	if [ "$2" -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "PASS: $1${3:+ ($3)}"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $1"
+	fi
+}
+
 # fuzz_build: the fuzz targets, built by clang in build-fuzz.
 fuzz_build() {
 	mkdir -p "$TOP/build-fuzz"
 	(cd "$TOP/build-fuzz" && { [ -f Makefile ] ||
-		"$TOP/configure" CC=clang --enable-fuzzing --enable-werror >/dev/null; })
+		"$TOP/configure" CC=clang --enable-fuzzing --enable-werror >/dev/null; }) &&
+		make -C "$TOP/build-fuzz" -j"$(nproc)" fuzz-targets >/dev/null
+}
+
+# dist_configure: build-dist, configured, where the release tarball is made
+# and checked (a tree of its own: the plain suite runs in build meanwhile).
+dist_configure() {
+	mkdir -p "$TOP/build-dist"
+	cd "$TOP/build-dist"
+	[ -f Makefile ] || "$TOP/configure" --enable-werror >/dev/null
+}
+
+# run_cppcheck: cppcheck over the sources (the module has the kernel's
+# compiler with W=1 and checkpatch instead, in t-kmod.sh).
+run_cppcheck() {
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+		--std=c11 -D__x86_64__ '-DSEC(name)=' --inline-suppr -I src -I include -i src/kmod \
+		src tests bench include
+}
+
+# long_lines: a macro that lost its line continuations reads as one long line.
+long_lines() {
+	awk 'length > 120 { print FILENAME ":" FNR ": " length " characters"; bad = 1 }
+		END { exit bad }' $(git -C "$TOP" ls-files 'src/*.[ch]' 'tests/*.c' 'bench/*.c' \
+		'include/*.h' | sed "s|^|$TOP/|")
 }
 
 case "${1:-}" in
@@ -153,73 +204,71 @@ run)
 test)
 	# shellcheck disable=SC2086
 	install_missing $PACKAGES_RUN $PACKAGES_TEST
-	phase build
-	build build --enable-werror
-	phase tests
-	check build
-	phase distcheck
-	# The release tarball holds every file, builds out of tree, installs,
-	# and passes the tests that read the tree (Makefile.am's TREE_TESTS).
-	if make -C "$TOP/build" -j"$JOBS" distcheck-tree >"$TOP/build/distcheck.out" 2>&1; then
-		passed=$((passed + 1))
-		echo "PASS: distcheck ($(grep -c '^PASS:' "$TOP/build/distcheck.out") tests of the tree)"
-	else
-		failed=$((failed + 1))
-		echo "FAIL: distcheck"
-		grep -E "^(FAIL|ERROR)|rror" "$TOP/build/distcheck.out" | head -20
+	[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi >/dev/null 2>&1)
+	mkdir -p "$LOGS"
+	began=$(date +%s)
+	# The builds side by side: plain with -Werror, ASan+UBSan, the fuzz
+	# targets (clang), and the tree the release tarball is checked from.
+	in_background build build build --enable-werror
+	in_background build-asan build build-asan --enable-werror --enable-sanitizers
+	in_background build-fuzz fuzz_build
+	in_background build-dist dist_configure
+	wait
+	built=$(date +%s)
+	for b in build build-asan build-fuzz build-dist; do
+		[ "$(status_of $b)" -eq 0 ] && continue
+		echo "FAIL: $b"
+		tail -30 "$LOGS/$b.out"
+		exit 1
+	done
+	# Then every check side by side: the suite plain and sanitized; the
+	# release tarball (it holds every file, builds out of tree, installs,
+	# and passes the tests that read the tree: Makefile.am's TREE_TESTS);
+	# each fuzz target over its corpus and 10 s more (tests/fuzz/run.sh;
+	# ./dev.sh fuzz runs them longer); cppcheck; the lines' length.
+	in_background tests run_check build
+	in_background sanitizers run_check build-asan
+	in_background distcheck make -C "$TOP/build-dist" -j"$JOBS" distcheck-tree
+	in_background fuzzing make -C "$TOP/build-fuzz" -s fuzz-check FUZZ_JOBS=1
+	in_background cppcheck run_cppcheck
+	in_background line-length long_lines
+	wait
+	tally build "$(status_of tests)"
+	tally build-asan "$(status_of sanitizers)"
+	one_result distcheck "$(status_of distcheck)" \
+		"$(grep -c '^PASS:' "$LOGS/distcheck.out") tests of the tree"
+	if [ "$(status_of distcheck)" -ne 0 ]; then
+		grep -E "^(FAIL|ERROR)|rror" "$LOGS/distcheck.out" | head -20
 		# distcheck leaves its tree on failure: show why each test failed.
-		find "$TOP/build" -path "*/_build/*" -name "*.trs" 2>/dev/null |
+		find "$TOP/build-dist" -path "*/_build/*" -name "*.trs" 2>/dev/null |
 			while read -r trs; do
 				grep -Eq "^:test-result: (FAIL|ERROR|XPASS)" "$trs" || continue
 				echo "---- ${trs%.trs}.log"
 				head -20 "${trs%.trs}.log"
 			done
 	fi
-	phase sanitizers
-	build build-asan --enable-werror --enable-sanitizers
-	check build-asan
-	phase cppcheck
-	if cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--std=c11 -D__x86_64__ '-DSEC(name)=' --inline-suppr -I src -I include -i src/kmod \
-		src tests bench include \
-		2>"$TOP/build/cppcheck.out"; then
-		passed=$((passed + 1))
-		echo "PASS: cppcheck"
-	else
-		failed=$((failed + 1))
-		echo "FAIL: cppcheck"
-		cat "$TOP/build/cppcheck.out"
-	fi
-	# A macro that lost its line continuations reads as one long line.
-	phase line-length
-	if awk 'length > 120 { print FILENAME ":" FNR ": " length " characters"; bad = 1 }
-		END { exit bad }' $(git -C "$TOP" ls-files 'src/*.[ch]' 'tests/*.c' 'bench/*.c' \
-		'include/*.h' | sed "s|^|$TOP/|"); then
-		passed=$((passed + 1))
-		echo "PASS: line-length"
-	else
-		failed=$((failed + 1))
-		echo "FAIL: line-length (a line past 120 characters, above)"
-	fi
-	# The fuzz targets over their corpora and 10 s more, side by side
-	# (tests/fuzz/run.sh); ./dev.sh fuzz runs them longer.
-	phase fuzzing
-	fuzz_build
-	make -C "$TOP/build-fuzz" -s fuzz-check >"$TOP/build-fuzz/fuzz.out" 2>&1 || true
-	grep -E "^(PASS|FAIL): fuzz_" "$TOP/build-fuzz/fuzz.out" | sed "s|^|[build-fuzz] |"
-	p=$(grep -c "^PASS: fuzz_" "$TOP/build-fuzz/fuzz.out" || true)
-	f=$(grep -c "^FAIL: fuzz_" "$TOP/build-fuzz/fuzz.out" || true)
+	one_result cppcheck "$(status_of cppcheck)"
+	[ "$(status_of cppcheck)" -eq 0 ] || cat "$LOGS/cppcheck.out"
+	one_result line-length "$(status_of line-length)"
+	[ "$(status_of line-length)" -eq 0 ] || cat "$LOGS/line-length.out"
+	grep -E "^(PASS|FAIL): fuzz_" "$LOGS/fuzzing.out" | sed "s|^|[build-fuzz] |"
+	p=$(grep -c "^PASS: fuzz_" "$LOGS/fuzzing.out" || true)
+	f=$(grep -c "^FAIL: fuzz_" "$LOGS/fuzzing.out" || true)
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-		f=1	# the fuzz build failed
-		tail -30 "$TOP/build-fuzz/fuzz.out"
+		f=1	# the fuzz run failed before any target ran
+		tail -30 "$LOGS/fuzzing.out"
 	elif [ "$f" -ne 0 ]; then
-		grep -A40 "^FAIL: fuzz_" "$TOP/build-fuzz/fuzz.out"
+		grep -A40 "^FAIL: fuzz_" "$LOGS/fuzzing.out"
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	phase end
 	printf '%s' "$slow"
-	echo "phases:${phases%,} (the kernel module in QEMU is t-kmod.sh, in the tests)"
+	echo "phases: build $((built - began)) s (plain $(seconds_of build), asan" \
+		"$(seconds_of build-asan), fuzz $(seconds_of build-fuzz), dist $(seconds_of build-dist));" \
+		"then side by side: tests $(seconds_of tests) s, sanitizers $(seconds_of sanitizers) s," \
+		"distcheck $(seconds_of distcheck) s, fuzzing $(seconds_of fuzzing) s, cppcheck" \
+		"$(seconds_of cppcheck) s, line-length $(seconds_of line-length) s; in all" \
+		"$(($(date +%s) - began)) s (the kernel module in QEMU is t-kmod.sh, in the tests)"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 	;;
