@@ -67,9 +67,29 @@ for f in bin/shimtop bin/shimtop-demo share/man/man1/shimtop.1 share/man/man1/sh
 	lib/systemd/system/shimtop.service; do
 	[ -f "$P/$f" ] || fail "make install did not install $f"
 done
-# The installed page names where the themes went, whatever the prefix.
-grep -qx "\.I $prefix/share/shimtop/themes" "$P/share/man/man1/shimtop.1" ||
+# The installed page names where the themes went, whatever the prefix
+# (a break point, \:, after each slash).
+sed 's/\\://g' "$P/share/man/man1/shimtop.1" | grep -qx "\.I $prefix/share/shimtop/themes" ||
 	fail "shimtop.1 names themes in $(grep -A1 '^\.I .*themes' "$P/share/man/man1/shimtop.1" | head -1), not $prefix/share/shimtop/themes"
+# A package builder's prefix, longer than the page is wide (200
+# characters): the page made for it renders without a warning, the path
+# whole across its lines.
+long=/opt/$(printf 'a-package-builders-prefix-%02d/' 1 2 3 4 5 6 7)build
+if [ -e "$SRC/config.status" ]; then
+	echo "note: the source directory is configured in place: a long prefix is checked from out-of-tree builds"
+elif mkdir "$TMP/prefix" && (cd "$TMP/prefix" && "$SRC/configure" --prefix="$long" >/dev/null 2>&1 &&
+	make -s doc/shimtop.1 >/dev/null 2>&1); then
+	groff -ww -man -Tutf8 "$TMP/prefix/doc/shimtop.1" >/dev/null 2>"$TMP/groff.err"
+	[ -s "$TMP/groff.err" ] && fail "shimtop.1 for a prefix of ${#long} characters has groff warnings: $(head -3 "$TMP/groff.err")"
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$TMP/prefix/doc/shimtop.1" >"$TMP/long.txt" 2>"$TMP/man.err"
+	[ -s "$TMP/man.err" ] && fail "shimtop.1 for a prefix of ${#long} characters: $(head -3 "$TMP/man.err")"
+	groff -man -Tascii -P-bcou "$TMP/prefix/doc/shimtop.1" 2>/dev/null | tr -d ' \n' |
+		grep -qF "$long/share/shimtop/themes" ||
+		fail "shimtop.1 for a long prefix does not name $long/share/shimtop/themes"
+	[ ${#long} -ge 200 ] || fail "the long prefix is ${#long} characters"
+else
+	fail "configure --prefix of ${#long} characters and make doc/shimtop.1 failed"
+fi
 # The unit runs the installed shimtop, serving on loopback to holders of
 # the token it keeps in its state directory.
 grep -qx "ExecStart=$prefix/bin/shimtop --serve 127.0.0.1:9464 -a --serve-token %S/shimtop/token" \
