@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,9 +35,9 @@ int variable_signal_parse(const char *spec, struct variable_signal *v,
 	return 0;
 }
 
-/* The first mapping of each file: where its lowest offset landed. */
+/* The first mapping of each file: where its lowest offset landed (path whole). */
 struct file_map {
-	char path[256];
+	char path[PATH_MAX];
 	uint64_t start, pgoff;
 };
 
@@ -126,7 +127,7 @@ static enum lookup search_file(pid_t pid, const struct file_map *m,
 			       struct variable_signal *v, char *err,
 			       size_t errlen)
 {
-	char path[512];
+	char path[PATH_MAX + 32];
 	enum lookup r = NOT_FOUND;
 	Elf_Scn *scn = NULL;
 	GElf_Sym sym = { 0 };

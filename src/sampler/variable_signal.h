@@ -7,6 +7,7 @@
 #ifndef SHIMTOP_VARIABLE_SIGNAL_H
 #define SHIMTOP_VARIABLE_SIGNAL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +18,7 @@ struct variable_signal {
 	bool is_tag;		/* "NAME:tag": a value, not a counter */
 	uint64_t address;	/* in the target */
 	size_t size;		/* 1, 2, 4 or 8 bytes */
-	char module[256];	/* the file that defines it */
+	char module[PATH_MAX];	/* the file that defines it, whole */
 };
 
 /*
