@@ -76,8 +76,6 @@ static void write_file(const char *path, const char *text, mode_t mode)
 static void check_round_trip(void)
 {
 	struct range_table t, c;
-	size_t len, size;
-	char *text;
 	struct stat st;
 
 	parse(&t, kallsyms);
@@ -87,15 +85,11 @@ static void check_round_trip(void)
 	CHECK_EQ_U64(t.static_end, 0xffffffff81000400);
 	kernel_cache_write("k1", &t);
 	CHECK(stat(path_of("kallsyms-k1"), &st) == 0 && (st.st_mode & 0777) == 0600);
-	text = kernel_cache_read("k1", &len, &size);
-	CHECK(text != NULL);
-	if (!text)
-		return;
 	memset(&c, 0, sizeof(c));
-	kernel_symbols_parse(&c, text, len);
-	c.text = text;
-	c.text_size = size;
+	CHECK(kernel_cache_read("k1", &c));
+	CHECK(c.cached && c.text != NULL);
 	CHECK_EQ_U64(c.n, 7);
+	CHECK_EQ_U64(c.static_end, 0xffffffff81000400);
 	for (size_t i = 0; i < t.n; i++) {
 		const struct range_entry *e = &t.v[i];
 		const char *m = e->module ? e->module : "";
@@ -109,10 +103,10 @@ static void check_round_trip(void)
 			      range_table_find(&c, e->start)->module : "", m));
 	}
 	/* Another key (another boot, other modules): nothing. */
-	CHECK(kernel_cache_read("k2", &len, &size) == NULL);
-	/* A copy renamed by hand: its first line says whose it is. */
+	CHECK(!kernel_cache_read("k2", &c));
+	/* A copy renamed by hand: its head says whose it is. */
 	CHECK(rename(path_of("kallsyms-k1"), path_of("kallsyms-k3")) == 0);
-	CHECK(kernel_cache_read("k3", &len, &size) == NULL);
+	CHECK(!kernel_cache_read("k3", &c) && c.n == 7);
 	/* Writing this boot's copy removes the others, nothing else. */
 	write_file(path_of("unrelated"), "x", 0600);
 	kernel_cache_write("k1", &t);
@@ -139,20 +133,20 @@ static void check_round_trip(void)
 /* Links, shared directories, other users' files: never read, never written through. */
 static void check_hostile(void)
 {
-	struct range_table t;
+	struct range_table t, c;
 	char victim[160], linked[160];
-	size_t len, size;
 	struct stat st;
 	FILE *f;
 	char buf[64] = "";
 
 	parse(&t, kallsyms);
+	memset(&c, 0, sizeof(c));
 	snprintf(victim, sizeof(victim), "%s.victim", dir);
 	write_file(victim, MAGIC_FOR_TEST "k1\nffffffff81000000 t planted\n", 0600);
 	/* A link where the copy goes: not read; the write replaces the link. */
 	unlink(path_of("kallsyms-k1"));
 	CHECK(symlink(victim, path_of("kallsyms-k1")) == 0);
-	CHECK(kernel_cache_read("k1", &len, &size) == NULL);
+	CHECK(!kernel_cache_read("k1", &c));
 	kernel_cache_write("k1", &t);
 	CHECK(lstat(path_of("kallsyms-k1"), &st) == 0 && S_ISREG(st.st_mode));
 	f = fopen(victim, "r");
@@ -162,24 +156,19 @@ static void check_hostile(void)
 		fclose(f);
 	/* Anyone may write the file: not read. */
 	CHECK(chmod(path_of("kallsyms-k1"), 0622) == 0);
-	CHECK(kernel_cache_read("k1", &len, &size) == NULL);
+	CHECK(!kernel_cache_read("k1", &c));
 	CHECK(chmod(path_of("kallsyms-k1"), 0600) == 0);
 	/* Another user's file (root can make one): not read. */
 	if (geteuid() == 0) {
 		CHECK(chown(path_of("kallsyms-k1"), 65534, 65534) == 0);
-		CHECK(kernel_cache_read("k1", &len, &size) == NULL);
+		CHECK(!kernel_cache_read("k1", &c));
 		CHECK(chown(path_of("kallsyms-k1"), 0, 0) == 0);
 	}
-	{
-		char *text = kernel_cache_read("k1", &len, &size);
-
-		CHECK(text != NULL);
-		if (text)
-			munmap(text, size);
-	}
+	CHECK(kernel_cache_read("k1", &c));
+	range_table_clear(&c);
 	/* A directory others may write: neither read nor written. */
 	CHECK(chmod(dir, 0777) == 0);
-	CHECK(kernel_cache_read("k1", &len, &size) == NULL);
+	CHECK(!kernel_cache_read("k1", &c));
 	unlink(path_of("kallsyms-k1"));
 	kernel_cache_write("k1", &t);
 	CHECK(access(path_of("kallsyms-k1"), F_OK) != 0);
@@ -198,6 +187,48 @@ static void check_hostile(void)
 	kernel_cache_write("k1", &t);
 	CHECK(access(path_of("kallsyms-k1"), F_OK) != 0);
 	setenv("SHIMTOP_CACHE_DIR", dir, 1);
+	range_table_clear(&t);
+}
+
+/*
+ * A copy's bytes damaged anywhere (cut, a bit flipped): refused whole, or
+ * read with every name inside the copy and NUL-ended; never read past.
+ */
+static void check_damaged(void)
+{
+	struct range_table t, c;
+	unsigned char *buf;
+	size_t len, refused = 0;
+	FILE *f;
+
+	parse(&t, kallsyms);
+	kernel_cache_write("k1", &t);
+	f = fopen(path_of("kallsyms-k1"), "rb");
+	buf = malloc(4096);
+	len = f && buf ? fread(buf, 1, 4096, f) : 0;
+	if (f)
+		fclose(f);
+	CHECK(len > 200 && len < 4096);
+	memset(&c, 0, sizeof(c));
+	CHECK(kernel_cache_from_bytes(&c, "k1", buf, len) && c.n == 7);
+	range_table_clear(&c);
+	for (size_t cut = 0; cut < len; cut++) {
+		refused += !kernel_cache_from_bytes(&c, "k1", buf, cut);
+		range_table_clear(&c);
+	}
+	CHECK_EQ_U64(refused, len);
+	for (size_t at = 0; at < len; at++) {
+		for (int bit = 0; bit < 8; bit += 3) {
+			buf[at] ^= (unsigned char)(1u << bit);
+			if (kernel_cache_from_bytes(&c, "k1", buf, len))
+				for (size_t i = 0; i < c.n; i++)
+					CHECK((const unsigned char *)c.v[i].name >= buf &&
+					      (const unsigned char *)c.v[i].name + strlen(c.v[i].name) < buf + len);
+			range_table_clear(&c);
+			buf[at] ^= (unsigned char)(1u << bit);
+		}
+	}
+	free(buf);
 	range_table_clear(&t);
 }
 
@@ -261,6 +292,7 @@ int main(void)
 	setenv("SHIMTOP_CACHE_DIR", dir, 1);
 	check_round_trip();
 	check_hostile();
+	check_damaged();
 	check_real();
 	{
 		char cmd[128];

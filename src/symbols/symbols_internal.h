@@ -27,6 +27,7 @@ struct range_table {
 	size_t n, cap;
 	char *text;		/* non-NULL: every name points into it (kallsyms) */
 	size_t text_size;	/* text's mapping */
+	bool borrowed;		/* the names point into memory another owns */
 	bool cached;		/* kallsyms: from this boot's saved copy */
 	uint64_t static_end;	/* kallsyms: where the kernel's last function starts */
 };
@@ -66,7 +67,10 @@ const void *cache_file_map(int dir, const char *name, uint64_t max, size_t *size
 
 /* symbols_kernel_cache.c: the copy saved once a boot. */
 bool kernel_cache_key(char *key, size_t len);
-char *kernel_cache_read(const char *key, size_t *len, size_t *size);
+/* This boot's copy (key) into t, read where it lies (mapped, t->cached): false if none. */
+bool kernel_cache_read(const char *key, struct range_table *t);
+/* A copy's bytes, checked, into t: names point into buf, which the caller keeps. */
+bool kernel_cache_from_bytes(struct range_table *t, const char *key, const void *buf, size_t len);
 void kernel_cache_write(const char *key, const struct range_table *t);
 /* Whether a saved copy's answer e for addr may be wrong (read afresh). */
 bool kernel_cache_unsure(const struct range_table *t, const struct range_entry *e,

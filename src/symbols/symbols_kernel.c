@@ -66,7 +66,7 @@ const struct range_entry *range_table_find(const struct range_table *t,
 
 void range_table_clear(struct range_table *t)
 {
-	for (size_t i = 0; i < t->n && !t->text; i++) {
+	for (size_t i = 0; i < t->n && !t->text && !t->borrowed; i++) {
 		free(t->v[i].name);
 		free(t->v[i].module);
 	}
@@ -204,21 +204,13 @@ void kernel_symbols_parse(struct range_table *t, char *text, size_t len)
 
 void kernel_symbols_load(struct range_table *t, bool fresh)
 {
-	char key[128];
+	char key[128], *text;
 	bool keyed = kernel_cache_key(key, sizeof(key));
 	size_t len, size;
-	char *text = keyed && !fresh ? kernel_cache_read(key, &len, &size) : NULL;
 
 	range_table_clear(t);
-	if (text) {
-		kernel_symbols_parse(t, text, len);
-		t->text = text;
-		t->text_size = size;
-		t->cached = true;
-		if (t->n)
-			return;
-		range_table_clear(t);
-	}
+	if (keyed && !fresh && kernel_cache_read(key, t))
+		return;
 	text = read_kallsyms(&len, &size);
 	if (!text)
 		return;

@@ -5,11 +5,12 @@
  * (122,000 lines here), more than a whole session's sampling at 1 kHz.
  * Its functions change only when modules do, so the first session of a
  * boot saves them and the next ones read the copy, in shimtop's cache
- * directory (cache_dir.c).  The key, in the file's name and its first line: the
- * boot's id and a hash of each module's name, size and address.  Code
- * the kernel makes at run time (BPF programs, ftrace and kprobe
- * trampolines) is never saved; an address the copy cannot be sure of
- * makes the caller read /proc/kallsyms itself (kernel_cache_unsure).
+ * directory (cache_dir.c), in a form read where it lies.  The key, in the
+ * file's name and its head: the boot's id and a hash of each module's
+ * name, size and address.  Code the kernel makes at run time (BPF
+ * programs, ftrace and kprobe trampolines) is never saved; an address the
+ * copy cannot be sure of makes the caller read /proc/kallsyms itself
+ * (kernel_cache_unsure).
  *
  * Nothing here follows a link or writes through one: the directory is
  * opened once (O_NOFOLLOW) and checked, every file is opened relative to
@@ -29,7 +30,8 @@
 #include <unistd.h>
 
 #define CACHE_MAX	(64u << 20)
-#define MAGIC		"shimtop kallsyms "
+/* The format's version in its magic: an older copy is read again from the kernel. */
+#define MAGIC		"shimtop ksyms 2\n"
 
 static uint64_t fnv1a(uint64_t h, const char *p, size_t n)
 {
@@ -82,36 +84,92 @@ static void file_name(char *name, size_t len, const char *key)
 	snprintf(name, len, "kallsyms-%s", key);
 }
 
-char *kernel_cache_read(const char *key, size_t *len, size_t *size)
+/*
+ * The copy as it lies on disk, read where it lies (mapped): a head, the
+ * functions' starts with their names' and modules' offsets, sorted, then
+ * the names.  Parsing kallsyms' text again was a fifth of a short
+ * session's CPU (60,000 lines, 5 MB copied and split).
+ */
+struct disk_head {
+	char magic[16];
+	char key[128];		/* this boot's: a copy renamed by hand is not this boot's */
+	uint64_t n;		/* functions */
+	uint64_t strings;	/* bytes of names, the last a NUL */
+};
+
+struct disk_entry {
+	uint64_t start;
+	uint32_t name, module;	/* offsets in the names; module NO_MODULE: the kernel's own */
+};
+
+#define NO_MODULE	UINT32_MAX
+#define ENTRIES_MAX	(4u << 20)
+
+bool kernel_cache_from_bytes(struct range_table *t, const char *key, const void *buf, size_t len)
 {
-	char name[160], head[160];
-	int dir = cache_dir_open(false), fd;
-	uint64_t bytes;
-	char *text;
-	size_t n;
+	const unsigned char *p = buf;
+	const struct disk_entry *e;
+	const char *names;
+	struct disk_head h;
+
+	if (len < sizeof(h))
+		return false;
+	memcpy(&h, p, sizeof(h));
+	if (memcmp(h.magic, MAGIC, sizeof(h.magic)) || strnlen(h.key, sizeof(h.key)) == sizeof(h.key) ||
+	    strcmp(h.key, key) || !h.n || h.n > ENTRIES_MAX || !h.strings ||
+	    h.strings > UINT32_MAX || len - sizeof(h) != h.n * sizeof(*e) + h.strings)
+		return false;
+	/* Every offset inside the names, and the names end in a NUL: each is whole. */
+	names = (const char *)(p + sizeof(h) + h.n * sizeof(*e));
+	if (names[h.strings - 1])
+		return false;
+	range_table_clear(t);
+	t->v = st_xcalloc(h.n, sizeof(*t->v));
+	for (size_t i = 0; i < h.n; i++) {
+		struct disk_entry d;
+
+		memcpy(&d, p + sizeof(h) + i * sizeof(d), sizeof(d));
+		if (d.name >= h.strings || (d.module != NO_MODULE && d.module >= h.strings)) {
+			free(t->v);
+			memset(t, 0, sizeof(*t));
+			return false;
+		}
+		/* Read only, as mapped: the table's names are never written. */
+		t->v[i] = (struct range_entry){
+			.start = d.start, .name = (char *)(uintptr_t)(names + d.name),
+			.module = d.module == NO_MODULE ? NULL : (char *)(uintptr_t)(names + d.module),
+		};
+	}
+	t->n = t->cap = h.n;
+	t->borrowed = true;
+	range_table_finish(t);
+	for (size_t i = 0; i < t->n && !t->v[i].module; i++)
+		t->static_end = t->v[i].start;
+	t->cached = true;
+	return true;
+}
+
+bool kernel_cache_read(const char *key, struct range_table *t)
+{
+	char name[160];
+	int dir = cache_dir_open(false);
+	const void *map;
+	size_t size;
 
 	if (dir < 0)
-		return NULL;
+		return false;
 	file_name(name, sizeof(name), key);
-	fd = cache_file_open(dir, name, CACHE_MAX, &bytes);
+	map = cache_file_map(dir, name, CACHE_MAX, &size);
 	close(dir);
-	if (fd < 0)
-		return NULL;
-	*size = (size_t)bytes + 1;
-	text = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (text == MAP_FAILED) {
-		close(fd);
-		return NULL;
+	if (!map)
+		return false;
+	if (!kernel_cache_from_bytes(t, key, map, size)) {
+		munmap((void *)(uintptr_t)map, size);
+		return false;
 	}
-	*len = n = kallsyms_read_fd(fd, text, *size);
-	/* The key inside too: a copy renamed by hand is not this boot's. */
-	snprintf(head, sizeof(head), MAGIC "%s\n", key);
-	if (n < strlen(head) || memcmp(text, head, strlen(head)) != 0) {
-		munmap(text, *size);
-		return NULL;
-	}
-	memset(text, ' ', strlen(head) - 1);	/* the parser skips the line */
-	return text;
+	t->text = (char *)(uintptr_t)map;
+	t->text_size = size;
+	return true;
 }
 
 /* Made at run time, and gone or moved by the next session: never saved. */
@@ -140,43 +198,59 @@ static void forget_other_boots(int dir, const char *keep)
 
 void kernel_cache_write(const char *key, const struct range_table *t)
 {
-	char name[160], tmp[192];
-	int dir = cache_dir_open(true), fd;
-	FILE *f;
-	bool ok;
+	struct disk_head h = { .n = 0 };
+	struct disk_entry *e = st_xcalloc(t->n + 1, sizeof(*e));
+	char *names = NULL, name[160];
+	size_t used = 0, cap = 0;
+	uint32_t module = NO_MODULE;
+	const char *last = NULL;
+	unsigned char *buf;
+	int dir;
 
-	if (dir < 0)
-		return;
-	file_name(name, sizeof(name), key);
-	snprintf(tmp, sizeof(tmp), ".%s.%d", name, (int)getpid());
-	(void)unlinkat(dir, tmp, 0);
-	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		close(dir);
+	if (strlen(key) >= sizeof(h.key)) {
+		free(e);
 		return;
 	}
-	fprintf(f, MAGIC "%s\n", key);
 	for (size_t i = 0; i < t->n; i++) {
-		const struct range_entry *e = &t->v[i];
+		const struct range_entry *r = &t->v[i];
+		size_t nlen = strlen(r->name) + 1, mlen = r->module ? strlen(r->module) + 1 : 0;
 
-		if (made_at_run_time(e->module))
+		if (made_at_run_time(r->module))
 			continue;
-		if (e->module)
-			fprintf(f, "%016" PRIx64 " t %s\t[%s]\n", e->start, e->name, e->module);
-		else
-			fprintf(f, "%016" PRIx64 " t %s\n", e->start, e->name);
+		ST_GROW_BARE(names, cap, used + nlen + mlen);
+		/* A module's functions are together: its name once for them. */
+		if (!r->module) {
+			module = NO_MODULE;
+		} else if (!last || strcmp(last, r->module)) {
+			module = (uint32_t)used;
+			memcpy(names + used, r->module, mlen);
+			used += mlen;
+		}
+		last = r->module;
+		e[h.n] = (struct disk_entry){ r->start, (uint32_t)used, module };
+		memcpy(names + used, r->name, nlen);
+		used += nlen;
+		h.n++;
 	}
-	ok = fflush(f) == 0 && !ferror(f);
-	ok = fclose(f) == 0 && ok;
-	/* rename() replaces the name, never what a link planted there points to. */
-	if (!ok || renameat(dir, tmp, dir, name) < 0)
-		(void)unlinkat(dir, tmp, 0);
-	else
-		forget_other_boots(dir, name);
-	close(dir);
+	dir = h.n && used < UINT32_MAX ? cache_dir_open(true) : -1;
+	if (dir >= 0) {
+		size_t len = sizeof(h) + h.n * sizeof(*e) + used;
+
+		memcpy(h.magic, MAGIC, sizeof(h.magic));
+		snprintf(h.key, sizeof(h.key), "%s", key);
+		h.strings = used;
+		buf = st_xmalloc(len);
+		memcpy(buf, &h, sizeof(h));
+		memcpy(buf + sizeof(h), e, h.n * sizeof(*e));
+		memcpy(buf + sizeof(h) + h.n * sizeof(*e), names, used);
+		file_name(name, sizeof(name), key);
+		if (cache_file_replace(dir, name, buf, len))
+			forget_other_boots(dir, name);
+		free(buf);
+		close(dir);
+	}
+	free(names);
+	free(e);
 }
 
 /*

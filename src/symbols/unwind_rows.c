@@ -210,6 +210,25 @@ static bool room(struct unwind_rows *r)
 	return true;
 }
 
+void unwind_rows_reserve(struct unwind_rows *r, size_t n)
+{
+	struct unwind_row *old = r->slots;
+	size_t was = r->cap, cap = was ? was : 1024;
+
+	if (n > ROWS_MAX)
+		n = ROWS_MAX;
+	while (cap < 2 * n)
+		cap *= 2;
+	if (cap == was)
+		return;
+	r->cap = cap;
+	r->slots = st_xcalloc(r->cap, sizeof(*r->slots));
+	for (size_t i = 0; i < was; i++)
+		if (old[i].addr)
+			put(r, &old[i]);
+	free(old);
+}
+
 static void add_fde(uint64_t start, uint64_t end, void *arg)
 {
 	struct unwind_rows *r = arg;

@@ -201,6 +201,8 @@ bool unwind_rows_from_bytes(struct unwind_rows *r, const unsigned char *id, size
 	r->indexed = true;
 	memcpy(r->build_id, id, id_len);
 	r->build_id_len = id_len;
+	/* Sized once: grown by doubling, its copies were a tenth of a short replay. */
+	unwind_rows_reserve(r, r->nalone);
 	for (size_t i = 0; i < r->nalone; i++)
 		unwind_rows_keep(r, &r->alone[i]);
 	ok = true;

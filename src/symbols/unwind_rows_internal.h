@@ -68,6 +68,8 @@ struct unwind_rows {
 
 /* row (its addr set) kept in r's table by address: the kept copy. */
 const struct unwind_row *unwind_rows_keep(struct unwind_rows *r, const struct unwind_row *row);
+/* r's table sized for n rows at once (at most ROWS_MAX), as a cache's are read. */
+void unwind_rows_reserve(struct unwind_rows *r, size_t n);
 
 /* The cache's file for r, read into r (unwind_rows_open); r's rows written back (free). */
 void unwind_rows_cache_load(struct unwind_rows *r);

@@ -1,14 +1,41 @@
 /*
- * fuzz_kallsyms.c - libFuzzer: kallsyms text, as /proc/kallsyms gives it
- * or as a saved copy holds it (symbols_kernel_cache.c).  Whatever it
- * holds parses into a sorted table whose lookups stay in range, and
- * whether an answer is unsure can be asked of any address.
+ * fuzz_kallsyms.c - libFuzzer: kallsyms text, as /proc/kallsyms gives it,
+ * and the same bytes as a saved copy (symbols_kernel_cache.c, its key
+ * taken from its own head).  Whatever they hold parses into a sorted
+ * table whose names lie inside the bytes and whose lookups stay in range,
+ * and whether an answer is unsure can be asked of any address.
  */
 #include "fuzz.h"
 #include "symbols/symbols_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The bytes as a saved copy, under the key its head names (16 bytes in, 128 long). */
+static void saved_copy(const uint8_t *data, size_t size)
+{
+	struct range_table t;
+	char key[129] = "";
+
+	if (size >= 16 + 128)
+		memcpy(key, data + 16, 128);
+	memset(&t, 0, sizeof(t));
+	if (!kernel_cache_from_bytes(&t, key, data, size))
+		return;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct range_entry *e = range_table_find(&t, t.v[i].start);
+
+		if ((const uint8_t *)t.v[i].name < data ||
+		    (const uint8_t *)t.v[i].name + strlen(t.v[i].name) >= data + size ||
+		    (t.v[i].module && ((const uint8_t *)t.v[i].module < data ||
+		     (const uint8_t *)t.v[i].module + strlen(t.v[i].module) >= data + size)) ||
+		    (i && t.v[i - 1].start > t.v[i].start) ||
+		    (e && (e->start > t.v[i].start || t.v[i].start >= e->end)))
+			abort();
+		(void)kernel_cache_unsure(&t, e, t.v[i].start);
+	}
+	range_table_clear(&t);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -41,5 +68,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)kernel_cache_unsure(&t, range_table_find(&t, UINT64_MAX), UINT64_MAX);
 	free(t.v);
 	free(text);
+	saved_copy(data, size);
 	return 0;
 }
