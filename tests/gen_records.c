@@ -16,6 +16,7 @@
  *                                 observer's own (as on an Intel SMT pair):
  *                                 phases 1 and 2 every 500 ms, the target's
  *                                 IPC 1.5 then 0.5, the observer's 2.0
+ *   gen_records observer-first FILE  corewide's, its perf samples 20 ms late
  *   gen_records lossy FILE        100 samples no symbol explains, 50
  *                                 lost by the kernel, 3 throttles
  *   gen_records chains FILE       this program's text mapped, and samples
@@ -164,9 +165,10 @@ static void observe(struct record_writer *w, unsigned idle)
 
 /*
  * Observer samples every 100 us for 2 s (TSC 1 GHz, on perf's clock from
- * 1 s) and a perf sample every millisecond beside them.
+ * 1 s) and a perf sample every millisecond beside them, from late ms on
+ * (the observer started first, as on a loaded machine).
  */
-static void corewide(struct record_writer *w)
+static void corewide(struct record_writer *w, uint64_t late)
 {
 	_Alignas(8) unsigned char buf[16384];
 	struct st_observe_meta meta;
@@ -224,7 +226,7 @@ static void corewide(struct record_writer *w)
 		r->h.size = (uint32_t)(sizeof(*r) + per * words * 8);
 		record_writer_append(w, r);
 	}
-	for (uint64_t ms = 0; ms < 2000; ms++)
+	for (uint64_t ms = late; ms < 2000; ms++)
 		sample(w, 1, 0x401000, 1000000000 + ms * 1000000);
 }
 
@@ -532,7 +534,7 @@ int main(int argc, char **argv)
 	struct record_writer *w;
 
 	if (argc < 3) {
-		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|lossy|chains|"
+		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|observer-first|lossy|chains|"
 		      "noted|exec|steady|ibs|ibs-fetch|waits FILE, ibs-from IN OUT [ARG...]\n", stderr);
 		return 2;
 	}
@@ -598,7 +600,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "observe-idle")) {
 		observe(w, 2);
 	} else if (!strcmp(argv[1], "corewide")) {
-		corewide(w);
+		corewide(w, 0);
+	} else if (!strcmp(argv[1], "observer-first")) {
+		corewide(w, 20);
 	} else if (!strcmp(argv[1], "waits")) {
 		waits(w);
 	} else if (!strcmp(argv[1], "chains") || !strcmp(argv[1], "noted")) {

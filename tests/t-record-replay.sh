@@ -126,6 +126,19 @@ b=$(json_get "$TMP/or2" "sum(t['samples'] for t in d['observer']['range']['tags'
 all=$(json_get "$TMP/obs-replay" "sum(t['samples'] for t in d['observer']['tags'])")
 [ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ $((a + b)) -eq "$all" ] ||
 	fail "the observer's tags in 0:$mid ($a) and $mid: ($b) do not add up to the session's $all"
+# The same where the observer started 20 ms before the first perf sample
+# (a loaded machine): the window from the start holds its first samples.
+"$TESTS_BIN/gen_records" observer-first "$TMP/first.rec" || fail "gen_records observer-first"
+"$SHIMTOP" -i "$TMP/first.rec" -b --format json >"$TMP/of0" 2>/dev/null
+"$SHIMTOP" -i "$TMP/first.rec" -b --range 0:0.5 --format json >"$TMP/of1" 2>"$TMP/err" ||
+	fail "observer-first --range 0:0.5: $(cat "$TMP/err")"
+"$SHIMTOP" -i "$TMP/first.rec" -b --range 0.5: --format json >"$TMP/of2" 2>"$TMP/err" ||
+	fail "observer-first --range 0.5:: $(cat "$TMP/err")"
+a=$(json_get "$TMP/of1" "sum(t['samples'] for t in d['observer']['range']['tags'])")
+b=$(json_get "$TMP/of2" "sum(t['samples'] for t in d['observer']['range']['tags'])")
+all=$(json_get "$TMP/of0" "sum(t['samples'] for t in d['observer']['tags'])")
+[ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ $((a + b)) -eq "$all" ] ||
+	fail "observer first: the tags in 0:0.5 ($a) and 0.5: ($b) do not add up to the session's $all"
 share=$(json_get "$TMP/or1" "round(sum(t['time_share'] for t in d['observer']['range']['tags']), 6)")
 [ "$share" = "1.0" ] || fail "the range's tag shares add up to $share"
 n=$(json_get "$TMP/or1" "d['observer']['range']['rate']['n']")
