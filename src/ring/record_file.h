@@ -66,7 +66,7 @@ struct st_file_header {
 	char counters[ST_MAX_EVENTS][64];
 	/* Version 3: */
 	int32_t nsampled;		/* events sampled each on its own, or 0 */
-	uint32_t reserved;
+	uint32_t elapsed_ms;		/* a snapshot's: how long its session ran (0: not said) */
 	char sampled[ST_MAX_SAMPLED][64];
 };
 

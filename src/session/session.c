@@ -248,6 +248,8 @@ static int open_replay(struct session *s, const struct st_options *o)
 	}
 	s->pid = h.pid;
 	snprintf(s->comm, sizeof(s->comm), "%s", h.comm);
+	if (s->is_snapshot)
+		s->file_elapsed = h.elapsed_ms / 1e3;
 	s->model.recorded = true;
 	s->model.unwind_hint = s->is_perf_data
 		? "perf record --call-graph dwarf records what unwinds it"
@@ -928,8 +930,8 @@ double session_elapsed(const struct session *s)
 
 double session_shown_elapsed(const struct session *s)
 {
-	/* A file's time is its samples', not how long reading it took. */
-	double span = s->has_target ? 0 : session_span(s);
+	/* A file's time is its samples', not how long reading it took; a snapshot's, its session's. */
+	double span = s->has_target ? 0 : s->file_elapsed > 0 ? s->file_elapsed : session_span(s);
 
 	return span > 0 ? span : session_elapsed(s);
 }

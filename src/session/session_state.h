@@ -54,6 +54,7 @@ struct session {
 	const struct session *diff_with;	/* --diff: the recording compared with */
 
 	bool is_snapshot;		/* -i opened a snapshot, not a recording */
+	double file_elapsed;		/* a snapshot's session's seconds, as it said, or 0 */
 	bool is_perf_data;		/* -i opened perf record's file or stream */
 	struct snapshot_opened snap;	/* its label, meta and records */
 };
