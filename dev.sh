@@ -5,14 +5,15 @@
 #                   shimtop on its demo (shimtop --demo; other arguments go
 #                   to shimtop instead)
 #   ./dev.sh packages run|test   print either list of Debian packages
-#   ./dev.sh test   install what the tests need too; build with -Werror, with
-#                   ASan+UBSan and the fuzz targets (clang, libFuzzer) side
-#                   by side; then, side by side too: every test in both
-#                   builds (make -j check), the release tarball (it builds
-#                   out of tree, installs and runs the tests that read the
-#                   tree), every fuzz target over its corpus and 10 s more,
-#                   cppcheck over the sources (the kernel module has the
-#                   kernel's compiler with W=1 and checkpatch instead, in
+#   ./dev.sh test   install what the tests need too; build with -Werror and
+#                   run every test (make -j check), the ASan+UBSan build
+#                   and the fuzz targets' (clang, libFuzzer) made beside
+#                   it; then every test again under the sanitizers, and
+#                   beside it the release tarball (it builds out of tree,
+#                   installs and runs the tests that read the tree), every
+#                   fuzz target over its corpus and 10 s more, cppcheck
+#                   over the sources (the kernel module has the kernel's
+#                   compiler with W=1 and checkpatch instead, in
 #                   t-kmod.sh).  Ends with each suite's slowest ten tests,
 #                   the seconds each part took and the line "N passed, N
 #                   failed, N skipped".
@@ -71,7 +72,7 @@ build() {
 # in either suite.  The plain and sanitized suites run beside each other,
 # and beside the tarball's check and the fuzz targets: the CPUs are kept
 # busy while one suite's tests wait on a screen or a sleep.
-JOBS=${SHIMTOP_TEST_JOBS:-$(nproc)}
+JOBS=${SHIMTOP_TEST_JOBS:-$(($(nproc) + 1))}
 LOGS=$TOP/build-logs
 
 # in_background NAME CMD...: CMD in the background, its output in
@@ -146,6 +147,16 @@ one_result() {
 	fi
 }
 
+# stop_if_failed NAME...: a build that failed ends the run, with why.
+stop_if_failed() {
+	for sf_name in "$@"; do
+		[ "$(status_of "$sf_name")" -eq 0 ] && continue
+		echo "FAIL: $sf_name"
+		tail -30 "$LOGS/$sf_name.out"
+		exit 1
+	done
+}
+
 # fuzz_build: the fuzz targets, built by clang in build-fuzz.
 fuzz_build() {
 	mkdir -p "$TOP/build-fuzz"
@@ -207,28 +218,28 @@ test)
 	[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi >/dev/null 2>&1)
 	mkdir -p "$LOGS"
 	began=$(date +%s)
-	# The builds side by side: plain with -Werror, ASan+UBSan, the fuzz
-	# targets (clang), and the tree the release tarball is checked from.
+	# The plain build with -Werror first: the suite needs it.
 	in_background build build build --enable-werror
+	wait
+	built=$(date +%s)
+	stop_if_failed build
+	# The plain suite, and beside it (its tests wait on screens and sleeps
+	# a fourth of the time) the builds the rest needs: ASan+UBSan, the
+	# fuzz targets (clang, libFuzzer), the tree the tarball is made in.
+	in_background tests run_check build
 	in_background build-asan build build-asan --enable-werror --enable-sanitizers
 	in_background build-fuzz fuzz_build
 	in_background build-dist dist_configure
 	wait
-	built=$(date +%s)
-	for b in build build-asan build-fuzz build-dist; do
-		[ "$(status_of $b)" -eq 0 ] && continue
-		echo "FAIL: $b"
-		tail -30 "$LOGS/$b.out"
-		exit 1
-	done
-	# Then every check side by side: the suite plain and sanitized; the
-	# release tarball (it holds every file, builds out of tree, installs,
-	# and passes the tests that read the tree: Makefile.am's TREE_TESTS);
-	# each fuzz target over its corpus and 10 s more (tests/fuzz/run.sh;
-	# ./dev.sh fuzz runs them longer); cppcheck; the lines' length.
-	in_background tests run_check build
+	tested=$(date +%s)
+	stop_if_failed build-asan build-fuzz build-dist
+	# The sanitized suite, and beside it the release tarball (it holds
+	# every file, builds out of tree, installs, and passes the tests that
+	# read the tree: Makefile.am's TREE_TESTS), each fuzz target over its
+	# corpus and 10 s more (tests/fuzz/run.sh; ./dev.sh fuzz runs them
+	# longer), cppcheck, the lines' length.
 	in_background sanitizers run_check build-asan
-	in_background distcheck make -C "$TOP/build-dist" -j"$JOBS" distcheck-tree
+	in_background distcheck make -C "$TOP/build-dist" -j2 distcheck-tree
 	in_background fuzzing make -C "$TOP/build-fuzz" -s fuzz-check FUZZ_JOBS=1
 	in_background cppcheck run_cppcheck
 	in_background line-length long_lines
@@ -263,12 +274,13 @@ test)
 	passed=$((passed + p))
 	failed=$((failed + f))
 	printf '%s' "$slow"
-	echo "phases: build $((built - began)) s (plain $(seconds_of build), asan" \
-		"$(seconds_of build-asan), fuzz $(seconds_of build-fuzz), dist $(seconds_of build-dist));" \
-		"then side by side: tests $(seconds_of tests) s, sanitizers $(seconds_of sanitizers) s," \
-		"distcheck $(seconds_of distcheck) s, fuzzing $(seconds_of fuzzing) s, cppcheck" \
-		"$(seconds_of cppcheck) s, line-length $(seconds_of line-length) s; in all" \
-		"$(($(date +%s) - began)) s (the kernel module in QEMU is t-kmod.sh, in the tests)"
+	echo "phases: build $((built - began)) s; tests $(seconds_of tests) s, beside it the" \
+		"builds: asan $(seconds_of build-asan) s, fuzz $(seconds_of build-fuzz) s, dist" \
+		"$(seconds_of build-dist) s ($((tested - built)) s); sanitizers $(seconds_of sanitizers) s," \
+		"beside it distcheck $(seconds_of distcheck) s, fuzzing $(seconds_of fuzzing) s," \
+		"cppcheck $(seconds_of cppcheck) s, line-length $(seconds_of line-length) s" \
+		"($(($(date +%s) - tested)) s); in all $(($(date +%s) - began)) s (the kernel" \
+		"module in QEMU is t-kmod.sh, in the tests)"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 	;;
