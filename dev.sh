@@ -100,7 +100,7 @@ slowest() {
 		[ -e "$t" ] && printf '%s %s\n' "$(tail -1 "$t")" "$(basename "$t" .time)"
 	done | sort -rn | head -10 |
 		awk -v dir="$1" 'BEGIN { printf "slowest in %s (wall s, CPU s):", dir }
-			{ printf "%s %s %s %s", NR > 1 ? "," : "", $3, $1, $2 } END { print "" }'
+			{ printf "%s %s %s %s", (NR > 1 ? "," : ""), $3, $1, $2 } END { print "" }'
 }
 
 # run_check DIR: make check there, its output in DIR/check.out.

@@ -488,10 +488,12 @@ $(json_get "$TMP/fp.json" "d['unknown']") in time order"
 # events. Constructed: perf's attributes made cycles and instructions
 # (this machine has no hardware counters), so IPC is task-clock over
 # cpu-clock, 1.00 in every row, each thread's counts its own.  Held for
-# the demo's own functions (100 samples or more, within 1%): an interval
+# the demo's own functions (100 samples or more, within 1%; --rounds
+# gives each phase 0.1 s of its CPU time, 400 samples however busy the
+# machine, where --seconds 0.5 left two rows short under load): an interval
 # ending in an interrupt's exit reads the two clocks apart, and a kernel
 # row of 20 samples read 0.937 once in twenty runs, the kernel's skew.
-perf record -q -e '{cpu-clock,task-clock}:S' -o "$TMP/grp.data" -- "$SHIMTOP_DEMO" --seconds 0.5 \
+perf record -q -e '{cpu-clock,task-clock}:S' -o "$TMP/grp.data" -- "$SHIMTOP_DEMO" --rounds 1 \
 	>/dev/null 2>&1 || fail "perf record -e '{cpu-clock,task-clock}:S' failed"
 python3 - "$TMP/grp.data" "$TMP/ipc.data" <<'PY'
 import struct, sys

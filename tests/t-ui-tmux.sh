@@ -18,8 +18,12 @@ wait_for "^shimtop 0\.1\.0 +target +pid [0-9]+ \(shimtop-demo\)"
 wait_for "^perf (cpu-clock|cycles)" "no source line"
 wait_for "samples [0-9.k]+ +rate [0-9]+/s +lost [0-9.k]+ " "no samples line"
 wait_for "SELF%v" "not sorted by SELF% at start"
-demo=$(pgrep -f "$SHIMTOP_DEMO" | head -1)
-[ -n "$demo" ] || fail "the demo is not running under the UI"
+# The demo the header names: another test's demo may run beside this one.
+shown_demo() {
+	screen | sed -nE 's/^shimtop .* pid ([0-9]+) \(shimtop-demo\).*/\1/p' | head -1
+}
+demo=$(shown_demo)
+kill -0 "$demo" 2>/dev/null || fail "the demo is not running under the UI"
 
 # Help, and back.  The help on screen is the key table: every line
 # test_ui generates from it is shown, so the screen, the README (checked
@@ -120,7 +124,8 @@ for how in C-c TERM; do
 	ui_session -x 100 -y 30 \
 		"'$SHIMTOP' --demo --record '$TMP/sig.rec'; echo \"EXIT=\$?\" >'$TMP/exit5'; sleep 30"
 	wait_for "phase_compute"
-	demo=$(pgrep -f "^$SHIMTOP_DEMO" | head -1)
+	wait_for "^shimtop 0\.1\.0 +target +pid [0-9]+ \(shimtop-demo\)"
+	demo=$(shown_demo)
 	if [ "$how" = C-c ]; then
 		$T send-keys -t ui C-c
 		want=130
