@@ -29,8 +29,8 @@
  * whose rate has a physical bound (1/D per cycle), which shimtop --check
  * holds DTE's accepted rates against.
  *
- * --report-work prints, at exit, the work items done and the seconds
- * spent in phases: the ground truth the observer's rates are tested
+ * --report-work prints, at exit, the work items done, the seconds spent
+ * in phases and the wall time under each phase's tag (phase_wall): the ground truth the observer's rates are tested
  * against.  Where the CPU counts them, also the main thread's own user
  * cycles and instructions, counted as one group from its start (as perf
  * stat -e '{cycles:u,instructions:u}' counts): shimtop --check's figure
@@ -82,6 +82,8 @@ enum { PHASE_NONE, PHASE_COMPUTE, PHASE_CHASE, PHASE_BRANCHY, PHASE_RECURSIVE };
 volatile uint64_t shimtop_demo_items;
 volatile uint64_t shimtop_demo_phase;
 uint64_t shimtop_demo_phase_items[PHASE_RECURSIVE + 1];
+/* Wall time under each tag, tag write to tag write: what the observer's tag time measures. */
+static uint64_t phase_wall_ns[PHASE_RECURSIVE + 1];
 
 static inline void work_done(void)
 {
@@ -231,9 +233,22 @@ static PHASE_FN void phase_recursive(uint64_t until)
 	sink += s;
 }
 
+/* Tags the thread with phase p, adding the time since the last tag to that one's. */
+static void tag_phase(unsigned p, unsigned *in, uint64_t *since)
+{
+	uint64_t now = now_ns();
+
+	__atomic_fetch_add(&phase_wall_ns[*in], now - *since, __ATOMIC_RELAXED);
+	*in = p;
+	*since = now;
+	shimtop_tag(my_slot, p, 0);
+	shimtop_demo_phase = p;
+}
+
 static void *run_phases(void *arg)
 {
-	uint64_t end = *(const uint64_t *)arg;
+	uint64_t end = *(const uint64_t *)arg, since = now_ns();
+	unsigned in = PHASE_NONE;
 
 	if (!my_slot)
 		my_slot = shimtop_signals_thread(signals);
@@ -245,14 +260,12 @@ static void *run_phases(void *arg)
 			uint64_t t = slice_now();
 
 			if ((end && now_ns() >= end) || (rounds && round == rounds)) {
-				shimtop_tag(my_slot, PHASE_NONE, 0);
-				shimtop_demo_phase = PHASE_NONE;
+				tag_phase(PHASE_NONE, &in, &since);
 				return NULL;
 			}
 			if (!phase_weight[i])
 				continue;
-			shimtop_tag(my_slot, PHASE_COMPUTE + i, 0);
-			shimtop_demo_phase = PHASE_COMPUTE + i;
+			tag_phase(PHASE_COMPUTE + (unsigned)i, &in, &since);
 			phase[i](t + SLICE_NS * phase_weight[i]);
 		}
 	}
@@ -484,13 +497,18 @@ int main(int argc, char **argv)
 		/* The scheduler's exact CPU time, what cpu-clock samples count. */
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
 		fprintf(stderr, "shimtop-demo: work_items=%llu seconds=%.6f "
-			"phase_items=%llu,%llu,%llu,%llu cpu_seconds=%.6f",
+			"phase_items=%llu,%llu,%llu,%llu phase_wall=%.6f,%.6f,%.6f,%.6f "
+			"cpu_seconds=%.6f",
 			(unsigned long long)shimtop_demo_items,
 			(double)(now_ns() - began) / 1e9,
 			(unsigned long long)shimtop_demo_phase_items[PHASE_COMPUTE],
 			(unsigned long long)shimtop_demo_phase_items[PHASE_CHASE],
 			(unsigned long long)shimtop_demo_phase_items[PHASE_BRANCHY],
 			(unsigned long long)shimtop_demo_phase_items[PHASE_RECURSIVE],
+			(double)phase_wall_ns[PHASE_COMPUTE] / 1e9,
+			(double)phase_wall_ns[PHASE_CHASE] / 1e9,
+			(double)phase_wall_ns[PHASE_BRANCHY] / 1e9,
+			(double)phase_wall_ns[PHASE_RECURSIVE] / 1e9,
 			(double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9);
 		report_own_counts(counter);
 		/* Where phase_pointer_chase's loads go: --check's range for IBS's addresses. */
