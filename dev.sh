@@ -5,18 +5,18 @@
 #                   shimtop on its demo (shimtop --demo; other arguments go
 #                   to shimtop instead)
 #   ./dev.sh packages run|test   print either list of Debian packages
-#   ./dev.sh test   install what the tests need too; build with -Werror and
-#                   run every test (make -j check), the ASan+UBSan build
+#   ./dev.sh test   install what the tests need too; make distcheck with
+#                   every test in it (the release tarball unpacked
+#                   read-only, built out of tree with -Werror, make -j
+#                   check, installed and uninstalled), the ASan+UBSan build
 #                   and the fuzz targets' (clang, libFuzzer) made beside
 #                   it; then every test again under the sanitizers, and
-#                   beside it the release tarball (it builds out of tree,
-#                   installs and runs the tests that read the tree), every
-#                   fuzz target over its corpus and 10 s more, cppcheck
-#                   over the sources (the kernel module has the kernel's
-#                   compiler with W=1 and checkpatch instead, in
-#                   t-kmod.sh).  Ends with each suite's slowest ten tests,
-#                   the seconds each part took and the line "N passed, N
-#                   failed, N skipped".
+#                   beside it every fuzz target over its corpus and 10 s
+#                   more, cppcheck over the sources (the kernel module has
+#                   the kernel's compiler with W=1 and checkpatch instead,
+#                   in t-kmod.sh).  Ends with each suite's slowest ten
+#                   tests, the seconds each part took and the line "N
+#                   passed, N failed, N skipped".
 #   ./dev.sh fuzz [SECONDS]   every fuzz target for SECONDS (600) each, side
 #                   by side; a crash's input is left as
 #                   build-fuzz/fuzz-crash-NAME-*.
@@ -67,11 +67,10 @@ build() {
 	cd "$TOP"
 }
 
-# Tests side by side: a test that times shimtop or needs the CPUs takes
-# tests/lib.sh's lock (one_at_a_time) and runs alone among such tests,
-# in either suite.  The plain and sanitized suites run beside each other,
-# and beside the tarball's check and the fuzz targets: the CPUs are kept
-# busy while one suite's tests wait on a screen or a sleep.
+# Tests side by side, one more than the CPUs (tests wait on screens and
+# sleeps part of the time); a test that times shimtop or needs the CPUs
+# takes tests/lib.sh's lock (one_at_a_time) and runs alone among such
+# tests.  Each suite has builds or checks beside it: the CPUs stay busy.
 JOBS=${SHIMTOP_TEST_JOBS:-$(($(nproc) + 1))}
 LOGS=$TOP/build-logs
 
@@ -93,35 +92,45 @@ in_background() {
 status_of() { cut -d' ' -f1 "$LOGS/$1.status" 2>/dev/null || echo 1; }
 seconds_of() { cut -d' ' -f2 "$LOGS/$1.status" 2>/dev/null || echo 0; }
 
-# slowest DIR: the suite's ten slowest tests there, from timed-driver's
-# NAME.time files ("WALL CPU" seconds), so the next slow test is seen.
+# slowest LABEL TIMES: a suite's ten slowest tests, from timed-driver's
+# "WALL CPU NAME" lines, so the next slow test is seen.
 slowest() {
-	for t in "$TOP/$1"/tests/*.time; do
-		[ -e "$t" ] && printf '%s %s\n' "$(tail -1 "$t")" "$(basename "$t" .time)"
-	done | sort -rn | head -10 |
-		awk -v dir="$1" 'BEGIN { printf "slowest in %s (wall s, CPU s):", dir }
+	sort -rn "$2" 2>/dev/null | head -10 |
+		awk -v label="$1" 'BEGIN { printf "slowest in %s (wall s, CPU s):", label }
 			{ printf "%s %s %s %s", (NR > 1 ? "," : ""), $3, $1, $2 } END { print "" }'
 }
 
-# run_check DIR: make check there, its output in DIR/check.out.
+# run_check DIR: make check there, its output in DIR/check.out and its
+# tests' times in $LOGS/DIR.times.
 run_check() {
-	rm -f "$TOP/$1"/tests/*.time
-	make -C "$TOP/$1" -j"$JOBS" check >"$TOP/$1/check.out" 2>&1
+	rm -f "$LOGS/$1.times"
+	SHIMTOP_TEST_TIMES=$LOGS/$1.times make -C "$TOP/$1" -j"$JOBS" check >"$TOP/$1/check.out" 2>&1
 }
 
-# tally DIR STATUS: run_check's results there, said and added to the totals.
+# run_distcheck: make distcheck in build-dist, the suite run inside it
+# with -Werror, as run_check would.
+run_distcheck() {
+	rm -f "$LOGS/build-dist.times"
+	SHIMTOP_TEST_TIMES=$LOGS/build-dist.times make -C "$TOP/build-dist" -j"$JOBS" distcheck \
+		DISTCHECK_CONFIGURE_FLAGS=--enable-werror >"$TOP/build-dist/check.out" 2>&1
+}
+
+# tally DIR STATUS [LOGS-DIR]: the results of the suite run in DIR (its
+# tests' logs in LOGS-DIR, DIR/tests unless said), said and added to the
+# totals.
 passed=0 failed=0 skipped=0 slow=""
 tally() {
-	dir=$1 status=$2
+	dir=$1 status=$2 logs=${3:-$TOP/$1/tests}
 	grep -E "^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):" "$TOP/$dir/check.out" | sed "s|^|[$dir] |"
 	p=$(grep -c "^PASS:" "$TOP/$dir/check.out" || true)
 	f=$(grep -Ec "^(FAIL|ERROR|XPASS):" "$TOP/$dir/check.out" || true)
 	s=$(grep -c "^SKIP:" "$TOP/$dir/check.out" || true)
 	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1	# the build itself failed
+		f=1	# the build, or distcheck's install or clean checks, failed
+		grep -E "rror|^FAIL" "$TOP/$dir/check.out" | head -20
 		tail -30 "$TOP/$dir/check.out"
 	fi
-	for log in "$TOP/$dir"/tests/*.log; do
+	for log in "$logs"/*.log; do
 		case "$log" in */test-suite.log) continue ;; esac
 		# automake's .trs says ":test-result: FAIL", never FAIL alone.
 		if grep -Eq "^:test-result: (FAIL|ERROR|XPASS)" "${log%.log}.trs" 2>/dev/null; then
@@ -132,7 +141,7 @@ tally() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
-	slow="$slow$(slowest "$dir")
+	slow="$slow$(slowest "$dir" "$LOGS/$dir.times")
 "
 }
 
@@ -166,7 +175,7 @@ fuzz_build() {
 }
 
 # dist_configure: build-dist, configured, where the release tarball is made
-# and checked (a tree of its own: the plain suite runs in build meanwhile).
+# and checked, the plain suite run in it.
 dist_configure() {
 	mkdir -p "$TOP/build-dist"
 	cd "$TOP/build-dist"
@@ -218,46 +227,34 @@ test)
 	[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi >/dev/null 2>&1)
 	mkdir -p "$LOGS"
 	began=$(date +%s)
-	# The plain build with -Werror first: the suite needs it.
-	in_background build build build --enable-werror
-	wait
-	built=$(date +%s)
-	stop_if_failed build
-	# The plain suite, and beside it (its tests wait on screens and sleeps
-	# a fourth of the time) the builds the rest needs: ASan+UBSan, the
-	# fuzz targets (clang, libFuzzer), the tree the tarball is made in.
-	in_background tests run_check build
-	in_background build-asan build build-asan --enable-werror --enable-sanitizers
-	in_background build-fuzz fuzz_build
+	# The tree the release tarball is made in, configured.
 	in_background build-dist dist_configure
 	wait
+	built=$(date +%s)
+	stop_if_failed build-dist
+	# The plain suite inside make distcheck: the tarball (every file the
+	# build and the tests need, or a test fails) unpacked read-only,
+	# built out of tree with -Werror, every test side by side, installed
+	# and uninstalled.  Beside it the builds the rest needs: ASan+UBSan,
+	# the fuzz targets (clang, libFuzzer).
+	in_background tests run_distcheck
+	in_background build-asan build build-asan --enable-werror --enable-sanitizers
+	in_background build-fuzz fuzz_build
+	wait
 	tested=$(date +%s)
-	stop_if_failed build-asan build-fuzz build-dist
-	# The sanitized suite, and beside it the release tarball (it holds
-	# every file, builds out of tree, installs, and passes the tests that
-	# read the tree: Makefile.am's TREE_TESTS), each fuzz target over its
-	# corpus and 10 s more (tests/fuzz/run.sh; ./dev.sh fuzz runs them
-	# longer), cppcheck, the lines' length.
+	stop_if_failed build-asan build-fuzz
+	# The sanitized suite, and beside it each fuzz target over its corpus
+	# and 10 s more (tests/fuzz/run.sh; ./dev.sh fuzz runs them longer),
+	# cppcheck, the lines' length.
 	in_background sanitizers run_check build-asan
-	in_background distcheck make -C "$TOP/build-dist" -j2 distcheck-tree
 	in_background fuzzing make -C "$TOP/build-fuzz" -s fuzz-check FUZZ_JOBS=1
 	in_background cppcheck run_cppcheck
 	in_background line-length long_lines
 	wait
-	tally build "$(status_of tests)"
+	# distcheck leaves its tree only when it fails: the logs are there.
+	tally build-dist "$(status_of tests)" \
+		"$(find "$TOP/build-dist" -path "*/_build/sub/tests" -type d 2>/dev/null | head -1)"
 	tally build-asan "$(status_of sanitizers)"
-	one_result distcheck "$(status_of distcheck)" \
-		"$(grep -c '^PASS:' "$LOGS/distcheck.out") tests of the tree"
-	if [ "$(status_of distcheck)" -ne 0 ]; then
-		grep -E "^(FAIL|ERROR)|rror" "$LOGS/distcheck.out" | head -20
-		# distcheck leaves its tree on failure: show why each test failed.
-		find "$TOP/build-dist" -path "*/_build/*" -name "*.trs" 2>/dev/null |
-			while read -r trs; do
-				grep -Eq "^:test-result: (FAIL|ERROR|XPASS)" "$trs" || continue
-				echo "---- ${trs%.trs}.log"
-				head -20 "${trs%.trs}.log"
-			done
-	fi
 	one_result cppcheck "$(status_of cppcheck)"
 	[ "$(status_of cppcheck)" -eq 0 ] || cat "$LOGS/cppcheck.out"
 	one_result line-length "$(status_of line-length)"
@@ -274,13 +271,12 @@ test)
 	passed=$((passed + p))
 	failed=$((failed + f))
 	printf '%s' "$slow"
-	echo "phases: build $((built - began)) s; tests $(seconds_of tests) s, beside it the" \
-		"builds: asan $(seconds_of build-asan) s, fuzz $(seconds_of build-fuzz) s, dist" \
-		"$(seconds_of build-dist) s ($((tested - built)) s); sanitizers $(seconds_of sanitizers) s," \
-		"beside it distcheck $(seconds_of distcheck) s, fuzzing $(seconds_of fuzzing) s," \
-		"cppcheck $(seconds_of cppcheck) s, line-length $(seconds_of line-length) s" \
-		"($(($(date +%s) - tested)) s); in all $(($(date +%s) - began)) s (the kernel" \
-		"module in QEMU is t-kmod.sh, in the tests)"
+	echo "phases: configure $((built - began)) s; distcheck with the suite $(seconds_of tests) s," \
+		"beside it the builds: asan $(seconds_of build-asan) s, fuzz $(seconds_of build-fuzz) s" \
+		"($((tested - built)) s); sanitizers $(seconds_of sanitizers) s, beside it fuzzing" \
+		"$(seconds_of fuzzing) s, cppcheck $(seconds_of cppcheck) s, line-length" \
+		"$(seconds_of line-length) s ($(($(date +%s) - tested)) s); in all $(($(date +%s) - began)) s" \
+		"(the kernel module in QEMU is t-kmod.sh, in the tests)"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 	;;

@@ -1,8 +1,8 @@
 #!/bin/sh
 # t-dist-files.sh - every file of the tree a test reads by name
-# (under $TESTS_DIR) is there.  Run in the release tarball's build (make
-# distcheck-tree, which runs only the tests that read the tree), it proves
-# the tarball holds what the whole suite reads, not only what ran there.
+# (under $TESTS_DIR) is there.  Run in the release tarball's build (dev.sh
+# test runs the plain suite inside make distcheck), it proves the tarball
+# holds what every test reads, also on paths that skipped there.
 . "$TESTS_DIR/lib.sh"
 
 n=0
