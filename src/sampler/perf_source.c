@@ -51,14 +51,6 @@
 #define RESCAN_NS		500000000u
 /* A wait going on this long shows up to now, not only when it ends. */
 #define OFFCPU_SPLIT_NS		1000000000ull
-/*
- * A record is stamped before it is published: its writer preempted, or
- * its vCPU descheduled by the host, in between publishes it a pass late.
- * Held this much longer, a child's FORK still comes before the samples
- * its CPU wrote (t-hostile's forking target under ASan on a loaded VM
- * put 0.22% of samples in [anon] with one pass).
- */
-#define REORDER_SLACK_NS	50000000ull
 
 /* One CPU's ring, owned by the first leader opened on that CPU. */
 struct perf_ring {
@@ -1624,13 +1616,9 @@ static long drain_rings(struct perf_source *ps)
 		if (n > 0)
 			total += n;
 	}
-	if (ps->prev_pass > REORDER_SLACK_NS) {
-		uint64_t done = ps->prev_pass - REORDER_SLACK_NS;
-
-		reorder_flush(&ps->order, done, push_record, ps);
-		offcpu_pass(ps, done, OFFCPU_SPLIT_NS);
-		said_complete(ps, done);
-	}
+	reorder_flush(&ps->order, ps->prev_pass, push_record, ps);
+	offcpu_pass(ps, ps->prev_pass, OFFCPU_SPLIT_NS);
+	said_complete(ps, ps->prev_pass);
 	ps->prev_pass = pass;
 	/* Each redraw is an IPI to the target's CPU: ten a second decorrelate as well. */
 	if (total > 0 && ps->cfg.randomize && pass - ps->last_vary >= CHECK_NS) {

@@ -7,8 +7,7 @@
  *
  * Each drain pass adds what it read; a record stamped before the previous
  * pass began was written before this pass read its buffer, so everything
- * older than that is complete and goes out sorted.  Latency: one pass
- * (perf_source.c waits a little more: a record is stamped, then published).
+ * older than that is complete and goes out sorted.  Latency: one pass.
  */
 #ifndef SHIMTOP_REORDER_H
 #define SHIMTOP_REORDER_H
