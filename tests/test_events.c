@@ -32,6 +32,12 @@ int main(void)
 	CHECK(found);
 	CHECK(events_suggest("zzzzzzzzzzzzzzzzzzzzzzzz", close, 5) == 0);
 
+	/* A recording's names keep perf's terms and modifiers. */
+	CHECK(event_is_clock("cpu-clock") && event_is_clock("task-clock:u"));
+	CHECK(event_is_clock("cpu-clock/freq=1000/"));
+	CHECK(!event_is_clock("cpu-clocks") && !event_is_clock("cpu") && !event_is_clock(""));
+	CHECK(event_weighs_ns("cpu-clock/period=100000/") && !event_weighs_ns("cycles"));
+
 	/* The probe honours the override that tests the fallback on hardware. */
 	setenv("SHIMTOP_NO_PMU", "1", 1);
 	CHECK(!events_have_hardware_pmu());

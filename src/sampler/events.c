@@ -33,9 +33,18 @@ bool event_is_waits(const char *name)
 	return !strcmp(name, "offcpu-time") || !strcmp(name, "sched:sched_switch");
 }
 
+bool event_is_clock(const char *name)
+{
+	/* perf's terms and modifiers kept: "cpu-clock/freq=1000/", "task-clock:u". */
+	size_t n = strcspn(name, "/:");
+
+	return (n == 9 && !strncmp(name, "cpu-clock", n)) ||
+	       (n == 10 && !strncmp(name, "task-clock", n));
+}
+
 bool event_weighs_ns(const char *name)
 {
-	return !strcmp(name, "cpu-clock") || !strcmp(name, "task-clock") || event_is_waits(name);
+	return event_is_clock(name) || event_is_waits(name);
 }
 
 bool event_is_hardware(const struct perf_event_attr *attr)

@@ -20,6 +20,8 @@ struct st_event {
 
 /* Whether a sampled event's samples are waits, by its name: offcpu-time, a recording's sched_switch. */
 bool event_is_waits(const char *name);
+/* Whether an event is cpu-clock or task-clock, by its name, with perf's terms or modifiers. */
+bool event_is_clock(const char *name);
 /* Whether a sampled event's periods are nanoseconds, by its name: the clocks, and waits. */
 bool event_weighs_ns(const char *name);
 

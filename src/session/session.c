@@ -584,8 +584,7 @@ static void model_events_from_info(struct session *s)
 			s->model.offcpu_event = e;
 			s->model.offcpu_folded_us = !strcmp(s->info.sampled[e], OFFCPU_EVENT);
 		}
-		else if (!strcmp(s->info.sampled[e], "cpu-clock") ||
-			 !strcmp(s->info.sampled[e], "task-clock"))
+		else if (event_is_clock(s->info.sampled[e]))
 			s->model.clock_event = e;
 	}
 	/* A recording of waits alone. */
