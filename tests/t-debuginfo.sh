@@ -65,9 +65,10 @@ heavy() {
 }
 # stripped LABEL: the library's functions are .eh_frame rows, no names.
 stripped() {
-	n=$(json_get "$TMP/p.json" "round(sum(r['self'] for r in d['rows'] if r['module'] == 'libstatic.so' and r['named_by'] == 'eh_frame'))")
+	# Of the library's own samples: a busy machine puts more in the kernel.
+	n=$(json_get "$TMP/p.json" "round(100 * sum(r['self'] for r in d['rows'] if r['module'] == 'libstatic.so' and r['named_by'] == 'eh_frame') / max(1e-9, sum(r['self'] for r in d['rows'] if r['module'] == 'libstatic.so')), 1)")
 	echo "$1: .eh_frame rows $n%"
-	[ "$n" -ge 90 ] || fail "$1: .eh_frame rows hold $n% of libstatic.so, expected all"
+	[ "$n" = 100.0 ] || fail "$1: .eh_frame rows hold $n% of libstatic.so, expected all"
 	json_get "$TMP/p.json" "[r['symbol'] for r in d['rows'] if r['symbol'].startswith('heavy')]" |
 		grep -q heavy && fail "$1: a heavy_ name came from nowhere"
 }

@@ -18,7 +18,8 @@ me=$(id -un)
 n=$(json_get "$TMP/all.json" "len({r['pid'] for r in d['rows'] if 'pid' in r and r['samples'] > 0})")
 [ "${n:-0}" -ge 2 ] || fail "-a shows rows of $n processes, expected at least 2"
 json_get "$TMP/all.json" "[r['pid'] for r in d['per_process'] if r['comm'] == 'shimtop-demo']" |
-	grep -q "$A" || fail "-a: demo $A not in the per-process table: $(json_get "$TMP/all.json" "d['per_process'][:5]")"
+	grep -q "$A" || fail "-a: demo $A not in the per-process table: $(json_get "$TMP/all.json" \
+	"(d['samples'], d.get('lost'), d['status'], [(p['pid'], p['comm'], p['samples']) for p in d['per_process'][:8]])")"
 [ "$(json_get "$TMP/all.json" "d['target']")" = system-wide ] || fail "-a: target not system-wide"
 # With nothing named, shimtop samples the system as perf top does.
 "$SHIMTOP" -b --duration 0.5 -E 3 -P >"$TMP/text" 2>"$TMP/err" || fail "no target: $(cat "$TMP/err")"
