@@ -5,6 +5,8 @@
 # tag, nothing lost when the target exits mid-loop; then the same through
 # --signal (process_vm_readv on the demo's plain globals).
 . "$TESTS_DIR/lib.sh"
+# A busy-reading observer and the demo: both CPUs, not beside t-check's.
+one_at_a_time
 
 # check_run JSON ERR LABEL: rate, attribution and bookkeeping of one run.
 check_run() {
