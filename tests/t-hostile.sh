@@ -70,7 +70,8 @@ if 'exited' in d['status']:
 if rows.get('child_work', 0) < 100:
     sys.exit("the children's samples do not resolve to child_work")
 if anon > 0.1:
-    sys.exit(f"{anon:.2f}% of samples in [anon] (children sampled before their FORK record)")
+    sys.exit(f"{anon:.2f}% of samples in [anon] (children sampled before their FORK record): "
+             f"{[(r['symbol'], r.get('pid'), r['samples']) for r in d['rows'] if r['module'] == '[anon]'][:10]}")
 PY
 kill "$fk" 2>/dev/null
 
