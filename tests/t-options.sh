@@ -66,7 +66,8 @@ expect_run 2 "-t needs a list of ids" -- "$SHIMTOP" -b -t ""
 # -u: the user's processes now.
 "$SHIMTOP" -u "$me" -b --duration 1 --format json >"$TMP/u.json" 2>"$TMP/err" || fail "-u: $(cat "$TMP/err")"
 json_get "$TMP/u.json" "d['target']" | grep -q "^user $me: [0-9]* processes" || fail "-u target name"
-json_get "$TMP/u.json" "{r['pid'] for r in d['rows']}" | grep -q "$A" || fail "-u: demo $A not sampled"
+json_get "$TMP/u.json" "{r['pid'] for r in d['rows']}" | grep -q "$A" || fail "-u: demo $A not sampled: $(json_get "$TMP/u.json" \
+	"(d['samples'], d.get('lost'), d['status'], [(p['pid'], p['comm'], p['samples']) for p in d['per_process'][:8]])")"
 expect_run 2 "no user 'no-such-user-here'" -- "$SHIMTOP" -b -u no-such-user-here
 expect_run 2 "give one target" -- "$SHIMTOP" -b -a -p "$A"
 expect_run 2 "give one target" -- "$SHIMTOP" -b -p "$A" -- true

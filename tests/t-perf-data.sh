@@ -491,7 +491,9 @@ $(json_get "$TMP/fp.json" "d['unknown']") in time order"
 # of the members' deltas perf script gives its samples (perf delivers a
 # group read as a sample per member, its period the member's delta), for
 # the demo's own functions (100 samples or more; --rounds gives each
-# phase 0.1 s of its CPU time, 400 samples however busy the machine).
+# phase 0.1 s of its CPU time, 400 samples however busy the machine),
+# within 0.001: a sample the two name differently moved a row by 1e-4
+# once; a member or a thread taken for another moves it by far more.
 # Near 1.00, not 1.00: an interval a preemption or an interrupt's exit
 # ends reads the two clocks apart, by 1% in a row on a loaded machine.
 perf record -q -e '{cpu-clock,task-clock}:S' -o "$TMP/grp.data" -- "$SHIMTOP_DEMO" --rounds 1 \
@@ -523,7 +525,7 @@ rows = [r for r in d['rows'] if r['samples'] >= 100 and r['module'] == 'shimtop-
 want = {r['symbol']: deltas[r['symbol']][1] / deltas[r['symbol']][0] if deltas[r['symbol']][0] else None
         for r in rows}
 bad = [(r['symbol'], r['ipc'], want[r['symbol']]) for r in rows
-       if r['ipc'] is None or want[r['symbol']] is None or abs(r['ipc'] - want[r['symbol']]) > 1e-6
+       if r['ipc'] is None or want[r['symbol']] is None or abs(r['ipc'] - want[r['symbol']]) > 1e-3
        or abs(r['ipc'] - 1) > 0.05]
 print("group read IPC, shimtop against perf script:",
       ", ".join(f"{r['symbol']} {r['ipc']:.4f}" for r in rows if r['ipc'] is not None))

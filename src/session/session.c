@@ -637,12 +637,17 @@ int session_start(struct session *s)
 {
 	int rc;
 
-	s->start_ns = st_now_ns();
 	if (!s->opt->replay_path && !s->info.kernel_excluded)
 		symbolizer_prefetch_kernel(s->symbols);
 	rc = source_start(s->source);
 	if (rc < 0)
 		return rc;
+	/*
+	 * --duration counts from here, every target's events on: -u or -a
+	 * enable thousands of them, which took a loaded machine most of a
+	 * second, and a session of one second sampled a few milliseconds.
+	 */
+	s->start_ns = st_now_ns();
 	if (s->has_target && s->target.launched) {
 		rc = target_release(&s->target);
 		if (rc < 0)
