@@ -27,10 +27,18 @@ struct one_walk {
 	uint64_t pcs[CHECK_FRAMES];
 };
 
+/*
+ * Walks of a thread waiting for their other, each side: the kernel's
+ * walks and the copies come by two rings, and on a loaded machine a
+ * thread's next samples come between a walk and its other.
+ */
+#define CHECK_PENDING	8
+
 struct kernel_check {
 	UT_hash_handle hh;
 	uint64_t key;		/* the thread, and whether its walks are of switches */
-	struct one_walk kernel, here;
+	struct one_walk kernel[CHECK_PENDING], here[CHECK_PENDING];
+	unsigned next_kernel, next_here;	/* the slot each side fills next */
 };
 
 /*
@@ -62,9 +70,9 @@ static void say_parting(uint32_t tid, const struct one_walk *k, const struct one
 }
 
 /* Both walks of one sample in hand: the same frames, or one the other's start for its reason. */
-static void compare(struct model *m, struct kernel_check *c)
+static void compare(struct model *m, uint32_t tid, const struct one_walk *k,
+		    const struct one_walk *h)
 {
-	const struct one_walk *k = &c->kernel, *h = &c->here;
 	size_t at = 0, both = k->n < h->n ? k->n : h->n;
 	bool same;
 
@@ -77,27 +85,39 @@ static void compare(struct model *m, struct kernel_check *c)
 	if (same)
 		m->kernel_check_same++;
 	else if (++m->kernel_check_differ <= 10)
-		say_parting((uint32_t)c->key, k, h, at);
-	c->kernel.waiting = c->here.waiting = false;
+		say_parting(tid, k, h, at);
 }
 
-/* w's walk arrives; the other's, if it is of the same sample, is compared with it. */
-static void arrive(struct model *m, struct kernel_check *c, struct one_walk *w,
-		   const struct one_walk *other)
+/*
+ * w, the kernel's walk (kernel true) or the one here, arrives: compared
+ * with the other side's walk of the same sample if it waits, else kept
+ * in place of its side's oldest.
+ */
+static void arrive(struct model *m, struct kernel_check *c, const struct one_walk *w, bool kernel)
 {
-	if (w->waiting)
-		m->kernel_check_unmatched++;	/* the one before never met its other */
-	w->waiting = true;
-	if (other->waiting && other->sp == w->sp && other->n && w->n &&
-	    other->pcs[0] == w->pcs[0])
-		compare(m, c);
+	struct one_walk *mine = kernel ? c->kernel : c->here, *other = kernel ? c->here : c->kernel;
+	unsigned *next = kernel ? &c->next_kernel : &c->next_here;
+
+	for (unsigned i = 0; i < CHECK_PENDING; i++) {
+		struct one_walk *o = &other[i];
+
+		if (o->waiting && o->sp == w->sp && o->n && w->n && o->pcs[0] == w->pcs[0]) {
+			o->waiting = false;
+			compare(m, (uint32_t)c->key, kernel ? w : o, kernel ? o : w);
+			return;
+		}
+	}
+	if (mine[*next].waiting)
+		m->kernel_check_unmatched++;	/* the oldest never met its other */
+	mine[*next] = *w;
+	mine[*next].waiting = true;
+	*next = (*next + 1) % CHECK_PENDING;
 }
 
 void model_keep_kernel_check(struct model *m, const struct st_sample *s)
 {
-	struct kernel_check *c = check_of(m, s);
 	const uint64_t *chain = st_sample_chain(s);
-	struct one_walk *k = &c->kernel;
+	struct one_walk walk = { 0 }, *k = &walk;
 	size_t need = sizeof(*s) + ((size_t)s->nchain + 2) * sizeof(uint64_t);
 	uint64_t kernel;
 
@@ -112,14 +132,13 @@ void model_keep_kernel_check(struct model *m, const struct st_sample *s)
 	k->sp = chain[s->nchain];
 	memcpy(k->pcs, chain + kernel,
 	       (k->n < CHECK_FRAMES ? k->n : CHECK_FRAMES) * sizeof(k->pcs[0]));
-	arrive(m, c, k, &c->here);
+	arrive(m, check_of(m, s), k, true);
 }
 
 void model_check_kernel_walk(struct model *m, const struct st_sample *s,
 			     const struct unwound_frame *f, size_t n, bool cut)
 {
-	struct kernel_check *c = check_of(m, s);
-	struct one_walk *h = &c->here;
+	struct one_walk walk = { 0 }, *h = &walk;
 
 	if (!n)
 		return;
@@ -128,7 +147,7 @@ void model_check_kernel_walk(struct model *m, const struct st_sample *s,
 	h->sp = f[0].sp;
 	for (size_t i = 0; i < n && i < CHECK_FRAMES; i++)
 		h->pcs[i] = f[i].pc;
-	arrive(m, c, h, &c->kernel);
+	arrive(m, check_of(m, s), h, false);
 }
 
 void model_free_kernel_checks(struct model *m)
