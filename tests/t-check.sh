@@ -26,7 +26,11 @@ fi
 # against the floor measured beside it, DTE on a counter of known bound.
 if [ "$(nproc)" -ge 2 ] && [ "$(uname -m)" = x86_64 ]; then
 	for row in "observer period" "DTE"; do
-		grep -q "^PASS  $row " "$TMP/text" || fail "--check: $row does not pass: $(cat "$TMP/text")"
+		grep -q "^PASS  $row " "$TMP/text" && continue
+		# An ASan build's observer is slower than a release build's, and says so.
+		[ "${SHIMTOP_SANITIZED:-no}" = yes ] && [ "$row" = "observer period" ] &&
+			grep -q "^SKIP  $row .*built with AddressSanitizer" "$TMP/text" && continue
+		fail "--check: $row does not pass: $(cat "$TMP/text")"
 	done
 fi
 [ -e /sys/bus/event_source/devices/ibs_op ] ||
