@@ -116,29 +116,26 @@ b=$(json_get "$TMP/obs-replay" "[(t['name'], t['samples']) for t in d['observer'
 # rest stays the session's): two windows that tile the recording hold
 # every thread sample the session's tags counted, each phase's in the
 # one or the other; the recording is tagged throughout, so both hold some.
-mid=1.0
-"$SHIMTOP" --replay "$TMP/obs.rec" --range "0:$mid" --format json >"$TMP/or1" 2>"$TMP/err" ||
-	fail "observer --range 0:$mid: $(cat "$TMP/err")"
-"$SHIMTOP" --replay "$TMP/obs.rec" --range "$mid:" --format json >"$TMP/or2" 2>"$TMP/err" ||
-	fail "observer --range $mid:: $(cat "$TMP/err")"
-a=$(json_get "$TMP/or1" "sum(t['samples'] for t in d['observer']['range']['tags'])")
-b=$(json_get "$TMP/or2" "sum(t['samples'] for t in d['observer']['range']['tags'])")
-all=$(json_get "$TMP/obs-replay" "sum(t['samples'] for t in d['observer']['tags'])")
-[ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ $((a + b)) -eq "$all" ] ||
-	fail "the observer's tags in 0:$mid ($a) and $mid: ($b) do not add up to the session's $all"
+# halves NAME REC MID WHOLE-JSON: REC's observer tags in 0:MID and MID:
+# ($TMP/NAME1, $TMP/NAME2), each some, together the whole session's.
+halves() {
+	for w in "1 0:$3" "2 $3:"; do
+		set -- "$1" "$2" "$3" "$4" ${w}
+		"$SHIMTOP" -i "$2" -b --range "$6" --format json >"$TMP/$1$5" 2>"$TMP/err" ||
+			fail "$1: observer --range $6: $(cat "$TMP/err")"
+	done
+	a=$(json_get "$TMP/${1}1" "sum(t['samples'] for t in d['observer']['range']['tags'])")
+	b=$(json_get "$TMP/${1}2" "sum(t['samples'] for t in d['observer']['range']['tags'])")
+	all=$(json_get "$4" "sum(t['samples'] for t in d['observer']['tags'])")
+	[ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ $((a + b)) -eq "$all" ] ||
+		fail "$1: the observer's tags in 0:$3 ($a) and $3: ($b) do not add up to the session's $all"
+}
+halves or "$TMP/obs.rec" 1.0 "$TMP/obs-replay"
 # The same where the observer started 20 ms before the first perf sample
 # (a loaded machine): the window from the start holds its first samples.
 "$TESTS_BIN/gen_records" observer-first "$TMP/first.rec" || fail "gen_records observer-first"
 "$SHIMTOP" -i "$TMP/first.rec" -b --format json >"$TMP/of0" 2>/dev/null
-"$SHIMTOP" -i "$TMP/first.rec" -b --range 0:0.5 --format json >"$TMP/of1" 2>"$TMP/err" ||
-	fail "observer-first --range 0:0.5: $(cat "$TMP/err")"
-"$SHIMTOP" -i "$TMP/first.rec" -b --range 0.5: --format json >"$TMP/of2" 2>"$TMP/err" ||
-	fail "observer-first --range 0.5:: $(cat "$TMP/err")"
-a=$(json_get "$TMP/of1" "sum(t['samples'] for t in d['observer']['range']['tags'])")
-b=$(json_get "$TMP/of2" "sum(t['samples'] for t in d['observer']['range']['tags'])")
-all=$(json_get "$TMP/of0" "sum(t['samples'] for t in d['observer']['tags'])")
-[ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ $((a + b)) -eq "$all" ] ||
-	fail "observer first: the tags in 0:0.5 ($a) and 0.5: ($b) do not add up to the session's $all"
+halves of "$TMP/first.rec" 0.5 "$TMP/of0"
 share=$(json_get "$TMP/or1" "round(sum(t['time_share'] for t in d['observer']['range']['tags']), 6)")
 [ "$share" = "1.0" ] || fail "the range's tag shares add up to $share"
 n=$(json_get "$TMP/or1" "d['observer']['range']['rate']['n']")
