@@ -154,7 +154,7 @@ open(sys.argv[2], 'wb').write(b)
 PY
 "$SHIMTOP" -i "$TMP/bad.gz" -b --format json >/dev/null 2>"$TMP/err"
 [ $? -eq 1 ] || fail "a damaged perf.data.gz did not exit 1"
-grep -q "^shimtop: warning: perf.data '$TMP/bad.gz': its gzip data is damaged (zlib: [a-z ]*) at byte" \
+grep -q "^shimtop: warning: perf.data '$TMP/bad.gz': its gzip data is damaged (zlib: [^)]*) at byte" \
 	"$TMP/err" || fail "a damaged perf.data.gz said: $(cat "$TMP/err")"
 head -c 300000000 /dev/zero | gzip -c >"$TMP/bomb.gz"
 expect_run 1 "^shimtop: perf.data '$TMP/bomb.gz' inflates past 200 times its size \(a compression bomb\?\)" -- \
