@@ -17,6 +17,7 @@ struct replay_source {
 	struct record_reader *reader;
 	struct perf_data *perf;		/* or a perf.data's records */
 	bool realtime;
+	atomic_bool front_reading;	/* replay_front_reading: the clock may start */
 	struct source_thread th;
 	pthread_mutex_t lock;
 	struct st_source_info info;
@@ -32,7 +33,7 @@ static void sleep_ns(uint64_t ns)
 static void *replay_main(void *arg)
 {
 	struct replay_source *rs = arg;
-	uint64_t first_rec = 0, first_wall = st_now_ns();
+	uint64_t first_rec = 0, first_wall = 0;
 	char reason[320] = "end of recording";
 	const void *rec;
 	long n = 0;
@@ -45,8 +46,13 @@ static void *replay_main(void *arg)
 		if (rs->realtime && h->type == ST_REC_SAMPLE) {
 			uint64_t t = ((const struct st_sample *)rec)->time;
 
-			if (!first_rec)
+			if (!first_rec) {
+				while (!source_thread_stopping(&rs->th) &&
+				       !atomic_load(&rs->front_reading))
+					sleep_ns(1000000);
 				first_rec = t;
+				first_wall = st_now_ns();
+			}
 			while (!source_thread_stopping(&rs->th) && t > first_rec &&
 			       t - first_rec > st_now_ns() - first_wall)
 				sleep_ns(1000000);
@@ -81,6 +87,11 @@ static int replay_start(struct st_source *s)
 	return source_thread_start(&rs->th, replay_main, rs, "replay");
 }
 
+static void replay_front_reading(struct st_source *s)
+{
+	atomic_store(&((struct replay_source *)s)->front_reading, true);
+}
+
 static void replay_stop(struct st_source *s)
 {
 	struct replay_source *rs = (struct replay_source *)s;
@@ -113,6 +124,7 @@ static const struct st_source_ops replay_ops = {
 	.stop = replay_stop,
 	.info = replay_info,
 	.destroy = replay_destroy,
+	.front_reading = replay_front_reading,
 };
 
 struct st_source *replay_source_create(const char *path, bool realtime,

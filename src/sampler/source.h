@@ -140,6 +140,12 @@ struct st_source_ops {
 	 * sampled names say when).  0, or -errno after filling why.
 	 */
 	int (*set_offcpu)(struct st_source *s, char *why, size_t len);
+	/*
+	 * Optional: the front has read the ring once.  A replay at the
+	 * recorded speed starts its clock here, so that its start is on
+	 * screen rather than spent while the screen was set up.
+	 */
+	void (*front_reading)(struct st_source *s);
 };
 
 struct st_source {
@@ -150,6 +156,12 @@ struct st_source {
 static inline int source_start(struct st_source *s)
 {
 	return s->ops->start(s);
+}
+
+static inline void source_front_reading(struct st_source *s)
+{
+	if (s->ops->front_reading)
+		s->ops->front_reading(s);
 }
 
 static inline void source_stop(struct st_source *s)

@@ -749,7 +749,13 @@ static size_t pump_until(struct session *s, uint64_t deadline)
 
 size_t session_pump(struct session *s)
 {
-	return pump_until(s, st_now_ns() + (s->interactive ? UI_PUMP_NS : PUMP_NS));
+	size_t n = pump_until(s, st_now_ns() + (s->interactive ? UI_PUMP_NS : PUMP_NS));
+
+	if (!s->front_reading && s->source) {
+		s->front_reading = true;
+		source_front_reading(s->source);
+	}
+	return n;
 }
 
 void session_set_interactive(struct session *s, bool on)

@@ -49,6 +49,7 @@ struct session {
 	bool waits_asked;		/* W: off-CPU samples' event not yet counted */
 	bool waiting;			/* ... at a sample whose symbols are being read */
 	bool interactive;		/* session_set_interactive */
+	bool front_reading;		/* session_pump has run: a replay's clock started */
 	char status[320];		/* why it finished, for the UI and stderr */
 
 	const struct session *diff_with;	/* --diff: the recording compared with */
