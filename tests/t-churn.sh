@@ -20,8 +20,10 @@ SECONDS_EACH=20
 [ "${SHIMTOP_SANITIZED:-no}" = yes ] && SECONDS_EACH=60
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}abort_on_error=0"
 
-# The churn, what a busy host does, all under one shell for -p.
+# The churn, what a busy host does, all under one shell for -p; the
+# forker ends with it, not minutes into the tests after this one.
 sh -c "'$TESTS_BIN/forker' --rate 200 --seconds $((SECONDS_EACH * 3)) >/dev/null &
+	trap 'kill \$!; exit' TERM
 	while :; do sh -c 'ls -R /usr/share/locale >/dev/null; python3 -c pass'; done" &
 LOOP=$!
 BG_PIDS="$BG_PIDS $LOOP"
