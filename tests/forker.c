@@ -1,7 +1,9 @@
 /*
  * forker.c - a target that forks short-lived children: --rate children
  * a second for --seconds, each busy in child_work for about a
- * millisecond and then gone.  Reaps them as it goes.
+ * millisecond and then gone.  Reaps them as it goes.  Between forks the
+ * parent is busy in parent_work (a target sampled there), or with
+ * --nap 1 asleep (churn alone, no CPU of its own).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -41,13 +43,15 @@ __attribute__((noinline)) void parent_work(long ns)
 
 int main(int argc, char **argv)
 {
-	long rate = 50, seconds = 10;
+	long rate = 50, seconds = 10, nap = 0;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--rate"))
 			rate = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--seconds"))
 			seconds = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--nap"))
+			nap = atol(argv[i + 1]);
 	}
 	signal(SIGCHLD, SIG_DFL);
 	for (long n = 0; n < rate * seconds; n++) {
@@ -57,7 +61,14 @@ int main(int argc, char **argv)
 			child_work();
 			_exit(0);
 		}
-		parent_work(1000000000L / rate);
+		if (nap) {
+			long ns = 1000000000L / rate;
+			struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+
+			nanosleep(&ts, NULL);
+		} else {
+			parent_work(1000000000L / rate);
+		}
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 	}
