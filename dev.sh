@@ -11,8 +11,8 @@
 #                   check, installed and uninstalled), the ASan+UBSan build
 #                   and the fuzz targets' (clang, libFuzzer) made beside
 #                   it; then every test again under the sanitizers, and
-#                   beside it every fuzz target over its corpus and 10 s
-#                   more, cppcheck over the sources (the kernel module has
+#                   beside it every fuzz target over its corpus (and to 5 s
+#                   in all), cppcheck over the sources (the kernel module has
 #                   the kernel's compiler with W=1 and checkpatch instead,
 #                   in t-kmod.sh).  Ends with each suite's slowest ten
 #                   tests, the seconds each part took and the line "N
@@ -244,7 +244,7 @@ test)
 	tested=$(date +%s)
 	stop_if_failed build-asan build-fuzz
 	# The sanitized suite, and beside it each fuzz target over its corpus
-	# and 10 s more (tests/fuzz/run.sh; ./dev.sh fuzz runs them longer),
+	# and on to 5 s in all (tests/fuzz/run.sh; ./dev.sh fuzz runs them longer),
 	# cppcheck, the lines' length.
 	in_background sanitizers run_check build-asan
 	in_background fuzzing make -C "$TOP/build-fuzz" -s fuzz-check FUZZ_JOBS=1
