@@ -193,7 +193,10 @@ static void run_counting(corewide_open_fn open, struct seen *v,
 		return;
 	}
 	CHECK(source_start(s) == 0);
+	/* On past 50 ms until 100 samples: a loaded machine's observer may barely have run. */
 	sleep_ms(50);
+	for (int i = 0; i < 500 && observer_samples(s) < 100; i++)
+		sleep_ms(10);
 	source_stop(s);
 	drain(r, v, UINT64_MAX);
 	source_info(s, info);
