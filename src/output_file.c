@@ -70,19 +70,28 @@ void st_output_follow_symlinks(bool follow)
 	follow_symlinks = follow;
 }
 
-/* The descriptor of standard output or error that path names, or -1. */
+/*
+ * The descriptor of standard output or error that path spells, or -1.
+ * Only the spellings: a name that merely resolves to where the streams go
+ * may be another user's link to root's log, and would hand them the
+ * target's memory.
+ */
 static int standard_stream(const char *path)
 {
-	struct stat st, fd_st;
+	static const struct {
+		const char *name;
+		int fd;
+	} names[] = {
+		{ "-", STDOUT_FILENO },
+		{ "/dev/stdout", STDOUT_FILENO },
+		{ "/dev/stderr", STDERR_FILENO },
+		{ "/proc/self/fd/1", STDOUT_FILENO },
+		{ "/proc/self/fd/2", STDERR_FILENO },
+	};
 
-	if (strcmp(path, "-") == 0)
-		return STDOUT_FILENO;
-	if (stat(path, &st) < 0)
-		return -1;
-	for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
-		if (fstat(fd, &fd_st) == 0 && fd_st.st_dev == st.st_dev &&
-		    fd_st.st_ino == st.st_ino)
-			return fd;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(path, names[i].name) == 0)
+			return names[i].fd;
 	return -1;
 }
 

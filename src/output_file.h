@@ -10,16 +10,18 @@
  *    a temporary name renamed over it once complete; a stream unlinks the
  *    old name and creates the new one exclusively);
  *  - a FIFO or a character device (/dev/null, a terminal) the caller or
- *    root owns is written in place, as is "-", standard output, and any
- *    name that is standard output or standard error (/dev/stdout,
- *    /proc/self/fd/1); another user's is refused (they may be reading);
+ *    root owns is written in place, as are "-" (standard output) and the
+ *    standard streams' own names (/dev/stdout, /dev/stderr,
+ *    /proc/self/fd/1 and 2), never another name that leads to where they
+ *    go; another user's FIFO or device is refused (they may be reading);
  *  - a symbolic link is refused unless --follow-symlinks, and then what it
  *    points to is treated as above; directories, sockets and block devices
  *    are refused;
  *  - the directories on the way are walked and judged as output_path.h
  *    says: nothing another user planted or can move redirects the file.
- * Files that hold the target's memory (records, snapshots) are 0600, as
- * perf writes perf.data; others get 0666 less the umask.
+ * Files that hold the target's memory or profile (records, snapshots,
+ * exports) are 0600, as perf writes perf.data; others (settings, the
+ * launched command's output) get 0666 less the umask.
  */
 #ifndef SHIMTOP_OUTPUT_FILE_H
 #define SHIMTOP_OUTPUT_FILE_H
@@ -31,7 +33,7 @@
 #include "output_path.h"
 
 enum {
-	ST_OUTPUT_PRIVATE = 1,	/* the target's memory: 0600 */
+	ST_OUTPUT_PRIVATE = 1,	/* the target's memory or profile: 0600 */
 };
 
 struct output_sink;

@@ -8,7 +8,8 @@
 # are: /dev/full's failure says "No space left on device"; a FIFO no one
 # reads is refused, not waited on; /dev/stdout and "-" are standard
 # output.  A directory is refused.  Record files and snapshots are 0600
-# (they may hold the target's stack), exports follow the umask.  As
+# (they may hold the target's stack), and so are exports (the profile
+# the server gives only for a token).  As
 # root, the way there is judged too: a parent link another user owns, a
 # directory they own, one anyone or their group writes (not sticky), and
 # their FIFO (read by them) are refused; links root owns are followed,
@@ -20,14 +21,14 @@
 
 mode() { stat -c %a "$1"; }
 
-# Private files: 0600 whatever the umask; exports: 0666 less the umask.
+# Private files, exports among them: 0600 whatever the umask.
 [ "$(mode "$TMP/run.rec")" = 600 ] || fail "-o file mode $(mode "$TMP/run.rec"), expected 600"
 (umask 0 && "$SHIMTOP" -i "$TMP/run.rec" --batch --snapshot-on-exit "$TMP/a.snap" \
 	>/dev/null 2>"$TMP/err") || fail "snapshot: $(cat "$TMP/err")"
 [ "$(mode "$TMP/a.snap")" = 600 ] || fail "snapshot mode $(mode "$TMP/a.snap"), expected 600"
-(umask 022 && "$SHIMTOP" -i "$TMP/run.rec" --export folded -o "$TMP/out.folded" 2>"$TMP/err") ||
+(umask 0 && "$SHIMTOP" -i "$TMP/run.rec" --export folded -o "$TMP/out.folded" 2>"$TMP/err") ||
 	fail "export: $(cat "$TMP/err")"
-[ "$(mode "$TMP/out.folded")" = 644 ] || fail "export mode $(mode "$TMP/out.folded"), expected 644"
+[ "$(mode "$TMP/out.folded")" = 600 ] || fail "export mode $(mode "$TMP/out.folded"), expected 600"
 
 # The attack: a link planted in a directory everyone writes (sticky, as
 # /tmp), pointing at a file only root reads.
@@ -70,6 +71,32 @@ expect_run 1 "cannot write $ATTACK/out.folded: it is a symbolic link" -- \
 	"$SHIMTOP" -i "$TMP/run.rec" --export folded -o "$ATTACK/out.folded"
 untouched "--export" out.folded
 [ "$(ls "$ATTACK" | wc -l)" -eq 3 ] || fail "a temporary file was left: $(ls "$ATTACK")"
+
+# A link to the log root's own output is appended to (a file others may
+# read): still a link, refused; the log gets the refusal, not the
+# target's memory.  Only "-" and the streams' own names are the streams.
+printf 'log\n' >"$TMP/root.log"
+chmod 644 "$TMP/root.log"
+for what in "-o" "--snapshot-on-exit" "--export"; do
+	plant to-log "$TMP/root.log"
+	case $what in
+	-o) set -- --demo --batch --duration 0.3 -o "$ATTACK/to-log" ;;
+	--snapshot-on-exit) set -- -i "$TMP/run.rec" --batch --snapshot-on-exit "$ATTACK/to-log" ;;
+	--export) set -- -i "$TMP/run.rec" --export folded -o "$ATTACK/to-log" ;;
+	esac
+	before=$(wc -c <"$TMP/root.log")
+	"$SHIMTOP" "$@" >>"$TMP/root.log" 2>&1
+	st=$?
+	[ "$st" -eq 1 ] || fail "$what through a link to the log stdout goes to exited $st, expected 1"
+	tail -c +"$((before + 1))" "$TMP/root.log" >"$TMP/log-tail"
+	grep -q "$ATTACK/to-log.*: it is a symbolic link" "$TMP/log-tail" ||
+		fail "$what through a link to stdout's log: no refusal in $(head -c 300 "$TMP/log-tail")"
+	# A record's or snapshot's magic, or a folded stack's "a;b N" lines.
+	grep -aq "SHIMTOP\|SHIMSNAP\|;.* [0-9][0-9]*$" "$TMP/log-tail" &&
+		fail "$what wrote its output through a link into the log stdout goes to"
+	[ -L "$ATTACK/to-log" ] || fail "$what replaced the link to the log"
+	rm -f "$ATTACK/to-log"
+done
 
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	# A parent directory another user planted: a link of theirs to a

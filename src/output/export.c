@@ -181,7 +181,7 @@ int export_session(struct session *s, enum st_export how, const char *path)
 				 st_export_name(how), strerror(-rc));
 		return rc;
 	}
-	rc = st_output_replace(&out, path, 0);
+	rc = st_output_replace(&out, path, ST_OUTPUT_PRIVATE);
 	if (rc) {
 		st_error("cannot write %s: %s; choose another -o path", path,
 			 st_output_strerror(rc));
