@@ -28,7 +28,7 @@ TOP=$(pwd)
 # (./dev.sh packages run|test prints each).
 PACKAGES_RUN="build-essential autoconf automake pkg-config libncurses-dev
 libdw-dev libelf-dev libcapstone-dev libiberty-dev libpfm4-dev libjson-c-dev libinih-dev uthash-dev
-libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libzstd-dev libdebuginfod-dev
+libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libzstd-dev liblzma-dev libdebuginfod-dev
 libmicrohttpd-dev libbpf-dev clang"
 PACKAGES_TEST="debuginfod linux-perf tmux golang-go prometheus
 python3 perl util-linux procps zstd cppcheck clang libclang-rt-14-dev nodejs sqlite3

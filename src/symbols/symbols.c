@@ -9,6 +9,7 @@
  * changes whenever a process's map does.  A forking target's children
  * are forgotten once they exit (symbolizer_forget).
  */
+#include "symbols/elf_inflation.h"
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
 #include "index.h"
@@ -687,6 +688,8 @@ static struct elf_file *file_of(struct symbolizer *s, int fd, const char *path)
 	}
 	f = st_xcalloc(1, sizeof(*f));
 	f->id = (struct root_id){ st.st_dev, st.st_ino };
+	/* What libelf and libdwfl read: nothing in it inflates past its cap. */
+	fd = elf_inflation_guard(fd, path);
 	f->file = elf_file_open(fd, path, &s->callbacks);
 	HASH_ADD(hh, s->files, id, sizeof(f->id), f);
 	s->nfiles++;

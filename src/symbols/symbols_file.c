@@ -3,6 +3,7 @@
  * maps it: one libdwfl module placed at the file's own addresses, and its
  * loadable segments, to turn a file offset into such an address.
  */
+#include "symbols/elf_inflation.h"
 #include "symbols/symbols_internal.h"
 #include "symbols/unwind_pages.h"
 #include "symbols/unwind_rows.h"
@@ -76,6 +77,8 @@ int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 		close(fd);
 		fd = -1;
 	}
+	if (fd >= 0)
+		fd = elf_inflation_guard(fd, path);
 	if (fd >= 0) {
 		*found = st_xstrdup(path);
 		if (f)
@@ -89,9 +92,13 @@ int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 					   &pending, found);
 		if (fd >= 0 && !elf_fd_has_build_id(fd, id, n)) {
 			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0)
+			fd = elf_inflation_guard(fd, *found);
+		if (fd < 0) {
 			free(*found);
 			*found = NULL;
-			fd = -1;
 		}
 		if (f && fd >= 0)
 			f->debug_named_by = NAMED_BY_DEBUGINFOD;
@@ -123,6 +130,10 @@ struct elf_file *elf_file_open(int fd, const char *path,
 	size_t n = 0;
 
 	f->path = st_xstrdup(path);
+	if (fd < 0) {
+		f->fd = -1;
+		return f;	/* unreadable: every address unknown */
+	}
 	/* The same file for a process's unwinder (symbols_unwind.c), however
 	 * its path changes later. */
 	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);

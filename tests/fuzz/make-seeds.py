@@ -120,6 +120,17 @@ with tempfile.TemporaryDirectory() as d:
         subprocess.run(["cc", "-Os", "-o", out, src] + args, check=True)
         subprocess.run(["strip", "--strip-unneeded", "-o", out + ".s", out], check=True) if name == "small-so" else None
         put("fuzz_elf", name, open(out + (".s" if name == "small-so" else ""), "rb").read())
+    # Decompression bombs (tests/elf_bomb.py): MiniDebugInfo past its cap,
+    # and headers that declare 3 GiB over a 1 MiB stream.
+    bomb = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "elf_bomb.py")
+    small = os.path.join(d, "small-so-g")
+    for name, args in [("bomb-xz", ["xz", small, "", "4"]),
+                       ("bomb-debug-line", ["zlib", small, "", ".debug_line", "1", "3072"]),
+                       ("bomb-debug-frame", ["zlib", small, "", ".debug_frame", "1", "3072"]),
+                       ("bomb-zdebug", ["zdebug", small, "", ".zdebug_info", "1"])]:
+        args[2] = os.path.join(d, name)
+        subprocess.run(["python3", bomb] + args, check=True)
+        put("fuzz_elf", name, open(args[2], "rb").read())
 
 # ---- snapshots (the container, snapshot_file.h): uncompressed sections
 # here; a real one, compressed, is corpus/fuzz_snapshot/demo-chains.snap,
