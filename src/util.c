@@ -22,11 +22,15 @@ int st_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
 		    const char *what)
 {
 	int rc = pthread_create(t, NULL, fn, arg);
+	char name[16];
 
 	if (rc != 0) {
 		st_error("cannot start the %s thread: %s", what, strerror(rc));
 		return -rc;
 	}
+	/* Named as top -H and perf show threads: the comm's 15 characters. */
+	snprintf(name, sizeof(name), "%s", what);
+	(void)pthread_setname_np(*t, name);
 	return 0;
 }
 
