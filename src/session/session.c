@@ -1171,6 +1171,13 @@ int session_stop(struct session *s)
 		abandon(s, s->ring, &s->abandoned);
 		if (s->kernel_walk)
 			kernel_walk_counts(s->kernel_walk, s->model.kernel_walk_counts);
+		/*
+		 * A replay read to its end but left in the ring is no more
+		 * whole than one stopped before its end: an export of it
+		 * would pass a part off as the recording.
+		 */
+		if (s->opt->replay_path && s->abandoned && !s->info.failed)
+			s->info.finished = false;
 		if (!s->info.finished) {
 			int sig = stop_signal_received();
 			const char *name = sig ? sigabbrev_np(sig) : NULL;
