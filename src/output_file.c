@@ -285,12 +285,24 @@ int st_output_make_parents(const char *path, mode_t mode)
 
 	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
+	/*
+	 * Each directory judged on the way before it is made: another user's
+	 * link to /etc early in the path is refused before /etc/x/sub exists.
+	 */
 	for (char *p = dir + 1; *p; p++) {
+		struct output_place place;
+		int rc;
+
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(dir, mode) < 0 && errno != EEXIST)
-			return -errno;
+		rc = output_place_find(&place, dir, follow_symlinks);
+		/* A link there is judged as a parent by the next step's walk. */
+		if (!rc && mkdirat(place.dir, place.name, mode) < 0 && errno != EEXIST)
+			rc = -errno;
+		output_place_free(&place);
+		if (rc && rc != -ELOOP)
+			return rc;
 		*p = '/';
 	}
 	return 0;

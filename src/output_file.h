@@ -70,7 +70,10 @@ int st_output_finish(struct st_output *o, int rc);
  */
 int st_output_write(FILE *f, const void *p, size_t n);
 
-/* mkdir -p of the directories path's file is in (new ones mode); 0 or -errno. */
+/*
+ * mkdir -p of the directories path's file is in (new ones mode), each judged
+ * as output_path.h says before the next is made; 0 or -errno.
+ */
 int st_output_make_parents(const char *path, mode_t mode);
 
 /* What a refusal means, in words for "cannot write PATH: %s". */

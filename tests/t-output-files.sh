@@ -115,6 +115,10 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	done
 	expect_run 1 "$ATTACK/share is a symbolic link user" -- \
 		"$SHIMTOP" --demo --batch --duration 0.3 -o "$ATTACK/share/new.rec"
+	# Directories made on the way to a token are judged before each is
+	# made: none is made through the link.
+	expect_run 1 "cannot make the token file '$ATTACK/share/x/sub/token': $ATTACK/share is a symbolic link user" -- \
+		"$SHIMTOP" --serve 127.0.0.1:0 --serve-token "$ATTACK/share/x/sub/token" --demo
 	[ "$(cat "$TMP/rootdir/report.csv")" = "root only" ] &&
 		[ "$(stat -c %a "$TMP/rootdir/report.csv")" = 600 ] ||
 		fail "a planted parent link let root's report.csv be replaced"
