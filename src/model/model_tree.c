@@ -161,7 +161,7 @@ static bool unwound_some(const struct model *m)
 {
 	uint64_t unwound = m->auto_dwarf + m->kernel_walked;
 
-	return m->unwind_broken && unwound * 100 >= unwound + m->auto_fp;
+	return m->unwind_broken && unwound && unwound * 100 >= unwound + m->auto_fp;
 }
 
 bool model_chains_broken(const struct model *m, char *buf, size_t len)

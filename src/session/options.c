@@ -371,6 +371,25 @@ static int sort_key_of(const char *name, bool *perf)
 }
 
 /*
+ * Whether a comma list ("cycles,", "overhead,,sym", "{a,}") holds an empty
+ * item, which strtok would pass over unsaid.
+ */
+static bool list_has_empty_item(const char *list)
+{
+	char before = ',';
+
+	for (const char *p = list;; p++) {
+		char c = *p ? *p : ',';
+
+		if ((c == ',' || c == '}') && (before == ',' || before == '{'))
+			return true;
+		if (!*p)
+			return false;
+		before = c;
+	}
+}
+
+/*
  * perf's keys name what a row is and perf orders rows by overhead, ties
  * by the keys: a list that starts with one of perf's names does the same
  * (-s pid,sym: a row per process and symbol, heaviest first).  Today's
@@ -382,6 +401,10 @@ static int parse_sort(struct st_sort *sort, const char *list)
 	int rc = 0;
 
 	memset(sort, 0, sizeof(*sort));
+	if (list_has_empty_item(list)) {
+		free(copy);
+		return bad("-s '%s' has an empty key: drop the extra comma", list);
+	}
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool perf;
 		int k = sort_key_of(tok, &perf);
@@ -552,6 +575,8 @@ static int sampling_option(struct st_options *o, int c)
 	}
 	switch (c) {
 	case 'e':
+		if (list_has_empty_item(optarg))
+			return bad("-e '%s' has an empty event name: drop the extra comma", optarg);
 		o->events = optarg;
 		break;
 	case OPT_IBS:
@@ -678,6 +703,8 @@ static int output_option(struct st_options *o, int c)
 		o->theme = optarg;
 		break;
 	case 'o':
+		if (!*optarg)
+			return bad("%s", "-o needs a file name ('-': standard output)");
 		o->record_path = optarg;
 		break;
 	case 'i':
@@ -701,6 +728,9 @@ static int output_option(struct st_options *o, int c)
 	case OPT_SERVE:
 		if (!*optarg)
 			return bad("%s", "--serve needs [ADDRESS:]PORT, e.g. 127.0.0.1:9464");
+		if (o->serve_address)
+			return bad("--serve given twice ('%s', then '%s'): one server listens on "
+				   "one address", o->serve_address, optarg);
 		o->serve_address = optarg;
 		o->batch = true;	/* headless */
 		break;
@@ -921,6 +951,17 @@ static int refused_option(char **argv)
 	const char *letter = optopt > 0 && optopt < 256 && optopt != ':' && optopt != '+'
 			     ? strchr(short_options, optopt) : NULL;
 
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	/* "--batch=1": getopt_long gives the option's letter, as if unknown. */
+	if (!strncmp(arg, "--", 2) && strchr(arg, '=')) {
+		size_t n = strcspn(arg + 2, "=");
+
+		for (const struct option *k = long_options; k->name; k++)
+			if (strlen(k->name) == n && !strncmp(k->name, arg + 2, n) &&
+			    k->has_arg == no_argument)
+				return bad("--%s takes no value: give it as --%s", k->name, k->name);
+	}
 	if (l)
 		return bad("--%s needs a value", l->name);
 	if (letter && letter[1] == ':')

@@ -65,6 +65,7 @@ struct parse_ctx {
 	struct theme *t;
 	const char *path;
 	char error[256];
+	bool sections;		/* a [theme] or [colors] seen */
 };
 
 static int on_entry(void *user, const char *section, const char *key,
@@ -75,6 +76,14 @@ static int on_entry(void *user, const char *section, const char *key,
 	char buf[128], *save = NULL, *w;
 	int words = 0, e;
 
+	/* Not a theme (/etc/shadow's "name:..." lines): its lines are not echoed. */
+	if (!section[0]) {
+		snprintf(c->error, sizeof(c->error), "%s",
+			 "an entry before any [theme] or [colors] section: not a theme file");
+		return 0;
+	}
+	if (!strcasecmp(section, "theme") || !strcasecmp(section, "colors"))
+		c->sections = true;
 	if (!strcasecmp(section, "theme")) {
 		if (!strcasecmp(key, "name"))
 			snprintf(c->t->name, sizeof(c->t->name), "%s", value);
@@ -130,6 +139,11 @@ int theme_read_file(struct theme *t, const char *path)
 	if (rc != 0) {
 		st_error("theme file '%s' line %d: %s", path, rc,
 			 c.error[0] ? c.error : "not an INI line");
+		return -EINVAL;
+	}
+	if (!c.sections) {
+		st_error("theme file '%s' has no [theme] or [colors] section: not a theme file; "
+			 "see themes/ for examples", path);
 		return -EINVAL;
 	}
 	return 0;
