@@ -33,6 +33,7 @@
 
 #define CACHE_SLOTS	(1u << 16)
 #define JIT_RETIRED	1024u
+#define JIT_CHECKS_PER_CALL 64	/* JIT maps looked at each symbolizer_set_time */
 #define CACHE_PROBES	8
 #define MAX_ROOTS	64	/* distinct container roots opened */
 
@@ -87,6 +88,7 @@ struct space {
 	bool sorted, exited;
 	struct jit_map *jit;		/* made on first use */
 	unsigned jit_loads;		/* jit->loads when gen was taken */
+	bool jit_listed;		/* in symbolizer's jit_pids */
 	uint64_t tables_gen;		/* gen when every file's table was ready */
 };
 
@@ -146,6 +148,8 @@ struct symbolizer {
 	bool async;			/* symbolizer_set_async */
 	uint64_t now_ns;		/* symbolizer_set_time; 0: read the clock */
 	unsigned jit_loads;		/* JIT maps read changed, all processes */
+	pid_t *jit_pids;		/* the processes with a JIT map, checked in turn */
+	size_t njit_pids, jit_pids_cap, jit_next;
 	/*
 	 * Forgotten processes' JIT maps (their tables emptied), the oldest
 	 * replaced past JIT_RETIRED: a map written at exit names samples
@@ -355,6 +359,7 @@ void symbolizer_destroy(struct symbolizer *s)
 		HASH_DEL(s->spaces, sp);
 		space_free(sp);
 	}
+	free(s->jit_pids);
 	for (size_t i = 0; i < s->nretired; i++) {
 		range_table_clear(&s->retired[i]->table);
 		free(s->retired[i]);
@@ -836,6 +841,11 @@ static struct jit_map *jit_of(struct symbolizer *s, struct space *sp, pid_t pid)
 		if (!sp->jit) {
 			sp->jit = st_xmalloc(sizeof(*sp->jit));
 			jit_map_init(sp->jit, pid, owner_of(pid));
+			if (!sp->jit_listed) {
+				ST_GROW(s->jit_pids, s->jit_pids_cap, s->njit_pids + 1);
+				s->jit_pids[s->njit_pids++] = pid;
+				sp->jit_listed = true;
+			}
 		}
 		return sp->jit;
 	}
@@ -1333,12 +1343,27 @@ void symbolizer_prefetch(struct symbolizer *s, pid_t pid, uint64_t ip, bool kern
 void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns)
 {
 	s->now_ns = now_ns;
-	/* The processes whose anonymous code was looked up: a JIT's map, if changed. */
-	for (struct space *sp = s->spaces; sp; sp = sp->hh.next) {
-		if (!sp->jit)
+	/*
+	 * The processes whose anonymous code was looked up: a JIT's map, if
+	 * changed, a few a call in turn.  Every space at every pump, each map
+	 * opened once a second, took a replay of 100,000 processes past two
+	 * minutes of CPU.
+	 */
+	for (size_t k = 0; k < JIT_CHECKS_PER_CALL && s->njit_pids; k++) {
+		struct space *sp;
+
+		if (s->jit_next >= s->njit_pids)
+			s->jit_next = 0;
+		sp = space_find(s, s->jit_pids[s->jit_next]);
+		if (!sp || !sp->jit) {	/* gone, or exec'd: its map went with it */
+			if (sp)
+				sp->jit_listed = false;
+			s->jit_pids[s->jit_next] = s->jit_pids[--s->njit_pids];
 			continue;
+		}
 		jit_map_refresh(sp->jit, now_ns);
 		jit_moved_on(s, sp);
+		s->jit_next++;
 	}
 }
 
