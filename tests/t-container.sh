@@ -46,14 +46,14 @@ kill "$DEMO_PID" 2>/dev/null
 
 unshare --mount --propagation private --pid --fork sh -c "
 	mount -t tmpfs none /dev/shm && cp '$SHIMTOP_DEMO' /dev/shm/ns-demo &&
-	exec /dev/shm/ns-demo --seconds 8" &
+	exec /dev/shm/ns-demo --seconds 60" &
 BG_PIDS="$BG_PIDS $!"
 NS_PID=$(find_pid "^/dev/shm/ns-demo")
 [ -n "$NS_PID" ] || skip "could not start a process in a PID namespace here"
 BG_PIDS="$BG_PIDS $NS_PID"
 # It builds its data, then creates the segment (in its own /dev/shm).
 i=0
-while [ ! -e "/proc/$NS_PID/root/dev/shm/shimtop-1" ] && [ $i -lt 100 ]; do
+while [ ! -e "/proc/$NS_PID/root/dev/shm/shimtop-1" ] && [ $i -lt 600 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done

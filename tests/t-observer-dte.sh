@@ -11,9 +11,11 @@
 #
 # The test perturbs the observer itself, the same on every machine:
 # tests/rt_stall, a SCHED_FIFO thread on the observer's CPU, wakes every
-# millisecond and spins 20 us.  The 1-3% of its 8,000 wakes that land
-# inside a sample's clock window stretch it by ~50,000 cycles; those
-# samples show impossible rates.  CPC rejects must appear, at least 5
+# half millisecond and spins 20 us.  The 1-3% of its 16,000 wakes that
+# land inside a sample's clock window stretch it by ~50,000 cycles; those
+# samples show impossible rates.  (Every millisecond gave 188 such
+# samples alone but 2 at a load of 9, the observer and the counter
+# preempted by others: twice the wakes gave 25-37 at a load of 5-8.)  CPC rejects must appear, at least 5
 # rejected samples must break the bound, and DTE may accept at most 2 in
 # 100,000 that do.
 # Those few are not the observer's: on this VM a target's stores now and
@@ -29,7 +31,7 @@ TSC_SIGNAL=${TSC_SIGNAL:-$(dirname "$SHIMTOP")/tests/tsc_signal}
 
 # The observer and the stalls share CPU 1; --pin-target keeps the counter
 # on CPU 0.
-"$TESTS_BIN/rt_stall" 1 10 >"$TMP/stall.out" 2>&1 &
+"$TESTS_BIN/rt_stall" 1 10 500 20 >"$TMP/stall.out" 2>&1 &
 stall=$!
 BG_PIDS="$BG_PIDS $stall"
 sleep 0.2

@@ -14,7 +14,10 @@ again=$(json_get "$TMP/replay" "sorted((r['symbol'], r['samples']) for r in d['r
 [ "$live" = "$again" ] || fail "replay differs from the live table:
 live:   $live
 replay: $again"
-grep -q phase_compute "$TMP/replay" || fail "replay lost symbols"
+# Names, not addresses: which of the demo's phases 2 s hold depends on how
+# soon a loaded machine ran its set-up.
+named=$(json_get "$TMP/replay" "sum(1 for r in d['rows'] if r['module'] == 'shimtop-demo' and not r['symbol'].startswith('shimtop-demo+'))")
+[ "${named:-0}" -gt 0 ] || fail "replay lost symbols: $(head -c 600 "$TMP/replay")"
 # The source is described in numbers: the period and its unit survive
 # the file; the kind says which is the replay.
 src=$(json_get "$TMP/live" "d['source']['kind'], d['source']['period']")
