@@ -162,7 +162,10 @@ kill "$FAKE"
 
 # Answers past DEBUGINFOD_MAXSIZE (4 GiB said, or no length said) and past
 # DEBUGINFOD_MAXTIME (64 KiB, then silence) stop there: a batch replay,
-# which waits, ends, and nothing half-written stays in the cache.
+# which waits, ends, and nothing half-written stays in the cache.  The
+# failure is said, and not remembered as a miss (an empty file in the
+# cache, which kept the next run from asking for ten minutes): a right
+# server is asked next, and names come.
 for mode in huge endless trickle; do
 	serve_fake "$mode"
 	t0=$(date +%s)
@@ -172,6 +175,15 @@ for mode in huge endless trickle; do
 	[ "$took" -le 30 ] || fail "a server that $mode held a batch replay $took s"
 	stripped "a server that $mode"
 	no_temporary "$TMP/cache-$mode" "a server that $mode"
+	grep -q "^shimtop: warning: debuginfod: fetching the debug file of libstatic.so (build-id $id) failed: .*; not remembered as a miss, the next run asks again$" \
+		"$TMP/err" || fail "a server that $mode: the failure not said: $(cat "$TMP/err")"
+	[ ! -e "$TMP/cache-$mode/$id/debuginfo" ] ||
+		fail "a server that $mode: a miss is remembered: $(ls -l "$TMP/cache-$mode/$id")"
+	kill "$FAKE"
+	serve_fake serve "$TMP/srv/libstatic.so.debug"
+	replay "the right server after one that $mode" \
+		DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMP/port")" DEBUGINFOD_CACHE_PATH="$TMP/cache-$mode"
+	heavy "the right server after one that $mode" debuginfod
 	kill "$FAKE"
 done
 # shimtop ending while a download runs stops it: its file goes too, and

@@ -56,6 +56,7 @@ static struct {
 	long long maxsize;		/* bytes a download may bring */
 	uint64_t maxtime;		/* ns it may take */
 	bool stopping;			/* shimtop exits: the download stops */
+	const char *cut;		/* why progress() stopped the running fetch, or NULL */
 	unsigned fetched, failed;
 	atomic_uint finished;
 	/* Files servers sent that are not the build's: said once each. */
@@ -97,6 +98,11 @@ static int progress(debuginfod_client *c, long got, long total)
 	fetches.total = total;
 	stop = fetches.stopping || got > fetches.maxsize || total > fetches.maxsize ||
 	       st_now_ns() - fetches.began > fetches.maxtime;
+	/* libdebuginfod answers a stopped download as "not found": the reason is kept here. */
+	if (stop && !fetches.cut)
+		fetches.cut = fetches.stopping ? "shimtop ended"
+			      : got > fetches.maxsize || total > fetches.maxsize
+			      ? "past DEBUGINFOD_MAXSIZE" : "past DEBUGINFOD_MAXTIME";
 	pthread_mutex_unlock(&fetches.lock);
 	return stop;
 }
@@ -136,13 +142,16 @@ static void stop_fetching(void)
 }
 
 /*
- * A download stopped because shimtop ends is no answer: libdebuginfod
+ * A download that failed (past DEBUGINFOD_MAXSIZE or _MAXTIME, a server
+ * that never answered, or shimtop ending) is no answer: libdebuginfod
  * remembers it as a miss (an empty file where the debug file would be)
- * for cache_miss_s, and the next session would not ask.  The cache's
- * place is documented (debuginfod_find_debuginfo(3)); the name within,
- * not: a future one is left alone (the miss then stays remembered).
+ * for cache_miss_s, and the next session would not ask, naming the
+ * code by address for ten minutes.  Only a server's "not found" is a
+ * miss.  The cache's place is documented (debuginfod_find_debuginfo(3));
+ * the name within, not: a future one is left alone (the miss then stays
+ * remembered).
  */
-static void forget_stopped(const unsigned char *id, int len)
+static void forget_miss(const unsigned char *id, int len)
 {
 	const char *dir = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
@@ -194,6 +203,18 @@ static void reject(struct fetch *f, const char *path)
 		snprintf(fetches.notice[fetches.notices++], sizeof(fetches.notice[0]),
 			 "debuginfod: what a server sent for %.60s (%s) is not its debug file: "
 			 "rejected", f->module, id);
+}
+
+/* A download that failed, said: the code stays named by address this time. */
+static void said_failed(const struct fetch *f, const char *why)
+{
+	char id[2 * DEBUGINFOD_ID_MAX + 16];
+
+	id_text(f->id, f->len, id, sizeof(id));
+	if (fetches.notices < sizeof(fetches.notice) / sizeof(fetches.notice[0]))
+		snprintf(fetches.notice[fetches.notices++], sizeof(fetches.notice[0]),
+			 "debuginfod: fetching the debug file of %.60s (%.60s) failed: %.60s; "
+			 "not remembered as a miss, the next run asks again", f->module, id, why);
 }
 
 bool symbols_debuginfod_notice(char *buf, size_t len)
@@ -269,6 +290,7 @@ static void *fetcher(void *arg)
 		f = &fetches.v[at];
 		f->state = FETCH_RUNNING;
 		fetches.got = fetches.total = 0;
+		fetches.cut = NULL;
 		fetches.began = st_now_ns();
 		memcpy(id, f->id, sizeof(id));
 		len = f->len;
@@ -281,9 +303,14 @@ static void *fetcher(void *arg)
 			close(fd);	/* opened again, checked, by whoever asks */
 		}
 		pthread_mutex_lock(&fetches.lock);
-		if (fd < 0 && client && !stopping && fetches.stopping)
-			forget_stopped(id, len);
 		f = &fetches.v[at];	/* v may have moved meanwhile */
+		/* Only a server's "not found" is a miss; what stopped the download is not. */
+		if (fd < 0 && client && !stopping &&
+		    (fetches.stopping || fetches.cut || fd != -ENOENT)) {
+			forget_miss(id, len);
+			if (!fetches.stopping)
+				said_failed(f, fetches.cut ? fetches.cut : strerror(-fd));
+		}
 		if (fd >= 0 && path && !theirs) {
 			reject(f, path);
 			fd = -EBADMSG;
