@@ -51,26 +51,28 @@ $(screen)"
 	quit_ui
 fi
 
-# Batch: the terminal's, unless --target-output.
-"$SHIMTOP" -b --duration 0.5 -- "$TMP/talk" 5 >"$TMP/batch.out" 2>"$TMP/batch.err" ||
+# Batch: the terminal's, unless --target-output.  Each run ends with its
+# command (--duration only bounds it): 0.5 s cut talk 5 short beside a
+# stress run.
+"$SHIMTOP" -b --duration 20 -- "$TMP/talk" 5 >"$TMP/batch.out" 2>"$TMP/batch.err" ||
 	fail "batch with a command failed: $(cat "$TMP/batch.err")"
 grep -q "^TALK OUT 4" "$TMP/batch.out" || fail "batch took the command's output off the terminal"
-"$SHIMTOP" -b --duration 0.5 --target-output "$TMP/cmd.out" -- "$TMP/talk" 5 \
+"$SHIMTOP" -b --duration 20 --target-output "$TMP/cmd.out" -- "$TMP/talk" 5 \
 	>"$TMP/batch.out" 2>"$TMP/batch.err" || fail "--target-output failed: $(cat "$TMP/batch.err")"
 grep -q "^TALK OUT 4" "$TMP/cmd.out" && grep -q "^TALK ERR 4" "$TMP/cmd.out" ||
 	fail "--target-output FILE lacks the output: $(cat "$TMP/cmd.out")"
 ! grep -q TALK "$TMP/batch.out" "$TMP/batch.err" || fail "--target-output FILE also wrote to the terminal"
-"$SHIMTOP" -b --duration 0.5 --target-output - -- "$TMP/talk" 5 >"$TMP/batch.out" 2>/dev/null ||
+"$SHIMTOP" -b --duration 20 --target-output - -- "$TMP/talk" 5 >"$TMP/batch.out" 2>/dev/null ||
 	fail "--target-output - failed"
 grep -q "^TALK OUT 4" "$TMP/batch.out" || fail "--target-output - did not leave the terminal to it"
 
 # A planted symbolic link is not written through (shimtop runs as root).
 ln -s "$TMP/victim" "$TMP/link"
 expect_run 1 "cannot write the command's output to '$TMP/link': it is a symbolic link" -- \
-	"$SHIMTOP" -b --duration 0.5 --target-output "$TMP/link" -- "$TMP/talk" 1
+	"$SHIMTOP" -b --duration 20 --target-output "$TMP/link" -- "$TMP/talk" 1
 [ ! -e "$TMP/victim" ] || fail "--target-output wrote through a symbolic link"
 expect_run 1 "cannot write the command's output to '$TMP/none/out'" -- \
-	"$SHIMTOP" -b --duration 0.5 --target-output "$TMP/none/out" -- "$TMP/talk" 1
+	"$SHIMTOP" -b --duration 20 --target-output "$TMP/none/out" -- "$TMP/talk" 1
 expect_run 2 "--target-output is where a launched command writes" -- \
 	"$SHIMTOP" -b --duration 0.5 --target-output "$TMP/x" -p $$
 expect_run 2 "--target-output needs a file name" -- \
