@@ -36,9 +36,9 @@ if err > 1:
 # spent under each tag (tag write to tag write), both wall time: a phase
 # the demo was preempted in has more of it, and fewer cpu-clock samples
 # (shown beside, not held: on a busy machine the two part).  Within 5
-# points, not closer: an interval the observer itself was preempted in
-# counts whole for the tag after it, and a loaded machine (stress-ng
-# beside the suite) once put 8.6 points so.
+# points: a period the observer itself was preempted in is no tag's time
+# share (before, it counted whole for the tag read after it, and beside
+# stress-ng put 17 points so).
 fn = {1: 'phase_compute', 2: 'phase_pointer_chase', 3: 'phase_branchy',
       4: 'recurse_tree'}
 m = re.search(r'phase_wall=([\d.]+),([\d.]+),([\d.]+),([\d.]+)', open(sys.argv[2]).read())
@@ -47,10 +47,10 @@ if not wall:
     ok = print(f"{label}: the demo reported no phase_wall")
 rows = {r['symbol']: r['samples'] for r in d['rows']}
 total_rows = sum(rows.get(f, 0) for f in fn.values())
-total_tags = sum(t['seconds'] for t in phases)
+total_tags = sum(t['share'] for t in phases)
 total_wall = sum(wall.values())
 for t in phases:
-    tag_share = 100 * t['seconds'] / total_tags
+    tag_share = 100 * t['share'] / total_tags
     wall_share = 100 * wall.get(t['tag'], 0) / total_wall if total_wall else 0
     cpu_share = 100 * rows.get(fn[t['tag']], 0) / total_rows
     print(f"  phase {t['tag']} {t['name']}: tag {tag_share:.1f}%, demo's wall "

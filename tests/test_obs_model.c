@@ -3,6 +3,7 @@
  * exact DTE verdicts and counts, rates and their time base, tag
  * attribution, a counter going backwards, batches that continue one
  * another (the same answer as one batch), a dropped batch, two threads,
+ * a gap while the observer was away,
  * IPC from cycle and instruction counters, record validation, and the
  * statistics saved for a snapshot and read back whole.
  */
@@ -348,9 +349,28 @@ static void saved(void)
 		if (a && b)
 			CHECK(a->taken == b->taken && a->accepted_cycles == b->accepted_cycles);
 	}
+	CHECK(back.present_cycles == m.present_cycles && back.present_cycles > 0);
+	CHECK(back.tags[1].present_cycles == m.tags[1].present_cycles);
 	obs_model_save(&back, &again);
 	CHECK(again.n == o.n && !memcmp(again.p, o.p, o.n));
 	obs_model_free(&back);
+	/* Version 1 had no time shares of its own: every period counts. */
+	{
+		uint32_t v1 = 1;
+		uint8_t *old = malloc(o.n);
+
+		CHECK(old != NULL);
+		memcpy(old, o.p, o.n);
+		memcpy(old, &v1, 4);
+		m.tags[1].present_cycles = 1;	/* not what version 1 reads */
+		obs_model_init(&back, 0.01);
+		CHECK(obs_model_load(&back, old, o.n - 8 * (1 + m.ntags), err, sizeof(err)) == 0);
+		CHECK(back.present_cycles == back.cycles && back.cycles == m.cycles);
+		CHECK(back.tags[1].present_cycles == m.tags[1].cycles);
+		CHECK(obs_tag_share(&back, &back.tags[1]) > 0);
+		obs_model_free(&back);
+		free(old);
+	}
 
 	/* Cut anywhere, or followed by more: refused with a reason. */
 	for (cut = 0; cut < o.n; cut += 1 + cut / 64) {
@@ -444,6 +464,37 @@ int main(void)
 		CHECK(find(&m, 3) && find(&m, 3)->delta[0] == 100);
 		CHECK_EQ_U64(m.thread_samples, 4);
 		CHECK_EQ_U64(m.counter[0].delta, 110);
+		obs_model_free(&m);
+	}
+
+	/*
+	 * The observer away for 10 ms (preempted): the tag it reads after
+	 * the gap is counted a sample and given the gap's counts and time for
+	 * its rates, but none of the gap in its time share.  A period within
+	 * the limit (16 times the shortest, at least 50 us) counts in full.
+	 */
+	{
+		struct smp gap[] = {
+			{ 0, 100, { { 0 } }, { 1 }, { 0 } },
+			{ 1000, 1100, { { 10 } }, { 1 }, { 0 } },
+			{ 2000, 2100, { { 20 } }, { 1 }, { 0 } },
+			{ 10002000, 10002100, { { 100020 } }, { 2 }, { 0 } },
+			{ 10003000, 10003100, { { 100030 } }, { 2 }, { 0 } },
+			{ 10043000, 10043100, { { 100430 } }, { 2 }, { 0 } },
+		};
+
+		obs_model_init(&m, 0.01);
+		meta(&m, 1, "items", "");
+		obs_model_ingest(&m, batch(0, 0, 1, 1, gap, 6));
+		CHECK(find(&m, 1) && find(&m, 1)->present_cycles == 2000);
+		CHECK(find(&m, 2) && find(&m, 2)->present_cycles == 41000);
+		CHECK(m.present_cycles == 43000);
+		CHECK(obs_tag_share(&m, find(&m, 2)) == 100.0 * 41000 / 43000);
+		/* Its rate keeps the gap: the target ran through it. */
+		CHECK(find(&m, 2)->cycles == 10041000);
+		CHECK_EQ_U64(find(&m, 2)->delta_all[0], 100410);
+		CHECK_EQ_U64(find(&m, 2)->samples, 3);
+		CHECK_EQ_U64(m.thread_samples, 5);
 		obs_model_free(&m);
 	}
 

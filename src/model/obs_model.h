@@ -38,7 +38,8 @@ struct obs_tag {
 	uint64_t tag;
 	bool other;			/* the row for tags past OBS_MAX_TAGS */
 	uint64_t samples;		/* thread-samples read under this tag */
-	double cycles;			/* TSC cycles attributed to it */
+	double cycles;			/* TSC cycles attributed to it: rates */
+	double present_cycles;		/* ... the observer present: time share */
 	double accepted_cycles;		/* ... in accepted samples */
 	uint64_t max_depth;		/* deepest stack depth read with it */
 	uint64_t depth_sum;		/* for the mean depth (a tag and its depth
@@ -71,6 +72,8 @@ struct obs_model {
 	bool have_seq;
 	uint64_t thread_samples;
 	double cycles, accepted_cycles;	/* observed time, accepted time */
+	double present_cycles;		/* ... in periods not after a gap */
+	uint64_t min_period;		/* shortest period, TSC cycles; not saved */
 	uint64_t first_tsc, last_tsc;
 
 	struct histogram cpc;		/* 400 buckets over 0-2 */
@@ -114,6 +117,9 @@ void obs_model_ingest(struct obs_model *m, const void *rec);
 
 /* Forgets the statistics; the meta data stays. */
 void obs_model_zero(struct obs_model *m);
+
+/* Tag t's share of the time the observer was present, in percent. */
+double obs_tag_share(const struct obs_model *m, const struct obs_tag *t);
 
 /* Tags by attributed time, largest first; *out is allocated. */
 size_t obs_model_tags(const struct obs_model *m, const struct obs_tag ***out);

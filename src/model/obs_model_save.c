@@ -23,7 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OBS_SAVE_VERSION 1u
+/*
+ * 2: version 1, then each time share's cycles (the model's, each tag's in
+ * order); a version 1 section counts every period as present.
+ */
+#define OBS_SAVE_VERSION 2u
 
 static void save_hist(struct packed_out *o, const struct histogram *h)
 {
@@ -372,6 +376,16 @@ void obs_model_save(const struct obs_model *m, struct packed_out *o)
 	for (size_t i = 0; i < m->ntags; i++)
 		save_row(o, &m->tags[i]);
 	save_series(o, &m->series);
+	packed_f64(o, m->present_cycles);
+	for (size_t i = 0; i < m->ntags; i++)
+		packed_f64(o, m->tags[i].present_cycles);
+}
+
+static void load_present(struct packed_in *in, struct obs_model *m, uint32_t version)
+{
+	m->present_cycles = version >= 2 ? packed_get_f64(in) : m->cycles;
+	for (size_t i = 0; i < m->ntags; i++)
+		m->tags[i].present_cycles = version >= 2 ? packed_get_f64(in) : m->tags[i].cycles;
 }
 
 int obs_model_load(struct obs_model *m, const uint8_t *p, size_t len, char *err, size_t errlen)
@@ -381,9 +395,9 @@ int obs_model_load(struct obs_model *m, const uint8_t *p, size_t len, char *err,
 	uint32_t version = packed_get_u32(&in), rows;
 	int rc;
 
-	if (in.bad || version != OBS_SAVE_VERSION)
-		return st_refuse(err, errlen, "the observer section is of version %u, not %u",
-				 version, OBS_SAVE_VERSION);
+	if (in.bad || version < 1 || version > OBS_SAVE_VERSION)
+		return st_refuse(err, errlen, "the observer section is of version %u, not "
+				 "1-%u", version, OBS_SAVE_VERSION);
 	packed_get(&in, &meta, sizeof(meta));
 	if (in.bad)
 		return st_refuse(err, errlen, "the observer section ends in its meta data");
@@ -417,6 +431,7 @@ int obs_model_load(struct obs_model *m, const uint8_t *p, size_t len, char *err,
 	rc = load_series(&in, &m->series, err, errlen);
 	if (rc)
 		return rc;
+	load_present(&in, m, version);
 	if (in.bad)
 		return st_refuse(err, errlen, "the observer section is cut short");
 	if (packed_left(&in))

@@ -96,7 +96,7 @@ int export_csv_tags(struct session *s, FILE *out)
 
 		report_tag_label(s, tags[i], label, sizeof(label));
 		export_csv_field(out, label);
-		fprintf(out, ",%.4f,%llu", m->cycles > 0 ? 100.0 * tags[i]->cycles / m->cycles : 0,
+		fprintf(out, ",%.4f,%llu", obs_tag_share(m, tags[i]),
 			(unsigned long long)tags[i]->samples);
 		for (unsigned c = 0; c < m->meta.ncounters; c++)
 			csv_number(out, obs_tag_rate(m, tags[i], c));

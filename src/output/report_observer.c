@@ -170,8 +170,7 @@ void report_observer_text(struct session *s, FILE *out)
 		char label[128];
 
 		report_tag_label(s, tags[i], label, sizeof(label));
-		fprintf(out, "%6.2f%% %10llu  %-24.24s", m->cycles > 0 ?
-			100.0 * tags[i]->cycles / m->cycles : 0,
+		fprintf(out, "%6.2f%% %10llu  %-24.24s", obs_tag_share(m, tags[i]),
 			(unsigned long long)tags[i]->samples, label);
 		for (unsigned c = 0; c < m->meta.ncounters; c++)
 			fprintf(out, "  %.4g (%.4g, %.4g)", obs_tag_rate(m, tags[i], c),
@@ -322,7 +321,7 @@ static struct json_object *tag_json(struct session *s, const struct obs_tag *tag
 	report_add_u64(t, "max_depth", (uint64_t)tag->max_depth);
 	add_double(t, "mean_depth", tag->samples ?
 		   (double)tag->depth_sum / (double)tag->samples : 0);
-	add_double(t, "share", m->cycles > 0 ? 100.0 * tag->cycles / m->cycles : 0);
+	add_double(t, "share", obs_tag_share(m, tag));
 	add_double(t, "seconds", m->tsc_hz ? tag->cycles / (double)m->tsc_hz : 0);
 	json_object_object_add(t, "rates", tag_rates_json(m, tag));
 	if (m->have_ipc)

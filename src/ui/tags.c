@@ -95,7 +95,7 @@ static void session_row(const struct tags_view *t, size_t i, char *line, size_t 
 
 	report_tag_label(s, g, label, sizeof(label));
 	at = (size_t)snprintf(line, len, "%6.2f%% %10llu  %-24.24s",
-			      m->cycles > 0 ? 100.0 * g->cycles / m->cycles : 0,
+			      obs_tag_share(m, g),
 			      (unsigned long long)g->samples, label);
 	for (unsigned c = 0; c < m->meta.ncounters && at < len; c++) {
 		char cell[64];
