@@ -11,7 +11,8 @@ escaped NUL in the path.  Five profiles at once get four windows and one
 trickle their headers from three addresses, 16 connections each, are cut
 at the request deadline and never keep a fourth address out; idle
 connections from one address never keep a scraper from that address
-out; sampling goes on under them all.  Prints each failure, exits 1 if
+out; a flood of silent connections from 200 addresses never cuts a
+scraper's request; sampling goes on under them all.  Prints each failure, exits 1 if
 there was one.
 """
 import base64
@@ -249,6 +250,62 @@ if status != 200:
     fail(f"/metrics from an address holding 16 idle connections: {status}")
 for s in idle:
     s.close()
+
+def flood(addresses, stop, made, cut):
+    """Connections from addresses in turn, sending nothing, the newest 8 of each held."""
+    held = []
+    k = 0
+    while not stop.is_set():
+        try:
+            s = socket.create_connection((host, port), timeout=1,
+                                         source_address=(addresses[k % len(addresses)], 0))
+            held.append(s)
+            made.append(1)
+        except OSError:
+            pass
+        k += 1
+        time.sleep(0.001)	# about 4,000 a second from four threads, as seen
+        if len(held) > 8 * len(addresses):
+            held.pop(0).close()
+    for s in held:
+        s.setblocking(False)
+        try:
+            if s.recv(1) == b"":
+                cut.append(1)	# the server let it go
+        except OSError:
+            pass
+        s.close()
+
+
+# A flood: silent connections from 200 addresses, 8 of each held, 1,600
+# in all, past the server's 1,024 slots.  A scraper from another address
+# asks 40 times beside it and is answered every time: the most crowded
+# address loses a connection, never the scraper's one.
+stop, made, cut = threading.Event(), [], []
+addrs = ["127.0.%d.%d" % (1 + i // 100, 1 + i % 100) for i in range(200)]
+flooders = [threading.Thread(target=flood, args=(addrs[i::4], stop, made, cut))
+            for i in range(4)]
+for t in flooders:
+    t.start()
+while len(made) < 1600 and all(t.is_alive() for t in flooders):
+    time.sleep(0.1)
+answered = 0
+for _ in range(40):
+    try:
+        if status_of(raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", timeout=3)) == 200:
+            answered += 1
+    except OSError:
+        pass
+    time.sleep(0.05)
+stop.set()
+for t in flooders:
+    t.join()
+if not cut:
+    fail(f"a flood of {len(made)} connections had none cut: it never filled the slots")
+if answered != 40:
+    fail(f"/healthz beside a flood from 200 addresses: {answered} of 40 answered")
+print(f"flood: {len(made)} connections from 200 addresses, {len(cut)} of those held at "
+      f"the end cut by the server; /healthz answered {answered} of 40 beside it")
 
 after = None
 for _ in range(50):

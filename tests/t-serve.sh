@@ -180,6 +180,7 @@ fi
 
 python3 "$TESTS_DIR/serve_hostile.py" "$URL" "$TOKEN" >"$TMP/hostile" 2>&1 ||
 	fail "hostile clients: $(cat "$TMP/hostile")"
+sed 's/^/hostile clients: /' "$TMP/hostile"
 stop_serving
 # The demo waits, stopped, for Prometheus at the end: its CPU goes to the tests beside.
 kill -STOP "$DEMO_PID"

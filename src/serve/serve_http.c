@@ -7,6 +7,7 @@
  * model and a slow client holds nothing but its socket.
  */
 #include "serve/serve_http.h"
+#include "serve/serve_admit.h"
 #include "util.h"
 
 #include <errno.h>
@@ -23,23 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/*
- * A client's connection, from its accept to its close: whether its
- * request has all come (heard), and since when it is awaited.  Its socket
- * is a duplicate of libmicrohttpd's, so cutting it (shutdown) or asking
- * whether the client left (poll) never touches a descriptor that was
- * closed and given to another.
- */
-struct serve_conn {
-	struct serve_conn *next;
-	int fd;
-	struct sockaddr_storage peer;
-	socklen_t peer_len;
-	uint64_t since;		/* st_now_ns() its request began to be awaited */
-	bool heard;		/* the request line and headers came: judged, not cut */
-	bool cut;
-};
-
 struct serve_http {
 	struct MHD_Daemon *daemon;
 	char token[257];
@@ -47,7 +31,7 @@ struct serve_http {
 	struct serve_job *queue, **tail;	/* posted, not taken */
 	unsigned open_jobs;			/* taken or queued, not yet freed */
 	uint64_t answered, refused;
-	struct serve_conn *conns;		/* open, newest first */
+	struct serve_admit admit;		/* open connections */
 };
 
 static const char index_page[] =
@@ -120,55 +104,6 @@ static void conn_heard(struct serve_http *h, struct MHD_Connection *c, bool hear
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* No more of it (without a duplicate, out of descriptors: its idle limit will). */
-static void cut(struct serve_conn *k)
-{
-	if (k->fd >= 0 && !k->cut) {
-		shutdown(k->fd, SHUT_RDWR);	/* libmicrohttpd sees its end and closes it */
-		k->cut = true;
-	}
-}
-
-static bool same_peer(const struct serve_conn *a, const struct serve_conn *b)
-{
-	return a->peer_len == b->peer_len &&
-	       (a->peer.ss_family == AF_INET
-		? !memcmp(&((const struct sockaddr_in *)&a->peer)->sin_addr,
-			  &((const struct sockaddr_in *)&b->peer)->sin_addr, sizeof(struct in_addr))
-		: !memcmp(&((const struct sockaddr_in6 *)&a->peer)->sin6_addr,
-			  &((const struct sockaddr_in6 *)&b->peer)->sin6_addr,
-			  sizeof(struct in6_addr)));
-}
-
-/*
- * Past the limits (in all, or from k's address), the oldest connection
- * still sending its request goes: a newcomer always gets in, a slow
- * client never keeps one out, and no request already heard is cut.
- */
-static void make_room(struct serve_http *h, struct serve_conn *k)
-{
-	unsigned all = 0, mine = 0;
-	struct serve_conn *oldest = NULL, *oldest_mine = NULL;
-
-	for (struct serve_conn *o = h->conns; o; o = o->next) {
-		bool same = same_peer(o, k);
-
-		if (o->cut)
-			continue;	/* going already */
-		all++;
-		mine += same;
-		if (o == k || o->heard)
-			continue;
-		oldest = o;	/* newest first: the last seen is the oldest */
-		if (same)
-			oldest_mine = o;
-	}
-	if (mine > SERVE_CONNECTIONS_PER_IP)
-		cut(oldest_mine ? oldest_mine : k);
-	else if (all > SERVE_CONNECTIONS)
-		cut(oldest ? oldest : k);
-}
-
 static void on_connection(void *cls, struct MHD_Connection *c, void **context,
 			  enum MHD_ConnectionNotificationCode what)
 {
@@ -187,20 +122,14 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **context,
 		k->since = st_now_ns();
 		*context = k;
 		pthread_mutex_lock(&h->lock);
-		k->next = h->conns;
-		h->conns = k;
-		make_room(h, k);
+		serve_admit_add(&h->admit, k);
 		pthread_mutex_unlock(&h->lock);
 		return;
 	}
 	if (!k)
 		return;
 	pthread_mutex_lock(&h->lock);
-	for (struct serve_conn **p = &h->conns; *p; p = &(*p)->next)
-		if (*p == k) {
-			*p = k->next;
-			break;
-		}
+	serve_admit_remove(&h->admit, k);
 	pthread_mutex_unlock(&h->lock);
 	if (k->fd >= 0)
 		close(k->fd);
@@ -349,7 +278,8 @@ static int listen_on(const struct sockaddr *addr, socklen_t len)
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (addr->sa_family == AF_INET6)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(fd, addr, len) < 0 || listen(fd, 64) < 0) {
+	/* A deep backlog: a flood's connections wait there to be judged, not refused. */
+	if (bind(fd, addr, len) < 0 || listen(fd, SOMAXCONN) < 0) {
 		int e = errno;
 
 		close(fd);
@@ -374,6 +304,7 @@ struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
 	h = st_xcalloc(1, sizeof(*h));
 	pthread_mutex_init(&h->lock, NULL);
 	h->tail = &h->queue;
+	serve_admit_init(&h->admit, serve_admit_slots());
 	if (token)
 		snprintf(h->token, sizeof(h->token), "%s", token);
 	h->daemon = MHD_start_daemon(
@@ -382,7 +313,7 @@ struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
 		0, NULL, NULL, on_request, h,
 		MHD_OPTION_LISTEN_SOCKET, fd,
 		/* Room past the limits for a newcomer to be let in while one is evicted. */
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)(2 * SERVE_CONNECTIONS),
+		MHD_OPTION_CONNECTION_LIMIT, 2 * h->admit.slots,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_SECONDS,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_REQUEST_BYTES,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
@@ -395,6 +326,7 @@ struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
 		snprintf(err, errlen, "--serve cannot serve on %s: libmicrohttpd would not start "
 			 "(out of threads or memory?)", where);
 		close(fd);
+		serve_admit_free(&h->admit);
 		pthread_mutex_destroy(&h->lock);
 		free(h);
 		return NULL;
@@ -442,9 +374,9 @@ void serve_http_tick(struct serve_http *h)
 	uint64_t now = st_now_ns();
 
 	pthread_mutex_lock(&h->lock);
-	for (struct serve_conn *k = h->conns; k; k = k->next)
+	for (struct serve_conn *k = h->admit.conns; k; k = k->next)
 		if (!k->heard && now - k->since > (uint64_t)SERVE_REQUEST_SECONDS * 1000000000u)
-			cut(k);
+			serve_admit_cut(&h->admit, k);
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -490,6 +422,7 @@ void serve_http_stop(struct serve_http *h)
 	MHD_stop_daemon(h->daemon);
 	if (listening != MHD_INVALID_SOCKET)
 		close(listening);
+	serve_admit_free(&h->admit);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }

@@ -30,13 +30,6 @@ struct serve_job {
 	int fd;				/* the client's socket (a duplicate): its hang-up */
 };
 
-/*
- * Connections at once, all clients and from one address: a newcomer past
- * either evicts the oldest connection still sending its request (a slow
- * or silent client), so no one holds every slot.
- */
-#define SERVE_CONNECTIONS	32
-#define SERVE_CONNECTIONS_PER_IP 8
 #define SERVE_IDLE_SECONDS	10	/* a client silent this long is let go */
 #define SERVE_REQUEST_SECONDS	5	/* a whole request line and headers, however sent */
 #define SERVE_REQUEST_BYTES	16384	/* a request's line and headers at most */
