@@ -289,13 +289,19 @@ for t in flooders:
     t.start()
 while len(made) < 1600 and all(t.is_alive() for t in flooders):
     time.sleep(0.1)
-answered = 0
+# A cut shows as an empty reply; a CPU-starved machine can only be slow
+# (the flood waits in the kernel's accept queue before the scraper).
+answered, missed = 0, []
 for _ in range(40):
+    t = time.monotonic()
     try:
-        if status_of(raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", timeout=3)) == 200:
+        reply = raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", timeout=15)
+        if status_of(reply) == 200:
             answered += 1
-    except OSError:
-        pass
+        else:
+            missed.append(f"{reply[:20]!r} after {time.monotonic() - t:.1f} s")
+    except OSError as e:
+        missed.append(f"{e!r} after {time.monotonic() - t:.1f} s")
     time.sleep(0.05)
 stop.set()
 for t in flooders:
@@ -303,7 +309,8 @@ for t in flooders:
 if not cut:
     fail(f"a flood of {len(made)} connections had none cut: it never filled the slots")
 if answered != 40:
-    fail(f"/healthz beside a flood from 200 addresses: {answered} of 40 answered")
+    fail(f"/healthz beside a flood from 200 addresses: {answered} of 40 answered; "
+         f"the others: {'; '.join(missed)}")
 print(f"flood: {len(made)} connections from 200 addresses, {len(cut)} of those held at "
       f"the end cut by the server; /healthz answered {answered} of 40 beside it")
 

@@ -460,21 +460,24 @@ while at < data_off + data_size:
     at += size
 target = sys.argv[3].encode()
 i = next(k for k, (t, r) in enumerate(recs) if t == 10 and target in r)   # PERF_RECORD_MMAP2
-j, moved = i + 1, 0
+j, moved, rounds = i + 1, 0, []
 while j < len(recs) and moved < 200:
     if recs[j][0] == 68:                                                  # FINISHED_ROUND
         if moved:
             break
         # perf flushed its buffers before the program's first sample: the
         # two rounds made one (as a file without rounds is), not host luck.
-        recs.pop(j)
+        # The round's end goes after the mmap, so the data keeps its size.
+        rounds.append(recs.pop(j))
         continue
     moved += recs[j][0] == 9                                              # SAMPLE
     j += 1
 if moved == 0:
     sys.exit("the program's mmap has no sample after it")
 recs.insert(j - 1, recs.pop(i))
+recs[j:j] = rounds
 out = b[:data_off] + b"".join(r for _, r in recs) + b[data_off + data_size:]
+assert len(out) == len(b)
 open(sys.argv[2], 'wb').write(out)
 print(f"moved the mmap past {moved} samples")
 PY
