@@ -4,7 +4,7 @@
  * the slots, the address with the most loses one; an address's only
  * connection is never cut, so a scraper's request survives a flood from
  * hundreds of addresses; a heard request is never cut; IPv6 clients count
- * by /64; closing gives slots back.
+ * by /64; closing gives slots back; the request deadline.
  */
 #include "check.h"
 #include "serve/serve_admit.h"
@@ -157,6 +157,24 @@ int main(void)
 	free(k);
 	serve_admit_add(&a, v4("10.0.0.2"));
 	CHECK(!a.conns->cut && !a.conns->next->cut);
+	close_all(&a);
+
+	/*
+	 * The request deadline: a connection awaited past it is cut, one
+	 * heard is not, and one accepted after the clock was read (its since
+	 * later than now: the tick reads the clock before the lock) is not
+	 * late.  That one was cut at once, an empty reply under a flood.
+	 */
+	serve_admit_init(&a, 32);
+	serve_admit_add(&a, v4("10.0.0.1"));
+	a.conns->since = 1000;
+	serve_admit_add(&a, v4("10.0.0.2"));
+	a.conns->since = 1000;
+	a.conns->heard = true;
+	serve_admit_add(&a, v4("10.0.0.3"));
+	a.conns->since = 7000;
+	serve_admit_expire(&a, 6500, 5000);
+	CHECK(!a.conns->cut && !a.conns->next->cut && a.conns->next->next->cut);
 	close_all(&a);
 
 	CHECK(serve_admit_slots() >= 32);

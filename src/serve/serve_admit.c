@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-/* Descriptors per connection: libmicrohttpd's, our duplicate, and room. */
-#define FDS_PER_CONNECTION 4
+/* Descriptors per slot: libmicrohttpd's and our duplicate, for each it may hold. */
+#define FDS_PER_CONNECTION (2 * SERVE_LIMIT_FACTOR)
 #define FDS_SPARE 256		/* for the session: perf, files, the target's */
 
 unsigned serve_admit_slots(void)
@@ -128,6 +128,13 @@ void serve_admit_add(struct serve_admit *a, struct serve_conn *k)
 	k->next = a->conns;
 	a->conns = k;
 	make_room(a, k);
+}
+
+void serve_admit_expire(struct serve_admit *a, uint64_t now, uint64_t deadline)
+{
+	for (struct serve_conn *k = a->conns; k; k = k->next)
+		if (!k->heard && now > k->since && now - k->since > deadline)
+			serve_admit_cut(a, k);
 }
 
 void serve_admit_remove(struct serve_admit *a, struct serve_conn *k)

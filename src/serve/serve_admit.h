@@ -18,6 +18,8 @@
 
 #define SERVE_CONNECTIONS	1024	/* at most, fewer under a low RLIMIT_NOFILE */
 #define SERVE_CONNECTIONS_PER_IP 8
+/* libmicrohttpd's own limit, in slots: see serve_http_start. */
+#define SERVE_LIMIT_FACTOR	4
 
 struct serve_conn;
 
@@ -64,6 +66,12 @@ void serve_admit_add(struct serve_admit *a, struct serve_conn *k);
 
 /* No more of it: shut down (libmicrohttpd sees its end and closes it). */
 void serve_admit_cut(struct serve_admit *a, struct serve_conn *k);
+
+/*
+ * Cuts each connection whose request has been awaited more than deadline
+ * ns at now (read before the caller's lock: one accepted since is not late).
+ */
+void serve_admit_expire(struct serve_admit *a, uint64_t now, uint64_t deadline);
 
 /* Closed: forgotten (not freed). */
 void serve_admit_remove(struct serve_admit *a, struct serve_conn *k);

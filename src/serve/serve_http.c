@@ -269,7 +269,7 @@ static void address_text(const struct sockaddr *addr, char *buf, size_t len)
 }
 
 /* A socket listening on addr (bound here: its failure has its reason); -errno. */
-static int listen_on(const struct sockaddr *addr, socklen_t len)
+static int listen_on(const struct sockaddr *addr, socklen_t len, unsigned slots)
 {
 	int one = 1, fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -278,8 +278,11 @@ static int listen_on(const struct sockaddr *addr, socklen_t len)
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (addr->sa_family == AF_INET6)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	/* A deep backlog: a flood's connections wait there to be judged, not refused. */
-	if (bind(fd, addr, len) < 0 || listen(fd, SOMAXCONN) < 0) {
+	/*
+	 * A backlog of the slots: a burst waits there to be judged, and all
+	 * of it taken at once stays within libmicrohttpd's limit (below).
+	 */
+	if (bind(fd, addr, len) < 0 || listen(fd, (int)slots) < 0) {
 		int e = errno;
 
 		close(fd);
@@ -293,7 +296,8 @@ struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
 {
 	struct serve_http *h;
 	char where[INET6_ADDRSTRLEN + 16];
-	int fd = listen_on(addr, len);
+	unsigned slots = serve_admit_slots();
+	int fd = listen_on(addr, len, slots);
 
 	if (fd < 0) {
 		address_text(addr, where, sizeof(where));
@@ -304,7 +308,7 @@ struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
 	h = st_xcalloc(1, sizeof(*h));
 	pthread_mutex_init(&h->lock, NULL);
 	h->tail = &h->queue;
-	serve_admit_init(&h->admit, serve_admit_slots());
+	serve_admit_init(&h->admit, slots);
 	if (token)
 		snprintf(h->token, sizeof(h->token), "%s", token);
 	h->daemon = MHD_start_daemon(
@@ -312,8 +316,11 @@ struct serve_http *serve_http_start(const struct sockaddr *addr, socklen_t len,
 		MHD_USE_ITC | (addr->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 		0, NULL, NULL, on_request, h,
 		MHD_OPTION_LISTEN_SOCKET, fd,
-		/* Room past the limits for a newcomer to be let in while one is evicted. */
-		MHD_OPTION_CONNECTION_LIMIT, 2 * h->admit.slots,
+		/*
+		 * Past it libmicrohttpd closes a newcomer unjudged, so room for
+		 * the slots, those cut and not yet closed, and a whole backlog.
+		 */
+		MHD_OPTION_CONNECTION_LIMIT, SERVE_LIMIT_FACTOR * slots,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_SECONDS,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_REQUEST_BYTES,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
@@ -374,9 +381,7 @@ void serve_http_tick(struct serve_http *h)
 	uint64_t now = st_now_ns();
 
 	pthread_mutex_lock(&h->lock);
-	for (struct serve_conn *k = h->admit.conns; k; k = k->next)
-		if (!k->heard && now - k->since > (uint64_t)SERVE_REQUEST_SECONDS * 1000000000u)
-			serve_admit_cut(&h->admit, k);
+	serve_admit_expire(&h->admit, now, (uint64_t)SERVE_REQUEST_SECONDS * 1000000000u);
 	pthread_mutex_unlock(&h->lock);
 }
 
