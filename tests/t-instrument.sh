@@ -6,7 +6,9 @@
 # comes with each tag is the instrumented call depth (main -> run_phases
 # -> phase_compute is 3; recurse_tree runs at 4 to 12, mostly at the
 # leaves).  Depth and tag are two stores, so a read between them can pair
-# a tag with its neighbour's depth: the test uses the mean depth.
+# a tag with its neighbour's depth: the test uses the mean depth, which
+# shimtop takes from DTE-accepted samples (an observer preempted between
+# its reads paired recurse_tree with work_done's 13 beside stress-ng).
 . "$TESTS_DIR/lib.sh"
 
 BUILD=$(dirname "$SHIMTOP")

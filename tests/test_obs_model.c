@@ -351,6 +351,7 @@ static void saved(void)
 	}
 	CHECK(back.present_cycles == m.present_cycles && back.present_cycles > 0);
 	CHECK(back.tags[1].present_cycles == m.tags[1].present_cycles);
+	CHECK(back.tags[0].depth_samples == m.tags[0].depth_samples);
 	obs_model_save(&back, &again);
 	CHECK(again.n == o.n && !memcmp(again.p, o.p, o.n));
 	obs_model_free(&back);
@@ -364,9 +365,10 @@ static void saved(void)
 		memcpy(old, &v1, 4);
 		m.tags[1].present_cycles = 1;	/* not what version 1 reads */
 		obs_model_init(&back, 0.01);
-		CHECK(obs_model_load(&back, old, o.n - 8 * (1 + m.ntags), err, sizeof(err)) == 0);
+		CHECK(obs_model_load(&back, old, o.n - 8 * (1 + 2 * m.ntags), err, sizeof(err)) == 0);
 		CHECK(back.present_cycles == back.cycles && back.cycles == m.cycles);
 		CHECK(back.tags[1].present_cycles == m.tags[1].cycles);
+		CHECK(back.tags[1].depth_samples == m.tags[1].samples);
 		CHECK(obs_tag_share(&back, &back.tags[1]) > 0);
 		obs_model_free(&back);
 		free(old);
@@ -495,6 +497,32 @@ int main(void)
 		CHECK_EQ_U64(find(&m, 2)->delta_all[0], 100410);
 		CHECK_EQ_U64(find(&m, 2)->samples, 3);
 		CHECK_EQ_U64(m.thread_samples, 5);
+		obs_model_free(&m);
+	}
+
+	/*
+	 * A tag's depth from accepted samples only: the sample DTE rejects
+	 * (the fourth of seven's, CPC 1.095) read tag 1 with a
+	 * neighbour's depth 13, as a torn pair of stores read across a
+	 * preemption does; it counts as a sample, not for the depth.
+	 */
+	{
+		static const uint64_t depth[] = { 12, 12, 12, 13, 11 };
+		struct st_observe *r = (void *)batch(0, 0, 1, 1, seven, 5);
+		size_t words = st_observe_words(1, 1, 0);
+
+		for (size_t i = 0; i < 5; i++)
+			r->data[i * words + st_observe_tag_at(0, 1, 1, 0) + 1] = depth[i];
+		for (size_t i = 0; i < 5; i++)
+			r->data[i * words + st_observe_tag_at(0, 1, 1, 0)] = 1;
+		obs_model_init(&m, 0.01);
+		meta(&m, 1, "items", "");
+		obs_model_ingest(&m, r);
+		CHECK_EQ_U64(m.dte.rejected_cpc, 1);
+		CHECK_EQ_U64(find(&m, 1)->samples, 4);
+		CHECK_EQ_U64(find(&m, 1)->depth_samples, 3);
+		CHECK_EQ_U64(find(&m, 1)->max_depth, 12);
+		CHECK_EQ_U64(find(&m, 1)->depth_sum, 35);
 		obs_model_free(&m);
 	}
 

@@ -189,9 +189,12 @@ static void take_thread(struct obs_model *m, unsigned nc, const uint64_t *tag,
 	m->thread_samples++;
 	m->tags_overflowed += t->other;
 	t->samples++;
-	if (tag[1] > t->max_depth)
-		t->max_depth = tag[1];
-	t->depth_sum += tag[1];
+	if (ok) {
+		t->depth_samples++;
+		if (tag[1] > t->max_depth)
+			t->max_depth = tag[1];
+		t->depth_sum += tag[1];
+	}
 	t->cycles += dt;
 	if (!away)
 		t->present_cycles += dt;

@@ -41,10 +41,15 @@ struct obs_tag {
 	double cycles;			/* TSC cycles attributed to it: rates */
 	double present_cycles;		/* ... the observer present: time share */
 	double accepted_cycles;		/* ... in accepted samples */
-	uint64_t max_depth;		/* deepest stack depth read with it */
-	uint64_t depth_sum;		/* for the mean depth (a tag and its depth
-					   are two stores: a read between them
-					   pairs a tag with a neighbour's depth) */
+	/*
+	 * Its stack depth, from accepted samples only: a tag and its depth
+	 * are two stores, and a read between them pairs a tag with a
+	 * neighbour's depth; a window DTE rejects (the observer preempted
+	 * between its reads) can pair them across any time.
+	 */
+	uint64_t depth_samples;
+	uint64_t max_depth;
+	uint64_t depth_sum;
 	uint64_t delta[ST_OBS_MAX_COUNTERS];	/* accepted samples */
 	uint64_t delta_all[ST_OBS_MAX_COUNTERS]; /* every sample */
 	struct histogram rate[ST_OBS_MAX_COUNTERS];

@@ -25,7 +25,8 @@
 
 /*
  * 2: version 1, then each time share's cycles (the model's, each tag's in
- * order); a version 1 section counts every period as present.
+ * order), then each tag's samples its depth is of; a version 1 section
+ * counts every period as present and every sample's depth.
  */
 #define OBS_SAVE_VERSION 2u
 
@@ -379,6 +380,8 @@ void obs_model_save(const struct obs_model *m, struct packed_out *o)
 	packed_f64(o, m->present_cycles);
 	for (size_t i = 0; i < m->ntags; i++)
 		packed_f64(o, m->tags[i].present_cycles);
+	for (size_t i = 0; i < m->ntags; i++)
+		packed_u64(o, m->tags[i].depth_samples);
 }
 
 static void load_present(struct packed_in *in, struct obs_model *m, uint32_t version)
@@ -386,6 +389,8 @@ static void load_present(struct packed_in *in, struct obs_model *m, uint32_t ver
 	m->present_cycles = version >= 2 ? packed_get_f64(in) : m->cycles;
 	for (size_t i = 0; i < m->ntags; i++)
 		m->tags[i].present_cycles = version >= 2 ? packed_get_f64(in) : m->tags[i].cycles;
+	for (size_t i = 0; i < m->ntags; i++)
+		m->tags[i].depth_samples = version >= 2 ? packed_get_u64(in) : m->tags[i].samples;
 }
 
 int obs_model_load(struct obs_model *m, const uint8_t *p, size_t len, char *err, size_t errlen)

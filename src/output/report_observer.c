@@ -319,8 +319,8 @@ static struct json_object *tag_json(struct session *s, const struct obs_tag *tag
 	json_object_object_add(t, "name", json_object_new_string(label));
 	report_add_u64(t, "samples", tag->samples);
 	report_add_u64(t, "max_depth", (uint64_t)tag->max_depth);
-	add_double(t, "mean_depth", tag->samples ?
-		   (double)tag->depth_sum / (double)tag->samples : 0);
+	add_double(t, "mean_depth", tag->depth_samples ?
+		   (double)tag->depth_sum / (double)tag->depth_samples : 0);
 	add_double(t, "share", obs_tag_share(m, tag));
 	add_double(t, "seconds", m->tsc_hz ? tag->cycles / (double)m->tsc_hz : 0);
 	json_object_object_add(t, "rates", tag_rates_json(m, tag));
