@@ -360,7 +360,8 @@ static void saved(void)
 		uint32_t v1 = 1;
 		uint8_t *old = malloc(o.n);
 
-		CHECK(old != NULL);
+		if (!old)
+			abort();
 		memcpy(old, o.p, o.n);
 		memcpy(old, &v1, 4);
 		m.tags[1].present_cycles = 1;	/* not what version 1 reads */
