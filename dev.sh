@@ -85,7 +85,8 @@ in_background() {
 	(
 		ib_start=$(date +%s)
 		ib_status=0
-		"$@" >"$LOGS/$ib_name.out" 2>&1 || ib_status=$?
+		# A subshell: a lane calls in_background itself, which sets ib_name.
+		("$@") >"$LOGS/$ib_name.out" 2>&1 || ib_status=$?
 		echo "$ib_status $(($(date +%s) - ib_start))" >"$LOGS/$ib_name.status"
 	) &
 }
