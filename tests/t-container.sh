@@ -44,7 +44,10 @@ for fn in phase_compute phase_branchy; do
 done
 kill "$DEMO_PID" 2>/dev/null
 
-unshare --mount --propagation private --pid --fork sh -c "
+# The demo is the namespace's init: a signal from outside reaches it only
+# if it handles it (SIGTERM it does not), so it is killed with SIGKILL, and
+# with unshare if the test ends early (--kill-child).
+unshare --mount --propagation private --pid --fork --kill-child sh -c "
 	mount -t tmpfs none /dev/shm && cp '$SHIMTOP_DEMO' /dev/shm/ns-demo &&
 	exec /dev/shm/ns-demo --seconds 60" &
 BG_PIDS="$BG_PIDS $!"
@@ -78,4 +81,5 @@ PY
 	fail "observer on a PID-namespaced process failed: $(cat "$TMP/err")"
 grep -Eq "^ *[0-9.]+% +[0-9]+  compute " "$TMP/out" ||
 	fail "no phase tags from the namespaced segment: $(sed -n '/^observer/,$p' "$TMP/out")"
+kill -KILL "$NS_PID"
 finish
