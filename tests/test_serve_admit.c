@@ -75,11 +75,13 @@ int main(void)
 	CHECK(first->cut && !a.conns->cut);
 	CHECK_EQ_U64(a.live, 8);
 	CHECK_EQ_U64(live(&a), 8);
+	CHECK_EQ_U64(a.cut_total, 1);	/* the server's metrics count it */
 	/* A heard request is never cut: the next oldest goes instead. */
 	for (k = a.conns; k; k = k->next)
 		k->heard = !k->cut && k != a.conns;
 	serve_admit_add(&a, v4("127.0.0.2"));
 	CHECK(a.conns->next->cut && !a.conns->cut);
+	CHECK_EQ_U64(a.cut_total, 2);
 	for (k = a.conns->next->next; k; k = k->next)
 		CHECK(k->cut == (k == first));
 	close_all(&a);

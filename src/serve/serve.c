@@ -45,7 +45,7 @@ static void answer_metrics(struct serve_loop *l, struct serve_job *j)
 	size_t len;
 	char *text;
 
-	serve_http_counts(l->http, &st.answered, &st.refused);
+	serve_http_counts(l->http, &st);
 	text = serve_metrics_text(l->s, session_options(l->s)->serve_top, &st, &len);
 	serve_http_answer(l->http, j, 200, "text/plain; version=0.0.4; charset=utf-8", text, len);
 }

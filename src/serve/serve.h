@@ -96,6 +96,8 @@ void serve_decide(const struct serve_request *rq, const char *token, struct serv
 /* What the HTTP side counted, for /metrics. */
 struct serve_stats {
 	uint64_t answered, refused;	/* requests */
+	unsigned connections, slots;	/* open now, and at most */
+	uint64_t connections_cut;	/* by the server, to make room or past their deadline */
 	unsigned profiles_running;	/* windows open now */
 };
 

@@ -63,6 +63,7 @@ void serve_admit_cut(struct serve_admit *a, struct serve_conn *k)
 	k->cut = true;
 	k->group->live--;
 	a->live--;
+	a->cut_total++;
 }
 
 /* Its group's oldest connection still awaited but k, or NULL. */

@@ -54,6 +54,7 @@ struct serve_admit {
 	struct serve_conn *conns;	/* open, newest first */
 	struct serve_peer *peers;	/* by key (uthash) */
 	unsigned live, slots;
+	uint64_t cut_total;		/* connections cut to make room or past their deadline */
 };
 
 /* Slots for connections: SERVE_CONNECTIONS if descriptors allow (raised). */

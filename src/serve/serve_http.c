@@ -393,11 +393,14 @@ bool serve_http_gone(const struct serve_job *j)
 	return j->fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
-void serve_http_counts(struct serve_http *h, uint64_t *answered, uint64_t *refused)
+void serve_http_counts(struct serve_http *h, struct serve_stats *st)
 {
 	pthread_mutex_lock(&h->lock);
-	*answered = h->answered;
-	*refused = h->refused;
+	st->answered = h->answered;
+	st->refused = h->refused;
+	st->connections = h->admit.live;
+	st->slots = h->admit.slots;
+	st->connections_cut = h->admit.cut_total;
 	pthread_mutex_unlock(&h->lock);
 }
 

@@ -197,6 +197,14 @@ char *serve_metrics_text(const struct session *s, unsigned top, const struct ser
 	    (double)st->answered);
 	one(out, "shimtop_http_refused_total", "counter", "HTTP requests refused (4xx, 5xx).",
 	    (double)st->refused);
+	one(out, "shimtop_http_connections", "gauge", "HTTP connections open now.",
+	    (double)st->connections);
+	one(out, "shimtop_http_connection_slots", "gauge",
+	    "HTTP connections held at most; past them the most crowded address loses one.",
+	    (double)st->slots);
+	one(out, "shimtop_http_connections_cut_total", "counter",
+	    "HTTP connections the server cut: to make room in a flood, or silent too long.",
+	    (double)st->connections_cut);
 	one(out, "shimtop_profiles_running", "gauge", "pprof profile windows open now.",
 	    st->profiles_running);
 	if (fclose(out))
