@@ -36,19 +36,22 @@ grep -q "^samples [1-9]" "$TMP/report" || fail "no report after SIGHUP: $(head -
 [ -z "${child:-}" ] || gone "$child" || fail "the launched command outlived a SIGHUP'd shimtop"
 
 # A command that starts others (sleep &): its process group ends with
-# shimtop however shimtop ends, and when the command ends first.
-left() { pgrep -f "sleep 98700[0-9]" >/dev/null; }
+# shimtop however shimtop ends, and when the command ends first.  The
+# sleeps are this test's by their length (the other suite's t-signals
+# may run beside it).
+S=987$$
+left() { pgrep -f "^sleep ${S}[0-9]$" >/dev/null; }
 for how in HUP TERM INT duration exit; do
 	case $how in
-	duration) args="--duration 1" cmd="sleep 987001 & sleep 987002 & wait" ;;
-	exit) args="--duration 30" cmd="sleep 987003 & sleep 987004 & sleep 0.5" ;;
-	*) args="" cmd="sleep 987005 & sleep 987006 & wait" ;;
+	duration) args="--duration 1" cmd="sleep ${S}1 & sleep ${S}2 & wait" ;;
+	exit) args="--duration 30" cmd="sleep ${S}3 & sleep ${S}4 & sleep 0.5" ;;
+	*) args="" cmd="sleep ${S}5 & sleep ${S}6 & wait" ;;
 	esac
 	# shellcheck disable=SC2086
 	"$SHIMTOP" --batch $args -- sh -c "$cmd" >/dev/null 2>"$TMP/err" &
 	st_pid=$!
 	i=0
-	until [ "$(pgrep -fc "sleep 98700[0-9]")" -ge 2 ] || [ $i -ge 100 ]; do
+	until [ "$(pgrep -fc "^sleep ${S}[0-9]$")" -ge 2 ] || [ $i -ge 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -57,31 +60,31 @@ for how in HUP TERM INT duration exit; do
 	st=$?
 	[ "$st" -eq 0 ] || fail "shimtop ended by $how exited $st: $(cat "$TMP/err")"
 	if left; then
-		fail "the command's children outlived shimtop ended by $how: $(pgrep -fa "sleep 98700[0-9]")"
-		pkill -f "sleep 98700[0-9]"
+		fail "the command's children outlived shimtop ended by $how: $(pgrep -fa "^sleep ${S}[0-9]$")"
+		pkill -f "^sleep ${S}[0-9]$"
 	fi
 done
 # SIGKILL: the command goes (the kernel's parent-death signal); what it
 # started is left in its own process group, which kill -- -PGID ends.
-"$SHIMTOP" --batch -- sh -c "sleep 987007 & sleep 987008 & wait" >/dev/null 2>&1 &
+"$SHIMTOP" --batch -- sh -c "sleep ${S}7 & sleep ${S}8 & wait" >/dev/null 2>&1 &
 st_pid=$!
 child=$(child_of "$st_pid")
 i=0
-until [ "$(pgrep -fc "sleep 98700[0-9]")" -ge 2 ] || [ $i -ge 100 ]; do
+until [ "$(pgrep -fc "^sleep ${S}[0-9]$")" -ge 2 ] || [ $i -ge 100 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
 kill -KILL "$st_pid"
 wait "$st_pid" 2>/dev/null
 [ -z "$child" ] || gone "$child" || fail "the launched command outlived a SIGKILL'd shimtop"
-for p in $(pgrep -f "sleep 98700[0-9]"); do
+for p in $(pgrep -f "^sleep ${S}[0-9]$"); do
 	[ "$(ps -o pgid= -p "$p" | tr -d ' ')" = "$child" ] ||
 		fail "a child of the command is not in its process group $child"
 done
 [ -n "$child" ] && kill -- "-$child" 2>/dev/null
 sleep 0.2
-left && fail "kill -- -PGID left the command's children: $(pgrep -fa "sleep 98700[0-9]")"
-pkill -f "sleep 98700[0-9]"
+left && fail "kill -- -PGID left the command's children: $(pgrep -fa "^sleep ${S}[0-9]$")"
+pkill -f "^sleep ${S}[0-9]$"
 
 # The UI: its terminal killed (tmux sends SIGHUP); the snapshot is written.
 command -v tmux >/dev/null || skip "tmux is not installed"
