@@ -5,18 +5,18 @@
 #                   shimtop on its demo (shimtop --demo; other arguments go
 #                   to shimtop instead)
 #   ./dev.sh packages run|test   print either list of Debian packages
-#   ./dev.sh test   install what the tests need too; then three lanes side
-#                   by side: make distcheck with every test in it (the
-#                   release tarball unpacked read-only, built out of tree
-#                   with -Werror, make -j check, installed and
-#                   uninstalled); the ASan+UBSan build, then every test
-#                   under it; the fuzz targets (clang, libFuzzer), each
-#                   over its corpus and on to 5 s in all, then cppcheck
-#                   over the sources (the kernel module has the kernel's
-#                   compiler with W=1 and checkpatch instead, in
-#                   t-kmod.sh) and the lines' length.  Ends with each
-#                   suite's slowest ten tests, the seconds each part took
-#                   and the line "N passed, N failed, N skipped".
+#   ./dev.sh test   install what the tests need too; make distcheck with
+#                   every test in it (the release tarball unpacked
+#                   read-only, built out of tree with -Werror, make -j
+#                   check, installed and uninstalled), the ASan+UBSan build
+#                   and the fuzz targets' (clang, libFuzzer) made beside
+#                   it; then every test again under the sanitizers, and
+#                   beside it every fuzz target over its corpus (and to 5 s
+#                   in all), cppcheck over the sources (the kernel module has
+#                   the kernel's compiler with W=1 and checkpatch instead,
+#                   in t-kmod.sh).  Ends with each suite's slowest ten
+#                   tests, the seconds each part took and the line "N
+#                   passed, N failed, N skipped".
 #   ./dev.sh fuzz [SECONDS]   every fuzz target for SECONDS (600) each, side
 #                   by side; a crash's input is left as
 #                   build-fuzz/fuzz-crash-NAME-*.
@@ -67,13 +67,11 @@ build() {
 	cd "$TOP"
 }
 
-# Tests side by side, as many as the CPUs in each suite: the plain suite
-# and the sanitized one run at once, with the fuzz targets beside them,
-# so the CPUs stay busy while tests wait on screens and sleeps.  A test
-# that times shimtop or needs the CPUs takes tests/lib.sh's lock
-# (one_at_a_time, one lock for both suites) and runs alone among such
-# tests.
-JOBS=${SHIMTOP_TEST_JOBS:-$(nproc)}
+# Tests side by side, one more than the CPUs (tests wait on screens and
+# sleeps part of the time); a test that times shimtop or needs the CPUs
+# takes tests/lib.sh's lock (one_at_a_time) and runs alone among such
+# tests.  Each suite has builds or checks beside it: the CPUs stay busy.
+JOBS=${SHIMTOP_TEST_JOBS:-$(($(nproc) + 1))}
 LOGS=$TOP/build-logs
 
 # in_background NAME CMD...: CMD in the background, its output in
@@ -85,7 +83,7 @@ in_background() {
 	(
 		ib_start=$(date +%s)
 		ib_status=0
-		# A subshell: a lane calls in_background itself, which sets ib_name.
+		# A subshell: what it runs may call in_background, which sets ib_name.
 		("$@") >"$LOGS/$ib_name.out" 2>&1 || ib_status=$?
 		echo "$ib_status $(($(date +%s) - ib_start))" >"$LOGS/$ib_name.status"
 	) &
@@ -185,30 +183,6 @@ dist_configure() {
 	[ -f Makefile ] || "$TOP/configure" --enable-werror >/dev/null
 }
 
-# sanitized_lane: the ASan+UBSan build, then its suite (build-asan).
-sanitized_lane() {
-	in_background build-asan build build-asan --enable-werror --enable-sanitizers
-	wait
-	stop_if_failed build-asan
-	run_check build-asan
-}
-
-# fuzzing_lane: the fuzz targets built and run (fuzz-check), then
-# cppcheck and the lines' length, each with its own status.
-fuzzing_lane() {
-	in_background build-fuzz fuzz_build
-	wait
-	stop_if_failed build-fuzz
-	in_background fuzz-check make -C "$TOP/build-fuzz" -s fuzz-check FUZZ_JOBS=1
-	wait
-	in_background cppcheck run_cppcheck
-	wait
-	in_background line-length long_lines
-	wait
-	cat "$LOGS/fuzz-check.out"
-	[ "$(status_of fuzz-check)" -eq 0 ]
-}
-
 # run_cppcheck: cppcheck over the sources (the module has the kernel's
 # compiler with W=1 and checkpatch instead, in t-kmod.sh).
 run_cppcheck() {
@@ -259,20 +233,25 @@ test)
 	wait
 	built=$(date +%s)
 	stop_if_failed build-dist
-	# Three lanes side by side, each started as soon as what it needs is
-	# built, so no lane waits for another's slowest test: the plain suite
-	# inside make distcheck (the tarball, every file the build and the
-	# tests need or a test fails, unpacked read-only, built out of tree
-	# with -Werror, every test side by side, installed and uninstalled);
-	# the ASan+UBSan build, then every test under it; the fuzz targets
-	# (clang, libFuzzer), each over its corpus and on to 5 s in all
-	# (tests/fuzz/run.sh; ./dev.sh fuzz runs them longer), then cppcheck
-	# and the lines' length.
+	# The plain suite inside make distcheck: the tarball (every file the
+	# build and the tests need, or a test fails) unpacked read-only,
+	# built out of tree with -Werror, every test side by side, installed
+	# and uninstalled.  Beside it the builds the rest needs: ASan+UBSan,
+	# the fuzz targets (clang, libFuzzer).
 	in_background tests run_distcheck
-	in_background sanitizers sanitized_lane
-	in_background fuzzing fuzzing_lane
+	in_background build-asan build build-asan --enable-werror --enable-sanitizers
+	in_background build-fuzz fuzz_build
 	wait
+	tested=$(date +%s)
 	stop_if_failed build-asan build-fuzz
+	# The sanitized suite, and beside it each fuzz target over its corpus
+	# and on to 5 s in all (tests/fuzz/run.sh; ./dev.sh fuzz runs them longer),
+	# cppcheck, the lines' length.
+	in_background sanitizers run_check build-asan
+	in_background fuzzing make -C "$TOP/build-fuzz" -s fuzz-check FUZZ_JOBS=1
+	in_background cppcheck run_cppcheck
+	in_background line-length long_lines
+	wait
 	# distcheck leaves its tree only when it fails: the logs are there.
 	tally build-dist "$(status_of tests)" \
 		"$(find "$TOP/build-dist" -path "*/_build/sub/tests" -type d 2>/dev/null | head -1)"
@@ -281,24 +260,24 @@ test)
 	[ "$(status_of cppcheck)" -eq 0 ] || cat "$LOGS/cppcheck.out"
 	one_result line-length "$(status_of line-length)"
 	[ "$(status_of line-length)" -eq 0 ] || cat "$LOGS/line-length.out"
-	grep -E "^(PASS|FAIL): fuzz_" "$LOGS/fuzz-check.out" | sed "s|^|[build-fuzz] |"
-	p=$(grep -c "^PASS: fuzz_" "$LOGS/fuzz-check.out" || true)
-	f=$(grep -c "^FAIL: fuzz_" "$LOGS/fuzz-check.out" || true)
+	grep -E "^(PASS|FAIL): fuzz_" "$LOGS/fuzzing.out" | sed "s|^|[build-fuzz] |"
+	p=$(grep -c "^PASS: fuzz_" "$LOGS/fuzzing.out" || true)
+	f=$(grep -c "^FAIL: fuzz_" "$LOGS/fuzzing.out" || true)
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
 		f=1	# the fuzz run failed before any target ran
-		tail -30 "$LOGS/fuzz-check.out"
+		tail -30 "$LOGS/fuzzing.out"
 	elif [ "$f" -ne 0 ]; then
-		grep -A40 "^FAIL: fuzz_" "$LOGS/fuzz-check.out"
+		grep -A40 "^FAIL: fuzz_" "$LOGS/fuzzing.out"
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
 	printf '%s' "$slow"
-	echo "phases: configure $((built - began)) s; then side by side: distcheck with the plain" \
-		"suite $(seconds_of tests) s; the ASan build $(seconds_of build-asan) s, then its suite" \
-		"$(($(seconds_of sanitizers) - $(seconds_of build-asan))) s; the fuzz build" \
-		"$(seconds_of build-fuzz) s, fuzzing $(seconds_of fuzz-check) s, cppcheck" \
-		"$(seconds_of cppcheck) s, line-length $(seconds_of line-length) s;" \
-		"in all $(($(date +%s) - began)) s (the kernel module in QEMU is t-kmod.sh, in the tests)"
+	echo "phases: configure $((built - began)) s; distcheck with the suite $(seconds_of tests) s," \
+		"beside it the builds: asan $(seconds_of build-asan) s, fuzz $(seconds_of build-fuzz) s" \
+		"($((tested - built)) s); sanitizers $(seconds_of sanitizers) s, beside it fuzzing" \
+		"$(seconds_of fuzzing) s, cppcheck $(seconds_of cppcheck) s, line-length" \
+		"$(seconds_of line-length) s ($(($(date +%s) - tested)) s); in all $(($(date +%s) - began)) s" \
+		"(the kernel module in QEMU is t-kmod.sh, in the tests)"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 	;;
