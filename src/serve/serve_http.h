@@ -53,7 +53,7 @@ void serve_http_answer(struct serve_http *h, struct serve_job *j, unsigned statu
 void serve_http_tick(struct serve_http *h);
 /* Whether the client of a job waiting for its answer has gone (hung up). */
 bool serve_http_gone(const struct serve_job *j);
-/* Requests answered and refused so far (for /metrics). */
+/* Requests answered and refused, connections open, slots and cuts so far (for /metrics). */
 void serve_http_counts(struct serve_http *h, struct serve_stats *st);
 void serve_http_stop(struct serve_http *h);
 
