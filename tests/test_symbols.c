@@ -379,6 +379,56 @@ static void check_async(const struct st_symbol *own)
 	printf("tables built by the worker name as tables built in place\n");
 }
 
+/*
+ * A file no process maps is let go (at once when short of memory, else
+ * after 30 sweeps unmapped) and read again, the same names, when a
+ * process maps it again; never while one maps it.
+ */
+static void check_let_go(void)
+{
+	struct libm_text t = { .s = symbolizer_create(false) };
+	const pid_t first = 900001, second = 900002, third = 900003;
+	const uint64_t cos_at = (uint64_t)(uintptr_t)&cos;
+	struct symbolizer_stats st;
+	const struct st_symbol *sym;
+	size_t n, sweeps = 0;
+
+	CHECK(symbols_read_proc_maps(getpid(), add_map_find_cos, &t) == 0);
+	symbolizer_exit(t.s, getpid());
+	symbolizer_forget(t.s, getpid());
+	symbolizer_add_map(t.s, first, t.start, t.len, t.pgoff, t.path);
+	sym = symbolizer_lookup(t.s, first, cos_at, false);
+	CHECK(strstr(sym->name, "cos") && strstr(sym->module, "libm"));
+	CHECK(symbolizer_let_go(t.s, true) == 0);	/* first maps it */
+	symbolizer_exit(t.s, first);
+	CHECK(symbolizer_let_go(t.s, true) == 0);	/* exited, not yet forgotten */
+	symbolizer_forget(t.s, first);
+	CHECK(symbolizer_let_go(t.s, true) == 1);
+	symbolizer_stats(t.s, &st);
+	CHECK_EQ_U64(st.files, 1);
+	CHECK_EQ_U64(st.files_let_go, 1);
+
+	symbolizer_add_map(t.s, second, t.start, t.len, t.pgoff, t.path);
+	CHECK(symbolizer_lookup(t.s, second, cos_at, false) == sym);
+	symbolizer_stats(t.s, &st);
+	CHECK_EQ_U64(st.files, 1);
+	CHECK_EQ_U64(st.files_let_go, 0);
+	/* Another address of it, not looked up before: read from the file taken back. */
+	CHECK(strstr(symbolizer_lookup(t.s, second, (uint64_t)(uintptr_t)&sin, false)->name, "sin"));
+
+	symbolizer_add_map(t.s, third, t.start, t.len, t.pgoff, t.path);
+	symbolizer_exit(t.s, second);
+	symbolizer_forget(t.s, second);
+	symbolizer_exit(t.s, third);
+	symbolizer_forget(t.s, third);
+	do
+		n = symbolizer_let_go(t.s, false);
+	while (!n && ++sweeps < 100);
+	printf("a file unmapped: let go after %zu sweeps\n", sweeps + 1);
+	CHECK(n == 1 && sweeps + 1 == 30);
+	symbolizer_destroy(t.s);
+}
+
 int main(void)
 {
 	struct symbolizer *s = symbolizer_create(true);
@@ -389,6 +439,7 @@ int main(void)
 	check_find_next();
 	check_sort_order();
 	check_split();
+	check_let_go();
 	const struct st_symbol *a, *b, *libc, *u, *j;
 	uint64_t fn = (uint64_t)(uintptr_t)&known_function_alpha;
 	void *anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE,

@@ -35,6 +35,7 @@
 #define JIT_RETIRED	1024u
 #define JIT_CHECKS_PER_CALL 64	/* JIT maps looked at each symbolizer_set_time */
 #define CACHE_PROBES	8
+#define UNMAPPED_SWEEPS	30	/* a file no process maps is let go after as many sweeps */
 #define MAX_ROOTS	64	/* distinct container roots opened */
 
 /* A directory processes see as "/", opened once (O_PATH). */
@@ -50,6 +51,7 @@ struct root {
 /* Interned path strings: maps point at one copy each. */
 struct path {
 	UT_hash_handle hh;
+	uint32_t mapped_at;		/* the last sweep that found a map of it */
 	char name[];
 };
 
@@ -130,6 +132,8 @@ struct symbolizer {
 	struct resolved *resolved;
 	struct file_entry *files;
 	size_t nfiles;
+	uint32_t sweeps;		/* symbolizer_let_go's calls */
+	size_t files_let_go;		/* files holding nothing now */
 
 	struct range_table kernel;
 	bool kernel_loaded;
@@ -418,6 +422,7 @@ static const char *intern_path(struct symbolizer *s, const char *name)
 		return p->name;
 	p = st_xmalloc(sizeof(*p) + len + 1);
 	memset(&p->hh, 0, sizeof(p->hh));
+	p->mapped_at = s->sweeps;
 	memcpy(p->name, name, len + 1);
 	HASH_ADD_KEYPTR(hh, s->paths, p->name, len, p);
 	return p->name;
@@ -642,6 +647,68 @@ void symbolizer_forget(struct symbolizer *s, pid_t pid)
 	space_free(sp);
 }
 
+static struct path *path_of(const char *name)
+{
+	return (struct path *)(void *)(name - offsetof(struct path, name));
+}
+
+/* Whether a sweep let go of what was last mapped at sweep `at`. */
+static bool stale(const struct symbolizer *s, uint32_t at, bool short_of_memory)
+{
+	return at != s->sweeps && (short_of_memory || s->sweeps - at >= UNMAPPED_SWEEPS);
+}
+
+size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory)
+{
+	struct space *sp = NULL, *sp_tmp = NULL;
+	struct resolved *v = NULL, *v_tmp = NULL;
+	struct file_entry *f = NULL, *f_tmp = NULL;
+	struct path *p = NULL, *p_tmp = NULL;
+	size_t n = 0, paths = 0;
+
+	s->sweeps++;
+	HASH_ITER(hh, s->spaces, sp, sp_tmp) {
+		for (size_t i = 0; i < sp->nmaps; i++) {
+			path_of(sp->maps[i].path)->mapped_at = s->sweeps;
+			if (sp->maps[i].file)
+				sp->maps[i].file->mapped_at = s->sweeps;
+		}
+	}
+	HASH_ITER(hh, s->files, f, f_tmp) {
+		/* A table the worker still builds is waited for by nobody: let go later. */
+		if (f->file->let_go || !stale(s, f->file->mapped_at, short_of_memory) ||
+		    !elf_file_table_ready(f->file))
+			continue;
+		elf_file_let_go(f->file);
+		s->files_let_go++;
+		n++;
+	}
+	/* Paths no map names, and what they opened to, are found again when mapped. */
+	HASH_ITER(hh, s->resolved, v, v_tmp) {
+		if ((v->file && v->file->let_go) ||
+		    stale(s, path_of(v->key.path)->mapped_at, short_of_memory)) {
+			HASH_DEL(s->resolved, v);
+			free(v);
+		}
+	}
+	HASH_ITER(hh, s->paths, p, p_tmp) {
+		if (stale(s, p->mapped_at, short_of_memory)) {
+			HASH_DEL(s->paths, p);
+			free(p);
+			paths++;
+		}
+	}
+	if (n || paths) {
+		/*
+		 * The functions' keys are the let-go files' symbols and the
+		 * paths' names: their addresses would name others.
+		 */
+		st_index_free(&s->by_function);
+		s->nfunctions = 0;
+	}
+	return n;
+}
+
 bool symbolizer_knows(struct symbolizer *s, pid_t pid)
 {
 	/* A snapshot's stand-ins name every process's addresses. */
@@ -687,6 +754,13 @@ static struct elf_file *file_of(struct symbolizer *s, int fd, const char *path)
 	}
 	HASH_FIND(hh, s->files, &((struct root_id){ st.st_dev, st.st_ino }),
 		  sizeof(struct root_id), f);
+	if (f && f->file->let_go) {
+		/* Let go while no process mapped it: the same file, read again. */
+		elf_file_take_back(f->file, elf_inflation_guard(fd, path), &s->callbacks);
+		f->file->mapped_at = s->sweeps;
+		s->files_let_go--;
+		return f->file;
+	}
 	if (f) {
 		close(fd);
 		return f->file;
@@ -696,6 +770,7 @@ static struct elf_file *file_of(struct symbolizer *s, int fd, const char *path)
 	/* What libelf and libdwfl read: nothing in it inflates past its cap. */
 	fd = elf_inflation_guard(fd, path);
 	f->file = elf_file_open(fd, path, &s->callbacks);
+	f->file->mapped_at = s->sweeps;
 	HASH_ADD(hh, s->files, id, sizeof(f->id), f);
 	s->nfiles++;
 	return f->file;
@@ -1086,8 +1161,8 @@ static const struct st_symbol *from_file(struct symbolizer *s, struct elf_file *
 		const struct st_symbol *sym = function_symbol(s, f, e, module);
 		struct interned *in = interned_of(sym);
 
-		/* The first file that names it is the one annotated. */
-		if (!in->file) {
+		/* The first file that names it is the one annotated (one held). */
+		if (!in->file || in->file->let_go) {
 			in->file = f;
 			in->start = e->start;
 			in->end = e->end;
@@ -1485,6 +1560,7 @@ void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 	*out = s->stats;
 	out->spaces = s->nspaces;
 	out->files = s->nfiles;
+	out->files_let_go = s->files_let_go;
 }
 
 /* Every line of /proc/PID/maps, or (code_only) the ones symbols need. */

@@ -43,6 +43,7 @@ struct symbolizer_stats {
 	uint64_t unknown;
 	uint64_t spaces;	/* processes known now */
 	uint64_t files;		/* ELF files opened (shared by processes) */
+	uint64_t files_let_go;	/* of those, let go: no process maps them (symbolizer_let_go) */
 };
 
 struct symbolizer;
@@ -72,6 +73,13 @@ void symbolizer_exec(struct symbolizer *s, pid_t pid);
 void symbolizer_exit(struct symbolizer *s, pid_t pid);
 /* Frees an exited process's state; nothing if it is alive again. */
 void symbolizer_forget(struct symbolizer *s, pid_t pid);
+/*
+ * A sweep, once a second: the ELF files and paths no known process has
+ * mapped for 30 sweeps (at once when short_of_memory) are let go, their
+ * symbols and CFI freed; a file mapped again is read again.  Returns how
+ * many files went.
+ */
+size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory);
 /* Whether pid has a map (from attach, MMAP or FORK records). */
 bool symbolizer_knows(struct symbolizer *s, pid_t pid);
 

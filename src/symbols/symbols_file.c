@@ -254,6 +254,52 @@ void elf_file_reload(struct elf_file *f, const Dwfl_Callbacks *callbacks)
 	free(fresh);
 }
 
+/*
+ * No process maps f any more: what it holds goes (its descriptor,
+ * libdwfl's module, symbols, CFI), the struct stays where it is, for
+ * interned symbols point at it, with every address unknown until
+ * elf_file_take_back.  Under churn each fresh copy of a library is a
+ * file, and a file held its tables for the rest of the session.
+ */
+void elf_file_let_go(struct elf_file *f)
+{
+	elf_file_settle(f);
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	f->dwfl = NULL;
+	f->mod = NULL;
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	unwind_rows_free(f->rows);
+	f->rows = NULL;
+	/* The pages' worker may still store a file's pages: they are the same file's. */
+	unwind_pages_free(atomic_exchange(&f->pages, NULL));
+	symbol_table_clear(&f->table);
+	f->table_built = false;
+	free(f->loads);
+	f->loads = NULL;
+	f->nloads = 0;
+	f->let_go = true;
+}
+
+void elf_file_take_back(struct elf_file *f, int fd, const Dwfl_Callbacks *callbacks)
+{
+	struct elf_file *fresh = elf_file_open(fd, f->path, callbacks);
+
+	f->dwfl = fresh->dwfl;
+	f->mod = fresh->mod;
+	f->bias = fresh->bias;
+	f->loads = fresh->loads;
+	f->nloads = fresh->nloads;
+	f->fd = fresh->fd;
+	f->let_go = false;
+	if (f->mod)
+		module_owned_by(f);
+	free(fresh->path);
+	free(fresh);
+}
+
 void elf_file_close(struct elf_file *f)
 {
 	if (!f)

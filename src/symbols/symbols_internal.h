@@ -236,6 +236,8 @@ struct elf_file {
 	bool debuginfod_pending;	/* a fetch of its debug file is under way */
 	unsigned char build_id[64];	/* as the file says (debuginfod_pending) */
 	int build_id_len;
+	uint32_t mapped_at;		/* the symbolizer's last sweep that found it mapped */
+	bool let_go;			/* elf_file_let_go: nothing held until taken back */
 };
 /* libdwfl's find_debuginfo callback: this machine's /usr/lib/debug only. */
 int elf_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -276,6 +278,10 @@ struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
 const char *elf_symbol_name(const struct elf_file *f, struct elf_symbol *e,
 			    char *buf, size_t len);
 void elf_file_close(struct elf_file *f);
+/* What f holds goes; the struct stays, every address unknown. */
+void elf_file_let_go(struct elf_file *f);
+/* A let-go file read again from fd (the same file: its identity matched). */
+void elf_file_take_back(struct elf_file *f, int fd, const Dwfl_Callbacks *callbacks);
 
 /*
  * symbols_table_job.c: f's table built by a worker thread (a file not

@@ -513,6 +513,8 @@ static void teach_needs(struct unwinder *u)
 		if (!need[i].file || need[i].file > u->files)
 			continue;
 		f = u->numbered[need[i].file - 1];
+		if (f->let_go)
+			continue;	/* no process maps it now */
 		/* Asked before the file's pages reached the kernel: it has them now. */
 		if (atomic_load_explicit(&f->pages, memory_order_acquire))
 			continue;
