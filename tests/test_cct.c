@@ -479,6 +479,20 @@ static void paths_seen_search(void)
 	CHECK(p.emptied == 1 && p.used == 0 && p.cap == PATHS_SEEN_SLOTS);
 	CHECK(paths_seen_deepest(&p, hashes[0], PS_DEPTH, PS_DEPTH, &(struct paths_seen_entry){ 0 }) == 0);
 	paths_seen_free(&p);
+	{
+		/* Bounded by --memory: 2.5 MB of slots holds 131,072; past 5/8 of them, emptied. */
+		struct paths_seen q = { 0 };
+
+		paths_seen_bound(&q, (size_t)5 << 19);
+		CHECK_EQ_U64(q.max_cap, 1u << 17);
+		paths_seen_start(&q, 1, false);	/* the first path: its slots */
+		paths_seen_reserve(&q, 1u << 16);
+		CHECK(q.cap == (1u << 17) && q.emptied == 0);
+		q.used = 1u << 16;
+		paths_seen_reserve(&q, 1u << 15);	/* past the bound: emptied, not grown */
+		CHECK(q.cap == (1u << 17) && q.emptied == 1 && q.used == 0);
+		paths_seen_free(&q);
+	}
 }
 
 /*

@@ -459,8 +459,10 @@ static void tables_outlive_model(uint64_t one)
  * their command's, so the rows stay bounded while every sample still
  * counts (by command, and in the per-process table as "N gone").  Before,
  * every exited process kept its rows: 190 KB a second on a churning host.
+ * Under --memory (bytes) the rows kept are fewer, and the folded
+ * processes' own entries go too once they are half of them.
  */
-static void churn_folds_rows(uint64_t one, uint64_t two)
+static void churn_folds_rows(uint64_t one, uint64_t two, size_t bytes)
 {
 	const uint32_t N = 40000;
 	struct symbolizer *sy = symbolizer_create(true);
@@ -474,6 +476,7 @@ static void churn_folds_rows(uint64_t one, uint64_t two)
 	size_t n;
 
 	model_init(&m, sy);
+	model_set_memory(&m, bytes);
 	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
 	for (uint32_t i = 0; i < N; i++) {
 		uint32_t pid = base + i;
@@ -486,7 +489,17 @@ static void churn_folds_rows(uint64_t one, uint64_t two)
 		exits(&m, pid, pid, pid + 1, t + 3);
 	}
 	CHECK(m.folded_processes > 0);
-	CHECK(HASH_COUNT(m.proc_syms) <= MODEL_GONE_ROWS_MAX + 2 * 1024 + 8);
+	CHECK(HASH_COUNT(m.proc_syms) <= model_gone_rows_max(&m) + 2 * 1024 + 8);
+	printf("%u processes churned%s: %llu folded, %u rows kept as their own, %zu entries\n", N,
+	       bytes ? " under --memory" : "", (unsigned long long)m.folded_processes,
+	       model_gone_rows_max(&m), m.nprocesses);
+	if (bytes) {
+		CHECK(model_gone_rows_max(&m) < MODEL_GONE_ROWS_MAX / 4);
+		/* At most as many folded away as kept (past 1,024), and the rest their own. */
+		CHECK(m.nprocesses - m.processes_away == N - m.folded_processes + 2);
+		CHECK(m.processes_away < 1024 || 2 * m.processes_away < m.nprocesses);
+		CHECK(m.nprocesses < N / 4);
+	}
 	CHECK_EQ_U64(m.samples, 2 * N);
 	n = model_rows_sorted(&m, &by_comm, false, &rows);
 	for (size_t i = 0; i < n; i++) {
@@ -1255,7 +1268,8 @@ int main(void)
 	hostile(one);
 	separate_events(one, two);
 	tables_outlive_model(one);
-	churn_folds_rows(one, two);
+	churn_folds_rows(one, two, 0);
+	churn_folds_rows(one, two, (size_t)40 << 20);
 	ranges(one, two);
 	waits_in_ranges(one, two);
 	wakers_of_waits(one, two);

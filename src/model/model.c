@@ -235,6 +235,7 @@ static void proc_syms_free(struct model *m)
 	free(m->processes);
 	m->processes = NULL;
 	m->nprocesses = m->processes_cap = 0;
+	m->processes_away = 0;
 	st_index_free(&m->processes_index);
 	rows_free(&m->proc_rows);
 }
@@ -420,6 +421,11 @@ static long process_at(struct model *m, pid_t pid, bool make)
 {
 	long at = process_find(m, pid);
 
+	if (at >= 0 && make && m->processes[at].folded_away) {
+		/* Its pid came round: a process of its own. */
+		m->processes[at] = (struct model_process){ .pid = pid };
+		m->processes_away--;
+	}
 	if (at >= 0 || !make)
 		return at;
 	ST_GROW(m->processes, m->processes_cap, m->nprocesses + 1);
@@ -528,12 +534,53 @@ static void fold_process(struct model *m, pid_t pid)
 		free(ps);
 		ps = next;
 	}
+	m->processes[at].folded_away = true;
+	m->processes[at].threads = 0;
+	m->processes_away++;
 	into = process_at(m, to, true);
 	m->processes[into].threads += threads;
 	m->processes[into].folded++;
 	m->folded_processes++;
 	rows_compact(&m->proc_rows, offsetof(struct model_proc_sym, key),
 		     offsetof(struct model_proc_sym, at));
+}
+
+/*
+ * The entries of processes folded into their commands' go once they are
+ * half of them: a host forking 200 processes a second that run long
+ * enough to be sampled made 720,000 of them an hour.
+ */
+void model_set_memory(struct model *m, size_t bytes)
+{
+	size_t rows = bytes / 32 / sizeof(struct model_proc_sym);
+
+	m->history.rss_cap = bytes;
+	m->gone_rows_max = (uint32_t)(bytes && rows < MODEL_GONE_ROWS_MAX ? rows : MODEL_GONE_ROWS_MAX);
+	if (bytes)
+		model_tree_bound(m, bytes / 16);
+}
+
+uint32_t model_gone_rows_max(const struct model *m)
+{
+	return m->gone_rows_max ? m->gone_rows_max : MODEL_GONE_ROWS_MAX;
+}
+
+static void processes_compact(struct model *m)
+{
+	size_t n = 0;
+
+	if (m->processes_away < 1024 || 2 * m->processes_away < m->nprocesses)
+		return;
+	st_index_free(&m->processes_index);
+	for (size_t i = 0; i < m->nprocesses; i++) {
+		if (m->processes[i].folded_away)
+			continue;
+		m->processes[n++] = m->processes[i];
+		st_index_add(&m->processes_index, st_index_hash((uint32_t)m->processes[i].pid, 0),
+			     (uint32_t)n);
+	}
+	m->nprocesses = n;
+	m->processes_away = 0;
 }
 
 /*
@@ -561,7 +608,7 @@ static void process_gone(struct model *m, pid_t pid)
 	}
 	g->v[(g->head + g->n++) % g->cap] = pid;
 	g->rows += m->processes[at].nsyms;
-	while (g->rows > MODEL_GONE_ROWS_MAX && g->n) {
+	while (g->rows > model_gone_rows_max(m) && g->n) {
 		pid_t oldest = g->v[g->head];
 		long o = process_at(m, oldest, false);
 		struct model_thread *t;
@@ -576,6 +623,7 @@ static void process_gone(struct model *m, pid_t pid)
 		if (!t || t->exited)
 			fold_process(m, oldest);
 	}
+	processes_compact(m);
 }
 
 /* The sample's thread's figures; memo: its rows, if current, else found and kept. */

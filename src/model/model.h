@@ -122,6 +122,7 @@ struct model_process {
 	struct model_proc_sym *syms;
 	uint32_t nsyms;
 	uint32_t folded;
+	bool folded_away;	/* folded into its command's: dropped at the next compaction */
 };
 
 /*
@@ -319,6 +320,7 @@ struct model {
 		uint64_t rows;
 	} gone;
 	uint64_t folded_processes;
+	uint32_t gone_rows_max;		/* 0: MODEL_GONE_ROWS_MAX (model_fit_rows) */
 	struct model_folded {
 		UT_hash_handle hh;
 		char comm[16];
@@ -330,6 +332,7 @@ struct model {
 	struct model_process *processes;
 	size_t nprocesses, processes_cap;
 	struct st_index processes_index;	/* pid -> processes' entry + 1 */
+	size_t processes_away;			/* entries folded_away */
 	/*
 	 * Every sample finds both its rows: through the shared index, whose
 	 * slots hold 32 bits of the hash, so a lookup touches the row it
@@ -427,7 +430,7 @@ struct model {
 	struct kernel_check *kernel_checks;	/* by tid: its latest chain to compare */
 	/* By tid: its last chain's path into the tree, where the next one starts (model_tree.c). */
 	struct path_memo *path_memos;
-	size_t npath_memos;
+	size_t npath_memos, path_memos_max;	/* max 0: PATH_MEMOS_MAX (model_tree_bound) */
 	uint64_t kernel_check_same, kernel_check_differ, kernel_check_unmatched;
 	/*
 	 * CallerChaining's input: every user sample's (function, depth),
@@ -592,6 +595,15 @@ const char *model_wait_name(enum model_wait w);
  * all of it, the default).
  */
 void model_set_history(struct model *m, uint64_t keep_ns);
+
+/*
+ * --memory: the history's bound; the rows exited processes keep as
+ * their own before the oldest's fold into their commands', as many as a
+ * thirty-second of the bytes take (65,536 rows of 16 MB at most); and
+ * the call tree's caches in a sixteenth (16 MB at most).
+ */
+void model_set_memory(struct model *m, size_t bytes);
+uint32_t model_gone_rows_max(const struct model *m);
 
 /*
  * The model of the samples taken in [from, to) (record time, ns): every

@@ -39,6 +39,8 @@ void model_check_kernel_walk(struct model *m, const struct st_sample *s,
 			     const struct unwound_frame *f, size_t n, bool cut);
 void model_free_kernel_checks(struct model *m);
 void model_free_path_memos(struct model *m);
+/* The tree's caches within bytes: paths seen, and the threads' last paths in a quarter of it. */
+void model_tree_bound(struct model *m, size_t bytes);
 /* model_take_chain of s to come: the callers seen's bucket, fetched. */
 void model_prefetch_chain(struct model *m, const struct st_sample *s);
 

@@ -554,6 +554,14 @@ void model_free_path_memos(struct model *m)
 	m->npath_memos = 0;
 }
 
+void model_tree_bound(struct model *m, size_t bytes)
+{
+	size_t memos = bytes / 4 / sizeof(struct path_memo);
+
+	m->path_memos_max = memos < 64 ? 64 : memos < PATH_MEMOS_MAX ? memos : PATH_MEMOS_MAX;
+	paths_seen_bound(&m->paths_seen, bytes);
+}
+
 static struct path_memo *path_memo_of(struct model *m, uint32_t tid)
 {
 	struct path_memo *p;
@@ -561,7 +569,7 @@ static struct path_memo *path_memo_of(struct model *m, uint32_t tid)
 	HASH_FIND(hh, m->path_memos, &tid, sizeof(tid), p);
 	if (p)
 		return p;
-	if (m->npath_memos == PATH_MEMOS_MAX)
+	if (m->npath_memos >= (m->path_memos_max ? m->path_memos_max : PATH_MEMOS_MAX))
 		model_free_path_memos(m);
 	p = st_xcalloc(1, sizeof(*p));
 	p->tid = tid;

@@ -62,11 +62,20 @@ static void grow(struct paths_seen *p)
 	free(old);
 }
 
+void paths_seen_bound(struct paths_seen *p, size_t bytes)
+{
+	size_t slots = PATHS_SEEN_FIRST;
+
+	while (slots < PATHS_SEEN_SLOTS && 2 * slots * sizeof(*p->slots) <= bytes)
+		slots *= 2;
+	p->max_cap = slots;
+}
+
 void paths_seen_reserve(struct paths_seen *p, size_t n)
 {
 	if (!p->slots)
 		return;
-	while (p->used + n > full_at(p->cap) && p->cap < PATHS_SEEN_SLOTS)
+	while (p->used + n > full_at(p->cap) && p->cap < (p->max_cap ? p->max_cap : PATHS_SEEN_SLOTS))
 		grow(p);
 	if (p->used + n <= full_at(p->cap))
 		return;

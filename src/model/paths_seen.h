@@ -53,7 +53,11 @@ struct paths_seen {
 	size_t used;
 	uint64_t seed;			/* random at the first path, unless set before */
 	uint64_t emptied;		/* times emptied (tests) */
+	size_t max_cap;			/* slots at most (0: PATHS_SEEN_SLOTS), paths_seen_bound */
 };
+
+/* At most bytes of slots (--memory), a power of two from PATHS_SEEN_FIRST to the most. */
+void paths_seen_bound(struct paths_seen *p, size_t bytes);
 
 /*
  * The hash of the path one address longer than the one hashed h: h is

@@ -99,7 +99,7 @@ static void print_text(struct session *s, FILE *out)
 	if (m->folded_processes)
 		fprintf(out, "rows: %llu exited processes folded into their commands' rows (past "
 			"%u rows of exited processes)\n", (unsigned long long)m->folded_processes,
-			MODEL_GONE_ROWS_MAX);
+			model_gone_rows_max(m));
 	/* callerchain: its line says what its reference was (no frame pointers: DWARF). */
 	if (report_callerchain_text(session_whole(s), line, sizeof(line)))
 		fprintf(out, "%s\n", line);
