@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -568,9 +569,12 @@ static size_t ring_bytes(const struct st_options *o)
 	size_t copy = o->stack_copy_grows && o->stack_copy && o->stack_copy < KW_FIRST_COPY
 		      ? KW_FIRST_COPY : o->stack_copy;
 
-	size_t bytes = RING_COPIES * copy;
+	size_t bytes = RING_COPIES * copy, most = 4 * RING_BYTES;
 
-	return bytes < RING_BYTES ? RING_BYTES : bytes > 4 * RING_BYTES ? 4 * RING_BYTES : bytes;
+	/* Under --memory an eighth of it at most (a power of two: the ring's size), 2 MB at least. */
+	while (o->memory_mb && most > (2u << 20) && most > ((size_t)o->memory_mb << 20) / 8)
+		most /= 2;
+	return bytes < RING_BYTES && RING_BYTES <= most ? RING_BYTES : bytes > most ? most : bytes;
 }
 
 static void session_release(struct session *s);
@@ -616,7 +620,7 @@ static int open_session(struct session *s, const struct st_options *o)
 	s->model.ipc_instructions = s->info.ipc_instructions;
 	model_events_from_info(s);
 	model_set_history(&s->model, (uint64_t)(o->history * 1e9));
-	s->model.history.rss_cap = (size_t)o->memory_mb << 20;
+	model_set_memory(&s->model, (size_t)o->memory_mb << 20);
 	model_set_call_graph(&s->model, o->callerchain ? o->chain_window : MODEL_CHAIN_WINDOW,
 			     o->callerchain);
 	model_set_unwind_broken(&s->model, o->unwind_broken);
@@ -716,6 +720,19 @@ static void abandon(struct session *s, struct ring *r, uint64_t *count)
 	}
 }
 
+/*
+ * Once a second: the files no process maps any more are let go, at once
+ * when --memory is what bounds the history (it takes whatever the rest
+ * leaves), their freed heap given back so the history can have it.
+ */
+static void keep_within_memory(struct session *s)
+{
+	bool short_of_memory = s->model.history.rss_capped;
+
+	if (symbolizer_let_go(s->symbols, short_of_memory) && short_of_memory)
+		malloc_trim(0);
+}
+
 static size_t pump_until(struct session *s, uint64_t deadline)
 {
 	size_t n, len;
@@ -739,6 +756,10 @@ static size_t pump_until(struct session *s, uint64_t deadline)
 	if (s->kernel_walk && st_now_ns() - s->kernel_walk_read_at >= 1000000000u) {
 		kernel_walk_counts(s->kernel_walk, s->model.kernel_walk_counts);
 		s->kernel_walk_read_at = st_now_ns();
+	}
+	if (s->symbols && st_now_ns() - s->swept_at >= 1000000000u) {
+		keep_within_memory(s);
+		s->swept_at = st_now_ns();
 	}
 	if (s->has_target)
 		target_reap(&s->target);

@@ -26,6 +26,7 @@ struct session {
 	struct kernel_walk *kernel_walk;	/* live, copies: stacks walked in the kernel */
 	char kernel_walk_why[192];		/* why not, where it was wanted */
 	uint64_t kernel_walk_read_at;		/* when its counts were last read */
+	uint64_t swept_at;			/* when the symbolizer last let go of files */
 
 	/* A time range selected (--range, the timeline): its own tables. */
 	struct model range;
