@@ -186,6 +186,19 @@ static void paths(void)
 	}
 	CHECK(cct_bytes(&t) > CCT_MAX_NODES * sizeof(struct cct_node));
 	cct_free(&t);
+
+	/* Bounded by --memory (5 MB: 50,412 nodes), kept through cct_clear: full there. */
+	cct_init(&t);
+	cct_bound(&t, (size_t)5 << 20);
+	CHECK_EQ_U64(cct_max_nodes(&t), ((size_t)5 << 20) / (sizeof(struct cct_node) + 16));
+	cct_clear(&t);
+	for (uint32_t i = 0; i < 60000; i++)
+		cct_add(&t, &i, 1, false, 1);
+	CHECK_EQ_U64(t.n, cct_max_nodes(&t));
+	CHECK_EQ_U64(t.capped, 60000 - (cct_max_nodes(&t) - 1));
+	cct_settle(&t);
+	CHECK_EQ_U64(cct_node(&t, CCT_ROOT)->total, 60000);
+	cct_free(&t);
 }
 
 static uint64_t sample_time = 1000000000;

@@ -27,17 +27,27 @@ void cct_init(struct cct *t)
 
 void cct_free(struct cct *t)
 {
+	uint32_t most = t->max_nodes;
+
 	if (t->mapped)
 		st_unmap(t->nodes, CCT_MAPPED_BYTES);
 	else
 		free(t->nodes);
 	st_index_free(&t->children);
 	memset(t, 0, sizeof(*t));
+	t->max_nodes = most;	/* a bound, not a path: kept */
 }
 
 void cct_clear(struct cct *t)
 {
 	cct_free(t);
+}
+
+void cct_bound(struct cct *t, size_t bytes)
+{
+	size_t n = bytes / (sizeof(struct cct_node) + 2 * sizeof(struct st_index_slot));
+
+	t->max_nodes = (uint32_t)(n < 1024 ? 1024 : n < CCT_MAX_NODES ? n : CCT_MAX_NODES);
 }
 
 void cct_zero(struct cct *t)
@@ -100,7 +110,7 @@ static uint32_t child_of(struct cct *t, uint32_t parent, uint32_t sym)
 		return at;
 	at = cct_find(t, parent, sym);
 
-	if (at || t->n >= CCT_MAX_NODES)
+	if (at || t->n >= cct_max_nodes(t))
 		return at;
 	st_index_add(&t->children, st_index_hash(parent, sym), (uint32_t)t->n);
 	/* Bare: each node is cleared as it is made, not half the array at each doubling. */

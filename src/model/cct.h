@@ -49,14 +49,24 @@ struct cct {
 	struct st_index children;	/* (parent, sym) -> node (the root is no one's child) */
 	uint64_t samples;		/* every sample added */
 	uint64_t truncated;		/* of them, under "[truncated chain]" */
-	uint64_t capped;		/* of them, stopped short at CCT_MAX_NODES */
+	uint64_t capped;		/* of them, stopped short at cct_max_nodes */
 	uint64_t max_depth;		/* the deepest path seen, frames */
 	uint64_t steps;			/* child lookups made: the work samples cost (bench) */
 	bool unsettled;			/* selves added since the totals were summed */
 	bool mapped;			/* nodes: all CCT_MAX_NODES reserved (mapped.h) */
 	/* Its shares by weight, not by count: a tree of waits (ns), whose counts say little. */
 	bool weighed;
+	uint32_t max_nodes;		/* 0: CCT_MAX_NODES (cct_bound) */
 };
+
+/* Nodes the tree makes at most. */
+static inline uint32_t cct_max_nodes(const struct cct *t)
+{
+	return t->max_nodes ? t->max_nodes : CCT_MAX_NODES;
+}
+
+/* At most bytes of nodes and index (--memory), 1,024 nodes at least, CCT_MAX_NODES at most. */
+void cct_bound(struct cct *t, size_t bytes);
 
 /* What a node's share is of: its total samples, or its total weight in a weighed tree. */
 static inline uint64_t cct_amount(const struct cct *t, const struct cct_node *n)

@@ -556,8 +556,10 @@ void model_set_memory(struct model *m, size_t bytes)
 
 	m->history.rss_cap = bytes;
 	m->gone_rows_max = (uint32_t)(bytes && rows < MODEL_GONE_ROWS_MAX ? rows : MODEL_GONE_ROWS_MAX);
-	if (bytes)
+	if (bytes) {
 		model_tree_bound(m, bytes / 16);
+		cct_bound(&m->tree, bytes / 8);
+	}
 }
 
 uint32_t model_gone_rows_max(const struct model *m)

@@ -599,8 +599,9 @@ void model_set_history(struct model *m, uint64_t keep_ns);
 /*
  * --memory: the history's bound; the rows exited processes keep as
  * their own before the oldest's fold into their commands', as many as a
- * thirty-second of the bytes take (65,536 rows of 16 MB at most); and
- * the call tree's caches in a sixteenth (16 MB at most).
+ * thirty-second of the bytes take (65,536 rows of 16 MB at most); the
+ * call tree's nodes in an eighth (524,288 at most) and its caches in a
+ * sixteenth (16 MB at most).
  */
 void model_set_memory(struct model *m, size_t bytes);
 uint32_t model_gone_rows_max(const struct model *m);

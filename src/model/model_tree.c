@@ -595,7 +595,7 @@ static bool take_from_last(struct model *m, const struct st_sample *s, uint32_t 
 	uint64_t h;
 	uint32_t at;
 
-	if (!n || n > PATH_MEMO_MAX || m->tree.n + n + 2 >= CCT_MAX_NODES)
+	if (!n || n > PATH_MEMO_MAX || m->tree.n + n + 2 >= cct_max_nodes(&m->tree))
 		return false;
 	p = path_memo_of(m, s->tid);
 	h = paths_seen_start(&m->paths_seen, gen, truncated);

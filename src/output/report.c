@@ -96,6 +96,10 @@ static void print_text(struct session *s, FILE *out)
 			(unsigned long long)info->samples_left_out);
 	if (session_history_note(s, line, sizeof(line)))
 		fprintf(out, "%s\n", line);
+	if (m->tree.capped)
+		fprintf(out, "tree: %llu samples stopped short of their paths: the tree is full at %u "
+			"nodes (an eighth of --memory; raise it to keep more)\n",
+			(unsigned long long)m->tree.capped, cct_max_nodes(&m->tree));
 	if (m->folded_processes)
 		fprintf(out, "rows: %llu exited processes folded into their commands' rows (past "
 			"%u rows of exited processes)\n", (unsigned long long)m->folded_processes,
