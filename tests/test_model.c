@@ -571,6 +571,29 @@ static void history_span_bytes_bounded(void)
 	CHECK_EQ_U64(h.span_bytes, 0);
 }
 /*
+ * --memory under what the rest of the process holds (1 MB here): the
+ * history keeps its least, two chunks, and knows what the rest took, for
+ * the report to say the bound is under it.
+ */
+static void history_rest_over_bound(void)
+{
+	struct history h;
+	struct history_entry e;
+
+	history_init(&h, 0);
+	h.rss_cap = (size_t)1 << 20;
+	memset(&e, 0, sizeof(e));
+	e.weight = 1;
+	for (uint32_t i = 0; i < 400000; i++)
+		history_add(&h, 1000000000ull + i * 10000ull, &e);
+	CHECK(h.rss_capped && h.dropped_for_bytes > 0);
+	CHECK(h.chunks <= 3);
+	CHECK(h.rest_most > h.rss_cap);
+	history_free(&h);
+	CHECK(h.rest_most > h.rss_cap);	/* kept for the report */
+}
+
+/*
  * A slow stream (1 kHz for 60 s: its chunks end at dt's 2.1 s reach, not
  * full) is held in about its samples' size: a chunk is sized by what the
  * one before it held.  Full-size chunks held 8 times that (386 bytes a
@@ -799,6 +822,7 @@ static void ranges(uint64_t one, uint64_t two)
 	symbolizer_destroy(sy);
 	history_span_bytes_bounded();
 	history_slow_stream();
+	history_rest_over_bound();
 }
 
 /* A wait's waker (0: an interrupt), as the pairing sends it before the wait. */

@@ -52,11 +52,12 @@ void history_free(struct history *h)
 		chunk_unmap(c);
 	}
 	{
-		size_t max = h->max_bytes, cap = h->rss_cap;
+		size_t max = h->max_bytes, cap = h->rss_cap, rest = h->rest_most;
 
 		history_init(h, h->keep_ns);
 		h->max_bytes = max;
 		h->rss_cap = cap;
+		h->rest_most = rest;
 	}
 }
 
@@ -190,6 +191,8 @@ static void fit_memory(struct history *h)
 	if (!h->rss_cap || !rss)
 		return;
 	other = rss > held ? rss - held : 0;
+	if (other > h->rest_most)
+		h->rest_most = other;
 	room = h->rss_cap > other + chunk ? h->rss_cap - other - chunk : 0;
 	if (room < 2 * chunk)
 		room = 2 * chunk;

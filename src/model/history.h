@@ -107,6 +107,7 @@ struct history {
 	size_t rss_cap;
 	uint64_t dropped_for_bytes;	/* of dropped: for max_bytes, not age */
 	bool rss_capped;		/* max_bytes was lowered for rss_cap */
+	size_t rest_most;		/* the most the rest of the process held at a chunk */
 	uint64_t complete_from;		/* no sample before this was dropped */
 	uint64_t dropped;		/* samples dropped with their chunks */
 	uint64_t entries;		/* held now */

@@ -1069,6 +1069,13 @@ bool session_history_note(const struct session *s, char *buf, size_t len)
 		 "ranges reach back to %.1f s", (unsigned long long)h->dropped_for_bytes, bound,
 		 h->complete_from > s->model.first_time
 		 ? (double)(h->complete_from - s->model.first_time) / 1e9 : 0.0);
+	/* Past the bound with the least history: the rest alone is over it, said with what it took. */
+	if (h->rss_capped && h->rest_most + 2 * HISTORY_CHUNK_BYTES > h->rss_cap) {
+		size_t at = strlen(buf), mb = (h->rest_most + 2 * HISTORY_CHUNK_BYTES + (1u << 20) - 1) >> 20;
+
+		snprintf(buf + at, len - at, "; the rest of shimtop (rings, symbols, tables) took "
+			 "up to %zu MB, over the bound: give --memory %zu or more", mb, mb + mb / 4);
+	}
 	return true;
 }
 
