@@ -647,6 +647,13 @@ void symbolizer_forget(struct symbolizer *s, pid_t pid)
 	space_free(sp);
 }
 
+/* The functions' index emptied: its keys' files or paths were freed. */
+static void forget_functions(struct symbolizer *s)
+{
+	st_index_free(&s->by_function);
+	s->nfunctions = 0;
+}
+
 static struct path *path_of(const char *name)
 {
 	return (struct path *)(void *)(name - offsetof(struct path, name));
@@ -703,8 +710,7 @@ size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory)
 		 * The functions' keys are the let-go files' symbols and the
 		 * paths' names: their addresses would name others.
 		 */
-		st_index_free(&s->by_function);
-		s->nfunctions = 0;
+		forget_functions(s);
 	}
 	return n;
 }
@@ -1297,8 +1303,7 @@ static void debug_files_arrived(struct symbolizer *s)
 			elf_file_reload(f->file, &s->callbacks);
 			any = true;
 			/* Its functions were freed: their entries would name new ones. */
-			st_index_free(&s->by_function);
-			s->nfunctions = 0;
+			forget_functions(s);
 		}
 	}
 	if (!any)
