@@ -8,6 +8,7 @@
 #include "check.h"
 #include "own_maps.h"
 #include "model/model.h"
+#include "model/model_internal.h"
 #include "model/timeline.h"
 #include "ring/record.h"
 #include "symbols/symbols.h"
@@ -462,6 +463,97 @@ static void tables_outlive_model(uint64_t one)
  * Under --memory (bytes) the rows kept are fewer, and the folded
  * processes' own entries go too once they are half of them.
  */
+/*
+ * Past the bound, commands never folded before fold into one stand-in: a
+ * host that runs thousands of commands keeps rows for a bounded few.
+ */
+static void commands_fold_bounded(uint64_t one, uint64_t two)
+{
+	const uint32_t N = 3000;
+	struct symbolizer *sy = symbolizer_create(true);
+	struct st_sort by_comm = { .key = { ST_SORT_SELF }, .nkeys = 1, .split = ST_SPLIT_COMM };
+	uint32_t a = (uint32_t)getpid(), base = a + 100;
+	uint64_t any = 0, all = 0;
+	struct model_row *rows;
+	struct model m;
+	size_t n;
+
+	model_init(&m, sy);
+	model_set_memory(&m, (size_t)1 << 20);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t pid = base + i;
+		uint64_t t = 1000000ull * (i + 1);
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "cmd-%u", i);
+		task(&m, ST_REC_FORK, pid, a, t);
+		comm_of(&m, pid, pid, comm);
+		sample_of(&m, pid, one, pid, t + 1, 1, 0, 0, 0);
+		sample_of(&m, pid, two, pid, t + 2, 1, 0, 0, 0);
+		exits(&m, pid, pid, pid + 1, t + 3);
+	}
+	/* Without the bound: 2 rows a command, 6,000 of them. */
+	CHECK(m.folded_rows <= model_gone_rows_max(&m) + 2 + 2);
+	CHECK(HASH_COUNT(m.proc_syms) <= 2 * model_gone_rows_max(&m) + 2 * 1024 + 8);
+	n = model_rows_sorted(&m, &by_comm, false, &rows);
+	for (size_t i = 0; i < n; i++) {
+		all += rows[i].samples;
+		any += !strcmp(rows[i].comm, MODEL_ANY_COMMAND) ? rows[i].samples : 0;
+	}
+	printf("%u commands folded: %llu rows of commands, %llu samples under %s\n", N,
+	       (unsigned long long)m.folded_rows, (unsigned long long)any, MODEL_ANY_COMMAND);
+	CHECK_EQ_U64(all, 2 * N);
+	CHECK(any > N);
+	free(rows);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
+/*
+ * Memos are slots, not one a symbol: 20,000 symbols in one thread, each
+ * three times, share 8,192 of them, and every sample still counts in its
+ * rows (a memo another symbol takes is flushed first).
+ */
+static void memos_shared_by_symbols(void)
+{
+	const uint32_t N = 20000;
+	struct symbolizer *sy = symbolizer_create(true);
+	_Alignas(8) unsigned char buf[256];
+	struct st_sample *s = (void *)buf;
+	uint64_t rows = 0, samples = 0, thread_samples = 0, wrong = 0;
+	struct model_thread *t;
+	struct model m;
+
+	model_init(&m, sy);
+	memset(buf, 0, sizeof(buf));
+	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF, (uint32_t)sizeof(*s) };
+	s->pid = s->tid = 4242;
+	s->period = 1;
+	for (int round = 0; round < 3; round++)
+		for (uint32_t id = 0; id < N; id++) {
+			s->time = 1000 + round * N + id;
+			model_account_samples(&m, s, id, false, 1);
+		}
+	for (struct model_proc_sym *ps = m.proc_syms; ps; ps = ps->hh.next) {
+		uint64_t got = model_proc_sym_totals(&m, ps).samples;
+
+		rows++;
+		samples += got;
+		wrong += got != 3;
+	}
+	HASH_FIND(hh, m.threads, &s->tid, sizeof(pid_t), t);
+	for (const struct model_thread_sym *ts = t ? t->syms : NULL; ts; ts = ts->next)
+		thread_samples += model_thread_sym_samples(&m, ts);
+	CHECK_EQ_U64(rows, N);
+	CHECK_EQ_U64(samples, 3 * N);
+	CHECK_EQ_U64(thread_samples, 3 * N);
+	CHECK_EQ_U64(wrong, 0);
+	CHECK(m.row_memo_cap < N);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 static void churn_folds_rows(uint64_t one, uint64_t two, size_t bytes)
 {
 	const uint32_t N = 40000;
@@ -1294,6 +1386,8 @@ int main(void)
 	tables_outlive_model(one);
 	churn_folds_rows(one, two, 0);
 	churn_folds_rows(one, two, (size_t)40 << 20);
+	commands_fold_bounded(one, two);
+	memos_shared_by_symbols();
 	ranges(one, two);
 	waits_in_ranges(one, two);
 	wakers_of_waits(one, two);

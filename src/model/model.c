@@ -141,12 +141,30 @@ static void name_process(struct model_proc_sym *ps, const struct model_thread *t
 		memcpy(ps->comm, "swapper", sizeof("swapper"));
 }
 
-/* The memo of sym if it is current (rows_gen's), else NULL. */
+/*
+ * The memos are slots a symbol's id picks (id & mask), not one a symbol:
+ * a host that churns for hours names hundreds of thousands of functions,
+ * and a memo is worth keeping only for the few that run now.
+ */
+#define MODEL_ROW_MEMOS 8192u
+
+static struct model_row_memo *memo_slot(const struct model *m, uint32_t sym)
+{
+	return m->row_memo ? &m->row_memo[sym & (MODEL_ROW_MEMOS - 1)] : NULL;
+}
+
+/* The slot's memo if it is current (rows_gen's), whichever symbol's, else NULL. */
+static struct model_row_memo *slot_current(const struct model *m, struct model_row_memo *memo)
+{
+	return memo && memo->gen == m->rows_gen + 1 ? memo : NULL;
+}
+
+/* The memo of sym if it is current, else NULL. */
 static struct model_row_memo *memo_current(const struct model *m, uint32_t sym)
 {
-	struct model_row_memo *memo = sym < m->row_memo_cap ? &m->row_memo[sym] : NULL;
+	struct model_row_memo *memo = slot_current(m, memo_slot(m, sym));
 
-	return memo && memo->gen == m->rows_gen + 1 ? memo : NULL;
+	return memo && memo->id == sym ? memo : NULL;
 }
 
 /* What a memo counted since it was made, into its rows. */
@@ -225,6 +243,7 @@ static void proc_syms_free(struct model *m)
 	struct model_proc_sym *ps, *tmp;
 
 	m->rows_gen++;		/* every memo is stale: its rows go */
+	m->folded_rows = 0;
 	free(m->gone.v);
 	memset(&m->gone, 0, sizeof(m->gone));
 
@@ -476,8 +495,20 @@ static struct model_proc_sym *proc_sym_of(struct model *m, pid_t pid, uint32_t i
 		ps->next = p->syms;
 		p->syms = ps;
 		p->nsyms++;
+		if (pid <= MODEL_FOLDED_PID)
+			m->folded_rows++;
 	}
 	return ps;
+}
+
+static bool folded_known(const struct model *m, const char *comm)
+{
+	struct model_folded *f;
+	char key[16] = "";
+
+	memcpy(key, comm, sizeof(key) - 1);
+	HASH_FIND(hh, m->folded, key, sizeof(key), f);
+	return f != NULL;
 }
 
 /* The pid the folded processes of comm share, made if new. */
@@ -505,7 +536,9 @@ static pid_t folded_pid(struct model *m, const char *comm)
 static void fold_process(struct model *m, pid_t pid)
 {
 	long at = process_at(m, pid, false);
+	static const char any[16] = MODEL_ANY_COMMAND;
 	struct model_proc_sym *ps;
+	char comm[16];
 	uint32_t threads;
 	long into;
 	pid_t to;
@@ -514,7 +547,15 @@ static void fold_process(struct model *m, pid_t pid)
 		return;
 	ps = m->processes[at].syms;
 	threads = m->processes[at].threads;
-	to = folded_pid(m, ps->comm);
+	/*
+	 * Commands' rows are bounded as processes' are: past as many, a
+	 * command not folded before folds into one stand-in for them all (a
+	 * build host ran 2,000 commands, each with its own functions, in 15
+	 * minutes).
+	 */
+	memcpy(comm, m->folded_rows < model_gone_rows_max(m) || folded_known(m, ps->comm) ?
+		     ps->comm : any, sizeof(comm));
+	to = folded_pid(m, comm);
 	m->processes[at].syms = NULL;
 	m->processes[at].nsyms = 0;
 	while (ps) {
@@ -527,7 +568,7 @@ static void fold_process(struct model *m, pid_t pid)
 		}
 		into_ps = proc_sym_of(m, to, ps->key.id);
 		sum_into(&into_ps->totals, &ps->totals);
-		memcpy(into_ps->comm, ps->comm, sizeof(into_ps->comm));
+		memcpy(into_ps->comm, comm, sizeof(into_ps->comm));
 		HASH_DEL(m->proc_syms, ps);
 		m->proc_rows.rows[ps->at] = NULL;
 		m->proc_rows.dead++;
@@ -668,14 +709,17 @@ static struct model_row_memo *row_memo_of(struct model *m, const struct st_sampl
 {
 	struct model_row_memo *memo;
 
-	ST_GROW(m->row_memo, m->row_memo_cap, (size_t)id + 1);
-	memo = &m->row_memo[id];
-	if (memo->gen != m->rows_gen + 1 || memo->tid != (pid_t)s->tid ||
+	if (!m->row_memo) {
+		m->row_memo = st_xcalloc(MODEL_ROW_MEMOS, sizeof(*m->row_memo));
+		m->row_memo_cap = MODEL_ROW_MEMOS;
+	}
+	memo = memo_slot(m, id);
+	if (memo->gen != m->rows_gen + 1 || memo->id != id || memo->tid != (pid_t)s->tid ||
 	    memo->pid != (pid_t)s->pid) {
-		/* Another thread's: what it counted goes to its rows now. */
-		memo_flush(memo_current(m, id));
+		/* Another thread's or symbol's: what it counted goes to its rows now. */
+		memo_flush(slot_current(m, memo));
 		*memo = (struct model_row_memo){ .tid = (pid_t)s->tid, .pid = (pid_t)s->pid,
-						 .gen = m->rows_gen + 1 };
+						 .gen = m->rows_gen + 1, .id = id };
 	}
 	return memo;
 }
@@ -972,7 +1016,7 @@ void model_set_sampled(struct model *m, int n)
 	/* From one event to several: what came before was the first one's. */
 	if (!m->nsampled && n >= 2) {
 		for (size_t i = 0; i < m->row_memo_cap; i++)
-			if (memo_current(m, (uint32_t)i)) {
+			if (slot_current(m, &m->row_memo[i])) {
 				memo_flush(&m->row_memo[i]);
 				m->row_memo[i].gen = 0;
 			}

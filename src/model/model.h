@@ -110,6 +110,8 @@ struct model_proc_sym {
 #define MODEL_GONE_ROWS_MAX	65536u
 /* A command's folded processes have a pid of their own: this and below. */
 #define MODEL_FOLDED_PID	(-2)
+/* The command of the stand-in every command folds into past the bound. */
+#define MODEL_ANY_COMMAND	"[any command]"
 
 /*
  * A process that had samples: its threads that did, forgotten ones too
@@ -320,6 +322,7 @@ struct model {
 		uint64_t rows;
 	} gone;
 	uint64_t folded_processes;
+	uint64_t folded_rows;		/* rows of the commands' stand-ins */
 	uint32_t gone_rows_max;		/* 0: MODEL_GONE_ROWS_MAX (model_fit_rows) */
 	struct model_folded {
 		UT_hash_handle hh;
@@ -354,12 +357,12 @@ struct model {
 	 */
 	struct model_row_memo {
 		pid_t tid, pid;
-		uint32_t gen;
+		uint32_t gen, id;		/* id: the symbol's, of the slots id & mask */
 		struct model_thread *thread;
 		struct model_thread_sym *thread_sym;
 		struct model_proc_sym *proc_sym;
 		struct model_sym pending;
-	} *row_memo;
+	} *row_memo;				/* MODEL_ROW_MEMOS slots, made at first */
 	size_t row_memo_cap;
 	uint32_t rows_gen;
 	size_t nthreads;			/* every thread ever seen */
