@@ -52,8 +52,12 @@ struct taught_process {
 	bool held;		/* the kernel holds its mappings */
 	uint64_t gen;		/* the unwinder's generation of what it holds */
 	uint64_t replaced_at;	/* the latest exec, or code mapped over code, the sampler read */
-	/* What the kernel holds, [start, end) each: a new mapping over one takes them back. */
-	uint64_t held_start[KW_MAPS_MAX], held_end[KW_MAPS_MAX];
+	/*
+	 * What the kernel holds, [start, end) each: a new mapping over one
+	 * takes them back.  As many as held (a host's thousands of processes
+	 * had 4 KB each of KW_MAPS_MAX).
+	 */
+	uint64_t *held_start, *held_end;
 	size_t nheld;
 	/* The code mappings the sampler read since the exec, [start, end) each. */
 	uint64_t *seen_start, *seen_end;
@@ -116,6 +120,10 @@ static void take_back(struct kernel_walk *kw, struct taught_process *p)
 	if (p->held)
 		bpf_map_delete_elem(kw->procs, &key);
 	p->held = false;
+	free(p->held_start);
+	free(p->held_end);
+	p->held_start = p->held_end = NULL;
+	p->nheld = 0;
 }
 
 /*
@@ -150,6 +158,8 @@ static void teach_maps(void *arg, pid_t pid, uint64_t time, uint64_t gen,
 		p->held = true;
 		p->gen = gen;
 		p->nheld = proc->n;
+		p->held_start = st_xrealloc(p->held_start, proc->n * sizeof(*p->held_start));
+		p->held_end = st_xrealloc(p->held_end, proc->n * sizeof(*p->held_end));
 		for (size_t i = 0; i < proc->n; i++) {
 			p->held_start[i] = proc->m[i].start;
 			p->held_end[i] = proc->m[i].end;
@@ -232,6 +242,8 @@ static size_t take_needs(void *arg, struct unwind_need *out, size_t max)
 static void free_process(struct kernel_walk *kw, struct taught_process *p)
 {
 	HASH_DEL(kw->processes, p);
+	free(p->held_start);
+	free(p->held_end);
 	free(p->seen_start);
 	free(p->seen_end);
 	free(p);
