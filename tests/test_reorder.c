@@ -23,6 +23,12 @@ static void collect(void *arg, const void *rec, size_t len)
 	memcpy(&s->v[s->n++], rec, sizeof(uint64_t));
 }
 
+static void count_only(void *arg, const void *rec, size_t len)
+{
+	(void)rec;
+	*(size_t *)arg += len;
+}
+
 struct texts {
 	size_t n;
 	char got[3][32];
@@ -99,6 +105,29 @@ int main(void)
 		CHECK(r.n == 1);
 		reorder_flush(&r, UINT64_MAX, collect_text, &out);
 		CHECK(out.n == 3 && !strcmp(out.got[2], "a") && r.n == 0);
+	}
+	/*
+	 * A burst grows the buffers to megabytes; quiet passes after it give
+	 * them back, and a record held over those passes keeps its bytes.
+	 */
+	{
+		static char big[4096];
+		struct texts out = { 0, { "" } };
+		size_t bytes = 0;
+
+		for (int i = 0; i < 2000; i++)
+			reorder_add(&r, big, sizeof(big), 1000);
+		CHECK(reorder_bytes(&r) >= 2000 * sizeof(big));
+		reorder_flush(&r, UINT64_MAX, count_only, &bytes);
+		CHECK_EQ_U64(bytes, 2000 * sizeof(big));
+		reorder_add(&r, "held", 5, 5000);
+		for (int pass = 0; pass < 3; pass++) {
+			reorder_add(&r, big, 64, 2000 + (uint64_t)pass);
+			reorder_flush(&r, 4000, count_only, &bytes);
+		}
+		CHECK(r.bytes_cap[0] + r.bytes_cap[1] < (1u << 21));
+		reorder_flush(&r, UINT64_MAX, collect_text, &out);
+		CHECK(out.n == 1 && !strcmp(out.got[0], "held") && r.n == 0);
 	}
 	/* In order already (one ring): as they came; only the last two swapped: sorted. */
 	{

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define REORDER_KEPT	(1u << 20)	/* a buffer's bytes kept whatever a pass used */
+
 /* Room for len more bytes in the buffer records go to, 8-aligned. */
 static unsigned char *room(struct reorder *r, size_t len)
 {
@@ -72,7 +74,16 @@ void reorder_flush(struct reorder *r, uint64_t before, reorder_emit_fn emit, voi
 		r->v[i - done] = it;
 	}
 	r->n -= done;
-	/* The older buffer is empty: the next records go there. */
+	/*
+	 * The older buffer is empty: the next records go there.  One that a
+	 * burst grew and this pass used a quarter of goes, and grows again
+	 * when needed: a second's burst kept 8 MB resident for the session.
+	 */
+	if (r->bytes_cap[old] > REORDER_KEPT && r->used[old] < r->bytes_cap[old] / 4) {
+		free(r->bytes[old]);
+		r->bytes[old] = NULL;
+		r->bytes_cap[old] = 0;
+	}
 	r->used[old] = 0;
 	r->cur = old;
 }
