@@ -206,6 +206,15 @@ grep -Eq "^shimtop: perf.data stream '-' stops inside a round, [0-9]+ samples af
 	"$TMP/err" || fail "a pipe cut at a record's boundary: $(cat "$TMP/err")"
 [ "$(json_get "$TMP/pipebound.json" "d['samples']")" -eq "$(json_get "$TMP/pipe.json" "d['samples']")" ] ||
 	fail "a pipe cut after its last sample lost samples"
+# Perf before 5.x (no feature records) wrote no round at a stream's end:
+# the same stream as such a perf wrote it ends whole, exit 0, nothing said.
+python3 "$TESTS_DIR/perf_rewrite.py" oldpipe "$TMP/pipebound.data" "$TMP/oldbound.data" ||
+	fail "cannot rewrite the pipe as old perf's"
+"$SHIMTOP" -i - -b --format json <"$TMP/oldbound.data" >"$TMP/oldbound.json" 2>"$TMP/err" ||
+	fail "an old perf's stream with no final round: $(cat "$TMP/err")"
+[ ! -s "$TMP/err" ] || fail "an old perf's whole stream: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/oldbound.json" "d['samples']")" -eq "$(json_get "$TMP/pipebound.json" "d['samples']")" ] ||
+	fail "an old perf's stream with no final round lost samples"
 # A file cut in its feature sections: every sample, and what is missing said.
 python3 - "$TMP/fp.data" "$TMP/featcut.data" <<'PY' || fail "cannot cut the features"
 import struct, sys

@@ -65,6 +65,7 @@ struct perf_data {
 	bool pipe;			/* perf record -o -: a stream with its attributes inside */
 	bool v1;			/* "PERFFILE": no feature sections */
 	bool held;			/* pipe: rec holds the first record past the attributes */
+	bool featured;			/* pipe: it carried feature records (perf 5.x on) */
 	struct feature_kept {
 		unsigned char *buf;
 		size_t len;
@@ -1014,6 +1015,7 @@ static struct perf_data *open_pipe(struct perf_data *p, const char *name,
 			memcpy(&feat, p->rec + sizeof(*ev), sizeof(feat));
 			if (feat == FEAT_AUXTRACE)
 				return refuse(p, AUX_REFUSAL);
+			p->featured = true;
 			keep_feature(p, feat, p->rec + sizeof(*ev) + sizeof(feat), body - sizeof(feat));
 		}
 	}
@@ -1157,9 +1159,11 @@ static long convert_next(struct perf_data *p)
 	/*
 	 * Samples come only from perf record's reads of its buffers, and it
 	 * ends a round after each read that wrote any, the last at its end:
-	 * samples after the last round mean the stream was cut off.
+	 * samples after the last round mean the stream was cut off.  Perf
+	 * before 5.x (a stream with no feature records) wrote no round at
+	 * its end: such a stream ends whole there.
 	 */
-	if (p->pipe && p->unrounded) {
+	if (p->pipe && p->unrounded && p->featured) {
 		snprintf(p->error, sizeof(p->error),
 			 "perf.data stream '%s' stops inside a round, %llu samples after the last "
 			 "(perf record was cut off before its end: killed?): what came before is "
