@@ -473,7 +473,7 @@ static void commands_fold_bounded(uint64_t one, uint64_t two)
 	struct symbolizer *sy = symbolizer_create(true);
 	struct st_sort by_comm = { .key = { ST_SORT_SELF }, .nkeys = 1, .split = ST_SPLIT_COMM };
 	uint32_t a = (uint32_t)getpid(), base = a + 100;
-	uint64_t any = 0, all = 0;
+	uint64_t any = 0, all = 0, other = 0;
 	struct model_row *rows;
 	struct model m;
 	size_t n;
@@ -493,18 +493,38 @@ static void commands_fold_bounded(uint64_t one, uint64_t two)
 		sample_of(&m, pid, two, pid, t + 2, 1, 0, 0, 0);
 		exits(&m, pid, pid, pid + 1, t + 3);
 	}
-	/* Without the bound: 2 rows a command, 6,000 of them. */
-	CHECK(m.folded_rows <= model_gone_rows_max(&m) + 2 + 2);
+	/*
+	 * Commands folded before, past the bound, in functions their
+	 * stand-ins have no row for: [other functions] of [any command].
+	 */
+	for (uint32_t i = 0; i < N; i++) {
+		const uint64_t fn[] = { (uint64_t)(uintptr_t)sample_of, (uint64_t)(uintptr_t)sample };
+		uint32_t pid = base + N + i;
+		uint64_t t = 1000000ull * (N + i + 1);
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "cmd-%u", i % 100);
+		task(&m, ST_REC_FORK, pid, a, t);
+		comm_of(&m, pid, pid, comm);
+		sample_of(&m, pid, fn[i % 2] + 4, pid, t + 1, 1, 0, 0, 0);
+		exits(&m, pid, pid, pid + 1, t + 3);
+	}
+	/* Without the bound: 2 rows a command, 6,000 of them, and 200 more. */
+	CHECK(m.folded_rows <= model_gone_rows_max(&m) + 2 + 1);
 	CHECK(HASH_COUNT(m.proc_syms) <= 2 * model_gone_rows_max(&m) + 2 * 1024 + 8);
 	n = model_rows_sorted(&m, &by_comm, false, &rows);
 	for (size_t i = 0; i < n; i++) {
 		all += rows[i].samples;
 		any += !strcmp(rows[i].comm, MODEL_ANY_COMMAND) ? rows[i].samples : 0;
+		other += !strcmp(rows[i].comm, MODEL_ANY_COMMAND) &&
+			 rows[i].sym->id == symbolizer_other_id(sy) ? rows[i].samples : 0;
 	}
-	printf("%u commands folded: %llu rows of commands, %llu samples under %s\n", N,
-	       (unsigned long long)m.folded_rows, (unsigned long long)any, MODEL_ANY_COMMAND);
-	CHECK_EQ_U64(all, 2 * N);
+	printf("%u commands folded: %llu rows of commands, %llu samples under %s, %llu in its "
+	       "[other functions]\n", N, (unsigned long long)m.folded_rows, (unsigned long long)any,
+	       MODEL_ANY_COMMAND, (unsigned long long)other);
+	CHECK_EQ_U64(all, 3 * N);
 	CHECK(any > N);
+	CHECK(other >= N - 200);
 	free(rows);
 	model_free(&m);
 	symbolizer_destroy(sy);

@@ -539,6 +539,7 @@ static void fold_process(struct model *m, pid_t pid)
 	static const char any[16] = MODEL_ANY_COMMAND;
 	struct model_proc_sym *ps;
 	char comm[16];
+	bool bounded;
 	uint32_t threads;
 	long into;
 	pid_t to;
@@ -548,13 +549,15 @@ static void fold_process(struct model *m, pid_t pid)
 	ps = m->processes[at].syms;
 	threads = m->processes[at].threads;
 	/*
-	 * Commands' rows are bounded as processes' are: past as many, a
-	 * command not folded before folds into one stand-in for them all (a
-	 * build host ran 2,000 commands, each with its own functions, in 15
-	 * minutes).
+	 * Commands' rows are bounded as processes' are (a build host ran
+	 * 2,000 commands, each with its own functions, in 15 minutes; a
+	 * churning one made 38,000 rows of commands in 25): past as many, a
+	 * command not folded before folds into one stand-in for them all, and
+	 * a function its stand-in has no row for counts in that stand-in's
+	 * one row of [other functions].  The functions' own totals stay whole.
 	 */
-	memcpy(comm, m->folded_rows < model_gone_rows_max(m) || folded_known(m, ps->comm) ?
-		     ps->comm : any, sizeof(comm));
+	bounded = m->folded_rows >= model_gone_rows_max(m);
+	memcpy(comm, !bounded || folded_known(m, ps->comm) ? ps->comm : any, sizeof(comm));
 	to = folded_pid(m, comm);
 	m->processes[at].syms = NULL;
 	m->processes[at].nsyms = 0;
@@ -566,9 +569,14 @@ static void fold_process(struct model *m, pid_t pid)
 			memo_flush(memo);
 			memo->gen = 0;
 		}
-		into_ps = proc_sym_of(m, to, ps->key.id);
+		into_ps = bounded ? proc_sym_find(m, to, ps->key.id) : proc_sym_of(m, to, ps->key.id);
+		if (into_ps) {
+			memcpy(into_ps->comm, comm, sizeof(into_ps->comm));
+		} else {
+			into_ps = proc_sym_of(m, folded_pid(m, any), symbolizer_other_id(m->symbols));
+			memcpy(into_ps->comm, any, sizeof(into_ps->comm));
+		}
 		sum_into(&into_ps->totals, &ps->totals);
-		memcpy(into_ps->comm, comm, sizeof(into_ps->comm));
 		HASH_DEL(m->proc_syms, ps);
 		m->proc_rows.rows[ps->at] = NULL;
 		m->proc_rows.dead++;

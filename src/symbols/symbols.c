@@ -1215,6 +1215,11 @@ void symbolizer_add_standin(struct symbolizer *s, const char *module, const char
 							aliases, unknown), by);
 }
 
+uint32_t symbolizer_other_id(struct symbolizer *s)
+{
+	return intern(s, "[other]", "[other functions]", true)->id;
+}
+
 uint32_t symbolizer_standin_id(const struct symbolizer *s, uint32_t n)
 {
 	return n < s->nstandins ? s->standins[n]->id : UINT32_MAX;

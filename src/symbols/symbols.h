@@ -108,6 +108,11 @@ void symbolizer_standin_stride(struct symbolizer *s, uint32_t stride);
 
 /* The id the n-th stand-in has here, or UINT32_MAX past the last. */
 uint32_t symbolizer_standin_id(const struct symbolizer *s, uint32_t n);
+/*
+ * The id of "[other functions]": where the model counts samples whose
+ * own row a bound left out (exited processes' rows past --memory's).
+ */
+uint32_t symbolizer_other_id(struct symbolizer *s);
 
 /* Where a sample at offset into stand-in n is (SYMBOL_NO_OFFSET: none known). */
 static inline uint64_t symbol_standin_address_at(uint32_t n, uint32_t offset)
