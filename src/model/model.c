@@ -501,27 +501,25 @@ static struct model_proc_sym *proc_sym_of(struct model *m, pid_t pid, uint32_t i
 	return ps;
 }
 
-static bool folded_known(const struct model *m, const char *comm)
+/* The stand-in the folded processes of comm share, or NULL if none yet. */
+static struct model_folded *folded_of(const struct model *m, const char *comm)
 {
 	struct model_folded *f;
 	char key[16] = "";
 
 	memcpy(key, comm, sizeof(key) - 1);
 	HASH_FIND(hh, m->folded, key, sizeof(key), f);
-	return f != NULL;
+	return f;
 }
 
 /* The pid the folded processes of comm share, made if new. */
 static pid_t folded_pid(struct model *m, const char *comm)
 {
-	struct model_folded *f;
-	char key[16] = "";
+	struct model_folded *f = folded_of(m, comm);
 
-	memcpy(key, comm, sizeof(key) - 1);
-	HASH_FIND(hh, m->folded, key, sizeof(key), f);
 	if (!f) {
 		f = st_xcalloc(1, sizeof(*f));
-		memcpy(f->comm, key, sizeof(f->comm));
+		memcpy(f->comm, comm, sizeof(f->comm) - 1);
 		f->pid = m->next_folded_pid > INT32_MIN + 1 ? m->next_folded_pid-- : INT32_MIN + 1;
 		HASH_ADD(hh, m->folded, comm, sizeof(f->comm), f);
 	}
@@ -557,7 +555,7 @@ static void fold_process(struct model *m, pid_t pid)
 	 * one row of [other functions].  The functions' own totals stay whole.
 	 */
 	bounded = m->folded_rows >= model_gone_rows_max(m);
-	memcpy(comm, !bounded || folded_known(m, ps->comm) ? ps->comm : any, sizeof(comm));
+	memcpy(comm, !bounded || folded_of(m, ps->comm) ? ps->comm : any, sizeof(comm));
 	to = folded_pid(m, comm);
 	m->processes[at].syms = NULL;
 	m->processes[at].nsyms = 0;
