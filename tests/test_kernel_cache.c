@@ -87,7 +87,7 @@ static void check_round_trip(void)
 	CHECK(stat(path_of("kallsyms-k1"), &st) == 0 && (st.st_mode & 0777) == 0600);
 	memset(&c, 0, sizeof(c));
 	CHECK(kernel_cache_read("k1", &c));
-	CHECK(c.cached && c.text != NULL);
+	CHECK(c.cached && c.text != NULL && !c.v && c.disk);
 	CHECK_EQ_U64(c.n, 7);
 	CHECK_EQ_U64(c.static_end, 0xffffffff81000400);
 	for (size_t i = 0; i < t.n; i++) {
@@ -221,9 +221,13 @@ static void check_damaged(void)
 		for (int bit = 0; bit < 8; bit += 3) {
 			buf[at] ^= (unsigned char)(1u << bit);
 			if (kernel_cache_from_bytes(&c, "k1", buf, len))
-				for (size_t i = 0; i < c.n; i++)
-					CHECK((const unsigned char *)c.v[i].name >= buf &&
-					      (const unsigned char *)c.v[i].name + strlen(c.v[i].name) < buf + len);
+				for (size_t i = 0; i < c.n; i++) {
+					struct range_entry e;
+
+					range_table_entry(&c, i, &e);
+					CHECK((const unsigned char *)e.name >= buf &&
+					      (const unsigned char *)e.name + strlen(e.name) < buf + len);
+				}
 			range_table_clear(&c);
 			buf[at] ^= (unsigned char)(1u << bit);
 		}
@@ -277,9 +281,45 @@ static void check_real(void)
 	CHECK(compared > 1000);
 	CHECK_EQ_U64(named, compared);
 	printf("%zu of %zu functions named alike from the copy\n", named, compared);
-	/* fresh: the kernel's list in any case. */
-	kernel_symbols_load(&saved, true);
-	CHECK(!saved.cached && lasting(&saved) == lasting(&fresh));
+	/* fresh: the kernel's list in any case, and the copy not written again. */
+	{
+		char key[128], path[4096];
+		struct stat before, after;
+
+		CHECK(kernel_cache_key(key, sizeof(key)));
+		snprintf(path, sizeof(path), "%s/kallsyms-%s", dir, key);
+		CHECK(stat(path, &before) == 0);
+		kernel_symbols_load(&saved, true);
+		CHECK(!saved.cached && lasting(&saved) == lasting(&fresh));
+		CHECK(stat(path, &after) == 0);
+		CHECK(after.st_ino == before.st_ino && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec &&
+		      after.st_mtim.tv_sec == before.st_mtim.tv_sec);
+	}
+	/* What the kernel made at run time alone, each as the whole list names it. */
+	{
+		struct range_table made;
+		size_t made_in_fresh = 0, lasting_made = 0;
+
+		memset(&made, 0, sizeof(made));
+		kernel_symbols_made_at_run_time(&made);
+		for (size_t i = 0; i < saved.n; i++)
+			made_in_fresh += kernel_made_at_run_time(saved.v[i].module) &&
+					 strcmp(saved.v[i].module, "bpf");
+		for (size_t i = 0; i < made.n; i++) {
+			const struct range_entry *f = range_table_find(&saved, made.v[i].start);
+
+			CHECK(kernel_made_at_run_time(made.v[i].module));
+			/* BPF programs come and go between the two reads; trampolines stay. */
+			if (!strcmp(made.v[i].module, "bpf"))
+				continue;
+			CHECK(f && f->start == made.v[i].start && !strcmp(f->name, made.v[i].name));
+			lasting_made++;
+		}
+		CHECK_EQ_U64(lasting_made, made_in_fresh);
+		printf("%zu functions made at run time (%zu not BPF, as the whole list)\n", made.n,
+		       lasting_made);
+		range_table_clear(&made);
+	}
 	range_table_clear(&saved);
 	range_table_clear(&fresh);
 }

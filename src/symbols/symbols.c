@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <uthash.h>
 
-#define CACHE_SLOTS	(1u << 16)
+#define CACHE_SLOTS	(1u << 16)	/* at most (symbolizer_bound) */
 #define JIT_RETIRED	1024u
 #define JIT_CHECKS_PER_CALL 64	/* JIT maps looked at each symbolizer_set_time */
 #define CACHE_PROBES	8
@@ -140,6 +140,9 @@ struct symbolizer {
 	/* The BPF programs, listed when kallsyms' saved copy is past its knowledge. */
 	struct range_table bpf;
 	uint64_t bpf_listed_ns;
+	/* The other code the kernel made (trampolines), listed the same way. */
+	struct range_table made;
+	uint64_t made_listed_ns;
 	/*
 	 * /proc/kallsyms takes the kernel 100-200 ms to list: the UI has it
 	 * read by a thread (kernel_ready), so the first kernel sample does
@@ -171,6 +174,7 @@ struct symbolizer {
 	bool vdso_tried;
 
 	struct cache_slot *cache;
+	size_t cache_slots;		/* a power of two, CACHE_SLOTS at most */
 	/*
 	 * (function, module) -> interned symbol: a new address in a function
 	 * seen before costs a probe, not its names' interning.  Functions are
@@ -335,6 +339,7 @@ struct symbolizer *symbolizer_create(bool live)
 	s->host_root = st_xcalloc(1, sizeof(*s->host_root));
 	s->host_root->fd = -1;
 	s->next_gen = KERNEL_GEN + 1;
+	s->cache_slots = CACHE_SLOTS;
 	s->cache = st_xcalloc(CACHE_SLOTS, sizeof(*s->cache));
 	return s;
 }
@@ -392,6 +397,7 @@ void symbolizer_destroy(struct symbolizer *s)
 		join_kernel_reader(s);
 	range_table_clear(&s->kernel);
 	range_table_clear(&s->bpf);
+	range_table_clear(&s->made);
 	{
 		struct interned *in, *in_tmp;
 
@@ -852,6 +858,26 @@ static const struct range_entry *bpf_program_at(struct symbolizer *s, uint64_t i
 	return b;
 }
 
+/*
+ * The trampoline or other code the kernel made that holds ip, past the
+ * saved copy's function e: listed again for an address none holds, at
+ * most every ten seconds (each listing costs the kernel 75 ms).
+ */
+static const struct range_entry *made_code_at(struct symbolizer *s, uint64_t ip,
+					      const struct range_entry *e)
+{
+	const struct range_entry *m = range_table_find(&s->made, ip);
+	uint64_t now = st_now_ns();
+
+	if ((!m || (e && m->start <= e->start)) &&
+	    (!s->made_listed_ns || now - s->made_listed_ns >= 10000000000u)) {
+		kernel_symbols_made_at_run_time(&s->made);
+		s->made_listed_ns = now;
+		m = range_table_find(&s->made, ip);
+	}
+	return m && (!e || m->start > e->start) ? m : NULL;
+}
+
 static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
 					      uint32_t *offset)
 {
@@ -874,9 +900,10 @@ static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
 			*offset = offset_in(b->start, ip);
 			return named(intern(s, "[bpf]", b->name, false), NAMED_BY_KERNEL);
 		}
-		/* Past what the saved copy knows, and no BPF program's: the kernel's own list, once. */
-		kernel_symbols_load(&s->kernel, true);
-		e = range_table_find(&s->kernel, ip);
+		/* Past what the saved copy knows, and no BPF program's: what the kernel made since. */
+		b = made_code_at(s, ip, e);
+		if (b)
+			e = b;
 	}
 	if (!e)
 		return intern(s, "[kernel]", "[unknown]", true);
@@ -1327,11 +1354,25 @@ const struct st_symbol *symbolizer_lookup(struct symbolizer *s, pid_t pid,
 }
 
 /* ip's first slot in generation gen. */
-static size_t cache_slot_of(uint64_t ip, uint64_t gen)
+static size_t cache_slot_of(const struct symbolizer *s, uint64_t ip, uint64_t gen)
 {
-	size_t h = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 48) & (CACHE_SLOTS - 1);
+	size_t h = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 48) & (s->cache_slots - 1);
 
-	return (h ^ (size_t)(gen * 0x9e3779b1u)) & (CACHE_SLOTS - 1);
+	return (h ^ (size_t)(gen * 0x9e3779b1u)) & (s->cache_slots - 1);
+}
+
+void symbolizer_bound(struct symbolizer *s, size_t bytes)
+{
+	size_t slots = 1u << 12;
+
+	while (slots < CACHE_SLOTS && 2 * slots * sizeof(*s->cache) <= bytes)
+		slots *= 2;
+	if (slots == s->cache_slots)
+		return;
+	/* Answers only: the smaller cache starts empty. */
+	free(s->cache);
+	s->cache_slots = slots;
+	s->cache = st_xcalloc(slots, sizeof(*s->cache));
 }
 
 /*
@@ -1341,16 +1382,16 @@ static size_t cache_slot_of(uint64_t ip, uint64_t gen)
 static struct cache_slot *cache_find(struct symbolizer *s, uint64_t ip, uint64_t gen,
 				     size_t *home)
 {
-	size_t h = cache_slot_of(ip, gen);
+	size_t h = cache_slot_of(s, ip, gen);
 
 	*home = h;
 	for (size_t p = 0; p < CACHE_PROBES; p++) {
-		struct cache_slot *c = &s->cache[(h + p) & (CACHE_SLOTS - 1)];
+		struct cache_slot *c = &s->cache[(h + p) & (s->cache_slots - 1)];
 
 		if (c->gen == gen && c->ip == ip)
 			return c;
 		if (!c->gen) {
-			*home = (h + p) & (CACHE_SLOTS - 1);
+			*home = (h + p) & (s->cache_slots - 1);
 			break;
 		}
 	}
@@ -1422,7 +1463,7 @@ void symbolizer_prefetch(struct symbolizer *s, pid_t pid, uint64_t ip, bool kern
 	const struct space *sp = in_kernel ? NULL : space_find(s, pid);
 
 	if (!s->standins && (in_kernel || sp))
-		__builtin_prefetch(&s->cache[cache_slot_of(ip, in_kernel ? KERNEL_GEN : sp->gen)]);
+		__builtin_prefetch(&s->cache[cache_slot_of(s, ip, in_kernel ? KERNEL_GEN : sp->gen)]);
 }
 
 void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns)

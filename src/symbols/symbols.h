@@ -80,6 +80,8 @@ void symbolizer_forget(struct symbolizer *s, pid_t pid);
  * many files went.
  */
 size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory);
+/* The address cache in at most bytes (--memory), before the first look-up. */
+void symbolizer_bound(struct symbolizer *s, size_t bytes);
 /* Whether pid has a map (from attach, MMAP or FORK records). */
 bool symbolizer_knows(struct symbolizer *s, pid_t pid);
 

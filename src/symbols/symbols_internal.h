@@ -22,6 +22,8 @@ struct range_entry {
 	char *module;		/* NULL: the table's default module */
 };
 
+struct kernel_disk_entry;
+
 struct range_table {
 	struct range_entry *v;
 	size_t n, cap;
@@ -30,6 +32,16 @@ struct range_table {
 	bool borrowed;		/* the names point into memory another owns */
 	bool cached;		/* kallsyms: from this boot's saved copy */
 	uint64_t static_end;	/* kallsyms: where the kernel's last function starts */
+	/*
+	 * kallsyms' saved copy, read where it lies (v NULL): its n entries
+	 * and names in the mapping.  range_table_find's answer is made in
+	 * found, good until the next find.
+	 */
+	const struct kernel_disk_entry *disk;
+	const char *names;
+	size_t names_len;
+	struct range_entry found;
+	size_t found_at;
 };
 
 void range_table_add(struct range_table *t, uint64_t start, uint64_t end,
@@ -39,6 +51,8 @@ void range_table_finish(struct range_table *t);
 const struct range_entry *range_table_find(const struct range_table *t,
 					   uint64_t addr);
 void range_table_clear(struct range_table *t);
+/* Entry i (< t->n) of either kind of table into *out. */
+void range_table_entry(const struct range_table *t, size_t i, struct range_entry *out);
 
 /*
  * The kernel's functions: this boot's saved copy where there is one
@@ -46,6 +60,10 @@ void range_table_clear(struct range_table *t);
  * unreadable or hidden (all zero).  fresh: /proc/kallsyms in any case.
  */
 void kernel_symbols_load(struct range_table *t, bool fresh);
+/* kallsyms' functions in modules made at run time (kernel_made_at_run_time) into t. */
+void kernel_symbols_made_at_run_time(struct range_table *t);
+/* bpf, __builtin__ftrace and the like: code the kernel made, never saved. */
+bool kernel_made_at_run_time(const char *module);
 /* Reads fd (closed after) into text, at most size - 1 bytes, NUL after them: how many. */
 size_t kallsyms_read_fd(int fd, char *text, size_t size);
 /* kallsyms' text (len bytes, NUL after them, any content), parsed in place. */
@@ -72,6 +90,9 @@ bool kernel_cache_read(const char *key, struct range_table *t);
 /* A copy's bytes, checked, into t: names point into buf, which the caller keeps. */
 bool kernel_cache_from_bytes(struct range_table *t, const char *key, const void *buf, size_t len);
 void kernel_cache_write(const char *key, const struct range_table *t);
+/* range_table_find and range_table_entry of a copy read where it lies (t->disk). */
+const struct range_entry *kernel_cache_find(const struct range_table *t, uint64_t addr);
+void kernel_cache_entry(const struct range_table *t, size_t i, struct range_entry *out);
 /* Whether a saved copy's answer e for addr may be wrong (read afresh). */
 bool kernel_cache_unsure(const struct range_table *t, const struct range_entry *e,
 			 uint64_t addr);

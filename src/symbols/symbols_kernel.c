@@ -57,16 +57,27 @@ void range_table_finish(struct range_table *t)
 const struct range_entry *range_table_find(const struct range_table *t,
 					   uint64_t addr)
 {
-	size_t lo = st_after(t->v, t->n, sizeof(*t->v), offsetof(struct range_entry, start), addr);
+	size_t lo;
 
+	if (t->disk)
+		return kernel_cache_find(t, addr);
+	lo = st_after(t->v, t->n, sizeof(*t->v), offsetof(struct range_entry, start), addr);
 	if (lo == 0)
 		return NULL;
 	return addr < t->v[lo - 1].end ? &t->v[lo - 1] : NULL;
 }
 
+void range_table_entry(const struct range_table *t, size_t i, struct range_entry *out)
+{
+	if (t->disk)
+		kernel_cache_entry(t, i, out);
+	else
+		*out = t->v[i];
+}
+
 void range_table_clear(struct range_table *t)
 {
-	for (size_t i = 0; i < t->n && !t->text && !t->borrowed; i++) {
+	for (size_t i = 0; t->v && i < t->n && !t->text && !t->borrowed; i++) {
 		free(t->v[i].name);
 		free(t->v[i].module);
 	}
@@ -202,6 +213,52 @@ void kernel_symbols_parse(struct range_table *t, char *text, size_t len)
 		t->static_end = t->v[i].start;
 }
 
+/*
+ * Code the kernel made at run time (ftrace and kprobe trampolines, BPF
+ * programs), read from /proc/kallsyms a piece at a time into t: the
+ * saved copy keeps naming the rest.  Reading the whole list again kept
+ * its 5 MB text and a 4 MB table beside the copy for the session.
+ */
+void kernel_symbols_made_at_run_time(struct range_table *t)
+{
+	enum { PIECE = 256u << 10 };
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	char *buf;
+	size_t held = 0;
+
+	range_table_clear(t);
+	if (fd < 0)
+		return;
+	buf = st_xmalloc(PIECE + 1);
+	for (;;) {
+		ssize_t got = read(fd, buf + held, PIECE - held);
+		char *line = buf, *nl;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		held += (size_t)got;
+		buf[held] = '\0';
+		while ((nl = memchr(line, '\n', (size_t)(buf + held - line))) != NULL) {
+			char type, *name, *module;
+			uint64_t addr;
+
+			*nl = '\0';
+			if (kallsyms_line(line, &addr, &type, &name, &module) && addr &&
+			    (type == 't' || type == 'T') && kernel_made_at_run_time(module))
+				range_table_add(t, addr, 0, name, module);
+			line = nl + 1;
+		}
+		/* A line longer than a piece is no line of kallsyms: dropped. */
+		held = line == buf ? 0 : (size_t)(buf + held - line);
+		memmove(buf, line, held);
+	}
+	close(fd);
+	free(buf);
+	range_table_finish(t);
+}
+
 void kernel_symbols_load(struct range_table *t, bool fresh)
 {
 	char key[128], *text;
@@ -217,6 +274,7 @@ void kernel_symbols_load(struct range_table *t, bool fresh)
 	kernel_symbols_parse(t, text, len);
 	t->text = text;
 	t->text_size = size;
-	if (keyed && t->n)
+	/* A fresh read of what the copy holds would write the same file again. */
+	if (keyed && t->n && !fresh)
 		kernel_cache_write(key, t);
 }

@@ -97,10 +97,11 @@ struct disk_head {
 	uint64_t strings;	/* bytes of names, the last a NUL */
 };
 
-struct disk_entry {
+struct kernel_disk_entry {
 	uint64_t start;
 	uint32_t name, module;	/* offsets in the names; module NO_MODULE: the kernel's own */
 };
+#define disk_entry kernel_disk_entry
 
 #define NO_MODULE	UINT32_MAX
 #define ENTRIES_MAX	(4u << 20)
@@ -111,6 +112,7 @@ bool kernel_cache_from_bytes(struct range_table *t, const char *key, const void 
 	const struct disk_entry *e;
 	const char *names;
 	struct disk_head h;
+	uint64_t last = 0;
 
 	if (len < sizeof(h))
 		return false;
@@ -119,34 +121,60 @@ bool kernel_cache_from_bytes(struct range_table *t, const char *key, const void 
 	    strcmp(h.key, key) || !h.n || h.n > ENTRIES_MAX || !h.strings ||
 	    h.strings > UINT32_MAX || len - sizeof(h) != h.n * sizeof(*e) + h.strings)
 		return false;
-	/* Every offset inside the names, and the names end in a NUL: each is whole. */
+	/* The entries lie 8-aligned after the head: read in place. */
+	_Static_assert(sizeof(struct disk_head) % 8 == 0, "entries aligned");
+	if ((uintptr_t)buf % 8)
+		return false;
+	e = (const struct disk_entry *)(const void *)(p + sizeof(h));
+	/* Every offset inside the names, the names end in a NUL, starts sorted: checked once. */
 	names = (const char *)(p + sizeof(h) + h.n * sizeof(*e));
 	if (names[h.strings - 1])
 		return false;
-	range_table_clear(t);
-	t->v = st_xcalloc(h.n, sizeof(*t->v));
 	for (size_t i = 0; i < h.n; i++) {
-		struct disk_entry d;
-
-		memcpy(&d, p + sizeof(h) + i * sizeof(d), sizeof(d));
-		if (d.name >= h.strings || (d.module != NO_MODULE && d.module >= h.strings)) {
-			free(t->v);
-			memset(t, 0, sizeof(*t));
+		if (e[i].name >= h.strings || (e[i].module != NO_MODULE && e[i].module >= h.strings) ||
+		    e[i].start < last)
 			return false;
-		}
-		/* Read only, as mapped: the table's names are never written. */
-		t->v[i] = (struct range_entry){
-			.start = d.start, .name = (char *)(uintptr_t)(names + d.name),
-			.module = d.module == NO_MODULE ? NULL : (char *)(uintptr_t)(names + d.module),
-		};
+		last = e[i].start;
 	}
-	t->n = t->cap = h.n;
-	t->borrowed = true;
-	range_table_finish(t);
-	for (size_t i = 0; i < t->n && !t->v[i].module; i++)
-		t->static_end = t->v[i].start;
+	range_table_clear(t);
+	/* Read only, as mapped: no copy of the 120,000 entries (4 MB). */
+	t->disk = e;
+	t->names = names;
+	t->names_len = h.strings;
+	t->n = h.n;
+	for (size_t i = 0; i < t->n && e[i].module == NO_MODULE; i++)
+		t->static_end = e[i].start;
 	t->cached = true;
 	return true;
+}
+
+void kernel_cache_entry(const struct range_table *t, size_t i, struct range_entry *out)
+{
+	const struct disk_entry *d = &t->disk[i];
+
+	/* Sizes are not saved: a function ends where the next begins, as parsed. */
+	*out = (struct range_entry){
+		.start = d->start,
+		.end = i + 1 < t->n ? t->disk[i + 1].start :
+		       d->start > UINT64_MAX - 4096 ? UINT64_MAX : d->start + 4096,
+		.name = (char *)(uintptr_t)(t->names + d->name),
+		.module = d->module == NO_MODULE ? NULL : (char *)(uintptr_t)(t->names + d->module),
+	};
+}
+
+const struct range_entry *kernel_cache_find(const struct range_table *t, uint64_t addr)
+{
+	struct range_table *w = (struct range_table *)(uintptr_t)t;	/* found is scratch */
+	size_t lo = st_after(t->disk, t->n, sizeof(*t->disk),
+			     offsetof(struct disk_entry, start), addr);
+
+	if (lo == 0)
+		return NULL;
+	kernel_cache_entry(t, lo - 1, &w->found);
+	if (addr >= w->found.end)
+		return NULL;
+	w->found_at = lo - 1;
+	return &w->found;
 }
 
 bool kernel_cache_read(const char *key, struct range_table *t)
@@ -173,7 +201,7 @@ bool kernel_cache_read(const char *key, struct range_table *t)
 }
 
 /* Made at run time, and gone or moved by the next session: never saved. */
-static bool made_at_run_time(const char *module)
+bool kernel_made_at_run_time(const char *module)
 {
 	return module && (!strcmp(module, "bpf") || !strncmp(module, "__builtin__", 11));
 }
@@ -215,7 +243,7 @@ void kernel_cache_write(const char *key, const struct range_table *t)
 		const struct range_entry *r = &t->v[i];
 		size_t nlen = strlen(r->name) + 1, mlen = r->module ? strlen(r->module) + 1 : 0;
 
-		if (made_at_run_time(r->module))
+		if (kernel_made_at_run_time(r->module))
 			continue;
 		ST_GROW_BARE(names, cap, used + nlen + mlen);
 		/* A module's functions are together: its name once for them. */
@@ -266,18 +294,20 @@ void kernel_cache_write(const char *key, const struct range_table *t)
 
 bool kernel_cache_unsure(const struct range_table *t, const struct range_entry *e, uint64_t addr)
 {
-	const struct range_entry *next;
+	struct range_entry next;
+	size_t at;
 
 	/* Below the kernel's last function every answer is static. */
 	if (!t->n || addr < t->static_end || addr >= DYNAMIC_END)
 		return false;
 	if (!e)
 		return true;
+	at = t->disk ? t->found_at : (size_t)(e - t->v);
 	/* The last function of the kernel or of a module: what follows it was not saved. */
-	next = e + 1 < t->v + t->n ? e + 1 : NULL;
-	if (!next)
+	if (at + 1 >= t->n)
 		return true;
-	if (!e->module || !next->module)
-		return e->module != next->module;
-	return strcmp(e->module, next->module) != 0;
+	range_table_entry(t, at + 1, &next);
+	if (!e->module || !next.module)
+		return e->module != next.module;
+	return strcmp(e->module, next.module) != 0;
 }

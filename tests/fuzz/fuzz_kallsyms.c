@@ -23,16 +23,20 @@ static void saved_copy(const uint8_t *data, size_t size)
 	if (!kernel_cache_from_bytes(&t, key, data, size))
 		return;
 	for (size_t i = 0; i < t.n; i++) {
-		const struct range_entry *e = range_table_find(&t, t.v[i].start);
+		struct range_entry v, prev = { 0 };
+		const struct range_entry *e;
 
-		if ((const uint8_t *)t.v[i].name < data ||
-		    (const uint8_t *)t.v[i].name + strlen(t.v[i].name) >= data + size ||
-		    (t.v[i].module && ((const uint8_t *)t.v[i].module < data ||
-		     (const uint8_t *)t.v[i].module + strlen(t.v[i].module) >= data + size)) ||
-		    (i && t.v[i - 1].start > t.v[i].start) ||
-		    (e && (e->start > t.v[i].start || t.v[i].start >= e->end)))
+		range_table_entry(&t, i, &v);
+		if (i)
+			range_table_entry(&t, i - 1, &prev);
+		e = range_table_find(&t, v.start);
+		if ((const uint8_t *)v.name < data ||
+		    (const uint8_t *)v.name + strlen(v.name) >= data + size ||
+		    (v.module && ((const uint8_t *)v.module < data ||
+		     (const uint8_t *)v.module + strlen(v.module) >= data + size)) ||
+		    prev.start > v.start || (e && (e->start > v.start || v.start >= e->end)))
 			abort();
-		(void)kernel_cache_unsure(&t, e, t.v[i].start);
+		(void)kernel_cache_unsure(&t, e, v.start);
 	}
 	range_table_clear(&t);
 }
