@@ -606,6 +606,44 @@ static void seen_many(void)
 }
 
 /*
+ * Under --memory 40 (callers_seen_bound of 640 KB): 8,192 buckets of two,
+ * so of 32,000 chains at most 16,384 are held, every one found right.
+ */
+static void seen_bounded(void)
+{
+	enum { CHAINS = 32000 };
+	struct callers_seen c;
+	uint64_t x = 0x9e3779b97f4a7c15ull, y, found = 0, wrong = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.seed = 0xa4093822299f31d0ull;
+	callers_seen_bound(&c, (40u << 20) / 64);
+	CHECK_EQ_U64(c.bucket_bits, 13);
+	for (int pass = 0; pass < 2; pass++) {
+		y = x;
+		for (uint32_t i = 1; i <= CHAINS; i++) {
+			uint64_t ips[3];
+			const struct callers_seen_entry *e;
+			struct callers_seen_entry put = { .gen = 7, .node = i, .frames = 3 };
+
+			made_up_chain(&y, ips, 3);
+			if (!pass)
+				callers_seen_put(&c, callers_seen_key(&c, 7, ips, 3, false), &put);
+			else if ((e = callers_seen_find(&c, callers_seen_key(&c, 7, ips, 3, false), 7))) {
+				found++;
+				wrong += e->node != i;
+			}
+		}
+	}
+	CHECK(found <= 16384 && found >= 12000);
+	CHECK_EQ_U64(wrong, 0);
+	/* A bound after the table is made leaves it as it is. */
+	callers_seen_bound(&c, 1u << 30);
+	CHECK_EQ_U64(c.bucket_bits, 13);
+	callers_seen_free(&c);
+}
+
+/*
  * A long chain (a frame pointer's walk through data: 126 frames to look
  * up and probe when it misses) outlives short ones that come after it
  * into its bucket: 8,000 long, then 120,000 short (nearly four to a
@@ -968,6 +1006,7 @@ int main(void)
 	folded();
 	seen_callers();
 	seen_many();
+	seen_bounded();
 	seen_keeps_long();
 	paths_seen_search();
 	paths_across_chains();

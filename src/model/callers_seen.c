@@ -23,7 +23,7 @@ static uint64_t chain_hash(uint64_t seed, uint64_t gen, const uint64_t *ips, siz
 /* A multiplicative hash's best bits are its top ones. */
 static struct callers_seen_entry *bucket_of(const struct callers_seen *c, uint64_t h)
 {
-	size_t b = (size_t)((h * K) >> (64 - __builtin_ctz(CALLERS_SEEN_BUCKETS)));
+	size_t b = (size_t)((h * K) >> (64 - c->bucket_bits));
 
 	return &c->slots[b * CALLERS_SEEN_WAYS];
 }
@@ -34,7 +34,11 @@ uint64_t callers_seen_key(struct callers_seen *c, uint64_t gen, const uint64_t *
 	if (!n || n > CALLERS_SEEN_MAX)
 		return 0;
 	if (!c->slots) {
-		size_t size = (size_t)CALLERS_SEEN_BUCKETS * CALLERS_SEEN_WAYS * sizeof(*c->slots);
+		size_t size;
+
+		if (!c->bucket_bits)
+			c->bucket_bits = (unsigned)__builtin_ctz(CALLERS_SEEN_BUCKETS);
+		size = ((size_t)1 << c->bucket_bits) * CALLERS_SEEN_WAYS * sizeof(*c->slots);
 
 		/* A bucket on one cache line. */
 		c->slots = st_xcheck(aligned_alloc(64, size));
@@ -89,6 +93,17 @@ void callers_seen_put(struct callers_seen *c, uint64_t key, const struct callers
 	b[w] = *e;
 	b[w].hash = key;
 	b[w].credit = e->frames;
+}
+
+void callers_seen_bound(struct callers_seen *c, size_t bytes)
+{
+	unsigned bits = 12;
+
+	while ((1u << (bits + 1)) <= CALLERS_SEEN_BUCKETS &&
+	       ((size_t)2 << bits) * CALLERS_SEEN_WAYS * sizeof(*c->slots) <= bytes)
+		bits++;
+	if (!c->slots)
+		c->bucket_bits = bits;
 }
 
 void callers_seen_prefetch(const struct callers_seen *c, uint64_t key)

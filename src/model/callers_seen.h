@@ -46,9 +46,13 @@ struct callers_seen_entry {
 
 struct callers_seen {
 	struct callers_seen_entry *slots;	/* allocated at the first put */
+	unsigned bucket_bits;	/* log2 of its buckets; 0: CALLERS_SEEN_BUCKETS (callers_seen_bound) */
 	uint64_t seed;		/* random at the first put, unless set before */
 	uint64_t hits, misses;
 };
+
+/* At most bytes of buckets (--memory), before the first key: 4,096 buckets at least. */
+void callers_seen_bound(struct callers_seen *c, size_t bytes);
 
 /*
  * The key of callers ips[0..n-1] (innermost first) in generation gen,

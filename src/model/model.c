@@ -606,6 +606,7 @@ void model_set_memory(struct model *m, size_t bytes)
 	if (bytes) {
 		model_tree_bound(m, bytes / 16);
 		cct_bound(&m->tree, bytes / 8);
+		callers_seen_bound(&m->callers_seen, bytes / 64);
 	}
 }
 

@@ -608,6 +608,13 @@ static int open_session(struct session *s, const struct st_options *o)
 
 	s->opt = o;
 	s->sort = o->sort;
+	/*
+	 * Under a --memory below the default, the helper threads (kernel
+	 * symbols, symbol tables, unwind rows) share one arena beside the
+	 * main one: each thread's own kept up to 6 MB freed but held.
+	 */
+	if (o->memory_mb && o->memory_mb < ST_MEMORY_MB)
+		mallopt(M_ARENA_MAX, 2);
 	s->ring = ring_create(ring_bytes(o));
 	if (!s->ring) {
 		st_error("out of memory for the sample ring");
@@ -625,6 +632,8 @@ static int open_session(struct session *s, const struct st_options *o)
 	model_events_from_info(s);
 	model_set_history(&s->model, (uint64_t)(o->history * 1e9));
 	model_set_memory(&s->model, (size_t)o->memory_mb << 20);
+	if (s->symbols && o->memory_mb)
+		symbolizer_bound(s->symbols, ((size_t)o->memory_mb << 20) / 64);
 	model_set_call_graph(&s->model, o->callerchain ? o->chain_window : MODEL_CHAIN_WINDOW,
 			     o->callerchain);
 	model_set_unwind_broken(&s->model, o->unwind_broken);
@@ -727,13 +736,16 @@ static void abandon(struct session *s, struct ring *r, uint64_t *count)
 /*
  * Once a second: the files no process maps any more are let go, at once
  * when --memory is what bounds the history (it takes whatever the rest
- * leaves), their freed heap given back so the history can have it.
+ * leaves), and the heap's free pages given back so the history can have
+ * them: under churn a quarter of the heap was freed but held (pages
+ * between live blocks, which only malloc_trim returns).
  */
 static void keep_within_memory(struct session *s)
 {
 	bool short_of_memory = s->model.history.rss_capped;
 
-	if (symbolizer_let_go(s->symbols, short_of_memory) && short_of_memory)
+	symbolizer_let_go(s->symbols, short_of_memory);
+	if (short_of_memory)
 		malloc_trim(0);
 }
 
