@@ -653,22 +653,34 @@ read -r rc kib <"$TMP/bomb"
 echo "a compression bomb of $(stat -c %s "$TMP/bomb.data") bytes: $kib KiB"
 
 # The kernel: this machine's functions only if the file lists this
-# kernel's build-id; else perf's saved copy of the recorded kernel's
-# kallsyms (~/.debug/[kernel.kallsyms]/ID/kallsyms); else [unknown] and
-# one line. dd spends its time in the kernel (clearing and copying pages).
+# kernel's build-id (else, with none, its release); else perf's saved
+# copy of the recorded kernel's kallsyms (~/.debug/[kernel.kallsyms]/ID/
+# kallsyms) or --kallsyms FILE; else [kernel] unnamed and one line. dd
+# spends its time in the kernel (clearing and copying pages).
 if [ "$(id -u)" -eq 0 ] && [ -r /sys/kernel/notes ]; then
 	perf record -q -o "$TMP/dd.data" -- dd if=/dev/zero of=/dev/null bs=1M count=3000 \
 		>/dev/null 2>&1 || fail "perf record of dd failed"
 	kid=$(perf buildid-list -i "$TMP/dd.data" 2>/dev/null | awk '$2 == "[kernel.kallsyms]" { print $1 }')
 	[ -n "$kid" ] || fail "perf lists no kernel build-id"
-	other=$(python3 - "$TMP/dd.data" "$TMP/kern.data" "$kid" <<'PY'
+	# kern.data: another kernel's build-id; norel.data: no kernel build-id
+	# (its name changed) and another release; rel.data: no build-id, this release.
+	other=$(python3 - "$TMP/dd.data" "$TMP" "$kid" "$(uname -r)" <<'PY'
 import struct, sys
 b = bytearray(open(sys.argv[1], 'rb').read())
+tmp, release = sys.argv[2], sys.argv[4].encode()
 data_off, data_size = struct.unpack_from('<QQ', b, 40)
 kid = bytes.fromhex(sys.argv[3])
 i = b.find(kid, data_off + data_size)          # in the build-id feature
-b[i] ^= 0xff
-open(sys.argv[2], 'wb').write(b)
+k = bytearray(b)
+k[i] ^= 0xff
+open(tmp + '/kern.data', 'wb').write(k)
+n = bytearray(b)
+j = n.find(b'[kernel.kallsyms]', i)
+n[j:j + 17] = b'[kernel.kallsymz]'
+open(tmp + '/rel.data', 'wb').write(n)
+r = n.find(release, data_off + data_size)
+n[r + len(release) - 1] ^= 0x01
+open(tmp + '/norel.data', 'wb').write(n)
 print((bytes([kid[0] ^ 0xff]) + kid[1:]).hex())
 PY
 )
@@ -676,7 +688,10 @@ PY
 	grep -Eq "kallsyms +\[kernel\] +[a-z_]" "$TMP/dd.txt" || fail "dd: no kernel function named: $(sed -n 1,9p "$TMP/dd.txt")"
 	HOME="$TMP/none" "$SHIMTOP" -i "$TMP/kern.data" -b >"$TMP/kern.txt" 2>&1 ||
 		fail "-i another kernel's file: $(cat "$TMP/kern.txt")"
-	grep -q "^shimtop: warning: the recorded kernel (build-id $other) is not this one, nor saved in $TMP/none/.debug/\[kernel.kallsyms\]" \
+	said="shimtop: warning: the recorded kernel (build-id $other) is not this one: its addresses"
+	said="$said are left unnamed; give --kallsyms FILE (/proc/kallsyms of the machine that recorded)"
+	said="$said or put perf's saved copy at $TMP/none/.debug/[kernel.kallsyms]/$other/kallsyms"
+	grep -Fq "$said" \
 		"$TMP/kern.txt" || fail "another kernel: no line says so: $(sed -n 1,2p "$TMP/kern.txt")"
 	grep -Eq "kallsyms +\[kernel\]" "$TMP/kern.txt" && fail "another kernel named by this one's functions"
 	grep -Eq " \[kernel\] +\[unknown\]$" "$TMP/kern.txt" || fail "another kernel: no [kernel] [unknown] row"
@@ -685,6 +700,25 @@ PY
 	HOME="$TMP/kh" "$SHIMTOP" -i "$TMP/kern.data" -b >"$TMP/kh.txt" 2>&1 || fail "-i with perf's kallsyms"
 	grep -Eq "kallsyms +\[kernel\] +[a-z_]" "$TMP/kh.txt" ||
 		fail "perf's saved kallsyms not used: $(sed -n 1,9p "$TMP/kh.txt")"
+	# --kallsyms FILE: that machine's functions, whatever the file says.
+	cp /proc/kallsyms "$TMP/given.kallsyms"
+	HOME="$TMP/none" "$SHIMTOP" -i "$TMP/kern.data" --kallsyms "$TMP/given.kallsyms" -b \
+		>"$TMP/given.txt" 2>&1 || fail "--kallsyms: $(cat "$TMP/given.txt")"
+	grep -Eq "kallsyms +\[kernel\] +[a-z_]" "$TMP/given.txt" ||
+		fail "--kallsyms not used: $(sed -n 1,9p "$TMP/given.txt")"
+	grep -q "is not this one" "$TMP/given.txt" && fail "--kallsyms given, yet a line says the kernel is another"
+	"$SHIMTOP" -i "$TMP/kern.data" --kallsyms "$TMP/no-such-file" -b >"$TMP/nofile.txt" 2>&1 &&
+		fail "--kallsyms of no file exits 0"
+	grep -q "^shimtop: --kallsyms '$TMP/no-such-file' cannot be read (No such file or directory): give a copy" \
+		"$TMP/nofile.txt" || fail "--kallsyms of no file: $(cat "$TMP/nofile.txt")"
+	# No kernel build-id: the release decides, as perf report goes by it.
+	HOME="$TMP/none" "$SHIMTOP" -i "$TMP/rel.data" -b >"$TMP/rel.txt" 2>&1 || fail "-i rel: $(cat "$TMP/rel.txt")"
+	grep -Eq "kallsyms +\[kernel\] +[a-z_]" "$TMP/rel.txt" ||
+		fail "this release, no build-id: no kernel function named: $(sed -n 1,9p "$TMP/rel.txt")"
+	HOME="$TMP/none" "$SHIMTOP" -i "$TMP/norel.data" -b >"$TMP/norel.txt" 2>&1 || fail "-i norel: $(cat "$TMP/norel.txt")"
+	grep -q "^shimtop: warning: the recorded kernel (release .*) is not this one: its addresses are left unnamed" \
+		"$TMP/norel.txt" || fail "another release: no line says so: $(sed -n 1,3p "$TMP/norel.txt")"
+	grep -Eq "kallsyms +\[kernel\]" "$TMP/norel.txt" && fail "another release named by this kernel's functions"
 fi
 
 # Diff, range, export and snapshot read a perf.data as a recording.

@@ -16,9 +16,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
-static const char kallsyms[] =
+static const char kallsyms_text[] =
 	"ffffffff81000000 T _stext\n"
 	"ffffffff81000100 t core_one\n"
 	"ffffffff81000200 D some_data\n"
@@ -78,7 +79,7 @@ static void check_round_trip(void)
 	struct range_table t, c;
 	struct stat st;
 
-	parse(&t, kallsyms);
+	parse(&t, kallsyms_text);
 	CHECK_EQ_U64(t.n, 9);		/* some_data is not a function */
 	CHECK(!strcmp(name_at(&t, 0xffffffff81000250), "core_one"));
 	CHECK(!strcmp(name_at(&t, 0xffffffffc0100010), "bpf_prog_123_f"));
@@ -139,7 +140,7 @@ static void check_hostile(void)
 	FILE *f;
 	char buf[64] = "";
 
-	parse(&t, kallsyms);
+	parse(&t, kallsyms_text);
 	memset(&c, 0, sizeof(c));
 	snprintf(victim, sizeof(victim), "%s.victim", dir);
 	write_file(victim, MAGIC_FOR_TEST "k1\nffffffff81000000 t planted\n", 0600);
@@ -201,7 +202,7 @@ static void check_damaged(void)
 	size_t len, refused = 0;
 	FILE *f;
 
-	parse(&t, kallsyms);
+	parse(&t, kallsyms_text);
 	kernel_cache_write("k1", &t);
 	f = fopen(path_of("kallsyms-k1"), "rb");
 	buf = malloc(4096);
@@ -324,6 +325,81 @@ static void check_real(void)
 	range_table_clear(&fresh);
 }
 
+/*
+ * A perf.data's kernel: this machine's names only for this kernel (its
+ * build-id, else its release); none named for another or for a file
+ * that names no kernel; --kallsyms' in any case; a module of another
+ * build unnamed by itself.
+ */
+static size_t after_recorded(const unsigned char *id, size_t id_len, const char *release,
+			     const char *kallsyms, struct recorded_files *r)
+{
+	struct range_table t;
+	size_t n;
+
+	parse(&t, kallsyms_text);
+	memset(r, 0, sizeof(*r));
+	if (id)
+		recorded_files_expect(r, "[kernel.kallsyms]", id, id_len, true);
+	recorded_files_expect_kernel(r, release);
+	if (kallsyms)
+		recorded_files_set_kallsyms(r, kallsyms);
+	recorded_kernel_symbols(r, &t);
+	n = t.n;
+	range_table_clear(&t);
+	return n;
+}
+
+static void check_recorded(void)
+{
+	struct recorded_files r;
+	struct utsname u;
+	unsigned char other[20] = { 1, 2, 3 }, here[20];
+	size_t here_len = 0, len = 0;
+	char *notes = st_read_file("/sys/kernel/notes", &len), path[4096];
+	const unsigned char id[4] = { 9, 9, 9, 9 };
+
+	CHECK(uname(&u) == 0);
+	CHECK_EQ_U64(after_recorded(NULL, 0, u.release, NULL, &r), 9);
+	CHECK(!r.kernel_foreign);
+	recorded_files_free(&r);
+	CHECK_EQ_U64(after_recorded(NULL, 0, "2.6.32-not-this-one", NULL, &r), 0);
+	CHECK(r.kernel_foreign);
+	recorded_files_free(&r);
+	/* A pipe of an old perf: no build-id, no release: this kernel's, as perf. */
+	CHECK_EQ_U64(after_recorded(NULL, 0, NULL, NULL, &r), 9);
+	recorded_files_free(&r);
+	/* A build-id decides over a release that matches. */
+	CHECK_EQ_U64(after_recorded(other, 20, u.release, NULL, &r), 0);
+	recorded_files_free(&r);
+	/* --kallsyms names another kernel's addresses. */
+	snprintf(path, sizeof(path), "%s/given-kallsyms", dir);
+	write_file(path, kallsyms_text, 0600);
+	CHECK_EQ_U64(after_recorded(other, 20, "2.6.32-not-this-one", path, &r), 9);
+	recorded_files_free(&r);
+	/* This kernel's build-id, where /sys says it. */
+	for (size_t at = 0; notes && at + 16 + 20 <= len; at += 4)
+		if (!memcmp(notes + at + 12, "GNU", 4) && notes[at + 4] == 20 && notes[at + 8] == 3) {
+			memcpy(here, notes + at + 16, 20);
+			here_len = 20;
+			break;
+		}
+	free(notes);
+	if (here_len) {
+		CHECK_EQ_U64(after_recorded(here, here_len, "2.6.32-not-this-one", NULL, &r), 9);
+		recorded_files_free(&r);
+	}
+	/* Modules by their build-ids: one of another build (or not loaded) alone. */
+	memset(&r, 0, sizeof(r));
+	recorded_files_expect_kernel(&r, u.release);
+	recorded_files_expect(&r, "/lib/modules/x/kernel/fs/no-such_mod.ko.xz", id, sizeof(id), true);
+	recorded_files_expect(&r, "/usr/lib/libfoo.so", id, sizeof(id), false);
+	CHECK(recorded_module_foreign(&r, "no_such_mod"));
+	CHECK(!recorded_module_foreign(&r, "ext4"));
+	CHECK_EQ_U64(r.nmodules, 1);
+	recorded_files_free(&r);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/shimtop-kcache.XXXXXX");
@@ -334,6 +410,7 @@ int main(void)
 	check_hostile();
 	check_damaged();
 	check_real();
+	check_recorded();
 	{
 		char cmd[128];
 

@@ -38,6 +38,7 @@ struct file_header {
 #define FEAT_TRACING_DATA	1	/* tracepoints' formats: their names, their fields */
 #define FEAT_BUILD_ID		2
 #define FEAT_HOSTNAME		3
+#define FEAT_OSRELEASE		4	/* the recording kernel's uname -r */
 #define FEAT_VERSION		5
 #define FEAT_CMDLINE		11
 #define FEAT_EVENT_DESC		12
@@ -69,7 +70,7 @@ struct perf_data {
 	struct feature_kept {
 		unsigned char *buf;
 		size_t len;
-	} feat[5];			/* by feature_slot */
+	} feat[6];			/* by feature_slot */
 	struct perf_tracing *tracing;	/* the tracepoints' formats, if the file has them */
 	/*
 	 * Several events (-e a,b): each sample's id says whose it is, as
@@ -207,6 +208,8 @@ static int feature_slot(uint64_t feat)
 		return 3;
 	case FEAT_BUILD_ID:
 		return 4;
+	case FEAT_OSRELEASE:
+		return 5;
 	default:
 		return -1;
 	}
@@ -269,9 +272,9 @@ static void load_features(struct perf_data *p, const struct file_header *fh)
 		unsigned feat;
 		const char *what;
 	} wanted[] = {
-		{ FEAT_HOSTNAME, "host name" }, { FEAT_VERSION, "perf version" },
-		{ FEAT_CMDLINE, "command line" }, { FEAT_EVENT_DESC, "event names" },
-		{ FEAT_BUILD_ID, "build-ids" },
+		{ FEAT_HOSTNAME, "host name" }, { FEAT_OSRELEASE, "kernel release" },
+		{ FEAT_VERSION, "perf version" }, { FEAT_CMDLINE, "command line" },
+		{ FEAT_EVENT_DESC, "event names" }, { FEAT_BUILD_ID, "build-ids" },
 	};
 	size_t at = 0;
 
@@ -1283,10 +1286,20 @@ void perf_data_build_ids(const struct perf_data *p, perf_data_build_id_fn fn, vo
 		if (namelen && namelen < sizeof(path)) {
 			memcpy(path, buf + at + BUILD_ID_ENTRY_HEAD, namelen);
 			path[namelen] = '\0';
-			fn(path, id, idlen, arg);
+			fn(path, id, idlen, (eh.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+			   PERF_RECORD_MISC_KERNEL, arg);
 		}
 		at += eh.size;
 	}
+}
+
+bool perf_data_osrelease(const struct perf_data *p, char *out, size_t room)
+{
+	size_t at = 0;
+
+	out[0] = '\0';
+	return p->feat[5].buf && take_string(p->feat[5].buf, p->feat[5].len, &at, out, room) &&
+	       out[0];
 }
 
 const char *perf_data_error(const struct perf_data *p)

@@ -65,12 +65,15 @@ const char *perf_data_ending(const struct perf_data *p);
 const char *perf_data_missing(const struct perf_data *p);
 /*
  * The build-ids the file lists (perf record's, of each file with
- * samples): fn(path, id, len, arg) for each, path NUL-terminated and
- * not checked otherwise (the caller treats it as the file's words).
+ * samples): fn(path, id, len, kernel, arg) for each, path NUL-terminated
+ * and not checked otherwise (the caller treats it as the file's words);
+ * kernel: the kernel's or a module's, by perf's cpumode.
  */
 typedef void (*perf_data_build_id_fn)(const char *path, const unsigned char *id, size_t len,
-				      void *arg);
+				      bool kernel, void *arg);
 void perf_data_build_ids(const struct perf_data *p, perf_data_build_id_fn fn, void *arg);
+/* The recording kernel's release (uname -r, perf's osrelease feature) into out; false: none. */
+bool perf_data_osrelease(const struct perf_data *p, char *out, size_t room);
 /* Records of the data section of the kernel's kinds shimtop does not read (not perf's own). */
 uint64_t perf_data_skipped(const struct perf_data *p);
 /* Switches whose thread was never seen to run again (a recording without --switch-events). */

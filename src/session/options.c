@@ -129,6 +129,8 @@ static const char usage_text[] =
 "      --realtime         replay at the recorded speed (default: full speed)\n"
 "      --symfs DIR        with -i perf.data: look for the recorded files under\n"
 "                         DIR (copied from where it was recorded), as perf does\n"
+"      --kallsyms FILE    with -i perf.data: the recorded kernel's functions from\n"
+"                         FILE (its machine's /proc/kallsyms), as perf does\n"
 "      --range A:B        with -i: print the tables of the samples taken A to\n"
 "                         B seconds after the first (B empty: to the end)\n"
 "      --history S        keep S seconds of samples for ranges (default %d;\n"
@@ -169,7 +171,7 @@ enum {
 	OPT_BATCH = 256, OPT_HISTORY, OPT_RANGE, OPT_DURATION, OPT_FORMAT, OPT_REALTIME, OPT_THEME,
 	OPT_NO_RANDOM, OPT_NO_CHAIN, OPT_OBSERVE, OPT_SIGNAL, OPT_OBSERVER_CPU,
 	OPT_OBSERVER_PERIOD, OPT_PIN_TARGET, OPT_DTE_TOLERANCE, OPT_DEMO, OPT_IBS,
-	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SYMFS, OPT_SNAPSHOT_ON_EXIT,
+	OPT_LIST_EVENTS, OPT_CALL_GRAPH, OPT_EXPORT, OPT_DIFF, OPT_SYMFS, OPT_KALLSYMS, OPT_SNAPSHOT_ON_EXIT,
 	OPT_IBS_L3MISS, OPT_IBS_LDLAT, OPT_IBS_DUMP, OPT_IBS_AGGREGATE, OPT_FOLLOW_SYMLINKS,
 	OPT_TARGET_OUTPUT,
 	OPT_MEMORY, OPT_SERVE, OPT_SERVE_TOKEN, OPT_SERVE_TOP, OPT_MODULES, OPT_OFF_CPU,
@@ -221,6 +223,7 @@ static const struct option long_options[] = {
 	{ "serve-token", required_argument, NULL, OPT_SERVE_TOKEN },
 	{ "serve-top", required_argument, NULL, OPT_SERVE_TOP },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "follow-symlinks", no_argument, NULL, OPT_FOLLOW_SYMLINKS },
 	{ "history", required_argument, NULL, OPT_HISTORY },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
@@ -721,6 +724,11 @@ static int output_option(struct st_options *o, int c)
 			return bad("%s", "--symfs needs a directory");
 		o->symfs = optarg;
 		break;
+	case OPT_KALLSYMS:
+		if (!*optarg)
+			return bad("%s", "--kallsyms needs a file (a copy of /proc/kallsyms)");
+		o->kallsyms = optarg;
+		break;
 	case OPT_HISTORY:
 		if (parse_seconds(optarg, &o->history))
 			return bad("--history needs a positive number of seconds, not '%s'", optarg);
@@ -897,6 +905,9 @@ static int check_combinations(const struct st_options *o)
 		return bad("%s", "--realtime applies to -i/--replay only");
 	if (o->symfs && !o->replay_path)
 		return bad("%s", "--symfs finds a recording's files: give -i perf.data with it");
+	if (o->kallsyms && !o->replay_path)
+		return bad("%s", "--kallsyms names a recording's kernel: give -i perf.data with it "
+			   "(live, this kernel's /proc/kallsyms is read)");
 	if (o->ranged && !o->replay_path)
 		return bad("%s", "--range picks a window of a recording: give -i FILE "
 			   "(live, select the window on the timeline)");

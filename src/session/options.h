@@ -102,6 +102,7 @@ struct st_options {
 	double range_from, range_to;	/* seconds from the first sample */
 	bool realtime;			/* replay at recorded speed */
 	const char *symfs;		/* --symfs: where a recording's files are */
+	const char *kallsyms;		/* --kallsyms: a recording's kernel functions */
 	const char *serve_address;	/* --serve ADDR:PORT: headless, answering HTTP */
 	/*
 	 * The first option given that chooses how samples are taken (-e,

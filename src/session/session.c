@@ -143,9 +143,10 @@ static void synthesize_existing(struct session *s, const struct perf_source_conf
  * A recording: shimtop's, or perf record's perf.data, told apart by their
  * magic; "-" is perf record -o -'s stream on stdin.
  */
-static void expect_build_id(const char *path, const unsigned char *id, size_t len, void *arg)
+static void expect_build_id(const char *path, const unsigned char *id, size_t len, bool kernel,
+			    void *arg)
 {
-	symbolizer_expect_build_id(arg, path, id, len);
+	symbolizer_expect_build_id(arg, path, id, len, kernel);
 }
 
 /* A perf.data's source, its files' build-ids told to the symbolizer. */
@@ -153,8 +154,13 @@ static struct st_source *open_perf_data(struct perf_data *p, const char *path, b
 					struct ring *ring, struct st_file_header *h,
 					struct symbolizer *symbols)
 {
-	if (p)
+	if (p) {
+		char release[128];
+
 		perf_data_build_ids(p, expect_build_id, symbols);
+		symbolizer_expect_kernel(symbols, perf_data_osrelease(p, release, sizeof(release))
+					 ? release : NULL);
+	}
 	if (perf_data_missing(p))
 		st_warn("perf.data '%s' is cut short in its feature sections, which held its %s: "
 			"its samples are all here (its files are found by their paths alone)",
@@ -235,6 +241,18 @@ static int open_replay(struct session *s, const struct st_options *o)
 				return -EINVAL;
 			}
 			symbolizer_set_symfs(s->symbols, o->symfs);
+		}
+		if (o->kallsyms) {
+			int fd = st_open_untrusted(-1, o->kallsyms, 0);
+
+			if (fd < 0) {
+				st_error("--kallsyms '%s' cannot be read (%s): give a copy of "
+					 "/proc/kallsyms, read as root, of the machine that recorded",
+					 o->kallsyms, strerror(errno));
+				return -EINVAL;
+			}
+			close(fd);
+			symbolizer_set_kallsyms(s->symbols, o->kallsyms);
 		}
 		s->source = open_recording(path, o->events, o->realtime, s->ring, &h, s->symbols,
 					   &s->is_perf_data);

@@ -912,6 +912,9 @@ static const struct st_symbol *resolve_kernel(struct symbolizer *s, uint64_t ip,
 		char mod[160];
 
 		snprintf(mod, sizeof(mod), "[%s]", e->module);
+		/* A recording's module of another build: not this one's names. */
+		if (!s->live && recorded_module_foreign(&s->recorded, e->module))
+			return intern(s, mod, "[unknown]", true);
 		return named(intern(s, mod, e->name, false), NAMED_BY_KERNEL);
 	}
 	return named(intern(s, "[kernel]", e->name, false), NAMED_BY_KERNEL);
@@ -1102,9 +1105,19 @@ uint64_t symbolizer_generation(struct symbolizer *s, pid_t pid)
 }
 
 void symbolizer_expect_build_id(struct symbolizer *s, const char *path,
-				 const unsigned char *id, size_t len)
+				 const unsigned char *id, size_t len, bool kernel)
 {
-	recorded_files_expect(&s->recorded, path, id, len);
+	recorded_files_expect(&s->recorded, path, id, len, kernel);
+}
+
+void symbolizer_expect_kernel(struct symbolizer *s, const char *osrelease)
+{
+	recorded_files_expect_kernel(&s->recorded, osrelease);
+}
+
+void symbolizer_set_kallsyms(struct symbolizer *s, const char *path)
+{
+	recorded_files_set_kallsyms(&s->recorded, path);
 }
 
 void symbolizer_set_symfs(struct symbolizer *s, const char *dir)

@@ -188,7 +188,15 @@ void symbolizer_prefetch_kernel(struct symbolizer *s);
  * perf report does (symbols_recorded.c).
  */
 void symbolizer_expect_build_id(struct symbolizer *s, const char *path,
-				 const unsigned char *id, size_t len);
+				 const unsigned char *id, size_t len, bool kernel);
+/*
+ * A perf.data's kernel, by its release (NULL: it names none): its kernel
+ * addresses are named only from the kernel that recorded (this one, by
+ * build-id or else release; perf's saved kallsyms; --kallsyms).
+ */
+void symbolizer_expect_kernel(struct symbolizer *s, const char *osrelease);
+/* --kallsyms FILE: a recording's kernel functions from FILE (/proc/kallsyms' text). */
+void symbolizer_set_kallsyms(struct symbolizer *s, const char *path);
 void symbolizer_set_symfs(struct symbolizer *s, const char *dir);
 
 /*

@@ -343,23 +343,39 @@ struct elf_file *symbolizer_code_of(const struct symbolizer *s, uint32_t id,
  */
 #define RECORDED_IDS_MAX	65536u
 struct recorded_id;
+struct recorded_module;
 struct recorded_files {
 	struct recorded_id *ids;	/* by path */
 	size_t nids;
 	char *symfs;
-	unsigned char kernel_id[20];	/* [kernel.kallsyms]'s, if listed */
+	unsigned char kernel_id[20];	/* [kernel.kallsyms]'s or vmlinux's, if listed */
 	size_t kernel_id_len;
+	bool perf_data;			/* a perf.data's: its kernel is checked */
+	char osrelease[128];		/* its kernel's uname -r, if it says */
+	char *kallsyms;			/* --kallsyms FILE */
+	struct recorded_module *modules;	/* modules' build-ids, by name */
+	size_t nmodules, modules_cap;
+	bool kernel_foreign;		/* its kernel is not this one: unnamed */
 };
+/* kernel: perf's cpumode says the kernel's (vmlinux, [kernel.kallsyms], a module). */
 void recorded_files_expect(struct recorded_files *r, const char *path,
-			   const unsigned char *id, size_t len);
+			   const unsigned char *id, size_t len, bool kernel);
+/* A perf.data's kernel release (NULL: it names none): its kernel is checked. */
+void recorded_files_expect_kernel(struct recorded_files *r, const char *osrelease);
+void recorded_files_set_kallsyms(struct recorded_files *r, const char *path);
+/* Whether module (kallsyms' name) was recorded as another build than this machine's. */
+bool recorded_module_foreign(struct recorded_files *r, const char *module);
 void recorded_files_set_symfs(struct recorded_files *r, const char *dir);
 bool recorded_files_active(const struct recorded_files *r);
 /* The file for path as the recording knew it: a descriptor, or -1 (said once why). */
 int recorded_file_open(struct recorded_files *r, const char *path);
 /*
- * Once t holds this machine's kernel functions: if the recording lists
- * another kernel's build-id, t becomes perf record's saved copy of that
- * kernel's kallsyms (perf's build-id cache), or empty (said once).
+ * Once t holds this machine's kernel functions: --kallsyms FILE's in
+ * their place; else, for a perf.data whose kernel is not this one (its
+ * build-id, else its release), perf record's saved copy of that kernel's
+ * kallsyms (perf's build-id cache), or empty: its kernel addresses
+ * unnamed, said once why and what to give.  A file that names no kernel
+ * keeps this one's, as perf report does.
  */
 void recorded_kernel_symbols(struct recorded_files *r, struct range_table *t);
 void recorded_files_free(struct recorded_files *r);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <uthash.h>
 
@@ -31,15 +32,69 @@ struct recorded_id {
 	char path[];
 };
 
+#define RECORDED_MODULES_MAX	4096u
+
+struct recorded_module {
+	char name[64];			/* as kallsyms names it: '-' made '_' */
+	unsigned char id[20];
+	size_t len;
+	bool checked, foreign;
+};
+
+/* "/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko.xz" -> "ext4"; false if no module's file. */
+static bool module_name(const char *path, char *out, size_t room)
+{
+	const char *base = strrchr(path, '/'), *ko;
+	size_t n;
+
+	base = base ? base + 1 : path;
+	ko = strstr(base, ".ko");
+	if (!ko || (ko[3] && ko[3] != '.') || ko == base || (n = (size_t)(ko - base)) >= room)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		out[i] = base[i] == '-' ? '_' : base[i];
+	out[n] = '\0';
+	return true;
+}
+
+static void expect_kernel_file(struct recorded_files *r, const char *path,
+			       const unsigned char *id, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	struct recorded_module *m;
+	char name[64];
+
+	base = base ? base + 1 : path;
+	/* perf names the kernel [kernel.kallsyms], or the vmlinux it read. */
+	if (!strcmp(path, "[kernel.kallsyms]") || !strncmp(base, "vmlinux", 7)) {
+		if (!r->kernel_id_len) {
+			memcpy(r->kernel_id, id, len);
+			r->kernel_id_len = len;
+		}
+		return;
+	}
+	if (!module_name(path, name, sizeof(name)) || r->nmodules >= RECORDED_MODULES_MAX)
+		return;
+	for (size_t i = 0; i < r->nmodules; i++)
+		if (!strcmp(r->modules[i].name, name))
+			return;
+	ST_GROW_BARE(r->modules, r->modules_cap, r->nmodules + 1);
+	m = &r->modules[r->nmodules++];
+	memset(m, 0, sizeof(*m));
+	strcpy(m->name, name);
+	memcpy(m->id, id, len);
+	m->len = len;
+}
+
 void recorded_files_expect(struct recorded_files *r, const char *path,
-			   const unsigned char *id, size_t len)
+			   const unsigned char *id, size_t len, bool kernel)
 {
 	struct recorded_id *e;
 
-	if (!strcmp(path, "[kernel.kallsyms]") && len && len <= sizeof(r->kernel_id) &&
-	    !r->kernel_id_len) {
-		memcpy(r->kernel_id, id, len);
-		r->kernel_id_len = len;
+	if (!len || len > sizeof(r->kernel_id))
+		return;
+	if (kernel || !strcmp(path, "[kernel.kallsyms]")) {
+		expect_kernel_file(r, path, id, len);
 		return;
 	}
 	/* The vDSO is named otherwise; relative paths are nobody's file. */
@@ -54,6 +109,18 @@ void recorded_files_expect(struct recorded_files *r, const char *path,
 	strcpy(e->path, path);
 	HASH_ADD_STR(r->ids, path, e);
 	r->nids++;
+}
+
+void recorded_files_expect_kernel(struct recorded_files *r, const char *osrelease)
+{
+	r->perf_data = true;
+	snprintf(r->osrelease, sizeof(r->osrelease), "%s", osrelease ? osrelease : "");
+}
+
+void recorded_files_set_kallsyms(struct recorded_files *r, const char *path)
+{
+	free(r->kallsyms);
+	r->kallsyms = path && path[0] ? st_xstrdup(path) : NULL;
 }
 
 void recorded_files_set_symfs(struct recorded_files *r, const char *dir)
@@ -145,15 +212,15 @@ int recorded_file_open(struct recorded_files *r, const char *path)
 }
 
 /*
- * The running kernel's build-id from /sys/kernel/notes (the kernel's
- * own ELF notes, not the target's): its length, or 0.  Read here, as
- * perf does: libelf's gelf_getnote takes only a section's data of an
- * open Elf, and these bytes are no file.
+ * A running kernel's or module's build-id from its notes in /sys (the
+ * kernel's own ELF notes, not the target's): its length, or 0.  Read
+ * here, as perf does: libelf's gelf_getnote takes only a section's data
+ * of an open Elf, and these bytes are no file.
  */
-static size_t running_kernel_id(unsigned char *id, size_t room)
+static size_t running_id(const char *path, unsigned char *id, size_t room)
 {
 	size_t len = 0, at = 0, got = 0;
-	unsigned char *notes = (unsigned char *)st_read_file("/sys/kernel/notes", &len);
+	unsigned char *notes = (unsigned char *)st_read_file(path, &len);
 
 	while (notes && len - at >= sizeof(Elf64_Nhdr)) {
 		Elf64_Nhdr nh;
@@ -206,26 +273,99 @@ static bool saved_kallsyms(const char *path, struct range_table *t)
 	return t->n > 0;
 }
 
+/* --kallsyms FILE into t: false (said why) if it holds no function. */
+static bool given_kallsyms(const char *path, struct range_table *t)
+{
+	if (saved_kallsyms(path, t))
+		return true;
+	range_table_clear(t);
+	st_warn("--kallsyms '%s' holds no kernel function (not readable, or not /proc/kallsyms' "
+		"text with addresses): kernel addresses are left unnamed; give a copy of "
+		"/proc/kallsyms read as root on the machine that recorded", path);
+	return false;
+}
+
+/* The recorded kernel's build-id as hex, or its release, for the lines below. */
+static void recorded_kernel_words(const struct recorded_files *r, char *out, size_t room)
+{
+	char hex[2 * sizeof(r->kernel_id) + 1];
+
+	if (r->kernel_id_len) {
+		hex_of(r->kernel_id, (int)r->kernel_id_len, hex);
+		snprintf(out, room, "build-id %s", hex);
+	} else {
+		snprintf(out, room, "release %s", r->osrelease);
+	}
+}
+
 void recorded_kernel_symbols(struct recorded_files *r, struct range_table *t)
 {
 	unsigned char here[sizeof(r->kernel_id)];
-	char hex[2 * sizeof(r->kernel_id) + 1], dir[2048], path[4096];
+	char hex[2 * sizeof(r->kernel_id) + 1], dir[2048], path[4096], words[160];
+	struct utsname u;
 	size_t n;
 
-	if (!r->kernel_id_len)
-		return;		/* a pipe, or a file that lists no kernel: this one's */
-	n = running_kernel_id(here, sizeof(here));
-	if (n == r->kernel_id_len && !memcmp(here, r->kernel_id, n))
+	if (r->kallsyms) {
+		given_kallsyms(r->kallsyms, t);
 		return;
-	hex_of(r->kernel_id, (int)r->kernel_id_len, hex);
-	cache_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hex);
-	if (dir[0] && saved_kallsyms(path, t))
+	}
+	if (!r->perf_data)
+		return;		/* shimtop's own recordings: this machine's, as recorded */
+	if (r->kernel_id_len) {
+		n = running_id("/sys/kernel/notes", here, sizeof(here));
+		if (n == r->kernel_id_len && !memcmp(here, r->kernel_id, n))
+			return;
+		hex_of(r->kernel_id, (int)r->kernel_id_len, hex);
+		cache_dir(dir, sizeof(dir));
+		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hex);
+		if (dir[0] && saved_kallsyms(path, t))
+			return;
+		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms",
+			 dir[0] ? dir : "~/.debug", hex);
+	} else if (r->osrelease[0]) {
+		/* No build-id to go by: the release, as perf report goes by it. */
+		if (uname(&u) == 0 && !strcmp(u.release, r->osrelease))
+			return;
+	} else {
+		/* A file that names no kernel (perf 2.6's, an old pipe): this one's, as perf. */
 		return;
+	}
 	range_table_clear(t);
-	st_warn("the recorded kernel (build-id %s) is not this one, nor saved in "
-		"%s/[kernel.kallsyms]: its functions are [unknown]; copy perf's saved "
-		"kallsyms there", hex, dir[0] ? dir : "~/.debug");
+	r->kernel_foreign = true;
+	recorded_kernel_words(r, words, sizeof(words));
+	st_warn("the recorded kernel (%s) is not this one: its addresses are left unnamed; "
+		"give --kallsyms FILE (/proc/kallsyms of the machine that recorded)%s%s",
+		words, r->kernel_id_len ? " or put perf's saved copy at " : "",
+		r->kernel_id_len ? path : "");
+}
+
+bool recorded_module_foreign(struct recorded_files *r, const char *module)
+{
+	unsigned char here[20];
+	char path[160];
+
+	if (!r->perf_data || r->kallsyms || r->kernel_foreign)
+		return false;	/* --kallsyms' names stand; a foreign kernel has none */
+	for (size_t i = 0; i < r->nmodules; i++) {
+		struct recorded_module *m = &r->modules[i];
+
+		if (strcmp(m->name, module))
+			continue;
+		if (!m->checked) {
+			size_t n;
+
+			snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", m->name);
+			n = running_id(path, here, sizeof(here));
+			m->checked = true;
+			m->foreign = n != m->len || memcmp(here, m->id, n);
+			if (m->foreign)
+				st_warn("module %s of the recording is another build than this "
+					"machine's, or not loaded here: its functions are left unnamed; "
+					"give --kallsyms FILE of the machine that recorded", m->name);
+		}
+		return m->foreign;
+	}
+	return false;
 }
 
 void recorded_files_free(struct recorded_files *r)
@@ -237,5 +377,7 @@ void recorded_files_free(struct recorded_files *r)
 		free(e);
 	}
 	free(r->symfs);
+	free(r->kallsyms);
+	free(r->modules);
 	memset(r, 0, sizeof(*r));
 }

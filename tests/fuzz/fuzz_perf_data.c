@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void build_id(const char *path, const unsigned char *id, size_t len, void *arg)
+static void build_id(const char *path, const unsigned char *id, size_t len, bool kernel,
+		     void *arg)
 {
 	(void)arg;
+	(void)kernel;
 	if (!path[0] || strlen(path) >= 4096 || !len || len > 20)
 		abort();
 	(void)id[len - 1];
@@ -43,6 +45,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	perf_data_damaged(p, damage);
 	perf_data_build_ids(p, build_id, NULL);
+	{
+		char release[128];
+
+		if (perf_data_osrelease(p, release, sizeof(release)) && strlen(release) >= sizeof(release))
+			abort();
+	}
 	while ((n = perf_data_next(p, &rec)) > 0)
 		if ((size_t)n > ST_RECORD_MAX || ((const struct st_header *)rec)->size != (uint32_t)n)
 			abort();
