@@ -401,6 +401,27 @@ if command -v perf >/dev/null; then
 	python3 -c "import sys; sys.exit(float(open(sys.argv[1]).readline().split()[1]) < 0.95)" \
 		"$TMP/overlap" || fail "off-CPU time per function differs from perf script's:
 $(head -20 "$TMP/overlap")"
+	# sched_switch recorded alone (no on-CPU event: not the recipe): each
+	# sample one sample, as perf report counts it, unless --off-cpu asks
+	# for waits; the note says which reading is shown.
+	perf record -q -e sched:sched_switch -g -o "$TMP/alone.data" -- "$WAITS" nap 1 >/dev/null 2>&1 ||
+		fail "perf record -e sched:sched_switch failed"
+	want=$(perf script -i "$TMP/alone.data" -F event 2>/dev/null | grep -c sched_switch)
+	"$SHIMTOP" -i "$TMP/alone.data" --batch >"$TMP/alone.txt" 2>"$TMP/err" ||
+		fail "-i of sched_switch alone: $(cat "$TMP/err")"
+	grep -q "^samples $want " "$TMP/alone.txt" ||
+		fail "sched_switch alone: not perf script's $want samples: $(sed -n 2p "$TMP/alone.txt")"
+	grep -q "^note: .*; sched:sched_switch read as one sample each, as perf report (--off-cpu reads" \
+		"$TMP/alone.txt" || fail "sched_switch alone: the note says no reading: $(grep note "$TMP/alone.txt")"
+	grep -q "^off-CPU:" "$TMP/alone.txt" && fail "sched_switch alone read as off-CPU time"
+	"$SHIMTOP" -i "$TMP/alone.data" --off-cpu --batch >"$TMP/asked.txt" 2>"$TMP/err" ||
+		fail "-i --off-cpu of sched_switch alone: $(cat "$TMP/err")"
+	grep -q "^note: .*; sched:sched_switch read as off-CPU time (--off-cpu)$" "$TMP/asked.txt" ||
+		fail "--off-cpu -i: the note: $(grep note "$TMP/asked.txt")"
+	grep -q "^off-CPU: sleep [0-9.]* s" "$TMP/asked.txt" || fail "--off-cpu -i: no off-CPU line"
+	"$SHIMTOP" -i "$TMP/perf.data" --batch >"$TMP/recipe.txt" 2>&1
+	grep -q "^note: .*; sched:sched_switch read as off-CPU time (recorded beside an on-CPU event" \
+		"$TMP/recipe.txt" || fail "the recipe's file: the note does not say off-CPU time"
 	# perf record --off-cpu's event (named offcpu-time; its samples' periods
 	# are their waits), made from a cpu-clock recording: every sample a wait
 	# of its period, state not recorded ("other"), under its chain.
@@ -476,7 +497,9 @@ PY
 fi
 
 # Refusals: one line each, exit status 2 for a bad command line.
-expect_run 2 "--off-cpu samples live" -- "$SHIMTOP" --off-cpu -i "$TMP/nap.json"
+"$SHIMTOP" --batch -o "$TMP/own.rec" -- "$WAITS" nap 0.3 >/dev/null 2>&1 || fail "-o own.rec failed"
+expect_run 2 "--off-cpu with -i reads a perf.data's sched:sched_switch samples as off-CPU time" -- \
+	"$SHIMTOP" --batch --off-cpu -i "$TMP/own.rec"
 expect_run 2 "--off-cpu samples beside perf events, not IBS" -- "$SHIMTOP" --off-cpu --ibs -a
 expect_run 2 "--off-cpu: off-CPU samples go beside one event.*not a group" -- \
 	"$SHIMTOP" --batch --off-cpu -e '{cpu-clock,task-clock}' -- true

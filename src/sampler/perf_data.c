@@ -100,6 +100,8 @@ struct perf_data {
 	 * perf record --off-cpu's offcpu-time samples carry their wait.
 	 */
 	bool pair_waits;
+	bool can_pair;			/* a sched_switch whose state the tracing data places */
+	bool on_cpu_event;		/* an event not a tracepoint: the off-CPU recipe's other half */
 	struct offcpu_pairs pairs;
 	bool weighed_waits[ST_MAX_SAMPLED];
 	struct perf_group_state gs;
@@ -672,7 +674,9 @@ static void take_waits(struct perf_data *p, const struct perf_event_attr *v, siz
 	    perf_tracing_switch_state(p->tracing, v[n].config, &p->layouts[k].switch_state_at,
 				      &p->layouts[k].switch_state_size) &&
 	    (v[n].sample_type & PERF_SAMPLE_RAW))
-		p->pair_waits = true;
+		p->can_pair = true;
+	else if (v[n].type != PERF_TYPE_TRACEPOINT)
+		p->on_cpu_event = true;
 	name_of(p, v, n, name, sizeof(name));
 	p->weighed_waits[k] = !strcmp(name, OFFCPU_EVENT);
 }
@@ -1291,6 +1295,32 @@ void perf_data_build_ids(const struct perf_data *p, perf_data_build_id_fn fn, vo
 		}
 		at += eh.size;
 	}
+}
+
+/*
+ * sched_switch samples are waits only in the off-CPU recipe (beside an
+ * on-CPU event, as perf's GUIs record them) or when asked (--off-cpu):
+ * recorded alone (perf record -e sched:sched_switch -a) each is one
+ * sample, as perf report counts it.  The reading is said in the note.
+ */
+bool perf_data_read_switches(struct perf_data *p, bool as_waits)
+{
+	size_t at = strlen(p->origin);
+	const char *how;
+
+	if (!p->can_pair)
+		return false;
+	p->pair_waits = as_waits || p->on_cpu_event;
+	how = p->pair_waits ? (as_waits ? "off-CPU time (--off-cpu)"
+			       : "off-CPU time (recorded beside an on-CPU event, the off-CPU recipe)")
+		: "one sample each, as perf report (--off-cpu reads them as off-CPU time)";
+	snprintf(p->origin + at, sizeof(p->origin) - at, "; sched:sched_switch read as %s", how);
+	return p->pair_waits;
+}
+
+bool perf_data_switches_counted(const struct perf_data *p)
+{
+	return p->can_pair && !p->pair_waits;
 }
 
 bool perf_data_osrelease(const struct perf_data *p, char *out, size_t room)

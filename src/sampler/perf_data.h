@@ -72,6 +72,14 @@ const char *perf_data_missing(const struct perf_data *p);
 typedef void (*perf_data_build_id_fn)(const char *path, const unsigned char *id, size_t len,
 				      bool kernel, void *arg);
 void perf_data_build_ids(const struct perf_data *p, perf_data_build_id_fn fn, void *arg);
+/*
+ * How sched_switch samples are read: as waits (off-CPU time) if as_waits
+ * or beside an on-CPU event, else one sample each; true: as waits.
+ * Before the first record.
+ */
+bool perf_data_read_switches(struct perf_data *p, bool as_waits);
+/* Whether the file has sched_switch samples read one sample each. */
+bool perf_data_switches_counted(const struct perf_data *p);
 /* The recording kernel's release (uname -r, perf's osrelease feature) into out; false: none. */
 bool perf_data_osrelease(const struct perf_data *p, char *out, size_t room);
 /* Records of the data section of the kernel's kinds shimtop does not read (not perf's own). */

@@ -159,6 +159,7 @@ static struct st_source *replay_new(struct record_reader *reader, struct perf_da
 	rs->info.ncounters = h->ncounters;
 	memcpy(rs->info.sampled, h->sampled, sizeof(rs->info.sampled));
 	rs->info.nsampled = h->nsampled;
+	rs->info.switches_counted = perf && perf_data_switches_counted(perf);
 	rs->info.ipc_cycles = h->ipc_cycles;
 	rs->info.ipc_instructions = h->ipc_instructions;
 	return &rs->base;

@@ -66,6 +66,7 @@ struct st_source_info {
 	uint64_t offcpu_unpaired;	/* switches whose end was never seen (records lost) */
 	uint64_t offcpu_before;		/* threads found waiting as off-CPU sampling began */
 	bool offcpu_wakers;		/* who woke each wait is seen (the kernel's walker) */
+	bool switches_counted;		/* a perf.data's sched_switch samples are samples, not waits */
 	/*
 	 * Live threads sampled through copies of their parent's events (born
 	 * since attach, with inherit): their period is the one drawn at their

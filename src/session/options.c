@@ -47,7 +47,8 @@ static const char usage_text[] =
 "      --off-cpu          also where threads wait: each switch off a CPU\n"
 "                         (sched:sched_switch) with its chain, weighed by the\n"
 "                         time until the thread ran again (event offcpu-time;\n"
-"                         key e shows it); needs root or CAP_PERFMON\n"
+"                         key e shows it); needs root or CAP_PERFMON; with\n"
+"                         -i perf.data: its sched_switch samples as waits\n"
 "      --ibs[=op|fetch]   sample with AMD IBS (ops by default) instead of\n"
 "                         perf events: data cache misses, latencies, data\n"
 "                         sources and pages; says why where IBS is missing\n"
@@ -881,9 +882,6 @@ static int check_combinations(const struct st_options *o)
 		return bad("%s", "--ibs-aggregate counts IBS op samples: add --ibs (or --ibs=op)");
 	if (o->off_cpu && o->ibs != ST_IBS_NONE)
 		return bad("%s", "--off-cpu samples beside perf events, not IBS: drop one of them");
-	if (o->off_cpu && o->replay_path)
-		return bad("%s", "--off-cpu samples live; a recording's off-CPU samples show with -i "
-			   "alone");
 	if (o->ibs != ST_IBS_NONE && o->replay_path)
 		return bad("%s", "--ibs samples live; a recording's IBS samples replay with -i alone");
 	if (o->freq && o->period)

@@ -152,8 +152,11 @@ static void expect_build_id(const char *path, const unsigned char *id, size_t le
 /* A perf.data's source, its files' build-ids told to the symbolizer. */
 static struct st_source *open_perf_data(struct perf_data *p, const char *path, bool realtime,
 					struct ring *ring, struct st_file_header *h,
-					struct symbolizer *symbols)
+					struct symbolizer *symbols, bool off_cpu)
 {
+	if (p && !perf_data_read_switches(p, off_cpu) && off_cpu)
+		st_warn("--off-cpu reads a perf.data's sched:sched_switch samples as off-CPU time: "
+			"'%s' has none with their states (record with -e sched:sched_switch)", path);
 	if (p) {
 		char release[128];
 
@@ -170,7 +173,7 @@ static struct st_source *open_perf_data(struct perf_data *p, const char *path, b
 
 static struct st_source *open_recording(const char *path, const char *event, bool realtime,
 					struct ring *ring, struct st_file_header *h,
-					struct symbolizer *symbols, bool *perf_data)
+					struct symbolizer *symbols, bool *perf_data, bool off_cpu)
 {
 	unsigned char first[8];
 	char damage[256] = "";
@@ -180,7 +183,8 @@ static struct st_source *open_recording(const char *path, const char *event, boo
 
 	*perf_data = true;
 	if (!strcmp(path, "-"))
-		return open_perf_data(perf_data_on(stdin, "-", h, event), path, realtime, ring, h, symbols);
+		return open_perf_data(perf_data_on(stdin, "-", h, event), path, realtime, ring, h, symbols,
+				      off_cpu);
 	f = fopen(path, "rbe");
 	whole = f && fread(first, 1, sizeof(first), f) == sizeof(first);
 	if (whole && perf_gzipped(first, sizeof(first))) {
@@ -197,7 +201,7 @@ static struct st_source *open_recording(const char *path, const char *event, boo
 	if (whole && perf_data_is(first, sizeof(first)) && fseeko(f, 0, SEEK_SET) == 0) {
 		p = perf_data_on(f, path, h, event);
 		perf_data_damaged(p, damage);
-		return open_perf_data(p, path, realtime, ring, h, symbols);
+		return open_perf_data(p, path, realtime, ring, h, symbols, off_cpu);
 	}
 	*perf_data = false;
 	if (f)
@@ -255,10 +259,16 @@ static int open_replay(struct session *s, const struct st_options *o)
 			symbolizer_set_kallsyms(s->symbols, o->kallsyms);
 		}
 		s->source = open_recording(path, o->events, o->realtime, s->ring, &h, s->symbols,
-					   &s->is_perf_data);
+					   &s->is_perf_data, o->off_cpu);
 	}
 	if (!s->source)
 		return -EIO;	/* said why; a file that cannot be read */
+	if (o->off_cpu && !s->is_perf_data) {
+		st_error("--off-cpu with -i reads a perf.data's sched:sched_switch samples as off-CPU "
+			 "time; '%s' is shimtop's own, whose waits show as recorded: drop --off-cpu",
+			 path);
+		return -EINVAL;
+	}
 	if (s->is_perf_data && o->callerchain) {
 		st_error("--call-graph callerchain needs each sample's stack depth, which perf.data "
 			 "does not hold (perf records no stack base): drop it to see the file's "
@@ -606,6 +616,9 @@ static void model_events_from_info(struct session *s)
 {
 	model_set_sampled(&s->model, s->info.nsampled);
 	for (int e = 0; e < s->info.nsampled; e++) {
+		/* A perf.data's switches read one sample each are no waits. */
+		if (s->info.switches_counted && !strcmp(s->info.sampled[e], "sched:sched_switch"))
+			continue;
 		if (event_is_waits(s->info.sampled[e])) {
 			s->model.offcpu_event = e;
 			s->model.offcpu_folded_us = !strcmp(s->info.sampled[e], OFFCPU_EVENT);
@@ -614,7 +627,7 @@ static void model_events_from_info(struct session *s)
 			s->model.clock_event = e;
 	}
 	/* A recording of waits alone. */
-	if (!s->info.nsampled && event_is_waits(s->info.events)) {
+	if (!s->info.nsampled && event_is_waits(s->info.events) && !s->info.switches_counted) {
 		s->model.offcpu_event = 0;
 		s->model.offcpu_folded_us = !strcmp(s->info.events, OFFCPU_EVENT);
 	}
