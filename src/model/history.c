@@ -178,10 +178,14 @@ const struct history_span *history_spans(const struct history *h, uint64_t from,
 }
 
 /*
- * Before a chunk is mapped: the room rss_cap leaves beside everything else
- * the process holds (symbols, trees, the rest of the model) becomes the
- * bound, never under two chunks.  Read once a chunk, 16,384 samples: a
- * replay at millions a second never runs far past it.
+ * Before a chunk is mapped: the room rss_cap leaves beside the most
+ * everything else the process held at any chunk (symbols, trees, the
+ * rest of the model) becomes the bound, never under two chunks.  The
+ * most, not the latest: the rest swings by megabytes (a burst after the
+ * sampler was starved, a new program's tables) and the history, sized
+ * to a low moment, put RssAnon over the bound at the next high one.
+ * Read once a chunk, 16,384 samples: a replay at millions a second
+ * never runs far past it.
  */
 static void fit_memory(struct history *h)
 {
@@ -193,6 +197,7 @@ static void fit_memory(struct history *h)
 	other = rss > held ? rss - held : 0;
 	if (other > h->rest_most)
 		h->rest_most = other;
+	other = h->rest_most;
 	room = h->rss_cap > other + chunk ? h->rss_cap - other - chunk : 0;
 	if (room < 2 * chunk)
 		room = 2 * chunk;
