@@ -199,6 +199,15 @@ static void rows_by_command(void)
 	for (size_t i = 0; i < n; i++)
 		CHECK(tr[i].samples > 0 && tr[i].pid != 0);
 	free(tr);
+	/* The idle task, which no COMM record names, is perf's swapper in the thread table too. */
+	sample_of(&m, 0, 0x10, 0, 5000, 10, 0, 0, 0);
+	model_flush(&m);
+	n = model_thread_rows(&m, &tr);
+	for (size_t i = 0; i < n; i++)
+		if (tr[i].tid == 0)
+			CHECK(!strcmp(tr[i].comm, "swapper"));
+	CHECK(n == 5);
+	free(tr);
 	model_free(&m);
 	symbolizer_destroy(sy);
 }

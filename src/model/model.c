@@ -308,6 +308,9 @@ static struct model_thread *thread_of(struct model *m, pid_t tid)
 		return t;
 	t = st_xcalloc(1, sizeof(*t));
 	t->tid = tid;
+	/* Each CPU's idle task, which no COMM record names: perf's swapper, until one does. */
+	if (tid == 0)
+		memcpy(t->comm, "swapper", sizeof("swapper"));
 	HASH_ADD(hh, m->threads, tid, sizeof(t->tid), t);
 	m->nthreads++;
 	m->live_threads++;
