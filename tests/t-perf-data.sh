@@ -526,6 +526,8 @@ open(sys.argv[2], 'wb').write(b)
 PY
 "$SHIMTOP" -i "$TMP/ipc.data" -b --format json >"$TMP/ipc.json" 2>"$TMP/err" ||
 	fail "-i a group read: $(cat "$TMP/err")"
+grep -q "group read (.*:S): each sample is the leader's, its members' counts in it (perf report" \
+	"$TMP/ipc.json" || fail "a group read's note does not say how it is counted"
 python3 - "$TMP/ipc.json" "$TMP/grp.txt" <<'PY' || fail "a group read's IPC: see above"
 import collections, json, sys
 d = json.load(open(sys.argv[1]))

@@ -740,6 +740,14 @@ static void take_events(struct perf_data *p, const struct perf_event_attr *v,
 		: a->type == PERF_TYPE_SOFTWARE && a->config <= PERF_COUNT_SW_TASK_CLOCK
 		? ST_PERIOD_NS : ST_PERIOD_EVENTS;
 	describe(p, p->origin, sizeof(p->origin));
+	/* Counted otherwise than perf report, which makes a sample of each member's read. */
+	if (p->group_read) {
+		size_t at = strlen(p->origin);
+
+		snprintf(p->origin + at, sizeof(p->origin) - at, "; group read (%s...:S): each "
+			 "sample is the leader's, its members' counts in it (perf report counts "
+			 "one more sample a member)", h->counters[0]);
+	}
 	snprintf(h->note, sizeof(h->note), "%.*s", (int)sizeof(h->note) - 1, p->origin);
 }
 
