@@ -150,6 +150,8 @@ static void comm_of(struct model *m, uint32_t pid, uint32_t tid, const char *com
 	model_ingest(m, &c);
 }
 
+static void exits(struct model *m, uint32_t pid, uint32_t first, uint32_t last, uint64_t time);
+
 /*
  * A command run as several processes (a shell loop): -s comm makes one
  * row of each symbol for them, -s pid one per process.  The process
@@ -199,6 +201,26 @@ static void rows_by_command(void)
 	for (size_t i = 0; i < n; i++)
 		CHECK(tr[i].samples > 0 && tr[i].pid != 0);
 	free(tr);
+	/*
+	 * Exited threads: live, forgotten a second after; in a recording
+	 * listed as perf report lists them.
+	 */
+	for (int recorded = 0; recorded < 2; recorded++) {
+		struct model r;
+
+		model_init(&r, sy);
+		r.recorded = recorded;
+		sample_of(&r, 300, 0x10, 300, 1000, 10, 0, 0, 0);
+		sample_of(&r, 300, 0x10, 301, 1001, 10, 0, 0, 0);
+		model_flush(&r);	/* taken, not held for maps that never come */
+		exits(&r, 300, 301, 302, 2000);
+		sample_of(&r, 300, 0x10, 300, 3000000000ull, 10, 0, 0, 0);
+		model_flush(&r);
+		n = model_thread_rows(&r, &tr);
+		CHECK_EQ_U64(n, recorded ? 2 : 1);
+		free(tr);
+		model_free(&r);
+	}
 	/* The idle task, which no COMM record names, is perf's swapper in the thread table too. */
 	sample_of(&m, 0, 0x10, 0, 5000, 10, 0, 0, 0);
 	model_flush(&m);

@@ -337,7 +337,12 @@ static void forget_oldest_exit(struct model *m)
 	struct model_thread *t;
 
 	HASH_FIND(hh, m->threads, &e->tid, sizeof(e->tid), t);
-	if (t && t->exited) {
+	/*
+	 * A recording's exited threads stay in the table as perf report
+	 * lists them, up to MODEL_RECORDED_THREADS: a 13-thread file listed
+	 * 12.  Live, the table is of threads that run.
+	 */
+	if (t && t->exited && (!m->recorded || HASH_COUNT(m->threads) > MODEL_RECORDED_THREADS)) {
 		HASH_DEL(m->threads, t);
 		m->gone_threads++;
 		m->gone_samples += t->samples;

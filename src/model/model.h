@@ -238,6 +238,7 @@ struct model_thread_top {
  */
 #define MODEL_FORGET_NS	1000000000ull
 #define MODEL_EXITS_KEPT 1024u
+#define MODEL_RECORDED_THREADS 4096u	/* a recording's threads kept after they exited */
 /* CallerChaining's default stack window: --call-graph callerchain's copy. */
 #define MODEL_CHAIN_WINDOW 2048u
 
