@@ -415,6 +415,22 @@ static void check_let_go(void)
 	CHECK_EQ_U64(st.files_let_go, 0);
 	/* Another address of it, not looked up before: read from the file taken back. */
 	CHECK(strstr(symbolizer_lookup(t.s, second, (uint64_t)(uintptr_t)&sin, false)->name, "sin"));
+	/*
+	 * Short of memory, a mapped file's table no look-up used for ten
+	 * sweeps is dropped, and built again, the same names, when asked.
+	 */
+	for (int i = 0; i < 9; i++)
+		CHECK(symbolizer_let_go(t.s, true) == 0);
+	CHECK(symbolizer_let_go(t.s, true) == 1);
+	symbolizer_stats(t.s, &st);
+	CHECK_EQ_U64(st.tables_dropped, 1);
+	CHECK_EQ_U64(st.files_let_go, 0);
+	CHECK(strstr(symbolizer_lookup(t.s, second, (uint64_t)(uintptr_t)&tan, false)->name, "tan"));
+	CHECK(symbolizer_lookup(t.s, second, cos_at + 1, false) == sym);
+	CHECK(symbolizer_let_go(t.s, true) == 0);
+	/* Without --memory's need, a mapped file's table stays. */
+	for (int i = 0; i < 20; i++)
+		CHECK(symbolizer_let_go(t.s, false) == 0);
 
 	symbolizer_add_map(t.s, third, t.start, t.len, t.pgoff, t.path);
 	symbolizer_exit(t.s, second);

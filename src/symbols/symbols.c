@@ -36,6 +36,7 @@
 #define JIT_CHECKS_PER_CALL 64	/* JIT maps looked at each symbolizer_set_time */
 #define CACHE_PROBES	8
 #define UNMAPPED_SWEEPS	30	/* a file no process maps is let go after as many sweeps */
+#define IDLE_SWEEPS	10	/* short of memory: a table no look-up used is dropped after */
 #define MAX_ROOTS	64	/* distinct container roots opened */
 
 /* A directory processes see as "/", opened once (O_PATH). */
@@ -134,6 +135,7 @@ struct symbolizer {
 	size_t nfiles;
 	uint32_t sweeps;		/* symbolizer_let_go's calls */
 	size_t files_let_go;		/* files holding nothing now */
+	uint64_t tables_dropped;	/* tables of mapped files dropped, idle, short of memory */
 
 	struct range_table kernel;
 	bool kernel_loaded;
@@ -689,12 +691,24 @@ size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory)
 	}
 	HASH_ITER(hh, s->files, f, f_tmp) {
 		/* A table the worker still builds is waited for by nobody: let go later. */
-		if (f->file->let_go || !stale(s, f->file->mapped_at, short_of_memory) ||
-		    !elf_file_table_ready(f->file))
+		if (f->file->let_go || !elf_file_table_ready(f->file))
 			continue;
-		elf_file_let_go(f->file);
-		s->files_let_go++;
-		n++;
+		if (stale(s, f->file->mapped_at, short_of_memory)) {
+			elf_file_let_go(f->file);
+			s->files_let_go++;
+			n++;
+		} else if (short_of_memory && f->file->table_built &&
+			   s->sweeps - f->file->looked_at >= IDLE_SWEEPS) {
+			/*
+			 * Mapped, but no sample asked it for ten seconds (a
+			 * daemon's libraries, a test suite's programs): its
+			 * table goes, read again from the cache when asked.
+			 */
+			symbol_table_clear(&f->file->table);
+			f->file->table_built = false;
+			s->tables_dropped++;
+			n++;
+		}
 	}
 	/* Paths no map names, and what they opened to, are found again when mapped. */
 	HASH_ITER(hh, s->resolved, v, v_tmp) {
@@ -1202,6 +1216,7 @@ static const struct st_symbol *from_file(struct symbolizer *s, struct elf_file *
 	struct elf_symbol *e;
 	uint64_t vaddr;
 
+	f->looked_at = s->sweeps;
 	if (elf_file_vaddr(f, ip - m->start + m->pgoff, &vaddr) == 0 &&
 	    (e = elf_file_symbol(f, vaddr))) {
 		const struct st_symbol *sym = function_symbol(s, f, e, module);
@@ -1625,6 +1640,7 @@ void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 	out->spaces = s->nspaces;
 	out->files = s->nfiles;
 	out->files_let_go = s->files_let_go;
+	out->tables_dropped = s->tables_dropped;
 }
 
 /* Every line of /proc/PID/maps, or (code_only) the ones symbols need. */

@@ -44,6 +44,7 @@ struct symbolizer_stats {
 	uint64_t spaces;	/* processes known now */
 	uint64_t files;		/* ELF files opened (shared by processes) */
 	uint64_t files_let_go;	/* of those, let go: no process maps them (symbolizer_let_go) */
+	uint64_t tables_dropped;	/* mapped files' tables dropped, idle under --memory */
 };
 
 struct symbolizer;
@@ -76,8 +77,10 @@ void symbolizer_forget(struct symbolizer *s, pid_t pid);
 /*
  * A sweep, once a second: the ELF files and paths no known process has
  * mapped for 30 sweeps (at once when short_of_memory) are let go, their
- * symbols and CFI freed; a file mapped again is read again.  Returns how
- * many files went.
+ * symbols and CFI freed; a file mapped again is read again.  When
+ * short_of_memory, a mapped file's symbol table no look-up used for 10
+ * sweeps is dropped too, built again when asked.  Returns how many files
+ * went or dropped their tables.
  */
 size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory);
 /* The address cache in at most bytes (--memory), before the first look-up. */

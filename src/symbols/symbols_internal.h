@@ -258,6 +258,7 @@ struct elf_file {
 	unsigned char build_id[64];	/* as the file says (debuginfod_pending) */
 	int build_id_len;
 	uint32_t mapped_at;		/* the symbolizer's last sweep that found it mapped */
+	uint32_t looked_at;		/* the last sweep a look-up used its table */
 	bool let_go;			/* elf_file_let_go: nothing held until taken back */
 };
 /* libdwfl's find_debuginfo callback: this machine's /usr/lib/debug only. */
