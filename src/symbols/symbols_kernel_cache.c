@@ -101,7 +101,6 @@ struct kernel_disk_entry {
 	uint64_t start;
 	uint32_t name, module;	/* offsets in the names; module NO_MODULE: the kernel's own */
 };
-#define disk_entry kernel_disk_entry
 
 #define NO_MODULE	UINT32_MAX
 #define ENTRIES_MAX	(4u << 20)
@@ -109,7 +108,7 @@ struct kernel_disk_entry {
 bool kernel_cache_from_bytes(struct range_table *t, const char *key, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
-	const struct disk_entry *e;
+	const struct kernel_disk_entry *e;
 	const char *names;
 	struct disk_head h;
 	uint64_t last = 0;
@@ -125,7 +124,7 @@ bool kernel_cache_from_bytes(struct range_table *t, const char *key, const void 
 	_Static_assert(sizeof(struct disk_head) % 8 == 0, "entries aligned");
 	if ((uintptr_t)buf % 8)
 		return false;
-	e = (const struct disk_entry *)(const void *)(p + sizeof(h));
+	e = (const struct kernel_disk_entry *)(const void *)(p + sizeof(h));
 	/* Every offset inside the names, the names end in a NUL, starts sorted: checked once. */
 	names = (const char *)(p + sizeof(h) + h.n * sizeof(*e));
 	if (names[h.strings - 1])
@@ -150,7 +149,7 @@ bool kernel_cache_from_bytes(struct range_table *t, const char *key, const void 
 
 void kernel_cache_entry(const struct range_table *t, size_t i, struct range_entry *out)
 {
-	const struct disk_entry *d = &t->disk[i];
+	const struct kernel_disk_entry *d = &t->disk[i];
 
 	/* Sizes are not saved: a function ends where the next begins, as parsed. */
 	*out = (struct range_entry){
@@ -166,7 +165,7 @@ const struct range_entry *kernel_cache_find(const struct range_table *t, uint64_
 {
 	struct range_table *w = (struct range_table *)(uintptr_t)t;	/* found is scratch */
 	size_t lo = st_after(t->disk, t->n, sizeof(*t->disk),
-			     offsetof(struct disk_entry, start), addr);
+			     offsetof(struct kernel_disk_entry, start), addr);
 
 	if (lo == 0)
 		return NULL;
@@ -227,7 +226,7 @@ static void forget_other_boots(int dir, const char *keep)
 void kernel_cache_write(const char *key, const struct range_table *t)
 {
 	struct disk_head h = { .n = 0 };
-	struct disk_entry *e = st_xcalloc(t->n + 1, sizeof(*e));
+	struct kernel_disk_entry *e = st_xcalloc(t->n + 1, sizeof(*e));
 	char *names = NULL, name[160];
 	size_t used = 0, cap = 0;
 	uint32_t module = NO_MODULE;
@@ -255,7 +254,7 @@ void kernel_cache_write(const char *key, const struct range_table *t)
 			used += mlen;
 		}
 		last = r->module;
-		e[h.n] = (struct disk_entry){ r->start, (uint32_t)used, module };
+		e[h.n] = (struct kernel_disk_entry){ r->start, (uint32_t)used, module };
 		memcpy(names + used, r->name, nlen);
 		used += nlen;
 		h.n++;
