@@ -20,6 +20,10 @@ shimtop can be checked against `perf script` on the same bytes.
           no call to record is left out: perf 6.1 reads the first entry of
           an empty stack (whatever follows).  Data grows, so
           the feature sections after it move.
+  lbr-on-call  the same, with every other user sample's ip moved to its
+          newest call's instruction, as a precise event (cycles:P) gives
+          it while the branch records already hold that call: perf takes
+          the call's target as the leaf.
   oldpipe a pipe (perf record -o -) as perf before 5.x wrote it: no
           PERF_RECORD_EVENT_UPDATE or PERF_RECORD_HEADER_FEATURE records,
           so a tracepoint's name is only in the tracing data's formats.
@@ -104,7 +108,7 @@ BRANCH_TYPE = (1 << 0) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 17)
 GARBAGE = 0x10
 
 
-def lbr_sample(body, sample_type):
+def lbr_sample(body, sample_type, on_call=False):
     head = 8 * bin(sample_type & HEAD_BITS).count("1")
     nr = struct.unpack_from("<Q", body, head)[0]
     ips = list(struct.unpack_from("<%dQ" % nr, body, head + 8))
@@ -122,6 +126,12 @@ def lbr_sample(body, sample_type):
         entries = [(user[k + 1] - 1, user[k]) for k in range(len(user) - 1)]
         if not entries:
             return None         # perf 6.1 reads entry 0 of an empty stack
+        if on_call and u == 0 and sample_type & 2:
+            # A precise event's ip: the newest call's own instruction,
+            # which the branch records already hold as made.
+            chain[1] = entries[0][0]
+            body = bytearray(body)
+            struct.pack_into("<Q", body, 8 if sample_type & IDENTIFIER else 0, chain[1])
     out = body[:head] + struct.pack("<Q%dQ" % len(chain), len(chain), *chain)
     out += struct.pack("<QQ", len(entries), 0)
     for frm, to in entries:
@@ -129,7 +139,7 @@ def lbr_sample(body, sample_type):
     return out + rest
 
 
-def lbr(d):
+def lbr(d, on_call=False):
     attr_size, attrs_off, attrs_size = struct.unpack_from("<QQQ", d, 16)
     data_off, data_size = struct.unpack_from("<QQ", d, 40)
     out = bytearray(d[:data_off])
@@ -151,7 +161,7 @@ def lbr(d):
             sys.exit("a record of size %d at %d" % (size, at))
         rec = d[at:at + size]
         if kind == SAMPLE:
-            body = lbr_sample(rec[8:], sample_type)
+            body = lbr_sample(rec[8:], sample_type, on_call and n % 2 == 1)
             if body is None:
                 at += size
                 continue
@@ -206,7 +216,8 @@ def offcpu(d):
 if __name__ == "__main__":
     mode, src, dst = sys.argv[1:4]
     data = open(src, "rb").read()
-    modes = {"mmap1": mmap1, "v1": v1, "lbr": lbr, "oldpipe": oldpipe, "offcpu": offcpu}
+    modes = {"mmap1": mmap1, "v1": v1, "lbr": lbr, "oldpipe": oldpipe, "offcpu": offcpu,
+             "lbr-on-call": lambda d: lbr(d, True)}
     if mode not in modes:
         sys.exit("unknown mode " + mode)
     open(dst, "wb").write(modes[mode](data))

@@ -107,6 +107,19 @@ lbr_paths=$(python3 "$TESTS_DIR/path_overlap.py" "$TMP/lbr.folded" "$TMP/lbr.cha
 echo "--call-graph lbr: whole chains overlap perf script's by $lbr_paths%"
 python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99.5 else 1)" "${lbr_paths:-0}" ||
 	fail "LBR chains overlap perf script's ${lbr_paths:-none}%: $(head -4 "$TMP/overlap.err")"
+# A precise event's ip on the newest call's own instruction, which the
+# records already hold as made: perf's chain starts at the call's target
+# (each function once); the table keeps the ip, as perf report's.
+python3 "$TESTS_DIR/perf_rewrite.py" lbr-on-call "$TMP/fp.data" "$TMP/lbrcall.data" ||
+	fail "cannot rewrite LBR samples onto their calls"
+agrees_with_perf_script lbrcall "--call-graph lbr, ip on the call"
+"$SHIMTOP" -i "$TMP/lbrcall.data" -b --format folded >"$TMP/lbrcall.folded" 2>"$TMP/err" ||
+	fail "--call-graph lbr on calls, folded: $(cat "$TMP/err")"
+perf script -i "$TMP/lbrcall.data" -F ip,sym >"$TMP/lbrcall.chains" 2>/dev/null
+lbr_paths=$(python3 "$TESTS_DIR/path_overlap.py" "$TMP/lbrcall.folded" "$TMP/lbrcall.chains" 64 \
+	2>"$TMP/overlap.err")
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99.5 else 1)" "${lbr_paths:-0}" ||
+	fail "LBR chains with the ip on a call overlap perf script's ${lbr_paths:-none}%: $(head -4 "$TMP/overlap.err")"
 
 # Gzip'd (perf.data.gz, as another perf GUI opens it): the same samples,
 # in one member or two, inflated into a file with no name (nothing is left

@@ -273,7 +273,7 @@ static void feed_chaining(struct model *m, const struct st_stack *k,
 static const uint64_t *raw_callers(const struct st_sample *s, size_t *n)
 {
 	const uint64_t *chain = st_sample_chain(s);
-	size_t first = s->nchain && chain[0] == s->ip;
+	size_t first = s->nchain && (chain[0] == s->ip || (s->flags & ST_SAMPLE_LBR_LEAF));
 
 	*n = s->nchain - first;
 	return chain + first;
@@ -665,6 +665,9 @@ uint32_t model_take_chain(struct model *m, const struct st_sample *s,
 	uint64_t unknown = m->tree_unknown, capped = m->tree.capped, key = 0, gen = 0;
 	size_t k;
 
+	/* The call stack's leaf, where a branch record made it (a call target: no -1). */
+	if ((s->flags & ST_SAMPLE_LBR_LEAF) && s->nchain)
+		leaf = symbolizer_lookup(m->symbols, (pid_t)s->pid, st_sample_chain(s)[0], false)->id;
 	/*
 	 * In callerchain mode the copy is small and only feeds CallerChaining;
 	 * the tree kept live is the kernel's chains, also the reference.

@@ -99,6 +99,12 @@ enum st_cpumode {
  * ST_SWITCH_TOLD record beside it (the kernel's walker let it out).
  */
 #define ST_SAMPLE_TOLD_APART	0x8000u
+/*
+ * --call-graph lbr: chain[0] is the call stack's leaf (its newest call's
+ * target), which perf's chains show, not the ip: a precise event's ip is
+ * the call instruction the branch records already hold as retired.
+ */
+#define ST_SAMPLE_LBR_LEAF	0x10000u
 _Static_assert(ST_MAX_SAMPLED <= (ST_SAMPLE_EVENT_MASK >> ST_SAMPLE_EVENT_SHIFT) + 1,
 	       "a sample says which event took it in ST_SAMPLE_EVENT_MASK");
 _Static_assert(ST_MAX_SAMPLED == ST_MAX_EVENTS, "-e's one limit, apart or in a group");

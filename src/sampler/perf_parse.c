@@ -344,11 +344,14 @@ static void take_raw(struct cursor *c, const struct perf_layout *l, struct st_sa
 /*
  * The branch stack, 24-byte entries {from, to, flags}, newest first.
  * Under --call-graph lbr it is the user call stack: each entry a call not
- * yet returned, so the user chain becomes the user ip (the leaf, as the
- * kernel wrote it) and then each call's site, as perf mixes the kernel's
- * chain with the LBR's.  Only the first user frame of what the kernel
- * walked is kept: without frame pointers the rest is garbage.  A chain
- * with no user part (a kernel thread) stays as it is.
+ * yet returned, so the user chain becomes its leaf and then each call's
+ * site, as perf mixes the kernel's chain with the LBR's.  The leaf is the
+ * newest call's target, as perf takes it, where the sample is in user
+ * code (ST_SAMPLE_LBR_LEAF): a precise event's ip is the call instruction
+ * itself, which the records already hold as made, and ip then call site
+ * named its function twice.  Else the kernel's first user frame; the rest
+ * of what it walked is dropped: without frame pointers it is garbage.  A
+ * chain with no user part (a kernel thread) stays as it is.
  */
 static void take_branches(struct cursor *c, const struct perf_layout *l,
 			  struct st_sample *s, size_t words, unsigned user_at)
@@ -367,6 +370,15 @@ static void take_branches(struct cursor *c, const struct perf_layout *l,
 	if (l->lbr_callstack && user_at < s->nchain) {
 		s->nchain = user_at + 1;
 		s->flags &= ~ST_SAMPLE_CHAIN_TRUNC;
+		if (n && user_at == 0 && s->data[words] == s->ip) {
+			uint64_t to;
+
+			memcpy(&to, c->p + 8, sizeof(to));
+			if (to && to < ST_KERNEL_START) {
+				s->data[words] = to;
+				s->flags |= ST_SAMPLE_LBR_LEAF;
+			}
+		}
 		for (uint64_t i = 0; i < n; i++) {
 			uint64_t from;
 
