@@ -27,6 +27,9 @@ shimtop can be checked against `perf script` on the same bytes.
   oldpipe a pipe (perf record -o -) as perf before 5.x wrote it: no
           PERF_RECORD_EVENT_UPDATE or PERF_RECORD_HEADER_FEATURE records,
           so a tracepoint's name is only in the tracing data's formats.
+  simpleperf  a file's tracepoint formats as simpleperf writes them: in
+          a record of its own kind (32777, a 32-bit size) at the data's
+          start, no tracing-data feature, no event descriptions.
   offcpu  the event cpu-clock named offcpu-time, as perf record --off-cpu
           names the event its BPF program writes (Debian's perf 6.1 is
           built without it): each sample's period stands for its wait.
@@ -206,6 +209,42 @@ def oldpipe(d):
     return out
 
 
+SIMPLEPERF_TRACING_DATA = 32768 + 9
+FEAT_TRACING, FEAT_EVENT_DESC = 1, 12
+
+
+def simpleperf(d):
+    """The tracing data moved from its feature into a record of simpleperf's
+    own kind at the data's start (a 32-bit size: its high half where perf
+    keeps misc), and no event descriptions."""
+    data_off, data_size = struct.unpack_from("<QQ", d, 40)
+    bits = int.from_bytes(d[72:104], "little")
+    if not bits >> FEAT_TRACING & 1:
+        sys.exit("no tracing data")
+    table_at = data_off + data_size
+    feats = [f for f in range(256) if bits >> f & 1]
+    sections = {f: struct.unpack_from("<QQ", d, table_at + 16 * i) for i, f in enumerate(feats)}
+    off, size = sections[FEAT_TRACING]
+    # Android's printk formats make the record pass 64 KiB: its size's high half is used.
+    tracing = d[off:off + size] + bytes(70000)
+    body = struct.pack("<I", len(tracing)) + tracing + bytes(-len(tracing) % 64)
+    whole = 8 + len(body)
+    rec = struct.pack("<IHH", SIMPLEPERF_TRACING_DATA, whole >> 16, whole & 0xffff) + body
+    kept = [f for f in feats if f not in (FEAT_TRACING, FEAT_EVENT_DESC)]
+    out = bytearray(d[:data_off]) + rec + d[data_off:data_off + data_size]
+    struct.pack_into("<Q", out, 48, data_size + len(rec))
+    struct.pack_into("<32s", out, 72, sum(1 << f for f in kept).to_bytes(32, "little"))
+    # The kept features' bytes after their (shorter) table, at their new places.
+    table = bytearray()
+    blobs = bytearray()
+    base = len(out) + 16 * len(kept)
+    for f in kept:
+        o, n = sections[f]
+        table += struct.pack("<QQ", base + len(blobs), n)
+        blobs += d[o:o + n]
+    return bytes(out + table + blobs)
+
+
 def offcpu(d):
     old, new = b"cpu-clock\0\0\0", b"offcpu-time\0"
     if old not in d:
@@ -217,7 +256,7 @@ if __name__ == "__main__":
     mode, src, dst = sys.argv[1:4]
     data = open(src, "rb").read()
     modes = {"mmap1": mmap1, "v1": v1, "lbr": lbr, "oldpipe": oldpipe, "offcpu": offcpu,
-             "lbr-on-call": lambda d: lbr(d, True)}
+             "lbr-on-call": lambda d: lbr(d, True), "simpleperf": simpleperf}
     if mode not in modes:
         sys.exit("unknown mode " + mode)
     open(dst, "wb").write(modes[mode](data))

@@ -396,6 +396,7 @@ for mode in file pipe; do
 		fail "perf record -e cpu-clock -e sched:sched_switch --call-graph dwarf ($mode) failed"
 	[ $mode = pipe ] && mv "$TMP/tp.pipe" "$TMP/tp.data"
 	perf script -i "$TMP/tp.data" -G -F event 2>/dev/null | sort | uniq -c >"$TMP/tp.counts"
+	[ $mode = file ] && cp "$TMP/tp.data" "$TMP/tpfile.data" && cp "$TMP/tp.counts" "$TMP/tpfile.counts"
 	"$SHIMTOP" -i - -b --format json <"$TMP/tp.data" >"$TMP/tp.json" 2>"$TMP/err" ||
 		fail "-i a tracepoint with dwarf stacks ($mode): $(cat "$TMP/err")"
 	"$SHIMTOP" -i - -b --format folded <"$TMP/tp.data" >"$TMP/tp.folded" 2>"$TMP/err" ||
@@ -419,6 +420,15 @@ perf script -i "$TMP/oldpipe.data" -G -F event 2>/dev/null | sort | uniq -c >"$T
 "$SHIMTOP" -i "$TMP/oldpipe.data" -b --format json >"$TMP/oldpipe.json" 2>"$TMP/err" ||
 	fail "-i an old perf's pipe: $(cat "$TMP/err")"
 same_events "$TMP/oldpipe.json" "$TMP/oldpipe.counts" || fail "an old perf's pipe: see above"
+
+# simpleperf's file: the formats in a record of its own kind (a 32-bit
+# size) at the data's start, no event descriptions; the tracepoint named
+# from them, every sample after that record read.
+python3 "$TESTS_DIR/perf_rewrite.py" simpleperf "$TMP/tpfile.data" "$TMP/simpleperf.data" ||
+	fail "cannot rewrite the file as simpleperf's"
+"$SHIMTOP" -i "$TMP/simpleperf.data" -b --format json >"$TMP/simpleperf.json" 2>"$TMP/err" ||
+	fail "-i simpleperf's file: $(cat "$TMP/err")"
+same_events "$TMP/simpleperf.json" "$TMP/tpfile.counts" || fail "simpleperf's tracepoint file: see above"
 
 # --switch-events: records shimtop does not read, skipped and counted.  A
 # program on the CPU alone may never be switched out, so the shell's waits

@@ -243,6 +243,18 @@ static bool feature_section(struct perf_data *p, const struct file_header *fh, u
 		       sizeof(*sec)) && section_fits(p, sec);
 }
 
+/*
+ * simpleperf's own kinds (32768 on): a 32-bit size, its high half where
+ * perf keeps misc; its tracepoints' formats in one of them.
+ */
+#define RECORD_SIMPLEPERF_FIRST		32768u
+#define RECORD_SIMPLEPERF_TRACING	32777u
+
+static uint64_t record_size(const struct perf_event_header *ev)
+{
+	return ev->type >= RECORD_SIMPLEPERF_FIRST ? (uint64_t)ev->misc << 16 | ev->size : ev->size;
+}
+
 /* The tracing data's formats, parsed from a copy. */
 static void take_tracing(struct perf_data *p, const unsigned char *buf, size_t len)
 {
@@ -261,6 +273,40 @@ static void load_tracing(struct perf_data *p, const struct file_header *fh)
 	if (read_at(p, sec.offset, buf, sec.size))
 		take_tracing(p, buf, sec.size);
 	free(buf);
+}
+
+/*
+ * simpleperf writes its tracepoints' formats as a record of its own at
+ * the data's start, not as the tracing-data feature: looked for among
+ * the records before the first sample, so its events have their names
+ * before any sample is read.
+ */
+static void load_simpleperf_tracing(struct perf_data *p, const struct file_header *fh)
+{
+	uint64_t at = fh->data.offset, end = section_fits(p, &fh->data) && fh->data.size
+					     ? fh->data.offset + fh->data.size : p->file_size;
+
+	for (unsigned i = 0; i < 256 && !p->tracing && at <= end && end - at >= 8; i++) {
+		struct perf_event_header ev;
+		uint64_t size;
+		uint32_t n;
+
+		if (!read_at(p, at, &ev, sizeof(ev)) || ev.type == PERF_RECORD_SAMPLE)
+			return;
+		size = record_size(&ev);
+		if (size < sizeof(ev) || size > end - at)
+			return;
+		if (ev.type == RECORD_SIMPLEPERF_TRACING && size >= sizeof(ev) + sizeof(n) &&
+		    read_at(p, at + sizeof(ev), &n, sizeof(n)) && n <= size - sizeof(ev) - sizeof(n) &&
+		    n <= TRACING_MAX) {
+			unsigned char *buf = st_xmalloc((size_t)n + 1);
+
+			if (read_at(p, at + sizeof(ev) + sizeof(n), buf, n))
+				take_tracing(p, buf, n);
+			free(buf);
+		}
+		at += size;
+	}
 }
 
 /*
@@ -301,6 +347,8 @@ static void load_features(struct perf_data *p, const struct file_header *fh)
 					       at ? ", " : "", wanted[w].what);
 	}
 	load_tracing(p, fh);
+	if (!p->tracing)
+		load_simpleperf_tracing(p, fh);
 }
 
 void perf_data_damaged(struct perf_data *p, const char *why)
@@ -902,6 +950,13 @@ static int read_record(struct perf_data *p)
 			 "left: perf's messages by 2>&1?", (unsigned long long)p->at);
 		return 0;
 	}
+	/* simpleperf's own: its header kept alone, the rest skipped (the formats read at the open). */
+	if (got == sizeof(ev) && ev.type >= RECORD_SIMPLEPERF_FIRST && record_size(&ev) >= sizeof(ev) &&
+	    (p->pipe || record_size(&ev) <= left)) {
+		extra = record_size(&ev) - sizeof(ev);
+		ev.misc = 0;
+		ev.size = sizeof(ev);
+	}
 	if (got != sizeof(ev) || ev.size < sizeof(ev) || (!p->pipe && ev.size > left) ||
 	    (ev.size > sizeof(ev) && fread(p->rec + sizeof(ev), ev.size - sizeof(ev), 1, p->f) != 1)) {
 		snprintf(p->error, sizeof(p->error),
@@ -913,7 +968,9 @@ static int read_record(struct perf_data *p)
 	memcpy(p->rec, &ev, sizeof(ev));
 	p->at += ev.size;
 	/* Two kinds carry their payload after the size the header says. */
-	if (ev.type == RECORD_HEADER_TRACING_DATA && ev.size >= sizeof(ev) + sizeof(uint32_t)) {
+	if (extra) {
+		/* simpleperf's, above */
+	} else if (ev.type == RECORD_HEADER_TRACING_DATA && ev.size >= sizeof(ev) + sizeof(uint32_t)) {
 		uint32_t n;
 
 		memcpy(&n, p->rec + sizeof(ev), sizeof(n));
