@@ -716,6 +716,7 @@ PY
 	said="shimtop: warning: the recorded kernel (build-id $other) is not this one: its addresses"
 	said="$said are left unnamed; give --kallsyms FILE (/proc/kallsyms of the machine that recorded)"
 	said="$said or put perf's saved copy at $TMP/none/.debug/[kernel.kallsyms]/$other/kallsyms"
+	said="$said, or its vmlinux (with symbols) under --symfs DIR"
 	grep -Fq "$said" \
 		"$TMP/kern.txt" || fail "another kernel: no line says so: $(sed -n 1,2p "$TMP/kern.txt")"
 	grep -Eq "kallsyms +\[kernel\]" "$TMP/kern.txt" && fail "another kernel named by this one's functions"
@@ -736,6 +737,36 @@ PY
 		fail "--kallsyms of no file exits 0"
 	grep -q "^shimtop: --kallsyms '$TMP/no-such-file' cannot be read (No such file or directory): give a copy" \
 		"$TMP/nofile.txt" || fail "--kallsyms of no file: $(cat "$TMP/nofile.txt")"
+	# A vmlinux with its symbols, of the recorded kernel's build-id (made
+	# here from kallsyms: the functions at their addresses), named as perf
+	# finds one: under --symfs by the release, and in perf's cache by the
+	# build-id; one of another build is not taken.
+	if command -v as >/dev/null && command -v ld >/dev/null; then
+		base=$(python3 "$TESTS_DIR/make_vmlinux.py" /proc/kallsyms "$TMP/vmlinux.s") ||
+			fail "cannot write a vmlinux's assembly"
+		as -o "$TMP/vmlinux.o" "$TMP/vmlinux.s" || fail "cannot assemble a vmlinux"
+		rm -f "$TMP/vmlinux.s"
+		link() { ld -static -nostdlib -z max-page-size=4096 -e 0 --build-id="0x$1" \
+			--section-start=.ktext="$base" -o "$2" "$TMP/vmlinux.o" || fail "cannot link a vmlinux"; }
+		mkdir -p "$TMP/sfs/boot" "$TMP/vh/.debug/.build-id/$(echo "$other" | cut -c1-2)/$(echo "$other" | cut -c3-)"
+		link "$other" "$TMP/sfs/boot/vmlinux-$(uname -r)"
+		HOME="$TMP/none" "$SHIMTOP" -i "$TMP/kern.data" --symfs "$TMP/sfs" -b >"$TMP/vml.txt" 2>&1 ||
+			fail "-i with a vmlinux under --symfs: $(cat "$TMP/vml.txt")"
+		grep -q "is not this one" "$TMP/vml.txt" && fail "a vmlinux of the recorded kernel under --symfs not taken"
+		grep -Eq "\[kernel\] +[a-z_]" "$TMP/vml.txt" ||
+			fail "the vmlinux under --symfs names no kernel function: $(sed -n 1,9p "$TMP/vml.txt")"
+		link "$other" "$TMP/vh/.debug/.build-id/$(echo "$other" | cut -c1-2)/$(echo "$other" | cut -c3-)/elf"
+		HOME="$TMP/vh" "$SHIMTOP" -i "$TMP/kern.data" -b >"$TMP/vmc.txt" 2>&1 ||
+			fail "-i with a vmlinux in perf's cache: $(cat "$TMP/vmc.txt")"
+		grep -Eq "\[kernel\] +[a-z_]" "$TMP/vmc.txt" ||
+			fail "the vmlinux in perf's cache names no kernel function: $(sed -n 1,9p "$TMP/vmc.txt")"
+		link "$kid" "$TMP/sfs/boot/vmlinux-$(uname -r)"
+		HOME="$TMP/none" "$SHIMTOP" -i "$TMP/kern.data" --symfs "$TMP/sfs" -b >"$TMP/vmx.txt" 2>&1 ||
+			fail "-i with another build's vmlinux: $(cat "$TMP/vmx.txt")"
+		grep -q "is not this one" "$TMP/vmx.txt" || fail "a vmlinux of another build taken for the recorded kernel"
+		rm -rf "$TMP/sfs" "$TMP/vh" "$TMP/vmlinux.o"
+		echo "a vmlinux of the recorded kernel names it (under --symfs, in perf's cache); another build's does not"
+	fi
 	# No kernel build-id: the release decides, as perf report goes by it.
 	HOME="$TMP/none" "$SHIMTOP" -i "$TMP/rel.data" -b >"$TMP/rel.txt" 2>&1 || fail "-i rel: $(cat "$TMP/rel.txt")"
 	grep -Eq "kallsyms +\[kernel\] +[a-z_]" "$TMP/rel.txt" ||

@@ -15,6 +15,7 @@
 #include "util.h"
 
 #include <elf.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,91 @@ static bool given_kallsyms(const char *path, struct range_table *t)
 	return false;
 }
 
+#define VMLINUX_FUNCTIONS_MAX	(4u << 20)
+
+/*
+ * The functions of a vmlinux (an ELF of the kernel with its symbols: a
+ * -dbg package's, perf buildid-cache's copy) whose build-id is the
+ * recorded kernel's, into t; false if the file is not that, or names
+ * none.  The bytes are read by libelf, every name by elf_strptr's bounds.
+ */
+static bool vmlinux_symbols(const struct recorded_files *r, const char *path, struct range_table *t)
+{
+	int fd = st_open_untrusted(-1, path, 0);
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	if (!elf_fd_has_build_id(fd, r->kernel_id, (int)r->kernel_id_len) ||
+	    !(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		close(fd);
+		return false;
+	}
+	range_table_clear(t);
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && i < INT32_MAX &&
+		     t->n < VMLINUX_FUNCTIONS_MAX; i++) {
+			const char *name;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || !sym.st_value ||
+			    sym.st_size > UINT64_MAX - sym.st_value)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && name[0])
+				range_table_add(t, sym.st_value, sym.st_value + sym.st_size, name, NULL);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	range_table_finish(t);
+	if (t->n)
+		t->static_end = t->v[t->n - 1].start;
+	return t->n > 0;
+}
+
+/*
+ * A vmlinux of the recorded kernel where perf looks for one: its build-id
+ * in perf's cache and the debug files' tree, then by the recorded release
+ * under /boot, /usr/lib/debug and the kernel's build tree; each under
+ * --symfs first.  true with its functions in t.
+ */
+static bool recorded_vmlinux(const struct recorded_files *r, const char *hex, const char *dir,
+			     struct range_table *t)
+{
+	const char *rel = r->osrelease[0] ? r->osrelease : NULL;
+	char at[4096], cand[6][1024];
+	size_t n = 0;
+
+	if (dir[0] && snprintf(cand[n], sizeof(cand[0]), "%s/.build-id/%.2s/%s/elf", dir, hex,
+			       hex + 2) < (int)sizeof(cand[0]))
+		n++;
+	snprintf(cand[n++], sizeof(cand[0]), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	if (rel) {
+		snprintf(cand[n++], sizeof(cand[0]), "/boot/vmlinux-%s", rel);
+		snprintf(cand[n++], sizeof(cand[0]), "/usr/lib/debug/boot/vmlinux-%s", rel);
+		snprintf(cand[n++], sizeof(cand[0]), "/usr/lib/debug/lib/modules/%s/vmlinux", rel);
+		snprintf(cand[n++], sizeof(cand[0]), "/lib/modules/%s/build/vmlinux", rel);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (r->symfs && cand[i][0] == '/' &&
+		    snprintf(at, sizeof(at), "%s/%s", r->symfs, cand[i] + 1) < (int)sizeof(at) &&
+		    vmlinux_symbols(r, at, t))
+			return true;
+		if (vmlinux_symbols(r, cand[i], t))
+			return true;
+	}
+	return false;
+}
+
 /* The recorded kernel's build-id as hex, or its release, for the lines below. */
 static void recorded_kernel_words(const struct recorded_files *r, char *out, size_t room)
 {
@@ -320,6 +406,8 @@ void recorded_kernel_symbols(struct recorded_files *r, struct range_table *t)
 		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hex);
 		if (dir[0] && saved_kallsyms(path, t))
 			return;
+		if (recorded_vmlinux(r, hex, dir, t))
+			return;
 		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms",
 			 dir[0] ? dir : "~/.debug", hex);
 	} else if (r->osrelease[0]) {
@@ -334,9 +422,10 @@ void recorded_kernel_symbols(struct recorded_files *r, struct range_table *t)
 	r->kernel_foreign = true;
 	recorded_kernel_words(r, words, sizeof(words));
 	st_warn("the recorded kernel (%s) is not this one: its addresses are left unnamed; "
-		"give --kallsyms FILE (/proc/kallsyms of the machine that recorded)%s%s",
+		"give --kallsyms FILE (/proc/kallsyms of the machine that recorded)%s%s%s",
 		words, r->kernel_id_len ? " or put perf's saved copy at " : "",
-		r->kernel_id_len ? path : "");
+		r->kernel_id_len ? path : "",
+		r->kernel_id_len ? ", or its vmlinux (with symbols) under --symfs DIR" : "");
 }
 
 bool recorded_module_foreign(struct recorded_files *r, const char *module)
