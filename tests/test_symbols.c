@@ -8,6 +8,8 @@
 #include "check.h"
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
+#include "symbols/unwind_pages.h"
+#include "symbols/unwind_rows.h"
 #include "util.h"
 
 #include <dlfcn.h>
@@ -428,6 +430,33 @@ static void check_let_go(void)
 	CHECK(strstr(symbolizer_lookup(t.s, second, (uint64_t)(uintptr_t)&tan, false)->name, "tan"));
 	CHECK(symbolizer_lookup(t.s, second, cos_at + 1, false) == sym);
 	CHECK(symbolizer_let_go(t.s, true) == 0);
+	/*
+	 * Its unwind rows (made here as the unwinder's first use makes them)
+	 * go short of memory once the kernel has its pages, at the next
+	 * sweep, however recently it was looked up; else when idle.
+	 */
+	{
+		uint64_t start, end;
+		struct elf_file *f = symbolizer_code_of(t.s, sym->id, &start, &end);
+
+		CHECK(f && f->fd >= 0 && !f->rows);
+		f->rows = unwind_rows_open(f->fd);
+		CHECK(f->rows != NULL);
+		CHECK(symbolizer_let_go(t.s, false) == 0 && f->rows);	/* not short of memory */
+		CHECK(symbolizer_let_go(t.s, true) == 0 && f->rows);	/* looked up, no pages */
+		{
+			struct unwind_rows *whole = unwind_rows_open(f->fd);
+
+			atomic_store(&f->pages, unwind_pages_make(whole, NULL));
+			unwind_rows_free(whole);
+		}
+		CHECK(atomic_load(&f->pages) != NULL);
+		(void)symbolizer_lookup(t.s, second, cos_at, false);
+		CHECK(symbolizer_let_go(t.s, true) == 0 && !f->rows);
+		symbolizer_stats(t.s, &st);
+		CHECK_EQ_U64(st.rows_dropped, 1);
+		CHECK(symbolizer_lookup(t.s, second, cos_at, false) == sym);
+	}
 	/* Without --memory's need, a mapped file's table stays. */
 	for (int i = 0; i < 20; i++)
 		CHECK(symbolizer_let_go(t.s, false) == 0);

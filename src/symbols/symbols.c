@@ -12,6 +12,7 @@
 #include "symbols/elf_inflation.h"
 #include "symbols/symbols.h"
 #include "symbols/symbols_internal.h"
+#include "symbols/unwind_rows.h"
 #include "index.h"
 #include "text_safe.h"
 #include "util.h"
@@ -136,6 +137,7 @@ struct symbolizer {
 	uint32_t sweeps;		/* symbolizer_let_go's calls */
 	size_t files_let_go;		/* files holding nothing now */
 	uint64_t tables_dropped;	/* tables of mapped files dropped, idle, short of memory */
+	uint64_t rows_dropped;		/* their unwind rows dropped, the same way */
 
 	struct range_table kernel;
 	bool kernel_loaded;
@@ -697,6 +699,22 @@ size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory)
 			elf_file_let_go(f->file);
 			s->files_let_go++;
 			n++;
+		}
+		/*
+		 * Short of memory, a mapped file's unwind rows go once the
+		 * kernel has its whole CFI (the walk reads its pages, never the
+		 * rows again), or when it is idle: cc1's were 4.3 MB for each
+		 * compile of a build.  Read again from the cache if asked.
+		 */
+		if (short_of_memory && !f->file->let_go && f->file->rows &&
+		    (atomic_load_explicit(&f->file->pages, memory_order_acquire) ||
+		     s->sweeps - f->file->looked_at >= IDLE_SWEEPS)) {
+			unwind_rows_free(f->file->rows);
+			f->file->rows = NULL;
+			s->rows_dropped++;
+		}
+		if (f->file->let_go) {
+			continue;
 		} else if (short_of_memory && f->file->table_built &&
 			   s->sweeps - f->file->looked_at >= IDLE_SWEEPS) {
 			/*
@@ -1641,6 +1659,7 @@ void symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 	out->files = s->nfiles;
 	out->files_let_go = s->files_let_go;
 	out->tables_dropped = s->tables_dropped;
+	out->rows_dropped = s->rows_dropped;
 }
 
 /* Every line of /proc/PID/maps, or (code_only) the ones symbols need. */

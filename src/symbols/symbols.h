@@ -45,6 +45,7 @@ struct symbolizer_stats {
 	uint64_t files;		/* ELF files opened (shared by processes) */
 	uint64_t files_let_go;	/* of those, let go: no process maps them (symbolizer_let_go) */
 	uint64_t tables_dropped;	/* mapped files' tables dropped, idle under --memory */
+	uint64_t rows_dropped;		/* and their unwind rows, idle or in the kernel's pages */
 };
 
 struct symbolizer;
