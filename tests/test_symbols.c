@@ -382,6 +382,38 @@ static void check_async(const struct st_symbol *own)
 }
 
 /*
+ * A file's unwind rows (made here as the unwinder's first use makes
+ * them) go short of memory once the kernel has its pages, at the next
+ * sweep, however recently it was looked up; never without the need.
+ */
+static void check_rows_drop(struct symbolizer *s, const struct st_symbol *sym, pid_t pid,
+			    uint64_t at)
+{
+	uint64_t start, end;
+	struct elf_file *f = symbolizer_code_of(s, sym->id, &start, &end);
+	struct symbolizer_stats st;
+	struct unwind_rows *whole;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(f->fd >= 0 && !f->rows);
+	f->rows = unwind_rows_open(f->fd);
+	CHECK(f->rows != NULL);
+	CHECK(symbolizer_let_go(s, false) == 0 && f->rows);	/* not short of memory */
+	CHECK(symbolizer_let_go(s, true) == 0 && f->rows);	/* looked up, no pages */
+	whole = unwind_rows_open(f->fd);
+	atomic_store(&f->pages, unwind_pages_make(whole, NULL));
+	unwind_rows_free(whole);
+	CHECK(atomic_load(&f->pages) != NULL);
+	(void)symbolizer_lookup(s, pid, at, false);
+	CHECK(symbolizer_let_go(s, true) == 0 && !f->rows);
+	symbolizer_stats(s, &st);
+	CHECK_EQ_U64(st.rows_dropped, 1);
+	CHECK(symbolizer_lookup(s, pid, at, false) == sym);
+}
+
+/*
  * A file no process maps is let go (at once when short of memory, else
  * after 30 sweeps unmapped) and read again, the same names, when a
  * process maps it again; never while one maps it.
@@ -430,33 +462,7 @@ static void check_let_go(void)
 	CHECK(strstr(symbolizer_lookup(t.s, second, (uint64_t)(uintptr_t)&tan, false)->name, "tan"));
 	CHECK(symbolizer_lookup(t.s, second, cos_at + 1, false) == sym);
 	CHECK(symbolizer_let_go(t.s, true) == 0);
-	/*
-	 * Its unwind rows (made here as the unwinder's first use makes them)
-	 * go short of memory once the kernel has its pages, at the next
-	 * sweep, however recently it was looked up; else when idle.
-	 */
-	{
-		uint64_t start, end;
-		struct elf_file *f = symbolizer_code_of(t.s, sym->id, &start, &end);
-
-		CHECK(f && f->fd >= 0 && !f->rows);
-		f->rows = unwind_rows_open(f->fd);
-		CHECK(f->rows != NULL);
-		CHECK(symbolizer_let_go(t.s, false) == 0 && f->rows);	/* not short of memory */
-		CHECK(symbolizer_let_go(t.s, true) == 0 && f->rows);	/* looked up, no pages */
-		{
-			struct unwind_rows *whole = unwind_rows_open(f->fd);
-
-			atomic_store(&f->pages, unwind_pages_make(whole, NULL));
-			unwind_rows_free(whole);
-		}
-		CHECK(atomic_load(&f->pages) != NULL);
-		(void)symbolizer_lookup(t.s, second, cos_at, false);
-		CHECK(symbolizer_let_go(t.s, true) == 0 && !f->rows);
-		symbolizer_stats(t.s, &st);
-		CHECK_EQ_U64(st.rows_dropped, 1);
-		CHECK(symbolizer_lookup(t.s, second, cos_at, false) == sym);
-	}
+	check_rows_drop(t.s, sym, second, cos_at);
 	/* Without --memory's need, a mapped file's table stays. */
 	for (int i = 0; i < 20; i++)
 		CHECK(symbolizer_let_go(t.s, false) == 0);
