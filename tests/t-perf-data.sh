@@ -429,6 +429,17 @@ python3 "$TESTS_DIR/perf_rewrite.py" simpleperf "$TMP/tpfile.data" "$TMP/simplep
 "$SHIMTOP" -i "$TMP/simpleperf.data" -b --format json >"$TMP/simpleperf.json" 2>"$TMP/err" ||
 	fail "-i simpleperf's file: $(cat "$TMP/err")"
 same_events "$TMP/simpleperf.json" "$TMP/tpfile.counts" || fail "simpleperf's tracepoint file: see above"
+# Its record's 32-bit size past the data's end: cut short, said, exit 1.
+python3 - "$TMP/simpleperf.data" "$TMP/spbad.data" <<'PY' || fail "cannot damage simpleperf's record"
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+data_off = struct.unpack_from("<Q", d, 40)[0]
+assert struct.unpack_from("<I", d, data_off)[0] == 32777
+struct.pack_into("<H", d, data_off + 4, 0xffff)
+open(sys.argv[2], "wb").write(d)
+PY
+expect_run 1 "^shimtop: perf.data '$TMP/spbad.data' stops at byte [0-9]+ of its data \\(a record cut short\\)" -- \
+	"$SHIMTOP" -i "$TMP/spbad.data" -b
 
 # --switch-events: records shimtop does not read, skipped and counted.  A
 # program on the CPU alone may never be switched out, so the shell's waits

@@ -933,6 +933,7 @@ static int read_record(struct perf_data *p)
 {
 	struct perf_event_header ev;
 	uint64_t left = p->end - p->at, extra = 0;
+	bool cut = false;
 	size_t got;
 
 	if (!p->pipe && left == 0)
@@ -951,13 +952,15 @@ static int read_record(struct perf_data *p)
 		return 0;
 	}
 	/* simpleperf's own: its header kept alone, the rest skipped (the formats read at the open). */
-	if (got == sizeof(ev) && ev.type >= RECORD_SIMPLEPERF_FIRST && record_size(&ev) >= sizeof(ev) &&
-	    (p->pipe || record_size(&ev) <= left)) {
-		extra = record_size(&ev) - sizeof(ev);
+	if (got == sizeof(ev) && ev.type >= RECORD_SIMPLEPERF_FIRST) {
+		uint64_t whole = record_size(&ev);
+
+		cut = whole < sizeof(ev) || (!p->pipe && whole > left);
+		extra = cut ? 0 : whole - sizeof(ev);
 		ev.misc = 0;
-		ev.size = sizeof(ev);
+		ev.size = whole < sizeof(ev) ? 0 : sizeof(ev);
 	}
-	if (got != sizeof(ev) || ev.size < sizeof(ev) || (!p->pipe && ev.size > left) ||
+	if (got != sizeof(ev) || ev.size < sizeof(ev) || (!p->pipe && ev.size > left) || cut ||
 	    (ev.size > sizeof(ev) && fread(p->rec + sizeof(ev), ev.size - sizeof(ev), 1, p->f) != 1)) {
 		snprintf(p->error, sizeof(p->error),
 			 "perf.data '%s' stops at byte %llu of its data (a record %s): what came "
