@@ -262,17 +262,22 @@ static void take_tracing(struct perf_data *p, const unsigned char *buf, size_t l
 		p->tracing = perf_tracing_parse(buf, len);
 }
 
+/* The tracing data of len bytes at offset in the file, parsed. */
+static void tracing_at(struct perf_data *p, uint64_t offset, size_t len)
+{
+	unsigned char *buf = st_xmalloc(len + 1);
+
+	if (read_at(p, offset, buf, len))
+		take_tracing(p, buf, len);
+	free(buf);
+}
+
 static void load_tracing(struct perf_data *p, const struct file_header *fh)
 {
 	struct file_section sec;
-	unsigned char *buf;
 
-	if (!feature_section(p, fh, FEAT_TRACING_DATA, &sec) || sec.size > TRACING_MAX)
-		return;
-	buf = st_xmalloc(sec.size + 1);
-	if (read_at(p, sec.offset, buf, sec.size))
-		take_tracing(p, buf, sec.size);
-	free(buf);
+	if (feature_section(p, fh, FEAT_TRACING_DATA, &sec) && sec.size <= TRACING_MAX)
+		tracing_at(p, sec.offset, (size_t)sec.size);
 }
 
 /*
@@ -298,13 +303,8 @@ static void load_simpleperf_tracing(struct perf_data *p, const struct file_heade
 			return;
 		if (ev.type == RECORD_SIMPLEPERF_TRACING && size >= sizeof(ev) + sizeof(n) &&
 		    read_at(p, at + sizeof(ev), &n, sizeof(n)) && n <= size - sizeof(ev) - sizeof(n) &&
-		    n <= TRACING_MAX) {
-			unsigned char *buf = st_xmalloc((size_t)n + 1);
-
-			if (read_at(p, at + sizeof(ev) + sizeof(n), buf, n))
-				take_tracing(p, buf, n);
-			free(buf);
-		}
+		    n <= TRACING_MAX)
+			tracing_at(p, at + sizeof(ev) + sizeof(n), n);
 		at += size;
 	}
 }
@@ -971,9 +971,7 @@ static int read_record(struct perf_data *p)
 	memcpy(p->rec, &ev, sizeof(ev));
 	p->at += ev.size;
 	/* Two kinds carry their payload after the size the header says. */
-	if (extra) {
-		/* simpleperf's, above */
-	} else if (ev.type == RECORD_HEADER_TRACING_DATA && ev.size >= sizeof(ev) + sizeof(uint32_t)) {
+	if (ev.type == RECORD_HEADER_TRACING_DATA && ev.size >= sizeof(ev) + sizeof(uint32_t)) {
 		uint32_t n;
 
 		memcpy(&n, p->rec + sizeof(ev), sizeof(n));

@@ -692,6 +692,8 @@ size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory)
 		}
 	}
 	HASH_ITER(hh, s->files, f, f_tmp) {
+		bool idle;
+
 		/* A table the worker still builds is waited for by nobody: let go later. */
 		if (f->file->let_go || !elf_file_table_ready(f->file))
 			continue;
@@ -699,24 +701,22 @@ size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory)
 			elf_file_let_go(f->file);
 			s->files_let_go++;
 			n++;
+			continue;
 		}
+		idle = s->sweeps - f->file->looked_at >= IDLE_SWEEPS;
 		/*
 		 * Short of memory, a mapped file's unwind rows go once the
 		 * kernel has its whole CFI (the walk reads its pages, never the
 		 * rows again), or when it is idle: cc1's were 4.3 MB for each
 		 * compile of a build.  Read again from the cache if asked.
 		 */
-		if (short_of_memory && !f->file->let_go && f->file->rows &&
-		    (atomic_load_explicit(&f->file->pages, memory_order_acquire) ||
-		     s->sweeps - f->file->looked_at >= IDLE_SWEEPS)) {
+		if (short_of_memory && f->file->rows &&
+		    (atomic_load_explicit(&f->file->pages, memory_order_acquire) || idle)) {
 			unwind_rows_free(f->file->rows);
 			f->file->rows = NULL;
 			s->rows_dropped++;
 		}
-		if (f->file->let_go) {
-			continue;
-		} else if (short_of_memory && f->file->table_built &&
-			   s->sweeps - f->file->looked_at >= IDLE_SWEEPS) {
+		if (short_of_memory && f->file->table_built && idle) {
 			/*
 			 * Mapped, but no sample asked it for ten seconds (a
 			 * daemon's libraries, a test suite's programs): its

@@ -169,6 +169,13 @@ static int open_checked(const char *path, const struct recorded_id *e)
 	return fd;
 }
 
+/* path as it lies under --symfs into out; false without --symfs or room. */
+static bool under_symfs(const struct recorded_files *r, const char *path, char *out, size_t room)
+{
+	return r->symfs && snprintf(out, room, "%s/%s", r->symfs,
+				    path[0] == '/' ? path + 1 : path) < (int)room;
+}
+
 int recorded_file_open(struct recorded_files *r, const char *path)
 {
 	struct recorded_id *e;
@@ -177,11 +184,8 @@ int recorded_file_open(struct recorded_files *r, const char *path)
 	int fd = -1;
 
 	HASH_FIND_STR(r->ids, path, e);
-	if (r->symfs) {
-		snprintf(at, sizeof(at), "%s/%s", r->symfs, path[0] == '/' ? path + 1 : path);
-		if ((fd = open_checked(at, e)) >= 0)
-			return fd;
-	}
+	if (under_symfs(r, path, at, sizeof(at)) && (fd = open_checked(at, e)) >= 0)
+		return fd;
 	/* This machine's file: under --symfs only when its build-id proves it the same. */
 	if (!r->symfs || e) {
 		if ((fd = open_checked(path, e)) >= 0 || !e)
@@ -361,8 +365,7 @@ static bool recorded_vmlinux(const struct recorded_files *r, const char *hex, co
 		snprintf(cand[n++], sizeof(cand[0]), "/lib/modules/%s/build/vmlinux", rel);
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (r->symfs && cand[i][0] == '/' &&
-		    snprintf(at, sizeof(at), "%s/%s", r->symfs, cand[i] + 1) < (int)sizeof(at) &&
+		if (cand[i][0] == '/' && under_symfs(r, cand[i], at, sizeof(at)) &&
 		    vmlinux_symbols(r, at, t))
 			return true;
 		if (vmlinux_symbols(r, cand[i], t))
