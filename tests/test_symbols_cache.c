@@ -1,8 +1,9 @@
 /*
  * test_symbols_cache.c - a file's symbol table kept on disk
  * (symbols_table_cache.c): a real library's table read back is the
- * table built, entry by entry; the second opening of the file reads it
- * instead of building; a copy cut short, another file's, one read
+ * table built, entry by entry; the opening that builds it and the next
+ * both read it where it is mapped (file pages, not the session's
+ * memory), the second without building; a copy cut short, another file's, one read
  * another way, out of order, or with a name out of bounds is refused
  * and leaves the table as it was.
  */
@@ -66,10 +67,20 @@ static size_t differ(const struct symbol_table *a, const struct symbol_table *b)
 		const struct elf_symbol *x = &a->v[i], *y = &b->v[i];
 
 		n += x->start != y->start || x->end != y->end || x->from_cfi != y->from_cfi ||
-		     x->named_by != y->named_by || !same_name(x->raw, y->raw) ||
-		     !same_name(x->aliases, y->aliases);
+		     x->named_by != y->named_by ||
+		     !same_name(symbol_table_text(a, x->raw), symbol_table_text(b, y->raw)) ||
+		     !same_name(symbol_table_text(a, x->aliases), symbol_table_text(b, y->aliases));
 	}
 	return n;
+}
+
+/* Whether t's entries and names lie in a cache file's mapping, copied nowhere. */
+static bool in_mapping(const struct symbol_table *t)
+{
+	const char *from = t->block, *to = from + t->block_map;
+
+	return t->block_map && (const char *)t->v >= from && (const char *)(t->v + t->n) <= to &&
+	       t->names >= from && t->names + t->names_len <= to;
 }
 
 static struct elf_file *open_file(const char *path)
@@ -91,8 +102,7 @@ static void refused(const char *what, const unsigned char *id, size_t id_len,
 	if (symbol_table_from_bytes(&t, id, id_len, key, buf, len, 0)) {
 		fprintf(stderr, "a copy %s was taken\n", what);
 		CHECK(false);
-		t.raw_names = NULL;	/* buf stays the caller's */
-		symbol_table_clear(&t);
+		free(t.pages);	/* buf stays the caller's */
 		return;
 	}
 	CHECK(t.n == 0 && t.v == NULL);
@@ -101,7 +111,7 @@ static void refused(const char *what, const unsigned char *id, size_t id_len,
 static void check_library(const char *path)
 {
 	struct elf_file *first, *second;
-	struct symbol_table back = { 0 };
+	struct symbol_table back = { 0 }, built = { 0 };
 	struct symbol_table_key key;
 	unsigned char *bytes, *buf, *bad, id[SYMBOL_TABLE_ID_MAX];
 	uint64_t start;
@@ -115,7 +125,7 @@ static void check_library(const char *path)
 	size_t len;
 	int symbols;
 
-	/* The first opening builds the table and keeps it. */
+	/* The first opening builds the table, keeps it, and reads it where it is kept. */
 	first = open_file(path);
 	CHECK(first->mod != NULL);
 	if (!first->mod)
@@ -123,7 +133,7 @@ static void check_library(const char *path)
 	(void)elf_file_symbol(first, 0);
 	printf("%s: %zu entries built\n", path, first->table.n);
 	CHECK(first->table.n >= SYMBOL_TABLE_CACHED_FROM);
-	CHECK(first->table.raw_names_map == 0);
+	CHECK(in_mapping(&first->table));
 	elf = dwfl_module_getelf(first->mod, &bias);
 	id_len = dwelf_elf_gnu_build_id(elf, &idp);
 	CHECK(id_len > 0 && (size_t)id_len <= sizeof(id));
@@ -135,20 +145,26 @@ static void check_library(const char *path)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), "%02x", id[i]);
 	CHECK(stat(name, &st) == 0 && (st.st_mode & 0777) == 0600);
 
-	/* The second reads it, and it is the table built, entry by entry. */
-	second = open_file(path);
-	(void)elf_file_symbol(second, 0);
-	CHECK(second->table.raw_names_map != 0);
-	printf("%s: %zu entries read back, %zu differ\n", path, second->table.n,
-	       differ(&first->table, &second->table));
-	CHECK(differ(&first->table, &second->table) == 0);
-	CHECK(second->table.npages == first->table.npages);
-
-	/* Hostile copies, beside the good one. */
+	/* What is kept is the table built, entry by entry. */
 	symbols = dwfl_module_getsymtab(first->mod);
 	key = (struct symbol_table_key){ .bias = bias, .symbols = symbols,
 					 .named_by = first->debug_named_by ? first->debug_named_by
 									   : NAMED_BY_MINIDEBUGINFO };
+	symbol_table_build(&built, first->mod, elf, bias, (uint8_t)key.named_by);
+	printf("%s: %zu entries kept, %zu differ from a table built\n", path, first->table.n,
+	       differ(&built, &first->table));
+	CHECK(differ(&built, &first->table) == 0);
+	CHECK(built.npages == first->table.npages);
+	symbol_table_clear(&built);
+
+	/* The second opening reads it, the same, without building. */
+	second = open_file(path);
+	(void)elf_file_symbol(second, 0);
+	CHECK(in_mapping(&second->table));
+	CHECK(differ(&first->table, &second->table) == 0);
+	CHECK(second->table.npages == first->table.npages);
+
+	/* Hostile copies, beside the good one. */
 	len = symbol_table_to_bytes(&first->table, id, (size_t)id_len, &key, &bytes);
 	CHECK(len > 0);
 	buf = st_xmalloc(len);

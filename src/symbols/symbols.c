@@ -1202,13 +1202,13 @@ static struct elf_file *vdso_file(struct symbolizer *s)
 
 /* e's symbol as module names it, interned once. */
 static const struct st_symbol *function_symbol(struct symbolizer *s, struct elf_file *f,
-					       struct elf_symbol *e, const char *module)
+					       const struct elf_symbol *e, const char *module)
 {
 	uint64_t h = st_index_hash((uintptr_t)e, (uintptr_t)module);
 	struct st_index_probe p;
 	const struct st_symbol *sym;
-	char buf[320];
-	const char *name;
+	const char *raw = symbol_table_text(&f->table, e->raw);
+	char *name;
 
 	for (uint32_t v = st_index_first(&s->by_function, h, &p); v;
 	     v = st_index_next(&s->by_function, &p)) {
@@ -1217,9 +1217,10 @@ static const struct st_symbol *function_symbol(struct symbolizer *s, struct elf_
 		if (k->e == e && k->module == module)
 			return k->sym;
 	}
-	name = elf_symbol_name(f, e, buf, sizeof(buf));
-	sym = named(intern_full(s, module, name, e->raw ? e->raw : name, e->aliases, false),
-		    e->named_by);
+	name = elf_symbol_name(f, e);
+	sym = named(intern_full(s, module, name, raw ? raw : name,
+				symbol_table_text(&f->table, e->aliases), false), e->named_by);
+	free(name);
 	ST_GROW(s->functions, s->functions_cap, s->nfunctions + 1);
 	s->functions[s->nfunctions++] = (struct function_key){ e, module, sym };
 	st_index_add(&s->by_function, h, (uint32_t)s->nfunctions);
@@ -1231,7 +1232,7 @@ static const struct st_symbol *from_file(struct symbolizer *s, struct elf_file *
 					 const char *module, const struct map *m,
 					 uint64_t ip, uint32_t *offset)
 {
-	struct elf_symbol *e;
+	const struct elf_symbol *e;
 	uint64_t vaddr;
 
 	f->looked_at = s->sweeps;

@@ -97,10 +97,14 @@ const char *symbolizer_name_in_file(struct symbolizer *s, uint32_t id, uint64_t 
 {
 	uint64_t start, end;
 	struct elf_file *f = symbolizer_code_of(s, id, &start, &end);
-	struct elf_symbol *e;
+	const struct elf_symbol *e;
+	char *name;
 
 	if (!f || !f->mod || !(e = elf_file_symbol(f, at)))
 		return NULL;
 	*offset = at - e->start;
-	return elf_symbol_name(f, e, f->name, sizeof(f->name));
+	name = elf_symbol_name(f, e);
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	free(name);
+	return f->name;
 }

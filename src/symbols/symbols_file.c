@@ -184,7 +184,7 @@ int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr)
 	return -ENOENT;	/* no segment holds it */
 }
 
-struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
+const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
 {
 	if (!f->mod)
 		return NULL;
@@ -205,29 +205,33 @@ struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr)
 		const void *id = NULL;
 		ssize_t id_len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
 
-		/* Built once per build-id and what it was read with; then read back. */
+		/*
+		 * Built once per build-id and what it was read with; then read
+		 * back, this time too: the copy's pages are the file's, so a
+		 * compile's cc1 costs no session memory once it is written.
+		 */
 		if (id_len <= 0 || (size_t)id_len > SYMBOL_TABLE_ID_MAX)
 			id_len = 0;
 		if (!id_len || !symbol_table_cache_load(&f->table, id, (size_t)id_len, &key)) {
 			symbol_table_build(&f->table, f->mod, elf, bias, elsewhere);
-			symbol_table_cache_save(&f->table, id, (size_t)id_len, &key);
+			if (symbol_table_cache_save(&f->table, id, (size_t)id_len, &key))
+				(void)symbol_table_cache_load(&f->table, id, (size_t)id_len, &key);
 		}
 		f->table_built = true;
 	}
 	return symbol_table_find(&f->table, vaddr);
 }
 
-const char *elf_symbol_name(const struct elf_file *f, struct elf_symbol *e,
-			    char *buf, size_t len)
+char *elf_symbol_name(const struct elf_file *f, const struct elf_symbol *e)
 {
-	if (!e->from_cfi) {
-		if (!e->name)
-			e->name = symbol_demangle(e->raw, false);
-		return e->name;
-	}
-	snprintf(buf, len, "%s+0x%llx", st_basename(f->path),
+	const char *raw = symbol_table_text(&f->table, e->raw);
+	char name[320];
+
+	if (raw && !e->from_cfi)
+		return symbol_demangle(raw, false);
+	snprintf(name, sizeof(name), "%s+0x%llx", st_basename(f->path),
 		 (unsigned long long)(e->start - f->bias));
-	return buf;
+	return st_xstrdup(name);
 }
 
 void elf_file_reload(struct elf_file *f, const Dwfl_Callbacks *callbacks)

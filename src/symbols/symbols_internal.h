@@ -128,22 +128,35 @@ int jit_map_refresh(struct jit_map *j, uint64_t now);
 /* Parses a map's text (len bytes, any content) into the table. */
 void jit_map_parse(struct range_table *t, const char *text, size_t len);
 
-/* One function of an ELF file, named as perf names it. */
+#define SYMBOL_NO_NAME	UINT32_MAX
+
+/*
+ * One function of an ELF file, named as perf names it.  No pointers: a
+ * table read from the cache is these where the file is mapped (file
+ * pages, not the session's memory).
+ */
 struct elf_symbol {
 	uint64_t start, end;	/* module addresses, end exclusive */
-	char *name;		/* demangled, without parameters: when first asked */
-	char *raw;		/* as in the symbol table */
-	char *aliases;		/* other names at start, ", "-separated; or NULL */
-	bool from_cfi;		/* no symbol: bounds from .eh_frame (symbols_cfi.c) */
+	uint32_t raw;		/* its name as in the symbol table, in the table's names */
+	uint32_t aliases;	/* other names at start, ", "-separated, there; or SYMBOL_NO_NAME */
+	uint8_t from_cfi;	/* no symbol: bounds from .eh_frame (symbols_cfi.c) */
 	uint8_t named_by;	/* enum st_named_by */
+	uint8_t pad[6];
 };
 
 /* A file's functions sorted by address, one entry per address. */
 struct symbol_table {
 	struct elf_symbol *v;
 	size_t n;
-	char *raw_names;	/* every v[i].raw, one after another: one allocation */
-	size_t raw_names_map;	/* non-zero: raw_names is a cache file mapped, this long */
+	char *names;		/* every entry's raw name and aliases, NUL-ended */
+	size_t names_len;
+	/*
+	 * Read from the cache: v and names lie in this one block, a
+	 * mapping block_map long (munmap), or malloc's if 0; NULL: v and
+	 * names are each their own allocation (a table built).
+	 */
+	void *block;
+	size_t block_map;
 	/*
 	 * Big tables: pages[p] is the first entry starting at or past
 	 * v[0].start + (p << page_shift), so a search looks between two
@@ -153,6 +166,12 @@ struct symbol_table {
 	size_t npages;
 	unsigned page_shift;
 };
+
+/* One of t's names (an entry's raw or aliases), or NULL for SYMBOL_NO_NAME. */
+static inline const char *symbol_table_text(const struct symbol_table *t, uint32_t off)
+{
+	return off == SYMBOL_NO_NAME ? NULL : t->names + off;
+}
 
 /* A function symbol before aliases are merged. */
 struct symbol_candidate {
@@ -187,9 +206,9 @@ size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
 /* fn(start, end, arg) for each FDE of elf's .eh_frame, file addresses, end exclusive. */
 typedef void (*cfi_fde_fn)(uint64_t start, uint64_t end, void *arg);
 void cfi_each_fde(Elf *elf, cfi_fde_fn fn, void *arg);
-struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr);
+const struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr);
 /* The same, for addresses mostly in order: *cursor (0 at first) carries where the last was. */
-struct elf_symbol *symbol_table_find_next(const struct symbol_table *t, uint64_t addr,
+const struct elf_symbol *symbol_table_find_next(const struct symbol_table *t, uint64_t addr,
 					  size_t *cursor);
 /* The pages of a big sorted table (symbol_table_build's last step). */
 void symbol_table_make_pages(struct symbol_table *t);
@@ -209,7 +228,8 @@ struct symbol_table_key {
 };
 bool symbol_table_cache_load(struct symbol_table *t, const unsigned char *id, size_t id_len,
 			     const struct symbol_table_key *key);
-void symbol_table_cache_save(const struct symbol_table *t, const unsigned char *id,
+/* Whether a copy of t was written. */
+bool symbol_table_cache_save(const struct symbol_table *t, const unsigned char *id,
 			     size_t id_len, const struct symbol_table_key *key);
 /* t as bytes (*out allocated): their length, 0 if it has no copy. */
 size_t symbol_table_to_bytes(const struct symbol_table *t, const unsigned char *id,
@@ -218,8 +238,8 @@ size_t symbol_table_to_bytes(const struct symbol_table *t, const unsigned char *
 /*
  * The table in buf (len bytes), checked whole, into t: false, t
  * untouched, if it is not this file's under key or not sound.  On true
- * t owns buf, its names in it: buf_map non-zero, a mapping that long
- * (munmap), else free()'s.
+ * t owns buf, its entries and names in it: buf_map non-zero, a mapping
+ * that long (munmap), else free()'s.  buf is 8-byte aligned.
  */
 bool symbol_table_from_bytes(struct symbol_table *t, const unsigned char *id, size_t id_len,
 			     const struct symbol_table_key *key, const unsigned char *buf,
@@ -291,14 +311,14 @@ struct elf_file *elf_file_open(int fd, const char *path,
 /* The module address for a file offset; -ENOENT outside every segment. */
 int elf_file_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr);
 /* The function at a module address, or NULL. */
-struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
+const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
 /*
- * Its name: the symbol's, demangled on the first call (libLLVM has
- * 45,000 names, a session samples a few thousand), or for a function
- * only .eh_frame bounds MODULE+0xSTART (its module address), made in buf.
+ * Its name, allocated (free it): the symbol's demangled, or for a
+ * function only .eh_frame bounds MODULE+0xSTART (its module address).
+ * Asked once a function (the symbolizer interns it): libLLVM has
+ * 45,000 names, a session samples a few thousand.
  */
-const char *elf_symbol_name(const struct elf_file *f, struct elf_symbol *e,
-			    char *buf, size_t len);
+char *elf_symbol_name(const struct elf_file *f, const struct elf_symbol *e);
 void elf_file_close(struct elf_file *f);
 /* What f holds goes; the struct stays, every address unknown. */
 void elf_file_let_go(struct elf_file *f);

@@ -355,17 +355,42 @@ static char *aliases_of(const struct symbol_candidate *v, size_t from, size_t to
 	return out;
 }
 
+/*
+ * name appended to t's names, which grow as needed (*cap long): its
+ * offset, or SYMBOL_NO_NAME past 4 GB of names (the entry is then
+ * named by its address, as .eh_frame's are).
+ */
+static uint32_t names_put(struct symbol_table *t, size_t *cap, const char *name)
+{
+	size_t len = strlen(name) + 1;
+	size_t at = t->names_len;
+
+	if (len >= UINT32_MAX - at)
+		return SYMBOL_NO_NAME;
+	if (at + len > *cap) {
+		*cap = at + len > 2 * *cap ? at + len : 2 * *cap;
+		t->names = st_xrealloc(t->names, *cap);
+	}
+	memcpy(t->names + at, name, len);
+	t->names_len += len;
+	return (uint32_t)at;
+}
+
 /* One entry per address, named by the preferred alias; ends filled in. */
 static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, size_t n)
 {
-	size_t bytes = 0, at = 0;
+	size_t cap = 0;
 
 	if (n)		/* v is NULL for a file with no functions */
 		sort_by_address(v, n, sizeof(*v));
 	t->v = st_xcalloc(n ? n : 1, sizeof(*t->v));
+	/* The names in one block, not a malloc each (libLLVM: 100,000 of them). */
+	t->names = NULL;
+	t->names_len = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1, best = i;
 		struct elf_symbol *e = &t->v[t->n++];
+		char *aliases;
 
 		/* Most addresses have one name: nothing to choose, no aliases. */
 		while (j < n && v[j].start == v[i].start) {
@@ -377,21 +402,15 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 		e->end = !v[best].size ? 0 :
 			 v[best].start + v[best].size < v[best].start ? UINT64_MAX :
 			 v[best].start + v[best].size;
-		e->raw = (char *)v[best].raw;	/* the ELF's, until copied below */
-		bytes += strlen(e->raw) + 1;
-		e->aliases = j > i + 1 ? aliases_of(v, i, j, best) : NULL;
+		e->raw = names_put(t, &cap, v[best].raw);
+		aliases = j > i + 1 ? aliases_of(v, i, j, best) : NULL;
+		e->aliases = aliases ? names_put(t, &cap, aliases) : SYMBOL_NO_NAME;
+		free(aliases);
 		e->named_by = v[best].named_by;
 		i = j;
 	}
-	/* The names in one block, not a malloc each (libLLVM: 100,000 of them). */
-	t->raw_names = st_xmalloc(bytes ? bytes : 1);
-	for (size_t i = 0; i < t->n; i++) {
-		size_t len = strlen(t->v[i].raw) + 1;
-
-		memcpy(t->raw_names + at, t->v[i].raw, len);
-		t->v[i].raw = t->raw_names + at;
-		at += len;
-	}
+	if (!t->names)
+		t->names = st_xmalloc(1);
 	/* Sizeless symbols end where the next begins, as perf fixes them up. */
 	for (size_t i = 0; i < t->n; i++)
 		if (!t->v[i].end)
@@ -499,7 +518,7 @@ static size_t first_after_in(const struct symbol_table *t, uint64_t addr, size_t
 }
 
 /* The symbol covering addr, entries before lo starting below it. */
-static struct elf_symbol *covering(const struct symbol_table *t, uint64_t addr, size_t lo)
+static const struct elf_symbol *covering(const struct symbol_table *t, uint64_t addr, size_t lo)
 {
 	/* A sized symbol inside a bigger one (a nested label) ends first. */
 	for (size_t i = lo; i > 0 && lo - i < 4; i--)
@@ -513,7 +532,7 @@ static size_t first_after(const struct symbol_table *t, uint64_t addr, size_t lo
 	return first_after_in(t, addr, lo, t->n);
 }
 
-struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr)
+const struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr)
 {
 	if (t->pages && addr >= t->v[0].start) {
 		size_t p = (size_t)((addr - t->v[0].start) >> t->page_shift);
@@ -526,7 +545,7 @@ struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr
 	return covering(t, addr, first_after(t, addr, 0));
 }
 
-struct elf_symbol *symbol_table_find_next(const struct symbol_table *t, uint64_t addr,
+const struct elf_symbol *symbol_table_find_next(const struct symbol_table *t, uint64_t addr,
 					  size_t *cursor)
 {
 	size_t lo = *cursor <= t->n && *cursor && t->v[*cursor - 1].start <= addr ? *cursor : 0;
@@ -542,15 +561,14 @@ struct elf_symbol *symbol_table_find_next(const struct symbol_table *t, uint64_t
 
 void symbol_table_clear(struct symbol_table *t)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->v[i].name);
-		free(t->v[i].aliases);
+	if (t->block_map) {
+		munmap(t->block, t->block_map);
+	} else if (t->block) {
+		free(t->block);
+	} else {
+		free(t->names);
+		free(t->v);
 	}
-	if (t->raw_names_map)
-		munmap(t->raw_names, t->raw_names_map);
-	else
-		free(t->raw_names);
 	free(t->pages);
-	free(t->v);
 	memset(t, 0, sizeof(*t));
 }

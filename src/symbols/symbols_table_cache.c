@@ -26,10 +26,9 @@
 #include <unistd.h>
 
 #define SYMS_MAGIC	"SHIMSYMS"
-#define SYMS_VERSION	1u	/* bumped when symbol_table_build's tables change */
+#define SYMS_VERSION	2u	/* bumped when symbol_table_build's tables change */
 #define SYMS_CACHE_MAX	(512ull << 20)
 #define SYMS_MAX	(1ull << 26)
-#define NO_NAME		UINT32_MAX
 
 struct disk_head {
 	char magic[8];
@@ -39,115 +38,91 @@ struct disk_head {
 	uint64_t n, names_len;
 };
 
-struct disk_symbol {
-	uint64_t start, end;
-	uint32_t raw, aliases;		/* offsets in the names, or NO_NAME (.eh_frame's, no aliases) */
-	uint8_t from_cfi, named_by;
-	uint8_t pad[6];
-};
-
-/* name (or none) into the names at *at: its offset. */
-static uint32_t put_name(unsigned char *names, size_t *at, const char *name)
-{
-	size_t len = name ? strlen(name) + 1 : 0;
-	uint32_t off = (uint32_t)*at;
-
-	if (!name)
-		return NO_NAME;
-	memcpy(names + *at, name, len);
-	*at += len;
-	return off;
-}
+/* The entries follow the head as they are in memory, read where they lie. */
+_Static_assert(sizeof(struct disk_head) % _Alignof(struct elf_symbol) == 0,
+	       "entries aligned after the head");
+_Static_assert(sizeof(struct elf_symbol) == 32, "entries as the format has them");
 
 size_t symbol_table_to_bytes(const struct symbol_table *t, const unsigned char *id,
 			     size_t id_len, const struct symbol_table_key *key,
 			     unsigned char **out)
 {
 	struct disk_head h = { .version = SYMS_VERSION, .id_len = (uint32_t)id_len,
-			       .key = *key, .n = t->n };
-	size_t names = 0, len, at = 0;
-	unsigned char *p, *blob;
+			       .key = *key, .n = t->n, .names_len = t->names_len };
+	size_t len;
+	unsigned char *p;
 
 	*out = NULL;
-	if (!id_len || id_len > SYMBOL_TABLE_ID_MAX || t->n > SYMS_MAX)
+	if (!id_len || id_len > SYMBOL_TABLE_ID_MAX || t->n > SYMS_MAX ||
+	    t->names_len >= UINT32_MAX)
 		return 0;
-	for (size_t i = 0; i < t->n; i++)
-		names += (t->v[i].raw ? strlen(t->v[i].raw) + 1 : 0) +
-			 (t->v[i].aliases ? strlen(t->v[i].aliases) + 1 : 0);
-	if (names >= UINT32_MAX)
-		return 0;
-	h.names_len = names;
 	memcpy(h.magic, SYMS_MAGIC, sizeof(h.magic));
 	memcpy(h.id, id, id_len);
-	len = sizeof(h) + t->n * sizeof(struct disk_symbol) + names;
+	len = sizeof(h) + t->n * sizeof(struct elf_symbol) + t->names_len;
 	*out = p = st_xcalloc(1, len);
 	memcpy(p, &h, sizeof(h));
 	p += sizeof(h);
-	blob = p + t->n * sizeof(struct disk_symbol);
-	for (size_t i = 0; i < t->n; i++, p += sizeof(struct disk_symbol)) {
-		const struct elf_symbol *e = &t->v[i];
-		struct disk_symbol d = { .start = e->start, .end = e->end,
-					 .from_cfi = e->from_cfi, .named_by = e->named_by };
+	for (size_t i = 0; i < t->n; i++, p += sizeof(struct elf_symbol)) {
+		struct elf_symbol e = t->v[i];
 
-		d.raw = put_name(blob, &at, e->raw);
-		d.aliases = put_name(blob, &at, e->aliases);
-		memcpy(p, &d, sizeof(d));
+		memset(e.pad, 0, sizeof(e.pad));
+		memcpy(p, &e, sizeof(e));
 	}
+	if (t->names_len)
+		memcpy(p, t->names, t->names_len);
 	return len;
+}
+
+/* Whether name (an offset in names, names_len long, whose last byte is a NUL) is one or none. */
+static bool name_sound(uint32_t name, uint64_t names_len)
+{
+	return name == SYMBOL_NO_NAME || name < names_len;
 }
 
 bool symbol_table_from_bytes(struct symbol_table *t, const unsigned char *id, size_t id_len,
 			     const struct symbol_table_key *key, const unsigned char *buf,
 			     size_t len, size_t buf_map)
 {
-	const unsigned char *p = buf;
-	struct elf_symbol *v;
+	const struct elf_symbol *v = (const void *)(buf + sizeof(struct disk_head));
 	struct disk_head h;
 	char *names;
 
-	if (len < sizeof(h))
+	if (len < sizeof(h) || (uintptr_t)buf % _Alignof(struct elf_symbol))
 		return false;
-	memcpy(&h, p, sizeof(h));
-	p += sizeof(h);
+	memcpy(&h, buf, sizeof(h));
 	/* Another file's copy, another format's, or this file's read another way. */
 	if (memcmp(h.magic, SYMS_MAGIC, sizeof(h.magic)) || h.version != SYMS_VERSION ||
 	    h.id_len != id_len || id_len > SYMBOL_TABLE_ID_MAX || memcmp(h.id, id, id_len) ||
 	    memcmp(&h.key, key, sizeof(*key)))
 		return false;
 	if (h.n > SYMS_MAX || h.names_len >= UINT32_MAX ||
-	    len - sizeof(h) != h.n * sizeof(struct disk_symbol) + h.names_len)
+	    len - sizeof(h) != h.n * sizeof(struct elf_symbol) + h.names_len)
 		return false;
-	names = (char *)(uintptr_t)buf + sizeof(h) + h.n * sizeof(struct disk_symbol);
+	names = (char *)(uintptr_t)buf + sizeof(h) + h.n * sizeof(struct elf_symbol);
 	/* Every offset below the end and the last byte a NUL: every name is ended. */
 	if (h.names_len && names[h.names_len - 1] != '\0')
 		return false;
-	v = st_xcalloc(h.n ? h.n : 1, sizeof(*v));
-	for (size_t i = 0; i < h.n; i++, p += sizeof(struct disk_symbol)) {
-		struct disk_symbol d;
+	/*
+	 * Checked whole here, then read where they lie, never copied: the
+	 * file is shimtop's own (cache_dir.c), replaced by rename, never
+	 * written in place.
+	 */
+	for (size_t i = 0; i < h.n; i++) {
+		const struct elf_symbol *e = &v[i];
 
-		memcpy(&d, p, sizeof(d));
-		if (d.end < d.start || (i && d.start < v[i - 1].start) ||
-		    (d.raw != NO_NAME && d.raw >= h.names_len) ||
-		    (d.aliases != NO_NAME && d.aliases >= h.names_len) || d.from_cfi > 1 ||
-		    d.named_by > NAMED_BY_KERNEL) {
-			for (size_t j = 0; j < i; j++)
-				free(v[j].aliases);
-			free(v);
+		if (e->end < e->start || (i && e->start < v[i - 1].start) ||
+		    !name_sound(e->raw, h.names_len) || !name_sound(e->aliases, h.names_len) ||
+		    e->from_cfi > 1 || e->named_by > NAMED_BY_KERNEL)
 			return false;
-		}
-		v[i] = (struct elf_symbol){ .start = d.start, .end = d.end,
-					    .raw = d.raw != NO_NAME ? names + d.raw : NULL,
-					    .from_cfi = d.from_cfi, .named_by = d.named_by };
-		/* Few (libLLVM: a few thousand): each its own, as a built table's are. */
-		if (d.aliases != NO_NAME)
-			v[i].aliases = st_xstrdup(names + d.aliases);
 	}
-	/* All checked: t's entries are these, their names in buf, which t now owns. */
+	/* All checked: t's entries and names are buf's, which t now owns. */
 	symbol_table_clear(t);
-	t->v = v;
+	t->v = (struct elf_symbol *)(uintptr_t)v;
 	t->n = h.n;
-	t->raw_names = (char *)(uintptr_t)buf;
-	t->raw_names_map = buf_map;
+	t->names = names;
+	t->names_len = h.names_len;
+	t->block = (void *)(uintptr_t)buf;
+	t->block_map = buf_map;
 	symbol_table_make_pages(t);
 	return true;
 }
@@ -170,32 +145,34 @@ bool symbol_table_cache_load(struct symbol_table *t, const unsigned char *id, si
 	close(dir);
 	if (!map)
 		return false;
-	/* Checked whole; the names are read where they are mapped. */
+	/* Checked whole; the entries and names are read where they are mapped. */
 	if (symbol_table_from_bytes(t, id, id_len, key, map, size, size))
 		return true;
 	munmap((void *)(uintptr_t)map, size);
 	return false;
 }
 
-void symbol_table_cache_save(const struct symbol_table *t, const unsigned char *id,
+bool symbol_table_cache_save(const struct symbol_table *t, const unsigned char *id,
 			     size_t id_len, const struct symbol_table_key *key)
 {
 	char name[160];
 	unsigned char *buf;
+	bool saved = false;
 	size_t len;
 	int dir;
 
 	/* A small table costs less to build than a file in the cache. */
 	if (t->n < SYMBOL_TABLE_CACHED_FROM || !id_len)
-		return;
+		return false;
 	/* No cache directory (SHIMTOP_CACHE_DIR empty): no copy made at all. */
 	dir = cache_dir_open(true);
 	if (dir < 0)
-		return;
+		return false;
 	len = symbol_table_to_bytes(t, id, id_len, key, &buf);
 	cache_file_name(name, sizeof(name), "syms-", id, id_len);
 	if (len && len <= SYMS_CACHE_MAX)
-		(void)cache_file_replace(dir, name, buf, len);
+		saved = cache_file_replace(dir, name, buf, len);
 	close(dir);
 	free(buf);
+	return saved;
 }

@@ -20,8 +20,9 @@ static void check_table(const struct symbol_table *t)
 {
 	for (uint64_t a = 0; a < 64; a++) {
 		const struct elf_symbol *e = symbol_table_find(t, 0x1000 + a * 97);
+		const char *raw = e ? symbol_table_text(t, e->raw) : NULL;
 
-		if (e && (e->start > 0x1000 + a * 97 || (e->raw && strlen(e->raw) > (1u << 30))))
+		if (e && (e->start > 0x1000 + a * 97 || (raw && strlen(raw) > (1u << 30))))
 			abort();
 	}
 }
@@ -31,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct symbol_table t = { 0 }, again = { 0 };
 	unsigned char *copy = malloc(size + HEAD_KEYED), *out = NULL;
 	bool whole = size > 16 && data[0] == 'S';
-	uint32_t version = 1, id_len = sizeof(id);
+	uint32_t version = 2, id_len = sizeof(id);
 	size_t n;
 
 	if (!copy)
@@ -49,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(copy + HEAD_KEYED, data, size);
 	n = whole ? size : size + HEAD_KEYED;
 	if (!symbol_table_from_bytes(&t, id, sizeof(id), &key, copy, n, 0)) {
-		if (t.n || t.v || t.raw_names)
+		if (t.n || t.v || t.names || t.block)
 			abort();
 		free(copy);
 		return 0;
@@ -63,8 +64,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	for (size_t i = 0; i < t.n; i++)
 		if (again.v[i].start != t.v[i].start || again.v[i].end != t.v[i].end ||
-		    !again.v[i].raw != !t.v[i].raw ||
-		    (t.v[i].raw && strcmp(again.v[i].raw, t.v[i].raw)))
+		    !symbol_table_text(&again, again.v[i].raw) != !symbol_table_text(&t, t.v[i].raw) ||
+		    (symbol_table_text(&t, t.v[i].raw) &&
+		     strcmp(symbol_table_text(&again, again.v[i].raw), symbol_table_text(&t, t.v[i].raw))))
 			abort();
 	symbol_table_clear(&again);
 	symbol_table_clear(&t);
