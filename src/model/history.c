@@ -53,11 +53,14 @@ void history_free(struct history *h)
 	}
 	{
 		size_t max = h->max_bytes, cap = h->rss_cap, rest = h->rest_most;
+		size_t last = h->rest_last, rise = h->rest_rise;
 
 		history_init(h, h->keep_ns);
 		h->max_bytes = max;
 		h->rss_cap = cap;
 		h->rest_most = rest;
+		h->rest_last = last;
+		h->rest_rise = rise;
 	}
 }
 
@@ -178,35 +181,50 @@ const struct history_span *history_spans(const struct history *h, uint64_t from,
 }
 
 /*
- * Before a chunk is mapped: the room rss_cap leaves beside the most
- * everything else the process held at any chunk (symbols, trees, the
- * rest of the model) becomes the bound, never under two chunks.  The
- * most, not the latest: the rest swings by megabytes (a burst after the
- * sampler was starved, a new program's tables) and the history, sized
- * to a low moment, put RssAnon over the bound at the next high one.
- * Read once a chunk, 16,384 samples: a replay at millions a second
- * never runs far past it.
+ * Before a chunk is mapped, and once a second (history_fit): the room
+ * rss_cap leaves beside the most everything else the process held at any
+ * fit (symbols, trees, the rest of the model) becomes the bound, never
+ * under two chunks.  The most, not the latest: the rest swings by
+ * megabytes (a burst after the sampler was starved, a new program's
+ * tables) and the history, sized to a low moment, put RssAnon over the
+ * bound at the next high one.  Its largest rise from one fit to the next
+ * lately is kept free too: in a session's first minute the rest grows
+ * past every most it had (the first programs' tables), and the history
+ * sized a second before put RssAnon 0.6 MB over --memory 40.  Read once
+ * a chunk, 16,384 samples: a replay at millions a second never runs far
+ * past it.
  */
-static void fit_memory(struct history *h)
+static void fit_memory(struct history *h, bool keep_newest)
 {
-	size_t rss = st_own_resident_bytes(), held = history_bytes(h), other, room;
+	size_t rss = st_own_resident_bytes(), held = history_bytes(h), other, room, keep;
 	const size_t chunk = HISTORY_CHUNK_BYTES;
 
 	if (!h->rss_cap || !rss)
 		return;
 	other = rss > held ? rss - held : 0;
+	if (h->rest_last && other > h->rest_last + h->rest_rise)
+		h->rest_rise = other - h->rest_last;
+	else
+		h->rest_rise -= h->rest_rise / 16;	/* forgotten in a minute of quiet */
+	h->rest_last = other;
 	if (other > h->rest_most)
 		h->rest_most = other;
-	other = h->rest_most;
-	room = h->rss_cap > other + chunk ? h->rss_cap - other - chunk : 0;
+	keep = h->rest_most + chunk + h->rest_rise;
+	room = h->rss_cap > keep ? h->rss_cap - keep : 0;
 	if (room < 2 * chunk)
 		room = 2 * chunk;
 	h->rss_capped = room < HISTORY_MAX_BYTES;
 	h->max_bytes = h->rss_capped ? room : HISTORY_MAX_BYTES;
-	while (h->oldest && history_bytes(h) + chunk > h->max_bytes) {
+	while (h->oldest && (!keep_newest || h->oldest != h->newest) &&
+	       history_bytes(h) + chunk > h->max_bytes) {
 		h->dropped_for_bytes += h->oldest->n;
 		drop_oldest(h);
 	}
+}
+
+void history_fit(struct history *h)
+{
+	fit_memory(h, true);	/* it holds the latest samples */
 }
 
 /*
@@ -230,7 +248,7 @@ static struct history_chunk *new_chunk(struct history *h, uint64_t time)
 {
 	struct history_chunk *c;
 
-	fit_memory(h);
+	fit_memory(h, false);
 	c = chunk_map(chunk_room(h));
 
 	c->next = NULL;

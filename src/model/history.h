@@ -107,7 +107,9 @@ struct history {
 	size_t rss_cap;
 	uint64_t dropped_for_bytes;	/* of dropped: for max_bytes, not age */
 	bool rss_capped;		/* max_bytes was lowered for rss_cap */
-	size_t rest_most;		/* the most the rest of the process held at a chunk */
+	size_t rest_most;		/* the most the rest of the process held at a fit */
+	size_t rest_last;		/* what it held at the last */
+	size_t rest_rise;		/* its largest rise between two fits lately: kept free */
 	uint64_t complete_from;		/* no sample before this was dropped */
 	uint64_t dropped;		/* samples dropped with their chunks */
 	uint64_t entries;		/* held now */
@@ -118,6 +120,12 @@ struct history {
 /* keep_ns 0: unbounded. */
 void history_init(struct history *h, uint64_t keep_ns);
 void history_free(struct history *h);
+
+/*
+ * Under rss_cap, the history fitted to what the rest of the process
+ * holds now (new chunks are fitted as they come): once a second.
+ */
+void history_fit(struct history *h);
 
 /* Appends one sample at `time`; drops chunks that aged out of the bound,
  * and the oldest past max_bytes or what rss_cap leaves. */
