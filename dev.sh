@@ -33,7 +33,7 @@ libmicrohttpd-dev libbpf-dev clang"
 PACKAGES_TEST="debuginfod linux-perf tmux golang-go prometheus
 python3 perl util-linux procps zstd cppcheck clang libclang-rt-14-dev nodejs sqlite3
 linux-headers-amd64 linux-image-amd64 linux-source qemu-system-x86 busybox-static cpio kmod
-groff-base man-db"
+groff-base man-db strace"
 
 # install_missing PACKAGES...: apt-get installs those not installed.
 install_missing() {

@@ -120,4 +120,29 @@ print(f"call_paths_nofp, walked in the kernel: {main} of {tk} samples under main
 if tk < 1000 or main < 0.95 * tk or overlap < 0.95:
     sys.exit(f"largest: {k.most_common(3)} against {u.most_common(3)}")
 PY
+# The kernel's BTF (5 MB, parsed by libbpf for the wakes' CO-RE read: a
+# third of an idle session's CPU) is read with --off-cpu alone, whose
+# waits show their wakers; a session without it walks the same.
+if command -v strace >/dev/null && [ -r /sys/kernel/btf/vmlinux ]; then
+	for how in plain off-cpu; do
+		opt=""
+		[ "$how" = off-cpu ] && opt=--off-cpu
+		# shellcheck disable=SC2086
+		strace -f -qq -e trace=openat -o "$TMP/$how.strace" "$SHIMTOP" -b $opt --format json -- \
+			"$TESTS_BIN/call_paths_nofp" --seconds 1 >"$TMP/btf-$how.json" 2>"$TMP/err" ||
+			fail "$how under strace: $(cat "$TMP/err")"
+	done
+	python3 - "$TMP" <<'PY' || fail "the kernel's BTF: see above"
+import json, sys
+d = sys.argv[1]
+for how, want in (("plain", False), ("off-cpu", True)):
+    read = any("/sys/kernel/btf/vmlinux" in l for l in open(f"{d}/{how}.strace"))
+    walked = json.load(open(f"{d}/btf-{how}.json"))["tree"]["kernel_walk"]["walked"]
+    print(f"{how}: the kernel's BTF {'read' if read else 'not read'}, {walked} samples walked in the kernel")
+    if read != want or walked < 100:
+        sys.exit(f"{how}: BTF read {read}, wanted {want}; walked {walked}")
+PY
+else
+	echo "no strace or no kernel BTF here: which sessions read the BTF is not checked"
+fi
 finish

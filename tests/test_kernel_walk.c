@@ -183,7 +183,7 @@ static void check_wakes(unsigned char *buf, unsigned char *out)
 static void check_bpf_names(void)
 {
 	char why[256], line[512], kname[256];
-	struct kernel_walk *kw = kernel_walk_open(why, sizeof(why));
+	struct kernel_walk *kw = kernel_walk_open(true, why, sizeof(why));
 	struct range_table t = { 0 };
 	FILE *f;
 	size_t ours = 0, named = 0;
@@ -220,7 +220,7 @@ static void check_bpf_names(void)
 static void check_teaching(void)
 {
 	char why[256];
-	struct kernel_walk *kw = kernel_walk_open(why, sizeof(why));
+	struct kernel_walk *kw = kernel_walk_open(true, why, sizeof(why));
 	const pid_t pid = 4242;
 
 	if (!kw) {

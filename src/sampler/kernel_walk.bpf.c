@@ -541,6 +541,26 @@ int kw_walk_switch(struct bpf_perf_event_data *ctx)
 	return out;
 }
 
+/*
+ * The processes sampled, told by the sampler as it starts and as they
+ * fork: their wakeups are sent from the first, before the walker is
+ * taught their mappings (which a loaded machine can take a second to do).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KW_PROCS_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} kw_watched SEC(".maps");
+
+/*
+ * Who woke each wait (--off-cpu): built into its own object
+ * (kernel_walk_wakes_obj.c, -DKW_WAKES), loaded only when asked.  Its
+ * CO-RE read of a task makes libbpf parse the kernel's whole BTF (5 MB
+ * read, a third of an idle session's CPU), and its programs cost the
+ * verifier's time: neither is paid by a session that shows no waits.
+ */
+#ifdef KW_WAKES
 /* The fields read of a task, found in this kernel's task_struct by CO-RE (its BTF). */
 struct task_struct {
 	int pid;
@@ -632,18 +652,6 @@ struct {
 } kw_wakers SEC(".maps");
 
 /*
- * The processes sampled, told by the sampler as it starts and as they
- * fork: their wakeups are sent from the first, before the walker is
- * taught their mappings (which a loaded machine can take a second to do).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, KW_PROCS_MAX);
-	__type(key, __u32);
-	__type(value, __u8);
-} kw_watched SEC(".maps");
-
-/*
  * A thread of a process sampled woken: who woke it (the current thread,
  * sched_waking running in its context), sent for the wait it ends where
  * it is not the thread's last waker.  Runs on every wakeup of the
@@ -673,5 +681,7 @@ int kw_note_wake(__u64 *ctx)
 	bpf_perf_event_output(ctx, &kw_out, BPF_F_CURRENT_CPU, &m, sizeof(m));
 	return 0;
 }
+
+#endif
 
 char LICENSE[] SEC("license") = "GPL";

@@ -30,9 +30,12 @@
 #include <unistd.h>
 #include <uthash.h>
 
-/* The program's object, made from kernel_walk.bpf.c at build time (kernel_walk_obj.c). */
-extern const unsigned char kernel_walk_obj[];
-extern const size_t kernel_walk_obj_len;
+/*
+ * The programs' objects, made from kernel_walk.bpf.c at build time
+ * (kernel_walk_obj.c): without and with the wakes' programs.
+ */
+extern const unsigned char kernel_walk_obj[], kernel_walk_wakes_obj[];
+extern const size_t kernel_walk_obj_len, kernel_walk_wakes_obj_len;
 
 _Static_assert(KW_ROW_CFA_RSP == ROW_CFA_RSP && KW_ROW_CFA_RBP == ROW_CFA_RBP &&
 	       KW_ROW_CFA_RBX == ROW_CFA_RBX && KW_ROW_PLT == ROW_PLT &&
@@ -351,11 +354,17 @@ static const char *const optional[][10] = {
 	{ WAKES, NULL },
 	{ WAKES, "kw_walk_switch", "kw_note_switch", NULL },
 };
+/* Without --off-cpu: the object without the wakes', and no switches' either. */
+static const char *const samples_only[][10] = {
+	{ "kw_walk_switch", "kw_note_switch", NULL },
+};
 
-struct kernel_walk *kernel_walk_open(char *why, size_t len)
+struct kernel_walk *kernel_walk_open(bool off_cpu, char *why, size_t len)
 {
 	struct bpf_object_open_opts opts = { .sz = sizeof(opts), .object_name = "shimtop_walk" };
 	struct kernel_walk *kw = st_xcalloc(1, sizeof(*kw));
+	const char *const (*left_out)[10] = off_cpu ? optional : samples_only;
+	size_t tiers = off_cpu ? sizeof(optional) / sizeof(optional[0]) : 1;
 	struct bpf_program *prog;
 	int err = -EINVAL;
 
@@ -365,12 +374,14 @@ struct kernel_walk *kernel_walk_open(char *why, size_t len)
 	 * sched_waking) walks switches still; one that refuses the
 	 * switches' walks samples still.
 	 */
-	for (size_t tier = 0; tier < sizeof(optional) / sizeof(optional[0]); tier++) {
+	for (size_t tier = 0; tier < tiers; tier++) {
 		bpf_object__close(kw->obj);
-		kw->obj = bpf_object__open_mem(kernel_walk_obj, kernel_walk_obj_len, &opts);
+		kw->obj = off_cpu ? bpf_object__open_mem(kernel_walk_wakes_obj,
+							 kernel_walk_wakes_obj_len, &opts)
+				  : bpf_object__open_mem(kernel_walk_obj, kernel_walk_obj_len, &opts);
 		err = kw->obj ? 0 : -errno;
-		for (size_t i = 0; !err && optional[tier][i]; i++) {
-			prog = bpf_object__find_program_by_name(kw->obj, optional[tier][i]);
+		for (size_t i = 0; !err && left_out[tier][i]; i++) {
+			prog = bpf_object__find_program_by_name(kw->obj, left_out[tier][i]);
 			err = prog ? bpf_program__set_autoload(prog, false) : -ENOENT;
 		}
 		if (!err)

@@ -27,8 +27,13 @@ struct kernel_walk;
 struct unwind_teacher;
 struct perf_event_header;
 
-/* The program loaded and its maps made; NULL with why (one line) if not. */
-struct kernel_walk *kernel_walk_open(char *why, size_t len);
+/*
+ * The program loaded and its maps made; NULL with why (one line) if not.
+ * off_cpu: the switches' and wakes' programs too (--off-cpu), which a
+ * session without it does not pay for (the kernel's BTF parsed, more
+ * verified).
+ */
+struct kernel_walk *kernel_walk_open(bool off_cpu, char *why, size_t len);
 void kernel_walk_close(struct kernel_walk *kw);
 
 /* check: each walked sample is let out with its copy too, for the two walks compared. */

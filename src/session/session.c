@@ -470,7 +470,8 @@ static int open_live(struct session *s, const struct st_options *o)
 	 */
 	if (o->stack_copy && o->unwind_broken && !o->callerchain && !o->ibs &&
 	    !(getenv("SHIMTOP_KERNEL_WALK") && !strcmp(getenv("SHIMTOP_KERNEL_WALK"), "0")))
-		s->kernel_walk = kernel_walk_open(s->kernel_walk_why, sizeof(s->kernel_walk_why));
+		s->kernel_walk = kernel_walk_open(o->off_cpu, s->kernel_walk_why,
+						  sizeof(s->kernel_walk_why));
 	if (s->kernel_walk && getenv("SHIMTOP_UNWIND_CHECK"))
 		kernel_walk_set_check(s->kernel_walk, true);
 
