@@ -124,4 +124,15 @@ grep -q "period 997 Hz" "$TMP/text" || fail "-F 997 not shown: $(head -2 "$TMP/t
 "$SHIMTOP" --demo --batch --duration 1 -F 997 --format json >"$TMP/json" 2>"$TMP/err"
 p=$(json_get "$TMP/json" "d['source']['period']")
 [ "$p" = "{'value': 997, 'unit': 'Hz', 'randomized': False}" ] || fail "-F 997 in JSON: $p"
+# The disassembler's library is opened when code is first shown, not at
+# each start: its relocations were a sixth of an idle attach's CPU.
+sleep 60 &
+idle=$!
+"$SHIMTOP" --batch --duration 30 -p "$idle" >"$TMP/idle" 2>&1 &
+st=$!
+sleep 1
+[ -r "/proc/$st/maps" ] || fail "the idle attach ended early: $(cat "$TMP/idle")"
+grep -q libcapstone "/proc/$st/maps" && fail "libcapstone mapped by a session that shows no code"
+kill "$st" "$idle" 2>/dev/null
+wait "$st" 2>/dev/null
 finish

@@ -6,9 +6,12 @@
  * and samples counted onto instructions, lines and threads from a
  * constructed history (range and -e a,b filters included), with its
  * timeline columns and IPC distribution.  Then the
- * source cache against files a target could name.
+ * source cache against files a target could name, and the library
+ * opened on first use (lazy_lib.c, Capstone's way in): missing, or
+ * lacking a function, it says which and what to install.
  */
 #include "check.h"
+#include "lazy_lib.h"
 #include "model/annotate.h"
 #include "model/model.h"
 #include "symbols/symbols.h"
@@ -401,6 +404,29 @@ static void test_source_cache(void)
 	rmdir(dir);
 }
 
+/* A library opened when first asked: answers once, names what is missing. */
+static void test_lazy_lib(void)
+{
+	size_t (*length)(const char *s) = NULL;
+	void (*nothing)(void) = NULL;
+	const struct lazy_fn good[] = { { "strlen", (void **)&length } };
+	const struct lazy_fn bad[] = { { "strlen", (void **)&length },
+				       { "no_such_function_here", (void **)&nothing } };
+	struct lazy_lib libc = { .soname = "libc.so.6", .package = "libc6", .fns = good, .n = 1 };
+	struct lazy_lib lacking = { .soname = "libc.so.6", .package = "libc6", .fns = bad, .n = 2 };
+	struct lazy_lib gone = { .soname = "libshimtop-none.so.9", .package = "nothing",
+				 .fns = good, .n = 1 };
+
+	CHECK(lazy_lib_ready(&libc) && length && length("four") == 4);
+	CHECK(lazy_lib_ready(&libc) && libc.why[0] == '\0');
+	CHECK(!lazy_lib_ready(&lacking));
+	CHECK(strstr(lacking.why, "lacks no_such_function_here") && strstr(lacking.why, "libc6"));
+	CHECK(!lazy_lib_ready(&gone) && !lazy_lib_ready(&gone));
+	CHECK(strstr(gone.why, "libshimtop-none.so.9 could not be loaded: install nothing"));
+	/* Capstone itself: opened by the annotation above, nothing to say. */
+	CHECK(annotation_no_disassembler()[0] == '\0');
+}
+
 int main(void)
 {
 	struct symbolizer *s = symbolizer_create(true);
@@ -415,6 +441,7 @@ int main(void)
 	test_columns_and_ipc();
 	test_source_lines(s);
 	test_source_cache();
+	test_lazy_lib();
 	symbolizer_destroy(s);
 	return check_done("test_annotate");
 }

@@ -2,9 +2,11 @@
 #include "model/annotate.h"
 #include "model/model.h"
 #include "symbols/symbols.h"
+#include "lazy_lib.h"
 #include "util.h"
 
 #include <capstone/capstone.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,26 @@
 #define CS_THIS_MODE	CS_MODE_ARM
 #endif
 
+/* Capstone's functions, from the library this was built against, opened when first asked. */
+#define SONAME_OF(major)	"libcapstone.so." #major
+#define SONAME(major)		SONAME_OF(major)
+static cs_err (*open_p)(cs_arch arch, cs_mode mode, csh *handle);
+static cs_err (*option_p)(csh handle, cs_opt_type type, size_t value);
+static size_t (*disasm_p)(csh handle, const uint8_t *code, size_t size, uint64_t address,
+			  size_t count, cs_insn **insn);
+static void (*free_p)(cs_insn *insn, size_t count);
+static cs_err (*close_p)(csh *handle);
+static bool (*insn_group_p)(csh handle, const cs_insn *insn, unsigned int group_id);
+static const struct lazy_fn capstone_fns[] = {
+	{ "cs_open", (void **)&open_p }, { "cs_option", (void **)&option_p },
+	{ "cs_disasm", (void **)&disasm_p }, { "cs_free", (void **)&free_p },
+	{ "cs_close", (void **)&close_p }, { "cs_insn_group", (void **)&insn_group_p },
+};
+static struct lazy_lib capstone = {
+	.soname = SONAME(CS_API_MAJOR), .package = "Debian's libcapstone package",
+	.fns = capstone_fns, .n = sizeof(capstone_fns) / sizeof(capstone_fns[0]),
+};
+
 #if defined(__x86_64__)
 /* A direct call's or jump's target named, as objdump and perf annotate do. */
 static void name_target(struct annotated_insn *x, csh h, const cs_insn *in,
@@ -30,7 +52,7 @@ static void name_target(struct annotated_insn *x, csh h, const cs_insn *in,
 	size_t used;
 
 	if (!d || d->op_count != 1 || d->operands[0].type != X86_OP_IMM ||
-	    !(cs_insn_group(h, in, CS_GRP_CALL) || cs_insn_group(h, in, CS_GRP_JUMP)))
+	    !(insn_group_p(h, in, CS_GRP_CALL) || insn_group_p(h, in, CS_GRP_JUMP)))
 		return;
 	/* Where it goes, for the detail to follow (Enter). */
 	x->target = (uint64_t)d->operands[0].imm;
@@ -61,14 +83,18 @@ static void decode(struct annotation *a, const struct symbol_code *c,
 	cs_insn *insn;
 	size_t n;
 
-	if (cs_open(CS_THIS_ARCH, CS_THIS_MODE, &h) != CS_ERR_OK)
+	if (!lazy_lib_ready(&capstone)) {
+		a->code = -ENOSYS;
+		return;
+	}
+	if (open_p(CS_THIS_ARCH, CS_THIS_MODE, &h) != CS_ERR_OK)
 		return;
 #if defined(__x86_64__)
-	cs_option(h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	option_p(h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	option_p(h, CS_OPT_DETAIL, CS_OPT_ON);
 #endif
-	cs_option(h, CS_OPT_SKIPDATA, CS_OPT_ON);
-	n = cs_disasm(h, c->bytes, c->len, c->start, 0, &insn);
+	option_p(h, CS_OPT_SKIPDATA, CS_OPT_ON);
+	n = disasm_p(h, c->bytes, c->len, c->start, 0, &insn);
 	a->insn = st_xcalloc(n ? n : 1, sizeof(*a->insn));
 	for (size_t i = 0; i < n; i++) {
 		struct annotated_insn *x = &a->insn[a->ninsn++];
@@ -82,13 +108,18 @@ static void decode(struct annotation *a, const struct symbol_code *c,
 #endif
 	}
 	if (n)
-		cs_free(insn, n);
-	cs_close(&h);
+		free_p(insn, n);
+	close_p(&h);
 #else
 	(void)a;
 	(void)c;
 	(void)s;
 #endif
+}
+
+const char *annotation_no_disassembler(void)
+{
+	return capstone.why;
 }
 
 void annotation_load(struct annotation *a, struct symbolizer *s, uint32_t sym)

@@ -47,7 +47,7 @@ struct annotated_thread {
 struct annotation {
 	uint32_t sym;
 	uint64_t start;			/* the symbol's address in its file */
-	int code;			/* symbolizer_code: 0, -ENOENT, -ENODATA */
+	int code;			/* symbolizer_code: 0, -ENOENT, -ENODATA; -ENOSYS: no disassembler */
 	bool truncated;			/* only the first SYMBOL_CODE_MAX bytes */
 	struct annotated_insn *insn;	/* by offset */
 	size_t ninsn;
@@ -71,6 +71,8 @@ struct annotation {
 	struct annotation_tally *tally;	/* what was counted (annotate.c) */
 };
 
+/* Why code is not disassembled here (a->code -ENOSYS): one line. */
+const char *annotation_no_disassembler(void);
 /* Decodes symbol sym's code, if a file holds it (a->code says). */
 void annotation_load(struct annotation *a, struct symbolizer *s, uint32_t sym);
 

@@ -1,5 +1,6 @@
 /* events.c - libpfm4 names, close matches, and PMU detection. */
 #include "sampler/events.h"
+#include "lazy_lib.h"
 #include "util.h"
 
 #include <errno.h>
@@ -18,12 +19,39 @@ int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 			    flags);
 }
 
+/* libpfm4's functions, opened when an event's name is first looked up. */
+_Static_assert(LIBPFM_VERSION >> 16 == 4, "libpfm.so.4 is the library of these headers");
+static pfm_err_t (*initialize_p)(void);
+static pfm_err_t (*pmu_info_p)(pfm_pmu_t pmu, pfm_pmu_info_t *output);
+static int (*event_next_p)(int idx);
+static pfm_err_t (*event_info_p)(int idx, pfm_os_t os, pfm_event_info_t *output);
+static pfm_err_t (*encoding_p)(const char *str, int dfl_plm, pfm_os_t os, void *args);
+static const struct lazy_fn pfm_fns[] = {
+	{ "pfm_initialize", (void **)&initialize_p },
+	{ "pfm_get_pmu_info", (void **)&pmu_info_p },
+	{ "pfm_get_event_next", (void **)&event_next_p },
+	{ "pfm_get_event_info", (void **)&event_info_p },
+	{ "pfm_get_os_event_encoding", (void **)&encoding_p },
+};
+static struct lazy_lib pfm = {
+	.soname = "libpfm.so.4", .package = "Debian's libpfm4 package",
+	.fns = pfm_fns, .n = sizeof(pfm_fns) / sizeof(pfm_fns[0]),
+};
+
+static void pfm_not_ready(void)
+{
+	if (pfm.why[0])
+		st_error("event names: %s", pfm.why);
+	else
+		st_error("libpfm4 failed to initialize; reinstall the libpfm4 package");
+}
+
 static bool pfm_ready(void)
 {
 	static int state;	/* 0 untried, 1 ready, -1 failed */
 
 	if (!state)
-		state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+		state = lazy_lib_ready(&pfm) && initialize_p() == PFM_SUCCESS ? 1 : -1;
 	return state == 1;
 }
 
@@ -75,8 +103,7 @@ int event_encode(const char *name, struct perf_event_attr *attr)
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = attr;
 	arg.size = sizeof(arg);
-	if (pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
-				      PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
+	if (encoding_p(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
 		return -EINVAL;
 	attr->size = sizeof(*attr);
 	return 0;
@@ -89,7 +116,7 @@ int events_parse(const char *list, struct st_event *out, size_t *n)
 
 	*n = 0;
 	if (!pfm_ready()) {
-		st_error("libpfm4 failed to initialize; reinstall the libpfm4 package");
+		pfm_not_ready();
 		return -ENOSYS;
 	}
 	copy = st_xstrdup(list);
@@ -180,7 +207,7 @@ int events_list(FILE *out)
 	size_t total = 0, usable = 0;
 
 	if (!pfm_ready()) {
-		st_error("libpfm4 failed to initialize; reinstall the libpfm4 package");
+		pfm_not_ready();
 		return -ENOSYS;
 	}
 	for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++) {
@@ -189,11 +216,11 @@ int events_list(FILE *out)
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
 		/* perf_raw's one "event" is the rNNNN syntax, not a name. */
-		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present ||
+		if (pmu_info_p(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present ||
 		    !strcmp(pinfo.name, "perf_raw"))
 			continue;
 		fprintf(out, "%s: %s\n", pinfo.name, pinfo.desc ? pinfo.desc : "");
-		for (int e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
+		for (int e = pinfo.first_event; e != -1; e = event_next_p(e)) {
 			pfm_event_info_t einfo;
 			struct perf_event_attr attr;
 			char name[64];
@@ -201,7 +228,7 @@ int events_list(FILE *out)
 
 			memset(&einfo, 0, sizeof(einfo));
 			einfo.size = sizeof(einfo);
-			if (pfm_get_event_info(e, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
+			if (event_info_p(e, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
 				continue;
 			/* As perf users type them; libpfm4 matches either case. */
 			snprintf(name, sizeof(name), "%s", einfo.name);
@@ -289,15 +316,15 @@ size_t events_suggest(const char *name, char out[][64], size_t max)
 
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+		if (pmu_info_p(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
 			continue;
-		for (int e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
+		for (int e = pinfo.first_event; e != -1; e = event_next_p(e)) {
 			pfm_event_info_t einfo;
 			size_t d;
 
 			memset(&einfo, 0, sizeof(einfo));
 			einfo.size = sizeof(einfo);
-			if (pfm_get_event_info(e, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
+			if (event_info_p(e, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
 				continue;
 			d = distance(name, einfo.name);
 			if (strcasestr(einfo.name, name) && strlen(name) >= 3)

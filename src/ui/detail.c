@@ -392,6 +392,9 @@ static int summary_rows(struct detail_view *d, struct text_row *out, int cols)
 	case -ENODATA:
 		ROW(head, "%s", "disassembly: none (its file has no bytes for it)");
 		break;
+	case -ENOSYS:
+		ROW(head, "disassembly: none (%s)", annotation_no_disassembler());
+		break;
 	default:
 		ROW(head, "disassembly: none (%s)", sym->unknown ? "no symbol explains these addresses"
 		    : sym->module[0] == '[' ? "no file holds this code: kernel, JIT or vDSO text is not read"
