@@ -1,14 +1,21 @@
 /*
  * test_ring.c - the ring: empty, full, wrap-around, oversize, and two
  * threads hammering it, where every record must arrive intact and in
- * order or be counted as dropped.
+ * order or be counted as dropped.  Then its bell: a sleeping consumer
+ * is woken once, when mark bytes wait, never before, and two threads
+ * sleeping and filling lose no wake-up.
  */
 #include "check.h"
 #include "ring/ring.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 static void test_empty(void)
 {
@@ -217,6 +224,122 @@ static void test_hammer(void)
 	ring_destroy(h.ring);
 }
 
+/* Whether the bell was written (and reads it back to zero). */
+static bool rung(int bell)
+{
+	uint64_t v = 0;
+
+	return read(bell, &v, sizeof(v)) == sizeof(v) && v == 1;
+}
+
+static void test_bell(void)
+{
+	struct ring *r = ring_create(65536);
+	int bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	unsigned char rec[1024 - 8];
+	size_t len;
+
+	memset(rec, 7, sizeof(rec));
+	ring_set_bell(r, bell, 8192);
+	/* Awake: no bell whatever comes. */
+	for (int i = 0; i < 10; i++)
+		CHECK(ring_push(r, rec, sizeof(rec)));
+	CHECK(!rung(bell));
+	/* More than the mark waits: no sleep. */
+	CHECK(!ring_sleep(r));
+	while (ring_peek(r, &len))
+		ring_release(r);
+	/* Asleep: under the mark, quiet; at it, one ring; past it, no second. */
+	CHECK(ring_sleep(r));
+	for (int i = 0; i < 7; i++)
+		CHECK(ring_push(r, rec, sizeof(rec)));
+	CHECK(!rung(bell));
+	CHECK(ring_push(r, rec, sizeof(rec)));
+	CHECK(rung(bell));
+	for (int i = 0; i < 8; i++)
+		CHECK(ring_push(r, rec, sizeof(rec)));
+	CHECK(!rung(bell));
+	ring_woken(r);
+	close(bell);
+	ring_destroy(r);
+}
+
+#define BELL_RECORDS	200000u
+struct filler {
+	struct ring *ring;
+	_Atomic bool done, stop;
+};
+
+/* Bursts of a few records, a short pause now and then. */
+static void *filler(void *arg)
+{
+	struct filler *f = arg;
+	uint64_t rec[32] = { 0 };
+
+	for (uint32_t i = 0; i < BELL_RECORDS; i++) {
+		rec[0] = i;
+		while (!ring_push(f->ring, rec, sizeof(rec)))
+			if (atomic_load(&f->stop))
+				return NULL;
+		if (i % 512 == 0)
+			usleep(200);
+	}
+	atomic_store(&f->done, true);
+	return NULL;
+}
+
+static void test_bell_threads(void)
+{
+	struct filler f = { .ring = ring_create(1u << 20) };
+	const size_t mark = 64u << 10;
+	int bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	uint64_t got = 0, next = 0, sleeps = 0, lost = 0;
+	pthread_t t;
+
+	ring_set_bell(f.ring, bell, mark);
+	pthread_create(&t, NULL, filler, &f);
+	/* A bell that never rings fails in a few sleeps, not BELL_RECORDS' worth. */
+	while (got < BELL_RECORDS && lost < 3) {
+		struct pollfd p = { .fd = bell, .events = POLLIN };
+		size_t len, bytes = 0;
+		const uint64_t *rec;
+		bool done = atomic_load(&f.done);
+
+		while ((rec = ring_peek(f.ring, &len))) {
+			next += rec[0] == next;
+			bytes += len + 8;
+			got++;
+			ring_release(f.ring);
+		}
+		if (done || !ring_sleep(f.ring))
+			continue;
+		sleeps++;
+		/* Ended by the bell, or by the time with less than the mark waiting. */
+		if (poll(&p, 1, 2000) == 0) {
+			bytes = 0;
+			while ((rec = ring_peek(f.ring, &len))) {
+				next += rec[0] == next;
+				bytes += len + 8;
+				got++;
+				ring_release(f.ring);
+			}
+			lost += bytes >= mark;
+		}
+		(void)rung(bell);
+		ring_woken(f.ring);
+	}
+	atomic_store(&f.stop, true);
+	pthread_join(t, NULL);
+	printf("bell: %" PRIu64 " records in order of %u, %" PRIu64 " sleeps, %" PRIu64
+	       " wake-ups lost\n", next, BELL_RECORDS, sleeps, lost);
+	CHECK_EQ_U64(next, BELL_RECORDS);
+	CHECK_EQ_U64(ring_dropped(f.ring), 0);
+	CHECK(sleeps > 10);
+	CHECK_EQ_U64(lost, 0);
+	close(bell);
+	ring_destroy(f.ring);
+}
+
 int main(void)
 {
 	test_empty();
@@ -225,5 +348,7 @@ int main(void)
 	test_wrap();
 	test_ahead();
 	test_hammer();
+	test_bell();
+	test_bell_threads();
 	return check_done("test_ring");
 }

@@ -40,15 +40,11 @@ static bool batch_pump_now(void *arg)
 /* -d's reports; then the pause, unless a replay the model has not caught up with. */
 static bool batch_turn(void *arg)
 {
-	/*
-	 * The model drains every 10 ms: at 50 ms a session's first samples
-	 * waited that long before the first was taken, while each carried
-	 * its 16 KiB copy until the kernel's walker was taught (a compile at
-	 * 10 kHz: 8 MB, half the ring, a tick).
-	 */
-	static const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	/* A pass at least this often: the ring's bell ends the wait sooner. */
+	const double longest = 0.2;
 	struct batch *b = arg;
 	const struct st_options *o = session_options(b->s);
+	double now, wait = longest;
 
 	if (b->periodic && session_elapsed(b->s) >= b->next_print) {
 		/* -n N: the Nth report is the final one, after the stop. */
@@ -62,8 +58,15 @@ static bool batch_turn(void *arg)
 	}
 	if (session_finished(b->s))
 		return false;
-	if (!session_behind(b->s))
-		nanosleep(&tick, NULL);
+	if (session_behind(b->s))
+		return true;
+	/* Not past the next report or --duration's end. */
+	now = session_elapsed(b->s);
+	if (b->periodic && b->next_print - now < wait)
+		wait = b->next_print - now;
+	if (o->duration && o->duration - now < wait)
+		wait = o->duration - now;
+	session_wait(b->s, wait > 0 ? (uint64_t)(wait * 1e9) : 0);
 	return true;
 }
 

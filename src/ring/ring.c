@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CACHE_LINE	64
 #define SLOT_HDR	8u
@@ -37,6 +38,15 @@ struct ring {
 	_Atomic uint64_t delivered;
 	uint64_t ahead;		/* ring_peek_ahead's next position */
 	size_t ahead_given;	/* records it gave that are not released */
+	/*
+	 * The doorbell: the consumer, about to sleep, sets asleep; the
+	 * producer that then leaves mark bytes unread takes it back and
+	 * writes bell (an eventfd).  Its own line: the producer reads it
+	 * at each commit, the consumer writes it once a sleep.
+	 */
+	_Alignas(CACHE_LINE) _Atomic bool asleep;
+	int bell;		/* -1: none */
+	size_t mark;
 	/* Read-only after creation. */
 	_Alignas(CACHE_LINE) size_t mask;
 	unsigned char *buf;
@@ -67,7 +77,49 @@ struct ring *ring_create(size_t capacity)
 	}
 	st_hint_huge(r->buf, capacity);
 	r->mask = capacity - 1;
+	r->bell = -1;
 	return r;
+}
+
+void ring_set_bell(struct ring *r, int fd, size_t mark)
+{
+	r->bell = fd;
+	r->mark = mark;
+}
+
+bool ring_sleep(struct ring *r)
+{
+	uint64_t head, tail;
+
+	if (r->bell < 0)
+		return true;
+	atomic_store_explicit(&r->asleep, true, memory_order_seq_cst);
+	/* Read after asleep is set: a commit before it is seen here, one after it rings. */
+	head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+	tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	if (head - tail < r->mark)
+		return true;
+	atomic_store_explicit(&r->asleep, false, memory_order_relaxed);
+	return false;
+}
+
+void ring_woken(struct ring *r)
+{
+	atomic_store_explicit(&r->asleep, false, memory_order_relaxed);
+}
+
+/* After a commit: the sleeping consumer woken once mark bytes wait. */
+static void ring_bell(struct ring *r, uint64_t head)
+{
+	const uint64_t one = 1;
+
+	if (!atomic_load_explicit(&r->asleep, memory_order_seq_cst) ||
+	    head - atomic_load_explicit(&r->tail, memory_order_relaxed) < r->mark ||
+	    !atomic_exchange_explicit(&r->asleep, false, memory_order_relaxed))
+		return;
+	if (write(r->bell, &one, sizeof(one)) < 0) {
+		/* A full eventfd has already woken it. */
+	}
 }
 
 void ring_destroy(struct ring *r)
@@ -144,10 +196,16 @@ drop:
 
 void ring_commit(struct ring *r)
 {
-	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed) + r->reserved;
 
-	atomic_store_explicit(&r->head, head + r->reserved, memory_order_release);
 	r->reserved = 0;
+	if (r->bell < 0) {
+		atomic_store_explicit(&r->head, head, memory_order_release);
+		return;
+	}
+	/* seq_cst: before the read of asleep, as ring_sleep's store is before its read of head. */
+	atomic_store_explicit(&r->head, head, memory_order_seq_cst);
+	ring_bell(r, head);
 }
 
 bool ring_push(struct ring *r, const void *rec, size_t len)

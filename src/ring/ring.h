@@ -30,6 +30,16 @@ bool ring_push(struct ring *r, const void *rec, size_t len);
 void *ring_reserve(struct ring *r, size_t len);
 void ring_commit(struct ring *r);
 
+/*
+ * A consumer that sleeps between passes: fd (an eventfd) is written
+ * once when mark bytes wait unread after ring_sleep, so the sleep can be
+ * long and still end before the ring fills.  ring_sleep: true if the
+ * consumer may sleep now (fewer than mark bytes wait); ring_woken after.
+ */
+void ring_set_bell(struct ring *r, int fd, size_t mark);
+bool ring_sleep(struct ring *r);
+void ring_woken(struct ring *r);
+
 /* Consumer side.  NULL when empty; otherwise valid until ring_release. */
 const void *ring_peek(struct ring *r, size_t *len);
 void ring_release(struct ring *r);

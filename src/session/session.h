@@ -107,6 +107,11 @@ bool session_finished(const struct session *s);
 const char *session_status(const struct session *s);
 /* The last pump left records waiting; ... at a sample whose symbols are being read. */
 bool session_behind(const struct session *s);
+/*
+ * Between passes: until an eighth of the sample ring waits, max_ns pass
+ * or a signal comes (a replay, or with the observer: 10 ms at most).
+ */
+void session_wait(struct session *s, uint64_t max_ns);
 bool session_waiting(const struct session *s);
 /* What -i opened: a snapshot (its label, meta and records), perf record's file. */
 bool session_is_snapshot(const struct session *s);

@@ -18,6 +18,9 @@ struct session {
 	bool target_output_made;	/* a file of ours in $TMPDIR: gone at the end if empty */
 
 	struct ring *ring;
+	int bell;			/* live: an eventfd the ring writes once it fills (session_wait) */
+	uint64_t pumped_at;		/* when session_pump last ran */
+	double pump_rate;		/* records a second it found since the one before */
 	struct st_source *source;
 	struct symbolizer *symbols;
 	struct model model;
