@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""perf_rewrite.py MODE IN OUT - a perf.data file perf record wrote here,
+"""perf_rewrite.py MODE IN OUT [SYMS] - a perf.data file perf record wrote here,
 rewritten into a form perf 6.1 no longer records but still reads, so
 shimtop can be checked against `perf script` on the same bytes.
 
@@ -19,7 +19,12 @@ shimtop can be checked against `perf script` on the same bytes.
           walk through code without frame pointers ends.  A sample with
           no call to record is left out: perf 6.1 reads the first entry of
           an empty stack (whatever follows).  Data grows, so
-          the feature sections after it move.
+          the feature sections after it move.  With SYMS (`perf script
+          -F ip,sym,symoff` of IN) each entry is what the hardware
+          records: from the call instruction itself (a direct call's 5
+          bytes before the return address), to the callee's entry (its
+          frame's address less its offset); else from the return
+          address less one, to the callee's frame's address.
   lbr-on-call  the same, with every other user sample's ip moved to its
           newest call's instruction, as a precise event (cycles:P) gives
           it while the branch records already hold that call: perf takes
@@ -111,6 +116,26 @@ BRANCH_TYPE = (1 << 0) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 17)
 GARBAGE = 0x10
 
 
+# Function entries by address (perf script's ip sym+off lines), for SYMS.
+STARTS = {}
+CALL_REL32 = 5
+
+
+def read_starts(path):
+    import re
+    for line in open(path, errors="replace"):
+        m = re.match(r"\s*([0-9a-f]+) \S+\+0x([0-9a-f]+)", line)
+        if m:
+            ip = int(m.group(1), 16)
+            STARTS[ip] = ip - int(m.group(2), 16)
+
+
+def lbr_entry(caller_ret, callee_ip):
+    if STARTS:
+        return caller_ret - CALL_REL32, STARTS.get(callee_ip, callee_ip)
+    return caller_ret - 1, callee_ip
+
+
 def lbr_sample(body, sample_type, on_call=False):
     head = 8 * bin(sample_type & HEAD_BITS).count("1")
     nr = struct.unpack_from("<Q", body, head)[0]
@@ -126,7 +151,7 @@ def lbr_sample(body, sample_type, on_call=False):
                 break           # where the walk left code
             user.append(ip)
         chain = ips[:u + 1] + user[:1] + [GARBAGE]
-        entries = [(user[k + 1] - 1, user[k]) for k in range(len(user) - 1)]
+        entries = [lbr_entry(user[k + 1], user[k]) for k in range(len(user) - 1)]
         if not entries:
             return None         # perf 6.1 reads entry 0 of an empty stack
         if on_call and u == 0 and sample_type & 2:
@@ -254,6 +279,8 @@ def offcpu(d):
 
 if __name__ == "__main__":
     mode, src, dst = sys.argv[1:4]
+    if len(sys.argv) > 4:
+        read_starts(sys.argv[4])
     data = open(src, "rb").read()
     modes = {"mmap1": mmap1, "v1": v1, "lbr": lbr, "oldpipe": oldpipe, "offcpu": offcpu,
              "lbr-on-call": lambda d: lbr(d, True), "simpleperf": simpleperf}

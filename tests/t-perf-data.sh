@@ -93,8 +93,11 @@ json_get "$TMP/v1.json" "d['source']['note']" | grep -q "^perf.data version 1 (p
 # --call-graph lbr (Intel's call-stack LBR, which a VM cannot record):
 # the same samples with their user callers as branch records and the
 # user chain cut to garbage (perf_rewrite.py lbr) give the known tree and
-# perf script's chains, frame by frame.
-python3 "$TESTS_DIR/perf_rewrite.py" lbr "$TMP/fp.data" "$TMP/lbr.data" ||
+# perf script's chains, frame by frame.  Each record as the hardware
+# makes it: from the call instruction, to the callee's entry (perf
+# script's offsets of the frames give the entries).
+perf script -i "$TMP/fp.data" -F ip,sym,symoff >"$TMP/fp.syms" 2>/dev/null
+python3 "$TESTS_DIR/perf_rewrite.py" lbr "$TMP/fp.data" "$TMP/lbr.data" "$TMP/fp.syms" ||
 	fail "cannot rewrite the chains as LBR call stacks"
 agrees_with_perf_script lbr "--call-graph lbr"
 "$SHIMTOP" -i "$TMP/lbr.data" -b --format folded >"$TMP/lbr.folded" 2>"$TMP/err" ||
@@ -110,7 +113,7 @@ python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 99.5 else 1)" "${lbr
 # A precise event's ip on the newest call's own instruction, which the
 # records already hold as made: perf's chain starts at the call's target
 # (each function once); the table keeps the ip, as perf report's.
-python3 "$TESTS_DIR/perf_rewrite.py" lbr-on-call "$TMP/fp.data" "$TMP/lbrcall.data" ||
+python3 "$TESTS_DIR/perf_rewrite.py" lbr-on-call "$TMP/fp.data" "$TMP/lbrcall.data" "$TMP/fp.syms" ||
 	fail "cannot rewrite LBR samples onto their calls"
 agrees_with_perf_script lbrcall "--call-graph lbr, ip on the call"
 "$SHIMTOP" -i "$TMP/lbrcall.data" -b --format folded >"$TMP/lbrcall.folded" 2>"$TMP/err" ||
