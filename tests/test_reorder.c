@@ -128,6 +128,19 @@ int main(void)
 		CHECK(r.bytes_cap[0] + r.bytes_cap[1] < (1u << 21));
 		reorder_flush(&r, UINT64_MAX, collect_text, &out);
 		CHECK(out.n == 1 && !strcmp(out.got[0], "held") && r.n == 0);
+		/*
+		 * The same burst, then passes with nothing at all (a machine
+		 * gone quiet): its room goes at the first of them.
+		 */
+		for (int i = 0; i < 20000; i++)
+			reorder_add(&r, big, 256, 6000 + (uint64_t)i);
+		reorder_flush(&r, UINT64_MAX, count_only, &bytes);
+		CHECK(r.bytes_cap[0] + r.bytes_cap[1] > (1u << 21) && r.cap > 16384);
+		reorder_flush(&r, UINT64_MAX, count_only, &bytes);
+		CHECK(r.bytes_cap[0] + r.bytes_cap[1] <= (1u << 21) && r.cap <= 16384);
+		reorder_add(&r, "after", 6, 30000);
+		reorder_flush(&r, UINT64_MAX, collect_text, &out);
+		CHECK(out.n == 2 && !strcmp(out.got[1], "after") && r.n == 0);
 	}
 	/* In order already (one ring): as they came; only the last two swapped: sorted. */
 	{
