@@ -218,4 +218,19 @@ while [ ! -s "$TMP/dur.rc" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["elapsed"]; print(f"--duration 1.5 in the UI: {e:.2f} s sampled"); sys.exit(not 1.4 <= e <= 3)' \
 	"$TMP/dur.json" || fail "--duration 1.5: the snapshot covers $(json_get "$TMP/dur.json" "d['elapsed']") s"
 $T kill-server 2>/dev/null
+# An idle attach turns the loop for draws and refreshes, not every 10 ms:
+# its turns (SHIMTOP_UI_STATS' iterations) stay near the ten draws a
+# second, where the old tick made a hundred.
+sleep 60 &
+idle=$!
+ui_session -x 100 -y 30 "env LANG=C.UTF-8 SHIMTOP_UI_STATS='$TMP/idle.stats' '$SHIMTOP' -p $idle \
+	--duration 3 2>'$TMP/idle.err'; echo \$? >'$TMP/idle.rc'; sleep 30"
+i=0
+while [ ! -s "$TMP/idle.rc" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+kill "$idle" 2>/dev/null
+[ "$(cat "$TMP/idle.rc" 2>/dev/null)" = 0 ] || fail "the idle attach: $(cat "$TMP/idle.err")"
+turns=$(sed -n 's/^iterations //p' "$TMP/idle.stats")
+echo "an idle attach of 3 s in the UI: ${turns:-no} turns of the loop"
+[ -n "$turns" ] && [ "$turns" -le 60 ] || fail "the UI turned ${turns:-?} times in 3 s of an idle attach"
+$T kill-server 2>/dev/null
 finish

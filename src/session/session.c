@@ -860,25 +860,31 @@ size_t session_pump(struct session *s)
  * 200 ms pass let so many out with their copies that 273 of 48,000 were
  * dropped.  The observer's ring fills in milliseconds: with it, 10 ms.
  */
-void session_wait(struct session *s, uint64_t max_ns)
+void session_wait_for(struct session *s, uint64_t max_ns, int fd)
 {
 	const uint64_t tick = 10 * 1000 * 1000;
-	struct pollfd p = { .fd = s->bell, .events = POLLIN };
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = s->bell, .events = POLLIN } };
 	uint64_t rung;
 
-	if (s->bell < 0 || s->obs_ring || max_ns <= tick || s->pump_rate > 5000) {
-		struct timespec t = { 0, (long)(max_ns < tick ? max_ns : tick) };
+	struct timespec t = { (time_t)(max_ns / 1000000000u), (long)(max_ns % 1000000000u) };
 
-		nanosleep(&t, NULL);
+	if (s->bell < 0 || s->obs_ring || max_ns <= tick || s->pump_rate > 5000) {
+		t = (struct timespec){ 0, (long)(max_ns < tick ? max_ns : tick) };
+		(void)ppoll(p, 1, &t, NULL);
 		return;
 	}
 	if (!ring_sleep(s->ring))
 		return;
-	(void)poll(&p, 1, (int)(max_ns / 1000000));
+	(void)ppoll(p, 2, &t, NULL);
 	if (read(s->bell, &rung, sizeof(rung)) < 0) {
-		/* Not rung: the time passed. */
+		/* Not rung: the time passed, or fd has something. */
 	}
 	ring_woken(s->ring);
+}
+
+void session_wait(struct session *s, uint64_t max_ns)
+{
+	session_wait_for(s, max_ns, -1);
 }
 
 void session_set_interactive(struct session *s, bool on)

@@ -112,6 +112,8 @@ bool session_behind(const struct session *s);
  * or a signal comes (a replay, or with the observer: 10 ms at most).
  */
 void session_wait(struct session *s, uint64_t max_ns);
+/* The same, ended too when fd (a terminal's keys) has something to read. */
+void session_wait_for(struct session *s, uint64_t max_ns, int fd);
 bool session_waiting(const struct session *s);
 /* What -i opened: a snapshot (its label, meta and records), perf record's file. */
 bool session_is_snapshot(const struct session *s);

@@ -661,12 +661,12 @@ static void write_loop_stats(const struct loop_stats *ls)
 }
 
 /*
- * The ring drained every 10 ms: at 100 ms a compile's samples at 10 kHz,
- * each with its 16 KiB copy until the kernel's walker is taught, filled
- * the 16 MiB ring between two pumps (2,000 of 50,000 dropped).  The
- * screen is drawn as often as before.
+ * The screen is drawn every DRAW_NS at least.  The ring is drained when
+ * its bell rings, or every 10 ms above 5,000 records a second
+ * (session_wait_for): at 100 ms a compile's samples at 10 kHz, each
+ * with its 16 KiB copy until the kernel's walker is taught, filled the
+ * 16 MiB ring between two pumps (2,000 of 50,000 dropped).
  */
-#define PUMP_TICK_MS	10
 #define DRAW_NS		(100u * 1000 * 1000)
 
 /* The loop's state between turns (run.c turns the loop). */
@@ -730,7 +730,7 @@ static bool ui_turn(void *arg)
 	}
 	/*
 	 * Drawn after a key or a refresh at once, else every DRAW_NS:
-	 * the loop turns every PUMP_TICK_MS to drain the ring.
+	 * the loop turns as session_wait_for ends to drain the ring.
 	 */
 	at = st_now_ns();
 	if (l->keyed || l->due || ended || at - l->drawn >= DRAW_NS) {
@@ -739,15 +739,27 @@ static bool ui_turn(void *arg)
 		l->keyed = false;
 		stretch(&l->ls.draw_max, at);
 	}
-	/*
-	 * Keys still answer while a replay fills the model: no pause
-	 * then, but a short one while a symbol table is being built.
-	 */
-	timeout(session_waiting(ui->s) ? 5 : session_behind(ui->s) ? 0 : PUMP_TICK_MS);
 	now = st_now_ns() - l->began;
 	l->ls.work_max = now > l->ls.work_max ? now : l->ls.work_max;
 	l->ls.over += now > 50000000u;
 	l->ls.iterations++;
+	/*
+	 * Keys still answer while a replay fills the model: no pause
+	 * then, but a short one while a symbol table is being built.
+	 * Else until a key, the next draw or refresh, or the ring's bell
+	 * (session_wait_for): a live session at a low rate no longer
+	 * turns every 10 ms for nothing.
+	 */
+	if (session_waiting(ui->s)) {
+		session_wait_for(ui->s, 5000000u, STDIN_FILENO);
+	} else if (!session_behind(ui->s)) {
+		uint64_t t = st_now_ns(), until = l->drawn + DRAW_NS;
+
+		if (!ui->paused && l->next_refresh < until)
+			until = l->next_refresh;
+		session_wait_for(ui->s, until > t ? until - t : 0, STDIN_FILENO);
+	}
+	timeout(0);
 	code = getch();
 	l->began = st_now_ns();
 	if (code == ERR)
