@@ -278,9 +278,11 @@ static void *filler(void *arg)
 
 	for (uint32_t i = 0; i < BELL_RECORDS; i++) {
 		rec[0] = i;
-		while (!ring_push(f->ring, rec, sizeof(rec)))
+		/* Full: waits for room (a push that fails counts a drop). */
+		while (!ring_fits(f->ring, sizeof(rec)))
 			if (atomic_load(&f->stop))
 				return NULL;
+		ring_push(f->ring, rec, sizeof(rec));
 		if (i % 512 == 0)
 			usleep(200);
 	}
