@@ -196,10 +196,11 @@ const struct history_span *history_spans(const struct history *h, uint64_t from,
  */
 static void fit_memory(struct history *h, bool keep_newest)
 {
-	size_t rss = st_own_resident_bytes(), held = history_bytes(h), other, room, keep;
+	size_t rss, held = history_bytes(h), other, room, keep;
 	const size_t chunk = HISTORY_CHUNK_BYTES;
 
-	if (!h->rss_cap || !rss)
+	/* Without --memory, /proc/self/statm is not read (once a second, every session). */
+	if (!h->rss_cap || !(rss = st_own_resident_bytes()))
 		return;
 	other = rss > held ? rss - held : 0;
 	if (h->rest_last && other > h->rest_last + h->rest_rise)
