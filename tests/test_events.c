@@ -3,8 +3,24 @@
 #include "sampler/events.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Whether libpfm4 is mapped in this process. */
+static bool libpfm_mapped(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		found |= strstr(line, "libpfm") != NULL;
+	fclose(f);
+	return found;
+}
 
 int main(void)
 {
@@ -23,6 +39,19 @@ int main(void)
 	CHECK(n == 2);
 	CHECK(event_is_cycles(&ev[0].attr) && event_is_hardware(&ev[0].attr));
 	CHECK(event_is_instructions(&ev[1].attr));
+	/* shimtop's own defaults are encoded without libpfm4, ... */
+	CHECK(!libpfm_mapped());
+
+	/* ... as libpfm4 encodes them. */
+	static const char *const own[] = { "cpu-clock", "cycles", "instructions" };
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		struct perf_event_attr a, b;
+
+		CHECK(event_encode(own[i], &a) == 0);
+		CHECK(event_encode_with_libpfm(own[i], &b) == 0);
+		CHECK(!memcmp(&a, &b, sizeof(a)));
+	}
+	CHECK(libpfm_mapped());
 
 	CHECK(events_parse("cpu-clok", ev, &n) == -EINVAL);
 	CHECK(events_parse("", ev, &n) == -EINVAL);

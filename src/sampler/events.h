@@ -56,6 +56,8 @@ int events_list(FILE *out);
  * not know it for this machine's PMU (-ENOSYS: libpfm4 failed).
  */
 int event_encode(const char *name, struct perf_event_attr *attr);
+/* The same through libpfm4 alone (tests compare the two). */
+int event_encode_with_libpfm(const char *name, struct perf_event_attr *attr);
 
 /* Up to `max` known names close to `name`, best first; returns how many. */
 size_t events_suggest(const char *name, char out[][64], size_t max);
