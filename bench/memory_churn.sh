@@ -9,7 +9,10 @@
 # seconds (default 3600) and its own resident memory (RssAnon: not the files it
 # maps) is read every second; one line every INTERVAL seconds (default
 # 60) gives it and the most it reached, then the report's own words.
-#   SHIMTOP=build/shimtop [MEMORY=40] [DURATION=3600] [INTERVAL=60] sh bench/memory_churn.sh
+# BESIDE=1: a clang++ -O2 compile of bench/heavy_cc.py's file started
+# every BESIDE_EVERY seconds (default 120) beside the churn, as the
+# activity of a build host in between (tens of thousands of new names).
+#   SHIMTOP=build/shimtop [MEMORY=40] [DURATION=3600] [INTERVAL=60] [BESIDE=1] sh bench/memory_churn.sh
 set -eu
 : "${SHIMTOP:?set SHIMTOP to the shimtop binary}"
 MEMORY=${MEMORY:-40}
@@ -71,6 +74,19 @@ done
 EOF
 $as_user sh "$tmp/loop.sh" memory_churn_loop &
 churn=$!
+if [ -n "${BESIDE:-}" ]; then
+	python3 "$(dirname "$0")/heavy_cc.py" "$tmp/heavy.cc"
+	chmod 644 "$tmp/heavy.cc"
+	cat >"$tmp/beside.sh" <<EOF
+# memory_churn_loop
+while :; do
+	sleep ${BESIDE_EVERY:-120}
+	clang++ -std=c++17 -O2 -c "$tmp/heavy.cc" -o "$tmp/work/heavy.o"
+done
+EOF
+	$as_user sh "$tmp/beside.sh" memory_churn_loop &
+	churn="$churn $!"
+fi
 sleep 1
 
 "$SHIMTOP" -a --batch --duration "$SECONDS_RUN" -F 10000 --memory "$MEMORY" \
@@ -93,5 +109,5 @@ while kill -0 "$st" 2>/dev/null; do
 done
 wait "$st" || { echo "shimtop failed: $(cat "$tmp/err")"; exit 1; }
 awk -v m="$most" -v cap="$MEMORY" 'BEGIN { printf "most RssAnon %.1f MB under --memory %s\n", m / 1024, cap }'
-grep -E "^(samples|history|memory)" "$tmp/report" || true
+grep -E "^(samples|history|memory|names)" "$tmp/report" || true
 cat "$tmp/err"

@@ -480,6 +480,32 @@ static void check_let_go(void)
 	symbolizer_destroy(t.s);
 }
 
+/*
+ * Past the room for names (--memory), a function first seen then counts
+ * as its module's SYMBOL_PAST_MEMORY, a known name still answers, and
+ * nothing goes to the unknown.
+ */
+static void check_names_bound(void)
+{
+	struct symbolizer *s = symbolizer_create(true);
+	uint64_t fn = (uint64_t)(uintptr_t)&known_function_alpha;
+	const struct st_symbol *a, *c, *again;
+	struct symbolizer_stats st;
+
+	symbolizer_bound_names(s, 1);
+	CHECK(symbols_read_proc_maps(getpid(), add_map, s) == 0);
+	a = symbolizer_lookup(s, getpid(), fn + 4, false);
+	CHECK(!strcmp(a->name, "known_function_alpha"));
+	c = symbolizer_lookup(s, getpid(), (uint64_t)(uintptr_t)&check_names_bound + 4, false);
+	CHECK(!strcmp(c->name, SYMBOL_PAST_MEMORY) && !strcmp(c->module, "test_symbols"));
+	CHECK(!c->unknown);
+	again = symbolizer_lookup(s, getpid(), fn + 1, false);
+	CHECK(again == a);
+	symbolizer_stats(s, &st);
+	CHECK_EQ_U64(st.names_folded, 1);
+	symbolizer_destroy(s);
+}
+
 int main(void)
 {
 	struct symbolizer *s = symbolizer_create(true);
@@ -491,6 +517,7 @@ int main(void)
 	check_sort_order();
 	check_split();
 	check_let_go();
+	check_names_bound();
 	const struct st_symbol *a, *b, *libc, *u, *j;
 	uint64_t fn = (uint64_t)(uintptr_t)&known_function_alpha;
 	void *anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE,

@@ -104,6 +104,8 @@ static void print_text(struct session *s, FILE *out)
 		fprintf(out, "rows: %llu exited processes folded into their commands' rows (past "
 			"%u rows of exited processes)\n", (unsigned long long)m->folded_processes,
 			model_gone_rows_max(m));
+	if (session_names_note(s, line, sizeof(line)))
+		fprintf(out, "%s\n", line);
 	/* callerchain: its line says what its reference was (no frame pointers: DWARF). */
 	if (report_callerchain_text(session_whole(s), line, sizeof(line)))
 		fprintf(out, "%s\n", line);

@@ -680,8 +680,10 @@ static int open_session(struct session *s, const struct st_options *o)
 	model_events_from_info(s);
 	model_set_history(&s->model, (uint64_t)(o->history * 1e9));
 	model_set_memory(&s->model, (size_t)o->memory_mb << 20);
-	if (s->symbols && o->memory_mb)
+	if (s->symbols && o->memory_mb) {
 		symbolizer_bound(s->symbols, ((size_t)o->memory_mb << 20) / 64);
+		symbolizer_bound_names(s->symbols, ((size_t)o->memory_mb << 20) / 8);
+	}
 	model_set_call_graph(&s->model, o->callerchain ? o->chain_window : MODEL_CHAIN_WINDOW,
 			     o->callerchain);
 	model_set_unwind_broken(&s->model, o->unwind_broken);
@@ -1184,6 +1186,23 @@ bool session_history_note(const struct session *s, char *buf, size_t len)
 		snprintf(buf + at, len - at, "; the rest of shimtop (rings, symbols, tables) took "
 			 "up to %zu MB, over the bound: give --memory %zu or more", mb, mb + mb / 4);
 	}
+	return true;
+}
+
+bool session_names_note(const struct session *s, char *buf, size_t len)
+{
+	struct symbolizer_stats st;
+
+	if (!s->symbols)
+		return false;
+	symbolizer_stats(s->symbols, &st);
+	if (!st.names_folded)
+		return false;
+	snprintf(buf, len, "names: %llu look-ups of functions first seen past the room for names "
+		 "counted as their module's %s (names and their rows took their %zu MB, "
+		 "an eighth of --memory; raise it to name them)",
+		 (unsigned long long)st.names_folded, SYMBOL_PAST_MEMORY,
+		 symbolizer_names_most(s->symbols) >> 20);
 	return true;
 }
 

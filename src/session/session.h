@@ -207,6 +207,8 @@ void session_period_brief(const struct session *s, char *buf, size_t len);
  * then a line saying so (the report's, the UI header's).
  */
 bool session_history_note(const struct session *s, char *buf, size_t len);
+/* Whether functions were named by their module alone (--memory's room for names), and a line. */
+bool session_names_note(const struct session *s, char *buf, size_t len);
 
 /* Changes the observer's period (TSC cycles, 0: no pause) while running. */
 void session_set_observer_period(struct session *s, uint64_t cycles);

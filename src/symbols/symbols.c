@@ -39,6 +39,12 @@
 #define UNMAPPED_SWEEPS	30	/* a file no process maps is let go after as many sweeps */
 #define IDLE_SWEEPS	10	/* short of memory: a table no look-up used is dropped after */
 #define MAX_ROOTS	64	/* distinct container roots opened */
+/*
+ * What a new name costs beside its own bytes: the model's row of it
+ * (struct model_sym, 96), the id's pointer, its function-cache entry
+ * and a share of the rows of the processes that ran it.
+ */
+#define NAME_ROWS_BYTES	192u
 
 /* A directory processes see as "/", opened once (O_PATH). */
 struct root {
@@ -173,6 +179,8 @@ struct symbolizer {
 	struct st_symbol **syms;
 	size_t nsyms, syms_cap;
 	struct interned *index;
+	size_t names_bytes;		/* they and their rows elsewhere (NAME_ROWS_BYTES) */
+	size_t names_most;		/* 0: unbounded (symbolizer_bound_names) */
 
 	struct elf_file *vdso;		/* this kernel's, read from our own */
 	bool vdso_tried;
@@ -232,7 +240,16 @@ static const struct st_symbol *intern_full(struct symbolizer *s,
 	rl = strlen(st_text_safe(key + ml + nl)) + 1;
 	kl = ml + nl + rl;
 	HASH_FIND(hh, s->index, key, kl, in);
+	if (!in && !unknown && s->names_most && s->names_bytes >= s->names_most &&
+	    strcmp(name, SYMBOL_PAST_MEMORY)) {
+		/* Past the room for names: counted as the module's, never dropped. */
+		s->stats.names_folded++;
+		if (key != small)
+			free(key);
+		return intern_full(s, module, SYMBOL_PAST_MEMORY, SYMBOL_PAST_MEMORY, NULL, false);
+	}
 	if (!in) {
+		s->names_bytes += sizeof(*in) + kl + al + NAME_ROWS_BYTES;
 		in = st_xmalloc(sizeof(*in) + kl + al);
 		memcpy(in->strings, key, kl);
 		if (al) {
@@ -1406,6 +1423,16 @@ static size_t cache_slot_of(const struct symbolizer *s, uint64_t ip, uint64_t ge
 	size_t h = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 48) & (s->cache_slots - 1);
 
 	return (h ^ (size_t)(gen * 0x9e3779b1u)) & (s->cache_slots - 1);
+}
+
+void symbolizer_bound_names(struct symbolizer *s, size_t bytes)
+{
+	s->names_most = bytes;
+}
+
+size_t symbolizer_names_most(const struct symbolizer *s)
+{
+	return s->names_most;
 }
 
 void symbolizer_bound(struct symbolizer *s, size_t bytes)

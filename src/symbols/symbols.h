@@ -46,6 +46,7 @@ struct symbolizer_stats {
 	uint64_t files_let_go;	/* of those, let go: no process maps them (symbolizer_let_go) */
 	uint64_t tables_dropped;	/* mapped files' tables dropped, idle under --memory */
 	uint64_t rows_dropped;		/* and their unwind rows, idle or in the kernel's pages */
+	uint64_t names_folded;		/* functions named by their module alone (bound_names) */
 };
 
 struct symbolizer;
@@ -86,6 +87,14 @@ void symbolizer_forget(struct symbolizer *s, pid_t pid);
 size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory);
 /* The address cache in at most bytes (--memory), before the first look-up. */
 void symbolizer_bound(struct symbolizer *s, size_t bytes);
+/*
+ * Names in at most about bytes, with their rows (--memory): a function
+ * first seen past it is counted as its module's SYMBOL_PAST_MEMORY,
+ * never dropped (symbolizer_stats' names_folded counts them).
+ */
+#define SYMBOL_PAST_MEMORY "[functions past --memory]"
+void symbolizer_bound_names(struct symbolizer *s, size_t bytes);
+size_t symbolizer_names_most(const struct symbolizer *s);
 /* Whether pid has a map (from attach, MMAP or FORK records). */
 bool symbolizer_knows(struct symbolizer *s, pid_t pid);
 

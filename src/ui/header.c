@@ -170,6 +170,9 @@ static void caveat_text(const struct ui *ui, char *buf, size_t len)
 		else if (session_history_note(s, history, sizeof(history)))
 			snprintf(buf, len, "%.300s%s%.200s", history,
 				 info->note[0] ? "; " : "", info->note);
+		else if (session_names_note(s, history, sizeof(history)))
+			snprintf(buf, len, "%.300s%s%.200s", history,
+				 info->note[0] ? "; " : "", info->note);
 		else
 			snprintf(buf, len, "%.384s", info->note);
 	}
