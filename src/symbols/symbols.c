@@ -728,7 +728,7 @@ size_t symbolizer_let_go(struct symbolizer *s, bool short_of_memory)
 		 * compile of a build.  Read again from the cache if asked.
 		 */
 		if (short_of_memory && f->file->rows &&
-		    (atomic_load_explicit(&f->file->pages, memory_order_acquire) || idle)) {
+		    (elf_file_walk_pages(f->file) || idle)) {
 			unwind_rows_free(f->file->rows);
 			f->file->rows = NULL;
 			s->rows_dropped++;

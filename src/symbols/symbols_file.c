@@ -277,8 +277,9 @@ void elf_file_let_go(struct elf_file *f)
 	f->fd = -1;
 	unwind_rows_free(f->rows);
 	f->rows = NULL;
-	/* The pages' worker may still store a file's pages: they are the same file's. */
-	unwind_pages_free(atomic_exchange(&f->pages, NULL));
+	/* The pages' worker may still give or store a file's pages: they are the same file's. */
+	if (!atomic_load(&f->pages_giving))
+		unwind_pages_free(atomic_exchange(&f->pages, NULL));
 	symbol_table_clear(&f->table);
 	f->table_built = false;
 	free(f->loads);

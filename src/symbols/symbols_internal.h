@@ -270,8 +270,15 @@ struct elf_file {
 	uint32_t taught_as;		/* its number in the unwinder's lessons (0: none yet) */
 	bool taught_known;		/* what its rows knew at its first lesson was taught */
 	bool pages_asked;		/* its whole CFI is being compiled for the teacher */
-	/* Its whole CFI compiled, once the teacher has it (set on the pages' worker). */
+	/*
+	 * Its whole CFI as pages, for walks here: read from the cache when
+	 * asked for, or compiled on the pages' worker, and given to the
+	 * teacher there; pages_refused: it could not take them, and walks go
+	 * by rows again (which teach it row by row).  While pages_giving the
+	 * worker still reads them: not freed.
+	 */
 	_Atomic(struct unwind_pages *) pages;
+	atomic_bool pages_refused, pages_giving;
 	char name[320];			/* symbolizer_name_in_file's last answer */
 	uint8_t debug_named_by;		/* how its debug file was found, if one was */
 	bool debuginfod_pending;	/* a fetch of its debug file is under way */
@@ -320,6 +327,14 @@ const struct elf_symbol *elf_file_symbol(struct elf_file *f, uint64_t vaddr);
  */
 char *elf_symbol_name(const struct elf_file *f, const struct elf_symbol *e);
 void elf_file_close(struct elf_file *f);
+
+/* f's pages for a walk here: NULL before they come, or when the teacher refused them. */
+static inline const struct unwind_pages *elf_file_walk_pages(struct elf_file *f)
+{
+	if (atomic_load_explicit(&f->pages_refused, memory_order_acquire))
+		return NULL;
+	return atomic_load_explicit(&f->pages, memory_order_acquire);
+}
 /* What f holds goes; the struct stays, every address unknown. */
 void elf_file_let_go(struct elf_file *f);
 /* A let-go file read again from fd (the same file: its identity matched). */

@@ -28,6 +28,7 @@ struct pages_job {
 	uint32_t file;
 	void *owner;
 	bool compile;		/* the cache had none: made after every copy is given */
+	struct unwind_pages *ready;	/* made by the caller (pages_jobs_give), its own */
 };
 
 struct pages_jobs {
@@ -71,8 +72,7 @@ static void worker_nice(int nice)
 	st_thread_nice(0, nice);
 }
 
-/* fd's pages from the cache, or NULL. */
-static struct unwind_pages *pages_cached(int fd)
+struct unwind_pages *unwind_pages_cached(int fd)
 {
 	unsigned char id[64];
 	size_t id_len = build_id_of(fd, id, sizeof(id));
@@ -144,9 +144,12 @@ static void *work(void *arg)
 		 * behind the rest: a cold libc's compile would hold libLLVM's
 		 * copy, asked for after it, for half a second.
 		 */
-		if (!job->compile) {
+		if (job->ready) {
 			worker_nice(0);
-			pages = pages_cached(job->fd);
+			pages = job->ready;
+		} else if (!job->compile) {
+			worker_nice(0);
+			pages = unwind_pages_cached(job->fd);
 			if (!pages) {
 				job->compile = true;
 				queue(j, job);
@@ -155,9 +158,10 @@ static void *work(void *arg)
 		} else {
 			pages = pages_compiled(job->fd, &j->quit);
 		}
-		if (pages && !j->give(j->arg, job->owner, job->file, pages))
+		if (pages && !j->give(j->arg, job->owner, job->file, pages) && !job->ready)
 			unwind_pages_free(pages);
-		close(job->fd);
+		if (job->fd >= 0)
+			close(job->fd);
 		free(job);
 	}
 }
@@ -173,6 +177,24 @@ struct pages_jobs *pages_jobs_create(pages_give_fn give, void *arg)
 	return j;
 }
 
+/* job queued, the worker started if it was not; false (job freed) if it cannot be. */
+static bool start_job(struct pages_jobs *j, struct pages_job *job)
+{
+	pthread_mutex_lock(&j->lock);
+	if (!j->started)
+		j->started = pthread_create(&j->worker, NULL, work, j) == 0;
+	if (!j->started) {
+		pthread_mutex_unlock(&j->lock);
+		if (job->fd >= 0)
+			close(job->fd);
+		free(job);
+		return false;
+	}
+	queue_locked(j, job);
+	pthread_mutex_unlock(&j->lock);
+	return true;
+}
+
 void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file, void *owner)
 {
 	struct pages_job *job;
@@ -184,17 +206,18 @@ void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file, void *owner)
 	job->fd = own;
 	job->file = file;
 	job->owner = owner;
-	pthread_mutex_lock(&j->lock);
-	if (!j->started)
-		j->started = pthread_create(&j->worker, NULL, work, j) == 0;
-	if (!j->started) {
-		pthread_mutex_unlock(&j->lock);
-		close(own);
-		free(job);
-		return;
-	}
-	queue_locked(j, job);
-	pthread_mutex_unlock(&j->lock);
+	start_job(j, job);
+}
+
+bool pages_jobs_give(struct pages_jobs *j, struct unwind_pages *p, uint32_t file, void *owner)
+{
+	struct pages_job *job = st_xcalloc(1, sizeof(*job));
+
+	job->fd = -1;
+	job->file = file;
+	job->owner = owner;
+	job->ready = p;
+	return start_job(j, job);
 }
 
 static void free_list(struct pages_job *job)
@@ -202,7 +225,8 @@ static void free_list(struct pages_job *job)
 	while (job) {
 		struct pages_job *next = job->next;
 
-		close(job->fd);
+		if (job->fd >= 0)
+			close(job->fd);
 		free(job);
 		job = next;
 	}

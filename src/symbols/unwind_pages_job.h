@@ -22,6 +22,13 @@ struct pages_jobs *pages_jobs_create(pages_give_fn give, void *arg);
  * as file, for owner (given back to give).
  */
 void pages_jobs_add(struct pages_jobs *j, int fd, uint32_t file, void *owner);
+/*
+ * Pages already made (unwind_pages_cached) given on the worker; false if
+ * it could not start.  They stay the caller's, never freed here.
+ */
+bool pages_jobs_give(struct pages_jobs *j, struct unwind_pages *p, uint32_t file, void *owner);
+/* The cache's copy of the pages of the ELF file open on fd, read on this thread; NULL if none. */
+struct unwind_pages *unwind_pages_cached(int fd);
 /* Waits for a compile under way; what is queued is dropped. */
 void pages_jobs_destroy(struct pages_jobs *j);
 
