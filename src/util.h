@@ -113,6 +113,14 @@ void st_thread_nice(pid_t tid, int nice);
 void st_hint_huge(void *p, size_t len);
 
 /*
+ * A zeroed table of n entries of size bytes, cache-line aligned, freed
+ * by st_table_free with the same n and size; from 2 MiB in huge pages
+ * where the kernel gives them.
+ */
+void *st_table_alloc(size_t n, size_t size);
+void st_table_free(void *p, size_t n, size_t size);
+
+/*
  * The growable array: makes *pp (holding *cap elements of size bytes)
  * hold at least need, doubling from 16 and zeroing the new elements.
  * ST_GROW(p, cap, need) for a typed pointer p, a statement: the check

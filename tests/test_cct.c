@@ -11,6 +11,7 @@
 #include "model/callers_seen.h"
 #include "model/cct.h"
 #include "model/paths_seen.h"
+#include "util.h"
 #include "model/model.h"
 #include "output/report.h"
 #include "ring/record.h"
@@ -995,8 +996,46 @@ static void node_ipc(void)
 	symbolizer_destroy(sy);
 }
 
+/* Hash tables' slots: zeroed, cache-line aligned, and from 2 MiB on whole huge pages. */
+static void tables(void)
+{
+	const size_t huge = (size_t)2 << 20;
+	struct paths_seen p = { 0 };
+	size_t sizes[] = { 1000, huge / 24 + 1, 3 * huge / 32 };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t size = i == 1 ? 24 : 32, bytes = sizes[i] * size;
+		unsigned char *t = st_table_alloc(sizes[i], size);
+		size_t nonzero = 0;
+
+		CHECK((uintptr_t)t % 64 == 0);
+		if (bytes >= huge)
+			CHECK((uintptr_t)t % huge == 0);
+		for (size_t k = 0; k < bytes; k++)
+			nonzero += t[k] != 0;
+		CHECK(nonzero == 0);
+		memset(t, 0xa5, bytes);
+		st_table_free(t, sizes[i], size);
+	}
+	/* A paths table grown past 2 MiB keeps its paths, and frees what it had. */
+	paths_seen_start(&p, 1, false);
+	for (uint64_t h = 1; h <= 200000; h++) {
+		paths_seen_reserve(&p, 1);
+		paths_seen_put(&p, h * 0x9e3779b97f4a7c15ull, (struct paths_seen_entry){ .node = 7 });
+	}
+	CHECK(p.cap * sizeof(*p.slots) > huge && p.emptied == 0);
+	{
+		uint64_t h[1] = { 5 * 0x9e3779b97f4a7c15ull };
+		struct paths_seen_entry e;
+
+		CHECK(paths_seen_deepest(&p, h, 1, 0, &e) == 1 && e.node == 7);
+	}
+	paths_seen_free(&p);
+}
+
 int main(void)
 {
+	tables();
 	paths();
 	node_ipc();
 	links();

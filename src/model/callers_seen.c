@@ -41,8 +41,7 @@ uint64_t callers_seen_key(struct callers_seen *c, uint64_t gen, const uint64_t *
 		size = ((size_t)1 << c->bucket_bits) * CALLERS_SEEN_WAYS * sizeof(*c->slots);
 
 		/* A bucket on one cache line. */
-		c->slots = st_xcheck(aligned_alloc(64, size));
-		memset(c->slots, 0, size);
+		c->slots = st_table_alloc(size / sizeof(*c->slots), sizeof(*c->slots));
 		/* A seed given before the first key (a test's) is kept. */
 		if (!c->seed)
 			c->seed = st_seed((uint64_t)(uintptr_t)c->slots);
@@ -114,6 +113,6 @@ void callers_seen_prefetch(const struct callers_seen *c, uint64_t key)
 
 void callers_seen_free(struct callers_seen *c)
 {
-	free(c->slots);
+	st_table_free(c->slots, ((size_t)1 << c->bucket_bits) * CALLERS_SEEN_WAYS, sizeof(*c->slots));
 	memset(c, 0, sizeof(*c));
 }

@@ -48,8 +48,7 @@ static void grow(struct paths_seen *p)
 	size_t n = p->cap;
 
 	p->cap *= 2;
-	p->slots = st_xcalloc(p->cap, sizeof(*p->slots));
-	st_hint_huge(p->slots, p->cap * sizeof(*p->slots));
+	p->slots = st_table_alloc(p->cap, sizeof(*p->slots));
 	for (size_t k = 0; k < n; k++) {
 		size_t i;
 
@@ -59,7 +58,10 @@ static void grow(struct paths_seen *p)
 			;
 		p->slots[i] = old[k];
 	}
-	free(old);
+	if (n == PATHS_SEEN_FIRST)
+		free(old);
+	else
+		st_table_free(old, n, sizeof(*old));
 }
 
 void paths_seen_bound(struct paths_seen *p, size_t bytes)
@@ -143,6 +145,9 @@ void paths_seen_put(struct paths_seen *p, uint64_t hash, struct paths_seen_entry
 
 void paths_seen_free(struct paths_seen *p)
 {
-	free(p->slots);
+	if (p->cap == PATHS_SEEN_FIRST)
+		free(p->slots);
+	else
+		st_table_free(p->slots, p->cap, sizeof(*p->slots));
 	memset(p, 0, sizeof(*p));
 }

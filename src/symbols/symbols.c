@@ -361,7 +361,7 @@ struct symbolizer *symbolizer_create(bool live)
 	s->host_root->fd = -1;
 	s->next_gen = KERNEL_GEN + 1;
 	s->cache_slots = CACHE_SLOTS;
-	s->cache = st_xcalloc(CACHE_SLOTS, sizeof(*s->cache));
+	s->cache = st_table_alloc(CACHE_SLOTS, sizeof(*s->cache));
 	return s;
 }
 
@@ -432,7 +432,7 @@ void symbolizer_destroy(struct symbolizer *s)
 	for (size_t i = 0; i < s->standin_code_cap; i++)
 		free(s->standin_code[i].bytes);
 	free(s->standin_code);
-	free(s->cache);
+	st_table_free(s->cache, s->cache_slots, sizeof(*s->cache));
 	st_index_free(&s->by_function);
 	free(s->functions);
 	recorded_files_free(&s->recorded);
@@ -1444,9 +1444,9 @@ void symbolizer_bound(struct symbolizer *s, size_t bytes)
 	if (slots == s->cache_slots)
 		return;
 	/* Answers only: the smaller cache starts empty. */
-	free(s->cache);
+	st_table_free(s->cache, s->cache_slots, sizeof(*s->cache));
 	s->cache_slots = slots;
-	s->cache = st_xcalloc(slots, sizeof(*s->cache));
+	s->cache = st_table_alloc(slots, sizeof(*s->cache));
 }
 
 /*
