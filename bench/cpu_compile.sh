@@ -6,7 +6,7 @@
 # task-clock (perf stat); perf record writes to a file and resolves
 # nothing, shimtop symbolizes every sample as it arrives and prints the
 # report --batch prints (text, as a user reads it).  ROUNDS
-# (default 3) rounds at each rate, interleaved (1 kHz, 10 kHz, 1 kHz,
+# (default 3) rounds at each of RATES (default "1000 10000"), interleaved (1 kHz, 10 kHz, 1 kHz,
 # ...), each a fresh compile; the medians of each tool's task-clock and
 # their ratio; their page faults and context switches beside (shimtop /
 # perf record).
@@ -24,6 +24,7 @@ set -eu
 counted=task-clock,page-faults,context-switches
 SECONDS_EACH=${SECONDS_EACH:-8}
 ROUNDS=${ROUNDS:-3}
+RATES=${RATES:-1000 10000}
 CALL_GRAPH=${CALL_GRAPH:-}
 post=""
 case "$CALL_GRAPH" in
@@ -38,7 +39,7 @@ python3 "$(dirname "$0")/heavy_cc.py" "$dir/heavy.cc"
 : >"$dir/rounds"
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
-	for hz in 1000 10000; do
+	for hz in $RATES; do
 		period=$((1000000000 / hz))
 		clang++ -std=c++17 -O2 -c "$dir/heavy.cc" -o "$dir/heavy.o" &
 		cxx=$!
@@ -76,11 +77,11 @@ PY
 	done
 	round=$((round + 1))
 done
-python3 - "$dir/rounds" "$SECONDS_EACH" <<'PY'
+python3 - "$dir/rounds" "$SECONDS_EACH" $RATES <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 secs = float(sys.argv[2])
-for hz in ("1000", "10000"):
+for hz in sys.argv[3:]:
     r = [x for x in rows if x[0] == hz]
     s = statistics.median(float(x[2]) for x in r)
     p = statistics.median(float(x[3]) for x in r)
