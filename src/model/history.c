@@ -190,7 +190,10 @@ const struct history_span *history_spans(const struct history *h, uint64_t from,
  * bound at the next high one.  Its largest rise from one fit to the next
  * lately is kept free too: in a session's first minute the rest grows
  * past every most it had (the first programs' tables), and the history
- * sized a second before put RssAnon 0.6 MB over --memory 40.  Read once
+ * sized a second before put RssAnon 0.6 MB over --memory 40.  A build's
+ * compiles come minutes apart: a rise forgotten in a minute left the
+ * next compile's rise no room (40.5 MB over --memory 40 in the hour's
+ * twelfth minute), so half of it is kept three minutes on.  Read once
  * a chunk, 16,384 samples: a replay at millions a second never runs far
  * past it.
  */
@@ -206,7 +209,7 @@ static void fit_memory(struct history *h, bool keep_newest)
 	if (h->rest_last && other > h->rest_last + h->rest_rise)
 		h->rest_rise = other - h->rest_last;
 	else
-		h->rest_rise -= h->rest_rise / 16;	/* forgotten in a minute of quiet */
+		h->rest_rise -= h->rest_rise / 256;	/* half left after three minutes of quiet */
 	h->rest_last = other;
 	if (other > h->rest_most)
 		h->rest_most = other;
