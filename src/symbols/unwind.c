@@ -572,8 +572,11 @@ static void ask_pages(struct unwinder *u, struct elf_file *f, uint32_t file)
 	if (cached) {
 		atomic_store(&f->pages_giving, true);
 		atomic_store_explicit(&f->pages, cached, memory_order_release);
-		if (!pages_jobs_give(u->jobs, cached, file, f))
+		if (!pages_jobs_give(u->jobs, cached, file, f)) {
+			/* No worker: the kernel never has them, walks teach it by rows. */
+			atomic_store(&f->pages_refused, true);
 			atomic_store(&f->pages_giving, false);
+		}
 		return;
 	}
 	pages_jobs_add(u->jobs, f->fd, file, f);
