@@ -162,34 +162,34 @@ void st_hint_huge(void *p, size_t len)
  * a huge page it takes one.
  */
 #define TABLE_HUGE	((size_t)2 << 20)
+#define TABLE_MAPPED	((size_t)128 << 10)	/* from here mapped: zero until touched */
 
-/* A table's bytes as allocated: whole huge pages from one huge page on. */
+/* A table's bytes as allocated: cache lines, then pages, then whole huge pages. */
 static size_t table_bytes(size_t n, size_t size)
 {
-	size_t bytes;
+	size_t bytes, unit;
 
 	if (size && n > SIZE_MAX / size - TABLE_HUGE)
 		st_xcheck(NULL);	/* no such table fits: out of memory */
 	bytes = n * size;
-	return bytes < TABLE_HUGE ? bytes : (bytes + TABLE_HUGE - 1) & ~(TABLE_HUGE - 1);
+	unit = bytes < TABLE_MAPPED ? 64 : bytes < TABLE_HUGE ? (size_t)getpagesize() : TABLE_HUGE;
+	return bytes ? (bytes + unit - 1) & ~(unit - 1) : 64;
 }
 
 void *st_table_alloc(size_t n, size_t size)
 {
-	size_t bytes = table_bytes(n, size);
+	size_t bytes = table_bytes(n, size), room = bytes < TABLE_HUGE ? 0 : TABLE_HUGE;
 	uintptr_t at, from;
 	char *p;
 
-	if (bytes < TABLE_HUGE) {
-		bytes = (bytes + 63) & ~(size_t)63;
-		p = st_xcheck(aligned_alloc(64, bytes ? bytes : 64));
-		return memset(p, 0, bytes);
-	}
-	/* Mapped fresh (zero until touched) with a huge page's room to align it. */
-	p = mmap(NULL, bytes + TABLE_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
+	if (bytes < TABLE_MAPPED)
+		return memset(st_xcheck(aligned_alloc(64, bytes)), 0, bytes);
+	/* Mapped fresh, a huge table with a huge page's room to align it. */
+	p = mmap(NULL, bytes + room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		st_xcheck(NULL);
+	if (!room)
+		return p;
 	from = (uintptr_t)p;
 	at = (from + TABLE_HUGE - 1) & ~(TABLE_HUGE - 1);
 	if (at > from)
@@ -206,7 +206,7 @@ void st_table_free(void *p, size_t n, size_t size)
 	if (!p)
 		return;
 	bytes = table_bytes(n, size);
-	if (bytes < TABLE_HUGE)
+	if (bytes < TABLE_MAPPED)
 		free(p);
 	else
 		munmap(p, bytes);

@@ -21,7 +21,7 @@ uint64_t paths_seen_start(struct paths_seen *p, uint64_t gen, bool truncated)
 {
 	if (!p->slots) {
 		p->cap = PATHS_SEEN_FIRST;
-		p->slots = st_xcalloc(p->cap, sizeof(*p->slots));
+		p->slots = st_table_alloc(p->cap, sizeof(*p->slots));
 		/* A seed given before the first path (a test's) is kept. */
 		if (!p->seed)
 			p->seed = st_seed((uint64_t)(uintptr_t)p->slots);
@@ -58,10 +58,7 @@ static void grow(struct paths_seen *p)
 			;
 		p->slots[i] = old[k];
 	}
-	if (n == PATHS_SEEN_FIRST)
-		free(old);
-	else
-		st_table_free(old, n, sizeof(*old));
+	st_table_free(old, n, sizeof(*old));
 }
 
 void paths_seen_bound(struct paths_seen *p, size_t bytes)
@@ -145,9 +142,6 @@ void paths_seen_put(struct paths_seen *p, uint64_t hash, struct paths_seen_entry
 
 void paths_seen_free(struct paths_seen *p)
 {
-	if (p->cap == PATHS_SEEN_FIRST)
-		free(p->slots);
-	else
-		st_table_free(p->slots, p->cap, sizeof(*p->slots));
+	st_table_free(p->slots, p->cap, sizeof(*p->slots));
 	memset(p, 0, sizeof(*p));
 }

@@ -568,7 +568,7 @@ static void ask_pages(struct unwinder *u, struct elf_file *f, uint32_t file)
 	f->pages_asked = true;
 	if (!u->jobs)
 		u->jobs = pages_jobs_create(give_pages, (void *)(uintptr_t)u->teacher);
-	cached = !atomic_load(&f->pages) ? unwind_pages_cached(f->fd) : NULL;
+	cached = unwind_pages_cached(f->fd);
 	if (cached) {
 		atomic_store(&f->pages_giving, true);
 		atomic_store_explicit(&f->pages, cached, memory_order_release);

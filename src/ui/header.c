@@ -167,10 +167,8 @@ static void caveat_text(const struct ui *ui, char *buf, size_t len)
 		if (model_chain_note(session_whole(s), history, sizeof(history)))
 			snprintf(buf, len, "%.300s%s%.200s", history,
 				 info->note[0] ? "; " : "", info->note);
-		else if (session_history_note(s, history, sizeof(history)))
-			snprintf(buf, len, "%.300s%s%.200s", history,
-				 info->note[0] ? "; " : "", info->note);
-		else if (session_names_note(s, history, sizeof(history)))
+		else if (session_history_note(s, history, sizeof(history)) ||
+			 session_names_note(s, history, sizeof(history)))
 			snprintf(buf, len, "%.300s%s%.200s", history,
 				 info->note[0] ? "; " : "", info->note);
 		else
