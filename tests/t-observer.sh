@@ -31,7 +31,13 @@ err = abs(rate - truth) / truth * 100
 print(f"{label}: observer {rate:.0f}/s, demo {truth:.0f}/s, error {err:.3f}%"
       f" ({o['taken']} samples, {100 * o['accepted'] / o['taken']:.1f}% accepted)")
 if err > 1:
-    ok = print(f"{label}: work-item rate off by {err:.2f}% (limit 1%)")
+    # Which side is off: the items the observer saw or the time it counted.
+    m2 = re.search(r'phase_wall=([\d.]+),([\d.]+),([\d.]+),([\d.]+)', open(sys.argv[2]).read())
+    wall_s = sum(float(w) for w in m2.groups()) if m2 else 0
+    ok = print(f"{label}: work-item rate off by {err:.2f}% (limit 1%): observer {items} items "
+               f"in {secs:.4f} s at {o['tsc_hz']} Hz, demo {m.group(1)} in {m.group(2)} s "
+               f"({wall_s:.4f} s under phases); {o['first']} restarts, "
+               f"{o['rejected_backwards']} backwards, {o['rejected_clock']} clock rejects")
 # Phase shares: the observer's tag time against the wall time the demo
 # spent under each tag (tag write to tag write), both wall time: a phase
 # the demo was preempted in has more of it, and fewer cpu-clock samples

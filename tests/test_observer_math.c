@@ -3,12 +3,14 @@
  * inputs: exact DTE accept/reject on timestamp sequences, counter wrap and
  * backwards detection, histograms, and the rdpmc read loop against a
  * constructed perf_event_mmap_page (seqlock retry, sign extension,
- * index 0 fallback).
+ * index 0 fallback), and the TSC's frequency from bracketed clock pairs
+ * with a preemption planted inside a bracket.
  */
 #include "check.h"
 #include "model/dte.h"
 #include "model/histogram.h"
 #include "sampler/rdpmc.h"
+#include "sampler/tsc_clock.h"
 
 #include <math.h>
 #include <string.h>
@@ -231,11 +233,81 @@ static void test_rdpmc(void)
 	CHECK(!rdpmc_allowed(&pc));
 }
 
+/*
+ * Fake clocks on one timeline: each read costs 30 ns; the read numbered
+ * stall_at waits stall_ns first (a host taking the vCPU away).  The TSC
+ * runs at 2.1 GHz.
+ */
+static uint64_t fake_ns, fake_reads, stall_at = UINT64_MAX, stall_ns, stall_every_mono;
+
+static void fake_tick(void)
+{
+	if (fake_reads++ == stall_at)
+		fake_ns += stall_ns;
+	fake_ns += 30;
+}
+
+static uint64_t fake_tsc(void)
+{
+	fake_tick();
+	return fake_ns * 21 / 10;
+}
+
+static uint64_t fake_mono(void)
+{
+	fake_ns += stall_every_mono;
+	fake_tick();
+	return fake_ns;
+}
+
+static void fake_clocks(uint64_t at, uint64_t ns)
+{
+	fake_ns = 1000000000;
+	fake_reads = 0;
+	stall_at = at;
+	stall_ns = ns;
+}
+
+static void test_tsc_clock(void)
+{
+	struct tsc_clock c;
+	uint64_t hz;
+
+	/* 190 ms between the first pair's mono and TSC reads: the old single
+	 * pair made every rate of a 4 s session 4.6% low. */
+	for (uint64_t at = 0; at < 3; at++) {
+		fake_clocks(at, 190000000);
+		tsc_clock_start(&c, fake_tsc, fake_mono);
+		CHECK(c.origin.bracket < 1000);
+		fake_ns += 4000000000u;
+		CHECK(tsc_clock_update(&c, fake_tsc, fake_mono));
+		CHECK(fabs((double)c.hz - 2.1e9) < 2.1e9 * 1e-6);
+	}
+	/* A stall inside every try of an update: refused, hz kept. */
+	fake_clocks(UINT64_MAX, 0);
+	tsc_clock_start(&c, fake_tsc, fake_mono);
+	fake_ns += 1000000000;
+	CHECK(tsc_clock_update(&c, fake_tsc, fake_mono));
+	hz = c.hz;
+	stall_every_mono = 50000000;
+	fake_ns += 1000000000;
+	CHECK(!tsc_clock_update(&c, fake_tsc, fake_mono));
+	CHECK_EQ_U64(c.hz, hz);
+	stall_every_mono = 0;
+	CHECK(tsc_clock_update(&c, fake_tsc, fake_mono));
+	/* Too soon after the origin (under 1 ms): not a rate yet. */
+	fake_clocks(UINT64_MAX, 0);
+	tsc_clock_start(&c, fake_tsc, fake_mono);
+	CHECK(!tsc_clock_update(&c, fake_tsc, fake_mono));
+	CHECK_EQ_U64(c.hz, 0);
+}
+
 int main(void)
 {
 	test_dte();
 	test_counter_delta();
 	test_histograms();
 	test_rdpmc();
+	test_tsc_clock();
 	return check_done("test_observer_math");
 }

@@ -3,6 +3,7 @@
 #include "sampler/corewide.h"
 #include "sampler/signal_segment.h"
 #include "sampler/tsc.h"
+#include "sampler/tsc_clock.h"
 #include "ring/record.h"
 #include "ring/ring.h"
 #include "util.h"
@@ -49,7 +50,8 @@ struct loop {
 	unsigned cap;			/* samples per batch */
 	uint32_t seq;
 	uint64_t made;			/* samples taken (published each ms) */
-	uint64_t tsc0, mono0, tsc_hz;
+	struct tsc_clock clock;
+	uint64_t tsc_hz;		/* clock.hz once known */
 	uint64_t batch_tsc;		/* when the batch began */
 	struct st_observe_meta meta;
 	struct st_observe *rec;
@@ -92,26 +94,34 @@ static uint64_t cycles_for_ns(const struct loop *l, uint64_t ns)
 	return (uint64_t)((double)ns * (double)l->tsc_hz / 1e9);
 }
 
+static uint64_t mono_now(void)
+{
+	return st_now_ns();
+}
+
+static uint64_t tsc_now(void)
+{
+	return tsc_end();
+}
+
 /* TSC ticks per second against CLOCK_MONOTONIC since the thread began. */
 static void calibrate(struct loop *l)
 {
-	uint64_t m = st_now_ns(), t = tsc_end();
-
-	if (m > l->mono0 + 1000000)
-		l->tsc_hz = (uint64_t)((double)(t - l->tsc0) * 1e9 /
-				       (double)(m - l->mono0));
+	if (tsc_clock_update(&l->clock, tsc_now, mono_now))
+		l->tsc_hz = l->clock.hz;
 }
 
 static void calibrate_start(struct loop *l)
 {
 	uint64_t until;
 
-	l->mono0 = st_now_ns();
-	l->tsc0 = tsc_end();
-	until = l->mono0 + 5000000;
+	tsc_clock_start(&l->clock, tsc_now, mono_now);
+	until = st_now_ns() + 5000000;
 	while (st_now_ns() < until)
 		tsc_pause();
-	calibrate(l);
+	/* A loose pair now waits for a tight one: no rate without a clock. */
+	for (int i = 0; i < 1000 && !l->tsc_hz; i++)
+		calibrate(l);
 }
 
 /* ---- what is read: shared-memory slots or variables ---- */
@@ -241,8 +251,8 @@ static void batch_flush(struct loop *l, bool carry)
 	if (fresh) {
 		r->nsamples = (uint16_t)l->n;
 		r->tsc_hz = l->tsc_hz;
-		r->tsc_base = l->tsc0;
-		r->mono_base = l->mono0;
+		r->tsc_base = l->clock.origin.tsc;
+		r->mono_base = l->clock.origin.mono;
 		r->h.size = (uint32_t)(sizeof(*r) + l->n * l->words * sizeof(uint64_t));
 		ring_push(l->o->base.ring, r, r->h.size);
 		l->seq++;
