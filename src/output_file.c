@@ -65,6 +65,16 @@ static int open_sink(struct st_output *o, int fd)
 	return -ENOMEM;
 }
 
+int st_output_descriptor(struct st_output *o, int fd)
+{
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+	memset(o, 0, sizeof(*o));
+	o->place.dir = -1;
+	o->unsynced = true;
+	return copy < 0 ? -errno : open_sink(o, copy);
+}
+
 void st_output_follow_symlinks(bool follow)
 {
 	follow_symlinks = follow;
@@ -260,7 +270,7 @@ int st_output_finish(struct st_output *o, int rc)
 	if (!rc && ferror(o->f))
 		rc = -EIO;
 	/* Only a file is synced: fsync of a pipe or terminal fails. */
-	if (!rc && k && fstat(k->fd, &st) == 0 && S_ISREG(st.st_mode) && fsync(k->fd) < 0)
+	if (!rc && k && !o->unsynced && fstat(k->fd, &st) == 0 && S_ISREG(st.st_mode) && fsync(k->fd) < 0)
 		rc = -errno;
 	if (!o->borrowed && fclose(o->f) && !rc)
 		rc = errno ? -errno : -EIO;

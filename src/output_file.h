@@ -44,6 +44,7 @@ struct st_output {
 	struct output_place place;	/* its directory and name there */
 	char *tmp;		/* in that directory, renamed over the name at the end; NULL: in place */
 	bool borrowed;		/* standard output or error: flushed, not closed */
+	bool unsynced;		/* a descriptor lent: written, never synced */
 };
 
 /* --follow-symlinks: write where a symbolic link points (off by default). */
@@ -54,6 +55,12 @@ int st_output_replace(struct st_output *o, const char *path, unsigned flags);
 
 /* A stream written as it comes (a record file): 0 or -errno. */
 int st_output_stream(struct st_output *o, const char *path, unsigned flags);
+/*
+ * A stream over a copy of fd that keeps the first write's errno, written
+ * through at each buffer's fill: a report of megabytes never held whole.
+ * 0 or -errno.
+ */
+int st_output_descriptor(struct st_output *o, int fd);
 /* The descriptor under an open output (another process writes there: a launched command's). */
 int st_output_fd(const struct st_output *o);
 

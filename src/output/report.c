@@ -3,6 +3,7 @@
 #include "output/columns.h"
 #include "output/gauges.h"
 #include "model/model.h"
+#include "output_file.h"
 #include "session/options.h"
 #include "session/session.h"
 #include "text_safe.h"
@@ -415,34 +416,33 @@ void report_print(struct session *s, FILE *out)
 }
 
 /*
- * One report, written whole to standard output with its own write(2)s, so
- * a failure keeps its reason (stdio says only that a write failed): 0, or
- * -errno after one line (a full disk, /dev/full, a closed pipe), so the
- * exit status says the report was lost.
+ * One report, written to standard output through a stream that keeps the
+ * first write's reason: 0 or -errno after one line (a full disk,
+ * /dev/full, a closed pipe), so the exit status says the report was lost.
+ * Written as it is made: a system-wide hour's report is megabytes of
+ * rows, and held whole it put RssAnon past --memory as the session ended.
  */
 int report_write_stdout(struct session *s, bool spaced)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len), *safe = m ? st_text_safe_stream(m) : NULL;
-	int rc;
+	struct st_output o;
+	FILE *safe;
+	int rc = fflush(stdout) ? -errno : 0;
 
-	if (!safe) {
-		if (m)
-			fclose(m);
-		free(buf);
-		return -ENOMEM;
-	}
-	/* Names are made safe where they enter; this is for anything else. */
-	report_print(s, safe);
-	if (spaced)
-		fputc('\n', safe);
-	rc = fclose(safe) | fclose(m) ? -ENOMEM : 0;
-	if (!rc && fflush(stdout))
-		rc = -errno;
 	if (!rc)
-		rc = st_write_all(STDOUT_FILENO, buf, len);
-	free(buf);
+		rc = st_output_descriptor(&o, STDOUT_FILENO);
+	if (rc) {
+		st_error("cannot write the report to standard output: %s", strerror(-rc));
+		return rc;
+	}
+	safe = st_text_safe_stream(o.f);
+	/* Names are made safe where they enter; this is for anything else. */
+	if (safe) {
+		report_print(s, safe);
+		if (spaced)
+			fputc('\n', safe);
+	}
+	rc = !safe ? -ENOMEM : fclose(safe) ? -EIO : 0;
+	rc = st_output_finish(&o, rc);
 	if (rc)
 		st_error("cannot write the report to standard output: %s", strerror(-rc));
 	return rc;
