@@ -247,10 +247,13 @@ static void fake_tick(void)
 	fake_ns += 30;
 }
 
+static bool tsc_runs_back;
+
 static uint64_t fake_tsc(void)
 {
 	fake_tick();
-	return fake_ns * 21 / 10;
+	/* Each pair's second read under its first: no pair can be had. */
+	return tsc_runs_back ? (UINT64_MAX - fake_ns) / 2 : fake_ns * 21 / 10;
 }
 
 static uint64_t fake_mono(void)
@@ -295,6 +298,13 @@ static void test_tsc_clock(void)
 	CHECK_EQ_U64(c.hz, hz);
 	stall_every_mono = 0;
 	CHECK(tsc_clock_update(&c, fake_tsc, fake_mono));
+	/* A TSC that runs back inside every pair: the read ends, nothing taken. */
+	tsc_runs_back = true;
+	fake_reads = 0;
+	CHECK_EQ_U64(tsc_pair_read(fake_tsc, fake_mono, 4).bracket, UINT64_MAX);
+	CHECK(fake_reads <= 3 * 16);
+	CHECK(!tsc_clock_update(&c, fake_tsc, fake_mono));
+	tsc_runs_back = false;
 	/* Too soon after the origin (under 1 ms): not a rate yet. */
 	fake_clocks(UINT64_MAX, 0);
 	tsc_clock_start(&c, fake_tsc, fake_mono);

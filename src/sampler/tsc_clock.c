@@ -12,7 +12,8 @@ struct tsc_pair tsc_pair_read(tsc_clock_read tsc, tsc_clock_read mono, unsigned 
 {
 	struct tsc_pair best = { 0, 0, UINT64_MAX };
 
-	for (unsigned i = 0; i < tries || best.bracket == UINT64_MAX; i++) {
+	/* Past tries only while no pair at all was had, and never past 4x. */
+	for (unsigned i = 0; i < 4 * tries && (i < tries || best.bracket == UINT64_MAX); i++) {
 		uint64_t t0 = tsc(), m = mono(), t1 = tsc();
 
 		if (t1 < t0)
@@ -22,8 +23,6 @@ struct tsc_pair tsc_pair_read(tsc_clock_read tsc, tsc_clock_read mono, unsigned 
 			best.mono = m;
 			best.bracket = t1 - t0;
 		}
-		if (i > tries * 4)
-			break;
 	}
 	return best;
 }

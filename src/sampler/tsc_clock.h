@@ -26,6 +26,7 @@ typedef uint64_t (*tsc_clock_read)(void);
  * host's steal, a scheduler's wait) is worth nothing, and one such pair at
  * the origin skews every rate of the session by its length.
  */
+/* bracket UINT64_MAX: no pair in 4x tries (the TSC ran back each time). */
 struct tsc_pair tsc_pair_read(tsc_clock_read tsc, tsc_clock_read mono, unsigned tries);
 
 void tsc_clock_start(struct tsc_clock *c, tsc_clock_read tsc, tsc_clock_read mono);
