@@ -49,6 +49,7 @@
 #define STACK_RING_PAGES	128u
 #define CHECK_NS	100000000ull	/* targets alive, periods redrawn: 0.1 s */
 #define RESCAN_NS		500000000u
+#define COPIES_FLOW_BYTES	(2u << 20)	/* a second: 128 copies of 16 KiB */
 /* A wait going on this long shows up to now, not only when it ends. */
 #define OFFCPU_SPLIT_NS		1000000000ull
 
@@ -587,6 +588,20 @@ static bool switches_by_walker(struct perf_source *ps)
 	       kernel_walk_note_switches(ps->cfg.kernel_walk) == 0;
 }
 
+/*
+ * When the kernel wakes the sampler: a ring a quarter full, half where it
+ * is 1 MiB or more (the default call graph's, for the copies the walker
+ * lets out), as perf record's: at 10 kHz a compile's chains and copies
+ * woke it 13 times a second at a quarter.  Half of 1 MiB is 0.25 s at
+ * 4 MB/s.
+ */
+static uint32_t wake_bytes(const struct perf_source *ps)
+{
+	size_t bytes = ps->pages * (size_t)getpagesize();
+
+	return (uint32_t)(bytes >= (1u << 20) ? bytes / 2 : bytes / 4);
+}
+
 static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 		     size_t i)
 {
@@ -649,7 +664,7 @@ static void set_attr(struct perf_source *ps, struct perf_event_attr *a,
 	a->task = a->mmap;
 	a->disabled = 1;
 	a->enable_on_exec = ps->cfg.launched && !ps->cfg.ibs_per_cpu;
-	a->wakeup_watermark = (uint32_t)(ps->pages * (size_t)getpagesize() / 4);
+	a->wakeup_watermark = wake_bytes(ps);
 	a->watermark = 1;
 }
 
@@ -755,7 +770,7 @@ static void open_walked(struct perf_source *ps)
 	for (size_t k = 0; k < ps->nrings; k++) {
 		struct perf_ring *r = &ps->walked[k];
 		int fd = kernel_walk_open_output(ps->cfg.kernel_walk, ps->rings[k].cpu,
-						 (uint32_t)(ps->pages * (size_t)getpagesize() / 4));
+						 wake_bytes(ps));
 		void *base = MAP_FAILED;
 
 		/* As large as the sample rings are now, never halved. */
@@ -1806,11 +1821,24 @@ static bool hung_up(const struct pollfd *pfd, size_t n)
 	return false;
 }
 
+/* Over 2 MB a second of stack copies since the last look: the walker is being taught. */
+static bool copies_flow(struct perf_source *ps, uint64_t *copied, uint64_t *at, uint64_t now)
+{
+	uint64_t bytes = atomic_load_explicit(&ps->stack_copied, memory_order_relaxed);
+	bool flow = now > *at && (bytes - *copied) * 1000000000u / (now - *at) > COPIES_FLOW_BYTES;
+
+	*copied = bytes;
+	*at = now;
+	return flow;
+}
+
 static void *sampler_main(void *arg)
 {
 	struct perf_source *ps = arg;
 	struct pollfd *pfd = st_xcalloc(2 * ps->nrings + 1, sizeof(*pfd));
 	char reason[128] = "";
+	uint64_t copied = 0, copied_at = st_now_ns();
+	int wait = 100;
 
 	/* A command's threads start under sampling: nothing waits from before. */
 	if (!ps->cfg.launched)
@@ -1828,8 +1856,7 @@ static void *sampler_main(void *arg)
 				pfd[n++] = (struct pollfd){ .fd = ps->walked[k].fd,
 							    .events = POLLIN };
 		pfd[n] = (struct pollfd){ .fd = ps->wake[0], .events = POLLIN };
-		if (poll(pfd, n + 1, ps->cfg.poll_ms ? ps->cfg.poll_ms : 100) < 0 &&
-		    errno != EINTR)
+		if (poll(pfd, n + 1, wait) < 0 && errno != EINTR)
 			break;
 		apply_period(ps);
 		apply_unwind(ps);
@@ -1837,6 +1864,16 @@ static void *sampler_main(void *arg)
 		apply_copy_growth(ps);
 		drain_rings(ps);
 		now = st_now_ns();
+		/*
+		 * While stack copies flow (samples the kernel's walker let
+		 * out: a program it was not yet taught), 100 ms at most: each
+		 * pass teaches it.  Else poll_ms: a batch session's 100 ms
+		 * passes were ten wake-ups a second where perf record waits
+		 * for its buffers to fill.
+		 */
+		wait = ps->cfg.poll_ms ? ps->cfg.poll_ms : 100;
+		if (copies_flow(ps, &copied, &copied_at, now) && wait > 100)
+			wait = 100;
 		/*
 		 * Whether the targets went: at once when an event says so (POLLHUP,
 		 * the task exited), else ten times a second, not at every drain.

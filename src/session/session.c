@@ -32,6 +32,16 @@
 #define RING_BYTES	(8u << 20)
 #define RING_COPIES	1024u		/* first copies the ring holds, at least */
 #define KW_FIRST_COPY	(16u << 10)	/* a let-out sample's first copy, walker on */
+/* A record this long carries a stack copy (a walked sample's is a few hundred bytes). */
+#define COPY_RECORD_BYTES	2048u
+/*
+ * Stack copies a second past which the walker is still being taught (a
+ * program's first second lets all out, 10,000 a second at 10 kHz; then
+ * tens a second, for code first run).
+ */
+#define COPIES_TAUGHT		128
+/* A batch session's sampler drains at least this often once copies are few. */
+#define BATCH_POLL_MS		500
 #define OBS_RING_BYTES	(32u << 20)	/* ~0.3 s of the fastest observer */
 /*
  * A pump returns after PUMP_NS whatever the backlog, so the UI answers
@@ -498,6 +508,9 @@ static int open_live(struct session *s, const struct st_options *o)
 	s->has_target = true;
 	status = perf_source_configure(&rq, o->target == ST_TARGET_COMMAND ||
 				       o->target == ST_TARGET_DEMO, cfg);
+	/* Nobody watches a batch session's model between reports: fewer wake-ups. */
+	if (o->batch)
+		cfg->poll_ms = BATCH_POLL_MS;
 	if (status == 0)
 		status = resolve_target(s, o, cfg);
 	if (status == 0) {
@@ -758,6 +771,7 @@ static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 		}
 		take(s, rec);
 		ring_release(r);
+		s->copies += len >= COPY_RECORD_BYTES;
 		if (++n % every == 0 && st_now_ns() >= deadline) {
 			s->behind = true;
 			break;
@@ -806,6 +820,7 @@ static size_t pump_until(struct session *s, uint64_t deadline)
 	size_t n, len;
 
 	s->behind = s->waiting = false;
+	s->copies = 0;
 	if (s->symbols)
 		symbolizer_set_time(s->symbols, st_now_ns());
 	n = drain(s, s->ring, deadline);
@@ -842,7 +857,10 @@ size_t session_pump(struct session *s)
 	size_t n = pump_until(s, began + (s->interactive ? UI_PUMP_NS : PUMP_NS));
 
 	if (s->pumped_at && began > s->pumped_at)
+	{
 		s->pump_rate = (double)n * 1e9 / (double)(began - s->pumped_at);
+		s->copy_rate = (double)s->copies * 1e9 / (double)(began - s->pumped_at);
+	}
 	s->pumped_at = began;
 	if (!s->front_reading && s->source) {
 		s->front_reading = true;
@@ -857,10 +875,13 @@ size_t session_pump(struct session *s)
  * are a quarter full (15 a second).  Now the front sleeps until the
  * ring holds an eighth of its size (a burst of 16 KiB stack copies
  * fills that in 32 samples) or max_ns pass, or a signal comes.  Past
- * 5,000 records a second, 10 ms as before: each pass teaches the
- * kernel's walker what the samples it let out needed, and at 10 kHz a
- * 200 ms pass let so many out with their copies that 273 of 48,000 were
- * dropped.  The observer's ring fills in milliseconds: with it, 10 ms.
+ * 5,000 records a second while stack copies flow, 10 ms as before: each
+ * pass teaches the kernel's walker what the samples it let out needed,
+ * and at 10 kHz a 200 ms pass let so many out with their copies that 273
+ * of 48,000 were dropped.  Once few come (the walker taught), the bell:
+ * 10 ms passes at 10 kHz were 100 wake-ups a second, most of the three
+ * times perf record's context switches.  The observer's ring fills in
+ * milliseconds: with it, 10 ms.
  */
 void session_wait_for(struct session *s, uint64_t max_ns, int fd)
 {
@@ -870,7 +891,8 @@ void session_wait_for(struct session *s, uint64_t max_ns, int fd)
 
 	struct timespec t = { (time_t)(max_ns / 1000000000u), (long)(max_ns % 1000000000u) };
 
-	if (s->bell < 0 || s->obs_ring || max_ns <= tick || s->pump_rate > 5000) {
+	if (s->bell < 0 || s->obs_ring || max_ns <= tick || 
+	    (s->pump_rate > 5000 && s->copy_rate > COPIES_TAUGHT)) {
 		t = (struct timespec){ 0, (long)(max_ns < tick ? max_ns : tick) };
 		(void)ppoll(p, 1, &t, NULL);
 		return;

@@ -21,6 +21,8 @@ struct session {
 	int bell;			/* live: an eventfd the ring writes once it fills (session_wait) */
 	uint64_t pumped_at;		/* when session_pump last ran */
 	double pump_rate;		/* records a second it found since the one before */
+	size_t copies;			/* records with a stack copy the last pump took */
+	double copy_rate;		/* of them a second */
 	struct st_source *source;
 	struct symbolizer *symbols;
 	struct model model;
