@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define CCT_MAPPED_BYTES	((size_t)CCT_MAX_NODES * sizeof(struct cct_node))
+#define CCT_COUNTS_BYTES	((size_t)CCT_MAX_NODES * sizeof(struct cct_counts))
 
 static void make_root(struct cct *t)
 {
@@ -33,6 +34,7 @@ void cct_free(struct cct *t)
 		st_unmap(t->nodes, CCT_MAPPED_BYTES);
 	else
 		free(t->nodes);
+	st_unmap(t->counts, CCT_COUNTS_BYTES);
 	st_index_free(&t->children);
 	memset(t, 0, sizeof(*t));
 	t->max_nodes = most;	/* a bound, not a path: kept */
@@ -55,11 +57,30 @@ void cct_zero(struct cct *t)
 	for (size_t i = 0; i < t->n; i++) {
 		struct cct_node *n = &t->nodes[i];
 
-		n->self = n->self_weight = n->self_cycles = n->self_instructions = 0;
-		n->total = n->total_weight = n->cycles = n->instructions = 0;
+		n->self = n->self_weight = n->total = n->total_weight = 0;
 	}
+	if (t->counts)
+		memset(t->counts, 0, t->n * sizeof(*t->counts));
 	t->samples = t->truncated = t->capped = t->max_depth = t->steps = 0;
 	t->unsettled = false;
+}
+
+/* The counters through each node, summed from the selves as the totals are. */
+static void settle_counts(struct cct *t)
+{
+	if (!t->counts)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		t->counts[i].cycles = t->counts[i].self_cycles;
+		t->counts[i].instructions = t->counts[i].self_instructions;
+	}
+	for (size_t i = t->n; i-- > 1;) {
+		const struct cct_counts *c = &t->counts[i];
+		struct cct_counts *p = &t->counts[t->nodes[i].parent];
+
+		p->cycles += c->cycles;
+		p->instructions += c->instructions;
+	}
 }
 
 void cct_settle(struct cct *t)
@@ -71,8 +92,6 @@ void cct_settle(struct cct *t)
 
 		n->total = n->self;
 		n->total_weight = n->self_weight;
-		n->cycles = n->self_cycles;
-		n->instructions = n->self_instructions;
 	}
 	/* A node is made after its parent (child_of): the deepest are summed first. */
 	for (size_t i = t->n; i-- > 1;) {
@@ -81,9 +100,8 @@ void cct_settle(struct cct *t)
 
 		p->total += n->total;
 		p->total_weight += n->total_weight;
-		p->cycles += n->cycles;
-		p->instructions += n->instructions;
 	}
+	settle_counts(t);
 	t->unsettled = false;
 }
 
@@ -175,24 +193,36 @@ uint32_t cct_rename(struct cct *t, uint32_t node, uint32_t sym, uint64_t n, uint
 	from->self_weight -= w;
 	to->self += n;
 	to->self_weight += w;
-	cycles = cycles < from->self_cycles ? cycles : from->self_cycles;
-	instructions = instructions < from->self_instructions ? instructions
-							      : from->self_instructions;
-	from->self_cycles -= cycles;
-	from->self_instructions -= instructions;
-	to->self_cycles += cycles;
-	to->self_instructions += instructions;
 	t->unsettled = true;
+	if (t->counts) {
+		struct cct_counts *cf = &t->counts[node], *ct = &t->counts[at];
+
+		cycles = cycles < cf->self_cycles ? cycles : cf->self_cycles;
+		instructions = instructions < cf->self_instructions ? instructions
+								    : cf->self_instructions;
+		cf->self_cycles -= cycles;
+		cf->self_instructions -= instructions;
+		ct->self_cycles += cycles;
+		ct->self_instructions += instructions;
+	}
 	return at;
 }
 
 void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t instructions)
 {
-	if (!t->nodes || node >= t->n)
+	if (!t->nodes || node >= t->n || (!cycles && !instructions))
 		return;
-	t->nodes[node].self_cycles += cycles;
-	t->nodes[node].self_instructions += instructions;
+	/* Reserved whole at the first, as the nodes are: touched as nodes get counters. */
+	if (!t->counts)
+		t->counts = st_xcheck(st_map_zeroed(CCT_COUNTS_BYTES, true));
+	t->counts[node].self_cycles += cycles;
+	t->counts[node].self_instructions += instructions;
 	t->unsettled = true;
+}
+
+const struct cct_counts *cct_counts_of(const struct cct *t, uint32_t node)
+{
+	return t->counts && node < t->n ? &t->counts[node] : NULL;
 }
 
 uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
@@ -252,10 +282,11 @@ static void add_derived(struct cct *to, const uint32_t *path, size_t k,
 			const struct cct *from, uint32_t i)
 {
 	const struct cct_node *n = &from->nodes[i];
+	const struct cct_counts *c = cct_counts_of(from, i);
 	uint32_t at = cct_add_samples(to, path, k, false, n->self, n->self_weight);
 
-	if (n->self_cycles || n->self_instructions)
-		cct_add_counters(to, at, n->self_cycles, n->self_instructions);
+	if (c)
+		cct_add_counters(to, at, c->self_cycles, c->self_instructions);
 }
 
 void cct_invert(const struct cct *from, struct cct *to)
@@ -525,5 +556,6 @@ void cct_through_by_symbol(const struct cct *t, uint64_t *by_sym, size_t nsym)
 
 size_t cct_bytes(const struct cct *t)
 {
-	return t->cap * sizeof(*t->nodes) + t->children.cap * sizeof(*t->children.slots);
+	return t->cap * sizeof(*t->nodes) + t->children.cap * sizeof(*t->children.slots) +
+	       (t->counts ? t->cap * sizeof(*t->counts) : 0);
 }

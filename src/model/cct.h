@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define CCT_MAX_DEPTH		512u
-#define CCT_MAX_NODES		(1u << 19)	/* 524,288 x 88 bytes = 46 MB, and the index */
+#define CCT_MAX_NODES		(1u << 19)	/* 524,288 x 56 bytes = 29 MB, and the index */
 
 #define CCT_ROOT		0u
 /* Function ids beyond the symbolizer's: the synthetic nodes. */
@@ -37,15 +37,24 @@ struct cct_node {
 	uint32_t depth;			/* the root 0, its children 1 */
 	uint32_t pad;
 	uint64_t self, self_weight;	/* samples that ended here */
-	uint64_t self_cycles, self_instructions;	/* theirs, where they had them */
 	/* Through it: good after cct_settle. */
 	uint64_t total, total_weight;
-	uint64_t cycles, instructions;
+};
+
+/*
+ * A node's counters (a PMU's cycles and instructions), beside the nodes:
+ * without a PMU no sample has them, and in the node they were a third
+ * of a compile's tree, zeroed pages a fresh VM pays for (issue 76).
+ */
+struct cct_counts {
+	uint64_t self_cycles, self_instructions;	/* of the samples that ended here */
+	uint64_t cycles, instructions;			/* through it, after cct_settle */
 };
 
 struct cct {
 	struct cct_node *nodes;		/* nodes[0] is the root */
 	size_t n, cap;
+	struct cct_counts *counts;	/* nodes' counters, CCT_MAX_NODES; NULL: none yet */
 	struct st_index children;	/* (parent, sym) -> node (the root is no one's child) */
 	uint64_t samples;		/* every sample added */
 	uint64_t truncated;		/* of them, under "[truncated chain]" */
@@ -111,6 +120,8 @@ uint32_t cct_add(struct cct *t, const uint32_t *frames, size_t n, bool truncated
  * the samples through it.
  */
 void cct_add_counters(struct cct *t, uint32_t node, uint64_t cycles, uint64_t instructions);
+/* node's counters, NULL where no sample of the tree had any. */
+const struct cct_counts *cct_counts_of(const struct cct *t, uint32_t node);
 /* The same for count samples of one path, weight their sum. */
 uint32_t cct_add_samples(struct cct *t, const uint32_t *frames, size_t n, bool truncated,
 			 uint64_t count, uint64_t weight);

@@ -279,6 +279,7 @@ struct json_object *report_callerchain_json(const struct model *m)
 struct json_object *report_tree_node_json(const struct model *m, size_t i)
 {
 	const struct cct_node *n = cct_node(&m->tree, (uint32_t)i);
+	const struct cct_counts *k = cct_counts_of(&m->tree, (uint32_t)i);
 	struct json_object *j = json_object_new_object();
 
 	report_add_u64(j, "id", i);
@@ -286,9 +287,9 @@ struct json_object *report_tree_node_json(const struct model *m, size_t i)
 	json_object_object_add(j, "name", json_object_new_string(model_frame_name(m, n->sym)));
 	report_add_u64(j, "self", n->self);
 	report_add_u64(j, "total", n->total);
-	if (n->cycles && n->instructions)
+	if (k && k->cycles && k->instructions)
 		json_object_object_add(j, "ipc", json_object_new_double(
-			(double)n->instructions / (double)n->cycles));
+			(double)k->instructions / (double)k->cycles));
 	return j;
 }
 

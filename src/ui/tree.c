@@ -429,7 +429,9 @@ static void describe_applied(const struct tree_view *t, const struct tree_pane *
 
 static bool has_ipc(const struct cct *c)
 {
-	return c->nodes && c->nodes[CCT_ROOT].cycles && c->nodes[CCT_ROOT].instructions;
+	const struct cct_counts *k = cct_counts_of(c, CCT_ROOT);
+
+	return k && k->cycles && k->instructions;
 }
 
 static void pane_title(struct browser *b, char *line, size_t len, int cols)
@@ -477,6 +479,7 @@ static int pane_write(struct browser *b, const struct browser_item *it, char *li
 	const struct tree_pane *p = b->ctx;
 	const struct cct *c = p->shown;
 	const struct cct_node *n = cct_node(c, (uint32_t)it->ref);
+	const struct cct_counts *k;
 	int indent = it->depth * 2 > TREE_INDENT_MAX ? TREE_INDENT_MAX : it->depth * 2;
 	char self[16], ipc_text[24];
 
@@ -496,9 +499,9 @@ static int pane_write(struct browser *b, const struct browser_item *it, char *li
 		snprintf(ipc_text, sizeof(ipc_text), " %6s", time);
 	} else if (!has_ipc(c))
 		ipc_text[0] = '\0';
-	else if (n->cycles && n->instructions)
+	else if ((k = cct_counts_of(c, (uint32_t)it->ref)) && k->cycles && k->instructions)
 		snprintf(ipc_text, sizeof(ipc_text), " %5.2f",
-			 (double)n->instructions / (double)n->cycles);
+			 (double)k->instructions / (double)k->cycles);
 	else
 		snprintf(ipc_text, sizeof(ipc_text), " %5s", "-");
 	snprintf(line, len, "%6.2f%% %s%s  %*s%s %s%s",
