@@ -49,7 +49,6 @@
 #define STACK_RING_PAGES	128u
 #define CHECK_NS	100000000ull	/* targets alive, periods redrawn: 0.1 s */
 #define RESCAN_NS		500000000u
-#define COPIES_FLOW_BYTES	(2u << 20)	/* a second: 128 copies of 16 KiB */
 /* A wait going on this long shows up to now, not only when it ends. */
 #define OFFCPU_SPLIT_NS		1000000000ull
 
@@ -1821,11 +1820,11 @@ static bool hung_up(const struct pollfd *pfd, size_t n)
 	return false;
 }
 
-/* Over 2 MB a second of stack copies since the last look: the walker is being taught. */
+/* Over ST_COPIES_FLOW_BYTES a second of stack copies since the last look. */
 static bool copies_flow(struct perf_source *ps, uint64_t *copied, uint64_t *at, uint64_t now)
 {
 	uint64_t bytes = atomic_load_explicit(&ps->stack_copied, memory_order_relaxed);
-	bool flow = now > *at && (bytes - *copied) * 1000000000u / (now - *at) > COPIES_FLOW_BYTES;
+	bool flow = now > *at && (bytes - *copied) * 1000000000u / (now - *at) > ST_COPIES_FLOW_BYTES;
 
 	*copied = bytes;
 	*at = now;

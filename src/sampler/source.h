@@ -17,6 +17,14 @@
 #include <sys/types.h>
 
 #include "ring/record.h"
+
+/*
+ * Stack copies past this many bytes a second: the kernel's walker is
+ * still being taught (a program's first second lets every sample out
+ * with its copy; then tens a second, for code first run), and the
+ * sampler and the front keep their short passes, each of which teaches.
+ */
+#define ST_COPIES_FLOW_BYTES	(2u << 20)
 #include "ring/record_file.h"
 #include "sampler/events.h"
 

@@ -32,14 +32,8 @@
 #define RING_BYTES	(8u << 20)
 #define RING_COPIES	1024u		/* first copies the ring holds, at least */
 #define KW_FIRST_COPY	(16u << 10)	/* a let-out sample's first copy, walker on */
-/* A record this long carries a stack copy (a walked sample's is a few hundred bytes). */
-#define COPY_RECORD_BYTES	2048u
-/*
- * Stack copies a second past which the walker is still being taught (a
- * program's first second lets all out, 10,000 a second at 10 kHz; then
- * tens a second, for code first run).
- */
-#define COPIES_TAUGHT		128
+/* The front's longest wait while copies flow (a batch pass is 0.5 s otherwise). */
+#define TEACHING_WAIT_NS	100000000u
 /* A batch session's sampler drains at least this often once copies are few. */
 #define BATCH_POLL_MS		500
 #define OBS_RING_BYTES	(32u << 20)	/* ~0.3 s of the fastest observer */
@@ -775,7 +769,6 @@ static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 		}
 		take(s, rec);
 		ring_release(r);
-		s->copies += len >= COPY_RECORD_BYTES;
 		if (++n % every == 0 && st_now_ns() >= deadline) {
 			s->behind = true;
 			break;
@@ -824,7 +817,6 @@ static size_t pump_until(struct session *s, uint64_t deadline)
 	size_t n, len;
 
 	s->behind = s->waiting = false;
-	s->copies = 0;
 	if (s->symbols)
 		symbolizer_set_time(s->symbols, st_now_ns());
 	n = drain(s, s->ring, deadline);
@@ -860,11 +852,13 @@ size_t session_pump(struct session *s)
 	uint64_t began = st_now_ns();
 	size_t n = pump_until(s, began + (s->interactive ? UI_PUMP_NS : PUMP_NS));
 
-	if (s->pumped_at && began > s->pumped_at)
-	{
+	if (s->pumped_at && began > s->pumped_at) {
 		s->pump_rate = (double)n * 1e9 / (double)(began - s->pumped_at);
-		s->copy_rate = (double)s->copies * 1e9 / (double)(began - s->pumped_at);
+		/* The sampler's count of copies, read by the pump (source_info). */
+		s->copy_rate = (double)(s->info.stack_copied - s->copied_then) * 1e9 /
+			       (double)(began - s->pumped_at);
 	}
+	s->copied_then = s->info.stack_copied;
 	s->pumped_at = began;
 	if (!s->front_reading && s->source) {
 		s->front_reading = true;
@@ -891,12 +885,15 @@ void session_wait_for(struct session *s, uint64_t max_ns, int fd)
 {
 	const uint64_t tick = 10 * 1000 * 1000;
 	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = s->bell, .events = POLLIN } };
+	bool teaching = s->copy_rate > ST_COPIES_FLOW_BYTES;
+	struct timespec t;
 	uint64_t rung;
 
-	struct timespec t = { (time_t)(max_ns / 1000000000u), (long)(max_ns % 1000000000u) };
-
-	if (s->bell < 0 || s->obs_ring || max_ns <= tick || 
-	    (s->pump_rate > 5000 && s->copy_rate > COPIES_TAUGHT)) {
+	/* Each pass teaches what the copies needed (the walker, the copies' cut): 0.1 s at most. */
+	if (teaching && max_ns > TEACHING_WAIT_NS)
+		max_ns = TEACHING_WAIT_NS;
+	t = (struct timespec){ (time_t)(max_ns / 1000000000u), (long)(max_ns % 1000000000u) };
+	if (s->bell < 0 || s->obs_ring || max_ns <= tick || (s->pump_rate > 5000 && teaching)) {
 		t = (struct timespec){ 0, (long)(max_ns < tick ? max_ns : tick) };
 		(void)ppoll(p, 1, &t, NULL);
 		return;
@@ -1392,6 +1389,8 @@ int session_open(struct session **out, const struct st_options *o)
 	int rc;
 
 	s->bell = -1;
+	/* Until a pump measures it: a session starts by teaching its walks. */
+	s->copy_rate = ST_COPIES_FLOW_BYTES + 1.0;
 	rc = open_session(s, o);
 
 	if (rc < 0) {

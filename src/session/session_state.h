@@ -21,8 +21,8 @@ struct session {
 	int bell;			/* live: an eventfd the ring writes once it fills (session_wait) */
 	uint64_t pumped_at;		/* when session_pump last ran */
 	double pump_rate;		/* records a second it found since the one before */
-	size_t copies;			/* records with a stack copy the last pump took */
-	double copy_rate;		/* of them a second */
+	uint64_t copied_then;		/* the source's stack_copied at that pump */
+	double copy_rate;		/* bytes of stack copies a second since the one before */
 	struct st_source *source;
 	struct symbolizer *symbols;
 	struct model model;
