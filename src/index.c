@@ -7,7 +7,12 @@
 #include <string.h>
 
 #define INDEX_FIRST_BITS	8u
-#define INDEX_MAPPED_BYTES	((size_t)4 << 20)	/* from here on, whole huge pages */
+/*
+ * From here on, whole huge pages: a table's slots are touched all over,
+ * and below it each doubling's fresh 4 KiB pages were faulted one by one
+ * (a tenth of the faults of a 5 s attach to a compile, its tree's index).
+ */
+#define INDEX_MAPPED_BYTES	((size_t)256 << 10)
 
 void st_index_init(struct st_index *x)
 {

@@ -115,8 +115,8 @@ void st_hint_huge(void *p, size_t len);
 /*
  * A zeroed table of n entries of size bytes, cache-line aligned, freed
  * by st_table_free with the same n and size; from 128 KiB mapped (its
- * pages zeroed as first touched), from 2 MiB in huge pages where the
- * kernel gives them.
+ * pages zeroed as first touched), from 256 KiB a whole huge page or
+ * more (2 MiB each) where the kernel gives them.
  */
 void *st_table_alloc(size_t n, size_t size);
 void st_table_free(void *p, size_t n, size_t size);

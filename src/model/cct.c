@@ -12,7 +12,7 @@
 static void make_root(struct cct *t)
 {
 	/* Reserved whole: the nodes never move nor are copied as the tree grows. */
-	t->nodes = st_map_zeroed(CCT_MAPPED_BYTES, true);
+	t->nodes = st_map_zeroed(CCT_MAPPED_BYTES, !t->large);
 	t->mapped = t->nodes != NULL;
 	t->cap = t->mapped ? CCT_MAX_NODES : 64;
 	if (!t->mapped)
@@ -26,9 +26,15 @@ void cct_init(struct cct *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void cct_expect_large(struct cct *t)
+{
+	t->large = true;
+}
+
 void cct_free(struct cct *t)
 {
 	uint32_t most = t->max_nodes;
+	bool large = t->large;
 
 	if (t->mapped)
 		st_unmap(t->nodes, CCT_MAPPED_BYTES);
@@ -38,6 +44,7 @@ void cct_free(struct cct *t)
 	st_index_free(&t->children);
 	memset(t, 0, sizeof(*t));
 	t->max_nodes = most;	/* a bound, not a path: kept */
+	t->large = large;
 }
 
 void cct_clear(struct cct *t)

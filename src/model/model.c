@@ -22,6 +22,7 @@ void model_init(struct model *m, struct symbolizer *symbols)
 	m->keep_history = true;
 	history_init(&m->history, 0);
 	cct_init(&m->tree);
+	cct_expect_large(&m->tree);
 	callerchain_init(&m->chaining);
 	m->chain_window = MODEL_CHAIN_WINDOW;
 	m->next_folded_pid = MODEL_FOLDED_PID;
