@@ -12,6 +12,7 @@
 #ifndef SHIMTOP_REORDER_H
 #define SHIMTOP_REORDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,7 +31,8 @@ struct reorder {
 	 * emptied by then; what it still holds is moved, not every record.
 	 */
 	unsigned char *bytes[2];
-	size_t used[2], bytes_cap[2];
+	size_t used[2], bytes_cap[2];	/* bytes_cap: room grown to, resident at most */
+	bool heap[2];			/* no reservation: grown by realloc */
 	unsigned cur;
 };
 
