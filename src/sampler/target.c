@@ -88,20 +88,25 @@ int target_attach(struct st_target *t, pid_t pid)
 	return 0;
 }
 
-/* In the child: its output to out_fd, its input nothing (the UI reads the terminal). */
-static bool take_output(int out_fd)
+/*
+ * In the child: its output to out_fd; its input nothing where the UI
+ * reads the terminal (no_input), else shimtop's own (a batch run's
+ * `shimtop -b -- sqlite3 t.db < work.sql` gives the query its input).
+ */
+static bool take_output(int out_fd, bool no_input)
 {
 	int null;
 
-	if (out_fd < 0)
-		return true;
-	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	return null >= 0 && dup2(null, STDIN_FILENO) == STDIN_FILENO &&
-	       dup2(out_fd, STDOUT_FILENO) == STDOUT_FILENO &&
-	       dup2(out_fd, STDERR_FILENO) == STDERR_FILENO;
+	if (no_input) {
+		null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null < 0 || dup2(null, STDIN_FILENO) != STDIN_FILENO)
+			return false;
+	}
+	return out_fd < 0 || (dup2(out_fd, STDOUT_FILENO) == STDOUT_FILENO &&
+			      dup2(out_fd, STDERR_FILENO) == STDERR_FILENO);
 }
 
-int target_launch(struct st_target *t, char *const argv[], int out_fd)
+int target_launch(struct st_target *t, char *const argv[], int out_fd, bool no_input)
 {
 	int go[2], err[2];
 	pid_t pid, parent = getpid();
@@ -138,7 +143,7 @@ int target_launch(struct st_target *t, char *const argv[], int out_fd)
 		 * A process group of its own, as timeout(1) runs its command:
 		 * what the command starts is ended with it (target_stop).
 		 */
-		if (setpgid(0, 0) < 0 || !take_output(out_fd))
+		if (setpgid(0, 0) < 0 || !take_output(out_fd, no_input))
 			_exit(127);
 		/* Wait until the events are open, so none of it is missed. */
 		if (read(go[0], &byte, 1) != 1)

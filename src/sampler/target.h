@@ -26,10 +26,11 @@ struct st_target {
 int target_attach(struct st_target *t, pid_t pid);
 
 /*
- * Forks a child that waits for target_release before exec'ing argv.
- * Returns 0, or -errno after a one-line error.
+ * Forks a child that waits for target_release before exec'ing argv, its
+ * stdout and stderr to out_fd (-1: shimtop's), its stdin /dev/null where
+ * no_input.  Returns 0, or -errno after a one-line error.
  */
-int target_launch(struct st_target *t, char *const argv[], int out_fd);
+int target_launch(struct st_target *t, char *const argv[], int out_fd, bool no_input);
 
 /*
  * Lets a launched child exec.  Returns 0, or -errno after a

@@ -363,12 +363,21 @@ static int resolve_user(struct session *s, const struct st_options *o,
 }
 
 /* Attaches (-p), launches (command, --demo), or lists what is sampled. */
+/* Whether a live session writes standard output at its end (the server never does). */
+static bool report_on_stdout(const struct st_options *o)
+{
+	return o->batch && !o->serve_address;
+}
+
 /*
  * A launched command's output.  Under the UI its screen is the UI's (what
  * the command prints would overwrite it): a new file in $TMPDIR, named in
- * the footer; --target-output FILE there (written as shimtop's files are:
- * no link followed, nothing truncated in place); '-', and batch, leave
- * the terminal to it.
+ * the footer, and its input /dev/null (the UI reads the terminal).
+ * --target-output FILE there (written as shimtop's files are: no link
+ * followed, nothing truncated in place); '-' leaves the terminal to it.
+ * In batch the command keeps shimtop's input; its output goes to
+ * standard error where standard output holds the report, as perf stat's
+ * report does (a JSON report after a query's rows does not parse).
  */
 static int launch(struct session *s, const struct st_options *o, char *const argv[])
 {
@@ -400,8 +409,13 @@ static int launch(struct session *s, const struct st_options *o, char *const arg
 			s->target_output[0] = '\0';
 			return -e;
 		}
+	} else if (!o->target_output && report_on_stdout(o) && o->target == ST_TARGET_COMMAND) {
+		fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (fd >= 0)
+			st_note("the command's output goes to standard error: standard output is "
+				"the report's (--target-output FILE, or - to share it)");
 	}
-	rc = target_launch(&s->target, argv, fd);
+	rc = target_launch(&s->target, argv, fd, !o->batch);
 	if (out.f)
 		st_output_finish(&out, 0);
 	else if (fd >= 0)
