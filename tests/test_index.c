@@ -3,7 +3,7 @@
  * found through growth, absent keys are not, values under one tag are
  * all seen, and keys that differ only in high bits (a call tree's
  * (parent, sym) for one function under many parents) do not cluster.
- * Tables of 4 MiB and more come whole from the kernel, 2 MiB aligned.
+ * Tables of 256 KiB and more come whole from the kernel, 2 MiB aligned.
  */
 #include "check.h"
 #include "index.h"
