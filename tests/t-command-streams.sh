@@ -23,7 +23,7 @@ for format in json text; do
 	# Its input was shimtop's, not /dev/null.
 	grep -q "^read: select 42;" "$TMP/err.$format" ||
 		fail "--format $format: the command did not read shimtop's input: $(cat "$TMP/err.$format")"
-	[ "$(grep -c "the command's output goes to standard error" "$TMP/err.$format")" = 1 ] ||
+	[ "$(grep -c "the command's output went to standard error" "$TMP/err.$format")" = 1 ] ||
 		fail "--format $format: not said once: $(cat "$TMP/err.$format")"
 done
 json_get "$TMP/out.json" "d['schema']" >/dev/null || fail "the JSON report does not parse: $(head -c 300 "$TMP/out.json")"
@@ -34,12 +34,12 @@ echo "select 7;" | "$SHIMTOP" --batch --target-output "$TMP/t.out" -- sh "$TMP/q
 	>"$TMP/out" 2>"$TMP/err" || fail "--target-output: $(cat "$TMP/err")"
 grep -q "^read: select 7;" "$TMP/t.out" ||
 	fail "--target-output: the command's input was not shimtop's: $(cat "$TMP/t.out")"
-grep -q "goes to standard error" "$TMP/err" && fail "--target-output FILE said the output goes to stderr"
+grep -q "went to standard error" "$TMP/err" && fail "--target-output FILE said the output goes to stderr"
 
 # '-' shares standard output, as asked.
 echo "x" | "$SHIMTOP" --batch --target-output - -- sh "$TMP/query" >"$TMP/out" 2>"$TMP/err" ||
 	fail "--target-output -: $(cat "$TMP/err")"
 grep -q "^row 1|alpha" "$TMP/out" || fail "--target-output -: the rows left standard output"
-grep -q "goes to standard error" "$TMP/err" && fail "--target-output - said the output goes to stderr"
+grep -q "went to standard error" "$TMP/err" && fail "--target-output - said the output goes to stderr"
 
 finish

@@ -150,6 +150,9 @@ int batch_run(struct session *s)
 	if (rc < 0)
 		return rc;
 	say_chains(s);
+	if (session_target_output_on_stderr(s))
+		st_note("the command's output went to standard error: standard output is the "
+			"report's (--target-output FILE, or - to share it)");
 	if (session_info(s)->failed) {
 		st_error("%s; the table covers the records before it",
 			 session_info(s)->finish_reason);

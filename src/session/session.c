@@ -1,5 +1,6 @@
 /* session.c - wiring target, source, ring, symbols and model together. */
 #include "session/session_state.h"
+#include "session/output_keeper.h"
 #include "ring/record.h"
 #include "ring/record_file.h"
 #include "ring/ring.h"
@@ -30,6 +31,7 @@
 #include <time.h>
 
 #define RING_BYTES	(8u << 20)
+#define OUTPUT_KEEP	(4u << 20)	/* a launched command's output under the UI: 4-8 MiB kept */
 #define RING_COPIES	1024u		/* first copies the ring holds, at least */
 #define KW_FIRST_COPY	(16u << 10)	/* a let-out sample's first copy, walker on */
 /* The front's longest wait while copies flow (a batch pass is 0.5 s otherwise). */
@@ -409,15 +411,19 @@ static int launch(struct session *s, const struct st_options *o, char *const arg
 			s->target_output[0] = '\0';
 			return -e;
 		}
+		/* Through the keeper, which bounds it (or, where it cannot start, unbounded). */
+		s->keeper = output_keeper_start(fd, OUTPUT_KEEP);
+		if (s->keeper)
+			fd = output_keeper_fd(s->keeper);
 	} else if (!o->target_output && report_on_stdout(o) && o->target == ST_TARGET_COMMAND) {
 		fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-		if (fd >= 0)
-			st_note("the command's output goes to standard error: standard output is "
-				"the report's (--target-output FILE, or - to share it)");
+		s->target_output_stderr = fd >= 0;	/* said after the report (session.h) */
 	}
 	rc = target_launch(&s->target, argv, fd, !o->batch);
 	if (out.f)
 		st_output_finish(&out, 0);
+	else if (s->keeper)
+		output_keeper_launched(s->keeper);	/* the file is the keeper's */
 	else if (fd >= 0)
 		close(fd);
 	return rc;
@@ -426,6 +432,19 @@ static int launch(struct session *s, const struct st_options *o, char *const arg
 const char *session_target_output(const struct session *s)
 {
 	return s->target_output[0] ? s->target_output : NULL;
+}
+
+bool session_target_output_on_stderr(const struct session *s)
+{
+	return s->target_output_stderr;
+}
+
+bool session_target_output_kept(const struct session *s, struct output_kept *out)
+{
+	if (!s->keeper)
+		return false;
+	output_keeper_read(s->keeper, out);
+	return true;
 }
 
 static int resolve_target(struct session *s, const struct st_options *o,
@@ -1436,6 +1455,8 @@ static void forget_empty_output(struct session *s)
 static void session_release(struct session *s)
 {
 	session_stop(s);
+	output_keeper_stop(s->keeper);
+	s->keeper = NULL;
 	forget_empty_output(s);
 	session_clear_range(s);
 	model_free(&s->model);

@@ -125,6 +125,15 @@ pid_t session_pid(const struct session *s);
 const char *session_comm(const struct session *s);
 /* Where a launched command's output goes (--target-output), or NULL: the terminal. */
 const char *session_target_output(const struct session *s);
+/*
+ * Whether a batch session sent it to standard error, standard output being
+ * the report's: said after the report, where a bad option's error stays
+ * one line.
+ */
+bool session_target_output_on_stderr(const struct session *s);
+/* How much of it the file made for it under the UI holds; false for any other. */
+struct output_kept;
+bool session_target_output_kept(const struct session *s, struct output_kept *out);
 struct symbolizer *session_symbols(const struct session *s);
 /* The rows' sort and split (-s, or per process for a system-wide replay). */
 const struct st_sort *session_sort(const struct session *s);

@@ -15,7 +15,9 @@ struct session {
 	pid_t pid;
 	char comm[64];
 	char target_output[4096];	/* where a launched command writes; "": the terminal */
+	struct output_keeper *keeper;	/* target_output's last megabytes (the UI's file) */
 	bool target_output_made;	/* a file of ours in $TMPDIR: gone at the end if empty */
+	bool target_output_stderr;	/* batch: the command's output sent to standard error */
 
 	struct ring *ring;
 	int bell;			/* live: an eventfd the ring writes once it fills (session_wait) */

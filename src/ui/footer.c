@@ -6,6 +6,7 @@
 #include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
+#include "session/output_keeper.h"
 #include "session/session.h"
 #include "symbols/symbols.h"
 #include "util.h"
@@ -60,18 +61,47 @@ static int draw_actions(const struct ui *ui, WINDOW *w, const enum ui_action *ac
 	return x;
 }
 
-/* Where a launched command's output goes, at the right end where the keys leave room. */
+/*
+ * Where a launched command's output goes, at the right end where the
+ * keys leave room: its path, else its name (the file is in $TMPDIR, as
+ * said at the start and at the end), and its last megabytes once cut.
+ */
 static void draw_output_note(const struct ui *ui, WINDOW *w, int x, int cols)
 {
 	const char *path = session_target_output(ui->s);
-	char note[320];
-	int n;
+	struct output_kept k;
+	char note[320], last[40] = "";
 
 	if (!path)
 		return;
-	n = snprintf(note, sizeof(note), "output: %s ", path);
-	if (n > 0 && n < (int)sizeof(note) && x + n + 1 <= cols)
-		draw_text(w, 0, cols - n, n, ui->attr[TH_KEY_LABEL], note);
+	if (session_target_output_kept(ui->s, &k) && k.cut)
+		snprintf(last, sizeof(last), " (last %.0f MB)", (double)k.kept / (1 << 20));
+	for (int i = 0; i < 3; i++) {
+		int n = snprintf(note, sizeof(note), "%s%s%s ", i < 2 ? "output: " : "",
+				 i ? st_basename(path) : path, last);
+
+		if (n > 0 && n < (int)sizeof(note) && x + n + 1 <= cols) {
+			draw_text(w, 0, cols - n, n, ui->attr[TH_KEY_LABEL], note);
+			return;
+		}
+	}
+}
+
+/*
+ * The first cut of the command's output file, said for a few seconds
+ * whatever the width (at 80 columns the keys leave the note no room).
+ */
+static void say_output_cut(struct ui *ui)
+{
+	struct output_kept k;
+
+	if (ui->output_cut_said || ui->message[0] || !session_target_output_kept(ui->s, &k) ||
+	    !k.cut)
+		return;
+	ui->output_cut_said = true;
+	snprintf(ui->message, sizeof(ui->message), "the command's output keeps its last %.0f MB "
+		 "(%s)", (double)k.kept / (1 << 20), st_basename(session_target_output(ui->s)));
+	ui->message_until = st_now_ns() + 6000000000ull;
 }
 
 void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
@@ -102,6 +132,7 @@ void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
 		ui->message[0] = '\0';
 		ui->message_until = 0;
 	}
+	say_output_cut(ui);
 	if (ui->message[0]) {
 		draw_text(w, 0, 0, cols, ui->attr[TH_WARNING], ui->message);
 		return;

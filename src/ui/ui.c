@@ -4,6 +4,7 @@
  * doupdate), send keys to the top view and take the ones it leaves.
  */
 #include "output/columns.h"
+#include "session/output_keeper.h"
 #include "session/session.h"
 #include "output/snapshot_write.h"
 #include "front/run.h"
@@ -842,6 +843,22 @@ void ui_save_settings(struct ui *ui)
 			 ui->settings_path);
 }
 
+/* Where the command's output is, once the screen is gone (its footer had no room at 80 columns). */
+static void say_output_kept(struct session *s)
+{
+	struct output_kept k;
+
+	if (!session_target_output_kept(s, &k) || !k.written)
+		return;
+	if (k.cut)
+		st_note("the command's output is in %s: its last %.1f MB of %.1f MB written",
+			session_target_output(s), (double)k.kept / (1 << 20),
+			(double)k.written / (1 << 20));
+	else
+		st_note("the command's output is in %s (%.1f MB)", session_target_output(s),
+			(double)k.written / (1 << 20));
+}
+
 int ui_run(struct session *s)
 {
 	const struct st_options *o = session_options(s);
@@ -867,6 +884,7 @@ int ui_run(struct session *s)
 	status = run_session(s, &front);
 	if (status < 0 && !loop.began)
 		return status;
+	say_output_kept(s);
 	if (session_observer_info(s)->failed) {
 		st_error("%s; the observer's figures covered the samples before it",
 			 session_observer_info(s)->finish_reason);

@@ -50,6 +50,7 @@ struct ui {
 	WINDOW *body, *footer;
 	char message[256];		/* one-shot footer message */
 	uint64_t message_until;		/* st_now_ns() it goes at (0: at the next key) */
+	bool output_cut_said;		/* the command's output file was first cut: said */
 	/* s that could not write: where to, asked in the footer. */
 	struct prompt snapshot_path;
 	char snapshot_question[160];
