@@ -267,6 +267,41 @@ $T send-keys -t ui s
 wait_for "; save to: ?\$"
 $T send-keys -t ui Escape
 wait_for "^snapshot not saved"
+# Written in the background: into a FIFO whose reader leaves it unread
+# for 4 s (its buffer a page), the footer says it is being written, a
+# second s is refused, and keys are answered while the reader still
+# sleeps; once read, where it went is said and the snapshot reads back.
+mkfifo "$TMP/slow.fifo"
+cat >"$TMP/slow_reader.py" <<'PY'
+import fcntl, os, select, sys, time
+# Open to read and write (no wait for a writer), its buffer a page, then
+# read nothing for 4 s; then all, until a second passes with no more.
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, 1031, 4096)	# F_SETPIPE_SZ
+time.sleep(4)
+out = open(sys.argv[2], "wb")
+while select.select([fd], [], [], 1.0)[0]:
+	out.write(os.read(fd, 65536))
+PY
+python3 "$TMP/slow_reader.py" "$TMP/slow.fifo" "$TMP/slow.snap" &
+reader=$!
+$T send-keys -t ui s
+wait_for "; save to: ?\$"
+$T send-keys -t ui -l "$TMP/slow.fifo"
+$T send-keys -t ui Enter
+wait_for "writing snapshot $TMP/slow\.fifo"
+$T send-keys -t ui s
+wait_for "slow\\.fifo is being written \\([0-9]+ s\\)"
+$T send-keys -t ui H
+wait_for "^ +TID +PID COMMAND"
+kill -0 "$reader" 2>/dev/null || fail "the threads view came only once the snapshot was read: the UI waited for it"
+wait_for "^snapshot $TMP/slow\.fifo \([0-9.]+ [kM]B in [0-9.]+ s\)"
+wait "$reader"
+"$SHIMTOP" -i "$TMP/slow.snap" -b --format json >"$TMP/slow.json" 2>"$TMP/err" ||
+	fail "the snapshot written in the background does not read back: $(cat "$TMP/err")"
+[ "$(json_get "$TMP/slow.json" "d['samples']")" = "$(json_get "$TMP/chosen.json" "d['samples']")" ] ||
+	fail "the background snapshot holds other samples than the one before it"
+$T send-keys -t ui 1
 $T send-keys -t ui 2
 wait_for "^timeline  100 ms a column"
 # Its detail disassembles the code the snapshot kept, each instruction

@@ -118,7 +118,7 @@ int batch_run(struct session *s)
 	const struct st_options *o = session_options(s);
 	struct batch b = { s, o->delay, o->delay_set || o->iterations, 0, false, false };
 	const struct run_front front = { batch_begin, batch_pump_now, batch_turn, run_say_stderr, NULL,
-					 &b };
+					 &b, NULL };
 	char cut[400];
 	int status = run_session(s, &front), rc;
 

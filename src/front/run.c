@@ -4,10 +4,13 @@
  */
 #include "front/run.h"
 #include "session/session.h"
+#include "output/snapshot_background.h"
 #include "output/snapshot_write.h"
 #include "stop_signal.h"
 #include "symbols/symbols.h"
 #include "util.h"
+
+#include <errno.h>
 
 void run_say_stderr(void *arg, bool warning, const char *msg)
 {
@@ -18,8 +21,19 @@ void run_say_stderr(void *arg, bool warning, const char *msg)
 		st_note("%s", msg);
 }
 
+/* A snapshot's end: the front's own way (the UI asks for another path), else said. */
+static void said_done(const struct run_front *f, const struct snapshot_result *r)
+{
+	if (f->snapshot_done)
+		f->snapshot_done(f->arg, r);
+	else
+		f->say(f->arg, r->rc < 0, r->msg);
+}
+
 int run_session(struct session *s, const struct run_front *f)
 {
+	struct snapshot_result done;
+	bool again = false;	/* a signal came while one was written */
 	char msg[512];
 	int status, rc;
 
@@ -33,9 +47,18 @@ int run_session(struct session *s, const struct run_front *f)
 			session_pump(s);
 		while (symbols_debuginfod_notice(msg, sizeof(msg)))
 			f->say(f->arg, true, msg);
-		if (stop_signal_snapshot_asked()) {
-			snapshot_save(s, NULL, msg, sizeof(msg));
-			f->say(f->arg, false, msg);
+		/*
+		 * In the background: the session keeps sampling while it is
+		 * written.  One at a time: a signal during one is the next.
+		 */
+		if (snapshot_ended(&done))
+			said_done(f, &done);
+		if (stop_signal_snapshot_asked() || again) {
+			int asked = snapshot_begin(s, NULL, msg, sizeof(msg));
+
+			again = asked == -EBUSY;
+			if (asked < 0 && !again)
+				f->say(f->arg, true, msg);
 		}
 		if (session_options(s)->duration
 		    && session_elapsed(s) >= session_options(s)->duration)
@@ -45,6 +68,18 @@ int run_session(struct session *s, const struct run_front *f)
 	}
 	if (rc >= 0 && f->end)
 		f->end(f->arg);
+	/* One being written is finished before the end: the screen is gone, stderr says it. */
+	for (;;) {
+		if (snapshot_wait(&done))
+			run_say_stderr(NULL, done.rc < 0, done.msg);
+		if (!again)
+			break;
+		again = false;
+		if (snapshot_begin(s, NULL, msg, sizeof(msg)) < 0) {
+			run_say_stderr(NULL, true, msg);
+			break;
+		}
+	}
 	status = session_stop(s);
 	if (rc < 0)
 		return rc;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 struct session;
+struct snapshot_result;
 
 struct run_front {
 	/* Once the session has started (a terminal, a listener): < 0 ends the run. */
@@ -23,6 +24,8 @@ struct run_front {
 	/* Before the session stops (may be NULL). */
 	void (*end)(void *arg);
 	void *arg;
+	/* A snapshot written in the background has ended (NULL: say its message). */
+	void (*snapshot_done)(void *arg, const struct snapshot_result *r);
 };
 
 /* A say for a front without a screen: the line on stderr (st_warn, st_note). */

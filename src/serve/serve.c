@@ -184,7 +184,7 @@ int serve_run(struct session *s)
 	const struct st_options *o = session_options(s);
 	struct serve_loop l = { .s = s };
 	const struct run_front front = { serve_begin, serve_pump_now, serve_turn, run_say_stderr,
-					 serve_end, &l };
+					 serve_end, &l, NULL };
 	socklen_t addr_len;
 	char token[257] = "", token_path[4096] = "", err[512];
 	int status, rc;

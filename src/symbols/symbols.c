@@ -339,6 +339,16 @@ static void join_kernel_reader(struct symbolizer *s)
 	s->kernel_reading = false;
 }
 
+void symbolizer_settle(struct symbolizer *s)
+{
+	struct file_entry *f, *tmp;
+
+	if (s->kernel_reading)
+		join_kernel_reader(s);
+	HASH_ITER(hh, s->files, f, tmp)
+		elf_file_settle(f->file);
+}
+
 void symbolizer_prefetch_kernel(struct symbolizer *s)
 {
 	if (s->kernel_loaded || s->kernel_reading)

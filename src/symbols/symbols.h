@@ -166,6 +166,11 @@ uint32_t symbolizer_lookup_id(struct symbolizer *s, pid_t pid, uint64_t ip, bool
  * such an address reads the clock and the map.
  */
 void symbolizer_set_time(struct symbolizer *s, uint64_t now_ns);
+/*
+ * Waits for every table and the kernel's functions being read on other
+ * threads: after it, a copy of the process (fork) looks names up alone.
+ */
+void symbolizer_settle(struct symbolizer *s);
 
 /*
  * A lookup of ip to come: its cache slot is fetched into the CPU's

@@ -6,6 +6,7 @@
 #include "ui/browser.h"
 #include "ui/draw.h"
 #include "ui/ui_internal.h"
+#include "output/snapshot_background.h"
 #include "session/output_keeper.h"
 #include "session/session.h"
 #include "symbols/symbols.h"
@@ -137,8 +138,9 @@ void ui_draw_footer(struct ui *ui, WINDOW *w, struct view *top)
 		draw_text(w, 0, 0, cols, ui->attr[TH_WARNING], ui->message);
 		return;
 	}
-	/* A debug file on its way: names change when it is here. */
-	symbols_debuginfod_status(buf, sizeof(buf));
+	/* A snapshot being written (keys work meanwhile), then a debug file on its way. */
+	if (!snapshot_writing(buf, sizeof(buf)))
+		symbols_debuginfod_status(buf, sizeof(buf));
 	if (buf[0]) {
 		draw_text(w, 0, 0, cols, ui->attr[TH_SEARCH], buf);
 		return;

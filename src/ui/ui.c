@@ -6,6 +6,7 @@
 #include "output/columns.h"
 #include "session/output_keeper.h"
 #include "session/session.h"
+#include "output/snapshot_background.h"
 #include "output/snapshot_write.h"
 #include "front/run.h"
 #include "ui/browser.h"
@@ -385,24 +386,33 @@ static bool do_back(struct ui *ui, enum ui_action a)
 	return true;
 }
 
-/*
- * Writes a snapshot to path (NULL: a name of the time, in the working
- * directory).  Where it cannot, the footer says why and asks for a path.
- */
-static void save_snapshot(struct ui *ui, const char *path)
+/* The footer asks for another path, saying why the last one failed. */
+static void ask_snapshot_path(struct ui *ui, const char *path, int rc)
 {
-	char msg[512];
-	int rc = snapshot_save(ui->s, path, msg, sizeof(msg));
-
-	if (rc >= 0) {
-		snprintf(ui->message, sizeof(ui->message), "%.255s", msg);
-		return;
-	}
 	snprintf(ui->snapshot_question, sizeof(ui->snapshot_question),
 		 "%.60s: %s; save to: ", path ? path : "snapshot",
 		 st_output_strerror(rc));
 	ui->snapshot_path.text[0] = '\0';
 	ui->snapshot_path.active = true;
+}
+
+/*
+ * Begins writing a snapshot to path (NULL: a name of the time, in the
+ * working directory) in the background: the footer says it is being
+ * written until it ends (snapshot_done), and a second while one is.
+ */
+static void save_snapshot(struct ui *ui, const char *path)
+{
+	char msg[512];
+	int rc = snapshot_begin(ui->s, path, msg, sizeof(msg));
+
+	if (rc >= 0 || rc == -EBUSY) {
+		snprintf(ui->message, sizeof(ui->message), "%.255s", msg);
+		/* Its progress shows in the footer once this goes. */
+		ui->message_until = rc >= 0 ? st_now_ns() + 1000000000ull : 0;
+		return;
+	}
+	ask_snapshot_path(ui, path, rc);
 }
 
 static bool do_snapshot(struct ui *ui, enum ui_action a)
@@ -773,6 +783,19 @@ static bool ui_turn(void *arg)
 }
 
 /* Said where the keys are: until the next key. */
+/* A background snapshot ended: said, or another path asked for. */
+static void snapshot_done(void *arg, const struct snapshot_result *r)
+{
+	struct ui *ui = ((struct ui_loop *)arg)->ui;
+
+	if (r->rc >= 0) {
+		snprintf(ui->message, sizeof(ui->message), "%.255s", r->msg);
+		ui->message_until = 0;
+		return;
+	}
+	ask_snapshot_path(ui, r->path, r->rc);
+}
+
 static void ui_say(void *arg, bool warning, const char *msg)
 {
 	struct ui *ui = ((struct ui_loop *)arg)->ui;
@@ -864,7 +887,8 @@ int ui_run(struct session *s)
 	const struct st_options *o = session_options(s);
 	struct ui ui;
 	struct ui_loop loop = { .ui = &ui };
-	const struct run_front front = { ui_begin, ui_pump_now, ui_turn, ui_say, ui_end, &loop };
+	const struct run_front front = { ui_begin, ui_pump_now, ui_turn, ui_say, ui_end, &loop,
+					 snapshot_done };
 	int status;
 
 	memset(&ui, 0, sizeof(ui));
