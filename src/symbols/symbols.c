@@ -341,12 +341,13 @@ static void join_kernel_reader(struct symbolizer *s)
 
 void symbolizer_settle(struct symbolizer *s)
 {
-	struct file_entry *f, *tmp;
+	struct file_entry *f = NULL, *tmp = NULL;
 
 	if (s->kernel_reading)
 		join_kernel_reader(s);
-	HASH_ITER(hh, s->files, f, tmp)
+	HASH_ITER(hh, s->files, f, tmp) {
 		elf_file_settle(f->file);
+	}
 }
 
 void symbolizer_prefetch_kernel(struct symbolizer *s)
