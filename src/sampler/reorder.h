@@ -33,6 +33,7 @@ struct reorder {
 	unsigned char *bytes[2];
 	size_t used[2], bytes_cap[2];	/* bytes_cap: room grown to, resident at most */
 	bool heap[2];			/* no reservation: grown by realloc */
+	unsigned low[2];		/* passes in a row it held under a quarter of its room */
 	unsigned cur;
 };
 
