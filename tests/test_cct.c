@@ -1033,6 +1033,35 @@ static void tables(void)
 	paths_seen_free(&p);
 }
 
+/* A sample whose copy the sampler left out: counted, in the tree, under the cut chains' node. */
+static void copy_shed(void)
+{
+	struct symbolizer *sy = symbolizer_create(true);
+	uint64_t fmain = (uint64_t)(uintptr_t)&cct_fn_main + 4, fb = (uint64_t)(uintptr_t)&cct_fn_b + 1;
+	const uint64_t mb[] = { fb, fmain }, leaf[] = { fb };
+	struct model m;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	model_init(&m, sy);
+	symbols_read_proc_maps(getpid(), ingest_own_map, &m);
+	sample(&m, mb, 2, 0);
+	sample(&m, leaf, 1, ST_SAMPLE_CHAIN_TRUNC | ST_SAMPLE_COPY_SHED);
+	sample(&m, leaf, 1, ST_SAMPLE_CHAIN_TRUNC | ST_SAMPLE_COPY_SHED);
+	CHECK_EQ_U64(m.copies_shed, 2);
+	CHECK_EQ_U64(m.samples, 3);
+	CHECK_EQ_U64(m.tree.samples, 3);
+	out = open_memstream(&text, &len);
+	report_folded(&m, out);
+	fclose(out);
+	CHECK(text && strstr(text, "cct_fn_main;cct_fn_b 1\n"));
+	CHECK(text && strstr(text, "[truncated chain];cct_fn_b 2\n"));
+	free(text);
+	model_free(&m);
+	symbolizer_destroy(sy);
+}
+
 int main(void)
 {
 	tables();
@@ -1043,6 +1072,7 @@ int main(void)
 	through_by_symbol();
 	links_broken();
 	folded();
+	copy_shed();
 	seen_callers();
 	seen_many();
 	seen_bounded();

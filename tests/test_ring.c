@@ -3,10 +3,13 @@
  * threads hammering it, where every record must arrive intact and in
  * order or be counted as dropped.  Then its bell: a sleeping consumer
  * is woken once, when mark bytes wait, never before, and two threads
- * sleeping and filling lose no wake-up.
+ * sleeping and filling lose no wake-up.  Then samples with stack copies
+ * into a ring nearly full: the sample goes, its copy does not.
  */
 #include "check.h"
+#include "ring/record.h"
 #include "ring/ring.h"
+#include "ring/sample_push.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -342,6 +345,78 @@ static void test_bell_threads(void)
 	ring_destroy(f.ring);
 }
 
+/* A sample of 2 counters and 3 callers with a copy of copy bytes; its length. */
+static size_t sample_with_copy(unsigned char *buf, size_t copy, uint64_t time)
+{
+	struct st_sample *s = (struct st_sample *)(void *)buf;
+	struct st_stack *k;
+	size_t len = sizeof(*s) + 5 * sizeof(uint64_t) + sizeof(*k) + copy;
+
+	memset(buf, 0, len);
+	s->h = (struct st_header){ ST_REC_SAMPLE, 0, (uint32_t)len };
+	s->time = time;
+	s->ip = 0x401000;
+	s->ncounters = 2;
+	s->nchain = 3;
+	s->flags = ST_SAMPLE_HAS_STACK;
+	for (int i = 0; i < 5; i++)
+		s->data[i] = 0x1000 + (uint64_t)i;
+	k = (struct st_stack *)(void *)(s->data + 5);
+	k->size = (uint32_t)copy;
+	memset(k->bytes, 0x5a, copy);
+	return len;
+}
+
+static void test_sample_push(void)
+{
+	static unsigned char buf[20000];
+	struct ring *r = ring_create(65536);
+	size_t len, got, whole = 0, shed = 0, copy = 16384;
+	const struct st_sample *s;
+	uint64_t t = 0;
+
+	/*
+	 * Copies while an eighth stays free after them (three of 16 KiB in
+	 * 64 KiB), then the samples alone, each in full but for its copy,
+	 * until not even that fits: only then a drop.
+	 */
+	for (;;) {
+		len = sample_with_copy(buf, copy, ++t);
+		if (!sample_push(r, buf, len))
+			break;
+	}
+	CHECK_EQ_U64(ring_dropped(r), 1);
+	while ((s = ring_peek(r, &got))) {
+		if (s->flags & ST_SAMPLE_COPY_SHED) {
+			shed++;
+			CHECK(got == sizeof(*s) + 5 * sizeof(uint64_t) && s->h.size == got);
+			CHECK(!(s->flags & ST_SAMPLE_HAS_STACK) && (s->flags & ST_SAMPLE_CHAIN_TRUNC));
+			CHECK(s->data[4] == 0x1004 && s->ip == 0x401000 && s->nchain == 3);
+		} else {
+			whole++;
+			CHECK(got == len && (s->flags & ST_SAMPLE_HAS_STACK) && !shed);
+		}
+		CHECK_EQ_U64(s->time, whole + shed);
+		ring_release(r);
+	}
+	CHECK_EQ_U64(whole, 3);
+	CHECK(shed > 100 && whole + shed + 1 == t);
+	/* Room again: copies go whole; a record that is no sample is never cut. */
+	len = sample_with_copy(buf, copy, 1);
+	CHECK(sample_push(r, buf, len));
+	s = ring_peek(r, &got);
+	CHECK(s && got == len && !(s->flags & ST_SAMPLE_COPY_SHED));
+	ring_release(r);
+	((struct st_header *)(void *)buf)->type = ST_REC_MMAP;
+	while (sample_push(r, buf, len))
+		;
+	while ((s = ring_peek(r, &got))) {
+		CHECK(got == len);
+		ring_release(r);
+	}
+	ring_destroy(r);
+}
+
 int main(void)
 {
 	test_empty();
@@ -352,5 +427,6 @@ int main(void)
 	test_hammer();
 	test_bell();
 	test_bell_threads();
+	test_sample_push();
 	return check_done("test_ring");
 }

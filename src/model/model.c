@@ -1082,6 +1082,7 @@ void model_ingest(struct model *m, const void *rec)
 			break;
 		}
 		advance(m, smp->time);
+		m->copies_shed += (smp->flags & ST_SAMPLE_COPY_SHED) != 0;
 		if (!hold(m, smp))
 			ingest_sample(m, smp);
 		break;

@@ -270,6 +270,7 @@ struct model {
 	uint64_t unknown;			/* samples with no symbol */
 	uint64_t kernel_samples;
 	uint64_t kernel_lost, throttled;
+	uint64_t copies_shed;		/* samples that came without their stack copy (ST_SAMPLE_COPY_SHED) */
 	/*
 	 * --off-cpu: ns off the CPU by why, and under each function of the
 	 * waits' chains (by symbol id, a function counted once a wait, NULL

@@ -89,6 +89,9 @@ static void print_text(struct session *s, FILE *out)
 		(unsigned long long)mt.unknown, mt.unknown_pct, mt.elapsed);
 	if (info->note[0])
 		fprintf(out, "note: %s\n", info->note);
+	if (m->copies_shed)
+		fprintf(out, "copies: %llu samples came without their stack copy, the front behind "
+			"(counted, their callers cut short)\n", (unsigned long long)m->copies_shed);
 	if (info->records_skipped)
 		fprintf(out, "skipped: %llu records of kinds shimtop does not read\n",
 			(unsigned long long)info->records_skipped);
@@ -339,6 +342,7 @@ void report_print_json(struct session *s, FILE *out)
 	json_object_object_add(o, "rate", json_object_new_double(mt.rate));
 	report_add_u64(o, "lost", mt.lost);
 	report_add_u64(o, "dropped", mt.dropped);
+	report_add_u64(o, "copies_shed", m->copies_shed);
 	report_add_u64(o, "unknown", mt.unknown);
 	report_add_u64(o, "folded_processes", m->folded_processes);
 	if (m->ipc_cycles >= 0 && m->ipc_instructions >= 0) {

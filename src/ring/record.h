@@ -105,6 +105,12 @@ enum st_cpumode {
  * the call instruction the branch records already hold as retired.
  */
 #define ST_SAMPLE_LBR_LEAF	0x10000u
+/*
+ * Its stack copy left out by the sampler, the session ring too full to
+ * take it whole (a front still starting behind a 10 kHz stream of 16
+ * KiB copies): counted, its callers cut short (ST_SAMPLE_CHAIN_TRUNC).
+ */
+#define ST_SAMPLE_COPY_SHED	0x20000u
 _Static_assert(ST_MAX_SAMPLED <= (ST_SAMPLE_EVENT_MASK >> ST_SAMPLE_EVENT_SHIFT) + 1,
 	       "a sample says which event took it in ST_SAMPLE_EVENT_MASK");
 _Static_assert(ST_MAX_SAMPLED == ST_MAX_EVENTS, "-e's one limit, apart or in a group");

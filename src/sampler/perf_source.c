@@ -22,6 +22,7 @@
 #include "sampler/perf_parse.h"
 #include "ring/record.h"
 #include "ring/ring.h"
+#include "ring/sample_push.h"
 #include "sampler/target.h"
 #include "util.h"
 
@@ -1332,7 +1333,7 @@ static void push_to_ring(void *arg, const void *rec, size_t len)
 {
 	struct perf_source *ps = arg;
 
-	ring_push(ps->base.ring, rec, len);
+	(void)sample_push(ps->base.ring, rec, len);
 }
 
 /* In time order: switch-outs wait here for their thread to run again (--off-cpu). */
