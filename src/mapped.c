@@ -31,6 +31,12 @@ void *st_map_zeroed(size_t len, bool small_first)
 	return at;
 }
 
+void st_map_not_inherited(void *p, size_t len)
+{
+	if (p)
+		(void)madvise(p, (len + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1), MADV_DONTFORK);
+}
+
 void st_unmap(void *p, size_t len)
 {
 	if (p)

@@ -20,6 +20,14 @@
  * array grows into without moving.  NULL where the kernel refuses.
  */
 void *st_map_zeroed(size_t len, bool small_first);
+/*
+ * The block [p, p + len) (from st_map_zeroed) is left out of the
+ * process's forked copies: for what a snapshot's writer never reads
+ * (rings, reorder buffers).  Shared with the copy, each page the session
+ * wrote while the copy lived was copied first, a fault and a flush of
+ * the other CPU's TLB each (10-50 us in a VM).
+ */
+void st_map_not_inherited(void *p, size_t len);
 /* Gives back what st_map_zeroed(len) returned (NULL: nothing). */
 void st_unmap(void *p, size_t len);
 

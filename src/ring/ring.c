@@ -14,6 +14,7 @@
  * of its time).
  */
 #include "ring/ring.h"
+#include "mapped.h"
 #include "util.h"
 
 #include <stdatomic.h>
@@ -24,6 +25,7 @@
 #define CACHE_LINE	64
 #define SLOT_HDR	8u
 #define PAD_MARK	UINT32_MAX
+#define RING_MAPPED	((size_t)4 << 20)	/* from here a mapping of its own */
 
 struct ring {
 	/* Producer's line: written by the producer only. */
@@ -50,6 +52,7 @@ struct ring {
 	/* Read-only after creation. */
 	_Alignas(CACHE_LINE) size_t mask;
 	unsigned char *buf;
+	bool mapped;		/* st_map_zeroed's, else the heap's */
 };
 
 static size_t round_pow2(size_t n)
@@ -69,13 +72,18 @@ struct ring *ring_create(size_t capacity)
 		return NULL;
 	memset(r, 0, sizeof(*r));
 	capacity = round_pow2(capacity);
-	/* Aligned to a huge page when it spans several: 8 faults, not 4,096. */
-	r->buf = aligned_alloc(capacity >= (4u << 20) ? (2u << 20) : CACHE_LINE, capacity);
+	/*
+	 * On huge pages when it spans several: 8 faults, not 4,096.  Its
+	 * own mapping, out of a snapshot writer's copy of the process.
+	 */
+	r->mapped = capacity >= RING_MAPPED;
+	r->buf = r->mapped ? st_map_zeroed(capacity, false) : aligned_alloc(CACHE_LINE, capacity);
 	if (!r->buf) {
 		free(r);
 		return NULL;
 	}
-	st_hint_huge(r->buf, capacity);
+	if (r->mapped)
+		st_map_not_inherited(r->buf, capacity);
 	r->mask = capacity - 1;
 	r->bell = -1;
 	return r;
@@ -126,7 +134,10 @@ void ring_destroy(struct ring *r)
 {
 	if (!r)
 		return;
-	free(r->buf);
+	if (r->mapped)
+		st_unmap(r->buf, r->mask + 1);
+	else
+		free(r->buf);
 	free(r);
 }
 

@@ -34,6 +34,7 @@ static void grow_bytes(struct reorder *r, unsigned c, size_t need)
 	if (!r->bytes[c] && !r->heap[c]) {
 		r->bytes[c] = st_map_zeroed(REORDER_SPAN, false);
 		r->heap[c] = !r->bytes[c];	/* no address space (ulimit -v): the heap */
+		st_map_not_inherited(r->bytes[c], REORDER_SPAN);
 	}
 	if (r->heap[c]) {
 		ST_GROW_BARE(r->bytes[c], r->bytes_cap[c], need);
