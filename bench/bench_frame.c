@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 				annotation_load(&a, sy, rw[i].sym->id);
 				break;
 			}
-		free(rw);
+		model_rows_free(rw);
 		t = st_now_ns();
 		annotation_count(&a, &m, 0, UINT64_MAX);
 		detail[r] = (double)(st_now_ns() - t) / 1e6;

@@ -115,7 +115,7 @@ static void separate_events(uint64_t one, uint64_t two)
 	CHECK(fabs(rows[0].event_share[1] - 25.0) < 1e-9);
 	CHECK(fabs(rows[1].self - 10.0) < 1e-9);
 	CHECK(fabs(rows[1].event_share[1] - 75.0) < 1e-9);
-	free(rows);
+	model_rows_free(rows);
 	n = model_thread_rows(&m, &tr);
 	CHECK(n == 2 && tr[0].tid == 1 && fabs(tr[0].share - 90.0) < 1e-9);
 	free(tr);
@@ -126,7 +126,7 @@ static void separate_events(uint64_t one, uint64_t two)
 	CHECK(n == 2 && !strcmp(rows[0].sym->name, "model_fn_two"));
 	CHECK(fabs(rows[0].self - 75.0) < 1e-9);
 	CHECK(fabs(rows[0].event_share[0] - 10.0) < 1e-9);
-	free(rows);
+	model_rows_free(rows);
 	n = model_thread_rows(&m, &tr);
 	CHECK(n == 2 && tr[0].tid == 2 && fabs(tr[0].share - 75.0) < 1e-9);
 	free(tr);
@@ -191,10 +191,10 @@ static void rows_by_command(void)
 	      rows[0].processes == 2);
 	CHECK(n == 2 && !strcmp(rows[1].comm, "other") && rows[1].samples == 1 &&
 	      rows[1].processes == 1);
-	free(rows);
+	model_rows_free(rows);
 	n = model_rows_sorted(&m, &by_pid, false, &rows);
 	CHECK(n == 3);
-	free(rows);
+	model_rows_free(rows);
 	n = model_process_rows(&m, &pr);
 	CHECK(n == 3 && pr[0].pid == 100 && pr[0].threads == 2 && pr[1].threads == 1);
 	free(pr);
@@ -299,7 +299,7 @@ static void jit_named_late(void)
 	CHECK(n == 2 && !strcmp(rows[0].sym->name, "jit_alpha") && rows[0].samples == 30 &&
 	      rows[0].weight == 300);
 	CHECK(n == 2 && !strcmp(rows[1].sym->name, "jit_beta") && rows[1].samples == 10);
-	free(rows);
+	model_rows_free(rows);
 	CHECK(thread_count(&m, pid, "jit_alpha") == 30 && thread_count(&m, pid, "[unknown]") == 0);
 	CHECK(proc_count(&m, pid, "jit_beta") == 10 && proc_count(&m, pid, "[unknown]") == 0);
 	CHECK_EQ_U64(tree_self(&m, "jit_alpha"), 30);
@@ -307,7 +307,7 @@ static void jit_named_late(void)
 	CHECK(model_range(&m, 0, 3000, &r));
 	n = model_rows(&r, ST_SORT_SELF, false, &rows);
 	CHECK(n == 2 && !strcmp(rows[0].sym->name, "jit_alpha") && rows[0].samples == 30);
-	free(rows);
+	model_rows_free(rows);
 	CHECK_EQ_U64(tree_self(&r, "jit_beta"), 10);
 	model_free(&r);
 	model_free(&m);
@@ -482,7 +482,7 @@ static void tables_outlive_model(uint64_t one)
 	      rows[0].samples == pr[0].samples && !rows[0].ibs);
 	free(tr);
 	free(pr);
-	free(rows);
+	model_rows_free(rows);
 	model_free(&m);
 	symbolizer_destroy(sy);
 }
@@ -558,7 +558,7 @@ static void commands_fold_bounded(uint64_t one, uint64_t two)
 	CHECK_EQ_U64(all, 3 * N);
 	CHECK(any > N);
 	CHECK(other >= N - 200);
-	free(rows);
+	model_rows_free(rows);
 	model_free(&m);
 	symbolizer_destroy(sy);
 }
@@ -652,13 +652,13 @@ static void churn_folds_rows(uint64_t one, uint64_t two, size_t bytes)
 		other += !strcmp(rows[i].comm, "other") ? rows[i].samples : 0;
 	}
 	CHECK(n == 4 && worker == N && other == N);
-	free(rows);
+	model_rows_free(rows);
 	n = model_rows_sorted(&m, &by_pid, false, &rows);
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].pid <= MODEL_FOLDED_PID)
 			folded += rows[i].processes;
 	CHECK_EQ_U64(folded, 2 * m.folded_processes);	/* one row a function */
-	free(rows);
+	model_rows_free(rows);
 	n = model_process_rows(&m, &pr);
 	{
 		uint64_t samples = 0;
@@ -868,7 +868,7 @@ static void range_windows(uint64_t one, uint64_t two)
 		for (size_t i = 0; i < n; i++)
 			CHECK_EQ_U64(rows[i].samples, !strcmp(rows[i].sym->name, "model_fn_two")
 				     ? want_two : want - want_two);
-		free(rows);
+		model_rows_free(rows);
 		n = model_thread_rows(&r[p], &tr);
 		CHECK(n == 5);
 		for (size_t i = 0; i < n; i++)
@@ -890,9 +890,9 @@ static void range_windows(uint64_t one, uint64_t two)
 				if (one_rows[j].sym == rows[i].sym)
 					CHECK(fabs(one_rows[j].ipc - rows[i].ipc) < 1e-12 &&
 					      rows[i].ipc > 0);
-			free(one_rows);
+			model_rows_free(one_rows);
 		}
-		free(rows);
+		model_rows_free(rows);
 	}
 	for (unsigned p = 0; p < 4; p++)
 		model_free(&r[p]);
@@ -930,7 +930,7 @@ static void ranges(uint64_t one, uint64_t two)
 		CHECK(fabs(rows[i].ipc - (!strcmp(rows[i].sym->name, "model_fn_one")
 					  ? 2.0 : 0.5)) < 1e-9);
 	}
-	free(rows);
+	model_rows_free(rows);
 	n = model_thread_rows(&r, &tr);
 	CHECK(n == 2 && tr[0].samples == 500 && tr[1].samples == 500);
 	free(tr);
@@ -940,7 +940,7 @@ static void ranges(uint64_t one, uint64_t two)
 	CHECK(model_range(&m, t0 + 1200 * ms, t0 + 1300 * ms, &r));
 	n = model_rows(&r, ST_SORT_SELF, false, &rows);
 	CHECK(n == 1 && !strcmp(rows[0].sym->name, "model_fn_two") && rows[0].samples == 100);
-	free(rows);
+	model_rows_free(rows);
 	model_free(&r);
 	/* The timeline: 20 columns of 100 ms, one thread in each half. */
 	{
@@ -1140,7 +1140,7 @@ static void waits_in_ranges(uint64_t one, uint64_t two)
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(rows[i].sym->name, "model_fn_two"))
 			two_id = rows[i].sym->id;
-	free(rows);
+	model_rows_free(rows);
 	CHECK(two_id != UINT32_MAX);
 	CHECK_EQ_U64(model_waited_under(&m, two_id), 50 * ms);
 	CHECK_EQ_U64(m.waits, 20);
@@ -1149,7 +1149,7 @@ static void waits_in_ranges(uint64_t one, uint64_t two)
 	n = model_rows(&m, ST_SORT_WALL, false, &rows);
 	CHECK(n == 2 && !strcmp(rows[0].sym->name, "model_fn_one") &&
 	      model_ran_under(&m, rows[0].sym->id) == 200 * ms && fabs(rows[0].wall - 0.2) < 1e-12);
-	free(rows);
+	model_rows_free(rows);
 	/* A second's piece of a wait going on (at 250 ms): its time, not one more wait. */
 	sample(&m, two, 1, t0 + 250 * ms, 4 * ms, 0, 0,
 	       waited | ST_SAMPLE_WAIT_GOES_ON | (uint32_t)ST_OFFCPU_SLEEP << ST_SAMPLE_OFFCPU_SHIFT);
@@ -1170,12 +1170,12 @@ static void waits_in_ranges(uint64_t one, uint64_t two)
 	CHECK(n == 2 && !strcmp(rows[0].sym->name, "model_fn_two"));
 	CHECK(fabs(rows[0].waited_under - 0.030) < 1e-12);
 	CHECK(rows[1].waited_under == 0);
-	free(rows);
+	model_rows_free(rows);
 	/* WALL: the range's clock time under each function and its waits; by it, the clock's first. */
 	n = model_rows(&r, ST_SORT_WALL, false, &rows);
 	CHECK(n == 2 && !strcmp(rows[0].sym->name, "model_fn_one"));
 	CHECK(fabs(rows[0].wall - 0.100) < 1e-12 && fabs(rows[1].wall - 0.030) < 1e-12);
-	free(rows);
+	model_rows_free(rows);
 	n = model_thread_rows(&r, &tr);
 	CHECK(n == 1 && tr[0].tid == 1);
 	CHECK(isnan(tr[0].waited[MODEL_WAIT_SLEEP]));
@@ -1347,7 +1347,7 @@ static void hostile(uint64_t one)
 	CHECK_EQ_U64(m.samples, 1);
 	n = model_rows(&m, ST_SORT_SELF, false, &rows);
 	CHECK(n == 1 && !strcmp(rows[0].sym->name, "model_fn_one"));
-	free(rows);
+	model_rows_free(rows);
 	/* One whose FORK never comes is taken after 100 ms, unknown. */
 	sample_of(&m, 4000002, one, 4000002, t0 + 2000, 1, 0, 0, 0);
 	sample(&m, one, me, t0 + 2000 + MODEL_HOLD_NS, 1, 0, 0, 0);
@@ -1431,11 +1431,11 @@ int main(void)
 	CHECK(!strcmp(rows[1].sym->name, "model_fn_two"));
 	CHECK(fabs(rows[1].ipc - 0.5) < 1e-9);
 	CHECK(rows[2].sym->unknown && rows[2].samples == 2);
-	free(rows);
+	model_rows_free(rows);
 
 	n = model_rows(&m, ST_SORT_SELF, true, &rows);
 	CHECK(rows[0].sym->unknown);
-	free(rows);
+	model_rows_free(rows);
 
 	/*
 	 * Per thread: tid 1 has 33 samples (weight 3300: 31 in one, 2
@@ -1467,10 +1467,10 @@ int main(void)
 	n = model_rows(&m, ST_SORT_IPC, false, &rows);
 	CHECK(!strcmp(rows[0].sym->name, "model_fn_one"));
 	CHECK(isnan(rows[n - 1].ipc));	/* no IPC sorts last */
-	free(rows);
+	model_rows_free(rows);
 	n = model_rows(&m, ST_SORT_SYMBOL, false, &rows);
 	CHECK(!strcmp(rows[0].sym->name, "[unknown]"));
-	free(rows);
+	model_rows_free(rows);
 
 	/* 63 samples over 1.45 s, 40 of them per second at the end. */
 	CHECK(model_rate(&m) > 30 && model_rate(&m) < 70);
@@ -1479,7 +1479,7 @@ int main(void)
 	CHECK_EQ_U64(m.samples, 0);
 	n = model_rows(&m, ST_SORT_SELF, false, &rows);
 	CHECK(n == 0);
-	free(rows);
+	model_rows_free(rows);
 	CHECK(model_fn_one() + model_fn_two() == 3);
 	model_free(&m);
 	symbolizer_destroy(sy);

@@ -520,8 +520,14 @@ void cct_through_by_symbol(const struct cct *t, uint64_t *by_sym, size_t nsym)
 	memset(by_sym, 0, nsym * sizeof(*by_sym));
 	if (t->n < 2)
 		return;
-	through = st_xmalloc(t->n * sizeof(*through));
-	on_path = st_xcalloc(nsym ? nsym : 1, sizeof(*on_path));
+	/*
+	 * Fresh mappings, not the heap: while a snapshot's copy of the
+	 * process shares the heap, each page of a reused block was copied
+	 * before the refresh wrote it (a refresh of a compile's tree took
+	 * 172 ms where it took 30).
+	 */
+	through = st_table_alloc(t->n, sizeof(*through));
+	on_path = st_table_alloc(nsym ? nsym : 1, sizeof(*on_path));
 	for (size_t i = 0; i < t->n; i++)
 		through[i] = t->nodes[i].self_weight;
 	/* A node is made after its parent: the deepest are summed first. */
@@ -557,8 +563,8 @@ void cct_through_by_symbol(const struct cct *t, uint64_t *by_sym, size_t nsym)
 			}
 		}
 	}
-	free(on_path);
-	free(through);
+	st_table_free(on_path, nsym ? nsym : 1, sizeof(*on_path));
+	st_table_free(through, t->n, sizeof(*through));
 }
 
 size_t cct_bytes(const struct cct *t)

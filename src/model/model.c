@@ -1317,12 +1317,18 @@ struct row_extras {
 	double *shares;		/* -e a,b: nsampled event shares a row; else NULL */
 };
 
+/* Room before the rows for their block's size, the rows' alignment kept. */
+#define ROWS_HEAD	((size_t)64)
+
 /*
  * count rows, and behind them room for their extras: the rows are
- * values, and one free frees all.  Without IBS or -e a,b, none.
+ * values, and model_rows_free frees all.  Without IBS or -e a,b, none.
  */
+
 static struct model_row *rows_alloc(const struct model *m, size_t count, struct row_extras *x)
 {
+	unsigned char *block;
+	size_t bytes;
 	bool with_ibs = ibs_model_active(&m->ibs);
 	size_t ne = m->nsampled >= 2 ? (size_t)m->nsampled : 0;
 	size_t each = sizeof(struct model_row) + (with_ibs ? sizeof(struct ibs_stats) : 0) +
@@ -1330,7 +1336,18 @@ static struct model_row *rows_alloc(const struct model *m, size_t count, struct 
 	struct model_row *r;
 
 	count = count ? count : 1;
-	r = st_xcalloc(count, each);
+	/*
+	 * A fresh mapping (st_table_alloc), not the heap, with its size
+	 * before it: the heap is shared with a snapshot's copy of the
+	 * process while it writes, and a refresh's megabytes of rows in
+	 * reused heap pages were each copied first.
+	 */
+	if (count > (SIZE_MAX - ROWS_HEAD) / each)
+		st_xcheck(NULL);
+	bytes = ROWS_HEAD + count * each;
+	block = st_table_alloc(1, bytes);
+	*(size_t *)(void *)block = bytes;
+	r = (struct model_row *)(void *)(block + ROWS_HEAD);
 	x->ibs = with_ibs ? (struct ibs_stats *)(void *)(r + count) : NULL;
 	x->shares = ne ? (double *)(void *)((char *)(r + count) +
 					     (with_ibs ? count * sizeof(struct ibs_stats) : 0))
@@ -1389,7 +1406,7 @@ static size_t rows_by_symbol(const struct model *m, bool every_caller, struct mo
 	uint64_t *through = NULL;
 
 	if (model_knows_through(m)) {
-		through = st_xmalloc((nsym ? nsym : 1) * sizeof(*through));
+		through = st_table_alloc(nsym ? nsym : 1, sizeof(*through));
 		cct_through_by_symbol(&m->tree, through, nsym);
 	}
 	for (uint32_t id = 0; id < nsym; id++) {
@@ -1405,7 +1422,7 @@ static size_t rows_by_symbol(const struct model *m, bool every_caller, struct mo
 			r[n].through = share(m, through[id]);
 		n++;
 	}
-	free(through);
+	st_table_free(through, nsym ? nsym : 1, sizeof(*through));
 	*rows = r;
 	return n;
 }
@@ -1491,6 +1508,16 @@ size_t model_rows_sorted(const struct model *m, const struct st_sort *sort,
 		sort_ctx.sort.nkeys = 1;
 	qsort(*rows, n, sizeof(**rows), cmp_rows);
 	return n;
+}
+
+void model_rows_free(struct model_row *rows)
+{
+	unsigned char *block;
+
+	if (!rows)
+		return;
+	block = (unsigned char *)rows - ROWS_HEAD;
+	st_table_free(block, 1, *(size_t *)(void *)block);
 }
 
 size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,

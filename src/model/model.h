@@ -665,7 +665,7 @@ void model_flush(struct model *m);
 bool model_knows_through(const struct model *m);
 
 /*
- * The per-symbol table, sorted; *rows is allocated (free it).  Returns
+ * The per-symbol table, sorted; *rows is allocated (model_rows_free).  Returns
  * the row count.  Sorted by TOTAL, functions samples only passed
  * through have rows too.
  */
@@ -678,6 +678,8 @@ size_t model_rows(const struct model *m, enum st_sort_key key, bool invert,
  */
 size_t model_rows_sorted(const struct model *m, const struct st_sort *sort,
 			 bool invert, struct model_row **rows);
+/* Gives back model_rows' and model_rows_sorted's rows (NULL: nothing). */
+void model_rows_free(struct model_row *rows);
 
 /* A thread the model knows (its name as its last COMM or exec says), or NULL. */
 const struct model_thread *model_thread_of(const struct model *m, pid_t tid);

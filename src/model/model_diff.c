@@ -82,7 +82,7 @@ static void add_rows(struct model_diff *d, struct keyed **table, size_t *cap,
 			d->rows[at].offcpu[side] = (isnan(d->rows[at].offcpu[side]) ? 0 :
 						    d->rows[at].offcpu[side]) + rows[i].waited_under;
 	}
-	free(rows);
+	model_rows_free(rows);
 }
 
 /* node's path as folded stacks spell it (root first, ';' between). */

@@ -58,7 +58,7 @@ size_t model_module_rows(const struct model *m, struct model_module_row **rows)
 		HASH_DEL(mods, a);
 		free(a);
 	}
-	free(syms);
+	model_rows_free(syms);
 	qsort(*rows, n, sizeof(**rows), heavier_module);
 	return n;
 }

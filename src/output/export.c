@@ -69,7 +69,7 @@ int export_csv_symbols(struct session *s, FILE *out)
 		export_csv_field(out, r->sym->raw ? r->sym->raw : r->sym->name);
 		fputc('\n', out);
 	}
-	free(rows);
+	model_rows_free(rows);
 	return ferror(out) ? -EIO : 0;
 }
 

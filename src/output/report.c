@@ -158,7 +158,7 @@ static void print_text(struct session *s, FILE *out)
 		columns_row(&cols, line, sizeof(line), 0, split, &rows[i]);
 		fprintf(out, "%s\n", line);
 	}
-	free(rows);
+	model_rows_free(rows);
 	if (session_options(s)->per_process)
 		report_processes_text(s, out);
 	if (session_options(s)->per_module)
@@ -404,7 +404,7 @@ void report_print_json(struct session *s, FILE *out)
 	}
 	fflush(out);
 	json_object_put(o);
-	free(rows);
+	model_rows_free(rows);
 }
 
 void report_print(struct session *s, FILE *out)

@@ -105,7 +105,7 @@ static void symbols(FILE *out, const struct model *m, unsigned top)
 		fputc('}', out);
 		value(out, (double)rows[i].samples);
 	}
-	free(rows);
+	model_rows_free(rows);
 }
 
 static void observer(FILE *out, const struct session *s, const struct session_metrics *mt)

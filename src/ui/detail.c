@@ -89,7 +89,7 @@ static void detail_refresh(struct view *v)
 			d->found = true;
 			break;
 		}
-	free(rows);
+	model_rows_free(rows);
 	if (!d->found && d->id < CCT_SYM_BROKEN &&
 	    symbolizer_symbol(session_whole(v->ui->s)->symbols, d->id)) {
 		/* A caller with no samples of its own: its calls and code, self 0. */
@@ -579,7 +579,7 @@ static bool symbol_named(const struct detail_view *d, const char *name, uint32_t
 			*id = rows[i].sym->id;
 			found = true;
 		}
-	free(rows);
+	model_rows_free(rows);
 	return found;
 }
 

@@ -78,7 +78,7 @@ static void table_refresh(struct view *v)
 {
 	struct table_view *t = (struct table_view *)v;
 
-	free(t->rows);
+	model_rows_free(t->rows);
 	t->nrows = model_rows_sorted(session_tables(v->ui->s), &v->ui->sort, v->ui->invert,
 				     &t->rows);
 	browser_rebuild(&t->rows_shown);
@@ -170,7 +170,7 @@ static void table_destroy(struct view *v)
 	struct table_view *t = (struct table_view *)v;
 
 	browser_free(&t->rows_shown);
-	free(t->rows);
+	model_rows_free(t->rows);
 	free(v);
 }
 
