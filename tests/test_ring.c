@@ -4,12 +4,15 @@
  * order or be counted as dropped.  Then its bell: a sleeping consumer
  * is woken once, when mark bytes wait, never before, and two threads
  * sleeping and filling lose no wake-up.  Then samples with stack copies
- * into a ring nearly full: the sample goes, its copy does not.
+ * into a ring nearly full: the sample goes, its copy does not.  Then
+ * the queue records are held in while a snapshot is written: in order,
+ * whole, refused past its limit, and not in a forked copy.
  */
 #include "check.h"
 #include "ring/record.h"
 #include "ring/ring.h"
 #include "ring/sample_push.h"
+#include "ring/record_queue.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -18,6 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_empty(void)
@@ -417,6 +422,44 @@ static void test_sample_push(void)
 	ring_destroy(r);
 }
 
+static void test_record_queue(void)
+{
+	struct record_queue q;
+	unsigned char rec[300];
+	const unsigned char *got;
+	size_t len, kept = 0;
+	pid_t pid;
+	int status = -1;
+
+	record_queue_init(&q, 2048);
+	CHECK(!record_queue_pending(&q) && !record_queue_peek(&q, &len));
+	/* Records of odd sizes until the limit refuses one: each whole, in order. */
+	for (int i = 0; i < 20; i++) {
+		memset(rec, i, sizeof(rec));
+		if (!record_queue_add(&q, rec, 100 + (size_t)i * 7))
+			break;
+		kept++;
+	}
+	CHECK(kept > 5 && kept < 20);
+	CHECK(!record_queue_add(&q, rec, 5000));
+	/* A forked copy of the process has none of its memory (MADV_DONTFORK). */
+	pid = fork();
+	if (pid == 0)
+		_exit(msync(q.buf, 2048, MS_ASYNC) == 0 ? 1 : errno == ENOMEM ? 0 : 2);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);
+	for (size_t i = 0; i < kept; i++) {
+		got = record_queue_peek(&q, &len);
+		CHECK(got && len == 100 + i * 7 && ((uintptr_t)got & 7) == 0);
+		CHECK(got && got[0] == (unsigned char)i && got[len - 1] == (unsigned char)i);
+		record_queue_release(&q);
+	}
+	CHECK(!record_queue_pending(&q) && q.used == 0);
+	/* Emptied, its room is whole again. */
+	CHECK(record_queue_add(&q, rec, 100) && record_queue_pending(&q));
+	record_queue_free(&q);
+}
+
 int main(void)
 {
 	test_empty();
@@ -428,5 +471,6 @@ int main(void)
 	test_bell();
 	test_bell_threads();
 	test_sample_push();
+	test_record_queue();
 	return check_done("test_ring");
 }

@@ -19,6 +19,7 @@
 
 static struct {
 	pid_t pid;		/* 0: none being written */
+	struct session *s;	/* held while it is (session_hold) */
 	int fd;			/* the writer's answer: its status, then its message */
 	uint64_t began;
 	size_t got;
@@ -81,6 +82,9 @@ int snapshot_begin(struct session *s, const char *path, char *msg, size_t len)
 	}
 	close(fds[1]);
 	(void)fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	/* The session's writes into memory the copy shares wait for it. */
+	session_hold(s, true);
+	job.s = s;
 	job.pid = pid;
 	job.fd = fds[0];
 	job.began = st_now_ns();
@@ -98,8 +102,9 @@ bool snapshot_writing(char *msg, size_t len)
 {
 	if (!job.pid)
 		return false;
-	snprintf(msg, len, "writing snapshot %s (%.0f s)", job.path,
-		 (double)(st_now_ns() - job.began) / 1e9);
+	snprintf(msg, len, "writing snapshot %s (%.0f s)%s", job.path,
+		 (double)(st_now_ns() - job.began) / 1e9,
+		 job.s && session_holding(job.s) ? "; tables as at the key until it is written" : "");
 	return true;
 }
 
@@ -143,6 +148,7 @@ static bool collect(bool wait, struct snapshot_result *r)
 			 WIFSIGNALED(status) && sigabbrev_np(WTERMSIG(status))
 			 ? sigabbrev_np(WTERMSIG(status)) : "");
 	}
+	session_hold(job.s, false);
 	job.pid = 0;
 	return true;
 }

@@ -7,7 +7,9 @@
  * copy of the process (fork: its memory as it was at the key, shared
  * until either side writes) writes the file and says how it went
  * through a pipe; the session keeps sampling and the UI keeps answering.
- * One at a time.
+ * Meanwhile the session holds its records aside (session_hold) and the
+ * UI's tables wait: the session's writes into memory the copy shares
+ * would each copy a page first.  One at a time.
  */
 #ifndef SHIMTOP_SNAPSHOT_BACKGROUND_H
 #define SHIMTOP_SNAPSHOT_BACKGROUND_H

@@ -31,6 +31,8 @@
 #include <time.h>
 
 #define RING_BYTES	(8u << 20)
+/* Records held while a snapshot is written, without --memory: a minute at 10 kHz and more. */
+#define HELD_BYTES	((size_t)256 << 20)
 #define OUTPUT_KEEP	(4u << 20)	/* a launched command's output under the UI: 4-8 MiB kept */
 #define RING_COPIES	1024u		/* first copies the ring holds, at least */
 #define KW_FIRST_COPY	(16u << 10)	/* a let-out sample's first copy, walker on */
@@ -702,6 +704,7 @@ static int open_session(struct session *s, const struct st_options *o)
 	if (o->memory_mb && o->memory_mb < ST_MEMORY_MB)
 		mallopt(M_ARENA_MAX, o->memory_mb < 64 ? 1 : 2);
 	s->ring = ring_create(ring_bytes(o));
+	record_queue_init(&s->held, o->memory_mb ? ((size_t)o->memory_mb << 20) / 8 : HELD_BYTES);
 	if (!s->ring) {
 		st_error("out of memory for the sample ring");
 		return -ENOMEM;
@@ -783,12 +786,59 @@ static void finish(struct session *s, const char *why, uint64_t end)
 }
 
 /* Ingests records until the ring is empty or the clock passes deadline. */
+/* While held (session_hold): the ring's records into the queue, in order, until it is full. */
+static size_t hold(struct session *s, struct ring *r)
+{
+	size_t n = 0, len;
+	const void *rec;
+
+	while ((rec = ring_peek(r, &len))) {
+		if (!record_queue_add(&s->held, rec, len)) {
+			/* Full: taken from here on, the held ones first. */
+			s->holding = false;
+			s->behind = true;
+			break;
+		}
+		ring_release(r);
+		n++;
+	}
+	return n;
+}
+
+/* The held records into the model, as drain does the ring's; false while some wait. */
+static bool take_held(struct session *s, uint64_t deadline, size_t *n)
+{
+	const void *rec;
+	size_t len;
+
+	while ((rec = record_queue_peek(&s->held, &len))) {
+		if (s->interactive && !model_ready(&s->model, rec)) {
+			model_teach_ahead(&s->model, rec);
+			s->behind = s->waiting = true;
+			return false;
+		}
+		take(s, rec);
+		record_queue_release(&s->held);
+		if (++*n % CLOCK_EVERY == 0 && st_now_ns() >= deadline) {
+			s->behind = record_queue_pending(&s->held);
+			return !s->behind;
+		}
+	}
+	return true;
+}
+
 static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 {
 	size_t n = 0, len, every = r == s->obs_ring || s->interactive ? CLOCK_EVERY_OBS
 								      : CLOCK_EVERY;
 	const void *rec, *later;
 
+	/* A replay's reader waits for room: nothing to hold, nothing lost. */
+	if (s->holding)
+		return s->opt->replay_path ? 0 : hold(s, r);
+	/* What was held goes first: the model takes records in the order they came. */
+	if (!take_held(s, deadline, &n))
+		return n;
 	for (;;) {
 		while ((later = ring_peek_ahead(r, MODEL_PREFETCH_AHEAD)))
 			model_prefetch(&s->model, later);
@@ -819,6 +869,12 @@ static void abandon(struct session *s, struct ring *r, uint64_t *count)
 	const void *rec;
 	size_t len;
 
+	while ((rec = record_queue_peek(&s->held, &len))) {
+		if (s->recorder)
+			record_writer_append(s->recorder, rec);
+		record_queue_release(&s->held);
+		(*count)++;
+	}
 	while ((rec = ring_peek(r, &len))) {
 		if (s->recorder)
 			record_writer_append(s->recorder, rec);
@@ -875,7 +931,7 @@ static size_t pump_until(struct session *s, uint64_t deadline)
 	}
 	if (s->has_target)
 		target_reap(&s->target);
-	if (s->info.finished && !ring_peek(s->ring, &len))
+	if (s->info.finished && !ring_peek(s->ring, &len) && !record_queue_pending(&s->held))
 		finish(s, s->info.finish_reason, st_now_ns());
 	return n;
 }
@@ -943,6 +999,16 @@ void session_wait_for(struct session *s, uint64_t max_ns, int fd)
 void session_wait(struct session *s, uint64_t max_ns)
 {
 	session_wait_for(s, max_ns, -1);
+}
+
+void session_hold(struct session *s, bool on)
+{
+	s->holding = on && !s->finished;
+}
+
+bool session_holding(const struct session *s)
+{
+	return s->holding;
 }
 
 void session_set_interactive(struct session *s, bool on)
@@ -1370,6 +1436,7 @@ int session_stop(struct session *s)
 
 	/* What is left is taken whole: lookups wait for their tables now. */
 	session_set_interactive(s, false);
+	s->holding = false;
 	if (s->observer) {
 		/* The observer first: it flushes its last batch, taken below. */
 		source_stop(s->observer);
@@ -1468,6 +1535,7 @@ static void session_release(struct session *s)
 	s->symbols = NULL;
 	ring_destroy(s->ring);
 	s->ring = NULL;
+	record_queue_free(&s->held);
 	if (s->bell >= 0)
 		close(s->bell);
 	s->bell = -1;

@@ -49,6 +49,15 @@ int session_start(struct session *s);
 size_t session_pump(struct session *s);
 
 /*
+ * While on (a snapshot's copy of the process writes): the rings are
+ * drained as ever but their records held aside, taken into the model
+ * once it is off, the held first (record_queue.h says why).  Off when
+ * the session stops, or when the held records fill their room (an
+ * eighth of --memory, else 256 MB).
+ */
+void session_hold(struct session *s, bool on);
+bool session_holding(const struct session *s);
+/*
  * The UI's pumps (on): at most UI_PUMP_NS each, and a sample whose
  * file's symbol table is not built yet waits in the ring while a worker
  * builds it (s->waiting), so no one record keeps keys waiting.  Off (the

@@ -6,6 +6,7 @@
 #define SHIMTOP_SESSION_STATE_H
 
 #include "session/session.h"
+#include "ring/record_queue.h"
 
 struct session {
 	const struct st_options *opt;
@@ -20,6 +21,8 @@ struct session {
 	bool target_output_stderr;	/* batch: the command's output sent to standard error */
 
 	struct ring *ring;
+	struct record_queue held;	/* session_hold's records, not yet taken */
+	bool holding;			/* session_hold(s, true) */
 	int bell;			/* live: an eventfd the ring writes once it fills (session_wait) */
 	uint64_t pumped_at;		/* when session_pump last ran */
 	double pump_rate;		/* records a second it found since the one before */
