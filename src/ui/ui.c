@@ -785,7 +785,8 @@ static bool ui_turn(void *arg)
 	} else if (!session_behind(ui->s)) {
 		uint64_t t = st_now_ns(), until = l->drawn + DRAW_NS;
 
-		if (!ui->paused && l->next_refresh < until)
+		/* A refresh put off while records are held would turn the loop at once. */
+		if (!ui->paused && !session_holding(ui->s) && l->next_refresh < until)
 			until = l->next_refresh;
 		session_wait_for(ui->s, until > t ? until - t : 0, STDIN_FILENO);
 	}
