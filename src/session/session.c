@@ -786,6 +786,21 @@ static void finish(struct session *s, const char *why, uint64_t end)
 }
 
 /* Ingests records until the ring is empty or the clock passes deadline. */
+/*
+ * rec taken, unless the UI's pump finds its file's symbols still being
+ * built: then false, and it waits where it is while a worker builds them.
+ */
+static bool take_ready(struct session *s, const void *rec)
+{
+	if (s->interactive && !model_ready(&s->model, rec)) {
+		model_teach_ahead(&s->model, rec);
+		s->behind = s->waiting = true;
+		return false;
+	}
+	take(s, rec);
+	return true;
+}
+
 /* While held (session_hold): the ring's records into the queue, in order, until it is full. */
 static size_t hold(struct session *s, struct ring *r)
 {
@@ -812,12 +827,8 @@ static bool take_held(struct session *s, uint64_t deadline, size_t *n)
 	size_t len;
 
 	while ((rec = record_queue_peek(&s->held, &len))) {
-		if (s->interactive && !model_ready(&s->model, rec)) {
-			model_teach_ahead(&s->model, rec);
-			s->behind = s->waiting = true;
+		if (!take_ready(s, rec))
 			return false;
-		}
-		take(s, rec);
 		record_queue_release(&s->held);
 		if (++*n % CLOCK_EVERY == 0 && st_now_ns() >= deadline) {
 			s->behind = record_queue_pending(&s->held);
@@ -845,12 +856,8 @@ static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 		if (!(rec = ring_peek(r, &len)))
 			break;
 		/* Records in the ring are whole and aligned: we wrote them. */
-		if (s->interactive && !model_ready(&s->model, rec)) {
-			model_teach_ahead(&s->model, rec);
-			s->behind = s->waiting = true;
+		if (!take_ready(s, rec))
 			break;
-		}
-		take(s, rec);
 		ring_release(r);
 		if (++n % every == 0 && st_now_ns() >= deadline) {
 			s->behind = true;
