@@ -37,6 +37,12 @@
  *   gen_records steady FILE S HZ  the chains mode's samples and paths for
  *                                 S seconds at HZ (a long session, for
  *                                 the snapshot benchmark)
+ *   gen_records compile FILE N [ELF]  N samples at 10 kHz shaped as a
+ *                                 compiler's: chains 20-52 deep, 8 fixed
+ *                                 frames above, each caller with 3
+ *                                 callees of 4,096 places in the text of
+ *                                 ELF (mapped at 0x7f0000000000; default
+ *                                 this program's), so of its functions
  *   gen_records ibs FILE          IBS op samples of a Zen 4 (family 0x19
  *                                 model 0x11), this program's text mapped:
  *                                 gen_fn_a 400 loads in page 0x7f0000001000
@@ -67,6 +73,8 @@
 #include "ring/record_file.h"
 #include "sampler/source.h"
 
+#include <fcntl.h>
+#include <gelf.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -246,6 +254,8 @@ __attribute__((noinline, used)) void gen_fn_a(void)
 __attribute__((noinline, used)) void gen_fn_b(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); }
 
 /* This program's executable mappings, as the kernel would report them. */
+static uint64_t text_start, text_end;	/* the first of them */
+
 static void own_mappings(struct record_writer *w)
 {
 	char exe[PATH_MAX], line[PATH_MAX + 128], path[PATH_MAX];
@@ -265,8 +275,13 @@ static void own_mappings(struct record_writer *w)
 
 		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end, perms, &pgoff,
 			   path) == 5 && perms[2] == 'x' && !strcmp(path, exe) &&
-		    st_mmap_make(buf, sizeof(buf), 1, 1000, start, end - start, pgoff, exe))
+		    st_mmap_make(buf, sizeof(buf), 1, 1000, start, end - start, pgoff, exe)) {
 			record_writer_append(w, buf);
+			if (!text_end) {
+				text_start = start;
+				text_end = end;
+			}
+		}
 	}
 	fclose(f);
 }
@@ -274,9 +289,11 @@ static void own_mappings(struct record_writer *w)
 static void chain_sample(struct record_writer *w, uint64_t time, const uint64_t *chain,
 			 unsigned n, uint64_t cycles, uint64_t instructions)
 {
-	_Alignas(8) unsigned char buf[256];
+	_Alignas(8) unsigned char buf[sizeof(struct st_sample) + 66 * 8];
 	struct st_sample *s = (void *)buf;
 
+	if (n > 64)
+		n = 64;
 	memset(buf, 0, sizeof(buf));
 	s->h = (struct st_header){ ST_REC_SAMPLE, ST_SOURCE_PERF,
 				   (uint32_t)(sizeof(*s) + (2 + n) * 8) };
@@ -367,6 +384,77 @@ static void steady(struct record_writer *w, double seconds, double hz)
 			chain_sample(w, t, m, 1, 100, 200);
 		else
 			chain_sample(w, t, mab, 3, 100, 300);
+	}
+}
+
+/*
+ * A compiler's shape, for a session of its size: most samples deep, few
+ * paths shared below the driver's frames.  Each frame's callee is one of
+ * three places fixed by the caller's, so paths repeat as a program's do.
+ * Return addresses 2 bytes into a place: never a function's first byte.
+ */
+/* ELF's executable segment mapped at 0x7f0000000000 (a shared object's or PIE's place). */
+static bool elf_text_mapping(struct record_writer *w, const char *path)
+{
+	_Alignas(8) unsigned char buf[PATH_MAX + 128];
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+	GElf_Ehdr eh;
+	size_t n = 0;
+	bool found = false;
+
+	elf_version(EV_CURRENT);
+	e = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	if (e && gelf_getehdr(e, &eh) && elf_getphdrnum(e, &n) == 0) {
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Phdr ph;
+			uint64_t bias = eh.e_type == ET_DYN ? 0x7f0000000000ull : 0, page;
+
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+				continue;
+			page = ph.p_vaddr & ~0xfffull;
+			text_start = bias + ph.p_vaddr;
+			text_end = text_start + ph.p_filesz;
+			found = st_mmap_make(buf, sizeof(buf), 1, 1000, bias + page,
+					     ph.p_vaddr + ph.p_filesz - page, ph.p_offset & ~0xfffull, path);
+			if (found)
+				record_writer_append(w, buf);
+		}
+	}
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+static void compile_like(struct record_writer *w, uint64_t n, const char *elf)
+{
+	enum { PLACES = 4096, DRIVER = 8, DEEPEST = 44 };
+	uint64_t chain[DRIVER + DEEPEST], rng = 88172645463325252ull;	/* xorshift64 */
+
+	if (elf ? !elf_text_mapping(w, elf) : (own_mappings(w), false))
+		fprintf(stderr, "gen_records: no executable segment in %s\n", elf);
+	if (text_end - text_start < PLACES * 4)
+		return;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t place = 0, depth;
+		uint64_t outer[DRIVER + DEEPEST];
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		depth = DRIVER + 12 + rng % (DEEPEST - 12 + 1);
+		for (uint64_t k = 0, r = rng; k < depth; k++) {
+			/* Mostly the first callee; one frame in eight another. */
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			place = k < DRIVER ? k : (place * 3 + 1 + (r >> 61 ? 0 : 1 + (r >> 33) % 2)) % PLACES;
+			/* A return address within the text, a place every 1/4096th of it. */
+			outer[k] = text_start + place * ((text_end - text_start) / PLACES) + 2;
+		}
+		for (uint64_t k = 0; k < depth; k++)
+			chain[k] = outer[depth - 1 - k];
+		chain_sample(w, 1000000000 + i * 100000, chain, (unsigned)depth, 100, 150 + i % 200);
 	}
 }
 
@@ -535,7 +623,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fputs("usage: gen_records empty|pids|path|fork|observe|corewide|observer-first|lossy|chains|"
-		      "noted|exec|steady|ibs|ibs-fetch|waits FILE, ibs-from IN OUT [ARG...]\n", stderr);
+		      "noted|exec|steady|compile|ibs|ibs-fetch|waits FILE, ibs-from IN OUT [ARG...]\n", stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "ibs-from"))
@@ -546,7 +634,7 @@ int main(int argc, char **argv)
 	snprintf(info.events, sizeof(info.events), "cpu-clock");
 	info.ipc_cycles = info.ipc_instructions = -1;
 	if (!strcmp(argv[1], "chains") || !strcmp(argv[1], "steady") ||
-	    !strcmp(argv[1], "stalled")) {
+	    !strcmp(argv[1], "stalled") || !strcmp(argv[1], "compile")) {
 		/* A {cycles,instructions} group: the counters ride with each sample. */
 		info.ncounters = 2;
 		info.ipc_cycles = 0;
@@ -633,6 +721,8 @@ int main(int argc, char **argv)
 		ibs_fetch(w);
 	} else if (!strcmp(argv[1], "steady") && argc > 4) {
 		steady(w, atof(argv[3]), atof(argv[4]));
+	} else if (!strcmp(argv[1], "compile") && argc > 3) {
+		compile_like(w, strtoull(argv[3], NULL, 10), argc > 4 ? argv[4] : NULL);
 	} else if (!strcmp(argv[1], "path") && argc > 3) {
 		mapping(w, 1, argv[3]);
 		sample(w, 1, 0x401000, 2000);
