@@ -4,9 +4,9 @@
  * Written on the UI's thread, a snapshot of a 60 s compile froze the
  * screen for 6.3 s, and one of 3 minutes with CallerChaining for 20 s,
  * the sampler dropping what the rings could not hold meanwhile.  Here a
- * copy of the process (fork: its memory as it was at the key, shared
- * until either side writes) writes the file and says how it went
- * through a pipe; the session keeps sampling and the UI keeps answering.
+ * copy of the process (background_copy.h: its memory as it was at the
+ * key) writes the file and says how it went; the session keeps sampling
+ * and the UI keeps answering.
  * Meanwhile the session holds its records aside (session_hold) and the
  * UI's tables wait: the session's writes into memory the copy shares
  * would each copy a page first.  One at a time.
