@@ -6,6 +6,18 @@
 
 #define HUGE_PAGE	((size_t)2 << 20)
 
+static bool small_pages;
+
+void st_map_small_pages(void)
+{
+	small_pages = true;
+}
+
+bool st_map_huge_ok(void)
+{
+	return !small_pages;
+}
+
 void *st_map_zeroed(size_t len, bool small_first)
 {
 	size_t span, head, tail, first = small_first ? HUGE_PAGE : 0;
@@ -26,7 +38,7 @@ void *st_map_zeroed(size_t len, bool small_first)
 		(void)munmap(p, head);
 	if (tail)
 		(void)munmap(at + len, tail);
-	if (len > first)
+	if (len > first && !small_pages)
 		(void)madvise(at + first, len - first, MADV_HUGEPAGE);
 	return at;
 }

@@ -21,6 +21,16 @@
  */
 void *st_map_zeroed(size_t len, bool small_first);
 /*
+ * From now on, st_map_zeroed's blocks, st_table_alloc's tables and
+ * st_hint_huge's arrays on 4 KiB pages only: under a tight
+ * --memory a huge page is 2 MiB of the bound at a stroke, and the rings,
+ * reorder buffers, tables and tree held 26 MB in 13 of them where --memory
+ * 40 was asked (the history had what was left, RssAnon peaking past 40).
+ */
+void st_map_small_pages(void);
+/* Whether huge pages may be asked for (not after st_map_small_pages). */
+bool st_map_huge_ok(void);
+/*
  * The block [p, p + len) (from st_map_zeroed) is left out of the
  * process's forked copies: for what a snapshot's writer never reads
  * (rings, reorder buffers).  Shared with the copy, each page the session

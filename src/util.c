@@ -1,6 +1,7 @@
 /* util.c - clocks, messages and checked allocation. */
 #include "util.h"
 #include "text_safe.h"
+#include "mapped.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -151,7 +152,7 @@ void st_hint_huge(void *p, size_t len)
 	uintptr_t from = ((uintptr_t)p + huge - 1) & ~(huge - 1);
 	uintptr_t to = ((uintptr_t)p + len) & ~(huge - 1);
 
-	if (len >= 2 * huge && to > from)
+	if (len >= 2 * huge && to > from && st_map_huge_ok())
 		(void)madvise((void *)from, to - from, MADV_HUGEPAGE);
 }
 
@@ -200,7 +201,8 @@ void *st_table_alloc(size_t n, size_t size)
 	if (at > from)
 		munmap(p, at - from);
 	munmap((char *)at + bytes, from + TABLE_HUGE - at);
-	(void)madvise((void *)at, bytes, MADV_HUGEPAGE);
+	if (st_map_huge_ok())
+		(void)madvise((void *)at, bytes, MADV_HUGEPAGE);
 	return (void *)at;
 }
 

@@ -13,20 +13,24 @@
 # --memory bounds what shimtop holds, not the pages of the files it maps.
 "$SHIMTOP" -b -i "$TMP/steady.rec" --memory 48 >"$TMP/capped" 2>"$TMP/err" &
 pid=$!
-python3 - "$pid" >"$TMP/peak" <<'PY'
+# Its huge pages at their most too (a 2 MiB step of the bound each).
+python3 - "$pid" "$TMP/huge" >"$TMP/peak" <<'PY'
 import os, re, sys, time
-pid, most = sys.argv[1], 0
+pid, most, huge = sys.argv[1], 0, 0
 while True:
     try:
         s = open(f"/proc/{pid}/status").read()
+        h = re.search(r"AnonHugePages:\s+(\d+)", open(f"/proc/{pid}/smaps_rollup").read())
     except OSError:
         break
     m = re.search(r"RssAnon:\s+(\d+)", s)
     if not m or "State:\tZ" in s:
         break
     most = max(most, int(m.group(1)))
+    huge = max(huge, int(h.group(1)) if h else 0)
     time.sleep(0.02)
 print(most)
+open(sys.argv[2], "w").write("%d\n" % huge)
 PY
 wait "$pid" || fail "--memory 48: $(cat "$TMP/err")"
 grep -Eq "^history: [0-9]+ oldest samples dropped to stay within --memory 48 MB; ranges reach back to [0-9.]+ s" \
@@ -38,6 +42,12 @@ else
 	peak=$(cat "$TMP/peak")
 	echo "peak own resident memory with --memory 48: $peak kB"
 	[ "$peak" -le $((48 * 1024)) ] || fail "--memory 48 peaked at $peak kB"
+fi
+# Huge pages only where asked for (the kernel's default, madvise): under
+# a --memory below 128 MB shimtop asks for none.
+if grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	[ "$(cat "$TMP/huge")" = 0 ] ||
+		fail "--memory 48 held $(cat "$TMP/huge") kB in huge pages (2 MiB steps of the bound)"
 fi
 "$SHIMTOP" -b -i "$TMP/steady.rec" >"$TMP/free" 2>"$TMP/err" || fail "no cap: $(cat "$TMP/err")"
 grep -q "^history:" "$TMP/free" && fail "history dropped without a cap: $(grep '^history' "$TMP/free")"

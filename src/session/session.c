@@ -15,6 +15,7 @@
 #include "symbols/symbols.h"
 #include "stop_signal.h"
 #include "sampler/target.h"
+#include "mapped.h"
 #include "output_file.h"
 #include "util.h"
 
@@ -703,6 +704,9 @@ static int open_session(struct session *s, const struct st_options *o)
 	 */
 	if (o->memory_mb && o->memory_mb < ST_MEMORY_MB)
 		mallopt(M_ARENA_MAX, o->memory_mb < 64 ? 1 : 2);
+	/* Below 128 MB a huge page's 2 MiB are too coarse a step of the bound. */
+	if (o->memory_mb && o->memory_mb < 128)
+		st_map_small_pages();
 	s->ring = ring_create(ring_bytes(o));
 	record_queue_init(&s->held, o->memory_mb ? ((size_t)o->memory_mb << 20) / 8 : HELD_BYTES);
 	if (!s->ring) {
