@@ -873,7 +873,8 @@ static size_t drain(struct session *s, struct ring *r, uint64_t deadline)
 
 /*
  * At the stop deadline: the rest goes to the recording (nothing
- * collected is lost there) but not into the model; counted as dropped.
+ * collected is lost there) but not into the model; counted as dropped,
+ * the held ones by the ring they came from.
  */
 static void abandon(struct session *s, struct ring *r, uint64_t *count)
 {
@@ -881,10 +882,12 @@ static void abandon(struct session *s, struct ring *r, uint64_t *count)
 	size_t len;
 
 	while ((rec = record_queue_peek(&s->held, &len))) {
+		const struct st_header *h = rec;
+
 		if (s->recorder)
 			record_writer_append(s->recorder, rec);
+		(*(h->source == ST_SOURCE_OBSERVER ? &s->obs_abandoned : &s->abandoned))++;
 		record_queue_release(&s->held);
-		(*count)++;
 	}
 	while ((rec = ring_peek(r, &len))) {
 		if (s->recorder)
