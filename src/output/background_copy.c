@@ -4,12 +4,15 @@
 #include "symbols/symbols.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +21,29 @@
 
 /* Copies alive that hold the session's records: it holds while any does. */
 static unsigned holding;
+
+/*
+ * The copy lets go of the sockets it was born with: a connection the
+ * server closes meanwhile would stay open in it, its client waiting for
+ * an end, and a listening socket would outlive a server that stopped.
+ */
+static void close_sockets(int keep)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	struct stat st;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (fd > STDERR_FILENO && fd != keep && fd != dirfd(d) && !fstat(fd, &st) &&
+		    S_ISSOCK(st.st_mode))
+			close(fd);
+	}
+	closedir(d);
+}
 
 /* In the copy: the work, the answer, the end; never the terminal, never atexit. */
 static void work_in_copy(struct session *s, background_work work, void *arg, int answer)
@@ -28,6 +54,7 @@ static void work_in_copy(struct session *s, background_work work, void *arg, int
 	/* Its warnings would be drawn over the UI's screen. */
 	if (null >= 0)
 		(void)dup2(null, STDERR_FILENO);
+	close_sockets(answer);
 	/* ^C is the session's to end: the work begun is finished. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
