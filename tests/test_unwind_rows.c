@@ -5,20 +5,25 @@
  * wrong) and in this test's own binary, at every address of each
  * function's first 64 bytes and every 7th after; ld.so's lazy-binding
  * trampoline has rows with its CFA in rbx; and an address no FDE
- * covers, and a file that is no ELF, have no row.  The rows' copy for
+ * covers, and a file that is no ELF, have no row.  libc with its
+ * .eh_frame_hdr listed after .eh_frame, as lld lists them, has the same
+ * rows, found through the search table.  The rows' copy for
  * the cache reads back to the same rows, and a copy cut short, of
  * another file, with a rule the walk does not know, with functions out
  * of order or with a gap in a function's rows is refused.
  */
 #include "check.h"
 #include "unwind_files.h"
-#include "symbols/unwind_rows.h"
+#include "symbols/unwind_rows_internal.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct walk {
@@ -81,6 +86,66 @@ static unsigned long check_file(const char *path)
 	CHECK(w.differ == 0);
 	unwind_rows_free(w.r);
 	return w.by_rbx;
+}
+
+/* Section i's name in the 64-bit image buf (len bytes), or "". */
+static const char *section_name(const unsigned char *buf, size_t len, const Elf64_Shdr *sh,
+				const Elf64_Ehdr *eh, size_t i)
+{
+	const Elf64_Shdr *names = &sh[eh->e_shstrndx];
+
+	if (names->sh_offset >= len || sh[i].sh_name >= names->sh_size ||
+	    names->sh_offset + names->sh_size > len)
+		return "";
+	return (const char *)buf + names->sh_offset + sh[i].sh_name;
+}
+
+/*
+ * path as lld writes a file, .eh_frame_hdr's section header after
+ * .eh_frame's (the two headers swapped in a copy): the rows read through
+ * the search table (unwind_cfi.c's way round libdw's miss of it) are the
+ * rows of the file as GNU ld wrote it.
+ */
+static void check_table_after_frames(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), copy = memfd_create("swapped", MFD_CLOEXEC);
+	struct compare cmp = { 0 };
+	unsigned char *buf;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh, tmp;
+	size_t hdr = 0, frames = 0;
+	struct stat st;
+
+	CHECK(fd >= 0 && copy >= 0 && fstat(fd, &st) == 0);
+	buf = malloc((size_t)st.st_size);
+	CHECK(buf && read(fd, buf, (size_t)st.st_size) == st.st_size);
+	eh = (Elf64_Ehdr *)buf;
+	CHECK(eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(*sh) <= (uint64_t)st.st_size);
+	sh = (Elf64_Shdr *)(buf + eh->e_shoff);
+	for (size_t i = 1; i < eh->e_shnum; i++) {
+		if (!strcmp(section_name(buf, (size_t)st.st_size, sh, eh, i), ".eh_frame_hdr"))
+			hdr = i;
+		if (!strcmp(section_name(buf, (size_t)st.st_size, sh, eh, i), ".eh_frame"))
+			frames = i;
+	}
+	CHECK(hdr && frames && hdr < frames && eh->e_shstrndx != hdr && eh->e_shstrndx != frames);
+	tmp = sh[hdr];
+	sh[hdr] = sh[frames];
+	sh[frames] = tmp;
+	CHECK(write(copy, buf, (size_t)st.st_size) == st.st_size);
+	cmp.from = unwind_rows_open(fd);
+	cmp.back = unwind_rows_open(copy);
+	CHECK(!cmp.from->cfi.view && cmp.from->cfi.searched);
+	CHECK(cmp.back->cfi.view != NULL && cmp.back->cfi.searched);
+	unwind_rows_each_function(cmp.from, compare_function, &cmp);
+	printf("%s with .eh_frame_hdr after .eh_frame: %lu addresses, %lu differ\n", path,
+	       cmp.checked, cmp.differ);
+	CHECK(cmp.checked > 1000 && cmp.differ == 0);
+	unwind_rows_free(cmp.from);
+	unwind_rows_free(cmp.back);
+	free(buf);
+	close(copy);
+	close(fd);
 }
 
 static const unsigned char *at(const unsigned char *buf, size_t off)
@@ -193,6 +258,7 @@ int main(int argc, char **argv)
 	if (libc.path[0]) {
 		check_file(libc.path);
 		check_cache(libc.path);
+		check_table_after_frames(libc.path);
 	}
 	/* _dl_runtime_resolve_*: push rbx, mov rsp to rbx, CFA from rbx. */
 	if (ldso.path[0])

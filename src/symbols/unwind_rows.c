@@ -34,7 +34,7 @@ struct unwind_rows *unwind_rows_open(int fd)
 		const void *id;
 		ssize_t n = dwelf_elf_gnu_build_id(r->elf, &id);
 
-		r->cfi = dwarf_getcfi_elf(r->elf);
+		unwind_cfi_open(&r->cfi, r->fd, r->elf);
 		if (n > 0 && (size_t)n <= sizeof(r->build_id)) {
 			memcpy(r->build_id, id, (size_t)n);
 			r->build_id_len = (size_t)n;
@@ -50,8 +50,7 @@ void unwind_rows_free(struct unwind_rows *r)
 		return;
 	if (r->dirty && !r->unsaved && (r->cached != ROWS_CACHE_READ || r->dirty >= ROWS_SAVE_FROM))
 		unwind_rows_cache_save(r);
-	if (r->cfi)
-		dwarf_cfi_end(r->cfi);
+	unwind_cfi_close(&r->cfi);
 	if (r->elf)
 		elf_end(r->elf);
 	if (r->fd >= 0)
@@ -271,7 +270,7 @@ static struct unwind_row rule_from(struct unwind_rows *r, uint64_t addr, uint64_
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Addr start, stop;
 
-	if (!r->cfi || dwarf_cfi_addrframe(r->cfi, addr, &frame) != 0)
+	if (!r->cfi.cfi || dwarf_cfi_addrframe(r->cfi.cfi, addr, &frame) != 0)
 		return row;
 	if (end && dwarf_frame_info(frame, &start, &stop, NULL) >= 0 && stop > addr && stop < *end)
 		*end = stop;
@@ -373,7 +372,7 @@ bool unwind_rows_block_shares(struct unwind_rows *r, uint64_t addr, uint64_t siz
 		Dwarf_Addr start, stop;
 		bool whole;
 
-		if (!r->cfi || dwarf_cfi_addrframe(r->cfi, lo, &frame) != 0)
+		if (!r->cfi.cfi || dwarf_cfi_addrframe(r->cfi.cfi, lo, &frame) != 0)
 			return false;
 		whole = dwarf_frame_info(frame, &start, &stop, NULL) >= 0 && stop >= hi;
 		free(frame);
@@ -492,6 +491,8 @@ bool unwind_rows_each_span(struct unwind_rows *r,
 			}
 			continue;
 		}
+		if (i && !(i % CFI_RENEW_EVERY))
+			unwind_cfi_renew(&r->cfi);
 		/* Made as make_rows makes them, and not kept: libLLVM's would be 40 MB. */
 		for (uint32_t n = 0; at < f->end; n++) {
 			uint64_t end = f->end;

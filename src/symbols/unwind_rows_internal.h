@@ -6,6 +6,7 @@
 #ifndef SHIMTOP_UNWIND_ROWS_INTERNAL_H
 #define SHIMTOP_UNWIND_ROWS_INTERNAL_H
 
+#include "symbols/unwind_cfi.h"
 #include "symbols/unwind_rows.h"
 
 #include <elfutils/libdw.h>
@@ -29,6 +30,11 @@
  * 5% of its CPU), and a row costs a libdw look-up to make again.
  */
 #define ROWS_SAVE_FROM	256u
+/*
+ * FDEs a walk over a whole file asks libdw for through one handle: its
+ * tree of the FDEs seen would otherwise hold them all (unwind_cfi_renew).
+ */
+#define CFI_RENEW_EVERY	1024u
 
 /* One FDE: its addresses, and its rows in spans[at .. at + n) once made. */
 struct fde {
@@ -46,7 +52,7 @@ struct span {
 struct unwind_rows {
 	int fd;
 	Elf *elf;
-	Dwarf_CFI *cfi;
+	struct unwind_cfi cfi;
 	struct unwind_row *slots;	/* a power of two of them, at most half used */
 	size_t n, cap;
 	struct unwind_row scratch;	/* a row not kept */
