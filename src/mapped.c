@@ -38,7 +38,7 @@ void *st_map_zeroed(size_t len, bool small_first)
 		(void)munmap(p, head);
 	if (tail)
 		(void)munmap(at + len, tail);
-	if (len > first && !small_pages)
+	if (len > first && st_map_huge_ok())
 		(void)madvise(at + first, len - first, MADV_HUGEPAGE);
 	return at;
 }
