@@ -2,9 +2,10 @@
  * serve.c - shimtop --serve's main loop: samples as batch does, and
  * answers the jobs the HTTP side posts.  /metrics is rendered at once; a
  * profile of the next N seconds notes the call tree's counts now and is
- * written when its window ends, by a copy of the process: written here,
- * /metrics (and the rings' drain) waited 160 ms for one of a 2-minute
- * compile's tree, and a replay's 520,000 nodes take half a second.
+ * written when its window ends, by a copy of the process of its own:
+ * written here, /metrics (and the rings' drain) waited 160 ms for one of
+ * a 2-minute compile's tree, and a replay's 520,000 nodes take half a
+ * second.
  * Only this thread reads the model.
  */
 #include "front/run.h"
@@ -27,15 +28,20 @@
 
 #define SERVE_PROFILES_MAX 4	/* windows open at once; more get 429 */
 
+/* A window's profile being written by a copy of the process, into memfd. */
+struct profile_copy {
+	struct background_copy copy;
+	struct serve_job *job;		/* NULL: the slot is free */
+	int memfd;
+};
+
 struct serve_loop {
 	struct session *s;
 	struct serve_http *http;
 	struct serve_job *profiles;	/* windows open, in no order */
-	unsigned nprofiles;
-	/* The one profile being written by a copy, into memfd. */
-	struct background_copy copy;
-	struct serve_job *writing;
-	int memfd;
+	unsigned nprofiles;		/* open or being written */
+	/* Side by side: a window never waits for another's copy. */
+	struct profile_copy writing[SERVE_PROFILES_MAX];
 	/* Where it listens, said once the session has started. */
 	struct sockaddr_storage addr;
 	const char *token_path;
@@ -83,8 +89,8 @@ static void answer_profile(struct serve_loop *l, struct serve_job *j)
 /* In the copy: the window's profile into the memfd. */
 static int profile_in_copy(struct session *s, void *arg, char *msg, size_t len)
 {
-	struct serve_loop *l = arg;
-	int fd = dup(l->memfd), rc;
+	struct profile_copy *w = arg;
+	int fd = dup(w->memfd), rc;
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 
 	(void)msg;
@@ -94,45 +100,63 @@ static int profile_in_copy(struct session *s, void *arg, char *msg, size_t len)
 			close(fd);
 		return -ENOMEM;
 	}
-	rc = export_pprof_window(s, &l->writing->window, out);
+	rc = export_pprof_window(s, &w->job->window, out);
 	if (fclose(out) && !rc)
 		rc = -EIO;
 	return rc;
 }
 
+/* j's profile begun by a copy in a free slot; written here if none can be. */
 static void profile_begin(struct serve_loop *l, struct serve_job *j)
 {
-	l->memfd = memfd_create("shimtop-profile", MFD_CLOEXEC);
-	l->writing = j;
-	if (l->memfd >= 0 && background_copy_begin(&l->copy, l->s, false, profile_in_copy, l) == 0)
-		return;
-	if (l->memfd >= 0)
-		close(l->memfd);
-	l->writing = NULL;
+	struct profile_copy *w = NULL;
+
+	for (size_t i = 0; i < SERVE_PROFILES_MAX && !w; i++)
+		if (!l->writing[i].job)
+			w = &l->writing[i];
+	if (w) {
+		w->memfd = memfd_create("shimtop-profile", MFD_CLOEXEC);
+		w->job = j;
+		if (w->memfd >= 0 &&
+		    background_copy_begin(&w->copy, l->s, false, profile_in_copy, w) == 0)
+			return;
+		if (w->memfd >= 0)
+			close(w->memfd);
+		w->job = NULL;
+	}
+	l->nprofiles--;
 	answer_profile(l, j);
 }
 
-/* The copy's profile, once it is written (wait: waits for it), read back and sent. */
-static void profile_collect(struct serve_loop *l, bool wait)
+/*
+ * The copies' profiles that are written (wait: waits for each), read back
+ * and sent.  The window is freed before the answer: once answered the
+ * job is the HTTP side's, which frees it when the answer is sent.
+ */
+static void profiles_collect(struct serve_loop *l, bool wait)
 {
-	struct serve_job *j = l->writing;
-	char msg[512], *buf = NULL;
-	struct stat st;
-	int rc;
+	for (size_t i = 0; i < SERVE_PROFILES_MAX; i++) {
+		struct profile_copy *w = &l->writing[i];
+		struct serve_job *j = w->job;
+		char msg[512], *buf = NULL;
+		struct stat st;
+		int rc;
 
-	if (!j || !background_copy_end(&l->copy, wait, &rc, msg, sizeof(msg)))
-		return;
-	l->writing = NULL;
-	if (!rc && !fstat(l->memfd, &st) && (buf = malloc((size_t)st.st_size + 1)) &&
-	    pread(l->memfd, buf, (size_t)st.st_size, 0) == st.st_size) {
-		serve_http_answer(l->http, j, 200, "application/octet-stream", buf,
-				  (size_t)st.st_size);
-	} else {
-		free(buf);
-		answer_text(l, j, 500, "the profile could not be written\n");
+		if (!j || !background_copy_end(&w->copy, wait, &rc, msg, sizeof(msg)))
+			continue;
+		w->job = NULL;
+		l->nprofiles--;
+		pprof_window_free(&j->window);
+		if (!rc && !fstat(w->memfd, &st) && (buf = malloc((size_t)st.st_size + 1)) &&
+		    pread(w->memfd, buf, (size_t)st.st_size, 0) == st.st_size) {
+			serve_http_answer(l->http, j, 200, "application/octet-stream", buf,
+					  (size_t)st.st_size);
+		} else {
+			free(buf);
+			answer_text(l, j, 500, "the profile could not be written\n");
+		}
+		close(w->memfd);
 	}
-	close(l->memfd);
-	pprof_window_free(&j->window);
 }
 
 /* The jobs posted since the last tick: metrics now, profiles from now. */
@@ -162,29 +186,30 @@ static void take_jobs(struct serve_loop *l)
 }
 
 /*
- * Profiles whose window has ended, one at a time by a copy (all of them
- * here when stopping: what they have), and those whose client hung up:
- * its window is free at once.
+ * Profiles whose window has ended, each by a copy of its own (all of
+ * them here when stopping: what they have), and those whose client hung
+ * up: its window is free at once.
  */
 static void end_profiles(struct serve_loop *l, bool all)
 {
 	uint64_t now = st_now_ns();
 
-	profile_collect(l, all);
+	profiles_collect(l, all);
 	for (struct serve_job **p = &l->profiles; *p;) {
 		struct serve_job *j = *p;
 		bool gone = serve_http_gone(j);
 
-		if (!all && !gone && (now < j->due_ns || l->writing)) {
+		if (!all && !gone && now < j->due_ns) {
 			p = &j->next;
 			continue;
 		}
 		*p = j->next;
-		l->nprofiles--;
 		if (gone) {
+			l->nprofiles--;
 			pprof_window_free(&j->window);
 			answer_text(l, j, 503, "the client left\n");	/* to no one */
 		} else if (all) {
+			l->nprofiles--;
 			answer_profile(l, j);
 		} else {
 			profile_begin(l, j);
