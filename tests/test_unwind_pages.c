@@ -221,12 +221,12 @@ static void check_cached_first(const char *cached, const char *cold)
 	CHECK(a >= 0 && b >= 0 && mkdtemp(dir) != NULL);
 	setenv("SHIMTOP_CACHE_DIR", dir, 1);
 	/* A first session: compiled, its copy saved. */
-	j = pages_jobs_create(note_given, &first);
+	j = pages_jobs_create(note_given, NULL, &first);
 	pages_jobs_add(j, a, 7, &first);
 	CHECK(given_within(&first, 1, 60) && first.file[0] == 7);
 	pages_jobs_destroy(j);
 	/* The next: the cold file asked for first, given second. */
-	j = pages_jobs_create(note_given, &order);
+	j = pages_jobs_create(note_given, NULL, &order);
 	pages_jobs_add(j, b, 1, &order);
 	pages_jobs_add(j, a, 2, &order);
 	CHECK(given_within(&order, 2, 60));

@@ -229,6 +229,16 @@ static bool teach_pages(void *arg, uint32_t file, const struct unwind_pages *p)
 	return err == 0;
 }
 
+/* The pages given since the last settle go into the walker's map together. */
+static void settle_pages(void *arg)
+{
+	struct kernel_walk *kw = arg;
+
+	pthread_mutex_lock(&kw->pages_lock);
+	(void)kw_pages_put(&kw->pages);
+	pthread_mutex_unlock(&kw->pages_lock);
+}
+
 static size_t take_needs(void *arg, struct unwind_need *out, size_t max)
 {
 	struct kernel_walk *kw = arg;
@@ -421,7 +431,8 @@ struct kernel_walk *kernel_walk_open(bool off_cpu, char *why, size_t len)
 	kw->pages_on = !(getenv("SHIMTOP_KERNEL_PAGES") && !strcmp(getenv("SHIMTOP_KERNEL_PAGES"), "0")) &&
 		       kw_pages_init(&kw->pages, map_fd(kw, "kw_files"), map_fd(kw, "kw_dict"));
 	kw->teacher = (struct unwind_teacher){ teach_maps, teach_row, forget_process, take_needs,
-					       flush_rows, kw->pages_on ? teach_pages : NULL, kw };
+					       flush_rows, kw->pages_on ? teach_pages : NULL,
+					       kw->pages_on ? settle_pages : NULL, kw };
 	return kw;
 }
 

@@ -78,6 +78,10 @@ void kw_pages_clear(struct kw_pages *k)
 {
 	struct kw_dict_entry *e, *tmp;
 
+	for (uint32_t i = 0; i < k->nheld; i++)
+		close(k->held_fd[i]);
+	k->nheld = 0;
+
 	HASH_ITER(hh, k->by_row, e, tmp) {
 		HASH_DEL(k->by_row, e);
 		free(e);
@@ -138,10 +142,34 @@ int kw_pages_give(struct kw_pages *k, uint32_t file, const struct unwind_pages *
 			mem[base + i] = (uint32_t)UNWIND_ENTRY_OFF(p->entries[i]) << 16 |
 					index[UNWIND_ENTRY_ROW(p->entries[i])];
 		munmap(mem, bytes);
-		if (bpf_map_update_elem(k->files, &file, &fd, BPF_ANY))
-			err = -errno;
+		if (k->nheld == KW_HELD_MAX)
+			err = kw_pages_put(k);
+		k->held_file[k->nheld] = file;
+		k->held_fd[k->nheld++] = fd;
+		fd = -1;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	free(index);
+	return err;
+}
+
+int kw_pages_put(struct kw_pages *k)
+{
+	struct bpf_map_batch_opts opts = { .sz = sizeof(opts), .elem_flags = BPF_ANY };
+	uint32_t n = k->nheld;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	/* A kernel without batches for maps of maps (before 5.7) takes them one by one. */
+	if (bpf_map_update_batch(k->files, k->held_file, k->held_fd, &n, &opts))
+		n = 0;
+	for (uint32_t i = n; i < k->nheld; i++)
+		if (bpf_map_update_elem(k->files, &k->held_file[i], &k->held_fd[i], BPF_ANY))
+			err = -errno;
+	for (uint32_t i = 0; i < k->nheld; i++)
+		close(k->held_fd[i]);
+	k->nheld = 0;
 	return err;
 }

@@ -552,6 +552,14 @@ static bool give_pages(void *arg, void *owner, uint32_t file, struct unwind_page
 	return taken || read_here;	/* walks here may be reading them */
 }
 
+static void settle_pages(void *arg)
+{
+	const struct unwind_teacher *t = arg;
+
+	if (t->pages_settle)
+		t->pages_settle(t->arg);
+}
+
 /*
  * f's whole CFI for a teacher that takes pages, once: a copy in the cache
  * is read here and walks use it at once, then the worker gives it; else
@@ -567,7 +575,7 @@ static void ask_pages(struct unwinder *u, struct elf_file *f, uint32_t file)
 		return;
 	f->pages_asked = true;
 	if (!u->jobs)
-		u->jobs = pages_jobs_create(give_pages, (void *)(uintptr_t)u->teacher);
+		u->jobs = pages_jobs_create(give_pages, settle_pages, (void *)(uintptr_t)u->teacher);
 	cached = unwind_pages_cached(f->fd);
 	if (cached) {
 		atomic_store(&f->pages_giving, true);

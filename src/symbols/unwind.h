@@ -130,6 +130,11 @@ struct unwind_teacher {
 	 * then).  Called on a worker thread, not the walks'.
 	 */
 	bool (*pages)(void *arg, uint32_t file, const struct unwind_pages *p);
+	/*
+	 * The pages taken so far must be in use now (NULL: each is at once);
+	 * on the same worker thread, after one or more of pages.
+	 */
+	void (*pages_settle)(void *arg);
 	void *arg;
 };
 void unwinder_set_teacher(struct unwinder *u, const struct unwind_teacher *t);

@@ -39,6 +39,7 @@ struct pages_jobs {
 	atomic_bool quit;	/* also ends a compile under way */
 	struct pages_job *todo, *todo_tail;
 	pages_give_fn give;
+	pages_settle_fn settle;
 	void *arg;
 };
 
@@ -118,6 +119,17 @@ static void queue(struct pages_jobs *j, struct pages_job *job)
 	pthread_mutex_unlock(&j->lock);
 }
 
+/* Whether what was given must be in use now: nothing queued but compiles. */
+static bool settling(struct pages_jobs *j)
+{
+	bool idle;
+
+	pthread_mutex_lock(&j->lock);
+	idle = !j->todo || j->todo->compile;
+	pthread_mutex_unlock(&j->lock);
+	return idle;
+}
+
 static void *work(void *arg)
 {
 	struct pages_jobs *j = arg;
@@ -163,14 +175,17 @@ static void *work(void *arg)
 		if (job->fd >= 0)
 			close(job->fd);
 		free(job);
+		if (j->settle && settling(j))
+			j->settle(j->arg);
 	}
 }
 
-struct pages_jobs *pages_jobs_create(pages_give_fn give, void *arg)
+struct pages_jobs *pages_jobs_create(pages_give_fn give, pages_settle_fn settle, void *arg)
 {
 	struct pages_jobs *j = st_xcalloc(1, sizeof(*j));
 
 	j->give = give;
+	j->settle = settle;
 	j->arg = arg;
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->changed, NULL);

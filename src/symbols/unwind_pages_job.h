@@ -16,7 +16,13 @@ struct unwind_pages;
  * true when it keeps them (and frees them later), else they are freed.
  */
 typedef bool (*pages_give_fn)(void *arg, void *owner, uint32_t file, struct unwind_pages *p);
-struct pages_jobs *pages_jobs_create(pages_give_fn give, void *arg);
+/*
+ * settle(arg), if not NULL, on the worker once the pages given so far
+ * must be in use: when nothing more is queued, or only compiles, which
+ * take a while.  The taker may gather what it is given until then.
+ */
+typedef void (*pages_settle_fn)(void *arg);
+struct pages_jobs *pages_jobs_create(pages_give_fn give, pages_settle_fn settle, void *arg);
 /*
  * The pages of the ELF file open on fd (the descriptor is copied), known
  * as file, for owner (given back to give).
