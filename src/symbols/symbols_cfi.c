@@ -25,6 +25,7 @@
 struct cie_encoding {
 	Dwarf_Off offset;
 	int enc;		/* the FDEs' pointer encoding (DW_EH_PE_*), -1: unknown */
+	bool augmented;		/* 'z': each FDE's instructions follow its augmentation data */
 };
 
 /* Bytes an encoded value of this format takes; 0: one not decoded here. */
@@ -108,6 +109,36 @@ static int fde_encoding(const Dwarf_CIE *c)
 	return DW_EH_PE_absptr;
 }
 
+/*
+ * The instructions of an FDE whose numbers end at p, before end: past its
+ * augmentation data where the CIE says it has some (a ULEB128 length).
+ */
+static struct cfi_program program_of(const struct cie_encoding *cie, const uint8_t *p,
+				     const uint8_t *end)
+{
+	struct cfi_program prog = { cie->offset, NULL, 0 };
+	uint64_t skip = 0;
+	unsigned shift = 0;
+
+	if (cie->augmented) {
+		uint8_t b;
+
+		do {
+			if (p >= end || shift > 63)
+				return prog;
+			b = *p++;
+			skip |= (uint64_t)(b & 0x7f) << shift;
+			shift += 7;
+		} while (b & 0x80);
+		if (skip > (uint64_t)(end - p))
+			return prog;
+		p += skip;
+	}
+	prog.insns = p;
+	prog.len = (size_t)(end - p);
+	return prog;
+}
+
 static Elf_Scn *eh_frame(Elf *elf, GElf_Shdr *sh)
 {
 	size_t strndx;
@@ -130,6 +161,8 @@ static Elf_Scn *eh_frame(Elf *elf, GElf_Shdr *sh)
 void cfi_each_fde(Elf *elf, cfi_fde_fn fn, void *arg)
 {
 	struct cie_encoding cies[CFI_MAX_CIES];
+	const struct cie_encoding *cie;
+	struct cfi_program prog;
 	size_t ncies = 0;
 	const unsigned char *ident;
 	Dwarf_Off off = 0, next;
@@ -159,14 +192,20 @@ void cfi_each_fde(Elf *elf, cfi_fde_fn fn, void *arg)
 		}
 		if (dwarf_cfi_cie_p(&e)) {
 			if (ncies < CFI_MAX_CIES)
-				cies[ncies++] = (struct cie_encoding){ off, fde_encoding(&e.cie) };
+				cies[ncies++] = (struct cie_encoding){
+					off, fde_encoding(&e.cie),
+					e.cie.augmentation && e.cie.augmentation[0] == 'z' };
 			off = next;
 			continue;
 		}
 		off = next;
+		cie = NULL;
 		for (size_t i = 0; i < ncies; i++)
 			if (cies[i].offset == e.fde.CIE_pointer)
-				enc = cies[i].enc;
+				cie = &cies[i];
+		if (!cie)
+			continue;
+		enc = cie->enc;
 		size = enc < 0 || (enc & 0x70) > DW_EH_PE_pcrel ? 0 : encoded_size(enc);
 		p = e.fde.start;
 		/* Both numbers inside the entry (and so the section). */
@@ -179,7 +218,8 @@ void cfi_each_fde(Elf *elf, cfi_fde_fn fn, void *arg)
 		range = decode(p + size, enc & 0x0f);
 		if (!range || range > (1u << 30) || start + range < start)
 			continue;
-		fn(start, start + range, arg);
+		prog = program_of(cie, p + 2 * size, e.fde.end);
+		fn(start, start + range, &prog, arg);
 	}
 }
 
@@ -190,10 +230,11 @@ struct functions_walk {
 	size_t n, cap, cursor;
 };
 
-static void add_function(uint64_t start, uint64_t end, void *arg)
+static void add_function(uint64_t start, uint64_t end, const struct cfi_program *prog, void *arg)
 {
 	struct functions_walk *w = arg;
 
+	(void)prog;
 	start += w->bias;
 	end += w->bias;
 	if (symbol_table_find_next(w->named, start, &w->cursor))

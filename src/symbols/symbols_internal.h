@@ -204,7 +204,14 @@ void symbol_table_build(struct symbol_table *t, Dwfl_Module *mod, Elf *elf,
 size_t cfi_functions(Elf *elf, uint64_t bias, const struct symbol_table *named,
 		     struct elf_symbol **out);
 /* fn(start, end, arg) for each FDE of elf's .eh_frame, file addresses, end exclusive. */
-typedef void (*cfi_fde_fn)(uint64_t start, uint64_t end, void *arg);
+/* An FDE's program: its CIE and its own instructions, where they lie in the section. */
+struct cfi_program {
+	uint64_t cie;		/* the CIE's offset in the section */
+	const uint8_t *insns;	/* NULL where not read */
+	size_t len;
+};
+typedef void (*cfi_fde_fn)(uint64_t start, uint64_t end, const struct cfi_program *prog,
+			   void *arg);
 void cfi_each_fde(Elf *elf, cfi_fde_fn fn, void *arg);
 const struct elf_symbol *symbol_table_find(const struct symbol_table *t, uint64_t addr);
 /* The same, for addresses mostly in order: *cursor (0 at first) carries where the last was. */

@@ -228,12 +228,15 @@ void unwind_rows_reserve(struct unwind_rows *r, size_t n)
 	free(old);
 }
 
-static void add_fde(uint64_t start, uint64_t end, void *arg)
+static void add_fde(uint64_t start, uint64_t end, const struct cfi_program *prog, void *arg)
 {
 	struct unwind_rows *r = arg;
+	bool known = prog->insns && prog->len <= UINT32_MAX;
 
 	ST_GROW_BARE(r->fdes, r->fdes_cap, r->nfdes + 1);
-	r->fdes[r->nfdes++] = (struct fde){ start, end, 0, NOT_MADE, false };
+	r->fdes[r->nfdes++] = (struct fde){ start, end, 0, NOT_MADE, false,
+					    known ? (uint32_t)prog->len : 0, prog->cie,
+					    known ? prog->insns : NULL };
 }
 
 static int by_start(const void *a, const void *b)
@@ -472,38 +475,151 @@ void unwind_rows_each_function(struct unwind_rows *r,
 		fn(r->fdes[i].start, r->fdes[i].end, arg);
 }
 
+/*
+ * Rows of FDEs with the same program (CIE, instructions, length) are the
+ * same rows at another start: libLLVM's 95,000 FDEs have 40,000
+ * programs, libclang-cpp's 83,000 have 23,000, and each row costs libdw
+ * a look-up and a run of its FDE's instructions.  The whole file's walk
+ * makes the rows of a program that comes again once, kept relative to
+ * their FDE's start; those of a program alone are not kept.
+ */
+#define MEMO_SPANS_MAX	(1u << 19)	/* 20 MiB of rows at most */
+#define MEMO_ROWS_MAX	16u		/* rows of a program kept: the short ones repeat */
+
+struct rel_span {
+	uint32_t off, end;
+	struct unwind_row rule;
+};
+
+struct memo {
+	uint32_t *slots;	/* FDE index + 1 of each program's first, 0 free */
+	size_t cap, n;
+	struct rel_span *spans;	/* programs' rows, by their first FDE's at/n */
+	size_t nspans, spans_cap;
+	uint32_t *first_at, *count;	/* by FDE index: its program's rows in spans */
+	uint32_t *twin;		/* by FDE index: the first FDE of its program + 1, or 0 */
+};
+
+static uint64_t program_hash(const struct fde *f)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ f->cie ^ ((f->end - f->start) << 32);
+
+	for (uint32_t i = 0; i < f->prog_len; i++)
+		h = (h ^ f->insns[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static bool same_program(const struct fde *a, const struct fde *b)
+{
+	return a->cie == b->cie && a->end - a->start == b->end - b->start &&
+	       a->prog_len == b->prog_len && !memcmp(a->insns, b->insns, a->prog_len);
+}
+
+/* The slot of f's program: its first FDE's, or the free one to keep it in. */
+static uint32_t *memo_slot(struct memo *m, const struct unwind_rows *r, const struct fde *f)
+{
+	size_t i = (size_t)program_hash(f) & (m->cap - 1);
+
+	while (m->slots[i] && !same_program(&r->fdes[m->slots[i] - 1], f))
+		i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+static bool emit_span(struct memo *m, const struct fde *f, uint64_t at, uint64_t end,
+		      const struct unwind_row *row)
+{
+	if (m->nspans == MEMO_SPANS_MAX)
+		return false;
+	ST_GROW_BARE(m->spans, m->spans_cap, m->nspans + 1);
+	m->spans[m->nspans++] = (struct rel_span){ (uint32_t)(at - f->start),
+						   (uint32_t)(end - f->start), *row };
+	return true;
+}
+
 bool unwind_rows_each_span(struct unwind_rows *r,
 			   bool (*fn)(void *arg, uint64_t start, uint64_t end,
 				      const struct unwind_row *row),
 			   void *arg)
 {
+	struct memo m = { 0 };
+	bool ok = true;
+
 	fde_of(r, 0);
+	m.cap = 1024;
+	while (m.cap < 2 * r->nfdes)
+		m.cap *= 2;
+	m.slots = st_xcalloc(m.cap, sizeof(*m.slots));
+	m.first_at = st_xcalloc(r->nfdes ? r->nfdes : 1, sizeof(*m.first_at));
+	m.count = st_xcalloc(r->nfdes ? r->nfdes : 1, sizeof(*m.count));
+	m.twin = st_xcalloc(r->nfdes ? r->nfdes : 1, sizeof(*m.twin));
+	/* Which programs come again: only theirs are kept. */
 	for (size_t i = 0; i < r->nfdes; i++) {
+		uint32_t *slot;
+
+		if (r->fdes[i].n != NOT_MADE || !r->fdes[i].insns)
+			continue;
+		slot = memo_slot(&m, r, &r->fdes[i]);
+		if (*slot)
+			m.twin[i] = *slot;
+		else
+			*slot = (uint32_t)i + 1;
+	}
+	for (size_t i = 0; i < r->nfdes; i++)
+		if (m.twin[i])
+			m.count[m.twin[i] - 1] = UINT32_MAX;	/* comes again: to keep */
+	for (size_t i = 0; i < r->nfdes && ok; i++) {
 		const struct fde *f = &r->fdes[i];
 		uint64_t at = f->start;
+		bool keep;
 
 		if (f->n != NOT_MADE) {
-			for (uint32_t j = 0; j < f->n; j++) {
+			for (uint32_t j = 0; j < f->n && ok; j++) {
 				const struct span *sp = &r->spans[f->at + j];
 
-				if (!fn(arg, sp->start, sp->end, &sp->rule))
-					return false;
+				ok = fn(arg, sp->start, sp->end, &sp->rule);
 			}
 			continue;
 		}
-		if (i && !(i % CFI_RENEW_EVERY))
+		if (m.twin[i] && m.count[m.twin[i] - 1] != UINT32_MAX) {
+			/* Its program's rows, made for an FDE before it. */
+			uint32_t from = m.first_at[m.twin[i] - 1], to = from + m.count[m.twin[i] - 1];
+
+			for (uint32_t j = from; j < to && ok; j++)
+				ok = fn(arg, f->start + m.spans[j].off, f->start + m.spans[j].end,
+					&m.spans[j].rule);
+			continue;
+		}
+		keep = m.count[i] == UINT32_MAX;
+		m.count[i] = 0;
+		m.first_at[i] = (uint32_t)m.nspans;
+		if (m.n && !(m.n % CFI_RENEW_EVERY))
 			unwind_cfi_renew(&r->cfi);
+		m.n++;
 		/* Made as make_rows makes them, and not kept: libLLVM's would be 40 MB. */
-		for (uint32_t n = 0; at < f->end; n++) {
+		for (uint32_t n = 0; at < f->end && ok; n++) {
 			uint64_t end = f->end;
 			struct unwind_row row = { .kind = ROW_OTHER };
 
 			if (n < FDE_ROWS_MAX)
 				row = rule_from(r, at, &end);
-			if (!fn(arg, at, end, &row))
-				return false;
+			/* A long program is its function's own: not kept. */
+			if (keep && n >= MEMO_ROWS_MAX) {
+				m.nspans = m.first_at[i];
+				keep = false;
+			}
+			keep = keep && emit_span(&m, f, at, end, &row);
+			ok = fn(arg, at, end, &row);
 			at = end;
 		}
+		/* Not kept: its twins make their rows themselves. */
+		m.count[i] = keep ? (uint32_t)m.nspans - m.first_at[i] : UINT32_MAX;
+		if (!keep)
+			m.nspans = m.first_at[i];
 	}
-	return true;
+	free(m.slots);
+	free(m.spans);
+	free(m.first_at);
+	free(m.count);
+	free(m.twin);
+	return ok;
 }

@@ -160,7 +160,7 @@ bool unwind_rows_from_bytes(struct unwind_rows *r, const unsigned char *id, size
 		memcpy(&d, p, sizeof(d));
 		if (d.start >= d.end || (i && d.start < fdes[i - 1].start))
 			goto out;
-		fdes[i] = (struct fde){ d.start, d.end, d.at, d.n, false };
+		fdes[i] = (struct fde){ d.start, d.end, d.at, d.n, false, 0, 0, NULL };
 	}
 	for (size_t i = 0; i < h.nspans; i++, p += sizeof(struct disk_span)) {
 		struct disk_span d;

@@ -41,6 +41,10 @@ struct fde {
 	uint64_t start, end;
 	uint32_t at, n;
 	bool blocks_taught;	/* unwind_rows_blocks gave its blocks once (not kept on disk) */
+	/* Its CIE and instructions in the file's mapping (insns NULL: unknown, as from the cache). */
+	uint32_t prog_len;
+	uint64_t cie;
+	const uint8_t *insns;
 };
 
 /* A row over [start, end). */
