@@ -11,10 +11,14 @@
  * renamed over the old.
  */
 #include "symbols/symbols_internal.h"
+#include "util.h"
+
+#include <errno.h>
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,31 +103,97 @@ const void *cache_file_map(int dir, const char *name, uint64_t max, size_t *size
 	return p;
 }
 
-bool cache_file_replace(int dir, const char *name, const void *buf, size_t len)
+#define CACHE_OUT_BUF	(64u << 10)	/* a write's size to a file */
+
+void cache_out_memory(struct cache_out *o)
 {
-	char tmp[320];
-	const unsigned char *p = buf;
-	int fd;
-	bool ok = true;
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+}
 
-	snprintf(tmp, sizeof(tmp), ".%s.%d", name, (int)getpid());
-	(void)unlinkat(dir, tmp, 0);
-	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+bool cache_out_begin(struct cache_out *o, int dir, const char *name)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->tmp, sizeof(o->tmp), ".%s.%d", name, (int)getpid());
+	(void)unlinkat(dir, o->tmp, 0);
+	o->fd = openat(dir, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (o->fd < 0)
 		return false;
-	while (ok && len) {
-		ssize_t n = write(fd, p, len);
+	o->cap = CACHE_OUT_BUF;
+	o->buf = st_xmalloc(o->cap);
+	return true;
+}
 
-		ok = n > 0;
-		if (ok) {
-			p += n;
-			len -= (size_t)n;
+static void write_all(struct cache_out *o, const unsigned char *p, size_t n)
+{
+	while (!o->failed && n) {
+		ssize_t w = write(o->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		o->failed = w <= 0;
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
 		}
 	}
-	ok = close(fd) == 0 && ok;
+}
+
+void cache_out_put(struct cache_out *o, const void *p, size_t n)
+{
+	if (o->failed || !n)
+		return;
+	o->len += n;
+	if (o->fd < 0) {
+		ST_GROW_BARE(o->buf, o->cap, o->used + n);
+		memcpy(o->buf + o->used, p, n);
+		o->used += n;
+		return;
+	}
+	if (o->used + n > o->cap) {
+		write_all(o, o->buf, o->used);
+		o->used = 0;
+	}
+	if (n >= o->cap) {
+		write_all(o, p, n);
+		return;
+	}
+	memcpy(o->buf + o->used, p, n);
+	o->used += n;
+}
+
+void cache_out_zeros(struct cache_out *o, size_t n)
+{
+	static const unsigned char zeros[256];
+
+	for (size_t k; n; n -= k) {
+		k = n < sizeof(zeros) ? n : sizeof(zeros);
+		cache_out_put(o, zeros, k);
+	}
+}
+
+size_t cache_out_bytes(struct cache_out *o, unsigned char **out)
+{
+	*out = o->failed ? NULL : o->buf;
+	if (o->failed)
+		free(o->buf);
+	o->buf = NULL;
+	return o->failed ? 0 : o->used;
+}
+
+bool cache_out_end(struct cache_out *o, int dir, const char *name)
+{
+	bool ok;
+
+	write_all(o, o->buf, o->used);
+	free(o->buf);
+	o->buf = NULL;
+	ok = !o->failed && o->len;
+	ok = close(o->fd) == 0 && ok;
+	o->fd = -1;
 	/* rename() replaces the name, never what a link planted there points to. */
-	if (!ok || renameat(dir, tmp, dir, name) < 0) {
-		(void)unlinkat(dir, tmp, 0);
+	if (!ok || renameat(dir, o->tmp, dir, name) < 0) {
+		(void)unlinkat(dir, o->tmp, 0);
 		return false;
 	}
 	return true;

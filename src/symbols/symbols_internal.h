@@ -72,11 +72,33 @@ void kernel_symbols_parse(struct range_table *t, char *text, size_t len);
 /*
  * cache_dir.c: the cache directory, opened and checked (ours, nobody else
  * may write), or -1; a file in it, checked the same (size at most max), or
- * -1; a file's bytes put in place whole, by a fresh name renamed.
+ * -1.  A file is written under a fresh name and renamed (cache_out).
  */
 int cache_dir_open(bool create);
 int cache_file_open(int dir, const char *name, uint64_t max, uint64_t *size);
-bool cache_file_replace(int dir, const char *name, const void *buf, size_t len);
+/*
+ * A cache file's bytes made in parts: kept whole in memory (the copy's
+ * bytes, for a test or a fuzzer), or written to the file through a small
+ * buffer, so that no whole copy of a 5 MB table is ever fresh memory
+ * (each 4 KiB page of it a fault: on a VM, a tenth of a cold session).
+ */
+struct cache_out {
+	int fd;			/* -1: kept in buf whole */
+	bool failed;
+	unsigned char *buf;
+	size_t used, cap;	/* in buf */
+	size_t len;		/* put in all */
+	char tmp[192];		/* the file's temporary name, renamed at the end */
+};
+void cache_out_memory(struct cache_out *o);
+/* dir's file name begun (a fresh name beside it); false if it cannot be. */
+bool cache_out_begin(struct cache_out *o, int dir, const char *name);
+void cache_out_put(struct cache_out *o, const void *p, size_t n);
+void cache_out_zeros(struct cache_out *o, size_t n);
+/* In memory: the bytes (*out, the caller's) and their count, 0 if failed. */
+size_t cache_out_bytes(struct cache_out *o, unsigned char **out);
+/* To a file: put in place of name if all was written, else removed; whether it was. */
+bool cache_out_end(struct cache_out *o, int dir, const char *name);
 /* PREFIX and id (id_len bytes) in hex into name: a copy's name, by the file's build-id. */
 void cache_file_name(char *name, size_t len, const char *prefix, const unsigned char *id,
 		     size_t id_len);

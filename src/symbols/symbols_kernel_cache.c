@@ -231,7 +231,6 @@ void kernel_cache_write(const char *key, const struct range_table *t)
 	size_t used = 0, cap = 0;
 	uint32_t module = NO_MODULE;
 	const char *last = NULL;
-	unsigned char *buf;
 	int dir;
 
 	if (strlen(key) >= sizeof(h.key)) {
@@ -261,19 +260,19 @@ void kernel_cache_write(const char *key, const struct range_table *t)
 	}
 	dir = h.n && used < UINT32_MAX ? cache_dir_open(true) : -1;
 	if (dir >= 0) {
-		size_t len = sizeof(h) + h.n * sizeof(*e) + used;
+		struct cache_out o;
 
 		memcpy(h.magic, MAGIC, sizeof(h.magic));
 		snprintf(h.key, sizeof(h.key), "%s", key);
 		h.strings = used;
-		buf = st_xmalloc(len);
-		memcpy(buf, &h, sizeof(h));
-		memcpy(buf + sizeof(h), e, h.n * sizeof(*e));
-		memcpy(buf + sizeof(h) + h.n * sizeof(*e), names, used);
 		file_name(name, sizeof(name), key);
-		if (cache_file_replace(dir, name, buf, len))
-			forget_other_boots(dir, name);
-		free(buf);
+		if (cache_out_begin(&o, dir, name)) {
+			cache_out_put(&o, &h, sizeof(h));
+			cache_out_put(&o, e, h.n * sizeof(*e));
+			cache_out_put(&o, names, used);
+			if (cache_out_end(&o, dir, name))
+				forget_other_boots(dir, name);
+		}
 		close(dir);
 	}
 	free(names);

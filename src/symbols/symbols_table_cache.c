@@ -43,34 +43,43 @@ _Static_assert(sizeof(struct disk_head) % _Alignof(struct elf_symbol) == 0,
 	       "entries aligned after the head");
 _Static_assert(sizeof(struct elf_symbol) == 32, "entries as the format has them");
 
+/* t's copy into o: the head, the entries as they are in memory (padding zeroed), the names. */
+static bool symbol_table_put(const struct symbol_table *t, const unsigned char *id,
+			     size_t id_len, const struct symbol_table_key *key,
+			     struct cache_out *o)
+{
+	struct disk_head h = { .version = SYMS_VERSION, .id_len = (uint32_t)id_len,
+			       .key = *key, .n = t->n, .names_len = t->names_len };
+	struct elf_symbol chunk[256];
+
+	if (!id_len || id_len > SYMBOL_TABLE_ID_MAX || t->n > SYMS_MAX ||
+	    t->names_len >= UINT32_MAX)
+		return false;
+	memcpy(h.magic, SYMS_MAGIC, sizeof(h.magic));
+	memcpy(h.id, id, id_len);
+	cache_out_put(o, &h, sizeof(h));
+	for (size_t i = 0; i < t->n; i += 256) {
+		size_t k = t->n - i < 256 ? t->n - i : 256;
+
+		memcpy(chunk, t->v + i, k * sizeof(*chunk));
+		for (size_t j = 0; j < k; j++)
+			memset(chunk[j].pad, 0, sizeof(chunk[j].pad));
+		cache_out_put(o, chunk, k * sizeof(*chunk));
+	}
+	cache_out_put(o, t->names, t->names_len);
+	return true;
+}
+
 size_t symbol_table_to_bytes(const struct symbol_table *t, const unsigned char *id,
 			     size_t id_len, const struct symbol_table_key *key,
 			     unsigned char **out)
 {
-	struct disk_head h = { .version = SYMS_VERSION, .id_len = (uint32_t)id_len,
-			       .key = *key, .n = t->n, .names_len = t->names_len };
-	size_t len;
-	unsigned char *p;
+	struct cache_out o;
 
-	*out = NULL;
-	if (!id_len || id_len > SYMBOL_TABLE_ID_MAX || t->n > SYMS_MAX ||
-	    t->names_len >= UINT32_MAX)
-		return 0;
-	memcpy(h.magic, SYMS_MAGIC, sizeof(h.magic));
-	memcpy(h.id, id, id_len);
-	len = sizeof(h) + t->n * sizeof(struct elf_symbol) + t->names_len;
-	*out = p = st_xcalloc(1, len);
-	memcpy(p, &h, sizeof(h));
-	p += sizeof(h);
-	for (size_t i = 0; i < t->n; i++, p += sizeof(struct elf_symbol)) {
-		struct elf_symbol e = t->v[i];
-
-		memset(e.pad, 0, sizeof(e.pad));
-		memcpy(p, &e, sizeof(e));
-	}
-	if (t->names_len)
-		memcpy(p, t->names, t->names_len);
-	return len;
+	cache_out_memory(&o);
+	if (!symbol_table_put(t, id, id_len, key, &o))
+		o.failed = true;
+	return cache_out_bytes(&o, out);
 }
 
 /* Whether name (an offset in names, names_len long, whose last byte is a NUL) is one or none. */
@@ -156,9 +165,8 @@ bool symbol_table_cache_save(const struct symbol_table *t, const unsigned char *
 			     size_t id_len, const struct symbol_table_key *key)
 {
 	char name[160];
-	unsigned char *buf;
+	struct cache_out o;
 	bool saved = false;
-	size_t len;
 	int dir;
 
 	/* A small table costs less to build than a file in the cache. */
@@ -168,11 +176,13 @@ bool symbol_table_cache_save(const struct symbol_table *t, const unsigned char *
 	dir = cache_dir_open(true);
 	if (dir < 0)
 		return false;
-	len = symbol_table_to_bytes(t, id, id_len, key, &buf);
 	cache_file_name(name, sizeof(name), "syms-", id, id_len);
-	if (len && len <= SYMS_CACHE_MAX)
-		saved = cache_file_replace(dir, name, buf, len);
+	if (sizeof(struct disk_head) + t->n * sizeof(struct elf_symbol) + t->names_len <=
+	    SYMS_CACHE_MAX && cache_out_begin(&o, dir, name)) {
+		if (!symbol_table_put(t, id, id_len, key, &o))
+			o.failed = true;
+		saved = cache_out_end(&o, dir, name);
+	}
 	close(dir);
-	free(buf);
 	return saved;
 }

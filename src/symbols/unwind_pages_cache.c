@@ -57,35 +57,42 @@ static bool get_row(const unsigned char *b, struct unwind_row *r)
 	return r->kind <= ROW_NONE && b[12] <= 1 && b[13] <= 1 && !b[14] && !b[15];
 }
 
-size_t unwind_pages_to_bytes(const struct unwind_pages *p, const unsigned char *id,
-			     size_t id_len, unsigned char **out)
+/* p's copy into o: the head, the rows, the pages (aligned to 16, as mapped in place), the entries. */
+static bool pages_put(const struct unwind_pages *p, const unsigned char *id, size_t id_len,
+		      struct cache_out *o)
 {
 	uint64_t counts[3] = { p->nrows, p->npages, p->nentries };
 	uint32_t version = PAGES_VERSION, len32 = (uint32_t)id_len;
-	size_t rows_at = HEAD, pages_at = rows_at + p->nrows * ROW_BYTES;
-	size_t entries_at, total;
-	unsigned char *b;
+	size_t rows_end = HEAD + p->nrows * ROW_BYTES;
+	unsigned char head[HEAD] = { 0 }, row[ROW_BYTES];
 
-	*out = NULL;
 	if (!id_len || id_len > ID_MAX)
-		return 0;
-	pages_at = (pages_at + 15) & ~(size_t)15;	/* pages mapped in place: aligned */
-	entries_at = pages_at + p->npages * sizeof(struct unwind_page);
-	total = entries_at + p->nentries * sizeof(uint32_t);
-	b = st_xcalloc(1, total);
-	memcpy(b, PAGES_MAGIC, 8);
-	memcpy(b + 8, &version, 4);
-	memcpy(b + 12, &len32, 4);
-	memcpy(b + 16, id, id_len);
-	memcpy(b + 16 + ID_MAX, counts, sizeof(counts));
-	for (size_t i = 0; i < p->nrows; i++)
-		put_row(b + rows_at + i * ROW_BYTES, &p->rows[i]);
-	if (p->npages)
-		memcpy(b + pages_at, p->pages, p->npages * sizeof(struct unwind_page));
-	if (p->nentries)
-		memcpy(b + entries_at, p->entries, p->nentries * sizeof(uint32_t));
-	*out = b;
-	return total;
+		return false;
+	memcpy(head, PAGES_MAGIC, 8);
+	memcpy(head + 8, &version, 4);
+	memcpy(head + 12, &len32, 4);
+	memcpy(head + 16, id, id_len);
+	memcpy(head + 16 + ID_MAX, counts, sizeof(counts));
+	cache_out_put(o, head, sizeof(head));
+	for (size_t i = 0; i < p->nrows; i++) {
+		put_row(row, &p->rows[i]);
+		cache_out_put(o, row, sizeof(row));
+	}
+	cache_out_zeros(o, ((rows_end + 15) & ~(size_t)15) - rows_end);
+	cache_out_put(o, p->pages, p->npages * sizeof(struct unwind_page));
+	cache_out_put(o, p->entries, p->nentries * sizeof(uint32_t));
+	return true;
+}
+
+size_t unwind_pages_to_bytes(const struct unwind_pages *p, const unsigned char *id,
+			     size_t id_len, unsigned char **out)
+{
+	struct cache_out o;
+
+	cache_out_memory(&o);
+	if (!pages_put(p, id, id_len, &o))
+		o.failed = true;
+	return cache_out_bytes(&o, out);
 }
 
 /* Pages of addresses, ascending and back to back, entries ascending from 0, every index a row. */
@@ -191,16 +198,20 @@ void unwind_pages_cache_save(const struct unwind_pages *p, const unsigned char *
 			     size_t id_len)
 {
 	char name[160];
-	unsigned char *buf;
-	size_t len;
-	int dir = cache_dir_open(true);
+	struct cache_out o;
+	int dir;
 
+	if (HEAD + 16 + p->nrows * ROW_BYTES + p->npages * sizeof(struct unwind_page) +
+	    p->nentries * sizeof(uint32_t) > PAGES_CACHE_MAX)
+		return;
+	dir = cache_dir_open(true);
 	if (dir < 0)
 		return;
-	len = unwind_pages_to_bytes(p, id, id_len, &buf);
 	cache_file_name(name, sizeof(name), "pages-", id, id_len);
-	if (len && len <= PAGES_CACHE_MAX)
-		(void)cache_file_replace(dir, name, buf, len);
+	if (cache_out_begin(&o, dir, name)) {
+		if (!pages_put(p, id, id_len, &o))
+			o.failed = true;
+		(void)cache_out_end(&o, dir, name);
+	}
 	close(dir);
-	free(buf);
 }

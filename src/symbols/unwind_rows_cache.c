@@ -77,35 +77,39 @@ static bool row_in(const struct disk_row *d, struct unwind_row *r)
 	return true;
 }
 
-size_t unwind_rows_to_bytes(const struct unwind_rows *r, unsigned char **out)
+/* r's copy into o: the head, the FDEs, their rows, the rows worked out alone. */
+static void rows_put(const struct unwind_rows *r, struct cache_out *o)
 {
 	struct disk_head h = { .version = ROWS_VERSION, .id_len = (uint32_t)r->build_id_len,
 			       .nfdes = r->nfdes, .nspans = r->nspans, .nalone = r->nalone };
-	size_t len = sizeof(h) + r->nfdes * sizeof(struct disk_fde) +
-		     r->nspans * sizeof(struct disk_span) + r->nalone * sizeof(struct disk_alone);
-	unsigned char *p;
 
 	memcpy(h.magic, ROWS_MAGIC, sizeof(h.magic));
 	memcpy(h.id, r->build_id, r->build_id_len);
-	*out = p = st_xcalloc(1, len);
-	memcpy(p, &h, sizeof(h));
-	p += sizeof(h);
-	for (size_t i = 0; i < r->nfdes; i++, p += sizeof(struct disk_fde)) {
+	cache_out_put(o, &h, sizeof(h));
+	for (size_t i = 0; i < r->nfdes; i++) {
 		struct disk_fde d = { r->fdes[i].start, r->fdes[i].end, r->fdes[i].at, r->fdes[i].n };
 
-		memcpy(p, &d, sizeof(d));
+		cache_out_put(o, &d, sizeof(d));
 	}
-	for (size_t i = 0; i < r->nspans; i++, p += sizeof(struct disk_span)) {
+	for (size_t i = 0; i < r->nspans; i++) {
 		struct disk_span d = { r->spans[i].start, r->spans[i].end, row_out(&r->spans[i].rule) };
 
-		memcpy(p, &d, sizeof(d));
+		cache_out_put(o, &d, sizeof(d));
 	}
-	for (size_t i = 0; i < r->nalone; i++, p += sizeof(struct disk_alone)) {
+	for (size_t i = 0; i < r->nalone; i++) {
 		struct disk_alone d = { r->alone[i].addr, row_out(&r->alone[i]) };
 
-		memcpy(p, &d, sizeof(d));
+		cache_out_put(o, &d, sizeof(d));
 	}
-	return len;
+}
+
+size_t unwind_rows_to_bytes(const struct unwind_rows *r, unsigned char **out)
+{
+	struct cache_out o;
+
+	cache_out_memory(&o);
+	rows_put(r, &o);
+	return cache_out_bytes(&o, out);
 }
 
 /* A made function's rows: in bounds, each non-empty, end to end over [f->start, f->end). */
@@ -238,8 +242,7 @@ void unwind_rows_cache_load(struct unwind_rows *r)
 void unwind_rows_cache_save(struct unwind_rows *r)
 {
 	char name[160];
-	unsigned char *buf;
-	size_t len;
+	struct cache_out o;
 	int dir;
 
 	if (!r->build_id_len || !r->indexed)
@@ -248,10 +251,12 @@ void unwind_rows_cache_save(struct unwind_rows *r)
 	if (dir < 0)
 		return;
 	cache_file_name(name, sizeof(name), "rows-", r->build_id, r->build_id_len);
-	len = unwind_rows_to_bytes(r, &buf);
-	if (len <= CACHE_MAX)
-		(void)cache_file_replace(dir, name, buf, len);
-	free(buf);
+	if (sizeof(struct disk_head) + r->nfdes * sizeof(struct disk_fde) +
+	    r->nspans * sizeof(struct disk_span) + r->nalone * sizeof(struct disk_alone) <=
+	    CACHE_MAX && cache_out_begin(&o, dir, name)) {
+		rows_put(r, &o);
+		(void)cache_out_end(&o, dir, name);
+	}
 	close(dir);
 	r->dirty = 0;
 }
