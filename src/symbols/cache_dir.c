@@ -14,7 +14,6 @@
 #include "util.h"
 
 #include <errno.h>
-
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
