@@ -11,20 +11,24 @@
  * record, a record of another type, a request without a file.
  * Where the walker loads, which views of a process's mappings it takes:
  * one older than a library mapped beside them, not one older than code
- * mapped over code or an exec.
+ * mapped over code or an exec.  Files' pages given are held, and put
+ * in the walker's map of maps together when the worker settles.
  * (The walk itself runs in the kernel: tests/t-kernel-walk.sh.)
  */
 #include "check.h"
 #include "sampler/kernel_walk.h"
 #include "symbols/unwind.h"
+#include "symbols/unwind_pages.h"
 #include "symbols/symbols_internal.h"
 #include "ring/record.h"
 
+#include <bpf/bpf.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A bpf-output sample of c's first `words` ip words; raw_extra pads or cuts its raw size. */
 static size_t build(unsigned char *buf, const struct kw_chain *c, size_t words, int raw_extra)
@@ -217,6 +221,69 @@ static void check_bpf_names(void)
 	kernel_walk_close(kw);
 }
 
+/* The newest map named name this process can see (the walker's own), or -1. */
+static int map_named(const char *name)
+{
+	uint32_t id = 0, newest = 0;
+
+	while (!bpf_map_get_next_id(id, &id)) {
+		struct bpf_map_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_map_get_fd_by_id(id);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, name))
+			newest = id;
+		if (fd >= 0)
+			close(fd);
+	}
+	return newest ? bpf_map_get_fd_by_id(newest) : -1;
+}
+
+/*
+ * Files' pages given are held, then put in the walker's map of maps
+ * together when the worker settles (one update: one RCU grace period).
+ */
+static void check_pages_put_together(void)
+{
+	char why[256];
+	struct kernel_walk *kw = kernel_walk_open(true, why, sizeof(why));
+	const struct unwind_teacher *t;
+	struct unwind_row rows[2] = { { .kind = ROW_NONE }, { .kind = ROW_CFA_RSP, .cfa_off = 8,
+							      .ra_off = -8 } };
+	struct unwind_page page = { 0x401, 0, 2 };
+	uint32_t entries[2] = { UNWIND_ENTRY(0, 1), UNWIND_ENTRY(0x80, 0) };
+	struct unwind_pages p = { .rows = rows, .nrows = 2, .pages = &page, .npages = 1,
+				  .entries = entries, .nentries = 2 };
+	uint32_t inner, files[3] = { 3, 7, 11 };
+	int outer;
+
+	if (!kw) {
+		printf("files' pages given to the walker are not checked here: %s\n", why);
+		return;
+	}
+	t = kernel_walk_teacher(kw);
+	outer = map_named("kw_files");
+	CHECK(outer >= 0 && t->pages && t->pages_settle);
+	if (outer < 0 || !t->pages || !t->pages_settle) {
+		kernel_walk_close(kw);
+		return;
+	}
+	for (size_t i = 0; i < 3; i++)
+		CHECK(t->pages(t->arg, files[i], &p));
+	/* Held: not in the walker's map yet. */
+	for (size_t i = 0; i < 3; i++)
+		CHECK(bpf_map_lookup_elem(outer, &files[i], &inner) != 0);
+	t->pages_settle(t->arg);
+	for (size_t i = 0; i < 3; i++)
+		CHECK(bpf_map_lookup_elem(outer, &files[i], &inner) == 0 && inner != 0);
+	/* Nothing else put there. */
+	CHECK(bpf_map_lookup_elem(outer, &(uint32_t){ 5 }, &inner) != 0);
+	printf("three files' pages held, then put together\n");
+	close(outer);
+	kernel_walk_close(kw);
+}
+
 static void check_teaching(void)
 {
 	char why[256];
@@ -400,5 +467,7 @@ int main(void)
 	check_wakes(buf, out);
 	check_teaching();
 	check_bpf_names();
+	/* After the names: a walker just closed leaves its programs in kallsyms a while. */
+	check_pages_put_together();
 	return check_done("test_kernel_walk");
 }
