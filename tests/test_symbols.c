@@ -3,7 +3,8 @@
  * functions by name through libdwfl, a shared library's, the cache, an
  * address nothing explains, a JIT map, kernel symbols when readable, and
  * a forked child's copy of the map, exec; and perf's naming: the alias
- * rule, demangling, PLT stubs (checked against objdump's labels).
+ * rule, demangling, PLT stubs (checked against objdump's labels);
+ * functions only .eh_frame knows carry no name of the table's.
  */
 #include "check.h"
 #include "symbols/symbols.h"
@@ -13,6 +14,7 @@
 #include "util.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
 
@@ -506,6 +508,37 @@ static void check_names_bound(void)
 	symbolizer_destroy(s);
 }
 
+/*
+ * Functions only .eh_frame knows (Debian's libc is stripped of .symtab)
+ * carry no name of the table's: offset 0 would have been its first
+ * symbol's, taken as their raw name and aliases (and read past a table
+ * of no names, as fuzz_elf found).
+ */
+static void check_cfi_functions_unnamed(void)
+{
+	struct symbol_table none = { 0 };
+	struct elf_symbol *out = NULL;
+	Elf *elf;
+	size_t n, named = 0;
+	int fd = open("/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0 && elf_version(EV_CURRENT) != EV_NONE);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	CHECK(elf != NULL);
+	n = cfi_functions(elf, 0, &none, &out);
+	for (size_t i = 0; i < n; i++)
+		named += out[i].raw != SYMBOL_NO_NAME || out[i].aliases != SYMBOL_NO_NAME ||
+			 !out[i].from_cfi;
+	printf("%zu functions from .eh_frame alone, %zu with a name of the table's\n", n, named);
+	CHECK(n > 100);
+	CHECK_EQ_U64(named, 0);
+	free(out);
+	elf_end(elf);
+	close(fd);
+}
+
 int main(void)
 {
 	struct symbolizer *s = symbolizer_create(true);
@@ -518,6 +551,7 @@ int main(void)
 	check_split();
 	check_let_go();
 	check_names_bound();
+	check_cfi_functions_unnamed();
 	const struct st_symbol *a, *b, *libc, *u, *j;
 	uint64_t fn = (uint64_t)(uintptr_t)&known_function_alpha;
 	void *anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE,

@@ -240,8 +240,12 @@ static void add_function(uint64_t start, uint64_t end, const struct cfi_program 
 	if (symbol_table_find_next(w->named, start, &w->cursor))
 		return;		/* a symbol names it */
 	ST_GROW_BARE(w->out, w->cap, w->n + 1);
-	/* Named when asked (elf_symbol_name): libLLVM has 100,000 such. */
+	/*
+	 * Named when asked (elf_symbol_name): libLLVM has 100,000 such.  No
+	 * name of the table's: offset 0 would be its first symbol's.
+	 */
 	w->out[w->n++] = (struct elf_symbol){ .start = start, .end = end, .from_cfi = true,
+					      .raw = SYMBOL_NO_NAME, .aliases = SYMBOL_NO_NAME,
 					      .named_by = NAMED_BY_EH_FRAME };
 }
 

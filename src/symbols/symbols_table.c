@@ -410,7 +410,7 @@ static void merge_aliases(struct symbol_table *t, struct symbol_candidate *v, si
 		i = j;
 	}
 	if (!t->names)
-		t->names = st_xmalloc(1);
+		t->names = st_xcalloc(1, 1);
 	/* Sizeless symbols end where the next begins, as perf fixes them up. */
 	for (size_t i = 0; i < t->n; i++)
 		if (!t->v[i].end)

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #define SYMS_MAGIC	"SHIMSYMS"
-#define SYMS_VERSION	2u	/* bumped when symbol_table_build's tables change */
+#define SYMS_VERSION	3u	/* bumped when symbol_table_build's tables change */
 #define SYMS_CACHE_MAX	(512ull << 20)
 #define SYMS_MAX	(1ull << 26)
 

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct symbol_table t = { 0 }, again = { 0 };
 	unsigned char *copy = malloc(size + HEAD_KEYED), *out = NULL;
 	bool whole = size > 16 && data[0] == 'S';
-	uint32_t version = 2, id_len = sizeof(id);
+	uint32_t version = 3, id_len = sizeof(id);	/* SYMS_VERSION */
 	size_t n;
 
 	if (!copy)
