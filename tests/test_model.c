@@ -3,7 +3,8 @@
  * by period, sorting, unknown rows kept, IPC only from clean intervals,
  * threads, lost counts, zeroing, the sample-rate timeline, and events
  * sampled each on its own (-e a,b) kept apart, and time ranges
- * aggregated again from the history, with its bound.
+ * aggregated again from the history, with its bound; the kernel
+ * walker's check pairing a sample's two walks.
  */
 #include "check.h"
 #include "own_maps.h"
@@ -12,6 +13,7 @@
 #include "model/timeline.h"
 #include "ring/record.h"
 #include "symbols/symbols.h"
+#include "symbols/unwind.h"
 #include "util.h"
 
 #include <math.h>
@@ -1382,6 +1384,45 @@ static void hostile(uint64_t one)
 	symbolizer_destroy(sy);
 }
 
+/*
+ * The kernel walker's check pairs a sample's two walks by thread, pc
+ * and stack pointer: two samples in one loop of a leaf under two
+ * callers of the same frame size share all three, and their walks may
+ * come in either order; each is paired with the one of its frames.
+ */
+static void check_kernel_walk_pairs(void)
+{
+	struct model m;
+	uint64_t callers[2] = { 0x13b9, 0x1479 };
+
+	memset(&m, 0, sizeof(m));
+	for (int i = 0; i < 2; i++) {
+		uint64_t buf[(sizeof(struct st_sample) + 7) / 8 + 4] = { 0 };
+		struct st_sample *s = (struct st_sample *)buf;
+		uint64_t *chain = (uint64_t *)(s + 1);
+
+		s->h.type = ST_REC_SAMPLE;
+		s->h.size = (uint16_t)(sizeof(*s) + 4 * sizeof(uint64_t));
+		s->tid = 5;
+		s->nchain = 2;
+		chain[0] = 0x1376;
+		chain[1] = callers[i];
+		chain[2] = 0x7000;	/* the stack pointer */
+		chain[3] = 0;		/* no kernel frames */
+		model_keep_kernel_check(&m, s);
+	}
+	/* The walks here in the other order. */
+	for (int i = 1; i >= 0; i--) {
+		struct st_sample s = { .tid = 5 };
+		struct unwound_frame f[2] = { { 0x1376, 0x7000 }, { callers[i], 0x7008 } };
+
+		model_check_kernel_walk(&m, &s, f, 2, false);
+	}
+	CHECK_EQ_U64(m.kernel_check_same, 2);
+	CHECK_EQ_U64(m.kernel_check_differ, 0);
+	model_free_kernel_checks(&m);
+}
+
 int main(void)
 {
 	struct symbolizer *sy = symbolizer_create(true);
@@ -1393,6 +1434,7 @@ int main(void)
 	struct st_lost lost = { { ST_REC_LOST, ST_SOURCE_PERF, sizeof(lost) }, 5, 0 };
 	size_t n;
 
+	check_kernel_walk_pairs();
 	model_init(&m, sy);
 	m.ipc_cycles = 0;
 	m.ipc_instructions = 1;

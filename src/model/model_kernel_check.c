@@ -3,7 +3,8 @@
  * walk here (SHIMTOP_UNWIND_CHECK): it then lets each sample out with
  * its copy after sending its own chain, and the two walks of one
  * sample, known by thread, pc and stack pointer (either may come
- * first), are compared frame by frame.  The kernel reads the whole
+ * first; of several with those, by their frames), are compared frame
+ * by frame.  The kernel reads the whole
  * stack, the walk here the copy: a walk the copy cut short agrees where
  * it is the kernel's chain's start, as a kernel chain cut at its frame
  * limit agrees where it is the start of the walk here.
@@ -69,20 +70,26 @@ static void say_parting(uint32_t tid, const struct one_walk *k, const struct one
 		(unsigned long long)(at < h->n && at < CHECK_FRAMES ? h->pcs[at] : 0));
 }
 
-/* Both walks of one sample in hand: the same frames, or one the other's start for its reason. */
-static void compare(struct model *m, uint32_t tid, const struct one_walk *k,
-		    const struct one_walk *h)
+/* Whether k and h agree: the same frames, or one the other's start for its reason; *at where not. */
+static bool agree(const struct one_walk *k, const struct one_walk *h, size_t *at)
 {
-	size_t at = 0, both = k->n < h->n ? k->n : h->n;
-	bool same;
+	size_t both = k->n < h->n ? k->n : h->n;
 
 	if (both > CHECK_FRAMES)
 		both = CHECK_FRAMES;
-	while (at < both && k->pcs[at] == h->pcs[at])
-		at++;
-	same = at == both &&
+	for (*at = 0; *at < both && k->pcs[*at] == h->pcs[*at];)
+		(*at)++;
+	return *at == both &&
 	       (k->n == h->n || (h->n < k->n && h->cut) || (k->n < h->n && k->cut));
-	if (same)
+}
+
+/* Both walks of one sample in hand, compared. */
+static void compare(struct model *m, uint32_t tid, const struct one_walk *k,
+		    const struct one_walk *h)
+{
+	size_t at;
+
+	if (agree(k, h, &at))
 		m->kernel_check_same++;
 	else if (++m->kernel_check_differ <= 10)
 		say_parting(tid, k, h, at);
@@ -98,14 +105,26 @@ static void arrive(struct model *m, struct kernel_check *c, const struct one_wal
 	struct one_walk *mine = kernel ? c->kernel : c->here, *other = kernel ? c->here : c->kernel;
 	unsigned *next = kernel ? &c->next_kernel : &c->next_here;
 
+	struct one_walk *pair = NULL;
+	size_t at;
+
+	/*
+	 * Two samples of a thread in one loop of a leaf have the same pc and
+	 * stack pointer under two callers of the same frame size: of several
+	 * walks waiting with them, the one with the same frames is its other.
+	 */
 	for (unsigned i = 0; i < CHECK_PENDING; i++) {
 		struct one_walk *o = &other[i];
 
-		if (o->waiting && o->sp == w->sp && o->n && w->n && o->pcs[0] == w->pcs[0]) {
-			o->waiting = false;
-			compare(m, (uint32_t)c->key, kernel ? w : o, kernel ? o : w);
-			return;
-		}
+		if (!o->waiting || o->sp != w->sp || !o->n || !w->n || o->pcs[0] != w->pcs[0])
+			continue;
+		if (!pair || agree(kernel ? w : o, kernel ? o : w, &at))
+			pair = o;
+	}
+	if (pair) {
+		pair->waiting = false;
+		compare(m, (uint32_t)c->key, kernel ? w : pair, kernel ? pair : w);
+		return;
 	}
 	if (mine[*next].waiting)
 		m->kernel_check_unmatched++;	/* the oldest never met its other */
