@@ -483,7 +483,7 @@ void unwind_rows_each_function(struct unwind_rows *r,
  * makes the rows of a program that comes again once, kept relative to
  * their FDE's start; those of a program alone are not kept.
  */
-#define MEMO_SPANS_MAX	(1u << 19)	/* 20 MiB of rows at most */
+#define MEMO_SPANS_MAX	(1u << 19)	/* 16 MiB of rows at most */
 #define MEMO_ROWS_MAX	16u		/* rows of a program kept: the short ones repeat */
 
 struct rel_span {
@@ -494,11 +494,15 @@ struct rel_span {
 struct memo {
 	uint32_t *slots;	/* FDE index + 1 of each program's first, 0 free */
 	size_t cap, n;
-	struct rel_span *spans;	/* programs' rows, by their first FDE's at/n */
+	struct rel_span *spans;	/* programs' rows, at their first FDE's first_at, count */
 	size_t nspans, spans_cap;
-	uint32_t *first_at, *count;	/* by FDE index: its program's rows in spans */
+	/* By FDE index: its program's rows in spans (count NOT_KEPT: made, not kept). */
+	uint32_t *first_at, *count;
 	uint32_t *twin;		/* by FDE index: the first FDE of its program + 1, or 0 */
+	bool *again;		/* by FDE index: a later FDE has its program */
 };
+
+#define NOT_KEPT	UINT32_MAX
 
 static uint64_t program_hash(const struct fde *f)
 {
@@ -552,6 +556,7 @@ bool unwind_rows_each_span(struct unwind_rows *r,
 	m.first_at = st_xcalloc(r->nfdes ? r->nfdes : 1, sizeof(*m.first_at));
 	m.count = st_xcalloc(r->nfdes ? r->nfdes : 1, sizeof(*m.count));
 	m.twin = st_xcalloc(r->nfdes ? r->nfdes : 1, sizeof(*m.twin));
+	m.again = st_xcalloc(r->nfdes ? r->nfdes : 1, sizeof(*m.again));
 	/* Which programs come again: only theirs are kept. */
 	for (size_t i = 0; i < r->nfdes; i++) {
 		uint32_t *slot;
@@ -559,14 +564,13 @@ bool unwind_rows_each_span(struct unwind_rows *r,
 		if (r->fdes[i].n != NOT_MADE || !r->fdes[i].insns)
 			continue;
 		slot = memo_slot(&m, r, &r->fdes[i]);
-		if (*slot)
+		if (*slot) {
 			m.twin[i] = *slot;
-		else
+			m.again[*slot - 1] = true;
+		} else {
 			*slot = (uint32_t)i + 1;
+		}
 	}
-	for (size_t i = 0; i < r->nfdes; i++)
-		if (m.twin[i])
-			m.count[m.twin[i] - 1] = UINT32_MAX;	/* comes again: to keep */
 	for (size_t i = 0; i < r->nfdes && ok; i++) {
 		const struct fde *f = &r->fdes[i];
 		uint64_t at = f->start;
@@ -580,7 +584,7 @@ bool unwind_rows_each_span(struct unwind_rows *r,
 			}
 			continue;
 		}
-		if (m.twin[i] && m.count[m.twin[i] - 1] != UINT32_MAX) {
+		if (m.twin[i] && m.count[m.twin[i] - 1] != NOT_KEPT) {
 			/* Its program's rows, made for an FDE before it. */
 			uint32_t from = m.first_at[m.twin[i] - 1], to = from + m.count[m.twin[i] - 1];
 
@@ -589,8 +593,7 @@ bool unwind_rows_each_span(struct unwind_rows *r,
 					&m.spans[j].rule);
 			continue;
 		}
-		keep = m.count[i] == UINT32_MAX;
-		m.count[i] = 0;
+		keep = m.again[i];
 		m.first_at[i] = (uint32_t)m.nspans;
 		if (m.n && !(m.n % CFI_RENEW_EVERY))
 			unwind_cfi_renew(&r->cfi);
@@ -612,7 +615,7 @@ bool unwind_rows_each_span(struct unwind_rows *r,
 			at = end;
 		}
 		/* Not kept: its twins make their rows themselves. */
-		m.count[i] = keep ? (uint32_t)m.nspans - m.first_at[i] : UINT32_MAX;
+		m.count[i] = keep ? (uint32_t)m.nspans - m.first_at[i] : NOT_KEPT;
 		if (!keep)
 			m.nspans = m.first_at[i];
 	}
@@ -621,5 +624,6 @@ bool unwind_rows_each_span(struct unwind_rows *r,
 	free(m.first_at);
 	free(m.count);
 	free(m.twin);
+	free(m.again);
 	return ok;
 }
